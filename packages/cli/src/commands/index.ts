@@ -1,0 +1,9 @@
+import type { Command } from 'commander';
+import { registerServer } from './server.js';
+
+/**
+ * Every `vigil` subcommand, in the order `vigil --help` lists them. Each module only declares its
+ * flags here; the heavy imports (server, engine, esbuild) happen inside the action, so `vigil --help`
+ * and `vigil validate` never pay for what they do not use.
+ */
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServer];
