@@ -1,0 +1,259 @@
+/**
+ * Analytics reports computed from stored check results (spec §4.3).
+ *
+ * Decisions, documented here because clients chart these numbers:
+ * - Only FINAL results count; ATTEMPT results are retries whose outcome the FINAL result carries.
+ * - Base metric mapping: `responseTime` (API, multi-step) and `total` (TCP) are the result's
+ *   `responseTime`; the other time bases are `apiCheckResult.response.timingPhases.<base>`;
+ *   `availability` is the percentage (0..100) of results without failures; `retries` is the sum of
+ *   the results' `attempts`.
+ * - A time base without a suffix is non-aggregated: its value is the array of raw values in
+ *   chronological order. `availability` and `retries` are always single numbers.
+ * - Without `aggregationInterval` a series' `data` is one row for the whole window; with it, `data`
+ *   is an array of rows, one per non-empty bucket, each with `timestamp` (bucket start, ISO 8601).
+ *   Buckets are aligned to the window start: bucket k is `[from + k·interval, from + (k+1)·interval)`.
+ * - `groupBy` splits the results into one series per value, carrying the value under the groupBy
+ *   name (`{runLocation: "eu-west-1", data}`); series are ordered by that value (status codes
+ *   numerically, results without a response last). Ungrouped reports have exactly one series.
+ * - `limit`/`page` page the series (a grouped report has one series per location or status code).
+ */
+import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
+import type { ResultFacts } from './result-facts.js';
+import { inWindow, type TimeWindow } from './windows.js';
+
+export type AnalyticsKind = 'api' | 'tcp' | 'multistep';
+export type MetricUnit = 'milliseconds' | 'percentage' | 'count';
+export type AnalyticsGroupBy = 'runLocation' | 'statusCode';
+export type StatusFilter = 'success' | 'failure';
+
+type BaseMetricSource =
+  | { kind: 'responseTime' }
+  | { kind: 'timingPhase'; phase: string }
+  | { kind: 'availability' }
+  | { kind: 'retries' };
+
+interface BaseMetric {
+  label: string;
+  unit: MetricUnit;
+  source: BaseMetricSource;
+}
+
+const RESPONSE_TIME: BaseMetric = { label: 'Response time', unit: 'milliseconds', source: { kind: 'responseTime' } };
+const AVAILABILITY: BaseMetric = { label: 'Availability', unit: 'percentage', source: { kind: 'availability' } };
+const RETRIES: BaseMetric = { label: 'Retries', unit: 'count', source: { kind: 'retries' } };
+
+function phase(label: string, name: string): BaseMetric {
+  return { label, unit: 'milliseconds', source: { kind: 'timingPhase', phase: name } };
+}
+
+/** Base metrics per endpoint; the time bases (unit milliseconds) also take the ten suffixes. */
+export const BASE_METRICS: Readonly<Record<AnalyticsKind, Readonly<Record<string, BaseMetric>>>> = {
+  api: {
+    responseTime: RESPONSE_TIME,
+    wait: phase('Wait', 'wait'),
+    dns: phase('DNS', 'dns'),
+    tcp: phase('TCP', 'tcp'),
+    firstByte: phase('First byte', 'firstByte'),
+    download: phase('Download', 'download'),
+    availability: AVAILABILITY,
+    retries: RETRIES,
+  },
+  tcp: {
+    total: { ...RESPONSE_TIME, label: 'Total' },
+    dns: phase('DNS', 'dns'),
+    connection: phase('Connection', 'connection'),
+    data: phase('Data', 'data'),
+    availability: AVAILABILITY,
+    retries: RETRIES,
+  },
+  multistep: {
+    responseTime: RESPONSE_TIME,
+    availability: AVAILABILITY,
+    retries: RETRIES,
+  },
+};
+
+/** Every metric name an endpoint accepts: its bases plus `<timeBase>_<suffix>`. */
+export function metricNames(kind: AnalyticsKind): string[] {
+  const bases = Object.entries(BASE_METRICS[kind]);
+  const suffixed = bases
+    .filter(([, metric]) => metric.unit === 'milliseconds')
+    .flatMap(([name]) => AGGREGATIONS.map((aggregation) => `${name}_${aggregation}`));
+  return [...bases.map(([name]) => name), ...suffixed];
+}
+
+export interface ParsedMetric {
+  name: string;
+  base: BaseMetric;
+  /** Absent for a raw time base, and for availability/retries (which have fixed aggregations). */
+  aggregation?: Aggregation;
+}
+
+/** Parses a metric name for an endpoint; `undefined` when the endpoint does not offer it. */
+export function parseMetric(kind: AnalyticsKind, name: string): ParsedMetric | undefined {
+  const bases = BASE_METRICS[kind];
+  const direct = Object.hasOwn(bases, name) ? bases[name] : undefined;
+  if (direct) return { name, base: direct };
+  const cut = name.lastIndexOf('_');
+  if (cut < 0) return undefined;
+  const baseName = name.slice(0, cut);
+  const suffix = name.slice(cut + 1);
+  const base = Object.hasOwn(bases, baseName) ? bases[baseName] : undefined;
+  const aggregation = AGGREGATIONS.find((a) => a === suffix);
+  if (!base || base.unit !== 'milliseconds' || !aggregation) return undefined;
+  return { name, base, aggregation };
+}
+
+export interface MetricMetadata {
+  unit: MetricUnit;
+  label: string;
+  /**
+   * How the value is computed: the suffix for suffixed metrics; `avg` for availability (the mean of
+   * per-result 0/100 scores); `sum` for retries; `raw` for an unsuffixed time base (values as recorded).
+   */
+  aggregation: Aggregation | 'raw';
+}
+
+/** The `metadata` entry of a metric. Raw (unsuffixed) time bases report aggregation `raw`. */
+export function metadataOf(metric: ParsedMetric): MetricMetadata {
+  const { base, aggregation } = metric;
+  if (aggregation) return { unit: base.unit, label: `${base.label} (${aggregation})`, aggregation };
+  switch (base.source.kind) {
+    case 'availability':
+      return { unit: base.unit, label: base.label, aggregation: 'avg' };
+    case 'retries':
+      return { unit: base.unit, label: base.label, aggregation: 'sum' };
+    case 'responseTime':
+    case 'timingPhase':
+      return { unit: base.unit, label: base.label, aggregation: 'raw' };
+    default:
+      return assertNever(base.source);
+  }
+}
+
+export interface AnalyticsQuery {
+  kind: AnalyticsKind;
+  metrics: readonly string[];
+  window: TimeWindow;
+  groupBy?: AnalyticsGroupBy | undefined;
+  /** Bucket width in minutes. */
+  aggregationInterval?: number | undefined;
+  filterByStatus?: readonly StatusFilter[] | undefined;
+  page: number;
+  limit: number;
+}
+
+export type MetricValue = number | number[] | null;
+export type SeriesRow = Record<string, MetricValue | string>;
+export interface SeriesEntry {
+  [groupKey: string]: unknown;
+  data: SeriesRow | SeriesRow[];
+}
+
+export interface AnalyticsComputation {
+  series: SeriesEntry[];
+  metadata: Record<string, MetricMetadata>;
+  /** Number of series before paging, for paging headers. */
+  totalSeries: number;
+}
+
+/** Computes the `series` and `metadata` of a report from a check's stored results. */
+export function computeAnalytics(results: readonly ResultFacts[], query: AnalyticsQuery): AnalyticsComputation {
+  const metrics = query.metrics.map((name) => {
+    const parsed = parseMetric(query.kind, name);
+    if (!parsed) throw new Error(`this is a bug in vigil: metric ${name} passed validation for ${query.kind}`);
+    return parsed;
+  });
+  const statuses = new Set(query.filterByStatus ?? []);
+  const wanted = results
+    .filter((r) => r.resultType === 'FINAL' && inWindow(r.createdAt, query.window))
+    .filter((r) => statuses.size === 0 || statuses.has(r.hasFailures ? 'failure' : 'success'))
+    .sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id));
+
+  const groups = groupResults(wanted, query.groupBy);
+  const start = (query.page - 1) * query.limit;
+  const series = groups.slice(start, start + query.limit).map(({ key, members }) => {
+    const data = query.aggregationInterval === undefined
+      ? rowOf(members, metrics)
+      : bucketRows(members, metrics, query.window.from, query.aggregationInterval * 60_000);
+    return query.groupBy === undefined ? { data } : { [query.groupBy]: key, data };
+  });
+  const metadata: Record<string, MetricMetadata> = {};
+  for (const metric of metrics) metadata[metric.name] = metadataOf(metric);
+  return { series, metadata, totalSeries: groups.length };
+}
+
+interface Group {
+  key: string | number | null;
+  members: ResultFacts[];
+}
+
+function groupResults(results: readonly ResultFacts[], groupBy: AnalyticsGroupBy | undefined): Group[] {
+  if (groupBy === undefined) return [{ key: null, members: [...results] }];
+  const byKey = new Map<string | number | null, ResultFacts[]>();
+  for (const result of results) {
+    const key = groupBy === 'runLocation' ? result.runLocation : result.statusCode;
+    const members = byKey.get(key);
+    if (members) members.push(result);
+    else byKey.set(key, [result]);
+  }
+  return [...byKey.entries()]
+    .map(([key, members]) => ({ key, members }))
+    .sort((a, b) => compareKeys(a.key, b.key));
+}
+
+function bucketRows(
+  results: readonly ResultFacts[],
+  metrics: readonly ParsedMetric[],
+  windowStart: number,
+  intervalMs: number,
+): SeriesRow[] {
+  const buckets = new Map<number, ResultFacts[]>();
+  for (const result of results) {
+    const bucketStart = windowStart + Math.floor((result.createdAt - windowStart) / intervalMs) * intervalMs;
+    const members = buckets.get(bucketStart);
+    if (members) members.push(result);
+    else buckets.set(bucketStart, [result]);
+  }
+  return [...buckets.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([bucketStart, members]) => ({ timestamp: new Date(bucketStart).toISOString(), ...rowOf(members, metrics) }));
+}
+
+function rowOf(results: readonly ResultFacts[], metrics: readonly ParsedMetric[]): SeriesRow {
+  const row: SeriesRow = {};
+  for (const metric of metrics) row[metric.name] = valueOf(results, metric);
+  return row;
+}
+
+function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): MetricValue {
+  const source = metric.base.source;
+  switch (source.kind) {
+    case 'availability':
+      return results.length === 0 ? null : (100 * results.filter((r) => !r.hasFailures).length) / results.length;
+    case 'retries':
+      return results.reduce((total, r) => total + r.attempts, 0);
+    case 'responseTime':
+    case 'timingPhase': {
+      const values = results.flatMap((r) => {
+        const value = source.kind === 'responseTime' ? r.responseTime : r.timingPhases[source.phase];
+        return value === null || value === undefined ? [] : [value];
+      });
+      return metric.aggregation ? aggregate(values, metric.aggregation) : values;
+    }
+    default:
+      return assertNever(source);
+  }
+}
+
+function compareKeys(a: string | number | null, b: string | number | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return compareText(String(a), String(b));
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

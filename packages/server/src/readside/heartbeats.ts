@@ -1,0 +1,76 @@
+/**
+ * Heartbeat events of `GET /v1/checks/heartbeats/{checkId}/events` (spec §4.1, §2.9).
+ *
+ * Decisions:
+ * - Events in `[startTime, endTime)`, newest first: the endpoint has no `page`, and at most 10
+ *   events fit, so the newest are the ones worth returning.
+ * - A ping counts as a success when its state is `RECEIVED`, `EARLY` or `GRACE` (it arrived), and
+ *   as a failure when `FAILING` or `LATE`.
+ * - `successRatio` is a percentage (0..100, like analytics `availability`); a period without events
+ *   has ratio 0. The current period ends now; the previous one is the same length just before it.
+ */
+import { inWindow, type TimeWindow } from './windows.js';
+
+export const HEARTBEAT_STATES = ['FAILING', 'EARLY', 'RECEIVED', 'GRACE', 'LATE'] as const;
+export type HeartbeatState = (typeof HEARTBEAT_STATES)[number];
+
+const SUCCESS_STATES: ReadonlySet<string> = new Set<HeartbeatState>(['RECEIVED', 'EARLY', 'GRACE']);
+
+export interface HeartbeatEvent {
+  id: string;
+  state: HeartbeatState;
+  /** ISO 8601. */
+  timestamp: string;
+  source: string | null;
+  userAgent: string | null;
+}
+
+export interface PeriodStats {
+  successRatio: { previousPeriod: number; currentPeriod: number };
+  totalEntitiesCurrentPeriod: number;
+}
+
+export interface HeartbeatRecord {
+  events: HeartbeatEvent[];
+  stats: { last24Hours: PeriodStats; last7Days: PeriodStats };
+}
+
+const DAY = 86_400_000;
+
+/** The one record the endpoint returns for a check, from all of that check's stored events. */
+export function heartbeatRecord(
+  events: readonly HeartbeatEvent[],
+  options: { window: TimeWindow; limit: number; now: number },
+): HeartbeatRecord {
+  const timed = events.map((event) => ({ event, at: Date.parse(event.timestamp) }));
+  const listed = timed
+    .filter(({ at }) => inWindow(at, options.window))
+    .sort((a, b) => b.at - a.at || (a.event.id < b.event.id ? -1 : 1))
+    .slice(0, options.limit)
+    .map(({ event }) => event);
+  return {
+    events: listed,
+    stats: {
+      last24Hours: periodStats(timed, options.now, DAY),
+      last7Days: periodStats(timed, options.now, 7 * DAY),
+    },
+  };
+}
+
+function periodStats(events: ReadonlyArray<{ event: HeartbeatEvent; at: number }>, now: number, length: number): PeriodStats {
+  const current = { from: now - length, to: now };
+  const previous = { from: now - 2 * length, to: now - length };
+  const currentEvents = events.filter(({ at }) => inWindow(at, current));
+  return {
+    successRatio: {
+      previousPeriod: successRatio(events.filter(({ at }) => inWindow(at, previous))),
+      currentPeriod: successRatio(currentEvents),
+    },
+    totalEntitiesCurrentPeriod: currentEvents.length,
+  };
+}
+
+function successRatio(events: ReadonlyArray<{ event: HeartbeatEvent }>): number {
+  if (events.length === 0) return 0;
+  return (100 * events.filter(({ event }) => SUCCESS_STATES.has(event.state)).length) / events.length;
+}
