@@ -1,0 +1,120 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConcurrencyLimiter, Pacer, TokenBucket, bucketShape } from './pacer.js';
+
+describe('bucketShape', () => {
+  it.each([
+    [{ requests: 600, windowSeconds: 60 }, { burst: 30, intervalMs: 60_000 / 570 }],
+    [{ requests: 50, windowSeconds: 1 }, { burst: 2, intervalMs: 1000 / 48 }],
+    [{ requests: 10, windowSeconds: 1 }, { burst: 1, intervalMs: 1000 / 9 }],
+    [{ requests: 1, windowSeconds: 5 }, { burst: 1, intervalMs: 5000 }],
+  ])('shapes %j as %j', (pacing, want) => {
+    expect(bucketShape(pacing)).toEqual(want);
+  });
+
+  it.each([
+    [{ requests: 0, windowSeconds: 60 }],
+    [{ requests: 10, windowSeconds: 0 }],
+    [{ requests: Number.NaN, windowSeconds: 1 }],
+  ])('refuses the budget %j', (pacing) => {
+    expect(() => bucketShape(pacing)).toThrow(`pacing needs requests >= 1 and windowSeconds > 0, got ${pacing.requests}/${pacing.windowSeconds}`);
+  });
+});
+
+describe('TokenBucket', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(0);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  async function sendTimes(bucket: TokenBucket, count: number): Promise<number[]> {
+    const times: number[] = [];
+    const all = Promise.all(Array.from({ length: count }, () => bucket.take().then(() => times.push(Date.now()))));
+    await vi.runAllTimersAsync();
+    await all;
+    return times;
+  }
+
+  it('lets the burst through at once, then spaces calls by the interval', async () => {
+    const times = await sendTimes(new TokenBucket({ burst: 3, intervalMs: 100 }), 6);
+    expect(times).toEqual([0, 0, 0, 100, 200, 300]);
+  });
+
+  it.each([
+    { requests: 600, windowSeconds: 60 },
+    { requests: 50, windowSeconds: 1 },
+    { requests: 7, windowSeconds: 2 },
+  ])('never sends more than $requests in any $windowSeconds s window', async (pacing) => {
+    const times = await sendTimes(new TokenBucket(bucketShape(pacing)), pacing.requests * 3);
+    const windowMs = pacing.windowSeconds * 1000;
+    // Times are sorted, so the busiest window starts at some send: slide its end forward.
+    let busiest = 0;
+    for (let first = 0, end = 0; first < times.length; first++) {
+      while (end < times.length && times[end]! < times[first]! + windowMs) end++;
+      busiest = Math.max(busiest, end - first);
+    }
+    expect(busiest).toBeLessThanOrEqual(pacing.requests);
+  });
+
+  it('keeps 1,000 calls at 600/60 within 5 % of the 100 s the budget allows', async () => {
+    const times = await sendTimes(new TokenBucket(bucketShape({ requests: 600, windowSeconds: 60 })), 1000);
+    expect(times.at(-1)).toBeGreaterThan(95_000);
+    expect(times.at(-1)).toBeLessThan(105_000);
+  });
+
+  it('refills while idle, up to the burst only', async () => {
+    const bucket = new TokenBucket({ burst: 2, intervalMs: 100 });
+    await sendTimes(bucket, 2);
+    vi.setSystemTime(10_000);
+    const later = await sendTimes(bucket, 3);
+    expect(later).toEqual([10_000, 10_000, 10_100]);
+  });
+});
+
+describe('ConcurrencyLimiter', () => {
+  it('keeps at most `limit` tasks running and starts waiters in arrival order', async () => {
+    const limiter = new ConcurrencyLimiter(2);
+    let running = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const releases: Array<() => void> = [];
+    const tasks = [0, 1, 2, 3, 4].map((index) =>
+      limiter.run(async () => {
+        started.push(index);
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        running--;
+        return index;
+      }),
+    );
+    for (let released = 0; released < 5; released++) {
+      await vi.waitFor(() => expect(releases.length).toBeGreaterThan(released));
+      releases[released]!();
+    }
+    expect(await Promise.all(tasks)).toEqual([0, 1, 2, 3, 4]);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+    expect(peak).toBe(2);
+  });
+
+  it('frees the slot of a task that throws', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await limiter.run(async () => 'next')).toBe('next');
+  });
+
+  it('refuses a limit below one', () => {
+    expect(() => new ConcurrencyLimiter(0)).toThrow('concurrency must be >= 1, got 0');
+  });
+});
+
+describe('Pacer', () => {
+  it('sends without waiting when pacing is off', async () => {
+    const pacer = new Pacer({ pacing: false, concurrency: 100 });
+    const startedAt = performance.now();
+    await Promise.all(Array.from({ length: 1000 }, () => pacer.run(async () => undefined)));
+    expect(performance.now() - startedAt).toBeLessThan(500);
+  });
+});

@@ -1,0 +1,101 @@
+import { realClock, type RetryClock } from './retry.js';
+
+/** A request budget: at most `requests` per `windowSeconds`, as the service's rate limit states it. */
+export interface PacingOptions {
+  requests: number;
+  windowSeconds: number;
+}
+
+export const DEFAULT_PACING: PacingOptions = { requests: 600, windowSeconds: 60 };
+
+/** The token bucket's shape for a budget: how many calls may leave at once, then how far apart. */
+export interface BucketShape {
+  burst: number;
+  intervalMs: number;
+}
+
+/**
+ * Derives a token bucket that can never exceed the budget in ANY window of `windowSeconds`, whether
+ * the service counts in fixed windows, sliding windows or its own bucket: a bucket of `burst` tokens
+ * refilled every `intervalMs` sends at most `burst + window / interval` calls per window, so the
+ * refill rate is what is left of the budget after the burst. The burst is 5 % of the budget, which
+ * keeps a steady stream within ~5 % of the budget's pace while still absorbing network jitter.
+ */
+export function bucketShape(pacing: PacingOptions): BucketShape {
+  if (!(pacing.requests >= 1) || !(pacing.windowSeconds > 0)) {
+    throw new RangeError(`pacing needs requests >= 1 and windowSeconds > 0, got ${pacing.requests}/${pacing.windowSeconds}`);
+  }
+  const burst = Math.max(1, Math.floor(pacing.requests / 20));
+  const intervalMs = (pacing.windowSeconds * 1000) / Math.max(1, pacing.requests - burst);
+  return { burst, intervalMs };
+}
+
+/**
+ * A token bucket written as GCRA (the "virtual scheduling" form): instead of counting tokens it keeps
+ * the theoretical time of the next free slot, so waiting callers are served strictly in arrival order
+ * with one timer each and no polling.
+ */
+export class TokenBucket {
+  private nextSlotAt = Number.NEGATIVE_INFINITY;
+  private readonly toleranceMs: number;
+
+  constructor(
+    private readonly shape: BucketShape,
+    private readonly clock: RetryClock = realClock,
+  ) {
+    this.toleranceMs = (shape.burst - 1) * shape.intervalMs;
+  }
+
+  /** Resolves when the caller may send one request. */
+  async take(): Promise<void> {
+    const now = this.clock.now();
+    const slot = Math.max(this.nextSlotAt, now);
+    const allowedAt = slot - this.toleranceMs;
+    this.nextSlotAt = slot + this.shape.intervalMs;
+    if (allowedAt > now) await this.clock.sleep(allowedAt - now);
+  }
+}
+
+/** Caps how many requests are in flight at once; waiters are admitted in arrival order. */
+export class ConcurrencyLimiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly limit: number) {
+    if (!(limit >= 1)) throw new RangeError(`concurrency must be >= 1, got ${limit}`);
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      // The slot passes straight to the next waiter, so `active` never dips and a newcomer cannot jump the queue.
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+/**
+ * Every attempt of every call goes through here: first a concurrency slot, then a token. A retry
+ * waits for its backoff outside the pacer, so a sleeping call holds neither.
+ */
+export class Pacer {
+  private readonly bucket: TokenBucket | undefined;
+  private readonly limiter: ConcurrencyLimiter;
+
+  constructor(options: { pacing: PacingOptions | false; concurrency: number; clock?: RetryClock }) {
+    this.bucket = options.pacing === false ? undefined : new TokenBucket(bucketShape(options.pacing), options.clock);
+    this.limiter = new ConcurrencyLimiter(options.concurrency);
+  }
+
+  run<T>(send: () => Promise<T>): Promise<T> {
+    return this.limiter.run(async () => {
+      await this.bucket?.take();
+      return send();
+    });
+  }
+}

@@ -1,0 +1,81 @@
+/** The largest page the service serves; `listAll()` always asks for it to minimise round trips. */
+export const MAX_PAGE_SIZE = 100;
+
+/** `content-range: 0-99/250` (also `items 0-99/250`, `*\/0`, `0-99/*`). */
+export interface ContentRange {
+  start: number | undefined;
+  end: number | undefined;
+  total: number | undefined;
+}
+
+export function parseContentRange(value: string | null | undefined): ContentRange | undefined {
+  if (!value) return undefined;
+  const match = /^\s*(?:[a-z]+\s+)?(?:(\d+)-(\d+)|\*)\/(\d+|\*)\s*$/i.exec(value);
+  if (!match) return undefined;
+  const [, start, end, total] = match;
+  return {
+    start: start === undefined ? undefined : Number(start),
+    end: end === undefined ? undefined : Number(end),
+    total: total === undefined || total === '*' ? undefined : Number(total),
+  };
+}
+
+/** RFC 8288 `link` header → URL per relation (`next`, `last`, ...). Unquoted and multi-rel values included. */
+export function parseLinkHeader(value: string | null | undefined): Map<string, string> {
+  const links = new Map<string, string>();
+  if (!value) return links;
+  for (const match of value.matchAll(/<([^>]*)>((?:\s*;\s*[^;,]+)*)/g)) {
+    const [, url = '', params = ''] = match;
+    const rel = /;\s*rel\s*=\s*"?([^";]+)"?/i.exec(params)?.[1];
+    if (!rel) continue;
+    for (const name of rel.trim().split(/\s+/)) links.set(name.toLowerCase(), url);
+  }
+  return links;
+}
+
+function pageParam(url: string): number | undefined {
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : '';
+  const page = new URLSearchParams(query).get('page');
+  return page !== null && /^\d+$/.test(page) ? Number(page) : undefined;
+}
+
+/**
+ * The page to fetch after `page`, or undefined when the list is exhausted. Trusts `link rel="next"`
+ * first, then `content-range`, and only without either header assumes a full page means more.
+ */
+export function nextPage(current: {
+  page: number;
+  limit: number;
+  itemCount: number;
+  headers: { get(name: string): string | null };
+}): number | undefined {
+  if (current.itemCount === 0) return undefined;
+  const linkHeader = current.headers.get('link');
+  if (linkHeader) {
+    const next = parseLinkHeader(linkHeader).get('next');
+    if (next === undefined) return undefined;
+    const page = pageParam(next);
+    // A `next` that does not move forward would loop forever; treat it as the end.
+    return page !== undefined && page > current.page ? page : undefined;
+  }
+  const range = parseContentRange(current.headers.get('content-range'));
+  if (range?.end !== undefined && range.total !== undefined) return range.end + 1 < range.total ? current.page + 1 : undefined;
+  return current.itemCount >= current.limit ? current.page + 1 : undefined;
+}
+
+/** One fetched page: its items and the response headers that say whether more follow. */
+export interface Page<T> {
+  items: T[];
+  headers: { get(name: string): string | null };
+}
+
+/** Yields every item of a paged list, fetching pages of `MAX_PAGE_SIZE` lazily, in service order. */
+export async function* paginate<T>(fetchPage: (query: { page: number; limit: number }) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
+  const limit = MAX_PAGE_SIZE;
+  let page: number | undefined = 1;
+  while (page !== undefined) {
+    const result: Page<T> = await fetchPage({ page, limit });
+    yield* result.items;
+    page = nextPage({ page, limit, itemCount: result.items.length, headers: result.headers });
+  }
+}

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { ofetch } from 'ofetch';
+import { ApiError, NetworkError, TimeoutError, errorForStatus, normaliseErrorBody, type ErrorBody } from './errors.js';
+import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer.js';
+import { DEFAULT_RETRY, parseRetryAfter, runWithRetries, type AttemptFailure, type AttemptResult, type RetryOptions } from './retry.js';
+
+const require = createRequire(import.meta.url);
+/** The client's version, for the `vigil/<version>` user agent. */
+export const CLIENT_VERSION: string = (require('../package.json') as { version: string }).version;
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type QueryScalar = string | number | boolean;
+export type QueryValue = QueryScalar | readonly QueryScalar[] | null | undefined;
+
+/** Connection settings shared by every call of one client. */
+export interface TransportOptions {
+  /** Service root, e.g. `http://127.0.0.1:4000` (a trailing slash is fine). */
+  baseUrl: string;
+  apiKey: string;
+  /** Sent as `x-service-account`; absent means the key's own account. */
+  accountId?: string | undefined;
+  /** Defaults to `vigil/<client version>`. */
+  userAgent?: string | undefined;
+  /** Per attempt, covering the response body too. Default 30 000. */
+  timeoutMs?: number | undefined;
+  /** Request budget to stay under; `false` for a service without a rate limit (the embedded one). Default 600/60. */
+  pacing?: PacingOptions | false | undefined;
+  /** Requests in flight at once. Default 10. */
+  concurrency?: number | undefined;
+  retry?: Partial<RetryOptions> | undefined;
+  /** Called after every attempt, retried ones included: for progress output, logs and tests. */
+  onAttempt?: ((attempt: AttemptInfo) => void) | undefined;
+}
+
+/** What `onAttempt` reports about one HTTP exchange. */
+export interface AttemptInfo {
+  method: HttpMethod;
+  path: string;
+  /** 1-based; > 1 for a retry. */
+  attempt: number;
+  /** Undefined when no response arrived. */
+  status: number | undefined;
+  durationMs: number;
+  error: ApiError | undefined;
+}
+
+/** One call as the transport sends it. `path` has its parameters substituted already. */
+export interface HttpRequest {
+  method: HttpMethod;
+  path: string;
+  query?: Readonly<Record<string, QueryValue>> | undefined;
+  body?: unknown;
+  /** For POST: the key the service deduplicates on; generated when absent. */
+  idempotencyKey?: string | undefined;
+  /** Endpoint id (from `ENDPOINTS`) carried into errors. */
+  endpoint?: string | undefined;
+}
+
+export interface HttpResponse {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  /** The JSON body, parsed; `undefined` for an empty body. Non-JSON text stays a string. */
+  body: unknown;
+  /** Attempts the call took. */
+  attempts: number;
+  /** The `Idempotency-Key` that was sent (POST only). */
+  idempotencyKey: string | undefined;
+}
+
+/** A fresh `Idempotency-Key`; journal it before a create so a recovery can repeat the create safely. */
+export function newIdempotencyKey(): string {
+  return randomUUID();
+}
+
+/** Arrays become comma-separated values, as the service's list parameters (`metrics`, `filterByStatus`) expect. */
+export function encodeQuery(query: Readonly<Record<string, QueryValue>> | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    params.append(name, Array.isArray(value) ? value.map(String).join(',') : String(value));
+  }
+  const encoded = params.toString();
+  return encoded.length > 0 ? `?${encoded}` : '';
+}
+
+// Node and undici name a lost connection in several ways; all mean "the request may have been acted on".
+const CONNECTION_LOST_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ERR_STREAM_PREMATURE_CLOSE']);
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+
+function errorChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current !== undefined && current !== null && chain.length < 8; current = (current as { cause?: unknown }).cause) {
+    chain.push(current);
+    if (typeof current !== 'object') break;
+  }
+  return chain;
+}
+
+/** Classifies a thrown fetch error: timeout, lost connection, or unreachable service; with Node's code. */
+export function classifyNetworkError(error: unknown): { kind: 'timeout' | 'connection-lost' | 'unreachable'; code: string | undefined; message: string } {
+  const chain = errorChain(error);
+  const named = (name: string) => chain.some((link) => typeof link === 'object' && link !== null && (link as { name?: unknown }).name === name);
+  const code = chain.map((link) => (link as { code?: unknown } | null)?.code).find((value): value is string => typeof value === 'string');
+  const innermost = chain.filter((link): link is Error => link instanceof Error).at(-1);
+  const message = innermost?.message ?? String(error);
+  if (named('TimeoutError')) return { kind: 'timeout', code, message };
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) return { kind: 'unreachable', code, message };
+  if (code !== undefined && CONNECTION_LOST_CODES.has(code)) return { kind: 'connection-lost', code, message };
+  // "fetch failed", "terminated", "socket hang up" without a code: the socket died under us.
+  return { kind: 'connection-lost', code, message };
+}
+
+function parseBody(text: string): unknown {
+  if (text.length === 0) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Sends requests to the service: authentication headers, pacing, timeouts, retries and error mapping.
+ * It knows nothing about endpoints; `callEndpoint` adds types and response validation on top.
+ */
+export class Transport {
+  private readonly baseUrl: string;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryOptions;
+  private readonly pacer: Pacer;
+
+  constructor(private readonly options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': options.userAgent ?? `vigil/${CLIENT_VERSION}`,
+      ...(options.accountId ? { 'x-service-account': options.accountId } : {}),
+    };
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.pacer = new Pacer({ pacing: options.pacing ?? DEFAULT_PACING, concurrency: options.concurrency ?? 10 });
+  }
+
+  /** Sends one call, retrying as `RetryOptions` allow; resolves with a 2xx/3xx response or throws an `ApiError`. */
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? newIdempotencyKey()) : undefined;
+    return runWithRetries({
+      retry: this.retry,
+      request: { method: request.method, idempotencyKey },
+      attempt: (attemptNumber) => this.pacer.run(() => this.attempt(request, idempotencyKey, attemptNumber)),
+    });
+  }
+
+  private async attempt(request: HttpRequest, idempotencyKey: string | undefined, attempt: number): Promise<AttemptResult<HttpResponse>> {
+    const startedAt = performance.now();
+    const result = await this.exchange(request, idempotencyKey, attempt);
+    this.options.onAttempt?.({
+      method: request.method,
+      path: request.path,
+      attempt,
+      status: result.ok ? result.value.status : result.error.status,
+      durationMs: performance.now() - startedAt,
+      error: result.ok ? undefined : result.error,
+    });
+    return result;
+  }
+
+  private async exchange(request: HttpRequest, idempotencyKey: string | undefined, attempt: number): Promise<AttemptResult<HttpResponse>> {
+    const base = { method: request.method, path: request.path, endpoint: request.endpoint, attempts: attempt };
+    const headers: Record<string, string> = { ...this.headers };
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    let response: Awaited<ReturnType<typeof ofetch.raw<string, 'text'>>>;
+    try {
+      response = await ofetch.raw(`${this.baseUrl}${request.path}${encodeQuery(request.query)}`, {
+        method: request.method,
+        headers,
+        body: request.body === undefined ? undefined : (request.body as Record<string, unknown>),
+        responseType: 'text',
+        retry: false,
+        ignoreResponseError: true,
+        // Our own signal (rather than ofetch's `timeout`) also bounds reading the body, where a
+        // connection that stalls mid-response would otherwise hang the call.
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (thrown) {
+      const cause = (thrown as { cause?: unknown }).cause ?? thrown;
+      const network = classifyNetworkError(thrown);
+      const data: ErrorBody = { ...normaliseErrorBody(undefined), message: network.message };
+      if (network.kind === 'timeout') {
+        return { ok: false, failure: { kind: 'timeout' }, error: new TimeoutError({ ...base, status: undefined, data, cause, timeoutMs: this.timeoutMs }) };
+      }
+      const failure: AttemptFailure = { kind: network.kind };
+      return { ok: false, failure, error: new NetworkError({ ...base, status: undefined, data, cause, code: network.code }) };
+    }
+    const text = response._data ?? '';
+    if (response.status >= 400) {
+      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+      const error = errorForStatus({
+        ...base,
+        status: response.status,
+        statusText: response.statusText,
+        data: normaliseErrorBody(text),
+        retryAfterMs,
+      });
+      return { ok: false, failure: { kind: 'status', status: response.status, retryAfterMs }, error };
+    }
+    return {
+      ok: true,
+      value: {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+        body: parseBody(text),
+        attempts: attempt,
+        idempotencyKey,
+      },
+    };
+  }
+}
