@@ -1,0 +1,170 @@
+/**
+ * The state document's schema, creation and the checks made whenever one is read: validation (a
+ * corrupt file is an error naming the file and field, never silently replaced) and target identity.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { RESOURCE_KINDS } from '@vigil/constructs';
+import { z } from 'zod';
+import { tryParseAddress } from './addresses.js';
+import { StateError } from './errors.js';
+import type { StateDocument, StateTarget } from './types.js';
+
+export const STATE_VERSION = 1;
+
+const kindSchema = z.enum(RESOURCE_KINDS as [string, ...string[]]);
+const remoteIdSchema = z.union([z.string().min(1), z.number()]);
+const addressSchema = z.string().refine((value) => !('problem' in tryParseAddress(value)), {
+  error: (issue) => {
+    const parsed = tryParseAddress(String(issue.input));
+    return 'problem' in parsed ? parsed.problem : 'invalid address';
+  },
+});
+
+const resourceSchema = z.strictObject({
+  kind: kindSchema,
+  remoteId: remoteIdSchema,
+  applied: z.record(z.string(), z.unknown()),
+  dependsOn: z.array(addressSchema),
+});
+
+const journalEntrySchema = z.strictObject({
+  id: z.string().min(1),
+  operation: z.enum(['create', 'update', 'delete']),
+  address: addressSchema,
+  kind: kindSchema,
+  startedAt: z.iso.datetime(),
+  idempotencyKey: z.string().min(1).optional(),
+  remoteId: remoteIdSchema.optional(),
+  name: z.string().optional(),
+});
+
+/** zod schema of `StateDocument`: validated on every read. */
+export const stateDocumentSchema = z
+  .strictObject({
+    version: z.literal(STATE_VERSION),
+    lineage: z.uuid(),
+    serial: z.int().nonnegative(),
+    project: z.string(),
+    target: z.strictObject({ baseUrl: z.string().min(1), accountId: z.string() }),
+    resources: z.record(addressSchema, resourceSchema),
+    journal: z.array(journalEntrySchema),
+  })
+  .superRefine((document, context) => {
+    for (const [address, resource] of Object.entries(document.resources)) {
+      if (!address.startsWith(`${resource.kind}.`)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['resources', address, 'kind'],
+          message: `kind "${resource.kind}" does not match the address's kind`,
+        });
+      }
+    }
+    const seen = new Set<string>();
+    document.journal.forEach((entry, index) => {
+      if (!entry.address.startsWith(`${entry.kind}.`)) {
+        context.addIssue({ code: 'custom', path: ['journal', index, 'kind'], message: `kind "${entry.kind}" does not match the address's kind` });
+      }
+      if (seen.has(entry.id)) {
+        context.addIssue({ code: 'custom', path: ['journal', index, 'id'], message: `duplicate journal id "${entry.id}"` });
+      }
+      seen.add(entry.id);
+    });
+  });
+
+/** A fresh document for a project that has never been applied to `target`. */
+export function emptyState(options: { project: string; target: StateTarget }): StateDocument {
+  return {
+    version: STATE_VERSION,
+    lineage: randomUUID(),
+    serial: 0,
+    project: options.project,
+    target: { baseUrl: options.target.baseUrl, accountId: options.target.accountId },
+    resources: {},
+    journal: [],
+  };
+}
+
+/**
+ * What state stores instead of a secret: enough to tell that the value changed, never the value.
+ * Deterministic, so the planner can compare the desired secret's hash with the applied one.
+ */
+export function hashSecret(value: string): string {
+  return `sha256:${createHash('sha256').update(value, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Parses and validates a state file's text. `location` names the file in errors, which tell what
+ * is wrong and where, and that the file was left as it is.
+ */
+export function parseStateDocument(text: string, location: string): StateDocument {
+  const untouched = 'vigil left it untouched: fix it or restore it (e.g. from version control)';
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new StateError('state-invalid', `state file ${location} is not valid JSON (${reason}); ${untouched}`, { cause: error });
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new StateError('state-invalid', `state file ${location} is not a vigil state document (expected a JSON object); ${untouched}`);
+  }
+  const version = (data as { version?: unknown }).version;
+  if (version !== STATE_VERSION) {
+    const detail =
+      typeof version === 'number' && version > STATE_VERSION
+        ? `has version ${version}, written by a newer vigil; this vigil reads version ${STATE_VERSION} (upgrade vigil)`
+        : version === undefined
+          ? `has no "version" field; it is not a vigil state document`
+          : `has version ${JSON.stringify(version)}, but this vigil reads version ${STATE_VERSION}`;
+    throw new StateError('state-invalid', `state file ${location} ${detail}; ${untouched}`);
+  }
+  const result = stateDocumentSchema.safeParse(data);
+  if (!result.success) {
+    const problems = result.error.issues.slice(0, 5).map((issue) => `${formatIssuePath(issue.path)}: ${issue.message}`);
+    const more = result.error.issues.length > 5 ? ` (and ${result.error.issues.length - 5} more)` : '';
+    throw new StateError('state-invalid', `state file ${location} is invalid at ${problems.join('; ')}${more}; ${untouched}`);
+  }
+  return result.data as StateDocument;
+}
+
+/** `resources["api-check.home"].remoteId`, `journal[0].kind`. */
+export function formatIssuePath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(document)';
+  return path
+    .map((segment, index) => {
+      if (typeof segment === 'number') return `[${segment}]`;
+      const text = String(segment);
+      if (/^[A-Za-z_$][\w$]*$/.test(text)) return index === 0 ? text : `.${text}`;
+      return `[${JSON.stringify(text)}]`;
+    })
+    .join('');
+}
+
+/** Same service and account, whatever the URL's spelling (`HTTP://Host:80/` equals `http://host`). */
+function normaliseBaseUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return baseUrl.replace(/\/+$/, '');
+  }
+}
+
+export function sameTarget(a: StateTarget, b: StateTarget): boolean {
+  return normaliseBaseUrl(a.baseUrl) === normaliseBaseUrl(b.baseUrl) && a.accountId === b.accountId;
+}
+
+/**
+ * Refuses a state made against another service or account: using it would plan deletes of
+ * resources that merely live elsewhere, and creates of duplicates.
+ */
+export function assertSameTarget(state: StateDocument, target: StateTarget, options: { location?: string } = {}): void {
+  if (sameTarget(state.target, target)) return;
+  const location = options.location ?? '.vigil/state.json';
+  throw new StateError(
+    'state-target-mismatch',
+    `state at ${location} belongs to ${state.target.baseUrl} account ${state.target.accountId}, ` +
+      `but the configured target is ${target.baseUrl} account ${target.accountId}. ` +
+      `Point VIGIL_API_URL / VIGIL_ACCOUNT_ID at the state's target, or give this target its own state file (state.path in vigil.config.ts).`,
+  );
+}

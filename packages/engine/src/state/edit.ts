@@ -1,0 +1,74 @@
+/**
+ * The edits behind `vigil state show | mv | rm`: pure functions on the document, each refusing what
+ * would leave state inconsistent with the remote side.
+ */
+import { closestAddress, parseAddress } from './addresses.js';
+import { StateError } from './errors.js';
+import type { Address, StateDocument, StateResource } from './types.js';
+
+/** The resource at `address`, or a `StateError` that suggests the closest known address. */
+export function getResource(document: StateDocument, address: Address, options: { location?: string } = {}): StateResource {
+  const resource = document.resources[address];
+  if (resource !== undefined) return resource;
+  parseAddress(address);
+  const known = Object.keys(document.resources);
+  const suggestion = closestAddress(address, known);
+  const where = options.location === undefined ? 'state' : `state (${options.location})`;
+  const hint =
+    suggestion !== undefined
+      ? `; did you mean ${suggestion}?`
+      : known.length === 0
+        ? '; state holds no resources'
+        : '; run `vigil state list` to see the addresses it holds';
+  throw new StateError('address-unknown', `no resource ${address} in ${where}${hint}`);
+}
+
+function refuseWhilePending(document: StateDocument, address: Address, verb: string): void {
+  const pending = document.journal.find((entry) => entry.address === address);
+  if (pending === undefined) return;
+  throw new StateError(
+    'operation-pending',
+    `cannot ${verb} ${address}: an interrupted apply left a pending ${pending.operation} of it (started ${pending.startedAt}); run vigil apply to finish it first`,
+  );
+}
+
+/**
+ * Renames `from` to `to` without touching the remote resource: this is how a logical id is renamed
+ * in code without recreating what it manages. References in other resources' `dependsOn` follow.
+ */
+export function moveResource(document: StateDocument, from: Address, to: Address, options: { location?: string } = {}): StateDocument {
+  const resource = getResource(document, from, options);
+  const target = parseAddress(to);
+  if (from === to) throw new StateError('address-taken', `cannot move ${from} onto itself`);
+  if (document.resources[to] !== undefined) {
+    throw new StateError('address-taken', `cannot move ${from} to ${to}: ${to} already exists in state (remove it first with vigil state rm ${to})`);
+  }
+  if (target.kind !== resource.kind) {
+    throw new StateError(
+      'kind-mismatch',
+      `cannot move ${from} to ${to}: a ${resource.kind} cannot become a ${target.kind} (the remote resource's kind is fixed)`,
+    );
+  }
+  refuseWhilePending(document, from, 'move');
+  const resources: Record<Address, StateResource> = {};
+  for (const [address, entry] of Object.entries(document.resources)) {
+    const renamed = address === from ? to : address;
+    resources[renamed] = { ...entry, dependsOn: entry.dependsOn.map((dependency) => (dependency === from ? to : dependency)) };
+  }
+  return { ...document, resources };
+}
+
+/**
+ * Forgets `address`: vigil stops managing the remote resource and leaves it as it is. Other
+ * resources stop depending on it, since it is no longer vigil's to order.
+ */
+export function removeResource(document: StateDocument, address: Address, options: { location?: string } = {}): StateDocument {
+  getResource(document, address, options);
+  refuseWhilePending(document, address, 'remove');
+  const resources: Record<Address, StateResource> = {};
+  for (const [other, entry] of Object.entries(document.resources)) {
+    if (other === address) continue;
+    resources[other] = { ...entry, dependsOn: entry.dependsOn.filter((dependency) => dependency !== address) };
+  }
+  return { ...document, resources };
+}

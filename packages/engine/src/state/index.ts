@@ -1,0 +1,31 @@
+/** State (DESIGN §5): the document, its backends and lock, the apply journal and `vigil state` edits. */
+export type {
+  Address,
+  ForceUnlockResult,
+  JournalEntry,
+  JournalOperation,
+  LockOwner,
+  RemoteId,
+  ResourceKind,
+  StateBackend,
+  StateDocument,
+  StateLock,
+  StateResource,
+  StateTarget,
+} from './types.js';
+export { StateError, isStateError, type StateErrorCode } from './errors.js';
+export { LOGICAL_ID_PATTERN, closestAddress, formatAddress, parseAddress, tryParseAddress, type ParsedAddress } from './addresses.js';
+export {
+  STATE_VERSION,
+  assertSameTarget,
+  emptyState,
+  hashSecret,
+  parseStateDocument,
+  sameTarget,
+  stateDocumentSchema,
+} from './document.js';
+export { beginOperation, completeOperation, newJournalEntry, pendingOperations } from './journal.js';
+export { getResource, moveResource, removeResource } from './edit.js';
+export { DEFAULT_STATE_PATH, createLocalBackend, type LocalBackendOptions } from './local-backend.js';
+export { describeOwner, isProcessAlive } from './lock-file.js';
+export { formatDuration, parseLockTimeout } from './duration.js';

@@ -1,0 +1,64 @@
+/**
+ * The write-ahead journal apply keeps in state (DESIGN §7): an operation is recorded before its call
+ * and resolved after it, each step written atomically by the caller. These functions are pure: they
+ * return a new document and never touch the one given.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Address, JournalEntry, JournalOperation, RemoteId, ResourceKind, StateDocument, StateResource } from './types.js';
+
+/** Builds a journal entry with a fresh id and the current time; the caller adds what it knows. */
+export function newJournalEntry(input: {
+  operation: JournalOperation;
+  address: Address;
+  kind: ResourceKind;
+  idempotencyKey?: string;
+  remoteId?: RemoteId;
+  name?: string;
+  now?: Date;
+}): JournalEntry {
+  const { now, ...rest } = input;
+  const entry: JournalEntry = { id: randomUUID(), startedAt: (now ?? new Date()).toISOString(), ...rest };
+  // Absent rather than `undefined`, so the entry round-trips through JSON unchanged.
+  for (const key of Object.keys(entry) as (keyof JournalEntry)[]) {
+    if (entry[key] === undefined) delete entry[key];
+  }
+  return entry;
+}
+
+/**
+ * Records `entry` as pending. Two pending operations on one address mean the walker lost track of
+ * something, so that is refused as a bug rather than journaled.
+ */
+export function beginOperation(document: StateDocument, entry: JournalEntry): StateDocument {
+  for (const pending of document.journal) {
+    if (pending.id === entry.id) throw new Error(`this is a bug in vigil: journal entry ${entry.id} is already pending`);
+    if (pending.address === entry.address) {
+      throw new Error(
+        `this is a bug in vigil: ${entry.operation} of ${entry.address} started while a ${pending.operation} of it is still pending (${pending.id})`,
+      );
+    }
+  }
+  return { ...document, journal: [...document.journal, { ...entry }] };
+}
+
+/**
+ * Resolves the pending operation `id`: removes it from the journal and lets `mutate` record the
+ * outcome on a copy of the resources (set the created resource, update `applied`, delete the entry).
+ * Without `mutate` the operation is simply dropped (a call that changed nothing).
+ */
+export function completeOperation(
+  document: StateDocument,
+  id: string,
+  mutate?: (resources: Record<Address, StateResource>, entry: JournalEntry) => void,
+): StateDocument {
+  const entry = document.journal.find((pending) => pending.id === id);
+  if (entry === undefined) throw new Error(`this is a bug in vigil: no pending journal entry ${id}`);
+  const resources = { ...document.resources };
+  mutate?.(resources, entry);
+  return { ...document, resources, journal: document.journal.filter((pending) => pending.id !== id) };
+}
+
+/** Pending operations, oldest first: what the next apply must recover before anything else. */
+export function pendingOperations(document: StateDocument): readonly JournalEntry[] {
+  return [...document.journal].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+}

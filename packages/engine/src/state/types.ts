@@ -1,0 +1,106 @@
+/**
+ * The state document of DESIGN §5 and the backend interface every state store implements. These
+ * types are the contract between the planner, apply, the `vigil state` commands and the backends.
+ */
+import type { ResourceKind } from '@vigil/constructs';
+
+export type { ResourceKind };
+
+/** `${kind}.${logicalId}`, e.g. `api-check.home`. */
+export type Address = string;
+
+/** The id the monitoring service gave a resource (checks use uuids, groups numbers). */
+export type RemoteId = string | number;
+
+/** Where a state belongs: a document is only ever used against the target that created it. */
+export interface StateTarget {
+  baseUrl: string;
+  accountId: string;
+}
+
+/** One JSON document per project and target. */
+export interface StateDocument {
+  version: 1;
+  /** Fixed when the document is created; a write with a different lineage is refused. */
+  lineage: string;
+  /** +1 on every write, so a saved plan can tell that state moved on since it was made. */
+  serial: number;
+  project: string;
+  target: StateTarget;
+  resources: Record<Address, StateResource>;
+  /** Operations started but not yet resolved: written before a call, removed after it. */
+  journal: JournalEntry[];
+}
+
+export interface StateResource {
+  kind: ResourceKind;
+  remoteId: RemoteId;
+  /** The last-applied payload, secret values replaced by `hashSecret()`. */
+  applied: Record<string, unknown>;
+  dependsOn: Address[];
+}
+
+export type JournalOperation = 'create' | 'update' | 'delete';
+
+/** A pending operation: what an interrupted apply was doing, so the next one can finish it. */
+export interface JournalEntry {
+  id: string;
+  operation: JournalOperation;
+  address: Address;
+  kind: ResourceKind;
+  /** ISO timestamp. */
+  startedAt: string;
+  /** Sent with a create; re-sending it returns the resource created the first time. */
+  idempotencyKey?: string;
+  /** Known for updates and deletes. */
+  remoteId?: RemoteId;
+  /** For recovering a create by name on a service without idempotency support. */
+  name?: string;
+}
+
+/** Who holds a state lock, as recorded in the lock itself. */
+export interface LockOwner {
+  /** Random token: release() only removes a lock whose token is still its own. */
+  id: string;
+  pid: number;
+  host: string;
+  user: string;
+  /** The command line that took the lock, e.g. `vigil apply`. */
+  command: string;
+  /** ISO timestamp. */
+  createdAt: string;
+}
+
+/** A place where state lives (a local file; a remote store can implement the same). */
+export interface StateBackend {
+  /** Where the state is, for messages: `.vigil/state.json`. */
+  describe(): string;
+  /**
+   * Takes the exclusive lock, waiting up to `timeoutMs` for another holder to let go. Fails with a
+   * `StateError` naming the owner (code `state-locked`, or `state-lock-stale` when the owner is dead).
+   */
+  lock(options: { timeoutMs: number; command: string }): Promise<StateLock>;
+  /** The current document, validated; `undefined` when there is none yet. Needs no lock. */
+  read(): Promise<StateDocument | undefined>;
+  /** Removes the lock whoever holds it (`vigil state unlock --force`). */
+  forceUnlock(): Promise<ForceUnlockResult>;
+}
+
+/** What `forceUnlock` removed: `owner` is absent when the lock named no readable owner. */
+export interface ForceUnlockResult {
+  removed: boolean;
+  owner?: LockOwner;
+}
+
+/** Proof of holding the lock; the only way to write. */
+export interface StateLock {
+  /**
+   * Writes the document atomically. The stored copy gets the next serial (previous serial + 1); the
+   * argument is not modified, and `serial` reports the stored value afterwards.
+   */
+  write(document: StateDocument): Promise<void>;
+  /** Removes the lock if it is still ours. Safe to call twice. */
+  release(): Promise<void>;
+  /** The serial of the stored document (0 when there is none yet). */
+  readonly serial: number;
+}
