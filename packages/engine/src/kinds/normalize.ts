@@ -1,0 +1,112 @@
+/**
+ * Brings a desired payload and a remote object into one comparable shape (DESIGN §6): every field
+ * vigil manages present (a field left out of the code is sent as cleared, since the service merges
+ * updates and would otherwise keep the old value), documented defaults applied, server-computed
+ * fields dropped, set-like fields sorted, secrets replaced by their hashes.
+ */
+import { z } from 'zod';
+import { getAtPath, replaceAtPath } from '../plan/paths.js';
+import { hashSecret } from '../state/index.js';
+import type { KindAdapter, Payload, RemoteObject } from './types.js';
+
+function fieldSchemas(adapter: KindAdapter): Record<string, z.ZodType> {
+  return adapter.createSchema.shape as Record<string, z.ZodType>;
+}
+
+/**
+ * What the service holds for a field vigil does not set: `null` where the field is nullable, `[]`
+ * for lists; `undefined` (not managed) for fields the service assigns itself, such as
+ * `frequencyOffset`, which accept neither.
+ */
+function clearedValue(schema: z.ZodType): unknown {
+  if (schema.safeParse(null).success) return null;
+  if (schema.safeParse([]).success) return [];
+  return undefined;
+}
+
+const clearedCache = new WeakMap<KindAdapter, Record<string, unknown>>();
+
+function clearedValues(adapter: KindAdapter): Record<string, unknown> {
+  let cleared = clearedCache.get(adapter);
+  if (!cleared) {
+    cleared = {};
+    for (const [key, schema] of Object.entries(fieldSchemas(adapter))) {
+      const value = clearedValue(schema);
+      if (value !== undefined) cleared[key] = value;
+    }
+    clearedCache.set(adapter, cleared);
+  }
+  return cleared;
+}
+
+function sortSetFields(adapter: KindAdapter, payload: Payload): Payload {
+  const out: Payload = { ...payload };
+  for (const field of adapter.setFields) {
+    const value = out[field];
+    if (Array.isArray(value)) out[field] = [...value].sort(compareSetItems);
+  }
+  return out;
+}
+
+function compareSetItems(a: unknown, b: unknown): number {
+  const left = typeof a === 'string' ? a : JSON.stringify(a);
+  const right = typeof b === 'string' ? b : JSON.stringify(b);
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/**
+ * The payload vigil sends: the synthesised one plus every managed field it left out, cleared.
+ * Secrets are still plain here; `hideSecrets` hashes them for comparison and storage.
+ */
+export function completeDesired(adapter: KindAdapter, payload: Payload): Payload {
+  const complete: Payload = { ...payload };
+  for (const [key, value] of Object.entries(clearedValues(adapter))) {
+    if (complete[key] === undefined) complete[key] = structuredClone(value);
+  }
+  return sortSetFields(adapter, complete);
+}
+
+export function hideSecrets(payload: Payload, secretPaths: readonly string[]): Payload {
+  let out: unknown = payload;
+  for (const path of secretPaths) {
+    out = replaceAtPath(out, path, (value) => (typeof value === 'string' ? hashSecret(value) : value));
+  }
+  return out as Payload;
+}
+
+/**
+ * Normalises a remote object against the desired payload it will be compared with: same fields,
+ * same nested defaults, secrets as hashes. A secret the service does not return (value `null`) is
+ * taken to be the last-applied one, since no read can tell otherwise.
+ */
+export function normalizeRemote(options: {
+  adapter: KindAdapter;
+  remote: RemoteObject;
+  managedKeys: readonly string[];
+  secretPaths: readonly string[];
+  applied: Payload | undefined;
+}): Payload {
+  const { adapter, managedKeys, secretPaths, applied } = options;
+  let remote: unknown = adapter.prepareRemote ? adapter.prepareRemote(options.remote) : options.remote;
+  // Hidden secrets would fail the schema's string rules; a placeholder keeps the rest parseable.
+  for (const path of secretPaths) remote = replaceAtPath(remote, path, (value) => (value === null ? '' : value));
+
+  const schemas = fieldSchemas(adapter);
+  const picked: Payload = {};
+  for (const key of managedKeys) {
+    const raw = (remote as RemoteObject)[key];
+    const schema = schemas[key];
+    // Parsing fills nested defaults and strips response-only nested fields, so both sides match in shape.
+    const parsed = schema && raw !== undefined ? schema.safeParse(raw) : undefined;
+    picked[key] = parsed?.success ? parsed.data : raw;
+  }
+
+  let normalized: unknown = sortSetFields(adapter, picked);
+  for (const path of secretPaths) {
+    const remoteValue = getAtPath(normalized, path);
+    normalized = replaceAtPath(normalized, path, () =>
+      typeof remoteValue === 'string' && remoteValue !== '' ? hashSecret(remoteValue) : getAtPath(applied, path),
+    );
+  }
+  return normalized as Payload;
+}

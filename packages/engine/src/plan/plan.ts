@@ -1,0 +1,283 @@
+/**
+ * The planner: a pure function of (desired resources, state, remote snapshot) returning plan data
+ * (STYLE habit 1). No I/O here; refresh and apply live elsewhere.
+ */
+import type { ResourceKind, ResourceSpec } from '@vigil/constructs';
+import { adapterFor } from '../kinds/index.js';
+import { completeDesired, hideSecrets, normalizeRemote } from '../kinds/normalize.js';
+import type { Payload } from '../kinds/types.js';
+import type { RemoteSnapshot } from '../refresh/refresh.js';
+import type { StateDocument, StateResource } from '../state/index.js';
+import { deepEqual, diffPayloads } from './diff.js';
+import { getAtPath } from './paths.js';
+import { maskSecrets } from './secrets.js';
+import { sha256, stableStringify } from './stable-json.js';
+import type { Address, Change, Diagnostic, FieldChange, Plan, PlanSummary, RemoteId, UnknownRef } from './types.js';
+
+/** A resource as apply will send it: every managed field, refs still symbolic, secrets in clear. */
+export interface DesiredResource {
+  readonly address: Address;
+  readonly kind: ResourceKind;
+  readonly logicalId: string;
+  readonly payload: Payload;
+  readonly secrets: readonly string[];
+  readonly dependsOn: readonly Address[];
+  readonly protect: boolean;
+}
+
+export interface PlanInput {
+  readonly project: string;
+  readonly target: { readonly baseUrl: string; readonly accountId: string };
+  readonly specs: readonly ResourceSpec[];
+  readonly state: StateDocument;
+  readonly remote: RemoteSnapshot;
+  /** `--target`: only these addresses and what they depend on. */
+  readonly targets?: readonly Address[];
+  /** `vigil destroy`: every managed resource is deleted, whatever the code says. */
+  readonly destroy?: boolean;
+  readonly diagnostics?: readonly Diagnostic[];
+}
+
+export interface PlanResult {
+  readonly plan: Plan;
+  /** In memory only (secrets in clear): what apply sends for each create, update and replace. */
+  readonly desired: ReadonlyMap<Address, DesiredResource>;
+}
+
+const CHECK_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['api-check', 'multistep-check']);
+
+export function isUnknownRef(value: unknown): value is UnknownRef {
+  return typeof value === 'object' && value !== null && '$unknown' in value;
+}
+
+function isRefMarker(value: unknown): value is { $ref: Address } {
+  return typeof value === 'object' && value !== null && '$ref' in value && typeof (value as { $ref: unknown }).$ref === 'string';
+}
+
+/** Replaces every `{ $ref }` with the referenced resource's remote id, or an UnknownRef. */
+export function resolveRefs(value: unknown, resolve: (address: Address) => RemoteId | UnknownRef): unknown {
+  if (isRefMarker(value)) return resolve(value.$ref);
+  if (Array.isArray(value)) return value.map((item) => resolveRefs(item, resolve));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolveRefs(inner, resolve)]));
+  }
+  return value;
+}
+
+function uniqueSorted(addresses: Iterable<Address>): Address[] {
+  return [...new Set(addresses)].sort();
+}
+
+interface Pending {
+  spec: ResourceSpec;
+  entry: StateResource | undefined;
+  remote: Record<string, unknown> | undefined;
+}
+
+export function createPlan(input: PlanInput): PlanResult {
+  const diagnostics: Diagnostic[] = [...(input.diagnostics ?? [])];
+  const specs = input.destroy ? [] : input.specs;
+  const specByAddress = new Map(specs.map((spec) => [spec.address, spec]));
+  const resources = input.state.resources;
+
+  const remoteFor = (kind: ResourceKind, id: RemoteId) => input.remote.get(kind)?.get(String(id));
+
+  // 1. Which resources exist on both sides, which are new, which are gone.
+  const present: Pending[] = [];
+  const creates: Array<{ spec: ResourceSpec; reason: 'new' | 'deleted-remotely' }> = [];
+  for (const spec of specs) {
+    const entry = resources[spec.address];
+    const remote = entry ? remoteFor(entry.kind, entry.remoteId) : undefined;
+    if (!entry) creates.push({ spec, reason: 'new' });
+    else if (!remote) creates.push({ spec, reason: 'deleted-remotely' });
+    else present.push({ spec, entry, remote });
+  }
+  const deletes: Array<{ address: Address; entry: StateResource }> = [];
+  const forget: Address[] = [];
+  for (const [address, entry] of Object.entries(resources)) {
+    if (specByAddress.has(address)) continue;
+    if (remoteFor(entry.kind, entry.remoteId)) deletes.push({ address, entry });
+    else forget.push(address);
+  }
+
+  // 2. A check whose kind changed under the same logical id is one replace, not a delete and a create.
+  const replaced = new Map<Address, { address: Address; entry: StateResource }>();
+  for (const create of creates) {
+    if (create.reason !== 'new' || !CHECK_KINDS.has(create.spec.kind)) continue;
+    const index = deletes.findIndex(
+      (candidate) => CHECK_KINDS.has(candidate.entry.kind) && candidate.address.slice(candidate.entry.kind.length + 1) === create.spec.logicalId,
+    );
+    if (index >= 0) replaced.set(create.spec.address, deletes.splice(index, 1)[0]!);
+  }
+
+  // 3. Refs resolve to ids that survive the apply; anything (re)created is only known after apply.
+  const newIds = new Set<Address>(creates.map((create) => create.spec.address));
+  const resolveRef = (address: Address): RemoteId | UnknownRef => {
+    const entry = resources[address];
+    return entry && !newIds.has(address) ? entry.remoteId : { $unknown: address };
+  };
+
+  const desired = new Map<Address, DesiredResource>();
+  const changes: Change[] = [];
+  const describe = (spec: ResourceSpec): DesiredResource => {
+    const adapter = adapterFor(spec.kind);
+    const resource: DesiredResource = {
+      address: spec.address,
+      kind: spec.kind,
+      logicalId: spec.logicalId,
+      payload: completeDesired(adapter, spec.payload),
+      secrets: spec.secrets,
+      dependsOn: uniqueSorted(spec.refs.map((ref) => ref.address)),
+      protect: spec.protect,
+    };
+    desired.set(spec.address, resource);
+    return resource;
+  };
+  const comparable = (resource: DesiredResource): Payload =>
+    hideSecrets(resolveRefs(resource.payload, resolveRef) as Payload, resource.secrets);
+  const payloadHash = (resource: DesiredResource): string => sha256(stableStringify(hideSecrets(resource.payload, resource.secrets)));
+
+  for (const { spec, reason } of creates) {
+    const resource = describe(spec);
+    const previous = replaced.get(spec.address);
+    changes.push({
+      address: spec.address,
+      kind: spec.kind,
+      logicalId: spec.logicalId,
+      action: previous ? 'replace' : 'create',
+      reason: previous ? 'kind-changed' : reason,
+      remoteId: previous?.entry.remoteId,
+      dependsOn: resource.dependsOn,
+      diff: maskSecrets(diffPayloads({}, comparable(resource)), resource.secrets),
+      drift: [],
+      payloadHash: payloadHash(resource),
+      ...(previous ? { replaces: { address: previous.address, kind: previous.entry.kind, remoteId: previous.entry.remoteId } } : {}),
+    });
+  }
+
+  for (const { spec, entry, remote } of present) {
+    const adapter = adapterFor(spec.kind);
+    const resource = describe(spec);
+    const after = comparable(resource);
+    const before = normalizeRemote({
+      adapter,
+      remote: remote!,
+      managedKeys: Object.keys(after),
+      secretPaths: resource.secrets,
+      applied: entry!.applied,
+    });
+    const { code, drift } = splitDrift(diffPayloads(before, after), entry!.applied);
+    const all = [...code, ...drift];
+    const mustReplace = all.some((change) => adapter.replaceOn.some((field) => change.path === field || change.path.startsWith(`${field}.`)));
+    changes.push({
+      address: spec.address,
+      kind: spec.kind,
+      logicalId: spec.logicalId,
+      action: all.length === 0 ? 'noop' : mustReplace ? 'replace' : 'update',
+      reason: all.length === 0 ? 'unchanged' : code.length === 0 ? 'drift' : 'field-changed',
+      remoteId: entry!.remoteId,
+      dependsOn: resource.dependsOn,
+      diff: maskSecrets(code, resource.secrets),
+      drift: maskSecrets(drift, resource.secrets),
+      payloadHash: payloadHash(resource),
+    });
+  }
+
+  for (const { address, entry } of deletes) {
+    changes.push({
+      address,
+      kind: entry.kind,
+      logicalId: address.slice(entry.kind.length + 1),
+      action: 'delete',
+      reason: 'not-in-code',
+      remoteId: entry.remoteId,
+      dependsOn: uniqueSorted(entry.dependsOn),
+      diff: [],
+      drift: [],
+      payloadHash: undefined,
+    });
+  }
+
+  const selected = selectTargets({ changes, targets: input.targets, diagnostics, known: new Set([...specByAddress.keys(), ...Object.keys(resources)]) });
+  checkProtection({ changes: selected, specByAddress, resources, diagnostics });
+  selected.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  const selectedForget = input.targets ? forget.filter((address) => input.targets!.includes(address)) : forget;
+
+  return {
+    plan: {
+      formatVersion: 1,
+      project: input.project,
+      target: input.target,
+      state: { lineage: input.state.lineage, serial: input.state.serial },
+      summary: summarize(selected),
+      changes: selected,
+      forget: selectedForget.sort(),
+      diagnostics,
+    },
+    desired,
+  };
+}
+
+/**
+ * Three-way comparison: a field whose desired value equals the last-applied one, yet differs
+ * remotely, was changed outside vigil (drift); any other difference is a code change.
+ */
+function splitDrift(changes: readonly FieldChange[], applied: Payload | undefined): { code: FieldChange[]; drift: FieldChange[] } {
+  const code: FieldChange[] = [];
+  const drift: FieldChange[] = [];
+  for (const change of changes) {
+    if (applied && deepEqual(getAtPath(applied, change.path), change.after)) drift.push(change);
+    else code.push(change);
+  }
+  return { code, drift };
+}
+
+function selectTargets(options: { changes: Change[]; targets: readonly Address[] | undefined; diagnostics: Diagnostic[]; known: ReadonlySet<Address> }): Change[] {
+  const { changes, targets, diagnostics, known } = options;
+  if (!targets || targets.length === 0) return changes;
+  const byAddress = new Map(changes.map((change) => [change.address, change]));
+  const wanted = new Set<Address>();
+  const visit = (address: Address): void => {
+    if (wanted.has(address)) return;
+    wanted.add(address);
+    const change = byAddress.get(address);
+    // A create or update needs what it refers to; a delete needs nothing else removed.
+    if (change && change.action !== 'delete') for (const dependency of change.dependsOn) visit(dependency);
+  };
+  for (const target of targets) {
+    if (!known.has(target)) {
+      diagnostics.push({ severity: 'error', message: `--target ${target} matches no resource in the code or the state`, address: target });
+      continue;
+    }
+    visit(target);
+  }
+  return changes.filter((change) => wanted.has(change.address));
+}
+
+function checkProtection(options: {
+  changes: readonly Change[];
+  specByAddress: ReadonlyMap<Address, ResourceSpec>;
+  resources: Readonly<Record<Address, StateResource>>;
+  diagnostics: Diagnostic[];
+}): void {
+  for (const change of options.changes) {
+    if (change.action !== 'delete' && change.action !== 'replace') continue;
+    const protectedAddress = change.action === 'replace' ? (change.replaces?.address ?? change.address) : change.address;
+    const spec = options.specByAddress.get(change.address);
+    const isProtected = (spec?.protect ?? false) || (options.resources[protectedAddress]?.protect ?? false);
+    if (!isProtected) continue;
+    options.diagnostics.push({
+      severity: 'error',
+      message: `${protectedAddress} is protected, but this plan would ${change.action === 'delete' ? 'delete' : 'replace'} it`,
+      hint: 'Remove `protect: true` from the construct (and apply that first) if the resource really should go.',
+      address: protectedAddress,
+      ...(spec ? { source: spec.source } : {}),
+    });
+  }
+}
+
+function summarize(changes: readonly Change[]): PlanSummary {
+  const summary = { create: 0, update: 0, delete: 0, replace: 0, noop: 0 };
+  for (const change of changes) summary[change.action] += 1;
+  return summary;
+}
