@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { fillPath, parseResponse } from './endpoint.js';
+import { ResponseShapeError } from './errors.js';
+import type { HttpResponse } from './transport.js';
+
+describe('fillPath', () => {
+  it.each([
+    ['/v1/checks/{id}', { id: 'abc' }, '/v1/checks/abc'],
+    ['/v2/check-groups/{id}', { id: 12 }, '/v2/check-groups/12'],
+    ['/v1/status-pages/incidents/{incidentId}/incident-updates', { incidentId: 'a b/c' }, '/v1/status-pages/incidents/a%20b%2Fc/incident-updates'],
+    ['/v1/accounts', undefined, '/v1/accounts'],
+  ])('fills %s with %j', (template, params, want) => {
+    expect(fillPath(template, params)).toBe(want);
+  });
+
+  it('refuses a missing parameter as a caller bug', () => {
+    expect(() => fillPath('/v1/checks/{id}', {})).toThrow('path parameter "id" of /v1/checks/{id} is missing; this is a bug in the caller');
+  });
+});
+
+describe('parseResponse', () => {
+  // A generic shape: this tests how mismatches are reported, not any API resource.
+  const endpoint = {
+    method: 'GET' as const,
+    path: '/v1/things',
+    status: 200,
+    list: true,
+    response: z.array(z.object({ id: z.number(), settings: z.object({ level: z.number() }) })),
+  };
+  const response = (body: unknown): HttpResponse => ({
+    status: 200,
+    statusText: 'OK',
+    headers: new Headers(),
+    body,
+    attempts: 1,
+    idempotencyKey: undefined,
+  });
+
+  it('returns the parsed body when it matches', () => {
+    expect(parseResponse('things.list', endpoint, response([{ id: 1, settings: { level: 2 } }]), '/v1/things')).toEqual([{ id: 1, settings: { level: 2 } }]);
+  });
+
+  it('names the endpoint and the first offending field of a mismatch', () => {
+    const body = [{ id: 1, settings: { level: 2 } }, { id: 2, settings: { level: 'high' } }];
+    const error = (() => {
+      try {
+        parseResponse('things.list', endpoint, response(body), '/v1/things');
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ResponseShapeError);
+    expect(error).toMatchObject({ endpoint: 'things.list', field: '[1].settings.level', status: 200, method: 'GET', path: '/v1/things' });
+    expect((error as Error).message).toMatch(/^\[GET\] "\/v1\/things": 200 OK — response of things\.list does not match its schema at "\[1\]\.settings\.level": \[1\]\.settings\.level: /);
+  });
+
+  it('reports a body that is not the expected JSON at all', () => {
+    expect(() => parseResponse('things.list', endpoint, response('<html>'), '/v1/things')).toThrow(/at "\(body\)"/);
+  });
+});

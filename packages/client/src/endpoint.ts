@@ -1,0 +1,115 @@
+import type { z } from 'zod';
+import { ResponseShapeError, normaliseErrorBody } from './errors.js';
+import { paginate } from './paging.js';
+import type { HttpMethod, HttpResponse, QueryValue, Transport } from './transport.js';
+
+/** The parts of an `ENDPOINTS` entry of `@vigil/schema` that the client uses. */
+export interface EndpointSpec {
+  readonly method: HttpMethod;
+  /** OpenAPI style: `/v1/checks/{id}`. */
+  readonly path: string;
+  readonly params?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly body?: z.ZodType;
+  readonly response?: z.ZodType;
+  readonly status: number;
+  readonly list?: boolean;
+}
+
+/** What a caller passes for a schema slot: the schema's input type, or nothing when there is no schema. */
+type InputOf<S> = S extends z.ZodType ? z.input<S> : undefined;
+/** What a call resolves to: the response schema's output (a list endpoint's array included). */
+export type ResponseOf<E extends EndpointSpec> = E['response'] extends z.ZodType ? z.output<E['response']> : undefined;
+/** One item of a list endpoint's response. */
+export type ItemOf<E extends EndpointSpec> = ResponseOf<E> extends ReadonlyArray<infer Item> ? Item : never;
+
+export interface CallInput<E extends EndpointSpec> {
+  params?: InputOf<E['params']>;
+  query?: InputOf<E['query']>;
+  body?: InputOf<E['body']>;
+  /** POST only: reuse a journaled key when recovering an interrupted create. */
+  idempotencyKey?: string | undefined;
+}
+
+/** Per-call options every collection method accepts. */
+export interface CallOptions {
+  /** The `Idempotency-Key` to send with a create; generate it with `newIdempotencyKey()` and journal it first. */
+  idempotencyKey?: string | undefined;
+}
+
+/** `/v1/checks/{id}` with `{id: 12}` → `/v1/checks/12`; a missing parameter is a bug in the caller. */
+export function fillPath(template: string, params: Readonly<Record<string, unknown>> | undefined): string {
+  return template.replace(/\{([^}]+)\}/g, (_whole, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === null || value === '') {
+      throw new TypeError(`path parameter "${name}" of ${template} is missing; this is a bug in the caller`);
+    }
+    return encodeURIComponent(String(value));
+  });
+}
+
+/** `items[3].alertSettings.reminders` from a zod issue path. */
+function fieldPath(path: ReadonlyArray<PropertyKey>): string {
+  let text = '';
+  for (const part of path) text += typeof part === 'number' ? `[${part}]` : `${text === '' ? '' : '.'}${String(part)}`;
+  return text === '' ? '(body)' : text;
+}
+
+/**
+ * Parses a response body with the endpoint's schema. A mismatch means the service (or the schema)
+ * broke the contract: it is raised, naming the endpoint and the first offending field, rather than
+ * passed on as data whose type lies.
+ */
+export function parseResponse<E extends EndpointSpec>(endpointId: string, endpoint: E, response: HttpResponse, path: string): ResponseOf<E> {
+  if (!endpoint.response) return undefined as ResponseOf<E>;
+  const result = endpoint.response.safeParse(response.body);
+  if (result.success) return result.data as ResponseOf<E>;
+  const issues = result.error.issues.slice(0, 3).map((issue) => `${fieldPath(issue.path)}: ${issue.message}`);
+  throw new ResponseShapeError({
+    method: endpoint.method,
+    path,
+    status: response.status,
+    statusText: response.statusText,
+    data: normaliseErrorBody(undefined),
+    endpoint: endpointId,
+    field: fieldPath(result.error.issues[0]?.path ?? []),
+    issues,
+    attempts: response.attempts,
+  });
+}
+
+/** Calls one endpoint: fills the path, sends, and parses the response with the endpoint's schema. */
+export async function callEndpoint<E extends EndpointSpec>(
+  transport: Transport,
+  endpointId: string,
+  endpoint: E,
+  input: CallInput<E> = {},
+): Promise<{ data: ResponseOf<E>; response: HttpResponse }> {
+  const path = fillPath(endpoint.path, input.params as Record<string, unknown> | undefined);
+  const response = await transport.request({
+    method: endpoint.method,
+    path,
+    query: input.query as Readonly<Record<string, QueryValue>> | undefined,
+    body: input.body,
+    idempotencyKey: input.idempotencyKey,
+    endpoint: endpointId,
+  });
+  return { data: parseResponse(endpointId, endpoint, response, path), response };
+}
+
+/**
+ * Every item of a list endpoint, fetched lazily in pages of 100 (`limit`/`page` are the client's; any
+ * other query, such as `tag`, is kept on every page).
+ */
+export function listAllOf<E extends EndpointSpec>(
+  transport: Transport,
+  endpointId: string,
+  endpoint: E,
+  input: Omit<CallInput<E>, 'body' | 'idempotencyKey'> = {},
+): AsyncGenerator<ItemOf<E>, void, undefined> {
+  return paginate<ItemOf<E>>(async ({ page, limit }) => {
+    const query = { ...(input.query as object | undefined), page, limit } as InputOf<E['query']>;
+    const { data, response } = await callEndpoint(transport, endpointId, endpoint, { params: input.params, query });
+    return { items: data as ItemOf<E>[], headers: response.headers };
+  });
+}
