@@ -1,0 +1,134 @@
+/**
+ * `vigil server`: runs the reference monitoring service in the foreground until SIGINT/SIGTERM.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+
+interface ServerFlags {
+  port: string;
+  data: string;
+  apiKey: string[];
+  accountId: string[];
+  accounts?: string;
+  rateLimit?: string;
+  faults?: string;
+  seed?: string;
+  requestLog?: string;
+}
+
+const USAGE_EXIT_CODE = 2;
+
+const FAULTS_HELP = `
+Fault injection (--faults SPEC, comma-separated name=value, for testing clients):
+  latency=50ms   delay every request by that long before handling it (ms or s)
+  error=0.1      answer that fraction of requests 503 before handling them (nothing is written)
+  429=0.2        answer that fraction 429 with Retry-After: 1 before handling them (nothing is written)
+  drop=0.05      handle that fraction (writes are committed), then cut the connection before
+                 the response is sent: the client sees a network error for a request that succeeded
+  seed=42        seed of the random draws; the same requests in the same order get the same faults
+
+Accounts: --api-key K --account-id ID pairs (repeat both flags, paired in order; one key may be
+paired with several accounts and pick one with the x-service-account header), or --accounts FILE
+holding a JSON array of {"apiKey", "accountId", "name"?}. Default: key "vigil-local", account "local".
+
+Example:
+  vigil server --port 8080 --data ./.vigil/server --api-key secret --account-id acme --rate-limit 600/60
+`;
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function usage(message: string): CliError {
+  return new CliError(message, { exitCode: USAGE_EXIT_CODE });
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw usage(`--port must be an integer from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+function readJson(file: string, flag: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw usage(`${flag} ${file}: ${(error as Error).message}`);
+  }
+}
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .description('Run the local monitoring service (the reference implementation of the API) until interrupted.')
+    .option('--port <n>', 'port to listen on, on 127.0.0.1 (0 picks a free port)', '0')
+    .option('--data <dir>', 'directory for the database (vigil.db), or :memory:', ':memory:')
+    .option('--api-key <key>', 'API key accepted by the service (repeatable; pairs with --account-id)', collect, [])
+    .option('--account-id <id>', 'account of the preceding --api-key (repeatable)', collect, [])
+    .option('--accounts <file>', 'JSON file with [{apiKey, accountId, name?}] instead of --api-key/--account-id')
+    .option('--rate-limit <n/s>', 'per API key: at most N requests per S seconds (analytics: 30 per window); off unless given')
+    .option('--faults <spec>', 'inject faults, e.g. latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42 (see below)')
+    .option('--seed <file>', 'JSON file with status pages, subscriptions and check results to load')
+    .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account}')
+    .addHelpText('after', FAULTS_HELP)
+    .action(async (flags: ServerFlags) => {
+      const server = await import('@vigil/server');
+      const port = parsePort(flags.port);
+
+      if (flags.apiKey.length !== flags.accountId.length) {
+        throw usage(`--api-key and --account-id come in pairs: got ${flags.apiKey.length} key(s) and ${flags.accountId.length} account id(s)`);
+      }
+      if (flags.accounts !== undefined && flags.apiKey.length > 0) throw usage('use either --accounts or --api-key/--account-id, not both');
+      let accounts: Array<{ apiKey: string; accountId: string; name?: string }> = flags.apiKey.map((apiKey, index) => ({
+        apiKey,
+        accountId: flags.accountId[index]!,
+      }));
+      if (accounts.some((entry) => entry.apiKey === '' || entry.accountId === '')) throw usage('--api-key and --account-id must not be empty');
+      if (flags.accounts !== undefined) {
+        try {
+          accounts = server.readAccountsFile(flags.accounts);
+        } catch (error) {
+          throw usage((error as Error).message);
+        }
+      }
+
+      let rateLimit: { requests: number; windowSeconds: number } | undefined;
+      if (flags.rateLimit !== undefined) {
+        try {
+          rateLimit = server.parseRateLimit(flags.rateLimit);
+        } catch (error) {
+          throw usage(`--rate-limit: ${(error as Error).message}`);
+        }
+      }
+      try {
+        server.parseFaults(flags.faults);
+      } catch (error) {
+        throw usage(`--faults: ${(error as Error).message}`);
+      }
+      const seed = flags.seed === undefined ? undefined : readJson(flags.seed, '--seed');
+
+      let running: Awaited<ReturnType<typeof server.startServer>>;
+      try {
+        running = await server.startServer({
+          port,
+          dataDir: flags.data,
+          accounts,
+          ...(rateLimit ? { rateLimit } : {}),
+          ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
+          ...(seed !== undefined ? { seed } : {}),
+          ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
+        });
+      } catch (error) {
+        throw new CliError(`cannot start the server: ${(error as Error).message}`, { cause: error });
+      }
+      process.stdout.write(`listening on ${running.url}\n`);
+
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      process.stderr.write(`${signal}: finishing in-flight requests and closing the database\n`);
+      await running.close();
+    });
+}

@@ -1,0 +1,136 @@
+/**
+ * The Hono app: cross-cutting conventions of DESIGN §3.3 as middleware (request log, fault
+ * injection, auth and account selection, rate limits, JSON errors), then the route modules.
+ *
+ * Why Hono: it runs on the web-standard Request/Response (so `app.request()` works in tests without a
+ * socket), its router is among the fastest on Node, it is small and actively maintained, and it does
+ * not impose a validation layer — ours comes from @vigil/schema so the 400 body matches DESIGN §3.3
+ * exactly, which framework validators (Fastify/ajv, zod-openapi hooks) would each format their way.
+ */
+import { Hono, type Context } from 'hono';
+import { AccountRegistry, type AccountKey } from './accounts.js';
+import { HttpError } from './http/errors.js';
+import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
+import { RateLimiter, type RateLimitOptions } from './http/rate-limit.js';
+import { requestLogWriter } from './http/request-log.js';
+import type { AppEnv } from './http/types.js';
+import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
+import { Store } from './store/index.js';
+
+export interface AppOptions {
+  /** A directory for `vigil.db`, or `':memory:'` (the default). */
+  readonly dataDir?: string;
+  /** API keys and their accounts; default: key `vigil-local` for account `local`. */
+  readonly accounts?: readonly AccountKey[];
+  /** Off unless given. */
+  readonly rateLimit?: RateLimitOptions;
+  /** `--faults` SPEC (see http/faults.ts); parse errors throw FaultSpecError. */
+  readonly faults?: string;
+  /** Parsed `--seed` file, handed to route modules that load seed data. */
+  readonly seed?: unknown;
+  /** File that receives one JSON line per request. */
+  readonly requestLog?: string;
+}
+
+export interface ServiceApp {
+  readonly app: Hono<AppEnv>;
+  readonly store: Store;
+  /** Closes the database; the app must not serve requests afterwards. */
+  close(): void;
+}
+
+const ANALYTICS_PREFIX = '/v1/analytics/';
+
+/** Paths served without authentication. */
+const PUBLIC_PATHS = new Set(['/openapi.json']);
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+function errorResponse(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof HttpError) return c.json(error.toBody(), error.status as 400, error.headers);
+  process.stderr.write(`vigil server: unexpected error on ${c.req.method} ${c.req.path}: ${error.stack ?? String(error)}\n`);
+  return c.json(new HttpError(500, 'An internal server error occurred').toBody(), 500);
+}
+
+/** Builds the app and opens (and migrates) its database. */
+export function createApp(options: AppOptions = {}): ServiceApp {
+  const faults = new FaultInjector(parseFaults(options.faults));
+  const accounts = new AccountRegistry(options.accounts ?? []);
+  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const log = options.requestLog ? requestLogWriter(options.requestLog) : undefined;
+  const store = new Store(options.dataDir ?? ':memory:');
+  const app = new Hono<AppEnv>();
+
+  app.onError(errorResponse);
+  app.notFound((c) => c.json(new HttpError(404, `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404));
+
+  app.use('*', async (c, next) => {
+    const arrived = new Date().toISOString();
+    let fault: FaultDecision = 'none';
+    try {
+      if (faults.active) {
+        if (faults.spec.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, faults.spec.latencyMs));
+        fault = faults.decide();
+        if (fault === 'error') throw new HttpError(503, 'Service unavailable (injected fault)');
+        if (fault === 'too-many') throw new HttpError(429, 'Too many requests (injected fault)', { headers: { 'retry-after': '1' } });
+      }
+      await next();
+    } catch (error) {
+      // Turned into the response here rather than by onError, so the log line has the final status.
+      c.res = errorResponse(error instanceof Error ? error : new Error(String(error)), c);
+    } finally {
+      log?.({
+        t: arrived,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        account: c.get('account')?.id ?? null,
+        ...(fault === 'none' ? {} : { fault }),
+      });
+    }
+    if (fault === 'drop') {
+      // The request was handled and its write committed; cut the connection before any response byte.
+      c.env?.incoming?.socket?.destroy();
+    }
+  });
+
+  app.use('*', async (c, next) => {
+    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    const header = c.req.header('authorization');
+    const token = bearerToken(header);
+    if (token === undefined) throw new HttpError(401, 'Missing authentication');
+    const own = accounts.accountsOf(token);
+    if (!own) throw new HttpError(401, 'Bad Token');
+    const requested = c.req.header('x-service-account');
+    const account = requested === undefined || requested === '' ? own[0]! : own.find((candidate) => candidate.id === requested);
+    if (!account) throw new HttpError(403, `API key has no access to account ${requested}`);
+    c.set('account', account);
+    c.set('apiKey', token);
+    if (limiter) {
+      const bucket = c.req.path.startsWith(ANALYTICS_PREFIX) ? 'analytics' : 'default';
+      const decision = limiter.take(token, bucket, Date.now());
+      const headers = {
+        'x-ratelimit-limit': String(decision.limit),
+        'x-ratelimit-remaining': String(decision.remaining),
+        'x-ratelimit-reset': String(decision.resetSeconds),
+      };
+      if (!decision.allowed) {
+        throw new HttpError(429, `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.resetSeconds} s`, {
+          headers: { ...headers, 'retry-after': String(decision.resetSeconds) },
+        });
+      }
+      await next();
+      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+      return;
+    }
+    await next();
+  });
+
+  const context = buildRouteContext({ app, store, accounts, seed: options.seed });
+  for (const module of ROUTE_MODULES) module.register(app, context);
+
+  return { app, store, close: () => store.close() };
+}

@@ -1,0 +1,143 @@
+/**
+ * Checks: what the service adds and enforces beyond the request schemas — references to groups,
+ * channels and services, the assigned `frequencyOffset`, merge on PUT, secrets hidden on the way out,
+ * and the alert-subscription index.
+ */
+import { createHash } from 'node:crypto';
+import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
+import { badRequest, notFound } from '../http/errors.js';
+import type { AlertChannelSubscription, Filter, Page, StoredDoc, Store } from '../store/index.js';
+import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
+import { hideSecretValues, mergeUpdate } from './documents.js';
+
+/** Which create/update call a check went through; `generic` accepts any `checkType`. */
+export type CheckVariant = 'api' | 'multistep' | 'generic';
+
+const VARIANT_TYPE: Record<Exclude<CheckVariant, 'generic'>, string> = { api: 'API', multistep: 'MULTI_STEP' };
+const VARIANT_LABEL: Record<CheckVariant, string> = { api: 'API check', multistep: 'Multi-step check', generic: 'Check' };
+
+type CheckBody = Record<string, unknown>;
+
+function assertReferences(store: Store, accountId: string, body: CheckBody): void {
+  const groupId = body['groupId'];
+  if (typeof groupId === 'number' && !store.checkGroups.get(accountId, groupId)) {
+    throw badRequest(`"groupId" references check group ${groupId}, which does not exist`, { source: 'payload', keys: ['groupId'] });
+  }
+  assertChannelsExist(store, accountId, body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined);
+  const trigger = body['triggerIncident'] as { serviceId?: string } | null | undefined;
+  if (trigger?.serviceId !== undefined && !store.services.get(accountId, trigger.serviceId)) {
+    throw badRequest(`"triggerIncident.serviceId" references status-page service ${trigger.serviceId}, which does not exist`, {
+      source: 'payload',
+      keys: ['triggerIncident.serviceId'],
+    });
+  }
+}
+
+/**
+ * The offset the service picks when none is sent: 10 s for sub-minute checks, otherwise a value in
+ * the allowed range derived from the id, so runs of many checks spread out but a given check keeps
+ * its offset across restarts and re-reads.
+ */
+export function assignFrequencyOffset(id: string, frequency: number): number {
+  if (frequency === 0) return 10;
+  const max = maxFrequencyOffset(frequency);
+  return (createHash('sha256').update(id).digest().readUInt32BE(0) % max) + 1;
+}
+
+export function createCheck(store: Store, accountId: string, options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean }): StoredDoc {
+  const { body, variant } = options;
+  assertReferences(store, accountId, body);
+  const now = new Date().toISOString();
+  const doc = store.checks.insert(accountId, (id) => {
+    const checkType = variant === 'generic' ? body['checkType'] : VARIANT_TYPE[variant];
+    const frequency = typeof body['frequency'] === 'number' ? body['frequency'] : 10;
+    return {
+      ...body,
+      id,
+      checkType,
+      frequency,
+      frequencyOffset: typeof body['frequencyOffset'] === 'number' ? body['frequencyOffset'] : assignFrequencyOffset(String(id), frequency),
+      groupId: body['groupId'] ?? null,
+      groupOrder: body['groupOrder'] ?? null,
+      alertChannelSubscriptions: resolveSubscriptions(store, accountId, {
+        sent: (body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
+        autoAssignAlerts: options.autoAssignAlerts,
+        newCheck: true,
+      }),
+      created_at: now,
+      updated_at: null,
+    } as StoredDoc;
+  });
+  indexSubscriptions(store, accountId, 'check', doc);
+  return doc;
+}
+
+/** The stored check behind `id` for this call; a check of another type reads as missing. */
+export function getCheck(store: Store, accountId: string, id: string, variant: CheckVariant = 'generic'): StoredDoc {
+  const doc = store.checks.get(accountId, id);
+  if (!doc || (variant !== 'generic' && doc['checkType'] !== VARIANT_TYPE[variant])) throw notFound(VARIANT_LABEL[variant], id);
+  return doc;
+}
+
+export function updateCheck(
+  store: Store,
+  accountId: string,
+  options: { id: string; variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean },
+): StoredDoc {
+  const stored = getCheck(store, accountId, options.id, options.variant);
+  const { body } = options;
+  assertReferences(store, accountId, body);
+  const merged = mergeUpdate(stored, body);
+  // The schema checks the offset only when a PUT sends both values; the merged record decides.
+  const frequency = merged['frequency'] as number;
+  const offset = merged['frequencyOffset'] as number;
+  const problem = frequencyOffsetProblem(frequency, offset, frequencyOffsetKind(merged['checkType']));
+  if (problem !== undefined) {
+    if (body['frequencyOffset'] !== undefined) throw badRequest(problem, { source: 'payload', keys: ['frequencyOffset'] });
+    // An offset the caller never chose is re-assigned to fit the new frequency.
+    merged['frequencyOffset'] = assignFrequencyOffset(String(stored.id), frequency);
+  }
+  merged['alertChannelSubscriptions'] = resolveSubscriptions(store, accountId, {
+    sent: (merged['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
+    autoAssignAlerts: options.autoAssignAlerts,
+    newCheck: false,
+  });
+  merged['updated_at'] = new Date().toISOString();
+  store.checks.replace(accountId, merged);
+  indexSubscriptions(store, accountId, 'check', merged);
+  return merged;
+}
+
+export function deleteCheck(store: Store, accountId: string, id: string): void {
+  if (!store.checks.remove(accountId, id)) throw notFound('Check', id);
+  store.subscriptions.set(accountId, 'check', id, []);
+}
+
+/** List filters of `GET /v1/checks`: every given tag must be present; `checkType` matches exactly. */
+export function checkFilters(query: { tag?: string | string[] | undefined; checkType?: string | undefined }): Filter[] {
+  const filters: Filter[] = [];
+  const tags = query.tag === undefined ? [] : Array.isArray(query.tag) ? query.tag : [query.tag];
+  for (const tag of tags) {
+    filters.push({ sql: "EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = ?)", values: [tag] });
+  }
+  if (query.checkType !== undefined) filters.push({ sql: "json_extract(doc, '$.checkType') = ?", values: [query.checkType] });
+  return filters;
+}
+
+/** Response shape of stored checks: `alertChannels` summary added, secret values hidden. */
+export function presentChecks(store: Store, accountId: string, docs: readonly StoredDoc[]): StoredDoc[] {
+  if (docs.length === 0) return [];
+  const channels = new Map(store.alertChannels.all(accountId).map((channel) => [channel.id as number, channel]));
+  return docs.map((doc) => ({
+    ...hideSecretValues(doc),
+    alertChannels: summarizeChannels(channels, (doc['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? []),
+  }));
+}
+
+export function presentCheck(store: Store, accountId: string, doc: StoredDoc): StoredDoc {
+  return presentChecks(store, accountId, [doc])[0]!;
+}
+
+export function presentCheckPage(store: Store, accountId: string, page: Page<StoredDoc>): Page<StoredDoc> {
+  return { items: presentChecks(store, accountId, page.items), total: page.total };
+}

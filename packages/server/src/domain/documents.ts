@@ -1,0 +1,28 @@
+/** Rules shared by every stored resource: PUT merge and secret hiding (DESIGN §3.3). */
+import type { StoredDoc } from '../store/index.js';
+
+/**
+ * PUT merge: every field the body carries replaces the stored one (a list is replaced whole, so `[]`
+ * clears it; `null` clears a nullable field such as `groupId`); omitted fields stay as they are.
+ * Fields the service owns (`id`, timestamps) are never taken from the body.
+ */
+export function mergeUpdate(stored: StoredDoc, body: Record<string, unknown>): StoredDoc {
+  const merged: StoredDoc = { ...stored };
+  for (const [field, value] of Object.entries(body)) {
+    if (value === undefined || field === 'id' || field === 'created_at' || field === 'updated_at') continue;
+    merged[field] = value;
+  }
+  return merged;
+}
+
+/** Secret environment variables are returned with `value: null` (their value is write-only). */
+export function hideSecretValues(doc: StoredDoc): StoredDoc {
+  const variables = doc['environmentVariables'];
+  if (!Array.isArray(variables) || !variables.some((variable) => (variable as { secret?: boolean }).secret === true)) return doc;
+  return {
+    ...doc,
+    environmentVariables: variables.map((variable) =>
+      (variable as { secret?: boolean }).secret === true ? { ...(variable as object), value: null } : variable,
+    ),
+  };
+}

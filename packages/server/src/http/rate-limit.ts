@@ -1,0 +1,66 @@
+/**
+ * Per-API-key rate limiting with fixed windows: `requests` per `windowSeconds`, and a separate, smaller
+ * bucket for the analytics endpoints (the real service limits those more tightly).
+ */
+
+export interface RateLimitOptions {
+  readonly requests: number;
+  readonly windowSeconds: number;
+  /** Requests per window for `/v1/analytics/*`; default 30. */
+  readonly analyticsRequests?: number;
+}
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Whole seconds until the window resets (the `Retry-After` value when refused). */
+  readonly resetSeconds: number;
+}
+
+interface Window {
+  startedAt: number;
+  count: number;
+}
+
+export class RateLimitSpecError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RateLimitSpecError';
+  }
+}
+
+/** Parses `N/S` (e.g. `600/60`) as N requests per S seconds. */
+export function parseRateLimit(spec: string): RateLimitOptions {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(spec);
+  const requests = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]);
+  if (!match || requests < 1 || windowSeconds < 1) {
+    throw new RateLimitSpecError(`invalid rate limit "${spec}": expected REQUESTS/SECONDS with both at least 1, e.g. 600/60`);
+  }
+  return { requests, windowSeconds };
+}
+
+export class RateLimiter {
+  readonly #options: RateLimitOptions;
+  readonly #windows = new Map<string, Window>();
+
+  constructor(options: RateLimitOptions) {
+    this.#options = options;
+  }
+
+  take(apiKey: string, bucket: 'default' | 'analytics', now: number): RateDecision {
+    const limit = bucket === 'analytics' ? (this.#options.analyticsRequests ?? 30) : this.#options.requests;
+    const windowMs = this.#options.windowSeconds * 1000;
+    const id = `${bucket}\u0000${apiKey}`;
+    let window = this.#windows.get(id);
+    if (!window || now - window.startedAt >= windowMs) {
+      window = { startedAt: now, count: 0 };
+      this.#windows.set(id, window);
+    }
+    const resetSeconds = Math.max(1, Math.ceil((window.startedAt + windowMs - now) / 1000));
+    if (window.count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
+    window.count += 1;
+    return { allowed: true, limit, remaining: limit - window.count, resetSeconds };
+  }
+}

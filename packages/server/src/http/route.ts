@@ -1,0 +1,167 @@
+/**
+ * Registers one endpoint of the contract: resolves the path, reads and validates params, query and
+ * body with the endpoint's schemas (400 with `validation.keys` from `formatIssues`), runs the handler,
+ * answers with the endpoint's status, adds paging headers to lists and replays `Idempotency-Key`s.
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'hono';
+import { formatIssues } from '@vigil/schema';
+import type { z } from 'zod';
+import type { Account } from '../accounts.js';
+import type { Page, Store } from '../store/index.js';
+import { readJsonBody } from './body.js';
+import { HttpError, badRequest, conflict, type ValidationSource } from './errors.js';
+import { pagingHeaders } from './paging.js';
+import type { AppEnv } from './types.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The parts of an `ENDPOINTS` entry of @vigil/schema that the server uses. */
+export interface EndpointSpec {
+  readonly method: HttpMethod;
+  /** OpenAPI style: `/v1/checks/{id}`. */
+  readonly path: string;
+  readonly params?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly body?: z.ZodType;
+  readonly status: number;
+  /** A list endpoint: the handler returns `{items, total}`, the route adds paging headers. */
+  readonly list?: boolean;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<E extends EndpointSpec> {
+  readonly c: Context<AppEnv>;
+  readonly account: Account;
+  readonly params: Parsed<E['params']>;
+  readonly query: Parsed<E['query']>;
+  readonly body: Parsed<E['body']>;
+}
+
+/** List handlers return a page; every other handler returns the response body (ignored for 204). */
+export type RouteResult<E extends EndpointSpec> = E['list'] extends true ? Page<unknown> : unknown;
+
+export type RouteHandler<E extends EndpointSpec> = (input: RouteInput<E>) => RouteResult<E> | Promise<RouteResult<E>>;
+
+/** `/v1/checks/{id}` → `/v1/checks/:id`. */
+export function honoPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown, source: ValidationSource): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const { message, keys } = formatIssues(result.error);
+  throw badRequest(message, { source, keys });
+}
+
+/** Repeated query parameters arrive as arrays, single ones as strings; the schemas accept both. */
+function queryObject(c: Context<AppEnv>): Record<string, string | string[]> {
+  const all = c.req.queries();
+  const query: Record<string, string | string[]> = {};
+  for (const [name, values] of Object.entries(all)) query[name] = values.length === 1 ? values[0]! : values;
+  return query;
+}
+
+interface Outcome {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+
+function respond(c: Context<AppEnv>, outcome: Outcome): Response {
+  if (outcome.status === 204) return c.body(null, 204, outcome.headers);
+  return c.json(outcome.body as object, outcome.status as 200, outcome.headers);
+}
+
+/** The idempotency state of POSTs in flight, so a concurrent repeat gets 409 instead of a duplicate. */
+const inFlight = new WeakMap<Store, Set<string>>();
+
+export function registerRoute<E extends EndpointSpec>(
+  app: import('hono').Hono<AppEnv>,
+  store: Store,
+  endpoint: E,
+  handler: RouteHandler<E>,
+): void {
+  const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
+  app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
+    const account = c.get('account');
+    const params = validate(endpoint.params, c.req.param(), 'params');
+    const query = validate(endpoint.query, queryObject(c), 'query');
+    const raw = method === 'get' || method === 'delete' ? undefined : await readJsonBody(c.req.raw);
+    const body = validate(endpoint.body, raw?.json, 'payload');
+    const input = { c, account, params, query, body } as RouteInput<E>;
+
+    const toOutcome = (result: unknown): Outcome => {
+      if (!endpoint.list) return { status: endpoint.status, body: result, headers: {} };
+      const page = result as Page<unknown>;
+      const paging = query as { limit?: number; page?: number } | undefined;
+      const headers = pagingHeaders(c.req.url, {
+        page: paging?.page ?? 1,
+        limit: paging?.limit ?? 10,
+        total: page.total,
+        count: page.items.length,
+      });
+      return { status: endpoint.status, body: page.items, headers: { ...headers } };
+    };
+
+    const key = method === 'post' ? c.req.header('idempotency-key') : undefined;
+    if (key === undefined) return respond(c, toOutcome(await handler(input)));
+    const request = { accountId: account.id, key, fingerprint: fingerprint(c, raw?.text ?? '') };
+    return respond(c, await runIdempotent(store, request, () => handler(input), toOutcome));
+  });
+}
+
+function fingerprint(c: Context<AppEnv>, bodyText: string): string {
+  const url = new URL(c.req.url);
+  return createHash('sha256').update(`${c.req.method} ${url.pathname}${url.search}\n${bodyText}`).digest('hex');
+}
+
+/**
+ * `Idempotency-Key` (DESIGN §3.3): the first successful response is stored with the key, in the same
+ * transaction as the write it describes, so a response lost to a dropped connection or a crash is
+ * replayed and never repeated. A repeat with another method, path or body is refused with 422
+ * (the key was reused for a different request); a repeat while the first is still running gets 409.
+ * Failed responses are not stored: the caller may fix the request and retry with the same key.
+ */
+async function runIdempotent(
+  store: Store,
+  request: { accountId: string; key: string; fingerprint: string },
+  handle: () => unknown,
+  toOutcome: (result: unknown) => Outcome,
+): Promise<Outcome> {
+  const now = Date.now();
+  const stored = store.idempotency.find(request.accountId, request.key, now);
+  if (stored) {
+    if (stored.fingerprint !== request.fingerprint) {
+      throw new HttpError(422, `Idempotency-Key "${request.key}" was already used for a different request`);
+    }
+    return { status: stored.status, body: JSON.parse(stored.body) as unknown, headers: { 'idempotent-replayed': 'true' } };
+  }
+  const running = inFlight.get(store) ?? new Set<string>();
+  inFlight.set(store, running);
+  const slot = `${request.accountId}\u0000${request.key}`;
+  if (running.has(slot)) throw conflict(`a request with Idempotency-Key "${request.key}" is still in progress`);
+  running.add(slot);
+  const save = (outcome: Outcome): Outcome => {
+    if (outcome.status < 300) {
+      const body = JSON.stringify(outcome.body ?? null);
+      store.idempotency.save(request.accountId, request.key, { fingerprint: request.fingerprint, status: outcome.status, body }, now);
+    }
+    return outcome;
+  };
+  try {
+    // A synchronous handler (every SQLite write is) runs in one transaction with the stored key.
+    const produced = store.transaction((): { outcome: Outcome } | { pending: Promise<unknown> } => {
+      const result = handle();
+      if (result instanceof Promise) return { pending: result };
+      return { outcome: save(toOutcome(result)) };
+    });
+    if ('outcome' in produced) return produced.outcome;
+    return save(toOutcome(await produced.pending));
+  } finally {
+    running.delete(slot);
+  }
+}

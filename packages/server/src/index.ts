@@ -1,0 +1,11 @@
+/**
+ * @vigil/server — the reference monitoring service (DESIGN §2, §3): `startServer` for a listening
+ * service (CLI, embedded local target, tests, benchmarks), `createApp` for the bare Hono app.
+ */
+export { startServer, type RunningServer, type ServerOptions } from './start.js';
+export { createApp, type AppOptions, type ServiceApp } from './app.js';
+export { DEFAULT_ACCOUNT_KEY, readAccountsFile, type Account, type AccountKey } from './accounts.js';
+export { parseFaults, FaultSpecError, type FaultSpec } from './http/faults.js';
+export { parseRateLimit, RateLimitSpecError, type RateLimitOptions } from './http/rate-limit.js';
+export { MAX_BODY_BYTES } from './http/body.js';
+export type { RequestLogEntry } from './http/request-log.js';

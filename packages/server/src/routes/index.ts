@@ -1,0 +1,72 @@
+/**
+ * How a route module plugs in (read this before adding one)
+ * ---------------------------------------------------------
+ * A route module is `src/routes/<collection>.ts` exporting
+ *
+ *     export function register(app: Hono<AppEnv>, ctx: RouteContext): void
+ *
+ * and is listed once in `ROUTE_MODULES` below. Inside `register`, declare each endpoint with
+ *
+ *     ctx.route(ENDPOINTS['<endpoint id>'], ({ account, params, query, body, c }) => ...)
+ *
+ * which registers the method and path of that `ENDPOINTS` entry (@vigil/schema), validates params,
+ * query and body with its schemas (400 + `validation.keys` on failure), and answers with the entry's
+ * `status`. The handler returns the response body; for a `list: true` entry it returns
+ * `{ items, total }` (`Page`) and the route sets the JSON array body, `content-range` and `link`
+ * (it reads `limit`/`page` from the validated query). Status 204 sends no body.
+ *
+ * Already done for every route before the handler runs: authentication (401), `x-service-account`
+ * (403), rate limits (429), fault injection, the request log. `account.id` is the tenant: every read
+ * and write MUST filter on it, and an id of another tenant is answered exactly like a missing id
+ * (`throw notFound('Check', id)` → 404). Errors: throw `HttpError` or the helpers `badRequest`,
+ * `notFound`, `conflict` from `../http/errors.js`; anything else becomes a 500.
+ *
+ * POSTs honour `Idempotency-Key` automatically. A synchronous handler runs inside one SQLite
+ * transaction together with the stored key, so keep write handlers synchronous (better-sqlite3 is).
+ *
+ * Storage: `ctx.store.db` is the better-sqlite3 database (prepare statements once, in `register`).
+ * Own tables are created with `ctx.store.migrate('<scope>', [{ version: 1, name, up(db) {...} }])`:
+ * numbered, append-only steps per scope, recorded in the `migrations` table. Core collections are
+ * `ctx.store.checks`, `.checkGroups`, `.maintenanceWindows`, `.services`, `.alertChannels`
+ * (`get(accountId, id)`, `page(accountId, {limit, page, filters})`, ...). `ctx.seed` is the parsed
+ * `--seed` file (or undefined); a module that loads seed data must tolerate a restart on the same
+ * data directory (load once, e.g. keyed by the seed's ids).
+ * `ctx.presentCheck(accountId, doc)` turns a stored check into its response (alert channels etc.).
+ */
+import type { Hono } from 'hono';
+import type { AccountRegistry } from '../accounts.js';
+import { registerRoute, type EndpointSpec, type RouteHandler } from '../http/route.js';
+import type { AppEnv } from '../http/types.js';
+import type { Store } from '../store/index.js';
+import * as alertChannels from './alert-channels.js';
+import * as checkGroups from './check-groups.js';
+import * as checks from './checks.js';
+import * as maintenanceWindows from './maintenance-windows.js';
+import * as openapi from './openapi.js';
+import * as services from './status-page-services.js';
+
+export interface RouteContext {
+  readonly store: Store;
+  readonly accounts: AccountRegistry;
+  /** The parsed `--seed` file, if any. */
+  readonly seed: unknown;
+  /** Registers one endpoint of the contract; see the comment at the top of this file. */
+  route<E extends EndpointSpec>(endpoint: E, handler: RouteHandler<E>): void;
+}
+
+export interface RouteModule {
+  register(app: Hono<AppEnv>, ctx: RouteContext): void;
+}
+
+/** Every route module, in registration order (static paths are matched before parameters anyway). */
+export const ROUTE_MODULES: readonly RouteModule[] = [openapi, alertChannels, checkGroups, checks, maintenanceWindows, services];
+
+export function buildRouteContext(options: { app: Hono<AppEnv>; store: Store; accounts: AccountRegistry; seed: unknown }): RouteContext {
+  const { app, store } = options;
+  return {
+    store,
+    accounts: options.accounts,
+    seed: options.seed,
+    route: (endpoint, handler) => registerRoute(app, store, endpoint, handler),
+  };
+}

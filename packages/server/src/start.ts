@@ -1,0 +1,72 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { AccountKey } from './accounts.js';
+import { createApp } from './app.js';
+import type { RateLimitOptions } from './http/rate-limit.js';
+
+export interface ServerOptions {
+  /** 0 (the default) picks a free port. */
+  readonly port?: number;
+  /** Loopback by default; the service has no TLS and is not meant to face a network. */
+  readonly host?: string;
+  /** A directory for `vigil.db`, or `':memory:'` (the default). */
+  readonly dataDir?: string;
+  /** API keys and their accounts; default: key `vigil-local` for account `local`. */
+  readonly accounts?: readonly AccountKey[];
+  /** Per-API-key limit; off unless given. */
+  readonly rateLimit?: RateLimitOptions;
+  /** Fault injection SPEC, e.g. `latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42`. */
+  readonly faults?: string;
+  /** Seed data (the parsed `--seed` JSON file). */
+  readonly seed?: unknown;
+  /** Append one JSON line per request to this file. */
+  readonly requestLog?: string;
+}
+
+export interface RunningServer {
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+/** How long `close()` waits for in-flight requests before cutting the remaining connections. */
+const DRAIN_TIMEOUT_MS = 5000;
+
+/** Starts the monitoring service on a loopback port (see ServerOptions). */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? '127.0.0.1';
+  const service = createApp(options);
+  let server: Server;
+  try {
+    server = await new Promise<Server>((resolve, reject) => {
+      const created = serve({ fetch: service.app.fetch, port: options.port ?? 0, hostname: host }, () => resolve(created as Server)) as Server;
+      created.once('error', reject);
+    });
+  } catch (error) {
+    service.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          service.close();
+          resolve();
+        });
+        // Keep-alive connections with no request in flight would otherwise hold close() open.
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * A collection is one table of JSON documents owned by accounts. Every collection has the same
+ * columns: `seq` (insertion order, never reused, so paging is stable: oldest first, and ties cannot
+ * happen), `account_id` (tenancy: every query filters on it, so another tenant's id reads as missing),
+ * `id` (the public id as text) and `doc` (the stored resource as JSON).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from './database.js';
+
+export type IdKind = 'uuid' | 'integer';
+export type PublicId = string | number;
+
+/** A SQL condition on the collection's rows (`doc` is the JSON column), with its positional values. */
+export interface Filter {
+  readonly sql: string;
+  readonly values: readonly unknown[];
+}
+
+export interface PageRequest {
+  readonly limit: number;
+  readonly page: number;
+  readonly filters?: readonly Filter[];
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  readonly total: number;
+}
+
+/** DDL for a collection table; used by migrations, so a collection's layout is versioned with them. */
+export function collectionTableSql(table: string): string {
+  return `CREATE TABLE ${table} (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL
+  );
+  CREATE INDEX ${table}_account_seq ON ${table} (account_id, seq);`;
+}
+
+export class Collection<T extends { id: PublicId }> {
+  readonly table: string;
+  readonly idKind: IdKind;
+  readonly #db: SqliteDatabase;
+  #nextSeq: number;
+  readonly #insert: Statement;
+  readonly #get: Statement;
+  readonly #update: Statement;
+  readonly #delete: Statement;
+  readonly #pageCache = new Map<string, { rows: Statement; count: Statement }>();
+
+  constructor(db: SqliteDatabase, table: string, idKind: IdKind) {
+    this.#db = db;
+    this.table = table;
+    this.idKind = idKind;
+    // AUTOINCREMENT keeps the high-water mark in sqlite_sequence, so ids of deleted rows are never
+    // handed out again (a deleted group's id must not come back as someone else's group).
+    const row = db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined;
+    this.#nextSeq = (row?.seq ?? 0) + 1;
+    this.#insert = db.prepare(`INSERT INTO ${table} (seq, account_id, id, doc) VALUES (?, ?, ?, ?)`);
+    this.#get = db.prepare(`SELECT doc FROM ${table} WHERE account_id = ? AND id = ?`);
+    this.#update = db.prepare(`UPDATE ${table} SET doc = ? WHERE account_id = ? AND id = ?`);
+    this.#delete = db.prepare(`DELETE FROM ${table} WHERE account_id = ? AND id = ?`);
+  }
+
+  /** Allocates the id, lets `build` make the document around it, and stores it. */
+  insert(accountId: string, build: (id: PublicId) => T): T {
+    const seq = this.#nextSeq;
+    const id: PublicId = this.idKind === 'integer' ? seq : randomUUID();
+    const doc = build(id);
+    this.#insert.run(seq, accountId, String(id), JSON.stringify(doc));
+    this.#nextSeq = seq + 1;
+    return doc;
+  }
+
+  get(accountId: string, id: PublicId): T | undefined {
+    const row = this.#get.get(accountId, String(id)) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : undefined;
+  }
+
+  replace(accountId: string, doc: T): void {
+    this.#update.run(JSON.stringify(doc), accountId, String(doc.id));
+  }
+
+  remove(accountId: string, id: PublicId): boolean {
+    return this.#delete.run(accountId, String(id)).changes > 0;
+  }
+
+  /** One page in insertion order plus the total that matches the filters. */
+  page(accountId: string, request: PageRequest): Page<T> {
+    const filters = request.filters ?? [];
+    const where = ['account_id = ?', ...filters.map((filter) => `(${filter.sql})`)].join(' AND ');
+    let statements = this.#pageCache.get(where);
+    if (!statements) {
+      statements = {
+        rows: this.#db.prepare(`SELECT doc FROM ${this.table} WHERE ${where} ORDER BY seq LIMIT ? OFFSET ?`),
+        count: this.#db.prepare(`SELECT COUNT(*) AS total FROM ${this.table} WHERE ${where}`),
+      };
+      this.#pageCache.set(where, statements);
+    }
+    const values = [accountId, ...filters.flatMap((filter) => filter.values)];
+    const { total } = statements.count.get(...values) as { total: number };
+    const offset = (request.page - 1) * request.limit;
+    const rows = offset >= total ? [] : (statements.rows.all(...values, request.limit, offset) as Array<{ doc: string }>);
+    return { items: rows.map((row) => JSON.parse(row.doc) as T), total };
+  }
+
+  /** Every document of the account matching the filters, in insertion order (for small collections). */
+  all(accountId: string, filters: readonly Filter[] = []): T[] {
+    return this.page(accountId, { limit: -1, page: 1, filters }).items;
+  }
+}

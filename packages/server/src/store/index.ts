@@ -1,0 +1,56 @@
+/**
+ * The service's storage: one SQLite database (see database.ts for durability), the core collections,
+ * the alert-subscription index and the idempotency keys. Read-side modules add their own tables with
+ * `store.migrate(scope, steps)` and prepare statements on `store.db`.
+ */
+import { Collection, type PublicId } from './collection.js';
+import { migrate, openDatabase, type Migration, type SqliteDatabase } from './database.js';
+import { IdempotencyStore } from './idempotency.js';
+import { CORE_MIGRATIONS } from './migrations.js';
+import { SubscriptionIndex } from './subscriptions.js';
+
+export { Collection, type Filter, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
+export type { Migration, SqliteDatabase } from './database.js';
+export type { AlertChannelSubscription, Subscriber, SubscriptionOwnerKind } from './subscriptions.js';
+
+/** A stored resource: the JSON document as the API returns it (before response-time decoration). */
+export type StoredDoc = { id: PublicId } & Record<string, unknown>;
+
+export class Store {
+  readonly db: SqliteDatabase;
+  readonly checks: Collection<StoredDoc>;
+  readonly checkGroups: Collection<StoredDoc>;
+  readonly maintenanceWindows: Collection<StoredDoc>;
+  readonly services: Collection<StoredDoc>;
+  readonly alertChannels: Collection<StoredDoc>;
+  readonly subscriptions: SubscriptionIndex;
+  readonly idempotency: IdempotencyStore;
+
+  /** @param dataDir a directory for `vigil.db`, or `':memory:'`. */
+  constructor(dataDir: string) {
+    this.db = openDatabase(dataDir);
+    migrate(this.db, 'core', CORE_MIGRATIONS);
+    this.checks = new Collection(this.db, 'checks', 'uuid');
+    this.checkGroups = new Collection(this.db, 'check_groups', 'integer');
+    this.maintenanceWindows = new Collection(this.db, 'maintenance_windows', 'integer');
+    this.services = new Collection(this.db, 'services', 'uuid');
+    this.alertChannels = new Collection(this.db, 'alert_channels', 'integer');
+    this.subscriptions = new SubscriptionIndex(this.db);
+    this.idempotency = new IdempotencyStore(this.db);
+  }
+
+  /** Applies a module's own numbered steps (scope = the module's name); idempotent across restarts. */
+  migrate(scope: string, steps: readonly Migration[]): void {
+    if (scope === 'core') throw new Error('the "core" migration scope belongs to the store; this is a bug in vigil');
+    migrate(this.db, scope, steps);
+  }
+
+  /** Runs `work` in one transaction (nested calls become savepoints). `work` must be synchronous. */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

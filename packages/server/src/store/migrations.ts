@@ -1,0 +1,58 @@
+/**
+ * The core schema, as numbered steps of the `core` scope. Append new steps; never rewrite old ones,
+ * because a database created by an older vigil has already run them.
+ */
+import { collectionTableSql } from './collection.js';
+import type { Migration } from './database.js';
+
+export const CORE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'resource collections',
+    up: (db) => {
+      for (const table of ['checks', 'check_groups', 'maintenance_windows', 'services', 'alert_channels']) {
+        db.exec(collectionTableSql(table));
+      }
+      // Look-ups the conventions need: list filter by type, "which checks still use this group /
+      // service" for 409s and the service's `checks`.
+      db.exec(`
+        CREATE INDEX checks_account_type ON checks (account_id, json_extract(doc, '$.checkType'));
+        CREATE INDEX checks_account_group ON checks (account_id, json_extract(doc, '$.groupId'));
+        CREATE INDEX checks_account_service ON checks (account_id, json_extract(doc, '$.triggerIncident.serviceId'));
+      `);
+    },
+  },
+  {
+    version: 2,
+    name: 'alert channel subscriptions',
+    up: (db) => {
+      // The check or group documents hold their subscriptions; this table is the reverse index, kept
+      // in the same transaction, so a channel can list its subscribers without scanning every check.
+      db.exec(`CREATE TABLE alert_subscriptions (
+        account_id TEXT NOT NULL,
+        channel_id INTEGER NOT NULL,
+        owner_kind TEXT NOT NULL CHECK (owner_kind IN ('check', 'group')),
+        owner_id TEXT NOT NULL,
+        activated INTEGER NOT NULL,
+        PRIMARY KEY (account_id, owner_kind, owner_id, channel_id)
+      );
+      CREATE INDEX alert_subscriptions_channel ON alert_subscriptions (account_id, channel_id);`);
+    },
+  },
+  {
+    version: 3,
+    name: 'idempotency keys',
+    up: (db) => {
+      db.exec(`CREATE TABLE idempotency_keys (
+        account_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (account_id, key)
+      );
+      CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);`);
+    },
+  },
+];

@@ -1,0 +1,55 @@
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from './database.js';
+import type { PublicId } from './collection.js';
+
+export type SubscriptionOwnerKind = 'check' | 'group';
+
+export interface AlertChannelSubscription {
+  alertChannelId: number;
+  activated: boolean;
+}
+
+export interface Subscriber {
+  /** The subscription's own id (the rowid of its index row). */
+  readonly id: number;
+  readonly ownerKind: SubscriptionOwnerKind;
+  readonly ownerId: string;
+  readonly activated: boolean;
+}
+
+/** The reverse index channel → subscribers of `alert_subscriptions` (see migration 2). */
+export class SubscriptionIndex {
+  readonly #clear: Statement;
+  readonly #add: Statement;
+  readonly #byChannel: Statement;
+  readonly #removeChannel: Statement;
+
+  constructor(db: SqliteDatabase) {
+    this.#clear = db.prepare('DELETE FROM alert_subscriptions WHERE account_id = ? AND owner_kind = ? AND owner_id = ?');
+    this.#add = db.prepare(
+      'INSERT OR REPLACE INTO alert_subscriptions (account_id, channel_id, owner_kind, owner_id, activated) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.#byChannel = db.prepare(
+      'SELECT rowid AS id, owner_kind AS ownerKind, owner_id AS ownerId, activated FROM alert_subscriptions WHERE account_id = ? AND channel_id = ? ORDER BY rowid',
+    );
+    this.#removeChannel = db.prepare('DELETE FROM alert_subscriptions WHERE account_id = ? AND channel_id = ?');
+  }
+
+  /** Replaces what one check or group is subscribed to. Call inside the transaction that stores it. */
+  set(accountId: string, ownerKind: SubscriptionOwnerKind, ownerId: PublicId, subscriptions: readonly AlertChannelSubscription[]): void {
+    this.#clear.run(accountId, ownerKind, String(ownerId));
+    for (const subscription of subscriptions) {
+      this.#add.run(accountId, subscription.alertChannelId, ownerKind, String(ownerId), subscription.activated ? 1 : 0);
+    }
+  }
+
+  subscribers(accountId: string, channelId: number): Subscriber[] {
+    return (this.#byChannel.all(accountId, channelId) as Array<{ id: number; ownerKind: SubscriptionOwnerKind; ownerId: string; activated: number }>).map(
+      (row) => ({ id: row.id, ownerKind: row.ownerKind, ownerId: row.ownerId, activated: row.activated === 1 }),
+    );
+  }
+
+  removeChannel(accountId: string, channelId: number): void {
+    this.#removeChannel.run(accountId, channelId);
+  }
+}
