@@ -48,25 +48,26 @@ describe('analytics over one window without aggregationInterval', () => {
     }));
     // Response times 100, 200, 300, 400, 1000: avg 400, p90 = 400 + 0.6 · 600 = 760.
     expect(series).toEqual([{
-      data: {
+      data: [{
+        timestamp: '2026-03-18T00:00:00.000Z',
         responseTime_avg: 400,
         responseTime_max: 1000,
         responseTime_p90: 760,
         responseTime_sum: 2000,
         availability: 80,
         retries: 3,
-      },
+      }],
     }]);
   });
 
-  it('reports a raw base as the chronological array of values', () => {
+  it('reports an unsuffixed time base as its average', () => {
     const { series } = computeAnalytics(results, query({ metrics: ['responseTime', 'dns'] }));
-    expect(series[0]?.data).toEqual({ responseTime: [100, 200, 300, 400, 1000], dns: [10, 20, 30, 40] });
+    expect(series[0]?.data).toEqual([{ timestamp: '2026-03-18T00:00:00.000Z', responseTime: 400, dns: 25 }]);
   });
 
   it('skips results without the phase instead of counting 0', () => {
     const { series } = computeAnalytics(results, query({ metrics: ['dns_avg', 'wait_min'] }));
-    expect(series[0]?.data).toEqual({ dns_avg: 25, wait_min: 1 });
+    expect(series[0]?.data).toEqual([{ timestamp: '2026-03-18T00:00:00.000Z', dns_avg: 25, wait_min: 1 }]);
   });
 
   it('gives null aggregations and null availability for an empty window', () => {
@@ -74,7 +75,14 @@ describe('analytics over one window without aggregationInterval', () => {
       window: { from: base + 120 * minute, to: base + 180 * minute },
       metrics: ['responseTime_p99', 'availability', 'retries', 'responseTime'],
     }));
-    expect(series).toEqual([{ data: { responseTime_p99: null, availability: null, retries: 0, responseTime: [] } }]);
+    expect(series).toEqual([{
+      data: [{ timestamp: '2026-03-18T02:00:00.000Z', responseTime_p99: null, availability: null, retries: 0, responseTime: null }],
+    }]);
+  });
+
+  it('has no series for a grouped report of an empty window', () => {
+    const { series, totalSeries } = computeAnalytics([], query({ groupBy: 'runLocation' }));
+    expect([series, totalSeries]).toEqual([[], 0]);
   });
 });
 
@@ -84,8 +92,8 @@ describe('filterByStatus', () => {
     [['success'] as const, [100, 200, 400, 1000]],
     [['success', 'failure'] as const, [100, 200, 300, 400, 1000]],
   ])('%j keeps response times %j', (filterByStatus, expected) => {
-    const { series } = computeAnalytics(results, query({ metrics: ['responseTime'], filterByStatus }));
-    expect(series[0]?.data).toEqual({ responseTime: expected });
+    const { series } = computeAnalytics(results, query({ metrics: ['responseTime_sum'], filterByStatus }));
+    expect(series[0]?.data[0]?.['responseTime_sum']).toBe(expected.reduce((a, b) => a + b, 0));
   });
 });
 
@@ -113,22 +121,27 @@ describe('aggregationInterval buckets', () => {
 describe('groupBy', () => {
   it('splits by runLocation, ordered by location', () => {
     const { series, totalSeries } = computeAnalytics(results, query({ groupBy: 'runLocation', metrics: ['responseTime_median'] }));
-    expect(series).toEqual([
-      { runLocation: 'eu-west-1', data: { responseTime_median: 300 } },
-      { runLocation: 'us-east-1', data: { responseTime_median: 300 } },
+    expect(series.map((s) => [s.runLocation, s.data[0]?.['responseTime_median']])).toEqual([
+      ['eu-west-1', 300],
+      ['us-east-1', 300],
     ]);
     expect(totalSeries).toBe(2);
   });
   it('splits by statusCode, numerically', () => {
     const { series } = computeAnalytics(results, query({ groupBy: 'statusCode', metrics: ['availability'] }));
-    expect(series).toEqual([
-      { statusCode: 200, data: { availability: 100 } },
-      { statusCode: 503, data: { availability: 0 } },
+    expect(series.map((s) => [s.statusCode, s.data[0]?.['availability']])).toEqual([
+      [200, 100],
+      [503, 0],
     ]);
+  });
+  it('groups runs without a response under status code 0', () => {
+    const { series } = computeAnalytics([...results, result({ id: 'dnsfail', minute: 30, statusCode: null, hasFailures: true })],
+      query({ groupBy: 'statusCode', metrics: ['retries'] }));
+    expect(series.map((s) => s.statusCode)).toEqual([0, 200, 503]);
   });
   it('pages the series with limit and page', () => {
     const second = computeAnalytics(results, query({ groupBy: 'runLocation', limit: 1, page: 2, metrics: ['retries'] }));
-    expect(second.series).toEqual([{ runLocation: 'us-east-1', data: { retries: 1 } }]);
+    expect(second.series).toEqual([{ runLocation: 'us-east-1', data: [{ timestamp: '2026-03-18T00:00:00.000Z', retries: 1 }] }]);
     const beyond = computeAnalytics(results, query({ groupBy: 'runLocation', limit: 1, page: 3, metrics: ['retries'] }));
     expect(beyond.series).toEqual([]);
   });
@@ -152,7 +165,7 @@ describe('metric names and metadata', () => {
   });
   it.each([
     ['api', 'responseTime_p95', { unit: 'milliseconds', label: 'Response time (p95)', aggregation: 'p95' }],
-    ['api', 'firstByte', { unit: 'milliseconds', label: 'First byte', aggregation: 'raw' }],
+    ['api', 'firstByte', { unit: 'milliseconds', label: 'First byte', aggregation: 'avg' }],
     ['tcp', 'availability', { unit: 'percentage', label: 'Availability', aggregation: 'avg' }],
     ['multistep', 'retries', { unit: 'count', label: 'Retries', aggregation: 'sum' }],
     ['tcp', 'connection_stddev', { unit: 'milliseconds', label: 'Connection (stddev)', aggregation: 'stddev' }],
@@ -170,6 +183,6 @@ describe('TCP and multi-step mapping', () => {
   it('maps TCP total to responseTime and connection to its timing phase', () => {
     const tcp = [result({ id: 't1', minute: 1, responseTime: 50, timingPhases: { connection: 7, data: 3 } })];
     const { series } = computeAnalytics(tcp, query({ kind: 'tcp', metrics: ['total_max', 'connection', 'data_sum'] }));
-    expect(series[0]?.data).toEqual({ total_max: 50, connection: [7], data_sum: 3 });
+    expect(series[0]?.data).toEqual([{ timestamp: '2026-03-18T00:00:00.000Z', total_max: 50, connection: 7, data_sum: 3 }]);
   });
 });

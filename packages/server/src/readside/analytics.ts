@@ -7,14 +7,16 @@
  *   `responseTime`; the other time bases are `apiCheckResult.response.timingPhases.<base>`;
  *   `availability` is the percentage (0..100) of results without failures; `retries` is the sum of
  *   the results' `attempts`.
- * - A time base without a suffix is non-aggregated: its value is the array of raw values in
- *   chronological order. `availability` and `retries` are always single numbers.
- * - Without `aggregationInterval` a series' `data` is one row for the whole window; with it, `data`
- *   is an array of rows, one per non-empty bucket, each with `timestamp` (bucket start, ISO 8601).
- *   Buckets are aligned to the window start: bucket k is `[from + k·interval, from + (k+1)·interval)`.
+ * - A time base without a suffix is its average (metadata aggregation `avg`): the report's values
+ *   are numbers (@vigil/schema `AnalyticsSeries`), so "non-aggregated" cannot mean a list of values.
+ * - A series' `data` is an array of rows, each with `timestamp` (ISO 8601 start of the row's span)
+ *   and one value per requested metric. Without `aggregationInterval` there is one row for the whole
+ *   window; with it, one row per non-empty bucket. Buckets are aligned to the window start: bucket
+ *   k is `[from + k·interval, from + (k+1)·interval)`. An aggregation over no values is null.
  * - `groupBy` splits the results into one series per value, carrying the value under the groupBy
  *   name (`{runLocation: "eu-west-1", data}`); series are ordered by that value (status codes
- *   numerically, results without a response last). Ungrouped reports have exactly one series.
+ *   numerically; a run without a response is status code 0). Ungrouped reports have exactly one series;
+ *   grouped reports of an empty window have none.
  * - `limit`/`page` page the series (a grouped report has one series per location or status code).
  */
 import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
@@ -85,7 +87,7 @@ export function metricNames(kind: AnalyticsKind): string[] {
 export interface ParsedMetric {
   name: string;
   base: BaseMetric;
-  /** Absent for a raw time base, and for availability/retries (which have fixed aggregations). */
+  /** The suffix; absent for base metrics (see `metadataOf` for how those aggregate). */
   aggregation?: Aggregation;
 }
 
@@ -108,24 +110,23 @@ export interface MetricMetadata {
   unit: MetricUnit;
   label: string;
   /**
-   * How the value is computed: the suffix for suffixed metrics; `avg` for availability (the mean of
-   * per-result 0/100 scores); `sum` for retries; `raw` for an unsuffixed time base (values as recorded).
+   * How the value is computed: the suffix for suffixed metrics; `avg` for an unsuffixed time base
+   * and for availability (the mean of per-result 0/100 scores); `sum` for retries.
    */
-  aggregation: Aggregation | 'raw';
+  aggregation: Aggregation;
 }
 
-/** The `metadata` entry of a metric. Raw (unsuffixed) time bases report aggregation `raw`. */
+/** The `metadata` entry of a metric. */
 export function metadataOf(metric: ParsedMetric): MetricMetadata {
   const { base, aggregation } = metric;
   if (aggregation) return { unit: base.unit, label: `${base.label} (${aggregation})`, aggregation };
   switch (base.source.kind) {
-    case 'availability':
-      return { unit: base.unit, label: base.label, aggregation: 'avg' };
     case 'retries':
       return { unit: base.unit, label: base.label, aggregation: 'sum' };
+    case 'availability':
     case 'responseTime':
     case 'timingPhase':
-      return { unit: base.unit, label: base.label, aggregation: 'raw' };
+      return { unit: base.unit, label: base.label, aggregation: 'avg' };
     default:
       return assertNever(base.source);
   }
@@ -143,11 +144,11 @@ export interface AnalyticsQuery {
   limit: number;
 }
 
-export type MetricValue = number | number[] | null;
-export type SeriesRow = Record<string, MetricValue | string>;
+export type SeriesRow = Record<string, number | string | null>;
 export interface SeriesEntry {
-  [groupKey: string]: unknown;
-  data: SeriesRow | SeriesRow[];
+  runLocation?: string;
+  statusCode?: number;
+  data: SeriesRow[];
 }
 
 export interface AnalyticsComputation {
@@ -172,11 +173,20 @@ export function computeAnalytics(results: readonly ResultFacts[], query: Analyti
 
   const groups = groupResults(wanted, query.groupBy);
   const start = (query.page - 1) * query.limit;
-  const series = groups.slice(start, start + query.limit).map(({ key, members }) => {
+  const series = groups.slice(start, start + query.limit).map(({ key, members }): SeriesEntry => {
     const data = query.aggregationInterval === undefined
-      ? rowOf(members, metrics)
+      ? [{ timestamp: new Date(query.window.from).toISOString(), ...rowOf(members, metrics) }]
       : bucketRows(members, metrics, query.window.from, query.aggregationInterval * 60_000);
-    return query.groupBy === undefined ? { data } : { [query.groupBy]: key, data };
+    switch (query.groupBy) {
+      case undefined:
+        return { data };
+      case 'runLocation':
+        return { runLocation: String(key), data };
+      case 'statusCode':
+        return { statusCode: Number(key), data };
+      default:
+        return assertNever(query.groupBy);
+    }
   });
   const metadata: Record<string, MetricMetadata> = {};
   for (const metric of metrics) metadata[metric.name] = metadataOf(metric);
@@ -184,15 +194,18 @@ export function computeAnalytics(results: readonly ResultFacts[], query: Analyti
 }
 
 interface Group {
+  /** The groupBy value; null for the single series of an ungrouped report. */
   key: string | number | null;
   members: ResultFacts[];
 }
 
 function groupResults(results: readonly ResultFacts[], groupBy: AnalyticsGroupBy | undefined): Group[] {
+  // Without groupBy the one series exists even when empty, so a chart still gets its null row.
   if (groupBy === undefined) return [{ key: null, members: [...results] }];
   const byKey = new Map<string | number | null, ResultFacts[]>();
   for (const result of results) {
-    const key = groupBy === 'runLocation' ? result.runLocation : result.statusCode;
+    // A run without a response (DNS failure, timeout) is status code 0, as browsers report it.
+    const key = groupBy === 'runLocation' ? result.runLocation : (result.statusCode ?? 0);
     const members = byKey.get(key);
     if (members) members.push(result);
     else byKey.set(key, [result]);
@@ -220,13 +233,13 @@ function bucketRows(
     .map(([bucketStart, members]) => ({ timestamp: new Date(bucketStart).toISOString(), ...rowOf(members, metrics) }));
 }
 
-function rowOf(results: readonly ResultFacts[], metrics: readonly ParsedMetric[]): SeriesRow {
-  const row: SeriesRow = {};
+function rowOf(results: readonly ResultFacts[], metrics: readonly ParsedMetric[]): Record<string, number | null> {
+  const row: Record<string, number | null> = {};
   for (const metric of metrics) row[metric.name] = valueOf(results, metric);
   return row;
 }
 
-function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): MetricValue {
+function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): number | null {
   const source = metric.base.source;
   switch (source.kind) {
     case 'availability':
@@ -239,7 +252,7 @@ function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): MetricV
         const value = source.kind === 'responseTime' ? r.responseTime : r.timingPhases[source.phase];
         return value === null || value === undefined ? [] : [value];
       });
-      return metric.aggregation ? aggregate(values, metric.aggregation) : values;
+      return aggregate(values, metric.aggregation ?? 'avg');
     }
     default:
       return assertNever(source);

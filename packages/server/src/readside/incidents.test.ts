@@ -8,7 +8,7 @@ function env(): IdsAndClock {
 
 const opened = () =>
   createIncident(
-    { name: 'API down', severity: 'MAJOR', serviceIds: ['s1'], firstUpdate: { description: 'Looking into it' } },
+    { name: 'API down', severity: 'MAJOR', serviceIds: ['s1'], initialUpdates: [{ description: 'Looking into it' }] },
     env(),
   );
 
@@ -26,12 +26,27 @@ describe('incidents', () => {
     }]);
   });
 
-  it('takes its status from the first update', () => {
+  it('takes its status from the last initial update', () => {
     const incident = createIncident(
-      { name: 'x', severity: 'MINOR', serviceIds: [], firstUpdate: { description: 'd', status: 'IDENTIFIED' } },
+      {
+        name: 'x',
+        severity: 'MINOR',
+        serviceIds: [],
+        lastUpdateStatus: 'INVESTIGATING',
+        initialUpdates: [{ description: 'd', status: 'IDENTIFIED' }, { description: 'e', status: 'MONITORING' }],
+      },
       env(),
     );
-    expect(incident.lastUpdateStatus).toBe('IDENTIFIED');
+    expect(incident.lastUpdateStatus).toBe('MONITORING');
+    expect(incident.incidentUpdates.map((u) => u.status)).toEqual(['IDENTIFIED', 'MONITORING']);
+  });
+
+  it('without updates takes lastUpdateStatus as given', () => {
+    const incident = createIncident(
+      { name: 'x', severity: 'MINOR', serviceIds: [], lastUpdateStatus: 'MONITORING', initialUpdates: [] },
+      env(),
+    );
+    expect(incident).toMatchObject({ lastUpdateStatus: 'MONITORING', incidentUpdates: [] });
   });
 
   it.each([

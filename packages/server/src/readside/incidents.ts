@@ -43,27 +43,34 @@ export interface IdsAndClock {
   now: Date;
 }
 
-/** A new incident; its first update (the real service requires exactly one) sets the status. */
+/**
+ * A new incident with its initial updates (the real service sends one; zero or more are accepted).
+ * With updates, the last one's status is the incident's status; without, `lastUpdateStatus` (default
+ * INVESTIGATING) is.
+ */
 export function createIncident(
   input: {
     name: string;
     severity: IncidentSeverity;
     serviceIds: string[];
-    firstUpdate: IncidentUpdateInput;
+    initialUpdates: readonly IncidentUpdateInput[];
     lastUpdateStatus?: IncidentStatus | undefined;
   },
   env: IdsAndClock,
 ): IncidentState {
   const stamp = env.now.toISOString();
-  const status = input.firstUpdate.status ?? input.lastUpdateStatus ?? 'INVESTIGATING';
-  const update = updateFrom(input.firstUpdate, status, env);
+  let status: IncidentStatus = input.lastUpdateStatus ?? 'INVESTIGATING';
+  const incidentUpdates = input.initialUpdates.map((update) => {
+    status = update.status ?? status;
+    return updateFrom(update, status, env);
+  });
   return {
     id: env.newId(),
     name: input.name,
     severity: input.severity,
     serviceIds: [...input.serviceIds],
     lastUpdateStatus: status,
-    incidentUpdates: [update],
+    incidentUpdates,
     created_at: stamp,
     updated_at: stamp,
   };

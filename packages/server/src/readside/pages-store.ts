@@ -1,0 +1,148 @@
+/**
+ * Storage of status pages and their subscriptions, incidents, account profiles and the deprecated
+ * check-group triggers. Status pages and subscriptions have no write endpoint in the contract: they
+ * come from `--seed`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from '../store/index.js';
+import type { IncidentState } from './incidents.js';
+
+export interface StatusPageDoc {
+  id: string;
+  name: string;
+}
+
+export interface SubscriptionDoc {
+  id: string;
+  type: 'EMAIL';
+  address: string;
+  status: 'PENDING' | 'VERIFIED';
+  created_at: string;
+  updated_at: string | null;
+}
+
+/** What an account reads back from `/v1/accounts` besides its id. */
+export interface AccountProfile {
+  name?: string;
+  runtimeId?: string;
+  settings?: Record<string, unknown>;
+  alertSettings?: Record<string, unknown>;
+}
+
+export interface TriggerDoc {
+  id: number;
+  token: string;
+  groupId: number;
+  created_at: string;
+  called_at: string | null;
+  updated_at: string | null;
+}
+
+export class PagesStore {
+  readonly #upsertPage: Statement;
+  readonly #page: Statement;
+  readonly #insertSubscription: Statement;
+  readonly #subscriptionsOf: Statement;
+  readonly #countSubscriptionsOf: Statement;
+  readonly #insertIncident: Statement;
+  readonly #incident: Statement;
+  readonly #updateIncident: Statement;
+  readonly #deleteIncident: Statement;
+  readonly #upsertProfile: Statement;
+  readonly #profile: Statement;
+  readonly #trigger: Statement;
+  readonly #insertTrigger: Statement;
+  readonly #saveTrigger: Statement;
+
+  constructor(db: SqliteDatabase) {
+    this.#upsertPage = db.prepare(
+      'INSERT INTO status_pages (account_id, id, doc) VALUES (?, ?, ?) ON CONFLICT (account_id, id) DO UPDATE SET doc = excluded.doc',
+    );
+    this.#page = db.prepare('SELECT doc FROM status_pages WHERE account_id = ? AND id = ?');
+    this.#insertSubscription = db.prepare(
+      'INSERT OR IGNORE INTO status_page_subscriptions (account_id, status_page_id, id, doc) VALUES (?, ?, ?, ?)',
+    );
+    this.#subscriptionsOf = db.prepare(
+      'SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq LIMIT ? OFFSET ?',
+    );
+    this.#countSubscriptionsOf = db.prepare(
+      'SELECT COUNT(*) AS total FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ?',
+    );
+    this.#insertIncident = db.prepare('INSERT INTO incidents (account_id, id, state) VALUES (?, ?, ?)');
+    this.#incident = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?');
+    this.#updateIncident = db.prepare('UPDATE incidents SET state = ? WHERE account_id = ? AND id = ?');
+    this.#deleteIncident = db.prepare('DELETE FROM incidents WHERE account_id = ? AND id = ?');
+    this.#upsertProfile = db.prepare(
+      'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
+    );
+    this.#profile = db.prepare('SELECT doc FROM account_profiles WHERE account_id = ?');
+    this.#trigger = db.prepare('SELECT doc FROM check_group_triggers WHERE account_id = ? AND group_id = ?');
+    this.#insertTrigger = db.prepare('INSERT INTO check_group_triggers (account_id, group_id, doc) VALUES (?, ?, ?)');
+    this.#saveTrigger = db.prepare('UPDATE check_group_triggers SET doc = ? WHERE id = ?');
+  }
+
+  saveStatusPage(accountId: string, page: StatusPageDoc): void {
+    this.#upsertPage.run(accountId, page.id, JSON.stringify(page));
+  }
+
+  statusPage(accountId: string, id: string): StatusPageDoc | undefined {
+    const row = this.#page.get(accountId, id) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as StatusPageDoc) : undefined;
+  }
+
+  /** Adds a subscription (an id already stored is left alone). */
+  addSubscription(accountId: string, statusPageId: string, subscription: SubscriptionDoc): void {
+    this.#insertSubscription.run(accountId, statusPageId, subscription.id, JSON.stringify(subscription));
+  }
+
+  /** One page of a status page's subscriptions, in order of creation. */
+  subscriptionsOf(accountId: string, statusPageId: string, paging: { page: number; limit: number }): { items: SubscriptionDoc[]; total: number } {
+    const { total } = this.#countSubscriptionsOf.get(accountId, statusPageId) as { total: number };
+    const offset = (paging.page - 1) * paging.limit;
+    const rows = offset >= total ? [] : (this.#subscriptionsOf.all(accountId, statusPageId, paging.limit, offset) as Array<{ doc: string }>);
+    return { items: rows.map((row) => JSON.parse(row.doc) as SubscriptionDoc), total };
+  }
+
+  insertIncident(accountId: string, incident: IncidentState): void {
+    this.#insertIncident.run(accountId, incident.id, JSON.stringify(incident));
+  }
+
+  incident(accountId: string, id: string): IncidentState | undefined {
+    const row = this.#incident.get(accountId, id) as { state: string } | undefined;
+    return row ? (JSON.parse(row.state) as IncidentState) : undefined;
+  }
+
+  replaceIncident(accountId: string, incident: IncidentState): void {
+    this.#updateIncident.run(JSON.stringify(incident), accountId, incident.id);
+  }
+
+  deleteIncident(accountId: string, id: string): boolean {
+    return this.#deleteIncident.run(accountId, id).changes > 0;
+  }
+
+  saveProfile(accountId: string, profile: AccountProfile): void {
+    this.#upsertProfile.run(accountId, JSON.stringify(profile));
+  }
+
+  profile(accountId: string): AccountProfile | undefined {
+    const row = this.#profile.get(accountId) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as AccountProfile) : undefined;
+  }
+
+  /**
+   * The group's trigger, created on first read. The contract only has the GET of this deprecated
+   * endpoint, so the trigger a real account would have made in the UI is made here, once, and is
+   * stable from then on.
+   */
+  triggerOf(accountId: string, groupId: number, now: Date): TriggerDoc {
+    const row = this.#trigger.get(accountId, groupId) as { doc: string } | undefined;
+    if (row) return JSON.parse(row.doc) as TriggerDoc;
+    const draft = { token: randomBytes(16).toString('hex'), groupId, created_at: now.toISOString(), called_at: null, updated_at: null };
+    const id = Number(this.#insertTrigger.run(accountId, groupId, '{}').lastInsertRowid);
+    const trigger: TriggerDoc = { id, ...draft };
+    // The id is the row's, so the document can only be written once the row exists.
+    this.#saveTrigger.run(JSON.stringify(trigger), id);
+    return trigger;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The read side's own tables, as numbered steps of the `readside` migration scope (append new steps,
+ * never rewrite old ones). Every table carries `account_id`, and every query filters on it, so another
+ * tenant's id reads as missing. Documents are stored as JSON as the API returns them; the columns
+ * next to them exist only for filtering and ordering.
+ */
+import type { Migration } from '../store/index.js';
+
+export const READSIDE_SCOPE = 'readside';
+
+export const READSIDE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'check results, heartbeat events, error groups',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE check_results (
+          account_id TEXT NOT NULL,
+          id TEXT NOT NULL,
+          check_id TEXT NOT NULL,
+          created_ms INTEGER NOT NULL,
+          doc TEXT NOT NULL,
+          PRIMARY KEY (account_id, id)
+        );
+        CREATE INDEX check_results_check_time ON check_results (account_id, check_id, created_ms);
+
+        CREATE TABLE heartbeat_events (
+          account_id TEXT NOT NULL,
+          id TEXT NOT NULL,
+          check_id TEXT NOT NULL,
+          at_ms INTEGER NOT NULL,
+          doc TEXT NOT NULL,
+          PRIMARY KEY (account_id, id)
+        );
+        CREATE INDEX heartbeat_events_check_time ON heartbeat_events (account_id, check_id, at_ms);
+
+        CREATE TABLE error_groups (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          account_id TEXT NOT NULL,
+          id TEXT NOT NULL UNIQUE,
+          check_id TEXT NOT NULL,
+          error_hash TEXT NOT NULL,
+          state TEXT NOT NULL,
+          UNIQUE (account_id, check_id, error_hash)
+        );
+        CREATE INDEX error_groups_check ON error_groups (account_id, check_id, seq);
+      `);
+    },
+  },
+  {
+    version: 2,
+    name: 'status pages, subscriptions, incidents',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE status_pages (
+          account_id TEXT NOT NULL,
+          id TEXT NOT NULL,
+          doc TEXT NOT NULL,
+          PRIMARY KEY (account_id, id)
+        );
+
+        CREATE TABLE status_page_subscriptions (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          account_id TEXT NOT NULL,
+          status_page_id TEXT NOT NULL,
+          id TEXT NOT NULL,
+          doc TEXT NOT NULL,
+          UNIQUE (account_id, id)
+        );
+        CREATE INDEX status_page_subscriptions_page ON status_page_subscriptions (account_id, status_page_id, seq);
+
+        CREATE TABLE incidents (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          account_id TEXT NOT NULL,
+          id TEXT NOT NULL UNIQUE,
+          state TEXT NOT NULL
+        );
+        CREATE INDEX incidents_account ON incidents (account_id, seq);
+      `);
+    },
+  },
+  {
+    version: 3,
+    name: 'account profiles, check-group triggers',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE account_profiles (
+          account_id TEXT PRIMARY KEY,
+          doc TEXT NOT NULL
+        );
+
+        CREATE TABLE check_group_triggers (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          account_id TEXT NOT NULL,
+          group_id INTEGER NOT NULL,
+          doc TEXT NOT NULL,
+          UNIQUE (account_id, group_id)
+        );
+      `);
+    },
+  },
+];
