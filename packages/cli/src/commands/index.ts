@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { registerServer } from './server.js';
+import { registerSynth } from './synth.js';
+import { registerValidate } from './validate.js';
 
 /**
  * Every `vigil` subcommand, in the order `vigil --help` lists them. Each module only declares its
  * flags here; the heavy imports (server, engine, esbuild) happen inside the action, so `vigil --help`
  * and `vigil validate` never pay for what they do not use.
  */
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerServer];
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerValidate, registerSynth, registerServer];

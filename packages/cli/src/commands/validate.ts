@@ -1,0 +1,91 @@
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import type { Diagnostic, LoadedProject } from '@vigil/engine';
+import { CliError } from '../errors.js';
+
+/**
+ * The files user code's `vigil`, `vigil/constructs` and `@vigil/constructs` imports resolve to:
+ * the very modules this process runs, so the user's constructs and the CLI share one instance.
+ */
+export function cliModuleAliases(): Record<string, string> {
+  const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
+  return {
+    vigil: fileURLToPath(new URL('../index.ts', import.meta.url)),
+    'vigil/constructs': fileURLToPath(new URL('../constructs.ts', import.meta.url)),
+    '@vigil/constructs': constructs,
+  };
+}
+
+/**
+ * Loads the project named by the global `--config` option. A missing config file is a CliError;
+ * problems in the user's code come back as diagnostics.
+ */
+export async function loadFromCommand(command: Command): Promise<LoadedProject> {
+  const { config } = command.optsWithGlobals<{ config?: string }>();
+  const { loadProject, ProjectNotFoundError } = await import('@vigil/engine');
+  try {
+    return await loadProject({
+      ...(config !== undefined ? { configPath: config } : {}),
+      cwd: process.cwd(),
+      aliases: cliModuleAliases(),
+    });
+  } catch (error) {
+    if (error instanceof ProjectNotFoundError) throw new CliError(error.message, { exitCode: 1, cause: error });
+    throw error;
+  }
+}
+
+/**
+ * One diagnostic as `file:line:col  error  message  (address.field)`, then an indented `hint:`
+ * line when there is one. The location is left out when the problem has none.
+ */
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  const { source, address, path } = diagnostic;
+  const location = source ? `${source.file}:${source.line}:${source.column}  ` : '';
+  const subject = address !== undefined ? `  (${path ? `${address}.${path}` : address})` : '';
+  const line = `${location}${diagnostic.severity}  ${diagnostic.message}${subject}`;
+  return diagnostic.hint ? `${line}\n  hint: ${diagnostic.hint}` : line;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** `✔ 12 resources valid`, `✔ 12 resources valid, 1 warning` or `2 errors, 1 warning`. */
+export function summaryLine(diagnostics: readonly Diagnostic[], resourceCount: number): string {
+  const errors = diagnostics.filter((diagnostic) => diagnostic.severity === 'error').length;
+  const warnings = diagnostics.length - errors;
+  if (errors > 0) return warnings > 0 ? `${plural(errors, 'error')}, ${plural(warnings, 'warning')}` : plural(errors, 'error');
+  const valid = `✔ ${plural(resourceCount, 'resource')} valid`;
+  return warnings > 0 ? `${valid}, ${plural(warnings, 'warning')}` : valid;
+}
+
+/** Prints every diagnostic; returns whether any is an error. */
+export function printDiagnostics(diagnostics: readonly Diagnostic[], write: (text: string) => void): boolean {
+  for (const diagnostic of diagnostics) write(`${formatDiagnostic(diagnostic)}\n`);
+  return diagnostics.some((diagnostic) => diagnostic.severity === 'error');
+}
+
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description('load the project and report every problem in it, offline (no API calls)')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints one line per problem, `file:line:col  error|warning  message  (address.field)`,',
+        'followed by a `hint:` line where there is advice, then a summary. Exits 1 on any error.',
+      ].join('\n'),
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const loaded = await loadFromCommand(command);
+      const write = (text: string) => process.stdout.write(text);
+      const failed = printDiagnostics(loaded.diagnostics, write);
+      const resourceCount = failed ? loaded.project.constructs().length : loaded.specs.length;
+      write(`${summaryLine(loaded.diagnostics, resourceCount)}\n`);
+      if (failed) process.exitCode = 1;
+    });
+}

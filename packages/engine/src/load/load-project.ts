@@ -1,0 +1,166 @@
+import { realpathSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Project, type Diagnostic, type ResourceSpec, type VigilConfig } from '@vigil/constructs';
+import { Graph } from '../graph/index.js';
+import { bundleProject } from './bundle.js';
+import { discoverMonitorFiles, resolveConfigPath } from './discover.js';
+import { BundleFiles, evaluateBundle } from './evaluate.js';
+import { buildResourceGraph } from './resource-graph.js';
+import { attachScripts } from './script-hooks.js';
+import { displayPath, relativeSource, thrownErrorToDiagnostic } from './user-errors.js';
+
+export interface LoadProjectOptions {
+  /** Config file, absolute or relative to `cwd`; default `vigil.config.ts` in `cwd`. */
+  configPath?: string;
+  /** Directory relative paths start from (the shell's working directory for the CLI). */
+  cwd: string;
+  /**
+   * Module files that `vigil`, `vigil/constructs` and `@vigil/constructs` imports in user code
+   * resolve to. The CLI passes its own entry files so user code shares the module instance the
+   * CLI runs; by default all three point at `@vigil/constructs`.
+   */
+  aliases?: Readonly<Record<string, string>>;
+}
+
+export interface LoadedProject {
+  /** Absolute project root: the config file's directory. */
+  root: string;
+  /** Absolute path of the config file. */
+  configPath: string;
+  /** The config module's default export; absent when it could not be evaluated. */
+  config?: VigilConfig;
+  /** Absolute paths of the monitor files that were loaded, sorted. */
+  files: string[];
+  /** The fresh Project the user's constructs registered into. */
+  project: Project;
+  /** Every problem found, sorted by file, line and column; sources are relative to `root`. */
+  diagnostics: Diagnostic[];
+  /** The desired state; empty when any diagnostic is an error. */
+  specs: ResourceSpec[];
+  /** Nodes are spec addresses, edges are refs; empty when any diagnostic is an error. */
+  graph: Graph;
+}
+
+/**
+ * Loads a project the way every command starts: find the config, evaluate it, discover the monitor
+ * files its `checks.checkMatch` selects, bundle them in one esbuild build, evaluate the bundle into
+ * a fresh {@link Project}, bundle check scripts, validate, synthesise, and build the graph.
+ *
+ * Throws `ProjectNotFoundError` when there is no config file; every problem in the user's code is
+ * returned as a diagnostic instead.
+ *
+ * The config is bundled and evaluated on its own first because the globs that select the monitor
+ * files live in it. The monitor bundle then reuses the evaluated config module rather than running
+ * it again, so a monitor that imports the config sees the same instance.
+ */
+export async function loadProject(options: LoadProjectOptions): Promise<LoadedProject> {
+  const configPath = resolveConfigPath(options);
+  const root = path.dirname(configPath);
+  const aliases = options.aliases ?? defaultAliases();
+  const vigilDirectories = [...new Set(Object.values(aliases).map((file) => path.dirname(file)))];
+  const isVigilFile = (file: string) => vigilDirectories.some((directory) => file.startsWith(directory + path.sep));
+
+  const project = new Project({ root });
+  const loaded: LoadedProject = { root, configPath, files: [], project, diagnostics: [], specs: [], graph: new Graph() };
+  const report = (diagnostics: readonly Diagnostic[]) => {
+    loaded.diagnostics.push(...diagnostics.map((diagnostic) => relativeDiagnostic(root, diagnostic)));
+  };
+  const bundles = new BundleFiles(root);
+  try {
+    const configBundle = await bundleProject({ root, modules: [], reexport: configPath, aliases });
+    report(configBundle.diagnostics);
+    if (configBundle.code === undefined) return finish(loaded);
+    const configUrl = await bundles.write('config', configBundle.code);
+    const configModule = await evaluateBundle(configUrl, project);
+    if (!configModule.ok) {
+      report([thrownErrorToDiagnostic(root, configModule.error, isVigilFile)]);
+      return finish(loaded);
+    }
+    const config = configModule.exports.default;
+    if (!isConfigObject(config)) {
+      report([
+        {
+          severity: 'error',
+          message: `${displayPath(root, configPath)} must export its config as the default export`,
+          hint: "Write `export default defineConfig({ projectName: '...', logicalId: '...' })`, importing defineConfig from 'vigil'.",
+          source: { file: configPath, line: 1, column: 1 },
+        },
+      ]);
+      return finish(loaded);
+    }
+    loaded.config = config;
+    project.setConfig(config);
+
+    loaded.files = await discoverMonitorFiles({
+      root,
+      checkMatch: config.checks?.checkMatch,
+      ignoreDirectoriesMatch: config.checks?.ignoreDirectoriesMatch,
+      exclude: [configPath],
+    });
+    if (loaded.files.length > 0) {
+      const monitorBundle = await bundleProject({
+        root,
+        modules: loaded.files,
+        aliases,
+        evaluated: { [configPath]: configUrl },
+      });
+      report(monitorBundle.diagnostics);
+      if (monitorBundle.code === undefined) return finish(loaded);
+      const monitors = await evaluateBundle(await bundles.write('monitors', monitorBundle.code), project);
+      if (!monitors.ok) {
+        report([thrownErrorToDiagnostic(root, monitors.error, isVigilFile)]);
+        return finish(loaded);
+      }
+    }
+
+    report(await attachScripts(project, root));
+    report(project.validate());
+    if (loaded.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return finish(loaded);
+
+    loaded.specs = project.synth().map((spec) => ({ ...spec, source: relativeSource(root, spec.source) }));
+    const { graph, diagnostics } = buildResourceGraph(loaded.specs);
+    report(diagnostics);
+    if (!loaded.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) loaded.graph = graph;
+    else loaded.specs = [];
+    return finish(loaded);
+  } finally {
+    await bundles.cleanUp();
+  }
+}
+
+/** Without aliases from the CLI, every vigil entry point is served by `@vigil/constructs` itself. */
+function defaultAliases(): Record<string, string> {
+  const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
+  return { vigil: constructs, 'vigil/constructs': constructs, '@vigil/constructs': constructs };
+}
+
+function isConfigObject(value: unknown): value is VigilConfig {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Locations relative to the root, also inside messages: constructs name the first of two duplicates
+ * by its absolute location, which would make output depend on where the repository is checked out.
+ */
+function relativeDiagnostic(root: string, diagnostic: Diagnostic): Diagnostic {
+  const prefix = root + path.sep;
+  const relativeText = (text: string) => text.split(prefix).join('');
+  const result: Diagnostic = { ...diagnostic, message: relativeText(diagnostic.message) };
+  if (diagnostic.hint !== undefined) result.hint = relativeText(diagnostic.hint);
+  if (diagnostic.source) result.source = relativeSource(root, diagnostic.source);
+  return result;
+}
+
+function finish(loaded: LoadedProject): LoadedProject {
+  loaded.diagnostics.sort(compareDiagnostics);
+  return loaded;
+}
+
+/** By file, line, column; diagnostics without a location first; otherwise in the order found. */
+function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  const fileA = a.source?.file ?? '';
+  const fileB = b.source?.file ?? '';
+  if (fileA !== fileB) return fileA < fileB ? -1 : 1;
+  return (a.source?.line ?? 0) - (b.source?.line ?? 0) || (a.source?.column ?? 0) - (b.source?.column ?? 0);
+}

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import pLimit from 'p-limit';
+import type { Diagnostic, Project } from '@vigil/constructs';
+import { bundleScript } from './scripts.js';
+
+/** Structural view of a construct with script entrypoints (it may come from another package copy). */
+interface ScriptOwner {
+  readonly address: string;
+  scriptEntrypoints(): Array<{ field: string; path: string; propPath: string }>;
+  setBundledScript(field: string, code: string): void;
+}
+
+function isScriptOwner(value: unknown): value is ScriptOwner {
+  const candidate = value as Partial<ScriptOwner> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.scriptEntrypoints === 'function' &&
+    typeof candidate.setBundledScript === 'function'
+  );
+}
+
+/**
+ * Bundles every script entrypoint of the project's constructs (multi-step `code`, API check
+ * setup/teardown) and hands the code to its construct before validation. An entrypoint shared by
+ * several checks is bundled once. A missing file is left to the construct, which reports it with
+ * the prop path the user wrote.
+ */
+export async function attachScripts(project: Project, root: string): Promise<Diagnostic[]> {
+  const diagnostics: Diagnostic[] = [];
+  const bundles = new Map<string, ReturnType<typeof bundleScript>>();
+  // esbuild already uses every core for one build; a few builds at once only keep it busy.
+  const limit = pLimit(4);
+  const work: Array<Promise<void>> = [];
+  for (const construct of project.constructs()) {
+    if (!isScriptOwner(construct)) continue;
+    for (const request of construct.scriptEntrypoints()) {
+      if (!existsSync(request.path)) continue;
+      let bundle = bundles.get(request.path);
+      if (bundle === undefined) {
+        bundle = limit(() => bundleScript({ root, entrypoint: request.path }));
+        bundles.set(request.path, bundle);
+      }
+      const pending = bundle;
+      work.push(
+        pending.then((result) => {
+          if (result.script !== undefined) construct.setBundledScript(request.field, result.script);
+          for (const diagnostic of result.diagnostics) {
+            diagnostics.push({ ...diagnostic, address: construct.address, path: request.propPath });
+          }
+        }),
+      );
+    }
+  }
+  await Promise.all(work);
+  return diagnostics;
+}

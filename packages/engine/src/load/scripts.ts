@@ -1,0 +1,135 @@
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import * as esbuild from 'esbuild';
+import type { Diagnostic } from '@vigil/constructs';
+import { esbuildMessagesToDiagnostics } from './user-errors.js';
+
+/**
+ * npm packages the check runtime provides (the Checkly-compatible runtimes, e.g. 2025.04). Imports
+ * of these stay `require` calls in the bundled script; any other package cannot run remotely.
+ */
+export const RUNTIME_PACKAGES: ReadonlySet<string> = new Set([
+  '@axe-core/playwright',
+  '@azure/identity',
+  '@azure/keyvault-secrets',
+  '@checkly/playwright-helpers',
+  '@faker-js/faker',
+  '@opentelemetry/api',
+  '@opentelemetry/exporter-trace-otlp-grpc',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/sdk-trace-node',
+  '@playwright/test',
+  'aws4',
+  'axios',
+  'btoa',
+  'chai',
+  'chai-string',
+  'crypto-js',
+  'date-fns',
+  'date-fns-tz',
+  'dotenv',
+  'ethers',
+  'expect',
+  'form-data',
+  'jose',
+  'jsonwebtoken',
+  'lodash',
+  'luxon',
+  'mocha',
+  'moment',
+  'node-fetch',
+  'otpauth',
+  'pdf2json',
+  'playwright',
+  'uuid',
+  'ws',
+  'xml-crypto',
+  'xml-encryption',
+  'xml2js',
+]);
+
+const BUILTINS = new Set(builtinModules);
+
+/** Marks the plugin's own nested resolve, so it is not intercepted a second time. */
+const RESOLVING = Symbol('vigil-resolving');
+
+/** `lodash/merge` → `lodash`, `@playwright/test/reporter` → `@playwright/test`. */
+export function packageNameOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
+}
+
+function isBareSpecifier(specifier: string): boolean {
+  return !specifier.startsWith('.') && !path.isAbsolute(specifier) && !specifier.startsWith('file:');
+}
+
+export interface BundleScriptOptions {
+  root: string;
+  /** Absolute path of the script's entry file. */
+  entrypoint: string;
+}
+
+/**
+ * Bundles one check script (a multi-step check's code, an API check's setup or teardown) into a
+ * single CommonJS file: local imports inlined, runtime packages and Node built-ins left as
+ * `require`s. An import of any other package is an error diagnostic at the importing line, since
+ * the remote runtime could not resolve it.
+ */
+export async function bundleScript(options: BundleScriptOptions): Promise<{ script?: string; diagnostics: Diagnostic[] }> {
+  const { root } = options;
+  const diagnostics: Diagnostic[] = [];
+  try {
+    const result = await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: [options.entrypoint],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'vigil-runtime-packages',
+          setup(build) {
+            build.onResolve({ filter: /.*/ }, async (args) => {
+              if (args.kind === 'entry-point' || args.pluginData === RESOLVING || !isBareSpecifier(args.path)) return undefined;
+              const name = packageNameOf(args.path.replace(/^node:/, ''));
+              if (args.path.startsWith('node:') || BUILTINS.has(name) || RUNTIME_PACKAGES.has(name)) {
+                return { path: args.path, external: true };
+              }
+              // tsconfig `paths` may map a bare-looking specifier to a local file, which is fine.
+              const resolved = await build.resolve(args.path, {
+                kind: args.kind,
+                importer: args.importer,
+                resolveDir: args.resolveDir,
+                pluginData: RESOLVING,
+              });
+              const local = resolved.errors.length === 0 && !resolved.external && !/[\\/]node_modules[\\/]/.test(resolved.path);
+              if (local) return { path: resolved.path };
+              return {
+                errors: [
+                  {
+                    text: `"${name}" is not available in the check runtime, so a check script cannot import it`,
+                    notes: [{ text: 'Import only local files, Node built-ins and the runtime packages (@playwright/test, axios, lodash, moment, ...).' }],
+                  },
+                ],
+              };
+            });
+          },
+        },
+      ],
+    });
+    const output = result.outputFiles[0];
+    if (!output) throw new Error('this is a bug in vigil: esbuild produced no script output');
+    diagnostics.push(...esbuildMessagesToDiagnostics(root, result.warnings, 'warning'));
+    return { script: output.text, diagnostics };
+  } catch (error) {
+    if (error instanceof Error && Array.isArray((error as esbuild.BuildFailure).errors)) {
+      const failure = error as esbuild.BuildFailure;
+      diagnostics.push(...esbuildMessagesToDiagnostics(root, failure.errors, 'error'));
+      return { diagnostics };
+    }
+    throw error;
+  }
+}

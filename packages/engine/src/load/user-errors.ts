@@ -1,0 +1,84 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Message } from 'esbuild';
+import type { Diagnostic, SourceLocation } from '@vigil/constructs';
+
+/**
+ * Turns failures in the user's code into diagnostics that point at the user's own line. Users get
+ * `checks/api.monitor.ts:12:5  error  ...`, never a stack trace through vigil's internals.
+ */
+
+/** `file` relative to `root` with forward slashes when it lies inside it; absolute otherwise. */
+export function displayPath(root: string, file: string): string {
+  const absolute = file.startsWith('file://') ? fileURLToPath(file) : file;
+  if (!path.isAbsolute(absolute)) return absolute.split(path.sep).join('/');
+  const relative = path.relative(root, absolute);
+  const inside = relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  return (inside ? relative : absolute).split(path.sep).join('/');
+}
+
+/** The same location with its file made relative to the project root. */
+export function relativeSource(root: string, source: SourceLocation): SourceLocation {
+  return { ...source, file: displayPath(root, source.file) };
+}
+
+/** esbuild's errors and warnings (syntax errors, unresolved imports) as diagnostics. */
+export function esbuildMessagesToDiagnostics(
+  root: string,
+  messages: readonly Message[],
+  severity: Diagnostic['severity'],
+): Diagnostic[] {
+  return messages.map((message) => {
+    const diagnostic: Diagnostic = { severity, message: message.text };
+    const hint = message.notes.map((note) => note.text).filter(Boolean).join(' ');
+    if (hint) diagnostic.hint = hint;
+    if (message.location) {
+      diagnostic.source = {
+        file: displayPath(root, path.resolve(root, message.location.file)),
+        line: message.location.line,
+        // esbuild counts columns from 0; editors and the rest of vigil count from 1.
+        column: message.location.column + 1,
+      };
+    }
+    return diagnostic;
+  });
+}
+
+// `at fn (file:///a/b.ts:12:5)`, `at file:///a/b.ts:12:5`, `at /a/b.ts:12:5`, `at async fn (...)`
+const FRAME = /^\s*at (?:.*?\()?(.+?):(\d+):(\d+)\)?\s*$/;
+
+/**
+ * The first stack frame in the user's code: inside the project root, not in `node_modules`, not in
+ * vigil's own packages. Stack frames are already source-mapped (the loader enables source maps
+ * before evaluating), so the location is in the user's TypeScript.
+ */
+export function firstUserFrame(root: string, stack: string, isVigilFile: (file: string) => boolean): SourceLocation | undefined {
+  for (const line of stack.split('\n')) {
+    const match = FRAME.exec(line);
+    if (!match) continue;
+    let file = match[1]!;
+    if (file.startsWith('file://')) file = fileURLToPath(file);
+    if (!path.isAbsolute(file)) continue;
+    const relative = path.relative(root, file);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
+    if (relative.split(path.sep).includes('node_modules') || isVigilFile(file)) continue;
+    return { file: displayPath(root, file), line: Number(match[2]), column: Number(match[3]) };
+  }
+  return undefined;
+}
+
+/** An exception thrown while evaluating the user's files, as one diagnostic at the throwing line. */
+export function thrownErrorToDiagnostic(
+  root: string,
+  error: unknown,
+  isVigilFile: (file: string) => boolean,
+): Diagnostic {
+  if (!(error instanceof Error)) {
+    return { severity: 'error', message: `a monitor file threw a non-error value: ${String(error)}` };
+  }
+  const name = error.name && error.name !== 'Error' ? `${error.name}: ` : '';
+  const diagnostic: Diagnostic = { severity: 'error', message: `${name}${error.message}` };
+  const source = firstUserFrame(root, error.stack ?? '', isVigilFile);
+  if (source) diagnostic.source = source;
+  return diagnostic;
+}
