@@ -1,0 +1,148 @@
+/**
+ * Alert channels (spec §2.7, §4.4, DESIGN §3.2). `config` depends on `type`, so every schema here
+ * is a discriminated union on `type`; an unknown type is reported at `type`, a bad config field at
+ * its own path (`config.address`).
+ */
+import { z } from 'zod';
+import { KeyValue } from './embedded.js';
+import { allOptional, withDefaults } from './helpers.js';
+import { SSL_EXPIRY_THRESHOLD_MAX, SSL_EXPIRY_THRESHOLD_MIN } from './limits.js';
+import { HttpMethod, OpsgeniePriority, OpsgenieRegion } from './values.js';
+
+export const EmailAlertChannelConfig = z.object({ address: z.email() });
+export type EmailAlertChannelConfig = z.infer<typeof EmailAlertChannelConfig>;
+
+export const SlackAlertChannelConfig = z.object({ url: z.url(), channel: z.string().optional() });
+export type SlackAlertChannelConfig = z.infer<typeof SlackAlertChannelConfig>;
+
+export const WebhookAlertChannelConfig = z.object({
+  name: z.string().min(1),
+  url: z.url(),
+  method: HttpMethod.default('POST'),
+  headers: z.array(KeyValue).default([]),
+  queryParameters: z.array(KeyValue).default([]),
+  template: z.string().optional(),
+  webhookSecret: z.string().optional(),
+});
+export type WebhookAlertChannelConfig = z.infer<typeof WebhookAlertChannelConfig>;
+
+/** SMS and CALL share this config. */
+export const PhoneAlertChannelConfig = z.object({ name: z.string().min(1), number: z.string().min(1) });
+export type PhoneAlertChannelConfig = z.infer<typeof PhoneAlertChannelConfig>;
+
+export const PagerdutyAlertChannelConfig = z.object({
+  serviceKey: z.string().min(1),
+  account: z.string().optional(),
+  serviceName: z.string().optional(),
+});
+export type PagerdutyAlertChannelConfig = z.infer<typeof PagerdutyAlertChannelConfig>;
+
+export const OpsgenieAlertChannelConfig = z.object({
+  name: z.string().min(1),
+  apiKey: z.string().min(1),
+  region: OpsgenieRegion,
+  priority: OpsgeniePriority,
+});
+export type OpsgenieAlertChannelConfig = z.infer<typeof OpsgenieAlertChannelConfig>;
+
+/** `config` schema per channel type, as data for code that needs to pick one. */
+export const ALERT_CHANNEL_CONFIGS = {
+  EMAIL: EmailAlertChannelConfig,
+  SLACK: SlackAlertChannelConfig,
+  WEBHOOK: WebhookAlertChannelConfig,
+  SMS: PhoneAlertChannelConfig,
+  CALL: PhoneAlertChannelConfig,
+  PAGERDUTY: PagerdutyAlertChannelConfig,
+  OPSGENIE: OpsgenieAlertChannelConfig,
+} as const;
+
+const alertChannelFields = {
+  sendRecovery: z.boolean().optional(),
+  sendFailure: z.boolean().optional(),
+  sendDegraded: z.boolean().optional(),
+  sslExpiry: z.boolean().optional(),
+  sslExpiryThreshold: z.number().int().min(SSL_EXPIRY_THRESHOLD_MIN).max(SSL_EXPIRY_THRESHOLD_MAX).optional(),
+  autoSubscribe: z.boolean().optional(),
+};
+
+const alertChannelCreateFields = withDefaults(alertChannelFields, {
+  sendRecovery: true,
+  sendFailure: true,
+  sendDegraded: false,
+  sslExpiry: false,
+  sslExpiryThreshold: 30,
+  autoSubscribe: false,
+});
+
+/** A check or group subscribed to a channel (response only). */
+export const AlertChannelSubscriptionRecord = z.object({
+  id: z.number().int(),
+  checkId: z.string().nullable(),
+  groupId: z.number().int().nullable(),
+  activated: z.boolean(),
+});
+export type AlertChannelSubscriptionRecord = z.infer<typeof AlertChannelSubscriptionRecord>;
+
+const alertChannelResponseFields = {
+  ...alertChannelCreateFields,
+  id: z.number().int(),
+  subscriptions: z.array(AlertChannelSubscriptionRecord),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+};
+
+const CONFIGS = [
+  ['EMAIL', EmailAlertChannelConfig],
+  ['SLACK', SlackAlertChannelConfig],
+  ['WEBHOOK', WebhookAlertChannelConfig],
+  ['SMS', PhoneAlertChannelConfig],
+  ['PAGERDUTY', PagerdutyAlertChannelConfig],
+  ['OPSGENIE', OpsgenieAlertChannelConfig],
+  ['CALL', PhoneAlertChannelConfig],
+] as const;
+
+/** One union member per type, from the shared fields, with `config` required. */
+function perType<F extends z.ZodRawShape>(fields: F) {
+  const member = <T extends string, C extends z.ZodType>(type: T, config: C) =>
+    z.object({ ...fields, type: z.literal(type), config });
+  return [
+    member(CONFIGS[0][0], CONFIGS[0][1]),
+    member(CONFIGS[1][0], CONFIGS[1][1]),
+    member(CONFIGS[2][0], CONFIGS[2][1]),
+    member(CONFIGS[3][0], CONFIGS[3][1]),
+    member(CONFIGS[4][0], CONFIGS[4][1]),
+    member(CONFIGS[5][0], CONFIGS[5][1]),
+    member(CONFIGS[6][0], CONFIGS[6][1]),
+  ] as const;
+}
+
+/** As `perType`, with `config` optional (PUT merge semantics). */
+function perTypeOptionalConfig<F extends z.ZodRawShape>(fields: F) {
+  const member = <T extends string, C extends z.ZodType>(type: T, config: C) =>
+    z.object({ ...fields, type: z.literal(type), config: config.optional() });
+  return [
+    member(CONFIGS[0][0], CONFIGS[0][1]),
+    member(CONFIGS[1][0], CONFIGS[1][1]),
+    member(CONFIGS[2][0], CONFIGS[2][1]),
+    member(CONFIGS[3][0], CONFIGS[3][1]),
+    member(CONFIGS[4][0], CONFIGS[4][1]),
+    member(CONFIGS[5][0], CONFIGS[5][1]),
+    member(CONFIGS[6][0], CONFIGS[6][1]),
+  ] as const;
+}
+
+/** Body of `POST /v1/alert-channels` (extension, DESIGN §3.2). */
+export const AlertChannelCreate = z.discriminatedUnion('type', perType(alertChannelCreateFields));
+export type AlertChannelCreate = z.infer<typeof AlertChannelCreate>;
+export type AlertChannelCreateInput = z.input<typeof AlertChannelCreate>;
+
+/**
+ * Body of `PUT /v1/alert-channels/{id}`: merge semantics, but `type` is required because it decides
+ * how `config` is validated; a PUT cannot change a channel's type.
+ */
+export const AlertChannelUpdate = z.discriminatedUnion('type', perTypeOptionalConfig(allOptional(alertChannelFields)));
+export type AlertChannelUpdate = z.infer<typeof AlertChannelUpdate>;
+
+/** An alert channel as the service returns it. */
+export const AlertChannel = z.discriminatedUnion('type', perType(alertChannelResponseFields));
+export type AlertChannel = z.infer<typeof AlertChannel>;

@@ -1,0 +1,126 @@
+/**
+ * Analytics (spec §2.6, §4.3): the three per-type endpoints, their metric names and `groupBy`
+ * values as data, their queries and the report.
+ */
+import { z } from 'zod';
+import { queryInt, queryList } from './helpers.js';
+import { AGGREGATION_INTERVAL_MAX, AGGREGATION_INTERVAL_MIN, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN, PAGE_DEFAULT, PAGE_MIN } from './limits.js';
+import { CheckType, QuickRange, StatusFilter } from './values.js';
+
+/** Aggregation suffixes: `<base>_<suffix>` for every time base. */
+export const METRIC_SUFFIXES = ['avg', 'max', 'median', 'min', 'p50', 'p90', 'p95', 'p99', 'stddev', 'sum'] as const;
+export type MetricSuffix = (typeof METRIC_SUFFIXES)[number];
+
+/** Which analytics endpoint: the path segment after `/v1/analytics/`. */
+export const ANALYTICS_KINDS = ['api-checks', 'tcp-checks', 'multistep-checks'] as const;
+export type AnalyticsKind = (typeof ANALYTICS_KINDS)[number];
+
+/**
+ * Per endpoint: base metrics (each usable alone), which of them are time bases (which also take
+ * every suffix), and the allowed `groupBy` values.
+ */
+export const ANALYTICS_DEFINITIONS = {
+  'api-checks': {
+    baseMetrics: ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download', 'availability', 'retries'],
+    timeBases: ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download'],
+    groupBy: ['runLocation', 'statusCode'],
+  },
+  'tcp-checks': {
+    baseMetrics: ['total', 'dns', 'connection', 'data', 'availability', 'retries'],
+    timeBases: ['total', 'dns', 'connection', 'data'],
+    groupBy: ['runLocation'],
+  },
+  'multistep-checks': {
+    baseMetrics: ['responseTime', 'availability', 'retries'],
+    timeBases: ['responseTime'],
+    groupBy: ['runLocation'],
+  },
+} as const satisfies Record<AnalyticsKind, { baseMetrics: readonly string[]; timeBases: readonly string[]; groupBy: readonly string[] }>;
+
+/** Every metric name an endpoint accepts: its base metrics, then `<base>_<suffix>` per time base. */
+export function analyticsMetricNames(kind: AnalyticsKind): string[] {
+  const def = ANALYTICS_DEFINITIONS[kind];
+  return [...def.baseMetrics, ...def.timeBases.flatMap((base) => METRIC_SUFFIXES.map((s) => `${base}_${s}`))];
+}
+
+type Suffixed<B extends string> = `${B}_${MetricSuffix}`;
+type MetricsOf<K extends AnalyticsKind> =
+  | (typeof ANALYTICS_DEFINITIONS)[K]['baseMetrics'][number]
+  | Suffixed<(typeof ANALYTICS_DEFINITIONS)[K]['timeBases'][number]>;
+
+export type ApiCheckMetric = MetricsOf<'api-checks'>;
+export type TcpCheckMetric = MetricsOf<'tcp-checks'>;
+export type MultiStepCheckMetric = MetricsOf<'multistep-checks'>;
+
+const metricEnum = <K extends AnalyticsKind>(kind: K) =>
+  z.enum(analyticsMetricNames(kind) as [MetricsOf<K>, ...MetricsOf<K>[]]);
+
+export const ApiCheckMetricName = metricEnum('api-checks');
+export const TcpCheckMetricName = metricEnum('tcp-checks');
+export const MultiStepCheckMetricName = metricEnum('multistep-checks');
+
+function analyticsQuery<M extends z.ZodType<string, string>, G extends z.ZodType<string, string>>(metric: M, groupBy: G) {
+  return z.object({
+    /** UNIX seconds; overrides `quickRange`. */
+    from: queryInt().min(0).optional(),
+    /** UNIX seconds; overrides `quickRange`. */
+    to: queryInt().min(0).optional(),
+    quickRange: QuickRange.default('last24Hours'),
+    /** Bucket width in minutes. */
+    aggregationInterval: queryInt().min(AGGREGATION_INTERVAL_MIN).max(AGGREGATION_INTERVAL_MAX).optional(),
+    filterByStatus: queryList(StatusFilter).optional(),
+    groupBy: groupBy.optional(),
+    /** Required; comma-separated or repeated. */
+    metrics: queryList(metric, { min: 1 }),
+    limit: queryInt().min(LIST_LIMIT_MIN).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT),
+    page: queryInt().min(PAGE_MIN).default(PAGE_DEFAULT),
+  });
+}
+
+export const ApiCheckAnalyticsQuery = analyticsQuery(ApiCheckMetricName, z.enum(ANALYTICS_DEFINITIONS['api-checks'].groupBy));
+export type ApiCheckAnalyticsQuery = z.infer<typeof ApiCheckAnalyticsQuery>;
+export const TcpCheckAnalyticsQuery = analyticsQuery(TcpCheckMetricName, z.enum(ANALYTICS_DEFINITIONS['tcp-checks'].groupBy));
+export type TcpCheckAnalyticsQuery = z.infer<typeof TcpCheckAnalyticsQuery>;
+export const MultiStepCheckAnalyticsQuery = analyticsQuery(
+  MultiStepCheckMetricName,
+  z.enum(ANALYTICS_DEFINITIONS['multistep-checks'].groupBy),
+);
+export type MultiStepCheckAnalyticsQuery = z.infer<typeof MultiStepCheckAnalyticsQuery>;
+
+/** Query schema per analytics endpoint. */
+export const ANALYTICS_QUERIES = {
+  'api-checks': ApiCheckAnalyticsQuery,
+  'tcp-checks': TcpCheckAnalyticsQuery,
+  'multistep-checks': MultiStepCheckAnalyticsQuery,
+} as const;
+
+export const MetricMetadata = z.object({ unit: z.string(), label: z.string(), aggregation: z.string() });
+export type MetricMetadata = z.infer<typeof MetricMetadata>;
+
+/**
+ * One series of the report: the group it belongs to (empty without `groupBy`) and one point per
+ * bucket, each holding the requested metrics.
+ */
+export const AnalyticsSeries = z.object({
+  runLocation: z.string().optional(),
+  statusCode: z.number().optional(),
+  data: z.array(z.record(z.string(), z.union([z.number(), z.string(), z.null()]))),
+});
+export type AnalyticsSeries = z.infer<typeof AnalyticsSeries>;
+
+/** Response of the three analytics endpoints (spec §2.6). */
+export const AnalyticsReport = z.object({
+  checkId: z.string(),
+  name: z.string(),
+  checkType: CheckType,
+  activated: z.boolean(),
+  muted: z.boolean(),
+  frequency: z.number(),
+  from: z.string(),
+  to: z.string(),
+  tags: z.array(z.string()),
+  series: z.array(AnalyticsSeries),
+  pagination: z.object({ page: z.number(), limit: z.number() }),
+  metadata: z.record(z.string(), MetricMetadata),
+});
+export type AnalyticsReport = z.infer<typeof AnalyticsReport>;

@@ -1,0 +1,260 @@
+/**
+ * Checks (spec §2.3, §4.1, DESIGN §3.2): API, multi-step and generic create, their PUT bodies and
+ * responses, and the `frequencyOffset` rules of spec §8.
+ *
+ * Every resource follows one pattern: a defaults-free field shape; `XCreate` = shape + documented
+ * defaults (parsing fills them; the server stores the parsed output and the constructs use the same
+ * schema to fill defaults); `XUpdate` = every field optional, no defaults (PUT merges); `X` = the
+ * response. Unknown keys are stripped, not rejected, like the real service: it ignores extras, and
+ * a client built against a newer API must not be broken by an older server.
+ */
+import { z } from 'zod';
+import {
+  AlertChannelSubscription,
+  AlertChannelsSummary,
+  AlertSettings,
+  ApiCheckRequest,
+  DEFAULT_ALERT_SETTINGS,
+  Dependency,
+  EnvironmentVariableResponse,
+  type EnvironmentVariable,
+  EnvironmentVariables,
+  HeartbeatConfig,
+  RetryStrategy,
+  TriggerIncident,
+} from './embedded.js';
+import { allOptional, queryList, withDefaults } from './helpers.js';
+import { PageQuery } from './paging.js';
+import {
+  DEGRADED_RESPONSE_TIME_DEFAULT,
+  FREQUENCY_DEFAULT,
+  FREQUENCY_OFFSET_MIN,
+  GROUP_ORDER_MIN,
+  MAX_RESPONSE_TIME_DEFAULT,
+  RESPONSE_TIME_MAX,
+  RESPONSE_TIME_MIN,
+  frequencyOffsetProblem,
+  type FrequencyOffsetCheckKind,
+} from './limits.js';
+import { CheckType, Frequency, Location, MultiStepFrequency, RuntimeId } from './values.js';
+
+const ResponseTime = z.number().min(RESPONSE_TIME_MIN).max(RESPONSE_TIME_MAX).nullable();
+
+/** Fields every check kind shares (spec §2.3), without defaults. */
+const commonCheckFields = {
+  name: z.string().min(1),
+  activated: z.boolean().optional(),
+  muted: z.boolean().optional(),
+  /** Deprecated in favour of `retryStrategy`. */
+  doubleCheck: z.boolean().optional(),
+  shouldFail: z.boolean().optional(),
+  locations: z.array(Location).nullable().optional(),
+  privateLocations: z.array(z.string()).nullable().optional(),
+  tags: z.array(z.string()).optional(),
+  alertSettings: AlertSettings.optional(),
+  useGlobalAlertSettings: z.boolean().optional(),
+  groupId: z.number().int().nullable().optional(),
+  groupOrder: z.number().int().min(GROUP_ORDER_MIN).nullable().optional(),
+  runtimeId: RuntimeId.nullable().optional(),
+  alertChannelSubscriptions: z.array(AlertChannelSubscription).optional(),
+  retryStrategy: RetryStrategy.nullable().optional(),
+  triggerIncident: TriggerIncident.nullable().optional(),
+  runParallel: z.boolean().optional(),
+  frequencyOffset: z.number().int().min(FREQUENCY_OFFSET_MIN).optional(),
+  setupSnippetId: z.number().int().nullable().optional(),
+  tearDownSnippetId: z.number().int().nullable().optional(),
+  localSetupScript: z.string().nullable().optional(),
+  localTearDownScript: z.string().nullable().optional(),
+};
+
+/** Defaults of spec §2.3 shared by every create call. */
+const commonCheckDefaults = {
+  activated: true,
+  muted: false,
+  doubleCheck: true,
+  shouldFail: false,
+  locations: [] as Location[],
+  privateLocations: [] as string[],
+  tags: [] as string[],
+  alertSettings: DEFAULT_ALERT_SETTINGS,
+  useGlobalAlertSettings: true,
+  alertChannelSubscriptions: [] as AlertChannelSubscription[],
+  runParallel: false,
+  frequency: FREQUENCY_DEFAULT as 10,
+};
+
+/** Response-only fields the service adds to every check (DESIGN §3.3). */
+const checkResponseFields = {
+  id: z.string(),
+  alertChannels: AlertChannelsSummary,
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+};
+
+/**
+ * The `frequencyOffset` rules of spec §8 as a superRefine. Runs only when both values are known:
+ * on a PUT that omits one of them, the server re-checks the merged record with
+ * `frequencyOffsetProblem`.
+ */
+export function refineFrequencyOffset(kind: (value: { checkType?: unknown }) => FrequencyOffsetCheckKind) {
+  return (value: { frequency?: number | undefined; frequencyOffset?: number | undefined; checkType?: unknown }, ctx: z.RefinementCtx) => {
+    if (value.frequency === undefined || value.frequencyOffset === undefined) return;
+    const problem = frequencyOffsetProblem(value.frequency, value.frequencyOffset, kind(value));
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['frequencyOffset'], message: problem, input: value.frequencyOffset });
+  };
+}
+
+/** Maps a `checkType` to the kind the offset rules distinguish. */
+export function frequencyOffsetKind(checkType: unknown): FrequencyOffsetCheckKind {
+  if (checkType === 'API' || checkType === 'TCP' || checkType === 'MULTI_STEP') return checkType;
+  return 'OTHER';
+}
+
+// ---------------------------------------------------------------------------------------------
+// API checks: POST /v1/checks/api, PUT /v1/checks/api/{id}
+
+const apiCheckFields = {
+  ...commonCheckFields,
+  checkType: z.literal('API').optional(),
+  frequency: Frequency.optional(),
+  degradedResponseTime: ResponseTime.optional(),
+  maxResponseTime: ResponseTime.optional(),
+  request: ApiCheckRequest,
+};
+
+const apiCheckCreateShape = withDefaults(apiCheckFields, {
+  ...commonCheckDefaults,
+  checkType: 'API',
+  degradedResponseTime: DEGRADED_RESPONSE_TIME_DEFAULT,
+  maxResponseTime: MAX_RESPONSE_TIME_DEFAULT,
+});
+
+/** Body of `POST /v1/checks/api`; required `name`, `request`. */
+export const ApiCheckCreate = z.object(apiCheckCreateShape).superRefine(refineFrequencyOffset(() => 'API'));
+export type ApiCheckCreate = z.infer<typeof ApiCheckCreate>;
+/** What a caller may send (defaults not yet applied). */
+export type ApiCheckCreateInput = z.input<typeof ApiCheckCreate>;
+
+/** Body of `PUT /v1/checks/api/{id}`: merge semantics, nothing defaulted. */
+export const ApiCheckUpdate = z.object(allOptional(apiCheckFields)).superRefine(refineFrequencyOffset(() => 'API'));
+export type ApiCheckUpdate = z.infer<typeof ApiCheckUpdate>;
+
+/** An API check as the service returns it. */
+export const ApiCheck = z.object({
+  ...apiCheckCreateShape,
+  ...checkResponseFields,
+  checkType: z.literal('API'),
+  frequencyOffset: z.number().int(),
+});
+export type ApiCheck = z.infer<typeof ApiCheck>;
+
+// ---------------------------------------------------------------------------------------------
+// Multi-step checks: POST /v1/checks/multistep, PUT /v1/checks/multistep/{id}
+
+const multiStepCheckFields = {
+  ...commonCheckFields,
+  checkType: z.literal('MULTI_STEP').optional(),
+  frequency: MultiStepFrequency.optional(),
+  degradedResponseTime: ResponseTime.optional(),
+  maxResponseTime: ResponseTime.optional(),
+  script: z.string().min(1),
+  scriptPath: z.string().nullable().optional(),
+  environmentVariables: EnvironmentVariables.optional(),
+  dependencies: z.array(Dependency).nullable().optional(),
+};
+
+const multiStepCheckCreateShape = withDefaults(multiStepCheckFields, {
+  ...commonCheckDefaults,
+  checkType: 'MULTI_STEP',
+  environmentVariables: [] as EnvironmentVariable[],
+});
+
+/** Body of `POST /v1/checks/multistep`; required `name`, `script`; frequency without 0. */
+export const MultiStepCheckCreate = z
+  .object(multiStepCheckCreateShape)
+  .superRefine(refineFrequencyOffset(() => 'MULTI_STEP'));
+export type MultiStepCheckCreate = z.infer<typeof MultiStepCheckCreate>;
+export type MultiStepCheckCreateInput = z.input<typeof MultiStepCheckCreate>;
+
+/** Body of `PUT /v1/checks/multistep/{id}`. */
+export const MultiStepCheckUpdate = z
+  .object(allOptional(multiStepCheckFields))
+  .superRefine(refineFrequencyOffset(() => 'MULTI_STEP'));
+export type MultiStepCheckUpdate = z.infer<typeof MultiStepCheckUpdate>;
+
+/** A multi-step check as the service returns it (secret variables with `value: null`). */
+export const MultiStepCheck = z.object({
+  ...multiStepCheckCreateShape,
+  ...checkResponseFields,
+  checkType: z.literal('MULTI_STEP'),
+  frequencyOffset: z.number().int(),
+  environmentVariables: z.array(EnvironmentVariableResponse).nullable(),
+});
+export type MultiStepCheck = z.infer<typeof MultiStepCheck>;
+
+// ---------------------------------------------------------------------------------------------
+// Generic checks: POST /v1/checks, PUT /v1/checks/{id}, GET /v1/checks[/{id}]
+
+const genericCheckFields = {
+  ...commonCheckFields,
+  checkType: CheckType,
+  /** A plain integer here (spec §4.1), not the value set of the typed create calls. */
+  frequency: z.number().int().min(0).optional(),
+  heartbeat: HeartbeatConfig,
+  script: z.string().nullable(),
+  scriptPath: z.string().nullable().optional(),
+  /** The spec leaves the generic `request` open; it is stored as sent. */
+  request: z.record(z.string(), z.unknown()).optional(),
+  sslCheckDomain: z.string().optional(),
+  environmentVariables: EnvironmentVariables.optional(),
+  dependencies: z.array(Dependency).nullable().optional(),
+  /** "any type" in spec §4.1 for this call. */
+  degradedResponseTime: z.unknown().optional(),
+  maxResponseTime: z.unknown().optional(),
+};
+
+const genericCheckCreateShape = withDefaults(genericCheckFields, commonCheckDefaults);
+
+/** Body of `POST /v1/checks`; required `name`, `checkType`, `heartbeat`, `script`. */
+export const CheckCreate = z
+  .object(genericCheckCreateShape)
+  .superRefine(refineFrequencyOffset((v) => frequencyOffsetKind(v.checkType)));
+export type CheckCreate = z.infer<typeof CheckCreate>;
+export type CheckCreateInput = z.input<typeof CheckCreate>;
+
+/** Response of `POST /v1/checks`: only the id and type. */
+export const CheckCreated = z.object({ id: z.string(), checkType: CheckType });
+export type CheckCreated = z.infer<typeof CheckCreated>;
+
+/** Body of `PUT /v1/checks/{id}` (generic update). */
+export const CheckUpdate = z
+  .object(allOptional(genericCheckFields))
+  .superRefine(refineFrequencyOffset((v) => frequencyOffsetKind(v.checkType)));
+export type CheckUpdate = z.infer<typeof CheckUpdate>;
+
+/**
+ * Any check as `GET /v1/checks` and `GET /v1/checks/{id}` return it. Kind-specific fields are
+ * optional; narrow on `checkType` (or parse with `ApiCheck` / `MultiStepCheck`) for the exact type.
+ */
+export const Check = z.object({
+  ...allOptional(apiCheckCreateShape),
+  ...allOptional(multiStepCheckCreateShape),
+  ...checkResponseFields,
+  name: z.string(),
+  checkType: CheckType,
+  frequency: z.number().int(),
+  frequencyOffset: z.number().int().optional(),
+  request: ApiCheckRequest.optional(),
+  script: z.string().nullable().optional(),
+  environmentVariables: z.array(EnvironmentVariableResponse).nullable().optional(),
+  heartbeat: HeartbeatConfig.optional(),
+  sslCheckDomain: z.string().optional(),
+});
+export type Check = z.infer<typeof Check>;
+
+/** Query of `GET /v1/checks` (extension): paging plus `tag` (repeatable) and `checkType`. */
+export const ChecksListQuery = PageQuery.extend({
+  tag: queryList(z.string()).optional(),
+  checkType: CheckType.optional(),
+});
+export type ChecksListQuery = z.infer<typeof ChecksListQuery>;

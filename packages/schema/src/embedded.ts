@@ -1,0 +1,175 @@
+/** Embedded objects of spec §2.2, shared by checks, check groups and alert channels. */
+import { z } from 'zod';
+import { ENVIRONMENT_VARIABLES_MAX } from './limits.js';
+import {
+  AssertionComparison,
+  AssertionSource,
+  BodyType,
+  EscalationType,
+  FAILED_RUN_THRESHOLDS,
+  FALLBACK_RETRY_STRATEGY,
+  HttpMethod,
+  HeartbeatTimeUnit,
+  IncidentSeverity,
+  IpFamily,
+  MINUTES_FAILING_THRESHOLDS,
+  PARALLEL_RUN_FAILURE_PERCENTAGES,
+  REMINDER_AMOUNTS,
+  REMINDER_INTERVALS,
+  RetryOnlyOn,
+  RetryStrategyType,
+} from './values.js';
+
+/** Header or query parameter. */
+export const KeyValue = z.object({
+  key: z.string(),
+  value: z.string(),
+  locked: z.boolean().default(false),
+});
+export type KeyValue = z.infer<typeof KeyValue>;
+
+/** Environment variable as sent in a request. */
+export const EnvironmentVariable = z.object({
+  key: z.string().min(1),
+  value: z.string(),
+  locked: z.boolean().default(false),
+  secret: z.boolean().default(false),
+});
+export type EnvironmentVariable = z.infer<typeof EnvironmentVariable>;
+
+/** Environment variable as the service returns it: secret values come back as `null`. */
+export const EnvironmentVariableResponse = EnvironmentVariable.extend({ value: z.string().nullable() });
+export type EnvironmentVariableResponse = z.infer<typeof EnvironmentVariableResponse>;
+
+/** At most 50 environment variables (spec §8). */
+export const EnvironmentVariables = z.array(EnvironmentVariable).max(ENVIRONMENT_VARIABLES_MAX).nullable();
+
+export const Assertion = z.object({
+  source: AssertionSource,
+  comparison: AssertionComparison,
+  property: z.string().default(''),
+  target: z.string().default(''),
+  regex: z.string().nullable().default(null),
+});
+export type Assertion = z.infer<typeof Assertion>;
+
+export const BasicAuth = z.object({ username: z.string(), password: z.string() });
+export type BasicAuth = z.infer<typeof BasicAuth>;
+
+/** What the service returns for `basicAuth` when none was sent (DESIGN §3.3). */
+export const EMPTY_BASIC_AUTH: BasicAuth = { username: '', password: '' };
+
+export const Dependency = z.object({ path: z.string(), content: z.string() });
+export type Dependency = z.infer<typeof Dependency>;
+
+export const AlertChannelSubscription = z.object({
+  alertChannelId: z.number().int(),
+  activated: z.boolean().default(true),
+});
+export type AlertChannelSubscription = z.infer<typeof AlertChannelSubscription>;
+
+/**
+ * Alert settings. Every part has a default so that parsing `{}` yields the fully populated object
+ * the service returns (DESIGN §3.3: "alertSettings comes back fully populated").
+ */
+export const AlertSettings = z.object({
+  escalationType: EscalationType.default('RUN_BASED'),
+  runBasedEscalation: z
+    .object({ failedRunThreshold: z.literal(FAILED_RUN_THRESHOLDS).default(1) })
+    .default({ failedRunThreshold: 1 }),
+  timeBasedEscalation: z
+    .object({ minutesFailingThreshold: z.literal(MINUTES_FAILING_THRESHOLDS).default(5) })
+    .default({ minutesFailingThreshold: 5 }),
+  reminders: z
+    .object({
+      amount: z.literal(REMINDER_AMOUNTS).default(0),
+      interval: z.literal(REMINDER_INTERVALS).default(5),
+    })
+    .default({ amount: 0, interval: 5 }),
+  parallelRunFailureThreshold: z
+    .object({
+      enabled: z.boolean().default(false),
+      percentage: z.literal(PARALLEL_RUN_FAILURE_PERCENTAGES).default(10),
+    })
+    .default({ enabled: false, percentage: 10 }),
+});
+export type AlertSettings = z.infer<typeof AlertSettings>;
+
+/** The alert settings a resource gets when none are sent. */
+export const DEFAULT_ALERT_SETTINGS: AlertSettings = AlertSettings.parse({});
+
+export const RetryStrategy = z.object({
+  type: RetryStrategyType,
+  baseBackoffSeconds: z.number().int().min(0).default(60),
+  sameRegion: z.boolean().default(true),
+  maxRetries: z.number().int().min(1).max(10).default(2),
+  maxDurationSeconds: z.number().int().min(0).max(600).default(600),
+  onlyOn: z.array(RetryOnlyOn).default([]),
+});
+export type RetryStrategy = z.infer<typeof RetryStrategy>;
+
+/** A check group's retry strategy: a strategy, or `FALLBACK` (each check keeps its own). */
+export const GroupRetryStrategy = z.union([z.literal(FALLBACK_RETRY_STRATEGY), RetryStrategy]);
+export type GroupRetryStrategy = z.infer<typeof GroupRetryStrategy>;
+
+export const TriggerIncident = z.object({
+  serviceId: z.string().min(1),
+  severity: IncidentSeverity,
+  name: z.string().min(1),
+  description: z.string().default(''),
+  notifySubscribers: z.boolean().default(false),
+});
+export type TriggerIncident = z.infer<typeof TriggerIncident>;
+
+/** The `request` of an API check. */
+export const ApiCheckRequest = z.object({
+  method: HttpMethod.default('GET'),
+  url: z.string().min(1).max(2048),
+  followRedirects: z.boolean().default(true),
+  skipSSL: z.boolean().default(false),
+  ipFamily: IpFamily.default('IPv4'),
+  body: z.string().default(''),
+  bodyType: BodyType.default('NONE'),
+  headers: z.array(KeyValue).default([]),
+  queryParameters: z.array(KeyValue).default([]),
+  assertions: z.array(Assertion).default([]),
+  basicAuth: BasicAuth.default(() => ({ ...EMPTY_BASIC_AUTH })),
+});
+export type ApiCheckRequest = z.infer<typeof ApiCheckRequest>;
+
+/** `apiCheckDefaults` of a check group: what its API checks inherit. */
+export const ApiCheckDefaults = z.object({
+  url: z.string().default(''),
+  headers: z.array(z.object({ key: z.string(), value: z.string() })).default([]),
+  queryParameters: z.array(z.object({ key: z.string(), value: z.string() })).default([]),
+  assertions: z.array(Assertion).default([]),
+  basicAuth: BasicAuth.default(() => ({ ...EMPTY_BASIC_AUTH })),
+});
+export type ApiCheckDefaults = z.infer<typeof ApiCheckDefaults>;
+
+/** `heartbeat` of a heartbeat check (generic create); shape from the real service. */
+export const HeartbeatConfig = z.object({
+  period: z.number().int().min(1),
+  periodUnit: HeartbeatTimeUnit,
+  grace: z.number().int().min(0),
+  graceUnit: HeartbeatTimeUnit,
+  pingToken: z.string().nullable().optional(),
+});
+export type HeartbeatConfig = z.infer<typeof HeartbeatConfig>;
+
+/** `alertChannels` summary in check responses (response only, spec §2.2). */
+export const AlertChannelsSummary = z.object({
+  email: z.array(z.object({ address: z.string() })),
+  webhook: z.array(
+    z.object({
+      url: z.string(),
+      name: z.string(),
+      method: z.string(),
+      headers: z.array(KeyValue),
+      queryParameters: z.array(KeyValue),
+    }),
+  ),
+  slack: z.array(z.object({ url: z.string() })),
+  sms: z.array(z.object({ number: z.string(), name: z.string() })),
+});
+export type AlertChannelsSummary = z.infer<typeof AlertChannelsSummary>;

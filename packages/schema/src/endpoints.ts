@@ -1,0 +1,302 @@
+/**
+ * Every endpoint of spec §4 and DESIGN §3.2 as data. The server routes and validates from this
+ * table, the client types its calls from it, and `GET /openapi.json` is generated from it, so a
+ * shape changes in one place only.
+ *
+ * Paths use `{param}` placeholders as the spec writes them. `list: true` marks paged collections
+ * (bare JSON array plus `content-range` / `link` headers). `response` is absent for 204.
+ */
+import { z } from 'zod';
+import { Account } from './accounts.js';
+import { AlertChannel, AlertChannelCreate, AlertChannelUpdate } from './alert-channels.js';
+import {
+  AnalyticsReport,
+  ApiCheckAnalyticsQuery,
+  MultiStepCheckAnalyticsQuery,
+  TcpCheckAnalyticsQuery,
+} from './analytics.js';
+import { CheckGroup, CheckGroupCreate, CheckGroupUpdate } from './check-groups.js';
+import { CheckResult, CheckResultsQuery } from './check-results.js';
+import {
+  ApiCheck,
+  ApiCheckCreate,
+  ApiCheckUpdate,
+  Check,
+  CheckCreate,
+  CheckCreated,
+  CheckUpdate,
+  ChecksListQuery,
+  MultiStepCheck,
+  MultiStepCheckCreate,
+  MultiStepCheckUpdate,
+} from './checks.js';
+import { ErrorGroup, ErrorGroupPatch } from './error-groups.js';
+import { HeartbeatEventRecord, HeartbeatEventsQuery } from './heartbeats.js';
+import { MaintenanceWindow, MaintenanceWindowCreate, MaintenanceWindowUpdate } from './maintenance-windows.js';
+import {
+  AccountIdParams,
+  AutoAssignQuery,
+  CheckIdParams,
+  GroupIdParams,
+  IncidentIdParams,
+  NumericIdParams,
+  PageQuery,
+  StatusPageIdParams,
+  StringIdParams,
+} from './paging.js';
+import {
+  Incident,
+  IncidentCreate,
+  IncidentStatusUpdate,
+  IncidentStatusUpdateCreate,
+  IncidentUpdate,
+  StatusPageService,
+  StatusPageServiceCreate,
+  StatusPageServiceUpdate,
+  Subscription,
+} from './status-pages.js';
+import { CheckGroupTrigger } from './triggers.js';
+
+export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One endpoint of the service. */
+export interface EndpointDef {
+  method: HttpVerb;
+  /** Path with `{param}` placeholders, e.g. `/v1/checks/{id}`. */
+  path: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Absent for 204 responses. */
+  response?: z.ZodType;
+  status: number;
+  /** A paged collection: bare array plus `content-range` and `link` headers. */
+  list?: boolean;
+  summary: string;
+  deprecated?: boolean;
+}
+
+export const ENDPOINTS = {
+  // Checks ------------------------------------------------------------------------------------
+  'checks.list': {
+    method: 'GET', path: '/v1/checks', query: ChecksListQuery, response: z.array(Check), status: 200, list: true,
+    summary: 'List checks',
+  },
+  'checks.get': {
+    method: 'GET', path: '/v1/checks/{id}', params: StringIdParams, response: Check, status: 200,
+    summary: 'Get a check',
+  },
+  'checks.createApi': {
+    method: 'POST', path: '/v1/checks/api', query: AutoAssignQuery, body: ApiCheckCreate, response: ApiCheck, status: 201,
+    summary: 'Create an API check',
+  },
+  'checks.createMultiStep': {
+    method: 'POST', path: '/v1/checks/multistep', query: AutoAssignQuery, body: MultiStepCheckCreate,
+    response: MultiStepCheck, status: 201, summary: 'Create a multi-step check',
+  },
+  'checks.create': {
+    method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
+    summary: 'Create a check of any type',
+  },
+  'checks.updateApi': {
+    method: 'PUT', path: '/v1/checks/api/{id}', params: StringIdParams, query: AutoAssignQuery, body: ApiCheckUpdate,
+    response: ApiCheck, status: 200, summary: 'Update an API check (merge)',
+  },
+  'checks.updateMultiStep': {
+    method: 'PUT', path: '/v1/checks/multistep/{id}', params: StringIdParams, query: AutoAssignQuery,
+    body: MultiStepCheckUpdate, response: MultiStepCheck, status: 200, summary: 'Update a multi-step check (merge)',
+  },
+  'checks.update': {
+    method: 'PUT', path: '/v1/checks/{id}', params: StringIdParams, query: AutoAssignQuery, body: CheckUpdate,
+    response: Check, status: 200, summary: 'Update a check of any type (merge)',
+  },
+  'checks.delete': {
+    method: 'DELETE', path: '/v1/checks/{id}', params: StringIdParams, status: 204, summary: 'Delete a check',
+  },
+  'checkResults.list': {
+    method: 'GET', path: '/v1/check-results/{checkId}', params: CheckIdParams, query: CheckResultsQuery,
+    response: z.array(CheckResult), status: 200, list: true, summary: "List a check's results",
+  },
+  'heartbeats.listEvents': {
+    method: 'GET', path: '/v1/checks/heartbeats/{checkId}/events', params: CheckIdParams, query: HeartbeatEventsQuery,
+    response: z.array(HeartbeatEventRecord), status: 200, list: true, summary: "List a heartbeat check's events",
+  },
+
+  // Check groups ------------------------------------------------------------------------------
+  'checkGroups.create': {
+    method: 'POST', path: '/v2/check-groups', query: AutoAssignQuery, body: CheckGroupCreate, response: CheckGroup,
+    status: 201, summary: 'Create a check group',
+  },
+  'checkGroups.update': {
+    method: 'PUT', path: '/v2/check-groups/{id}', params: NumericIdParams, query: AutoAssignQuery,
+    body: CheckGroupUpdate, response: CheckGroup, status: 200, summary: 'Update a check group (merge)',
+  },
+  'checkGroups.list': {
+    method: 'GET', path: '/v1/check-groups', query: PageQuery, response: z.array(CheckGroup), status: 200, list: true,
+    summary: 'List check groups',
+  },
+  'checkGroups.get': {
+    method: 'GET', path: '/v1/check-groups/{id}', params: NumericIdParams, response: CheckGroup, status: 200,
+    summary: 'Get a check group',
+  },
+  'checkGroups.delete': {
+    method: 'DELETE', path: '/v1/check-groups/{id}', params: NumericIdParams, status: 204,
+    summary: 'Delete a check group (409 while it still holds checks)',
+  },
+  'triggers.getCheckGroup': {
+    method: 'GET', path: '/v1/triggers/check-groups/{groupId}', params: GroupIdParams, response: CheckGroupTrigger,
+    status: 200, deprecated: true, summary: "Get a check group's trigger (deprecated)",
+  },
+
+  // Analytics ---------------------------------------------------------------------------------
+  'analytics.apiChecks': {
+    method: 'GET', path: '/v1/analytics/api-checks/{id}', params: StringIdParams, query: ApiCheckAnalyticsQuery,
+    response: AnalyticsReport, status: 200, summary: 'Analytics of an API check',
+  },
+  'analytics.tcpChecks': {
+    method: 'GET', path: '/v1/analytics/tcp-checks/{id}', params: StringIdParams, query: TcpCheckAnalyticsQuery,
+    response: AnalyticsReport, status: 200, summary: 'Analytics of a TCP check',
+  },
+  'analytics.multiStepChecks': {
+    method: 'GET', path: '/v1/analytics/multistep-checks/{id}', params: StringIdParams,
+    query: MultiStepCheckAnalyticsQuery, response: AnalyticsReport, status: 200, summary: 'Analytics of a multi-step check',
+  },
+
+  // Alert channels ----------------------------------------------------------------------------
+  'alertChannels.list': {
+    method: 'GET', path: '/v1/alert-channels', query: PageQuery, response: z.array(AlertChannel), status: 200,
+    list: true, summary: 'List alert channels',
+  },
+  'alertChannels.get': {
+    method: 'GET', path: '/v1/alert-channels/{id}', params: NumericIdParams, response: AlertChannel, status: 200,
+    summary: 'Get an alert channel',
+  },
+  'alertChannels.create': {
+    method: 'POST', path: '/v1/alert-channels', body: AlertChannelCreate, response: AlertChannel, status: 201,
+    summary: 'Create an alert channel',
+  },
+  'alertChannels.update': {
+    method: 'PUT', path: '/v1/alert-channels/{id}', params: NumericIdParams, body: AlertChannelUpdate,
+    response: AlertChannel, status: 200, summary: 'Update an alert channel (merge)',
+  },
+  'alertChannels.delete': {
+    method: 'DELETE', path: '/v1/alert-channels/{id}', params: NumericIdParams, status: 204,
+    summary: 'Delete an alert channel',
+  },
+
+  // Status pages ------------------------------------------------------------------------------
+  'incidents.create': {
+    method: 'POST', path: '/v1/status-pages/incidents', body: IncidentCreate, response: Incident, status: 201,
+    summary: 'Create a status-page incident',
+  },
+  'incidents.get': {
+    method: 'GET', path: '/v1/status-pages/incidents/{incidentId}', params: IncidentIdParams, response: Incident,
+    status: 200, summary: 'Get a status-page incident',
+  },
+  'incidents.update': {
+    method: 'PUT', path: '/v1/status-pages/incidents/{incidentId}', params: IncidentIdParams, body: IncidentUpdate,
+    response: Incident, status: 200, summary: 'Update a status-page incident (merge)',
+  },
+  'incidents.delete': {
+    method: 'DELETE', path: '/v1/status-pages/incidents/{incidentId}', params: IncidentIdParams, status: 204,
+    summary: 'Delete a status-page incident',
+  },
+  'incidentUpdates.create': {
+    method: 'POST', path: '/v1/status-pages/incidents/{incidentId}/incident-updates', params: IncidentIdParams,
+    body: IncidentStatusUpdateCreate, response: IncidentStatusUpdate, status: 201,
+    summary: 'Post a status update on an incident',
+  },
+  'statusPageServices.create': {
+    method: 'POST', path: '/v1/status-pages/services', body: StatusPageServiceCreate, response: StatusPageService,
+    status: 201, summary: 'Create a status-page service',
+  },
+  'statusPageServices.list': {
+    method: 'GET', path: '/v1/status-pages/services', query: PageQuery, response: z.array(StatusPageService),
+    status: 200, list: true, summary: 'List status-page services',
+  },
+  'statusPageServices.get': {
+    method: 'GET', path: '/v1/status-pages/services/{id}', params: StringIdParams, response: StatusPageService,
+    status: 200, summary: 'Get a status-page service',
+  },
+  'statusPageServices.update': {
+    method: 'PUT', path: '/v1/status-pages/services/{id}', params: StringIdParams, body: StatusPageServiceUpdate,
+    response: StatusPageService, status: 200, summary: 'Update a status-page service (merge)',
+  },
+  'statusPageServices.delete': {
+    method: 'DELETE', path: '/v1/status-pages/services/{id}', params: StringIdParams, status: 204,
+    summary: 'Delete a status-page service',
+  },
+  'subscriptions.list': {
+    method: 'GET', path: '/v1/status-pages/{statusPageId}/subscriptions', params: StatusPageIdParams, query: PageQuery,
+    response: z.array(Subscription), status: 200, list: true, summary: "List a status page's subscriptions",
+  },
+
+  // Maintenance windows -----------------------------------------------------------------------
+  'maintenanceWindows.create': {
+    method: 'POST', path: '/v1/maintenance-windows', body: MaintenanceWindowCreate, response: MaintenanceWindow,
+    status: 201, summary: 'Create a maintenance window',
+  },
+  'maintenanceWindows.list': {
+    method: 'GET', path: '/v1/maintenance-windows', query: PageQuery, response: z.array(MaintenanceWindow),
+    status: 200, list: true, summary: 'List maintenance windows',
+  },
+  'maintenanceWindows.get': {
+    method: 'GET', path: '/v1/maintenance-windows/{id}', params: NumericIdParams, response: MaintenanceWindow,
+    status: 200, summary: 'Get a maintenance window',
+  },
+  'maintenanceWindows.update': {
+    method: 'PUT', path: '/v1/maintenance-windows/{id}', params: NumericIdParams, body: MaintenanceWindowUpdate,
+    response: MaintenanceWindow, status: 200, summary: 'Update a maintenance window (merge)',
+  },
+  'maintenanceWindows.delete': {
+    method: 'DELETE', path: '/v1/maintenance-windows/{id}', params: NumericIdParams, status: 204,
+    summary: 'Delete a maintenance window',
+  },
+
+  // Error groups ------------------------------------------------------------------------------
+  'errorGroups.listForCheck': {
+    method: 'GET', path: '/v1/error-groups/checks/{checkId}', params: CheckIdParams, query: PageQuery,
+    response: z.array(ErrorGroup), status: 200, list: true, summary: "List a check's error groups",
+  },
+  'errorGroups.patch': {
+    method: 'PATCH', path: '/v1/error-groups/{id}', params: StringIdParams, body: ErrorGroupPatch, response: ErrorGroup,
+    status: 200, summary: 'Archive an error group',
+  },
+
+  // Accounts (beta) ---------------------------------------------------------------------------
+  'accounts.list': {
+    method: 'GET', path: '/v1/accounts', response: z.array(Account), status: 200,
+    summary: 'List the accounts of the API key',
+  },
+  'accounts.get': {
+    method: 'GET', path: '/v1/accounts/{accountId}', params: AccountIdParams, response: Account, status: 200,
+    summary: 'Get an account',
+  },
+} as const satisfies Record<string, EndpointDef>;
+
+export type Endpoints = typeof ENDPOINTS;
+export type EndpointId = keyof Endpoints;
+
+type Field<E, K extends string> = E extends { [P in K]: infer S extends z.ZodType } ? S : never;
+
+/** What a caller sends as the body of endpoint `Id` (before defaults). */
+export type EndpointBody<Id extends EndpointId> = z.input<Field<Endpoints[Id], 'body'>>;
+/** Query parameters a caller may send to endpoint `Id`. */
+export type EndpointQuery<Id extends EndpointId> = z.input<Field<Endpoints[Id], 'query'>>;
+/** Path parameters of endpoint `Id`, as the caller provides them. */
+export type EndpointParams<Id extends EndpointId> = z.input<Field<Endpoints[Id], 'params'>>;
+/** The parsed response of endpoint `Id` (`undefined` for 204). */
+export type EndpointResponse<Id extends EndpointId> =
+  Endpoints[Id] extends { response: infer S extends z.ZodType } ? z.output<S> : undefined;
+
+/** The endpoint ids, in table order. */
+export const ENDPOINT_IDS = Object.keys(ENDPOINTS) as EndpointId[];
+
+/** `/v1/checks/{id}` with `{ id: 'abc' }` → `/v1/checks/abc` (values URI-encoded). */
+export function fillPath(path: string, params: Record<string, string | number>): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`missing path parameter "${name}" for ${path}`);
+    return encodeURIComponent(String(value));
+  });
+}

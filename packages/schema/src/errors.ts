@@ -1,0 +1,184 @@
+/**
+ * The error body of DESIGN §3.3 and `formatIssues`, which turns a ZodError into that body's
+ * `message` and `validation.keys`.
+ *
+ * Messages imitate Joi (which the real service uses), because users and tests compare them:
+ * the field is named in double quotes by its full path with array indexes in brackets
+ * (`"request.assertions[0].source" must be one of [...]`), while `keys` are dotted paths
+ * (`request.assertions.0.source`). Messages are derived from issue codes here rather than taken
+ * from zod, so they stay stable across zod versions and do not depend on global zod config.
+ */
+import { z } from 'zod';
+
+/** Where a 400's invalid input came from. */
+export const ValidationSource = z.enum(['payload', 'query', 'params']);
+export type ValidationSource = z.infer<typeof ValidationSource>;
+
+/** Body of every 4xx/5xx response; `validation` is present on 400 only. */
+export const ErrorBody = z.object({
+  statusCode: z.number().int(),
+  error: z.string(),
+  message: z.string(),
+  validation: z.object({ source: ValidationSource, keys: z.array(z.string()) }).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The `error` phrase for each status code the service uses (DESIGN §3.3). */
+export const HTTP_ERROR_NAMES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+type Issue = z.core.$ZodIssue;
+type PathSegment = PropertyKey;
+
+/** `request.assertions.0.source`: the form of `validation.keys`. */
+export function issueKey(path: readonly PathSegment[]): string {
+  return path.map(String).join('.');
+}
+
+/** `request.assertions[0].source`: the form Joi uses to name a field in a message. */
+export function issueLabel(path: readonly PathSegment[]): string {
+  if (path.length === 0) return 'value';
+  let label = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') label += `[${segment}]`;
+    else label += label === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return label;
+}
+
+const TYPE_PHRASES: Record<string, string> = {
+  string: 'must be a string',
+  number: 'must be a number',
+  int: 'must be an integer',
+  bigint: 'must be an integer',
+  boolean: 'must be a boolean',
+  array: 'must be an array',
+  object: 'must be of type object',
+  date: 'must be a valid date',
+  null: 'must be null',
+};
+
+function listValues(values: readonly unknown[]): string {
+  return `[${values.map((v) => (v === null ? 'null' : String(v))).join(', ')}]`;
+}
+
+function describeBound(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>): string {
+  const small = issue.code === 'too_small';
+  const bound = String(small ? issue.minimum : issue.maximum);
+  const inclusive = issue.inclusive !== false;
+  switch (issue.origin) {
+    case 'string':
+      if (small && bound === '1') return 'is not allowed to be empty';
+      return small
+        ? `length must be at least ${bound} characters long`
+        : `length must be less than or equal to ${bound} characters long`;
+    case 'array':
+    case 'set':
+      return small ? `must contain at least ${bound} items` : `must contain less than or equal to ${bound} items`;
+    default:
+      if (small) return inclusive ? `must be greater than or equal to ${bound}` : `must be greater than ${bound}`;
+      return inclusive ? `must be less than or equal to ${bound}` : `must be less than ${bound}`;
+  }
+}
+
+/**
+ * zod 4 leaves `input` off issues unless the caller parsed with `reportInput: true`, so a missing
+ * value is also recognised by zod's own (English, default-locale) message. The unit tests pin this
+ * so a zod upgrade that changes the wording fails loudly instead of turning "is required" into
+ * "must be a string".
+ */
+function isMissing(issue: Extract<Issue, { code: 'invalid_type' }>): boolean {
+  if ('input' in issue) return issue.input === undefined;
+  return /received undefined$/.test(issue.message);
+}
+
+/** The phrase after the quoted label, e.g. `is required`. */
+function describe(issue: Issue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (isMissing(issue)) return 'is required';
+      if (issue.expected === 'number' && typeof issue.input === 'number' && Number.isNaN(issue.input)) {
+        return 'must be a number';
+      }
+      return TYPE_PHRASES[issue.expected] ?? `must be of type ${issue.expected}`;
+    case 'too_small':
+    case 'too_big':
+      return describeBound(issue);
+    case 'invalid_value':
+      return issue.values.length === 1 ? `must be ${listValues(issue.values)}` : `must be one of ${listValues(issue.values)}`;
+    case 'invalid_format':
+      return issue.format === 'regex' ? 'has an invalid format' : `must be a valid ${issue.format}`;
+    case 'not_multiple_of':
+      return `must be a multiple of ${String(issue.divisor)}`;
+    case 'unrecognized_keys':
+      return `is not allowed to have the keys ${listValues(issue.keys)}`;
+    case 'invalid_key':
+      return 'has an invalid key';
+    case 'invalid_element':
+      return 'has an invalid element';
+    case 'invalid_union':
+      return describeUnion(issue);
+    case 'custom':
+      return issue.message;
+  }
+}
+
+/**
+ * A failed union is described by its first branch's first problem at the same path, so a
+ * `boolean | "true" | "false"` query flag reads `must be a boolean`, and a discriminated union with
+ * an unknown tag (zod reports it with `options`-less `note`) reads `must be one of [...]`.
+ */
+function describeUnion(issue: Extract<Issue, { code: 'invalid_union' }>): string {
+  const options = (issue as { options?: unknown }).options;
+  if (Array.isArray(options)) return `must be one of ${listValues(options)}`;
+  const first = issue.errors[0]?.[0];
+  if (first && first.path.length === 0) return describe(first);
+  return 'does not match any of the allowed types';
+}
+
+function message(issue: Issue, path: readonly PathSegment[]): string {
+  // Custom issues (superRefine/refine) may carry a complete message that already names the field.
+  if (issue.code === 'custom' && issue.message.startsWith('"')) return issue.message;
+  return `"${issueLabel(path)}" ${describe(issue)}`;
+}
+
+/**
+ * Unions are flattened to the issue that best explains them: an issue deeper inside the union
+ * (e.g. a bad `config.address` of the EMAIL alert channel) is reported with its full path.
+ */
+function flatten(issue: Issue, base: readonly PathSegment[]): Array<{ issue: Issue; path: PathSegment[] }> {
+  const path = [...base, ...issue.path];
+  if (issue.code === 'invalid_union' && issue.errors.length === 1 && issue.errors[0]!.length > 0) {
+    return issue.errors[0]!.flatMap((inner) => flatten(inner, path));
+  }
+  return [{ issue, path }];
+}
+
+/**
+ * Turns a ZodError into the `message` and `validation.keys` of a 400 body. Deterministic: issues
+ * keep zod's order (the order of the schema's fields), messages are joined with `. `, and keys are
+ * unique in first-seen order.
+ */
+export function formatIssues(error: z.ZodError): { message: string; keys: string[] } {
+  const flat = error.issues.flatMap((issue) => flatten(issue as Issue, []));
+  const messages: string[] = [];
+  const keys: string[] = [];
+  for (const { issue, path } of flat) {
+    const text = message(issue, path);
+    if (!messages.includes(text)) messages.push(text);
+    const key = issueKey(path);
+    if (!keys.includes(key)) keys.push(key);
+  }
+  return { message: messages.join('. '), keys };
+}

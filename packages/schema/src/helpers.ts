@@ -1,0 +1,73 @@
+/**
+ * Building blocks shared by the resource modules: defaults applied to a defaults-free shape, date
+ * strings, and query-string coercions.
+ */
+import { z } from 'zod';
+
+/**
+ * Returns `shape` with `.default(value)` applied to the named fields.
+ *
+ * Why not write defaults into the shape directly: zod 4 applies a `.default()` even inside
+ * `.optional()`/`.partial()`, so an Update (PUT, merge semantics) schema derived from a defaulted
+ * shape would silently fill fields the caller omitted. Each resource therefore declares one
+ * defaults-free shape, uses it as-is for Update, and passes it through here for Create.
+ * Defaults are cloned per parse so no two parsed objects share an array or object.
+ */
+export function withDefaults<S extends z.ZodRawShape, D extends { [K in keyof S]?: z.output<S[K]> }>(
+  shape: S,
+  defaults: D,
+): { [K in keyof S]: K extends keyof D ? z.ZodDefault<S[K]> : S[K] } {
+  const out: Record<string, z.core.$ZodType> = { ...shape };
+  for (const [key, value] of Object.entries(defaults)) {
+    const field = shape[key] as unknown as z.ZodType;
+    out[key] = field.default(() => structuredClone(value) as never);
+  }
+  return out as { [K in keyof S]: K extends keyof D ? z.ZodDefault<S[K]> : S[K] };
+}
+
+/** Every field of `shape` made optional, none defaulted: the body of a merge-semantics PUT. */
+export function allOptional<S extends z.ZodRawShape>(shape: S): { [K in keyof S]: z.ZodOptional<S[K]> } {
+  const out: Record<string, z.core.$ZodType> = {};
+  for (const [key, field] of Object.entries(shape)) out[key] = (field as unknown as z.ZodType).optional();
+  return out as { [K in keyof S]: z.ZodOptional<S[K]> };
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * A calendar date (`2025-01-31`) or an ISO 8601 timestamp with zone; the real service accepts both
+ * wherever the spec says "date".
+ */
+export const DateString = z
+  .string()
+  .refine((s) => (DATE_ONLY.test(s) || DATE_TIME.test(s)) && Number.isFinite(Date.parse(s)), {
+    error: 'must be a valid ISO 8601 date',
+  });
+
+/** An ISO 8601 timestamp with zone (`2025-01-31T10:00:00.000Z`). */
+export const DateTimeString = z
+  .string()
+  .refine((s) => DATE_TIME.test(s) && Number.isFinite(Date.parse(s)), {
+    error: 'must be a valid ISO 8601 date-time',
+  });
+
+/**
+ * A boolean in a query string. Accepts a real boolean too, so a typed client can pass `true` and
+ * the server (which sees `"true"`) parses the same schema.
+ */
+export const queryBoolean = () =>
+  z.union([z.boolean(), z.enum(['true', 'false'])]).transform((v) => v === true || v === 'true');
+
+/** An integer in a query string (`"10"` or `10`). */
+export const queryInt = () => z.coerce.number<number | string>().int();
+
+/**
+ * A list in a query string: either repeated (`?m=a&m=b`, arrives as an array) or comma-separated
+ * (`?m=a,b`). Items are validated by `item` with their index in the path (`metrics.1`).
+ */
+export const queryList = <T extends z.ZodType<string, string>>(item: T, options: { min?: number } = {}) =>
+  z
+    .union([z.array(z.string()), z.string()])
+    .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))
+    .pipe(z.array(item).min(options.min ?? 0));

@@ -1,0 +1,23 @@
+/**
+ * `@vigil/schema`: zod schemas and inferred types for every wire shape of the monitoring service,
+ * the endpoint table, the error body and its formatter, and the OpenAPI document.
+ */
+export * from './values.js';
+export * from './limits.js';
+export * from './helpers.js';
+export * from './embedded.js';
+export * from './checks.js';
+export * from './check-groups.js';
+export * from './maintenance-windows.js';
+export * from './alert-channels.js';
+export * from './status-pages.js';
+export * from './check-results.js';
+export * from './analytics.js';
+export * from './heartbeats.js';
+export * from './error-groups.js';
+export * from './accounts.js';
+export * from './triggers.js';
+export * from './errors.js';
+export * from './paging.js';
+export * from './endpoints.js';
+export * from './openapi.js';

@@ -1,0 +1,84 @@
+/**
+ * Every limit of spec §8 as a named constant, so the server, the constructs and the tests quote one
+ * number instead of repeating it.
+ */
+
+/** `limit` query parameter of list calls (alert channels, check results, analytics, every list). */
+export const LIST_LIMIT_MIN = 1;
+export const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_DEFAULT = 10;
+/** Heartbeat events allow far fewer items per page. */
+export const HEARTBEAT_LIMIT_MAX = 10;
+export const HEARTBEAT_LIMIT_DEFAULT = 10;
+export const PAGE_MIN = 1;
+export const PAGE_DEFAULT = 1;
+
+/** Analytics `aggregationInterval`, in minutes (43200 = 30 days). */
+export const AGGREGATION_INTERVAL_MIN = 1;
+export const AGGREGATION_INTERVAL_MAX = 43200;
+
+/** `environmentVariables` of checks and check groups. */
+export const ENVIRONMENT_VARIABLES_MAX = 50;
+
+/** `degradedResponseTime` / `maxResponseTime` of API checks, in milliseconds. */
+export const RESPONSE_TIME_MIN = 0;
+export const RESPONSE_TIME_MAX = 30000;
+export const DEGRADED_RESPONSE_TIME_DEFAULT = 5000;
+export const MAX_RESPONSE_TIME_DEFAULT = 20000;
+
+export const CONCURRENCY_MIN = 1;
+export const CONCURRENCY_DEFAULT = 3;
+export const GROUP_ORDER_MIN = 0;
+export const REPEAT_INTERVAL_MIN = 1;
+export const SSL_EXPIRY_THRESHOLD_MIN = 1;
+export const SSL_EXPIRY_THRESHOLD_MAX = 30;
+export const INCIDENT_NAME_MAX = 255;
+
+/** Default check-result window: `from` = now − 6 h, `to` = `from` + 6 h. */
+export const CHECK_RESULT_WINDOW_SECONDS = 6 * 60 * 60;
+/** Default heartbeat-event window: the last 24 hours. */
+export const HEARTBEAT_WINDOW_SECONDS = 24 * 60 * 60;
+
+export const FREQUENCY_DEFAULT = 10;
+export const FREQUENCY_OFFSET_MIN = 1;
+/** Offsets (seconds) allowed for sub-minute checks (frequency 0). */
+export const SUB_MINUTE_OFFSETS = [10, 20, 30] as const;
+
+/** Which check kinds may run sub-minute (spec §8 rule 1: API and TCP checks). */
+export type FrequencyOffsetCheckKind = 'API' | 'TCP' | 'MULTI_STEP' | 'OTHER';
+
+/**
+ * The largest `frequencyOffset` allowed for a frequency above 0 (spec §8 rules 2 and 3):
+ * floor(frequency × 10) up to 60 minutes, ceil(frequency / 60) above.
+ */
+export function maxFrequencyOffset(frequency: number): number {
+  return frequency <= 60 ? Math.floor(frequency * 10) : Math.ceil(frequency / 60);
+}
+
+/**
+ * Checks `frequencyOffset` against the four rules of spec §8. Returns `undefined` when the pair is
+ * valid, otherwise the complete, user-facing message (it names the field in double quotes, like
+ * every message of `formatIssues`, so the constructs can show it unchanged).
+ * Only API and TCP checks may run sub-minute; for other kinds frequency 0 is reported here too,
+ * because the offset rules are meaningless without a valid frequency.
+ */
+export function frequencyOffsetProblem(
+  frequency: number,
+  offset: number,
+  checkKind: FrequencyOffsetCheckKind = 'API',
+): string | undefined {
+  if (!Number.isInteger(offset)) return '"frequencyOffset" must be an integer';
+  if (offset < FREQUENCY_OFFSET_MIN) return `"frequencyOffset" must be greater than or equal to ${FREQUENCY_OFFSET_MIN}`;
+  if (frequency === 0) {
+    if (checkKind !== 'API' && checkKind !== 'TCP') {
+      return `"frequencyOffset" cannot be used with frequency 0: only API and TCP checks run sub-minute`;
+    }
+    if (!(SUB_MINUTE_OFFSETS as readonly number[]).includes(offset)) {
+      return '"frequencyOffset" must be 10, 20 or 30 when frequency is 0';
+    }
+    return undefined;
+  }
+  const max = maxFrequencyOffset(frequency);
+  if (offset > max) return `"frequencyOffset" must be between 1 and ${max} when frequency is ${frequency}`;
+  return undefined;
+}

@@ -1,0 +1,12 @@
+/** The deprecated check-group trigger (spec §2.9, §4.2). */
+import { z } from 'zod';
+
+export const CheckGroupTrigger = z.object({
+  id: z.number().int(),
+  token: z.string(),
+  groupId: z.number().int(),
+  created_at: z.string(),
+  called_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+export type CheckGroupTrigger = z.infer<typeof CheckGroupTrigger>;
