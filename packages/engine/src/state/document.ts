@@ -25,6 +25,7 @@ const resourceSchema = z.strictObject({
   remoteId: remoteIdSchema,
   applied: z.record(z.string(), z.unknown()),
   dependsOn: z.array(addressSchema),
+  protect: z.boolean().optional(),
 });
 
 const journalEntrySchema = z.strictObject({
@@ -46,11 +47,17 @@ export const stateDocumentSchema = z
     serial: z.int().nonnegative(),
     project: z.string(),
     target: z.strictObject({ baseUrl: z.string().min(1), accountId: z.string() }),
-    resources: z.record(addressSchema, resourceSchema),
+    resources: z.record(z.string(), resourceSchema),
     journal: z.array(journalEntrySchema),
   })
   .superRefine((document, context) => {
     for (const [address, resource] of Object.entries(document.resources)) {
+      // Checked here rather than as the record's key schema, whose error hides the reason.
+      const parsed = tryParseAddress(address);
+      if ('problem' in parsed) {
+        context.addIssue({ code: 'custom', path: ['resources', address], message: parsed.problem });
+        continue;
+      }
       if (!address.startsWith(`${resource.kind}.`)) {
         context.addIssue({
           code: 'custom',

@@ -38,6 +38,8 @@ export interface StateResource {
   /** The last-applied payload, secret values replaced by `hashSecret()`. */
   applied: Record<string, unknown>;
   dependsOn: Address[];
+  /** Set when the construct had `protect: true`, so a plan that deletes it after removal from code still refuses. */
+  protect?: boolean;
 }
 
 export type JournalOperation = 'create' | 'update' | 'delete';

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { assertSameTarget, emptyState, hashSecret, parseStateDocument } from './document.js';
+import { isStateError } from './errors.js';
+import type { StateDocument } from './types.js';
+
+const TARGET = { baseUrl: 'http://127.0.0.1:4010', accountId: 'acc-1' };
+const LOCATION = '.vigil/state.json';
+const UNTOUCHED = 'vigil left it untouched: fix it or restore it (e.g. from version control)';
+
+function validDocument(): StateDocument {
+  return {
+    ...emptyState({ project: 'shop', target: TARGET }),
+    serial: 3,
+    resources: {
+      'check-group.api': { kind: 'check-group', remoteId: 12, applied: { name: 'API' }, dependsOn: [] },
+      'api-check.home': { kind: 'api-check', remoteId: 'c0ffee', applied: { name: 'Home' }, dependsOn: ['check-group.api'] },
+    },
+    journal: [{ id: 'j1', operation: 'create', address: 'api-check.cart', kind: 'api-check', startedAt: '2026-11-22T03:00:00.000Z', idempotencyKey: 'k1' }],
+  };
+}
+
+function parseError(text: string): string {
+  try {
+    parseStateDocument(text, LOCATION);
+  } catch (error) {
+    if (isStateError(error) && error.code === 'state-invalid') return error.message;
+    throw error;
+  }
+  throw new Error('expected the document to be refused');
+}
+
+function withChange(change: (document: Record<string, unknown>) => void): string {
+  const document = JSON.parse(JSON.stringify(validDocument())) as Record<string, unknown>;
+  change(document);
+  return JSON.stringify(document);
+}
+
+describe('emptyState', () => {
+  it('starts at serial 0 with a fresh uuid lineage, no resources and an empty journal', () => {
+    const first = emptyState({ project: 'shop', target: TARGET });
+    const second = emptyState({ project: 'shop', target: TARGET });
+    expect(first).toMatchObject({ version: 1, serial: 0, project: 'shop', target: TARGET, resources: {}, journal: [] });
+    expect(first.lineage).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(second.lineage).not.toBe(first.lineage);
+  });
+});
+
+describe('hashSecret', () => {
+  it('is sha256 of the value, prefixed, and never contains the value', () => {
+    expect(hashSecret('hunter2')).toBe('sha256:f52fbd32b2b3b86ff88ef6c490628285f482af15ddcb29541f94bcf526a3f6c7');
+    expect(hashSecret('hunter2')).toBe(hashSecret('hunter2'));
+    expect(hashSecret('hunter3')).not.toBe(hashSecret('hunter2'));
+  });
+});
+
+describe('parseStateDocument', () => {
+  it('accepts a valid document as it is', () => {
+    const document = validDocument();
+    expect(parseStateDocument(JSON.stringify(document), LOCATION)).toEqual(document);
+  });
+
+  it.each([
+    ['text that is not JSON', '{"version": 1,', `state file ${LOCATION} is not valid JSON (`],
+    ['a JSON array', '[]', `state file ${LOCATION} is not a vigil state document (expected a JSON object); ${UNTOUCHED}`],
+    ['a document without a version', '{"serial": 1}', `state file ${LOCATION} has no "version" field; it is not a vigil state document; ${UNTOUCHED}`],
+    [
+      'a document from a newer vigil',
+      withChange((document) => (document['version'] = 2)),
+      `state file ${LOCATION} has version 2, written by a newer vigil; this vigil reads version 1 (upgrade vigil); ${UNTOUCHED}`,
+    ],
+    [
+      'a version that is not a number',
+      withChange((document) => (document['version'] = '1')),
+      `state file ${LOCATION} has version "1", but this vigil reads version 1; ${UNTOUCHED}`,
+    ],
+  ])('refuses %s', (_name, text, expected) => {
+    expect(parseError(text)).toContain(expected);
+  });
+
+  it.each([
+    ['a lineage that is not a uuid', (d: any) => (d.lineage = 'abc'), 'lineage: Invalid UUID'],
+    ['a negative serial', (d: any) => (d.serial = -1), 'serial: Too small: expected number to be >=0'],
+    ['a remote id of the wrong type', (d: any) => (d.resources['api-check.home'].remoteId = true), 'resources["api-check.home"].remoteId: Invalid input'],
+    ['a resource without applied payload', (d: any) => delete d.resources['api-check.home'].applied, 'resources["api-check.home"].applied: Invalid input: expected record, received undefined'],
+    ['an unknown kind', (d: any) => (d.resources['api-check.home'].kind = 'api-chek'), 'resources["api-check.home"].kind: Invalid option'],
+    [
+      'a resource whose kind differs from its address',
+      (d: any) => (d.resources['api-check.home'].kind = 'check-group'),
+      `resources["api-check.home"].kind: kind "check-group" does not match the address's kind`,
+    ],
+    [
+      'an address that is not one',
+      (d: any) => (d.resources['home'] = d.resources['api-check.home']),
+      'resources.home: "home" is not an address: expected <kind>.<logicalId>, e.g. api-check.home',
+    ],
+    [
+      'a dependency on an invalid address',
+      (d: any) => (d.resources['api-check.home'].dependsOn = ['group.api']),
+      'resources["api-check.home"].dependsOn[0]: "group.api" has an unknown kind "group"',
+    ],
+    ['an unknown journal operation', (d: any) => (d.journal[0].operation = 'upsert'), 'journal[0].operation: Invalid option'],
+    ['a journal time that is not ISO', (d: any) => (d.journal[0].startedAt = 'yesterday'), 'journal[0].startedAt: Invalid ISO datetime'],
+    ['an unknown top-level field', (d: any) => (d.outputs = {}), `(document): Unrecognized key: "outputs"`],
+    ['a missing target account', (d: any) => delete d.target.accountId, 'target.accountId: Invalid input: expected string, received undefined'],
+  ])('refuses %s, naming the file and the field', (_name, change, expected) => {
+    const message = parseError(withChange(change));
+    expect(message).toContain(`state file ${LOCATION} is invalid at ${expected}`);
+    expect(message.endsWith(`; ${UNTOUCHED}`)).toBe(true);
+  });
+});
+
+describe('assertSameTarget', () => {
+  it('accepts the same service and account whatever the URL spelling', () => {
+    const state = emptyState({ project: 'shop', target: { baseUrl: 'https://api.example.com/', accountId: 'a' } });
+    expect(() => assertSameTarget(state, { baseUrl: 'HTTPS://API.example.com:443', accountId: 'a' })).not.toThrow();
+  });
+
+  it.each([
+    ['another service', { baseUrl: 'https://api.other.com', accountId: 'a' }, 'https://api.other.com account a'],
+    ['another account', { baseUrl: 'https://api.example.com', accountId: 'b' }, 'https://api.example.com account b'],
+  ])('refuses a state made against %s', (_name, target, configured) => {
+    const state = emptyState({ project: 'shop', target: { baseUrl: 'https://api.example.com', accountId: 'a' } });
+    expect(() => assertSameTarget(state, target, { location: 'site/.vigil/state.json' })).toThrow(
+      `state at site/.vigil/state.json belongs to https://api.example.com account a, but the configured target is ${configured}. ` +
+        'Point VIGIL_API_URL / VIGIL_ACCOUNT_ID at the state\'s target, or give this target its own state file (state.path in vigil.config.ts).',
+    );
+  });
+});
