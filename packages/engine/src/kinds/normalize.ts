@@ -9,8 +9,8 @@ import { getAtPath, replaceAtPath } from '../plan/paths.js';
 import { hashSecret } from '../state/index.js';
 import type { KindAdapter, Payload, RemoteObject } from './types.js';
 
-function fieldSchemas(adapter: KindAdapter): Record<string, z.ZodType> {
-  return adapter.createSchema.shape as Record<string, z.ZodType>;
+function fieldSchemas(schema: z.ZodObject): Record<string, z.ZodType> {
+  return schema.shape as Record<string, z.ZodType>;
 }
 
 /**
@@ -24,17 +24,17 @@ function clearedValue(schema: z.ZodType): unknown {
   return undefined;
 }
 
-const clearedCache = new WeakMap<KindAdapter, Record<string, unknown>>();
+const clearedCache = new WeakMap<z.ZodObject, Record<string, unknown>>();
 
-function clearedValues(adapter: KindAdapter): Record<string, unknown> {
-  let cleared = clearedCache.get(adapter);
+function clearedValues(schema: z.ZodObject): Record<string, unknown> {
+  let cleared = clearedCache.get(schema);
   if (!cleared) {
     cleared = {};
-    for (const [key, schema] of Object.entries(fieldSchemas(adapter))) {
-      const value = clearedValue(schema);
+    for (const [key, field] of Object.entries(fieldSchemas(schema))) {
+      const value = clearedValue(field);
       if (value !== undefined) cleared[key] = value;
     }
-    clearedCache.set(adapter, cleared);
+    clearedCache.set(schema, cleared);
   }
   return cleared;
 }
@@ -60,7 +60,7 @@ function compareSetItems(a: unknown, b: unknown): number {
  */
 export function completeDesired(adapter: KindAdapter, payload: Payload): Payload {
   const complete: Payload = { ...payload };
-  for (const [key, value] of Object.entries(clearedValues(adapter))) {
+  for (const [key, value] of Object.entries(clearedValues(adapter.schemaFor(payload)))) {
     if (complete[key] === undefined) complete[key] = structuredClone(value);
   }
   return sortSetFields(adapter, complete);
@@ -91,7 +91,7 @@ export function normalizeRemote(options: {
   // Hidden secrets would fail the schema's string rules; a placeholder keeps the rest parseable.
   for (const path of secretPaths) remote = replaceAtPath(remote, path, (value) => (value === null ? '' : value));
 
-  const schemas = fieldSchemas(adapter);
+  const schemas = fieldSchemas(adapter.schemaFor(remote as RemoteObject));
   const picked: Payload = {};
   for (const key of managedKeys) {
     const raw = (remote as RemoteObject)[key];

@@ -29,8 +29,11 @@ export interface ServiceCalls {
 
 export interface KindAdapter {
   readonly kind: ResourceKind;
-  /** The POST body schema: its keys are the fields vigil manages, its defaults the documented ones. */
-  readonly createSchema: z.ZodObject;
+  /**
+   * The POST body schema for this payload: its keys are the fields vigil manages, its defaults the
+   * documented ones. A function because some kinds (alert channels) have one schema per type.
+   */
+  schemaFor(payload: Payload): z.ZodObject;
   /** Fields compared as sets (order carries no meaning to the service). */
   readonly setFields: readonly string[];
   /** Fields whose change cannot be applied in place: the resource is replaced. */

@@ -1,0 +1,26 @@
+import type { ResourceKind } from '@vigil/constructs';
+import { alertChannelAdapter } from './alert-channel.js';
+import { apiCheckAdapter } from './api-check.js';
+import { checkGroupAdapter } from './check-group.js';
+import { maintenanceWindowAdapter } from './maintenance-window.js';
+import { multiStepCheckAdapter } from './multistep-check.js';
+import { statusPageServiceAdapter } from './status-page-service.js';
+import type { KindAdapter } from './types.js';
+
+/** Every kind vigil manages; the planner and apply are generic over this table. */
+export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
+  'api-check': apiCheckAdapter,
+  'multistep-check': multiStepCheckAdapter,
+  'check-group': checkGroupAdapter,
+  'maintenance-window': maintenanceWindowAdapter,
+  'status-page-service': statusPageServiceAdapter,
+  'alert-channel': alertChannelAdapter,
+};
+
+export function adapterFor(kind: ResourceKind): KindAdapter {
+  const adapter = ADAPTERS[kind];
+  if (!adapter) throw new Error(`this is a bug in vigil: no adapter for kind "${String(kind)}"`);
+  return adapter;
+}
+
+export type { CallRequest, KindAdapter, Payload, RemoteObject, ServiceCalls } from './types.js';
