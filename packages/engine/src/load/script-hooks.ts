@@ -3,6 +3,9 @@ import pLimit from 'p-limit';
 import type { Diagnostic, Project } from '@vigil/constructs';
 import { bundleScript } from './scripts.js';
 
+/** Stands in for a script whose bundling failed (and was reported). */
+const BUNDLING_FAILED = '/* vigil could not bundle this script; see the errors reported with it */';
+
 /** Structural view of a construct with script entrypoints (it may come from another package copy). */
 interface ScriptOwner {
   readonly address: string;
@@ -44,7 +47,9 @@ export async function attachScripts(project: Project, root: string): Promise<Dia
       const pending = bundle;
       work.push(
         pending.then((result) => {
-          if (result.script !== undefined) construct.setBundledScript(request.field, result.script);
+          // After a failed bundle the construct still gets code, so it does not report the entrypoint as
+          // never bundled on top of the real cause; the errors below keep synth from ever using it.
+          construct.setBundledScript(request.field, result.script ?? BUNDLING_FAILED);
           for (const diagnostic of result.diagnostics) {
             diagnostics.push({ ...diagnostic, address: construct.address, path: request.propPath });
           }
