@@ -1,0 +1,144 @@
+import { ApiCheckCreate, type BodyType, type HttpMethod, type IpFamily } from '@vigil/schema';
+import type { z } from 'zod';
+import type { Assertion } from './assertion.js';
+import type { BuildContext } from './build-context.js';
+import { buildCheckFields, checkPropPath, type CheckProps } from './check.js';
+import { Construct } from './construct.js';
+import { formatPath, type PathSegment } from './path.js';
+import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
+
+/** A header or query parameter. */
+export interface KeyValue {
+  key: string;
+  value: string;
+  /** Hides the value in the service's UI. Default false. */
+  locked?: boolean;
+}
+
+/** HTTP basic authentication of the request. */
+export interface BasicAuth {
+  username: string;
+  /** Secret: plans and state only keep its hash. */
+  password: string;
+}
+
+/** The HTTP request an API check sends (spec §2.2 "API check request"). */
+export interface Request {
+  /** The URL to request (at most 2048 characters). */
+  url: string;
+  /** `GET`, `POST`, `PUT`, `HEAD`, `DELETE` or `PATCH`. Default `GET`. */
+  method?: HttpMethod;
+  /** Follow redirects. Default true. */
+  followRedirects?: boolean;
+  /** Skip TLS certificate verification. Default false. */
+  skipSSL?: boolean;
+  /** `IPv4` or `IPv6`. Default `IPv4`. */
+  ipFamily?: IpFamily;
+  /** Request body. Default empty. */
+  body?: string;
+  /** `JSON`, `FORM`, `RAW`, `GRAPHQL` or `NONE`. Default `NONE`. */
+  bodyType?: BodyType;
+  /** Request headers. */
+  headers?: KeyValue[];
+  /** Query parameters added to the URL. */
+  queryParameters?: KeyValue[];
+  /** What the response must satisfy; build them with `AssertionBuilder`. */
+  assertions?: Assertion[];
+  /** HTTP basic authentication. */
+  basicAuth?: BasicAuth;
+}
+
+export interface ApiCheckProps extends CheckProps {
+  /** The HTTP request the check sends, and its assertions. Required. */
+  request: Request;
+  /**
+   * Response time in milliseconds (0..30000) above which the check counts as degraded.
+   * Default 5000.
+   */
+  degradedResponseTime?: number | null;
+  /** Response time in milliseconds (0..30000) above which the check fails. Default 20000. */
+  maxResponseTime?: number | null;
+  /** Node.js code run before the request: a file to bundle (`{ entrypoint }`) or the code (`{ content }`). */
+  setupScript?: ScriptSource;
+  /** Node.js code run after the request: a file to bundle (`{ entrypoint }`) or the code (`{ content }`). */
+  tearDownScript?: ScriptSource;
+  /** Node.js code run in the setup phase, given inline; prefer `setupScript`. */
+  localSetupScript?: string | null;
+  /** Node.js code run in the teardown phase, given inline; prefer `tearDownScript`. */
+  localTearDownScript?: string | null;
+  /** Id of a snippet on the service to run in the setup phase. */
+  setupSnippetId?: number | null;
+  /** Id of a snippet on the service to run in the teardown phase. */
+  tearDownSnippetId?: number | null;
+}
+
+/**
+ * An API check: requests a URL on a schedule from the chosen locations and asserts on the response.
+ *
+ * ```ts
+ * new ApiCheck('orders-api', {
+ *   name: 'Orders API',
+ *   request: { url: 'https://api.example.com/orders', method: 'GET', assertions: [AssertionBuilder.statusCode().equals(200)] },
+ *   frequency: Frequency.EVERY_5M,
+ * })
+ * ```
+ */
+export class ApiCheck extends Construct implements ScriptOwner {
+  readonly props: ApiCheckProps;
+  readonly #scripts: ScriptSlots;
+
+  /**
+   * @param logicalId unique (per kind) name of the check in this project
+   * @param props the check's request, schedule and alerting
+   */
+  constructor(logicalId: string, props: ApiCheckProps) {
+    super('api-check', logicalId, props);
+    this.props = props;
+    this.#scripts = new ScriptSlots(this.project.root, this.source.file);
+    this.#scripts.add('localSetupScript', props.setupScript, 'setupScript');
+    this.#scripts.add('localTearDownScript', props.tearDownScript, 'tearDownScript');
+  }
+
+  /** The setup script's source, for the loader. */
+  get setupScript(): ScriptSource | undefined {
+    return this.props.setupScript;
+  }
+
+  /** The teardown script's source, for the loader. */
+  get tearDownScript(): ScriptSource | undefined {
+    return this.props.tearDownScript;
+  }
+
+  scriptEntrypoints(): ScriptBundleRequest[] {
+    return this.#scripts.entrypoints();
+  }
+
+  setBundledScript(field: ScriptField, code: string): void {
+    this.#scripts.setBundled(field, code);
+  }
+
+  protected payloadSchema(): z.ZodType {
+    return ApiCheckCreate;
+  }
+
+  protected buildPayload(context: BuildContext): Record<string, unknown> {
+    const { props } = this;
+    const payload = buildCheckFields(context, props, 'API');
+    payload.request = props.request;
+    const password = props.request?.basicAuth?.password;
+    if (typeof password === 'string') context.secret(['request', 'basicAuth', 'password']);
+    payload.degradedResponseTime = props.degradedResponseTime;
+    payload.maxResponseTime = props.maxResponseTime;
+    payload.setupSnippetId = props.setupSnippetId;
+    payload.tearDownSnippetId = props.tearDownSnippetId;
+    payload.localSetupScript = this.#scripts.resolveWithInline(context, 'localSetupScript', props.localSetupScript);
+    payload.localTearDownScript = this.#scripts.resolveWithInline(context, 'localTearDownScript', props.localTearDownScript);
+    return payload;
+  }
+
+  protected override propPath(payloadPath: PathSegment[]): string {
+    const [head] = payloadPath;
+    if (head === 'localSetupScript' || head === 'localTearDownScript') return this.#scripts.propPathOf(head) ?? head;
+    return head === 'request' ? formatPath(payloadPath) : checkPropPath(payloadPath);
+  }
+}

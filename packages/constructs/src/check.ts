@@ -1,0 +1,260 @@
+/**
+ * What API and multi-step checks share: the props of spec §2.3 common to both, the defaults
+ * cascade (config → group → the check's own props) and the payload fields built from them.
+ */
+import type { IncidentSeverity } from '@vigil/schema';
+import type { AlertEscalation } from './alert-escalation-policy.js';
+import type { AlertChannelReference } from './alert-channel.js';
+import type { BuildContext, RefTarget } from './build-context.js';
+import type { CheckGroupReference, CheckGroupV2Props } from './check-group-v2.js';
+import type { CheckDefaults } from './config.js';
+import type { ConstructProps } from './construct.js';
+import { resolveFrequency, type FrequencyValue } from './frequency.js';
+import { formatPath, type PathSegment } from './path.js';
+import { isConstruct } from './ref.js';
+import type { RetryStrategy } from './retry-strategy.js';
+import type { StatusPageServiceReference } from './status-page-service.js';
+import type { Location, RuntimeId } from './values.js';
+
+/** Opens and resolves a status-page incident from the check's alerts. */
+export interface IncidentTrigger {
+  /** The status-page service the incident is opened on. */
+  service: StatusPageServiceReference;
+  /** Severity of the incident: `MINOR`, `MEDIUM`, `MAJOR` or `CRITICAL`. */
+  severity: IncidentSeverity;
+  /** Name of the incident. */
+  name: string;
+  /** Description of the incident. */
+  description: string;
+  /** Whether the status page's subscribers are notified. */
+  notifySubscribers: boolean;
+}
+
+/** An environment variable of a check or group. */
+export interface EnvironmentVariable {
+  key: string;
+  value: string;
+  /** Hides the value in the service's UI. */
+  locked?: boolean;
+  /** Secret: never returned by the service; plans and state only keep its hash. */
+  secret?: boolean;
+}
+
+/** Props shared by API and multi-step checks (spec §2.3). */
+export interface CheckProps extends ConstructProps {
+  /** Name of the check. Required. */
+  name: string;
+  /** Whether the check runs. Default true. */
+  activated?: boolean;
+  /** Whether notifications are suppressed on failure and recovery. Default false. */
+  muted?: boolean;
+  /**
+   * Retry a failed run once from another location before alerting. Default true.
+   * @deprecated Use {@link CheckProps.retryStrategy} instead.
+   */
+  doubleCheck?: boolean;
+  /** Inverts what counts as a failure, so error statuses such as 404 can be validated. Default false. */
+  shouldFail?: boolean;
+  /** Data-center locations to run from, e.g. `['eu-west-1', 'us-east-1']`. */
+  locations?: Location[];
+  /** Private location identifiers to run from. */
+  privateLocations?: string[];
+  /** Tags for organising and filtering. */
+  tags?: string[];
+  /**
+   * How often the check runs: minutes (0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440) or a
+   * `Frequency` value such as `Frequency.EVERY_5M`. Default 10.
+   */
+  frequency?: FrequencyValue;
+  /**
+   * Spreads runs over time. With frequency 0 (sub-minute): 10, 20 or 30 seconds between runs; up to
+   * 60 minutes: 1..floor(frequency × 10); above: 1..ceil(frequency / 60). Assigned by the service
+   * when omitted.
+   */
+  frequencyOffset?: number;
+  /** The check group this check belongs to: a `CheckGroupV2` or `CheckGroupV2.fromId(id)`. */
+  group?: CheckGroupReference;
+  /** Position (>= 0) in the group's run order when the group is triggered through the API or CI/CD. */
+  groupOrder?: number | null;
+  /** Runtime version for the check's scripts: 2025.04, 2024.09, 2024.02, 2023.09, 2023.02 or 2022.10. */
+  runtimeId?: RuntimeId | null;
+  /** Alert channels notified about this check (constructs or `fromId` references). */
+  alertChannels?: AlertChannelReference[];
+  /**
+   * When and how the check alerts (`AlertEscalationBuilder`). `'global'` uses the account-level
+   * alert settings, which is also what happens when it is omitted.
+   */
+  alertEscalationPolicy?: AlertEscalation | 'global';
+  /** How failed runs are retried (`RetryStrategyBuilder`); `RetryStrategyBuilder.noRetries()` for none. */
+  retryStrategy?: RetryStrategy | null;
+  /** Creates and resolves a status-page incident from the check's alerts. */
+  triggerIncident?: IncidentTrigger;
+  /** Run in all selected locations at once instead of one per run. Default false. */
+  runParallel?: boolean;
+}
+
+const GROUP_TARGET: RefTarget = { kind: 'check-group', name: 'a CheckGroupV2', idType: 'number' };
+const ALERT_CHANNEL_TARGET: RefTarget = { kind: 'alert-channel', name: 'an alert channel', idType: 'number' };
+const SERVICE_TARGET: RefTarget = { kind: 'status-page-service', name: 'a StatusPageService', idType: 'string' };
+
+/** Props a group passes down to its checks when they do not set them. */
+type GroupDefaults = Pick<
+  CheckGroupV2Props,
+  'frequency' | 'locations' | 'privateLocations' | 'runtimeId' | 'retryStrategy' | 'alertEscalationPolicy' | 'runParallel'
+>;
+
+function groupDefaults(group: unknown): GroupDefaults {
+  if (!isConstruct(group) || group.kind !== 'check-group') return {};
+  const props = (group as unknown as { props?: CheckGroupV2Props }).props ?? { name: '' };
+  const { frequency, locations, privateLocations, runtimeId, runParallel } = props;
+  return {
+    frequency,
+    locations,
+    privateLocations,
+    runtimeId,
+    runParallel,
+    // The group's own FALLBACK / 'global' mean "let each check decide", so they are not defaults.
+    retryStrategy: props.retryStrategy === 'FALLBACK' ? undefined : props.retryStrategy,
+    alertEscalationPolicy: props.alertEscalationPolicy === 'global' ? undefined : props.alertEscalationPolicy,
+  };
+}
+
+/** The first level that sets `key`: the check's props, then its group, then the config. */
+function cascade<K extends keyof CheckProps & keyof CheckDefaults>(
+  key: K,
+  props: CheckProps,
+  group: Partial<Record<K, unknown>>,
+  config: CheckDefaults,
+): unknown {
+  if (props[key] !== undefined) return props[key];
+  if (group[key] !== undefined) return group[key];
+  return config[key];
+}
+
+/** Which frequency rules apply: multi-step checks cannot run sub-minute. */
+export type CheckKindForFrequency = 'API' | 'MULTI_STEP';
+
+/** Builds the payload fields shared by API and multi-step checks. */
+export function buildCheckFields(context: BuildContext, props: CheckProps, kind: CheckKindForFrequency): Record<string, unknown> {
+  const config = context.checkDefaults;
+  const group = groupDefaults(props.group);
+  const pick = <K extends keyof CheckProps & keyof CheckDefaults>(key: K) =>
+    cascade(key, props, group as Partial<Record<K, unknown>>, config);
+
+  const payload: Record<string, unknown> = {
+    name: props.name,
+    activated: props.activated ?? config.activated,
+    muted: props.muted ?? config.muted,
+    doubleCheck: props.doubleCheck,
+    shouldFail: props.shouldFail,
+    locations: pick('locations'),
+    privateLocations: pick('privateLocations'),
+    tags: props.tags ?? config.tags,
+    runtimeId: pick('runtimeId'),
+    runParallel: pick('runParallel'),
+    groupOrder: props.groupOrder,
+  };
+  if (props.doubleCheck !== undefined) {
+    context.warning(
+      'doubleCheck',
+      '"doubleCheck" is deprecated',
+      'Use retryStrategy instead: RetryStrategyBuilder.singleRetry() retries once, RetryStrategyBuilder.noRetries() never retries.',
+    );
+  }
+
+  Object.assign(payload, frequencyFields(context, props, pick('frequency') as FrequencyValue | undefined, kind));
+
+  const retryStrategy = pick('retryStrategy');
+  if (retryStrategy !== undefined) payload.retryStrategy = retryStrategy;
+
+  const policy = pick('alertEscalationPolicy');
+  if (policy === 'global') payload.useGlobalAlertSettings = true;
+  else if (policy !== undefined) {
+    payload.alertSettings = policy;
+    payload.useGlobalAlertSettings = false;
+  }
+
+  if (props.group !== undefined) {
+    payload.groupId = context.reference(props.group, GROUP_TARGET, 'group', ['groupId']);
+  }
+
+  const channels = props.alertChannels ?? config.alertChannels ?? [];
+  if (!Array.isArray(channels)) {
+    context.error('alertChannels', '"alertChannels" must be an array of alert channels');
+  } else {
+    payload.alertChannelSubscriptions = channels.map((channel, index) => ({
+      alertChannelId: context.reference(
+        channel,
+        ALERT_CHANNEL_TARGET,
+        `alertChannels[${index}]`,
+        ['alertChannelSubscriptions', index, 'alertChannelId'],
+      ),
+      activated: true,
+    }));
+  }
+
+  if (props.triggerIncident !== undefined) {
+    const { service, severity, name, description, notifySubscribers } = props.triggerIncident;
+    payload.triggerIncident = {
+      serviceId: context.reference(service, SERVICE_TARGET, 'triggerIncident.service', ['triggerIncident', 'serviceId']),
+      severity,
+      name,
+      description,
+      notifySubscribers,
+    };
+  }
+  return payload;
+}
+
+/**
+ * `frequency`/`frequencyOffset`. The schema checks the offset rules of spec §8 when both are set;
+ * what it cannot see is a sub-minute frequency without the offset that says how often.
+ */
+function frequencyFields(
+  context: BuildContext,
+  props: CheckProps,
+  value: FrequencyValue | undefined,
+  kind: CheckKindForFrequency,
+): Record<string, unknown> {
+  const resolved = resolveFrequency(value);
+  const offset = props.frequencyOffset ?? resolved.frequencyOffset;
+  const fields: Record<string, unknown> = {};
+  if (resolved.frequency !== undefined) fields.frequency = resolved.frequency;
+  if (offset !== undefined) fields.frequencyOffset = offset;
+  // Multi-step checks reject frequency 0 itself; the schema says so at `frequency`.
+  if (resolved.frequency === 0 && offset === undefined && kind === 'API') {
+    context.error(
+      'frequencyOffset',
+      '"frequencyOffset" is required when frequency is 0: sub-minute checks run every 10, 20 or 30 seconds',
+      'Use Frequency.EVERY_10S, Frequency.EVERY_20S or Frequency.EVERY_30S.',
+    );
+  }
+  return fields;
+}
+
+/** Maps payload paths of the shared fields back to the props users wrote. */
+export function checkPropPath(payloadPath: PathSegment[]): string {
+  const [head, index] = payloadPath;
+  switch (head) {
+    case 'alertChannelSubscriptions':
+      return typeof index === 'number' ? formatPath(['alertChannels', index]) : 'alertChannels';
+    case 'groupId':
+      return 'group';
+    case 'alertSettings':
+      return formatPath(['alertEscalationPolicy', ...payloadPath.slice(1)]);
+    case 'triggerIncident':
+      return index === 'serviceId' ? 'triggerIncident.service' : formatPath(payloadPath);
+    default:
+      return formatPath(payloadPath);
+  }
+}
+
+/** Secret environment variables: their values are hashed in plans and state. */
+export function markSecretVariables(context: BuildContext, variables: unknown): void {
+  if (!Array.isArray(variables)) return;
+  variables.forEach((variable: unknown, index) => {
+    if (typeof variable === 'object' && variable !== null && (variable as EnvironmentVariable).secret === true) {
+      context.secret(['environmentVariables', index, 'value']);
+    }
+  });
+}

@@ -1,0 +1,76 @@
+import { AlertSettings, Frequency, Location, RetryStrategy, RuntimeId, formatIssues } from '@vigil/schema';
+import { z } from 'zod';
+import { CONFIG_SOURCE_KEY } from './brand.js';
+import type { VigilConfig } from './config.js';
+import { LOGICAL_ID_PATTERN } from './logical-id.js';
+import { formatPath, type PathSegment } from './path.js';
+import type { Diagnostic, SourceLocation } from './types.js';
+
+const Glob = z.string().min(1);
+
+/**
+ * The shape of `vigil.config.ts`. Strict objects, so a misspelt option is reported instead of
+ * silently ignored. Value sets come from `@vigil/schema`; alert channels are checked where checks
+ * use them, since that is where a reference resolves.
+ */
+const VigilConfigSchema = z.strictObject({
+  projectName: z.string().min(1),
+  logicalId: z.string().regex(LOGICAL_ID_PATTERN),
+  checks: z
+    .strictObject({
+      checkMatch: z.union([Glob, z.array(Glob).min(1)]).optional(),
+      ignoreDirectoriesMatch: z.array(Glob).optional(),
+      activated: z.boolean().optional(),
+      muted: z.boolean().optional(),
+      frequency: z.union([Frequency, z.object({ frequency: Frequency, frequencyOffset: z.number().int().optional() })]).optional(),
+      locations: z.array(Location).optional(),
+      privateLocations: z.array(z.string()).optional(),
+      tags: z.array(z.string()).optional(),
+      runtimeId: RuntimeId.optional(),
+      retryStrategy: RetryStrategy.nullable().optional(),
+      alertEscalationPolicy: AlertSettings.optional(),
+      alertChannels: z.array(z.unknown()).optional(),
+      runParallel: z.boolean().optional(),
+    })
+    .optional(),
+  state: z.strictObject({ backend: z.literal('local'), path: z.string().min(1).optional() }).optional(),
+  api: z.strictObject({ baseUrl: z.url().optional(), accountId: z.string().min(1).optional() }).optional(),
+});
+
+const CONFIG_HINTS: Record<string, string> = {
+  logicalId: 'The project logical id may only contain letters, digits and _ - / # . (e.g. "shop-monitoring").',
+  'checks.frequency': 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
+  'checks.locations': 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).',
+  'checks.runtimeId': 'Use one of the runtime ids of spec §2.1, e.g. "2025.04".',
+  state: 'Only the local backend exists: `state: { backend: "local", path: ".vigil/state.json" }`.',
+  api: 'The service is configured with `api: { baseUrl, accountId }` or the VIGIL_API_URL / VIGIL_ACCOUNT_ID variables.',
+};
+
+function hintFor(path: readonly PathSegment[]): string | undefined {
+  const named = path.filter((segment): segment is string => typeof segment === 'string');
+  return CONFIG_HINTS[named.slice(0, 2).join('.')] ?? CONFIG_HINTS[named[0] ?? ''];
+}
+
+/** Every problem of a config, each located at the `defineConfig` call. */
+export function validateConfig(config: VigilConfig): Diagnostic[] {
+  const source = (config as { [CONFIG_SOURCE_KEY]?: SourceLocation })[CONFIG_SOURCE_KEY];
+  const parsed = VigilConfigSchema.safeParse(config);
+  if (parsed.success) return [];
+  const diagnostics: Diagnostic[] = [];
+  for (const issue of parsed.error.issues) {
+    const path = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
+    const messages =
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ path: [...path, key], message: `"${formatPath([...path, key])}" is not a config option` }))
+        : [{ path, message: formatIssues(new z.ZodError([issue])).message }];
+    for (const entry of messages) {
+      const diagnostic: Diagnostic = { severity: 'error', message: `vigil.config: ${entry.message}` };
+      const hint = hintFor(entry.path);
+      if (hint !== undefined) diagnostic.hint = hint;
+      if (entry.path.length > 0) diagnostic.path = formatPath(entry.path);
+      if (source !== undefined) diagnostic.source = source;
+      diagnostics.push(diagnostic);
+    }
+  }
+  return diagnostics;
+}

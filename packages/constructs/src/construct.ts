@@ -1,0 +1,150 @@
+import { formatIssues } from '@vigil/schema';
+import { z } from 'zod';
+import { CONSTRUCT_BRAND } from './brand.js';
+import { BuildContext } from './build-context.js';
+import { formatPath, getAtPath, setAtPath, type PathSegment } from './path.js';
+import { currentProject, type Project } from './project.js';
+import { captureUserSource } from './source-location.js';
+import type { Diagnostic, ResourceKind, ResourceSpec, SourceLocation } from './types.js';
+
+/** Props every construct accepts. */
+export interface ConstructProps {
+  /**
+   * Protects the remote resource: any plan that would delete or replace it fails instead.
+   * Use it for resources whose loss hurts (a paging alert channel, a status-page service).
+   */
+  protect?: boolean;
+}
+
+/** The outcome of building one construct: its spec when it has no errors, and every problem found. */
+export interface SynthesisResult {
+  spec?: ResourceSpec;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Base of every construct. A construct registers into the Project being loaded when it is created,
+ * remembers where it was created, and turns its props into the spec's request body on demand.
+ *
+ * Nothing here uses `instanceof`, and subclasses must not either: a construct may come from another
+ * copy of this package (see {@link CONSTRUCT_BRAND}).
+ */
+export abstract class Construct {
+  readonly [CONSTRUCT_BRAND] = true as const;
+  /** Resource kind, the first half of the address. */
+  readonly kind: ResourceKind;
+  /** Project-unique (per kind) name of the resource; renaming it recreates the resource. */
+  readonly logicalId: string;
+  /** `${kind}.${logicalId}` */
+  readonly address: string;
+  /** Where the user's `new X(...)` call is. */
+  readonly source: SourceLocation;
+  readonly protect: boolean;
+  /** The Project this construct registered into. */
+  readonly project: Project;
+
+  protected constructor(kind: ResourceKind, logicalId: string, props: ConstructProps | undefined) {
+    this.project = currentProject(`${new.target.name} ${JSON.stringify(logicalId)}`);
+    this.kind = kind;
+    this.logicalId = logicalId;
+    this.address = `${kind}.${logicalId}`;
+    this.source = captureUserSource();
+    this.protect = props?.protect === true;
+    this.project.register(this);
+  }
+
+  /** `ApiCheck "home"`: how messages name this construct. */
+  describe(): string {
+    return `${this.constructor.name} ${JSON.stringify(this.logicalId)}`;
+  }
+
+  /**
+   * Validates the props and builds the spec: the payload is parsed with the schema's Create schema
+   * (which fills in the documented defaults), then references are put back as `{ $ref }`.
+   */
+  synthesize(project: Project): SynthesisResult {
+    const context = new BuildContext(this, project);
+    const raw = this.buildPayload(context);
+    const parsed = this.payloadSchema().safeParse(raw);
+    const refPaths = new Set(context.refs.map((ref) => formatPath(ref.segments)));
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const payloadPath = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
+        // A placeholder id never fails on its own; any issue there repeats a reference problem.
+        if (refPaths.has(formatPath(payloadPath))) continue;
+        context.error(...this.#describeIssue(issue, payloadPath));
+      }
+    }
+    const diagnostics = context.diagnostics;
+    if (!parsed.success || diagnostics.some((d) => d.severity === 'error')) return { diagnostics };
+
+    const payload = parsed.data as Record<string, unknown>;
+    for (const ref of context.refs) setAtPath(payload, ref.segments, { $ref: ref.address });
+    const secrets = context.secrets
+      .filter((segments) => typeof getAtPath(payload, segments) === 'string' && getAtPath(payload, segments) !== '')
+      .map(formatPath);
+    return {
+      diagnostics,
+      spec: {
+        address: this.address,
+        kind: this.kind,
+        logicalId: this.logicalId,
+        payload,
+        refs: context.refs.map((ref) => ({ path: formatPath(ref.segments), address: ref.address })),
+        source: this.source,
+        protect: this.protect,
+        secrets,
+      },
+    };
+  }
+
+  /** The zod schema of the create call's body (from `@vigil/schema`). */
+  protected abstract payloadSchema(): z.ZodType;
+
+  /**
+   * The request body before defaults: props mapped to payload fields, the defaults cascade applied,
+   * references resolved through `context.reference`, construct-level rules reported to `context`.
+   */
+  protected abstract buildPayload(context: BuildContext): Record<string, unknown>;
+
+  /**
+   * Maps a payload path back to the prop path the user wrote, where the two differ
+   * (`alertChannelSubscriptions[0]` → `alertChannels[0]`). Identity by default.
+   */
+  protected propPath(payloadPath: PathSegment[]): string {
+    return formatPath(payloadPath);
+  }
+
+  #describeIssue(issue: z.core.$ZodIssue, payloadPath: PathSegment[]): [string, string, string | undefined] {
+    const propPath = this.propPath(payloadPath);
+    let { message } = formatIssues(new z.ZodError([issue]));
+    const payloadLabel = `"${formatPath(payloadPath)}"`;
+    if (message.startsWith(payloadLabel)) message = `"${propPath}"${message.slice(payloadLabel.length)}`;
+    return [propPath, message, hintFor(payloadPath)];
+  }
+}
+
+/** Hints for the fields users get wrong most, keyed by the payload's top-level field. */
+const FIELD_HINTS: Record<string, string> = {
+  frequency: 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
+  locations: 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).',
+  runtimeId: 'Use one of the runtime ids of spec §2.1, e.g. "2025.04".',
+  degradedResponseTime: 'Response-time limits are milliseconds between 0 and 30000.',
+  maxResponseTime: 'Response-time limits are milliseconds between 0 and 30000.',
+  environmentVariables: 'At most 50 environment variables; move shared ones to the check group.',
+  retryStrategy: 'Build it with RetryStrategyBuilder (fixedStrategy, linearStrategy, exponentialStrategy, singleRetry, noRetries).',
+  alertSettings: 'Build it with AlertEscalationBuilder.runBasedEscalation(...) or timeBasedEscalation(...).',
+  concurrency: 'concurrency is the number of checks run at once when the group is triggered; at least 1.',
+  groupOrder: 'groupOrder is a position in the group, 0 or more.',
+  repeatInterval: 'repeatInterval counts repeatUnits between occurrences; at least 1.',
+  sslExpiryThreshold: 'sslExpiryThreshold is a number of days between 1 and 30.',
+  endsAt: 'A maintenance window ends after it starts; use repeatUnit and repeatInterval for recurring windows.',
+  frequencyOffset: 'frequencyOffset spreads runs over time: 10, 20 or 30 with frequency 0, 1..frequency×10 up to an hour, 1..frequency/60 above.',
+};
+
+function hintFor(payloadPath: PathSegment[]): string | undefined {
+  const [head, second] = payloadPath;
+  if (head === 'request' && second === 'assertions') return 'Build assertions with AssertionBuilder, e.g. AssertionBuilder.statusCode().equals(200).';
+  if (head === 'request' && second === 'method') return 'HTTP methods are upper case: GET, POST, PUT, HEAD, DELETE, PATCH.';
+  return typeof head === 'string' ? FIELD_HINTS[head] : undefined;
+}

@@ -1,0 +1,46 @@
+/**
+ * `@vigil/constructs`: what users write (re-exported as `vigil/constructs`), plus the Project that
+ * the engine's loader uses to collect, validate and synthesise it.
+ */
+
+// Plumbing shared with the loader.
+export { CONSTRUCT_BRAND } from './brand.js';
+export { isConstruct, isRef, isExternalRef, type Ref, type ExternalRef } from './ref.js';
+export { Project, withProject, tryCurrentProject } from './project.js';
+export { Construct, type ConstructProps, type SynthesisResult } from './construct.js';
+export { LOGICAL_ID_PATTERN } from './logical-id.js';
+export { isScriptOwner, type ScriptSource, type ScriptField, type ScriptBundleRequest, type ScriptOwner } from './script.js';
+export { parseStackFrame } from './source-location.js';
+export type { Diagnostic, ResourceKind, ResourceSpec, RefEdge, SourceLocation } from './types.js';
+export { RESOURCE_KINDS } from './types.js';
+
+// Config.
+export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type CheckDefaults, type StateConfig, type ApiConfig } from './config.js';
+
+// Constructs.
+export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAuth } from './api-check.js';
+export { MultiStepCheck, type MultiStepCheckProps, type Dependency } from './multi-step-check.js';
+export type { CheckProps, IncidentTrigger, EnvironmentVariable } from './check.js';
+export { CheckGroupV2, CheckGroup, type CheckGroupV2Props, type CheckGroupProps, type ApiCheckDefaults, type CheckGroupReference } from './check-group-v2.js';
+export { MaintenanceWindow, type MaintenanceWindowProps, type DateInput } from './maintenance-window.js';
+export { StatusPageService, type StatusPageServiceProps, type StatusPageServiceReference } from './status-page-service.js';
+export { AlertChannel, type AlertChannelProps, type AlertChannelReference } from './alert-channel.js';
+export { EmailAlertChannel, type EmailAlertChannelProps } from './email-alert-channel.js';
+export { SlackAlertChannel, type SlackAlertChannelProps } from './slack-alert-channel.js';
+export { WebhookAlertChannel, type WebhookAlertChannelProps } from './webhook-alert-channel.js';
+export { SmsAlertChannel, type SmsAlertChannelProps } from './sms-alert-channel.js';
+export { PhoneCallAlertChannel, type PhoneCallAlertChannelProps } from './phone-call-alert-channel.js';
+export { PagerdutyAlertChannel, type PagerdutyAlertChannelProps } from './pagerduty-alert-channel.js';
+export { OpsgenieAlertChannel, type OpsgenieAlertChannelProps } from './opsgenie-alert-channel.js';
+
+// Builders.
+export { Frequency, type FrequencyValue } from './frequency.js';
+export { AssertionBuilder, NumericAssertionBuilder, GeneralAssertionBuilder, type Assertion } from './assertion.js';
+export { RetryStrategyBuilder, type RetryStrategy, type RetryStrategyOptions } from './retry-strategy.js';
+export {
+  AlertEscalationBuilder,
+  type AlertEscalation,
+  type Reminders,
+  type ParallelRunFailureThreshold,
+} from './alert-escalation-policy.js';
+export type * from './values.js';

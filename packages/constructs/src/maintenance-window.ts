@@ -1,0 +1,63 @@
+import { MaintenanceWindowCreate, type RepeatUnit } from '@vigil/schema';
+import type { z } from 'zod';
+import { Construct, type ConstructProps } from './construct.js';
+
+/** A date as a `Date` or an ISO 8601 string. */
+export type DateInput = Date | string;
+
+export interface MaintenanceWindowProps extends ConstructProps {
+  /** Name of the maintenance window. */
+  name: string;
+  /**
+   * Names of the checks and check groups the window applies to (their tags). During the window
+   * their alerts are suppressed.
+   */
+  tags?: string[];
+  /** When the window starts. */
+  startsAt: DateInput;
+  /** When the window ends; must be after `startsAt`. */
+  endsAt: DateInput;
+  /** Unit of repetition: `DAY`, `WEEK` or `MONTH`. */
+  repeatUnit: RepeatUnit;
+  /** Repeat every this many `repeatUnit`s, counted from the first occurrence (>= 1). */
+  repeatInterval?: number | null;
+  /** When the repetition stops. */
+  repeatEndsAt?: DateInput | null;
+}
+
+/** Serialises a date prop; an invalid `Date` becomes a string the schema rejects. */
+function toDateString(value: DateInput | null | undefined): unknown {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+  return value;
+}
+
+/** A period during which the alerts of the tagged checks and groups are suppressed. */
+export class MaintenanceWindow extends Construct {
+  readonly props: MaintenanceWindowProps;
+
+  /**
+   * @param logicalId unique (per kind) name of the window in this project
+   * @param props when the window is, how it repeats and what it applies to
+   */
+  constructor(logicalId: string, props: MaintenanceWindowProps) {
+    super('maintenance-window', logicalId, props);
+    this.props = props;
+  }
+
+  protected payloadSchema(): z.ZodType {
+    return MaintenanceWindowCreate;
+  }
+
+  protected buildPayload(): Record<string, unknown> {
+    const { name, tags, startsAt, endsAt, repeatUnit, repeatInterval, repeatEndsAt } = this.props;
+    return {
+      name,
+      tags,
+      startsAt: toDateString(startsAt),
+      endsAt: toDateString(endsAt),
+      repeatUnit,
+      repeatInterval,
+      repeatEndsAt: toDateString(repeatEndsAt),
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import type { AlertChannelType } from '@vigil/schema';
+import { AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+
+export interface SlackAlertChannelProps extends AlertChannelProps {
+  /** The Slack incoming-webhook URL. */
+  url: string;
+  /** Channel to post in, e.g. `#ops`; the webhook's own channel when omitted. */
+  channel?: string;
+}
+
+/** Posts alerts to Slack through an incoming webhook. */
+export class SlackAlertChannel extends AlertChannel {
+  declare readonly props: SlackAlertChannelProps;
+
+  /**
+   * @param logicalId unique (per kind) name of the channel in this project
+   * @param props the webhook URL, channel and notification switches
+   */
+  constructor(logicalId: string, props: SlackAlertChannelProps) {
+    super(logicalId, props);
+  }
+
+  protected channelType(): AlertChannelType {
+    return 'SLACK';
+  }
+
+  protected channelConfig(): ChannelConfig {
+    return { config: { url: this.props.url, channel: this.props.channel } };
+  }
+}
