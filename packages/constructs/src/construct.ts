@@ -2,7 +2,7 @@ import { formatIssues } from '@vigil/schema';
 import { z } from 'zod';
 import { CONSTRUCT_BRAND } from './brand.js';
 import { BuildContext } from './build-context.js';
-import { formatPath, getAtPath, setAtPath, type PathSegment } from './path.js';
+import { formatPath, getAtPath, setAtPath, withoutUndefined, type PathSegment } from './path.js';
 import { currentProject, type Project } from './project.js';
 import { captureUserSource } from './source-location.js';
 import type { Diagnostic, ResourceKind, ResourceSpec, SourceLocation } from './types.js';
@@ -64,7 +64,7 @@ export abstract class Construct {
    */
   synthesize(project: Project): SynthesisResult {
     const context = new BuildContext(this, project);
-    const raw = this.buildPayload(context);
+    const raw = withoutUndefined(this.buildPayload(context));
     const parsed = this.payloadSchema().safeParse(raw);
     const refPaths = new Set(context.refs.map((ref) => formatPath(ref.segments)));
     if (!parsed.success) {

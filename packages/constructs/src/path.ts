@@ -36,3 +36,18 @@ export function getAtPath(target: unknown, segments: readonly PathSegment[]): un
   }
   return node;
 }
+
+/**
+ * A copy of plain data without `undefined` properties: an unset prop must be absent from the
+ * payload (zod keeps `key: undefined`, and a diff would see a field that is not there). Copying
+ * also keeps parsing from ever touching the user's own objects.
+ */
+export function withoutUndefined<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => withoutUndefined(item)) as T;
+  if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (item !== undefined) copy[key] = withoutUndefined(item);
+  }
+  return copy as T;
+}

@@ -1,0 +1,2 @@
+const response = await fetch('https://example.com/orders');
+if (!response.ok) throw new Error('orders failed');

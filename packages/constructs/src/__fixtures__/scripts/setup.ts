@@ -1,0 +1,4 @@
+export async function setup() {
+  return 'ready';
+}
+await setup();
