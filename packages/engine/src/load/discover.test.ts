@@ -1,0 +1,87 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { discoverMonitorFiles, resolveConfigPath } from './discover.js';
+
+let root: string;
+
+beforeAll(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'vigil-discover-'));
+  for (const file of [
+    'vigil.config.ts',
+    'a.monitor.ts',
+    'checks/b.monitor.ts',
+    'checks/deep/c.monitor.ts',
+    'checks/helper.ts',
+    'node_modules/pkg/d.monitor.ts',
+    'checks/node_modules/e.monitor.ts',
+    '.git/f.monitor.ts',
+    'legacy/g.monitor.ts',
+    'checks/legacy/h.monitor.ts',
+    'other/i.check.ts',
+  ]) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), '');
+  }
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const relative = (files: string[]) => files.map((file) => path.relative(root, file));
+
+describe('discoverMonitorFiles', () => {
+  const cases: Array<{ name: string; checkMatch?: string | string[]; ignore?: string[]; want: string[] }> = [
+    {
+      name: 'matches **/*.monitor.ts by default and never looks in node_modules or .git',
+      want: ['a.monitor.ts', 'checks/b.monitor.ts', 'checks/deep/c.monitor.ts', 'checks/legacy/h.monitor.ts', 'legacy/g.monitor.ts'],
+    },
+    {
+      name: 'honours a single checkMatch glob',
+      checkMatch: 'checks/**/*.monitor.ts',
+      want: ['checks/b.monitor.ts', 'checks/deep/c.monitor.ts', 'checks/legacy/h.monitor.ts'],
+    },
+    {
+      name: 'honours several checkMatch globs',
+      checkMatch: ['a.monitor.ts', 'other/*.check.ts'],
+      want: ['a.monitor.ts', 'other/i.check.ts'],
+    },
+    {
+      name: 'skips a directory named by ignoreDirectoriesMatch, at the root only',
+      ignore: ['legacy'],
+      want: ['a.monitor.ts', 'checks/b.monitor.ts', 'checks/deep/c.monitor.ts', 'checks/legacy/h.monitor.ts'],
+    },
+    {
+      name: 'skips directories matched by a ** glob at any depth',
+      ignore: ['**/legacy'],
+      want: ['a.monitor.ts', 'checks/b.monitor.ts', 'checks/deep/c.monitor.ts'],
+    },
+  ];
+  it.each(cases)('$name', async ({ checkMatch, ignore, want }) => {
+    expect(relative(await discoverMonitorFiles({ root, checkMatch, ignoreDirectoriesMatch: ignore }))).toEqual(want);
+  });
+
+  it('never picks up the config itself', async () => {
+    const files = await discoverMonitorFiles({ root, checkMatch: '*.ts', exclude: [path.join(root, 'vigil.config.ts')] });
+    expect(relative(files)).toEqual(['a.monitor.ts']);
+  });
+});
+
+describe('resolveConfigPath', () => {
+  it('defaults to vigil.config.ts in the working directory', () => {
+    expect(resolveConfigPath({ cwd: root })).toBe(path.join(root, 'vigil.config.ts'));
+  });
+
+  it('resolves --config against the working directory', () => {
+    expect(resolveConfigPath({ cwd: path.dirname(root), configPath: path.join(path.basename(root), 'vigil.config.ts') })).toBe(
+      path.join(root, 'vigil.config.ts'),
+    );
+  });
+
+  it.each([
+    ['vigil.config.json', 'must end in .ts, .mts, .js, .mjs (got ".json")'],
+    ['missing.config.ts', 'config file not found:'],
+  ])('refuses %s', (configPath, message) => {
+    expect(() => resolveConfigPath({ cwd: root, configPath })).toThrow(message);
+  });
+});
