@@ -2,7 +2,10 @@
 import { conflict, notFound } from '../http/errors.js';
 import type { AlertChannelSubscription, StoredDoc, Store } from '../store/index.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions } from './alerting.js';
-import { hideSecretValues, mergeUpdate } from './documents.js';
+import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
+
+/** Nullable group fields returned as `null` when a create did not send them. */
+const NULL_WHEN_ABSENT = ['runtimeId', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'];
 
 type GroupBody = Record<string, unknown>;
 
@@ -11,6 +14,7 @@ export function createGroup(store: Store, accountId: string, options: { body: Gr
   assertChannelsExist(store, accountId, body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined);
   const now = new Date().toISOString();
   const doc = store.checkGroups.insert(accountId, (id) => ({
+    ...nullsForAbsent(NULL_WHEN_ABSENT),
     ...body,
     id,
     alertChannelSubscriptions: resolveSubscriptions(store, accountId, {

@@ -8,7 +8,7 @@ import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from 
 import { badRequest, notFound } from '../http/errors.js';
 import type { AlertChannelSubscription, Filter, Page, StoredDoc, Store } from '../store/index.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
-import { hideSecretValues, mergeUpdate } from './documents.js';
+import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
 
 /** Which create/update call a check went through; `generic` accepts any `checkType`. */
 export type CheckVariant = 'api' | 'multistep' | 'generic';
@@ -17,6 +17,20 @@ const VARIANT_TYPE: Record<Exclude<CheckVariant, 'generic'>, string> = { api: 'A
 const VARIANT_LABEL: Record<CheckVariant, string> = { api: 'API check', multistep: 'Multi-step check', generic: 'Check' };
 
 type CheckBody = Record<string, unknown>;
+
+/**
+ * Nullable fields the real service returns as `null` when a create did not send them, so a read
+ * always shows every field (Vigil's normalisation compares against these).
+ */
+const NULL_WHEN_ABSENT = [
+  'runtimeId',
+  'retryStrategy',
+  'triggerIncident',
+  'setupSnippetId',
+  'tearDownSnippetId',
+  'localSetupScript',
+  'localTearDownScript',
+] as const;
 
 function assertReferences(store: Store, accountId: string, body: CheckBody): void {
   const groupId = body['groupId'];
@@ -52,6 +66,7 @@ export function createCheck(store: Store, accountId: string, options: { variant:
     const checkType = variant === 'generic' ? body['checkType'] : VARIANT_TYPE[variant];
     const frequency = typeof body['frequency'] === 'number' ? body['frequency'] : 10;
     return {
+      ...nullsForAbsent(NULL_WHEN_ABSENT),
       ...body,
       id,
       checkType,

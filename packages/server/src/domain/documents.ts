@@ -26,3 +26,8 @@ export function hideSecretValues(doc: StoredDoc): StoredDoc {
     ),
   };
 }
+
+/** `{field: null}` for each field; spread under a create body so sent values win. */
+export function nullsForAbsent(fields: readonly string[]): Record<string, null> {
+  return Object.fromEntries(fields.map((field) => [field, null]));
+}

@@ -28,22 +28,22 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     return doc;
   };
 
-  ctx.route(ENDPOINTS['services.create'], ({ account, body }) => {
+  ctx.route(ENDPOINTS['statusPageServices.create'], ({ account, body }) => {
     const now = new Date().toISOString();
     return present(account.id, services.insert(account.id, (id) => ({ ...body, id, created_at: now, updated_at: null })));
   });
-  ctx.route(ENDPOINTS['services.list'], ({ account, query }) => {
+  ctx.route(ENDPOINTS['statusPageServices.list'], ({ account, query }) => {
     const page = services.page(account.id, { limit: query.limit, page: query.page });
     return { items: page.items.map((doc) => present(account.id, doc)), total: page.total };
   });
-  ctx.route(ENDPOINTS['services.get'], ({ account, params }) => present(account.id, find(account.id, params.id)));
-  ctx.route(ENDPOINTS['services.update'], ({ account, params, body }) => {
+  ctx.route(ENDPOINTS['statusPageServices.get'], ({ account, params }) => present(account.id, find(account.id, params.id)));
+  ctx.route(ENDPOINTS['statusPageServices.update'], ({ account, params, body }) => {
     const merged = mergeUpdate(find(account.id, params.id), body);
     merged['updated_at'] = new Date().toISOString();
     services.replace(account.id, merged);
     return present(account.id, merged);
   });
-  ctx.route(ENDPOINTS['services.delete'], ({ account, params }) => {
+  ctx.route(ENDPOINTS['statusPageServices.delete'], ({ account, params }) => {
     find(account.id, params.id);
     const users = usersOf.all(account.id, params.id) as Array<{ id: string }>;
     if (users.length > 0) {

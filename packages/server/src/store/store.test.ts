@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from './index.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vigil-store-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Store', () => {
+  it('uses WAL journaling for a data directory', () => {
+    const store = new Store(tempDir());
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    store.close();
+  });
+
+  it('records each core migration once, however often the database is opened', () => {
+    const dir = tempDir();
+    new Store(dir).close();
+    const store = new Store(dir);
+    const rows = store.db.prepare("SELECT version, name FROM migrations WHERE scope = 'core' ORDER BY version").all();
+    expect(rows).toEqual([
+      { version: 1, name: 'resource collections' },
+      { version: 2, name: 'alert channel subscriptions' },
+      { version: 3, name: 'idempotency keys' },
+    ]);
+    store.close();
+  });
+
+  it('applies a module scope only for versions it has not seen', () => {
+    const store = new Store(':memory:');
+    const runs: number[] = [];
+    const step = (version: number) => ({ version, name: `step ${version}`, up: () => void runs.push(version) });
+    store.migrate('readside', [step(1)]);
+    store.migrate('readside', [step(1), step(2)]);
+    expect(runs).toEqual([1, 2]);
+    expect(() => store.migrate('core', [])).toThrow('the "core" migration scope belongs to the store');
+    store.close();
+  });
+
+  it('keeps what was written across a close and reopen of the same directory', () => {
+    const dir = tempDir();
+    const first = new Store(dir);
+    const check = first.checks.insert('acme', (id) => ({ id, name: 'kept' }));
+    const group = first.checkGroups.insert('acme', (id) => ({ id, name: 'group' }));
+    first.close();
+    const second = new Store(dir);
+    expect(second.checks.get('acme', check.id)).toEqual({ id: check.id, name: 'kept' });
+    expect(second.checkGroups.get('acme', group.id)).toEqual({ id: 1, name: 'group' });
+    second.close();
+  });
+
+  it('never hands out the integer id of a deleted resource again, even after a restart', () => {
+    const dir = tempDir();
+    const first = new Store(dir);
+    first.checkGroups.insert('acme', (id) => ({ id }));
+    const second = first.checkGroups.insert('acme', (id) => ({ id }));
+    first.checkGroups.remove('acme', second.id);
+    first.close();
+    const reopened = new Store(dir);
+    expect(reopened.checkGroups.insert('acme', (id) => ({ id })).id).toBe(3);
+    reopened.close();
+  });
+
+  it('pages in insertion order and counts only the account’s own documents', () => {
+    const store = new Store(':memory:');
+    for (let i = 0; i < 5; i += 1) {
+      store.maintenanceWindows.insert('acme', (id) => ({ id, n: i }));
+      store.maintenanceWindows.insert('globex', (id) => ({ id, n: i }));
+    }
+    const page = store.maintenanceWindows.page('acme', { limit: 2, page: 2 });
+    expect(page.total).toBe(5);
+    expect(page.items.map((doc) => doc['n'])).toEqual([2, 3]);
+    expect(store.maintenanceWindows.page('acme', { limit: 2, page: 4 })).toEqual({ items: [], total: 5 });
+    expect(store.maintenanceWindows.get('globex', page.items[0]!.id)).toBeUndefined();
+    store.close();
+  });
+
+  it('filters with SQL conditions on the document', () => {
+    const store = new Store(':memory:');
+    store.checks.insert('acme', (id) => ({ id, checkType: 'API', tags: ['prod'] }));
+    store.checks.insert('acme', (id) => ({ id, checkType: 'MULTI_STEP', tags: ['prod', 'eu'] }));
+    const eu = store.checks.all('acme', [{ sql: "EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = ?)", values: ['eu'] }]);
+    expect(eu.map((doc) => doc['checkType'])).toEqual(['MULTI_STEP']);
+    store.close();
+  });
+});
