@@ -237,11 +237,15 @@ export type CheckUpdate = z.infer<typeof CheckUpdate>;
  * optional; narrow on `checkType` (or parse with `ApiCheck` / `MultiStepCheck`) for the exact type.
  */
 export const Check = z.object({
-  ...allOptional(apiCheckCreateShape),
-  ...allOptional(multiStepCheckCreateShape),
+  // Defaults-free on purpose: a response parse must not invent values (e.g. a 5000 ms
+  // degradedResponseTime on a multi-step check) that the service never returned.
+  ...allOptional(apiCheckFields),
+  ...allOptional(multiStepCheckFields),
   ...checkResponseFields,
   name: z.string(),
   checkType: CheckType,
+  activated: z.boolean(),
+  muted: z.boolean(),
   frequency: z.number().int(),
   frequencyOffset: z.number().int().optional(),
   request: ApiCheckRequest.optional(),
