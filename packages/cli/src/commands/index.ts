@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerServer } from './server.js';
+import { registerState } from './state.js';
 import { registerSynth } from './synth.js';
 import { registerValidate } from './validate.js';
 
@@ -8,4 +9,4 @@ import { registerValidate } from './validate.js';
  * flags here; the heavy imports (server, engine, esbuild) happen inside the action, so `vigil --help`
  * and `vigil validate` never pay for what they do not use.
  */
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerValidate, registerSynth, registerServer];
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerValidate, registerSynth, registerServer, registerState];

@@ -1,0 +1,225 @@
+/**
+ * `vigil state list | show | mv | rm | unlock`: inspect and edit state without touching the remote
+ * service. Reads need no lock (writes are atomic renames, so a reader never sees half a document);
+ * edits take the lock like apply does.
+ */
+import type { Command } from 'commander';
+import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
+import { CliError } from '../errors.js';
+import { loadFromCommand, printDiagnostics } from './validate.js';
+
+interface StateContext {
+  backend: StateBackend;
+  /** The command that removes a stale lock for this very project, `--config` included. */
+  unlockCommand: string;
+}
+
+/**
+ * The exact command that force-unlocks the state of the project this command runs on: `--config` is
+ * repeated when the user gave one, so the printed command can be pasted as it is.
+ */
+export function unlockCommandFor(command: Command): string {
+  const { config } = command.optsWithGlobals<{ config?: string }>();
+  const explicit = command.getOptionValueSourceWithGlobals('config') === 'cli' && config !== undefined;
+  return explicit ? `vigil state unlock --force --config ${quoteArgument(config)}` : 'vigil state unlock --force';
+}
+
+function quoteArgument(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** State errors are the user's to act on: print their message alone, exit 1. */
+async function userErrors<T>(run: () => Promise<T>): Promise<T> {
+  const { isStateError } = await import('@vigil/engine');
+  try {
+    return await run();
+  } catch (error) {
+    if (isStateError(error)) throw new CliError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Finds the state file the way plan and apply do: the config's `state.path`, relative to the project
+ * root (the config file's directory), else `.vigil/state.json` there. Problems in monitor files do
+ * not matter here (fixing state is often what is needed while they are broken); a config that cannot
+ * be evaluated does, because it may move the state file.
+ */
+async function openState(command: Command): Promise<StateContext> {
+  const loaded = await loadFromCommand(command);
+  if (loaded.config === undefined) {
+    printDiagnostics(loaded.diagnostics, (text) => process.stderr.write(text));
+    throw new CliError('cannot find the state: the config file has errors (listed above)');
+  }
+  const { createLocalBackend, DEFAULT_STATE_PATH } = await import('@vigil/engine');
+  const path = await import('node:path');
+  const unlockCommand = unlockCommandFor(command);
+  const statePath = path.resolve(loaded.root, loaded.config.state?.path ?? DEFAULT_STATE_PATH);
+  return { backend: createLocalBackend({ path: statePath, unlockCommand }), unlockCommand };
+}
+
+async function readExisting(backend: StateBackend, verb: string): Promise<StateDocument> {
+  const document = await backend.read();
+  if (document === undefined) throw new CliError(`no state at ${backend.describe()} yet (nothing has been applied); nothing to ${verb}`);
+  return document;
+}
+
+/** Runs `edit` under the state lock and writes what it returns; the lock is released whatever happens. */
+async function editUnderLock(
+  context: StateContext,
+  options: { lockTimeout: string; command: string; verb: string },
+  edit: (document: StateDocument) => StateDocument,
+): Promise<{ before: StateDocument; after: StateDocument }> {
+  const { parseLockTimeout } = await import('@vigil/engine');
+  const timeoutMs = parseLockTimeout(options.lockTimeout);
+  const lock: StateLock = await context.backend.lock({ timeoutMs, command: options.command });
+  try {
+    const before = await readExisting(context.backend, options.verb);
+    const after = edit(before);
+    await lock.write(after);
+    return { before, after };
+  } finally {
+    await lock.release();
+  }
+}
+
+function formatRemoteId(remoteId: string | number): string {
+  return typeof remoteId === 'number' ? String(remoteId) : remoteId;
+}
+
+async function list(command: Command, options: { json?: boolean }): Promise<void> {
+  const { backend } = await openState(command);
+  const document = await backend.read();
+  const rows = Object.entries(document?.resources ?? {})
+    .map(([address, resource]) => ({ address, kind: resource.kind, remoteId: resource.remoteId }))
+    .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  if (document === undefined) {
+    process.stderr.write(`No state at ${backend.describe()} yet: nothing has been applied.\n`);
+    return;
+  }
+  const addressWidth = Math.max(0, ...rows.map((row) => row.address.length));
+  const kindWidth = Math.max(0, ...rows.map((row) => row.kind.length));
+  for (const row of rows) {
+    process.stdout.write(`${row.address.padEnd(addressWidth)}  ${row.kind.padEnd(kindWidth)}  ${formatRemoteId(row.remoteId)}\n`);
+  }
+  if (rows.length === 0) process.stderr.write(`No resources in ${backend.describe()}.\n`);
+  const { pendingOperations } = await import('@vigil/engine');
+  const pending = pendingOperations(document);
+  if (pending.length > 0) {
+    process.stderr.write(`\n${pending.length} pending operation${pending.length === 1 ? '' : 's'} from an interrupted apply (the next vigil apply finishes ${pending.length === 1 ? 'it' : 'them'}):\n`);
+    for (const entry of pending) process.stderr.write(`  ${entry.operation} ${entry.address} (started ${entry.startedAt})\n`);
+  }
+}
+
+async function show(command: Command, address: string): Promise<void> {
+  const { backend } = await openState(command);
+  const { getResource } = await import('@vigil/engine');
+  const document = await readExisting(backend, 'show');
+  const resource = getResource(document, address, { location: backend.describe() });
+  process.stdout.write(`${JSON.stringify({ address, ...resource }, null, 2)}\n`);
+}
+
+async function move(command: Command, from: string, to: string, options: { lockTimeout: string }): Promise<void> {
+  const context = await openState(command);
+  const { moveResource } = await import('@vigil/engine');
+  const location = context.backend.describe();
+  const { before } = await editUnderLock(context, { lockTimeout: options.lockTimeout, command: `vigil state mv ${from} ${to}`, verb: 'move' }, (document) =>
+    moveResource(document, from, to, { location }),
+  );
+  const remoteId = before.resources[from]?.remoteId;
+  process.stdout.write(`Moved ${from} to ${to}; the remote resource${remoteId === undefined ? '' : ` (id ${formatRemoteId(remoteId)})`} was not touched.\n`);
+}
+
+async function remove(command: Command, addresses: string[], options: { lockTimeout: string }): Promise<void> {
+  const context = await openState(command);
+  const { removeResource } = await import('@vigil/engine');
+  const location = context.backend.describe();
+  const { before } = await editUnderLock(context, { lockTimeout: options.lockTimeout, command: `vigil state rm ${addresses.join(' ')}`, verb: 'remove' }, (document) =>
+    addresses.reduce((current, address) => removeResource(current, address, { location }), document),
+  );
+  for (const address of addresses) {
+    const remoteId = before.resources[address]?.remoteId;
+    process.stdout.write(`Removed ${address} from state${remoteId === undefined ? '' : ` (remote id ${formatRemoteId(remoteId)})`}.\n`);
+  }
+  process.stdout.write(
+    `The remote resource${addresses.length === 1 ? ' was' : 's were'} left untouched and ${addresses.length === 1 ? 'is' : 'are'} no longer managed by vigil; ` +
+      `delete ${addresses.length === 1 ? 'it' : 'them'} in the service if no longer wanted.\n`,
+  );
+}
+
+async function unlock(command: Command, options: { force?: boolean }): Promise<void> {
+  const { backend } = await openState(command);
+  if (!options.force) {
+    throw new CliError(
+      `vigil state unlock removes the lock on ${backend.describe()} whoever holds it; if you are sure no vigil is using this state, run it again with --force`,
+    );
+  }
+  const { describeOwner, isProcessAlive } = await import('@vigil/engine');
+  const { hostname } = await import('node:os');
+  const result = await backend.forceUnlock();
+  if (!result.removed) {
+    process.stdout.write(`No lock on ${backend.describe()}; nothing to do.\n`);
+    return;
+  }
+  const owner = result.owner;
+  process.stdout.write(`Removed the lock on ${backend.describe()}${owner === undefined ? ' (it named no owner)' : `, held by ${describeOwner(owner)}`}.\n`);
+  if (owner !== undefined && owner.host === hostname() && isProcessAlive(owner.pid)) {
+    process.stderr.write(`warning: pid ${owner.pid} is still running; it can no longer write this state and will fail when it tries.\n`);
+  }
+}
+
+export function registerState(program: Command): void {
+  const state = program
+    .command('state')
+    .description('inspect and edit state (what vigil manages) without touching the remote service')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'State lives in .vigil/state.json under the project root (or the config\'s state.path).',
+        'mv renames an address (e.g. after renaming a logical id) so the resource is not recreated;',
+        'rm makes vigil forget a resource and leaves it as it is in the service.',
+      ].join('\n'),
+    );
+
+  state
+    .command('list')
+    .description('list the managed resources: address, kind and remote id, sorted by address')
+    .option('--json', 'print a JSON array of {address, kind, remoteId}')
+    .action(async (options: { json?: boolean }, command: Command) => userErrors(() => list(command, options)));
+
+  state
+    .command('show')
+    .description('print one resource\'s state entry as JSON (secret values appear only as hashes)')
+    .argument('<address>', 'resource address, e.g. api-check.home')
+    .action(async (address: string, _options: unknown, command: Command) => userErrors(() => show(command, address)));
+
+  state
+    .command('mv')
+    .description('rename a resource\'s address in state; the remote resource is not touched')
+    .argument('<from>', 'current address, e.g. api-check.home')
+    .argument('<to>', 'new address of the same kind, e.g. api-check.homepage')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
+    .action(async (from: string, to: string, options: { lockTimeout: string }, command: Command) =>
+      userErrors(() => move(command, from, to, options)),
+    );
+
+  state
+    .command('rm')
+    .description('forget resources: vigil stops managing them and leaves them as they are in the service')
+    .argument('<address...>', 'resource addresses, e.g. api-check.home')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
+    .action(async (addresses: string[], options: { lockTimeout: string }, command: Command) =>
+      userErrors(() => remove(command, addresses, options)),
+    );
+
+  state
+    .command('unlock')
+    .description('remove a stale state lock left by a vigil that crashed or was killed')
+    .option('--force', 'confirm: remove the lock whoever holds it')
+    .action(async (options: { force?: boolean }, command: Command) => userErrors(() => unlock(command, options)));
+}
