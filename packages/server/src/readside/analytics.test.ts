@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ANALYTICS_KINDS, analyticsMetricNames } from '@vigil/schema';
 import { computeAnalytics, metadataOf, metricNames, parseMetric, type AnalyticsQuery } from './analytics.js';
 import type { ResultFacts } from './result-facts.js';
 
@@ -33,7 +34,7 @@ const results: ResultFacts[] = [
 ];
 
 const query = (overrides: Partial<AnalyticsQuery>): AnalyticsQuery => ({
-  kind: 'api',
+  kind: 'api-checks',
   metrics: ['responseTime_avg'],
   window: { from: base, to: base + 60 * minute },
   page: 1,
@@ -149,26 +150,29 @@ describe('groupBy', () => {
 
 describe('metric names and metadata', () => {
   it('offers 8 bases plus 6 × 10 suffixed names for API checks', () => {
-    expect(metricNames('api')).toHaveLength(68);
-    expect(metricNames('tcp')).toHaveLength(6 + 4 * 10);
-    expect(metricNames('multistep')).toHaveLength(3 + 10);
+    expect(metricNames('api-checks')).toHaveLength(68);
+    expect(metricNames('tcp-checks')).toHaveLength(6 + 4 * 10);
+    expect(metricNames('multistep-checks')).toHaveLength(3 + 10);
+  });
+  it.each(ANALYTICS_KINDS)('maps exactly the metric names @vigil/schema accepts for %s', (kind) => {
+    expect(metricNames(kind)).toEqual(analyticsMetricNames(kind));
   });
   it.each([
-    ['api', 'availability_avg'],
-    ['api', 'total'],
-    ['tcp', 'responseTime'],
-    ['multistep', 'dns_p95'],
-    ['api', 'responseTime_p42'],
-    ['api', 'constructor'],
+    ['api-checks', 'availability_avg'],
+    ['api-checks', 'total'],
+    ['tcp-checks', 'responseTime'],
+    ['multistep-checks', 'dns_p95'],
+    ['api-checks', 'responseTime_p42'],
+    ['api-checks', 'constructor'],
   ] as const)('%s does not offer %s', (kind, name) => {
     expect(parseMetric(kind, name)).toBeUndefined();
   });
   it.each([
-    ['api', 'responseTime_p95', { unit: 'milliseconds', label: 'Response time (p95)', aggregation: 'p95' }],
-    ['api', 'firstByte', { unit: 'milliseconds', label: 'First byte', aggregation: 'avg' }],
-    ['tcp', 'availability', { unit: 'percentage', label: 'Availability', aggregation: 'avg' }],
-    ['multistep', 'retries', { unit: 'count', label: 'Retries', aggregation: 'sum' }],
-    ['tcp', 'connection_stddev', { unit: 'milliseconds', label: 'Connection (stddev)', aggregation: 'stddev' }],
+    ['api-checks', 'responseTime_p95', { unit: 'milliseconds', label: 'Response time (p95)', aggregation: 'p95' }],
+    ['api-checks', 'firstByte', { unit: 'milliseconds', label: 'First byte', aggregation: 'avg' }],
+    ['tcp-checks', 'availability', { unit: 'percentage', label: 'Availability', aggregation: 'avg' }],
+    ['multistep-checks', 'retries', { unit: 'count', label: 'Retries', aggregation: 'sum' }],
+    ['tcp-checks', 'connection_stddev', { unit: 'milliseconds', label: 'Connection (stddev)', aggregation: 'stddev' }],
   ] as const)('%s metadata of %s', (kind, name, expected) => {
     const parsed = parseMetric(kind, name);
     expect(parsed && metadataOf(parsed)).toEqual(expected);
@@ -182,7 +186,7 @@ describe('metric names and metadata', () => {
 describe('TCP and multi-step mapping', () => {
   it('maps TCP total to responseTime and connection to its timing phase', () => {
     const tcp = [result({ id: 't1', minute: 1, responseTime: 50, timingPhases: { connection: 7, data: 3 } })];
-    const { series } = computeAnalytics(tcp, query({ kind: 'tcp', metrics: ['total_max', 'connection', 'data_sum'] }));
+    const { series } = computeAnalytics(tcp, query({ kind: 'tcp-checks', metrics: ['total_max', 'connection', 'data_sum'] }));
     expect(series[0]?.data).toEqual([{ timestamp: '2026-03-18T00:00:00.000Z', total_max: 50, connection: 7, data_sum: 3 }]);
   });
 });

@@ -19,11 +19,12 @@
  *   grouped reports of an empty window have none.
  * - `limit`/`page` page the series (a grouped report has one series per location or status code).
  */
+import type { AnalyticsKind } from '@vigil/schema';
 import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
 import type { ResultFacts } from './result-facts.js';
 import { inWindow, type TimeWindow } from './windows.js';
 
-export type AnalyticsKind = 'api' | 'tcp' | 'multistep';
+export type { AnalyticsKind };
 export type MetricUnit = 'milliseconds' | 'percentage' | 'count';
 export type AnalyticsGroupBy = 'runLocation' | 'statusCode';
 export type StatusFilter = 'success' | 'failure';
@@ -48,9 +49,12 @@ function phase(label: string, name: string): BaseMetric {
   return { label, unit: 'milliseconds', source: { kind: 'timingPhase', phase: name } };
 }
 
-/** Base metrics per endpoint; the time bases (unit milliseconds) also take the ten suffixes. */
+/**
+ * Base metrics per endpoint with their mapping; the time bases (unit milliseconds) also take the ten
+ * suffixes. The names are those of @vigil/schema `ANALYTICS_DEFINITIONS` (a unit test holds them equal).
+ */
 export const BASE_METRICS: Readonly<Record<AnalyticsKind, Readonly<Record<string, BaseMetric>>>> = {
-  api: {
+  'api-checks': {
     responseTime: RESPONSE_TIME,
     wait: phase('Wait', 'wait'),
     dns: phase('DNS', 'dns'),
@@ -60,7 +64,7 @@ export const BASE_METRICS: Readonly<Record<AnalyticsKind, Readonly<Record<string
     availability: AVAILABILITY,
     retries: RETRIES,
   },
-  tcp: {
+  'tcp-checks': {
     total: { ...RESPONSE_TIME, label: 'Total' },
     dns: phase('DNS', 'dns'),
     connection: phase('Connection', 'connection'),
@@ -68,7 +72,7 @@ export const BASE_METRICS: Readonly<Record<AnalyticsKind, Readonly<Record<string
     availability: AVAILABILITY,
     retries: RETRIES,
   },
-  multistep: {
+  'multistep-checks': {
     responseTime: RESPONSE_TIME,
     availability: AVAILABILITY,
     retries: RETRIES,

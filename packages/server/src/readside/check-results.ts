@@ -56,11 +56,11 @@ export function pageOf<T>(items: readonly T[], page: number, limit: number): Pag
 }
 
 /** Filters, orders and pages a check's results. */
-export function selectCheckResults(
-  results: readonly TypedResult[],
+export function selectCheckResults<T extends TypedResult>(
+  results: readonly T[],
   filter: CheckResultFilter,
   paging: { page: number; limit: number },
-): Page<TypedResult> {
+): Page<T> {
   const matching = results
     .filter((r) => matchesResultFilter(r, filter))
     .sort((a, b) => compareResults(a.facts, b.facts));

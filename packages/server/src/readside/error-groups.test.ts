@@ -16,6 +16,7 @@ describe('cleaning an error message', () => {
     ['Expired at 2026-03-18T10:15:30.123Z', 'Expired at <timestamp>'],
     ['Expired at 2026-03-18 10:15:30+02:00', 'Expired at <timestamp>'],
     ['Segfault at 0x7ffee4b2', 'Segfault at <hex>'],
+    ['connect ETIMEDOUT 10.0.0.12:443', 'connect ETIMEDOUT <ip>:<number>'],
     ['trace id deadbeef1234 lost', 'trace id <hex> lost'],
     ['Expected "ok" but got \'error\'', 'Expected <quoted> but got <quoted>'],
     ['key=`abc 123` missing', 'key=<quoted> missing'],

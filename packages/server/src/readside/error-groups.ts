@@ -16,6 +16,9 @@ const CLEANING_RULES: ReadonlyArray<readonly [RegExp, string]> = [
   // Quoted values; the quote must open after a boundary and close before one, so the apostrophe of
   // "can't" never starts a quote.
   [/(^|[\s(=:[{,])(["'`])[^"'`\n]*\2(?=$|[\s)\]},.:;!?])/g, '$1<quoted>'],
+  // IPv4 addresses (with an optional port, which the number rule then replaces) before numbers, so
+  // "10.0.0.12" does not become a mix of placeholders and digits.
+  [/\b\d{1,3}(?:\.\d{1,3}){3}\b/g, '<ip>'],
   [/\b0x[0-9a-f]+\b/gi, '<hex>'],
   // Bare hex runs (request ids, hashes): at least 8 characters with both a digit and a letter.
   [/\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b/gi, '<hex>'],

@@ -30,6 +30,11 @@ describe('heartbeat record', () => {
     expect(record.events.map((e) => e.id)).toEqual(['e1', 'e2', 'e3']);
   });
 
+  it('walks back in time with page', () => {
+    const record = heartbeatRecord(events, { window: { from: 0, to: now }, limit: 4, page: 2, now });
+    expect(record.events.map((e) => e.id)).toEqual(['e5', 'e6', 'e7', 'e8']);
+  });
+
   it('excludes the window end', () => {
     const record = heartbeatRecord(events, { window: { from: now - 30 * hour, to: now - hour }, limit: 10, now });
     expect(record.events.map((e) => e.id)).toEqual(['e2', 'e3', 'e4', 'e5']);

@@ -2,8 +2,8 @@
  * Heartbeat events of `GET /v1/checks/heartbeats/{checkId}/events` (spec §4.1, §2.9).
  *
  * Decisions:
- * - Events in `[startTime, endTime)`, newest first: the endpoint has no `page`, and at most 10
- *   events fit, so the newest are the ones worth returning.
+ * - Events in `[startTime, endTime)`, newest first: at most 10 fit on a page, and the newest are
+ *   the ones worth returning first; `page` walks back in time.
  * - A ping counts as a success when its state is `RECEIVED`, `EARLY` or `GRACE` (it arrived), and
  *   as a failure when `FAILING` or `LATE`.
  * - `successRatio` is a percentage (0..100, like analytics `availability`); a period without events
@@ -21,8 +21,8 @@ export interface HeartbeatEvent {
   state: HeartbeatState;
   /** ISO 8601. */
   timestamp: string;
-  source: string | null;
-  userAgent: string | null;
+  source: string;
+  userAgent: string;
 }
 
 export interface PeriodStats {
@@ -40,13 +40,13 @@ const DAY = 86_400_000;
 /** The one record the endpoint returns for a check, from all of that check's stored events. */
 export function heartbeatRecord(
   events: readonly HeartbeatEvent[],
-  options: { window: TimeWindow; limit: number; now: number },
+  options: { window: TimeWindow; limit: number; page?: number; now: number },
 ): HeartbeatRecord {
   const timed = events.map((event) => ({ event, at: Date.parse(event.timestamp) }));
   const listed = timed
     .filter(({ at }) => inWindow(at, options.window))
     .sort((a, b) => b.at - a.at || (a.event.id < b.event.id ? -1 : 1))
-    .slice(0, options.limit)
+    .slice(((options.page ?? 1) - 1) * options.limit, (options.page ?? 1) * options.limit)
     .map(({ event }) => event);
   return {
     events: listed,

@@ -87,9 +87,9 @@ export class ResultsStore {
     return (this.#resultsOfCheck.all(accountId, checkId) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as StoredResult);
   }
 
-  /** Stores a heartbeat ping of a check (an id already stored is left alone). */
-  recordHeartbeatEvent(accountId: string, checkId: string, event: HeartbeatEvent): void {
-    this.#insertEvent.run(accountId, event.id, checkId, Date.parse(event.timestamp), JSON.stringify(event));
+  /** Stores a heartbeat ping of a check (an id already stored is left alone); returns whether it was new. */
+  recordHeartbeatEvent(accountId: string, checkId: string, event: HeartbeatEvent): boolean {
+    return this.#insertEvent.run(accountId, event.id, checkId, Date.parse(event.timestamp), JSON.stringify(event)).changes > 0;
   }
 
   heartbeatEventsOf(accountId: string, checkId: string): HeartbeatEvent[] {

@@ -44,6 +44,17 @@ import * as checks from './checks.js';
 import * as maintenanceWindows from './maintenance-windows.js';
 import * as openapi from './openapi.js';
 import * as services from './status-page-services.js';
+// Read side (check results, analytics, error groups, heartbeats, incidents, subscriptions, accounts,
+// triggers) and the `--seed` loader, which must run after the core modules' tables exist.
+import * as seed from '../readside/seed-module.js';
+import * as accountsRoutes from './accounts.js';
+import * as analytics from './analytics.js';
+import * as checkResults from './check-results.js';
+import * as errorGroups from './error-groups.js';
+import * as heartbeats from './heartbeats.js';
+import * as incidents from './incidents.js';
+import * as subscriptions from './subscriptions.js';
+import * as triggers from './triggers.js';
 
 export interface RouteContext {
   readonly store: Store;
@@ -59,7 +70,10 @@ export interface RouteModule {
 }
 
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
-export const ROUTE_MODULES: readonly RouteModule[] = [openapi, alertChannels, checkGroups, checks, maintenanceWindows, services];
+export const ROUTE_MODULES: readonly RouteModule[] = [
+  openapi, alertChannels, checkGroups, checks, maintenanceWindows, services,
+  checkResults, heartbeats, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, seed,
+];
 
 export function buildRouteContext(options: { app: Hono<AppEnv>; store: Store; accounts: AccountRegistry; seed: unknown }): RouteContext {
   const { app, store } = options;

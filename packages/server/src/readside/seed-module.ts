@@ -1,0 +1,13 @@
+/**
+ * Route-module adapter for `--seed`: loads `ctx.seed` (if any) into the store when the app is built,
+ * before it serves a request. See seed.ts for the format.
+ */
+import type { Hono } from 'hono';
+import type { AppEnv } from '../http/types.js';
+import type { RouteContext } from '../routes/index.js';
+import { loadSeed } from './seed.js';
+
+export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
+  if (ctx.seed === undefined) return;
+  loadSeed(ctx.store, ctx.seed, { knownAccountIds: ctx.accounts.all().map((account) => account.id) });
+}

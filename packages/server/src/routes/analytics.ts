@@ -1,0 +1,78 @@
+/**
+ * The three analytics endpoints (spec §4.3). Each reads one check of its type (another type, or
+ * another tenant's check, is 404) and computes the report from the check's stored results; the
+ * computation and its documented decisions live in readside/analytics.ts.
+ */
+import { ENDPOINTS, type AnalyticsKind } from '@vigil/schema';
+import type { Hono } from 'hono';
+import { badRequest, notFound } from '../http/errors.js';
+import type { AppEnv } from '../http/types.js';
+import { computeAnalytics, type AnalyticsGroupBy, type StatusFilter } from '../readside/analytics.js';
+import { readSideOf } from '../readside/context.js';
+import { factsOf } from '../readside/result-facts.js';
+import { analyticsWindow, type QuickRange } from '../readside/windows.js';
+import type { StoredDoc } from '../store/index.js';
+import type { RouteContext } from './index.js';
+
+const CHECK_TYPE: Readonly<Record<AnalyticsKind, { checkType: string; label: string }>> = {
+  'api-checks': { checkType: 'API', label: 'API check' },
+  'tcp-checks': { checkType: 'TCP', label: 'TCP check' },
+  'multistep-checks': { checkType: 'MULTI_STEP', label: 'Multi-step check' },
+};
+
+interface AnalyticsQueryInput {
+  from?: number | undefined;
+  to?: number | undefined;
+  quickRange: QuickRange;
+  aggregationInterval?: number | undefined;
+  filterByStatus?: StatusFilter[] | undefined;
+  groupBy?: AnalyticsGroupBy | undefined;
+  metrics: string[];
+  limit: number;
+  page: number;
+}
+
+export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
+  const { results } = readSideOf(ctx.store);
+
+  const report = (kind: AnalyticsKind, accountId: string, checkId: string, query: AnalyticsQueryInput) => {
+    const check: StoredDoc | undefined = ctx.store.checks.get(accountId, checkId);
+    const expected = CHECK_TYPE[kind];
+    if (!check || check['checkType'] !== expected.checkType) throw notFound(expected.label, checkId);
+    if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {
+      throw badRequest('"to" must be greater than "from"', { source: 'query', keys: ['to'] });
+    }
+    const window = analyticsWindow({ quickRange: query.quickRange, fromSeconds: query.from, toSeconds: query.to, now: Date.now() });
+    const facts = results.resultsBetween(accountId, checkId, window.from, window.to).map(factsOf);
+    const { series, metadata } = computeAnalytics(facts, {
+      kind,
+      metrics: query.metrics,
+      window,
+      groupBy: query.groupBy,
+      aggregationInterval: query.aggregationInterval,
+      filterByStatus: query.filterByStatus,
+      page: query.page,
+      limit: query.limit,
+    });
+    return {
+      checkId: String(check.id),
+      name: String(check['name']),
+      checkType: expected.checkType,
+      activated: check['activated'] !== false,
+      muted: check['muted'] === true,
+      frequency: typeof check['frequency'] === 'number' ? check['frequency'] : 10,
+      from: new Date(window.from).toISOString(),
+      to: new Date(window.to).toISOString(),
+      tags: Array.isArray(check['tags']) ? check['tags'] : [],
+      series,
+      pagination: { page: query.page, limit: query.limit },
+      metadata,
+    };
+  };
+
+  ctx.route(ENDPOINTS['analytics.apiChecks'], ({ account, params, query }) => report('api-checks', account.id, params.id, query));
+  ctx.route(ENDPOINTS['analytics.tcpChecks'], ({ account, params, query }) => report('tcp-checks', account.id, params.id, query));
+  ctx.route(ENDPOINTS['analytics.multiStepChecks'], ({ account, params, query }) =>
+    report('multistep-checks', account.id, params.id, query),
+  );
+}

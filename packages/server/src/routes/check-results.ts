@@ -1,0 +1,36 @@
+/**
+ * `GET /v1/check-results/{checkId}`: a check's stored results in a window (default the last 6
+ * hours), filtered and paged. Selection rules and order: readside/check-results.ts.
+ */
+import { ENDPOINTS } from '@vigil/schema';
+import type { Hono } from 'hono';
+import { badRequest, notFound } from '../http/errors.js';
+import type { AppEnv } from '../http/types.js';
+import { selectCheckResults } from '../readside/check-results.js';
+import { readSideOf } from '../readside/context.js';
+import { factsOf } from '../readside/result-facts.js';
+import { checkResultWindow } from '../readside/windows.js';
+import type { RouteContext } from './index.js';
+
+export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
+  const { results } = readSideOf(ctx.store);
+
+  ctx.route(ENDPOINTS['checkResults.list'], ({ account, params, query }) => {
+    const check = ctx.store.checks.get(account.id, params.checkId);
+    if (!check) throw notFound('Check', params.checkId);
+    if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {
+      throw badRequest('"to" must be greater than "from"', { source: 'query', keys: ['to'] });
+    }
+    const window = checkResultWindow({ fromSeconds: query.from, toSeconds: query.to, now: Date.now() });
+    const checkType = String(check['checkType']);
+    const stored = results
+      .resultsBetween(account.id, params.checkId, window.from, window.to)
+      .map((doc) => ({ doc, facts: factsOf(doc), checkType }));
+    const page = selectCheckResults(
+      stored,
+      { window, location: query.location, checkType: query.checkType, hasFailures: query.hasFailures, resultType: query.resultType },
+      { page: query.page, limit: query.limit },
+    );
+    return { items: page.items.map((result) => result.doc), total: page.total };
+  });
+}

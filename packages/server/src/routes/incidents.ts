@@ -1,0 +1,94 @@
+/**
+ * Status-page incidents and their updates: create and delete (DESIGN §3.2), get and PUT (merge), and
+ * POST of an incident update, which moves `lastUpdateStatus`. The status rules — including what an
+ * update after RESOLVED does (it reopens) — are in readside/incidents.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { ENDPOINTS, type IncidentServiceRef } from '@vigil/schema';
+import type { Hono } from 'hono';
+import { badRequest, notFound } from '../http/errors.js';
+import type { AppEnv } from '../http/types.js';
+import { readSideOf } from '../readside/context.js';
+import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
+import type { RouteContext } from './index.js';
+
+export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
+  const { pages } = readSideOf(ctx.store);
+  const { store } = ctx;
+  // A service's `checks` are computed exactly as the services routes do: the checks whose
+  // `triggerIncident.serviceId` points at it.
+  const checksOfService = store.db.prepare(
+    "SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND json_extract(doc, '$.triggerIncident.serviceId') = ? ORDER BY seq",
+  );
+
+  const serviceIdsOf = (accountId: string, refs: readonly IncidentServiceRef[]): string[] =>
+    refs.map((ref, index) => {
+      if (!store.services.get(accountId, ref.id)) {
+        throw badRequest(`"services[${index}].id" references status-page service ${ref.id}, which does not exist`, {
+          source: 'payload',
+          keys: [`services.${index}.id`],
+        });
+      }
+      return ref.id;
+    });
+
+  /** The response: services expanded (a service deleted since is left out), bookkeeping dropped. */
+  const present = (accountId: string, incident: IncidentState) => {
+    const { serviceIds, ...rest } = incident;
+    const services = serviceIds.flatMap((id) => {
+      const service = store.services.get(accountId, id);
+      if (!service) return [];
+      return [{ ...service, accountId, checks: checksOfService.all(accountId, id) as Array<{ id: string; name: string }> }];
+    });
+    return { ...rest, services };
+  };
+
+  const find = (accountId: string, id: string): IncidentState => {
+    const incident = pages.incident(accountId, id);
+    if (!incident) throw notFound('Incident', id);
+    return incident;
+  };
+
+  ctx.route(ENDPOINTS['incidents.create'], ({ account, body }) => {
+    const incident = createIncident(
+      {
+        name: body.name,
+        severity: body.severity,
+        serviceIds: serviceIdsOf(account.id, body.services),
+        lastUpdateStatus: body.lastUpdateStatus,
+        initialUpdates: body.incidentUpdates,
+      },
+      { newId: randomUUID, now: new Date() },
+    );
+    pages.insertIncident(account.id, incident);
+    return present(account.id, incident);
+  });
+
+  ctx.route(ENDPOINTS['incidents.get'], ({ account, params }) => present(account.id, find(account.id, params.incidentId)));
+
+  ctx.route(ENDPOINTS['incidents.update'], ({ account, params, body }) => {
+    const incident = find(account.id, params.incidentId);
+    const updated = updateIncident(
+      incident,
+      {
+        name: body.name,
+        severity: body.severity,
+        serviceIds: body.services === undefined ? undefined : serviceIdsOf(account.id, body.services),
+        lastUpdateStatus: body.lastUpdateStatus,
+      },
+      new Date(),
+    );
+    pages.replaceIncident(account.id, updated);
+    return present(account.id, updated);
+  });
+
+  ctx.route(ENDPOINTS['incidents.delete'], ({ account, params }) => {
+    if (!pages.deleteIncident(account.id, params.incidentId)) throw notFound('Incident', params.incidentId);
+  });
+
+  ctx.route(ENDPOINTS['incidentUpdates.create'], ({ account, params, body }) => {
+    const { incident, update } = addIncidentUpdate(find(account.id, params.incidentId), body, { newId: randomUUID, now: new Date() });
+    pages.replaceIncident(account.id, incident);
+    return update;
+  });
+}
