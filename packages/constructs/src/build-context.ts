@@ -40,6 +40,11 @@ export class BuildContext {
   readonly diagnostics: Diagnostic[] = [];
   readonly refs: PendingRef[] = [];
   readonly secrets: PathSegment[][] = [];
+  /**
+   * Payload paths whose problem is already reported (a bad reference); schema issues there would
+   * only repeat it ("is required").
+   */
+  readonly reported = new Set<string>();
 
   constructor(
     readonly construct: Construct,
@@ -70,9 +75,15 @@ export class BuildContext {
    * `{ $ref: address }` afterwards. Returns `undefined` (and records why) for anything else.
    */
   reference(value: unknown, target: RefTarget, propPath: string, payloadPath: PathSegment[]): unknown {
+    const resolved = this.#resolveReference(value, target, propPath, payloadPath);
+    if (resolved === undefined) this.reported.add(formatPath(payloadPath));
+    return resolved;
+  }
+
+  #resolveReference(value: unknown, target: RefTarget, propPath: string, payloadPath: PathSegment[]): unknown {
     if (isExternalRef(value)) {
       if (value.kind !== target.kind) {
-        this.error(propPath, `"${propPath}" must refer to ${target.name}, got a fromId reference to a ${value.kind}`);
+        this.error(propPath, `"${propPath}" must refer to ${target.name}, got a fromId reference of kind ${value.kind}`);
         return undefined;
       }
       return value.remoteId;

@@ -66,13 +66,16 @@ export abstract class Construct {
     const context = new BuildContext(this, project);
     const raw = withoutUndefined(this.buildPayload(context));
     const parsed = this.payloadSchema().safeParse(raw);
-    const refPaths = new Set(context.refs.map((ref) => formatPath(ref.segments)));
     if (!parsed.success) {
+      const seen = new Set<string>();
       for (const issue of parsed.error.issues) {
         const payloadPath = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
-        // A placeholder id never fails on its own; any issue there repeats a reference problem.
-        if (refPaths.has(formatPath(payloadPath))) continue;
-        context.error(...this.#describeIssue(issue, payloadPath));
+        if (context.reported.has(formatPath(payloadPath))) continue;
+        const [path, message, hint] = this.#describeIssue(issue, payloadPath);
+        // A field can break a rule twice (a range and a refinement); say it once.
+        if (seen.has(`${path}\n${message}`)) continue;
+        seen.add(`${path}\n${message}`);
+        context.error(path, message, hint);
       }
     }
     const diagnostics = context.diagnostics;
