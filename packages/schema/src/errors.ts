@@ -39,6 +39,9 @@ export const HTTP_ERROR_NAMES: Readonly<Record<number, string>> = {
 };
 
 type Issue = z.core.$ZodIssue;
+
+/** The message a schema's error map gives an absent required value (see values.ts). */
+export const MISSING_MESSAGE = 'is required';
 type PathSegment = PropertyKey;
 
 /** `request.assertions.0.source`: the form of `validation.keys`. */
@@ -105,6 +108,7 @@ function isMissing(issue: Extract<Issue, { code: 'invalid_type' }>): boolean {
 
 /** The phrase after the quoted label, e.g. `is required`. */
 function describe(issue: Issue): string {
+  if (issue.message === MISSING_MESSAGE) return MISSING_MESSAGE;
   switch (issue.code) {
     case 'invalid_type':
       if (isMissing(issue)) return 'is required';
