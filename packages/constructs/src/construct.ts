@@ -85,7 +85,8 @@ export abstract class Construct {
     for (const ref of context.refs) setAtPath(payload, ref.segments, { $ref: ref.address });
     const secrets = context.secrets
       .filter((segments) => typeof getAtPath(payload, segments) === 'string' && getAtPath(payload, segments) !== '')
-      .map(formatPath);
+      .map(formatPath)
+      .sort();
     return {
       diagnostics,
       spec: {
@@ -148,6 +149,8 @@ const FIELD_HINTS: Record<string, string> = {
 function hintFor(payloadPath: PathSegment[]): string | undefined {
   const [head, second] = payloadPath;
   if (head === 'request' && second === 'assertions') return 'Build assertions with AssertionBuilder, e.g. AssertionBuilder.statusCode().equals(200).';
+  // The limit hint only fits the list itself, not a bad item in it.
+  if (head === 'environmentVariables' && payloadPath.length > 1) return undefined;
   if (head === 'request' && second === 'method') return 'HTTP methods are upper case: GET, POST, PUT, HEAD, DELETE, PATCH.';
   return typeof head === 'string' ? FIELD_HINTS[head] : undefined;
 }

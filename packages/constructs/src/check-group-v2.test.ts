@@ -1,0 +1,140 @@
+import { CheckGroupCreate, DEFAULT_ALERT_SETTINGS } from '@vigil/schema';
+import { describe, expect, it } from 'vitest';
+import { load, markerLocation, specOf } from './__fixtures__/load.js';
+import { AlertEscalationBuilder } from './alert-escalation-policy.js';
+import { AssertionBuilder } from './assertion.js';
+import { CheckGroup, CheckGroupV2, type CheckGroupV2Props } from './check-group-v2.js';
+import { OpsgenieAlertChannel } from './opsgenie-alert-channel.js';
+import { RetryStrategyBuilder } from './retry-strategy.js';
+import type { Diagnostic } from './types.js';
+
+const base: CheckGroupV2Props = { name: 'API' };
+
+type Expected = Pick<Diagnostic, 'severity' | 'path' | 'message' | 'hint'>;
+const error = (path: string, message: string, hint?: string): Expected => ({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+
+const rules: Array<[string, Partial<CheckGroupV2Props>, Expected[]]> = [
+  ['accepts concurrency 1', { concurrency: 1 }, []],
+  ['accepts FALLBACK as retry strategy', { retryStrategy: 'FALLBACK' }, []],
+  ['rejects concurrency 0', { concurrency: 0 }, [error('concurrency', '"concurrency" must be greater than or equal to 1', 'concurrency is the number of checks run at once when the group is triggered; at least 1.')]],
+  ['rejects an empty name', { name: '' }, [error('name', '"name" is not allowed to be empty')]],
+  [
+    'rejects 51 environment variables',
+    { environmentVariables: Array.from({ length: 51 }, (_, i) => ({ key: `K${i}`, value: 'v' })) },
+    [error('environmentVariables', '"environmentVariables" must contain less than or equal to 50 items', 'At most 50 environment variables; move shared ones to the check group.')],
+  ],
+  [
+    'rejects an unknown assertion comparison in apiCheckDefaults',
+    { apiCheckDefaults: { assertions: [{ ...AssertionBuilder.statusCode().equals(200), comparison: 'ABOUT' as never }] } },
+    [
+      error(
+        'apiCheckDefaults.assertions[0].comparison',
+        '"apiCheckDefaults.assertions[0].comparison" must be one of [EQUALS, NOT_EQUALS, HAS_KEY, NOT_HAS_KEY, HAS_VALUE, NOT_HAS_VALUE, IS_EMPTY, NOT_EMPTY, GREATER_THAN, LESS_THAN, CONTAINS, NOT_CONTAINS, IS_NULL, NOT_NULL]',
+      ),
+    ],
+  ],
+  [
+    'warns that doubleCheck is deprecated',
+    { doubleCheck: true },
+    [{ severity: 'warning', path: 'doubleCheck', message: '"doubleCheck" is deprecated', hint: 'Use retryStrategy instead: RetryStrategyBuilder.singleRetry() retries once, RetryStrategyBuilder.noRetries() never retries.' }],
+  ],
+];
+
+describe('CheckGroupV2 rules', () => {
+  it.each(rules)('%s', async (_name, props, expected) => {
+    const project = await load(() => {
+      new CheckGroupV2('api', { ...base, ...props }); // @at:rule
+    });
+    const source = markerLocation(import.meta.url, 'rule');
+    expect(project.validate()).toEqual(expected.map((e) => ({ ...e, address: 'check-group.api', source })));
+  });
+});
+
+describe('CheckGroupV2 synth', () => {
+  it('fills the documented defaults of the v2 create call', async () => {
+    const project = await load(() => {
+      new CheckGroupV2('api', base);
+    });
+    const { payload } = specOf(project, 'check-group.api');
+    expect(payload).toEqual({
+      name: 'API',
+      activated: true,
+      muted: false,
+      tags: [],
+      locations: [],
+      concurrency: 3,
+      apiCheckDefaults: { url: '', headers: [], queryParameters: [], assertions: [], basicAuth: { username: '', password: '' } },
+      environmentVariables: [],
+      alertChannelSubscriptions: [],
+      privateLocations: [],
+      runParallel: false,
+      alertSettings: DEFAULT_ALERT_SETTINGS,
+      retryStrategy: 'FALLBACK',
+      useGlobalAlertSettings: true,
+      doubleCheck: false,
+    });
+    expect(CheckGroupCreate.parse(payload)).toEqual(payload);
+  });
+
+  it('maps its props, subscriptions and secrets; frequency stays a default for its checks only', async () => {
+    const project = await load(() => {
+      const oncall = new OpsgenieAlertChannel('oncall', { name: 'On call', apiKey: 'k', region: 'EU', priority: 'P1' });
+      new CheckGroup('api', {
+        name: 'API',
+        activated: false,
+        muted: true,
+        tags: ['api'],
+        locations: ['eu-central-1'],
+        privateLocations: ['dc-1'],
+        concurrency: 5,
+        runtimeId: '2024.09',
+        frequency: 5,
+        apiCheckDefaults: { url: 'https://api.example.com', headers: [{ key: 'x', value: 'y' }], basicAuth: { username: 'bot', password: 'pw' } },
+        environmentVariables: [{ key: 'TOKEN', value: 't', secret: true }],
+        alertChannels: [oncall],
+        alertEscalationPolicy: AlertEscalationBuilder.runBasedEscalation(2),
+        retryStrategy: RetryStrategyBuilder.fixedStrategy({ maxRetries: 1 }),
+        runParallel: true,
+        setupScript: { content: 'setup()' },
+        localTearDownScript: 'teardown()',
+        setupSnippetId: 1,
+        tearDownSnippetId: null,
+      });
+    });
+    const { payload, refs, secrets } = specOf(project, 'check-group.api');
+    expect(payload).toEqual({
+      name: 'API',
+      activated: false,
+      muted: true,
+      tags: ['api'],
+      locations: ['eu-central-1'],
+      privateLocations: ['dc-1'],
+      concurrency: 5,
+      runtimeId: '2024.09',
+      apiCheckDefaults: {
+        url: 'https://api.example.com',
+        headers: [{ key: 'x', value: 'y' }],
+        queryParameters: [],
+        assertions: [],
+        basicAuth: { username: 'bot', password: 'pw' },
+      },
+      environmentVariables: [{ key: 'TOKEN', value: 't', locked: false, secret: true }],
+      alertChannelSubscriptions: [{ alertChannelId: { $ref: 'alert-channel.oncall' }, activated: true }],
+      alertSettings: { ...DEFAULT_ALERT_SETTINGS, runBasedEscalation: { failedRunThreshold: 2 } },
+      useGlobalAlertSettings: false,
+      retryStrategy: { type: 'FIXED', baseBackoffSeconds: 60, maxRetries: 1, maxDurationSeconds: 600, sameRegion: true, onlyOn: [] },
+      runParallel: true,
+      localSetupScript: 'setup()',
+      localTearDownScript: 'teardown()',
+      setupSnippetId: 1,
+      tearDownSnippetId: null,
+      doubleCheck: false,
+    });
+    expect(refs).toEqual([{ path: 'alertChannelSubscriptions[0].alertChannelId', address: 'alert-channel.oncall' }]);
+    expect(secrets).toEqual(['apiCheckDefaults.basicAuth.password', 'environmentVariables[0].value']);
+  });
+
+  it('is the same class under its Checkly name CheckGroup', () => {
+    expect(CheckGroup).toBe(CheckGroupV2);
+  });
+});
