@@ -14,3 +14,18 @@ export {
 } from './load/index.js';
 export type { LoadProjectOptions, LoadedProject } from './load/index.js';
 export { buildResourceGraph } from './load/resource-graph.js';
+export * from './state/index.js';
+/** Kinds, refresh, plan, render and apply (DESIGN §6, §7). */
+export { ADAPTERS, adapterFor } from './kinds/index.js';
+export type { CallRequest, KindAdapter, Payload, RemoteObject, ServiceCalls } from './kinds/index.js';
+export { refresh, type RemoteSnapshot } from './refresh/refresh.js';
+export { createPlan, desiredResourceOf, resolveRefs, isUnknownRef, type DesiredResource, type PlanInput, type PlanResult } from './plan/plan.js';
+export { hasChanges, SENSITIVE } from './plan/types.js';
+export type { Action, Change, FieldChange, Plan, PlanSummary, Reason } from './plan/types.js';
+export { planSchema, parseSavedPlan, savedPlanDifference, serializePlan, SavedPlanError } from './plan/format.js';
+export { renderText, type TextOptions } from './render/text.js';
+export { renderMarkdown } from './render/markdown.js';
+export { summaryLine as planSummaryLine } from './render/values.js';
+export { applyPlan, operationsOf, operationGraph, type ApplyEvent, type ApplyOptions, type ApplyReport, type Operation } from './apply/apply.js';
+export { StateWriter } from './apply/state-writer.js';
+export { recoverJournal, type RecoveryOutcome } from './apply/recover.js';

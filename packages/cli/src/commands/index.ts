@@ -1,12 +1,25 @@
 import type { Command } from 'commander';
+import { registerApply } from './apply.js';
+import { registerDestroy } from './destroy.js';
+import { registerPlan } from './plan.js';
 import { registerServer } from './server.js';
 import { registerState } from './state.js';
 import { registerSynth } from './synth.js';
 import { registerValidate } from './validate.js';
+import { registerWhoami } from './whoami.js';
 
 /**
  * Every `vigil` subcommand, in the order `vigil --help` lists them. Each module only declares its
  * flags here; the heavy imports (server, engine, esbuild) happen inside the action, so `vigil --help`
  * and `vigil validate` never pay for what they do not use.
  */
-export const COMMANDS: ReadonlyArray<(program: Command) => void> = [registerValidate, registerSynth, registerServer, registerState];
+export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
+  registerValidate,
+  registerSynth,
+  registerPlan,
+  registerApply,
+  registerDestroy,
+  registerState,
+  registerWhoami,
+  registerServer,
+];

@@ -68,6 +68,19 @@ function uniqueSorted(addresses: Iterable<Address>): Address[] {
   return [...new Set(addresses)].sort();
 }
 
+/** What apply would send for `spec`: every managed field, refs still symbolic, secrets in clear. */
+export function desiredResourceOf(spec: ResourceSpec): DesiredResource {
+  return {
+    address: spec.address,
+    kind: spec.kind,
+    logicalId: spec.logicalId,
+    payload: completeDesired(adapterFor(spec.kind), spec.payload),
+    secrets: spec.secrets,
+    dependsOn: uniqueSorted(spec.refs.map((ref) => ref.address)),
+    protect: spec.protect,
+  };
+}
+
 interface Pending {
   spec: ResourceSpec;
   entry: StateResource | undefined;
@@ -120,16 +133,7 @@ export function createPlan(input: PlanInput): PlanResult {
   const desired = new Map<Address, DesiredResource>();
   const changes: Change[] = [];
   const describe = (spec: ResourceSpec): DesiredResource => {
-    const adapter = adapterFor(spec.kind);
-    const resource: DesiredResource = {
-      address: spec.address,
-      kind: spec.kind,
-      logicalId: spec.logicalId,
-      payload: completeDesired(adapter, spec.payload),
-      secrets: spec.secrets,
-      dependsOn: uniqueSorted(spec.refs.map((ref) => ref.address)),
-      protect: spec.protect,
-    };
+    const resource = desiredResourceOf(spec);
     desired.set(spec.address, resource);
     return resource;
   };

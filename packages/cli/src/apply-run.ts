@@ -1,0 +1,173 @@
+/**
+ * The body of `vigil apply` and `vigil destroy` (DESIGN §7): lock state, finish what an interrupted
+ * apply left pending, plan, confirm, walk the plan, report root causes. The lock is held from before
+ * the plan is made until the last state write, so no second apply can interleave.
+ */
+import type { Command } from 'commander';
+import type { ApplyEvent, ApplyReport, PlanResult, StateLock } from '@vigil/engine';
+import { CliError } from './errors.js';
+import { confirm } from './prompt.js';
+import { computePlan, currentState, openSession, useColor, type Session } from './workflow.js';
+
+export interface ApplyFlags {
+  autoApprove?: boolean;
+  parallelism: string;
+  lockTimeout: string;
+  target?: string[];
+  local?: boolean;
+}
+
+export interface RunOptions {
+  readonly mode: 'apply' | 'destroy';
+  readonly flags: ApplyFlags;
+  readonly savedPlanPath?: string | undefined;
+}
+
+function parseParallelism(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 100) throw new CliError(`--parallelism must be a whole number from 1 to 100, got "${text}"`, { exitCode: 2 });
+  return value;
+}
+
+async function takeLock(session: Session, lockTimeout: string, mode: string): Promise<StateLock> {
+  const { parseLockTimeout, isStateError } = await import('@vigil/engine');
+  let timeoutMs: number;
+  try {
+    timeoutMs = parseLockTimeout(lockTimeout);
+  } catch (error) {
+    throw new CliError(`--lock-timeout: ${(error as Error).message}`, { exitCode: 2 });
+  }
+  try {
+    return await session.backend.lock({ timeoutMs, command: `vigil ${mode}` });
+  } catch (error) {
+    if (isStateError(error)) throw new CliError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+export async function runApply(command: Command, options: RunOptions): Promise<void> {
+  const { flags, mode } = options;
+  const parallelism = parseParallelism(flags.parallelism);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const session = await openSession(command, { local: flags.local ?? false, log: out });
+  let lock: StateLock | undefined;
+  try {
+    const engine = await import('@vigil/engine');
+    lock = await takeLock(session, flags.lockTimeout, mode);
+    const state = await currentState(session, await session.backend.read());
+    const writer = new engine.StateWriter(lock, state);
+
+    if (state.journal.length > 0) {
+      const desired = new Map(session.loaded.specs.map((spec) => [spec.address, engine.desiredResourceOf(spec)]));
+      for (const { entry, outcome } of await engine.recoverJournal({ api: session.calls, writer, desired })) {
+        out(`Recovered the interrupted ${entry.operation} of ${entry.address}: ${outcome}`);
+      }
+    }
+
+    const planned = await computePlan(session, writer.document, { targets: flags.target ?? [], destroy: mode === 'destroy' });
+    const { plan } = planned;
+    const { printDiagnostics } = await import('./commands/validate.js');
+    const errors = plan.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+
+    if (options.savedPlanPath) {
+      await checkSavedPlan(options.savedPlanPath, planned);
+    } else {
+      process.stdout.write(engine.renderText(plan, { color: useColor(command) }));
+    }
+    if (errors.length > 0) {
+      printDiagnostics(errors, (text) => process.stderr.write(text));
+      throw new CliError(`nothing was ${mode === 'destroy' ? 'destroyed' : 'applied'}: the plan has errors (see above)`);
+    }
+    if (!engine.hasChanges(plan)) {
+      if (options.savedPlanPath) out('No changes. Your monitoring matches the code.');
+      return;
+    }
+    if (!options.savedPlanPath && !flags.autoApprove) {
+      const question = mode === 'destroy' ? 'Do you really want to destroy all resources?' : 'Do you want to apply these changes?';
+      const answer = await confirm(question);
+      if (answer !== 'yes') {
+        out(mode === 'destroy' ? 'Destroy cancelled.' : 'Apply cancelled.');
+        if (answer === 'interrupted') process.exitCode = 130;
+        return;
+      }
+    }
+
+    const report = await engine.applyPlan({ planned, api: session.calls, writer, parallelism, onEvent: progressReporter(planned) });
+    printReport(report, mode);
+    if (report.failed.length > 0) process.exitCode = 1;
+  } finally {
+    await lock?.release();
+    await session.close();
+  }
+}
+
+async function checkSavedPlan(file: string, planned: PlanResult): Promise<void> {
+  const { readFile } = await import('node:fs/promises');
+  const { parseSavedPlan, savedPlanDifference, SavedPlanError } = await import('@vigil/engine');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read the saved plan ${file}: ${(error as Error).message}`);
+  }
+  let saved;
+  try {
+    saved = parseSavedPlan(text, file);
+  } catch (error) {
+    if (error instanceof SavedPlanError) throw new CliError(error.message);
+    throw error;
+  }
+  const difference = savedPlanDifference(saved, planned.plan);
+  if (difference) throw new CliError(`saved plan is stale: ${difference}. Run vigil plan --out ${file} again and review it.`);
+}
+
+const VERB: Record<'create' | 'update' | 'delete', [string, string]> = {
+  create: ['creating', 'created'],
+  update: ['updating', 'updated'],
+  delete: ['deleting', 'deleted'],
+};
+
+function progressReporter(planned: PlanResult): (event: ApplyEvent) => void {
+  const total = planned.plan.changes.reduce((sum, change) => sum + (change.action === 'replace' ? 2 : change.action === 'noop' ? 0 : 1), 0);
+  const started = Date.now();
+  let done = 0;
+  const tty = process.stdout.isTTY === true;
+  return (event) => {
+    const { operation } = event;
+    if (event.type === 'started') {
+      if (tty) {
+        const elapsed = ((Date.now() - started) / 1000).toFixed(1);
+        process.stdout.write(`\r\u001b[2K[${done}/${total}] ${VERB[operation.operation][0]} ${operation.address} (${elapsed}s)`);
+      }
+      return;
+    }
+    done += 1;
+    if (tty) process.stdout.write('\r\u001b[2K');
+    if (event.type === 'finished') {
+      process.stdout.write(`${operation.address}: ${VERB[operation.operation][1]} (id ${event.remoteId})\n`);
+    } else {
+      process.stdout.write(`${operation.address}: ${operation.operation} failed\n`);
+    }
+  };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function printReport(report: ApplyReport, mode: 'apply' | 'destroy'): void {
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const counts = `Resources: ${report.added} added, ${report.changed} changed, ${report.destroyed} destroyed.`;
+  if (report.failed.length === 0) {
+    out('');
+    out(mode === 'destroy' ? `Destroy complete! Resources: ${report.destroyed} destroyed.` : `Apply complete! ${counts}`);
+    return;
+  }
+  const errors = report.failed.length === 1 ? '1 error' : `${report.failed.length} errors`;
+  process.stderr.write(`\n${mode === 'destroy' ? 'Destroy' : 'Apply'} failed with ${errors}:\n`);
+  for (const { operation, error } of report.failed) process.stderr.write(`  ${operation.address} (${operation.operation}): ${describeError(error)}\n`);
+  if (report.skipped.length > 0) {
+    process.stderr.write(`Skipped because something they depend on failed: ${report.skipped.map((operation) => operation.address).join(', ')}\n`);
+  }
+  out(`Partial result. ${counts} State records exactly what was done; fix the errors and run vigil ${mode} again.`);
+}

@@ -1,0 +1,66 @@
+import { Command, Option } from 'commander';
+import { CliError } from '../errors.js';
+import { collectTargets, computePlan, currentState, openSession, useColor } from '../workflow.js';
+
+interface PlanFlags {
+  format: 'text' | 'markdown' | 'json';
+  json?: boolean;
+  out?: string;
+  target?: string[];
+  detailedExitcode?: boolean;
+  local?: boolean;
+}
+
+export function registerPlan(program: Command): void {
+  program
+    .command('plan')
+    .description('show, field by field, what apply would create, change or delete on the monitoring service')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+    .option('--json', 'same as --format json (the formatVersion 1 document)')
+    .option('--out <file>', 'save the plan, for `vigil apply <file>` (holds no secret values)')
+    .option('--target <address>', 'plan only this resource and what it depends on (repeatable)', collectTargets)
+    .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--local', 'use the embedded local service even when CI=true')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Target: VIGIL_API_URL, VIGIL_API_KEY, VIGIL_ACCOUNT_ID, or api.baseUrl in vigil.config.ts; with none,',
+        'the embedded local service (database in .vigil/local/), which CI=true refuses without --local.',
+        'Reads state from .vigil/state.json (or state.path in the config); plan never writes it.',
+      ].join('\n'),
+    )
+    .action(async (flags: PlanFlags, command: Command) => {
+      const format = flags.json ? 'json' : flags.format;
+      // With JSON on stdout, notices go to stderr so the output stays parseable.
+      const log = (line: string) => (format === 'json' ? process.stderr : process.stdout).write(`${line}\n`);
+      const session = await openSession(command, { local: flags.local ?? false, log });
+      try {
+        const engine = await import('@vigil/engine');
+        const state = await currentState(session, await session.backend.read());
+        if (state.journal.length > 0) {
+          log(`Note: state records ${state.journal.length} unfinished operation(s) from an interrupted apply; the next apply recovers them first.`);
+        }
+        const planned = await computePlan(session, state, { targets: flags.target ?? [] });
+        const { plan } = planned;
+        if (format === 'json') process.stdout.write(engine.serializePlan(plan));
+        else if (format === 'markdown') process.stdout.write(engine.renderMarkdown(plan));
+        else process.stdout.write(engine.renderText(plan, { color: useColor(command) }));
+
+        const errors = plan.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+        if (errors.length > 0) {
+          const { printDiagnostics } = await import('./validate.js');
+          printDiagnostics(errors, (text) => process.stderr.write(text));
+          throw new CliError('this plan cannot be applied (see above)');
+        }
+        if (flags.out) {
+          const { writeFile } = await import('node:fs/promises');
+          await writeFile(flags.out, engine.serializePlan(plan));
+          log(`Saved the plan to ${flags.out}; apply exactly it with: vigil apply ${flags.out}`);
+        }
+        if (flags.detailedExitcode && engine.hasChanges(plan)) process.exitCode = 2;
+      } finally {
+        await session.close();
+      }
+    });
+}
