@@ -106,10 +106,11 @@ export function listAllOf<E extends EndpointSpec>(
   endpointId: string,
   endpoint: E,
   input: Omit<CallInput<E>, 'body' | 'idempotencyKey'> = {},
+  options: { pageSize?: number } = {},
 ): AsyncGenerator<ItemOf<E>, void, undefined> {
   return paginate<ItemOf<E>>(async ({ page, limit }) => {
     const query = { ...(input.query as object | undefined), page, limit } as InputOf<E['query']>;
     const { data, response } = await callEndpoint(transport, endpointId, endpoint, { params: input.params, query });
     return { items: data as ItemOf<E>[], headers: response.headers };
-  });
+  }, options);
 }

@@ -69,9 +69,15 @@ export interface Page<T> {
   headers: { get(name: string): string | null };
 }
 
-/** Yields every item of a paged list, fetching pages of `MAX_PAGE_SIZE` lazily, in service order. */
-export async function* paginate<T>(fetchPage: (query: { page: number; limit: number }) => Promise<Page<T>>): AsyncGenerator<T, void, undefined> {
-  const limit = MAX_PAGE_SIZE;
+/**
+ * Yields every item of a paged list, fetching pages lazily in service order. Pages hold
+ * `MAX_PAGE_SIZE` items unless the endpoint caps them lower (heartbeat events: 10).
+ */
+export async function* paginate<T>(
+  fetchPage: (query: { page: number; limit: number }) => Promise<Page<T>>,
+  options: { pageSize?: number } = {},
+): AsyncGenerator<T, void, undefined> {
+  const limit = options.pageSize ?? MAX_PAGE_SIZE;
   let page: number | undefined = 1;
   while (page !== undefined) {
     const result: Page<T> = await fetchPage({ page, limit });

@@ -1,0 +1,12 @@
+import type { EndpointCaller } from '../caller.js';
+
+/** Accounts (beta in the service): the key's accounts, or one of them. */
+export function accountsApi(caller: EndpointCaller) {
+  return {
+    /** Every account the API key belongs to, its own first. */
+    list: () => caller.call('accounts.list'),
+    get: (accountId: string) => caller.call('accounts.get', { params: { accountId } }),
+  };
+}
+
+export type AccountsApi = ReturnType<typeof accountsApi>;

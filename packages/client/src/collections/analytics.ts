@@ -1,0 +1,17 @@
+import type { EndpointQuery } from '@vigil/schema';
+import type { EndpointCaller } from '../caller.js';
+
+/**
+ * Per-type analytics reports. `metrics` is required; arrays (`metrics`, `filterByStatus`) are sent
+ * comma-separated. The service limits analytics more tightly (30 / 60 s by default) than other calls.
+ */
+export function analyticsApi(caller: EndpointCaller) {
+  return {
+    apiChecks: (id: string, query: EndpointQuery<'analytics.apiChecks'>) => caller.call('analytics.apiChecks', { params: { id }, query }),
+    tcpChecks: (id: string, query: EndpointQuery<'analytics.tcpChecks'>) => caller.call('analytics.tcpChecks', { params: { id }, query }),
+    multiStepChecks: (id: string, query: EndpointQuery<'analytics.multiStepChecks'>) =>
+      caller.call('analytics.multiStepChecks', { params: { id }, query }),
+  };
+}
+
+export type AnalyticsApi = ReturnType<typeof analyticsApi>;

@@ -1,0 +1,32 @@
+import type { EndpointBody, EndpointQuery } from '@vigil/schema';
+import { autoAssignQuery, type CreateOptions, type EndpointCaller, type WriteOptions } from '../caller.js';
+
+type ListFilter = Omit<EndpointQuery<'checks.list'>, 'page' | 'limit'>;
+
+/** Checks: API, multi-step and generic (`/v1/checks`), with list, read, update and delete. */
+export function checksApi(caller: EndpointCaller) {
+  return {
+    /** One page (`limit` 1..100, `page` from 1), optionally filtered by `tag` / `checkType`. */
+    list: (query: EndpointQuery<'checks.list'> = {}) => caller.call('checks.list', { query }),
+    /** Every check, in pages of 100. */
+    listAll: (filter: ListFilter = {}) => caller.listAll('checks.list', { query: filter }),
+    get: (id: string) => caller.call('checks.get', { params: { id } }),
+    createApi: (body: EndpointBody<'checks.createApi'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createApi', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createMultiStep: (body: EndpointBody<'checks.createMultiStep'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createMultiStep', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    /** The generic create: any `checkType`; answers only `{id, checkType}`. */
+    create: (body: EndpointBody<'checks.create'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.create', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    /** Merge update: omitted fields stay as they are. */
+    updateApi: (id: string, body: EndpointBody<'checks.updateApi'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateApi', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateMultiStep: (id: string, body: EndpointBody<'checks.updateMultiStep'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateMultiStep', { params: { id }, body, query: autoAssignQuery(options) }),
+    update: (id: string, body: EndpointBody<'checks.update'>, options: WriteOptions = {}) =>
+      caller.call('checks.update', { params: { id }, body, query: autoAssignQuery(options) }),
+    delete: (id: string) => caller.call('checks.delete', { params: { id } }),
+  };
+}
+
+export type ChecksApi = ReturnType<typeof checksApi>;
