@@ -30,6 +30,11 @@ export interface AppOptions {
   readonly seed?: unknown;
   /** File that receives one JSON line per request. */
   readonly requestLog?: string;
+  /**
+   * Parse every response with its endpoint's response schema and answer 500 when it does not match.
+   * For tests (costs a parse per response); off by default.
+   */
+  readonly checkResponses?: boolean;
 }
 
 export interface ServiceApp {
@@ -129,7 +134,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     await next();
   });
 
-  const context = buildRouteContext({ app, store, accounts, seed: options.seed });
+  const context = buildRouteContext({ app, store, accounts, seed: options.seed, checkResponses: options.checkResponses ?? false });
   for (const module of ROUTE_MODULES) module.register(app, context);
 
   return { app, store, close: () => store.close() };

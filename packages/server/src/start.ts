@@ -22,6 +22,8 @@ export interface ServerOptions {
   readonly seed?: unknown;
   /** Append one JSON line per request to this file. */
   readonly requestLog?: string;
+  /** Check every response against the contract (500 on a mismatch); for tests. */
+  readonly checkResponses?: boolean;
 }
 
 export interface RunningServer {

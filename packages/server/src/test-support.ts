@@ -42,6 +42,7 @@ export async function startTestServer(options: ServerOptions = {}, apiKey = TEST
       { apiKey: TEST_API_KEY, accountId: TEST_ACCOUNT },
       { apiKey: OTHER_API_KEY, accountId: OTHER_ACCOUNT },
     ],
+    checkResponses: true,
     ...options,
   });
   return apiFor(server, apiKey);

@@ -24,6 +24,8 @@ export interface EndpointSpec {
   readonly params?: z.ZodType;
   readonly query?: z.ZodType;
   readonly body?: z.ZodType;
+  /** Schema of the response body; checked only when the app runs with `checkResponses`. */
+  readonly response?: z.ZodType;
   readonly status: number;
   /** A list endpoint: the handler returns `{items, total}`, the route adds paging headers. */
   readonly list?: boolean;
@@ -79,12 +81,27 @@ function respond(c: Context<AppEnv>, outcome: Outcome): Response {
 /** The idempotency state of POSTs in flight, so a concurrent repeat gets 409 instead of a duplicate. */
 const inFlight = new WeakMap<Store, Set<string>>();
 
-export function registerRoute<E extends EndpointSpec>(
-  app: import('hono').Hono<AppEnv>,
-  store: Store,
-  endpoint: E,
-  handler: RouteHandler<E>,
-): void {
+export interface RouteOptions {
+  readonly app: import('hono').Hono<AppEnv>;
+  readonly store: Store;
+  /** Parse every response with the endpoint's schema and answer 500 on a mismatch (tests). */
+  readonly checkResponses: boolean;
+}
+
+/**
+ * A response the contract does not describe is a server bug; in tests it must fail loudly, because
+ * the client parses responses with the same schemas.
+ */
+function assertResponse(endpoint: EndpointSpec, body: unknown, list: boolean): void {
+  if (!endpoint.response) return;
+  const result = endpoint.response.safeParse(body);
+  if (result.success) return;
+  const { message } = formatIssues(result.error);
+  throw new Error(`response of ${endpoint.method} ${endpoint.path}${list ? ' (list)' : ''} does not match its schema: ${message}`);
+}
+
+export function registerRoute<E extends EndpointSpec>(options: RouteOptions, endpoint: E, handler: RouteHandler<E>): void {
+  const { app, store } = options;
   const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
     const account = c.get('account');
@@ -95,8 +112,12 @@ export function registerRoute<E extends EndpointSpec>(
     const input = { c, account, params, query, body } as RouteInput<E>;
 
     const toOutcome = (result: unknown): Outcome => {
-      if (!endpoint.list) return { status: endpoint.status, body: result, headers: {} };
+      if (!endpoint.list) {
+        if (options.checkResponses) assertResponse(endpoint, result, false);
+        return { status: endpoint.status, body: result, headers: {} };
+      }
       const page = result as Page<unknown>;
+      if (options.checkResponses) assertResponse(endpoint, page.items, true);
       const paging = query as { limit?: number; page?: number } | undefined;
       const headers = pagingHeaders(c.req.url, {
         page: paging?.page ?? 1,

@@ -75,12 +75,18 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
   checkResults, heartbeats, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, seed,
 ];
 
-export function buildRouteContext(options: { app: Hono<AppEnv>; store: Store; accounts: AccountRegistry; seed: unknown }): RouteContext {
+export function buildRouteContext(options: {
+  app: Hono<AppEnv>;
+  store: Store;
+  accounts: AccountRegistry;
+  seed: unknown;
+  checkResponses: boolean;
+}): RouteContext {
   const { app, store } = options;
   return {
     store,
     accounts: options.accounts,
     seed: options.seed,
-    route: (endpoint, handler) => registerRoute(app, store, endpoint, handler),
+    route: (endpoint, handler) => registerRoute({ app, store, checkResponses: options.checkResponses }, endpoint, handler),
   };
 }
