@@ -91,9 +91,9 @@ export class PagesStore {
     return row ? (JSON.parse(row.doc) as StatusPageDoc) : undefined;
   }
 
-  /** Adds a subscription (an id already stored is left alone). */
-  addSubscription(accountId: string, statusPageId: string, subscription: SubscriptionDoc): void {
-    this.#insertSubscription.run(accountId, statusPageId, subscription.id, JSON.stringify(subscription));
+  /** Adds a subscription (an id already stored is left alone); returns whether it was new. */
+  addSubscription(accountId: string, statusPageId: string, subscription: SubscriptionDoc): boolean {
+    return this.#insertSubscription.run(accountId, statusPageId, subscription.id, JSON.stringify(subscription)).changes > 0;
   }
 
   /** One page of a status page's subscriptions, in order of creation. */

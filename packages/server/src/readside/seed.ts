@@ -102,6 +102,7 @@ export interface LoadSeedOptions {
   knownAccountIds?: readonly string[];
 }
 
+/** What one load added (items already stored are not counted). */
 export interface SeedSummary {
   checks: number;
   checkResults: number;
@@ -151,12 +152,12 @@ export function loadSeed(store: Store, seed: unknown, options: LoadSeedOptions =
         if (added) summary.heartbeatEvents += 1;
       });
       account.statusPages.forEach((page, pageIndex) => {
+        if (!pages.statusPage(accountId, page.id)) summary.statusPages += 1;
         pages.saveStatusPage(accountId, { id: page.id, name: page.name });
-        summary.statusPages += 1;
         page.subscriptions.forEach((subscription, index) => {
           const path = `${at}.statusPages.${pageIndex}.subscriptions.${index}`;
           const created = subscription.created_at === undefined ? now.toISOString() : resolveTime(subscription.created_at, now, `${path}.created_at`);
-          pages.addSubscription(accountId, page.id, {
+          const added = pages.addSubscription(accountId, page.id, {
             id: subscription.id ?? derivedId(accountId, page.id, 'subscription', index),
             type: 'EMAIL',
             address: subscription.address,
@@ -164,7 +165,7 @@ export function loadSeed(store: Store, seed: unknown, options: LoadSeedOptions =
             created_at: created,
             updated_at: subscription.updated_at ? resolveTime(subscription.updated_at, now, `${path}.updated_at`) : created,
           });
-          summary.subscriptions += 1;
+          if (added) summary.subscriptions += 1;
         });
       });
     });
