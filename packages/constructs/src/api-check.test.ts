@@ -47,6 +47,11 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
   ['rejects an offset over frequency × 10', { frequency: 5, frequencyOffset: 51 }, [error('frequencyOffset', '"frequencyOffset" must be between 1 and 50 when frequency is 5', OFFSET_HINT)]],
   ['rejects an offset over frequency / 60', { frequency: 720, frequencyOffset: 13 }, [error('frequencyOffset', '"frequencyOffset" must be between 1 and 12 when frequency is 720', OFFSET_HINT)]],
   ['rejects offset 0 once', { frequency: 10, frequencyOffset: 0 }, [error('frequencyOffset', '"frequencyOffset" must be greater than or equal to 1', OFFSET_HINT)]],
+  [
+    'reports an offset problem together with every other problem',
+    { name: '', frequency: 5, frequencyOffset: 51 },
+    [error('frequencyOffset', '"frequencyOffset" must be between 1 and 50 when frequency is 5', OFFSET_HINT), error('name', '"name" is not allowed to be empty')],
+  ],
   ['rejects an unknown location', { locations: ['mars-1' as never] }, [error('locations[0]', `"locations[0]" must be one of ${LOCATIONS}`, 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).')]],
   [
     'rejects an unknown runtime',

@@ -2,7 +2,7 @@
  * What API and multi-step checks share: the props of spec §2.3 common to both, the defaults
  * cascade (config → group → the check's own props) and the payload fields built from them.
  */
-import type { IncidentSeverity } from '@vigil/schema';
+import { FREQUENCIES, MULTI_STEP_FREQUENCIES, frequencyOffsetProblem, type IncidentSeverity } from '@vigil/schema';
 import type { AlertEscalation } from './alert-escalation-policy.js';
 import type { AlertChannelReference } from './alert-channel.js';
 import type { BuildContext, RefTarget } from './build-context.js';
@@ -206,9 +206,12 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
   return payload;
 }
 
+const OFFSET_HINT =
+  'frequencyOffset spreads runs over time: 10, 20 or 30 with frequency 0, 1..frequency×10 up to an hour, 1..frequency/60 above.';
+
 /**
- * `frequency`/`frequencyOffset`. The schema checks the offset rules of spec §8 when both are set;
- * what it cannot see is a sub-minute frequency without the offset that says how often.
+ * `frequency`/`frequencyOffset`, with the offset rules of spec §8, and one the schema cannot see:
+ * a sub-minute frequency without the offset that says how often.
  */
 function frequencyFields(
   context: BuildContext,
@@ -221,14 +224,23 @@ function frequencyFields(
   const fields: Record<string, unknown> = {};
   if (resolved.frequency !== undefined) fields.frequency = resolved.frequency;
   if (offset !== undefined) fields.frequencyOffset = offset;
-  // Multi-step checks reject frequency 0 itself; the schema says so at `frequency`.
-  if (resolved.frequency === 0 && offset === undefined && kind === 'API') {
-    context.error(
-      'frequencyOffset',
-      '"frequencyOffset" is required when frequency is 0: sub-minute checks run every 10, 20 or 30 seconds',
-      'Use Frequency.EVERY_10S, Frequency.EVERY_20S or Frequency.EVERY_30S.',
-    );
+  const frequency = resolved.frequency;
+  const allowed: readonly number[] = kind === 'API' ? FREQUENCIES : MULTI_STEP_FREQUENCIES;
+  // A frequency outside the set is reported by the schema; offset rules only mean something for a valid one.
+  if (typeof frequency !== 'number' || !allowed.includes(frequency)) return fields;
+  if (offset === undefined) {
+    if (frequency === 0) {
+      context.error(
+        'frequencyOffset',
+        '"frequencyOffset" is required when frequency is 0: sub-minute checks run every 10, 20 or 30 seconds',
+        'Use Frequency.EVERY_10S, Frequency.EVERY_20S or Frequency.EVERY_30S.',
+      );
+    }
+    return fields;
   }
+  // Checked here too: the schema's own offset check is skipped when any other field is invalid.
+  const problem = typeof offset === 'number' ? frequencyOffsetProblem(frequency, offset, kind) : undefined;
+  if (problem !== undefined) context.error('frequencyOffset', problem, OFFSET_HINT);
   return fields;
 }
 

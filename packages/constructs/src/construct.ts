@@ -67,12 +67,13 @@ export abstract class Construct {
     const raw = withoutUndefined(this.buildPayload(context));
     const parsed = this.payloadSchema().safeParse(raw);
     if (!parsed.success) {
-      const seen = new Set<string>();
+      // Constructs check some cross-field rules themselves, because zod skips an object's
+      // refinements once any field failed; the schema may then report the same problem again.
+      const seen = new Set(context.diagnostics.map((d) => `${d.path ?? ''}\n${d.message}`));
       for (const issue of parsed.error.issues) {
         const payloadPath = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
         if (context.reported.has(formatPath(payloadPath))) continue;
         const [path, message, hint] = this.#describeIssue(issue, payloadPath);
-        // A field can break a rule twice (a range and a refinement); say it once.
         if (seen.has(`${path}\n${message}`)) continue;
         seen.add(`${path}\n${message}`);
         context.error(path, message, hint);

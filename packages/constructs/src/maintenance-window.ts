@@ -1,4 +1,5 @@
-import { MaintenanceWindowCreate, type RepeatUnit } from '@vigil/schema';
+import { MaintenanceWindowCreate, maintenanceWindowOrderProblem, type RepeatUnit } from '@vigil/schema';
+import type { BuildContext } from './build-context.js';
 import type { z } from 'zod';
 import { Construct, type ConstructProps } from './construct.js';
 
@@ -25,6 +26,8 @@ export interface MaintenanceWindowProps extends ConstructProps {
   repeatEndsAt?: DateInput | null;
 }
 
+const ENDS_AT_HINT = 'A maintenance window ends after it starts; use repeatUnit and repeatInterval for recurring windows.';
+
 /** Serialises a date prop; an invalid `Date` becomes a string the schema rejects. */
 function toDateString(value: DateInput | null | undefined): unknown {
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
@@ -48,9 +51,9 @@ export class MaintenanceWindow extends Construct {
     return MaintenanceWindowCreate;
   }
 
-  protected buildPayload(): Record<string, unknown> {
+  protected buildPayload(context: BuildContext): Record<string, unknown> {
     const { name, tags, startsAt, endsAt, repeatUnit, repeatInterval, repeatEndsAt } = this.props;
-    return {
+    const payload = {
       name,
       tags,
       startsAt: toDateString(startsAt),
@@ -59,5 +62,12 @@ export class MaintenanceWindow extends Construct {
       repeatInterval,
       repeatEndsAt: toDateString(repeatEndsAt),
     };
+    // Checked here too: the schema's own order check is skipped when any other field is invalid.
+    const { startsAt: start, endsAt: end } = payload;
+    if (typeof start === 'string' && typeof end === 'string' && Number.isFinite(Date.parse(start)) && Number.isFinite(Date.parse(end))) {
+      const problem = maintenanceWindowOrderProblem(start, end);
+      if (problem !== undefined) context.error('endsAt', problem, ENDS_AT_HINT);
+    }
+    return payload;
   }
 }
