@@ -171,7 +171,7 @@ describe('vigil state and the lock', () => {
 
   it('refuses a --lock-timeout without a unit', async () => {
     const result = await runVigil(['state', 'mv', 'api-check.home', 'api-check.index', '--lock-timeout', '30', '--config', config]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toBe('Error: invalid --lock-timeout "30": use a duration like 0s, 500ms, 30s or 5m\n');
   });
 

@@ -64,15 +64,23 @@ async function readExisting(backend: StateBackend, verb: string): Promise<StateD
   return document;
 }
 
+/** `--lock-timeout` in ms; a malformed value is a usage error (exit 2), like every other bad flag. */
+async function lockTimeoutMs(text: string): Promise<number> {
+  const { parseLockTimeout } = await import('@vigil/engine');
+  try {
+    return parseLockTimeout(text);
+  } catch (error) {
+    throw new CliError((error as Error).message, { exitCode: 2, cause: error });
+  }
+}
+
 /** Runs `edit` under the state lock and writes what it returns; the lock is released whatever happens. */
 async function editUnderLock(
   context: StateContext,
-  options: { lockTimeout: string; command: string; verb: string },
+  options: { timeoutMs: number; command: string; verb: string },
   edit: (document: StateDocument) => StateDocument,
 ): Promise<{ before: StateDocument; after: StateDocument }> {
-  const { parseLockTimeout } = await import('@vigil/engine');
-  const timeoutMs = parseLockTimeout(options.lockTimeout);
-  const lock: StateLock = await context.backend.lock({ timeoutMs, command: options.command });
+  const lock: StateLock = await context.backend.lock({ timeoutMs: options.timeoutMs, command: options.command });
   try {
     const before = await readExisting(context.backend, options.verb);
     const after = edit(before);
@@ -124,10 +132,11 @@ async function show(command: Command, address: string): Promise<void> {
 }
 
 async function move(command: Command, from: string, to: string, options: { lockTimeout: string }): Promise<void> {
+  const timeoutMs = await lockTimeoutMs(options.lockTimeout);
   const context = await openState(command);
   const { moveResource } = await import('@vigil/engine');
   const location = context.backend.describe();
-  const { before } = await editUnderLock(context, { lockTimeout: options.lockTimeout, command: `vigil state mv ${from} ${to}`, verb: 'move' }, (document) =>
+  const { before } = await editUnderLock(context, { timeoutMs, command: `vigil state mv ${from} ${to}`, verb: 'move' }, (document) =>
     moveResource(document, from, to, { location }),
   );
   const remoteId = before.resources[from]?.remoteId;
@@ -135,10 +144,11 @@ async function move(command: Command, from: string, to: string, options: { lockT
 }
 
 async function remove(command: Command, addresses: string[], options: { lockTimeout: string }): Promise<void> {
+  const timeoutMs = await lockTimeoutMs(options.lockTimeout);
   const context = await openState(command);
   const { removeResource } = await import('@vigil/engine');
   const location = context.backend.describe();
-  const { before } = await editUnderLock(context, { lockTimeout: options.lockTimeout, command: `vigil state rm ${addresses.join(' ')}`, verb: 'remove' }, (document) =>
+  const { before } = await editUnderLock(context, { timeoutMs, command: `vigil state rm ${addresses.join(' ')}`, verb: 'remove' }, (document) =>
     addresses.reduce((current, address) => removeResource(current, address, { location }), document),
   );
   for (const address of addresses) {
