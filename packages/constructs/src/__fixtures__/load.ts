@@ -34,14 +34,14 @@ export function specOf(project: Project, address: string): ResourceSpec {
 }
 
 /**
- * Where the line holding `// @at:<marker>` of the test file `fileUrl` calls `new`: the location
- * a construct created on that line must record.
+ * Where the line holding `// @at:<marker>` of the test file `fileUrl` has `call` (by default the
+ * `new` of a construct): the location a construct created on that line must record.
  */
-export function markerLocation(fileUrl: string, marker: string): SourceLocation {
+export function markerLocation(fileUrl: string, marker: string, call = 'new '): SourceLocation {
   const file = fileURLToPath(fileUrl);
   const lines = readFileSync(file, 'utf8').split('\n');
   const index = lines.findIndex((line) => line.includes(`// @at:${marker}`));
   if (index === -1) throw new Error(`marker ${marker} not found in ${file}`);
-  const column = lines[index]!.indexOf('new ') + 1;
+  const column = lines[index]!.indexOf(call) + 1;
   return { file, line: index + 1, column };
 }

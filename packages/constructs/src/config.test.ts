@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_ROOT, markerLocation } from './__fixtures__/load.js';
+import { defineConfig, type VigilConfig } from './config.js';
+import { Frequency } from './frequency.js';
+import { Project } from './project.js';
+import { RetryStrategyBuilder } from './retry-strategy.js';
+
+const valid: VigilConfig = { projectName: 'Shop', logicalId: 'shop-monitoring' };
+const LOCATIONS =
+  '[us-east-1, us-east-2, us-west-1, us-west-2, ca-central-1, sa-east-1, eu-west-1, eu-central-1, eu-west-2, eu-west-3, ' +
+  'eu-north-1, eu-south-1, me-south-1, ap-southeast-1, ap-northeast-1, ap-east-1, ap-southeast-2, ap-southeast-3, ' +
+  'ap-northeast-2, ap-northeast-3, ap-south-1, af-south-1]';
+
+function validate(config: VigilConfig) {
+  const project = new Project({ root: FIXTURE_ROOT });
+  project.setConfig(config);
+  return project.validate();
+}
+
+describe('defineConfig', () => {
+  it('returns the config it was given', () => {
+    const config = { ...valid, checks: { frequency: Frequency.EVERY_5M } };
+    expect(defineConfig(config)).toBe(config);
+  });
+
+  it('accepts every documented option', () => {
+    const config = defineConfig({
+      ...valid,
+      checks: {
+        checkMatch: ['**/*.monitor.ts', 'extra/*.ts'],
+        ignoreDirectoriesMatch: ['drafts/**'],
+        activated: true,
+        muted: false,
+        frequency: Frequency.EVERY_10S,
+        locations: ['eu-west-1'],
+        privateLocations: ['dc-1'],
+        tags: ['shop'],
+        runtimeId: '2025.04',
+        retryStrategy: RetryStrategyBuilder.noRetries(),
+        runParallel: true,
+      },
+      state: { backend: 'local', path: '.vigil/state.json' },
+      api: { baseUrl: 'http://127.0.0.1:4000', accountId: 'acc-1' },
+    });
+    expect(validate(config)).toEqual([]);
+  });
+
+  it.each<[string, Record<string, unknown>, Array<{ path: string; message: string; hint?: string }>]>([
+    ['an empty project name', { projectName: '' }, [{ path: 'projectName', message: 'vigil.config: "projectName" is not allowed to be empty' }]],
+    [
+      'a logical id with a space',
+      { logicalId: 'shop monitoring' },
+      [{ path: 'logicalId', message: 'vigil.config: "logicalId" has an invalid format', hint: 'The project logical id may only contain letters, digits and _ - / # . (e.g. "shop-monitoring").' }],
+    ],
+    ['a misspelt option', { chekcs: {} }, [{ path: 'chekcs', message: 'vigil.config: "chekcs" is not a config option' }]],
+    ['a misspelt check default', { checks: { location: ['eu-west-1'] } }, [{ path: 'checks.location', message: 'vigil.config: "checks.location" is not a config option' }]],
+    [
+      'an unknown location',
+      { checks: { locations: ['moon-1'] } },
+      [{ path: 'checks.locations[0]', message: `vigil.config: "checks.locations[0]" must be one of ${LOCATIONS}`, hint: 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).' }],
+    ],
+    [
+      'a frequency outside the value set',
+      { checks: { frequency: 7 } },
+      [{ path: 'checks.frequency', message: 'vigil.config: "checks.frequency" must be one of [0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]', hint: 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.' }],
+    ],
+    ['an empty checkMatch list', { checks: { checkMatch: [] } }, [{ path: 'checks.checkMatch', message: 'vigil.config: "checks.checkMatch" must contain at least 1 items' }]],
+    [
+      'a state backend other than local',
+      { state: { backend: 's3' } },
+      [{ path: 'state.backend', message: 'vigil.config: "state.backend" must be [local]', hint: 'Only the local backend exists: `state: { backend: "local", path: ".vigil/state.json" }`.' }],
+    ],
+    [
+      'an API base URL that is not a URL',
+      { api: { baseUrl: 'localhost' } },
+      [{ path: 'api.baseUrl', message: 'vigil.config: "api.baseUrl" must be a valid url', hint: 'The service is configured with `api: { baseUrl, accountId }` or the VIGIL_API_URL / VIGIL_ACCOUNT_ID variables.' }],
+    ],
+  ])('reports %s at the defineConfig call', (_name, change, expected) => {
+    const config = defineConfig({ ...valid, ...change } as VigilConfig); // @at:config
+    const source = markerLocation(import.meta.url, 'config', 'defineConfig(');
+    expect(validate(config)).toEqual(expected.map((e) => ({ severity: 'error', ...e, source })));
+  });
+
+  it('reports a config that did not go through defineConfig without a location', () => {
+    expect(validate({ projectName: '', logicalId: 'shop' })).toEqual([
+      { severity: 'error', path: 'projectName', message: 'vigil.config: "projectName" is not allowed to be empty' },
+    ]);
+  });
+});

@@ -1,0 +1,40 @@
+import { StatusPageServiceCreate } from '@vigil/schema';
+import { describe, expect, it } from 'vitest';
+import { load, markerLocation, specOf } from './__fixtures__/load.js';
+import { ApiCheck } from './api-check.js';
+import { isExternalRef } from './ref.js';
+import { StatusPageService } from './status-page-service.js';
+
+describe('StatusPageService', () => {
+  it('sends its name', async () => {
+    const project = await load(() => {
+      new StatusPageService('payments', { name: 'Payments' });
+    });
+    const { payload } = specOf(project, 'status-page-service.payments');
+    expect(payload).toEqual({ name: 'Payments' });
+    expect(StatusPageServiceCreate.parse(payload)).toEqual(payload);
+  });
+
+  it('rejects an empty name', async () => {
+    const project = await load(() => {
+      new StatusPageService('payments', { name: '' }); // @at:empty
+    });
+    expect(project.validate()).toEqual([
+      { severity: 'error', address: 'status-page-service.payments', path: 'name', message: '"name" is not allowed to be empty', source: markerLocation(import.meta.url, 'empty') },
+    ]);
+  });
+
+  it('lets a check trigger incidents on an unmanaged service through fromId, adding no dependency', async () => {
+    const project = await load(() => {
+      new ApiCheck('home', {
+        name: 'Home',
+        request: { url: 'https://example.com/' },
+        triggerIncident: { service: StatusPageService.fromId('svc-42'), severity: 'MINOR', name: 'Slow', description: '', notifySubscribers: false },
+      });
+    });
+    const { payload, refs } = specOf(project, 'api-check.home');
+    expect(payload.triggerIncident).toEqual({ serviceId: 'svc-42', severity: 'MINOR', name: 'Slow', description: '', notifySubscribers: false });
+    expect(refs).toEqual([]);
+    expect(isExternalRef(StatusPageService.fromId('svc-42'))).toBe(true);
+  });
+});
