@@ -108,6 +108,11 @@ export function registerServer(program: Command): void {
       }
       const seed = flags.seed === undefined ? undefined : readJson(flags.seed, '--seed');
 
+      // Listen for signals before announcing the port: a supervisor may signal as soon as it reads it.
+      const signalled = new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
       let running: Awaited<ReturnType<typeof server.startServer>>;
       try {
         running = await server.startServer({
@@ -124,10 +129,7 @@ export function registerServer(program: Command): void {
       }
       process.stdout.write(`listening on ${running.url}\n`);
 
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT'));
-        process.once('SIGTERM', () => resolve('SIGTERM'));
-      });
+      const signal = await signalled;
       process.stderr.write(`${signal}: finishing in-flight requests and closing the database\n`);
       await running.close();
     });

@@ -1,0 +1,70 @@
+/** `vigil server` as a user runs it: a subprocess of the real binary. */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/vigil.mjs');
+
+function startCli(args: string[]): { child: ChildProcessWithoutNullStreams; url: Promise<string>; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [bin, 'server', ...args], { stdio: 'pipe' });
+  let stdout = '';
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`vigil server exited with ${code} before listening: ${stdout}`)));
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, url, exit };
+}
+
+describe('vigil server', () => {
+  it('prints exactly the listening line, serves the API, and exits 0 on SIGTERM', async () => {
+    const { child, url, exit } = startCli(['--port', '0', '--api-key', 'k1', '--account-id', 'a1', '--rate-limit', '600/60']);
+    const base = await url;
+    const created = await fetch(`${base}/v1/status-pages/services`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer k1', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'cli' }),
+    });
+    expect(created.status).toBe(201);
+    expect((await created.json()) as object).toMatchObject({ accountId: 'a1' });
+    const stdoutAfter: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdoutAfter.push(chunk.toString()));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(stdoutAfter.join('')).toBe('');
+  });
+
+  it('exits 0 on SIGINT too', async () => {
+    const { child, url, exit } = startCli([]);
+    await url;
+    child.kill('SIGINT');
+    expect(await exit).toBe(0);
+  });
+
+  it.each([
+    { args: ['--port', 'abc'], message: 'Error: --port must be an integer from 0 to 65535, got "abc"' },
+    { args: ['--faults', 'error=2'], message: 'Error: --faults: invalid fault "error=2": expected a fraction between 0 and 1' },
+    { args: ['--rate-limit', '5'], message: 'Error: --rate-limit: invalid rate limit "5": expected REQUESTS/SECONDS with both at least 1, e.g. 600/60' },
+    { args: ['--api-key', 'k'], message: 'Error: --api-key and --account-id come in pairs: got 1 key(s) and 0 account id(s)' },
+    { args: ['--accounts', '/nonexistent/accounts.json'], message: 'Error: cannot read accounts file /nonexistent/accounts.json' },
+    { args: ['--seed', '/nonexistent/seed.json'], message: 'Error: --seed /nonexistent/seed.json' },
+  ])('refuses $args with exit 2 and a clear error', ({ args, message }) => {
+    const result = spawnSync(process.execPath, [bin, 'server', ...args], { encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(2);
+    expect(result.stderr.startsWith(message)).toBe(true);
+    expect(result.stdout).toBe('');
+  });
+
+  it('documents the fault switches in --help', () => {
+    const result = spawnSync(process.execPath, [bin, 'server', '--help'], { encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(0);
+    for (const text of ['--faults <spec>', 'latency=50ms', 'error=0.1', '429=0.2', 'drop=0.05', 'seed=42', '--request-log <file>', '--rate-limit <n/s>']) {
+      expect(result.stdout).toContain(text);
+    }
+  });
+});
