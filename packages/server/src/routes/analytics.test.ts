@@ -209,6 +209,7 @@ describe('analytics query rules', () => {
     ['api', () => apiReport('metrics=availability&filterByStatus=maybe'), ['filterByStatus.0']],
     ['api', () => apiReport('metrics=availability&from=abc'), ['from']],
     ['api', () => apiReport(`metrics=availability&from=${T0_PLUS_HOUR}&to=${T0}`), ['to']],
+    ['api', () => apiReport(`metrics=availability&from=${Math.floor(Date.now() / 1000) + 3600}`), ['from']],
     ['api', () => apiReport('metrics=availability&limit=0'), ['limit']],
     ['api', () => apiReport('metrics=availability&limit=101'), ['limit']],
     ['api', () => apiReport('metrics=availability&page=0'), ['page']],

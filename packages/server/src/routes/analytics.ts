@@ -39,10 +39,12 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     const check: StoredDoc | undefined = ctx.store.checks.get(accountId, checkId);
     const expected = CHECK_TYPE[kind];
     if (!check || check['checkType'] !== expected.checkType) throw notFound(expected.label, checkId);
-    if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {
-      throw badRequest('"to" must be greater than "from"', { source: 'query', keys: ['to'] });
-    }
     const window = analyticsWindow({ quickRange: query.quickRange, fromSeconds: query.from, toSeconds: query.to, now: Date.now() });
+    if (window.to <= window.from) {
+      // Both given: `to` is the one out of order; a lone future `from` cannot run "until now".
+      const key = query.to === undefined ? 'from' : 'to';
+      throw badRequest(key === 'to' ? '"to" must be greater than "from"' : '"from" must be in the past', { source: 'query', keys: [key] });
+    }
     const facts = results.resultsBetween(accountId, checkId, window.from, window.to).map(factsOf);
     const { series, metadata } = computeAnalytics(facts, {
       kind,
