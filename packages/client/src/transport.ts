@@ -37,6 +37,8 @@ export interface TransportOptions {
 export interface AttemptInfo {
   method: HttpMethod;
   path: string;
+  /** Endpoint id from `ENDPOINTS`, when the call went through one. */
+  endpoint: string | undefined;
   /** 1-based; > 1 for a retry. */
   attempt: number;
   /** Undefined when no response arrived. */
@@ -162,6 +164,7 @@ export class Transport {
     this.options.onAttempt?.({
       method: request.method,
       path: request.path,
+      endpoint: request.endpoint,
       attempt,
       status: result.ok ? result.value.status : result.error.status,
       durationMs: performance.now() - startedAt,
