@@ -203,8 +203,8 @@ const genericCheckFields = {
   heartbeat: HeartbeatConfig,
   script: z.string().nullable(),
   scriptPath: z.string().nullable().optional(),
-  /** The spec leaves the generic `request` open; it is stored as sent. */
-  request: z.record(z.string(), z.unknown()).optional(),
+  /** Spec §4.1 lists `request` among "the other fields of 2.3", i.e. the API check request. */
+  request: ApiCheckRequest.optional(),
   sslCheckDomain: z.string().optional(),
   environmentVariables: EnvironmentVariables.optional(),
   dependencies: z.array(Dependency).nullable().optional(),

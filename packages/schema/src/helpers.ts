@@ -62,6 +62,13 @@ export const queryBoolean = () =>
 /** An integer in a query string (`"10"` or `10`). */
 export const queryInt = () => z.coerce.number<number | string>().int();
 
+/** Documents the allowed items in the OpenAPI document, where the input side shows only strings. */
+function listDescription(item: z.ZodType): string {
+  const values = (item as { options?: readonly unknown[] }).options;
+  const each = Array.isArray(values) ? `; each one of: ${values.join(', ')}` : '';
+  return `Comma-separated or repeated${each}`;
+}
+
 /**
  * A list in a query string: either repeated (`?m=a&m=b`, arrives as an array) or comma-separated
  * (`?m=a,b`). Items are validated by `item` with their index in the path (`metrics.1`).
@@ -69,5 +76,6 @@ export const queryInt = () => z.coerce.number<number | string>().int();
 export const queryList = <T extends z.ZodType<string, string>>(item: T, options: { min?: number } = {}) =>
   z
     .union([z.array(z.string()), z.string()])
+    .meta({ description: listDescription(item) })
     .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))
     .pipe(z.array(item).min(options.min ?? 0));
