@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLocalBackend, hashSecret, type StateDocument } from '@vigil/engine';
@@ -126,7 +126,7 @@ describe('vigil state mv and rm', () => {
     expect(stored.resources['check-group.frontend']).toEqual(preparedState().resources['check-group.web']);
     expect(stored.resources['check-group.web']).toBeUndefined();
     expect(stored.resources['api-check.home']?.dependsOn).toEqual(['check-group.frontend', 'alert-channel.oncall']);
-    expect(spawnSync('ls', ['-a', path.dirname(statePath)]).stdout.toString()).not.toContain('.lock');
+    expect(await readdir(path.dirname(statePath))).toEqual(['state.json']);
   });
 
   it.each([
@@ -138,6 +138,22 @@ describe('vigil state mv and rm', () => {
     expect(result.stderr).toBe(stderr);
     expect(await storedState()).toEqual(preparedState());
   });
+
+  it('forgets several resources at once, or none when one of them is unknown', async () => {
+    const refused = await runVigil(['state', 'rm', 'alert-channel.oncall', 'check-group.webb', '--config', config]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(`Error: no resource check-group.webb in state (${statePath}); did you mean check-group.web?\n`);
+    expect(await storedState()).toEqual(preparedState());
+
+    const removed = await runVigil(['state', 'rm', 'alert-channel.oncall', 'check-group.web', '--config', config]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toBe(
+      'Removed alert-channel.oncall from state (remote id 3).\n' +
+        'Removed check-group.web from state (remote id 12).\n' +
+        'The remote resources were left untouched and are no longer managed by vigil; delete them in the service if no longer wanted.\n',
+    );
+    expect(Object.keys((await storedState()).resources)).toEqual(['api-check.home']);
+  }, 60_000);
 
   it('forgets a resource and says the remote one is left untouched', async () => {
     const result = await runVigil(['state', 'rm', 'alert-channel.oncall', '--config', config]);
