@@ -5,6 +5,7 @@
  * walking the pages of a window never skips or repeats a result. (The real service does not state
  * an order; one convention for every list is worth more than guessing.)
  */
+import type { Page } from '../store/index.js';
 import type { ResultFacts } from './result-facts.js';
 import { inWindow, type TimeWindow } from './windows.js';
 
@@ -42,11 +43,6 @@ export function matchesResultFilter(result: TypedResult, filter: CheckResultFilt
 /** Oldest first, ties by id. */
 export function compareResults(a: ResultFacts, b: ResultFacts): number {
   return a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
 }
 
 /** One page (1-based) of an already ordered list. */

@@ -232,6 +232,8 @@ describe('analytics query rules', () => {
     expect((await api.get(`/v1/analytics/tcp-checks/${IDS.apiCheck}?metrics=total`)).status).toBe(404);
     expect((await api.get(`/v1/analytics/multistep-checks/${IDS.tcpCheck}?metrics=responseTime`)).status).toBe(404);
     expect((await apiReport('metrics=availability', IDS.otherTenantCheck)).status).toBe(404);
+    expect((await api.get(`/v1/analytics/tcp-checks/${IDS.otherTenantCheck}?metrics=total`)).status).toBe(404);
+    expect((await api.get(`/v1/analytics/multistep-checks/${IDS.otherTenantCheck}?metrics=responseTime`)).status).toBe(404);
     expect((await apiReport('metrics=availability', 'missing')).status).toBe(404);
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Incident } from '@vigil/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDS, SEED } from '../readside/fixtures/seed-fixture.js';
@@ -121,5 +124,33 @@ describe('status-page incidents', () => {
     expect((await other.post('/v1/status-pages/incidents', { name: 'n', severity: 'MINOR', services: [{ id: serviceId }] })).body.validation)
       .toEqual({ source: 'payload', keys: ['services.0.id'] });
     expect((await api.get(`/v1/status-pages/incidents/${id}`)).body.severity).toBe('MAJOR');
+  });
+});
+
+describe('incident writes are safe to retry and durable', () => {
+  it('replays a repeated Idempotency-Key instead of opening a second incident', async () => {
+    const body = { name: 'Retried', severity: 'MINOR', services: [{ id: serviceId }] };
+    const headers = { 'idempotency-key': 'incident-retry-1' };
+    const first = await api.post('/v1/status-pages/incidents', body, { headers });
+    const second = await api.post('/v1/status-pages/incidents', body, { headers });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.id).toBe(first.body.id);
+  });
+
+  it('keeps incidents and their updates across a restart', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'vigil-incidents-'));
+    try {
+      const first = await startTestServer({ dataDir });
+      const service = (await first.post('/v1/status-pages/services', { name: 'API' })).body.id;
+      const { id } = (await first.post('/v1/status-pages/incidents', { name: 'Outage', severity: 'CRITICAL', services: [{ id: service }] })).body;
+      await first.post(`/v1/status-pages/incidents/${id}/incident-updates`, { description: 'Fixed', status: 'RESOLVED' });
+      await first.close();
+      const second = await startTestServer({ dataDir });
+      const reply = await second.get(`/v1/status-pages/incidents/${id}`);
+      expect(reply.body).toMatchObject({ name: 'Outage', lastUpdateStatus: 'RESOLVED', services: [{ id: service }], incidentUpdates: [{ status: 'RESOLVED' }] });
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
