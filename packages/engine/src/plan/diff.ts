@@ -63,3 +63,27 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   return (deepDiff.diff(a, b) ?? []).length === 0;
 }
+
+/**
+ * A new resource as leaf fields (`request.url`, `request.assertions[0].target`), the way a reviewer
+ * reads it; lists of primitives stay whole, and cleared fields (null, empty lists) are left out.
+ */
+export function leafFields(value: unknown): FieldChange[] {
+  const out: FieldChange[] = [];
+  const visit = (current: unknown, segments: PathSegment[]): void => {
+    if (current === null || current === undefined) return;
+    if (Array.isArray(current)) {
+      if (current.length === 0) return;
+      if (isPrimitiveArray(current)) out.push({ path: formatPath(segments), before: undefined, after: current });
+      else current.forEach((item, index) => visit(item, [...segments, index]));
+      return;
+    }
+    if (typeof current === 'object' && !('$unknown' in current)) {
+      for (const [key, inner] of Object.entries(current)) visit(inner, [...segments, key]);
+      return;
+    }
+    out.push({ path: formatPath(segments), before: undefined, after: current });
+  };
+  visit(value, []);
+  return out.sort((a, b) => comparePaths(a.path, b.path));
+}

@@ -6,7 +6,7 @@ import { RESOURCE_KINDS } from '@vigil/constructs';
 import { z } from 'zod';
 import type { Plan } from './types.js';
 
-const fieldChange = z.object({ path: z.string(), before: z.unknown(), after: z.unknown() });
+const fieldChange = z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() });
 const remoteId = z.union([z.string(), z.number()]);
 const kind = z.enum(RESOURCE_KINDS as unknown as [string, ...string[]]);
 
@@ -77,8 +77,12 @@ export function savedPlanDifference(saved: z.infer<typeof planSchema>, fresh: Pl
   if (saved.target.baseUrl !== fresh.target.baseUrl || saved.target.accountId !== fresh.target.accountId) {
     return `it targets ${saved.target.baseUrl} (account ${saved.target.accountId}), not ${fresh.target.baseUrl} (account ${fresh.target.accountId})`;
   }
-  if (saved.state.lineage !== fresh.state.lineage || saved.state.serial !== fresh.state.serial) {
+  if (saved.state.serial !== fresh.state.serial) {
     return `the state changed since it was made (serial ${saved.state.serial} then, ${fresh.state.serial} now)`;
+  }
+  // Serial 0 means no state existed yet; a fresh lineage is drawn each time until the first write.
+  if (saved.state.serial > 0 && saved.state.lineage !== fresh.state.lineage) {
+    return `it was made for another state (lineage ${saved.state.lineage}, now ${fresh.state.lineage})`;
   }
   const key = (change: { address: string; action: string; payloadHash?: string | undefined; remoteId?: string | number | undefined }) =>
     `${change.address} ${change.action} ${change.payloadHash ?? ''} ${change.remoteId ?? ''}`;

@@ -8,7 +8,7 @@ import { completeDesired, hideSecrets, normalizeRemote } from '../kinds/normaliz
 import type { Payload } from '../kinds/types.js';
 import type { RemoteSnapshot } from '../refresh/refresh.js';
 import type { StateDocument, StateResource } from '../state/index.js';
-import { deepEqual, diffPayloads } from './diff.js';
+import { deepEqual, diffPayloads, leafFields } from './diff.js';
 import { getAtPath } from './paths.js';
 import { maskSecrets } from './secrets.js';
 import { sha256, stableStringify } from './stable-json.js';
@@ -152,7 +152,7 @@ export function createPlan(input: PlanInput): PlanResult {
       reason: previous ? 'kind-changed' : reason,
       remoteId: previous?.entry.remoteId,
       dependsOn: resource.dependsOn,
-      diff: maskSecrets(diffPayloads({}, comparable(resource)), resource.secrets),
+      diff: maskSecrets(leafFields(comparable(resource)), resource.secrets),
       drift: [],
       payloadHash: payloadHash(resource),
       ...(previous ? { replaces: { address: previous.address, kind: previous.entry.kind, remoteId: previous.entry.remoteId } } : {}),
