@@ -46,7 +46,7 @@ export function moveResource(document: StateDocument, from: Address, to: Address
   if (target.kind !== resource.kind) {
     throw new StateError(
       'kind-mismatch',
-      `cannot move ${from} to ${to}: the resource is a ${resource.kind}, not a ${target.kind} (a remote resource's kind cannot change)`,
+      `cannot move ${from} to ${to}: the resource is of kind ${resource.kind}, not ${target.kind} (a remote resource's kind cannot change)`,
     );
   }
   refuseWhilePending(document, from, 'move');

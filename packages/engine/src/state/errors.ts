@@ -8,7 +8,7 @@ export type StateErrorCode =
   | 'state-lock-stale'
   | 'state-target-mismatch'
   | 'state-lineage-mismatch'
-  | 'state-missing'
+  | 'state-io'
   | 'address-invalid'
   | 'address-unknown'
   | 'address-taken'

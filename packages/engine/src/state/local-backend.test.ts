@@ -156,6 +156,14 @@ describe('local backend: reading and writing', () => {
     expect(await readLockFile(`${statePath}.lock`)).toBeUndefined();
   });
 
+  it('reports a file-system failure as a state error saying what it was doing', async () => {
+    await writeFile(join(directory, 'not-a-directory'), '');
+    const backend = createLocalBackend({ path: join(directory, 'not-a-directory', 'state.json') });
+    const error = await caught(backend.lock({ timeoutMs: 0, command: 'vigil apply' }));
+    expect(error.code).toBe('state-io');
+    expect(error.message).toMatch(/^cannot lock state .*not-a-directory\/state\.json: (EEXIST|ENOTDIR)/);
+  });
+
   it('removes temporary files left by a killed writer when it takes the lock', async () => {
     const backend = createLocalBackend({ path: statePath });
     const lock = await backend.lock({ timeoutMs: 0, command: 'vigil apply' });

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { removeLeftoverTempFiles, writeFileAtomically } from './atomic-file.js';
 import { parseStateDocument } from './document.js';
-import { StateError } from './errors.js';
+import { StateError, isStateError } from './errors.js';
 import { acquireLockFile, holdsLock, releaseLockFile, removeLockFile } from './lock-file.js';
 import type { LockOwner, StateBackend, StateDocument, StateLock } from './types.js';
 
@@ -28,6 +28,19 @@ function displayPath(path: string): string {
   return fromHere !== '' && !fromHere.startsWith('..') && !isAbsolute(fromHere) ? fromHere : path;
 }
 
+/**
+ * A file-system failure (permissions, a full disk, a path through a file) is the user's to fix, so it
+ * becomes a `StateError` saying what vigil was doing and where.
+ */
+async function asStateError<T>(doing: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isStateError(error) || typeof (error as NodeJS.ErrnoException).code !== 'string') throw error;
+    throw new StateError('state-io', `cannot ${doing}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 export function createLocalBackend(options: LocalBackendOptions): StateBackend {
   const path = resolve(options.path);
   const lockPath = `${path}.lock`;
@@ -35,25 +48,26 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
   const unlockCommand = options.unlockCommand ?? 'vigil state unlock --force';
 
   async function read(): Promise<StateDocument | undefined> {
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    return parseStateDocument(text, location);
+    const text = await asStateError(`read state ${location}`, async () => {
+      try {
+        return await readFile(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw error;
+      }
+    });
+    return text === undefined ? undefined : parseStateDocument(text, location);
   }
 
   async function lock(lockOptions: { timeoutMs: number; command: string }): Promise<StateLock> {
-    const owner = await acquireLockFile({
+    const owner = await asStateError(`lock state ${location}`, () => acquireLockFile({
       lockPath,
       location,
       timeoutMs: lockOptions.timeoutMs,
       command: lockOptions.command,
       unlockCommand,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-    });
+    }));
     try {
       await removeLeftoverTempFiles(path);
       const stored = await read();
@@ -87,7 +101,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
         );
       }
       const next = { ...document, serial: serial + 1 };
-      await writeFileAtomically(path, `${JSON.stringify(next, null, 2)}\n`);
+      await asStateError(`write state ${location}`, () => writeFileAtomically(path, `${JSON.stringify(next, null, 2)}\n`));
       serial = next.serial;
       lineage = next.lineage;
     }
