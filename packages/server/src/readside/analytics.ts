@@ -19,15 +19,15 @@
  *   grouped reports of an empty window have none.
  * - `limit`/`page` page the series (a grouped report has one series per location or status code).
  */
-import type { AnalyticsKind } from '@vigil/schema';
+import type { AnalyticsKind, StatusFilter } from '@vigil/schema';
 import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
 import type { ResultFacts } from './result-facts.js';
 import { inWindow, type TimeWindow } from './windows.js';
 
-export type { AnalyticsKind };
+export type { AnalyticsKind, StatusFilter };
 export type MetricUnit = 'milliseconds' | 'percentage' | 'count';
+/** Every `groupBy` of the three endpoints (@vigil/schema narrows it per endpoint). */
 export type AnalyticsGroupBy = 'runLocation' | 'statusCode';
-export type StatusFilter = 'success' | 'failure';
 
 type BaseMetricSource =
   | { kind: 'responseTime' }

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { heartbeatRecord, type HeartbeatEvent, type HeartbeatState } from './heartbeats.js';
+import type { HeartbeatEventState } from '@vigil/schema';
+import { heartbeatRecord, type HeartbeatEvent } from './heartbeats.js';
 
 const now = Date.parse('2026-03-18T12:00:00.000Z');
 const hour = 3_600_000;
-const event = (id: string, hoursAgo: number, state: HeartbeatState): HeartbeatEvent => ({
+const event = (id: string, hoursAgo: number, state: HeartbeatEventState): HeartbeatEvent => ({
   id,
   state,
   timestamp: new Date(now - hoursAgo * hour).toISOString(),

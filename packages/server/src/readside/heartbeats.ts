@@ -9,31 +9,13 @@
  * - `successRatio` is a percentage (0..100, like analytics `availability`); a period without events
  *   has ratio 0. The current period ends now; the previous one is the same length just before it.
  */
+import type { HeartbeatEvent, HeartbeatEventRecord, HeartbeatEventState } from '@vigil/schema';
 import { inWindow, type TimeWindow } from './windows.js';
 
-export const HEARTBEAT_STATES = ['FAILING', 'EARLY', 'RECEIVED', 'GRACE', 'LATE'] as const;
-export type HeartbeatState = (typeof HEARTBEAT_STATES)[number];
+export type { HeartbeatEvent };
+type PeriodStats = HeartbeatEventRecord['stats']['last24Hours'];
 
-const SUCCESS_STATES: ReadonlySet<string> = new Set<HeartbeatState>(['RECEIVED', 'EARLY', 'GRACE']);
-
-export interface HeartbeatEvent {
-  id: string;
-  state: HeartbeatState;
-  /** ISO 8601. */
-  timestamp: string;
-  source: string;
-  userAgent: string;
-}
-
-export interface PeriodStats {
-  successRatio: { previousPeriod: number; currentPeriod: number };
-  totalEntitiesCurrentPeriod: number;
-}
-
-export interface HeartbeatRecord {
-  events: HeartbeatEvent[];
-  stats: { last24Hours: PeriodStats; last7Days: PeriodStats };
-}
+const SUCCESS_STATES: ReadonlySet<HeartbeatEventState> = new Set<HeartbeatEventState>(['RECEIVED', 'EARLY', 'GRACE']);
 
 const DAY = 86_400_000;
 
@@ -41,7 +23,7 @@ const DAY = 86_400_000;
 export function heartbeatRecord(
   events: readonly HeartbeatEvent[],
   options: { window: TimeWindow; limit: number; page?: number; now: number },
-): HeartbeatRecord {
+): HeartbeatEventRecord {
   const timed = events.map((event) => ({ event, at: Date.parse(event.timestamp) }));
   const listed = timed
     .filter(({ at }) => inWindow(at, options.window))

@@ -9,16 +9,10 @@
  * incident's current status (a text-only update changes nothing). A PUT may set `lastUpdateStatus`
  * directly (the real service's PUT body has it); the next update moves it again.
  */
-import type { IncidentSeverity, IncidentStatus } from '@vigil/schema';
+import type { IncidentSeverity, IncidentStatus, IncidentStatusUpdate } from '@vigil/schema';
 
-export interface IncidentUpdateState {
-  id: string;
-  description: string;
-  status: IncidentStatus;
-  publicIncidentUpdateDate: string;
-  notifySubscribers: boolean;
-  created_at: string;
-}
+/** A posted update is stored exactly as the wire shape. */
+export type IncidentUpdateState = IncidentStatusUpdate;
 
 export interface IncidentState {
   id: string;

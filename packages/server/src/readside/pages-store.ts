@@ -4,6 +4,7 @@
  * come from `--seed`.
  */
 import { randomBytes } from 'node:crypto';
+import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../store/index.js';
 import type { IncidentState } from './incidents.js';
@@ -13,14 +14,7 @@ export interface StatusPageDoc {
   name: string;
 }
 
-export interface SubscriptionDoc {
-  id: string;
-  type: 'EMAIL';
-  address: string;
-  status: 'PENDING' | 'VERIFIED';
-  created_at: string;
-  updated_at: string | null;
-}
+export type SubscriptionDoc = Subscription;
 
 /** What an account reads back from `/v1/accounts` besides its id. */
 export interface AccountProfile {
@@ -30,14 +24,7 @@ export interface AccountProfile {
   alertSettings?: Record<string, unknown>;
 }
 
-export interface TriggerDoc {
-  id: number;
-  token: string;
-  groupId: number;
-  created_at: string;
-  called_at: string | null;
-  updated_at: string | null;
-}
+export type TriggerDoc = CheckGroupTrigger;
 
 export class PagesStore {
   readonly #upsertPage: Statement;

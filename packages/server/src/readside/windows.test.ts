@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  analyticsWindow,
-  checkResultWindow,
-  heartbeatWindow,
-  inWindow,
-  QUICK_RANGES,
-  quickRangeWindow,
-  startOfIsoWeek,
-  type QuickRange,
-} from './windows.js';
+import { QUICK_RANGES, type QuickRange } from '@vigil/schema';
+import { analyticsWindow, checkResultWindow, heartbeatWindow, inWindow, quickRangeWindow, startOfIsoWeek } from './windows.js';
 
 const at = (iso: string) => Date.parse(iso);
 // A Wednesday.

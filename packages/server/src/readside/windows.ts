@@ -3,6 +3,7 @@
  * stamped exactly at `to` belongs to the next window, so adjacent windows never count it twice.
  * All calendar arithmetic is in UTC.
  */
+import type { QuickRange } from '@vigil/schema';
 
 export interface TimeWindow {
   /** Inclusive start, epoch milliseconds. */
@@ -11,16 +12,7 @@ export interface TimeWindow {
   to: number;
 }
 
-export const QUICK_RANGES = [
-  'last24Hours',
-  'last7Days',
-  'last30Days',
-  'thisWeek',
-  'thisMonth',
-  'lastWeek',
-  'lastMonth',
-] as const;
-export type QuickRange = (typeof QUICK_RANGES)[number];
+export type { QuickRange };
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
