@@ -115,6 +115,7 @@ export class ApiCheck extends Construct implements ScriptOwner {
 
   setBundledScript(field: ScriptField, code: string): void {
     this.#scripts.setBundled(field, code);
+    this.invalidate();
   }
 
   protected payloadSchema(): z.ZodType {

@@ -130,6 +130,7 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
 
   setBundledScript(field: ScriptField, code: string): void {
     this.#scripts.setBundled(field, code);
+    this.invalidate();
   }
 
   protected payloadSchema(): z.ZodType {

@@ -73,7 +73,7 @@ export interface VigilConfig {
  */
 export function defineConfig(config: VigilConfig): VigilConfig {
   if (typeof config === 'object' && config !== null && !Object.isFrozen(config)) {
-    Object.defineProperty(config, CONFIG_SOURCE_KEY, { value: captureUserSource(), enumerable: false });
+    Object.defineProperty(config, CONFIG_SOURCE_KEY, { value: captureUserSource(defineConfig), enumerable: false });
   }
   return config;
 }

@@ -42,13 +42,19 @@ export abstract class Construct {
   readonly protect: boolean;
   /** The Project this construct registered into. */
   readonly project: Project;
+  /**
+   * The last synthesis, reused by `synth()` after `validate()`: parsing is most of the cost of a
+   * large project. Props are not expected to change once the files are loaded; bundled scripts
+   * do change, so handing one over drops the cache.
+   */
+  #synthesized: { project: Project; result: SynthesisResult } | undefined;
 
   protected constructor(kind: ResourceKind, logicalId: string, props: ConstructProps | undefined) {
     this.project = currentProject(`${new.target.name} ${JSON.stringify(logicalId)}`);
     this.kind = kind;
     this.logicalId = logicalId;
     this.address = `${kind}.${logicalId}`;
-    this.source = captureUserSource();
+    this.source = captureUserSource(new.target);
     this.protect = props?.protect === true;
     this.project.register(this);
   }
@@ -63,6 +69,18 @@ export abstract class Construct {
    * (which fills in the documented defaults), then references are put back as `{ $ref }`.
    */
   synthesize(project: Project): SynthesisResult {
+    if (this.#synthesized?.project === project) return this.#synthesized.result;
+    const result = this.#build(project);
+    this.#synthesized = { project, result };
+    return result;
+  }
+
+  /** Drops the cached synthesis; call it when something synthesis reads has changed. */
+  protected invalidate(): void {
+    this.#synthesized = undefined;
+  }
+
+  #build(project: Project): SynthesisResult {
     const context = new BuildContext(this, project);
     const raw = withoutUndefined(this.buildPayload(context));
     const parsed = this.payloadSchema().safeParse(raw);

@@ -103,6 +103,17 @@ describe('MultiStepCheck synth', () => {
     expect(payload.scriptPath).toBe('scripts/orders.spec.ts');
   });
 
+  it('synthesises a script handed over after an earlier validate, not the cached result', async () => {
+    const project = await load(() => {
+      new MultiStepCheck('checkout', { ...base, code: { entrypoint: './__fixtures__/scripts/orders.spec.ts' } });
+    });
+    const check = project.constructs()[0] as MultiStepCheck;
+    expect(project.validate().map((d) => d.path)).toEqual(['code.entrypoint']);
+    check.setBundledScript('script', 'bundled later');
+    expect(project.validate()).toEqual([]);
+    expect(project.synth()[0]!.payload.script).toBe('bundled later');
+  });
+
   it('lists secret environment variables by payload path', async () => {
     const project = await load(() => {
       new MultiStepCheck('checkout', {

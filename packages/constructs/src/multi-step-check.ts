@@ -63,6 +63,7 @@ export class MultiStepCheck extends Construct implements ScriptOwner {
 
   setBundledScript(field: ScriptField, code: string): void {
     this.#scripts.setBundled(field, code);
+    this.invalidate();
   }
 
   protected payloadSchema(): z.ZodType {

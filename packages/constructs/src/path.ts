@@ -46,7 +46,9 @@ export function withoutUndefined<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => withoutUndefined(item)) as T;
   if (typeof value !== 'object' || value === null || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const item = source[key];
     if (item !== undefined) copy[key] = withoutUndefined(item);
   }
   return copy as T;
