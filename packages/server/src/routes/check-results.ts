@@ -1,6 +1,10 @@
 /**
  * `GET /v1/check-results/{checkId}`: a check's stored results in a window (default the last 6
  * hours), filtered and paged. Selection rules and order: readside/check-results.ts.
+ *
+ * The real service also refuses `from`/`to` more than six hours apart; the spec states only the
+ * defaults, so a longer explicit window is served (a local service has no raw-result retention
+ * cost to protect), and only an empty or inverted window (`to` <= `from`) is a 400.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
