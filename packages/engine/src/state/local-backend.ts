@@ -41,6 +41,11 @@ async function asStateError<T>(doing: string, run: () => Promise<T>): Promise<T>
   }
 }
 
+/**
+ * The `local` backend. `lock()` creates `<path>.lock` exclusively and waits for a live holder up to
+ * the timeout; `write()` replaces the file atomically (temp + fsync + rename + directory fsync) with
+ * the next serial, refusing a document of another lineage or a lock taken away by force.
+ */
 export function createLocalBackend(options: LocalBackendOptions): StateBackend {
   const path = resolve(options.path);
   const lockPath = `${path}.lock`;
@@ -60,14 +65,16 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
   }
 
   async function lock(lockOptions: { timeoutMs: number; command: string }): Promise<StateLock> {
-    const owner = await asStateError(`lock state ${location}`, () => acquireLockFile({
-      lockPath,
-      location,
-      timeoutMs: lockOptions.timeoutMs,
-      command: lockOptions.command,
-      unlockCommand,
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
-    }));
+    const owner = await asStateError(`lock state ${location}`, () =>
+      acquireLockFile({
+        lockPath,
+        location,
+        timeoutMs: lockOptions.timeoutMs,
+        command: lockOptions.command,
+        unlockCommand,
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      }),
+    );
     try {
       await removeLeftoverTempFiles(path);
       const stored = await read();
