@@ -8,10 +8,15 @@ import { esbuildMessagesToDiagnostics } from './user-errors.js';
 export interface BundleProjectOptions {
   /** The project root; esbuild's working directory, and where relative locations start. */
   root: string;
-  /** Absolute paths of the modules to evaluate, imported by the virtual entry in this order. */
-  modules: readonly string[];
-  /** Absolute path of a module whose exports the bundle re-exports (the config). */
-  reexport?: string;
+  /** Where the modules are written: a fresh directory of this load, under the root. */
+  outdir: string;
+  /**
+   * Absolute paths of the modules to evaluate (the config, or every monitor file), grouped: each
+   * group becomes one output module that imports its members in order.
+   */
+  groups: ReadonlyArray<readonly string[]>;
+  /** Re-export the exports of each group's first member (the config's default export). */
+  reexport?: boolean;
   /**
    * Bare specifiers (`vigil`, `vigil/constructs`, `@vigil/constructs`) resolved to the very module
    * file the running CLI has loaded, so user code and the loader share one module instance.
@@ -25,44 +30,49 @@ export interface BundleProjectOptions {
 }
 
 export interface BundleProjectResult {
-  /** The ESM bundle with an inline source map; absent when esbuild reported errors. */
-  code?: string;
+  /** URL of the bundled output of each of `groups`, in the same order; absent after errors. */
+  entries?: string[];
   diagnostics: Diagnostic[];
 }
 
 /**
- * One esbuild build for a set of user modules: a virtual entry imports each of them, local imports
- * are inlined, npm packages stay external (resolved from the project's node_modules at evaluation),
- * tsconfig `paths` are honoured (esbuild reads each file's tsconfig.json).
+ * One esbuild build for a set of user modules. Each module is an entry point; code they share (a
+ * group file imported by many monitors) is split into chunks, so it exists and runs once. Local
+ * imports are inlined, npm packages stay external (resolved from the project's node_modules at
+ * evaluation), and tsconfig `paths` are honoured (esbuild reads each file's tsconfig.json).
+ *
+ * Why one output per module rather than one big file: every construct reads a stack trace to learn
+ * where it was created, and V8 computes a frame's line by scanning its script, so in a single
+ * megabyte-sized bundle 10,000 constructs spend seconds on it. Small modules keep that cheap, and
+ * let the loader evaluate (and report failures of) each file separately.
  *
  * Every module keeps its own `__dirname`, `__filename`, `import.meta.url`, `import.meta.dirname`
- * and `import.meta.filename` (Checkly-style files do `path.join(__dirname, 'x.spec.ts')`): a
- * single bundle has one real location, so these are replaced by string literals per file at load
- * time. The replacement runs through esbuild's transform with an inline source map, which the
- * bundler composes, so reported lines and columns stay those of the user's file.
+ * and `import.meta.filename` (Checkly-style files do `path.join(__dirname, 'x.spec.ts')`): bundled
+ * code no longer lives at its source's location, so these are replaced by string literals per file
+ * at load time. The replacement runs through esbuild's transform with an inline source map, which
+ * the bundler composes, so reported lines and columns stay those of the user's file.
  */
 export async function bundleProject(options: BundleProjectOptions): Promise<BundleProjectResult> {
   const { root } = options;
-  const entry = [
-    ...options.modules.map((file) => `import ${JSON.stringify(file)};`),
-    ...(options.reexport
-      ? [`export * from ${JSON.stringify(options.reexport)};`, `export { default } from ${JSON.stringify(options.reexport)};`]
-      : []),
-  ].join('\n');
   try {
     const result = await esbuild.build({
       absWorkingDir: root,
-      stdin: { contents: entry, resolveDir: root, sourcefile: '<vigil-entry>.js', loader: 'js' },
+      entryPoints: options.groups.map((_, index) => `${GROUP_NAMESPACE}:${index}`),
       bundle: true,
+      splitting: true,
       platform: 'node',
       format: 'esm',
       target: 'node20',
       packages: 'external',
       sourcemap: 'inline',
       sourcesContent: false,
-      // Relative `sources` in the inline map are resolved against the bundle's own location.
-      outfile: path.join(root, '.vigil', 'tmp', 'bundle.mjs'),
-      write: false,
+      outdir: options.outdir,
+      outbase: root,
+      entryNames: 'group-[hash]',
+      chunkNames: '_chunks/[name]-[hash]',
+      outExtension: { '.js': '.mjs' },
+      metafile: true,
+      write: true,
       logLevel: 'silent',
       // Bundled CommonJS-style code (and `require` in user files) needs a real require in ESM output.
       banner: {
@@ -70,9 +80,16 @@ export async function bundleProject(options: BundleProjectOptions): Promise<Bund
       },
       plugins: [vigilLoaderPlugin(options)],
     });
-    const output = result.outputFiles[0];
-    if (!output) throw new Error('this is a bug in vigil: esbuild produced no output');
-    return { code: output.text, diagnostics: esbuildMessagesToDiagnostics(root, result.warnings, 'warning') };
+    const outputByEntry = new Map<string, string>();
+    for (const [output, meta] of Object.entries(result.metafile.outputs)) {
+      if (meta.entryPoint) outputByEntry.set(meta.entryPoint, path.resolve(root, output));
+    }
+    const entries = options.groups.map((_, index) => {
+      const output = outputByEntry.get(`${GROUP_NAMESPACE}:${index}`);
+      if (!output) throw new Error(`this is a bug in vigil: esbuild produced no output for group ${index}`);
+      return pathToFileURL(output).href;
+    });
+    return { entries, diagnostics: esbuildMessagesToDiagnostics(root, result.warnings, 'warning') };
   } catch (error) {
     if (isBuildFailure(error)) {
       return {
@@ -99,10 +116,24 @@ const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
 
 const MENTIONS_FILE_LOCATION = /__dirname|__filename|import\.meta/;
 
+/** Virtual entry modules: `vigil-group:3` imports the members of group 3, in order. */
+const GROUP_NAMESPACE = 'vigil-group';
+
 function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
   return {
     name: 'vigil-loader',
     setup(build) {
+      build.onResolve({ filter: new RegExp(`^${GROUP_NAMESPACE}:\\d+$`) }, (args) => ({
+        path: args.path.slice(GROUP_NAMESPACE.length + 1),
+        namespace: GROUP_NAMESPACE,
+      }));
+      build.onLoad({ filter: /.*/, namespace: GROUP_NAMESPACE }, (args) => {
+        const members = options.groups[Number(args.path)] ?? [];
+        const first = JSON.stringify(members[0]);
+        const lines = members.map((member) => `import ${JSON.stringify(member)};`);
+        if (options.reexport) lines.push(`export * from ${first};`, `export { default } from ${first};`);
+        return { contents: lines.join('\n'), loader: 'js', resolveDir: options.root };
+      });
       const aliasNames = Object.keys(options.aliases);
       if (aliasNames.length > 0) {
         build.onResolve({ filter: new RegExp(`^(${aliasNames.map(escapeRegExp).join('|')})$`) }, (args) => ({

@@ -1,55 +1,60 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { withProject, type Project } from '@vigil/constructs';
 
 /**
- * Temporary bundles of one load. They live under `<root>/.vigil/tmp/` rather than in the system temp
- * directory because the bundle's bare imports (npm packages, kept external) must resolve from the
- * project's own node_modules, exactly as the user's files would.
+ * The directory a load writes its bundled modules to, removed when the load ends. It lives under
+ * `<root>/.vigil/tmp/` rather than in the system temp directory because the bundles' bare imports
+ * (npm packages, kept external) must resolve from the project's own node_modules, exactly as the
+ * user's files would.
  */
-export class BundleFiles {
-  readonly #directory: string;
-  readonly #written: string[] = [];
+export class LoadDirectory {
+  readonly #tmp: string;
   readonly #id = `${process.pid}-${randomBytes(4).toString('hex')}`;
 
   constructor(root: string) {
-    this.#directory = path.join(root, '.vigil', 'tmp');
+    this.#tmp = path.join(root, '.vigil', 'tmp');
   }
 
-  /** Writes `code` to a fresh `.mjs` file and returns its URL. */
-  async write(name: string, code: string): Promise<string> {
-    await mkdir(this.#directory, { recursive: true });
-    const file = path.join(this.#directory, `${name}-${this.#id}.mjs`);
-    await writeFile(file, code);
-    this.#written.push(file);
-    return pathToFileURL(file).href;
+  /** A fresh directory for one bundle (`config`, `monitors`) of this load. */
+  directory(name: string): string {
+    return path.join(this.#tmp, `load-${this.#id}`, name);
   }
 
-  /** Deletes every bundle written by this load (evaluated modules stay in memory). */
+  /** Deletes everything this load wrote (evaluated modules stay in memory). */
   async cleanUp(): Promise<void> {
-    await Promise.all(this.#written.map((file) => rm(file, { force: true })));
-    // Another load may still be using the directory; it is removed by whichever load empties it.
-    await rmdir(this.#directory).catch(() => undefined);
+    await rm(path.join(this.#tmp, `load-${this.#id}`), { recursive: true, force: true });
+    // Another load may still be using tmp/; whichever load empties it removes it.
+    await rmdir(this.#tmp).catch(() => undefined);
   }
 }
 
-export type EvaluationOutcome =
-  | { ok: true; exports: Record<string, unknown> }
-  | { ok: false; error: unknown };
+/** What evaluating a list of modules produced: the exports of each, or the errors they threw. */
+export interface EvaluationOutcome {
+  exports: Array<Record<string, unknown> | undefined>;
+  /** Each distinct error once, in the order thrown (a module importing a failed one rethrows it). */
+  errors: unknown[];
+}
 
 /**
- * Imports a bundle with `project` as the Project its constructs register into. Source maps are
- * switched on first, so the stack frames constructs record (and those of thrown errors) point at
- * the user's TypeScript, not at the bundle.
+ * Imports each module in order with `project` as the Project their constructs register into. A
+ * module that throws does not stop the others, so one load reports every file that fails. Source
+ * maps are switched on first, so the stack frames constructs record (and those of thrown errors)
+ * point at the user's TypeScript, not at the bundle.
  */
-export async function evaluateBundle(url: string, project: Project): Promise<EvaluationOutcome> {
+export async function evaluateModules(urls: readonly string[], project: Project): Promise<EvaluationOutcome> {
   process.setSourceMapsEnabled(true);
-  try {
-    const exports = (await withProject(project, () => import(url))) as Record<string, unknown>;
-    return { ok: true, exports };
-  } catch (error) {
-    return { ok: false, error };
-  }
+  const outcome: EvaluationOutcome = { exports: [], errors: [] };
+  await withProject(project, async () => {
+    for (const url of urls) {
+      try {
+        outcome.exports.push((await import(url)) as Record<string, unknown>);
+      } catch (error) {
+        outcome.exports.push(undefined);
+        if (!outcome.errors.includes(error)) outcome.errors.push(error);
+      }
+    }
+  });
+  return outcome;
 }

@@ -5,7 +5,7 @@ import { Project, type Diagnostic, type ResourceSpec, type VigilConfig } from '@
 import { Graph } from '../graph/index.js';
 import { bundleProject } from './bundle.js';
 import { discoverMonitorFiles, resolveConfigPath } from './discover.js';
-import { BundleFiles, evaluateBundle } from './evaluate.js';
+import { evaluateModules, LoadDirectory } from './evaluate.js';
 import { buildResourceGraph } from './resource-graph.js';
 import { attachScripts } from './script-hooks.js';
 import { displayPath, relativeSource, thrownErrorToDiagnostic } from './user-errors.js';
@@ -66,18 +66,18 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
   const report = (diagnostics: readonly Diagnostic[]) => {
     loaded.diagnostics.push(...diagnostics.map((diagnostic) => relativeDiagnostic(root, diagnostic)));
   };
-  const bundles = new BundleFiles(root);
+  const directory = new LoadDirectory(root);
   try {
-    const configBundle = await bundleProject({ root, modules: [], reexport: configPath, aliases });
+    const configBundle = await bundleProject({ root, outdir: directory.directory('config'), groups: [[configPath]], reexport: true, aliases });
     report(configBundle.diagnostics);
-    if (configBundle.code === undefined) return finish(loaded);
-    const configUrl = await bundles.write('config', configBundle.code);
-    const configModule = await evaluateBundle(configUrl, project);
-    if (!configModule.ok) {
-      report([thrownErrorToDiagnostic(root, configModule.error, isVigilFile)]);
+    const configUrl = configBundle.entries?.[0];
+    if (configUrl === undefined) return finish(loaded);
+    const configModule = await evaluateModules([configUrl], project);
+    if (configModule.errors.length > 0) {
+      report(configModule.errors.map((error) => thrownErrorToDiagnostic(root, error, isVigilFile)));
       return finish(loaded);
     }
-    const config = configModule.exports.default;
+    const config = configModule.exports[0]?.['default'];
     if (!isConfigObject(config)) {
       report([
         {
@@ -101,15 +101,16 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
     if (loaded.files.length > 0) {
       const monitorBundle = await bundleProject({
         root,
-        modules: loaded.files,
+        outdir: directory.directory('monitors'),
+        groups: groupFiles(loaded.files),
         aliases,
         evaluated: { [configPath]: configUrl },
       });
       report(monitorBundle.diagnostics);
-      if (monitorBundle.code === undefined) return finish(loaded);
-      const monitors = await evaluateBundle(await bundles.write('monitors', monitorBundle.code), project);
-      if (!monitors.ok) {
-        report([thrownErrorToDiagnostic(root, monitors.error, isVigilFile)]);
+      if (monitorBundle.entries === undefined) return finish(loaded);
+      const monitors = await evaluateModules(monitorBundle.entries, project);
+      if (monitors.errors.length > 0) {
+        report(monitors.errors.map((error) => thrownErrorToDiagnostic(root, error, isVigilFile)));
         return finish(loaded);
       }
     }
@@ -125,8 +126,23 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
     else loaded.specs = [];
     return finish(loaded);
   } finally {
-    await bundles.cleanUp();
+    await directory.cleanUp();
   }
+}
+
+/**
+ * Monitor files are bundled into modules of a few files each. Every construct reads a stack trace
+ * to learn where it was created, and V8 finds a frame's line by scanning its script from the start:
+ * in one megabyte-sized bundle, 10,000 constructs spent seconds on that alone. One module per file
+ * fixes that but pays a module-loader round trip per file (a message to the TypeScript loader's
+ * thread, under tsx). Groups of this many files balance the two.
+ */
+const FILES_PER_MODULE = 10;
+
+function groupFiles(files: readonly string[]): string[][] {
+  const groups: string[][] = [];
+  for (let start = 0; start < files.length; start += FILES_PER_MODULE) groups.push(files.slice(start, start + FILES_PER_MODULE));
+  return groups;
 }
 
 /** Without aliases from the CLI, every vigil entry point is served by `@vigil/constructs` itself. */
