@@ -227,3 +227,19 @@ describe('ChecksListQuery', () => {
     expect(ChecksListQuery.parse({ tag: ['a', 'b'] }).tag).toEqual(['a', 'b']);
   });
 });
+
+describe('cross-field rules alongside other problems', () => {
+  it('reports a bad frequencyOffset together with an unrelated missing field', () => {
+    expectRejected(ApiCheckCreate, { request: { url: 'https://x' }, frequency: 0, frequencyOffset: 5 }, {
+      keys: ['name', 'frequencyOffset'],
+      message: '"name" is required. "frequencyOffset" must be 10, 20 or 30 when frequency is 0',
+    });
+  });
+
+  it('does not judge the offset against a frequency that is itself invalid', () => {
+    expectRejected(ApiCheckCreate, api({ frequency: 3, frequencyOffset: 500 }), {
+      keys: ['frequency'],
+      message: '"frequency" must be one of [0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]',
+    });
+  });
+});

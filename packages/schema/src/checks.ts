@@ -23,7 +23,7 @@ import {
   RetryStrategy,
   TriggerIncident,
 } from './embedded.js';
-import { allOptional, queryList, withDefaults } from './helpers.js';
+import { allOptional, queryList, whenFieldsValid, withDefaults } from './helpers.js';
 import { PageQuery } from './paging.js';
 import {
   DEGRADED_RESPONSE_TIME_DEFAULT,
@@ -104,6 +104,9 @@ export function refineFrequencyOffset(kind: (value: { checkType?: unknown }) => 
   };
 }
 
+/** The offset rules read only these fields, so they still run when other fields are invalid. */
+const OFFSET_FIELDS = whenFieldsValid('frequency', 'frequencyOffset', 'checkType');
+
 /** Maps a `checkType` to the kind the offset rules distinguish. */
 export function frequencyOffsetKind(checkType: unknown): FrequencyOffsetCheckKind {
   if (checkType === 'API' || checkType === 'TCP' || checkType === 'MULTI_STEP') return checkType;
@@ -130,13 +133,13 @@ const apiCheckCreateShape = withDefaults(apiCheckFields, {
 });
 
 /** Body of `POST /v1/checks/api`; required `name`, `request`. */
-export const ApiCheckCreate = z.object(apiCheckCreateShape).superRefine(refineFrequencyOffset(() => 'API'));
+export const ApiCheckCreate = z.object(apiCheckCreateShape).superRefine(refineFrequencyOffset(() => 'API'), OFFSET_FIELDS);
 export type ApiCheckCreate = z.infer<typeof ApiCheckCreate>;
 /** What a caller may send (defaults not yet applied). */
 export type ApiCheckCreateInput = z.input<typeof ApiCheckCreate>;
 
 /** Body of `PUT /v1/checks/api/{id}`: merge semantics, nothing defaulted. */
-export const ApiCheckUpdate = z.object(allOptional(apiCheckFields)).superRefine(refineFrequencyOffset(() => 'API'));
+export const ApiCheckUpdate = z.object(allOptional(apiCheckFields)).superRefine(refineFrequencyOffset(() => 'API'), OFFSET_FIELDS);
 export type ApiCheckUpdate = z.infer<typeof ApiCheckUpdate>;
 
 /** An API check as the service returns it. */
@@ -172,14 +175,14 @@ const multiStepCheckCreateShape = withDefaults(multiStepCheckFields, {
 /** Body of `POST /v1/checks/multistep`; required `name`, `script`; frequency without 0. */
 export const MultiStepCheckCreate = z
   .object(multiStepCheckCreateShape)
-  .superRefine(refineFrequencyOffset(() => 'MULTI_STEP'));
+  .superRefine(refineFrequencyOffset(() => 'MULTI_STEP'), OFFSET_FIELDS);
 export type MultiStepCheckCreate = z.infer<typeof MultiStepCheckCreate>;
 export type MultiStepCheckCreateInput = z.input<typeof MultiStepCheckCreate>;
 
 /** Body of `PUT /v1/checks/multistep/{id}`. */
 export const MultiStepCheckUpdate = z
   .object(allOptional(multiStepCheckFields))
-  .superRefine(refineFrequencyOffset(() => 'MULTI_STEP'));
+  .superRefine(refineFrequencyOffset(() => 'MULTI_STEP'), OFFSET_FIELDS);
 export type MultiStepCheckUpdate = z.infer<typeof MultiStepCheckUpdate>;
 
 /** A multi-step check as the service returns it (secret variables with `value: null`). */
@@ -218,7 +221,7 @@ const genericCheckCreateShape = withDefaults(genericCheckFields, commonCheckDefa
 /** Body of `POST /v1/checks`; required `name`, `checkType`, `heartbeat`, `script`. */
 export const CheckCreate = z
   .object(genericCheckCreateShape)
-  .superRefine(refineFrequencyOffset((v) => frequencyOffsetKind(v.checkType)));
+  .superRefine(refineFrequencyOffset((v) => frequencyOffsetKind(v.checkType)), OFFSET_FIELDS);
 export type CheckCreate = z.infer<typeof CheckCreate>;
 export type CheckCreateInput = z.input<typeof CheckCreate>;
 
@@ -229,7 +232,7 @@ export type CheckCreated = z.infer<typeof CheckCreated>;
 /** Body of `PUT /v1/checks/{id}` (generic update). */
 export const CheckUpdate = z
   .object(allOptional(genericCheckFields))
-  .superRefine(refineFrequencyOffset((v) => frequencyOffsetKind(v.checkType)));
+  .superRefine(refineFrequencyOffset((v) => frequencyOffsetKind(v.checkType)), OFFSET_FIELDS);
 export type CheckUpdate = z.infer<typeof CheckUpdate>;
 
 /**

@@ -36,6 +36,23 @@ function cloneJson<T>(value: T): T {
   return value;
 }
 
+/**
+ * Parameters for an object-level refinement that needs only `fields`: it runs even when other
+ * fields failed (zod skips refinements after any issue by default), so one response lists every
+ * problem, as Joi does — but not when one of its own fields is already invalid.
+ */
+export function whenFieldsValid(...fields: string[]): { when: (payload: z.core.ParsePayload) => boolean } {
+  return {
+    when: (payload) =>
+      payload.value !== null &&
+      typeof payload.value === 'object' &&
+      !payload.issues.some((issue) => {
+        const head = issue.path?.[0];
+        return head === undefined || fields.includes(String(head));
+      }),
+  };
+}
+
 /** Every field of `shape` made optional, none defaulted: the body of a merge-semantics PUT. */
 export function allOptional<S extends z.ZodRawShape>(shape: S): { [K in keyof S]: z.ZodOptional<S[K]> } {
   const out: Record<string, z.core.$ZodType> = {};

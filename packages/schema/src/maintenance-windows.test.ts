@@ -48,3 +48,12 @@ describe('MaintenanceWindowUpdate', () => {
     expect(maintenanceWindowOrderProblem('2025-01-01', '2025-01-02')).toBeUndefined();
   });
 });
+
+describe('window order alongside other problems', () => {
+  it('reports endsAt before startsAt together with a missing name', () => {
+    expectRejected(MaintenanceWindowCreate, { startsAt: '2025-01-02', endsAt: '2025-01-01', repeatUnit: 'DAY' }, {
+      keys: ['name', 'endsAt'],
+      message: '"name" is required. "endsAt" must be after "startsAt"',
+    });
+  });
+});

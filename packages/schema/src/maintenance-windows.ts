@@ -1,6 +1,6 @@
 /** Maintenance windows (spec §2.9, §4.6, DESIGN §3.2). */
 import { z } from 'zod';
-import { DateString, allOptional, withDefaults } from './helpers.js';
+import { DateString, allOptional, whenFieldsValid, withDefaults } from './helpers.js';
 import { REPEAT_INTERVAL_MIN } from './limits.js';
 import { RepeatUnit } from './values.js';
 
@@ -30,12 +30,12 @@ const maintenanceWindowCreateShape = withDefaults(maintenanceWindowFields, {
 });
 
 /** Body of `POST /v1/maintenance-windows`; required `name`, `startsAt`, `endsAt`, `repeatUnit`. */
-export const MaintenanceWindowCreate = z.object(maintenanceWindowCreateShape).superRefine(refineWindowOrder);
+export const MaintenanceWindowCreate = z.object(maintenanceWindowCreateShape).superRefine(refineWindowOrder, whenFieldsValid('startsAt', 'endsAt'));
 export type MaintenanceWindowCreate = z.infer<typeof MaintenanceWindowCreate>;
 export type MaintenanceWindowCreateInput = z.input<typeof MaintenanceWindowCreate>;
 
 /** Body of `PUT /v1/maintenance-windows/{id}` (merge; the server re-checks the merged order). */
-export const MaintenanceWindowUpdate = z.object(allOptional(maintenanceWindowFields)).superRefine(refineWindowOrder);
+export const MaintenanceWindowUpdate = z.object(allOptional(maintenanceWindowFields)).superRefine(refineWindowOrder, whenFieldsValid('startsAt', 'endsAt'));
 export type MaintenanceWindowUpdate = z.infer<typeof MaintenanceWindowUpdate>;
 
 /** `"endsAt" must be after "startsAt"` or undefined; for the server's check of a merged record. */
