@@ -9,7 +9,9 @@ import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwn
 
 /** A header or query parameter. */
 export interface KeyValue {
+  /** Header or parameter name. */
   key: string;
+  /** Its value. */
   value: string;
   /** Hides the value in the service's UI. Default false. */
   locked?: boolean;
@@ -17,6 +19,7 @@ export interface KeyValue {
 
 /** HTTP basic authentication of the request. */
 export interface BasicAuth {
+  /** User name sent with every request. */
   username: string;
   /** Secret: plans and state only keep its hash. */
   password: string;

@@ -51,6 +51,8 @@ export interface CheckGroupV2Props extends ConstructProps {
   concurrency?: number;
   /** Request parts every API check in the group inherits. */
   apiCheckDefaults?: ApiCheckDefaults;
+  /** Defaults for the group's browser checks, as the service stores them (spec §2.4). */
+  browserCheckDefaults?: string;
   /** Runtime version of the group's checks; checks that set none inherit it. */
   runtimeId?: RuntimeId | null;
   /** Environment variables of the group's checks (at most 50); `secret: true` hides a value. */
@@ -148,6 +150,7 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
       privateLocations: props.privateLocations,
       concurrency: props.concurrency,
       apiCheckDefaults: props.apiCheckDefaults,
+      browserCheckDefaults: props.browserCheckDefaults,
       runtimeId: props.runtimeId,
       environmentVariables: props.environmentVariables,
       runParallel: props.runParallel,

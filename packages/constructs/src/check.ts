@@ -32,7 +32,9 @@ export interface IncidentTrigger {
 
 /** An environment variable of a check or group. */
 export interface EnvironmentVariable {
+  /** Name of the variable, e.g. `API_TOKEN`. */
   key: string;
+  /** Its value. */
   value: string;
   /** Hides the value in the service's UI. */
   locked?: boolean;
@@ -193,7 +195,7 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
     }));
   }
 
-  if (props.triggerIncident !== undefined) {
+  if (typeof props.triggerIncident === 'object' && props.triggerIncident !== null) {
     const { service, severity, name, description, notifySubscribers } = props.triggerIncident;
     payload.triggerIncident = {
       serviceId: context.reference(service, SERVICE_TARGET, 'triggerIncident.service', ['triggerIncident', 'serviceId']),
@@ -202,6 +204,9 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
       description,
       notifySubscribers,
     };
+  } else if (props.triggerIncident !== undefined) {
+    // Not an object: let the schema say what it must be.
+    payload.triggerIncident = props.triggerIncident;
   }
   return payload;
 }

@@ -63,7 +63,9 @@ export interface VigilConfig {
   logicalId: string;
   /** Defaults for checks and where to find them. */
   checks?: CheckDefaults;
+  /** Where the state of what Vigil created is kept. Default: local, `.vigil/state.json`. */
   state?: StateConfig;
+  /** The monitoring service to manage; the embedded local service when omitted. */
   api?: ApiConfig;
 }
 

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { FIXTURE_ROOT, load, markerLocation, problems } from './__fixtures__/load.js';
 import { ApiCheck } from './api-check.js';
 import { CheckGroupV2 } from './check-group-v2.js';
+import { Construct } from './construct.js';
 import { EmailAlertChannel } from './email-alert-channel.js';
 import { Project, tryCurrentProject, withProject } from './project.js';
 import { isConstruct } from './ref.js';
@@ -165,6 +167,45 @@ describe('Project.validate', () => {
         address: 'api-check.home',
         path: 'group',
       },
+    ]);
+  });
+});
+
+describe('Project.validate with props far outside their types', () => {
+  it('reports a construct whose props make it throw, and still reports the others', async () => {
+    class Broken extends Construct {
+      constructor(logicalId: string) {
+        super('status-page-service', logicalId, {});
+      }
+      protected payloadSchema(): z.ZodType {
+        return z.object({});
+      }
+      protected buildPayload(): Record<string, unknown> {
+        throw new TypeError("Cannot read properties of null (reading 'name')");
+      }
+    }
+    const project = await load(() => {
+      new Broken('broken'); // @at:broken
+      new StatusPageService('empty', { name: '' });
+    });
+    expect(project.validate()).toEqual([
+      {
+        severity: 'error',
+        message: `Broken "broken" could not be validated: Cannot read properties of null (reading 'name')`,
+        hint: 'Check its props against their documented types; if they are right, this is a bug in vigil.',
+        address: 'status-page-service.broken',
+        source: markerLocation(import.meta.url, 'broken'),
+      },
+      expect.objectContaining({ address: 'status-page-service.empty', message: '"name" is not allowed to be empty' }),
+    ]);
+  });
+
+  it('reports a triggerIncident that is not an object through the schema', async () => {
+    const project = await load(() => {
+      new ApiCheck('home', { name: 'Home', request, triggerIncident: 'payments' as never });
+    });
+    expect(problems(project)).toEqual([
+      { severity: 'error', address: 'api-check.home', path: 'triggerIncident', message: '"triggerIncident" must be of type object' },
     ]);
   });
 });

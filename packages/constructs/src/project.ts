@@ -64,7 +64,18 @@ export class Project {
     if (this.#config !== undefined) diagnostics.push(...validateConfig(this.#config));
     diagnostics.push(...this.#logicalIdProblems());
     for (const construct of this.#constructs) {
-      diagnostics.push(...construct.synthesize(this).diagnostics);
+      try {
+        diagnostics.push(...construct.synthesize(this).diagnostics);
+      } catch (error) {
+        // Props far outside their types (plain JS users) must not hide every other problem.
+        diagnostics.push({
+          severity: 'error',
+          message: `${construct.describe()} could not be validated: ${error instanceof Error ? error.message : String(error)}`,
+          hint: 'Check its props against their documented types; if they are right, this is a bug in vigil.',
+          address: construct.address,
+          source: construct.source,
+        });
+      }
     }
     return diagnostics;
   }
