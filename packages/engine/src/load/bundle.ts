@@ -15,8 +15,11 @@ export interface BundleProjectOptions {
    * group becomes one output module that imports its members in order.
    */
   groups: ReadonlyArray<readonly string[]>;
-  /** Re-export the exports of each group's first member (the config's default export). */
-  reexport?: boolean;
+  /**
+   * Export each group's first member's module namespace as {@link MEMBER_EXPORTS} (how the loader
+   * reads the config's default export; a namespace, so a missing default is the loader's to report).
+   */
+  exportMembers?: boolean;
   /**
    * Bare specifiers (`vigil`, `vigil/constructs`, `@vigil/constructs`) resolved to the very module
    * file the running CLI has loaded, so user code and the loader share one module instance.
@@ -116,6 +119,9 @@ const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
 
 const MENTIONS_FILE_LOCATION = /__dirname|__filename|import\.meta/;
 
+/** Name under which a group module exports its first member's namespace (see `exportMembers`). */
+export const MEMBER_EXPORTS = '__vigilMember';
+
 /** Virtual entry modules: `vigil-group:3` imports the members of group 3, in order. */
 const GROUP_NAMESPACE = 'vigil-group';
 
@@ -131,7 +137,7 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         const members = options.groups[Number(args.path)] ?? [];
         const first = JSON.stringify(members[0]);
         const lines = members.map((member) => `import ${JSON.stringify(member)};`);
-        if (options.reexport) lines.push(`export * from ${first};`, `export { default } from ${first};`);
+        if (options.exportMembers) lines.push(`export * as ${MEMBER_EXPORTS} from ${first};`);
         return { contents: lines.join('\n'), loader: 'js', resolveDir: options.root };
       });
       const aliasNames = Object.keys(options.aliases);

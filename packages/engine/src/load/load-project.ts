@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Project, type Diagnostic, type ResourceSpec, type VigilConfig } from '@vigil/constructs';
 import { Graph } from '../graph/index.js';
-import { bundleProject } from './bundle.js';
+import { bundleProject, MEMBER_EXPORTS } from './bundle.js';
 import { discoverMonitorFiles, resolveConfigPath } from './discover.js';
 import { evaluateModules, LoadDirectory } from './evaluate.js';
 import { buildResourceGraph } from './resource-graph.js';
@@ -68,7 +68,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
   };
   const directory = new LoadDirectory(root);
   try {
-    const configBundle = await bundleProject({ root, outdir: directory.directory('config'), groups: [[configPath]], reexport: true, aliases });
+    const configBundle = await bundleProject({ root, outdir: directory.directory('config'), groups: [[configPath]], exportMembers: true, aliases });
     report(configBundle.diagnostics);
     const configUrl = configBundle.entries?.[0];
     if (configUrl === undefined) return finish(loaded);
@@ -77,7 +77,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       report(configModule.errors.map((error) => thrownErrorToDiagnostic(root, error, isVigilFile)));
       return finish(loaded);
     }
-    const config = configModule.exports[0]?.['default'];
+    const config = (configModule.exports[0]?.[MEMBER_EXPORTS] as { default?: unknown } | undefined)?.default;
     if (!isConfigObject(config)) {
       report([
         {

@@ -32,7 +32,9 @@ export function esbuildMessagesToDiagnostics(
     const diagnostic: Diagnostic = { severity, message: message.text };
     const hint = message.notes.map((note) => note.text).filter(Boolean).join(' ');
     if (hint) diagnostic.hint = hint;
-    if (message.location) {
+    // Locations in vigil's own virtual modules would mean nothing to the user.
+    const inUserFile = message.location && (message.location.namespace === 'file' || message.location.namespace === '');
+    if (message.location && inUserFile) {
       diagnostic.source = {
         file: displayPath(root, path.resolve(root, message.location.file)),
         line: message.location.line,

@@ -1,0 +1,99 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadProject } from './load-project.js';
+
+const CONFIG = "import { defineConfig } from 'vigil';\n\nexport default defineConfig({ projectName: 'Temp', logicalId: 'temp' });\n";
+
+const roots: string[] = [];
+
+/** A throwaway project: `files` maps paths relative to the root to their contents. */
+function project(files: Record<string, string>): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'vigil-load-'));
+  roots.push(root);
+  for (const [file, contents] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), contents);
+  }
+  return root;
+}
+
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+describe('loadProject with problems in user code', () => {
+  it('reports an exception thrown by the config at its line', async () => {
+    const root = project({
+      'vigil.config.ts': "import { defineConfig } from 'vigil';\n\nconst region: string = 'mars';\nthrow new Error(`unknown region ${region}`);\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      { severity: 'error', message: 'unknown region mars', source: { file: 'vigil.config.ts', line: 4, column: 7 } },
+    ]);
+  });
+
+  it('reports a config without a default export', async () => {
+    const root = project({ 'vigil.config.ts': "export const config = { projectName: 'x' };\n" });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: 'vigil.config.ts must export its config as the default export',
+        hint: "Write `export default defineConfig({ projectName: '...', logicalId: '...' })`, importing defineConfig from 'vigil'.",
+        source: { file: 'vigil.config.ts', line: 1, column: 1 },
+      },
+    ]);
+  });
+
+  it('reports an import of a missing local file at the import', async () => {
+    const root = project({
+      'vigil.config.ts': CONFIG,
+      'checks/a.monitor.ts': "import { group } from './nowhere';\n\nconsole.log(group);\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      { severity: 'error', message: 'Could not resolve "./nowhere"', source: { file: 'checks/a.monitor.ts', line: 1, column: 23 } },
+    ]);
+  });
+
+  it('reports every module that throws, not only the first', async () => {
+    const files: Record<string, string> = { 'vigil.config.ts': CONFIG };
+    // More files than go into one bundled module, so the two failures land in different modules.
+    for (let index = 0; index < 12; index += 1) {
+      const name = `checks/f${String(index).padStart(2, '0')}.monitor.ts`;
+      files[name] = index === 0 || index === 11 ? `\nthrow new Error('file ${index} is broken');\n` : 'export {};\n';
+    }
+    const loaded = await loadProject({ cwd: project(files) });
+    expect(loaded.diagnostics).toEqual([
+      { severity: 'error', message: 'file 0 is broken', source: { file: 'checks/f00.monitor.ts', line: 2, column: 7 } },
+      { severity: 'error', message: 'file 11 is broken', source: { file: 'checks/f11.monitor.ts', line: 2, column: 7 } },
+    ]);
+  });
+});
+
+describe('loadProject file locations', () => {
+  it('gives each file its own __filename, __dirname and import.meta, with a .mjs config', async () => {
+    const monitor = [
+      "import path from 'node:path';",
+      "import { fileURLToPath } from 'node:url';",
+      "import { ApiCheck } from 'vigil/constructs';",
+      '',
+      'const fromUrl = path.relative(path.dirname(fileURLToPath(import.meta.url)), __filename);',
+      "new ApiCheck(path.basename(__dirname), { name: `${fromUrl} in ${path.basename(import.meta.dirname)}`, request: { url: 'https://example.com' } });",
+      '',
+    ].join('\n');
+    const root = project({
+      'vigil.config.mjs': "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'Temp', logicalId: 'temp' });\n",
+      'alpha/one.monitor.ts': monitor,
+      'beta/two.monitor.ts': monitor,
+    });
+    const loaded = await loadProject({ cwd: root, configPath: 'vigil.config.mjs' });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.specs.map((spec) => [spec.address, spec.payload['name'], spec.source])).toEqual([
+      ['api-check.alpha', 'one.monitor.ts in alpha', { file: 'alpha/one.monitor.ts', line: 6, column: 1 }],
+      ['api-check.beta', 'two.monitor.ts in beta', { file: 'beta/two.monitor.ts', line: 6, column: 1 }],
+    ]);
+  });
+});
