@@ -85,3 +85,19 @@ describe('ErrorBody', () => {
     expect(ErrorBody.parse({ statusCode: 401, error: 'Unauthorized', message: 'Bad Token' }).validation).toBeUndefined();
   });
 });
+
+describe('formatIssues with the raw input', () => {
+  const channel = z.discriminatedUnion('type', [z.object({ type: z.literal('A') }), z.object({ type: z.literal('B') })]);
+
+  it('reports a missing discriminator as required', () => {
+    const result = channel.safeParse({});
+    expect(result.success ? null : formatIssues(result.error, {})).toEqual({ message: '"type" is required', keys: ['type'] });
+    expect(result.success ? null : formatIssues(result.error)).toEqual({ message: '"type" must be one of [A, B]', keys: ['type'] });
+  });
+
+  it('does not mistake an item of a split query string for a missing value', () => {
+    const schema = z.object({ m: z.string().transform((s) => s.split(',')).pipe(z.array(z.enum(['a', 'b']))) });
+    const result = schema.safeParse({ m: 'a,c' });
+    expect(result.success ? null : formatIssues(result.error, { m: 'a,c' })).toEqual({ message: '"m[1]" must be one of [a, b]', keys: ['m.1'] });
+  });
+});

@@ -96,8 +96,32 @@ function describeBound(issue: Extract<Issue, { code: 'too_small' | 'too_big' }>)
 }
 
 /**
- * zod 4 leaves `input` off issues unless the caller parsed with `reportInput: true`, so a missing
- * value is also recognised by zod's own (English, default-locale) message. The unit tests pin this
+ * The caller's raw input, when given to `formatIssues`: the most reliable way to tell a missing
+ * value from a wrong one, since zod 4 leaves `input` off issues by default.
+ */
+interface FormatContext {
+  readonly hasInput: boolean;
+  readonly input: unknown;
+}
+
+/**
+ * Whether the value at `path` is absent from the input: `true`/`false` when the parent object is
+ * there to ask, `undefined` when it is not (e.g. the path points into a comma-separated query
+ * string that a schema split into a list).
+ */
+function absentInInput(ctx: FormatContext, path: readonly PathSegment[]): boolean | undefined {
+  if (!ctx.hasInput) return undefined;
+  let value: unknown = ctx.input;
+  for (const segment of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[segment];
+  }
+  return value === undefined;
+}
+
+/**
+ * Without the input, a missing value is recognised by `input` on the issue (parses with
+ * `reportInput: true`) or by zod's own (English, default-locale) message. The unit tests pin this
  * so a zod upgrade that changes the wording fails loudly instead of turning "is required" into
  * "must be a string".
  */
@@ -107,14 +131,14 @@ function isMissing(issue: Extract<Issue, { code: 'invalid_type' }>): boolean {
 }
 
 /** The phrase after the quoted label, e.g. `is required`. */
-function describe(issue: Issue): string {
+function describe(issue: Issue, path: readonly PathSegment[], ctx: FormatContext): string {
   if (issue.message === MISSING_MESSAGE) return MISSING_MESSAGE;
+  if (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') {
+    if (absentInInput(ctx, path) === true) return MISSING_MESSAGE;
+  }
   switch (issue.code) {
     case 'invalid_type':
-      if (isMissing(issue)) return 'is required';
-      if (issue.expected === 'number' && typeof issue.input === 'number' && Number.isNaN(issue.input)) {
-        return 'must be a number';
-      }
+      if (isMissing(issue)) return MISSING_MESSAGE;
       return TYPE_PHRASES[issue.expected] ?? `must be of type ${issue.expected}`;
     case 'too_small':
     case 'too_big':
@@ -132,29 +156,29 @@ function describe(issue: Issue): string {
     case 'invalid_element':
       return 'has an invalid element';
     case 'invalid_union':
-      return describeUnion(issue);
+      return describeUnion(issue, path, ctx);
     case 'custom':
       return issue.message;
   }
 }
 
 /**
- * A failed union is described by its first branch's first problem at the same path, so a
- * `boolean | "true" | "false"` query flag reads `must be a boolean`, and a discriminated union with
- * an unknown tag (zod reports it with `options`-less `note`) reads `must be one of [...]`.
+ * A discriminated union with an unknown tag lists the allowed tags (zod puts them in `options`).
+ * Any other failed union is described by its first branch's first problem at the same path, so a
+ * `boolean | "true" | "false"` query flag reads `must be a boolean`.
  */
-function describeUnion(issue: Extract<Issue, { code: 'invalid_union' }>): string {
+function describeUnion(issue: Extract<Issue, { code: 'invalid_union' }>, path: readonly PathSegment[], ctx: FormatContext): string {
   const options = (issue as { options?: unknown }).options;
   if (Array.isArray(options)) return `must be one of ${listValues(options)}`;
   const first = issue.errors[0]?.[0];
-  if (first && first.path.length === 0) return describe(first);
+  if (first && first.path.length === 0) return describe(first, path, ctx);
   return 'does not match any of the allowed types';
 }
 
-function message(issue: Issue, path: readonly PathSegment[]): string {
+function message(issue: Issue, path: readonly PathSegment[], ctx: FormatContext): string {
   // Custom issues (superRefine/refine) may carry a complete message that already names the field.
   if (issue.code === 'custom' && issue.message.startsWith('"')) return issue.message;
-  return `"${issueLabel(path)}" ${describe(issue)}`;
+  return `"${issueLabel(path)}" ${describe(issue, path, ctx)}`;
 }
 
 /**
@@ -172,14 +196,16 @@ function flatten(issue: Issue, base: readonly PathSegment[]): Array<{ issue: Iss
 /**
  * Turns a ZodError into the `message` and `validation.keys` of a 400 body. Deterministic: issues
  * keep zod's order (the order of the schema's fields), messages are joined with `. `, and keys are
- * unique in first-seen order.
+ * unique in first-seen order. Pass the parsed `input` too when you have it: a missing field is then
+ * reported as `is required` whatever schema rejected it (e.g. a missing discriminator `type`).
  */
-export function formatIssues(error: z.ZodError): { message: string; keys: string[] } {
+export function formatIssues(error: z.ZodError, ...input: [] | [unknown]): { message: string; keys: string[] } {
+  const ctx: FormatContext = { hasInput: input.length > 0, input: input[0] };
   const flat = error.issues.flatMap((issue) => flatten(issue as Issue, []));
   const messages: string[] = [];
   const keys: string[] = [];
   for (const { issue, path } of flat) {
-    const text = message(issue, path);
+    const text = message(issue, path, ctx);
     if (!messages.includes(text)) messages.push(text);
     const key = issueKey(path);
     if (!keys.includes(key)) keys.push(key);

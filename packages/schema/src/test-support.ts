@@ -3,11 +3,16 @@ import { expect } from 'vitest';
 import type { z } from 'zod';
 import { formatIssues } from './errors.js';
 
-/** A schema rejects `input` with exactly these keys and this message. */
+/**
+ * A schema rejects `input` with exactly these keys and this message — whether or not the caller
+ * hands the raw input to `formatIssues`.
+ */
 export function expectRejected(schema: z.ZodType, input: unknown, want: { keys: string[]; message: string }): void {
   const result = schema.safeParse(input);
   expect(result.success, `expected ${JSON.stringify(input)} to be rejected`).toBe(false);
-  if (!result.success) expect(formatIssues(result.error)).toEqual(want);
+  if (result.success) return;
+  expect(formatIssues(result.error)).toEqual(want);
+  expect(formatIssues(result.error, input)).toEqual(want);
 }
 
 /** A schema accepts `input`; returns the parsed output. */
