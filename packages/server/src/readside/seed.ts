@@ -23,8 +23,9 @@
  * same defaults) and keep the seed's `id`. Results are completed to the full check-result shape
  * (name from the check, `startedAt`/`stoppedAt` from `created_at` and `responseTime`, ...).
  * Loading is idempotent: a check, result, event or subscription whose id is already stored is
- * skipped, so restarting on the same `--data` directory with the same seed adds nothing. A result
- * without `id` gets one derived from its check and position in the file, for the same reason.
+ * skipped, so restarting on the same `--data` directory with the same seed adds nothing (and a
+ * relative time keeps the instant it resolved to at the load that stored it). A result without `id`
+ * gets one derived from its check and position in the file, for the same reason.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
