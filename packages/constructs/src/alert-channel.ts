@@ -4,6 +4,7 @@ import type { BuildContext } from './build-context.js';
 import { Construct, type ConstructProps } from './construct.js';
 import { formatPath, type PathSegment } from './path.js';
 import { externalRef, type ExternalRef } from './ref.js';
+import type { PropKeys } from './unknown-props.js';
 import type { AlertChannelType } from '@vigil/schema';
 
 /** Props shared by every alert channel (spec §2.7). */
@@ -21,6 +22,17 @@ export interface AlertChannelProps extends ConstructProps {
   /** Subscribe newly created checks to this channel automatically. */
   autoSubscribe?: boolean;
 }
+
+/** Every prop of {@link AlertChannelProps}, for the unknown-prop check. */
+export const ALERT_CHANNEL_PROP_KEYS: PropKeys<AlertChannelProps> = {
+  protect: true,
+  sendRecovery: true,
+  sendFailure: true,
+  sendDegraded: true,
+  sslExpiry: true,
+  sslExpiryThreshold: true,
+  autoSubscribe: true,
+};
 
 /** An alert channel construct, or a reference to one Vigil does not manage. */
 export type AlertChannelReference = AlertChannel | ExternalRef<'alert-channel', number>;

@@ -71,26 +71,21 @@ describe('alert channel synth', () => {
 });
 
 describe('alert channel rules', () => {
+  // Each row creates its channel on the row's own line, so the row's marker is the expected location.
   it.each([
-    ['EmailAlertChannel', () => new EmailAlertChannel('c', { address: 'not-an-address' }), 'address', '"address" must be a valid email', undefined], // @at:email
-    ['SlackAlertChannel', () => new SlackAlertChannel('c', { url: 'hooks.slack.com' }), 'url', '"url" must be a valid url', undefined], // @at:slack
-    ['WebhookAlertChannel', () => new WebhookAlertChannel('c', { name: 'Hook', url: 'https://example.com', method: 'get' as never }), 'method', '"method" must be one of [GET, POST, PUT, HEAD, DELETE, PATCH]', undefined], // @at:webhook
-    ['SmsAlertChannel', () => new SmsAlertChannel('c', { name: 'Ana', phoneNumber: '' }), 'phoneNumber', '"phoneNumber" is not allowed to be empty', undefined], // @at:sms
-    ['PhoneCallAlertChannel', () => new PhoneCallAlertChannel('c', { name: '', phoneNumber: '+1' }), 'name', '"name" is not allowed to be empty', undefined], // @at:call
-    ['PagerdutyAlertChannel', () => new PagerdutyAlertChannel('c', { serviceKey: '' }), 'serviceKey', '"serviceKey" is not allowed to be empty', undefined], // @at:pagerduty
-    ['OpsgenieAlertChannel', () => new OpsgenieAlertChannel('c', { name: 'x', apiKey: 'k', region: 'ASIA' as never, priority: 'P1' }), 'region', '"region" must be one of [EU, US]', undefined], // @at:opsgenie
-    [
-      'sslExpiryThreshold above 30',
-      () => new EmailAlertChannel('c', { address: 'ops@example.com', sslExpiryThreshold: 31 }), // @at:ssl
-      'sslExpiryThreshold',
-      '"sslExpiryThreshold" must be less than or equal to 30',
-      'sslExpiryThreshold is a number of days between 1 and 30.',
-    ],
-  ])('%s: reports %s at the prop the user wrote', async (name, create, path, message, hint) => {
+    ['an invalid e-mail address', 'email', () => new EmailAlertChannel('c', { address: 'not-an-address' }), 'address', '"address" must be a valid email', undefined], // @at:email
+    ['a misspelt prop', 'misspelt', () => new EmailAlertChannel('c', { address: 'ops@example.com', sendFailur: false } as never), 'sendFailur', '"sendFailur" is not a prop of EmailAlertChannel', 'Did you mean "sendFailure"?'], // @at:misspelt
+    ['a Slack URL that is not a URL', 'slack', () => new SlackAlertChannel('c', { url: 'hooks.slack.com' }), 'url', '"url" must be a valid url', undefined], // @at:slack
+    ['a lower-case webhook method', 'webhook', () => new WebhookAlertChannel('c', { name: 'Hook', url: 'https://example.com', method: 'get' as never }), 'method', '"method" must be one of [GET, POST, PUT, HEAD, DELETE, PATCH]', undefined], // @at:webhook
+    ['an empty SMS number, named as the prop', 'sms', () => new SmsAlertChannel('c', { name: 'Ana', phoneNumber: '' }), 'phoneNumber', '"phoneNumber" is not allowed to be empty', undefined], // @at:sms
+    ['an empty phone-call name', 'call', () => new PhoneCallAlertChannel('c', { name: '', phoneNumber: '+1' }), 'name', '"name" is not allowed to be empty', undefined], // @at:call
+    ['an empty PagerDuty key', 'pagerduty', () => new PagerdutyAlertChannel('c', { serviceKey: '' }), 'serviceKey', '"serviceKey" is not allowed to be empty', undefined], // @at:pagerduty
+    ['an unknown Opsgenie region', 'opsgenie', () => new OpsgenieAlertChannel('c', { name: 'x', apiKey: 'k', region: 'ASIA' as never, priority: 'P1' }), 'region', '"region" must be one of [EU, US]', undefined], // @at:opsgenie
+    ['an SSL expiry threshold above 30', 'ssl', () => new EmailAlertChannel('c', { address: 'ops@example.com', sslExpiryThreshold: 31 }), 'sslExpiryThreshold', '"sslExpiryThreshold" must be less than or equal to 30', 'sslExpiryThreshold is a number of days between 1 and 30.'], // @at:ssl
+  ])('reports %s at the prop the user wrote', async (_title, marker, create, path, message, hint) => {
     const project = await load(() => {
       create();
     });
-    const marker = { EmailAlertChannel: 'email', SlackAlertChannel: 'slack', WebhookAlertChannel: 'webhook', SmsAlertChannel: 'sms', PhoneCallAlertChannel: 'call', PagerdutyAlertChannel: 'pagerduty', OpsgenieAlertChannel: 'opsgenie' }[name] ?? 'ssl';
     expect(project.validate()).toEqual([
       { severity: 'error', address: 'alert-channel.c', path, message, ...(hint ? { hint } : {}), source: markerLocation(import.meta.url, marker) },
     ]);

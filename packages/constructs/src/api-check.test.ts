@@ -52,6 +52,12 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
     { name: '', frequency: 5, frequencyOffset: 51 },
     [error('frequencyOffset', '"frequencyOffset" must be between 1 and 50 when frequency is 5', OFFSET_HINT), error('name', '"name" is not allowed to be empty')],
   ],
+  ['rejects a misspelt prop, suggesting the right one', { frequncy: 5 } as never, [error('frequncy', '"frequncy" is not a prop of ApiCheck', 'Did you mean "frequency"?')]],
+  [
+    'rejects a request prop spelt the old Checkly way, suggesting the right one',
+    { request: { url: 'https://example.com/', skipSsl: true } as never },
+    [error('request.skipSsl', '"request.skipSsl" is not a prop of the request', 'Did you mean "skipSSL"?')],
+  ],
   ['rejects an unknown location', { locations: ['mars-1' as never] }, [error('locations[0]', `"locations[0]" must be one of ${LOCATIONS}`, 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).')]],
   [
     'rejects an unknown runtime',

@@ -2,9 +2,10 @@ import { ApiCheckCreate, type BodyType, type HttpMethod, type IpFamily } from '@
 import type { z } from 'zod';
 import type { Assertion } from './assertion.js';
 import type { BuildContext } from './build-context.js';
-import { buildCheckFields, checkPropPath, type CheckProps } from './check.js';
+import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, type CheckProps } from './check.js';
 import { Construct } from './construct.js';
 import { formatPath, type PathSegment } from './path.js';
+import { reportUnknownProps, type PropKeys } from './unknown-props.js';
 import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
 
 /** A header or query parameter. */
@@ -75,6 +76,33 @@ export interface ApiCheckProps extends CheckProps {
   tearDownSnippetId?: number | null;
 }
 
+const API_CHECK_PROP_KEYS: PropKeys<ApiCheckProps> = {
+  ...CHECK_PROP_KEYS,
+  request: true,
+  degradedResponseTime: true,
+  maxResponseTime: true,
+  setupScript: true,
+  tearDownScript: true,
+  localSetupScript: true,
+  localTearDownScript: true,
+  setupSnippetId: true,
+  tearDownSnippetId: true,
+};
+
+const REQUEST_KEYS: PropKeys<Request> = {
+  url: true,
+  method: true,
+  followRedirects: true,
+  skipSSL: true,
+  ipFamily: true,
+  body: true,
+  bodyType: true,
+  headers: true,
+  queryParameters: true,
+  assertions: true,
+  basicAuth: true,
+};
+
 /**
  * An API check: requests a URL on a schedule from the chosen locations and asserts on the response.
  *
@@ -125,10 +153,15 @@ export class ApiCheck extends Construct implements ScriptOwner {
     return ApiCheckCreate;
   }
 
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return API_CHECK_PROP_KEYS;
+  }
+
   protected buildPayload(context: BuildContext): Record<string, unknown> {
     const { props } = this;
     const payload = buildCheckFields(context, props, 'API');
     payload.request = props.request;
+    reportUnknownProps(context, props.request, REQUEST_KEYS, { owner: 'the request', base: 'request' });
     const password = props.request?.basicAuth?.password;
     if (typeof password === 'string') context.secret(['request', 'basicAuth', 'password']);
     payload.degradedResponseTime = props.degradedResponseTime;

@@ -11,6 +11,7 @@ import type { FrequencyValue } from './frequency.js';
 import { formatPath, type PathSegment } from './path.js';
 import { externalRef, type ExternalRef } from './ref.js';
 import type { RetryStrategy } from './retry-strategy.js';
+import type { PropKeys } from './unknown-props.js';
 import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
 import type { Location, RuntimeId } from './values.js';
 
@@ -92,6 +93,33 @@ export interface CheckGroupV2Props extends ConstructProps {
   doubleCheck?: boolean;
 }
 
+const CHECK_GROUP_PROP_KEYS: PropKeys<CheckGroupV2Props> = {
+  protect: true,
+  name: true,
+  activated: true,
+  muted: true,
+  tags: true,
+  locations: true,
+  privateLocations: true,
+  concurrency: true,
+  apiCheckDefaults: true,
+  browserCheckDefaults: true,
+  runtimeId: true,
+  environmentVariables: true,
+  alertChannels: true,
+  alertEscalationPolicy: true,
+  retryStrategy: true,
+  runParallel: true,
+  frequency: true,
+  setupScript: true,
+  tearDownScript: true,
+  localSetupScript: true,
+  localTearDownScript: true,
+  setupSnippetId: true,
+  tearDownSnippetId: true,
+  doubleCheck: true,
+};
+
 const ALERT_CHANNEL_TARGET: RefTarget = { kind: 'alert-channel', name: 'an alert channel', idType: 'number' };
 
 /** A check group construct, or a reference to one Vigil does not manage. */
@@ -137,6 +165,10 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
 
   protected payloadSchema(): z.ZodType {
     return CheckGroupCreate;
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return CHECK_GROUP_PROP_KEYS;
   }
 
   protected buildPayload(context: BuildContext): Record<string, unknown> {

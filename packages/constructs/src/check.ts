@@ -14,6 +14,7 @@ import { formatPath, type PathSegment } from './path.js';
 import { isConstruct } from './ref.js';
 import type { RetryStrategy } from './retry-strategy.js';
 import type { StatusPageServiceReference } from './status-page-service.js';
+import type { PropKeys } from './unknown-props.js';
 import type { Location, RuntimeId } from './values.js';
 
 /** Opens and resolves a status-page incident from the check's alerts. */
@@ -94,6 +95,29 @@ export interface CheckProps extends ConstructProps {
   /** Run in all selected locations at once instead of one per run. Default false. */
   runParallel?: boolean;
 }
+
+/** Every prop of {@link CheckProps}, for the unknown-prop check. */
+export const CHECK_PROP_KEYS: PropKeys<CheckProps> = {
+  protect: true,
+  name: true,
+  activated: true,
+  muted: true,
+  doubleCheck: true,
+  shouldFail: true,
+  locations: true,
+  privateLocations: true,
+  tags: true,
+  frequency: true,
+  frequencyOffset: true,
+  group: true,
+  groupOrder: true,
+  runtimeId: true,
+  alertChannels: true,
+  alertEscalationPolicy: true,
+  retryStrategy: true,
+  triggerIncident: true,
+  runParallel: true,
+};
 
 const GROUP_TARGET: RefTarget = { kind: 'check-group', name: 'a CheckGroupV2', idType: 'number' };
 const ALERT_CHANNEL_TARGET: RefTarget = { kind: 'alert-channel', name: 'an alert channel', idType: 'number' };

@@ -5,6 +5,7 @@ import { BuildContext } from './build-context.js';
 import { formatPath, getAtPath, setAtPath, withoutUndefined, type PathSegment } from './path.js';
 import { currentProject, type Project } from './project.js';
 import { captureUserSource } from './source-location.js';
+import { reportUnknownProps } from './unknown-props.js';
 import type { Diagnostic, ResourceKind, ResourceSpec, SourceLocation } from './types.js';
 
 /** Props every construct accepts. */
@@ -82,6 +83,8 @@ export abstract class Construct {
 
   #build(project: Project): SynthesisResult {
     const context = new BuildContext(this, project);
+    const known = this.knownProps();
+    if (known !== undefined) reportUnknownProps(context, this.#props(), known, { owner: this.constructor.name });
     const raw = withoutUndefined(this.buildPayload(context));
     const parsed = this.payloadSchema().safeParse(raw);
     if (!parsed.success) {
@@ -119,6 +122,15 @@ export abstract class Construct {
         secrets,
       },
     };
+  }
+
+  /** The props this construct accepts, to report misspelt ones; `undefined` skips the check. */
+  protected knownProps(): Readonly<Record<string, true>> | undefined {
+    return undefined;
+  }
+
+  #props(): unknown {
+    return (this as { props?: unknown }).props;
   }
 
   /** The zod schema of the create call's body (from `@vigil/schema`). */

@@ -1,10 +1,13 @@
 import type { AlertChannelType } from '@vigil/schema';
-import { AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { PropKeys } from './unknown-props.js';
 
 export interface EmailAlertChannelProps extends AlertChannelProps {
   /** The e-mail address alerts are sent to. */
   address: string;
 }
+
+const EMAIL_ALERT_CHANNEL_PROP_KEYS: PropKeys<EmailAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, address: true };
 
 /** Sends alerts by e-mail. */
 export class EmailAlertChannel extends AlertChannel {
@@ -16,6 +19,10 @@ export class EmailAlertChannel extends AlertChannel {
    */
   constructor(logicalId: string, props: EmailAlertChannelProps) {
     super(logicalId, props);
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return EMAIL_ALERT_CHANNEL_PROP_KEYS;
   }
 
   protected channelType(): AlertChannelType {

@@ -2,6 +2,7 @@ import { MaintenanceWindowCreate, maintenanceWindowOrderProblem, type RepeatUnit
 import type { BuildContext } from './build-context.js';
 import type { z } from 'zod';
 import { Construct, type ConstructProps } from './construct.js';
+import type { PropKeys } from './unknown-props.js';
 
 /** A date as a `Date` or an ISO 8601 string. */
 export type DateInput = Date | string;
@@ -34,6 +35,17 @@ function toDateString(value: DateInput | null | undefined): unknown {
   return value;
 }
 
+const MAINTENANCE_WINDOW_PROP_KEYS: PropKeys<MaintenanceWindowProps> = {
+  protect: true,
+  name: true,
+  tags: true,
+  startsAt: true,
+  endsAt: true,
+  repeatUnit: true,
+  repeatInterval: true,
+  repeatEndsAt: true,
+};
+
 /** A period during which the alerts of the tagged checks and groups are suppressed. */
 export class MaintenanceWindow extends Construct {
   readonly props: MaintenanceWindowProps;
@@ -49,6 +61,10 @@ export class MaintenanceWindow extends Construct {
 
   protected payloadSchema(): z.ZodType {
     return MaintenanceWindowCreate;
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return MAINTENANCE_WINDOW_PROP_KEYS;
   }
 
   protected buildPayload(context: BuildContext): Record<string, unknown> {

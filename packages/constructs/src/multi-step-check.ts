@@ -2,9 +2,10 @@ import path from 'node:path';
 import { MultiStepCheckCreate } from '@vigil/schema';
 import type { z } from 'zod';
 import type { BuildContext } from './build-context.js';
-import { buildCheckFields, checkPropPath, markSecretVariables, type CheckProps, type EnvironmentVariable } from './check.js';
+import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, markSecretVariables, type CheckProps, type EnvironmentVariable } from './check.js';
 import { Construct } from './construct.js';
 import type { PathSegment } from './path.js';
+import type { PropKeys } from './unknown-props.js';
 import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
 
 const UNRESOLVED_SCRIPT = '/* unresolved */';
@@ -32,6 +33,15 @@ export interface MultiStepCheckProps extends CheckProps {
   /** Response time in milliseconds (0..30000) above which the check fails. */
   maxResponseTime?: number | null;
 }
+
+const MULTI_STEP_CHECK_PROP_KEYS: PropKeys<MultiStepCheckProps> = {
+  ...CHECK_PROP_KEYS,
+  code: true,
+  environmentVariables: true,
+  dependencies: true,
+  degradedResponseTime: true,
+  maxResponseTime: true,
+};
 
 /**
  * A multi-step check: runs a Node.js script that makes several requests in sequence. Multi-step
@@ -68,6 +78,10 @@ export class MultiStepCheck extends Construct implements ScriptOwner {
 
   protected payloadSchema(): z.ZodType {
     return MultiStepCheckCreate;
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return MULTI_STEP_CHECK_PROP_KEYS;
   }
 
   protected buildPayload(context: BuildContext): Record<string, unknown> {

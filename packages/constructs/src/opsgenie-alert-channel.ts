@@ -1,5 +1,6 @@
 import type { AlertChannelType, OpsgeniePriority, OpsgenieRegion } from '@vigil/schema';
-import { AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { PropKeys } from './unknown-props.js';
 
 export interface OpsgenieAlertChannelProps extends AlertChannelProps {
   /** Friendly name to recognise the integration. */
@@ -12,6 +13,8 @@ export interface OpsgenieAlertChannelProps extends AlertChannelProps {
   priority: OpsgeniePriority;
 }
 
+const OPSGENIE_ALERT_CHANNEL_PROP_KEYS: PropKeys<OpsgenieAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, name: true, apiKey: true, region: true, priority: true };
+
 /** Creates Opsgenie alerts. */
 export class OpsgenieAlertChannel extends AlertChannel {
   declare readonly props: OpsgenieAlertChannelProps;
@@ -22,6 +25,10 @@ export class OpsgenieAlertChannel extends AlertChannel {
    */
   constructor(logicalId: string, props: OpsgenieAlertChannelProps) {
     super(logicalId, props);
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return OPSGENIE_ALERT_CHANNEL_PROP_KEYS;
   }
 
   protected channelType(): AlertChannelType {

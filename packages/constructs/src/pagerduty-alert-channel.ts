@@ -1,5 +1,6 @@
 import type { AlertChannelType } from '@vigil/schema';
-import { AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { PropKeys } from './unknown-props.js';
 
 export interface PagerdutyAlertChannelProps extends AlertChannelProps {
   /** The PagerDuty integration (routing) key. Secret: plans and state only keep its hash. */
@@ -9,6 +10,8 @@ export interface PagerdutyAlertChannelProps extends AlertChannelProps {
   /** The PagerDuty service name, for display. */
   serviceName?: string;
 }
+
+const PAGERDUTY_ALERT_CHANNEL_PROP_KEYS: PropKeys<PagerdutyAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, serviceKey: true, account: true, serviceName: true };
 
 /** Opens PagerDuty incidents for alerts. */
 export class PagerdutyAlertChannel extends AlertChannel {
@@ -20,6 +23,10 @@ export class PagerdutyAlertChannel extends AlertChannel {
    */
   constructor(logicalId: string, props: PagerdutyAlertChannelProps) {
     super(logicalId, props);
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return PAGERDUTY_ALERT_CHANNEL_PROP_KEYS;
   }
 
   protected channelType(): AlertChannelType {

@@ -1,5 +1,6 @@
 import type { AlertChannelType } from '@vigil/schema';
-import { AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { PropKeys } from './unknown-props.js';
 
 export interface PhoneCallAlertChannelProps extends AlertChannelProps {
   /** Friendly name to recognise the recipient. */
@@ -7,6 +8,8 @@ export interface PhoneCallAlertChannelProps extends AlertChannelProps {
   /** Phone number in international format, e.g. `+31612345678`. */
   phoneNumber: string;
 }
+
+const PHONE_CALL_ALERT_CHANNEL_PROP_KEYS: PropKeys<PhoneCallAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, name: true, phoneNumber: true };
 
 /** Sends alerts as phone calls. */
 export class PhoneCallAlertChannel extends AlertChannel {
@@ -18,6 +21,10 @@ export class PhoneCallAlertChannel extends AlertChannel {
    */
   constructor(logicalId: string, props: PhoneCallAlertChannelProps) {
     super(logicalId, props);
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return PHONE_CALL_ALERT_CHANNEL_PROP_KEYS;
   }
 
   protected channelType(): AlertChannelType {

@@ -1,5 +1,6 @@
 import type { AlertChannelType } from '@vigil/schema';
-import { AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { PropKeys } from './unknown-props.js';
 
 export interface SlackAlertChannelProps extends AlertChannelProps {
   /** The Slack incoming-webhook URL. */
@@ -7,6 +8,8 @@ export interface SlackAlertChannelProps extends AlertChannelProps {
   /** Channel to post in, e.g. `#ops`; the webhook's own channel when omitted. */
   channel?: string;
 }
+
+const SLACK_ALERT_CHANNEL_PROP_KEYS: PropKeys<SlackAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, url: true, channel: true };
 
 /** Posts alerts to Slack through an incoming webhook. */
 export class SlackAlertChannel extends AlertChannel {
@@ -18,6 +21,10 @@ export class SlackAlertChannel extends AlertChannel {
    */
   constructor(logicalId: string, props: SlackAlertChannelProps) {
     super(logicalId, props);
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return SLACK_ALERT_CHANNEL_PROP_KEYS;
   }
 
   protected channelType(): AlertChannelType {

@@ -24,6 +24,22 @@ describe('StatusPageService', () => {
     ]);
   });
 
+  it('rejects an unknown prop, listing the known ones', async () => {
+    const project = await load(() => {
+      new StatusPageService('payments', { name: 'Payments', colour: 'green' } as never); // @at:unknown
+    });
+    expect(project.validate()).toEqual([
+      {
+        severity: 'error',
+        address: 'status-page-service.payments',
+        path: 'colour',
+        message: '"colour" is not a prop of StatusPageService',
+        hint: 'Known props: protect, name.',
+        source: markerLocation(import.meta.url, 'unknown'),
+      },
+    ]);
+  });
+
   it('lets a check trigger incidents on an unmanaged service through fromId, adding no dependency', async () => {
     const project = await load(() => {
       new ApiCheck('home', {

@@ -2,11 +2,14 @@ import { StatusPageServiceCreate } from '@vigil/schema';
 import type { z } from 'zod';
 import { Construct, type ConstructProps } from './construct.js';
 import { externalRef, type ExternalRef } from './ref.js';
+import type { PropKeys } from './unknown-props.js';
 
 export interface StatusPageServiceProps extends ConstructProps {
   /** Name of the service as shown on status pages and in incidents. */
   name: string;
 }
+
+const STATUS_PAGE_SERVICE_PROP_KEYS: PropKeys<StatusPageServiceProps> = { protect: true, name: true };
 
 /** A status-page service; checks open incidents on it through `triggerIncident`. */
 export class StatusPageService extends Construct {
@@ -31,6 +34,10 @@ export class StatusPageService extends Construct {
 
   protected payloadSchema(): z.ZodType {
     return StatusPageServiceCreate;
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return STATUS_PAGE_SERVICE_PROP_KEYS;
   }
 
   protected buildPayload(): Record<string, unknown> {

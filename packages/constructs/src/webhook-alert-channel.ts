@@ -1,5 +1,6 @@
 import type { AlertChannelType, HttpMethod } from '@vigil/schema';
-import { AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { PropKeys } from './unknown-props.js';
 import type { KeyValue } from './api-check.js';
 
 export interface WebhookAlertChannelProps extends AlertChannelProps {
@@ -22,6 +23,8 @@ export interface WebhookAlertChannelProps extends AlertChannelProps {
   webhookSecret?: string;
 }
 
+const WEBHOOK_ALERT_CHANNEL_PROP_KEYS: PropKeys<WebhookAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, name: true, url: true, method: true, headers: true, queryParameters: true, template: true, webhookSecret: true };
+
 /** Sends alerts as an HTTP request to any URL. */
 export class WebhookAlertChannel extends AlertChannel {
   declare readonly props: WebhookAlertChannelProps;
@@ -32,6 +35,10 @@ export class WebhookAlertChannel extends AlertChannel {
    */
   constructor(logicalId: string, props: WebhookAlertChannelProps) {
     super(logicalId, props);
+  }
+
+  protected override knownProps(): Readonly<Record<string, true>> {
+    return WEBHOOK_ALERT_CHANNEL_PROP_KEYS;
   }
 
   protected channelType(): AlertChannelType {
