@@ -102,10 +102,12 @@ function parsePath(text: string): Array<string | number> {
 /** The human-readable graph: each resource with its source, payload and dependencies. */
 export function synthText(document: SynthJson): string {
   const lines: string[] = [];
+  const edgesFrom = new Map<string, SynthJson['edges']>();
+  for (const edge of document.edges) edgesFrom.set(edge.from, [...(edgesFrom.get(edge.from) ?? []), edge]);
   for (const resource of document.resources) {
     const { file, line, column } = resource.source;
     lines.push(`${resource.address}  (${file}:${line}:${column})${resource.protect ? '  [protected]' : ''}`);
-    for (const edge of document.edges.filter((candidate) => candidate.from === resource.address)) {
+    for (const edge of edgesFrom.get(resource.address) ?? []) {
       lines.push(`  ${edge.path} -> ${edge.to}`);
     }
     for (const payloadLine of JSON.stringify(resource.payload, null, 2).split('\n')) lines.push(`  ${payloadLine}`);

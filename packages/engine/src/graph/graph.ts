@@ -43,15 +43,19 @@ export class Graph {
   readonly #dependencies = new Map<string, Set<string>>();
   readonly #occurrences = new Map<string, number>();
   readonly #edges: Array<{ from: string; to: string }> = [];
+  /** Adjacency in each direction, computed on first use after the last change. */
+  #cache: { forward?: Adjacency; reversed?: Adjacency } = {};
 
   /** Adds a node; adding the same key twice is recorded and reported by {@link problems}. */
   addNode(key: string): void {
+    this.#cache = {};
     this.#occurrences.set(key, (this.#occurrences.get(key) ?? 0) + 1);
     if (!this.#dependencies.has(key)) this.#dependencies.set(key, new Set());
   }
 
   /** Records that `from` depends on `to`. Either end may be added later; a missing end is reported. */
   addEdge(from: string, to: string): void {
+    this.#cache = {};
     this.#edges.push({ from, to });
   }
 
@@ -131,6 +135,8 @@ export class Graph {
    * reported by problems()); with `reversed`, every edge is turned around.
    */
   #adjacency(reversed: boolean): Adjacency {
+    const cached = reversed ? this.#cache.reversed : this.#cache.forward;
+    if (cached) return cached;
     const adjacency = new Map<string, Set<string>>();
     for (const key of this.#dependencies.keys()) adjacency.set(key, new Set());
     for (const { from, to } of this.#edges) {
@@ -138,6 +144,8 @@ export class Graph {
       if (reversed) adjacency.get(to)!.add(from);
       else adjacency.get(from)!.add(to);
     }
+    if (reversed) this.#cache.reversed = adjacency;
+    else this.#cache.forward = adjacency;
     return adjacency;
   }
 
