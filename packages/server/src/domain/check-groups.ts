@@ -53,7 +53,7 @@ export function updateGroup(store: Store, accountId: string, options: { id: numb
 /** Refuses (409) while checks still belong to the group, naming them, like the real service. */
 export function deleteGroup(store: Store, accountId: string, id: number): void {
   getGroup(store, accountId, id);
-  const members = store.checks.all(accountId, [{ sql: "json_extract(doc, '$.groupId') = ?", values: [id] }]);
+  const members = store.checks.all(accountId, [{ sql: 'group_id = ?', values: [id] }]);
   if (members.length > 0) {
     throw conflict(`Check group ${id} still holds checks: ${members.map((check) => String(check.id)).join(', ')}. Remove them from the group or delete them first.`);
   }

@@ -135,7 +135,7 @@ export function checkFilters(query: { tag?: string | string[] | undefined; check
   for (const tag of tags) {
     filters.push({ sql: "EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = ?)", values: [tag] });
   }
-  if (query.checkType !== undefined) filters.push({ sql: "json_extract(doc, '$.checkType') = ?", values: [query.checkType] });
+  if (query.checkType !== undefined) filters.push({ sql: 'check_type = ?', values: [query.checkType] });
   return filters;
 }
 

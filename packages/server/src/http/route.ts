@@ -107,7 +107,7 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
     const account = c.get('account');
     const params = validate(endpoint.params, c.req.param(), 'params');
     const query = validate(endpoint.query, queryObject(c), 'query');
-    const raw = method === 'get' || method === 'delete' ? undefined : await readJsonBody(c.req.raw);
+    const raw = method === 'get' || method === 'delete' ? undefined : await readJsonBody(c.req.raw, c.env?.incoming);
     const body = validate(endpoint.body, raw?.json, 'payload');
     const input = { c, account, params, query, body } as RouteInput<E>;
 

@@ -15,7 +15,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   const services = store.services;
   const usersOf = store.db.prepare(
-    "SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND json_extract(doc, '$.triggerIncident.serviceId') = ? ORDER BY seq",
+    "SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND service_id = ? ORDER BY seq",
   );
   const present = (accountId: string, doc: StoredDoc): StoredDoc => ({
     ...doc,

@@ -30,6 +30,10 @@ export function openDatabase(dataDir: string): SqliteDatabase {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  // Checkpoints are where WAL mode fsyncs; at the default 1,000 pages they dominated the cost of a
+  // create (one every ~150 writes). 10,000 pages (~40 MB of WAL) keeps them rare; durability is the
+  // same, since a committed transaction is in the WAL either way.
+  db.pragma('wal_autocheckpoint = 10000');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.exec(`CREATE TABLE IF NOT EXISTS migrations (

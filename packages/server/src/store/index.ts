@@ -3,18 +3,31 @@
  * the alert-subscription index and the idempotency keys. Read-side modules add their own tables with
  * `store.migrate(scope, steps)` and prepare statements on `store.db`.
  */
-import { Collection, type PublicId } from './collection.js';
+import { Collection, type IndexedColumn, type PublicId } from './collection.js';
 import { migrate, openDatabase, type Migration, type SqliteDatabase } from './database.js';
 import { IdempotencyStore } from './idempotency.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { SubscriptionIndex } from './subscriptions.js';
 
-export { Collection, type Filter, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
+export { Collection, type Filter, type IndexedColumn, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
 export type { Migration, SqliteDatabase } from './database.js';
 export type { AlertChannelSubscription, Subscriber, SubscriptionOwnerKind } from './subscriptions.js';
 
 /** A stored resource: the JSON document as the API returns it (before response-time decoration). */
 export type StoredDoc = { id: PublicId } & Record<string, unknown>;
+
+/** Check fields that list filters and the 409/`checks` look-ups query (migration 4). */
+const CHECK_COLUMNS: readonly IndexedColumn[] = [
+  { column: 'check_type', value: (doc) => (typeof doc['checkType'] === 'string' ? doc['checkType'] : null) },
+  { column: 'group_id', value: (doc) => (typeof doc['groupId'] === 'number' ? doc['groupId'] : null) },
+  {
+    column: 'service_id',
+    value: (doc) => {
+      const serviceId = (doc['triggerIncident'] as { serviceId?: unknown } | null | undefined)?.serviceId;
+      return typeof serviceId === 'string' ? serviceId : null;
+    },
+  },
+];
 
 export class Store {
   readonly db: SqliteDatabase;
@@ -30,7 +43,7 @@ export class Store {
   constructor(dataDir: string) {
     this.db = openDatabase(dataDir);
     migrate(this.db, 'core', CORE_MIGRATIONS);
-    this.checks = new Collection(this.db, 'checks', 'uuid');
+    this.checks = new Collection(this.db, 'checks', 'uuid', CHECK_COLUMNS);
     this.checkGroups = new Collection(this.db, 'check_groups', 'integer');
     this.maintenanceWindows = new Collection(this.db, 'maintenance_windows', 'integer');
     this.services = new Collection(this.db, 'services', 'uuid');

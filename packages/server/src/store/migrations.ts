@@ -55,4 +55,27 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);`);
     },
   },
+  {
+    version: 4,
+    name: 'plain columns instead of JSON expression indexes on checks',
+    up: (db) => {
+      // Expression indexes made SQLite parse every check document three times per write; the
+      // collection now copies these values into columns (see IndexedColumn).
+      db.exec(`
+        DROP INDEX checks_account_type;
+        DROP INDEX checks_account_group;
+        DROP INDEX checks_account_service;
+        ALTER TABLE checks ADD COLUMN check_type TEXT;
+        ALTER TABLE checks ADD COLUMN group_id INTEGER;
+        ALTER TABLE checks ADD COLUMN service_id TEXT;
+        UPDATE checks SET
+          check_type = json_extract(doc, '$.checkType'),
+          group_id = json_extract(doc, '$.groupId'),
+          service_id = json_extract(doc, '$.triggerIncident.serviceId');
+        CREATE INDEX checks_account_type ON checks (account_id, check_type);
+        CREATE INDEX checks_account_group ON checks (account_id, group_id) WHERE group_id IS NOT NULL;
+        CREATE INDEX checks_account_service ON checks (account_id, service_id) WHERE service_id IS NOT NULL;
+      `);
+    },
+  },
 ];

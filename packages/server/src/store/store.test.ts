@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { uuidV7 } from './collection.js';
 import { Store } from './index.js';
 
 const dirs: string[] = [];
@@ -30,6 +31,7 @@ describe('Store', () => {
       { version: 1, name: 'resource collections' },
       { version: 2, name: 'alert channel subscriptions' },
       { version: 3, name: 'idempotency keys' },
+      { version: 4, name: 'plain columns instead of JSON expression indexes on checks' },
     ]);
     store.close();
   });
@@ -90,5 +92,15 @@ describe('Store', () => {
     const eu = store.checks.all('acme', [{ sql: "EXISTS (SELECT 1 FROM json_each(doc, '$.tags') WHERE value = ?)", values: ['eu'] }]);
     expect(eu.map((doc) => doc['checkType'])).toEqual(['MULTI_STEP']);
     store.close();
+  });
+});
+
+describe('uuidV7', () => {
+  it('is a version 7, RFC 9562 variant UUID whose order follows creation time', () => {
+    const earlier = uuidV7(1_700_000_000_000);
+    const later = uuidV7(1_700_000_000_001);
+    expect(earlier).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(earlier.slice(0, 13)).toBe('018bcfe5-6800');
+    expect(earlier < later).toBe(true);
   });
 });
