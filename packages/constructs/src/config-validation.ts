@@ -4,6 +4,7 @@ import { CONFIG_SOURCE_KEY } from './brand.js';
 import type { VigilConfig } from './config.js';
 import { LOGICAL_ID_PATTERN } from './logical-id.js';
 import { formatPath, type PathSegment } from './path.js';
+import { closest } from './unknown-props.js';
 import type { Diagnostic, SourceLocation } from './types.js';
 
 const Glob = z.string().min(1);
@@ -51,6 +52,22 @@ function hintFor(path: readonly PathSegment[]): string | undefined {
   return CONFIG_HINTS[named.slice(0, 2).join('.')] ?? CONFIG_HINTS[named[0] ?? ''];
 }
 
+/** "Did you mean" for a misspelt option, from the options of the object that holds it. */
+function suggestOption(path: readonly PathSegment[], key: string): string | undefined {
+  let shape: z.ZodType = VigilConfigSchema;
+  for (const segment of path) {
+    const unwrapped = shape instanceof z.ZodOptional ? shape.unwrap() : shape;
+    if (!(unwrapped instanceof z.ZodObject) || typeof segment !== 'string') return undefined;
+    const next = (unwrapped.shape as Record<string, z.ZodType>)[segment];
+    if (next === undefined) return undefined;
+    shape = next;
+  }
+  const object = shape instanceof z.ZodOptional ? shape.unwrap() : shape;
+  if (!(object instanceof z.ZodObject)) return undefined;
+  const suggestion = closest(key, Object.keys(object.shape));
+  return suggestion === undefined ? undefined : `Did you mean "${suggestion}"?`;
+}
+
 /** Every problem of a config, each located at the `defineConfig` call. */
 export function validateConfig(config: VigilConfig): Diagnostic[] {
   const source = (config as { [CONFIG_SOURCE_KEY]?: SourceLocation })[CONFIG_SOURCE_KEY];
@@ -61,11 +78,15 @@ export function validateConfig(config: VigilConfig): Diagnostic[] {
     const path = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
     const messages =
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({ path: [...path, key], message: `"${formatPath([...path, key])}" is not a config option` }))
-        : [{ path, message: formatIssues(new z.ZodError([issue])).message }];
+        ? issue.keys.map((key) => ({
+            path: [...path, key],
+            message: `"${formatPath([...path, key])}" is not a config option`,
+            hint: suggestOption(path, key),
+          }))
+        : [{ path, message: formatIssues(new z.ZodError([issue])).message, hint: hintFor(path) }];
     for (const entry of messages) {
       const diagnostic: Diagnostic = { severity: 'error', message: `vigil.config: ${entry.message}` };
-      const hint = hintFor(entry.path);
+      const hint = entry.hint;
       if (hint !== undefined) diagnostic.hint = hint;
       if (entry.path.length > 0) diagnostic.path = formatPath(entry.path);
       if (source !== undefined) diagnostic.source = source;

@@ -52,8 +52,8 @@ describe('defineConfig', () => {
       { logicalId: 'shop monitoring' },
       [{ path: 'logicalId', message: 'vigil.config: "logicalId" has an invalid format', hint: 'The project logical id may only contain letters, digits and _ - / # . (e.g. "shop-monitoring").' }],
     ],
-    ['a misspelt option', { chekcs: {} }, [{ path: 'chekcs', message: 'vigil.config: "chekcs" is not a config option' }]],
-    ['a misspelt check default', { checks: { location: ['eu-west-1'] } }, [{ path: 'checks.location', message: 'vigil.config: "checks.location" is not a config option' }]],
+    ['a misspelt option', { chekcs: {} }, [{ path: 'chekcs', message: 'vigil.config: "chekcs" is not a config option', hint: 'Did you mean "checks"?' }]],
+    ['a misspelt check default', { checks: { location: ['eu-west-1'] } }, [{ path: 'checks.location', message: 'vigil.config: "checks.location" is not a config option', hint: 'Did you mean "locations"?' }]],
     [
       'an unknown location',
       { checks: { locations: ['moon-1'] } },

@@ -21,7 +21,8 @@ function distance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
-function closest(key: string, known: readonly string[]): string | undefined {
+/** The known name `key` most likely misspells, if any is close. */
+export function closest(key: string, known: readonly string[]): string | undefined {
   const lower = key.toLowerCase();
   const exactButCase = known.find((candidate) => candidate.toLowerCase() === lower);
   if (exactButCase !== undefined) return exactButCase;
