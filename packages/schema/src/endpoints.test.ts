@@ -1,5 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { ENDPOINTS, ENDPOINT_IDS, fillPath, type EndpointDef } from './endpoints.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import {
+  ENDPOINTS,
+  ENDPOINT_IDS,
+  fillPath,
+  type EndpointBody,
+  type EndpointDef,
+  type EndpointParams,
+  type EndpointQuery,
+  type EndpointResponse,
+} from './endpoints.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 const entries = Object.entries(ENDPOINTS) as Array<[string, EndpointDef]>;
@@ -100,5 +109,20 @@ describe('buildOpenApiDocument', () => {
     const body = (doc.paths['/v1/checks/api']?.post?.requestBody as { content: Record<string, { schema: { required: string[] } }> })
       .content['application/json']?.schema;
     expect(body?.required).toEqual(['name', 'request']);
+  });
+});
+
+describe('endpoint types', () => {
+  it('derive bodies, queries, params and responses from the table', () => {
+    // Assignments are the type test: they compile only if the derived types accept these values.
+    const body: EndpointBody<'checks.createApi'> = { name: 'home', request: { url: 'https://example.com' } };
+    const query: EndpointQuery<'checks.createApi'> = { autoAssignAlerts: false };
+    const params: EndpointParams<'checkGroups.get'> = { id: 7 };
+    expect(ENDPOINTS['checks.createApi'].body.parse(body).activated).toBe(true);
+    expect(ENDPOINTS['checks.createApi'].query.parse(query)).toEqual({ autoAssignAlerts: false });
+    expect(ENDPOINTS['checkGroups.get'].params.parse(params)).toEqual({ id: 7 });
+    expectTypeOf<EndpointResponse<'checks.createApi'>['id']>().toEqualTypeOf<string>();
+    expectTypeOf<EndpointResponse<'checkGroups.get'>['id']>().toEqualTypeOf<number>();
+    expectTypeOf<EndpointResponse<'checks.delete'>>().toEqualTypeOf<undefined>();
   });
 });
