@@ -55,7 +55,7 @@ function validate(schema: z.ZodType | undefined, value: unknown, source: Validat
   if (!schema) return undefined;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const { message, keys } = formatIssues(result.error);
+  const { message, keys } = formatIssues(result.error, value);
   throw badRequest(message, { source, keys });
 }
 

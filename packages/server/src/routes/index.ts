@@ -31,7 +31,8 @@
  * (`get(accountId, id)`, `page(accountId, {limit, page, filters})`, ...). `ctx.seed` is the parsed
  * `--seed` file (or undefined); a module that loads seed data must tolerate a restart on the same
  * data directory (load once, e.g. keyed by the seed's ids).
- * `ctx.presentCheck(accountId, doc)` turns a stored check into its response (alert channels etc.).
+ * Check documents carry plain columns `check_type`, `group_id` and `service_id` (from
+ * `triggerIncident.serviceId`) for SQL look-ups; prefer them to `json_extract` on `doc`.
  */
 import type { Hono } from 'hono';
 import type { AccountRegistry } from '../accounts.js';
