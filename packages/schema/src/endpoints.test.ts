@@ -126,3 +126,14 @@ describe('endpoint types', () => {
     expectTypeOf<EndpointResponse<'checks.delete'>>().toEqualTypeOf<undefined>();
   });
 });
+
+describe('buildOpenApiDocument headers', () => {
+  const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, { parameters: Array<{ name: string; in: string }> }>> };
+  const headers = (path: string, method: string) =>
+    (doc.paths[path]?.[method]?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+
+  it('offers x-service-account everywhere and Idempotency-Key on POSTs only', () => {
+    expect(headers('/v1/checks/api', 'post')).toEqual(['x-service-account', 'Idempotency-Key']);
+    expect(headers('/v1/checks/{id}', 'get')).toEqual(['x-service-account']);
+  });
+});

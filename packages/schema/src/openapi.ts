@@ -12,6 +12,24 @@ type JsonSchema = Record<string, unknown>;
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' };
 
+/** DESIGN §3.3: selects the account; absent means the key's own account. */
+const ACCOUNT_HEADER = {
+  name: 'x-service-account',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: "Account to act on; defaults to the API key's own account",
+};
+
+/** DESIGN §3.3: a repeated POST with the same key returns the original response (24 h). */
+const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description: 'Replays the original response of an earlier POST with the same key (24 hours)',
+};
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   // Transforms (query coercions) and refinements have no JSON Schema form; they are described by
   // the schema on their input side, and "any" is the safe fallback for what remains.
@@ -50,7 +68,12 @@ function operation(id: string, def: EndpointDef): JsonSchema {
     operationId: id,
     summary: def.summary,
     tags: [id.split('.')[0]],
-    parameters: [...parameters(def.params, 'path'), ...parameters(def.query, 'query')],
+    parameters: [
+      ...parameters(def.params, 'path'),
+      ...parameters(def.query, 'query'),
+      ACCOUNT_HEADER,
+      ...(def.method === 'POST' ? [IDEMPOTENCY_HEADER] : []),
+    ],
   };
   if (def.deprecated) op.deprecated = true;
   if (def.body) {
