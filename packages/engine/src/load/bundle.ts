@@ -137,7 +137,7 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         const members = options.groups[Number(args.path)] ?? [];
         const first = JSON.stringify(members[0]);
         const lines = members.map((member) => `import ${JSON.stringify(member)};`);
-        if (options.exportMembers) lines.push(`export * as ${MEMBER_EXPORTS} from ${first};`);
+        if (options.exportMembers) lines.push(`export * as ${MEMBER_EXPORTS} from ${first};`, `export * from ${first};`);
         return { contents: lines.join('\n'), loader: 'js', resolveDir: options.root };
       });
       const aliasNames = Object.keys(options.aliases);
@@ -154,7 +154,12 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         const evaluatedUrl = options.evaluated?.[args.path];
         if (evaluatedUrl) {
           const url = JSON.stringify(evaluatedUrl);
-          return { contents: `export * from ${url};\nexport { default } from ${url};\n`, loader: 'js' };
+          const contents = [
+            `export * from ${url};`,
+            `import { ${MEMBER_EXPORTS} as evaluated } from ${url};`,
+            'export default evaluated.default;',
+          ].join('\n');
+          return { contents, loader: 'js' };
         }
         if (args.path.split(path.sep).includes('node_modules')) return undefined;
         const loader = LOADERS[path.extname(args.path)] ?? 'js';

@@ -97,3 +97,29 @@ describe('loadProject file locations', () => {
     ]);
   });
 });
+
+describe('loadProject and the config module', () => {
+  it('evaluates the config once, also when monitors import it', async () => {
+    const root = project({
+      'vigil.config.ts': [
+        "import { defineConfig } from 'vigil';",
+        'const counter = globalThis as { vigilConfigRuns?: number };',
+        'counter.vigilConfigRuns = (counter.vigilConfigRuns ?? 0) + 1;',
+        'export const runs = counter.vigilConfigRuns;',
+        "export default defineConfig({ projectName: 'Shared config', logicalId: 'shared' });",
+        '',
+      ].join('\n'),
+      'checks/a.monitor.ts': [
+        "import { ApiCheck } from 'vigil/constructs';",
+        "import config, { runs } from '../vigil.config';",
+        "new ApiCheck('a', { name: `${config.projectName} ${runs}`, request: { url: 'https://example.com' } });",
+        '',
+      ].join('\n'),
+    });
+    const before = (globalThis as { vigilConfigRuns?: number }).vigilConfigRuns ?? 0;
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.specs[0]?.payload['name']).toBe(`Shared config ${before + 1}`);
+    expect((globalThis as { vigilConfigRuns?: number }).vigilConfigRuns).toBe(before + 1);
+  });
+});
