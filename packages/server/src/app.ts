@@ -20,6 +20,8 @@ import { Store } from './store/index.js';
 export interface AppOptions {
   /** A directory for `vigil.db`, or `':memory:'` (the default). */
   readonly dataDir?: string;
+  /** An exact database file path instead of `dataDir` (e.g. the embedded service's `.vigil/local.db`). */
+  readonly databaseFile?: string;
   /** API keys and their accounts; default: key `vigil-local` for account `local`. */
   readonly accounts?: readonly AccountKey[];
   /** Off unless given. */
@@ -66,7 +68,10 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   const accounts = new AccountRegistry(options.accounts ?? []);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const log = options.requestLog ? requestLogWriter(options.requestLog) : undefined;
-  const store = new Store(options.dataDir ?? ':memory:');
+  if (options.dataDir !== undefined && options.databaseFile !== undefined) {
+    throw new Error('give either dataDir or databaseFile, not both');
+  }
+  const store = new Store(options.databaseFile !== undefined ? { file: options.databaseFile } : (options.dataDir ?? ':memory:'));
   const app = new Hono<AppEnv>();
 
   app.onError(errorResponse);

@@ -12,6 +12,8 @@ export interface ServerOptions {
   readonly host?: string;
   /** A directory for `vigil.db`, or `':memory:'` (the default). */
   readonly dataDir?: string;
+  /** An exact database file path instead of `dataDir` (e.g. the embedded service's `.vigil/local.db`). */
+  readonly databaseFile?: string;
   /** API keys and their accounts; default: key `vigil-local` for account `local`. */
   readonly accounts?: readonly AccountKey[];
   /** Per-API-key limit; off unless given. */

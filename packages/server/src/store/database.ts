@@ -20,12 +20,15 @@ export interface Migration {
   readonly up: (db: SqliteDatabase) => void;
 }
 
-/** `':memory:'` or a directory that will hold `vigil.db` (created if missing). */
-export function openDatabase(dataDir: string): SqliteDatabase {
+/** Where the database lives: in memory, `vigil.db` inside a directory, or an exact file path. */
+export type DatabaseLocation = ':memory:' | { readonly dir: string } | { readonly file: string };
+
+/** Opens (creating parent directories as needed) and configures the database. */
+export function openDatabase(location: DatabaseLocation): SqliteDatabase {
   let file = ':memory:';
-  if (dataDir !== ':memory:') {
-    mkdirSync(dataDir, { recursive: true });
-    file = path.join(dataDir, 'vigil.db');
+  if (location !== ':memory:') {
+    file = 'file' in location ? location.file : path.join(location.dir, 'vigil.db');
+    mkdirSync(path.dirname(file), { recursive: true });
   }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');

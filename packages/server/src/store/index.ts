@@ -4,13 +4,13 @@
  * `store.migrate(scope, steps)` and prepare statements on `store.db`.
  */
 import { Collection, type IndexedColumn, type PublicId } from './collection.js';
-import { migrate, openDatabase, type Migration, type SqliteDatabase } from './database.js';
+import { migrate, openDatabase, type DatabaseLocation, type Migration, type SqliteDatabase } from './database.js';
 import { IdempotencyStore } from './idempotency.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { SubscriptionIndex } from './subscriptions.js';
 
 export { Collection, type Filter, type IndexedColumn, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
-export type { Migration, SqliteDatabase } from './database.js';
+export type { DatabaseLocation, Migration, SqliteDatabase } from './database.js';
 export type { AlertChannelSubscription, Subscriber, SubscriptionOwnerKind } from './subscriptions.js';
 
 /** A stored resource: the JSON document as the API returns it (before response-time decoration). */
@@ -39,9 +39,9 @@ export class Store {
   readonly subscriptions: SubscriptionIndex;
   readonly idempotency: IdempotencyStore;
 
-  /** @param dataDir a directory for `vigil.db`, or `':memory:'`. */
-  constructor(dataDir: string) {
-    this.db = openDatabase(dataDir);
+  /** @param location a directory for `vigil.db`, `{file}` for an exact path, or `':memory:'`. */
+  constructor(location: string | DatabaseLocation) {
+    this.db = openDatabase(typeof location === 'string' ? (location === ':memory:' ? location : { dir: location }) : location);
     migrate(this.db, 'core', CORE_MIGRATIONS);
     this.checks = new Collection(this.db, 'checks', 'uuid', CHECK_COLUMNS);
     this.checkGroups = new Collection(this.db, 'check_groups', 'integer');

@@ -16,6 +16,14 @@ afterEach(() => {
 });
 
 describe('Store', () => {
+  it('opens an exact database file when given one, creating its directory', () => {
+    const file = path.join(tempDir(), '.vigil', 'local.db');
+    const store = new Store({ file });
+    store.checks.insert('acme', (id) => ({ id }));
+    store.close();
+    expect(new Store({ file }).checks.all('acme')).toHaveLength(1);
+  });
+
   it('uses WAL journaling for a data directory', () => {
     const store = new Store(tempDir());
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
