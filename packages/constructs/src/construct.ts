@@ -31,6 +31,7 @@ export interface SynthesisResult {
  * copy of this package (see {@link CONSTRUCT_BRAND}).
  */
 export abstract class Construct {
+  /** The brand `isConstruct` checks. */
   readonly [CONSTRUCT_BRAND] = true as const;
   /** Resource kind, the first half of the address. */
   readonly kind: ResourceKind;
@@ -40,6 +41,7 @@ export abstract class Construct {
   readonly address: string;
   /** Where the user's `new X(...)` call is. */
   readonly source: SourceLocation;
+  /** Plans that would delete or replace this resource fail. */
   readonly protect: boolean;
   /** The Project this construct registered into. */
   readonly project: Project;

@@ -81,8 +81,9 @@ export class Project {
   }
 
   /**
-   * The desired state of every registered construct. Only call it when {@link validate} reported no
-   * errors: a construct that cannot be synthesised here is a bug in the caller.
+   * The desired state of every registered construct, as fresh objects the caller may change. Only
+   * call it when {@link validate} reported no errors: a construct that cannot be synthesised here
+   * is a bug in the caller.
    */
   synth(): ResourceSpec[] {
     const specs: ResourceSpec[] = [];
@@ -95,7 +96,7 @@ export class Project {
             '(this is a bug in vigil: Project.synth() must only be called after validate() reported no errors)',
         );
       }
-      specs.push(spec);
+      specs.push(structuredClone(spec));
     }
     return specs;
   }
