@@ -88,6 +88,7 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
     { alertEscalationPolicy: AlertEscalationBuilder.runBasedEscalation(6) },
     [error('alertEscalationPolicy.runBasedEscalation.failedRunThreshold', '"alertEscalationPolicy.runBasedEscalation.failedRunThreshold" must be one of [1, 2, 3, 4, 5]', 'Build it with AlertEscalationBuilder.runBasedEscalation(...) or timeBasedEscalation(...).')],
   ],
+  ['rejects alert channels that are not a list', { alertChannels: 'ops' as never }, [error('alertChannels', '"alertChannels" must be an array of alert channels')]],
   [
     'rejects a group given by number',
     { group: 42 as never },
