@@ -1,4 +1,5 @@
 import { realpathSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Project, type Diagnostic, type ResourceSpec, type VigilConfig } from '@vigil/constructs';
@@ -102,7 +103,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       const monitorBundle = await bundleProject({
         root,
         outdir: directory.directory('monitors'),
-        groups: groupFiles(loaded.files),
+        groups: await groupFiles(loaded.files),
         aliases,
         evaluated: { [configPath]: configUrl },
       });
@@ -131,17 +132,32 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
 }
 
 /**
- * Monitor files are bundled into modules of a few files each. Every construct reads a stack trace
- * to learn where it was created, and V8 finds a frame's line by scanning its script from the start:
- * in one megabyte-sized bundle, 10,000 constructs spent seconds on that alone. One module per file
- * fixes that but pays a module-loader round trip per file (a message to the TypeScript loader's
- * thread, under tsx). Groups of this many files balance the two.
+ * Monitor files are bundled into modules of about this many bytes of source each. Every construct
+ * reads a stack trace to learn where it was created, and V8 finds a frame's line by scanning its
+ * script from the start: in one megabyte-sized bundle, 10,000 constructs spent over ten seconds on
+ * that alone. One module per file fixes that but pays a module-loader round trip per file (a
+ * message to the TypeScript loader's thread, under tsx). Small groups balance the two; measured
+ * with `pnpm bench --only load`, budgets of 8-32 KB were within noise of each other.
  */
-const FILES_PER_MODULE = 10;
+const MODULE_SOURCE_BUDGET = 16 * 1024;
 
-function groupFiles(files: readonly string[]): string[][] {
+/** Consecutive files (sorted, so groups are stable) packed up to the budget, at least one each. */
+async function groupFiles(files: readonly string[]): Promise<string[][]> {
+  const sizes = await Promise.all(files.map(async (file) => (await stat(file)).size));
   const groups: string[][] = [];
-  for (let start = 0; start < files.length; start += FILES_PER_MODULE) groups.push(files.slice(start, start + FILES_PER_MODULE));
+  let current: string[] = [];
+  let currentSize = 0;
+  files.forEach((file, index) => {
+    const size = sizes[index] ?? 0;
+    if (current.length > 0 && currentSize + size > MODULE_SOURCE_BUDGET) {
+      groups.push(current);
+      current = [];
+      currentSize = 0;
+    }
+    current.push(file);
+    currentSize += size;
+  });
+  if (current.length > 0) groups.push(current);
   return groups;
 }
 
