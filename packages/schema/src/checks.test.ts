@@ -56,6 +56,13 @@ describe('ApiCheckCreate rules (spec §2.3, §8)', () => {
     ['an unknown onlyOn value', api({ retryStrategy: { type: 'FIXED', onlyOn: ['TIMEOUT'] } }), ['retryStrategy.onlyOn.0'], '"retryStrategy.onlyOn[0]" must be [NETWORK_ERROR]'],
     ['an unknown incident severity', api({ triggerIncident: { serviceId: 's', name: 'n', severity: 'LOW' } }), ['triggerIncident.severity'], '"triggerIncident.severity" must be one of [CRITICAL, MAJOR, MEDIUM, MINOR]'],
     ['a string groupId', api({ groupId: '7' }), ['groupId'], '"groupId" must be a number'],
+    ['a reminder interval the service does not offer', api({ alertSettings: { reminders: { interval: 60 } } }), ['alertSettings.reminders.interval'], '"alertSettings.reminders.interval" must be one of [1, 2, 3, 4, 5, 10, 15, 30]'],
+    ['a failed-run threshold of 6', api({ alertSettings: { runBasedEscalation: { failedRunThreshold: 6 } } }), ['alertSettings.runBasedEscalation.failedRunThreshold'], '"alertSettings.runBasedEscalation.failedRunThreshold" must be one of [1, 2, 3, 4, 5]'],
+    ['11 retries', api({ retryStrategy: { type: 'FIXED', maxRetries: 11 } }), ['retryStrategy.maxRetries'], '"retryStrategy.maxRetries" must be less than or equal to 10'],
+    ['a retry window over 600 s', api({ retryStrategy: { type: 'FIXED', maxDurationSeconds: 601 } }), ['retryStrategy.maxDurationSeconds'], '"retryStrategy.maxDurationSeconds" must be less than or equal to 600'],
+    ['a triggerIncident without serviceId', api({ triggerIncident: { name: 'n', severity: 'MINOR' } }), ['triggerIncident.serviceId'], '"triggerIncident.serviceId" is required'],
+    ['a header without value', api({ request: { url: 'https://x', headers: [{ key: 'a' }] } }), ['request.headers.0.value'], '"request.headers[0].value" is required'],
+    ['an empty url', api({ request: { url: '' } }), ['request.url'], '"request.url" is not allowed to be empty'],
   ];
   it.each(invalid)('rejects %s', (_name, input, keys, message) => {
     expectRejected(ApiCheckCreate, input, { keys, message });
@@ -182,6 +189,14 @@ describe('CheckCreate (generic POST /v1/checks)', () => {
     ['a missing heartbeat', { name: 'x', checkType: 'BROWSER', script: 'x' }, ['heartbeat'], '"heartbeat" is required'],
     ['a sub-minute browser check with an offset', generic({ checkType: 'BROWSER', frequency: 0, frequencyOffset: 10 }), ['frequencyOffset'], '"frequencyOffset" cannot be used with frequency 0: only API and TCP checks run sub-minute'],
     ['51 environment variables', generic({ environmentVariables: env(51) }), ['environmentVariables'], '"environmentVariables" must contain less than or equal to 50 items'],
+  ])('rejects %s', (_name, input, keys, message) => {
+    expectRejected(CheckCreate, input, { keys, message });
+  });
+
+  it.each<[string, unknown, string[], string]>([
+    ['a heartbeat without grace', generic({ heartbeat: { period: 5, periodUnit: 'minutes', graceUnit: 'minutes' } }), ['heartbeat.grace'], '"heartbeat.grace" is required'],
+    ['a heartbeat period unit of weeks', generic({ heartbeat: { ...heartbeat, periodUnit: 'weeks' } }), ['heartbeat.periodUnit'], '"heartbeat.periodUnit" must be one of [seconds, minutes, hours, days]'],
+    ['a heartbeat period of 0', generic({ heartbeat: { ...heartbeat, period: 0 } }), ['heartbeat.period'], '"heartbeat.period" must be greater than or equal to 1'],
   ])('rejects %s', (_name, input, keys, message) => {
     expectRejected(CheckCreate, input, { keys, message });
   });
