@@ -1,0 +1,142 @@
+/**
+ * The API client (issue #3): its overhead per call over raw `fetch` (1,000 sequential GETs, both
+ * measured in the same run against the same service), and, with `--full`, how close 1,000 paced
+ * creates come to the 100 s that a 600 / 60 s rate limit allows, and how many 429s they meet.
+ *
+ * The service runs as `vigil server` in its own process, so its work does not share the client's
+ * event loop and the overhead figure is the client's alone.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from '@vigil/client';
+import { median, repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const API_KEY = 'bench-key';
+const GETS = 1000;
+const CREATES = 1000;
+const RATE_LIMIT = { requests: 600, windowSeconds: 60 };
+
+async function startService(dataDir: string, extra: readonly string[] = []): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'packages/cli/bin/vigil.mjs'), 'server', '--port', '0', '--data', dataDir, '--api-key', API_KEY, '--account-id', 'bench', ...extra],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`vigil server exited with ${code}: ${out}`)));
+  });
+  return { url, child };
+}
+
+async function stopService(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const checkBody = (name: string) => ({ name, request: { url: 'https://example.com/health' } });
+
+async function overheadFigure(context: BenchContext): Promise<BenchFigure> {
+  const { url, child } = await startService(path.join(context.tmpDir, 'overhead'));
+  try {
+    const client = createClient({ baseUrl: url, apiKey: API_KEY, pacing: false });
+    const { id } = await client.checks.createApi(checkBody('overhead'));
+    const headers = { authorization: `Bearer ${API_KEY}`, accept: 'application/json' };
+    const rawGets = async () => {
+      for (let call = 0; call < GETS; call++) {
+        const response = await fetch(`${url}/v1/checks/${id}`, { headers });
+        if (!response.ok) throw new Error(`raw GET answered ${response.status}`);
+        await response.json();
+      }
+    };
+    const clientGets = async () => {
+      for (let call = 0; call < GETS; call++) await client.checks.get(id);
+    };
+    // Warm both paths (JIT, keep-alive sockets) before measuring.
+    await rawGets();
+    await clientGets();
+    // Interleaved, so drift in machine load hits both sides alike.
+    const raw: number[] = [];
+    const ours = await repeat(context.runs, async () => {
+      raw.push((await timeMs(rawGets)) / GETS);
+      return (await timeMs(clientGets)) / GETS;
+    });
+    context.log(`client GET ${median(ours).toFixed(3)} ms vs raw fetch ${median(raw).toFixed(3)} ms`);
+    return {
+      id: 'client.get-overhead',
+      issue: 3,
+      label: 'Time per GET /v1/checks/{id} through the client',
+      unit: 'ms',
+      better: 'lower',
+      runs: ours,
+      baseline: { label: 'raw fetch + JSON.parse', runs: raw },
+      goal: { text: '< 10 % over raw fetch', met: (median, baselineMedian) => baselineMedian !== undefined && median < baselineMedian * 1.1 },
+      note: `${GETS} sequential calls per run; client parses every response with its zod schema`,
+    };
+  } finally {
+    await stopService(child);
+  }
+}
+
+async function pacedCreateFigures(context: BenchContext): Promise<BenchFigure[]> {
+  const { url, child } = await startService(path.join(context.tmpDir, 'paced'), ['--rate-limit', `${RATE_LIMIT.requests}/${RATE_LIMIT.windowSeconds}`]);
+  try {
+    let refused = 0;
+    const client = createClient({
+      baseUrl: url,
+      apiKey: API_KEY,
+      pacing: RATE_LIMIT,
+      onAttempt: (attempt) => {
+        if (attempt.status === 429) refused++;
+      },
+    });
+    const names = Array.from({ length: CREATES }, (_, index) => `paced-${index}`);
+    const seconds = (await timeMs(() => Promise.all(names.map((name) => client.checks.createApi(checkBody(name)))))) / 1000;
+    const boundSeconds = (CREATES / RATE_LIMIT.requests) * RATE_LIMIT.windowSeconds;
+    context.log(`${CREATES} paced creates in ${seconds.toFixed(1)} s (bound ${boundSeconds} s), ${refused} × 429`);
+    const note = `server --rate-limit ${RATE_LIMIT.requests}/${RATE_LIMIT.windowSeconds}, client pacing at the same budget, concurrency 10; one run`;
+    return [
+      {
+        id: 'client.paced-creates',
+        issue: 3,
+        label: `${CREATES.toLocaleString('en-US')} creates under the rate limit`,
+        unit: 's',
+        better: 'lower',
+        runs: [seconds],
+        goal: { text: `within 5 % of the ${boundSeconds} s bound`, met: (median) => median <= boundSeconds * 1.05 },
+        note,
+      },
+      {
+        id: 'client.paced-creates-429',
+        issue: 3,
+        label: `429 responses during ${CREATES.toLocaleString('en-US')} paced creates`,
+        unit: '',
+        better: 'lower',
+        runs: [refused],
+        goal: { text: 'zero', met: (median) => median === 0 },
+        note,
+      },
+    ];
+  } finally {
+    await stopService(child);
+  }
+}
+
+export const suite: BenchSuite = {
+  name: 'client',
+  issue: 3,
+  async run(context: BenchContext): Promise<BenchFigure[]> {
+    const figures = [await overheadFigure(context)];
+    // 1,000 creates at 600 / 60 s take 100 s by design: only in the full run.
+    if (context.full) figures.push(...(await pacedCreateFigures(context)));
+    return figures;
+  },
+};
