@@ -25,10 +25,10 @@ export interface IncidentTrigger {
   severity: IncidentSeverity;
   /** Name of the incident. */
   name: string;
-  /** Description of the incident. */
-  description: string;
-  /** Whether the status page's subscribers are notified. */
-  notifySubscribers: boolean;
+  /** Description of the incident. Default empty. */
+  description?: string;
+  /** Whether the status page's subscribers are notified. Default false. */
+  notifySubscribers?: boolean;
 }
 
 /** An environment variable of a check or group. */

@@ -24,6 +24,20 @@ describe('StatusPageService', () => {
     ]);
   });
 
+  it('fills the incident defaults of a trigger that names only service, severity and name', async () => {
+    const project = await load(() => {
+      const service = new StatusPageService('payments', { name: 'Payments' });
+      new ApiCheck('home', { name: 'Home', request: { url: 'https://example.com/' }, triggerIncident: { service, severity: 'CRITICAL', name: 'Down' } });
+    });
+    expect(specOf(project, 'api-check.home').payload.triggerIncident).toEqual({
+      serviceId: { $ref: 'status-page-service.payments' },
+      severity: 'CRITICAL',
+      name: 'Down',
+      description: '',
+      notifySubscribers: false,
+    });
+  });
+
   it('rejects an unknown prop, listing the known ones', async () => {
     const project = await load(() => {
       new StatusPageService('payments', { name: 'Payments', colour: 'green' } as never); // @at:unknown
