@@ -18,7 +18,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   // A service's `checks` are computed exactly as the services routes do: the checks whose
   // `triggerIncident.serviceId` points at it.
   const checksOfService = store.db.prepare(
-    "SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND json_extract(doc, '$.triggerIncident.serviceId') = ? ORDER BY seq",
+    "SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND service_id = ? ORDER BY seq",
   );
 
   const serviceIdsOf = (accountId: string, refs: readonly IncidentServiceRef[]): string[] =>
