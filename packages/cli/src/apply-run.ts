@@ -35,7 +35,7 @@ async function takeLock(session: Session, lockTimeout: string, mode: string): Pr
   try {
     timeoutMs = parseLockTimeout(lockTimeout);
   } catch (error) {
-    throw new CliError(`--lock-timeout: ${(error as Error).message}`, { exitCode: 2 });
+    throw new CliError((error as Error).message, { exitCode: 2 });
   }
   try {
     return await session.backend.lock({ timeoutMs, command: `vigil ${mode}` });
@@ -92,9 +92,24 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
       }
     }
 
-    const report = await engine.applyPlan({ planned, api: session.calls, writer, parallelism, onEvent: progressReporter(planned) });
+    // Ctrl-C stops starting new calls; the ones in flight finish and are recorded, so state stays
+    // exact and the lock is released. A second Ctrl-C is left to Node's default (immediate exit).
+    const stop = new AbortController();
+    const onInterrupt = () => {
+      process.stderr.write('\nInterrupted: finishing the calls in flight, starting no new ones…\n');
+      stop.abort();
+      process.removeListener('SIGINT', onInterrupt);
+    };
+    process.on('SIGINT', onInterrupt);
+    let report: ApplyReport;
+    try {
+      report = await engine.applyPlan({ planned, api: session.calls, writer, parallelism, signal: stop.signal, onEvent: progressReporter(planned) });
+    } finally {
+      process.removeListener('SIGINT', onInterrupt);
+    }
     printReport(report, mode);
-    if (report.failed.length > 0) process.exitCode = 1;
+    if (stop.signal.aborted) process.exitCode = 130;
+    else if (report.failed.length > 0) process.exitCode = 1;
   } finally {
     await lock?.release();
     await session.close();

@@ -40,6 +40,7 @@ export async function openSession(command: Command, options: { local?: boolean; 
   if (target.embedded) options.log(target.embedded.announcement);
   const statePath = path.resolve(loaded.root, loaded.config?.state?.path ?? DEFAULT_STATE_PATH);
   const { serviceCalls } = await import('./service-calls.js');
+  const { unlockCommandFor } = await import('./commands/state.js');
   return {
     loaded,
     target,
@@ -51,7 +52,7 @@ export async function openSession(command: Command, options: { local?: boolean; 
       // The embedded service has no rate limit; pacing it would only slow large applies down.
       ...(target.embedded ? { pacing: false } : {}),
     }),
-    backend: createLocalBackend({ path: statePath }),
+    backend: createLocalBackend({ path: statePath, unlockCommand: unlockCommandFor(command) }),
     projectName: loaded.config?.projectName ?? path.basename(loaded.root),
     close: () => target.close(),
   };

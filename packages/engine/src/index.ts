@@ -26,6 +26,6 @@ export { planSchema, parseSavedPlan, savedPlanDifference, serializePlan, SavedPl
 export { renderText, type TextOptions } from './render/text.js';
 export { renderMarkdown } from './render/markdown.js';
 export { summaryLine as planSummaryLine } from './render/values.js';
-export { applyPlan, operationsOf, operationGraph, type ApplyEvent, type ApplyOptions, type ApplyReport, type Operation } from './apply/apply.js';
+export { applyPlan, ApplyInterruptedError, operationsOf, operationGraph, type ApplyEvent, type ApplyOptions, type ApplyReport, type Operation } from './apply/apply.js';
 export { StateWriter } from './apply/state-writer.js';
 export { recoverJournal, type RecoveryOutcome } from './apply/recover.js';

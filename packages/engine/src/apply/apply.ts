@@ -36,6 +36,16 @@ export interface ApplyOptions {
   readonly writer: StateWriter;
   readonly parallelism: number;
   readonly onEvent?: (event: ApplyEvent) => void;
+  /** Once aborted, no new operation starts; those in flight finish and are recorded. */
+  readonly signal?: AbortSignal;
+}
+
+/** The root cause given for operations not started because the user interrupted the apply. */
+export class ApplyInterruptedError extends Error {
+  constructor() {
+    super('not started: the apply was interrupted');
+    this.name = 'ApplyInterruptedError';
+  }
 }
 
 export interface ApplyReport {
@@ -124,7 +134,7 @@ function isDefinitive(error: unknown): boolean {
 }
 
 export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
-  const { planned, api, writer, parallelism, onEvent } = options;
+  const { planned, api, writer, parallelism, onEvent, signal } = options;
   const operations = operationsOf(planned.plan.changes);
   const byKey = new Map(operations.map((operation) => [operation.key, operation]));
 
@@ -153,6 +163,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
 
   const visit = async (key: string): Promise<void> => {
     const operation = byKey.get(key)!;
+    if (signal?.aborted) throw new ApplyInterruptedError();
     onEvent?.({ type: 'started', operation });
     try {
       const remoteId = await perform(operation);
