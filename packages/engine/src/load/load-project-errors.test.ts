@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadProject } from './load-project.js';
+import { loadProject, MODULE_SOURCE_BUDGET } from './load-project.js';
 
 const CONFIG = "import { defineConfig } from 'vigil';\n\nexport default defineConfig({ projectName: 'Temp', logicalId: 'temp' });\n";
 
@@ -59,12 +59,14 @@ describe('loadProject with problems in user code', () => {
   });
 
   it('reports every module that throws, not only the first', async () => {
-    const files: Record<string, string> = { 'vigil.config.ts': CONFIG };
-    // More files than go into one bundled module, so the two failures land in different modules.
-    for (let index = 0; index < 12; index += 1) {
-      const name = `checks/f${String(index).padStart(2, '0')}.monitor.ts`;
-      files[name] = index === 0 || index === 11 ? `\nthrow new Error('file ${index} is broken');\n` : 'export {};\n';
-    }
+    // Files big enough that each is bundled into a module of its own.
+    const padding = `// ${'x'.repeat(MODULE_SOURCE_BUDGET)}\n`;
+    const files: Record<string, string> = {
+      'vigil.config.ts': CONFIG,
+      'checks/f00.monitor.ts': `${padding}throw new Error('file 0 is broken');\n`,
+      'checks/f01.monitor.ts': `${padding}export {};\n`,
+      'checks/f11.monitor.ts': `${padding}throw new Error('file 11 is broken');\n`,
+    };
     const loaded = await loadProject({ cwd: project(files) });
     expect(loaded.diagnostics).toEqual([
       { severity: 'error', message: 'file 0 is broken', source: { file: 'checks/f00.monitor.ts', line: 2, column: 7 } },
@@ -121,5 +123,26 @@ describe('loadProject and the config module', () => {
     expect(loaded.diagnostics).toEqual([]);
     expect(loaded.specs[0]?.payload['name']).toBe(`Shared config ${before + 1}`);
     expect((globalThis as { vigilConfigRuns?: number }).vigilConfigRuns).toBe(before + 1);
+  });
+});
+
+describe('loadProject and the vigil packages', () => {
+  it('gives user code the very constructs module the loader runs, whichever name it imports', async () => {
+    const constructs = await import('@vigil/constructs');
+    const root = project({
+      'vigil.config.ts': CONFIG,
+      'checks/a.monitor.ts': [
+        "import * as fromVigil from 'vigil/constructs';",
+        "import * as fromPackage from '@vigil/constructs';",
+        "import { defineConfig } from 'vigil';",
+        'Object.assign(globalThis, { vigilSeen: [fromVigil.Project, fromPackage.Project, defineConfig] });',
+        '',
+      ].join('\n'),
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([]);
+    const seen = (globalThis as { vigilSeen?: unknown[] }).vigilSeen;
+    expect(seen).toEqual([constructs.Project, constructs.Project, constructs.defineConfig]);
+    expect(seen?.[0]).toBe(constructs.Project);
   });
 });

@@ -139,7 +139,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
  * message to the TypeScript loader's thread, under tsx). Small groups balance the two; measured
  * with `pnpm bench --only load`, budgets of 8-32 KB were within noise of each other.
  */
-const MODULE_SOURCE_BUDGET = 16 * 1024;
+export const MODULE_SOURCE_BUDGET = 16 * 1024;
 
 /** Consecutive files (sorted, so groups are stable) packed up to the budget, at least one each. */
 async function groupFiles(files: readonly string[]): Promise<string[][]> {
