@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
 import { badRequest, notFound } from '../http/errors.js';
+import { RawJson } from '../http/raw-json.js';
 import type { AlertChannelSubscription, Filter, Page, StoredDoc, Store } from '../store/index.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
@@ -153,6 +154,19 @@ export function presentCheck(store: Store, accountId: string, doc: StoredDoc): S
   return presentChecks(store, accountId, [doc])[0]!;
 }
 
-export function presentCheckPage(store: Store, accountId: string, page: Page<StoredDoc>): Page<StoredDoc> {
-  return { items: presentChecks(store, accountId, page.items), total: page.total };
+/**
+ * A page of checks as response text: `alertChannels` is spliced into each stored document's JSON
+ * (from the subscription index), so documents are parsed only when they hold secret variables.
+ * Relies on stored documents being JSON objects written by `JSON.stringify` (ending in `}`).
+ */
+export function presentCheckPage(store: Store, accountId: string, page: Page<{ id: string; doc: string }>): Page<RawJson> {
+  if (page.items.length === 0) return { items: [], total: page.total };
+  const channels = new Map(store.alertChannels.all(accountId).map((channel) => [channel.id as number, channel]));
+  const subscriptions = channels.size === 0 ? new Map<string, AlertChannelSubscription[]>() : store.subscriptions.ofOwners(accountId, 'check', page.items.map((row) => row.id));
+  const items = page.items.map((row) => {
+    if (row.doc.includes('"secret":true')) return new RawJson(JSON.stringify(presentChecks(store, accountId, [JSON.parse(row.doc) as StoredDoc])[0]));
+    const summary = summarizeChannels(channels, subscriptions.get(row.id) ?? []);
+    return new RawJson(`${row.doc.slice(0, -1)},"alertChannels":${JSON.stringify(summary)}}`);
+  });
+  return { items, total: page.total };
 }

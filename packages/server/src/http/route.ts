@@ -12,6 +12,7 @@ import type { Page, Store } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { HttpError, badRequest, conflict, type ValidationSource } from './errors.js';
 import { pagingHeaders } from './paging.js';
+import { RawJson, bodyText, bodyValue, serializeList } from './raw-json.js';
 import type { AppEnv } from './types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -75,6 +76,9 @@ interface Outcome {
 
 function respond(c: Context<AppEnv>, outcome: Outcome): Response {
   if (outcome.status === 204) return c.body(null, 204, outcome.headers);
+  if (outcome.body instanceof RawJson) {
+    return c.body(outcome.body.json, outcome.status as 200, { ...outcome.headers, 'content-type': 'application/json' });
+  }
   return c.json(outcome.body as object, outcome.status as 200, outcome.headers);
 }
 
@@ -113,11 +117,12 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
 
     const toOutcome = (result: unknown): Outcome => {
       if (!endpoint.list) {
-        if (options.checkResponses) assertResponse(endpoint, result, false);
+        if (options.checkResponses) assertResponse(endpoint, bodyValue(result), false);
         return { status: endpoint.status, body: result, headers: {} };
       }
       const page = result as Page<unknown>;
-      if (options.checkResponses) assertResponse(endpoint, page.items, true);
+      const items = page.items.some((item) => item instanceof RawJson) ? serializeList(page.items) : page.items;
+      if (options.checkResponses) assertResponse(endpoint, bodyValue(items), true);
       const paging = query as { limit?: number; page?: number } | undefined;
       const headers = pagingHeaders(c.req.url, {
         page: paging?.page ?? 1,
@@ -125,7 +130,7 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
         total: page.total,
         count: page.items.length,
       });
-      return { status: endpoint.status, body: page.items, headers: { ...headers } };
+      return { status: endpoint.status, body: items, headers: { ...headers } };
     };
 
     const key = method === 'post' ? c.req.header('idempotency-key') : undefined;
@@ -168,7 +173,7 @@ async function runIdempotent(
   running.add(slot);
   const save = (outcome: Outcome): Outcome => {
     if (outcome.status < 300) {
-      const body = JSON.stringify(outcome.body ?? null);
+      const body = bodyText(outcome.body);
       store.idempotency.save(request.accountId, request.key, { fingerprint: request.fingerprint, status: outcome.status, body }, now);
     }
     return outcome;

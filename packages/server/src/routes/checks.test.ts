@@ -188,6 +188,24 @@ describe('GET /v1/checks', () => {
     }
   });
 
+  it('shows each check exactly as GET /v1/checks/{id} does (alert channel summary, hidden secrets)', async () => {
+    const fresh = await startTestServer();
+    try {
+      await fresh.post('/v1/alert-channels', { type: 'SMS', config: { name: 'on-call', number: '+15550100' } });
+      const plain = await fresh.post('/v1/checks/api', apiCheckBody());
+      const secret = await fresh.post(
+        '/v1/checks/multistep?autoAssignAlerts=false',
+        multiStepCheckBody({ environmentVariables: [{ key: 'TOKEN', value: 's3cret', locked: false, secret: true }] }),
+      );
+      const list = await fresh.get('/v1/checks');
+      expect(list.body).toEqual([(await fresh.get(`/v1/checks/${plain.body.id}`)).body, (await fresh.get(`/v1/checks/${secret.body.id}`)).body]);
+      expect(list.body[0].alertChannels.sms).toEqual([{ number: '+15550100', name: 'on-call' }]);
+      expect(list.body[1].environmentVariables[0].value).toBeNull();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it.each([
     ['limit=0', ['limit']],
     ['limit=101', ['limit']],

@@ -13,7 +13,8 @@
  * query and body with its schemas (400 + `validation.keys` on failure), and answers with the entry's
  * `status`. The handler returns the response body; for a `list: true` entry it returns
  * `{ items, total }` (`Page`) and the route sets the JSON array body, `content-range` and `link`
- * (it reads `limit`/`page` from the validated query). Status 204 sends no body.
+ * (it reads `limit`/`page` from the validated query). Status 204 sends no body. A handler may return
+ * `new RawJson(text)` (or list items of it) to send JSON text it already has without re-serialising.
  *
  * Already done for every route before the handler runs: authentication (401), `x-service-account`
  * (403), rate limits (429), fault injection, the request log. `account.id` is the tenant: every read

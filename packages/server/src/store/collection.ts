@@ -126,6 +126,12 @@ export class Collection<T extends { id: PublicId }> {
 
   /** One page in insertion order plus the total that matches the filters. */
   page(accountId: string, request: PageRequest): Page<T> {
+    const { items, total } = this.pageText(accountId, request);
+    return { items: items.map((row) => JSON.parse(row.doc) as T), total };
+  }
+
+  /** As `page`, with each document as its stored JSON text (for responses built without parsing). */
+  pageText(accountId: string, request: PageRequest): Page<{ id: string; doc: string }> {
     const filters = request.filters ?? [];
     const where = ['account_id = ?', ...filters.map((filter) => `(${filter.sql})`)].join(' AND ');
     let statements = this.#pageCache.get(where);
@@ -133,7 +139,7 @@ export class Collection<T extends { id: PublicId }> {
       statements = {
         // The offset is skipped inside the (account_id, seq) index; only the page's rows are read whole.
         rows: this.#db.prepare(
-          `SELECT doc FROM ${this.table} WHERE seq IN (SELECT seq FROM ${this.table} WHERE ${where} ORDER BY seq LIMIT ? OFFSET ?) ORDER BY seq`,
+          `SELECT id, doc FROM ${this.table} WHERE seq IN (SELECT seq FROM ${this.table} WHERE ${where} ORDER BY seq LIMIT ? OFFSET ?) ORDER BY seq`,
         ),
         count: this.#db.prepare(`SELECT COUNT(*) AS total FROM ${this.table} WHERE ${where}`),
       };
@@ -146,9 +152,9 @@ export class Collection<T extends { id: PublicId }> {
       total = (statements.count.get(...values) as { total: number }).total;
       this.#totals.set(totalKey, total);
     }
-    const offset = (request.page - 1) * request.limit;
-    const rows = offset >= total ? [] : (statements.rows.all(...values, request.limit, offset) as Array<{ doc: string }>);
-    return { items: rows.map((row) => JSON.parse(row.doc) as T), total };
+    const offset = (request.page - 1) * Math.max(request.limit, 0);
+    const items = offset >= total ? [] : (statements.rows.all(...values, request.limit, offset) as Array<{ id: string; doc: string }>);
+    return { items, total };
   }
 
   /** Every document of the account matching the filters, in insertion order (for small collections). */

@@ -21,7 +21,9 @@ describe('Store', () => {
     const store = new Store({ file });
     store.checks.insert('acme', (id) => ({ id }));
     store.close();
-    expect(new Store({ file }).checks.all('acme')).toHaveLength(1);
+    const reopened = new Store({ file });
+    expect(reopened.checks.all('acme')).toHaveLength(1);
+    reopened.close();
   });
 
   it('uses WAL journaling for a data directory', () => {

@@ -23,6 +23,7 @@ export class SubscriptionIndex {
   readonly #add: Statement;
   readonly #byChannel: Statement;
   readonly #removeChannel: Statement;
+  readonly #ofOwners: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#clear = db.prepare('DELETE FROM alert_subscriptions WHERE account_id = ? AND owner_kind = ? AND owner_id = ?');
@@ -33,6 +34,21 @@ export class SubscriptionIndex {
       'SELECT rowid AS id, owner_kind AS ownerKind, owner_id AS ownerId, activated FROM alert_subscriptions WHERE account_id = ? AND channel_id = ? ORDER BY rowid',
     );
     this.#removeChannel = db.prepare('DELETE FROM alert_subscriptions WHERE account_id = ? AND channel_id = ?');
+    this.#ofOwners = db.prepare(
+      'SELECT owner_id AS ownerId, channel_id AS alertChannelId, activated FROM alert_subscriptions WHERE account_id = ? AND owner_kind = ? AND owner_id IN (SELECT value FROM json_each(?)) ORDER BY rowid',
+    );
+  }
+
+  /** The subscriptions of many checks or groups at once, in each owner's own order. */
+  ofOwners(accountId: string, ownerKind: SubscriptionOwnerKind, ownerIds: readonly string[]): Map<string, AlertChannelSubscription[]> {
+    const byOwner = new Map<string, AlertChannelSubscription[]>();
+    const rows = this.#ofOwners.all(accountId, ownerKind, JSON.stringify(ownerIds)) as Array<{ ownerId: string; alertChannelId: number; activated: number }>;
+    for (const row of rows) {
+      const list = byOwner.get(row.ownerId) ?? [];
+      list.push({ alertChannelId: row.alertChannelId, activated: row.activated === 1 });
+      byOwner.set(row.ownerId, list);
+    }
+    return byOwner;
   }
 
   /** Replaces what one check or group is subscribed to. Call inside the transaction that stores it. */
