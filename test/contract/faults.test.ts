@@ -76,4 +76,22 @@ describe('pacing against the rate limit', () => {
       await service.close();
     }
   });
+
+  it("paces analytics by the service's separate analytics budget", { timeout: 60_000 }, async () => {
+    const service = await startService({ rateLimit: { requests: 100, windowSeconds: 1, analyticsRequests: 5 } });
+    try {
+      const statuses: Array<number | undefined> = [];
+      const client = service.client({
+        pacing: { requests: 100, windowSeconds: 1 },
+        analyticsPacing: { requests: 5, windowSeconds: 1 },
+        onAttempt: (attempt) => statuses.push(attempt.status),
+      });
+      const check = await client.checks.createApi(apiCheckBody('analysed'));
+      const reports = await Promise.all(Array.from({ length: 15 }, () => client.analytics.apiChecks(check.id, { metrics: ['availability'] })));
+      expect(reports).toHaveLength(15);
+      expect(statuses.filter((status) => status === 429)).toEqual([]);
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -114,7 +114,40 @@ describe('Pacer', () => {
   it('sends without waiting when pacing is off', async () => {
     const pacer = new Pacer({ pacing: false, concurrency: 100 });
     const startedAt = performance.now();
-    await Promise.all(Array.from({ length: 1000 }, () => pacer.run(async () => undefined)));
+    await Promise.all(Array.from({ length: 1000 }, () => pacer.run('/v1/checks', async () => undefined)));
     expect(performance.now() - startedAt).toBeLessThan(500);
+  });
+
+  describe('with fake timers', () => {
+    beforeEach(() => {
+      vi.useFakeTimers();
+      vi.setSystemTime(0);
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('paces analytics calls by their own budget, leaving other calls unaffected', async () => {
+      const pacer = new Pacer({ pacing: { requests: 600, windowSeconds: 60 }, concurrency: 10 });
+      const sent: Array<[string, number]> = [];
+      const call = (path: string) => pacer.run(path, async () => void sent.push([path, Date.now()]));
+      const all = Promise.all([
+        ...Array.from({ length: 3 }, () => call('/v1/analytics/api-checks/1')),
+        ...Array.from({ length: 3 }, () => call('/v1/checks')),
+      ]);
+      await vi.runAllTimersAsync();
+      await all;
+      // 30/60 s: a burst of 1, then one every 60 / 29 s; the general budget's burst of 30 covers the rest.
+      const interval = 60_000 / 29;
+      expect(sent.filter(([path]) => path === '/v1/checks').map(([, time]) => time)).toEqual([0, 0, 0]);
+      expect(sent.filter(([path]) => path !== '/v1/checks').map(([, time]) => time)).toEqual([0, Math.ceil(interval), Math.ceil(2 * interval)]);
+    });
+
+    it('leaves analytics unpaced when pacing is off', async () => {
+      const pacer = new Pacer({ pacing: false, concurrency: 10 });
+      const sent: number[] = [];
+      await Promise.all(Array.from({ length: 5 }, () => pacer.run('/v1/analytics/tcp-checks/1', async () => void sent.push(Date.now()))));
+      expect(sent).toEqual([0, 0, 0, 0, 0]);
+    });
   });
 });

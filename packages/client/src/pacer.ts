@@ -52,7 +52,8 @@ export class TokenBucket {
     const slot = Math.max(this.nextSlotAt, now);
     const allowedAt = slot - this.toleranceMs;
     this.nextSlotAt = slot + this.shape.intervalMs;
-    if (allowedAt > now) await this.clock.sleep(allowedAt - now);
+    // Rounded up: timers truncate fractions, and a call must never leave before its slot.
+    if (allowedAt > now) await this.clock.sleep(Math.ceil(allowedAt - now));
   }
 }
 
@@ -79,23 +80,32 @@ export class ConcurrencyLimiter {
   }
 }
 
+/** The service's separate, tighter budget for `/v1/analytics/*` (DESIGN §3.3). */
+export const DEFAULT_ANALYTICS_PACING: PacingOptions = { requests: 30, windowSeconds: 60 };
+
+const ANALYTICS_PREFIX = '/v1/analytics/';
+
 /**
- * Every attempt of every call goes through here: first a concurrency slot, then a token. A retry
- * waits for its backoff outside the pacer, so a sleeping call holds neither.
+ * Every attempt of every call goes through here: a token, then a concurrency slot. The service
+ * counts analytics calls in their own budget and not in the general one, so they take a token from
+ * their own bucket only. Tokens are taken before the slot: a call waiting for its budget must not
+ * hold a slot that another kind of call could use. A retry waits for its backoff outside the pacer,
+ * so a sleeping call holds neither.
  */
 export class Pacer {
   private readonly bucket: TokenBucket | undefined;
+  private readonly analyticsBucket: TokenBucket | undefined;
   private readonly limiter: ConcurrencyLimiter;
 
-  constructor(options: { pacing: PacingOptions | false; concurrency: number; clock?: RetryClock }) {
+  constructor(options: { pacing: PacingOptions | false; analyticsPacing?: PacingOptions | false; concurrency: number; clock?: RetryClock }) {
     this.bucket = options.pacing === false ? undefined : new TokenBucket(bucketShape(options.pacing), options.clock);
+    const analytics = options.analyticsPacing ?? (options.pacing === false ? false : DEFAULT_ANALYTICS_PACING);
+    this.analyticsBucket = analytics === false ? undefined : new TokenBucket(bucketShape(analytics), options.clock);
     this.limiter = new ConcurrencyLimiter(options.concurrency);
   }
 
-  run<T>(send: () => Promise<T>): Promise<T> {
-    return this.limiter.run(async () => {
-      await this.bucket?.take();
-      return send();
-    });
+  async run<T>(path: string, send: () => Promise<T>): Promise<T> {
+    await (path.startsWith(ANALYTICS_PREFIX) ? this.analyticsBucket : this.bucket)?.take();
+    return this.limiter.run(send);
   }
 }

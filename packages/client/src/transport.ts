@@ -26,6 +26,11 @@ export interface TransportOptions {
   timeoutMs?: number | undefined;
   /** Request budget to stay under; `false` for a service without a rate limit (the embedded one). Default 600/60. */
   pacing?: PacingOptions | false | undefined;
+  /**
+   * Budget of `/v1/analytics/*`, which the service limits separately. Default 30/60, or `false` when
+   * `pacing` is `false`.
+   */
+  analyticsPacing?: PacingOptions | false | undefined;
   /** Requests in flight at once. Default 10. */
   concurrency?: number | undefined;
   retry?: Partial<RetryOptions> | undefined;
@@ -145,7 +150,11 @@ export class Transport {
     };
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.pacer = new Pacer({ pacing: options.pacing ?? DEFAULT_PACING, concurrency: options.concurrency ?? 10 });
+    this.pacer = new Pacer({
+      pacing: options.pacing ?? DEFAULT_PACING,
+      analyticsPacing: options.analyticsPacing,
+      concurrency: options.concurrency ?? 10,
+    });
   }
 
   /** Sends one call, retrying as `RetryOptions` allow; resolves with a 2xx/3xx response or throws an `ApiError`. */
@@ -154,7 +163,7 @@ export class Transport {
     return runWithRetries({
       retry: this.retry,
       request: { method: request.method, idempotencyKey },
-      attempt: (attemptNumber) => this.pacer.run(() => this.attempt(request, idempotencyKey, attemptNumber)),
+      attempt: (attemptNumber) => this.pacer.run(request.path, () => this.attempt(request, idempotencyKey, attemptNumber)),
     });
   }
 
