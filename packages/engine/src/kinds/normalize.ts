@@ -91,10 +91,13 @@ export function normalizeRemote(options: {
   // Hidden secrets would fail the schema's string rules; a placeholder keeps the rest parseable.
   for (const path of secretPaths) remote = replaceAtPath(remote, path, (value) => (value === null ? '' : value));
 
-  const schemas = fieldSchemas(adapter.schemaFor(remote as RemoteObject));
+  const schema = adapter.schemaFor(remote as RemoteObject);
+  const schemas = fieldSchemas(schema);
+  const cleared = clearedValues(schema);
   const picked: Payload = {};
   for (const key of managedKeys) {
-    const raw = (remote as RemoteObject)[key];
+    // A field the service leaves out of its answer is not set: the same as cleared.
+    const raw = (remote as RemoteObject)[key] ?? cleared[key];
     const schema = schemas[key];
     // Parsing fills nested defaults and strips response-only nested fields, so both sides match in shape.
     const parsed = schema && raw !== undefined ? schema.safeParse(raw) : undefined;
