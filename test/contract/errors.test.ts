@@ -85,6 +85,16 @@ describe('errors from the service', () => {
     expect(error).toMatchObject({ status: 413 });
   });
 
+  it('reports a reused idempotency key on a different body as a plain ApiError (422 has no subclass)', async () => {
+    const client = service.client();
+    await client.checks.createApi(apiCheckBody('first use'), { idempotencyKey: 'reused-key' });
+    const error = await rejection(client.checks.createApi(apiCheckBody('second use'), { idempotencyKey: 'reused-key' }));
+    expect((error as ApiError).constructor).toBe(ApiError);
+    expect((error as ApiError).message).toBe(
+      '[POST] "/v1/checks/api": 422 Unprocessable Entity — Idempotency-Key "reused-key" was already used for a different request',
+    );
+  });
+
   it('reports an unknown route with the service message', async () => {
     const error = await rejection(service.client().transport.request({ method: 'GET', path: '/v1/nothing-here' }));
     expect(error).toBeInstanceOf(NotFoundError);

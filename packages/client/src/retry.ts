@@ -33,13 +33,16 @@ const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
  * Whether a failed attempt may be repeated. A 429 always may: the service refused before acting. A
  * transient failure (502/503/504, lost connection, timeout) may have happened after the service acted,
  * so only an idempotent method, or a POST carrying an `Idempotency-Key` the service deduplicates on,
- * is repeated.
+ * is repeated. A 409 on such a POST means "the first request with this key is still running" (as the
+ * IETF Idempotency-Key draft specifies): typically our own earlier attempt that timed out on our
+ * side; waiting and repeating gets its stored response.
  */
 export function isRetryable(failure: AttemptFailure, request: { method: string; idempotencyKey: string | undefined }): boolean {
   const repeatable = IDEMPOTENT_METHODS.has(request.method) || (request.method === 'POST' && request.idempotencyKey !== undefined);
   switch (failure.kind) {
     case 'status':
       if (failure.status === 429) return true;
+      if (failure.status === 409) return request.method === 'POST' && request.idempotencyKey !== undefined;
       return TRANSIENT_STATUSES.has(failure.status) && repeatable;
     case 'connection-lost':
     case 'timeout':
