@@ -134,7 +134,12 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
     };
 
     const key = method === 'post' ? c.req.header('idempotency-key') : undefined;
-    if (key === undefined) return respond(c, toOutcome(await handler(input)));
+    if (method === 'get') return respond(c, toOutcome(await handler(input)));
+    if (key === undefined) {
+      const { result, committed } = store.writeBatched(() => toOutcome(handler(input)));
+      await committed;
+      return respond(c, result);
+    }
     const request = { accountId: account.id, key, fingerprint: fingerprint(c, raw?.text ?? '') };
     return respond(c, await runIdempotent(store, request, () => handler(input), toOutcome));
   });
@@ -179,14 +184,11 @@ async function runIdempotent(
     return outcome;
   };
   try {
-    // A synchronous handler (every SQLite write is) runs in one transaction with the stored key.
-    const produced = store.transaction((): { outcome: Outcome } | { pending: Promise<unknown> } => {
-      const result = handle();
-      if (result instanceof Promise) return { pending: result };
-      return { outcome: save(toOutcome(result)) };
-    });
-    if ('outcome' in produced) return produced.outcome;
-    return save(toOutcome(await produced.pending));
+    // Write handlers are synchronous (every SQLite write is): the resource and its stored key are
+    // written in one savepoint of the group commit, and answered only once that has committed.
+    const { result, committed } = store.writeBatched(() => save(toOutcome(handle())));
+    await committed;
+    return result;
   } finally {
     running.delete(slot);
   }

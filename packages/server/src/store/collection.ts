@@ -120,6 +120,11 @@ export class Collection<T extends { id: PublicId }> {
     return this.#delete.run(accountId, String(id)).changes > 0;
   }
 
+  /** Drops cached totals (after a rolled-back write). */
+  forgetTotals(): void {
+    this.#totals.clear();
+  }
+
   #columnValues(doc: T): Array<string | number | null> {
     return this.#columns.map((column) => column.value(doc));
   }

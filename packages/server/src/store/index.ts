@@ -63,7 +63,52 @@ export class Store {
     return this.db.transaction(work)();
   }
 
+  /**
+   * Group commit. `work` runs at once, inside its own savepoint (a throw undoes only its writes),
+   * within a transaction shared by every write of the current event-loop turn; that transaction
+   * commits on `setImmediate`, and `committed` settles then. Callers answer only after `committed`,
+   * so nothing is acknowledged before it is in the WAL — but concurrent creates share one commit
+   * (one WAL append) instead of paying one each, which roughly doubles write throughput.
+   * `work` must be synchronous.
+   */
+  writeBatched<T>(work: () => T): { result: T; committed: Promise<void> } {
+    if (!this.#batch) {
+      if (this.db.inTransaction) throw new Error('writeBatched inside another transaction; this is a bug in vigil');
+      this.db.exec('BEGIN');
+      let settle!: { resolve: () => void; reject: (error: Error) => void };
+      const done = new Promise<void>((resolve, reject) => {
+        settle = { resolve, reject };
+      });
+      // A request whose own work failed never awaits the commit; its rejection must not go unhandled.
+      done.catch(() => undefined);
+      this.#batch = { done, ...settle };
+      setImmediate(() => this.#commitBatch());
+    }
+    const batch = this.#batch;
+    const result = this.db.transaction(work)();
+    return { result, committed: batch.done };
+  }
+
+  #batch: { done: Promise<void>; resolve: () => void; reject: (error: Error) => void } | undefined;
+
+  #commitBatch(): void {
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (!batch) return;
+    try {
+      this.db.exec('COMMIT');
+      batch.resolve();
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      for (const collection of [this.checks, this.checkGroups, this.maintenanceWindows, this.services, this.alertChannels]) {
+        collection.forgetTotals();
+      }
+      batch.reject(error as Error);
+    }
+  }
+
   close(): void {
+    this.#commitBatch();
     if (this.db.open) this.db.close();
   }
 }

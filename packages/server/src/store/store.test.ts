@@ -114,3 +114,34 @@ describe('uuidV7', () => {
     expect(earlier < later).toBe(true);
   });
 });
+
+describe('Store.writeBatched (group commit)', () => {
+  it('commits the writes of one event-loop turn together and undoes only a failed one', async () => {
+    const dir = tempDir();
+    const store = new Store(dir);
+    const first = store.writeBatched(() => store.checks.insert('acme', (id) => ({ id, name: 'first' })));
+    expect(() => store.writeBatched(() => {
+      store.checks.insert('acme', (id) => ({ id, name: 'undone' }));
+      throw new Error('handler failed');
+    })).toThrow('handler failed');
+    const third = store.writeBatched(() => store.checks.insert('acme', (id) => ({ id, name: 'third' })));
+    expect(third.committed).toBe(first.committed);
+    expect(store.db.inTransaction).toBe(true);
+    await first.committed;
+    expect(store.db.inTransaction).toBe(false);
+    store.close();
+    const reopened = new Store(dir);
+    expect(reopened.checks.all('acme').map((doc) => doc['name'])).toEqual(['first', 'third']);
+    reopened.close();
+  });
+
+  it('commits a pending batch when the store closes', () => {
+    const dir = tempDir();
+    const store = new Store(dir);
+    store.writeBatched(() => store.checks.insert('acme', (id) => ({ id, name: 'pending' })));
+    store.close();
+    const reopened = new Store(dir);
+    expect(reopened.checks.all('acme')).toHaveLength(1);
+    reopened.close();
+  });
+});
