@@ -14,7 +14,7 @@
  * `status`. The handler returns the response body; for a `list: true` entry it returns
  * `{ items, total }` (`Page`) and the route sets the JSON array body, `content-range` and `link`
  * (it reads `limit`/`page` from the validated query). Status 204 sends no body. A handler may return
- * `new RawJson(text)` (or list items of it) to send JSON text it already has without re-serialising.
+ * `new RawJson(text)` (`../http/raw-json.js`; or list items of it) to send JSON text it already has.
  *
  * Already done for every route before the handler runs: authentication (401), `x-service-account`
  * (403), rate limits (429), fault injection, the request log. `account.id` is the tenant: every read
@@ -22,8 +22,10 @@
  * (`throw notFound('Check', id)` → 404). Errors: throw `HttpError` or the helpers `badRequest`,
  * `notFound`, `conflict` from `../http/errors.js`; anything else becomes a 500.
  *
- * POSTs honour `Idempotency-Key` automatically. A synchronous handler runs inside one SQLite
- * transaction together with the stored key, so keep write handlers synchronous (better-sqlite3 is).
+ * Write handlers (POST, PUT, PATCH, DELETE) MUST be synchronous: each runs in its own savepoint of
+ * the group commit (`store.writeBatched`), so a throw undoes only its own writes, and the response
+ * is sent after the shared COMMIT. POSTs honour `Idempotency-Key` automatically (the stored response
+ * is written in the same savepoint). GET handlers may be async.
  *
  * Storage: `ctx.store.db` is the better-sqlite3 database (prepare statements once, in `register`).
  * Own tables are created with `ctx.store.migrate('<scope>', [{ version: 1, name, up(db) {...} }])`:
