@@ -34,7 +34,7 @@ function applied(specs: ResourceSpec[], ids: Record<string, string | number>, re
   for (const s of specs) {
     const sent = resolve(completeDesired(adapterFor(s.kind), s.payload)) as Record<string, unknown>;
     resources[s.address] = { kind: s.kind, remoteId: ids[s.address]!, applied: hideSecrets(sent, s.secrets), dependsOn: s.refs.map((r) => r.address) };
-    const served = { ...sent, id: ids[s.address], created_at: '2026-11-22', ...remoteEdits[s.address] };
+    const served: Record<string, unknown> = { ...sent, id: ids[s.address], created_at: "2026-11-22", ...remoteEdits[s.address] };
     for (const path of s.secrets) if (path === 'environmentVariables[0].value') (served.environmentVariables as Array<{ value: unknown }>)[0]!.value = null;
     if (!remote.has(s.kind)) remote.set(s.kind, new Map());
     remote.get(s.kind)!.set(String(ids[s.address]), served);

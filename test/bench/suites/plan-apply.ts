@@ -1,0 +1,205 @@
+/**
+ * Plan and apply at scale (issues #6 and #7), each run through the real CLI as a user runs it:
+ * - no-op plan of 1,000 and 10,000 applied resources against a service limited to 600 requests/60 s,
+ *   beside the refresh a Terraform-style tool does (one GET per resource, parallelism 10, the same
+ *   paced client) measured in the same run; peak RSS of the 10,000 plan;
+ * - apply of 1,000 creates against the unthrottled service (creates/s) and, with --full, at 600/60;
+ * - an update of 1 resource in a 10,000-resource project, end to end.
+ *
+ * Every measured run gets a freshly started service on the same data, so each starts with a full
+ * rate-limit budget, as a CI job would. The 10,000-resource GET baseline takes ~16 minutes at
+ * 600/60, so it only runs with --full.
+ */
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { createClient } from '@vigil/client';
+import { generateProject, type GeneratedProject } from '../../support/generate-project.js';
+import { repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+import { VIGIL_BIN, startServiceProcess } from '../lib/service-process.js';
+
+const RATE_LIMIT = '600/60';
+
+interface CliRun {
+  readonly wallMs: number;
+  readonly peakRssMb: number;
+  readonly stdout: string;
+}
+
+/** Runs the CLI under GNU time for its wall time and peak RSS. */
+function runCli(args: readonly string[], options: { cwd: string; url: string }): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn('/usr/bin/time', ['-f', 'VIGIL_RSS_KB=%M', process.execPath, VIGIL_BIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, VIGIL_API_URL: options.url, VIGIL_API_KEY: 'vigil-local', CI: 'true', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('exit', (code) => {
+      const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const rss = /VIGIL_RSS_KB=(\d+)/.exec(stderr);
+      if (code !== 0 && code !== 2) return reject(new Error(`vigil ${args.join(' ')} exited ${code}\n${stderr}\n${stdout.slice(-2000)}`));
+      resolve({ wallMs, peakRssMb: rss ? Number(rss[1]) / 1024 : Number.NaN, stdout });
+    });
+  });
+}
+
+interface Applied {
+  readonly project: GeneratedProject;
+  readonly dataDir: string;
+}
+
+/** A project of `files` × 19 checks (+ a group per file + one channel), applied once, unthrottled. */
+async function appliedProject(context: BenchContext, name: string, files: number): Promise<Applied> {
+  const root = path.join(context.tmpDir, name);
+  const project = await generateProject({ root, files, checksPerFile: 19 });
+  const dataDir = path.join(context.tmpDir, `${name}-data`);
+  const service = await startServiceProcess({ dataDir });
+  try {
+    const started = Date.now();
+    await runCli(['apply', '--auto-approve'], { cwd: root, url: service.url });
+    context.log(`${name}: applied ${project.addresses.length} resources in ${((Date.now() - started) / 1000).toFixed(1)} s (setup)`);
+  } finally {
+    await service.stop();
+  }
+  return { project, dataDir };
+}
+
+async function withService<T>(dataDir: string, rateLimit: string | undefined, work: (url: string) => Promise<T>): Promise<T> {
+  const service = await startServiceProcess({ dataDir, ...(rateLimit ? { rateLimit } : {}) });
+  try {
+    return await work(service.url);
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The Terraform-style refresh: one GET per managed resource, 10 at a time, through the same paced client. */
+async function perResourceRefresh(applied: Applied): Promise<number> {
+  const state = JSON.parse(await readFile(path.join(applied.project.root, '.vigil/state.json'), 'utf8')) as {
+    resources: Record<string, { kind: string; remoteId: string | number }>;
+  };
+  return withService(applied.dataDir, RATE_LIMIT, async (url) => {
+    const client = createClient({ baseUrl: url, apiKey: 'vigil-local', pacing: { requests: 600, windowSeconds: 60 } });
+    const limit = pLimit(10);
+    const endpoint = { 'api-check': 'checks.get', 'check-group': 'checkGroups.get', 'alert-channel': 'alertChannels.get' } as const;
+    return timeMs(() =>
+      Promise.all(
+        Object.values(state.resources).map((resource) =>
+          limit(() => client.endpoints.call(endpoint[resource.kind as keyof typeof endpoint], { params: { id: resource.remoteId } } as never)),
+        ),
+      ),
+    );
+  });
+}
+
+async function noopPlanFigures(context: BenchContext, applied: Applied, size: string, options: { baseline: boolean; goal: { ms: number; ratio?: number } }): Promise<BenchFigure[]> {
+  const runs: CliRun[] = [];
+  for (let run = 0; run < context.runs; run += 1) {
+    const result = await withService(applied.dataDir, RATE_LIMIT, (url) => runCli(['plan', '--detailed-exitcode'], { cwd: applied.project.root, url }));
+    if (!result.stdout.startsWith('No changes.')) throw new Error(`the ${size} no-op plan was not empty:\n${result.stdout.slice(0, 2000)}`);
+    runs.push(result);
+  }
+  const baselineRuns = options.baseline ? await repeat(context.full ? context.runs : 1, () => perResourceRefresh(applied)) : undefined;
+  const { ratio, ms } = options.goal;
+  const figures: BenchFigure[] = [
+    {
+      id: `plan.noop-${size}`,
+      issue: 6,
+      label: `no-op \`vigil plan\`, ${size} applied resources, service at ${RATE_LIMIT}`,
+      unit: 'ms',
+      better: 'lower',
+      runs: runs.map((run) => run.wallMs),
+      ...(baselineRuns ? { baseline: { label: 'one GET per resource, parallelism 10, same pacing', runs: baselineRuns } } : {}),
+      goal: {
+        text: ratio ? `≤ ${ms / 1000} s and ≥ ${ratio}× faster` : `≤ ${ms / 1000} s`,
+        met: (median, baseline) => median <= ms && (!ratio || (baseline !== undefined && baseline / median >= ratio)),
+      },
+      note: 'whole CLI run: load, refresh, plan',
+    },
+  ];
+  if (size === '10,000') {
+    figures.push({
+      id: 'plan.noop-10000-rss',
+      issue: 6,
+      label: 'peak RSS of that 10,000-resource plan',
+      unit: 'MB',
+      better: 'lower',
+      runs: runs.map((run) => run.peakRssMb),
+      goal: { text: '≤ 300 MB', met: (value) => value <= 300 },
+    });
+  }
+  return figures;
+}
+
+async function createFigure(context: BenchContext, options: { rateLimit?: string; id: string; label: string; goal: BenchFigure['goal']; unit: 'creates/s' | 's' }): Promise<BenchFigure> {
+  const runs = await repeat(options.rateLimit ? 1 : context.runs, async (run) => {
+    const root = path.join(context.tmpDir, `${options.id}-${run}`);
+    const project = await generateProject({ root, files: 50, checksPerFile: 19 });
+    const dataDir = path.join(context.tmpDir, `${options.id}-${run}-data`);
+    const result = await withService(dataDir, options.rateLimit, (url) => runCli(['apply', '--auto-approve'], { cwd: root, url }));
+    const creates = project.addresses.length;
+    if (!result.stdout.includes(`Apply complete! Resources: ${creates} added`)) throw new Error(`apply did not create ${creates} resources:\n${result.stdout.slice(-2000)}`);
+    return options.unit === 's' ? result.wallMs / 1000 : creates / (result.wallMs / 1000);
+  });
+  return { id: options.id, issue: 7, label: options.label, unit: options.unit, better: options.unit === 's' ? 'lower' : 'higher', runs, ...(options.goal ? { goal: options.goal } : {}), note: '1,001 resources, whole CLI run' };
+}
+
+async function updateOneFigure(context: BenchContext, applied: Applied): Promise<BenchFigure> {
+  const file = path.join(applied.project.root, 'monitors', 'team-0.monitor.ts');
+  const original = await readFile(file, 'utf8');
+  const runs = await repeat(context.runs, async (run) => {
+    // Alternate the first check's frequency so every run has exactly one update to make.
+    await writeFile(file, original.replace('frequency: 10,', `frequency: ${run % 2 === 0 ? 5 : 10},`));
+    const result = await withService(applied.dataDir, RATE_LIMIT, (url) => runCli(['apply', '--auto-approve'], { cwd: applied.project.root, url }));
+    if (!result.stdout.includes('Resources: 0 added, 1 changed, 0 destroyed.')) throw new Error(`expected one update:\n${result.stdout.slice(-2000)}`);
+    return result.wallMs;
+  });
+  return {
+    id: 'apply.update-1-of-10000',
+    issue: 7,
+    label: 'apply an update of 1 resource in a 10,000-resource project, service at 600/60',
+    unit: 'ms',
+    better: 'lower',
+    runs,
+    goal: { text: '≤ 10 s', met: (value) => value <= 10_000 },
+  };
+}
+
+export const suite: BenchSuite = {
+  name: 'plan-apply',
+  issue: 6,
+  async run(context) {
+    const figures: BenchFigure[] = [];
+    const thousand = await appliedProject(context, 'p1000', 50);
+    figures.push(...(await noopPlanFigures(context, thousand, '1,000', { baseline: true, goal: { ms: 3000, ratio: 30 } })));
+    figures.push(
+      await createFigure(context, {
+        id: 'apply.create-1000',
+        label: 'apply 1,000 creates, unthrottled local service',
+        unit: 'creates/s',
+        goal: { text: '≥ 200 creates/s', met: (value) => value >= 200 },
+      }),
+    );
+    if (context.full) {
+      figures.push(
+        await createFigure(context, {
+          id: 'apply.create-1000-paced',
+          rateLimit: RATE_LIMIT,
+          label: 'apply 1,000 creates, service at 600/60 (bound: 100 s)',
+          unit: 's',
+          goal: { text: '≤ 105 s', met: (value) => value <= 105 },
+        }),
+      );
+    }
+    const tenThousand = await appliedProject(context, 'p10000', 500);
+    figures.push(...(await noopPlanFigures(context, tenThousand, '10,000', { baseline: context.full, goal: { ms: 10_000 } })));
+    figures.push(await updateOneFigure(context, tenThousand));
+    return figures;
+  },
+};
