@@ -1,0 +1,5 @@
+import { StatusPageService } from 'vigil/constructs';
+
+/** Components of status.acme.example; failing checks open incidents on them (`triggerIncident`). */
+export const paymentsService = new StatusPageService('payments', { name: 'Payments' });
+export const checkoutService = new StatusPageService('checkout', { name: 'Checkout' });
