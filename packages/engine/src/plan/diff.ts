@@ -54,9 +54,13 @@ function collapsePoint(before: unknown, after: unknown, segments: readonly PathS
   return undefined;
 }
 
+// One collator for every comparison: String#localeCompare builds a new one per call, which made
+// sorting the fields of 1,000 new resources take over a second.
+const pathCollator = new Intl.Collator('en', { numeric: true });
+
 /** Paths sort by segments, numerically for indexes, so `[10]` follows `[9]`. */
 export function comparePaths(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { numeric: true });
+  return pathCollator.compare(a, b);
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {

@@ -126,3 +126,21 @@ describe('assertSameTarget', () => {
     );
   });
 });
+
+describe('serializeState', () => {
+  it('writes exactly what JSON.stringify(document, null, 2) writes, before and after a cached entry changes', async () => {
+    const { serializeState } = await import('./document.js');
+    const document = {
+      ...emptyState({ project: 'p', target: { baseUrl: 'http://x', accountId: 'a' } }),
+      resources: {
+        'api-check.a': { kind: 'api-check' as const, remoteId: 'r1', applied: { name: 'A', tags: ['x'], nested: { list: [{ k: 1 }] } }, dependsOn: ['check-group.g'] },
+        'check-group.g': { kind: 'check-group' as const, remoteId: 2, applied: {}, dependsOn: [] },
+      },
+    };
+    expect(serializeState(document)).toBe(JSON.stringify(document, null, 2));
+    const next = { ...document, serial: 9, resources: { ...document.resources, 'check-group.g': { ...document.resources['check-group.g'], remoteId: 3 } } };
+    expect(serializeState(next)).toBe(JSON.stringify(next, null, 2));
+    const empty = { ...document, resources: {} };
+    expect(serializeState(empty)).toBe(JSON.stringify(empty, null, 2));
+  });
+});

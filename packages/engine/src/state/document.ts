@@ -175,3 +175,23 @@ export function assertSameTarget(state: StateDocument, target: StateTarget, opti
       `Point VIGIL_API_URL / VIGIL_ACCOUNT_ID at the state's target, or give this target its own state file (state.path in vigil.config.ts).`,
   );
 }
+
+// Resource entries are never mutated once in a document (journal edits copy), so their JSON can be
+// cached by identity: a large apply rewrites state hundreds of times, and re-serialising every
+// unchanged entry each time was most of its CPU.
+const entryJson = new WeakMap<object, string>();
+const RESOURCES_PLACEHOLDER = '\u0000vigil-resources\u0000';
+
+/** The document as `JSON.stringify(document, null, 2)` would write it, only faster on re-writes. */
+export function serializeState(document: StateDocument): string {
+  const entries = Object.entries(document.resources).map(([address, resource]) => {
+    let json = entryJson.get(resource);
+    if (json === undefined) {
+      json = JSON.stringify(resource, null, 2).replace(/\n/g, '\n    ');
+      entryJson.set(resource, json);
+    }
+    return `    ${JSON.stringify(address)}: ${json}`;
+  });
+  const resources = entries.length === 0 ? '{}' : `{\n${entries.join(',\n')}\n  }`;
+  return JSON.stringify({ ...document, resources: RESOURCES_PLACEHOLDER }, null, 2).replace(JSON.stringify(RESOURCES_PLACEHOLDER), () => resources);
+}

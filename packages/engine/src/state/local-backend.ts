@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { removeLeftoverTempFiles, writeFileAtomically } from './atomic-file.js';
-import { parseStateDocument } from './document.js';
+import { parseStateDocument, serializeState } from './document.js';
 import { StateError, isStateError } from './errors.js';
 import { acquireLockFile, holdsLock, releaseLockFile, removeLockFile } from './lock-file.js';
 import type { LockOwner, StateBackend, StateDocument, StateLock } from './types.js';
@@ -108,7 +108,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
         );
       }
       const next = { ...document, serial: serial + 1 };
-      await asStateError(`write state ${location}`, () => writeFileAtomically(path, `${JSON.stringify(next, null, 2)}\n`));
+      await asStateError(`write state ${location}`, () => writeFileAtomically(path, `${serializeState(next)}\n`));
       serial = next.serial;
       lineage = next.lineage;
     }
