@@ -13,7 +13,22 @@ import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const VIGIL_BIN = path.join(REPO_ROOT, 'packages/cli/bin/vigil.mjs');
-const PROJECT_DIR = path.join(REPO_ROOT, 'examples/quickstart');
+const DEFAULT_PROJECT_DIR = path.join(REPO_ROOT, 'examples/quickstart');
+
+/** `--project DIR` runs the demo on a copy instead (tests do, so they never write into examples/). */
+function projectDir(argv: readonly string[]): string {
+  const index = argv.indexOf('--project');
+  if (index === -1) return DEFAULT_PROJECT_DIR;
+  const value = argv[index + 1];
+  if (value === undefined) {
+    process.stderr.write('demo: --project needs a directory\n');
+    process.exit(1);
+  }
+  return path.resolve(value);
+}
+
+const PROJECT_DIR = projectDir(process.argv.slice(2));
+const shownProject = path.relative(process.cwd(), PROJECT_DIR) || '.';
 
 const useColor = process.stdout.isTTY === true && process.env['NO_COLOR'] === undefined;
 const bold = (text: string): string => (useColor ? `\u001b[1m${text}\u001b[22m` : text);
@@ -61,9 +76,9 @@ STEPS.forEach(run);
 process.stdout.write(
   [
     '',
-    bold('Done.') + ' The resources above live in the embedded local service (examples/quickstart/.vigil/local/).',
+    `${bold('Done.')} The resources above live in the embedded local service (${path.join(shownProject, '.vigil/local/')}).`,
     'Next:',
-    '  - edit examples/quickstart/checks/storefront.monitor.ts and run `pnpm demo` again to see the diff;',
+    `  - edit ${path.join(shownProject, 'checks/storefront.monitor.ts')} and run \`pnpm demo\` again to see the diff;`,
     '  - start your own project with `pnpm vigil init my-monitoring`;',
     '  - read docs/getting-started.md.',
     '',

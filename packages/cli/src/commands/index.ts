@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerApply } from './apply.js';
 import { registerDestroy } from './destroy.js';
+import { registerInit } from './init.js';
 import { registerPlan } from './plan.js';
 import { registerServer } from './server.js';
 import { registerState } from './state.js';
@@ -14,6 +15,7 @@ import { registerWhoami } from './whoami.js';
  * and `vigil validate` never pay for what they do not use.
  */
 export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
+  registerInit,
   registerValidate,
   registerSynth,
   registerPlan,
