@@ -137,3 +137,20 @@ describe('rendered plans', () => {
     expect(renderText(noop, { color: false })).toBe('No changes. Your monitoring matches the code.\n');
   });
 });
+
+describe('a resource replaced in place', () => {
+  it('is replaced, and what refers to it is updated to the new id', async () => {
+    const { AlertChannelCreate } = await import('@vigil/schema');
+    const email = spec('alert-channel', 'oncall', AlertChannelCreate.parse({ type: 'EMAIL', config: { address: 'a@example.com' } }));
+    const grouped = spec('check-group', 'web', { ...CheckGroupCreate.parse({ name: 'Web' }), alertChannelSubscriptions: [{ alertChannelId: { $ref: 'alert-channel.oncall' }, activated: true }] }, {
+      refs: [{ path: 'alertChannelSubscriptions[0].alertChannelId', address: 'alert-channel.oncall' }],
+    });
+    const prior = applied([email, grouped], { 'alert-channel.oncall': 4, 'check-group.web': 12 });
+    const slack = spec('alert-channel', 'oncall', AlertChannelCreate.parse({ type: 'SLACK', config: { url: 'https://hooks.example.com/x' } }));
+    const { plan } = createPlan({ ...base, specs: [slack, grouped], state: prior.state, remote: prior.remote });
+    expect(plan.changes.map((change) => [change.address, change.action])).toEqual([
+      ['alert-channel.oncall', 'replace'],
+      ['check-group.web', 'update'],
+    ]);
+  });
+});

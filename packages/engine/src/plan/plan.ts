@@ -125,6 +125,16 @@ export function createPlan(input: PlanInput): PlanResult {
 
   // 3. Refs resolve to ids that survive the apply; anything (re)created is only known after apply.
   const newIds = new Set<Address>(creates.map((create) => create.spec.address));
+  // A resource replaced in place (its type changed) gets a new id too, so whatever refers to it
+  // must be updated; replace-forcing fields are never refs, so they can be compared before resolving.
+  const replacedInPlace = new Set<Address>();
+  for (const { spec, remote } of present) {
+    const adapter = adapterFor(spec.kind);
+    if (adapter.replaceOn.some((field) => !deepEqual(getAtPath(spec.payload, field), getAtPath(remote, field)))) {
+      replacedInPlace.add(spec.address);
+      newIds.add(spec.address);
+    }
+  }
   const resolveRef = (address: Address): RemoteId | UnknownRef => {
     const entry = resources[address];
     return entry && !newIds.has(address) ? entry.remoteId : { $unknown: address };
@@ -172,7 +182,7 @@ export function createPlan(input: PlanInput): PlanResult {
     });
     const { code, drift } = splitDrift(diffPayloads(before, after), entry!.applied);
     const all = [...code, ...drift];
-    const mustReplace = all.some((change) => adapter.replaceOn.some((field) => change.path === field || change.path.startsWith(`${field}.`)));
+    const mustReplace = replacedInPlace.has(spec.address);
     changes.push({
       address: spec.address,
       kind: spec.kind,
