@@ -62,6 +62,10 @@ describe('createClient', () => {
       () => client.checkGroups.create({ name: 'g' }),
       () => client.checkGroups.update(1, { name: 'g' }),
       () => client.checkGroups.update(1, { name: 'g' }, { autoAssignAlerts: true }),
+      // The generic path (the engine's) gets the same default and the same way out.
+      () => client.endpoints.call('checks.createApi', { body: { name: 'a', request: { url: 'u' } } }),
+      () => client.endpoints.call('checks.updateApi', { params: { id: '1' }, body: {}, query: { autoAssignAlerts: true } }),
+      () => client.endpoints.call('alertChannels.create', { body: { type: 'EMAIL', config: { address: 'a@b.c' } } }),
     ];
     for (const write of writes) await write().catch(() => undefined);
     expect(queries).toEqual([
@@ -74,6 +78,9 @@ describe('createClient', () => {
       'checkGroups.create {"autoAssignAlerts":false}',
       'checkGroups.update {"autoAssignAlerts":false}',
       'checkGroups.update {"autoAssignAlerts":true}',
+      'checks.createApi {"autoAssignAlerts":false}',
+      'checks.updateApi {"autoAssignAlerts":true}',
+      'alertChannels.create undefined',
     ]);
   });
 });

@@ -78,6 +78,17 @@ export function parseResponse<E extends EndpointSpec>(endpointId: string, endpoi
   });
 }
 
+/**
+ * The query as sent: `autoAssignAlerts=false` on every endpoint that takes it (check and group
+ * writes) unless the caller set it. The service defaults it to true, which would subscribe a managed
+ * check to every alert channel of the account behind its code's back.
+ */
+export function queryWithDefaults(endpoint: EndpointSpec, query: Readonly<Record<string, QueryValue>> | undefined): Readonly<Record<string, QueryValue>> | undefined {
+  const shape = (endpoint.query as { shape?: Record<string, unknown> } | undefined)?.shape;
+  if (!shape || !('autoAssignAlerts' in shape) || query?.['autoAssignAlerts'] !== undefined) return query;
+  return { ...query, autoAssignAlerts: false };
+}
+
 /** Calls one endpoint: fills the path, sends, and parses the response with the endpoint's schema. */
 export async function callEndpoint<E extends EndpointSpec>(
   transport: Transport,
@@ -89,7 +100,7 @@ export async function callEndpoint<E extends EndpointSpec>(
   const response = await transport.request({
     method: endpoint.method,
     path,
-    query: input.query as Readonly<Record<string, QueryValue>> | undefined,
+    query: queryWithDefaults(endpoint, input.query as Readonly<Record<string, QueryValue>> | undefined),
     body: input.body,
     idempotencyKey: input.idempotencyKey,
     endpoint: endpointId,
