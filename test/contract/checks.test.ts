@@ -40,6 +40,16 @@ describe('API checks', () => {
     expect(await rejection(client.checks.get(created.id))).toBeInstanceOf(NotFoundError);
   });
 
+  it('keeps omitted fields on update, clears a list only with [] and leaves a group only with groupId null', async () => {
+    const client = service.client();
+    const group = await client.checkGroups.create({ name: 'merge group' });
+    const check = await client.checks.createApi(apiCheckBody('merge', { tags: ['x', 'y'], groupId: group.id }));
+    expect(await client.checks.updateApi(check.id, { name: 'merged' })).toMatchObject({ tags: ['x', 'y'], groupId: group.id });
+    expect(await client.checks.updateApi(check.id, { tags: [] })).toMatchObject({ name: 'merged', tags: [], groupId: group.id });
+    expect(await client.checks.updateApi(check.id, { groupId: null })).toMatchObject({ groupId: null });
+    expect(await client.checkGroups.delete(group.id)).toBeUndefined();
+  });
+
   it('replays a create repeated with the same idempotency key instead of duplicating it', async () => {
     const client = service.client();
     const key = newIdempotencyKey();
