@@ -6,6 +6,7 @@
  * it, so the load generator does not share its event loop.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +81,28 @@ function assertClean(result: AutocannonResult, what: string): void {
   }
 }
 
+/**
+ * CPU seconds the server process has used (Linux `/proc`, 10 ms ticks), or undefined elsewhere.
+ * CPU per request does not depend on what else the machine runs, unlike requests/s on a shared box.
+ */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `measure` and returns its result with the server's CPU microseconds per completed request. */
+async function withCpu(pid: number | undefined, measure: () => Promise<AutocannonResult>): Promise<{ result: AutocannonResult; cpuMicros?: number }> {
+  const before = cpuSeconds(pid);
+  const result = await measure();
+  const after = cpuSeconds(pid);
+  if (before === undefined || after === undefined || result['2xx'] === 0) return { result };
+  return { result, cpuMicros: ((after - before) * 1e6) / result['2xx'] };
+}
+
 async function storedChecks(url: string): Promise<number> {
   const response = await fetch(`${url}/v1/checks?limit=1`, { headers });
   const range = response.headers.get('content-range') ?? '*/0';
@@ -94,16 +117,20 @@ export const suite: BenchSuite = {
     const { url, child } = await startService(path.join(context.tmpDir, 'data'));
     try {
       const creates: AutocannonResult[] = [];
+      const createCpu: number[] = [];
       await repeat(context.runs, async () => {
-        const result = await autocannon({
-          url,
-          connections: CONNECTIONS,
-          duration: seconds,
-          requests: [{ method: 'POST', path: '/v1/checks/api?autoAssignAlerts=false', headers, body: createBody }],
-        });
+        const { result, cpuMicros } = await withCpu(child.pid, () =>
+          autocannon({
+            url,
+            connections: CONNECTIONS,
+            duration: seconds,
+            requests: [{ method: 'POST', path: '/v1/checks/api?autoAssignAlerts=false', headers, body: createBody }],
+          }),
+        );
         assertClean(result, 'POST /v1/checks/api');
         creates.push(result);
-        context.log(`creates: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms`);
+        if (cpuMicros !== undefined) createCpu.push(cpuMicros);
+        context.log(`creates: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, server CPU ${Math.round(cpuMicros ?? Number.NaN)} µs/request`);
         return result.requests.average;
       });
 
@@ -122,29 +149,57 @@ export const suite: BenchSuite = {
       context.log(`listing ${stored} stored checks in ${pages} pages of 100`);
 
       const lists: AutocannonResult[] = [];
+      const listCpu: number[] = [];
       await repeat(context.runs, async () => {
         let next = 0;
-        const result = await autocannon({
-          url,
-          connections: CONNECTIONS,
-          duration: seconds,
-          requests: [
-            {
-              method: 'GET',
-              path: '/v1/checks?limit=100&page=1',
-              headers,
-              setupRequest: (request) => ({ ...request, path: `/v1/checks?limit=100&page=${(next++ % pages) + 1}` }),
-            },
-          ],
-        });
+        const { result, cpuMicros } = await withCpu(child.pid, () =>
+          autocannon({
+            url,
+            connections: CONNECTIONS,
+            duration: seconds,
+            requests: [
+              {
+                method: 'GET',
+                path: '/v1/checks?limit=100&page=1',
+                headers,
+                setupRequest: (request) => ({ ...request, path: `/v1/checks?limit=100&page=${(next++ % pages) + 1}` }),
+              },
+            ],
+          }),
+        );
         assertClean(result, 'GET /v1/checks');
         lists.push(result);
-        context.log(`lists: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms`);
+        if (cpuMicros !== undefined) listCpu.push(cpuMicros);
+        context.log(`lists: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, server CPU ${Math.round(cpuMicros ?? Number.NaN)} µs/request`);
         return result.requests.average;
       });
 
       const note = `${CONNECTIONS} connections, ${seconds} s per run, on-disk WAL database, server in its own process`;
+      const cpuFigures: BenchFigure[] = [];
+      if (createCpu.length > 0) {
+        cpuFigures.push({
+          id: 'server.create-cpu',
+          issue: 2,
+          label: 'POST /v1/checks/api server CPU per request',
+          unit: 'µs',
+          better: 'lower',
+          runs: createCpu,
+          note: 'independent of machine load; 1,000,000 / this = creates/s one core can serve',
+        });
+      }
+      if (listCpu.length > 0) {
+        cpuFigures.push({
+          id: 'server.list-cpu',
+          issue: 2,
+          label: 'GET /v1/checks?limit=100 server CPU per request',
+          unit: 'µs',
+          better: 'lower',
+          runs: listCpu,
+          note: 'independent of machine load',
+        });
+      }
       return [
+        ...cpuFigures,
         {
           id: 'server.create-throughput',
           issue: 2,

@@ -102,6 +102,12 @@ export function updateCheck(
 ): StoredDoc {
   const stored = getCheck(store, accountId, options.id, options.variant);
   const { body } = options;
+  if (body['checkType'] !== undefined && body['checkType'] !== stored['checkType']) {
+    throw badRequest(`"checkType" cannot be changed from ${String(stored['checkType'])} to ${String(body['checkType'])}; create a new check instead`, {
+      source: 'payload',
+      keys: ['checkType'],
+    });
+  }
   assertReferences(store, accountId, body);
   const merged = mergeUpdate(stored, body);
   // The schema checks the offset only when a PUT sends both values; the merged record decides.

@@ -260,6 +260,16 @@ describe('PUT /v1/checks/api/{id} (merge)', () => {
     expect((await api.put(`/v1/checks/${multi.body.id}`, { name: 'generic' })).body.name).toBe('generic');
   });
 
+  it('refuses to change a check\'s type with 400', async () => {
+    const created = await api.post('/v1/checks/api', apiCheckBody());
+    const reply = await api.put(`/v1/checks/${created.body.id}`, { checkType: 'BROWSER' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({
+      message: '"checkType" cannot be changed from API to BROWSER; create a new check instead',
+      validation: { source: 'payload', keys: ['checkType'] },
+    });
+  });
+
   it('refuses invalid fields with 400', async () => {
     const created = await api.post('/v1/checks/api', apiCheckBody());
     const reply = await api.put(`/v1/checks/api/${created.body.id}`, { frequency: 7, tags: 'prod' });
