@@ -175,4 +175,22 @@ describe('vigil apply', () => {
     expect(removed.code).toBe(1);
     expect(removed.stderr).toContain('check-group.prod is protected, but this plan would delete it');
   });
+
+  it('names the checks that keep a group from being deleted (409)', async () => {
+    await monitors({ 'a.monitor.ts': "import { CheckGroup } from 'vigil/constructs';\nnew CheckGroup('web', { name: 'Web' });\n" });
+    expect((await run(['apply', '--auto-approve'])).code).toBe(0);
+    const state = JSON.parse(await readFile(path.join(root, '.vigil/state.json'), 'utf8')) as { resources: Record<string, { remoteId: number }> };
+    const groupId = state.resources['check-group.web']!.remoteId;
+    const created = await fetch(`${server.url}/v1/checks/api?autoAssignAlerts=false`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Made by hand', groupId, request: { url: 'https://example.com/hand' } }),
+    });
+    const handMade = (await created.json()) as { id: string };
+    await writeFile(path.join(root, 'monitors', 'a.monitor.ts'), 'export {};\n');
+    const applied = await run(['apply', '--auto-approve']);
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toContain(`check-group.web (delete): [DELETE] "/v1/check-groups/${groupId}": 409 Conflict`);
+    expect(applied.stderr).toContain(`still holds checks: ${handMade.id}`);
+  });
 });
