@@ -29,7 +29,7 @@ function parseParallelism(text: string): number {
   return value;
 }
 
-async function takeLock(session: Session, lockTimeout: string, mode: string): Promise<StateLock> {
+export async function takeLock(session: Session, lockTimeout: string, mode: string): Promise<StateLock> {
   const { parseLockTimeout, isStateError } = await import('@vigil/engine');
   let timeoutMs: number;
   try {

@@ -29,3 +29,5 @@ export { summaryLine as planSummaryLine } from './render/values.js';
 export { applyPlan, ApplyInterruptedError, operationsOf, operationGraph, type ApplyEvent, type ApplyOptions, type ApplyReport, type Operation } from './apply/apply.js';
 export { StateWriter } from './apply/state-writer.js';
 export { recoverJournal, type RecoveryOutcome } from './apply/recover.js';
+/** `vigil import`: selection, naming and the code/state decisions (the CLI renders and writes). */
+export * from './import/index.js';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerApply } from './apply.js';
 import { registerDestroy } from './destroy.js';
+import { registerImport } from './import.js';
 import { registerInit } from './init.js';
 import { registerPlan } from './plan.js';
 import { registerServer } from './server.js';
@@ -21,6 +22,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerPlan,
   registerApply,
   registerDestroy,
+  registerImport,
   registerState,
   registerWhoami,
   registerServer,

@@ -1,0 +1,245 @@
+/**
+ * Maps remote checks and check groups to construct props. Checks inherit from their group and the
+ * project config (config → group → check, as synth cascades), so a check prop is written when the
+ * remote value differs from what it would inherit, not merely from the schema default.
+ */
+import { AlertSettings, RetryStrategy as RetryStrategySchema } from '@vigil/schema';
+import type { CheckDefaults } from '@vigil/constructs';
+import { adapterFor } from '../kinds/index.js';
+import type { Payload, RemoteObject } from '../kinds/types.js';
+import { alertEscalationCode, assertionCode, frequencyCode, retryStrategyCode } from './builders.js';
+import { ObjectBuilder, fromValue, literal, type Code } from './code.js';
+import { baselineOf, differs, remoteView, withoutFalse, type MapContext, type MappedResource } from './context.js';
+
+/** Check props a check takes from its group or the config when it does not set them, payload-shaped. */
+export interface CheckInheritance {
+  activated?: unknown;
+  muted?: unknown;
+  tags?: unknown;
+  locations?: unknown;
+  privateLocations?: unknown;
+  runtimeId?: unknown;
+  runParallel?: unknown;
+  frequency?: number;
+  frequencyOffset?: number;
+  /** A strategy object, or `null` for "no retries". */
+  retryStrategy?: unknown;
+  /** Alert settings of an escalation policy (which implies `useGlobalAlertSettings: false`). */
+  alertSettings?: unknown;
+  /** The config lists alert channels, so a check without its own subscribes to them. */
+  alertChannels?: boolean;
+}
+
+function frequencyOf(value: unknown): { frequency?: number; frequencyOffset?: number } {
+  if (typeof value === 'number') return { frequency: value };
+  if (value !== null && typeof value === 'object' && 'frequency' in value) {
+    const { frequency, frequencyOffset } = value as { frequency: number; frequencyOffset?: number };
+    return frequencyOffset === undefined ? { frequency } : { frequency, frequencyOffset };
+  }
+  return {};
+}
+
+/** The project config's check defaults in payload shape. */
+export function inheritanceFromConfig(checks: CheckDefaults | undefined): CheckInheritance {
+  if (!checks) return {};
+  const inherited: CheckInheritance = { ...frequencyOf(checks.frequency) };
+  for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'runtimeId', 'runParallel'] as const) {
+    if (checks[key] !== undefined) inherited[key] = checks[key];
+  }
+  if (checks.retryStrategy !== undefined) {
+    inherited.retryStrategy = checks.retryStrategy === null ? null : RetryStrategySchema.parse(checks.retryStrategy);
+  }
+  if (checks.alertEscalationPolicy !== undefined) inherited.alertSettings = AlertSettings.parse(checks.alertEscalationPolicy);
+  if (checks.alertChannels !== undefined) inherited.alertChannels = true;
+  return inherited;
+}
+
+/** What an imported group passes down (only the props its generated code sets). */
+export function inheritanceFromGroup(config: CheckInheritance, group: Payload, written: ReadonlySet<string>): CheckInheritance {
+  const inherited: CheckInheritance = { ...config };
+  for (const key of ['locations', 'privateLocations', 'runtimeId', 'runParallel'] as const) {
+    if (written.has(key)) inherited[key] = group[key];
+  }
+  if (written.has('retryStrategy') && group.retryStrategy !== 'FALLBACK') inherited.retryStrategy = group.retryStrategy;
+  if (written.has('alertEscalationPolicy') && group.useGlobalAlertSettings === false) inherited.alertSettings = group.alertSettings;
+  return inherited;
+}
+
+function subscriptions(view: Payload, context: MapContext): Code {
+  const list = Array.isArray(view.alertChannelSubscriptions) ? (view.alertChannelSubscriptions as Array<{ alertChannelId: number; activated?: boolean }>) : [];
+  if (list.some((subscription) => subscription.activated === false)) {
+    context.warn('has paused alert-channel subscriptions; the code subscribes to every listed channel as active');
+  }
+  return { type: 'array', items: list.map((subscription) => context.ref('alert-channel', subscription.alertChannelId)) };
+}
+
+function variables(value: unknown, context: MapContext): Code {
+  if (!Array.isArray(value)) return fromValue(value);
+  return {
+    type: 'array',
+    items: value.map((raw: unknown, index) => {
+      const variable = raw as { key: string; value: string | null; locked?: boolean; secret?: boolean };
+      const item = new ObjectBuilder().set('key', literal(variable.key));
+      item.set(
+        'value',
+        variable.secret === true
+          ? context.secret({ path: `environmentVariables[${index}].value`, hint: variable.key, remoteValue: variable.value })
+          : literal(variable.value ?? ''),
+      );
+      if (variable.locked === true) item.set('locked', literal(true));
+      if (variable.secret === true) item.set('secret', literal(true));
+      return item.build();
+    }),
+  };
+}
+
+function keyValues(value: unknown): Code {
+  return fromValue(Array.isArray(value) ? value.map((item) => withoutFalse(item, ['locked'])) : value);
+}
+
+function assertions(value: unknown): Code {
+  return { type: 'array', items: (Array.isArray(value) ? value : []).map((item) => assertionCode(item)) };
+}
+
+function basicAuth(value: { username: string; password: string }, path: string, context: MapContext): Code {
+  return new ObjectBuilder()
+    .set('username', literal(value.username))
+    .set('password', context.secret({ path, hint: 'BASIC_AUTH_PASSWORD', remoteValue: value.password }))
+    .build();
+}
+
+/** Props every check kind shares; `inherited` is what the check would get without them. */
+function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload, inherited: CheckInheritance, context: MapContext): string[] {
+  const extraKeys: string[] = [];
+  const effective = (key: keyof CheckInheritance & string) => (inherited[key] !== undefined ? inherited[key] : baseline[key]);
+  for (const key of ['activated', 'muted', 'doubleCheck', 'shouldFail', 'locations', 'privateLocations', 'tags'] as const) {
+    const expected = key === 'doubleCheck' || key === 'shouldFail' ? baseline[key] : effective(key);
+    if (differs(view[key], expected)) props.set(key, fromValue(view[key]));
+  }
+
+  const inheritedFrequency = inherited.frequency ?? baseline.frequency;
+  const frequency = typeof view.frequency === 'number' ? view.frequency : undefined;
+  if (frequency !== undefined && (frequency !== inheritedFrequency || frequency === 0 || inherited.frequencyOffset !== undefined)) {
+    const written = frequencyCode(frequency, view.frequencyOffset);
+    props.set('frequency', written.code);
+    if (frequency === 0 && !written.writesOffset) props.set('frequencyOffset', fromValue(view.frequencyOffset));
+    extraKeys.push('frequencyOffset');
+  }
+
+  if (view.groupId !== null && view.groupId !== undefined) props.set('group', context.ref('check-group', view.groupId as number));
+  if (differs(view.groupOrder, baseline.groupOrder)) props.set('groupOrder', fromValue(view.groupOrder));
+  if (differs(view.runtimeId, effective('runtimeId'))) props.set('runtimeId', fromValue(view.runtimeId));
+
+  const channels = Array.isArray(view.alertChannelSubscriptions) ? view.alertChannelSubscriptions : [];
+  if (channels.length > 0 || inherited.alertChannels) props.set('alertChannels', subscriptions(view, context));
+
+  if (view.useGlobalAlertSettings === false) {
+    if (differs(view.alertSettings, inherited.alertSettings)) props.set('alertEscalationPolicy', alertEscalationCode(view.alertSettings));
+  } else {
+    if (inherited.alertSettings !== undefined) props.set('alertEscalationPolicy', literal('global'));
+    if (differs(view.alertSettings, baseline.alertSettings)) {
+      context.warn('keeps alert settings while using the global ones; the code cannot express that and would reset them');
+    }
+  }
+
+  if (differs(view.retryStrategy, effective('retryStrategy'))) props.set('retryStrategy', retryStrategyCode(view.retryStrategy));
+
+  const trigger = view.triggerIncident as { serviceId: string; severity: string; name: string; description: string; notifySubscribers: boolean } | null;
+  if (trigger) {
+    const incident = new ObjectBuilder()
+      .set('service', context.ref('status-page-service', trigger.serviceId))
+      .set('severity', literal(trigger.severity))
+      .set('name', literal(trigger.name));
+    if (trigger.description !== '') incident.set('description', literal(trigger.description));
+    if (trigger.notifySubscribers) incident.set('notifySubscribers', literal(true));
+    props.set('triggerIncident', incident.build());
+  }
+  if (differs(view.runParallel, effective('runParallel'))) props.set('runParallel', fromValue(view.runParallel));
+  return extraKeys;
+}
+
+const SIMPLE_CHECK_KEYS = ['degradedResponseTime', 'maxResponseTime', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const;
+
+export function mapApiCheck(remote: RemoteObject, inherited: CheckInheritance, context: MapContext): MappedResource {
+  const adapter = adapterFor('api-check');
+  const view = remoteView(adapter, remote);
+  const request = view.request as Record<string, unknown> & { url: string };
+  const baseline = baselineOf(adapter, { name: 'x', request: { url: request.url } });
+  const props = new ObjectBuilder().set('name', literal(String(view.name)));
+  const extraKeys = commonCheckProps(props, view, baseline, inherited, context);
+
+  const defaults = baseline.request as Record<string, unknown>;
+  const requestCode = new ObjectBuilder().set('url', literal(request.url));
+  for (const key of ['method', 'followRedirects', 'skipSSL', 'ipFamily', 'body', 'bodyType'] as const) {
+    if (differs(request[key], defaults[key])) requestCode.set(key, fromValue(request[key]));
+  }
+  for (const key of ['headers', 'queryParameters'] as const) {
+    if (differs(request[key], defaults[key])) requestCode.set(key, keyValues(request[key]));
+  }
+  if (differs(request.assertions, defaults.assertions)) requestCode.set('assertions', assertions(request.assertions));
+  const auth = request.basicAuth as { username: string; password: string } | undefined;
+  if (auth && (auth.username !== '' || auth.password !== '')) requestCode.set('basicAuth', basicAuth(auth, 'request.basicAuth.password', context));
+  props.set('request', requestCode.build());
+
+  for (const key of SIMPLE_CHECK_KEYS) if (differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
+  return { construct: 'ApiCheck', props: props.build(), extraKeys };
+}
+
+export function mapMultiStepCheck(remote: RemoteObject, inherited: CheckInheritance, context: MapContext): MappedResource {
+  const adapter = adapterFor('multistep-check');
+  const view = remoteView(adapter, remote);
+  const baseline = baselineOf(adapter, { name: 'x', script: 'x' });
+  const props = new ObjectBuilder().set('name', literal(String(view.name)));
+  const extraKeys = commonCheckProps(props, view, baseline, inherited, context);
+  props.set('code', new ObjectBuilder().set('content', literal(String(view.script))).build());
+  if (differs(view.scriptPath, null)) {
+    context.warn(`was uploaded from ${String(view.scriptPath)}; the code inlines the script, so the next plan clears scriptPath`);
+  }
+  if (differs(view.environmentVariables, baseline.environmentVariables)) props.set('environmentVariables', variables(view.environmentVariables, context));
+  if (differs(view.dependencies, baseline.dependencies)) props.set('dependencies', fromValue(view.dependencies));
+  for (const key of SIMPLE_CHECK_KEYS) {
+    if (key in baseline && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
+  }
+  return { construct: 'MultiStepCheck', props: props.build(), extraKeys };
+}
+
+/** A group, plus the prop names its code sets (its checks inherit some of them). */
+export function mapCheckGroup(remote: RemoteObject, context: MapContext): MappedResource & { view: Payload; written: ReadonlySet<string> } {
+  const adapter = adapterFor('check-group');
+  const view = remoteView(adapter, remote);
+  const baseline = baselineOf(adapter, { name: 'x' });
+  const props = new ObjectBuilder().set('name', literal(String(view.name)));
+  const written = new Set<string>();
+  const set = (key: string, code: Code) => {
+    props.set(key, code);
+    written.add(key);
+  };
+  for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'concurrency', 'runtimeId', 'runParallel', 'doubleCheck', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
+    if (differs(view[key], baseline[key])) set(key, fromValue(view[key]));
+  }
+  const extraKeys: string[] = [];
+  if (view.browserCheckDefaults !== undefined) {
+    set('browserCheckDefaults', fromValue(view.browserCheckDefaults));
+    extraKeys.push('browserCheckDefaults');
+  }
+  const checkDefaults = view.apiCheckDefaults as Record<string, unknown> & { basicAuth: { username: string; password: string } };
+  const defaultDefaults = baseline.apiCheckDefaults as Record<string, unknown>;
+  if (differs(checkDefaults, defaultDefaults)) {
+    const code = new ObjectBuilder();
+    if (checkDefaults.url !== '') code.set('url', literal(String(checkDefaults.url)));
+    for (const key of ['headers', 'queryParameters'] as const) if (differs(checkDefaults[key], [])) code.set(key, keyValues(checkDefaults[key]));
+    if (differs(checkDefaults.assertions, [])) code.set('assertions', assertions(checkDefaults.assertions));
+    const auth = checkDefaults.basicAuth;
+    if (auth.username !== '' || auth.password !== '') code.set('basicAuth', basicAuth(auth, 'apiCheckDefaults.basicAuth.password', context));
+    set('apiCheckDefaults', code.build());
+  }
+  if (differs(view.environmentVariables, baseline.environmentVariables)) set('environmentVariables', variables(view.environmentVariables, context));
+  const channels = Array.isArray(view.alertChannelSubscriptions) ? view.alertChannelSubscriptions : [];
+  if (channels.length > 0) set('alertChannels', subscriptions(view, context));
+  if (view.useGlobalAlertSettings === false) set('alertEscalationPolicy', alertEscalationCode(view.alertSettings));
+  else if (differs(view.alertSettings, baseline.alertSettings)) {
+    context.warn('keeps alert settings while using the global ones; the code cannot express that and would reset them');
+  }
+  if (differs(view.retryStrategy, baseline.retryStrategy)) set('retryStrategy', retryStrategyCode(view.retryStrategy));
+  return { construct: 'CheckGroup', props: props.build(), extraKeys, view, written };
+}

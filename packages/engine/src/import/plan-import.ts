@@ -1,0 +1,252 @@
+/**
+ * `vigil import`, minus the I/O: given the unmanaged remote resources chosen for import, decide
+ * their logical ids, variables, files and props, the environment variables their secrets come
+ * from, and the state entry each gets once its file is written. Pure, so every decision is tested
+ * without a service or a file system.
+ */
+import type { CheckDefaults, ResourceKind } from '@vigil/constructs';
+import type { z } from 'zod';
+import { adapterFor } from '../kinds/index.js';
+import { normalizeRemote } from '../kinds/normalize.js';
+import type { Payload } from '../kinds/types.js';
+import { replaceAtPath } from '../plan/paths.js';
+import { assertNever } from '../plan/types.js';
+import { hashSecret, type Address, type RemoteId, type StateDocument } from '../state/index.js';
+import { mapApiCheck, mapCheckGroup, mapMultiStepCheck, inheritanceFromConfig, inheritanceFromGroup, type CheckInheritance } from './checks.js';
+import { call, literal, tsString, usesOf, type Code, type ObjectCode } from './code.js';
+import type { MapContext, MappedResource } from './context.js';
+import { UniqueNames, slugify, variableName } from './names.js';
+import { mapAlertChannel, mapMaintenanceWindow, mapStatusPageService } from './others.js';
+import type { Candidate } from './select.js';
+
+export interface ImportInput {
+  readonly candidates: readonly Candidate[];
+  readonly state: StateDocument;
+  /** Addresses declared by the project's code: imported logical ids stay distinct from them. */
+  readonly projectAddresses: Iterable<Address>;
+  /** `checks` of the project config: imported checks write what they would otherwise inherit. */
+  readonly checkDefaults?: CheckDefaults | undefined;
+  /** The environment at import: hidden secrets are recorded as the hash of the variable, when set. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Names of files already in the output directory; generated files never replace them. */
+  readonly existingFiles: Iterable<string>;
+}
+
+/** One resource to adopt: where its code goes, what it says, and its state entry. */
+export interface ImportedResource {
+  readonly address: Address;
+  readonly kind: ResourceKind;
+  readonly logicalId: string;
+  readonly remoteId: RemoteId;
+  readonly name: string;
+  readonly construct: string;
+  readonly props: ObjectCode;
+  /** Exported variable name, for the resources others refer to (groups, channels, services). */
+  readonly variable?: string;
+  readonly file: string;
+  readonly dependsOn: readonly Address[];
+  /** The state entry's `applied`: what the next plan computes as desired, secrets hashed. */
+  readonly applied: Payload;
+  /** What the code cannot reproduce exactly (the next plan will show it). */
+  readonly warnings: readonly string[];
+}
+
+/** A secret the generated code reads from the environment. */
+export interface RequiredVariable {
+  readonly name: string;
+  readonly address: Address;
+  readonly path: string;
+  /** `false` when the service does not return the value: only its owner knows it. */
+  readonly returnedByService: boolean;
+}
+
+export interface ImportPlan {
+  readonly resources: readonly ImportedResource[];
+  /** Generated files in write order, each with the resources it declares (in order). */
+  readonly files: ReadonlyArray<{ readonly name: string; readonly addresses: readonly Address[] }>;
+  readonly variables: readonly RequiredVariable[];
+}
+
+const CHECK_KINDS: ReadonlySet<ResourceKind> = new Set(['api-check', 'multistep-check']);
+const FILE_STEMS: Partial<Record<ResourceKind, string>> = {
+  'alert-channel': 'alert-channels',
+  'status-page-service': 'status-page-services',
+  'maintenance-window': 'maintenance-windows',
+};
+const VARIABLE_SUFFIX: Partial<Record<ResourceKind, string>> = { 'check-group': 'Group', 'status-page-service': 'Service', 'alert-channel': '' };
+const FROM_ID_CLASS: Partial<Record<ResourceKind, string>> = { 'check-group': 'CheckGroup', 'alert-channel': 'AlertChannel', 'status-page-service': 'StatusPageService' };
+const MONITOR_SUFFIX = '.monitor.ts';
+
+/** Check kinds share logical ids: a plan treats the same id under the other kind as a replace. */
+function namespaceOf(kind: ResourceKind): string {
+  return CHECK_KINDS.has(kind) ? 'check' : kind;
+}
+
+function takenLogicalIds(input: ImportInput): Map<string, Set<string>> {
+  const taken = new Map<string, Set<string>>();
+  const add = (address: Address) => {
+    const dot = address.indexOf('.');
+    if (dot < 0) return;
+    const namespace = namespaceOf(address.slice(0, dot) as ResourceKind);
+    if (!taken.has(namespace)) taken.set(namespace, new Set());
+    taken.get(namespace)!.add(address.slice(dot + 1));
+  };
+  for (const address of input.projectAddresses) add(address);
+  for (const address of Object.keys(input.state.resources)) add(address);
+  return taken;
+}
+
+/** Which payload keys the planner will compare: required, defaulted or clearable ones, and `extra`. */
+function managedKeys(schema: z.ZodObject, extra: readonly string[]): string[] {
+  return Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([key, field]) => {
+      if (extra.includes(key)) return true;
+      const absent = field.safeParse(undefined);
+      const optionalWithoutDefault = absent.success && absent.data === undefined;
+      return !optionalWithoutDefault || field.safeParse(null).success || field.safeParse([]).success;
+    })
+    .map(([key]) => key);
+}
+
+function upperSnake(text: string): string {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toUpperCase();
+}
+
+export function planImport(input: ImportInput): ImportPlan {
+  const taken = takenLogicalIds(input);
+  const idsFor = new Map<string, UniqueNames>();
+  const logicalIdFor = (kind: ResourceKind, name: string) => {
+    const namespace = namespaceOf(kind);
+    if (!idsFor.has(namespace)) idsFor.set(namespace, new UniqueNames(taken.get(namespace) ?? []));
+    return idsFor.get(namespace)!.claim(slugify(name, kind === 'check-group' ? 'group' : CHECK_KINDS.has(kind) ? 'check' : kind));
+  };
+
+  // Logical ids and addresses first: references between imported resources need them all.
+  const key = (kind: ResourceKind, id: RemoteId) => `${kind}\u0000${String(id)}`;
+  const byRemote = new Map<string, { candidate: Candidate; address: Address; logicalId: string }>();
+  const ordered = input.candidates.map((candidate) => {
+    const logicalId = logicalIdFor(candidate.kind, candidate.name);
+    const entry = { candidate, address: `${candidate.kind}.${logicalId}`, logicalId };
+    byRemote.set(key(candidate.kind, candidate.remoteId), entry);
+    return entry;
+  });
+
+  const variables = new UniqueNames([], '');
+  const variableOf = new Map<Address, string>();
+  for (const { candidate, address, logicalId } of ordered) {
+    const suffix = VARIABLE_SUFFIX[candidate.kind];
+    if (suffix !== undefined) variableOf.set(address, variables.claim(variableName(logicalId, suffix)));
+  }
+
+  const stems = new UniqueNames([...input.existingFiles].filter((file) => file.endsWith(MONITOR_SUFFIX)).map((file) => file.slice(0, -MONITOR_SUFFIX.length)));
+  const fileOf = new Map<string, string>();
+  const claimFile = (slot: string, stem: string) => {
+    if (!fileOf.has(slot)) fileOf.set(slot, `${stems.claim(stem)}${MONITOR_SUFFIX}`);
+    return fileOf.get(slot)!;
+  };
+
+  const envNames = new UniqueNames([], '_');
+  const required: RequiredVariable[] = [];
+  const configInheritance = inheritanceFromConfig(input.checkDefaults);
+  const groupInheritance = new Map<string, CheckInheritance>();
+  const resources: ImportedResource[] = [];
+
+  for (const { candidate, address, logicalId } of ordered) {
+    const warnings: string[] = [];
+    const hidden = new Map<string, unknown>();
+    const context: MapContext = {
+      logicalId,
+      ref(kind, remoteId) {
+        const imported = byRemote.get(key(kind, remoteId));
+        if (imported) return { type: 'ref', address: imported.address };
+        const className = FROM_ID_CLASS[kind] ?? 'this is a bug';
+        return call(`${className}.fromId(${typeof remoteId === 'number' ? String(remoteId) : tsString(String(remoteId))})`, className);
+      },
+      secret({ path, hint, remoteValue }) {
+        if (remoteValue === '') {
+          hidden.set(path, hashSecret(''));
+          return literal('');
+        }
+        const name = envNames.claim(`${upperSnake(logicalId)}_${upperSnake(hint)}`);
+        const returnedByService = typeof remoteValue === 'string';
+        const fromEnv = input.env[name];
+        hidden.set(path, returnedByService ? hashSecret(remoteValue) : fromEnv !== undefined ? hashSecret(fromEnv) : null);
+        required.push({ name, address, path, returnedByService });
+        return { type: 'env', name };
+      },
+      warn: (message) => warnings.push(message),
+    };
+
+    let mapped: MappedResource;
+    let file: string;
+    const { remote } = candidate;
+    switch (candidate.kind) {
+      case 'alert-channel':
+      case 'status-page-service':
+      case 'maintenance-window': {
+        file = claimFile(candidate.kind, FILE_STEMS[candidate.kind]!);
+        mapped =
+          candidate.kind === 'alert-channel' ? mapAlertChannel(remote, context) : candidate.kind === 'maintenance-window' ? mapMaintenanceWindow(remote) : mapStatusPageService(remote);
+        break;
+      }
+      case 'check-group': {
+        const group = mapCheckGroup(remote, context);
+        groupInheritance.set(address, inheritanceFromGroup(configInheritance, group.view, group.written));
+        claimFile('checks', 'checks');
+        file = claimFile(address, logicalId);
+        mapped = group;
+        break;
+      }
+      case 'api-check':
+      case 'multistep-check': {
+        const group = remote.groupId === null || remote.groupId === undefined ? undefined : byRemote.get(key('check-group', remote.groupId as RemoteId));
+        const inherited = (group && groupInheritance.get(group.address)) ?? configInheritance;
+        file = group ? fileOf.get(group.address)! : claimFile('checks', 'checks');
+        mapped = candidate.kind === 'api-check' ? mapApiCheck(remote, inherited, context) : mapMultiStepCheck(remote, inherited, context);
+        break;
+      }
+      default:
+        assertNever(candidate.kind, 'kind');
+    }
+
+    const names = new Set<string>();
+    const refs = new Set<Address>();
+    usesOf(mapped.props, names, refs);
+    const adapter = adapterFor(candidate.kind);
+    let secretsApplied: unknown = structuredClone(remote);
+    for (const [path, value] of hidden) secretsApplied = replaceAtPath(secretsApplied, path, () => value);
+    const applied = normalizeRemote({
+      adapter,
+      remote,
+      managedKeys: managedKeys(adapter.schemaFor(remote), mapped.extraKeys),
+      secretPaths: [...hidden.keys()],
+      applied: secretsApplied as Payload,
+    });
+    resources.push({
+      address,
+      kind: candidate.kind,
+      logicalId,
+      remoteId: candidate.remoteId,
+      name: candidate.name,
+      construct: mapped.construct,
+      props: mapped.props,
+      ...(variableOf.has(address) ? { variable: variableOf.get(address)! } : {}),
+      file,
+      dependsOn: [...refs].sort(),
+      applied: JSON.parse(JSON.stringify(applied)) as Payload,
+      warnings,
+    });
+  }
+
+  const files = [...new Set(resources.map((resource) => resource.file))].map((name) => ({
+    name,
+    addresses: resources.filter((resource) => resource.file === name).map((resource) => resource.address),
+  }));
+  return { resources, files, variables: required };
+}
+
+export type { Code, ObjectCode };
