@@ -83,7 +83,7 @@ function assertClean(result: AutocannonResult, what: string): void {
 
 /**
  * CPU seconds the server process has used (Linux `/proc`, 10 ms ticks), or undefined elsewhere.
- * CPU per request does not depend on what else the machine runs, unlike requests/s on a shared box.
+ * CPU per request depends far less than requests/s on what else a shared machine runs.
  */
 function cpuSeconds(pid: number | undefined): number | undefined {
   try {
@@ -184,7 +184,7 @@ export const suite: BenchSuite = {
           unit: 'µs',
           better: 'lower',
           runs: createCpu,
-          note: 'independent of machine load; 1,000,000 / this = creates/s one core can serve',
+          note: 'all server threads; less sensitive to other load than req/s, though contention still inflates it',
         });
       }
       if (listCpu.length > 0) {
@@ -195,7 +195,7 @@ export const suite: BenchSuite = {
           unit: 'µs',
           better: 'lower',
           runs: listCpu,
-          note: 'independent of machine load',
+          note: 'all server threads; less sensitive to other load than req/s',
         });
       }
       return [
