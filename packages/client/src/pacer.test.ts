@@ -144,6 +144,24 @@ describe('Pacer', () => {
       expect(sent.filter(([path]) => path !== '/v1/checks').map(([, time]) => time)).toEqual([0, Math.ceil(interval), Math.ceil(2 * interval)]);
     });
 
+    it('spaces calls that queued behind a slow one instead of releasing them in a clump', async () => {
+      const pacer = new Pacer({ pacing: { requests: 10, windowSeconds: 1 }, concurrency: 1 });
+      const sent: number[] = [];
+      // The first call holds the only slot for 1 s (a slow service); the rest return at once.
+      const all = Promise.all(
+        [1000, 0, 0, 0].map((busyMs) =>
+          pacer.run('/v1/checks', async () => {
+            sent.push(Date.now());
+            await new Promise((resolve) => setTimeout(resolve, busyMs));
+          }),
+        ),
+      );
+      await vi.runAllTimersAsync();
+      await all;
+      // 10/s with a burst of 1 and 1 in reserve: one call every 125 ms once the slot frees.
+      expect(sent).toEqual([0, 1000, 1125, 1250]);
+    });
+
     it('leaves analytics unpaced when pacing is off', async () => {
       const pacer = new Pacer({ pacing: false, concurrency: 10 });
       const sent: number[] = [];

@@ -93,11 +93,13 @@ export const DEFAULT_ANALYTICS_PACING: PacingOptions = { requests: 30, windowSec
 const ANALYTICS_PREFIX = '/v1/analytics/';
 
 /**
- * Every attempt of every call goes through here: a token, then a concurrency slot. The service
- * counts analytics calls in their own budget and not in the general one, so they take a token from
- * their own bucket only. Tokens are taken before the slot: a call waiting for its budget must not
- * hold a slot that another kind of call could use. A retry waits for its backoff outside the pacer,
- * so a sleeping call holds neither.
+ * Every attempt of every call goes through here: a concurrency slot, then a token, then the send.
+ * The token comes last so a call leaves the moment its token allows: a call that took its token and
+ * then queued for a slot would leave late, in a clump with others, and a clump after a slow spell of
+ * the service can break the budget. The service counts analytics calls in their own budget and not in
+ * the general one, so they take a token from their own bucket only (and may hold a slot while they
+ * wait for it; vigil's plan and apply never call analytics). A retry waits for its backoff outside
+ * the pacer, so a sleeping call holds neither.
  */
 export class Pacer {
   private readonly bucket: TokenBucket | undefined;
@@ -111,8 +113,11 @@ export class Pacer {
     this.limiter = new ConcurrencyLimiter(options.concurrency);
   }
 
-  async run<T>(path: string, send: () => Promise<T>): Promise<T> {
-    await (path.startsWith(ANALYTICS_PREFIX) ? this.analyticsBucket : this.bucket)?.take();
-    return this.limiter.run(send);
+  run<T>(path: string, send: () => Promise<T>): Promise<T> {
+    const bucket = path.startsWith(ANALYTICS_PREFIX) ? this.analyticsBucket : this.bucket;
+    return this.limiter.run(async () => {
+      await bucket?.take();
+      return send();
+    });
   }
 }
