@@ -92,3 +92,15 @@ describe('fault injection', () => {
     await expect(startServer({ faults: 'error=2' })).rejects.toThrow('invalid fault "error=2": expected a fraction between 0 and 1');
   });
 });
+
+describe('shutdown', () => {
+  it('finishes a request in flight before close() resolves, then refuses new connections', async () => {
+    const slow = await startTestServer({ faults: 'latency=300ms' });
+    const inFlight = slow.post('/v1/checks/api', apiCheckBody({ name: 'in flight' }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await slow.close();
+    const reply = await inFlight;
+    expect(reply.status).toBe(201);
+    await expect(fetch(`${slow.server.url}/v1/checks`)).rejects.toThrow();
+  });
+});
