@@ -8,8 +8,8 @@ import { CliError } from '../errors.js';
 interface ServerFlags {
   port: string;
   data: string;
-  apiKey: string[];
-  accountId: string[];
+  apiKey?: string[];
+  accountId?: string[];
   accounts?: string;
   rateLimit?: string;
   faults?: string;
@@ -36,8 +36,8 @@ Example:
   vigil server --port 8080 --data ./.vigil/server --api-key secret --account-id acme --rate-limit 600/60
 `;
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function usage(message: string): CliError {
@@ -64,8 +64,8 @@ export function registerServer(program: Command): void {
     .description('Run the local monitoring service (the reference implementation of the API) until interrupted.')
     .option('--port <n>', 'port to listen on, on 127.0.0.1 (0 picks a free port)', '0')
     .option('--data <dir>', 'directory for the database (vigil.db), or :memory:', ':memory:')
-    .option('--api-key <key>', 'API key accepted by the service (repeatable; pairs with --account-id)', collect, [])
-    .option('--account-id <id>', 'account of the preceding --api-key (repeatable)', collect, [])
+    .option('--api-key <key>', 'API key accepted by the service (repeatable; pairs with --account-id)', collect)
+    .option('--account-id <id>', 'account of the preceding --api-key (repeatable)', collect)
     .option('--accounts <file>', 'JSON file with [{apiKey, accountId, name?}] instead of --api-key/--account-id')
     .option('--rate-limit <n/s>', 'per API key: at most N requests per S seconds (analytics: 30 per window); off unless given')
     .option('--faults <spec>', 'inject faults, e.g. latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42 (see below)')
@@ -75,14 +75,16 @@ export function registerServer(program: Command): void {
     .action(async (flags: ServerFlags) => {
       const server = await import('@vigil/server');
       const port = parsePort(flags.port);
+      const apiKeys = flags.apiKey ?? [];
+      const accountIds = flags.accountId ?? [];
 
-      if (flags.apiKey.length !== flags.accountId.length) {
-        throw usage(`--api-key and --account-id come in pairs: got ${flags.apiKey.length} key(s) and ${flags.accountId.length} account id(s)`);
+      if (apiKeys.length !== accountIds.length) {
+        throw usage(`--api-key and --account-id come in pairs: got ${apiKeys.length} key(s) and ${accountIds.length} account id(s)`);
       }
-      if (flags.accounts !== undefined && flags.apiKey.length > 0) throw usage('use either --accounts or --api-key/--account-id, not both');
-      let accounts: Array<{ apiKey: string; accountId: string; name?: string }> = flags.apiKey.map((apiKey, index) => ({
+      if (flags.accounts !== undefined && apiKeys.length > 0) throw usage('use either --accounts or --api-key/--account-id, not both');
+      let accounts: Array<{ apiKey: string; accountId: string; name?: string }> = apiKeys.map((apiKey, index) => ({
         apiKey,
-        accountId: flags.accountId[index]!,
+        accountId: accountIds[index]!,
       }));
       if (accounts.some((entry) => entry.apiKey === '' || entry.accountId === '')) throw usage('--api-key and --account-id must not be empty');
       if (flags.accounts !== undefined) {
