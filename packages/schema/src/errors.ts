@@ -202,13 +202,13 @@ function flatten(issue: Issue, base: readonly PathSegment[]): Array<{ issue: Iss
 export function formatIssues(error: z.ZodError, ...input: [] | [unknown]): { message: string; keys: string[] } {
   const ctx: FormatContext = { hasInput: input.length > 0, input: input[0] };
   const flat = error.issues.flatMap((issue) => flatten(issue as Issue, []));
-  const messages: string[] = [];
-  const keys: string[] = [];
+  // Sets, not array look-ups: a body with a 20,000-item array of wrong types yields 20,000 issues,
+  // and quadratic de-duplication held the server's event loop for 15 s (test/hardening/fuzz).
+  const messages = new Set<string>();
+  const keys = new Set<string>();
   for (const { issue, path } of flat) {
-    const text = message(issue, path, ctx);
-    if (!messages.includes(text)) messages.push(text);
-    const key = issueKey(path);
-    if (!keys.includes(key)) keys.push(key);
+    messages.add(message(issue, path, ctx));
+    keys.add(issueKey(path));
   }
-  return { message: messages.join('. '), keys };
+  return { message: [...messages].join('. '), keys: [...keys] };
 }
