@@ -114,7 +114,7 @@ function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload
   const effective = (key: keyof CheckInheritance & string) => (inherited[key] !== undefined ? inherited[key] : baseline[key]);
   for (const key of ['activated', 'muted', 'doubleCheck', 'shouldFail', 'locations', 'privateLocations', 'tags'] as const) {
     const expected = key === 'doubleCheck' || key === 'shouldFail' ? baseline[key] : effective(key);
-    if (differs(view[key], expected)) props.set(key, fromValue(view[key]));
+    if (view[key] !== undefined && differs(view[key], expected)) props.set(key, fromValue(view[key]));
   }
 
   const inheritedFrequency = inherited.frequency ?? baseline.frequency;
@@ -127,8 +127,8 @@ function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload
   }
 
   if (view.groupId !== null && view.groupId !== undefined) props.set('group', context.ref('check-group', view.groupId as number));
-  if (differs(view.groupOrder, baseline.groupOrder)) props.set('groupOrder', fromValue(view.groupOrder));
-  if (differs(view.runtimeId, effective('runtimeId'))) props.set('runtimeId', fromValue(view.runtimeId));
+  if (view.groupOrder !== undefined && differs(view.groupOrder, baseline.groupOrder)) props.set('groupOrder', fromValue(view.groupOrder));
+  if (view.runtimeId !== undefined && differs(view.runtimeId, effective('runtimeId'))) props.set('runtimeId', fromValue(view.runtimeId));
 
   const channels = Array.isArray(view.alertChannelSubscriptions) ? view.alertChannelSubscriptions : [];
   if (channels.length > 0 || inherited.alertChannels) props.set('alertChannels', subscriptions(view, context));
@@ -142,7 +142,7 @@ function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload
     }
   }
 
-  if (differs(view.retryStrategy, effective('retryStrategy'))) props.set('retryStrategy', retryStrategyCode(view.retryStrategy));
+  if (view.retryStrategy !== undefined && differs(view.retryStrategy, effective('retryStrategy'))) props.set('retryStrategy', retryStrategyCode(view.retryStrategy));
 
   const trigger = view.triggerIncident as { serviceId: string; severity: string; name: string; description: string; notifySubscribers: boolean } | null;
   if (trigger) {
@@ -154,7 +154,7 @@ function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload
     if (trigger.notifySubscribers) incident.set('notifySubscribers', literal(true));
     props.set('triggerIncident', incident.build());
   }
-  if (differs(view.runParallel, effective('runParallel'))) props.set('runParallel', fromValue(view.runParallel));
+  if (view.runParallel !== undefined && differs(view.runParallel, effective('runParallel'))) props.set('runParallel', fromValue(view.runParallel));
   return extraKeys;
 }
 
@@ -181,7 +181,7 @@ export function mapApiCheck(remote: RemoteObject, inherited: CheckInheritance, c
   if (auth && (auth.username !== '' || auth.password !== '')) requestCode.set('basicAuth', basicAuth(auth, 'request.basicAuth.password', context));
   props.set('request', requestCode.build());
 
-  for (const key of SIMPLE_CHECK_KEYS) if (differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
+  for (const key of SIMPLE_CHECK_KEYS) if (view[key] !== undefined && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
   return { construct: 'ApiCheck', props: props.build(), extraKeys };
 }
 
@@ -198,7 +198,7 @@ export function mapMultiStepCheck(remote: RemoteObject, inherited: CheckInherita
   if (differs(view.environmentVariables, baseline.environmentVariables)) props.set('environmentVariables', variables(view.environmentVariables, context));
   if (differs(view.dependencies, baseline.dependencies)) props.set('dependencies', fromValue(view.dependencies));
   for (const key of SIMPLE_CHECK_KEYS) {
-    if (key in baseline && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
+    if (key in baseline && view[key] !== undefined && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
   }
   return { construct: 'MultiStepCheck', props: props.build(), extraKeys };
 }
@@ -215,7 +215,7 @@ export function mapCheckGroup(remote: RemoteObject, context: MapContext): Mapped
     written.add(key);
   };
   for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'concurrency', 'runtimeId', 'runParallel', 'doubleCheck', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
-    if (differs(view[key], baseline[key])) set(key, fromValue(view[key]));
+    if (view[key] !== undefined && differs(view[key], baseline[key])) set(key, fromValue(view[key]));
   }
   const extraKeys: string[] = [];
   if (view.browserCheckDefaults !== undefined) {
