@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import type { ResourceKind } from '@vigil/constructs';
+import type { RemoteObject } from '../kinds/types.js';
 import type { RemoteSnapshot } from '../refresh/refresh.js';
 import { emptyState } from '../state/index.js';
 import { parseImportFilter, selectCandidates } from './select.js';
 
-const remote: RemoteSnapshot = new Map([
-  ['api-check', new Map([
+const remote: RemoteSnapshot = new Map<ResourceKind, Map<string, RemoteObject>>([
+  ['api-check', new Map<string, RemoteObject>([
     ['c1', { id: 'c1', name: 'Home', tags: ['web'] }],
     ['c2', { id: 'c2', name: 'Pay', tags: ['pay'] }],
   ])],
-  ['alert-channel', new Map([['7', { id: 7, type: 'EMAIL', config: { address: 'oncall@example.com' } }]])],
-  ['status-page-service', new Map([['s1', { id: 's1', name: 'Payments' }]])],
+  ['alert-channel', new Map<string, RemoteObject>([['7', { id: 7, type: 'EMAIL', config: { address: 'oncall@example.com' } }]])],
+  ['status-page-service', new Map<string, RemoteObject>([['s1', { id: 's1', name: 'Payments' }]])],
 ]);
 
 const state = {
