@@ -1,0 +1,92 @@
+/**
+ * One valid request per endpoint of ENDPOINTS, as the seeds the hardening suites mutate. Each body
+ * is checked against the endpoint's own zod schema (samples.test.ts), so a schema change that makes
+ * a sample invalid fails loudly instead of quietly weakening the fuzzing.
+ */
+import { ENDPOINTS, type EndpointId } from '@vigil/schema';
+
+/** Ids of resources that exist for the requesting tenant, filled in by the suite's setup. */
+export interface ResourceIds {
+  readonly check: string;
+  readonly apiCheck: string;
+  readonly multiStepCheck: string;
+  readonly tcpCheck: string;
+  readonly group: number;
+  readonly alertChannel: number;
+  readonly incident: string;
+  readonly service: string;
+  readonly maintenanceWindow: number;
+  readonly statusPage: string;
+  readonly errorGroup: string;
+  readonly accountId: string;
+}
+
+const apiRequest = { method: 'GET', url: 'https://example.com/health', headers: [{ key: 'x-a', value: 'b' }], assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] };
+
+/** Valid bodies, keyed by endpoint id (only endpoints that take a body). */
+export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>> = {
+  'checks.createApi': { name: 'Fuzz API', frequency: 5, tags: ['fuzz'], locations: ['eu-west-1'], request: apiRequest },
+  'checks.createMultiStep': {
+    name: 'Fuzz flow', frequency: 10, script: 'export default async () => {}',
+    environmentVariables: [{ key: 'TOKEN', value: 'abc', secret: true }],
+  },
+  'checks.create': {
+    name: 'Fuzz heartbeat', checkType: 'HEARTBEAT', script: '',
+    heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+  },
+  'checks.updateApi': { name: 'Fuzz API 2', request: apiRequest },
+  'checks.updateMultiStep': { name: 'Fuzz flow 2', script: 'export default async () => {}' },
+  'checks.update': { name: 'Fuzz any 2', tags: ['x'] },
+  'checkGroups.create': { name: 'Fuzz group', concurrency: 3, tags: ['g'], locations: ['eu-west-1'] },
+  'checkGroups.update': { name: 'Fuzz group 2', concurrency: 2 },
+  'alertChannels.create': { type: 'EMAIL', config: { address: 'a@example.com' }, sendFailure: true },
+  'alertChannels.update': { type: 'EMAIL', config: { address: 'b@example.com' } },
+  'incidents.create': {
+    name: 'Fuzz incident', severity: 'MINOR', services: [],
+    incidentUpdates: [{ description: 'Looking', status: 'INVESTIGATING' }],
+  },
+  'incidents.update': { name: 'Fuzz incident 2', severity: 'MAJOR' },
+  'incidentUpdates.create': { description: 'Found it', status: 'IDENTIFIED', notifySubscribers: false },
+  'statusPageServices.create': { name: 'Fuzz service' },
+  'statusPageServices.update': { name: 'Fuzz service 2' },
+  'maintenanceWindows.create': {
+    name: 'Fuzz window', startsAt: '2026-01-01T00:00:00.000Z', endsAt: '2026-01-01T01:00:00.000Z',
+    repeatUnit: 'DAY', repeatInterval: 1, tags: ['fuzz'],
+  },
+  'maintenanceWindows.update': { name: 'Fuzz window 2' },
+  'errorGroups.patch': { archivedUntilNextEvent: true },
+};
+
+/** The existing-resource id each `{param}` of an endpoint's path takes. */
+export function validParams(id: EndpointId, ids: ResourceIds): Record<string, string | number> {
+  const endpoint = ENDPOINTS[id];
+  const params: Record<string, string | number> = {};
+  for (const name of endpoint.path.match(/\{(\w+)\}/g)?.map((m) => m.slice(1, -1)) ?? []) {
+    params[name] = idFor(id, name, ids);
+  }
+  return params;
+}
+
+function idFor(id: EndpointId, param: string, ids: ResourceIds): string | number {
+  if (param === 'incidentId') return ids.incident;
+  if (param === 'statusPageId') return ids.statusPage;
+  if (param === 'accountId') return ids.accountId;
+  if (param === 'groupId') return ids.group;
+  if (param === 'checkId') return id === 'heartbeats.listEvents' ? ids.check : ids.apiCheck;
+  // `{id}`: what kind of resource depends on the collection.
+  if (id.startsWith('checkGroups.')) return ids.group;
+  if (id.startsWith('alertChannels.')) return ids.alertChannel;
+  if (id.startsWith('maintenanceWindows.')) return ids.maintenanceWindow;
+  if (id.startsWith('statusPageServices.')) return ids.service;
+  if (id.startsWith('errorGroups.')) return ids.errorGroup;
+  if (id === 'analytics.tcpChecks') return ids.tcpCheck;
+  if (id === 'analytics.multiStepChecks' || id === 'checks.updateMultiStep') return ids.multiStepCheck;
+  if (id === 'checks.updateApi' || id === 'analytics.apiChecks') return ids.apiCheck;
+  return ids.check;
+}
+
+/** A valid query for endpoints that require one (analytics need `metrics`). */
+export function sampleQuery(id: EndpointId): Record<string, string> {
+  if (id.startsWith('analytics.')) return { metrics: id === 'analytics.tcpChecks' ? 'total' : 'responseTime' };
+  return {};
+}
