@@ -46,7 +46,7 @@ export class MemoryLock implements StateLock {
   stored: StateDocument | undefined;
   async write(document: StateDocument): Promise<void> {
     this.serial += 1;
-    this.stored = structuredClone({ ...document, serial: this.serial });
+    this.stored = { ...document, serial: this.serial };
   }
   async release(): Promise<void> {}
 }

@@ -12,7 +12,7 @@ import { hideSecrets } from '../kinds/normalize.js';
 import type { Payload, ServiceCalls } from '../kinds/types.js';
 import { resolveRefs, type DesiredResource, type PlanResult } from '../plan/plan.js';
 import { assertNever, type Action, type Address, type Change, type RemoteId } from '../plan/types.js';
-import { beginOperation, completeOperation, newJournalEntry, type StateDocument } from '../state/index.js';
+import { newJournalEntry, type StateResource } from '../state/index.js';
 import type { StateWriter } from './state-writer.js';
 
 export type OperationKind = 'create' | 'update' | 'delete';
@@ -182,17 +182,17 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
   const journaled = async <T>(
     entry: ReturnType<typeof newJournalEntry>,
     call: () => Promise<T>,
-    record: (resources: StateDocument['resources'], result: T) => void,
+    outcome: (result: T) => { address: Address; resource: StateResource | undefined } | undefined,
   ): Promise<T> => {
-    await writer.update((document) => beginOperation(document, entry));
+    await writer.begin(entry);
     let result: T;
     try {
       result = await call();
     } catch (error) {
-      if (isDefinitive(error)) await writer.update((document) => completeOperation(document, entry.id));
+      if (isDefinitive(error)) await writer.complete(entry.id);
       throw error;
     }
-    await writer.update((document) => completeOperation(document, entry.id, (resources) => record(resources, result)));
+    await writer.complete(entry.id, outcome(result));
     return result;
   };
 
@@ -212,9 +212,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
         const remote = await journaled(
           entry,
           () => adapter.create(api, payload, { idempotencyKey: entry.idempotencyKey! }),
-          (resources, created) => {
-            resources[operation.address] = stateEntry(desired, adapter.remoteIdOf(created), payload);
-          },
+          (created) => ({ address: operation.address, resource: stateEntry(desired, adapter.remoteIdOf(created), payload) }),
         );
         counts.added += 1;
         return adapter.remoteIdOf(remote);
@@ -228,9 +226,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
         await journaled(
           entry,
           () => adapter.update(api, remoteId, payload),
-          (resources) => {
-            resources[operation.address] = stateEntry(desired, remoteId, payload);
-          },
+          () => ({ address: operation.address, resource: stateEntry(desired, remoteId, payload) }),
         );
         counts.changed += 1;
         return remoteId;
@@ -247,9 +243,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
           () => adapter.remove(api, remoteId).catch((error: unknown) => {
             if (!isNotFound(error)) throw error;
           }),
-          (resources) => {
-            if (!replacedInPlace) delete resources[operation.address];
-          },
+          () => (replacedInPlace ? undefined : { address: operation.address, resource: undefined }),
         );
         counts.destroyed += 1;
         return remoteId;
@@ -268,7 +262,7 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
   };
 }
 
-function stateEntry(desired: DesiredResource, remoteId: RemoteId, sent: Payload) {
+function stateEntry(desired: DesiredResource, remoteId: RemoteId, sent: Payload): StateResource {
   return {
     kind: desired.kind,
     remoteId,
