@@ -94,6 +94,29 @@ async function generated(directory = path.join(root, 'imported')): Promise<Recor
   return files;
 }
 
+/** One resource of each kind, created by hand, each with some non-default props. */
+const ONE_OF_EACH_KIND: ReadonlyArray<readonly [string, string, unknown]> = [
+  ['api-check', '/v1/checks/api?autoAssignAlerts=false', { name: 'Status', frequency: 1, shouldFail: true, request: { url: 'https://example.com/status', followRedirects: false } }],
+  ['multistep-check', '/v1/checks/multistep?autoAssignAlerts=false', { name: 'Flow', frequency: 30, runtimeId: '2024.09', script: 'await run();' }],
+  ['check-group', '/v2/check-groups?autoAssignAlerts=false', { name: 'Edge', muted: true, runParallel: true, locations: ['us-east-1'] }],
+  ['alert-channel', '/v1/alert-channels', { type: 'SLACK', config: { url: 'https://hooks.slack.com/services/y' }, sendDegraded: true }],
+  ['maintenance-window', '/v1/maintenance-windows', { name: 'Nightly', startsAt: '2026-02-01T01:00:00.000Z', endsAt: '2026-02-01T01:30:00.000Z', repeatUnit: 'DAY' }],
+  ['status-page-service', '/v1/status-pages/services', { name: 'Search' }],
+];
+
+describe('vigil import of each kind', () => {
+  it.each(ONE_OF_EACH_KIND)('adopts a %s and the next plan has no changes', async (kind, route, body) => {
+    await create(route, body);
+    const imported = await run(['import']);
+    expect(imported.stderr).toBe('');
+    expect(imported.stdout).toContain('Adopted 1 resource:');
+    expect(imported.stdout).toContain(`  ${kind}.`);
+    const plan = await run(['plan']);
+    expect(plan.stderr).toBe('');
+    expect(plan.stdout).toContain('No changes.');
+  }, 120_000);
+});
+
 describe('vigil import', () => {
   it('adopts a mixed account created by hand as idiomatic code, and the next plan has no changes', async () => {
     await seedMixedAccount();
