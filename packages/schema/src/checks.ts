@@ -33,6 +33,7 @@ import {
   MAX_RESPONSE_TIME_DEFAULT,
   RESPONSE_TIME_MAX,
   RESPONSE_TIME_MIN,
+  SCRIPT_MAX_LENGTH,
   frequencyOffsetProblem,
   type FrequencyOffsetCheckKind,
 } from './limits.js';
@@ -160,7 +161,7 @@ const multiStepCheckFields = {
   frequency: MultiStepFrequency.optional(),
   degradedResponseTime: ResponseTime.optional(),
   maxResponseTime: ResponseTime.optional(),
-  script: z.string().min(1),
+  script: z.string().min(1).max(SCRIPT_MAX_LENGTH),
   scriptPath: z.string().nullable().optional(),
   environmentVariables: EnvironmentVariables.optional(),
   dependencies: z.array(Dependency).nullable().optional(),
@@ -204,7 +205,7 @@ const genericCheckFields = {
   /** A plain integer here (spec §4.1), not the value set of the typed create calls. */
   frequency: z.number().int().min(0).optional(),
   heartbeat: HeartbeatConfig,
-  script: z.string().nullable(),
+  script: z.string().max(SCRIPT_MAX_LENGTH).nullable(),
   scriptPath: z.string().nullable().optional(),
   /** Spec §4.1 lists `request` among "the other fields of 2.3", i.e. the API check request. */
   request: ApiCheckRequest.optional(),

@@ -34,6 +34,12 @@ export const SSL_EXPIRY_THRESHOLD_MIN = 1;
 export const SSL_EXPIRY_THRESHOLD_MAX = 30;
 export const INCIDENT_NAME_MAX = 255;
 
+/**
+ * Longest `script` of a check, in characters: 1 MiB of (ASCII) source, the size issue #10 holds
+ * the service and `vigil validate` to. The body limit of the service sits above it.
+ */
+export const SCRIPT_MAX_LENGTH = 1024 * 1024;
+
 /** Default check-result window: `from` = now − 6 h, `to` = `from` + 6 h. */
 export const CHECK_RESULT_WINDOW_SECONDS = 6 * 60 * 60;
 /** Default heartbeat-event window: the last 24 hours. */

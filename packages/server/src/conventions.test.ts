@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_BYTES } from './http/body.js';
 import { startServer } from './start.js';
 import {
   OTHER_API_KEY,
@@ -144,14 +145,14 @@ describe('tenancy', () => {
 });
 
 describe('request bodies and routing', () => {
-  it('answers 413 to a body over 1 MiB', async () => {
-    const reply = await api.post('/v1/checks/api', apiCheckBody({ script: 'x'.repeat(1024 * 1024) }));
+  it('answers 413 to a body over MAX_BODY_BYTES (2 MiB)', async () => {
+    const reply = await api.post('/v1/checks/api', apiCheckBody({ script: 'x'.repeat(MAX_BODY_BYTES) }));
     expect(reply.status).toBe(413);
     expect(reply.body).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
   });
 
-  it('answers 413 to a chunked body over 1 MiB', async () => {
-    const big = new TextEncoder().encode(JSON.stringify(apiCheckBody({ script: 'x'.repeat(1024 * 1024) })));
+  it('answers 413 to a chunked body over MAX_BODY_BYTES (2 MiB)', async () => {
+    const big = new TextEncoder().encode(JSON.stringify(apiCheckBody({ script: 'x'.repeat(MAX_BODY_BYTES) })));
     const stream = new ReadableStream({
       start(controller) {
         for (let offset = 0; offset < big.length; offset += 64 * 1024) controller.enqueue(big.slice(offset, offset + 64 * 1024));

@@ -1,8 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { HttpError, badRequest } from './errors.js';
 
-/** Request bodies above this are refused with 413 before they are parsed (DESIGN §3.3). */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Request bodies above this are refused with 413 before they are parsed (DESIGN §3.3). Twice the
+ * longest script (`SCRIPT_MAX_LENGTH`, 1 MiB), so a check at that limit still fits with its other
+ * fields and is refused by validation, naming `script`, rather than by size.
+ */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 export interface RawBody {
   /** The bytes as text ('' when the request had no body). */
