@@ -231,6 +231,19 @@ describe('vigil import', () => {
     expect((await run(['plan'])).stdout).toContain('No changes.');
   }, 120_000);
 
+  it('records applied state that tells a later change made outside vigil as drift', async () => {
+    const check = await create('/v1/checks/api?autoAssignAlerts=false', { name: 'Home', frequency: 5, request: { url: 'https://example.com/' } });
+    expect((await run(['import'])).code).toBe(0);
+    const changed = await fetch(`${server.url}/v1/checks/api/${String(check.id)}?autoAssignAlerts=false`, {
+      method: 'PUT',
+      headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+      body: JSON.stringify({ frequency: 30 }),
+    });
+    expect(changed.status).toBe(200);
+    const plan = JSON.parse((await run(['plan', '--json'])).stdout) as { changes: Array<{ address: string; action: string; reason: string; drift: unknown[] }> };
+    expect(plan.changes).toEqual([expect.objectContaining({ address: 'api-check.home', action: 'update', reason: 'drift', drift: [{ path: 'frequency', before: 30, after: 5 }] })]);
+  }, 120_000);
+
   it('prints the files and resources on --dry-run and writes neither files nor state', async () => {
     await create('/v1/status-pages/services', { name: 'Payments' });
     const result = await run(['import', '--dry-run']);

@@ -123,7 +123,8 @@ function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload
     const written = frequencyCode(frequency, view.frequencyOffset);
     props.set('frequency', written.code);
     if (frequency === 0 && !written.writesOffset) props.set('frequencyOffset', fromValue(view.frequencyOffset));
-    extraKeys.push('frequencyOffset');
+    // Only a sub-minute frequency carries its offset into the code; otherwise the service keeps its own.
+    if (frequency === 0) extraKeys.push('frequencyOffset');
   }
 
   if (view.groupId !== null && view.groupId !== undefined) props.set('group', context.ref('check-group', view.groupId as number));

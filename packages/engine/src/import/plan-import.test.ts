@@ -83,3 +83,12 @@ describe('planImport', () => {
     expect(applied).not.toContain('"pw"');
   });
 });
+
+describe('planImport state entries', () => {
+  it('records in applied exactly the fields the code manages: no frequencyOffset unless sub-minute', () => {
+    const [five, fast] = plan([apiCheck('a', { name: 'Five', frequency: 5 }), { ...apiCheck('b', { name: 'Fast', frequency: 0 }), remote: { ...apiCheck('b', { name: 'Fast', frequency: 0 }).remote, frequencyOffset: 10 } }]).resources;
+    expect(five!.applied).not.toHaveProperty('frequencyOffset');
+    expect(fast!.applied).toHaveProperty('frequencyOffset', 10);
+    expect(propsOf(fast!.props).frequency).toBe('Frequency.EVERY_10S');
+  });
+});
