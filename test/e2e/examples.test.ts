@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, vigil } from '../support/cli.js';
 
@@ -51,6 +53,16 @@ describe.each(EXAMPLES)('examples/$name', ({ name, resources }) => {
     const replanned = await run(['plan', '--local', '--detailed-exitcode']);
     expect(replanned.stdout).toContain('No changes.');
     expect(replanned.code).toBe(0);
+  }, 90_000);
+});
+
+describe.each(EXAMPLES)('examples/$name source', ({ name }) => {
+  it('type-checks with its own tsconfig (what an editor shows the user)', async () => {
+    const tsc = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+    const result = await promisify(execFile)(process.execPath, [tsc, '-p', path.join(REPO_ROOT, 'examples', name, 'tsconfig.json')]).catch(
+      (error: { stdout: string; code: number }) => error,
+    );
+    expect(result.stdout).toBe('');
   }, 90_000);
 });
 
