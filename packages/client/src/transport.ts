@@ -187,6 +187,12 @@ export class Transport {
     const headers: Record<string, string> = { ...this.headers };
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
     let response: Awaited<ReturnType<typeof ofetch.raw<string, 'text'>>>;
+    // Our own abort timer (rather than ofetch's `timeout`, which stops at the headers) also bounds
+    // reading the body, where a connection that stalls mid-response would otherwise hang the call.
+    // Not AbortSignal.timeout: its timer cannot be cleared, so every call would leave one pending for
+    // the full timeout, thousands of them during a large apply.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out', 'TimeoutError')), this.timeoutMs);
     try {
       response = await ofetch.raw(`${this.baseUrl}${request.path}${encodeQuery(request.query)}`, {
         method: request.method,
@@ -195,9 +201,7 @@ export class Transport {
         responseType: 'text',
         retry: false,
         ignoreResponseError: true,
-        // Our own signal (rather than ofetch's `timeout`) also bounds reading the body, where a
-        // connection that stalls mid-response would otherwise hang the call.
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: controller.signal,
       });
     } catch (thrown) {
       const cause = (thrown as { cause?: unknown }).cause ?? thrown;
@@ -208,6 +212,8 @@ export class Transport {
       }
       const failure: AttemptFailure = { kind: network.kind };
       return { ok: false, failure, error: new NetworkError({ ...base, status: undefined, data, cause, code: network.code }) };
+    } finally {
+      clearTimeout(timer);
     }
     const text = response._data ?? '';
     if (response.status >= 400) {
