@@ -92,7 +92,9 @@ describe('examples/advanced', () => {
     const destroyed = await vigil(['destroy', '--auto-approve', '--local'], { cwd });
 
     expect(destroyed.code).toBe(1);
-    expect(destroyed.stderr).toContain('api-check.payments-health');
+    expect(destroyed.stderr).toContain('error  api-check.payments-health is protected, but this plan would delete it');
+    expect(destroyed.stderr).toContain('error  alert-channel.pagerduty-production is protected, but this plan would delete it');
+    expect(destroyed.stderr).toContain('nothing was destroyed');
     const listed = await vigil(['state', 'list'], { cwd });
     expect(listed.stdout).toContain('api-check.payments-health');
   }, 90_000);
