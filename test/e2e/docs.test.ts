@@ -99,8 +99,6 @@ describe('the documentation', () => {
         if (/^[a-z]+:/.test(target)) continue;
         // README's other sections (e.g. BENCHMARKS.md) belong to other parts of the project.
         if (file.endsWith(`${path.sep}README.md`) && path.dirname(file) === REPO_ROOT && !/^(docs|examples)\//.test(target)) continue;
-        // import.md is written alongside the import command; every other link must resolve now.
-        if (target.endsWith('import.md') && !existsSync(path.resolve(path.dirname(file), target))) continue;
         expect(existsSync(path.resolve(path.dirname(file), target)), `${path.relative(REPO_ROOT, file)} → ${target}`).toBe(true);
       }
     }
