@@ -16,6 +16,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '@vigil/client';
+import { MAX_BODY_BYTES } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCheckBody, rejection, startService, type Service } from './service.js';
 
@@ -79,7 +80,7 @@ describe('errors from the service', () => {
   });
 
   it('reports a body over the size limit as a PayloadTooLargeError', async () => {
-    const huge = apiCheckBody('huge', { localSetupScript: 'x'.repeat(1024 * 1024 + 1) });
+    const huge = apiCheckBody('huge', { localSetupScript: 'x'.repeat(MAX_BODY_BYTES + 1) });
     const error = await rejection(service.client().checks.createApi(huge));
     expect(error).toBeInstanceOf(PayloadTooLargeError);
     expect(error).toMatchObject({ status: 413 });
