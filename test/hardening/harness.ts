@@ -125,7 +125,7 @@ interface Sqlite {
   pragma(source: string, options?: { simple?: boolean }): unknown;
   close(): void;
 }
-type SqliteConstructor = new (file: string, options?: { readonly?: boolean }) => Sqlite;
+type SqliteConstructor = new (file: string, options?: { fileMustExist?: boolean }) => Sqlite;
 
 /**
  * `PRAGMA integrity_check` on the service's database file, opened with the server's own
@@ -133,7 +133,8 @@ type SqliteConstructor = new (file: string, options?: { readonly?: boolean }) =>
  */
 export function integrityCheck(dataDir: string): string {
   const Database = createRequire(path.join(REPO_ROOT, 'packages/server/package.json'))('better-sqlite3') as SqliteConstructor;
-  const db = new Database(path.join(dataDir, 'vigil.db'), { readonly: true });
+  // Read-write, not readonly: after a SIGKILL the WAL must be recovered before the check can read it.
+  const db = new Database(path.join(dataDir, 'vigil.db'), { fileMustExist: true });
   try {
     return String(db.pragma('integrity_check', { simple: true }));
   } finally {
