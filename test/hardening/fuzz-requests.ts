@@ -117,7 +117,7 @@ function queryArbitrary(id: EndpointId): fc.Arbitrary<string> {
 
 function enc(value: string): string {
   // A lone surrogate cannot be URI-encoded; send its replacement instead of throwing in the generator.
-  return encodeURIComponent(value.toWellFormed());
+  return encodeURIComponent(value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
 }
 
 /** Every property path of a JSON value (objects and arrays), root excluded. */

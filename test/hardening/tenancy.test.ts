@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINT_IDS, ENDPOINTS, ErrorBody, fillPath, type EndpointId } from '@vigil/schema';
+import { ENDPOINT_IDS, ENDPOINTS, ErrorBody, fillPath, type EndpointDef, type EndpointId } from '@vigil/schema';
 import { TENANTS, createResources, integrityCheck, send, startService, type Service } from './harness.js';
 import { SAMPLE_BODIES, sampleQuery, validParams, type ResourceIds } from './samples.js';
 
@@ -60,7 +60,7 @@ async function snapshot(tenant: Tenant): Promise<Record<string, unknown>> {
 }
 
 function requestOf(id: EndpointId, params: Record<string, string | number>): { path: string; body?: string; headers: Record<string, string> } {
-  const endpoint = ENDPOINTS[id];
+  const endpoint: EndpointDef = ENDPOINTS[id];
   const query = { ...sampleQuery(id), ...(endpoint.query && 'autoAssignAlerts' in endpoint.query.shape ? { autoAssignAlerts: 'false' } : {}) };
   const body = SAMPLE_BODIES[id];
   return {
