@@ -105,7 +105,7 @@ const ONE_OF_EACH_KIND: ReadonlyArray<readonly [string, string, unknown]> = [
 ];
 
 describe('vigil import of each kind', () => {
-  it.each(ONE_OF_EACH_KIND)('adopts a %s and the next plan has no changes', async (kind, route, body) => {
+  it.each(ONE_OF_EACH_KIND)('adopts one %s and the next plan has no changes', async (kind, route, body) => {
     await create(route, body);
     const imported = await run(['import']);
     expect(imported.stderr).toBe('');
@@ -218,7 +218,7 @@ describe('vigil import', () => {
     expect((await run(['plan'])).stdout).toContain('No changes.');
   }, 120_000);
 
-  it('refers to resources it leaves out with fromId, and to ones it imports with their variable', async () => {
+  it('refers to resources the project already manages with fromId (a group and an alert channel left out of this run)', async () => {
     const oncall = await create('/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@example.com' } });
     const group = await create('/v2/check-groups', { name: 'Web' });
     await create('/v1/checks/api?autoAssignAlerts=false', { name: 'Home', groupId: group.id, alertChannelSubscriptions: [{ alertChannelId: oncall.id }], request: { url: 'https://example.com/' } });
