@@ -218,7 +218,7 @@ describe('vigil import', () => {
     expect((await run(['plan'])).stdout).toContain('No changes.');
   }, 120_000);
 
-  it('refers to resources the project already manages with fromId (a group and an alert channel left out of this run)', async () => {
+  it('refers with fromId to a group the project already manages and to an alert channel it does not import', async () => {
     const oncall = await create('/v1/alert-channels', { type: 'EMAIL', config: { address: 'oncall@example.com' } });
     const group = await create('/v2/check-groups', { name: 'Web' });
     await create('/v1/checks/api?autoAssignAlerts=false', { name: 'Home', groupId: group.id, alertChannelSubscriptions: [{ alertChannelId: oncall.id }], request: { url: 'https://example.com/' } });
