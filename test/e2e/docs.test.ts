@@ -19,6 +19,18 @@ function commandsOf(help: string): string[] {
   return [...commands.matchAll(/^ {2}([a-z]+)\b/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
 }
 
+/** `vigil <args> --help`, spawned once per command for the whole file (each spawn costs a CLI start). */
+const helpTexts = new Map<string, Promise<string>>();
+function helpOf(...args: string[]): Promise<string> {
+  const key = args.join(' ');
+  let text = helpTexts.get(key);
+  if (text === undefined) {
+    text = vigil([...args, '--help'], { cwd: REPO_ROOT }).then((result) => result.stdout);
+    helpTexts.set(key, text);
+  }
+  return text;
+}
+
 /** The part of cli.md under `## vigil <command>`, up to the next `## ` heading. */
 function sectionOf(markdown: string, command: string): string | undefined {
   const start = markdown.indexOf(`\n## vigil ${command}\n`);
@@ -33,7 +45,7 @@ describe('docs/cli.md', () => {
 
   beforeAll(async () => {
     cli = await readFile(path.join(DOCS, 'cli.md'), 'utf8');
-    topHelp = (await vigil(['--help'], { cwd: REPO_ROOT })).stdout;
+    topHelp = await helpOf();
   });
 
   it('documents the global options', () => {
@@ -47,11 +59,11 @@ describe('docs/cli.md', () => {
     for (const command of commands) {
       const section = sectionOf(cli, command);
       expect(section, `## vigil ${command}`).toBeDefined();
-      const help = (await vigil([command, '--help'], { cwd: REPO_ROOT })).stdout;
+      const help = await helpOf(command);
       for (const flag of flagsOf(help)) expect(section, `vigil ${command} ${flag}`).toContain(`\`${flag}`);
       for (const subcommand of commandsOf(help)) {
         expect(section, `vigil ${command} ${subcommand}`).toContain(`\`vigil ${command} ${subcommand}`);
-        const subHelp = (await vigil([command, subcommand, '--help'], { cwd: REPO_ROOT })).stdout;
+        const subHelp = await helpOf(command, subcommand);
         for (const flag of flagsOf(subHelp)) expect(section, `vigil ${command} ${subcommand} ${flag}`).toContain(flag);
       }
     }
@@ -59,8 +71,8 @@ describe('docs/cli.md', () => {
 
   it('mentions no flag that --help does not list', async () => {
     for (const command of commandsOf(topHelp)) {
-      const help = (await vigil([command, '--help'], { cwd: REPO_ROOT })).stdout;
-      const subHelps = await Promise.all(commandsOf(help).map(async (sub) => (await vigil([command, sub, '--help'], { cwd: REPO_ROOT })).stdout));
+      const help = await helpOf(command);
+      const subHelps = await Promise.all(commandsOf(help).map((sub) => helpOf(command, sub)));
       const known = new Set([...flagsOf(topHelp), ...flagsOf(help), ...subHelps.flatMap(flagsOf), '--help']);
       const documented = [...(sectionOf(cli, command) ?? '').matchAll(/`(--[a-z][a-z-]*)/g)].map((match) => match[1]!);
       for (const flag of documented) expect(known.has(flag), `vigil ${command}: ${flag} is documented but not in --help`).toBe(true);

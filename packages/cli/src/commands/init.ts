@@ -95,6 +95,10 @@ function nextSteps(dir: string, cwd: string): string {
   ].join('\n');
 }
 
+/**
+ * `vigil init [DIR]`: scaffolds a project that validates and plans as written. Never overwrites a
+ * source file; `.gitignore` is appended to, since it usually holds the user's own entries.
+ */
 export function registerInit(program: Command): void {
   program
     .command('init')
