@@ -10,6 +10,7 @@
  * VIGIL_FUZZ_COUNT overrides the count, VIGIL_FUZZ_TIMINGS=1 prints the slowest requests.
  */
 import { rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import fc from 'fast-check';
 import pLimit from 'p-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +53,35 @@ function problemWith(request: FuzzRequest, reply: Reply): string | undefined {
   }
   return undefined;
 }
+
+/** Writes raw bytes to the service and returns the raw HTTP response text. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
+    socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+}
+
+function errorBodyOf(rawResponse: string): unknown {
+  return JSON.parse(rawResponse.slice(rawResponse.indexOf('\r\n\r\n') + 4));
+}
+
+describe('requests Node refuses before the service sees them', () => {
+  it('answers a request line past 16 KiB with 431 and the documented error body', async () => {
+    const reply = await send(service.server.url, 'GET', `/v1/checks?tag=${'x'.repeat(17_000)}`, { apiKey: TENANTS[0].apiKey });
+    expect(reply.status).toBe(431);
+    expect(reply.json).toEqual({ statusCode: 431, error: 'Request Header Fields Too Large', message: 'Request line and headers exceed 16 KiB' });
+  });
+
+  it('answers bytes that are not HTTP with 400 and the documented error body', async () => {
+    const response = await rawExchange(service.server.port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(response.startsWith('HTTP/1.1 400 Bad Request\r\n')).toBe(true);
+    expect(errorBodyOf(response)).toEqual({ statusCode: 400, error: 'Bad Request', message: 'Malformed HTTP request' });
+  });
+});
 
 describe(`${FUZZ_REQUEST_COUNT} generated and mutated requests across every endpoint (seed ${SEED})`, () => {
   it('never answer 5xx, always carry the documented error body, and leave the database intact', async () => {

@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { HTTP_ERROR_NAMES } from '@vigil/schema';
 import { serve } from '@hono/node-server';
 import type { AccountKey } from './accounts.js';
 import { createApp } from './app.js';
@@ -39,6 +41,25 @@ export interface RunningServer {
 /** How long `close()` waits for in-flight requests before cutting the remaining connections. */
 const DRAIN_TIMEOUT_MS = 5000;
 
+/**
+ * Requests Node refuses before the app sees them (a request line or headers past 16 KiB, malformed
+ * HTTP) get the documented error body instead of Node's bare status line, so every 4xx a client
+ * meets has the same shape (found by test/hardening/fuzz).
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request line and headers exceed 16 KiB']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request not received in time']
+    : [400, 'Malformed HTTP request'];
+  const phrase = HTTP_ERROR_NAMES[status]!;
+  const body = JSON.stringify({ statusCode: status, error: phrase, message });
+  socket.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
 /** Starts the monitoring service on a loopback port (see ServerOptions). */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
@@ -53,6 +74,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     service.close();
     throw error;
   }
+  server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   return {
