@@ -70,6 +70,14 @@ function requestOf(id: EndpointId, params: Record<string, string | number>): { p
   };
 }
 
+/** An id of the same shape as `value` that names nothing (last character changed). */
+function missingLike(value: string | number): string | number {
+  if (typeof value === 'number') return value + 100_000;
+  const last = value.slice(-1);
+  const replacement = /[0-9a-f]/.test(last) ? ((parseInt(last, 16) + 1) % 16).toString(16) : last === 'z' ? 'y' : 'z';
+  return `${value.slice(0, -1)}${replacement}`;
+}
+
 describe.each([
   [TENANTS[0], TENANTS[1]],
   [TENANTS[1], TENANTS[0]],
@@ -86,6 +94,33 @@ describe.each([
     }
     expect(outcomes).toEqual(Object.fromEntries(ID_TAKING.map((id) => [id, '404 Not Found'])));
     expect(await snapshot(victim)).toEqual(before);
+  });
+
+  it('answers every method on every id-taking path exactly as it answers an id that does not exist', async () => {
+    const victimIds = idsOf.get(victim.accountId)!;
+    const paths = [...new Set(ID_TAKING.map((id) => ENDPOINTS[id].path))];
+    const differences: string[] = [];
+    for (const template of paths) {
+      const owner = ID_TAKING.find((id) => ENDPOINTS[id].path === template)!;
+      const real = validParams(owner, victimIds);
+      const fake = Object.fromEntries(Object.entries(real).map(([name, value]) => [name, missingLike(value)]));
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        const match = ID_TAKING.find((id) => ENDPOINTS[id].path === template && ENDPOINTS[id].method === method) ?? owner;
+        const answer = async (params: Record<string, string | number>): Promise<string> => {
+          const { body, headers, path: url } = requestOf(match, params);
+          const reply = await send(service.server.url, method, url, { apiKey: attacker.apiKey, ...(method === 'GET' ? {} : { body, headers }) });
+          let text = reply.text;
+          for (const value of Object.values(params)) {
+            const escaped = String(value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+            text = text.replace(new RegExp(`(?<![\\w-])${escaped}(?![\\w-])`, 'g'), '<id>');
+          }
+          return `${reply.status} ${text}`;
+        };
+        const [forVictim, forMissing] = [await answer(real), await answer(fake)];
+        if (forVictim !== forMissing) differences.push(`${method} ${template}: victim's id → ${forVictim}; missing id → ${forMissing}`);
+      }
+    }
+    expect(differences).toEqual([]);
   });
 
   it("refuses bodies that point at the victim's resources and leaves the victim's data as it was", async () => {
