@@ -1,8 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startServer } from '@vigil/server';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { REPO_ROOT, vigil } from '../support/cli.js';
+import { REPO_ROOT, VIGIL_BIN, vigil } from '../support/cli.js';
 
 const WORKFLOW = path.join(REPO_ROOT, 'examples/ci/vigil.yml');
 
@@ -12,10 +15,12 @@ interface Step {
 }
 interface Job {
   readonly if?: string;
+  readonly defaults?: { readonly run?: { readonly 'working-directory'?: string } };
   readonly steps: readonly Step[];
 }
 interface Workflow {
   readonly on: Record<string, unknown>;
+  readonly defaults?: { readonly run?: { readonly 'working-directory'?: string } };
   readonly jobs: Record<string, Job>;
 }
 
@@ -84,4 +89,59 @@ describe('the CI recipe (examples/ci/vigil.yml)', () => {
       { subcommand: 'apply', flags: ['--auto-approve'] },
     ]);
   });
+});
+
+/**
+ * Runs a job's `vigil` steps as the runner would (bash, in the workflow's working directory, with
+ * GITHUB_OUTPUT), `npx vigil` being the CLI of this checkout. Steps without vigil (checkout, npm ci,
+ * git) are the CI system's business and are not run.
+ */
+async function runVigilSteps(job: Job, options: { checkout: string; env: Record<string, string> }): Promise<{ code: number | null; output: string }> {
+  const githubOutput = path.join(options.checkout, 'github-output.txt');
+  await writeFile(githubOutput, '');
+  for (const step of job.steps) {
+    if (step.run === undefined || !/\bvigil\s/.test(step.run)) continue;
+    const script = step.run.replaceAll('npx vigil ', `node ${JSON.stringify(VIGIL_BIN)} `);
+    const child = spawn('bash', ['-e', '-c', script], {
+      cwd: path.join(options.checkout, 'monitoring'),
+      env: { ...process.env, CI: 'true', NO_COLOR: '1', GITHUB_OUTPUT: githubOutput, ...options.env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    if (code !== 0) return { code, output: stderr };
+  }
+  return { code: 0, output: await readFile(githubOutput, 'utf8') };
+}
+
+describe('the CI recipe, run against a service', () => {
+  it('plans on a pull request (changes: exit code 2 recorded, job passes), applies on main, then plans no changes', async () => {
+    const workflow = await loadWorkflow();
+    expect(workflow.defaults?.run?.['working-directory']).toBe('monitoring');
+    const server = await startServer({ port: 0, dataDir: ':memory:' });
+    const checkout = await mkdtemp(path.join(tmpdir(), 'vigil-ci-'));
+    try {
+      await cp(path.join(REPO_ROOT, 'examples/quickstart'), path.join(checkout, 'monitoring'), {
+        recursive: true,
+        filter: (source) => !/[\\/](node_modules|\.vigil)$/.test(source),
+      });
+      const env = { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'vigil-local', VIGIL_ACCOUNT_ID: '' };
+
+      const pullRequest = await runVigilSteps(workflow.jobs['plan']!, { checkout, env });
+      expect(pullRequest).toEqual({ code: 0, output: 'exitcode=2\n' });
+      const comment = await readFile(path.join(checkout, 'monitoring', 'plan.md'), 'utf8');
+      expect(comment).toMatch(/^### Vigil plan for `Quickstart`/);
+      expect(comment).toContain('**Plan: 4 to add, 0 to change, 0 to destroy.**');
+
+      const main = await runVigilSteps(workflow.jobs['apply']!, { checkout, env });
+      expect(main.code).toBe(0);
+
+      const nextPullRequest = await runVigilSteps(workflow.jobs['plan']!, { checkout, env });
+      expect(nextPullRequest).toEqual({ code: 0, output: 'exitcode=0\n' });
+    } finally {
+      await server.close();
+      await rm(checkout, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
