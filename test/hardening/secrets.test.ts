@@ -140,4 +140,31 @@ describe('a project full of secrets, through every command', () => {
     expect(scanned.some((file) => file.startsWith(`importer${path.sep}`) && file.endsWith('.ts') && file !== path.join('importer', 'vigil.config.ts'))).toBe(true);
     expect([...outputLeaks, ...fileLeaks]).toEqual([]);
   }, 240_000);
+
+  it('keeps secrets out of the error output of an apply that fails against a faulty service', async () => {
+    const faultyDir = await mkdtemp(path.join(tmpdir(), 'vigil-secrets-faulty-'));
+    const faulty = await startServer({ port: 0, dataDir: faultyDir, faults: 'error=0.5,drop=0.3,seed=7' });
+    const project = path.join(root, 'faulty');
+    try {
+      await mkdir(path.join(project, 'monitors'), { recursive: true });
+      await writeFile(path.join(project, 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'faulty', logicalId: 'faulty' });\n");
+      await writeFile(path.join(project, 'monitors', 'secrets.monitor.ts'), monitor(1));
+      const texts: string[] = [];
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const result = await vigil(['apply', '--auto-approve'], { cwd: project, env: targetEnv(faulty.url) });
+        texts.push(result.stdout, result.stderr);
+      }
+      // The faults really bit: at least one apply reported a failure.
+      expect(texts.join('\n')).toMatch(/Apply failed with \d+ error/);
+      const found = texts.flatMap((text, i) => leaks(`apply #${Math.floor(i / 2) + 1}`, text));
+      for (const file of await filesUnder(project)) {
+        if (file === path.join('monitors', 'secrets.monitor.ts')) continue;
+        found.push(...leaks(file, await readFile(path.join(project, file), 'latin1')));
+      }
+      expect(found).toEqual([]);
+    } finally {
+      await faulty.close();
+      await rm(faultyDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
