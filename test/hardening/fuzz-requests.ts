@@ -21,8 +21,7 @@ export interface FuzzRequest {
   readonly bodyKind: BodyKind;
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
+/** Long enough to exceed any column or buffer a naive store might size for names. */
 const HUGE = 200_000;
 
 /** Values that break naive code: wrong types, extremes, odd unicode, huge and deeply nested. */
@@ -227,5 +226,3 @@ function requestFor(id: EndpointId, pool: () => { ids: ResourceIds; otherIds: Re
 export function requestArbitrary(pool: () => { ids: ResourceIds; otherIds: ResourceIds }): fc.Arbitrary<FuzzRequest> {
   return fc.oneof(...ENDPOINT_IDS.map((id) => requestFor(id, pool)));
 }
-
-export type { Json };
