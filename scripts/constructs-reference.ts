@@ -191,6 +191,9 @@ function renderClass(checker: ts.TypeChecker, name: string, declaration: ts.Clas
   const lines = [`### \`${name}\``, ''];
   const doc = docOf(checker, symbol);
   if (doc) lines.push(doc, '');
+  const parents = heritage(declaration).filter((parent) => !INTERNAL.has(parent));
+  // Statics such as `fromId` are inherited: `EmailAlertChannel.fromId(42)` works like `AlertChannel.fromId(42)`.
+  if (parents.length > 0) lines.push(`Extends ${parents.map((parent) => `\`${parent}\``).join(', ')}.`, '');
   const constructor = declaration.members.find(ts.isConstructorDeclaration);
   if (constructor && isPublic(constructor)) lines.push('```ts', `new ${name}${signatureOf(checker, constructor).replace(/\): \w+$/, ')')}`, '```', '');
   const visible = declaration.members.filter(
