@@ -83,6 +83,32 @@ describe('requests Node refuses before the service sees them', () => {
   });
 });
 
+describe('deeply nested bodies', () => {
+  const nested = (depth: number): string => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
+  const heartbeatCheck = (maxResponseTime: string): string =>
+    `{"name":"Deep","checkType":"HEARTBEAT","script":"","heartbeat":{"period":1,"periodUnit":"days","grace":1,"graceUnit":"hours"},"maxResponseTime":${maxResponseTime}}`;
+  const postCheck = (body: string): Promise<Reply> =>
+    send(service.server.url, 'POST', '/v1/checks?autoAssignAlerts=false', { apiKey: TENANTS[0].apiKey, body, headers: { 'content-type': 'application/json' } });
+
+  // maxResponseTime takes "any type" on this call (spec §4.1), so only the depth limit stands between
+  // such a value and the recursive code behind validation (it answered 500 before the limit).
+  it('refuses a 50,000-level value in an any-type field with 400 naming the field', async () => {
+    const reply = await postCheck(heartbeatCheck(nested(50_000)));
+    expect(reply.status).toBe(400);
+    expect(reply.json).toEqual({
+      statusCode: 400, error: 'Bad Request', message: '"maxResponseTime" must not be nested deeper than 64 levels',
+      validation: { source: 'payload', keys: ['maxResponseTime'] },
+    });
+  });
+
+  it('accepts a body nested just under the limit (in a key the schema strips)', async () => {
+    const reply = await send(service.server.url, 'POST', '/v1/status-pages/services', {
+      apiKey: TENANTS[0].apiKey, body: `{"name":"Nested","note":${nested(62)}}`, headers: { 'content-type': 'application/json' },
+    });
+    expect(reply.status).toBe(201);
+  });
+});
+
 describe(`${FUZZ_REQUEST_COUNT} generated and mutated requests across every endpoint (seed ${SEED})`, () => {
   it('never answer 5xx, always carry the documented error body, and leave the database intact', async () => {
     const requests = fc.sample(requestArbitrary(() => ({ ids, otherIds })), { seed: SEED, numRuns: FUZZ_REQUEST_COUNT });

@@ -65,11 +65,37 @@ export async function readJsonBody(request: Request, incoming?: IncomingMessage)
   }
   const text = chunks.length === 1 ? Buffer.from(chunks[0]!).toString('utf8') : Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return { text, json: undefined };
+  let json: unknown;
   try {
-    return { text, json: JSON.parse(text) };
+    json = JSON.parse(text);
   } catch (error) {
     throw badRequest(`Invalid request payload JSON format: ${(error as Error).message}`);
   }
+  const deep = pathPastDepth(json, MAX_BODY_DEPTH);
+  if (deep !== undefined) {
+    const field = deep.length > 0 ? String(deep[0]) : '';
+    throw badRequest(`"${field || 'value'}" must not be nested deeper than ${MAX_BODY_DEPTH} levels`, { source: 'payload', keys: [field] });
+  }
+  return { text, json };
+}
+
+/**
+ * JSON nested deeper than this is refused with 400. Nothing in the contract nests past a handful of
+ * levels, while code that walks a value recursively (JSON.stringify, zod) overflows the stack
+ * somewhere past 10,000: a 50,000-deep value in an "any type" field answered 500 (test/hardening/fuzz).
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/** The path to the first value nested deeper than `limit`, or undefined. Iterative on purpose. */
+function pathPastDepth(json: unknown, limit: number): PropertyKey[] | undefined {
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: json, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (path.length >= limit) return path;
+    for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: [...path, key] });
+  }
+  return undefined;
 }
 
 function tooLarge(): HttpError {
