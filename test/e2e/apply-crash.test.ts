@@ -40,7 +40,11 @@ async function countLines(file: string): Promise<number> {
 async function listAll(server: RunningServer, collection: string): Promise<Array<{ id: string | number; name: string }>> {
   const items: Array<{ id: string | number; name: string }> = [];
   for (let page = 1; ; page += 1) {
-    const response = await fetch(`${server.url}${collection}?limit=100&page=${page}`, { headers: { authorization: 'Bearer vigil-local' } });
+    let response = await fetch(`${server.url}${collection}?limit=100&page=${page}`, { headers: { authorization: 'Bearer vigil-local' } });
+    // Fault injection hits this listing too (429 / 503 before handling, nothing read): ask again.
+    while (response.status === 429 || response.status === 503) {
+      response = await fetch(`${server.url}${collection}?limit=100&page=${page}`, { headers: { authorization: 'Bearer vigil-local' } });
+    }
     const batch = (await response.json()) as Array<{ id: string | number; name: string }>;
     items.push(...batch);
     if (batch.length < 100) return items;
