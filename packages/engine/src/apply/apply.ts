@@ -12,7 +12,7 @@ import { hideSecrets } from '../kinds/normalize.js';
 import type { Payload, ServiceCalls } from '../kinds/types.js';
 import { resolveRefs, type DesiredResource, type PlanResult } from '../plan/plan.js';
 import { assertNever, type Action, type Address, type Change, type RemoteId } from '../plan/types.js';
-import { newJournalEntry, type StateResource } from '../state/index.js';
+import { newJournalEntry, type StateDocument, type StateResource } from '../state/index.js';
 import type { StateWriter } from './state-writer.js';
 
 export type OperationKind = 'create' | 'update' | 'delete';
