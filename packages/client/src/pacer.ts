@@ -1,4 +1,5 @@
 import { realClock, type RetryClock } from './retry.js';
+import { ServiceBudget } from './service-budget.js';
 
 /** A request budget: at most `requests` per `windowSeconds`, as the service's rate limit states it. */
 export interface PacingOptions {
@@ -104,20 +105,42 @@ const ANALYTICS_PREFIX = '/v1/analytics/';
 export class Pacer {
   private readonly bucket: TokenBucket | undefined;
   private readonly analyticsBucket: TokenBucket | undefined;
+  private readonly budget: ServiceBudget | undefined;
+  private readonly analyticsBudget: ServiceBudget | undefined;
   private readonly limiter: ConcurrencyLimiter;
 
   constructor(options: { pacing: PacingOptions | false; analyticsPacing?: PacingOptions | false; concurrency: number; clock?: RetryClock }) {
     this.bucket = options.pacing === false ? undefined : new TokenBucket(bucketShape(options.pacing), options.clock);
+    this.budget = options.pacing === false ? undefined : new ServiceBudget(reserveOf(options.pacing), options.clock);
     const analytics = options.analyticsPacing ?? (options.pacing === false ? false : DEFAULT_ANALYTICS_PACING);
     this.analyticsBucket = analytics === false ? undefined : new TokenBucket(bucketShape(analytics), options.clock);
+    this.analyticsBudget = analytics === false ? undefined : new ServiceBudget(reserveOf(analytics), options.clock);
     this.limiter = new ConcurrencyLimiter(options.concurrency);
   }
 
-  run<T>(path: string, send: () => Promise<T>): Promise<T> {
-    const bucket = path.startsWith(ANALYTICS_PREFIX) ? this.analyticsBucket : this.bucket;
+  /**
+   * Runs `send` when the budget allows. `send` reports every response's headers through `observe`
+   * (rate-limited responses too), so the service's own count of the budget steers later calls.
+   */
+  run<T>(path: string, send: (observe: (headers: Headers) => void) => Promise<T>): Promise<T> {
+    const analytics = path.startsWith(ANALYTICS_PREFIX);
+    const bucket = analytics ? this.analyticsBucket : this.bucket;
+    const budget = analytics ? this.analyticsBudget : this.budget;
     return this.limiter.run(async () => {
-      await bucket?.take();
-      return send();
+      if (!budget) return send(ignoreHeaders);
+      const ticket = await budget.admit(bucket ? () => bucket.take() : undefined);
+      try {
+        return await send((headers) => ticket.observe(headers));
+      } finally {
+        ticket.release();
+      }
     });
   }
+}
+
+const ignoreHeaders = (): void => undefined;
+
+/** Calls kept back from a reported budget: 1 % of it, as the token bucket keeps (see bucketShape). */
+function reserveOf(pacing: PacingOptions): number {
+  return pacing.requests >= 10 ? Math.max(1, Math.floor(pacing.requests / 100)) : 0;
 }

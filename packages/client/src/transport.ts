@@ -163,13 +163,18 @@ export class Transport {
     return runWithRetries({
       retry: this.retry,
       request: { method: request.method, idempotencyKey },
-      attempt: (attemptNumber) => this.pacer.run(request.path, () => this.attempt(request, idempotencyKey, attemptNumber)),
+      attempt: (attemptNumber) => this.pacer.run(request.path, (observe) => this.attempt(request, idempotencyKey, attemptNumber, observe)),
     });
   }
 
-  private async attempt(request: HttpRequest, idempotencyKey: string | undefined, attempt: number): Promise<AttemptResult<HttpResponse>> {
+  private async attempt(
+    request: HttpRequest,
+    idempotencyKey: string | undefined,
+    attempt: number,
+    observe: (headers: Headers) => void,
+  ): Promise<AttemptResult<HttpResponse>> {
     const startedAt = performance.now();
-    const result = await this.exchange(request, idempotencyKey, attempt);
+    const result = await this.exchange(request, idempotencyKey, attempt, observe);
     this.options.onAttempt?.({
       method: request.method,
       path: request.path,
@@ -182,7 +187,12 @@ export class Transport {
     return result;
   }
 
-  private async exchange(request: HttpRequest, idempotencyKey: string | undefined, attempt: number): Promise<AttemptResult<HttpResponse>> {
+  private async exchange(
+    request: HttpRequest,
+    idempotencyKey: string | undefined,
+    attempt: number,
+    observe: (headers: Headers) => void,
+  ): Promise<AttemptResult<HttpResponse>> {
     const base = { method: request.method, path: request.path, endpoint: request.endpoint, attempts: attempt };
     const headers: Record<string, string> = { ...this.headers };
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
@@ -215,6 +225,7 @@ export class Transport {
     } finally {
       clearTimeout(timer);
     }
+    observe(response.headers);
     const text = response._data ?? '';
     if (response.status >= 400) {
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
