@@ -9,7 +9,7 @@ import { REPO_ROOT, VIGIL_BIN, type CliRun } from './cli-process.js';
 
 function whoami(args: readonly string[], env: Record<string, string>): Promise<CliRun> {
   const clean = { ...process.env };
-  for (const name of ['VIGIL_API_URL', 'VIGIL_API_KEY', 'VIGIL_ACCOUNT_ID']) delete clean[name];
+  for (const name of ['VIGIL_API_URL', 'VIGIL_API_KEY', 'VIGIL_ACCOUNT_ID', 'VIGIL_RATE_LIMIT']) delete clean[name];
   return new Promise((resolve) => {
     execFile(process.execPath, [VIGIL_BIN, 'whoami', ...args], { cwd: REPO_ROOT, env: { ...clean, NO_COLOR: '1', ...env } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
@@ -67,6 +67,19 @@ describe.concurrent('vigil whoami', () => {
     const run = await whoami([], { VIGIL_API_URL: server.url });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('set VIGIL_API_KEY');
+  });
+
+  it('goes unpaced with VIGIL_RATE_LIMIT=off', async () => {
+    const run = await whoami([], { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'team-key', VIGIL_RATE_LIMIT: 'off' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it.each(['600', '0/60', 'fast'])('refuses VIGIL_RATE_LIMIT=%s, naming the variable and the format', async (value) => {
+    const run = await whoami([], { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'team-key', VIGIL_RATE_LIMIT: value });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `Error: VIGIL_RATE_LIMIT: invalid rate limit "${value}": expected REQUESTS/SECONDS with both at least 1, e.g. 600/60, or "off" for a service without a rate limit\n`,
+    );
   });
 
   it('describes itself in --help', async () => {

@@ -4,8 +4,13 @@
  * in-process `vigil server` on a loopback port whose database lives in the project at
  * `.vigil/local/`. Under `CI=true` that fallback is refused unless `--local` is given, because a CI
  * job that silently plans against an empty sandbox would report "no changes" for production.
+ *
+ * `VIGIL_RATE_LIMIT` tells the client the service's budget when it is not the hosted default of
+ * 600/60 (`N/S`), or that there is none (`off`, e.g. a `vigil server` started without
+ * `--rate-limit`); the embedded service is never paced.
  */
 import path from 'node:path';
+import { parseRateLimit, RateLimitSpecError } from '@vigil/schema';
 import { CliError } from './errors.js';
 
 export interface Target {
@@ -14,8 +19,10 @@ export interface Target {
   readonly accountId: string;
   /** The identity recorded in state; stable across runs (the embedded port is not). */
   readonly stateTarget: { readonly baseUrl: string; readonly accountId: string };
-  /** Set for the embedded service: a line to print first, and the pacing it does not need. */
+  /** Set for the embedded service: a line to print first. */
   readonly embedded?: { readonly announcement: string; readonly dataDir: string };
+  /** The client's request budget: `false` for none; absent for the client's default (600/60). */
+  readonly pacing?: { readonly requests: number; readonly windowSeconds: number } | false;
   close(): Promise<void>;
 }
 
@@ -44,7 +51,15 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
     }
     const accountId = env.VIGIL_ACCOUNT_ID || options.configApi?.accountId || '';
     const normalized = baseUrl.replace(/\/+$/, '');
-    return { baseUrl: normalized, apiKey, accountId, stateTarget: { baseUrl: normalized, accountId }, close: async () => {} };
+    const pacing = rateLimitFromEnv(env.VIGIL_RATE_LIMIT);
+    return {
+      baseUrl: normalized,
+      apiKey,
+      accountId,
+      stateTarget: { baseUrl: normalized, accountId },
+      ...(pacing === undefined ? {} : { pacing }),
+      close: async () => {},
+    };
   }
   if (isCi(env) && !options.local) {
     throw new CliError(
@@ -63,7 +78,20 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
     apiKey: EMBEDDED_KEY,
     accountId: EMBEDDED_ACCOUNT,
     stateTarget: { baseUrl: 'embedded-local-service', accountId: EMBEDDED_ACCOUNT },
+    pacing: false,
     embedded: { announcement: `Using the embedded local service at ${server.url} (data in ${shown}; set VIGIL_API_URL to target a real one)`, dataDir },
     close: () => server.close(),
   };
+}
+
+/** `VIGIL_RATE_LIMIT`: unset or empty for the client's default, `off` for no pacing, else `N/S`. */
+export function rateLimitFromEnv(value: string | undefined): { requests: number; windowSeconds: number } | false | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (value.trim().toLowerCase() === 'off') return false;
+  try {
+    return parseRateLimit(value);
+  } catch (error) {
+    if (error instanceof RateLimitSpecError) throw new CliError(`VIGIL_RATE_LIMIT: ${error.message}, or "off" for a service without a rate limit`);
+    throw error;
+  }
 }

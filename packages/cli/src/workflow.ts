@@ -49,8 +49,7 @@ export async function openSession(command: Command, options: { local?: boolean; 
       apiKey: target.apiKey,
       accountId: target.accountId || undefined,
       userAgent: `vigil/${VERSION}`,
-      // The embedded service has no rate limit; pacing it would only slow large applies down.
-      ...(target.embedded ? { pacing: false } : {}),
+      ...(target.pacing === undefined ? {} : { pacing: target.pacing }),
     }),
     backend: createLocalBackend({ path: statePath, unlockCommand: unlockCommandFor(command) }),
     projectName: loaded.config?.projectName ?? path.basename(loaded.root),

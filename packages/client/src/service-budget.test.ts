@@ -50,6 +50,19 @@ describe('ServiceBudget', () => {
     expect(clock.slept).toEqual([5000]);
   });
 
+  it('charges a call that queued in the fallback before the first report to that report', async () => {
+    const budget = new ServiceBudget(0, manualClock());
+    let releaseQueued!: () => void;
+    const queued = budget.admit(() => new Promise<void>((resolve) => (releaseQueued = resolve)));
+    const first = await budget.admit(undefined);
+    first.observe(report(1, 60));
+    first.release();
+    releaseQueued();
+    (await queued).release();
+    // The report left 1; the queued call took it, so the next one has to wait for the reset.
+    expect(await admitSequentially(budget, 1)).toBe(1);
+  });
+
   it('counts calls still in flight and calls sent after the report against the budget', async () => {
     const budget = new ServiceBudget(0, manualClock());
     const first = await budget.admit(undefined);

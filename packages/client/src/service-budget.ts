@@ -42,7 +42,9 @@ export class ServiceBudget {
     for (;;) {
       if (this.#remaining === undefined) {
         await fallback?.();
-        break;
+        // A report that arrived while this call queued in the bucket governs it too.
+        if (this.#remaining === undefined) break;
+        continue;
       }
       if (this.#remaining > this.reserve) {
         this.#remaining -= 1;

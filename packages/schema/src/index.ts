@@ -4,6 +4,7 @@
  */
 export * from './values.js';
 export * from './limits.js';
+export * from './rate-limit.js';
 export * from './helpers.js';
 export * from './embedded.js';
 export * from './checks.js';

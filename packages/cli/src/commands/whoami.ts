@@ -25,6 +25,7 @@ export function registerWhoami(program: Command): void {
         apiKey: target.apiKey,
         accountId: target.accountId || undefined,
         userAgent: `vigil/${VERSION}`,
+        ...(target.pacing === undefined ? {} : { pacing: target.pacing }),
       });
       let accounts;
       try {

@@ -2,13 +2,9 @@
  * Per-API-key rate limiting with fixed windows: `requests` per `windowSeconds`, and a separate, smaller
  * bucket for the analytics endpoints (the real service limits those more tightly).
  */
+import type { RateLimitOptions } from '@vigil/schema';
 
-export interface RateLimitOptions {
-  readonly requests: number;
-  readonly windowSeconds: number;
-  /** Requests per window for `/v1/analytics/*`; default 30. */
-  readonly analyticsRequests?: number;
-}
+export { parseRateLimit, RateLimitSpecError, type RateLimitOptions } from '@vigil/schema';
 
 export interface RateDecision {
   readonly allowed: boolean;
@@ -21,24 +17,6 @@ export interface RateDecision {
 interface Window {
   startedAt: number;
   count: number;
-}
-
-export class RateLimitSpecError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'RateLimitSpecError';
-  }
-}
-
-/** Parses `N/S` (e.g. `600/60`) as N requests per S seconds. */
-export function parseRateLimit(spec: string): RateLimitOptions {
-  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(spec);
-  const requests = Number(match?.[1]);
-  const windowSeconds = Number(match?.[2]);
-  if (!match || requests < 1 || windowSeconds < 1) {
-    throw new RateLimitSpecError(`invalid rate limit "${spec}": expected REQUESTS/SECONDS with both at least 1, e.g. 600/60`);
-  }
-  return { requests, windowSeconds };
 }
 
 export class RateLimiter {
