@@ -11,6 +11,8 @@ export const VIGIL_BIN = path.join(REPO_ROOT, 'packages/cli/bin/vigil.mjs');
 
 export interface ServiceProcess {
   readonly url: string;
+  /** The server's process id, e.g. to read its CPU time from `/proc`. */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startServiceProcess(options: { dataDir: string; rateLimit?
   });
   return {
     url,
+    pid: child.pid,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
