@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -162,9 +162,12 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
           return { contents, loader: 'js' };
         }
         if (args.path.split(path.sep).includes('node_modules')) return undefined;
+        // Most files need nothing from us: esbuild then reads and parses them itself, in parallel.
+        // Handing their contents back over its pipe cost a third of the build's time on the main
+        // thread with 1,000 files; a synchronous read is cheaper than the promise API's four steps.
+        const source = readFileSync(args.path, 'utf8');
+        if (!MENTIONS_FILE_LOCATION.test(source)) return undefined;
         const loader = LOADERS[path.extname(args.path)] ?? 'js';
-        const source = await readFile(args.path, 'utf8');
-        if (!MENTIONS_FILE_LOCATION.test(source)) return { contents: source, loader };
         try {
           const transformed = await esbuild.transform(source, {
             loader,
