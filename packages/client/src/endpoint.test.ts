@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ENDPOINTS } from '@vigil/schema';
 import { z } from 'zod';
 import { fillPath, parseResponse } from './endpoint.js';
 import { ResponseShapeError } from './errors.js';
@@ -10,12 +11,19 @@ describe('fillPath', () => {
     ['/v2/check-groups/{id}', { id: 12 }, '/v2/check-groups/12'],
     ['/v1/status-pages/incidents/{incidentId}/incident-updates', { incidentId: 'a b/c' }, '/v1/status-pages/incidents/a%20b%2Fc/incident-updates'],
     ['/v1/accounts', undefined, '/v1/accounts'],
+    ['/v1/{kind}/{id}', { kind: 'checks', id: 7 }, '/v1/checks/7'],
+    ['{a}{b}', { a: 'x', b: 'y' }, 'xy'],
   ])('fills %s with %j', (template, params, want) => {
     expect(fillPath(template, params)).toBe(want);
   });
 
   it('refuses a missing parameter as a caller bug', () => {
     expect(() => fillPath('/v1/checks/{id}', {})).toThrow('path parameter "id" of /v1/checks/{id} is missing; this is a bug in the caller');
+  });
+
+  it('refuses a missing parameter after the template was filled once', () => {
+    expect(fillPath('/v1/maintenance-windows/{id}', { id: 3 })).toBe('/v1/maintenance-windows/3');
+    expect(() => fillPath('/v1/maintenance-windows/{id}', { id: '' })).toThrow('path parameter "id" of /v1/maintenance-windows/{id} is missing; this is a bug in the caller');
   });
 });
 
@@ -54,6 +62,34 @@ describe('parseResponse', () => {
     expect(error).toBeInstanceOf(ResponseShapeError);
     expect(error).toMatchObject({ endpoint: 'things.list', field: '[1].settings.level', status: 200, method: 'GET', path: '/v1/things' });
     expect((error as Error).message).toMatch(/^\[GET\] "\/v1\/things": 200 OK — response of things\.list does not match its schema at "\[1\]\.settings\.level": \[1\]\.settings\.level: /);
+  });
+
+  it('answers exactly what the schema itself parses: defaults filled, unknown keys dropped', () => {
+    const withDefaults = {
+      ...endpoint,
+      list: false,
+      response: z.object({ id: z.number(), tags: z.array(z.string()).default([]), level: z.number().nullable().optional() }),
+    };
+    const body = { id: 1, extra: 'dropped', level: null };
+    expect(parseResponse('things.get', withDefaults, response(body), '/v1/things/1')).toEqual({ id: 1, tags: [], level: null });
+    expect(parseResponse('things.get', withDefaults, response(body), '/v1/things/1')).toEqual(withDefaults.response.parse(body));
+  });
+
+  it('parses a check as @vigil/schema does, and names the field of a broken one', () => {
+    const check = {
+      id: 'c1', name: 'home', checkType: 'API', activated: true, muted: false, frequency: 10, frequencyOffset: 3,
+      created_at: '2025-01-01T00:00:00.000Z', updated_at: null, alertChannels: { email: [], webhook: [], slack: [], sms: [] },
+      request: { url: 'https://example.com', unknown: 1 },
+    };
+    const get = ENDPOINTS['checks.get'];
+    const parsed = parseResponse('checks.get', get, response(check), '/v1/checks/c1');
+    expect(parsed).toEqual(get.response.parse(check));
+    expect(parsed.request).toEqual({
+      method: 'GET', url: 'https://example.com', followRedirects: true, skipSSL: false, ipFamily: 'IPv4', body: '', bodyType: 'NONE',
+      headers: [], queryParameters: [], assertions: [], basicAuth: { username: '', password: '' },
+    });
+    const broken = { ...check, request: { ...check.request, method: 'FETCH' } };
+    expect(() => parseResponse('checks.get', get, response(broken), '/v1/checks/c1')).toThrow(/response of checks\.get does not match its schema at "request\.method"/);
   });
 
   it('reports a body that is not the expected JSON at all', () => {

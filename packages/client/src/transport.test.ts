@@ -74,6 +74,17 @@ describe('Transport', () => {
     expect(response.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('keeps each POST\'s idempotency key to that request (a later call sends its own or none)', async () => {
+    const { baseUrl, seen } = await listen([json(201, { id: 1 }), json(201, { id: 2 }), json(200, [])]);
+    const client = transport(baseUrl);
+    const first = await client.request({ method: 'POST', path: '/v1/checks/api', body: { name: 'a' }, idempotencyKey: 'key-a' });
+    const second = await client.request({ method: 'POST', path: '/v1/checks/api', body: { name: 'b' } });
+    await client.request({ method: 'GET', path: '/v1/checks' });
+    expect(first.idempotencyKey).toBe('key-a');
+    expect(seen.map((each) => each.headers['idempotency-key'])).toEqual(['key-a', second.idempotencyKey, undefined]);
+    expect(second.idempotencyKey).not.toBe('key-a');
+  });
+
   it('sends no account header and no idempotency key on a GET without an account', async () => {
     const { baseUrl, seen } = await listen([json(200, [])]);
     await transport(baseUrl).request({ method: 'GET', path: '/v1/checks', query: { limit: 100, tag: ['a', 'b'], skip: undefined } });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { ofetch } from 'ofetch';
+import { createFetch } from 'ofetch';
 import { ApiError, NetworkError, TimeoutError, errorForStatus, normaliseErrorBody, type ErrorBody } from './errors.js';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer.js';
 import { DEFAULT_RETRY, parseRetryAfter, runWithRetries, type AttemptFailure, type AttemptResult, type RetryOptions } from './retry.js';
@@ -120,6 +120,18 @@ export function classifyNetworkError(error: unknown): { kind: 'timeout' | 'conne
   return { kind: 'connection-lost', code, message };
 }
 
+/**
+ * ofetch with a narrower hand-off to `fetch`. ofetch passes fetch its whole options object: its own
+ * keys, ours, and two it deletes first, which leaves the object in V8's slow dictionary mode, and
+ * undici then reads every `RequestInit` member from it. A fresh init with just the members the
+ * transport sets costs ~7 µs less per call. A new `fetch` option must be added here to reach fetch.
+ * `globalThis.fetch` is read per call, so a test or an instrumented runtime can still replace it.
+ */
+const ofetchRaw = createFetch({
+  fetch: (input, init) =>
+    globalThis.fetch(input, { method: init?.method, headers: init?.headers, body: init?.body, signal: init?.signal }),
+}).raw;
+
 function parseBody(text: string): unknown {
   if (text.length === 0) return undefined;
   try {
@@ -158,7 +170,8 @@ export class Transport {
   }
 
   /** Sends one call, retrying as `RetryOptions` allow; resolves with a 2xx/3xx response or throws an `ApiError`. */
-  async request(request: HttpRequest): Promise<HttpResponse> {
+  // Not `async`: returning another promise from an async function costs extra microtask turns per call.
+  request(request: HttpRequest): Promise<HttpResponse> {
     const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? newIdempotencyKey()) : undefined;
     return runWithRetries({
       retry: this.retry,
@@ -167,7 +180,19 @@ export class Transport {
     });
   }
 
-  private async attempt(
+  private attempt(
+    request: HttpRequest,
+    idempotencyKey: string | undefined,
+    attempt: number,
+    observe: (headers: Headers) => void,
+  ): Promise<AttemptResult<HttpResponse>> {
+    const onAttempt = this.options.onAttempt;
+    if (onAttempt === undefined) return this.exchange(request, idempotencyKey, attempt, observe);
+    return this.reportedAttempt(onAttempt, request, idempotencyKey, attempt, observe);
+  }
+
+  private async reportedAttempt(
+    onAttempt: (attempt: AttemptInfo) => void,
     request: HttpRequest,
     idempotencyKey: string | undefined,
     attempt: number,
@@ -175,7 +200,7 @@ export class Transport {
   ): Promise<AttemptResult<HttpResponse>> {
     const startedAt = performance.now();
     const result = await this.exchange(request, idempotencyKey, attempt, observe);
-    this.options.onAttempt?.({
+    onAttempt({
       method: request.method,
       path: request.path,
       endpoint: request.endpoint,
@@ -193,10 +218,9 @@ export class Transport {
     attempt: number,
     observe: (headers: Headers) => void,
   ): Promise<AttemptResult<HttpResponse>> {
-    const base = { method: request.method, path: request.path, endpoint: request.endpoint, attempts: attempt };
-    const headers: Record<string, string> = { ...this.headers };
-    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
-    let response: Awaited<ReturnType<typeof ofetch.raw<string, 'text'>>>;
+    // ofetch copies the headers into its own `Headers`, so the shared object is never written to.
+    const headers = idempotencyKey === undefined ? this.headers : { ...this.headers, 'idempotency-key': idempotencyKey };
+    let response: Awaited<ReturnType<typeof ofetchRaw<string, 'text'>>>;
     // Our own abort timer (rather than ofetch's `timeout`, which stops at the headers) also bounds
     // reading the body, where a connection that stalls mid-response would otherwise hang the call.
     // Not AbortSignal.timeout: its timer cannot be cleared, so every call would leave one pending for
@@ -204,7 +228,7 @@ export class Transport {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new DOMException('The operation timed out', 'TimeoutError')), this.timeoutMs);
     try {
-      response = await ofetch.raw(`${this.baseUrl}${request.path}${encodeQuery(request.query)}`, {
+      response = await ofetchRaw(`${this.baseUrl}${request.path}${encodeQuery(request.query)}`, {
         method: request.method,
         headers,
         body: request.body === undefined ? undefined : (request.body as Record<string, unknown>),
@@ -214,6 +238,7 @@ export class Transport {
         signal: controller.signal,
       });
     } catch (thrown) {
+      const base = { method: request.method, path: request.path, endpoint: request.endpoint, attempts: attempt };
       const cause = (thrown as { cause?: unknown }).cause ?? thrown;
       const network = classifyNetworkError(thrown);
       const data: ErrorBody = { ...normaliseErrorBody(undefined), message: network.message };
@@ -230,7 +255,10 @@ export class Transport {
     if (response.status >= 400) {
       const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
       const error = errorForStatus({
-        ...base,
+        method: request.method,
+        path: request.path,
+        endpoint: request.endpoint,
+        attempts: attempt,
         status: response.status,
         statusText: response.statusText,
         data: normaliseErrorBody(text),
