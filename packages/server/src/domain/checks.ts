@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
 import { badRequest, notFound } from '../http/errors.js';
 import { RawJson } from '../http/raw-json.js';
-import type { AlertChannelSubscription, Filter, Page, StoredDoc, Store } from '../store/index.js';
+import type { AlertChannelSubscription, Filter, Page, PageRequest, StoredDoc, Store } from '../store/index.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
 
@@ -160,19 +160,39 @@ export function presentCheck(store: Store, accountId: string, doc: StoredDoc): S
   return presentChecks(store, accountId, [doc])[0]!;
 }
 
+/** The spliced-in tail of a check without activated channels, the common case (Vigil never auto-assigns). */
+const NO_CHANNELS_TAIL = `,"alertChannels":${JSON.stringify(summarizeChannels(new Map(), []))}}`;
+
 /**
  * A page of checks as response text: `alertChannels` is spliced into each stored document's JSON
  * (from the subscription index), so documents are parsed only when they hold secret variables.
  * Relies on stored documents being JSON objects written by `JSON.stringify` (ending in `}`).
  */
-export function presentCheckPage(store: Store, accountId: string, page: Page<{ id: string; doc: string }>): Page<RawJson> {
-  if (page.items.length === 0) return { items: [], total: page.total };
+export function presentCheckPage(store: Store, accountId: string, request: PageRequest): Page<RawJson> {
   const channels = new Map(store.alertChannels.all(accountId).map((channel) => [channel.id as number, channel]));
-  const subscriptions = channels.size === 0 ? new Map<string, AlertChannelSubscription[]>() : store.subscriptions.ofOwners(accountId, 'check', page.items.map((row) => row.id));
-  const items = page.items.map((row) => {
-    if (row.doc.includes('"secret":true')) return new RawJson(JSON.stringify(presentChecks(store, accountId, [JSON.parse(row.doc) as StoredDoc])[0]));
-    const summary = summarizeChannels(channels, subscriptions.get(row.id) ?? []);
-    return new RawJson(`${row.doc.slice(0, -1)},"alertChannels":${JSON.stringify(summary)}}`);
+  if (channels.size === 0) {
+    // Every summary is empty, so the ids (only needed to look subscriptions up) are not read.
+    const { items, total } = store.checks.pageText(accountId, request);
+    return { items: items.map((doc) => presentStoredCheck(store, accountId, doc, NO_CHANNELS_TAIL)), total };
+  }
+  const { items, total } = store.checks.pageRows(accountId, request);
+  if (items.length === 0) return { items: [], total };
+  const subscriptions = store.subscriptions.ofOwners(accountId, 'check', items.map((row) => row.id));
+  // Checks of one page mostly share their subscriptions, so each distinct summary is rendered once.
+  const tails = new Map<string, string>();
+  const presented = items.map((row) => {
+    const subscribed = subscriptions.get(row.id);
+    if (subscribed === undefined) return presentStoredCheck(store, accountId, row.doc, NO_CHANNELS_TAIL);
+    const key = subscribed.map((subscription) => `${subscription.alertChannelId}${subscription.activated ? '+' : '-'}`).join(',');
+    const tail = tails.get(key) ?? `,"alertChannels":${JSON.stringify(summarizeChannels(channels, subscribed))}}`;
+    tails.set(key, tail);
+    return presentStoredCheck(store, accountId, row.doc, tail);
   });
-  return { items, total: page.total };
+  return { items: presented, total };
+}
+
+/** A stored check's JSON with `tail` (`,"alertChannels":...}`) in place of its closing brace. */
+function presentStoredCheck(store: Store, accountId: string, doc: string, tail: string): RawJson {
+  if (doc.includes('"secret":true')) return new RawJson(JSON.stringify(presentChecks(store, accountId, [JSON.parse(doc) as StoredDoc])[0]));
+  return new RawJson(doc.slice(0, -1), tail);
 }

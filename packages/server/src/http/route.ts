@@ -12,7 +12,7 @@ import type { Page, Store } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { HttpError, badRequest, conflict, type ValidationSource } from './errors.js';
 import { pagingHeaders } from './paging.js';
-import { RawJson, bodyText, bodyValue, serializeList } from './raw-json.js';
+import { JsonBytes, RawJson, bodyText, bodyValue, serializeList } from './raw-json.js';
 import type { AppEnv } from './types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -76,8 +76,11 @@ interface Outcome {
 
 function respond(c: Context<AppEnv>, outcome: Outcome): Response {
   if (outcome.status === 204) return c.body(null, 204, outcome.headers);
-  if (outcome.body instanceof RawJson) {
-    return c.body(outcome.body.json, outcome.status as 200, { ...outcome.headers, 'content-type': 'application/json' });
+  if (outcome.body instanceof RawJson || outcome.body instanceof JsonBytes) {
+    const body = outcome.body instanceof JsonBytes ? outcome.body.bytes : outcome.body.json;
+    // A plain header object (not Hono's `c.body`, which builds a `Headers`) reaches
+    // @hono/node-server's `writeHead` as it is: no Headers instance built and iterated per response.
+    return new Response(body, { status: outcome.status, headers: { ...outcome.headers, 'content-type': 'application/json' } });
   }
   return c.json(outcome.body as object, outcome.status as 200, outcome.headers);
 }

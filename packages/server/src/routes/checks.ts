@@ -19,7 +19,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   );
 
   ctx.route(ENDPOINTS['checks.list'], ({ account, query }) =>
-    presentCheckPage(store, account.id, store.checks.pageText(account.id, { limit: query.limit, page: query.page, filters: checkFilters(query) })),
+    presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query) }),
   );
   ctx.route(ENDPOINTS['checks.get'], ({ account, params }) => presentCheck(store, account.id, getCheck(store, account.id, params.id)));
 

@@ -62,6 +62,32 @@ export function collectionTableSql(table: string): string {
   CREATE INDEX ${table}_account_seq ON ${table} (account_id, seq);`;
 }
 
+interface PageStatements {
+  readonly docs: Statement;
+  readonly rows: Statement;
+  readonly count: Statement;
+  /** Every matching seq in order, to find where pages start. */
+  readonly seqs: Statement;
+}
+
+interface ListPositions {
+  readonly total: number;
+  /** `starts[i]` is the seq of the row at position `i * POSITION_STRIDE`. */
+  starts?: number[];
+}
+
+/** Rows between remembered positions; a page start is a seek plus at most this many index steps. */
+const POSITION_STRIDE = 64;
+/** Below this offset, stepping over the index entries is cheaper than reading every position once. */
+const DEEP_OFFSET = 1000;
+const MAX_REMEMBERED_FILTERS = 64;
+
+function everyNth(values: readonly number[], n: number): number[] {
+  const picked: number[] = [];
+  for (let index = 0; index < values.length; index += n) picked.push(values[index]!);
+  return picked;
+}
+
 export class Collection<T extends { id: PublicId }> {
   readonly table: string;
   readonly idKind: IdKind;
@@ -72,9 +98,14 @@ export class Collection<T extends { id: PublicId }> {
   readonly #update: Statement;
   readonly #delete: Statement;
   readonly #columns: readonly IndexedColumn[];
-  readonly #pageCache = new Map<string, { rows: Statement; count: Statement }>();
-  /** Totals by filter, dropped on every write: list calls page through an unchanged collection. */
-  readonly #totals = new Map<string, number>();
+  readonly #pageCache = new Map<string, PageStatements>();
+  /**
+   * What list calls learned about each filter since the last write: its total and, once a deep page
+   * was asked for, where every POSITION_STRIDE-th row starts. Dropped on every write. Callers page
+   * through an unchanged collection (`vigil plan` reads every page), so page N costs a seek instead of
+   * stepping over (N-1) × limit index entries, which made deep pages several times dearer than page 1.
+   */
+  readonly #positions = new Map<string, ListPositions>();
 
   constructor(db: SqliteDatabase, table: string, idKind: IdKind, columns: readonly IndexedColumn[] = []) {
     this.#db = db;
@@ -101,7 +132,7 @@ export class Collection<T extends { id: PublicId }> {
     const doc = build(id);
     this.#insert.run(seq, accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
     this.#nextSeq = seq + 1;
-    this.#totals.clear();
+    this.#positions.clear();
     return doc;
   }
 
@@ -112,17 +143,17 @@ export class Collection<T extends { id: PublicId }> {
 
   replace(accountId: string, doc: T): void {
     this.#update.run(JSON.stringify(doc), ...this.#columnValues(doc), accountId, String(doc.id));
-    this.#totals.clear();
+    this.#positions.clear();
   }
 
   remove(accountId: string, id: PublicId): boolean {
-    this.#totals.clear();
+    this.#positions.clear();
     return this.#delete.run(accountId, String(id)).changes > 0;
   }
 
-  /** Drops cached totals (after a rolled-back write). */
-  forgetTotals(): void {
-    this.#totals.clear();
+  /** Drops what list calls learned (after a rolled-back write). */
+  forgetPositions(): void {
+    this.#positions.clear();
   }
 
   #columnValues(doc: T): Array<string | number | null> {
@@ -132,34 +163,65 @@ export class Collection<T extends { id: PublicId }> {
   /** One page in insertion order plus the total that matches the filters. */
   page(accountId: string, request: PageRequest): Page<T> {
     const { items, total } = this.pageText(accountId, request);
-    return { items: items.map((row) => JSON.parse(row.doc) as T), total };
+    return { items: items.map((doc) => JSON.parse(doc) as T), total };
   }
 
   /** As `page`, with each document as its stored JSON text (for responses built without parsing). */
-  pageText(accountId: string, request: PageRequest): Page<{ id: string; doc: string }> {
+  pageText(accountId: string, request: PageRequest): Page<string> {
+    const { statements, args, total } = this.#locate(accountId, request);
+    return { items: args === undefined ? [] : (statements.docs.all(...args) as string[]), total };
+  }
+
+  /**
+   * As `pageText`, with each document's public id. Only for callers that need the ids: with them,
+   * better-sqlite3 builds an object per row, which costs about as much as reading the documents.
+   */
+  pageRows(accountId: string, request: PageRequest): Page<{ id: string; doc: string }> {
+    const { statements, args, total } = this.#locate(accountId, request);
+    return { items: args === undefined ? [] : (statements.rows.all(...args) as Array<{ id: string; doc: string }>), total };
+  }
+
+  /** The statements for the request's filters, and their arguments for its page (none past the end). */
+  #locate(accountId: string, request: PageRequest): { statements: PageStatements; args?: unknown[]; total: number } {
     const filters = request.filters ?? [];
     const where = ['account_id = ?', ...filters.map((filter) => `(${filter.sql})`)].join(' AND ');
+    const statements = this.#statements(where);
+    const values = [accountId, ...filters.flatMap((filter) => filter.values)];
+    const key = JSON.stringify([where, values]);
+    let known = this.#positions.get(key);
+    if (!known) {
+      // Distinct filters between two writes are few in practice; the bound only stops a stream of
+      // one-off tag filters from growing the map.
+      if (this.#positions.size >= MAX_REMEMBERED_FILTERS) this.#positions.clear();
+      known = { total: (statements.count.get(...values) as { total: number }).total };
+      this.#positions.set(key, known);
+    }
+    const total = known.total;
+    const offset = (request.page - 1) * Math.max(request.limit, 0);
+    if (offset >= total) return { statements, total };
+    let from = 0;
+    let skip = offset;
+    if (offset >= DEEP_OFFSET) {
+      known.starts ??= everyNth(statements.seqs.all(...values) as number[], POSITION_STRIDE);
+      const stride = Math.floor(offset / POSITION_STRIDE);
+      from = known.starts[stride]!;
+      skip = offset - stride * POSITION_STRIDE;
+    }
+    return { statements, args: [...values, from, request.limit, skip], total };
+  }
+
+  #statements(where: string): PageStatements {
     let statements = this.#pageCache.get(where);
     if (!statements) {
       statements = {
-        // The offset is skipped inside the (account_id, seq) index; only the page's rows are read whole.
-        rows: this.#db.prepare(
-          `SELECT id, doc FROM ${this.table} WHERE seq IN (SELECT seq FROM ${this.table} WHERE ${where} ORDER BY seq LIMIT ? OFFSET ?) ORDER BY seq`,
-        ),
+        docs: this.#db.prepare(`SELECT doc FROM ${this.table} WHERE ${where} AND seq >= ? ORDER BY seq LIMIT ? OFFSET ?`).pluck(),
+        rows: this.#db.prepare(`SELECT id, doc FROM ${this.table} WHERE ${where} AND seq >= ? ORDER BY seq LIMIT ? OFFSET ?`),
         count: this.#db.prepare(`SELECT COUNT(*) AS total FROM ${this.table} WHERE ${where}`),
+        seqs: this.#db.prepare(`SELECT seq FROM ${this.table} WHERE ${where} ORDER BY seq`).pluck(),
       };
       this.#pageCache.set(where, statements);
     }
-    const values = [accountId, ...filters.flatMap((filter) => filter.values)];
-    const totalKey = JSON.stringify([where, values]);
-    let total = this.#totals.get(totalKey);
-    if (total === undefined) {
-      total = (statements.count.get(...values) as { total: number }).total;
-      this.#totals.set(totalKey, total);
-    }
-    const offset = (request.page - 1) * Math.max(request.limit, 0);
-    const items = offset >= total ? [] : (statements.rows.all(...values, request.limit, offset) as Array<{ id: string; doc: string }>);
-    return { items, total };
+    return statements;
   }
 
   /** Every document of the account matching the filters, in insertion order (for small collections). */

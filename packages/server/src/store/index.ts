@@ -101,7 +101,7 @@ export class Store {
     } catch (error) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       for (const collection of [this.checks, this.checkGroups, this.maintenanceWindows, this.services, this.alertChannels]) {
-        collection.forgetTotals();
+        collection.forgetPositions();
       }
       batch.reject(error as Error);
     }

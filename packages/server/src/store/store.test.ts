@@ -95,6 +95,50 @@ describe('Store', () => {
     store.close();
   });
 
+  it('pages deep into a large collection exactly as a slice of it, also after writes between reads', () => {
+    const store = new Store(':memory:');
+    const expected: number[] = [];
+    for (let n = 0; n < 3000; n += 1) {
+      const doc = store.maintenanceWindows.insert('acme', (id) => ({ id, n }));
+      store.maintenanceWindows.insert('globex', (id) => ({ id, n }));
+      // Gaps in seq, so a page start cannot be computed from its position.
+      if (n % 7 === 3) store.maintenanceWindows.remove('acme', doc.id);
+      else expected.push(n);
+    }
+    const pageOf = (page: number, limit = 100) => store.maintenanceWindows.page('acme', { limit, page });
+    const numbers = (page: number, limit = 100) => pageOf(page, limit).items.map((doc) => doc['n']);
+    const pages = Math.ceil(expected.length / 100);
+    for (let page = 1; page <= pages; page += 1) expect(numbers(page)).toEqual(expected.slice((page - 1) * 100, page * 100));
+    expect(pageOf(pages + 1)).toEqual({ items: [], total: expected.length });
+    expect(numbers(23, 97)).toEqual(expected.slice(22 * 97, 23 * 97));
+    const rows = store.maintenanceWindows.pageRows('acme', { limit: 100, page: 17 }).items;
+    expect(rows.map((row) => [row.id, JSON.parse(row.doc).n])).toEqual(pageOf(17).items.map((doc) => [String(doc.id), doc['n']]));
+
+    const deleted = store.maintenanceWindows.page('acme', { limit: 5, page: 250 }).items;
+    for (const doc of deleted) store.maintenanceWindows.remove('acme', doc.id);
+    expected.splice(1245, 5);
+    expect(numbers(13)).toEqual(expected.slice(1200, 1300));
+    expect(pageOf(20).total).toBe(expected.length);
+    store.maintenanceWindows.insert('acme', (id) => ({ id, n: 3000 }));
+    expected.push(3000);
+    expect(numbers(pages)).toEqual(expected.slice((pages - 1) * 100));
+    store.close();
+  });
+
+  it('pages deep into a filtered list exactly as a slice of the matching documents', () => {
+    const store = new Store(':memory:');
+    const types = ['API', 'MULTI_STEP', 'HEARTBEAT'];
+    for (let n = 0; n < 4000; n += 1) store.checks.insert('acme', (id) => ({ id, n, checkType: types[n % 3] }));
+    const multiStep = Array.from({ length: 4000 }, (_, n) => n).filter((n) => n % 3 === 1);
+    const filters = [{ sql: 'check_type = ?', values: ['MULTI_STEP'] }];
+    for (const page of [1, 11, 12, 14]) {
+      const { items, total } = store.checks.page('acme', { limit: 100, page, filters });
+      expect(total).toBe(multiStep.length);
+      expect(items.map((doc) => doc['n'])).toEqual(multiStep.slice((page - 1) * 100, page * 100));
+    }
+    store.close();
+  });
+
   it('filters with SQL conditions on the document', () => {
     const store = new Store(':memory:');
     store.checks.insert('acme', (id) => ({ id, checkType: 'API', tags: ['prod'] }));
