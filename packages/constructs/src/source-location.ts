@@ -123,8 +123,12 @@ function sourceMapOf(fileName: string): SourceMap | undefined {
   return lastMapped.map;
 }
 
-function withoutFileScheme(file: string): string {
-  return file.startsWith('file://') ? fileURLToPath(file) : file;
+let lastPath: { source: string; file: string } | undefined;
+
+/** Consecutive constructs mostly come from one source file, so its last conversion is kept. */
+function withoutFileScheme(source: string): string {
+  if (lastPath?.source !== source) lastPath = { source, file: source.startsWith('file://') ? fileURLToPath(source) : source };
+  return lastPath.file;
 }
 
 /** The same search over the formatted stack text, for when someone else formats stacks. */
