@@ -17,3 +17,22 @@ describe('pagingHeaders', () => {
     expect(pagingHeaders(url, { page, limit, total, count })).toEqual({ 'content-range': range, link: links.join(', ') });
   });
 });
+
+describe('pagingHeaders links', () => {
+  it('keep every other parameter in place, set limit and page where they first appear, and drop repeats of them', () => {
+    const headers = pagingHeaders('http://127.0.0.1:1234/v1/checks?page=2&tag=a%20b&tag=%C3%A9&page=7&limit=5&checkType=API', {
+      page: 2,
+      limit: 5,
+      total: 30,
+      count: 5,
+    });
+    const query = (page: number): string => `page=${page}&tag=a+b&tag=%C3%A9&limit=5&checkType=API`;
+    expect(headers.link).toBe(`<http://127.0.0.1:1234/v1/checks?${query(3)}>; rel="next", <http://127.0.0.1:1234/v1/checks?${query(6)}>; rel="last"`);
+  });
+
+  it('append limit and page when the request had neither', () => {
+    expect(pagingHeaders('http://127.0.0.1:1234/v1/checks', { page: 1, limit: 10, total: 5, count: 5 }).link).toBe(
+      '<http://127.0.0.1:1234/v1/checks?limit=10&page=1>; rel="last"',
+    );
+  });
+});
