@@ -129,6 +129,13 @@ describe('Transport', () => {
     expect((error as TimeoutError).message).toBe('[GET] "/v1/checks": timed out after 100 ms');
   });
 
+  it('gives every attempt its own timeout: the retry after a timed-out attempt is answered', async () => {
+    const { baseUrl, seen } = await listen([() => undefined, json(200, [{ id: 1 }])]);
+    const response = await transport(baseUrl, { timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).request({ method: 'GET', path: '/v1/checks' });
+    expect(response).toMatchObject({ status: 200, body: [{ id: 1 }], attempts: 2 });
+    expect(seen).toHaveLength(2);
+  });
+
   it('retries a plain-text 502 from a proxy on GET, then reports its text', async () => {
     const proxyPage = (res: ServerResponse) => {
       res.writeHead(502, { 'content-type': 'text/html' });
