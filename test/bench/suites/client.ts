@@ -6,47 +6,22 @@
  * The service runs as `vigil server` in its own process, so its work does not share the client's
  * event loop and the overhead figure is the client's alone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createClient } from '@vigil/client';
 import { median, repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+import { startServiceProcess } from '../lib/service-process.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const API_KEY = 'bench-key';
 const GETS = 1000;
 const BLOCK = 50;
 const CREATES = 1000;
 const RATE_LIMIT = { requests: 600, windowSeconds: 60 };
 
-async function startService(dataDir: string, extra: readonly string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(
-    process.execPath,
-    [path.join(repoRoot, 'packages/cli/bin/vigil.mjs'), 'server', '--port', '0', '--data', dataDir, '--api-key', API_KEY, '--account-id', 'bench', ...extra],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`vigil server exited with ${code}: ${out}`)));
-  });
-  return { url, child };
-}
-
-async function stopService(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 const checkBody = (name: string) => ({ name, request: { url: 'https://example.com/health' } });
 
 async function overheadFigures(context: BenchContext): Promise<BenchFigure[]> {
-  const { url, child } = await startService(path.join(context.tmpDir, 'overhead'));
+  const service = await startServiceProcess({ dataDir: path.join(context.tmpDir, 'overhead'), apiKey: API_KEY });
+  const { url } = service;
   try {
     const client = createClient({ baseUrl: url, apiKey: API_KEY, pacing: false });
     const { id } = await client.checks.createApi(checkBody('overhead'));
@@ -115,12 +90,17 @@ async function overheadFigures(context: BenchContext): Promise<BenchFigure[]> {
       note: `${GETS} sequential calls per run in alternating blocks of ${BLOCK}; client parses every response with its zod schema`,
     }];
   } finally {
-    await stopService(child);
+    await service.stop();
   }
 }
 
 async function pacedCreateFigures(context: BenchContext): Promise<BenchFigure[]> {
-  const { url, child } = await startService(path.join(context.tmpDir, 'paced'), ['--rate-limit', `${RATE_LIMIT.requests}/${RATE_LIMIT.windowSeconds}`]);
+  const service = await startServiceProcess({
+    dataDir: path.join(context.tmpDir, 'paced'),
+    apiKey: API_KEY,
+    rateLimit: `${RATE_LIMIT.requests}/${RATE_LIMIT.windowSeconds}`,
+  });
+  const { url } = service;
   try {
     let refused = 0;
     const client = createClient({
@@ -159,7 +139,7 @@ async function pacedCreateFigures(context: BenchContext): Promise<BenchFigure[]>
       },
     ];
   } finally {
-    await stopService(child);
+    await service.stop();
   }
 }
 
