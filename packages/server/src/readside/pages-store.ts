@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
-import type { SqliteDatabase } from '../store/index.js';
+import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
 import type { IncidentState } from './incidents.js';
 
 export interface StatusPageDoc {
@@ -51,7 +51,7 @@ export class PagesStore {
       'INSERT OR IGNORE INTO status_page_subscriptions (account_id, status_page_id, id, doc) VALUES (?, ?, ?, ?)',
     );
     this.#subscriptionsOf = db.prepare(
-      'SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq LIMIT ? OFFSET ?',
+      `SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq ${PAGE_LIMIT}`,
     );
     this.#countSubscriptionsOf = db.prepare(
       'SELECT COUNT(*) AS total FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ?',

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
-import type { SqliteDatabase } from '../store/index.js';
+import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
 import { recordError, errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
 import type { RawResult } from './result-facts.js';
@@ -44,7 +44,7 @@ export class ResultsStore {
     this.#groupById = db.prepare('SELECT state FROM error_groups WHERE account_id = ? AND id = ?');
     this.#insertGroup = db.prepare('INSERT INTO error_groups (account_id, id, check_id, error_hash, state) VALUES (?, ?, ?, ?, ?)');
     this.#updateGroup = db.prepare('UPDATE error_groups SET state = ? WHERE account_id = ? AND id = ?');
-    this.#groupsOfCheck = db.prepare('SELECT state FROM error_groups WHERE account_id = ? AND check_id = ? ORDER BY seq LIMIT ? OFFSET ?');
+    this.#groupsOfCheck = db.prepare(`SELECT state FROM error_groups WHERE account_id = ? AND check_id = ? ORDER BY seq ${PAGE_LIMIT}`);
     this.#countGroupsOfCheck = db.prepare('SELECT COUNT(*) AS total FROM error_groups WHERE account_id = ? AND check_id = ?');
   }
 

@@ -9,7 +9,7 @@ import { IdempotencyStore } from './idempotency.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { SubscriptionIndex } from './subscriptions.js';
 
-export { Collection, type Filter, type IndexedColumn, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
+export { Collection, PAGE_LIMIT, type Filter, type IndexedColumn, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
 export type { DatabaseLocation, Migration, SqliteDatabase } from './database.js';
 export type { AlertChannelSubscription, Subscriber, SubscriptionOwnerKind } from './subscriptions.js';
 
