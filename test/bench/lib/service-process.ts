@@ -16,9 +16,23 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export async function startServiceProcess(options: { dataDir: string; rateLimit?: string; apiKey?: string }): Promise<ServiceProcess> {
-  const args = ['server', '--port', '0', '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
+export interface ServiceProcessOptions {
+  readonly dataDir: string;
+  readonly rateLimit?: string;
+  readonly apiKey?: string;
+  /**
+   * A fixed port, for a dataset that several service processes serve in turn: the URL is part of the
+   * target recorded in a project's state, so every restart must come back at the same address.
+   */
+  readonly port?: number;
+  /** `--request-log FILE`: one JSON line per request, for counting the calls a command made. */
+  readonly requestLog?: string;
+}
+
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
+  const args = ['server', '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
   if (options.rateLimit) args.push('--rate-limit', options.rateLimit);
+  if (options.requestLog) args.push('--request-log', options.requestLog);
   const child: ChildProcess = spawn(process.execPath, [VIGIL_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -38,4 +52,17 @@ export async function startServiceProcess(options: { dataDir: string; rateLimit?
       await exited;
     },
   };
+}
+
+/** A free loopback port, found by binding port 0 and letting it go. */
+export async function freeLoopbackPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as import('node:net').AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
