@@ -107,6 +107,8 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
     } finally {
       process.removeListener('SIGINT', onInterrupt);
     }
+    // The steps are safe in the state log already; this makes state.json whole again on its own.
+    await writer.checkpoint();
     printReport(report, mode);
     if (stop.signal.aborted) process.exitCode = 130;
     else if (report.failed.length > 0) process.exitCode = 1;

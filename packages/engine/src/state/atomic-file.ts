@@ -31,7 +31,7 @@ export async function writeFileAtomically(path: string, content: string): Promis
   await syncDirectory(directory);
 }
 
-async function syncDirectory(directory: string): Promise<void> {
+export async function syncDirectory(directory: string): Promise<void> {
   // Windows cannot open a directory for fsync; NTFS journals the rename itself.
   if (process.platform === 'win32') return;
   const handle = await open(directory, 'r');

@@ -20,7 +20,7 @@ const addressSchema = z.string().refine((value) => !('problem' in tryParseAddres
   },
 });
 
-const resourceSchema = z.strictObject({
+export const resourceSchema = z.strictObject({
   kind: kindSchema,
   remoteId: remoteIdSchema,
   applied: z.record(z.string(), z.unknown()),
@@ -28,7 +28,7 @@ const resourceSchema = z.strictObject({
   protect: z.boolean().optional(),
 });
 
-const journalEntrySchema = z.strictObject({
+export const journalEntrySchema = z.strictObject({
   id: z.string().min(1),
   operation: z.enum(['create', 'update', 'delete']),
   address: addressSchema,

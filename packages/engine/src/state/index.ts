@@ -4,6 +4,7 @@ export type {
   ForceUnlockResult,
   JournalEntry,
   JournalOperation,
+  JournalStep,
   LockOwner,
   RemoteId,
   ResourceKind,
@@ -24,7 +25,7 @@ export {
   sameTarget,
   stateDocumentSchema,
 } from './document.js';
-export { beginOperation, completeOperation, newJournalEntry, pendingOperations } from './journal.js';
+export { applyJournalStep, beginOperation, completeOperation, newJournalEntry, pendingOperations } from './journal.js';
 export { getResource, moveResource, removeResource } from './edit.js';
 export { DEFAULT_STATE_PATH, createLocalBackend, type LocalBackendOptions } from './local-backend.js';
 export { describeOwner, isProcessAlive } from './lock-file.js';

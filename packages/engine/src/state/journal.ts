@@ -4,7 +4,7 @@
  * return a new document and never touch the one given.
  */
 import { randomUUID } from 'node:crypto';
-import type { Address, JournalEntry, JournalOperation, RemoteId, ResourceKind, StateDocument, StateResource } from './types.js';
+import type { Address, JournalEntry, JournalOperation, JournalStep, RemoteId, ResourceKind, StateDocument, StateResource } from './types.js';
 
 /** Builds a journal entry with a fresh id and the current time; the caller adds what it knows. */
 export function newJournalEntry(input: {
@@ -56,6 +56,29 @@ export function completeOperation(
   const resources = { ...document.resources };
   mutate?.(resources, entry);
   return { ...document, resources, journal: document.journal.filter((pending) => pending.id !== id) };
+}
+
+/**
+ * Applies one journal step to `document` IN PLACE: the document's `resources` and `journal` must be
+ * the caller's own. Apply's state writer and the replay of a backend's step log both go through
+ * here, so a step means the same thing live and after a crash. Throws on a step that cannot follow
+ * the document (a second pending operation on an address, or completing an unknown one).
+ */
+export function applyJournalStep(document: StateDocument, step: JournalStep): void {
+  if (step.type === 'begin') {
+    const clash = document.journal.find((pending) => pending.id === step.entry.id || pending.address === step.entry.address);
+    if (clash) {
+      throw new Error(`${step.entry.operation} of ${step.entry.address} started while ${clash.operation} ${clash.id} of ${clash.address} is pending`);
+    }
+    document.journal.push(step.entry);
+    return;
+  }
+  const index = document.journal.findIndex((pending) => pending.id === step.id);
+  if (index < 0) throw new Error(`no pending journal entry ${step.id}`);
+  document.journal.splice(index, 1);
+  if (step.address === undefined) return;
+  if (step.resource) document.resources[step.address] = step.resource;
+  else delete document.resources[step.address];
 }
 
 /** Pending operations, oldest first: what the next apply must recover before anything else. */

@@ -2,16 +2,37 @@
  * The `local` backend: state in one JSON file (default `<root>/.vigil/state.json`), guarded by a lock
  * file beside it (`state.json.lock`), replaced atomically on every write.
  */
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
-import { removeLeftoverTempFiles, writeFileAtomically } from './atomic-file.js';
+import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { removeLeftoverTempFiles, syncDirectory, writeFileAtomically } from './atomic-file.js';
 import { parseStateDocument, serializeState } from './document.js';
 import { StateError, isStateError } from './errors.js';
 import { acquireLockFile, holdsLock, releaseLockFile, removeLockFile } from './lock-file.js';
-import type { LockOwner, StateBackend, StateDocument, StateLock } from './types.js';
+import { STEP_LOG_SUFFIX, encodeSteps, replaySteps } from './step-log.js';
+import type { JournalStep, LockOwner, StateBackend, StateDocument, StateLock } from './types.js';
 
 /** Where state lives by default, relative to the project root. */
 export const DEFAULT_STATE_PATH = '.vigil/state.json';
+
+/** Appended steps after which the whole document is written again, bounding the log and its replay. */
+const CHECKPOINT_STEPS = 5000;
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The stored document and the serial of its checkpoint (the document's serial counts logged steps too). */
+interface Stored {
+  readonly document: StateDocument;
+  readonly checkpointSerial: number;
+  /** A step log exists (its steps, if any still apply, are in `document`). */
+  readonly hasLog: boolean;
+}
 
 export interface LocalBackendOptions {
   /** The state file; relative paths resolve against the current directory. */
@@ -44,24 +65,29 @@ async function asStateError<T>(doing: string, run: () => Promise<T>): Promise<T>
 /**
  * The `local` backend. `lock()` creates `<path>.lock` exclusively and waits for a live holder up to
  * the timeout; `write()` replaces the file atomically (temp + fsync + rename + directory fsync) with
- * the next serial, refusing a document of another lineage or a lock taken away by force.
+ * the next serial, refusing a document of another lineage or a lock taken away by force;
+ * `appendSteps()` appends journal steps to `<path>.wal` (see step-log.ts), which `write()` empties.
  */
 export function createLocalBackend(options: LocalBackendOptions): StateBackend {
   const path = resolve(options.path);
   const lockPath = `${path}.lock`;
+  const logPath = `${path}${STEP_LOG_SUFFIX}`;
   const location = displayPath(path);
   const unlockCommand = options.unlockCommand ?? 'vigil state unlock --force';
 
+  async function readStored(): Promise<Stored | undefined> {
+    const text = await asStateError(`read state ${location}`, () => readIfExists(path));
+    // The first write of a state is always whole, so a log without a checkpoint holds nothing to keep.
+    if (text === undefined) return undefined;
+    const document = parseStateDocument(text, location);
+    const checkpointSerial = document.serial;
+    const log = await asStateError(`read state log ${displayPath(logPath)}`, () => readIfExists(logPath));
+    if (log !== undefined) replaySteps(document, log, displayPath(logPath));
+    return { document, checkpointSerial, hasLog: log !== undefined };
+  }
+
   async function read(): Promise<StateDocument | undefined> {
-    const text = await asStateError(`read state ${location}`, async () => {
-      try {
-        return await readFile(path, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
-      }
-    });
-    return text === undefined ? undefined : parseStateDocument(text, location);
+    return (await readStored())?.document;
   }
 
   async function lock(lockOptions: { timeoutMs: number; command: string }): Promise<StateLock> {
@@ -77,7 +103,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
     );
     try {
       await removeLeftoverTempFiles(path);
-      const stored = await read();
+      const stored = await readStored();
       return createLock(owner, stored);
     } catch (error) {
       await releaseLockFile(lockPath, owner.id);
@@ -85,15 +111,23 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
     }
   }
 
-  function createLock(owner: LockOwner, stored: StateDocument | undefined): StateLock {
-    let serial = stored?.serial ?? 0;
-    let lineage = stored?.lineage;
+  function createLock(owner: LockOwner, stored: Stored | undefined): StateLock {
+    let serial = stored?.document.serial ?? 0;
+    let checkpointSerial = stored?.checkpointSerial;
+    let lineage = stored?.document.lineage;
+    let stepsSinceCheckpoint = serial - (checkpointSerial ?? 0);
+    let log: FileHandle | undefined;
+    /**
+     * A log is on disk. One left by an earlier run may end in a line cut short by a crash, which an
+     * append would glue to its own first line, so such a log is folded into a checkpoint first.
+     */
+    let logOnDisk = stored?.hasLog ?? false;
     let released = false;
     // Writes run one after another, so with concurrent callers the last write called is the last
     // one on disk and serials stay in call order.
     let queue: Promise<void> = Promise.resolve();
 
-    async function writeNow(document: StateDocument): Promise<void> {
+    async function assertWritable(document: Pick<StateDocument, 'lineage'>): Promise<void> {
       if (released) throw new Error('this is a bug in vigil: state written after its lock was released');
       if (lineage !== undefined && document.lineage !== lineage) {
         throw new StateError(
@@ -107,10 +141,51 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
           `lost the lock on state ${location} (it was removed, e.g. by vigil state unlock --force); not writing, so whoever holds it now is not overwritten`,
         );
       }
+    }
+
+    async function writeNow(document: StateDocument): Promise<void> {
+      await assertWritable(document);
       const next = { ...document, serial: serial + 1 };
       await asStateError(`write state ${location}`, () => writeFileAtomically(path, `${serializeState(next)}\n`));
       serial = next.serial;
+      checkpointSerial = next.serial;
       lineage = next.lineage;
+      // Its steps are in the checkpoint now; were this cut short, the new serial makes them stale.
+      if (logOnDisk) {
+        await closeLog();
+        await asStateError(`remove state log ${displayPath(logPath)}`, () => unlink(logPath).catch(ignoreMissing));
+        logOnDisk = false;
+      }
+      stepsSinceCheckpoint = 0;
+    }
+
+    function canAppend(): boolean {
+      const earlierLog = logOnDisk && !log;
+      return checkpointSerial !== undefined && lineage !== undefined && !earlierLog && stepsSinceCheckpoint < CHECKPOINT_STEPS;
+    }
+
+    async function appendNow(steps: readonly JournalStep[]): Promise<void> {
+      if (!canAppend()) throw new Error('this is a bug in vigil: journal steps appended while the state needs a whole write');
+      await assertWritable({ lineage: lineage! });
+      const base = checkpointSerial!;
+      await asStateError(`append to state log ${displayPath(logPath)}`, async () => {
+        if (!log) {
+          log = await open(logPath, 'a', 0o644);
+          logOnDisk = true;
+          // The log's directory entry must survive a power loss as its lines do.
+          await syncDirectory(dirname(logPath));
+        }
+        await log.write(encodeSteps(lineage!, base, steps));
+        await log.datasync();
+      });
+      serial += steps.length;
+      stepsSinceCheckpoint += steps.length;
+    }
+
+    async function closeLog(): Promise<void> {
+      const handle = log;
+      log = undefined;
+      await handle?.close();
     }
 
     return {
@@ -122,10 +197,19 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
         queue = result.catch(() => undefined);
         return result;
       },
+      get canAppendSteps() {
+        return canAppend();
+      },
+      appendSteps(steps) {
+        const result = queue.then(() => appendNow(steps));
+        queue = result.catch(() => undefined);
+        return result;
+      },
       async release() {
         if (released) return;
         released = true;
         await queue;
+        await closeLog();
         await releaseLockFile(lockPath, owner.id);
       },
     };
@@ -141,4 +225,8 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
       return 'owner' in content ? { removed: true, owner: content.owner } : { removed: true };
     },
   };
+}
+
+function ignoreMissing(error: unknown): void {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
 }

@@ -60,6 +60,14 @@ export interface JournalEntry {
   name?: string;
 }
 
+/**
+ * One step of the apply journal, as a backend that logs steps records it: an operation begins, or
+ * ends with its outcome (`resource` null: the resource is gone; `address` absent: nothing changed).
+ */
+export type JournalStep =
+  | { readonly type: 'begin'; readonly entry: JournalEntry }
+  | { readonly type: 'complete'; readonly id: string; readonly address?: Address; readonly resource?: StateResource | null };
+
 /** Who holds a state lock, as recorded in the lock itself. */
 export interface LockOwner {
   /** Random token: release() only removes a lock whose token is still its own. */
@@ -101,6 +109,15 @@ export interface StateLock {
    * argument is not modified, and `serial` reports the stored value afterwards.
    */
   write(document: StateDocument): Promise<void>;
+  /**
+   * Records journal steps durably without rewriting the whole document; `read()` returns the
+   * document with them applied, and the stored copy's serial grows by one per step. Only while
+   * `canAppendSteps` is true (there is a stored checkpoint to extend); otherwise write the document
+   * whole. Optional: a backend without it gets whole writes.
+   */
+  appendSteps?(steps: readonly JournalStep[]): Promise<void>;
+  /** Whether `appendSteps` may be called now. */
+  readonly canAppendSteps?: boolean;
   /** Removes the lock if it is still ours. Safe to call twice. */
   release(): Promise<void>;
   /** The serial of the stored document (0 when there is none yet). */
