@@ -44,10 +44,10 @@ export interface BundleProjectResult {
  * imports are inlined, npm packages stay external (resolved from the project's node_modules at
  * evaluation), and tsconfig `paths` are honoured (esbuild reads each file's tsconfig.json).
  *
- * Why one output per module rather than one big file: every construct reads a stack trace to learn
- * where it was created, and V8 computes a frame's line by scanning its script, so in a single
- * megabyte-sized bundle 10,000 constructs spend seconds on it. Small modules keep that cheap, and
- * let the loader evaluate (and report failures of) each file separately.
+ * Why one output per group rather than one big file: every construct reads a stack frame to learn
+ * where it was created, and V8's cost for a frame's position grows with the size of the code around
+ * it, so in a single megabyte-sized bundle 10,000 constructs spend seconds on it. Small modules keep
+ * that cheap, and let the loader evaluate (and report failures of) each group separately.
  *
  * Every module keeps its own `__dirname`, `__filename`, `import.meta.url`, `import.meta.dirname`
  * and `import.meta.filename` (Checkly-style files do `path.join(__dirname, 'x.spec.ts')`): bundled
