@@ -1,5 +1,6 @@
 import { ENDPOINTS, type EndpointId, type EndpointResponse, type Endpoints } from '@vigil/schema';
 import { callEndpoint, listAllOf, type CallInput, type ItemOf } from './endpoint.js';
+import type { PageOptions } from './paging.js';
 import type { Transport } from './transport.js';
 
 /** Options of a call that writes a check or a group. */
@@ -33,7 +34,7 @@ export class EndpointCaller {
   listAll<Id extends EndpointId>(
     id: Id,
     input: Omit<CallInput<Endpoints[Id]>, 'body' | 'idempotencyKey'> = {},
-    options: { pageSize?: number } = {},
+    options: PageOptions = {},
   ): AsyncGenerator<ItemOf<Endpoints[Id]>, void, undefined> {
     return listAllOf(this.transport, id, ENDPOINTS[id], input, options);
   }

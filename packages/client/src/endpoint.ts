@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ResponseShapeError, normaliseErrorBody } from './errors.js';
-import { paginate } from './paging.js';
+import { paginate, type PageOptions } from './paging.js';
 import type { HttpMethod, HttpResponse, QueryValue, Transport } from './transport.js';
 
 /** The parts of an `ENDPOINTS` entry of `@vigil/schema` that the client uses. */
@@ -147,7 +147,7 @@ export function listAllOf<E extends EndpointSpec>(
   endpointId: string,
   endpoint: E,
   input: Omit<CallInput<E>, 'body' | 'idempotencyKey'> = {},
-  options: { pageSize?: number } = {},
+  options: PageOptions = {},
 ): AsyncGenerator<ItemOf<E>, void, undefined> {
   return paginate<ItemOf<E>>(async ({ page, limit }) => {
     const query = { ...(input.query as object | undefined), page, limit } as InputOf<E['query']>;

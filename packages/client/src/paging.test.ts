@@ -69,6 +69,38 @@ describe('paginate', () => {
     ]);
   });
 
+  it('with read-ahead, requests the next pages while the current one is consumed, yielding in order', async () => {
+    const all = Array.from({ length: 450 }, (_, index) => index);
+    const started: number[] = [];
+    const release = new Map<number, () => void>();
+    const fetchPage = (query: { page: number; limit: number }): Promise<Page<number>> => {
+      started.push(query.page);
+      const start = (query.page - 1) * query.limit;
+      const items = all.slice(start, start + query.limit);
+      const page = { items, headers: headers({ 'content-range': `${start}-${start + items.length - 1}/${all.length}` }) };
+      // Page 1 answers at once; later pages only when the test lets them.
+      return query.page === 1 ? Promise.resolve(page) : new Promise((resolve) => release.set(query.page, () => resolve(page)));
+    };
+    const iterator = paginate(fetchPage, { readAhead: 2 });
+    const seen: number[] = [];
+    seen.push((await iterator.next()).value as number);
+    // Page 1 told of 5 pages: pages 2 and 3 are on their way before anything else is read.
+    expect(started).toEqual([1, 2, 3]);
+    const rest = (async () => {
+      for await (const item of iterator) seen.push(item);
+    })();
+    for (const page of [3, 2, 5, 4]) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      release.get(page)?.();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    release.get(4)?.();
+    release.get(5)?.();
+    await rest;
+    expect(seen).toEqual(all);
+    expect([...started].sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it('fetches no further page when the consumer stops early', async () => {
     let fetched = 0;
     const fetchPage = async (): Promise<Page<number>> => {

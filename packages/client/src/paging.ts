@@ -69,18 +69,50 @@ export interface Page<T> {
   headers: { get(name: string): string | null };
 }
 
+/** How `paginate` fetches: page size, and how many later pages to request while one is consumed. */
+export interface PageOptions {
+  pageSize?: number;
+  /**
+   * Pages requested ahead, concurrently, once the first page's `content-range` tells how many there
+   * are. For a caller that reads the whole list (a refresh reads 100 pages for 10,000 checks): the
+   * round trips overlap instead of queueing. 0 (the default) fetches only the page being asked for,
+   * so a caller that stops early wastes no call.
+   */
+  readAhead?: number;
+}
+
 /**
- * Yields every item of a paged list, fetching pages lazily in service order. Pages hold
- * `MAX_PAGE_SIZE` items unless the endpoint caps them lower (heartbeat events: 10).
+ * Yields every item of a paged list in service order. Pages hold `MAX_PAGE_SIZE` items unless the
+ * endpoint caps them lower (heartbeat events: 10). Whether another page follows is always decided
+ * from the page before it (`nextPage`); read-ahead only starts the requests earlier.
  */
 export async function* paginate<T>(
   fetchPage: (query: { page: number; limit: number }) => Promise<Page<T>>,
-  options: { pageSize?: number } = {},
+  options: PageOptions = {},
 ): AsyncGenerator<T, void, undefined> {
   const limit = options.pageSize ?? MAX_PAGE_SIZE;
+  const readAhead = options.readAhead ?? 0;
+  const requested = new Map<number, Promise<Page<T>>>();
+  const request = (page: number): Promise<Page<T>> => {
+    let pending = requested.get(page);
+    if (!pending) {
+      pending = fetchPage({ page, limit });
+      // Awaited in turn below; until then a failure must not count as unhandled.
+      pending.catch(() => undefined);
+      requested.set(page, pending);
+    }
+    return pending;
+  };
+  let lastPage: number | undefined;
   let page: number | undefined = 1;
   while (page !== undefined) {
-    const result: Page<T> = await fetchPage({ page, limit });
+    const result: Page<T> = await request(page);
+    requested.delete(page);
+    if (readAhead > 0) {
+      const total = parseContentRange(result.headers.get('content-range'))?.total;
+      if (total !== undefined) lastPage = Math.ceil(total / limit);
+      if (lastPage !== undefined) for (let ahead = page + 1; ahead <= Math.min(lastPage, page + readAhead); ahead++) request(ahead);
+    }
     yield* result.items;
     page = nextPage({ page, limit, itemCount: result.items.length, headers: result.headers });
   }
