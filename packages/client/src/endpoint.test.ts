@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '@vigil/schema';
 import { z } from 'zod';
-import { fillPath, parseResponse } from './endpoint.js';
+import { COMPILE_AFTER_PARSES, fillPath, parseResponse } from './endpoint.js';
 import { ResponseShapeError } from './errors.js';
 import type { HttpResponse } from './transport.js';
 
@@ -82,14 +82,36 @@ describe('parseResponse', () => {
       request: { url: 'https://example.com', unknown: 1 },
     };
     const get = ENDPOINTS['checks.get'];
-    const parsed = parseResponse('checks.get', get, response(check), '/v1/checks/c1');
-    expect(parsed).toEqual(get.response.parse(check));
-    expect(parsed.request).toEqual({
-      method: 'GET', url: 'https://example.com', followRedirects: true, skipSSL: false, ipFamily: 'IPv4', body: '', bodyType: 'NONE',
-      headers: [], queryParameters: [], assertions: [], basicAuth: { username: '', password: '' },
-    });
     const broken = { ...check, request: { ...check.request, method: 'FETCH' } };
-    expect(() => parseResponse('checks.get', get, response(broken), '/v1/checks/c1')).toThrow(/response of checks\.get does not match its schema at "request\.method"/);
+    // Past COMPILE_AFTER_PARSES, so the compiled parse answers too.
+    for (let use = 0; use <= COMPILE_AFTER_PARSES; use++) {
+      const parsed = parseResponse('checks.get', get, response(check), '/v1/checks/c1');
+      expect(parsed).toEqual(get.response.parse(check));
+      expect(parsed.request).toEqual({
+        method: 'GET', url: 'https://example.com', followRedirects: true, skipSSL: false, ipFamily: 'IPv4', body: '', bodyType: 'NONE',
+        headers: [], queryParameters: [], assertions: [], basicAuth: { username: '', password: '' },
+      });
+      expect(() => parseResponse('checks.get', get, response(broken), '/v1/checks/c1')).toThrow(/response of checks\.get does not match its schema at "request\.method"/);
+    }
+  });
+
+  it('answers the same before and after a schema in steady use is compiled', () => {
+    const steady = { ...endpoint, response: z.array(z.object({ id: z.number(), tags: z.array(z.string()).default([]) })) };
+    const outcome = (body: unknown) => {
+      try {
+        return { data: parseResponse('things.list', steady, response(body), '/v1/things') };
+      } catch (caught) {
+        return { error: (caught as Error).message };
+      }
+    };
+    const good = [{ id: 1, extra: true }];
+    const bad = [{ id: 1 }, { id: 'two', tags: [3] }];
+    const seen = Array.from({ length: COMPILE_AFTER_PARSES + 5 }, () => [outcome(good), outcome(bad)]);
+    expect(seen[0]).toEqual([
+      { data: [{ id: 1, tags: [] }] },
+      { error: expect.stringMatching(/does not match its schema at "\[1\]\.id": \[1\]\.id: .*; \[1\]\.tags\[0\]: /) },
+    ]);
+    for (const later of seen) expect(later).toEqual(seen[0]);
   });
 
   it('reports a body that is not the expected JSON at all', () => {

@@ -60,21 +60,30 @@ export function fillPath(template: string, params: Readonly<Record<string, unkno
   return path;
 }
 
-const compiledSchemas = new WeakMap<z.ZodType, z.ZodType>();
+/** Parses of one schema before it is compiled; exported for tests. */
+export const COMPILE_AFTER_PARSES = 100;
+
+/** Per response schema: its parses so far, or, from the `COMPILE_AFTER_PARSES`th on, its compiled clone. */
+const schemaTiers = new WeakMap<z.ZodType, number | z.ZodType>();
 
 /**
- * The response schema compiled ahead of time (zod's `z.compile`), once per schema. The interpreted
- * parse of a check was the largest cost of a GET besides the network: ~60 µs in the middle of a
- * request loop (CPU profile of 20,000 GETs), against ~15–20 µs compiled. Results and issues are
- * zod's own (a failing input is re-parsed by the interpreter for its issues), and a schema zod
- * cannot compile comes back unchanged.
+ * The schema to parse a response with: the schema itself for its first parses, then its compiled
+ * clone (zod's `z.compile`). The interpreted parse of a check was the largest cost of a GET besides
+ * the network: ~60 µs in the middle of a request loop (CPU profile of 20,000 GETs), against
+ * ~15–20 µs compiled. Compiling takes 4–25 ms per schema (~10 ms for a check, repaid by ~250 parses),
+ * so only a schema in steady use is compiled, and a command that calls an endpoint a handful of times
+ * never pays for it. Results and issues are zod's own either way (a body the compiled code rejects is
+ * re-parsed by the interpreter for its issues), and a schema zod cannot compile comes back unchanged.
  */
-function compiledSchema(schema: z.ZodType): z.ZodType {
-  let compiled = compiledSchemas.get(schema);
-  if (compiled === undefined) {
-    compiled = z.compile(schema);
-    compiledSchemas.set(schema, compiled);
+function parserFor(schema: z.ZodType): z.ZodType {
+  const tier = schemaTiers.get(schema) ?? 0;
+  if (typeof tier !== 'number') return tier;
+  if (tier + 1 < COMPILE_AFTER_PARSES) {
+    schemaTiers.set(schema, tier + 1);
+    return schema;
   }
+  const compiled = z.compile(schema);
+  schemaTiers.set(schema, compiled);
   return compiled;
 }
 
@@ -92,7 +101,7 @@ function fieldPath(path: ReadonlyArray<PropertyKey>): string {
  */
 export function parseResponse<E extends EndpointSpec>(endpointId: string, endpoint: E, response: HttpResponse, path: string): ResponseOf<E> {
   if (!endpoint.response) return undefined as ResponseOf<E>;
-  const result = compiledSchema(endpoint.response).safeParse(response.body);
+  const result = parserFor(endpoint.response).safeParse(response.body);
   if (result.success) return result.data as ResponseOf<E>;
   const issues = result.error.issues.slice(0, 3).map((issue) => `${fieldPath(issue.path)}: ${issue.message}`);
   throw new ResponseShapeError({
