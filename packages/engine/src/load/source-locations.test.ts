@@ -11,8 +11,9 @@ const repoRoot = path.resolve(here, '../../../..');
 
 /**
  * Lines and columns that only come out right through the source maps: type-only lines that the
- * bundle drops, indented calls, a user subclass, a factory in a local file, and a file whose
- * `__dirname` goes through the extra transform (two source maps composed).
+ * bundle drops, indented calls, a user subclass, a factory in a local file, a file whose
+ * `__dirname` goes through the extra transform (two source maps composed), and a construct made by
+ * a helper whose path marks it as part of the constructs package (the caller's line is reported).
  */
 const FILES: Record<string, string> = {
   'vigil.config.ts': "import { defineConfig } from 'vigil';\n\nexport default defineConfig({ projectName: 'Locations', logicalId: 'locations' });\n",
@@ -22,6 +23,15 @@ const FILES: Record<string, string> = {
     'export function makeCheck(id: string): ApiCheck {',
     "  const url: string = 'https://example.com/' + id;",
     '  return new ApiCheck(id, { name: id, request: { url } });',
+    '}',
+    '',
+  ].join('\n'),
+  // Where a bundled second copy of the constructs would live: its frames are not the user's.
+  'vendor/packages/constructs/src/helper.ts': [
+    "import { ApiCheck } from 'vigil/constructs';",
+    '',
+    'export function makeInternally(id: string): ApiCheck {',
+    "  return new ApiCheck(id, { name: id, request: { url: 'https://example.com/' + id } });",
     '}',
     '',
   ].join('\n'),
@@ -50,6 +60,8 @@ const FILES: Record<string, string> = {
     '    new PingCheck(id);',
     "makeCheck('made');",
     "new ApiCheck('bad', { name: 'Bad', frequency: 7 as never, request: { url: 'https://example.com/bad' } });",
+    "import { makeInternally } from '../vendor/packages/constructs/src/helper';",
+    "  makeInternally('helped');",
     '',
   ].join('\n'),
   'checks/dirname.monitor.ts': [
@@ -71,6 +83,7 @@ const EXPECTED_CONSTRUCTS = [
   ['api-check.ping', { file: 'checks/types.monitor.ts', line: 22, column: 5 }],
   ['api-check.made', { file: 'lib/factory.ts', line: 5, column: 10 }],
   ['api-check.bad', { file: 'checks/types.monitor.ts', line: 24, column: 1 }],
+  ['api-check.helped', { file: 'checks/types.monitor.ts', line: 26, column: 3 }],
 ];
 
 const EXPECTED_DIAGNOSTICS = [
