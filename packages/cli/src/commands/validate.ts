@@ -1,15 +1,25 @@
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { Diagnostic, LoadedProject } from '@vigil/engine';
 import { CliError } from '../errors.js';
+
+/** `true` inside the bundle scripts/build.mjs makes (esbuild `define`); undeclared when run from source. */
+declare const __VIGIL_BUNDLED__: boolean | undefined;
 
 /**
  * The files user code's `vigil`, `vigil/constructs` and `@vigil/constructs` imports resolve to:
  * the very modules this process runs, so the user's constructs and the CLI share one instance.
  */
 export function cliModuleAliases(): Record<string, string> {
+  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) {
+    // Every chunk of the bundle sits in dist/, beside its entry points.
+    const dist = path.dirname(fileURLToPath(import.meta.url));
+    const constructs = path.join(dist, 'constructs.mjs');
+    return { vigil: path.join(dist, 'index.mjs'), 'vigil/constructs': constructs, '@vigil/constructs': constructs };
+  }
   const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
   return {
     vigil: fileURLToPath(new URL('../index.ts', import.meta.url)),
