@@ -61,8 +61,15 @@ function row(figure: BenchFigure): string {
   ].join(' | ');
 }
 
+/** The 1-minute load average, for the record: figures taken on a busy machine are not comparable. */
+function loadAverage(): string {
+  return os.loadavg()[0]!.toFixed(2);
+}
+
 async function main(): Promise<void> {
   const suites = await loadSuites();
+  const loadAtStart = loadAverage();
+  const startedAt = Date.now();
   const figures: BenchFigure[] = [];
   for (const suite of suites) {
     const tmpDir = await mkdtemp(path.join(os.tmpdir(), `vigil-bench-${suite.name}-`));
@@ -91,6 +98,12 @@ async function main(): Promise<void> {
     `- Machine: ${machineDescription()}`,
     `- Date: ${new Date().toISOString().slice(0, 10)}`,
     `- Command: \`pnpm bench --runs ${runs}${flags.full ? ' --full' : ''}${flags.only ? ` --only ${flags.only}` : ''}\``,
+    `- Duration: ${Math.round((Date.now() - startedAt) / 60_000)} min; 1-minute load average ${loadAtStart} at the start, ${loadAverage()} at the end`,
+    '',
+    'Reproduce on a quiet machine (nothing else running: the suites time a 2-core box): `pnpm install`, then',
+    '`pnpm bench` (a few minutes) or `pnpm bench --full --runs 5` (about 45 minutes: the paced figures wait',
+    'out real rate-limit windows, and the 10,000-resource per-GET baseline alone takes ~17 minutes).',
+    '`--only server,client,load,plan-apply` picks suites. Raw runs: `test/bench/out/results.json`.',
     '',
     '| issue | figure | median | runs | baseline (same run) | × | goal |',
     '| --- | --- | --- | --- | --- | --- | --- |',

@@ -94,17 +94,17 @@ async function overheadFigures(context: BenchContext): Promise<BenchFigure[]> {
   }
 }
 
-async function pacedCreateFigures(context: BenchContext): Promise<BenchFigure[]> {
+/** One run of 1,000 creates against a fresh service (a full budget, as a new CI job has): seconds and 429s. */
+async function pacedCreates(context: BenchContext, run: number): Promise<{ seconds: number; refused: number }> {
   const service = await startServiceProcess({
-    dataDir: path.join(context.tmpDir, 'paced'),
+    dataDir: path.join(context.tmpDir, `paced-${run}`),
     apiKey: API_KEY,
     rateLimit: `${RATE_LIMIT.requests}/${RATE_LIMIT.windowSeconds}`,
   });
-  const { url } = service;
   try {
     let refused = 0;
     const client = createClient({
-      baseUrl: url,
+      baseUrl: service.url,
       apiKey: API_KEY,
       pacing: RATE_LIMIT,
       onAttempt: (attempt) => {
@@ -113,34 +113,40 @@ async function pacedCreateFigures(context: BenchContext): Promise<BenchFigure[]>
     });
     const names = Array.from({ length: CREATES }, (_, index) => `paced-${index}`);
     const seconds = (await timeMs(() => Promise.all(names.map((name) => client.checks.createApi(checkBody(name)))))) / 1000;
-    const boundSeconds = (CREATES / RATE_LIMIT.requests) * RATE_LIMIT.windowSeconds;
-    context.log(`${CREATES} paced creates in ${seconds.toFixed(1)} s (bound ${boundSeconds} s), ${refused} × 429`);
-    const note = `server --rate-limit ${RATE_LIMIT.requests}/${RATE_LIMIT.windowSeconds}, client pacing at the same budget, concurrency 10; one run`;
-    return [
-      {
-        id: 'client.paced-creates',
-        issue: 3,
-        label: `${CREATES.toLocaleString('en-US')} creates under the rate limit`,
-        unit: 's',
-        better: 'lower',
-        runs: [seconds],
-        goal: { text: `within 5 % of the ${boundSeconds} s bound`, met: (median) => median <= boundSeconds * 1.05 },
-        note,
-      },
-      {
-        id: 'client.paced-creates-429',
-        issue: 3,
-        label: `429 responses during ${CREATES.toLocaleString('en-US')} paced creates`,
-        unit: '',
-        better: 'lower',
-        runs: [refused],
-        goal: { text: 'zero', met: (median) => median === 0 },
-        note,
-      },
-    ];
+    context.log(`${CREATES} paced creates in ${seconds.toFixed(1)} s, ${refused} × 429`);
+    return { seconds, refused };
   } finally {
     await service.stop();
   }
+}
+
+async function pacedCreateFigures(context: BenchContext): Promise<BenchFigure[]> {
+  const results: Array<{ seconds: number; refused: number }> = [];
+  for (let run = 0; run < context.runs; run++) results.push(await pacedCreates(context, run));
+  const boundSeconds = (CREATES / RATE_LIMIT.requests) * RATE_LIMIT.windowSeconds;
+  const note = `server --rate-limit ${RATE_LIMIT.requests}/${RATE_LIMIT.windowSeconds} (fixed windows, with x-ratelimit headers), client pacing at the same budget, concurrency 10`;
+  return [
+    {
+      id: 'client.paced-creates',
+      issue: 3,
+      label: `${CREATES.toLocaleString('en-US')} creates under the rate limit (bound at a steady pace: ${boundSeconds} s)`,
+      unit: 's',
+      better: 'lower',
+      runs: results.map((result) => result.seconds),
+      goal: { text: `within 5 % of the ${boundSeconds} s bound`, met: (median) => median <= boundSeconds * 1.05 },
+      note,
+    },
+    {
+      id: 'client.paced-creates-429',
+      issue: 3,
+      label: `429 responses during ${CREATES.toLocaleString('en-US')} paced creates`,
+      unit: '',
+      better: 'lower',
+      runs: results.map((result) => result.refused),
+      goal: { text: 'zero', met: (median) => median === 0 },
+      note,
+    },
+  ];
 }
 
 export const suite: BenchSuite = {

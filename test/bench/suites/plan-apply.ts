@@ -109,7 +109,12 @@ async function perResourceRefresh(applied: Applied): Promise<number> {
   });
 }
 
-async function noopPlanFigures(context: BenchContext, applied: Applied, size: string, options: { baseline: boolean; goal: { ms: number; ratio?: number } }): Promise<BenchFigure[]> {
+async function noopPlanFigures(
+  context: BenchContext,
+  applied: Applied,
+  size: string,
+  options: { baseline: boolean; baselineRuns?: number; goal: { ms: number; ratio?: number } },
+): Promise<BenchFigure[]> {
   const runs: CliRun[] = [];
   for (let run = 0; run < context.runs; run += 1) {
     const result = await withService(applied.service, { rateLimit: RATE_LIMIT }, (url) =>
@@ -118,7 +123,7 @@ async function noopPlanFigures(context: BenchContext, applied: Applied, size: st
     if (!result.stdout.startsWith('No changes.')) throw new Error(`the ${size} no-op plan was not empty:\n${result.stdout.slice(0, 2000)}`);
     runs.push(result);
   }
-  const baselineRuns = options.baseline ? await repeat(context.full ? context.runs : 1, () => perResourceRefresh(applied)) : undefined;
+  const baselineRuns = options.baseline ? await repeat(options.baselineRuns ?? (context.full ? context.runs : 1), () => perResourceRefresh(applied)) : undefined;
   const { ratio, ms } = options.goal;
   const figures: BenchFigure[] = [
     {
@@ -128,7 +133,9 @@ async function noopPlanFigures(context: BenchContext, applied: Applied, size: st
       unit: 'ms',
       better: 'lower',
       runs: runs.map((run) => run.wallMs),
-      ...(baselineRuns ? { baseline: { label: 'one GET per resource, parallelism 10, same pacing', runs: baselineRuns } } : {}),
+      ...(baselineRuns
+        ? { baseline: { label: `one GET per resource, parallelism 10, same pacing; ${baselineRuns.length === 1 ? '1 run' : `median of ${baselineRuns.length}`}`, runs: baselineRuns } }
+        : {}),
       goal: {
         text: ratio ? `≤ ${ms / 1000} s and ≥ ${ratio}× faster` : `≤ ${ms / 1000} s`,
         met: (median, baseline) => median <= ms && (!ratio || (baseline !== undefined && baseline / median >= ratio)),
@@ -255,7 +262,8 @@ export const suite: BenchSuite = {
       );
     }
     const tenThousand = await appliedProject(context, 'p10000', 500);
-    figures.push(...(await noopPlanFigures(context, tenThousand, '10,000', { baseline: context.full, goal: { ms: 10_000 } })));
+    // 10,000 GETs at 600/60 take ~17 minutes whatever the client does, so the baseline runs once.
+    figures.push(...(await noopPlanFigures(context, tenThousand, '10,000', { baseline: context.full, baselineRuns: 1, goal: { ms: 10_000 } })));
     figures.push(await updateOneFigure(context, tenThousand));
     return figures;
   },
