@@ -8,10 +8,10 @@
  * the list figures must be taken with exactly 10,000.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { repeat, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
-import { startServiceProcess, type ServiceProcess } from '../lib/service-process.js';
+import { REPO_ROOT, startServiceProcess, type ServiceProcess } from '../lib/service-process.js';
 
 /** The part of autocannon's (untyped) API this suite uses. */
 interface AutocannonRequest {
@@ -35,9 +35,16 @@ interface AutocannonResult {
   errors: number;
   '2xx': number;
 }
-type Autocannon = (options: AutocannonOptions) => Promise<AutocannonResult>;
+const LOAD_GENERATOR = path.join(REPO_ROOT, 'test/bench/lib/load-generator.mjs');
 
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+/** autocannon in a fresh process per call (see lib/load-generator.mjs). */
+const autocannon = (options: AutocannonOptions & { listPages?: { path: string; pages: number; headers: Record<string, string> } }): Promise<AutocannonResult> =>
+  new Promise((resolve, reject) => {
+    execFile(process.execPath, [LOAD_GENERATOR, JSON.stringify(options)], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`load generator failed: ${stderr || error.message}`));
+      resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as AutocannonResult);
+    });
+  });
 const API_KEY = 'bench-key';
 const STORED_CHECKS = 10_000;
 const PAGE_SIZE = 100;
@@ -91,20 +98,7 @@ async function storedChecks(url: string): Promise<number> {
 
 /** Lists pages 1, 2, ... in turn over every connection, wrapping around after the last page. */
 function listPages(url: string, pages: number, duration: number): Promise<AutocannonResult> {
-  let next = 0;
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration,
-    requests: [
-      {
-        method: 'GET',
-        path: `/v1/checks?limit=${PAGE_SIZE}&page=1`,
-        headers,
-        setupRequest: (request) => ({ ...request, path: `/v1/checks?limit=${PAGE_SIZE}&page=${(next++ % pages) + 1}` }),
-      },
-    ],
-  });
+  return autocannon({ url, connections: CONNECTIONS, duration, requests: [], listPages: { path: `/v1/checks?limit=${PAGE_SIZE}`, pages, headers } });
 }
 
 export const suite: BenchSuite = {
