@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { repeat, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+import { median, repeat, type BenchContext, type BenchFigure, type BenchGoal, type BenchSuite } from '../harness.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../../..');
@@ -86,6 +86,12 @@ function measureCli(root: string, expectedResources: number): Promise<Measuremen
   });
 }
 
+/** Issue #5's goal, for 10,000 constructs however they are spread over files. */
+const LOAD_GOAL: BenchGoal = {
+  text: '≤ 2 s and ≥ 3× faster than baseline',
+  met: (median, baseline) => median <= 2000 && baseline !== undefined && baseline / median >= 3,
+};
+
 async function figuresFor(context: BenchContext, files: number, perFile: number): Promise<BenchFigure[]> {
   const root = path.join(context.tmpDir, `project-${files}x${perFile}`);
   await generateProject(root, files, perFile);
@@ -114,6 +120,7 @@ async function figuresFor(context: BenchContext, files: number, perFile: number)
     return result.ms;
   });
   const size = `${files.toLocaleString('en-US')} files × ${perFile} constructs`;
+  const cliPeakRss = median(cli.map((result) => result.peakRssMb));
   return [
     {
       id: `load.wall-${files}x${perFile}`,
@@ -123,10 +130,7 @@ async function figuresFor(context: BenchContext, files: number, perFile: number)
       better: 'lower',
       runs: ours.map((result) => result.ms),
       baseline: { label: 'jiti, one file at a time', runs: theirs.map((result) => result.ms) },
-      goal: {
-        text: '≤ 2 s and ≥ 3× faster than baseline',
-        met: (median, baseline) => median <= 2000 && baseline !== undefined && baseline / median >= 3,
-      },
+      goal: LOAD_GOAL,
       note: 'fresh process per run under tsx (as the worker is TypeScript); time from loadProject() to validated specs',
     },
     {
@@ -137,11 +141,8 @@ async function figuresFor(context: BenchContext, files: number, perFile: number)
       better: 'lower',
       runs: cli.map((result) => result.ms),
       baseline: { label: 'jiti, one file at a time (its load only, start-up not counted)', runs: theirs.map((result) => result.ms) },
-      goal: {
-        text: '≤ 2 s and ≥ 3× faster than baseline',
-        met: (median, baseline) => median <= 2000 && baseline !== undefined && baseline / median >= 3,
-      },
-      note: `as a user runs it: the CLI's bundle, start-up included; peak RSS ${Math.round(cli.map((result) => result.peakRssMb).sort((a, b) => a - b)[Math.floor(cli.length / 2)]!)} MB`,
+      goal: LOAD_GOAL,
+      note: `as a user runs it: the CLI's bundle, start-up included; peak RSS ${Math.round(cliPeakRss)} MB`,
     },
     {
       id: `load.rss-${files}x${perFile}`,
