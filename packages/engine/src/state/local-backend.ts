@@ -7,7 +7,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { removeLeftoverTempFiles, syncDirectory, writeFileAtomically } from './atomic-file.js';
 import { parseStateDocument, serializeState } from './document.js';
 import { StateError, isStateError } from './errors.js';
-import { acquireLockFile, holdsLock, releaseLockFile, removeLockFile } from './lock-file.js';
+import { acquireLockFile, holdsLock, releaseLockFile, removeLockFile, type LockFingerprint } from './lock-file.js';
 import { STEP_LOG_SUFFIX, encodeSteps, replaySteps } from './step-log.js';
 import type { JournalStep, LockOwner, StateBackend, StateDocument, StateLock } from './types.js';
 
@@ -91,7 +91,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
   }
 
   async function lock(lockOptions: { timeoutMs: number; command: string }): Promise<StateLock> {
-    const owner = await asStateError(`lock state ${location}`, () =>
+    const { owner, fingerprint } = await asStateError(`lock state ${location}`, () =>
       acquireLockFile({
         lockPath,
         location,
@@ -104,14 +104,14 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
     try {
       await removeLeftoverTempFiles(path);
       const stored = await readStored();
-      return createLock(owner, stored);
+      return createLock(owner, fingerprint, stored);
     } catch (error) {
       await releaseLockFile(lockPath, owner.id);
       throw error;
     }
   }
 
-  function createLock(owner: LockOwner, stored: Stored | undefined): StateLock {
+  function createLock(owner: LockOwner, fingerprint: LockFingerprint, stored: Stored | undefined): StateLock {
     let serial = stored?.document.serial ?? 0;
     let checkpointSerial = stored?.checkpointSerial;
     let lineage = stored?.document.lineage;
@@ -135,7 +135,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
           `refusing to overwrite state ${location} (lineage ${lineage}) with a document of lineage ${document.lineage}: they belong to different projects or targets`,
         );
       }
-      if (!(await holdsLock(lockPath, owner.id))) {
+      if (!(await holdsLock(lockPath, owner.id, fingerprint))) {
         throw new StateError(
           'state-locked',
           `lost the lock on state ${location} (it was removed, e.g. by vigil state unlock --force); not writing, so whoever holds it now is not overwritten`,

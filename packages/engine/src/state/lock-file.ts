@@ -35,8 +35,19 @@ function currentUser(): string {
   }
 }
 
+/**
+ * The lock file as created: its inode and change time. While both are unchanged the file is the one
+ * we wrote, so checking that the lock is still ours before each state write costs one stat instead of
+ * reading the file (four calls), which was a fifth of an apply's CPU. A successor's lock file, made
+ * after a forced unlock, differs in change time even if it reuses the inode.
+ */
+export interface LockFingerprint {
+  ino: bigint;
+  ctimeNs: bigint;
+}
+
 /** Takes the lock or throws a `StateError` (`state-locked` / `state-lock-stale`). */
-export async function acquireLockFile(options: AcquireLockOptions): Promise<LockOwner> {
+export async function acquireLockFile(options: AcquireLockOptions): Promise<{ owner: LockOwner; fingerprint: LockFingerprint }> {
   const owner: LockOwner = {
     id: randomUUID(),
     pid: process.pid,
@@ -49,7 +60,8 @@ export async function acquireLockFile(options: AcquireLockOptions): Promise<Lock
   const deadline = Date.now() + options.timeoutMs;
   const pollMs = options.pollMs ?? 100;
   for (;;) {
-    if (await tryCreate(options.lockPath, owner)) return owner;
+    const fingerprint = await tryCreate(options.lockPath, owner);
+    if (fingerprint) return { owner, fingerprint };
     const content = await readLockFile(options.lockPath);
     if (content === undefined) continue; // released between our attempt and our look: try again now
     if ('owner' in content && isDeadOnThisHost(content.owner)) {
@@ -62,21 +74,22 @@ export async function acquireLockFile(options: AcquireLockOptions): Promise<Lock
   }
 }
 
-async function tryCreate(lockPath: string, owner: LockOwner): Promise<boolean> {
+async function tryCreate(lockPath: string, owner: LockOwner): Promise<LockFingerprint | undefined> {
   let handle;
   try {
     handle = await open(lockPath, 'wx', 0o644);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
   try {
     await handle.writeFile(`${JSON.stringify(owner, null, 2)}\n`, 'utf8');
     await handle.sync();
+    const stats = await handle.stat({ bigint: true });
+    return { ino: stats.ino, ctimeNs: stats.ctimeNs };
   } finally {
     await handle.close();
   }
-  return true;
 }
 
 /** The lock file's content; `undefined` when there is no lock. */
@@ -122,8 +135,19 @@ export async function releaseLockFile(lockPath: string, ownerId: string): Promis
   }
 }
 
-/** Whether the lock at `lockPath` is still `ownerId`'s. */
-export async function holdsLock(lockPath: string, ownerId: string): Promise<boolean> {
+/**
+ * Whether the lock at `lockPath` is still `ownerId`'s. With the fingerprint taken when it was created,
+ * an unchanged file answers from one stat; anything else is decided by reading who holds it.
+ */
+export async function holdsLock(lockPath: string, ownerId: string, fingerprint?: LockFingerprint): Promise<boolean> {
+  if (fingerprint) {
+    const stats = await stat(lockPath, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (!stats) return false;
+    if (stats.ino === fingerprint.ino && stats.ctimeNs === fingerprint.ctimeNs) return true;
+  }
   const content = await readLockFile(lockPath);
   return content !== undefined && 'owner' in content && content.owner.id === ownerId;
 }

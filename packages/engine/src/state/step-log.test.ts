@@ -82,6 +82,18 @@ describe('local backend: the step log', () => {
     await lock.release();
   });
 
+  it('refuses an append once the lock was forced away and taken by a successor, leaving its log alone', async () => {
+    const { backend, lock } = await checkpointed();
+    await lock.appendSteps!(createSteps(1));
+    await backend.forceUnlock();
+    const successor = await backend.lock({ timeoutMs: 0, command: 'test' });
+    const log = await readFile(logPath, 'utf8');
+    await expect(lock.appendSteps!(createSteps(2))).rejects.toThrow(/^lost the lock on state .*state\.json \(it was removed, e\.g\. by vigil state unlock --force\); not writing/);
+    expect(await readFile(logPath, 'utf8')).toBe(log);
+    await lock.release();
+    await successor.release();
+  });
+
   it('cannot append before a checkpoint exists to extend', async () => {
     const backend = createLocalBackend({ path: statePath });
     const lock = await backend.lock({ timeoutMs: 0, command: 'test' });
