@@ -44,6 +44,26 @@ describe('Project registration', () => {
     expect(second.constructs().map((c) => c.logicalId)).toEqual(['b']);
   });
 
+  it('switches the scope off only when the last load ends, even one that threw, and on again for the next', async () => {
+    const failed = withProject(new Project({ root: FIXTURE_ROOT }), async () => {
+      throw new Error('user code threw');
+    });
+    await expect(failed).rejects.toThrow('user code threw');
+    const long = new Project({ root: FIXTURE_ROOT });
+    let finishLong!: () => void;
+    const longLoad = withProject(long, async () => {
+      await new Promise<void>((resolve) => (finishLong = resolve));
+      new StatusPageService('late', { name: 'Late' });
+    });
+    await withProject(new Project({ root: FIXTURE_ROOT }), async () => undefined);
+    finishLong();
+    await longLoad;
+    expect(long.constructs().map((c) => c.logicalId)).toEqual(['late']);
+    expect(tryCurrentProject()).toBeUndefined();
+    const next = await load(() => new StatusPageService('next', { name: 'Next' }));
+    expect(next.constructs().map((c) => c.logicalId)).toEqual(['next']);
+  });
+
   it('brands constructs so they are recognised without instanceof', async () => {
     let service: StatusPageService | undefined;
     await load(() => {

@@ -147,9 +147,24 @@ function projectScope(): ProjectScope {
   return holder[PROJECT_SCOPE_KEY];
 }
 
-/** Runs `fn` with `project` as the Project that constructs created inside it register into. */
-export function withProject<T>(project: Project, fn: () => Promise<T>): Promise<T> {
-  return projectScope().run(project, fn);
+/** How many `withProject` calls are running, in every copy of this package (as the scope is shared). */
+const ACTIVE_LOADS_KEY = Symbol.for('vigil.project-scope.active-loads');
+
+/**
+ * Runs `fn` with `project` as the Project that constructs created inside it register into. The
+ * scope is switched off when the last load ends: while any AsyncLocalStorage is on, Node runs hooks
+ * on every promise of the process, which slowed the apply that follows a load by a tenth.
+ */
+export async function withProject<T>(project: Project, fn: () => Promise<T>): Promise<T> {
+  const scope = projectScope();
+  const counter = globalThis as { [ACTIVE_LOADS_KEY]?: number };
+  counter[ACTIVE_LOADS_KEY] = (counter[ACTIVE_LOADS_KEY] ?? 0) + 1;
+  try {
+    return await scope.run(project, fn);
+  } finally {
+    counter[ACTIVE_LOADS_KEY] -= 1;
+    if (counter[ACTIVE_LOADS_KEY] === 0) scope.disable();
+  }
 }
 
 /** The Project being loaded, or `undefined` outside {@link withProject}. */
