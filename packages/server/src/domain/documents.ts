@@ -15,10 +15,16 @@ export function mergeUpdate(stored: StoredDoc, body: Record<string, unknown>): S
   return merged;
 }
 
+/** Whether `hideSecretValues` changes the document (kept as the checks' `has_secret` column). */
+export function hasSecretValues(doc: Record<string, unknown>): boolean {
+  const variables = doc['environmentVariables'];
+  return Array.isArray(variables) && variables.some((variable) => (variable as { secret?: unknown } | null)?.secret === true);
+}
+
 /** Secret environment variables are returned with `value: null` (their value is write-only). */
 export function hideSecretValues(doc: StoredDoc): StoredDoc {
-  const variables = doc['environmentVariables'];
-  if (!Array.isArray(variables) || !variables.some((variable) => (variable as { secret?: boolean }).secret === true)) return doc;
+  if (!hasSecretValues(doc)) return doc;
+  const variables = doc['environmentVariables'] as unknown[];
   return {
     ...doc,
     environmentVariables: variables.map((variable) =>

@@ -35,6 +35,20 @@ export class JsonBytes {
   }
 }
 
+/** A whole list page already serialised (e.g. by SQLite), with what the paging headers need. */
+export class SerializedPage {
+  readonly body: JsonBytes;
+  /** Items on this page. */
+  readonly count: number;
+  readonly total: number;
+
+  constructor(body: JsonBytes, count: number, total: number) {
+    this.body = body;
+    this.count = count;
+    this.total = total;
+  }
+}
+
 const OPEN = 0x5b; // [
 const COMMA = 0x2c;
 const CLOSE = 0x5d; // ]

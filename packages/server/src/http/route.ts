@@ -12,7 +12,7 @@ import type { Page, Store } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { HttpError, badRequest, conflict, type ValidationSource } from './errors.js';
 import { pagingHeaders } from './paging.js';
-import { JsonBytes, RawJson, bodyText, bodyValue, serializeList } from './raw-json.js';
+import { JsonBytes, RawJson, SerializedPage, bodyText, bodyValue, serializeList } from './raw-json.js';
 import type { AppEnv } from './types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -43,7 +43,7 @@ export interface RouteInput<E extends EndpointSpec> {
 }
 
 /** List handlers return a page; every other handler returns the response body (ignored for 204). */
-export type RouteResult<E extends EndpointSpec> = E['list'] extends true ? Page<unknown> : unknown;
+export type RouteResult<E extends EndpointSpec> = E['list'] extends true ? Page<unknown> | SerializedPage : unknown;
 
 export type RouteHandler<E extends EndpointSpec> = (input: RouteInput<E>) => RouteResult<E> | Promise<RouteResult<E>>;
 
@@ -123,15 +123,18 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
         if (options.checkResponses) assertResponse(endpoint, bodyValue(result), false);
         return { status: endpoint.status, body: result, headers: {} };
       }
-      const page = result as Page<unknown>;
-      const items = page.items.some((item) => item instanceof RawJson) ? serializeList(page.items) : page.items;
+      const page = result as Page<unknown> | SerializedPage;
+      const items =
+        page instanceof SerializedPage ? page.body
+        : page.items.some((item) => item instanceof RawJson) ? serializeList(page.items)
+        : page.items;
       if (options.checkResponses) assertResponse(endpoint, bodyValue(items), true);
       const paging = query as { limit?: number; page?: number } | undefined;
       const headers = pagingHeaders(c.req.url, {
         page: paging?.page ?? 1,
         limit: paging?.limit ?? 10,
         total: page.total,
-        count: page.items.length,
+        count: page instanceof SerializedPage ? page.count : page.items.length,
       });
       return { status: endpoint.status, body: items, headers: { ...headers } };
     };

@@ -62,6 +62,15 @@ export function collectionTableSql(table: string): string {
   CREATE INDEX ${table}_account_seq ON ${table} (account_id, seq);`;
 }
 
+/** A page serialised by SQLite (see `Collection.pageSpliced`). */
+export interface SplicedPage {
+  /** UTF-8 JSON array text. */
+  readonly json: Buffer;
+  /** How many documents it holds. */
+  readonly count: number;
+  readonly total: number;
+}
+
 interface PageStatements {
   readonly docs: Statement;
   readonly rows: Statement;
@@ -107,6 +116,7 @@ export class Collection<T extends { id: PublicId }> {
   readonly #delete: Statement;
   readonly #columns: readonly IndexedColumn[];
   readonly #pageCache = new Map<string, PageStatements>();
+  readonly #splicedCache = new Map<string, Statement>();
   /**
    * What list calls learned about each filter since the last write: its total and, once a deep page
    * was asked for, where every POSITION_STRIDE-th row starts. Dropped on every write. Callers page
@@ -189,8 +199,34 @@ export class Collection<T extends { id: PublicId }> {
     return { items: args === undefined ? [] : (statements.rows.all(...args) as Array<{ id: string; doc: string }>), total };
   }
 
+  /**
+   * As `pageText`, but SQLite writes the page as one JSON array with `tail` in place of each stored
+   * document's closing brace, returned as a single buffer: no string per document is made in the
+   * JavaScript heap, scanned and encoded again, which was most of the CPU and garbage of a list call.
+   * Undefined when a document of the page has `flagColumn` set (the caller must present it in JS).
+   * Relies on stored documents being JSON objects written by `JSON.stringify` (ending in `}`).
+   */
+  pageSpliced(accountId: string, request: PageRequest, tail: string, flagColumn: string): SplicedPage | undefined {
+    const { args, total, where } = this.#locate(accountId, request);
+    if (args === undefined) return { json: Buffer.from('[]'), count: 0, total };
+    const key = `${flagColumn}\u0000${where}`;
+    let statement = this.#splicedCache.get(key);
+    if (!statement) {
+      // The cast to BLOB makes length() and substr() count bytes instead of walking UTF-8 characters.
+      statement = this.#db
+        .prepare(
+          `SELECT max(${flagColumn}), count(*), CAST('[' || coalesce(group_concat(substr(CAST(doc AS BLOB), 1, length(CAST(doc AS BLOB)) - 1) || ?, ','), '') || ']' AS BLOB)
+           FROM (SELECT seq, doc, ${flagColumn} FROM ${this.table} WHERE ${where} AND seq >= ? ORDER BY seq ${PAGE_LIMIT})`,
+        )
+        .raw();
+      this.#splicedCache.set(key, statement);
+    }
+    const [flagged, count, json] = statement.get(tail, ...args) as [number | null, number, Buffer];
+    return flagged ? undefined : { json, count, total };
+  }
+
   /** The statements for the request's filters, and their arguments for its page (none past the end). */
-  #locate(accountId: string, request: PageRequest): { statements: PageStatements; args?: unknown[]; total: number } {
+  #locate(accountId: string, request: PageRequest): { statements: PageStatements; args?: unknown[]; total: number; where: string } {
     const filters = request.filters ?? [];
     const where = ['account_id = ?', ...filters.map((filter) => `(${filter.sql})`)].join(' AND ');
     const statements = this.#statements(where);
@@ -206,7 +242,7 @@ export class Collection<T extends { id: PublicId }> {
     }
     const total = known.total;
     const offset = (request.page - 1) * Math.max(request.limit, 0);
-    if (offset >= total) return { statements, total };
+    if (offset >= total) return { statements, total, where };
     let from = 0;
     let skip = offset;
     if (offset >= DEEP_OFFSET) {
@@ -215,7 +251,7 @@ export class Collection<T extends { id: PublicId }> {
       from = known.starts[stride]!;
       skip = offset - stride * POSITION_STRIDE;
     }
-    return { statements, args: [...values, from, request.limit, skip], total };
+    return { statements, args: [...values, from, request.limit, skip], total, where };
   }
 
   #statements(where: string): PageStatements {

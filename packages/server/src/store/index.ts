@@ -3,20 +3,24 @@
  * the alert-subscription index and the idempotency keys. Read-side modules add their own tables with
  * `store.migrate(scope, steps)` and prepare statements on `store.db`.
  */
+import { hasSecretValues } from '../domain/documents.js';
 import { Collection, type IndexedColumn, type PublicId } from './collection.js';
 import { migrate, openDatabase, type DatabaseLocation, type Migration, type SqliteDatabase } from './database.js';
 import { IdempotencyStore } from './idempotency.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { SubscriptionIndex } from './subscriptions.js';
 
-export { Collection, PAGE_LIMIT, type Filter, type IndexedColumn, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
+export { Collection, PAGE_LIMIT, type Filter, type SplicedPage, type IndexedColumn, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
 export type { DatabaseLocation, Migration, SqliteDatabase } from './database.js';
 export type { AlertChannelSubscription, Subscriber, SubscriptionOwnerKind } from './subscriptions.js';
 
 /** A stored resource: the JSON document as the API returns it (before response-time decoration). */
 export type StoredDoc = { id: PublicId } & Record<string, unknown>;
 
-/** Check fields that list filters and the 409/`checks` look-ups query (migration 4). */
+/**
+ * Check fields that list filters and the 409/`checks` look-ups query (migration 4), and whether the
+ * check's response differs from its stored document (migration 5).
+ */
 const CHECK_COLUMNS: readonly IndexedColumn[] = [
   { column: 'check_type', value: (doc) => (typeof doc['checkType'] === 'string' ? doc['checkType'] : null) },
   { column: 'group_id', value: (doc) => (typeof doc['groupId'] === 'number' ? doc['groupId'] : null) },
@@ -27,6 +31,7 @@ const CHECK_COLUMNS: readonly IndexedColumn[] = [
       return typeof serviceId === 'string' ? serviceId : null;
     },
   },
+  { column: 'has_secret', value: (doc) => (hasSecretValues(doc) ? 1 : 0) },
 ];
 
 export class Store {

@@ -78,4 +78,19 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    name: 'secret flag column on checks',
+    up: (db) => {
+      // Whether a check holds a secret environment variable (its value is hidden on the way out), so a
+      // list can tell from a column which pages SQLite may serialise as stored and which need JS.
+      // The predicate matches hideSecretValues: an array element whose `secret` is JSON true.
+      db.exec(`
+        ALTER TABLE checks ADD COLUMN has_secret INTEGER NOT NULL DEFAULT 0;
+        UPDATE checks SET has_secret = 1
+          WHERE json_type(doc, '$.environmentVariables') = 'array'
+            AND EXISTS (SELECT 1 FROM json_each(doc, '$.environmentVariables') WHERE json_type(value, '$.secret') = 'true');
+      `);
+    },
+  },
 ];

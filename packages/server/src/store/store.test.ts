@@ -42,6 +42,7 @@ describe('Store', () => {
       { version: 2, name: 'alert channel subscriptions' },
       { version: 3, name: 'idempotency keys' },
       { version: 4, name: 'plain columns instead of JSON expression indexes on checks' },
+      { version: 5, name: 'secret flag column on checks' },
     ]);
     store.close();
   });
