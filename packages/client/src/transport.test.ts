@@ -129,6 +129,29 @@ describe('Transport', () => {
     expect((error as TimeoutError).message).toBe('[GET] "/v1/checks": timed out after 100 ms');
   });
 
+  it('times out a service that never answers', async () => {
+    const { baseUrl, seen } = await listen([() => undefined]);
+    const startedAt = performance.now();
+    const error = await transport(baseUrl, { timeoutMs: 100, retry: { attempts: 1 } })
+      .request({ method: 'GET', path: '/v1/checks/c-1', endpoint: 'checks.get' })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ status: undefined, endpoint: 'checks.get', attempts: 1, timeoutMs: 100 });
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(95);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('leaves no timer pending once a call is answered', async () => {
+    const { baseUrl } = await listen([json(200, [])]);
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    const client = transport(baseUrl);
+    for (let call = 0; call < 5; call++) await client.request({ method: 'GET', path: '/v1/checks' });
+    // At most as many as before: timers of earlier tests may have ended meanwhile, but 5 calls that
+    // each left their 30 s timer would show.
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+
   it('gives every attempt its own timeout: the retry after a timed-out attempt is answered', async () => {
     const { baseUrl, seen } = await listen([() => undefined, json(200, [{ id: 1 }])]);
     const response = await transport(baseUrl, { timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } }).request({ method: 'GET', path: '/v1/checks' });
