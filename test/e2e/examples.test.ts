@@ -85,6 +85,17 @@ describe('examples/advanced', () => {
     expect(planned.stdout).not.toContain('demo-payments-token');
   }, 90_000);
 
+  it('keeps the embedded service\'s announcement off stdout for --format markdown and --json', async () => {
+    const cwd = await copyExample('advanced');
+    const markdown = await vigil(['plan', '--local', '--format', 'markdown'], { cwd });
+    expect(markdown.code).toBe(0);
+    expect(markdown.stdout.startsWith('### Vigil plan for ')).toBe(true);
+    expect(markdown.stderr).toMatch(/^Using the embedded local service at http:\/\/127\.0\.0\.1:\d+ /);
+    const json = await vigil(['plan', '--local', '--json'], { cwd });
+    expect(JSON.parse(json.stdout)).toMatchObject({ formatVersion: 1 });
+    expect(json.stderr).toMatch(/^Using the embedded local service at /);
+  }, 90_000);
+
   it('refuses to destroy the protected production checks', async () => {
     const cwd = await copyExample('advanced');
     expect((await vigil(['apply', '--auto-approve', '--local'], { cwd })).code).toBe(0);

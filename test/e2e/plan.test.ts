@@ -45,6 +45,20 @@ describe('vigil plan', () => {
     expect(result.stdout).not.toContain('hunter2');
   });
 
+  it.each([
+    [['plan', '--formt', 'json'], 2, "error: unknown option '--formt'"],
+    [['plan', '--format', 'yaml'], 2, "error: option '--format <format>' argument 'yaml' is invalid. Allowed choices are text, markdown, json."],
+    [['plan', '--detailed-exitcode', '--formt', 'json'], 1, "error: unknown option '--formt'"],
+    [['apply', '--parallelism', '0'], 2, 'Error: --parallelism must be a whole number from 1 to 100, got "0"'],
+    [['apply', '--lock-timeout', '30'], 2, 'Error: invalid --lock-timeout "30": use a duration like 0s, 500ms, 30s or 5m'],
+    [['destroy', '--lock-timeout', 'soon'], 2, 'Error: invalid --lock-timeout "soon": use a duration like 0s, 500ms, 30s or 5m'],
+  ])('refuses the usage error %j with exit %i before loading or planning anything', async (args, code, message) => {
+    const result = await run(args);
+    expect(result.stderr.split('\n')[0]).toBe(message);
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe('');
+  });
+
   it('prints the formatVersion 1 JSON document with --json, and nothing else on stdout', async () => {
     const result = await run(['plan', '--json']);
     expect(result.code).toBe(0);

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { ApplyEvent, ApplyReport, PlanResult, StateLock } from '@vigil/engine';
-import { CliError } from './errors.js';
+import { CliError, parseLockTimeoutFlag, usageError } from './errors.js';
 import { confirm } from './prompt.js';
 import { computePlan, currentState, openSession, useColor, type Session } from './workflow.js';
 
@@ -25,18 +25,13 @@ export interface RunOptions {
 
 function parseParallelism(text: string): number {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 100) throw new CliError(`--parallelism must be a whole number from 1 to 100, got "${text}"`, { exitCode: 2 });
+  if (!Number.isInteger(value) || value < 1 || value > 100) throw usageError(`--parallelism must be a whole number from 1 to 100, got "${text}"`);
   return value;
 }
 
-export async function takeLock(session: Session, lockTimeout: string, mode: string): Promise<StateLock> {
-  const { parseLockTimeout, isStateError } = await import('@vigil/engine');
-  let timeoutMs: number;
-  try {
-    timeoutMs = parseLockTimeout(lockTimeout);
-  } catch (error) {
-    throw new CliError((error as Error).message, { exitCode: 2 });
-  }
+/** Takes the state lock, waiting up to `timeoutMs` (from {@link parseLockTimeoutFlag}). */
+export async function takeLock(session: Session, timeoutMs: number, mode: string): Promise<StateLock> {
+  const { isStateError } = await import('@vigil/engine');
   try {
     return await session.backend.lock({ timeoutMs, command: `vigil ${mode}` });
   } catch (error) {
@@ -47,13 +42,15 @@ export async function takeLock(session: Session, lockTimeout: string, mode: stri
 
 export async function runApply(command: Command, options: RunOptions): Promise<void> {
   const { flags, mode } = options;
+  // Flags are checked before the project is loaded or an embedded service started.
   const parallelism = parseParallelism(flags.parallelism);
+  const lockTimeoutMs = await parseLockTimeoutFlag(flags.lockTimeout);
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const session = await openSession(command, { local: flags.local ?? false, log: out });
   let lock: StateLock | undefined;
   try {
     const engine = await import('@vigil/engine');
-    lock = await takeLock(session, flags.lockTimeout, mode);
+    lock = await takeLock(session, lockTimeoutMs, mode);
     const state = await currentState(session, await session.backend.read());
     const writer = new engine.StateWriter(lock, state);
 

@@ -15,3 +15,23 @@ export class CliError extends Error {
 export function isCliError(value: unknown): value is CliError {
   return value instanceof Error && value.name === 'CliError' && typeof (value as CliError).exitCode === 'number';
 }
+
+/**
+ * The exit code of a usage error: an unknown option, a missing argument, a malformed flag value.
+ * Under `plan --detailed-exitcode`, 2 means "there are changes", so there they exit 1 (see main.ts).
+ */
+export const USAGE_EXIT_CODE = 2;
+
+export function usageError(message: string, cause?: unknown): CliError {
+  return new CliError(message, { exitCode: USAGE_EXIT_CODE, ...(cause === undefined ? {} : { cause }) });
+}
+
+/** `--lock-timeout` in ms; a malformed value is a usage error, checked before any work starts. */
+export async function parseLockTimeoutFlag(text: string): Promise<number> {
+  const { parseLockTimeout } = await import('@vigil/engine');
+  try {
+    return parseLockTimeout(text);
+  } catch (error) {
+    throw usageError((error as Error).message, error);
+  }
+}

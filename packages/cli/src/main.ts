@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.js';
-import { isCliError } from './errors.js';
+import { USAGE_EXIT_CODE, isCliError } from './errors.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): Command {
@@ -23,15 +23,20 @@ export async function main(argv: readonly string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version arrive here as "errors" with exit code 0.
-      return error.exitCode;
+      // --help and --version arrive here as "errors" with exit code 0; commander has printed the rest.
+      return error.exitCode === 0 ? 0 : usageExitCode(argv);
     }
     if (isCliError(error)) {
       process.stderr.write(`Error: ${error.message}\n`);
-      return error.exitCode;
+      return error.exitCode === USAGE_EXIT_CODE ? usageExitCode(argv) : error.exitCode;
     }
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`Error: unexpected failure; this is a bug in vigil.\n${detail}\n`);
     return 1;
   }
+}
+
+/** With `--detailed-exitcode`, 2 means "there are changes", so a usage error must not exit 2 there. */
+function usageExitCode(argv: readonly string[]): number {
+  return argv.includes('--detailed-exitcode') ? 1 : USAGE_EXIT_CODE;
 }

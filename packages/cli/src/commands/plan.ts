@@ -32,8 +32,8 @@ export function registerPlan(program: Command): void {
     )
     .action(async (flags: PlanFlags, command: Command) => {
       const format = flags.json ? 'json' : flags.format;
-      // With JSON on stdout, notices go to stderr so the output stays parseable.
-      const log = (line: string) => (format === 'json' ? process.stderr : process.stdout).write(`${line}\n`);
+      // JSON is parsed and markdown is posted as a PR comment, so for them notices go to stderr.
+      const log = (line: string) => (format === 'text' ? process.stdout : process.stderr).write(`${line}\n`);
       const session = await openSession(command, { local: flags.local ?? false, log });
       try {
         const engine = await import('@vigil/engine');

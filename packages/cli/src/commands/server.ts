@@ -3,7 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
 
 interface ServerFlags {
   port: string;
@@ -16,8 +16,6 @@ interface ServerFlags {
   seed?: string;
   requestLog?: string;
 }
-
-const USAGE_EXIT_CODE = 2;
 
 const FAULTS_HELP = `
 Fault injection (--faults SPEC, comma-separated name=value, for testing clients):
@@ -40,13 +38,9 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-function usage(message: string): CliError {
-  return new CliError(message, { exitCode: USAGE_EXIT_CODE });
-}
-
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw usage(`--port must be an integer from 0 to 65535, got "${value}"`);
+  if (!/^\d+$/.test(value) || port > 65535) throw usageError(`--port must be an integer from 0 to 65535, got "${value}"`);
   return port;
 }
 
@@ -54,7 +48,7 @@ function readJson(file: string, flag: string): unknown {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw usage(`${flag} ${file}: ${(error as Error).message}`);
+    throw usageError(`${flag} ${file}: ${(error as Error).message}`);
   }
 }
 
@@ -79,19 +73,19 @@ export function registerServer(program: Command): void {
       const accountIds = flags.accountId ?? [];
 
       if (apiKeys.length !== accountIds.length) {
-        throw usage(`--api-key and --account-id come in pairs: got ${apiKeys.length} key(s) and ${accountIds.length} account id(s)`);
+        throw usageError(`--api-key and --account-id come in pairs: got ${apiKeys.length} key(s) and ${accountIds.length} account id(s)`);
       }
-      if (flags.accounts !== undefined && apiKeys.length > 0) throw usage('use either --accounts or --api-key/--account-id, not both');
+      if (flags.accounts !== undefined && apiKeys.length > 0) throw usageError('use either --accounts or --api-key/--account-id, not both');
       let accounts: Array<{ apiKey: string; accountId: string; name?: string }> = apiKeys.map((apiKey, index) => ({
         apiKey,
         accountId: accountIds[index]!,
       }));
-      if (accounts.some((entry) => entry.apiKey === '' || entry.accountId === '')) throw usage('--api-key and --account-id must not be empty');
+      if (accounts.some((entry) => entry.apiKey === '' || entry.accountId === '')) throw usageError('--api-key and --account-id must not be empty');
       if (flags.accounts !== undefined) {
         try {
           accounts = server.readAccountsFile(flags.accounts);
         } catch (error) {
-          throw usage((error as Error).message);
+          throw usageError((error as Error).message);
         }
       }
 
@@ -100,13 +94,13 @@ export function registerServer(program: Command): void {
         try {
           rateLimit = server.parseRateLimit(flags.rateLimit);
         } catch (error) {
-          throw usage(`--rate-limit: ${(error as Error).message}`);
+          throw usageError(`--rate-limit: ${(error as Error).message}`);
         }
       }
       try {
         server.parseFaults(flags.faults);
       } catch (error) {
-        throw usage(`--faults: ${(error as Error).message}`);
+        throw usageError(`--faults: ${(error as Error).message}`);
       }
       const seed = flags.seed === undefined ? undefined : readJson(flags.seed, '--seed');
 

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
-import { CliError } from '../errors.js';
+import { CliError, parseLockTimeoutFlag } from '../errors.js';
 import { loadFromCommand, printDiagnostics } from './validate.js';
 
 interface StateContext {
@@ -62,16 +62,6 @@ async function readExisting(backend: StateBackend, verb: string): Promise<StateD
   const document = await backend.read();
   if (document === undefined) throw new CliError(`no state at ${backend.describe()} yet (nothing has been applied); nothing to ${verb}`);
   return document;
-}
-
-/** `--lock-timeout` in ms; a malformed value is a usage error (exit 2), like every other bad flag. */
-async function lockTimeoutMs(text: string): Promise<number> {
-  const { parseLockTimeout } = await import('@vigil/engine');
-  try {
-    return parseLockTimeout(text);
-  } catch (error) {
-    throw new CliError((error as Error).message, { exitCode: 2, cause: error });
-  }
 }
 
 /** Runs `edit` under the state lock and writes what it returns; the lock is released whatever happens. */
@@ -132,7 +122,7 @@ async function show(command: Command, address: string): Promise<void> {
 }
 
 async function move(command: Command, from: string, to: string, options: { lockTimeout: string }): Promise<void> {
-  const timeoutMs = await lockTimeoutMs(options.lockTimeout);
+  const timeoutMs = await parseLockTimeoutFlag(options.lockTimeout);
   const context = await openState(command);
   const { moveResource } = await import('@vigil/engine');
   const location = context.backend.describe();
@@ -144,7 +134,7 @@ async function move(command: Command, from: string, to: string, options: { lockT
 }
 
 async function remove(command: Command, addresses: string[], options: { lockTimeout: string }): Promise<void> {
-  const timeoutMs = await lockTimeoutMs(options.lockTimeout);
+  const timeoutMs = await parseLockTimeoutFlag(options.lockTimeout);
   const context = await openState(command);
   const { removeResource } = await import('@vigil/engine');
   const location = context.backend.describe();

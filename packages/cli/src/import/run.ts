@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { ImportFilter, ImportPlan, StateDocument, StateLock } from '@vigil/engine';
 import { takeLock } from '../apply-run.js';
 import type { ImportFlags } from '../commands/import.js';
-import { CliError } from '../errors.js';
+import { CliError, parseLockTimeoutFlag, usageError } from '../errors.js';
 import { currentState, openSession, type Session } from '../workflow.js';
 import { renderImportFiles, type GeneratedFile } from './codegen.js';
 import { isLoadedMonitorFile } from '@vigil/engine';
@@ -21,7 +21,7 @@ async function parseFilters(texts: readonly string[]): Promise<ImportFilter[]> {
   try {
     return texts.map((text) => parseImportFilter(text));
   } catch (error) {
-    if (error instanceof ImportFilterError) throw new CliError(error.message, { exitCode: 2 });
+    if (error instanceof ImportFilterError) throw usageError(error.message, error);
     throw error;
   }
 }
@@ -31,7 +31,7 @@ function parseNamePattern(text: string | undefined): RegExp | undefined {
   try {
     return new RegExp(text);
   } catch (error) {
-    throw new CliError(`--name ${JSON.stringify(text)} is not a valid regular expression: ${(error as Error).message}`, { exitCode: 2 });
+    throw usageError(`--name ${JSON.stringify(text)} is not a valid regular expression: ${(error as Error).message}`, error);
   }
 }
 
@@ -54,11 +54,12 @@ async function existingFiles(directory: string): Promise<string[]> {
 export async function runImport(command: Command, filterTexts: string[], flags: ImportFlags): Promise<void> {
   const filters = await parseFilters(filterTexts);
   const namePattern = parseNamePattern(flags.name);
+  const lockTimeoutMs = flags.dryRun ? 0 : await parseLockTimeoutFlag(flags.lockTimeout);
   const session = await openSession(command, { local: flags.local ?? false, log: out });
   let lock: StateLock | undefined;
   try {
     const engine = await import('@vigil/engine');
-    if (!flags.dryRun) lock = await takeLock(session, flags.lockTimeout, 'import');
+    if (!flags.dryRun) lock = await takeLock(session, lockTimeoutMs, 'import');
     const state = await currentState(session, await session.backend.read());
     if (state.journal.length > 0) {
       throw new CliError(`state records ${state.journal.length} unfinished operation(s) from an interrupted apply; run vigil apply to finish them before importing`);
