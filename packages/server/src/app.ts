@@ -78,7 +78,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   app.notFound((c) => c.json(new HttpError(404, `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404));
 
   app.use('*', async (c, next) => {
-    const arrived = new Date().toISOString();
+    const arrived = log ? new Date().toISOString() : '';
     let fault: FaultDecision = 'none';
     try {
       if (faults.active) {

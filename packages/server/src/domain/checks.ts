@@ -32,6 +32,8 @@ const NULL_WHEN_ABSENT = [
   'localSetupScript',
   'localTearDownScript',
 ] as const;
+/** Built once: spread under every create body. */
+const ABSENT_AS_NULL = nullsForAbsent(NULL_WHEN_ABSENT);
 
 function assertReferences(store: Store, accountId: string, body: CheckBody): void {
   const groupId = body['groupId'];
@@ -67,7 +69,7 @@ export function createCheck(store: Store, accountId: string, options: { variant:
     const checkType = variant === 'generic' ? body['checkType'] : VARIANT_TYPE[variant];
     const frequency = typeof body['frequency'] === 'number' ? body['frequency'] : 10;
     return {
-      ...nullsForAbsent(NULL_WHEN_ABSENT),
+      ...ABSENT_AS_NULL,
       ...body,
       id,
       checkType,

@@ -86,14 +86,32 @@ export async function readJsonBody(request: Request, incoming?: IncomingMessage)
  */
 export const MAX_BODY_DEPTH = 64;
 
-/** The path to the first value nested deeper than `limit`, or undefined. Iterative on purpose. */
+/**
+ * The path to the first value nested deeper than `limit`, or undefined. Iterative on purpose. Each
+ * entry links to its parent instead of carrying its own path copy, so a normal body costs one small
+ * object per value and a path is only built for the refusal.
+ */
 function pathPastDepth(json: unknown, limit: number): PropertyKey[] | undefined {
-  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: json, path: [] }];
+  interface Entry {
+    readonly value: unknown;
+    readonly depth: number;
+    readonly key: PropertyKey;
+    readonly parent: Entry | undefined;
+  }
+  const stack: Entry[] = [{ value: json, depth: 0, key: '', parent: undefined }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
+    const entry = stack.pop()!;
+    const { value } = entry;
     if (value === null || typeof value !== 'object') continue;
-    if (path.length >= limit) return path;
-    for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: [...path, key] });
+    if (entry.depth >= limit) {
+      const path: PropertyKey[] = [];
+      for (let at: Entry | undefined = entry; at?.parent !== undefined; at = at.parent) path.push(at.key);
+      return path.reverse();
+    }
+    for (const key of Object.keys(value)) {
+      const child = (value as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: entry.depth + 1, key, parent: entry });
+    }
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
  * happen), `account_id` (tenancy: every query filters on it, so another tenant's id reads as missing),
  * `id` (the public id as text) and `doc` (the stored resource as JSON).
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
@@ -43,12 +43,11 @@ export interface Page<T> {
  * page instead of dirtying a random page per create (half the WAL writes of a random UUID).
  */
 export function uuidV7(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  // The random bits come from a version 4 UUID: randomUUID draws from a pooled entropy buffer,
+  // where randomBytes(16) was a CSPRNG call per id (~5 µs of a create). Its variant bits and the 74
+  // random bits after its version digit are what version 7 needs too.
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }
 
 /** DDL for a collection table; used by migrations, so a collection's layout is versioned with them. */
