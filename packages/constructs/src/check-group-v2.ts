@@ -141,7 +141,7 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
   constructor(logicalId: string, props: CheckGroupV2Props) {
     super('check-group', logicalId, props);
     this.props = props;
-    this.#scripts = new ScriptSlots(this.project.root, this.source.file);
+    this.#scripts = new ScriptSlots(this.project.root, this.source);
     this.#scripts.add('localSetupScript', props.setupScript, 'setupScript');
     this.#scripts.add('localTearDownScript', props.tearDownScript, 'tearDownScript');
   }

@@ -4,7 +4,7 @@ import { CONSTRUCT_BRAND } from './brand.js';
 import { BuildContext } from './build-context.js';
 import { formatPath, getAtPath, setAtPath, withoutUndefined, type PathSegment } from './path.js';
 import { currentProject, type Project } from './project.js';
-import { captureUserSource } from './source-location.js';
+import { deferUserSource } from './source-location.js';
 import { reportUnknownProps } from './unknown-props.js';
 import type { Diagnostic, ResourceKind, ResourceSpec, SourceLocation } from './types.js';
 
@@ -39,7 +39,7 @@ export abstract class Construct {
   readonly logicalId: string;
   /** `${kind}.${logicalId}` */
   readonly address: string;
-  /** Where the user's `new X(...)` call is. */
+  /** Where the user's `new X(...)` call is (worked out on first read of its fields). */
   readonly source: SourceLocation;
   /** Plans that would delete or replace this resource fail. */
   readonly protect: boolean;
@@ -57,7 +57,7 @@ export abstract class Construct {
     this.kind = kind;
     this.logicalId = logicalId;
     this.address = `${kind}.${logicalId}`;
-    this.source = captureUserSource(new.target);
+    this.source = deferUserSource(new.target);
     this.protect = props?.protect === true;
     this.project.register(this);
   }

@@ -10,7 +10,7 @@ export { Project, withProject, tryCurrentProject } from './project.js';
 export { Construct, type ConstructProps, type SynthesisResult } from './construct.js';
 export { LOGICAL_ID_PATTERN } from './logical-id.js';
 export { isScriptOwner, type ScriptSource, type ScriptField, type ScriptBundleRequest, type ScriptOwner } from './script.js';
-export { parseStackFrame } from './source-location.js';
+export { parseStackFrame, deriveSourceLocation, isPendingSource } from './source-location.js';
 export type { Diagnostic, ResourceKind, ResourceSpec, RefEdge, SourceLocation } from './types.js';
 export { RESOURCE_KINDS } from './types.js';
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { BuildContext } from './build-context.js';
+import type { SourceLocation } from './types.js';
 
 /**
  * Code for a check: a file to bundle (resolved against the file that created the construct), or
@@ -42,8 +43,9 @@ export function isScriptOwner(value: unknown): value is ScriptOwner {
 
 /**
  * The scripts of one construct: where each comes from and, for entrypoints, the code the loader
- * bundled. Entrypoints resolve against the directory of `sourceFile` (the file that created the
- * construct), relative to `root` when the loader gave a relative path.
+ * bundled. Entrypoints resolve against the directory of `createdAt`'s file (where the construct was
+ * created), relative to `root` when the loader gave a relative path. The location is read only when
+ * an entrypoint is resolved, as working it out is the costly part of creating a construct.
  */
 export class ScriptSlots {
   readonly #slots = new Map<ScriptField, { source: ScriptSource; propPath: string }>();
@@ -51,7 +53,7 @@ export class ScriptSlots {
 
   constructor(
     private readonly root: string,
-    private readonly sourceFile: string,
+    private readonly createdAt: SourceLocation,
   ) {}
 
   /** Records the source of `field`; `propPath` names the prop in diagnostics (`code`, `setupScript`). */
@@ -132,6 +134,6 @@ export class ScriptSlots {
   }
 
   #resolve(entrypoint: string): string {
-    return path.resolve(this.root, path.dirname(this.sourceFile), entrypoint);
+    return path.resolve(this.root, path.dirname(this.createdAt.file), entrypoint);
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseStackFrame } from './source-location.js';
+import { captureUserSource, deferUserSource, deriveSourceLocation, isPendingSource, parseStackFrame } from './source-location.js';
+import type { SourceLocation } from './types.js';
 
 describe('parseStackFrame', () => {
   it.each([
@@ -15,5 +16,78 @@ describe('parseStackFrame', () => {
   it('ignores lines without a location', () => {
     expect(parseStackFrame('Error: boom')).toBeUndefined();
     expect(parseStackFrame('    at new Promise (<anonymous>)')).toBeUndefined();
+  });
+});
+
+/** Node's own stack formatting, as in the CLI: the test runner installs its own formatter. */
+function withNodeStackFormat<T>(fn: () => T): T {
+  const previous = Error.prepareStackTrace;
+  (Error as { prepareStackTrace?: unknown }).prepareStackTrace = undefined;
+  try {
+    return fn();
+  } finally {
+    Error.prepareStackTrace = previous;
+  }
+}
+
+class Made {
+  readonly eager: SourceLocation;
+  readonly deferred: SourceLocation;
+  constructor() {
+    this.eager = captureUserSource(new.target);
+    this.deferred = deferUserSource(new.target);
+  }
+}
+
+/** Every Made from here has the same location: this line's `new Made()`. */
+const make = (): Made => withNodeStackFormat(() => new Made());
+
+describe('deferUserSource', () => {
+  it('works out the same location as captureUserSource, on first read', () => {
+    const made = make();
+    expect(isPendingSource(made.deferred)).toBe(true);
+    expect(made.eager.file).toMatch(/source-location\.test\.ts$/);
+    expect(made.deferred.line).toBe(made.eager.line);
+    expect(isPendingSource(made.deferred)).toBe(false);
+    expect({ ...made.deferred }).toEqual(made.eager);
+  });
+
+  it('reads as a plain location: spread, JSON, equality and assignment', () => {
+    const made = make();
+    const spread = { ...make().deferred };
+    const json = JSON.parse(JSON.stringify(make().deferred)) as SourceLocation;
+    expect(Object.keys(made.deferred)).toEqual(['file', 'line', 'column']);
+    expect(made.deferred).toEqual(made.eager);
+    expect(spread).toEqual(made.eager);
+    expect(json).toEqual(made.eager);
+    const assigned = make().deferred;
+    assigned.file = 'elsewhere.ts';
+    expect(assigned.file).toBe('elsewhere.ts');
+    expect(assigned.line).toBeGreaterThan(0);
+  });
+
+  it('is worked out eagerly from the stack text when another formatter is installed', () => {
+    const made = new Made();
+    expect(isPendingSource(made.deferred)).toBe(false);
+    expect(made.deferred).toEqual(made.eager);
+  });
+});
+
+describe('deriveSourceLocation', () => {
+  const upper = (location: SourceLocation) => ({ ...location, file: location.file.toUpperCase() });
+
+  it('stays deferred while its base is, then derives from the worked-out base', () => {
+    const made = make();
+    const derived = deriveSourceLocation(made.deferred, upper);
+    expect(isPendingSource(derived)).toBe(true);
+    expect(isPendingSource(made.deferred)).toBe(true);
+    expect(derived).toEqual(upper(made.eager));
+    expect(isPendingSource(made.deferred)).toBe(false);
+  });
+
+  it('derives at once from a plain location', () => {
+    const derived = deriveSourceLocation({ file: 'a.ts', line: 2, column: 3 }, upper);
+    expect(isPendingSource(derived)).toBe(false);
+    expect(derived).toEqual({ file: 'A.TS', line: 2, column: 3 });
   });
 });

@@ -46,13 +46,117 @@ export function parseStackFrame(line: string): SourceLocation | undefined {
  * from here finds it.
  */
 export function captureUserSource(above?: Function): SourceLocation {
-  return (above && firstUserFrame(above, 1)) ?? firstUserFrame(captureUserSource, 50) ?? { file: '<unknown>', line: 0, column: 0 };
+  return (above && firstUserFrame(above, 1)) ?? firstUserFrame(captureUserSource, FULL_LIMIT) ?? unknownSource();
+}
+
+/** How deep the fuller search looks; the user's frame is within a few of the construct's. */
+const FULL_LIMIT = 50;
+
+function unknownSource(): SourceLocation {
+  return { file: '<unknown>', line: 0, column: 0 };
+}
+
+/**
+ * {@link captureUserSource} for a construct's `new.target`, deferred: the frames are captured now
+ * (cheap: V8 keeps code offsets) but turned into file:line:col on first read of the location's
+ * `file`, `line` or `column`, with the same result. Turning a frame into a position is most of the
+ * cost (V8 walks the position table of the code around it, then the frame goes through the source
+ * map), and a load that finds no problem reads no location: 10,000 constructs spent ~0.6 s of a
+ * `vigil validate` of ~2 s on it.
+ *
+ * The returned object is a plain object whose three fields are accessors until the first read
+ * replaces them with data; spreading it, JSON and equality checks all read through them. Enough
+ * frames are kept now for the fuller search, since the stack is gone by the time it would run.
+ * When someone else formats stacks (a test runner), locations come from their text, eagerly.
+ */
+export function deferUserSource(above: Function): SourceLocation {
+  if (!usesNodeStackFormat()) return captureUserSource(above);
+  const capture: PendingCapture = { sourceMaps: sourceMapsEnabled() };
+  const previousLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = FULL_LIMIT;
+  Error.captureStackTrace(capture, above);
+  Error.stackTraceLimit = previousLimit;
+  return deferred(capture);
+}
+
+/**
+ * `derive(location)`, deferred while `location` is: how the loader makes every spec's location
+ * relative to the project root without working any of them out.
+ */
+export function deriveSourceLocation(location: SourceLocation, derive: (location: SourceLocation) => SourceLocation): SourceLocation {
+  return isPendingSource(location) ? deferred({ base: location, derive }) : derive(location);
+}
+
+/** Whether `location` is deferred and not read yet (for tests of what stays unresolved). */
+export function isPendingSource(location: SourceLocation): boolean {
+  return Object.prototype.hasOwnProperty.call(location, PENDING);
+}
+
+/** Frames captured by {@link deferUserSource}; V8 adds `stack`, formatted only when first read. */
+interface PendingCapture {
+  /** Whether frames were source-mapped when captured (evaluation switches it on before user code). */
+  sourceMaps: boolean;
+  stack?: unknown;
+}
+
+interface PendingDerived {
+  base: SourceLocation;
+  derive: (location: SourceLocation) => SourceLocation;
+}
+
+/** Non-enumerable, so a deferred location compares and serialises as a plain location. */
+const PENDING = Symbol('vigil.pendingSource');
+
+type DeferredLocation = SourceLocation & { [PENDING]?: PendingCapture | PendingDerived };
+
+function deferred(pending: PendingCapture | PendingDerived): SourceLocation {
+  const location = Object.defineProperties({}, DEFERRED_FIELDS) as DeferredLocation;
+  Object.defineProperty(location, PENDING, { value: pending, configurable: true });
+  return location;
+}
+
+function deferredField<K extends keyof SourceLocation>(key: K): PropertyDescriptor {
+  // One getter and setter per field, shared by every deferred location, so they all share a shape.
+  return {
+    get(this: DeferredLocation) {
+      return resolveDeferred(this)[key];
+    },
+    set(this: DeferredLocation, value: SourceLocation[K]) {
+      resolveDeferred(this);
+      this[key] = value;
+    },
+    enumerable: true,
+    configurable: true,
+  };
+}
+
+const DEFERRED_FIELDS: PropertyDescriptorMap = { file: deferredField('file'), line: deferredField('line'), column: deferredField('column') };
+
+/** Works the location out once and turns the fields into plain data. */
+function resolveDeferred(location: DeferredLocation): SourceLocation {
+  const pending = location[PENDING];
+  if (pending === undefined) throw new Error('this is a bug in vigil: a deferred source location lost its frames');
+  const resolved =
+    'derive' in pending
+      ? pending.derive(pending.base)
+      : (firstUserCallSite(readCallSites(pending), pending.sourceMaps) ?? unknownSource());
+  delete location[PENDING];
+  Object.defineProperties(location, {
+    file: { value: resolved.file, writable: true, enumerable: true, configurable: true },
+    line: { value: resolved.line, writable: true, enumerable: true, configurable: true },
+    column: { value: resolved.column, writable: true, enumerable: true, configurable: true },
+  });
+  return resolved;
 }
 
 function firstUserFrame(above: Function, limit: number): SourceLocation | undefined {
   if (!usesNodeStackFormat()) return firstUserFrameFromText(above, limit);
-  for (const site of callSites(above, limit)) {
-    const frame = locateCallSite(site);
+  return firstUserCallSite(callSites(above, limit), sourceMapsEnabled());
+}
+
+function firstUserCallSite(sites: readonly NodeJS.CallSite[], sourceMaps: boolean): SourceLocation | undefined {
+  for (const site of sites) {
+    const frame = locateCallSite(site, sourceMaps);
     if (frame && !isInternalFrame(frame.file)) return frame;
   }
   return undefined;
@@ -75,17 +179,23 @@ function usesNodeStackFormat(): boolean {
  */
 function callSites(above: Function, limit: number): NodeJS.CallSite[] {
   const previousLimit = Error.stackTraceLimit;
-  const previousPrepare = Error.prepareStackTrace;
   const holder: { stack?: unknown } = {};
+  Error.stackTraceLimit = limit;
+  Error.captureStackTrace(holder, above);
+  Error.stackTraceLimit = previousLimit;
+  return readCallSites(holder);
+}
+
+const returnCallSites = (_error: Error, sites: NodeJS.CallSite[]): unknown => sites;
+
+/** V8 formats a captured stack when it is first read, so read it while our hook is installed. */
+function readCallSites(holder: { stack?: unknown }): NodeJS.CallSite[] {
+  const previousPrepare = Error.prepareStackTrace;
   try {
-    Error.stackTraceLimit = limit;
-    Error.prepareStackTrace = (_error, sites) => sites;
-    Error.captureStackTrace(holder, above);
-    // V8 prepares the stack when it is first read, so read it while our hook is installed.
+    Error.prepareStackTrace = returnCallSites;
     const sites = holder.stack;
     return Array.isArray(sites) ? (sites as NodeJS.CallSite[]) : [];
   } finally {
-    Error.stackTraceLimit = previousLimit;
     Error.prepareStackTrace = previousPrepare;
   }
 }
@@ -94,12 +204,12 @@ function callSites(above: Function, limit: number): NodeJS.CallSite[] {
  * A call site's location as Node's formatter prints it: through the script's source map when
  * source maps are enabled and one is known, else the generated position.
  */
-function locateCallSite(site: NodeJS.CallSite): SourceLocation | undefined {
+function locateCallSite(site: NodeJS.CallSite, sourceMaps: boolean): SourceLocation | undefined {
   const fileName = site.getFileName();
   const line = site.getLineNumber();
   const column = site.getColumnNumber();
   if (!fileName || line === null || column === null) return undefined;
-  const map = sourceMapsEnabled() ? sourceMapOf(fileName) : undefined;
+  const map = sourceMaps ? sourceMapOf(fileName) : undefined;
   const entry = map?.findEntry(line - 1, column - 1) as Partial<NodeSourceMapping> | undefined;
   if (entry?.originalSource !== undefined && entry.originalLine !== undefined && entry.originalColumn !== undefined) {
     return { file: withoutFileScheme(entry.originalSource), line: entry.originalLine + 1, column: entry.originalColumn + 1 };

@@ -104,7 +104,7 @@ for (const [file, contents] of Object.entries(FILES)) {
 }
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function loadInChildProcess(): Promise<{ stackFormatter?: string; constructs: unknown; diagnostics: unknown }> {
+function loadInChildProcess(): Promise<{ stackFormatter?: string; pendingAfterLoad: unknown; constructs: unknown; diagnostics: unknown }> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
@@ -119,6 +119,8 @@ describe('source locations of constructs and diagnostics', () => {
   it("are the user's file:line:col when Node formats stacks (the CLI)", async () => {
     const printed = await loadInChildProcess();
     expect(printed.stackFormatter).toBe('ErrorPrepareStackTrace');
+    // Locations are worked out only when read, even the diagnostic's (when it is printed).
+    expect(printed.pendingAfterLoad).toEqual(EXPECTED_CONSTRUCTS.map(([address]) => address));
     expect(printed.constructs).toEqual(EXPECTED_CONSTRUCTS);
     expect(printed.diagnostics).toEqual(EXPECTED_DIAGNOSTICS);
   }, 30_000);

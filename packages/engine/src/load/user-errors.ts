@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Message } from 'esbuild';
-import type { Diagnostic, SourceLocation } from '@vigil/constructs';
+import { deriveSourceLocation, type Diagnostic, type SourceLocation } from '@vigil/constructs';
 
 /**
  * Turns failures in the user's code into diagnostics that point at the user's own line. Users get
@@ -17,9 +17,12 @@ export function displayPath(root: string, file: string): string {
   return (inside ? relative : absolute).split(path.sep).join('/');
 }
 
-/** The same location with its file made relative to the project root. */
+/**
+ * The same location with its file made relative to the project root; still deferred when `source`
+ * is (a construct's location is worked out only when something reads it).
+ */
 export function relativeSource(root: string, source: SourceLocation): SourceLocation {
-  return { ...source, file: displayPath(root, source.file) };
+  return deriveSourceLocation(source, (location) => ({ ...location, file: displayPath(root, location.file) }));
 }
 
 /** esbuild's errors and warnings (syntax errors, unresolved imports) as diagnostics. */
