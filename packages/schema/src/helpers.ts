@@ -11,7 +11,7 @@ import { z } from 'zod';
  * `.optional()`/`.partial()`, so an Update (PUT, merge semantics) schema derived from a defaulted
  * shape would silently fill fields the caller omitted. Each resource therefore declares one
  * defaults-free shape, uses it as-is for Update, and passes it through here for Create.
- * Defaults are cloned per parse so no two parsed objects share an array or object.
+ * Defaults are copied per parse so no two parsed objects share an array or object.
  */
 export function withDefaults<S extends z.ZodRawShape, D extends { [K in keyof S]?: z.output<S[K]> }>(
   shape: S,
@@ -20,20 +20,31 @@ export function withDefaults<S extends z.ZodRawShape, D extends { [K in keyof S]
   const out: Record<string, z.core.$ZodType> = { ...shape };
   for (const [key, value] of Object.entries(defaults)) {
     const field = shape[key] as unknown as z.ZodType;
-    out[key] = field.default(() => cloneJson(value) as never);
+    out[key] = field.default(copierOf(value) as never);
   }
   return out as { [K in keyof S]: K extends keyof D ? z.ZodDefault<S[K]> : S[K] };
 }
 
-/** Defaults are plain JSON; a hand-rolled copy is ~10× cheaper than structuredClone per parse. */
-function cloneJson<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(cloneJson) as T;
-  if (value !== null && typeof value === 'object') {
-    const copy: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) copy[k] = cloneJson(v);
-    return copy as T;
+/**
+ * A function that returns a fresh copy of the plain-JSON `value`, its structure walked once here
+ * rather than on every parse: a Create parse fills in about ten defaults, and a generic deep copy
+ * (enumerating each object's keys every time) was ~5% of loading 10,000 checks.
+ */
+function copierOf<T>(value: T): () => T {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return () => [] as T;
+    const items = value.map(copierOf);
+    return () => items.map((copy) => copy()) as T;
   }
-  return value;
+  if (value !== null && typeof value === 'object') {
+    const fields = Object.entries(value).map(([key, field]) => [key, copierOf(field)] as const);
+    return () => {
+      const copy: Record<string, unknown> = {};
+      for (const [key, field] of fields) copy[key] = field();
+      return copy as T;
+    };
+  }
+  return () => value;
 }
 
 /**
