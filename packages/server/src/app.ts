@@ -11,6 +11,7 @@ import { Hono, type Context } from 'hono';
 import { AccountRegistry, type AccountKey } from './accounts.js';
 import { HttpError } from './http/errors.js';
 import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
+import { requestHeader } from './http/headers.js';
 import { RateLimiter, type RateLimitOptions } from './http/rate-limit.js';
 import { requestLogWriter } from './http/request-log.js';
 import type { AppEnv } from './http/types.js';
@@ -109,12 +110,12 @@ export function createApp(options: AppOptions = {}): ServiceApp {
 
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) return next();
-    const header = c.req.header('authorization');
+    const header = requestHeader(c, 'authorization');
     const token = bearerToken(header);
     if (token === undefined) throw new HttpError(401, 'Missing authentication');
     const own = accounts.accountsOf(token);
     if (!own) throw new HttpError(401, 'Bad Token');
-    const requested = c.req.header('x-service-account');
+    const requested = requestHeader(c, 'x-service-account');
     const account = requested === undefined || requested === '' ? own[0]! : own.find((candidate) => candidate.id === requested);
     if (!account) throw new HttpError(403, `API key has no access to account ${requested}`);
     c.set('account', account);

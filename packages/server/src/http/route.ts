@@ -11,6 +11,7 @@ import type { Account } from '../accounts.js';
 import type { Page, Store } from '../store/index.js';
 import { readJsonBody } from './body.js';
 import { HttpError, badRequest, conflict, type ValidationSource } from './errors.js';
+import { requestHeader } from './headers.js';
 import { pagingHeaders } from './paging.js';
 import { JsonBytes, RawJson, SerializedPage, bodyText, bodyValue, serializeList } from './raw-json.js';
 import type { AppEnv } from './types.js';
@@ -139,7 +140,7 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
       return { status: endpoint.status, body: items, headers: { ...headers } };
     };
 
-    const key = method === 'post' ? c.req.header('idempotency-key') : undefined;
+    const key = method === 'post' ? requestHeader(c, 'idempotency-key') : undefined;
     if (method === 'get') return respond(c, toOutcome(await handler(input)));
     if (key === undefined) {
       const { result, committed } = store.writeBatched(() => toOutcome(handler(input)));
