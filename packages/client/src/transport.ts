@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createFetch } from 'ofetch';
 import { AttemptSignal } from './attempt-signal.js';
+import { Deadlines } from './deadlines.js';
 import { ApiError, NetworkError, TimeoutError, errorForStatus, normaliseErrorBody, type ErrorBody } from './errors.js';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer.js';
 import { DEFAULT_RETRY, parseRetryAfter, runWithRetries, type AttemptFailure, type AttemptResult, type RetryOptions } from './retry.js';
@@ -133,7 +134,6 @@ const ofetchRaw = createFetch({
     globalThis.fetch(input, { method: init?.method, headers: init?.headers, body: init?.body, signal: init?.signal }),
 }).raw;
 
-/** A timer callback that needs no closure per attempt: the signal comes as the timer's argument. */
 function abortOnTimeout(signal: AttemptSignal): void {
   signal.abort(new DOMException('The operation timed out', 'TimeoutError'));
 }
@@ -157,6 +157,7 @@ export class Transport {
   private readonly timeoutMs: number;
   private readonly retry: RetryOptions;
   private readonly pacer: Pacer;
+  private readonly deadlines: Deadlines;
 
   constructor(private readonly options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -167,6 +168,7 @@ export class Transport {
       ...(options.accountId ? { 'x-service-account': options.accountId } : {}),
     };
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.deadlines = new Deadlines(this.timeoutMs, abortOnTimeout);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.pacer = new Pacer({
       pacing: options.pacing ?? DEFAULT_PACING,
@@ -231,9 +233,9 @@ export class Transport {
     // reading the body, where a connection that stalls mid-response would otherwise hang the call.
     // Not AbortSignal.timeout: its timer cannot be cleared, so every call would leave one pending for
     // the full timeout, thousands of them during a large apply. Not an AbortController either: see
-    // AttemptSignal for what one costs per call.
+    // AttemptSignal for what one costs per call. Nor a timer per attempt: see Deadlines.
     const signal = new AttemptSignal();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let deadline: number | undefined;
     try {
       const sent = ofetchRaw(`${this.baseUrl}${request.path}${encodeQuery(request.query)}`, {
         method: request.method,
@@ -244,9 +246,9 @@ export class Transport {
         ignoreResponseError: true,
         signal: signal.asAbortSignal(),
       });
-      // On a kept-alive connection undici has written the request within that call, so the timer
+      // On a kept-alive connection undici has written the request within that call, so the deadline
       // is set while the service works on it instead of delaying the send.
-      timer = setTimeout(abortOnTimeout, this.timeoutMs, signal);
+      deadline = this.deadlines.start(signal);
       response = await sent;
     } catch (thrown) {
       const base = { method: request.method, path: request.path, endpoint: request.endpoint, attempts: attempt };
@@ -259,7 +261,7 @@ export class Transport {
       const failure: AttemptFailure = { kind: network.kind };
       return { ok: false, failure, error: new NetworkError({ ...base, status: undefined, data, cause, code: network.code }) };
     } finally {
-      clearTimeout(timer);
+      if (deadline !== undefined) this.deadlines.settle(deadline);
     }
     observe(response.headers);
     const text = response._data ?? '';
