@@ -86,7 +86,8 @@ export function createCheck(store: Store, accountId: string, options: { variant:
       updated_at: null,
     } as StoredDoc;
   });
-  indexSubscriptions(store, accountId, 'check', doc);
+  // A new id has no index rows yet, so only a check that subscribes needs the index written.
+  if ((doc['alertChannelSubscriptions'] as AlertChannelSubscription[]).length > 0) indexSubscriptions(store, accountId, 'check', doc);
   return doc;
 }
 
