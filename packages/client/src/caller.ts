@@ -1,5 +1,5 @@
 import { ENDPOINTS, type EndpointId, type EndpointResponse, type Endpoints } from '@vigil/schema';
-import { callEndpoint, listAllOf, type CallInput, type ItemOf } from './endpoint.js';
+import { callEndpointData, listAllOf, type CallInput, type ItemOf } from './endpoint.js';
 import type { PageOptions } from './paging.js';
 import type { Transport } from './transport.js';
 
@@ -26,9 +26,8 @@ export interface CreateOptions {
 export class EndpointCaller {
   constructor(readonly transport: Transport) {}
 
-  async call<Id extends EndpointId>(id: Id, input: CallInput<Endpoints[Id]> = {}): Promise<EndpointResponse<Id>> {
-    const { data } = await callEndpoint(this.transport, id, ENDPOINTS[id], input);
-    return data as EndpointResponse<Id>;
+  call<Id extends EndpointId>(id: Id, input: CallInput<Endpoints[Id]> = {}): Promise<EndpointResponse<Id>> {
+    return callEndpointData(this.transport, id, ENDPOINTS[id], input) as Promise<EndpointResponse<Id>>;
   }
 
   listAll<Id extends EndpointId>(

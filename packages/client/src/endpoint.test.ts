@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ENDPOINTS } from '@vigil/schema';
 import { z } from 'zod';
-import { COMPILE_AFTER_PARSES, fillPath, parseResponse } from './endpoint.js';
+import { COMPILE_AFTER_PARSES, callEndpointData, fillPath, parseResponse } from './endpoint.js';
 import { ResponseShapeError } from './errors.js';
-import type { HttpResponse } from './transport.js';
+import type { HttpRequest, HttpResponse, Transport } from './transport.js';
 
 describe('fillPath', () => {
   it.each([
@@ -116,5 +116,48 @@ describe('parseResponse', () => {
 
   it('reports a body that is not the expected JSON at all', () => {
     expect(() => parseResponse('things.list', endpoint, response('<html>'), '/v1/things')).toThrow(/at "\(body\)"/);
+  });
+});
+
+describe('callEndpointData', () => {
+  const spec = {
+    method: 'PUT' as const,
+    path: '/v1/things/{id}',
+    status: 200,
+    params: z.object({ id: z.string() }),
+    body: z.object({}).optional(),
+    query: z.object({ autoAssignAlerts: z.boolean().optional() }),
+    response: z.object({ id: z.string(), tags: z.array(z.string()).default([]) }),
+  };
+  /** A transport that answers every request with `body` and records what it was asked. */
+  function answering(body: unknown) {
+    const sent: HttpRequest[] = [];
+    const transport = {
+      request: async (request: HttpRequest): Promise<HttpResponse> => {
+        sent.push(request);
+        return { status: 200, statusText: 'OK', headers: new Headers(), body, attempts: 1, idempotencyKey: undefined };
+      },
+    } as unknown as Transport;
+    return { transport, sent };
+  }
+
+  it('sends the filled path with the query defaults and resolves with the parsed data', async () => {
+    const { transport, sent } = answering({ id: 't1', extra: 1 });
+    await expect(callEndpointData(transport, 'things.update', spec, { params: { id: 't1' }, body: {} })).resolves.toEqual({ id: 't1', tags: [] });
+    expect(sent).toEqual([{ method: 'PUT', path: '/v1/things/t1', query: { autoAssignAlerts: false }, body: {}, idempotencyKey: undefined, endpoint: 'things.update' }]);
+  });
+
+  it('rejects, rather than throws, on a missing path parameter', async () => {
+    const { transport, sent } = answering({});
+    const pending = callEndpointData(transport, 'things.update', spec, { params: {} as { id: string } });
+    await expect(pending).rejects.toThrow('path parameter "id" of /v1/things/{id} is missing');
+    expect(sent).toHaveLength(0);
+  });
+
+  it('rejects a response that breaks the schema, naming the endpoint and the field', async () => {
+    const { transport } = answering({ id: 7 });
+    const error = await callEndpointData(transport, 'things.update', spec, { params: { id: 't1' } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ResponseShapeError);
+    expect(error).toMatchObject({ endpoint: 'things.update', field: 'id', path: '/v1/things/t1' });
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ResponseShapeError, normaliseErrorBody } from './errors.js';
 import { paginate, type PageOptions } from './paging.js';
-import type { HttpMethod, HttpResponse, QueryValue, Transport } from './transport.js';
+import type { HttpMethod, HttpRequest, HttpResponse, QueryValue, Transport } from './transport.js';
 
 /** The parts of an `ENDPOINTS` entry of `@vigil/schema` that the client uses. */
 export interface EndpointSpec {
@@ -128,6 +128,18 @@ export function queryWithDefaults(endpoint: EndpointSpec, query: Readonly<Record
   return { ...query, autoAssignAlerts: false };
 }
 
+/** The request of one endpoint call: the path filled in, the query with its defaults. */
+function endpointRequest<E extends EndpointSpec>(endpointId: string, endpoint: E, input: CallInput<E>): HttpRequest {
+  return {
+    method: endpoint.method,
+    path: fillPath(endpoint.path, input.params as Record<string, unknown> | undefined),
+    query: queryWithDefaults(endpoint, input.query as Readonly<Record<string, QueryValue>> | undefined),
+    body: input.body,
+    idempotencyKey: input.idempotencyKey,
+    endpoint: endpointId,
+  };
+}
+
 /** Calls one endpoint: fills the path, sends, and parses the response with the endpoint's schema. */
 export async function callEndpoint<E extends EndpointSpec>(
   transport: Transport,
@@ -135,16 +147,23 @@ export async function callEndpoint<E extends EndpointSpec>(
   endpoint: E,
   input: CallInput<E> = {},
 ): Promise<{ data: ResponseOf<E>; response: HttpResponse }> {
-  const path = fillPath(endpoint.path, input.params as Record<string, unknown> | undefined);
-  const response = await transport.request({
-    method: endpoint.method,
-    path,
-    query: queryWithDefaults(endpoint, input.query as Readonly<Record<string, QueryValue>> | undefined),
-    body: input.body,
-    idempotencyKey: input.idempotencyKey,
-    endpoint: endpointId,
-  });
-  return { data: parseResponse(endpointId, endpoint, response, path), response };
+  const request = endpointRequest(endpointId, endpoint, input);
+  const response = await transport.request(request);
+  return { data: parseResponse(endpointId, endpoint, response, request.path), response };
+}
+
+/**
+ * `callEndpoint` for a caller that wants the data alone (every collection method): one promise and
+ * one result object fewer per call. Never throws; a bad input (a missing path parameter) rejects.
+ */
+export function callEndpointData<E extends EndpointSpec>(transport: Transport, endpointId: string, endpoint: E, input: CallInput<E> = {}): Promise<ResponseOf<E>> {
+  let request: HttpRequest;
+  try {
+    request = endpointRequest(endpointId, endpoint, input);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return transport.request(request).then((response) => parseResponse(endpointId, endpoint, response, request.path));
 }
 
 /**

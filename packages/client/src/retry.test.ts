@@ -150,4 +150,23 @@ describe('runWithRetries', () => {
     expect((await settled).error).toMatchObject({ name: 'RateLimitError', retryAfterMs: 2000 });
     expect(startedAt).toEqual([0, 2000]);
   });
+
+  it('continues from a first attempt the caller made, counting the budget from when it began', async () => {
+    const attempted: number[] = [];
+    vi.setSystemTime(1000);
+    const promise = runWithRetries({
+      retry: { ...retry, maxTotalMs: 2500 },
+      request: { method: 'GET', idempotencyKey: undefined },
+      first: { result: failing(429, 1000), startedAt: 0 },
+      attempt: async (attemptNumber) => {
+        attempted.push(attemptNumber);
+        return attemptNumber === 2 ? failing(429, 1000) : { ok: true, value: 'never' };
+      },
+    });
+    const settled = promise.catch((error: unknown) => error);
+    await vi.runAllTimersAsync();
+    // Attempt 2 at 2000 ms; a third at 3000 ms would pass the 2500 ms counted from 0, not from 1000.
+    expect(await settled).toMatchObject({ name: 'RateLimitError' });
+    expect(attempted).toEqual([2]);
+  });
 });

@@ -103,11 +103,16 @@ export async function runWithRetries<T>(options: {
   attempt: (attemptNumber: number) => Promise<AttemptResult<T>>;
   clock?: RetryClock;
   random?: () => number;
+  /**
+   * The first attempt's result, when the caller made it itself (the transport does, so that a call
+   * answered at once skips this loop); `startedAt` is then when that attempt began.
+   */
+  first?: { result: AttemptResult<T>; startedAt: number } | undefined;
 }): Promise<T> {
   const clock = options.clock ?? realClock;
-  const startedAt = clock.now();
+  const startedAt = options.first?.startedAt ?? clock.now();
   for (let attemptNumber = 1; ; attemptNumber++) {
-    const result = await options.attempt(attemptNumber);
+    const result = attemptNumber === 1 && options.first !== undefined ? options.first.result : await options.attempt(attemptNumber);
     if (result.ok) return result.value;
     if (attemptNumber >= options.retry.attempts || !isRetryable(result.failure, options.request)) throw result.error;
     const delay =

@@ -5,7 +5,7 @@ import { AttemptSignal } from './attempt-signal.js';
 import { Deadlines } from './deadlines.js';
 import { ApiError, NetworkError, TimeoutError, errorForStatus, normaliseErrorBody, type ErrorBody } from './errors.js';
 import { DEFAULT_PACING, Pacer, type PacingOptions } from './pacer.js';
-import { DEFAULT_RETRY, parseRetryAfter, runWithRetries, type AttemptFailure, type AttemptResult, type RetryOptions } from './retry.js';
+import { DEFAULT_RETRY, parseRetryAfter, realClock, runWithRetries, type AttemptFailure, type AttemptResult, type RetryOptions } from './retry.js';
 
 const require = createRequire(import.meta.url);
 /** The client's version, for the `vigil/<version>` user agent. */
@@ -181,11 +181,29 @@ export class Transport {
   // Not `async`: returning another promise from an async function costs extra microtask turns per call.
   request(request: HttpRequest): Promise<HttpResponse> {
     const idempotencyKey = request.method === 'POST' ? (request.idempotencyKey ?? newIdempotencyKey()) : undefined;
+    // The first attempt is made here, outside the retry loop, which a call answered at once (nearly
+    // every call) then never enters.
+    const startedAt = realClock.now();
+    return this.pacedAttempt(request, idempotencyKey, 1).then((first) =>
+      first.ok ? first.value : this.retried(request, idempotencyKey, { result: first, startedAt }),
+    );
+  }
+
+  private retried(
+    request: HttpRequest,
+    idempotencyKey: string | undefined,
+    first: { result: AttemptResult<HttpResponse>; startedAt: number },
+  ): Promise<HttpResponse> {
     return runWithRetries({
       retry: this.retry,
       request: { method: request.method, idempotencyKey },
-      attempt: (attemptNumber) => this.pacer.run(request.path, (observe) => this.attempt(request, idempotencyKey, attemptNumber, observe)),
+      first,
+      attempt: (attemptNumber) => this.pacedAttempt(request, idempotencyKey, attemptNumber),
     });
+  }
+
+  private pacedAttempt(request: HttpRequest, idempotencyKey: string | undefined, attempt: number): Promise<AttemptResult<HttpResponse>> {
+    return this.pacer.run(request.path, (observe) => this.attempt(request, idempotencyKey, attempt, observe));
   }
 
   private attempt(
