@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -78,9 +79,9 @@ export async function bundleProject(options: BundleProjectOptions): Promise<Bund
       write: true,
       logLevel: 'silent',
       // Bundled CommonJS-style code (and `require` in user files) needs a real require in ESM output.
-      banner: {
-        js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);",
-      },
+      // It comes from a global rather than an import of node:module: under a module loader with
+      // hooks (tsx), every import each module makes is a round trip to the hooks' thread.
+      banner: { js: `const require = globalThis[Symbol.for(${JSON.stringify(CREATE_REQUIRE_KEY)})](import.meta.url);` },
       plugins: [vigilLoaderPlugin(options)],
     });
     const outputByEntry = new Map<string, string>();
@@ -118,6 +119,16 @@ const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
 };
 
 const MENTIONS_FILE_LOCATION = /__dirname|__filename|import\.meta/;
+
+/**
+ * `Symbol.for` key of the global holding `createRequire`, which every bundled module calls for its
+ * `require`; {@link provideCreateRequire} sets it before any of them is evaluated.
+ */
+export const CREATE_REQUIRE_KEY = 'vigil.createRequire';
+
+export function provideCreateRequire(): void {
+  (globalThis as Record<symbol, unknown>)[Symbol.for(CREATE_REQUIRE_KEY)] = createRequire;
+}
 
 /** Name under which a group module exports its first member's namespace (see `exportMembers`). */
 export const MEMBER_EXPORTS = '__vigilMember';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { withProject, type Project } from '@vigil/constructs';
+import { provideCreateRequire } from './bundle.js';
 
 /**
  * The directory a load writes its bundled modules to, removed when the load ends. It lives under
@@ -45,6 +46,7 @@ export interface EvaluationOutcome {
  */
 export async function evaluateModules(urls: readonly string[], project: Project): Promise<EvaluationOutcome> {
   process.setSourceMapsEnabled(true);
+  provideCreateRequire();
   const outcome: EvaluationOutcome = { exports: [], errors: [] };
   await withProject(project, async () => {
     for (const url of urls) {

@@ -1,3 +1,5 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -36,6 +38,24 @@ describe('loadProject', () => {
     // The local helper is inlined; the runtime's @playwright/test stays a require.
     expect(checkout?.payload['script']).toContain('https://example.com/checkout/${basket}');
     expect(checkout?.payload['script']).toContain('require("@playwright/test")');
+  });
+
+  it('gives bundled user code a working require (the bundle banner takes it from a global)', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'vigil-require-'));
+    try {
+      mkdirSync(path.join(root, 'checks'));
+      writeFileSync(path.join(root, 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'R', logicalId: 'r' });\n");
+      writeFileSync(path.join(root, 'checks/name.cjs'), "module.exports = require('node:path').basename('/x/required');\n");
+      writeFileSync(
+        path.join(root, 'checks/req.monitor.ts'),
+        "import { ApiCheck } from 'vigil/constructs';\nconst name: string = require('./name.cjs');\nnew ApiCheck(name, { name, request: { url: 'https://example.com/' } });\n",
+      );
+      const loaded = await loadProject({ cwd: root });
+      expect(loaded.diagnostics).toEqual([]);
+      expect(loaded.specs.map((spec) => spec.address)).toEqual(['api-check.required']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('evaluates every load in a fresh project', async () => {
