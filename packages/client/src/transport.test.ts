@@ -75,14 +75,19 @@ describe('Transport', () => {
   });
 
   it('keeps each POST\'s idempotency key to that request (a later call sends its own or none)', async () => {
-    const { baseUrl, seen } = await listen([json(201, { id: 1 }), json(201, { id: 2 }), json(200, [])]);
+    const { baseUrl, seen: all } = await listen([json(200, []), json(201, { id: 1 }), json(201, { id: 2 }), json(200, [])]);
     const client = transport(baseUrl);
+    await client.request({ method: 'GET', path: '/v1/checks' });
     const first = await client.request({ method: 'POST', path: '/v1/checks/api', body: { name: 'a' }, idempotencyKey: 'key-a' });
     const second = await client.request({ method: 'POST', path: '/v1/checks/api', body: { name: 'b' } });
     await client.request({ method: 'GET', path: '/v1/checks' });
+    const seen = all.slice(1);
     expect(first.idempotencyKey).toBe('key-a');
     expect(seen.map((each) => each.headers['idempotency-key'])).toEqual(['key-a', second.idempotencyKey, undefined]);
     expect(second.idempotencyKey).not.toBe('key-a');
+    // The GET's headers are shared by every call without a key: the POSTs before it must not have
+    // left their content type in them.
+    expect(seen.map((each) => each.headers['content-type'])).toEqual(['application/json', 'application/json', undefined]);
   });
 
   it('sends no account header and no idempotency key on a GET without an account', async () => {
