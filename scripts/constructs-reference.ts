@@ -115,6 +115,8 @@ const INTERNAL = new Set([
   'ScriptBundleRequest',
   'ScriptOwner',
   'parseStackFrame',
+  'deriveSourceLocation',
+  'isPendingSource',
   'Diagnostic',
   'ResourceKind',
   'ResourceSpec',
