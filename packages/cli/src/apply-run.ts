@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import type { ApplyEvent, ApplyReport, PlanResult, StateLock } from '@vigil/engine';
-import { CliError, parseLockTimeoutFlag, usageError } from './errors.js';
+import { CliError } from './errors.js';
+import { parseLockTimeoutFlag, parseParallelism } from './flags.js';
 import { confirm } from './prompt.js';
 import { computePlan, currentState, openSession, useColor, type Session } from './workflow.js';
 
@@ -21,12 +22,6 @@ export interface RunOptions {
   readonly mode: 'apply' | 'destroy';
   readonly flags: ApplyFlags;
   readonly savedPlanPath?: string | undefined;
-}
-
-function parseParallelism(text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 100) throw usageError(`--parallelism must be a whole number from 1 to 100, got "${text}"`);
-  return value;
 }
 
 /** Takes the state lock, waiting up to `timeoutMs` (from {@link parseLockTimeoutFlag}). */

@@ -26,12 +26,3 @@ export function usageError(message: string, cause?: unknown): CliError {
   return new CliError(message, { exitCode: USAGE_EXIT_CODE, ...(cause === undefined ? {} : { cause }) });
 }
 
-/** `--lock-timeout` in ms; a malformed value is a usage error, checked before any work starts. */
-export async function parseLockTimeoutFlag(text: string): Promise<number> {
-  const { parseLockTimeout } = await import('@vigil/engine');
-  try {
-    return parseLockTimeout(text);
-  } catch (error) {
-    throw usageError((error as Error).message, error);
-  }
-}

@@ -5,7 +5,8 @@
  */
 import type { Command } from 'commander';
 import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
-import { CliError, parseLockTimeoutFlag } from '../errors.js';
+import { CliError } from '../errors.js';
+import { parseLockTimeoutFlag } from '../flags.js';
 import { loadFromCommand, printDiagnostics } from './validate.js';
 
 interface StateContext {
