@@ -19,9 +19,27 @@ export type CheckResultsQuery = z.infer<typeof CheckResultsQuery>;
 
 const Json = z.record(z.string(), z.unknown());
 
+/**
+ * One assertion as a result records it. The real service stores `{source, target}`; the runner adds
+ * what it compared and the outcome, optional so results seeded or imported without them still parse.
+ */
+export const AssertionResult = z.object({
+  source: z.string(),
+  target: z.unknown(),
+  property: z.string().optional(),
+  comparison: z.string().optional(),
+  regex: z.string().nullable().optional(),
+  /** The value the comparison saw (after the JSONPath/header look-up and the regex capture). */
+  actual: z.unknown().optional(),
+  passed: z.boolean().optional(),
+  /** Why the assertion could not be evaluated (e.g. the body is not JSON), when it could not. */
+  error: z.string().nullable().optional(),
+});
+export type AssertionResult = z.infer<typeof AssertionResult>;
+
 /** `apiCheckResult` of an API check's result; inner timing objects are open (spec §2.10). */
 export const ApiCheckResult = z.object({
-  assertions: z.array(z.object({ source: z.string(), target: z.unknown() })),
+  assertions: z.array(AssertionResult),
   request: z.object({
     method: z.string(),
     url: z.string(),
@@ -33,6 +51,8 @@ export const ApiCheckResult = z.object({
     status: z.number(),
     statusText: z.string(),
     body: z.string(),
+    /** True when the runner kept only the first part of the body (its size cap). */
+    bodyTruncated: z.boolean().optional(),
     headers: Json,
     timings: Json,
     timingPhases: Json,

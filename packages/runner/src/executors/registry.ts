@@ -1,0 +1,18 @@
+/**
+ * Executors by `checkType`. Adding a check type is one executor file plus its tests, and one line in
+ * `BUILT_IN_EXECUTORS`.
+ */
+import type { Executor } from '../types.js';
+
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [];
+
+export type ExecutorRegistry = ReadonlyMap<string, Executor>;
+
+export function executorRegistry(executors: readonly Executor[]): ExecutorRegistry {
+  const registry = new Map<string, Executor>();
+  for (const executor of executors) {
+    if (registry.has(executor.checkType)) throw new Error(`two executors for checkType ${executor.checkType}: this is a bug in vigil`);
+    registry.set(executor.checkType, executor);
+  }
+  return registry;
+}

@@ -1,0 +1,212 @@
+/**
+ * The public shapes of `@vigil/runner` (agreed in RUNNER-API.md; three parties build against them).
+ * A result is the check result of spec §2.5 (`CheckResult` in `@vigil/schema`), with the parts the
+ * runner always fills typed precisely, so a reporter needs no casts.
+ */
+import type { ApiCheckResult, AssertionResult, CheckResult } from '@vigil/schema';
+
+export interface RunVariable {
+  key: string;
+  value: string;
+  secret?: boolean;
+}
+
+export interface RunContext {
+  /** Label stored as runLocation ("eu-west-1"). */
+  location: string;
+  /**
+   * Variables for {{KEY}} and for process.env of scripts. Lookup order = array order, first match
+   * wins. The caller merges: check's, then group's, then config's, then `-e`/`--env-file`.
+   */
+  variables: RunVariable[];
+  /** Overrides the check's retry count (vigil test --retries 0..3); undefined = the check's retryStrategy/doubleCheck. */
+  retries?: number;
+  /** Cancels the run (vigil test --timeout, Ctrl-C): the run ends promptly with a failed FINAL result. */
+  signal?: AbortSignal;
+  /** Directory the project lives in; scripts' stack traces are mapped to files below it. */
+  projectRoot?: string;
+}
+
+/** The wire payload of a check as apply sends it; each executor parses its own kind with `@vigil/schema`. */
+export type WireCheck = { checkType: string; name?: string; id?: string } & Record<string, unknown>;
+
+/** One console line of a script or one line the runner logs about a run. */
+export interface JobLogLine {
+  /** Milliseconds since the UNIX epoch. */
+  time: number;
+  level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  msg: string;
+}
+
+/** `apiCheckResult.jobLog`: what the setup script, the request and the teardown script logged. */
+export interface JobLog {
+  setup: JobLogLine[];
+  request: JobLogLine[];
+  teardown: JobLogLine[];
+}
+
+/** Milliseconds each phase of the request took (spec §2.10 names). */
+export interface TimingPhases {
+  /** Waiting for a socket (0 on a fresh connection, kept for the real service's shape). */
+  wait: number;
+  dns: number;
+  /** TCP connect plus the TLS handshake for https. */
+  tcp: number;
+  /** Request sent → first response byte. */
+  firstByte: number;
+  download: number;
+  total: number;
+}
+
+/** Offsets from the start of the try, in milliseconds (undici/Node naming: the moments phases end). */
+export interface Timings {
+  socket: number;
+  lookup: number;
+  connect: number;
+  response: number;
+  end: number;
+}
+
+/** One assertion's outcome: the check's assertion plus what was compared and whether it held. */
+export type AssertionOutcome = AssertionResult & {
+  property: string;
+  comparison: string;
+  regex: string | null;
+  actual: unknown;
+  passed: boolean;
+  error: string | null;
+};
+
+/** `apiCheckResult` as the runner always fills it. */
+export type ApiRunResult = Omit<ApiCheckResult, 'assertions' | 'response' | 'jobLog'> & {
+  assertions: AssertionOutcome[];
+  response: ApiCheckResult['response'] & {
+    bodyTruncated: boolean;
+    timings: Timings;
+    timingPhases: TimingPhases;
+  };
+  jobLog: JobLog;
+};
+
+/** A check result of spec §2.5 as the runner produces it (assignable to `CheckResult`). */
+export type RunResult = Omit<CheckResult, 'apiCheckResult' | 'multiStepCheckResult'> & {
+  apiCheckResult: ApiRunResult | null;
+  multiStepCheckResult: Record<string, unknown> | null;
+  /** One line saying why the try failed (null when it passed), for reporters; secrets redacted. */
+  error: string | null;
+};
+
+export interface RunOutcome {
+  /** Each failed try before the last, resultType 'ATTEMPT', in order. */
+  attempts: RunResult[];
+  /** The last try, resultType 'FINAL'; final.attempts = attempts.length. */
+  final: RunResult;
+}
+
+export interface RunnerOptions {
+  /** Warm script processes kept (default 2). */
+  scriptPoolSize?: number;
+  /** Per setup/teardown script (default 10_000 ms). */
+  scriptTimeoutMs?: number;
+  /** Per multi-step run (default 120_000 ms). */
+  multiStepTimeoutMs?: number;
+  /** Response body bytes kept in a result (default 64 KiB; larger is cut and marked truncated). */
+  maxBodyBytes?: number;
+  /** Waits between retries; injectable so tests need not wait real seconds. Must end early on abort. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Executors to use instead of the built-in registry (tests, later check types). */
+  executors?: readonly Executor[];
+}
+
+export interface Runner {
+  /**
+   * `check` is the wire payload exactly as apply sends it (create body incl. checkType, after the
+   * config → group → check cascade and the group's apiCheckDefaults), plus `localSetupScript` /
+   * `localTearDownScript` / `script` holding bundled code. Never throws for anything a target or a
+   * user script does; runner faults give hasErrors: true.
+   */
+  run(check: WireCheck, context: RunContext): Promise<RunOutcome>;
+  /** Ends the warm script pool; idempotent. */
+  close(): Promise<void>;
+}
+
+/** Why a try failed, for `retryStrategy.onlyOn` and for reporters. */
+export type FailureKind = 'NETWORK_ERROR' | 'TIMEOUT' | 'ASSERTION' | 'STATUS' | 'SCRIPT' | 'ABORTED' | 'RUNNER';
+
+/** One try of one check: the result without the envelope the runner adds (ids, resultType, attempts). */
+export interface TryResult {
+  hasFailures: boolean;
+  hasErrors: boolean;
+  isDegraded: boolean | null;
+  overMaxResponseTime: boolean | null;
+  responseTime: number;
+  startedAt: string;
+  stoppedAt: string;
+  apiCheckResult: ApiRunResult | null;
+  multiStepCheckResult: Record<string, unknown> | null;
+  /** Set when hasFailures or hasErrors. */
+  failure: { kind: FailureKind; message: string } | null;
+}
+
+/** What the runner hands an executor for one try. */
+export interface ExecutorContext {
+  location: string;
+  variables: readonly RunVariable[];
+  /** Ends the try (session timeout, Ctrl-C); executors stop promptly and report ABORTED. */
+  signal: AbortSignal;
+  projectRoot: string | undefined;
+  /** Replaces every secret value in a string with `*****`. */
+  redact(text: string): string;
+  options: ResolvedRunnerOptions;
+  /** The setup/teardown script pool, started on first use. */
+  scripts(): ScriptHooks;
+}
+
+export type ResolvedRunnerOptions = Required<Omit<RunnerOptions, 'executors'>>;
+
+/** The request a setup script may change (Checkly's contract). */
+export interface ScriptRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  queryParameters: Record<string, string>;
+  body: string;
+}
+
+/** The response a teardown script sees. */
+export interface ScriptResponse {
+  status: number;
+  statusText: string;
+  headers: Record<string, string>;
+  body: string;
+  timings: Timings;
+  timingPhases: TimingPhases;
+}
+
+export interface ScriptRunOutcome<T> {
+  /** The value the script produced (the mutated request for setup). */
+  value: T;
+  logs: JobLogLine[];
+  /** The script's error, located at its own file:line, when it threw or timed out. */
+  error: string | null;
+}
+
+/** The call site of the setup/teardown scripts in the API executor (adapter over runner-scripts' pool). */
+export interface ScriptHooks {
+  runSetup(input: { code: string; request: ScriptRequest; env: Record<string, string>; signal: AbortSignal }): Promise<ScriptRunOutcome<ScriptRequest>>;
+  runTearDown(input: {
+    code: string;
+    request: ScriptRequest;
+    response: ScriptResponse;
+    env: Record<string, string>;
+    signal: AbortSignal;
+  }): Promise<ScriptRunOutcome<null>>;
+  close(): Promise<void>;
+}
+
+/** One executor per checkType (API, MULTI_STEP now; TCP, DNS, URL, BROWSER … later): one file each. */
+export interface Executor {
+  checkType: string;
+  /** One try. Never throws for anything a target or user code does. */
+  run(check: WireCheck, context: ExecutorContext): Promise<TryResult>;
+}

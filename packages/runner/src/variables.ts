@@ -1,0 +1,59 @@
+/**
+ * `{{KEY}}` interpolation from a run's variables and the redaction of secret values. Secrets may come
+ * back from anywhere a run reaches (an echoing target, a script's console, an error message), so the
+ * runner redacts every string it puts into a result, not only the fields it filled from variables.
+ */
+import type { RunVariable } from './types.js';
+
+export const REDACTED = '*****';
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** First match wins: the caller orders check's, group's, config's, then command-line variables. */
+export function variableLookup(variables: readonly RunVariable[]): Map<string, string> {
+  const lookup = new Map<string, string>();
+  for (const variable of variables) if (!lookup.has(variable.key)) lookup.set(variable.key, variable.value);
+  return lookup;
+}
+
+/** Replaces each `{{KEY}}` with its value; an unknown key stays as written, as on the real service. */
+export function interpolate(text: string, lookup: ReadonlyMap<string, string>): string {
+  if (!text.includes('{{')) return text;
+  return text.replace(PLACEHOLDER, (whole, key: string) => lookup.get(key) ?? whole);
+}
+
+/**
+ * A function that replaces every secret value in a text with `*****`. Longer secrets are replaced
+ * first so a secret that contains another is not half-revealed. Values of a character or two are
+ * still redacted: leaking a short secret is worse than a garbled log.
+ */
+export function secretRedactor(variables: readonly RunVariable[]): (text: string) => string {
+  // A secret interpolated into a URL travels percent-encoded, so that spelling is redacted too.
+  const secrets = [
+    ...new Set(
+      variables
+        .filter((variable) => variable.secret === true && variable.value !== '')
+        .flatMap((variable) => [variable.value, encodeURIComponent(variable.value)]),
+    ),
+  ];
+  if (secrets.length === 0) return (text) => text;
+  secrets.sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(secrets.map(escapeRegExp).join('|'), 'g');
+  return (text) => (typeof text === 'string' && text !== '' ? text.replace(pattern, REDACTED) : text);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Redacts every string inside a JSON-like value (a result), returning a copy. */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === 'string') return redact(value) as T;
+  if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact)) as T;
+  if (value !== null && typeof value === 'object') {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) copy[redact(key)] = redactDeep(item, redact);
+    return copy as T;
+  }
+  return value;
+}
