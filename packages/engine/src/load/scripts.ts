@@ -69,11 +69,21 @@ export interface BundleScriptOptions {
   entrypoint: string;
 }
 
+/** Namespace of the stand-in modules that turn an import of a runtime package into a `require`. */
+const RUNTIME_REQUIRE = 'vigil-runtime-require';
+
 /**
  * Bundles one check script (a multi-step check's code, an API check's setup or teardown) into a
- * single CommonJS file: local imports inlined, runtime packages and Node built-ins left as
- * `require`s. An import of any other package is an error diagnostic at the importing line, since
- * the remote runtime could not resolve it.
+ * single file: local imports inlined, runtime packages and Node built-ins left as `require` calls.
+ * An import of any other package is an error diagnostic at the importing line, since the remote
+ * runtime could not resolve it.
+ *
+ * The output is ES module syntax so that top-level `await` bundles (CommonJS output cannot hold it),
+ * yet has no `import` statements: imports of runtime packages become `require` calls, so the code
+ * also runs as the body of an async function with `require` in scope, which is how setup and
+ * teardown scripts run (Checkly's contract). An inline source map with paths relative to the project
+ * root (no sources content, to keep the payload small) lets the runner report errors at the user's
+ * own file:line.
  */
 export async function bundleScript(options: BundleScriptOptions): Promise<{ script?: string; diagnostics: Diagnostic[] }> {
   const { root } = options;
@@ -84,8 +94,10 @@ export async function bundleScript(options: BundleScriptOptions): Promise<{ scri
       entryPoints: [options.entrypoint],
       bundle: true,
       platform: 'node',
-      format: 'cjs',
+      format: 'esm',
       target: 'node20',
+      sourcemap: 'inline',
+      sourcesContent: false,
       write: false,
       logLevel: 'silent',
       plugins: [
@@ -96,7 +108,8 @@ export async function bundleScript(options: BundleScriptOptions): Promise<{ scri
               if (args.kind === 'entry-point' || args.pluginData === RESOLVING || !isBareSpecifier(args.path)) return undefined;
               const name = packageNameOf(args.path.replace(/^node:/, ''));
               if (args.path.startsWith('node:') || BUILTINS.has(name) || RUNTIME_PACKAGES.has(name)) {
-                return { path: args.path, external: true };
+                if (args.kind === 'require-call') return { path: args.path, external: true };
+                return { path: args.path, namespace: RUNTIME_REQUIRE };
               }
               // tsconfig `paths` may map a bare-looking specifier to a local file, which is fine.
               const resolved = await build.resolve(args.path, {
@@ -116,6 +129,10 @@ export async function bundleScript(options: BundleScriptOptions): Promise<{ scri
                 ],
               };
             });
+            build.onLoad({ filter: /.*/, namespace: RUNTIME_REQUIRE }, (args) => ({
+              contents: `module.exports = require(${JSON.stringify(args.path)});`,
+              loader: 'js',
+            }));
           },
         },
       ],
