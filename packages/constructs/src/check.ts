@@ -94,6 +94,11 @@ export interface CheckProps extends ConstructProps {
   triggerIncident?: IncidentTrigger;
   /** Run in all selected locations at once instead of one per run. Default false. */
   runParallel?: boolean;
+  /**
+   * Only run by `vigil test`: never planned, applied or deployed. For checks that exercise a
+   * staging target or a pre-deploy assertion. Default false.
+   */
+  testOnly?: boolean;
 }
 
 /** Every prop of {@link CheckProps}, for the unknown-prop check. */
@@ -117,6 +122,7 @@ export const CHECK_PROP_KEYS: PropKeys<CheckProps> = {
   retryStrategy: true,
   triggerIncident: true,
   runParallel: true,
+  testOnly: true,
 };
 
 const GROUP_TARGET: RefTarget = { kind: 'check-group', name: 'a CheckGroupV2', idType: 'number' };

@@ -4,6 +4,7 @@ import { CONSTRUCT_BRAND } from './brand.js';
 import { BuildContext } from './build-context.js';
 import { formatPath, getAtPath, setAtPath, withoutUndefined, type PathSegment } from './path.js';
 import { currentProject, type Project } from './project.js';
+import { constructRef, type ConstructRef } from './ref.js';
 import { deferUserSource } from './source-location.js';
 import { reportUnknownProps } from './unknown-props.js';
 import type { Diagnostic, ResourceKind, ResourceSpec, SourceLocation } from './types.js';
@@ -60,6 +61,14 @@ export abstract class Construct {
     this.source = deferUserSource(new.target);
     this.protect = props?.protect === true;
     this.project.register(this);
+  }
+
+  /**
+   * A reference to this construct, as Checkly's `ref()`: accepted wherever the construct is, e.g.
+   * `groupId: group.ref()` on a check.
+   */
+  ref(): ConstructRef<this> {
+    return constructRef(this);
   }
 
   /** `ApiCheck "home"`: how messages name this construct. */
@@ -119,8 +128,10 @@ export abstract class Construct {
         logicalId: this.logicalId,
         payload,
         refs: context.refs.map((ref) => ({ path: formatPath(ref.segments), address: ref.address })),
+        externalRefs: context.externalRefs.map((ref) => ({ path: formatPath(ref.segments), kind: ref.kind, remoteId: ref.remoteId })),
         source: this.source,
         protect: this.protect,
+        ...(this.#testOnly() ? { testOnly: true } : {}),
         secrets,
       },
     };
@@ -129,6 +140,12 @@ export abstract class Construct {
   /** The props this construct accepts, to report misspelt ones; `undefined` skips the check. */
   protected knownProps(): Readonly<Record<string, true>> | undefined {
     return undefined;
+  }
+
+  /** Checks accept `testOnly`; it is read from the props rather than stored so other kinds need not know it. */
+  #testOnly(): boolean {
+    const props = this.#props();
+    return typeof props === 'object' && props !== null && (props as { testOnly?: unknown }).testOnly === true;
   }
 
   #props(): unknown {

@@ -49,6 +49,13 @@ export interface RefEdge {
   address: string;
 }
 
+/** A `fromId` reference: the payload field at `path` holds `remoteId`, a `kind` vigil does not manage. */
+export interface ExternalRefEdge {
+  path: string;
+  kind: ResourceKind;
+  remoteId: string | number;
+}
+
 /** What one construct synthesises into: the desired state of one remote resource. */
 export interface ResourceSpec {
   /** `${kind}.${logicalId}` */
@@ -61,9 +68,13 @@ export interface ResourceSpec {
    */
   payload: Record<string, unknown>;
   refs: RefEdge[];
+  /** `X.fromId(id)` references: the payload already holds their id; plan checks that it exists. */
+  externalRefs?: ExternalRefEdge[];
   source: SourceLocation;
   /** Plan must refuse to delete or replace this resource. */
   protect: boolean;
+  /** Run by `vigil test` only: plan, apply and import leave it out (checks' `testOnly` prop). */
+  testOnly?: boolean;
   /** Payload paths holding secret values, so plan and state hash them instead of storing them. */
   secrets: string[];
 }

@@ -7,6 +7,7 @@ import { registerPlan } from './plan.js';
 import { registerServer } from './server.js';
 import { registerState } from './state.js';
 import { registerSynth } from './synth.js';
+import { registerTest } from './test.js';
 import { registerValidate } from './validate.js';
 import { registerWhoami } from './whoami.js';
 
@@ -19,6 +20,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerInit,
   registerValidate,
   registerSynth,
+  registerTest,
   registerPlan,
   registerApply,
   registerDestroy,

@@ -10,6 +10,7 @@ import type { RemoteSnapshot } from '../refresh/refresh.js';
 import type { StateDocument, StateResource } from '../state/index.js';
 import { deepEqual, diffPayloads, leafFields } from './diff.js';
 import { getAtPath } from './paths.js';
+import { checkExternalRefs, renameHints } from './references.js';
 import { maskSecrets } from './secrets.js';
 import { sha256, stableStringify } from './stable-json.js';
 import type { Address, Change, Diagnostic, FieldChange, Plan, PlanSummary, RemoteId, UnknownRef } from './types.js';
@@ -102,7 +103,8 @@ interface Pending {
 
 export function createPlan(input: PlanInput): PlanResult {
   const diagnostics: Diagnostic[] = [...(input.diagnostics ?? [])];
-  const specs = input.destroy ? [] : input.specs;
+  // `testOnly` checks are for `vigil test`: never deployed, so a deployed one from earlier is deleted.
+  const specs = input.destroy ? [] : input.specs.filter((spec) => spec.testOnly !== true);
   const specByAddress = new Map(specs.map((spec) => [spec.address, spec]));
   const resources = input.state.resources;
 
@@ -227,6 +229,8 @@ export function createPlan(input: PlanInput): PlanResult {
 
   const selected = selectTargets({ changes, targets: input.targets, diagnostics, known: new Set([...specByAddress.keys(), ...Object.keys(resources)]) });
   checkProtection({ changes: selected, specByAddress, resources, diagnostics });
+  checkExternalRefs({ changes: selected, specByAddress, remote: input.remote, diagnostics });
+  diagnostics.push(...renameHints({ changes: selected, specByAddress, remote: input.remote }));
   selected.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
   const selectedForget = input.targets ? forget.filter((address) => input.targets!.includes(address)) : forget;
 
@@ -236,6 +240,7 @@ export function createPlan(input: PlanInput): PlanResult {
       project: input.project,
       target: input.target,
       state: { lineage: input.state.lineage, serial: input.state.serial },
+      ...(input.destroy ? { destroy: true as const } : {}),
       summary: summarize(selected),
       changes: selected,
       forget: selectedForget.sort(),

@@ -1,0 +1,89 @@
+/**
+ * What a check's group adds to it at run time, as the real service does it. Both callers of the
+ * runner need this: `vigil test` (from the loaded project) and the service's scheduler (from stored
+ * rows), so it lives here, beside the executors that consume its output.
+ *
+ * The rules (Checkly's "API check defaults" and "variable hierarchy" documentation):
+ * - `apiCheckDefaults.url` is not prepended: it is the `{{GROUP_BASE_URL}}` variable, which the
+ *   check's url (or anything else that interpolates) may use.
+ * - Headers and query parameters of the group are added; the check's win for the same name
+ *   (headers compared case-insensitively, as HTTP does).
+ * - The group's assertions are appended to the check's.
+ * - The group's basic auth applies when the check sends none (empty username).
+ * - The group's setup/teardown script runs when the check has none of its own.
+ * - Variables: the check's win over the group's (the caller puts config and command-line ones
+ *   around these; see `RunContext.variables`).
+ */
+
+export interface KeyValue {
+  key: string;
+  value: string;
+}
+
+export interface VariableLike {
+  key: string;
+  value: string | null;
+  secret?: boolean;
+}
+
+/** The group fields that change how its checks run (a subset of the group's wire payload). */
+export interface GroupRunDefaults {
+  apiCheckDefaults?: {
+    url?: string;
+    headers?: KeyValue[];
+    queryParameters?: KeyValue[];
+    assertions?: unknown[];
+    basicAuth?: { username: string; password: string } | null;
+  } | null;
+  environmentVariables?: VariableLike[] | null;
+  localSetupScript?: string | null;
+  localTearDownScript?: string | null;
+}
+
+/** The variable that carries the group's base URL, as on the real service. */
+export const GROUP_BASE_URL = 'GROUP_BASE_URL';
+
+/**
+ * The check payload the runner should execute: `check` with its group's request defaults and
+ * scripts merged in. Returns a new object; neither input is changed. Only API checks take request
+ * defaults; every check type takes the group's scripts.
+ */
+export function applyGroupDefaults(check: Record<string, unknown>, group: GroupRunDefaults | undefined): Record<string, unknown> {
+  if (!group) return check;
+  const merged: Record<string, unknown> = { ...check };
+  const defaults = group.apiCheckDefaults ?? undefined;
+  if (check.checkType === 'API' && defaults && typeof check.request === 'object' && check.request !== null) {
+    const request = { ...(check.request as Record<string, unknown>) };
+    request.headers = mergeByKey(defaults.headers ?? [], asKeyValues(request.headers), (key) => key.toLowerCase());
+    request.queryParameters = mergeByKey(defaults.queryParameters ?? [], asKeyValues(request.queryParameters), (key) => key);
+    request.assertions = [...(Array.isArray(request.assertions) ? request.assertions : []), ...(defaults.assertions ?? [])];
+    const ownAuth = request.basicAuth as { username?: string } | null | undefined;
+    if ((!ownAuth || !ownAuth.username) && defaults.basicAuth?.username) request.basicAuth = { ...defaults.basicAuth };
+    merged.request = request;
+  }
+  if (!check.localSetupScript && group.localSetupScript) merged.localSetupScript = group.localSetupScript;
+  if (!check.localTearDownScript && group.localTearDownScript) merged.localTearDownScript = group.localTearDownScript;
+  return merged;
+}
+
+/**
+ * The group's own variables, in lookup order after the check's: its environment variables, then
+ * `GROUP_BASE_URL` when the group has a base URL.
+ */
+export function groupVariables(group: GroupRunDefaults | undefined): VariableLike[] {
+  if (!group) return [];
+  const variables = [...(group.environmentVariables ?? [])];
+  const base = group.apiCheckDefaults?.url;
+  if (base) variables.push({ key: GROUP_BASE_URL, value: base });
+  return variables;
+}
+
+function asKeyValues(value: unknown): KeyValue[] {
+  return Array.isArray(value) ? (value as KeyValue[]) : [];
+}
+
+/** The group's entries whose key the check does not set, then the check's own, in order. */
+function mergeByKey(fromGroup: readonly KeyValue[], own: readonly KeyValue[], normalise: (key: string) => string): KeyValue[] {
+  const ownKeys = new Set(own.map((entry) => normalise(entry.key)));
+  return [...fromGroup.filter((entry) => !ownKeys.has(normalise(entry.key))), ...own];
+}
