@@ -1,7 +1,8 @@
 /**
  * Bundles the CLI into packages/cli/dist/ with esbuild (`pnpm build`; also run on install and before
  * `pnpm test` and `pnpm bench`). bin/vigil.mjs runs the bundle while it is newer than every source
- * file, and the TypeScript sources through tsx otherwise (see sources.mjs).
+ * file, and the TypeScript sources through tsx otherwise (see sources.mjs). scripts/pack.mjs builds
+ * the same bundle into the published package (`pnpm pack:cli`).
  *
  * Why: through tsx every command first sent each of its ~300 modules through tsx's loader thread,
  * about 0.3 s before any work on an idle machine and over a second on a busy one, plus a second V8
@@ -9,33 +10,51 @@
  *
  * Three entry points share chunks (`splitting`), so `vigil`, `vigil/constructs` and the CLI itself
  * are one module instance: user code loaded by the CLI imports them from here (validate.ts,
- * cliModuleAliases). Packages with native code or their own binaries stay external and resolve from
- * packages/cli/node_modules, which is why the CLI depends on them directly.
+ * cliModuleAliases). Packages in EXTERNAL stay out of the bundle and resolve from node_modules,
+ * which is why the published package depends on them (pack.mjs derives that list).
  */
 import { build } from 'esbuild';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const cliRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outdir = path.join(cliRoot, 'dist');
+export const CLI_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-await rm(outdir, { recursive: true, force: true });
-await build({
-  absWorkingDir: cliRoot,
-  entryPoints: { main: 'src/main.ts', index: 'src/index.ts', constructs: 'src/constructs.ts' },
-  outdir,
-  outExtension: { '.js': '.mjs' },
+/**
+ * Never bundled: native code (better-sqlite3), packages that run their own binaries or spawn their
+ * own files (esbuild, tsx, Playwright), and the TypeScript compiler behind ts-morph (megabytes that
+ * only `vigil import` loads).
+ */
+export const EXTERNAL = ['better-sqlite3', 'esbuild', 'ts-morph', 'typescript', 'tsx', '@playwright/test', 'playwright', 'playwright-core'];
+
+/** What both the ESM bundle and the CommonJS copy of the constructs share. */
+export const COMMON_OPTIONS = {
+  absWorkingDir: CLI_ROOT,
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3', 'esbuild', 'ts-morph', 'typescript', 'tsx'],
-  define: { __VIGIL_BUNDLED__: 'true' },
-  // CommonJS dependencies (commander, deep-diff) call require() for Node built-ins.
-  banner: { js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);" },
+  external: EXTERNAL,
+  metafile: true,
   logLevel: 'warning',
-});
-// Written last: its time is the bundle's, which bin/vigil.mjs compares with the sources'.
-await writeFile(path.join(outdir, 'BUILT'), `${new Date().toISOString()}\n`);
+};
+
+/** Builds the ESM bundle into `outdir` and resolves to esbuild's metafile (what it imports). */
+export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
+  await rm(outdir, { recursive: true, force: true });
+  const result = await build({
+    ...COMMON_OPTIONS,
+    entryPoints: { main: 'src/main.ts', index: 'src/index.ts', constructs: 'src/constructs.ts' },
+    outdir,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    format: 'esm',
+    define: { __VIGIL_BUNDLED__: 'true' },
+    // CommonJS dependencies (commander, deep-diff) call require() for Node built-ins.
+    banner: { js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);" },
+  });
+  // Written last: its time is the bundle's, which bin/vigil.mjs compares with the sources'.
+  await writeFile(path.join(outdir, 'BUILT'), `${new Date().toISOString()}\n`);
+  return result.metafile;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await buildCli();
