@@ -277,3 +277,23 @@ describe('vigil import', () => {
     await expect(readFile(path.join(root, '.vigil/state.json'))).rejects.toThrow(/ENOENT/);
   });
 });
+
+describe('vigil import of resources with hostile names', () => {
+  it('writes the name into code as inert text, prints it escaped, and the project loads with the exact name', async () => {
+    const name = "evil\nrequire('fs').writeFileSync('pwned.txt','x');//\u001b[2J\u2028";
+    await create('/v1/status-pages/services', { name });
+    const imported = await run(['import']);
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u2028]/);
+    expect(imported.stdout).toContain(`"evil\\nrequire('fs').writeFileSync('pwned.txt','x');//\\u001b[2J\\u2028" (status-page-services.monitor.ts)`);
+
+    const synth = await run(['synth', '--json']);
+    expect(synth.stderr).toBe('');
+    await expect(readdir(root)).resolves.not.toContain('pwned.txt');
+    expect(synth.stdout).toContain(JSON.stringify(name).slice(1, -1));
+    const plan = await run(['plan', '--detailed-exitcode']);
+    expect(plan.stdout).toContain('No changes.');
+    expect(plan.code).toBe(0);
+  }, 120_000);
+});

@@ -46,6 +46,8 @@ export function registerWhoami(program: Command): void {
         process.stdout.write(`${JSON.stringify({ ...account, baseUrl: target.baseUrl }, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`account  ${account.name} (${account.id})\napi      ${target.baseUrl}\n`);
+      // The account's name is the service's text: escaped, so it cannot carry terminal sequences.
+      const { printable } = await import('@vigil/engine');
+      process.stdout.write(`account  ${printable(account.name)} (${printable(account.id)})\napi      ${target.baseUrl}\n`);
     });
 }

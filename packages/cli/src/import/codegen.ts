@@ -4,7 +4,7 @@
  * the TypeScript formatter over the result.
  */
 import type { Code, ImportPlan, ImportedResource } from '@vigil/engine';
-import { propertyKey, tsString } from '@vigil/engine';
+import { commentText, escapeUnsafe, propertyKey, tsString } from '@vigil/engine';
 import { IndentationText, Project, QuoteKind } from 'ts-morph';
 
 export interface GeneratedFile {
@@ -26,7 +26,7 @@ function render(code: Code, variables: ReadonlyMap<string, string>, indent: stri
       return code.text;
     case 'env':
       // The non-null assertion keeps strict typing; an unset variable is reported by `vigil validate`.
-      return `process.env.${code.name}!`;
+      return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(code.name) ? `process.env.${code.name}!` : `process.env[${tsString(code.name)}]!`;
     case 'ref': {
       const name = variables.get(code.address);
       if (!name) throw new Error(`this is a bug in vigil: ${code.address} has no variable`);
@@ -55,8 +55,12 @@ function render(code: Code, variables: ReadonlyMap<string, string>, indent: stri
   }
 }
 
+/**
+ * A template literal holding exactly `value`, its line breaks kept as line breaks. `\r` is escaped
+ * because a template literal reads a raw CR LF as LF; other unsafe characters as in `tsString`.
+ */
 function templateLiteral(value: string): string {
-  return `\`${value.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${')}\``;
+  return `\`${escapeUnsafe(value.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${'), '\n\t')}\``;
 }
 
 function collectNames(code: Code, names: Set<string>, refs: Set<string>): void {
@@ -107,7 +111,8 @@ export function renderImportFiles(plan: ImportPlan, options: { constructsModule?
     }
     for (const resource of resources) {
       const expression = `new ${resource.construct}(${tsString(resource.logicalId)}, ${render(resource.props, variables, '')})`;
-      const comment = `// ${resource.name === '' ? resource.kind : resource.name} (${resource.kind} ${String(resource.remoteId)})`;
+      // The name and id come from the service: escaped so that nothing in them can end the comment.
+      const comment = `// ${commentText(resource.name === '' ? resource.kind : resource.name)} (${resource.kind} ${commentText(String(resource.remoteId))})`;
       file.addStatements(resource.variable ? [comment, `export const ${resource.variable} = ${expression};`] : [comment, `${expression};`]);
     }
     file.formatText({ indentSize: 2, convertTabsToSpaces: true });

@@ -13,7 +13,7 @@ import { CliError, usageError } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 import { currentState, openSession, type Session } from '../workflow.js';
 import { renderImportFiles, type GeneratedFile } from './codegen.js';
-import { isLoadedMonitorFile } from '@vigil/engine';
+import { isLoadedMonitorFile, printable } from '@vigil/engine';
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
@@ -147,8 +147,9 @@ function withImported(document: StateDocument, plan: ImportPlan): StateDocument 
 function printAdoptions(plan: ImportPlan, verb: string): void {
   out(`${verb} ${plan.resources.length} resource${plan.resources.length === 1 ? '' : 's'}:`);
   for (const resource of plan.resources) {
-    out(`  ${resource.address} ← ${resource.kind} ${String(resource.remoteId)} "${resource.name}" (${resource.file})`);
-    for (const warning of resource.warnings) out(`    warning: ${resource.name} ${warning}`);
+    // Names, ids and warnings quote the service: escaped, so no terminal sequence or line break in them gets through.
+    out(`  ${resource.address} ← ${resource.kind} ${printable(String(resource.remoteId))} "${printable(resource.name)}" (${resource.file})`);
+    for (const warning of resource.warnings) out(`    warning: ${printable(resource.name)} ${printable(warning)}`);
   }
 }
 

@@ -74,10 +74,46 @@ export function usesOf(code: Code, names: Set<string>, refs: Set<Address>): void
   }
 }
 
-/** A single-quoted TypeScript string literal. */
+/**
+ * Characters that are invisible, reorder what a reader sees, or end a line for a parser: C0 and C1
+ * controls, DEL, the line and paragraph separators (which end a `//` comment and, in older
+ * parsers, a string), bidirectional overrides ("Trojan Source"), the BOM, and lone surrogates
+ * (which a UTF-8 file cannot hold: they would be written as U+FFFD and the value would change).
+ */
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** `text` with every {@link UNSAFE} character except those in `keep` written as a JavaScript escape (`\n`, `\u2028`). */
+export function escapeUnsafe(text: string, keep = ''): string {
+  return text.replace(UNSAFE, (char) => (keep.includes(char) ? char : (SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)));
+}
+
+/**
+ * Remote text shown on one line of a terminal or log: control characters (terminal escape
+ * sequences), line breaks and bidirectional overrides escaped, so a name cannot move the cursor,
+ * forge lines of output or hide what it says.
+ */
+export function printable(text: string): string {
+  return escapeUnsafe(text);
+}
+
+/**
+ * Remote text inside a generated `//` or `/* *\/` comment: nothing in it can end the comment (line
+ * breaks and U+2028/U+2029 are escaped, `*\/` is broken up), so a resource's name stays a comment.
+ */
+export function commentText(text: string): string {
+  return escapeUnsafe(text).replace(/\*\//g, '*\\/');
+}
+
+/** A single-quoted TypeScript string literal holding exactly `value`, on one line. */
 export function tsString(value: string): string {
-  const escaped = JSON.stringify(value).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'");
-  return `'${escaped}'`;
+  let escaped = '';
+  for (const char of value) {
+    if (char === '\\') escaped += '\\\\';
+    else if (char === "'") escaped += "\\'";
+    else escaped += char;
+  }
+  return `'${escapeUnsafe(escaped)}'`;
 }
 
 /** Source text of a literal or plain-data argument inside a `call`. */
@@ -91,7 +127,11 @@ export function valueText(value: unknown): string {
   return String(value);
 }
 
-/** An object key as written: bare when it is an identifier. */
+/**
+ * An object key as written: bare when it is an identifier. `__proto__` is computed: written bare or
+ * quoted, an object literal would set its prototype instead of holding the key.
+ */
 export function propertyKey(key: string): string {
+  if (key === '__proto__') return `[${tsString(key)}]`;
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : tsString(key);
 }

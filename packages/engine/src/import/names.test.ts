@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UniqueNames, slugify, variableName } from './names.js';
+import { environmentName, fileStem, UniqueNames, slugify, variableName } from './names.js';
 
 describe('slugify', () => {
   it.each([
@@ -34,7 +34,31 @@ describe('variableName', () => {
     ['2fa', 'Service', '_2faService'],
     ['delete', '', 'delete_'],
     ['process', '', 'process_'],
+    ['require', '', 'require_'],
+    ['global-this', '', 'globalThis_'],
   ])('names %j with suffix %j %j', (logicalId, suffix, name) => {
     expect(variableName(logicalId, suffix)).toBe(name);
+  });
+});
+
+describe('fileStem', () => {
+  it.each([
+    ['checks', 'checks'],
+    ['con', 'con-checks'],
+    ['nul', 'nul-checks'],
+    ['lpt1', 'lpt1-checks'],
+    ['console', 'console'],
+  ])('writes the stem %j as %j, which every file system accepts', (slug, stem) => {
+    expect(fileStem(slug)).toBe(stem);
+  });
+});
+
+describe('environmentName', () => {
+  it.each([
+    ['HOME_TOKEN', 'HOME_TOKEN'],
+    ['1ST_TOKEN', '_1ST_TOKEN'],
+    ['', '_'],
+  ])('writes %j as %j, a name process.env.NAME can read', (text, name) => {
+    expect(environmentName(text)).toBe(name);
   });
 });

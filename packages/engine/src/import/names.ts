@@ -39,7 +39,9 @@ const RESERVED = new Set(
   (
     'break case catch class const continue debugger default delete do else enum export extends false finally for function if ' +
     'import in instanceof new null return super switch this throw true try typeof var void while with yield let static ' +
-    'implements interface package private protected public await arguments eval undefined process'
+    'implements interface package private protected public await arguments eval undefined process ' +
+    // Globals the generated code or the bundle it is loaded from relies on.
+    'require module exports globalThis global console NaN Infinity Symbol Object'
   ).split(' '),
 );
 
@@ -51,4 +53,18 @@ export function variableName(logicalId: string, suffix: string): string {
   if (suffix !== '' && !name.toLowerCase().endsWith(suffix.toLowerCase())) name += suffix;
   if (/^[0-9]/.test(name)) name = `_${name}`;
   return RESERVED.has(name) ? `${name}_` : name;
+}
+
+/** Device names Windows reserves whatever follows the first dot (`con.monitor.ts` cannot be created). */
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+
+/** A file stem (the part before `.monitor.ts`) that every file system accepts: `con` → `con-checks`. */
+export function fileStem(slug: string): string {
+  return WINDOWS_RESERVED.test(slug) ? `${slug}-checks` : slug;
+}
+
+/** An environment variable name that is also an identifier (`process.env.NAME`): never starts with a digit. */
+export function environmentName(text: string): string {
+  const name = text.replace(/[^A-Za-z0-9_]+/g, '_');
+  return /^[0-9]/.test(name) || name === '' ? `_${name}` : name;
 }

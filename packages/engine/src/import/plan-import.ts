@@ -15,7 +15,7 @@ import { hashSecret, type Address, type RemoteId, type StateDocument } from '../
 import { mapApiCheck, mapCheckGroup, mapMultiStepCheck, inheritanceFromConfig, inheritanceFromGroup, type CheckInheritance } from './checks.js';
 import { call, literal, tsString, usesOf, type Code, type ObjectCode } from './code.js';
 import type { MapContext, MappedResource } from './context.js';
-import { UniqueNames, slugify, variableName } from './names.js';
+import { UniqueNames, environmentName, fileStem, slugify, variableName } from './names.js';
 import { mapAlertChannel, mapMaintenanceWindow, mapStatusPageService } from './others.js';
 import type { Candidate } from './select.js';
 
@@ -142,10 +142,13 @@ export function planImport(input: ImportInput): ImportPlan {
     if (suffix !== undefined) variableOf.set(address, variables.claim(variableName(logicalId, suffix)));
   }
 
-  const stems = new UniqueNames([...input.existingFiles].filter((file) => file.endsWith(MONITOR_SUFFIX)).map((file) => file.slice(0, -MONITOR_SUFFIX.length)));
+  // Lower-cased: on case-insensitive file systems `Checks.monitor.ts` is taken for `checks`.
+  const stems = new UniqueNames(
+    [...input.existingFiles].map((file) => file.toLowerCase()).filter((file) => file.endsWith(MONITOR_SUFFIX)).map((file) => file.slice(0, -MONITOR_SUFFIX.length)),
+  );
   const fileOf = new Map<string, string>();
   const claimFile = (slot: string, stem: string) => {
-    if (!fileOf.has(slot)) fileOf.set(slot, `${stems.claim(stem)}${MONITOR_SUFFIX}`);
+    if (!fileOf.has(slot)) fileOf.set(slot, `${stems.claim(fileStem(stem))}${MONITOR_SUFFIX}`);
     return fileOf.get(slot)!;
   };
 
@@ -171,7 +174,7 @@ export function planImport(input: ImportInput): ImportPlan {
           hidden.set(path, hashSecret(''));
           return literal('');
         }
-        const name = envNames.claim(`${upperSnake(logicalId)}_${upperSnake(hint)}`);
+        const name = envNames.claim(environmentName(`${upperSnake(logicalId)}_${upperSnake(hint)}`));
         const returnedByService = typeof remoteValue === 'string';
         const fromEnv = input.env[name];
         hidden.set(path, returnedByService ? hashSecret(remoteValue) : fromEnv !== undefined ? hashSecret(fromEnv) : null);
