@@ -46,7 +46,7 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
   try {
     const engine = await import('@vigil/engine');
     lock = await takeLock(session, lockTimeoutMs, mode);
-    const state = await currentState(session, await session.backend.read());
+    const state = await currentState(session, await session.backend.read(), lock);
     const writer = new engine.StateWriter(lock, state);
 
     if (state.journal.length > 0) {

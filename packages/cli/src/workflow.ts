@@ -3,7 +3,7 @@
  * open state, refresh, plan, and compare a saved plan. Commands keep only their flags and output.
  */
 import type { Command } from 'commander';
-import type { LoadedProject, PlanResult, ServiceCalls, StateBackend, StateDocument } from '@vigil/engine';
+import type { LoadedProject, PlanResult, ServiceCalls, StateBackend, StateDocument, StateLock, StateTarget } from '@vigil/engine';
 import { CliError } from './errors.js';
 import { loadFromCommand, printDiagnostics } from './commands/validate.js';
 import { resolveTarget, type Target } from './target.js';
@@ -20,6 +20,10 @@ export interface Session {
   readonly calls: ServiceCalls;
   readonly backend: StateBackend;
   readonly projectName: string;
+  /** The target state is bound to: the URL and the account the service says the key acts on. */
+  readonly stateTarget: StateTarget;
+  /** Prints a notice where the command prints its notices. */
+  readonly log: (line: string) => void;
   close(): Promise<void>;
 }
 
@@ -41,32 +45,69 @@ export async function openSession(command: Command, options: { local?: boolean; 
   const statePath = path.resolve(loaded.root, loaded.config?.state?.path ?? DEFAULT_STATE_PATH);
   const { serviceCalls } = await import('./service-calls.js');
   const { unlockCommandFor } = await import('./commands/state.js');
-  return {
-    loaded,
-    target,
-    calls: serviceCalls({
-      baseUrl: target.baseUrl,
-      apiKey: target.apiKey,
-      accountId: target.accountId || undefined,
-      userAgent: `vigil/${VERSION}`,
-      ...(target.pacing === undefined ? {} : { pacing: target.pacing }),
-    }),
-    backend: createLocalBackend({ path: statePath, unlockCommand: unlockCommandFor(command) }),
-    projectName: loaded.config?.projectName ?? path.basename(loaded.root),
-    close: () => target.close(),
-  };
+  const calls = serviceCalls({
+    baseUrl: target.baseUrl,
+    apiKey: target.apiKey,
+    accountId: target.accountId || undefined,
+    userAgent: `vigil/${VERSION}`,
+    ...(target.pacing === undefined ? {} : { pacing: target.pacing }),
+  });
+  try {
+    return {
+      loaded,
+      target,
+      calls,
+      backend: createLocalBackend({ path: statePath, unlockCommand: unlockCommandFor(command) }),
+      projectName: loaded.config?.projectName ?? path.basename(loaded.root),
+      stateTarget: await accountBoundTarget(target, calls),
+      log: options.log,
+      close: () => target.close(),
+    };
+  } catch (error) {
+    await target.close();
+    throw error;
+  }
 }
 
-/** The current state, or a fresh one for a project never applied to this target; refuses a foreign one. */
-export async function currentState(session: Session, stored: StateDocument | undefined): Promise<StateDocument> {
-  const { emptyState, assertSameTarget } = await import('@vigil/engine');
-  if (!stored) return emptyState({ project: session.projectName, target: session.target.stateTarget });
+/**
+ * The target with the account the key acts on. With VIGIL_ACCOUNT_ID (or the embedded service)
+ * that is already known and costs nothing; otherwise one `GET /v1/accounts`, whose first account
+ * is the one the service uses without `x-service-account` (as `vigil whoami` reports). Without it,
+ * state would record no account, and the same URL with another account's key would plan every
+ * resource as deleted outside vigil and create it again there.
+ */
+async function accountBoundTarget(target: Target, calls: ServiceCalls): Promise<StateTarget> {
+  if (target.stateTarget.accountId !== '') return target.stateTarget;
+  const accounts = (await calls.call('accounts.list')) as ReadonlyArray<{ readonly id: string }>;
+  const account = accounts[0];
+  if (!account) throw new CliError(`the API key has no account at ${target.baseUrl}: check VIGIL_API_KEY`);
+  return { baseUrl: target.stateTarget.baseUrl, accountId: account.id };
+}
+
+/**
+ * The current state, or a fresh one for a project never applied to this target; refuses a foreign
+ * one. A state recorded without an account adopts this target's, with a notice; with the `lock`
+ * held (apply, destroy, import) that is written at once, so it happens once.
+ */
+export async function currentState(session: Session, stored: StateDocument | undefined, lock?: StateLock): Promise<StateDocument> {
+  const { emptyState, bindToTarget } = await import('@vigil/engine');
+  if (!stored) return emptyState({ project: session.projectName, target: session.stateTarget });
   try {
-    assertSameTarget(stored, session.target.stateTarget, { location: session.backend.describe() });
+    const bound = bindToTarget(stored, session.stateTarget, { location: session.backend.describe() });
+    if (bound.adoptedAccount !== undefined) {
+      session.log(
+        `Note: ${session.backend.describe()} recorded no account; it is now bound to account ${bound.adoptedAccount} at ${session.stateTarget.baseUrl}, ` +
+          `the account the API key acts on, and refuses any other${lock ? '' : ' (recorded by the next apply)'}.`,
+      );
+      if (lock) {
+        await lock.write(bound.state);
+        return { ...bound.state, serial: lock.serial };
+      }
+    }
+    return bound.state;
   } catch (error) {
     throw new CliError((error as Error).message, { cause: error });
   }
-  return stored;
 }
 
 export async function computePlan(
@@ -76,10 +117,13 @@ export async function computePlan(
 ): Promise<PlanResult> {
   const { createPlan, refresh } = await import('@vigil/engine');
   const kinds = new Set([...session.loaded.specs.map((spec) => spec.kind), ...Object.values(state.resources).map((resource) => resource.kind)]);
+  // Kinds only referred to by `fromId` are listed too (one list, not a GET per reference), so plan
+  // can name every reference to a missing resource before anything is applied.
+  if (!options.destroy) for (const spec of session.loaded.specs) for (const ref of spec.externalRefs ?? []) kinds.add(ref.kind);
   const remote = await refresh(session.calls, kinds);
   return createPlan({
     project: session.projectName,
-    target: session.target.stateTarget,
+    target: session.stateTarget,
     specs: session.loaded.specs,
     state,
     remote,

@@ -61,7 +61,7 @@ export async function runImport(command: Command, filterTexts: string[], flags: 
   try {
     const engine = await import('@vigil/engine');
     if (!flags.dryRun) lock = await takeLock(session, lockTimeoutMs, 'import');
-    const state = await currentState(session, await session.backend.read());
+    const state = await currentState(session, await session.backend.read(), lock);
     if (state.journal.length > 0) {
       throw new CliError(`state records ${state.journal.length} unfinished operation(s) from an interrupted apply; run vigil apply to finish them before importing`);
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertSameTarget, emptyState, hashSecret, parseStateDocument } from './document.js';
+import { assertSameTarget, bindToTarget, emptyState, hashSecret, parseStateDocument } from './document.js';
 import { isStateError } from './errors.js';
 import type { StateDocument } from './types.js';
 
@@ -142,5 +142,25 @@ describe('serializeState', () => {
     expect(serializeState(next)).toBe(JSON.stringify(next, null, 2));
     const empty = { ...document, resources: {} };
     expect(serializeState(empty)).toBe(JSON.stringify(empty, null, 2));
+  });
+});
+
+describe('bindToTarget', () => {
+  const unbound = emptyState({ project: 'shop', target: { baseUrl: 'https://api.example.com', accountId: '' } });
+
+  it('gives a state recorded without an account the account of the first target with its URL', () => {
+    const bound = bindToTarget(unbound, { baseUrl: 'https://api.example.com/', accountId: 'acme' });
+    expect(bound.adoptedAccount).toBe('acme');
+    expect(bound.state.target).toEqual({ baseUrl: 'https://api.example.com', accountId: 'acme' });
+  });
+
+  it('keeps a state bound to its account and refuses another account on the same URL', () => {
+    const state = bindToTarget(unbound, { baseUrl: 'https://api.example.com', accountId: 'acme' }).state;
+    expect(bindToTarget(state, { baseUrl: 'https://api.example.com', accountId: 'acme' })).toEqual({ state });
+    expect(() => bindToTarget(state, { baseUrl: 'https://api.example.com', accountId: 'globex' })).toThrow(/belongs to https:\/\/api.example.com account acme/);
+  });
+
+  it('does not let an unbound state move to another URL', () => {
+    expect(() => bindToTarget(unbound, { baseUrl: 'https://other.example.com', accountId: 'acme' })).toThrow(/configured target is https:\/\/other.example.com/);
   });
 });

@@ -179,6 +179,21 @@ export function assertSameTarget(state: StateDocument, target: StateTarget, opti
   );
 }
 
+/**
+ * `state` bound to `target`. A state written before vigil recorded the account the key acts on
+ * (`accountId: ""`) adopts the account of the first target with its URL it is used with, and
+ * `adoptedAccount` says so: the caller tells the user, and the next write records it, so this
+ * happens once. Any other difference is refused as by {@link assertSameTarget}.
+ */
+export function bindToTarget(state: StateDocument, target: StateTarget, options: { location?: string } = {}): { state: StateDocument; adoptedAccount?: string } {
+  const adopts = state.target.accountId === '' && target.accountId !== '' && normaliseBaseUrl(state.target.baseUrl) === normaliseBaseUrl(target.baseUrl);
+  if (!adopts) {
+    assertSameTarget(state, target, options);
+    return { state };
+  }
+  return { state: { ...state, target: { baseUrl: state.target.baseUrl, accountId: target.accountId } }, adoptedAccount: target.accountId };
+}
+
 // Resource entries are never mutated once in a document (journal edits copy), so their JSON can be
 // cached by identity: a large apply rewrites state hundreds of times, and re-serialising every
 // unchanged entry each time was most of its CPU.

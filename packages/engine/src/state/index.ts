@@ -19,6 +19,7 @@ export { LOGICAL_ID_PATTERN, closestAddress, formatAddress, parseAddress, tryPar
 export {
   STATE_VERSION,
   assertSameTarget,
+  bindToTarget,
   emptyState,
   hashSecret,
   parseStateDocument,
