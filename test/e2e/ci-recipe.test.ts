@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer } from '@vigil/server';
@@ -115,18 +117,45 @@ async function runVigilSteps(job: Job, options: { checkout: string; env: Record<
   return { code: 0, output: await readFile(githubOutput, 'utf8') };
 }
 
+/** What the quickstart's checks expect of the shop: a home page, and a products list whose first item has an id. */
+async function startStorefront(): Promise<{ url: string; products: string; close(): Promise<void> }> {
+  const state = { products: '[{"id":1}]' };
+  const server = createServer((request, response) => {
+    if (request.url?.startsWith('/api/products')) response.writeHead(200, { 'content-type': 'application/json' }).end(state.products);
+    else if (request.url === '/') response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>shop</h1>');
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  });
+}
+
 describe('the CI recipe, run against a service', () => {
   it('plans on a pull request (changes: exit code 2 recorded, job passes), applies on main, then plans no changes', async () => {
     const workflow = await loadWorkflow();
     expect(workflow.defaults?.run?.['working-directory']).toBe('monitoring');
     const server = await startServer({ port: 0, dataDir: ':memory:' });
+    const storefront = await startStorefront();
     const checkout = await mkdtemp(path.join(tmpdir(), 'vigil-ci-'));
     try {
       await cp(path.join(REPO_ROOT, 'examples/quickstart'), path.join(checkout, 'monitoring'), {
         recursive: true,
         filter: (source) => !/[\\/](node_modules|\.vigil)$/.test(source),
       });
+      // The pull-request job runs `vigil test`, which really calls the monitored site: here a
+      // loopback stand-in for the example's shop.example.com.
+      const monitor = path.join(checkout, 'monitoring', 'checks', 'storefront.monitor.ts');
+      await writeFile(monitor, (await readFile(monitor, 'utf8')).replaceAll('https://shop.example.com', storefront.url));
       const env = { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'vigil-local', VIGIL_ACCOUNT_ID: '' };
+
+      storefront.products = '[]';
+      const failingTest = await runVigilSteps(workflow.jobs['plan']!, { checkout, env });
+      // A check that fails under `vigil test` fails the job before anything is planned.
+      expect(failingTest.code).toBe(1);
+      expect(await readFile(path.join(checkout, 'monitoring', 'plan.md'), 'utf8').catch(() => 'no plan')).toBe('no plan');
+      storefront.products = '[{"id":1}]';
 
       const pullRequest = await runVigilSteps(workflow.jobs['plan']!, { checkout, env });
       expect(pullRequest).toEqual({ code: 0, output: 'exitcode=2\n' });
@@ -141,6 +170,7 @@ describe('the CI recipe, run against a service', () => {
       expect(nextPullRequest).toEqual({ code: 0, output: 'exitcode=0\n' });
     } finally {
       await server.close();
+      await storefront.close();
       await rm(checkout, { recursive: true, force: true });
     }
   }, 120_000);
