@@ -43,7 +43,8 @@ export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
     ...COMMON_OPTIONS,
-    entryPoints: { main: 'src/main.ts', index: 'src/index.ts', constructs: 'src/constructs.ts' },
+    // script-worker: the child process that runs setup/teardown scripts (@vigil/runner's scripts/pool.ts).
+    entryPoints: { main: 'src/main.ts', index: 'src/index.ts', constructs: 'src/constructs.ts', 'script-worker': '../runner/src/scripts/worker.ts' },
     outdir,
     outExtension: { '.js': '.mjs' },
     splitting: true,

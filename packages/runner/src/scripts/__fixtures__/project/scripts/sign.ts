@@ -1,0 +1,6 @@
+export function requireToken(value: string | undefined): string {
+  if (!value) {
+    throw new Error('TOKEN is not set');
+  }
+  return value;
+}

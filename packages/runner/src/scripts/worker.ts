@@ -1,0 +1,229 @@
+/**
+ * A script worker: a child process of the script pool that runs setup and teardown scripts, one at
+ * a time, for as long as the pool keeps it. Started with an empty environment; each run sees only
+ * its check's variables in `process.env`. The pool kills it at a script's timeout, and replaces it
+ * when it dies (a `process.exit`, a crash, an abort), so those fail one run only.
+ *
+ * Scripts run as the body of an async function (Checkly's contract: `request`, `response`,
+ * `require`, top-level `await`), compiled once per distinct code and cached. Bundled scripts carry an
+ * inline source map; stack frames are mapped through it to the user's own files.
+ *
+ * Imports only Node built-ins (and types), so it starts fast and runs the same from sources and from
+ * the CLI bundle.
+ */
+import { createRequire, SourceMap } from 'node:module';
+import path from 'node:path';
+import { formatWithOptions } from 'node:util';
+import vm from 'node:vm';
+import type { JobLogLine, ScriptRequest } from '../types.js';
+import type { DoneMessage, RunMessage, WorkerError, WorkerResponse } from './protocol.js';
+
+const MAX_LOG_LINES = 1000;
+const MAX_LOG_LINE_CHARS = 8192;
+const MAX_CACHED_SCRIPTS = 64;
+/** The compiled code's file name in V8's stack frames; frames of this file are the script's own. */
+const SCRIPT_FILE = 'vigil-user-script.js';
+const PARAMETERS = ['require', 'module', 'exports', '__filename', '__dirname', 'request', 'response', 'console'];
+
+type ScriptFunction = (...args: unknown[]) => Promise<unknown>;
+
+interface Compiled {
+  script: vm.Script;
+  map: SourceMap | null;
+}
+
+const compiledScripts = new Map<string, Compiled>();
+
+function sourceMapOf(code: string): SourceMap | null {
+  const match = /\/\/# sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
+  if (!match?.[1]) return null;
+  try {
+    return new SourceMap(JSON.parse(Buffer.from(match[1], 'base64').toString('utf8')) as ConstructorParameters<typeof SourceMap>[0]);
+  } catch {
+    return null;
+  }
+}
+
+function compile(code: string): Compiled {
+  const cached = compiledScripts.get(code);
+  if (cached) {
+    // Map order is insertion order: re-inserting keeps the most recently used last.
+    compiledScripts.delete(code);
+    compiledScripts.set(code, cached);
+    return cached;
+  }
+  // The wrapper sits on a line of its own and lineOffset -1 hides it, so V8's line numbers are the
+  // script's own and match its source map.
+  const script = new vm.Script(`(async function (${PARAMETERS.join(', ')}) {\n${code}\n})`, { filename: SCRIPT_FILE, lineOffset: -1 });
+  const compiled = { script, map: sourceMapOf(code) };
+  compiledScripts.set(code, compiled);
+  if (compiledScripts.size > MAX_CACHED_SCRIPTS) compiledScripts.delete(compiledScripts.keys().next().value as string);
+  return compiled;
+}
+
+function locate(file: string, line: number, column: number, map: SourceMap | null, label: string): string | null {
+  if (file !== SCRIPT_FILE) return null;
+  if (!map) return `${label}:${line}:${column}`;
+  const entry = map.findEntry(line - 1, column - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
+  if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return `${label}:${line}:${column}`;
+  return `${entry.originalSource}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
+}
+
+const FRAME = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/;
+
+/** The error with its stack mapped to the user's files; frames of this worker and of Node are left out. */
+function describeError(error: unknown, map: SourceMap | null, label: string): WorkerError {
+  if (!(error instanceof Error)) {
+    return { message: `a non-Error value was thrown: ${formatWithOptions({ depth: 2 }, '%o', error)}`, location: null, stack: '' };
+  }
+  const message = `${error.name}: ${error.message}`;
+  const frames: string[] = [];
+  let location: string | null = null;
+  for (const line of (error.stack ?? '').split('\n')) {
+    const frame = FRAME.exec(line);
+    if (!frame) continue;
+    const [, fn, file = '', lineText = '0', columnText = '0'] = frame;
+    const mapped = locate(file, Number(lineText), Number(columnText), map, label);
+    if (mapped) {
+      location ??= mapped;
+      frames.push(`    at ${fn ? `${fn} (${mapped})` : mapped}`);
+    } else if (file.includes('node_modules')) {
+      frames.push(line);
+    }
+  }
+  return { message, location, stack: [message, ...frames].join('\n') };
+}
+
+let logs: JobLogLine[] = [];
+let droppedLines = 0;
+
+function log(level: JobLogLine['level'], args: unknown[]): void {
+  if (logs.length >= MAX_LOG_LINES) {
+    droppedLines += 1;
+    return;
+  }
+  let msg = formatWithOptions({ depth: 4, colors: false }, ...(args as [unknown, ...unknown[]]));
+  if (msg.length > MAX_LOG_LINE_CHARS) msg = `${msg.slice(0, MAX_LOG_LINE_CHARS)}… (${msg.length - MAX_LOG_LINE_CHARS} more characters)`;
+  logs.push({ time: Date.now(), level, msg });
+}
+
+/** The `console` a script sees: every line goes to the run's job log. */
+const scriptConsole = {
+  log: (...args: unknown[]) => log('INFO', args),
+  info: (...args: unknown[]) => log('INFO', args),
+  debug: (...args: unknown[]) => log('DEBUG', args),
+  trace: (...args: unknown[]) => log('DEBUG', args),
+  warn: (...args: unknown[]) => log('WARN', args),
+  error: (...args: unknown[]) => log('ERROR', args),
+  dir: (value: unknown) => log('INFO', [value]),
+  table: (value: unknown) => log('INFO', [value]),
+  assert: (condition: unknown, ...args: unknown[]) => {
+    if (!condition) log('ERROR', ['Assertion failed', ...args]);
+  },
+};
+
+/** `require` resolving from the project first (its node_modules), then from the runner's own packages. */
+function requireFor(projectRoot: string | null): NodeJS.Require {
+  const own = createRequire(import.meta.url);
+  if (!projectRoot) return own;
+  const project = createRequire(path.join(projectRoot, '__vigil_script__.js'));
+  const combined = ((id: string) => {
+    try {
+      return project(id);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+      return own(id);
+    }
+  }) as NodeJS.Require;
+  return Object.assign(combined, { resolve: project.resolve, cache: project.cache, main: undefined, extensions: project.extensions });
+}
+
+/** The response object of a teardown script: Checkly's `statusCode`/`statusMessage`, with the fetch-style aliases. */
+function scriptResponse(response: WorkerResponse): WorkerResponse & { status: number; statusText: string } {
+  const target = { ...response } as WorkerResponse & { status: number; statusText: string };
+  Object.defineProperty(target, 'status', { get: () => target.statusCode, set: (value: number) => (target.statusCode = value), enumerable: false });
+  Object.defineProperty(target, 'statusText', { get: () => target.statusMessage, set: (value: string) => (target.statusMessage = value), enumerable: false });
+  return target;
+}
+
+function plainStrings(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof value !== 'object' || value === null) return out;
+  for (const [key, item] of Object.entries(value)) if (item !== undefined && item !== null) out[key] = String(item);
+  return out;
+}
+
+function settledRequest(request: ScriptRequest): ScriptRequest {
+  return {
+    url: String(request.url),
+    method: String(request.method).toUpperCase(),
+    headers: plainStrings(request.headers),
+    queryParameters: plainStrings(request.queryParameters),
+    body: typeof request.body === 'string' ? request.body : request.body === undefined || request.body === null ? '' : JSON.stringify(request.body),
+  };
+}
+
+let current: { id: number; map: SourceMap | null; label: string } | null = null;
+let strayError: WorkerError | null = null;
+
+async function run(message: RunMessage): Promise<DoneMessage> {
+  logs = [];
+  droppedLines = 0;
+  strayError = null;
+  process.env = { ...message.env };
+  const request = { ...message.request, headers: { ...message.request.headers }, queryParameters: { ...message.request.queryParameters } };
+  const response = message.response ? scriptResponse(message.response) : null;
+  let error: WorkerError | null = null;
+  let map: SourceMap | null = null;
+  try {
+    const compiled = compile(message.code);
+    map = compiled.map;
+    current = { id: message.id, map, label: message.label };
+    const fn = compiled.script.runInThisContext() as ScriptFunction;
+    const root = message.projectRoot ?? process.cwd();
+    const module = { exports: {} };
+    await fn(requireFor(message.projectRoot), module, module.exports, path.join(root, '__vigil_script__.js'), root, request, response, scriptConsole);
+  } catch (thrown) {
+    error = describeError(thrown, map, message.label);
+  }
+  error ??= strayError;
+  current = null;
+  if (droppedLines > 0) logs.push({ time: Date.now(), level: 'WARN', msg: `${droppedLines} more log lines were dropped (at most ${MAX_LOG_LINES} per script)` });
+  let settled: ScriptRequest = message.request;
+  try {
+    settled = settledRequest(request);
+  } catch (thrown) {
+    error ??= { message: `the script left request in a state that cannot be sent: ${String(thrown)}`, location: null, stack: '' };
+  }
+  const done: DoneMessage = {
+    type: 'done',
+    id: message.id,
+    request: settled,
+    response: response ? { statusCode: Number(response.statusCode), statusMessage: String(response.statusMessage ?? ''), headers: plainStrings(response.headers), body: typeof response.body === 'string' ? response.body : JSON.stringify(response.body) ?? '', timings: response.timings, timingPhases: response.timingPhases } : null,
+    env: plainStrings(process.env),
+    logs,
+    error,
+  };
+  process.env = {};
+  return done;
+}
+
+// A promise the script left running may reject after its last await: it fails the run it belongs
+// to (when still running) instead of ending the worker, which other runs share.
+function onStray(thrown: unknown): void {
+  if (current) strayError ??= describeError(thrown, current.map, current.label);
+}
+process.on('uncaughtException', onStray);
+process.on('unhandledRejection', onStray);
+
+const send = process.send?.bind(process);
+if (!send) throw new Error('the script worker must be started by the script pool (it needs an IPC channel)');
+
+let queue = Promise.resolve();
+process.on('message', (message: RunMessage) => {
+  if (message?.type !== 'run') return;
+  queue = queue.then(async () => {
+    send(await run(message));
+  });
+});
+send({ type: 'ready' });
