@@ -7,6 +7,7 @@ export { Graph, GraphCycleError, UPSTREAM_FAILED, findCycles, formatCycle } from
 export type { GraphProblem, WalkOptions, WalkResult } from './graph/index.js';
 export {
   loadProject,
+  DEFAULT_LOAD_TIMEOUT_MS,
   ProjectNotFoundError,
   DEFAULT_CHECK_MATCH,
   CONFIG_EXTENSIONS,
