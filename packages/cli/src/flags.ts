@@ -20,3 +20,16 @@ export async function parseLockTimeoutFlag(text: string): Promise<number> {
     throw usageError((error as Error).message, error);
   }
 }
+
+/** `--load-timeout` in ms: a duration above zero, written as for --lock-timeout. */
+export async function parseLoadTimeoutFlag(text: string): Promise<number> {
+  const { parseLockTimeout } = await import('@vigil/engine');
+  let ms = Number.NaN;
+  try {
+    ms = parseLockTimeout(text);
+  } catch {
+    // Reported below with this flag's name.
+  }
+  if (!(ms > 0)) throw usageError(`invalid --load-timeout "${text}": use a duration above zero like 500ms, 30s or 2m`);
+  return ms;
+}

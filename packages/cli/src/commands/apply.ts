@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { runApply, type ApplyFlags } from '../apply-run.js';
 import { collectTargets } from '../workflow.js';
+import { loadTimeoutOption } from './validate.js';
 
 export function addApplyOptions(command: Command): Command {
   return command
@@ -8,7 +9,8 @@ export function addApplyOptions(command: Command): Command {
     .option('--parallelism <n>', 'how many independent API calls run at once', '10')
     .option('--lock-timeout <duration>', 'how long to wait for another apply to release the state lock (e.g. 30s, 2m)', '0s')
     .option('--target <address>', 'only this resource and what it depends on (repeatable)', collectTargets)
-    .option('--local', 'use the embedded local service even when CI=true');
+    .option('--local', 'use the embedded local service even when CI=true')
+    .addOption(loadTimeoutOption());
 }
 
 export function registerApply(program: Command): void {

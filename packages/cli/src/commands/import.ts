@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { loadTimeoutOption } from './validate.js';
 
 export interface ImportFlags {
   out?: string;
@@ -20,6 +21,7 @@ export function registerImport(program: Command): void {
     .option('--name <regex>', 'only resources whose name matches this regular expression')
     .option('--lock-timeout <duration>', 'how long to wait for another command to release the state lock (e.g. 30s, 2m)', '0s')
     .option('--local', 'use the embedded local service even when CI=true')
+    .addOption(loadTimeoutOption())
     .addHelpText(
       'after',
       [

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { CliError } from '../errors.js';
+import { loadTimeoutOption } from './validate.js';
 import { collectTargets, computePlan, currentState, openSession, useColor } from '../workflow.js';
 
 interface PlanFlags {
@@ -21,6 +22,7 @@ export function registerPlan(program: Command): void {
     .option('--target <address>', 'plan only this resource and what it depends on (repeatable)', collectTargets)
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--local', 'use the embedded local service even when CI=true')
+    .addOption(loadTimeoutOption())
     .addHelpText(
       'after',
       [

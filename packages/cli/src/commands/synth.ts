@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { LoadedProject, ResourceSpec } from '@vigil/engine';
-import { loadFromCommand, printDiagnostics, summaryLine } from './validate.js';
+import { addLoadOptions, loadFromCommand, printDiagnostics, summaryLine } from './validate.js';
 
 /** What a secret value is printed as, here and in plans. */
 export const SENSITIVE = '(sensitive)';
@@ -117,9 +117,9 @@ export function synthText(document: SynthJson): string {
 }
 
 export function registerSynth(program: Command): void {
-  program
-    .command('synth')
-    .description('print the resource graph the project declares: addresses, kinds, payloads and dependencies (offline)')
+  addLoadOptions(
+    program.command('synth').description('print the resource graph the project declares: addresses, kinds, payloads and dependencies (offline)'),
+  )
     .option('--json', 'print the graph as JSON (formatVersion 1, stable)')
     .addHelpText(
       'after',

@@ -2,9 +2,10 @@ import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Diagnostic, LoadedProject } from '@vigil/engine';
 import { CliError } from '../errors.js';
+import { parseLoadTimeoutFlag } from '../flags.js';
 
 /** `true` inside the bundle scripts/build.mjs makes (esbuild `define`); undeclared when run from source. */
 declare const __VIGIL_BUNDLED__: boolean | undefined;
@@ -29,22 +30,50 @@ export function cliModuleAliases(): Record<string, string> {
 }
 
 /**
+ * `--load-timeout`, for every command that loads the project; {@link loadFromCommand} reads it.
+ * Commands without it load with the default.
+ */
+export function loadTimeoutOption(): Option {
+  return new Option(
+    '--load-timeout <duration>',
+    'how long the config and monitor files may take to evaluate, top-level awaits included (e.g. 30s, 2m)',
+  ).default('30s');
+}
+
+export function addLoadOptions(command: Command): Command {
+  return command.addOption(loadTimeoutOption());
+}
+
+/**
  * Loads the project named by the global `--config` option. A missing config file is a CliError;
  * problems in the user's code come back as diagnostics.
+ *
+ * A load that timed out leaves the user's code running, and whatever it waits on (a timer, a
+ * socket) would keep vigil alive after the command ends; so then the diagnostics are printed and
+ * the process exits here.
  */
 export async function loadFromCommand(command: Command): Promise<LoadedProject> {
-  const { config } = command.optsWithGlobals<{ config?: string }>();
+  const { config, loadTimeout } = command.optsWithGlobals<{ config?: string; loadTimeout?: string }>();
+  const timeoutMs = loadTimeout === undefined ? undefined : await parseLoadTimeoutFlag(loadTimeout);
   const { loadProject, ProjectNotFoundError } = await import('@vigil/engine');
+  let loaded: LoadedProject;
   try {
-    return await loadProject({
+    loaded = await loadProject({
       ...(config !== undefined ? { configPath: config } : {}),
       cwd: process.cwd(),
       aliases: cliModuleAliases(),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
   } catch (error) {
     if (error instanceof ProjectNotFoundError) throw new CliError(error.message, { exitCode: 1, cause: error });
     throw error;
   }
+  if (loaded.stalled === 'timeout') {
+    printDiagnostics(loaded.diagnostics, (text) => process.stderr.write(text));
+    process.stderr.write('Error: the project did not finish loading (see above)\n');
+    process.exit(1);
+  }
+  return loaded;
 }
 
 /**
@@ -79,9 +108,9 @@ export function printDiagnostics(diagnostics: readonly Diagnostic[], write: (tex
 }
 
 export function registerValidate(program: Command): void {
-  program
-    .command('validate')
-    .description('load the project and report every problem in it, offline (no API calls)')
+  addLoadOptions(
+    program.command('validate').description('load the project and report every problem in it, offline (no API calls)'),
+  )
     .addHelpText(
       'after',
       [

@@ -136,6 +136,15 @@ export const MEMBER_EXPORTS = '__vigilMember';
 /** Virtual entry modules: `vigil-group:3` imports the members of group 3, in order. */
 const GROUP_NAMESPACE = 'vigil-group';
 
+/** Virtual marker modules: `vigil-loaded:3:0` reports that group 3's first member has finished. */
+const LOADED_NAMESPACE = 'vigil-loaded';
+
+/**
+ * `Symbol.for` key of the global function the markers call with the absolute path of each member
+ * file that has finished evaluating; set by the loader while it evaluates (see `evaluateModules`).
+ */
+export const LOADED_KEY = 'vigil.fileLoaded';
+
 function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
   return {
     name: 'vigil-loader',
@@ -147,9 +156,23 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
       build.onLoad({ filter: /.*/, namespace: GROUP_NAMESPACE }, (args) => {
         const members = options.groups[Number(args.path)] ?? [];
         const first = JSON.stringify(members[0]);
-        const lines = members.map((member) => `import ${JSON.stringify(member)};`);
+        // Imports run in order, so each member's marker runs once that member (top-level awaits
+        // included) has finished: what tells the loader which file a stuck load is waiting on.
+        const lines = members.flatMap((member, index) => [
+          `import ${JSON.stringify(member)};`,
+          `import "${LOADED_NAMESPACE}:${args.path}:${index}";`,
+        ]);
         if (options.exportMembers) lines.push(`export * as ${MEMBER_EXPORTS} from ${first};`, `export * from ${first};`);
         return { contents: lines.join('\n'), loader: 'js', resolveDir: options.root };
+      });
+      build.onResolve({ filter: new RegExp(`^${LOADED_NAMESPACE}:\\d+:\\d+$`) }, (args) => ({
+        path: args.path.slice(LOADED_NAMESPACE.length + 1),
+        namespace: LOADED_NAMESPACE,
+      }));
+      build.onLoad({ filter: /.*/, namespace: LOADED_NAMESPACE }, (args) => {
+        const [group, index] = args.path.split(':').map(Number) as [number, number];
+        const member = JSON.stringify(options.groups[group]?.[index]);
+        return { contents: `globalThis[Symbol.for(${JSON.stringify(LOADED_KEY)})]?.(${member});`, loader: 'js' };
       });
       const aliasNames = Object.keys(options.aliases);
       if (aliasNames.length > 0) {

@@ -1,18 +1,24 @@
 import { randomBytes } from 'node:crypto';
-import { rm, rmdir } from 'node:fs/promises';
+import { rmSync, rmdirSync } from 'node:fs';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { withProject, type Project } from '@vigil/constructs';
-import { provideCreateRequire } from './bundle.js';
+import { LOADED_KEY, provideCreateRequire } from './bundle.js';
 
 /**
  * The directory a load writes its bundled modules to, removed when the load ends. It lives under
  * `<root>/.vigil/tmp/` rather than in the system temp directory because the bundles' bare imports
  * (npm packages, kept external) must resolve from the project's own node_modules, exactly as the
  * user's files would.
+ *
+ * Nothing may be left behind in the user's repository: an interrupt (SIGINT, SIGTERM) or an exit
+ * during the load removes it too, and a directory whose process died without a chance to clean up
+ * (SIGKILL) is removed by the next load.
  */
 export class LoadDirectory {
   readonly #tmp: string;
   readonly #id = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  #removeListeners: (() => void) | undefined;
 
   constructor(root: string) {
     this.#tmp = path.join(root, '.vigil', 'tmp');
@@ -23,11 +29,67 @@ export class LoadDirectory {
     return path.join(this.#tmp, `load-${this.#id}`, name);
   }
 
+  /**
+   * Removes the directory of this load if the process is interrupted or exits before
+   * {@link cleanUp}, and the directories of earlier loads whose process no longer exists.
+   */
+  async guard(): Promise<void> {
+    const onExit = () => this.#removeSync();
+    const onSignal = (signal: NodeJS.Signals) => {
+      this.#removeSync();
+      this.#removeListeners?.();
+      // With no other listener, the signal's default action (ending the process) is what the user
+      // asked for; sending it again produces it, with the exit status a shell expects.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.once('exit', onExit);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    this.#removeListeners = () => {
+      process.removeListener('exit', onExit);
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+      this.#removeListeners = undefined;
+    };
+    await this.#removeAbandoned();
+  }
+
   /** Deletes everything this load wrote (evaluated modules stay in memory). */
   async cleanUp(): Promise<void> {
+    this.#removeListeners?.();
     await rm(path.join(this.#tmp, `load-${this.#id}`), { recursive: true, force: true });
     // Another load may still be using tmp/; whichever load empties it removes it.
     await rmdir(this.#tmp).catch(() => undefined);
+  }
+
+  #removeSync(): void {
+    rmSync(path.join(this.#tmp, `load-${this.#id}`), { recursive: true, force: true });
+    try {
+      rmdirSync(this.#tmp);
+    } catch {
+      // Not empty: another load is using it.
+    }
+  }
+
+  async #removeAbandoned(): Promise<void> {
+    const entries = await readdir(this.#tmp).catch(() => [] as string[]);
+    await Promise.all(
+      entries.map(async (entry) => {
+        const pid = Number(/^load-(\d+)-[0-9a-f]+$/.exec(entry)?.[1]);
+        if (!Number.isInteger(pid) || pid === process.pid || isRunning(pid)) return;
+        await rm(path.join(this.#tmp, entry), { recursive: true, force: true });
+      }),
+    );
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -36,6 +98,12 @@ export interface EvaluationOutcome {
   exports: Array<Record<string, unknown> | undefined>;
   /** Each distinct error once, in the order thrown (a module importing a failed one rethrows it). */
   errors: unknown[];
+  /**
+   * Set when a module did not finish: `timeout` when the time allowed ran out (the user's code may
+   * still be running, holding timers or sockets open), `unsettled` when Node had nothing left to do
+   * that could ever settle a top-level await.
+   */
+  stalled?: 'timeout' | 'unsettled';
 }
 
 /**
@@ -43,12 +111,17 @@ export interface EvaluationOutcome {
  * module that throws does not stop the others, so one load reports every file that fails. Source
  * maps are switched on first, so the stack frames constructs record (and those of thrown errors)
  * point at the user's TypeScript, not at the bundle.
+ *
+ * User code decides when a module finishes (a top-level `await` may wait for anything), so the
+ * imports race the `clock`: when its time runs out, or the process would exit because nothing could
+ * settle the await any more (Node then exits 13 without a word), the outcome says `stalled` and the
+ * modules still pending are left behind.
  */
-export async function evaluateModules(urls: readonly string[], project: Project): Promise<EvaluationOutcome> {
+export async function evaluateModules(urls: readonly string[], project: Project, clock: EvaluationClock): Promise<EvaluationOutcome> {
   process.setSourceMapsEnabled(true);
   provideCreateRequire();
   const outcome: EvaluationOutcome = { exports: [], errors: [] };
-  await withProject(project, async () => {
+  const evaluation = withProject(project, async () => {
     for (const url of urls) {
       try {
         outcome.exports.push((await import(url)) as Record<string, unknown>);
@@ -58,5 +131,50 @@ export async function evaluateModules(urls: readonly string[], project: Project)
       }
     }
   });
+  const stalled = await clock.race(evaluation);
+  if (stalled !== undefined) outcome.stalled = stalled;
   return outcome;
+}
+
+/**
+ * The time one load allows the user's modules to evaluate in, shared by the config and the monitor
+ * files, and which of their files have finished (the bundles report each one, see `LOADED_KEY`).
+ */
+export class EvaluationClock {
+  readonly #finished = new Set<string>();
+  #remainingMs: number;
+
+  constructor(readonly timeoutMs: number) {
+    this.#remainingMs = timeoutMs;
+  }
+
+  /** Whether the module of `file` (an absolute path) has finished evaluating. */
+  hasFinished(file: string): boolean {
+    return this.#finished.has(file);
+  }
+
+  /** Waits for `evaluation`; resolves to why it stopped waiting early, or `undefined` when it settled. */
+  async race(evaluation: Promise<unknown>): Promise<'timeout' | 'unsettled' | undefined> {
+    const global = globalThis as Record<symbol, unknown>;
+    const key = Symbol.for(LOADED_KEY);
+    global[key] = (file: string) => this.#finished.add(file);
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    let onBeforeExit: (() => void) | undefined;
+    const stalled = new Promise<'timeout' | 'unsettled'>((resolve) => {
+      // Unreferenced, so it never keeps the process alive itself: an event loop with nothing left
+      // in it is how an await that can never settle shows, through 'beforeExit'.
+      timer = setTimeout(() => resolve('timeout'), Math.max(0, this.#remainingMs)).unref();
+      onBeforeExit = () => resolve('unsettled');
+      process.once('beforeExit', onBeforeExit);
+    });
+    try {
+      return await Promise.race([evaluation.then(() => undefined), stalled]);
+    } finally {
+      clearTimeout(timer);
+      if (onBeforeExit) process.removeListener('beforeExit', onBeforeExit);
+      this.#remainingMs -= performance.now() - started;
+      delete global[key];
+    }
+  }
 }

@@ -6,7 +6,8 @@ import { Project, type Diagnostic, type ResourceSpec, type VigilConfig } from '@
 import { Graph } from '../graph/index.js';
 import { bundleProject, MEMBER_EXPORTS } from './bundle.js';
 import { discoverMonitorFiles, resolveConfigPath } from './discover.js';
-import { evaluateModules, LoadDirectory } from './evaluate.js';
+import { evaluateModules, EvaluationClock, LoadDirectory, type EvaluationOutcome } from './evaluate.js';
+import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
 import { attachScripts } from './script-hooks.js';
 import { displayPath, relativeSource, thrownErrorToDiagnostic } from './user-errors.js';
@@ -22,7 +23,15 @@ export interface LoadProjectOptions {
    * CLI runs; by default all three point at `@vigil/constructs`.
    */
   aliases?: Readonly<Record<string, string>>;
+  /**
+   * How long the config and monitor files may take to evaluate, in ms (top-level awaits included);
+   * default {@link DEFAULT_LOAD_TIMEOUT_MS}.
+   */
+  timeoutMs?: number;
 }
+
+/** The default of {@link LoadProjectOptions.timeoutMs} (`--load-timeout`). */
+export const DEFAULT_LOAD_TIMEOUT_MS = 30_000;
 
 export interface LoadedProject {
   /** Absolute project root: the config file's directory. */
@@ -41,6 +50,12 @@ export interface LoadedProject {
   specs: ResourceSpec[];
   /** Nodes are spec addresses, edges are refs; empty when any diagnostic is an error. */
   graph: Graph;
+  /**
+   * Set when a file did not finish evaluating (reported as an error diagnostic): `timeout` when the
+   * time ran out, so the user's code may still be running and holding the process open;
+   * `unsettled` when its top-level await could never settle.
+   */
+  stalled?: 'timeout' | 'unsettled';
 }
 
 /**
@@ -68,12 +83,21 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
     loaded.diagnostics.push(...diagnostics.map((diagnostic) => relativeDiagnostic(root, diagnostic)));
   };
   const directory = new LoadDirectory(root);
+  const clock = new EvaluationClock(options.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
+  const stalled = (outcome: EvaluationOutcome, groups: ReadonlyArray<readonly string[]>) => {
+    if (outcome.stalled === undefined) return false;
+    loaded.stalled = outcome.stalled;
+    report([stalledLoadDiagnostic(root, outcome.stalled, clock, groups)]);
+    return true;
+  };
   try {
+    await directory.guard();
     const configBundle = await bundleProject({ root, outdir: directory.directory('config'), groups: [[configPath]], exportMembers: true, aliases });
     report(configBundle.diagnostics);
     const configUrl = configBundle.entries?.[0];
     if (configUrl === undefined) return finish(loaded);
-    const configModule = await evaluateModules([configUrl], project);
+    const configModule = await evaluateModules([configUrl], project, clock);
+    if (stalled(configModule, [[configPath]])) return finish(loaded);
     if (configModule.errors.length > 0) {
       report(configModule.errors.map((error) => thrownErrorToDiagnostic(root, error, isVigilFile)));
       return finish(loaded);
@@ -100,16 +124,18 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       exclude: [configPath],
     });
     if (loaded.files.length > 0) {
+      const groups = await groupFiles(loaded.files);
       const monitorBundle = await bundleProject({
         root,
         outdir: directory.directory('monitors'),
-        groups: await groupFiles(loaded.files),
+        groups,
         aliases,
         evaluated: { [configPath]: configUrl },
       });
       report(monitorBundle.diagnostics);
       if (monitorBundle.entries === undefined) return finish(loaded);
-      const monitors = await evaluateModules(monitorBundle.entries, project);
+      const monitors = await evaluateModules(monitorBundle.entries, project, clock);
+      if (stalled(monitors, groups)) return finish(loaded);
       if (monitors.errors.length > 0) {
         report(monitors.errors.map((error) => thrownErrorToDiagnostic(root, error, isVigilFile)));
         return finish(loaded);
@@ -129,6 +155,37 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
   } finally {
     await directory.cleanUp();
   }
+}
+
+/**
+ * The error for a load that stopped waiting for the user's files: it names the file being evaluated
+ * (the first of the evaluation order that has not finished; files evaluate one after another, so
+ * the others were not reached).
+ */
+function stalledLoadDiagnostic(
+  root: string,
+  reason: 'timeout' | 'unsettled',
+  clock: EvaluationClock,
+  groups: ReadonlyArray<readonly string[]>,
+): Diagnostic {
+  const order = groups.flat();
+  const pendingIndex = order.findIndex((file) => !clock.hasFinished(file));
+  const pending = pendingIndex === -1 ? undefined : order[pendingIndex];
+  const notReached = pendingIndex === -1 ? 0 : order.length - pendingIndex - 1;
+  const subject = pending === undefined ? 'the project' : displayPath(root, pending);
+  const rest = notReached === 0 ? '' : notReached === 1 ? '; 1 more file was not loaded' : `; ${notReached} more files were not loaded`;
+  if (reason === 'timeout') {
+    return {
+      severity: 'error',
+      message: `${subject} did not finish loading within ${formatDuration(clock.timeoutMs)}: a top-level await in it (or in a file it imports) is still waiting${rest}`,
+      hint: 'Make the awaited work finish sooner, or allow more time with --load-timeout (e.g. --load-timeout 2m).',
+    };
+  }
+  return {
+    severity: 'error',
+    message: `${subject} can never finish loading: a top-level await in it (or in a file it imports) waits for a promise that nothing will settle${rest}`,
+    hint: 'Every promise awaited at the top level of a monitor or config file must resolve or reject.',
+  };
 }
 
 /**
