@@ -46,7 +46,7 @@ export interface JobLog {
 }
 
 /** Milliseconds each phase of the request took (spec §2.10 names). */
-export interface TimingPhases {
+export type TimingPhases = {
   /** Waiting for a socket (0 on a fresh connection, kept for the real service's shape). */
   wait: number;
   dns: number;
@@ -56,16 +56,16 @@ export interface TimingPhases {
   firstByte: number;
   download: number;
   total: number;
-}
+};
 
 /** Offsets from the start of the try, in milliseconds (undici/Node naming: the moments phases end). */
-export interface Timings {
+export type Timings = {
   socket: number;
   lookup: number;
   connect: number;
   response: number;
   end: number;
-}
+};
 
 /** One assertion's outcome: the check's assertion plus what was compared and whether it held. */
 export type AssertionOutcome = AssertionResult & {

@@ -3,8 +3,9 @@
  * `BUILT_IN_EXECUTORS`.
  */
 import type { Executor } from '../types.js';
+import { apiExecutor } from './api.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 
