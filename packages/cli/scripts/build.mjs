@@ -35,6 +35,8 @@ export const COMMON_OPTIONS = {
   target: 'node20',
   external: EXTERNAL,
   metafile: true,
+  // Messages name construct classes (`ApiCheck "home" …`); minifying renames must not show there.
+  keepNames: true,
   logLevel: 'warning',
 };
 

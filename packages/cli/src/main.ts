@@ -7,7 +7,7 @@ export function buildProgram(): Command {
   const program = new Command('vigil')
     .description('Monitoring as code: plan and apply checks, groups and maintenance windows from *.monitor.ts files.')
     .version(VERSION, '-v, --version', 'print the vigil version')
-    .option('--config <file>', 'project config file', './vigil.config.ts')
+    .option('--config <file>', 'project config file (default: the nearest vigil.config.ts in this directory or above)')
     .option('--no-color', 'disable colored output (also NO_COLOR=1)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

@@ -7,8 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BUILT_IN_EXECUTORS, executorRegistry } from './executors/registry.js';
-import { unavailableScriptHooks } from './executors/script-hooks.js';
 import { retryPlan, retryable } from './retries.js';
+import { createScriptPool } from './scripts/index.js';
 import type {
   Executor,
   ExecutorContext,
@@ -46,7 +46,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     sleep: options.sleep ?? abortableSleep,
   };
   const registry = executorRegistry(options.executors ?? BUILT_IN_EXECUTORS);
-  const makeScriptHooks = options.scriptHooks ?? unavailableScriptHooks;
+  const makeScriptHooks = options.scriptHooks ?? ((resolved: ResolvedRunnerOptions) => createScriptPool({ size: resolved.scriptPoolSize, timeoutMs: resolved.scriptTimeoutMs }));
   let scripts: ScriptHooks | undefined;
   let closed = false;
 

@@ -191,16 +191,25 @@ export interface ScriptRunOutcome<T> {
   error: string | null;
 }
 
-/** The call site of the setup/teardown scripts in the API executor (adapter over runner-scripts' pool). */
+/** The call site of the setup/teardown scripts in the API executor (implemented by `./scripts`' pool). */
 export interface ScriptHooks {
-  runSetup(input: { code: string; request: ScriptRequest; env: Record<string, string>; signal: AbortSignal }): Promise<ScriptRunOutcome<ScriptRequest>>;
+  /** `env` in the outcome: `process.env` as the script left it (new keys fill `{{KEY}}` placeholders). */
+  runSetup(input: {
+    code: string;
+    request: ScriptRequest;
+    env: Record<string, string>;
+    signal: AbortSignal;
+    projectRoot?: string;
+  }): Promise<ScriptRunOutcome<ScriptRequest> & { env?: Record<string, string> }>;
+  /** `response` in the outcome: the response as the script left it; assertions run on that. */
   runTearDown(input: {
     code: string;
     request: ScriptRequest;
     response: ScriptResponse;
     env: Record<string, string>;
     signal: AbortSignal;
-  }): Promise<ScriptRunOutcome<null>>;
+    projectRoot?: string;
+  }): Promise<ScriptRunOutcome<null> & { response?: ScriptResponse }>;
   close(): Promise<void>;
 }
 

@@ -136,6 +136,9 @@ export const MEMBER_EXPORTS = '__vigilMember';
 /** Virtual entry modules: `vigil-group:3` imports the members of group 3, in order. */
 const GROUP_NAMESPACE = 'vigil-group';
 
+/** `require()` of a vigil alias: a module re-exporting the aliased ES module (see the plugin). */
+const REQUIRED_ALIAS_NAMESPACE = 'vigil-required';
+
 /** Virtual marker modules: `vigil-loaded:3:0` reports that group 3's first member has finished. */
 const LOADED_NAMESPACE = 'vigil-loaded';
 
@@ -176,9 +179,17 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
       });
       const aliasNames = Object.keys(options.aliases);
       if (aliasNames.length > 0) {
-        build.onResolve({ filter: new RegExp(`^(${aliasNames.map(escapeRegExp).join('|')})$`) }, (args) => ({
-          path: pathToFileURL(options.aliases[args.path]!).href,
-          external: true,
+        build.onResolve({ filter: new RegExp(`^(${aliasNames.map(escapeRegExp).join('|')})$`) }, (args) =>
+          args.kind === 'require-call'
+            ? { path: args.path, namespace: REQUIRED_ALIAS_NAMESPACE }
+            : { path: pathToFileURL(options.aliases[args.path]!).href, external: true },
+        );
+        // CommonJS user code (`require('vigil/constructs')`) gets the same ES module instance through
+        // a module that re-exports it: esbuild hoists its import and hands require() the namespace.
+        // A require() of the file itself would fail (a URL, and an ES module Node 20 cannot require).
+        build.onLoad({ filter: /.*/, namespace: REQUIRED_ALIAS_NAMESPACE }, (args) => ({
+          contents: `export * from ${JSON.stringify(pathToFileURL(options.aliases[args.path]!).href)};`,
+          loader: 'js',
         }));
       }
       // Only the contents we generate below import file URLs.

@@ -79,9 +79,52 @@ describe('resolveConfigPath', () => {
   });
 
   it.each([
-    ['vigil.config.json', 'must end in .ts, .mts, .js, .mjs (got ".json")'],
+    ['vigil.config.json', 'must end in .ts, .mts, .cts, .js, .mjs, .cjs (got ".json")'],
     ['missing.config.ts', 'config file not found:'],
   ])('refuses %s', (configPath, message) => {
     expect(() => resolveConfigPath({ cwd: root, configPath })).toThrow(message);
+  });
+
+  it('walks up from a subdirectory to the nearest config, as git finds its repository', () => {
+    expect(resolveConfigPath({ cwd: path.join(root, 'checks', 'deep') })).toBe(path.join(root, 'vigil.config.ts'));
+  });
+
+  it('takes the nearest of nested projects', () => {
+    const nested = path.join(root, 'legacy');
+    writeFileSync(path.join(nested, 'vigil.config.cjs'), '');
+    try {
+      expect(resolveConfigPath({ cwd: nested })).toBe(path.join(nested, 'vigil.config.cjs'));
+    } finally {
+      rmSync(path.join(nested, 'vigil.config.cjs'));
+    }
+  });
+
+  it('lets --config win over a config found by walking up', () => {
+    const other = path.join(root, 'other', 'vigil.config.mjs');
+    writeFileSync(other, '');
+    try {
+      expect(resolveConfigPath({ cwd: path.join(root, 'checks'), configPath: '../other/vigil.config.mjs' })).toBe(other);
+    } finally {
+      rmSync(other);
+    }
+  });
+
+  it('names every directory it looked in when no config exists', () => {
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'vigil-no-project-'));
+    const start = path.join(empty, 'a', 'b');
+    mkdirSync(start, { recursive: true });
+    try {
+      const above = [path.join(empty, 'a'), empty];
+      for (let directory = path.dirname(empty); ; directory = path.dirname(directory)) {
+        above.push(directory);
+        if (path.dirname(directory) === directory) break;
+      }
+      expect(() => resolveConfigPath({ cwd: start })).toThrow(
+        `no Vigil project found: looked for vigil.config.{ts,mts,cts,js,mjs,cjs} in ${start} and the directories above it (${above.join(', ')})\n` +
+          'hint: run vigil in a project directory (or below it), pass --config FILE, or create a project with vigil init',
+      );
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });

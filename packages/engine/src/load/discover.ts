@@ -3,8 +3,12 @@ import path from 'node:path';
 import { glob } from 'tinyglobby';
 import picomatch from 'picomatch';
 
-/** The extensions a config file may have; the default name is `vigil.config.ts`. */
-export const CONFIG_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'] as const;
+/**
+ * The extensions a config file may have, in the order they are looked for; the default name is
+ * `vigil.config.ts`. `.cts`/`.cjs` (and `.js` in a package that is not `"type": "module"`) hold
+ * CommonJS configs: `module.exports = defineConfig({...})`.
+ */
+export const CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
 
 /** Matched when the config sets no `checks.checkMatch`. */
 export const DEFAULT_CHECK_MATCH = ['**/*.monitor.ts'];
@@ -21,24 +25,42 @@ export class ProjectNotFoundError extends Error {
 }
 
 /**
- * The absolute path of the config file: `configPath` resolved against `cwd`, or `vigil.config.ts`
- * in `cwd` when none is given.
+ * The absolute path of the config file: `configPath` resolved against `cwd`, or else the nearest
+ * `vigil.config.*` in `cwd` or a directory above it, as git finds its repository, so every command
+ * works from any subdirectory of a project.
  */
 export function resolveConfigPath(options: { configPath?: string; cwd: string }): string {
-  const configPath = path.resolve(options.cwd, options.configPath ?? 'vigil.config.ts');
+  if (options.configPath === undefined) return findConfig(path.resolve(options.cwd));
+  const configPath = path.resolve(options.cwd, options.configPath);
   const extension = path.extname(configPath);
   if (!(CONFIG_EXTENSIONS as readonly string[]).includes(extension)) {
     throw new ProjectNotFoundError(
       `config file ${configPath} must end in ${CONFIG_EXTENSIONS.join(', ')} (got "${extension || 'no extension'}")`,
     );
   }
-  if (!existsSync(configPath) || !statSync(configPath).isFile()) {
-    throw new ProjectNotFoundError(
-      `config file not found: ${configPath}` +
-        (options.configPath ? '' : ' (run vigil in the project directory or pass --config FILE)'),
-    );
-  }
+  if (!isFile(configPath)) throw new ProjectNotFoundError(`config file not found: ${configPath}`);
   return configPath;
+}
+
+function findConfig(start: string): string {
+  const searched: string[] = [];
+  for (let directory = start; ; directory = path.dirname(directory)) {
+    searched.push(directory);
+    for (const extension of CONFIG_EXTENSIONS) {
+      const candidate = path.join(directory, `vigil.config${extension}`);
+      if (isFile(candidate)) return candidate;
+    }
+    if (path.dirname(directory) === directory) break;
+  }
+  const above = searched.length > 1 ? ` and the directories above it (${searched.slice(1).join(', ')})` : '';
+  throw new ProjectNotFoundError(
+    `no Vigil project found: looked for vigil.config.{${CONFIG_EXTENSIONS.map((extension) => extension.slice(1)).join(',')}} ` +
+      `in ${start}${above}\nhint: run vigil in a project directory (or below it), pass --config FILE, or create a project with vigil init`,
+  );
+}
+
+function isFile(file: string): boolean {
+  return existsSync(file) && statSync(file).isFile();
 }
 
 export interface DiscoverOptions {

@@ -79,8 +79,8 @@ describe('loadProject', () => {
   });
 
   it('throws a ProjectNotFoundError when there is no config', async () => {
-    await expect(loadProject({ cwd: FIXTURES })).rejects.toThrow(
-      `config file not found: ${path.join(FIXTURES, 'vigil.config.ts')} (run vigil in the project directory or pass --config FILE)`,
+    await expect(loadProject({ cwd: FIXTURES, configPath: 'vigil.config.ts' })).rejects.toThrow(
+      `config file not found: ${path.join(FIXTURES, 'vigil.config.ts')}`,
     );
   });
 });

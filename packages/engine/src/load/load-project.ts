@@ -13,7 +13,7 @@ import { attachScripts } from './script-hooks.js';
 import { displayPath, relativeSource, thrownErrorToDiagnostic } from './user-errors.js';
 
 export interface LoadProjectOptions {
-  /** Config file, absolute or relative to `cwd`; default `vigil.config.ts` in `cwd`. */
+  /** Config file, absolute or relative to `cwd`; default the nearest `vigil.config.*` in `cwd` or above. */
   configPath?: string;
   /** Directory relative paths start from (the shell's working directory for the CLI). */
   cwd: string;

@@ -1,7 +1,9 @@
 /**
- * The API executor: one try of an API check. Order of a try: interpolate `{{KEY}}` → setup script →
- * HTTP exchange (timed, aborted at maxResponseTime) → assertions → teardown script. The pass/fail
- * rule (status, shouldFail, assertions, timeouts) is `apiVerdict`, written down in docs/testing.md.
+ * The API executor: one try of an API check. Order of a try (Checkly's): interpolate `{{KEY}}` →
+ * setup script (may change the request and add variables) → interpolate again → HTTP exchange
+ * (timed, aborted at maxResponseTime) → teardown script (may change the response) → assertions.
+ * The pass/fail rule (status, shouldFail, assertions, timeouts) is `apiVerdict`, written down in
+ * docs/testing.md.
  */
 import { ApiCheckRequest, DEGRADED_RESPONSE_TIME_DEFAULT, MAX_RESPONSE_TIME_DEFAULT } from '@vigil/schema';
 import { evaluateAssertions } from '../assertions/evaluate.js';
@@ -47,23 +49,28 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
   const variables = variableLookup(context.variables);
   const fill = (text: string) => interpolate(text, variables);
 
-  let request: ScriptRequest = {
-    url: fill(spec.url),
-    method: spec.method,
-    headers: Object.fromEntries(spec.headers.map((header) => [fill(header.key), fill(header.value)])),
-    queryParameters: Object.fromEntries(spec.queryParameters.map((parameter) => [fill(parameter.key), fill(parameter.value)])),
-    body: fill(spec.body),
-  };
+  let request: ScriptRequest = fillRequest(
+    {
+      url: spec.url,
+      method: spec.method,
+      headers: Object.fromEntries(spec.headers.map((header) => [header.key, header.value])),
+      queryParameters: Object.fromEntries(spec.queryParameters.map((parameter) => [parameter.key, parameter.value])),
+      body: spec.body,
+    },
+    fill,
+  );
   const env = Object.fromEntries(variables);
 
   const setupCode = stringOr(check.localSetupScript);
   if (setupCode !== undefined) {
-    const setup = await context.scripts().runSetup({ code: setupCode, request, env, signal: context.signal });
+    const setup = await context.scripts().runSetup({ code: setupCode, request, env, signal: context.signal, ...projectRootOf(context) });
     jobLog.setup.push(...setup.logs);
     if (setup.error !== null) {
       return finish({ startedAt, failure: { kind: 'SCRIPT', message: `setup script failed: ${setup.error}` }, jobLog, request: recorded(request) });
     }
-    request = setup.value;
+    // Variables the script set in process.env fill the placeholders that are still unresolved.
+    const after = variableLookup(Object.entries(setup.env ?? {}).map(([key, value]) => ({ key, value })));
+    request = fillRequest(setup.value, (text) => interpolate(text, after));
   }
 
   let url: URL;
@@ -111,11 +118,9 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
     return finish({ startedAt, failure: { kind, message }, jobLog, request: requestRecord, http, responseTime, overMaxResponseTime, requestError: message });
   }
 
-  const response = http.response;
+  let response = http.response;
   log(`${response.status} ${response.statusText} in ${responseTime} ms${response.truncated ? ` (body read stopped at ${MAX_READ_BYTES} bytes)` : ''}`);
-  const assertions = evaluateAssertions(spec.assertions, { status: response.status, headers: response.headers, body: response.body, responseTime });
-  let failure = apiVerdict({ status: response.status, shouldFail, assertions });
-
+  let scriptFailure: TryResult['failure'] = null;
   const tearDownCode = stringOr(check.localTearDownScript);
   if (tearDownCode !== undefined) {
     const scriptResponse: ScriptResponse = {
@@ -126,10 +131,17 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
       timings: http.timings,
       timingPhases: http.timingPhases,
     };
-    const tearDown = await context.scripts().runTearDown({ code: tearDownCode, request, response: scriptResponse, env, signal: context.signal });
+    const tearDown = await context.scripts().runTearDown({ code: tearDownCode, request, response: scriptResponse, env, signal: context.signal, ...projectRootOf(context) });
     jobLog.teardown.push(...tearDown.logs);
-    if (tearDown.error !== null) failure ??= { kind: 'SCRIPT', message: `teardown script failed: ${tearDown.error}` };
+    if (tearDown.error !== null) scriptFailure = { kind: 'SCRIPT', message: `teardown script failed: ${tearDown.error}` };
+    else if (tearDown.response !== undefined) {
+      const changed = tearDown.response;
+      response = { ...response, status: changed.status, statusText: changed.statusText, headers: lowerCaseKeys(changed.headers), body: changed.body };
+    }
   }
+  const assertions = evaluateAssertions(spec.assertions, { status: response.status, headers: response.headers, body: response.body, responseTime });
+  const failure = scriptFailure ?? apiVerdict({ status: response.status, shouldFail, assertions });
+  http.response = response;
 
   return finish({
     startedAt,
@@ -160,6 +172,25 @@ export function apiVerdict(input: { status: number; shouldFail: boolean; asserti
   if (errorStatus && !input.shouldFail) return { kind: 'STATUS', message: `the response status ${input.status} is an error status (≥ 400); set shouldFail to expect it` };
   if (!errorStatus && input.shouldFail) return { kind: 'STATUS', message: `shouldFail is set, so an error status (≥ 400) was expected, but the response status was ${input.status}` };
   return null;
+}
+
+function fillRequest(request: ScriptRequest, fill: (text: string) => string): ScriptRequest {
+  const fillEntries = (entries: Record<string, string>) => Object.fromEntries(Object.entries(entries).map(([key, value]) => [fill(key), fill(value)]));
+  return {
+    url: fill(request.url),
+    method: request.method,
+    headers: fillEntries(request.headers),
+    queryParameters: fillEntries(request.queryParameters),
+    body: fill(request.body),
+  };
+}
+
+function projectRootOf(context: ExecutorContext): { projectRoot?: string } {
+  return context.projectRoot === undefined ? {} : { projectRoot: context.projectRoot };
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
 }
 
 function requestBody(bodyType: string, method: string, body: string, headers: Record<string, string>): string | undefined {
