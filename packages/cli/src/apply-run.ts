@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { ApplyEvent, ApplyReport, PlanResult, StateLock } from '@vigil/engine';
-import { CliError } from './errors.js';
+import { CliError, redact } from './errors.js';
 import { parseLockTimeoutFlag, parseParallelism } from './flags.js';
 import { confirm } from './prompt.js';
 import { computePlan, currentState, openSession, useColor, type Session } from './workflow.js';
@@ -161,7 +161,8 @@ function progressReporter(planned: PlanResult): (event: ApplyEvent) => void {
 }
 
 function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  // The service's words, which may echo the request: secrets and control characters removed.
+  return redact(error instanceof Error ? error.message : String(error));
 }
 
 function printReport(report: ApplyReport, mode: 'apply' | 'destroy'): void {

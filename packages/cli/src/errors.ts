@@ -26,3 +26,67 @@ export function usageError(message: string, cause?: unknown): CliError {
   return new CliError(message, { exitCode: USAGE_EXIT_CODE, ...(cause === undefined ? {} : { cause }) });
 }
 
+
+/**
+ * Every secret this process knows: the API key and the project's secret values (secret variables,
+ * basic-auth passwords, alert-channel keys, webhook secrets). A service may echo a request (body
+ * and headers) in an error message, so any text that came from it passes through `redact` before
+ * it is printed or logged. Process-wide on purpose: one command, one set of secrets, and every
+ * place that prints a service error must see them without threading them through.
+ */
+const knownSecrets = new Set<string>();
+const REDACTED = '(redacted)';
+/** Below this length a secret is replaced only as a whole word, so `pw` does not mangle "pwd". */
+const SHORT_SECRET = 6;
+
+export function registerSecrets(values: Iterable<unknown>): void {
+  for (const value of values) {
+    if (typeof value !== 'string' || value === '') continue;
+    knownSecrets.add(value);
+    // As it appears inside an echoed JSON body: quotes, backslashes and control characters escaped.
+    const inJson = JSON.stringify(value).slice(1, -1);
+    if (inJson !== value) knownSecrets.add(inJson);
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Control characters and bidirectional overrides, except the line break of multi-line messages:
+ * what `printable` in `@vigil/engine` escapes, kept here so printing an error loads no engine.
+ */
+const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `text` fit to print: without any known secret or `Bearer <token>` credential, and with control
+ * characters escaped (`\u001b`), so an echoed request cannot leak a secret or drive the terminal.
+ */
+export function redact(text: string): string {
+  let result = text;
+  // Longest first, so a secret that contains another is replaced whole.
+  for (const secret of [...knownSecrets].sort((a, b) => b.length - a.length)) {
+    if (secret.length >= SHORT_SECRET) result = result.split(secret).join(REDACTED);
+    else result = result.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, 'g'), REDACTED);
+  }
+  result = result.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`);
+  return result.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The user error behind a failure that is not a `CliError`, or `undefined` for a real bug. State
+ * problems (a damaged state file or log, a lock in the way) and answers of the service (a refused
+ * key, a missing account, an unreachable URL) are the user's to fix: their message, no stack.
+ */
+export async function userErrorOf(error: unknown): Promise<CliError | undefined> {
+  if (!(error instanceof Error)) return undefined;
+  // Brand checks rather than `instanceof`: the engine and client may be loaded as separate copies.
+  if (error.name === 'StateError' && typeof (error as { code?: unknown }).code === 'string') return new CliError(error.message, { cause: error });
+  const { ApiError } = await import('@vigil/client');
+  if (!(error instanceof ApiError)) return undefined;
+  const status = (error as { status?: unknown }).status;
+  if (status === 401) return new CliError(`the service refused the API key: ${error.message}. Check VIGIL_API_KEY.`, { cause: error });
+  if (status === 403) return new CliError(`the service refused access: ${error.message}. Check VIGIL_ACCOUNT_ID and the key's permissions.`, { cause: error });
+  return new CliError(error.message, { cause: error });
+}

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { COMMANDS } from './commands/index.js';
-import { USAGE_EXIT_CODE, isCliError } from './errors.js';
+import { USAGE_EXIT_CODE, isCliError, redact, userErrorOf } from './errors.js';
 import { VERSION } from './version.js';
 
 export function buildProgram(): Command {
@@ -26,12 +26,14 @@ export async function main(argv: readonly string[]): Promise<number> {
       // --help and --version arrive here as "errors" with exit code 0; commander has printed the rest.
       return error.exitCode === 0 ? 0 : usageExitCode(argv);
     }
-    if (isCliError(error)) {
-      process.stderr.write(`Error: ${error.message}\n`);
-      return error.exitCode === USAGE_EXIT_CODE ? usageExitCode(argv) : error.exitCode;
+    // Messages may quote the service, which may echo a request: redacted before they are printed.
+    const userError = isCliError(error) ? error : await userErrorOf(error);
+    if (userError) {
+      process.stderr.write(`Error: ${redact(userError.message)}\n`);
+      return userError.exitCode === USAGE_EXIT_CODE ? usageExitCode(argv) : userError.exitCode;
     }
     const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`Error: unexpected failure; this is a bug in vigil.\n${detail}\n`);
+    process.stderr.write(`Error: unexpected failure; this is a bug in vigil.\n${redact(detail)}\n`);
     return 1;
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { LoadedProject, PlanResult, ServiceCalls, StateBackend, StateDocument, StateLock, StateTarget } from '@vigil/engine';
-import { CliError } from './errors.js';
+import { CliError, registerSecrets } from './errors.js';
 import { loadFromCommand, printDiagnostics } from './commands/validate.js';
 import { resolveTarget, type Target } from './target.js';
 import { VERSION } from './version.js';
@@ -38,9 +38,11 @@ export async function openSession(command: Command, options: { local?: boolean; 
   if (printDiagnostics(loaded.diagnostics, (text) => process.stderr.write(text))) {
     throw new CliError('the project has errors (listed above); nothing was planned', { exitCode: 1 });
   }
-  const { createLocalBackend, DEFAULT_STATE_PATH } = await import('@vigil/engine');
+  const { createLocalBackend, DEFAULT_STATE_PATH, getAtPath } = await import('@vigil/engine');
   const path = await import('node:path');
   const target = await resolveTarget({ root: loaded.root, configApi: loaded.config?.api, local: options.local ?? false });
+  // Known before the first call, so whatever the service answers can be scrubbed of them.
+  registerSecrets([target.apiKey, ...loaded.specs.flatMap((spec) => spec.secrets.map((secret) => getAtPath(spec.payload, secret)))]);
   if (target.embedded) options.log(target.embedded.announcement);
   const statePath = path.resolve(loaded.root, loaded.config?.state?.path ?? DEFAULT_STATE_PATH);
   const { serviceCalls } = await import('./service-calls.js');

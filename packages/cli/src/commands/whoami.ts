@@ -18,6 +18,7 @@ export function registerWhoami(program: Command): void {
       }
       const { resolveTarget } = await import('../target.js');
       const target = await resolveTarget({ root: process.cwd() });
+      (await import('../errors.js')).registerSecrets([target.apiKey]);
       const { createClient, ApiError } = await import('@vigil/client');
       const { VERSION } = await import('../version.js');
       const client = createClient({

@@ -105,6 +105,10 @@ export function hashSecret(value: string): string {
  */
 export function parseStateDocument(text: string, location: string): StateDocument {
   const untouched = 'vigil left it untouched: fix it or restore it (e.g. from version control)';
+  if (text.trim() === '') {
+    // Typically a write cut short by a full disk or a copy that failed, not anything vigil leaves.
+    throw new StateError('state-invalid', `state file ${location} is empty; ${untouched}, or delete it if nothing was ever applied`);
+  }
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -317,3 +317,44 @@ describe('local backend: crash safety', () => {
     }
   }, 60_000);
 });
+
+describe('local backend with a symlinked state file', () => {
+  it('writes and locks through the link: the link stays a link, its target gets the state and the lock', async () => {
+    const { lstat, mkdir, symlink } = await import('node:fs/promises');
+    const shared = join(directory, 'shared');
+    await mkdir(shared);
+    await mkdir(join(directory, '.vigil'));
+    await symlink(join('..', 'shared', 'state.json'), statePath);
+    const backend = createLocalBackend({ path: statePath });
+    const lock = await backend.lock({ timeoutMs: 0, command: 'vigil apply' });
+    expect(await readLockFile(join(shared, 'state.json.lock'))).toBeDefined();
+    expect(await readdir(join(directory, '.vigil'))).toEqual(['state.json']);
+    await lock.write(withResource(emptyState({ project: 'shop', target: TARGET }), 1));
+    await lock.write(withResource((await backend.read())!, 2));
+    await lock.release();
+
+    expect((await lstat(statePath)).isSymbolicLink()).toBe(true);
+    const stored = JSON.parse(await readFile(join(shared, 'state.json'), 'utf8')) as StateDocument;
+    expect(Object.keys(stored.resources)).toEqual(['api-check.c1', 'api-check.c2']);
+    expect((await backend.read())?.serial).toBe(2);
+    expect(await readdir(shared)).toEqual(['state.json']);
+  });
+
+  it('refuses a link that leads to itself, naming it', async () => {
+    const { mkdir, symlink } = await import('node:fs/promises');
+    await mkdir(join(directory, '.vigil'));
+    await symlink('state.json', statePath);
+    expect(() => createLocalBackend({ path: statePath })).toThrow(`cannot read state ${location()}: it is a symbolic link that leads to itself (a loop)`);
+  });
+});
+
+describe('local backend with a directory where the lock file goes', () => {
+  it('refuses to lock or force-unlock, saying what is there', async () => {
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(`${statePath}.lock`, { recursive: true });
+    const backend = createLocalBackend({ path: statePath });
+    const message = `the state lock ${location()}.lock is a directory, not a lock file vigil wrote; if nothing else uses it, remove it yourself (rm -r ${location()}.lock) and try again`;
+    await expect(backend.forceUnlock()).rejects.toThrow(message);
+    await expect(backend.lock({ timeoutMs: 0, command: 'vigil apply' })).rejects.toThrow(message);
+  });
+});

@@ -2,7 +2,7 @@
  * The `local` backend: state in one JSON file (default `<root>/.vigil/state.json`), guarded by a lock
  * file beside it (`state.json.lock`), replaced atomically on every write.
  */
-import { constants as fsConstants } from 'node:fs';
+import { constants as fsConstants, readlinkSync } from 'node:fs';
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { removeLeftoverTempFiles, syncDirectory, writeFileAtomically } from './atomic-file.js';
@@ -61,6 +61,29 @@ function displayPath(path: string): string {
 }
 
 /**
+ * `path` with symbolic links to the state file followed, even to a target that does not exist yet.
+ * Writes replace the file by renaming a new one over it, which would replace a link with a regular
+ * file and leave its target stale; the lock would sit beside the link, not guarding the target for
+ * another project that links to it. So everything is done at the end of the links.
+ */
+function followLinks(path: string): string {
+  let current = path;
+  for (let hops = 0; hops < 40; hops += 1) {
+    let target: string;
+    try {
+      target = readlinkSync(current);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // EINVAL: not a link; ENOENT: nothing there yet (or a missing directory, reported when used).
+      if (code === 'EINVAL' || code === 'ENOENT' || code === 'ENOTDIR') return current;
+      throw new StateError('state-io', `cannot read state ${displayPath(path)}: ${(error as Error).message}`, { cause: error });
+    }
+    current = resolve(dirname(current), target);
+  }
+  throw new StateError('state-io', `cannot read state ${displayPath(path)}: it is a symbolic link that leads to itself (a loop)`);
+}
+
+/**
  * A file-system failure (permissions, a full disk, a path through a file) is the user's to fix, so it
  * becomes a `StateError` saying what vigil was doing and where.
  */
@@ -80,10 +103,11 @@ async function asStateError<T>(doing: string, run: () => Promise<T>): Promise<T>
  * `appendSteps()` appends journal steps to `<path>.wal` (see step-log.ts), which `write()` empties.
  */
 export function createLocalBackend(options: LocalBackendOptions): StateBackend {
-  const path = resolve(options.path);
+  const path = followLinks(resolve(options.path));
   const lockPath = `${path}.lock`;
   const logPath = `${path}${STEP_LOG_SUFFIX}`;
-  const location = displayPath(path);
+  // Messages name the path the user configured (the link), which is what they look for.
+  const location = displayPath(resolve(options.path));
   const unlockCommand = options.unlockCommand ?? 'vigil state unlock --force';
 
   async function readStored(): Promise<Stored | undefined> {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { hostname, userInfo } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, isAbsolute, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatDuration } from './duration.js';
 import { StateError } from './errors.js';
@@ -103,6 +103,14 @@ export async function readLockFile(lockPath: string): Promise<LockFileContent | 
     ]);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+      // Not something vigil creates, so not something `unlock --force` should delete unasked.
+      const shown = relative(process.cwd(), lockPath);
+      const where = shown !== '' && !shown.startsWith('..') && !isAbsolute(shown) ? shown : lockPath;
+      throw new StateError('state-io', `the state lock ${where} is a directory, not a lock file vigil wrote; if nothing else uses it, remove it yourself (rm -r ${where}) and try again`, {
+        cause: error,
+      });
+    }
     throw error;
   }
   try {
