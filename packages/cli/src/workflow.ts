@@ -24,6 +24,8 @@ export interface Session {
   readonly stateTarget: StateTarget;
   /** Prints a notice where the command prints its notices. */
   readonly log: (line: string) => void;
+  /** `--allow-empty`: plan even when the project declares no resources but state manages some. */
+  readonly allowEmpty: boolean;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function openSession(command: Command, options: { local?: boolean; 
       projectName: loaded.config?.projectName ?? path.basename(loaded.root),
       stateTarget: await accountBoundTarget(target, calls),
       log: options.log,
+      allowEmpty: command.opts<{ allowEmpty?: boolean }>().allowEmpty === true,
       close: () => target.close(),
     };
   } catch (error) {
@@ -118,6 +121,7 @@ export async function computePlan(
   options: { targets?: readonly string[]; destroy?: boolean },
 ): Promise<PlanResult> {
   const { createPlan, refresh } = await import('@vigil/engine');
+  if (!options.destroy && !session.allowEmpty) await (await import('./empty-project.js')).assertProjectNotEmpty(session.loaded, state);
   const kinds = new Set([...session.loaded.specs.map((spec) => spec.kind), ...Object.values(state.resources).map((resource) => resource.kind)]);
   // Kinds only referred to by `fromId` are listed too (one list, not a GET per reference), so plan
   // can name every reference to a missing resource before anything is applied.

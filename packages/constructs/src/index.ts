@@ -4,7 +4,7 @@
  */
 
 // Plumbing shared with the loader.
-export { CONSTRUCT_BRAND } from './brand.js';
+export { CONSTRUCT_BRAND, CONFIG_SOURCE_KEY } from './brand.js';
 export { isConstruct, isRef, isExternalRef, type Ref, type ExternalRef } from './ref.js';
 export { Project, withProject, tryCurrentProject } from './project.js';
 export { Construct, type ConstructProps, type SynthesisResult } from './construct.js';

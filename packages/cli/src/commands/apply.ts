@@ -20,6 +20,7 @@ export function registerApply(program: Command): void {
       .description('make the monitoring service match the code: create, update and delete in dependency order')
       .argument('[plan-file]', 'a plan saved with `vigil plan --out`; applied only if it is still exactly what would be done'),
   )
+    .option('--allow-empty', 'apply even when the project declares no resources but state manages some (deletes them all)')
     .addHelpText(
       'after',
       [

@@ -23,6 +23,7 @@ export function registerPlan(program: Command): void {
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
     .option('--local', 'use the embedded local service even when CI=true')
     .addOption(loadTimeoutOption())
+    .option('--allow-empty', 'plan even when the project declares no resources but state manages some (deletes them all)')
     .addHelpText(
       'after',
       [

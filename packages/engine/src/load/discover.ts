@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
 import picomatch from 'picomatch';
+import type { Diagnostic, SourceLocation } from '@vigil/constructs';
 
 /**
  * The extensions a config file may have, in the order they are looked for; the default name is
@@ -74,9 +75,24 @@ export interface DiscoverOptions {
   exclude?: readonly string[];
 }
 
+/** The patterns of a `checks.checkMatch` value (a string or a list; the default when unset). */
+export function checkMatchPatterns(checkMatch: unknown): string[] {
+  if (checkMatch === undefined) return [...DEFAULT_CHECK_MATCH];
+  return [checkMatch].flat().filter((pattern): pattern is string => typeof pattern === 'string');
+}
+
+/**
+ * Whether a pattern could select files outside the root: an absolute one, or one with a `..`
+ * segment. Such patterns are never searched (see {@link checkMatchDiagnostics}).
+ */
+export function reachesOutsideRoot(pattern: string): boolean {
+  return path.posix.isAbsolute(pattern) || path.win32.isAbsolute(pattern) || pattern.split(/[\\/]/).includes('..');
+}
+
 /** The monitor files of a project, absolute and sorted, so every load evaluates them in one order. */
 export async function discoverMonitorFiles(options: DiscoverOptions): Promise<string[]> {
-  const patterns = options.checkMatch === undefined ? DEFAULT_CHECK_MATCH : [options.checkMatch].flat();
+  const patterns = checkMatchPatterns(options.checkMatch).filter((pattern) => !reachesOutsideRoot(pattern));
+  if (patterns.length === 0) return [];
   const ignoredDirectories = (options.ignoreDirectoriesMatch ?? []).map((pattern) => pattern.replace(/\/+$/, ''));
   const matches = await glob([...patterns], {
     cwd: options.root,
@@ -92,6 +108,56 @@ export async function discoverMonitorFiles(options: DiscoverOptions): Promise<st
     .map((relative) => path.resolve(options.root, relative))
     .filter((file) => !excluded.has(file))
     .sort();
+}
+
+/** The Checkly CLI's default `checkMatch`, which a project moved over from it may still follow. */
+const CHECKLY_CHECK_MATCH = '**/*.check.ts';
+
+/**
+ * What is wrong with the `checkMatch` patterns, located at the config (`source`): an error for a
+ * pattern that reaches outside the root, a warning for one that matches no file (a typo there
+ * silently empties the project, and a plan of an empty project deletes everything), with a hint
+ * when the files follow the Checkly CLI's naming instead.
+ */
+export async function checkMatchDiagnostics(options: {
+  root: string;
+  checkMatch: unknown;
+  files: readonly string[];
+  source: SourceLocation | undefined;
+}): Promise<Diagnostic[]> {
+  const { root, source } = options;
+  const located = (diagnostic: Diagnostic): Diagnostic => ({ ...diagnostic, path: 'checks.checkMatch', ...(source ? { source } : {}) });
+  const relativeFiles = options.files.map((file) => path.relative(root, file).split(path.sep).join('/'));
+  const diagnostics: Diagnostic[] = [];
+  const patterns = checkMatchPatterns(options.checkMatch);
+  if (patterns.length === 0) {
+    diagnostics.push(located({ severity: 'warning', message: 'vigil.config: checks.checkMatch lists no pattern, so no file is loaded', hint: 'Remove it to use the default "**/*.monitor.ts", or list globs relative to the project root.' }));
+  }
+  for (const pattern of patterns) {
+    if (reachesOutsideRoot(pattern)) {
+      diagnostics.push(
+        located({
+          severity: 'error',
+          message: `vigil.config: checks.checkMatch pattern "${pattern}" reaches outside the project root ${root}`,
+          hint: 'Patterns are relative to the project root (the config file\'s directory) and stay inside it; move the config file up to include more.',
+        }),
+      );
+      continue;
+    }
+    const matches = picomatch(pattern, { dot: false });
+    if (relativeFiles.some((file) => matches(file))) continue;
+    const warning: Diagnostic = { severity: 'warning', message: `vigil.config: checks.checkMatch pattern "${pattern}" matches no file under ${root}` };
+    const checklyFiles = pattern === CHECKLY_CHECK_MATCH ? [] : await glob([CHECKLY_CHECK_MATCH], { cwd: root, ignore: ALWAYS_IGNORED });
+    if (checklyFiles.length > 0) {
+      const count = checklyFiles.length === 1 ? '1 file matches' : `${checklyFiles.length} files match`;
+      const them = checklyFiles.length === 1 ? 'it' : 'them';
+      warning.hint = `${count} the Checkly CLI's default "${CHECKLY_CHECK_MATCH}" (${checklyFiles.sort()[0]}); to load ${them}, set checks: { checkMatch: '${CHECKLY_CHECK_MATCH}' }.`;
+    } else {
+      warning.hint = 'Patterns are globs relative to the project root, e.g. "**/*.monitor.ts".';
+    }
+    diagnostics.push(located(warning));
+  }
+  return diagnostics;
 }
 
 /** `a/b/c.ts` → `['a', 'a/b']`: a file is ignored when any directory above it is. */

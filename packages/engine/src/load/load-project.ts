@@ -2,10 +2,10 @@ import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Project, type Diagnostic, type ResourceSpec, type VigilConfig } from '@vigil/constructs';
+import { CONFIG_SOURCE_KEY, Project, type Diagnostic, type ResourceSpec, type SourceLocation, type VigilConfig } from '@vigil/constructs';
 import { Graph } from '../graph/index.js';
 import { bundleProject, MEMBER_EXPORTS } from './bundle.js';
-import { discoverMonitorFiles, resolveConfigPath } from './discover.js';
+import { checkMatchDiagnostics, discoverMonitorFiles, resolveConfigPath } from './discover.js';
 import { evaluateModules, EvaluationClock, LoadDirectory, type EvaluationOutcome } from './evaluate.js';
 import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
@@ -123,6 +123,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       ignoreDirectoriesMatch: config.checks?.ignoreDirectoriesMatch,
       exclude: [configPath],
     });
+    report(await checkMatchDiagnostics({ root, checkMatch: config.checks?.checkMatch, files: loaded.files, source: configSource(config) }));
     if (loaded.files.length > 0) {
       const groups = await groupFiles(loaded.files);
       const monitorBundle = await bundleProject({
@@ -225,6 +226,11 @@ async function groupFiles(files: readonly string[]): Promise<string[][]> {
 function defaultAliases(): Record<string, string> {
   const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
   return { vigil: constructs, 'vigil/constructs': constructs, '@vigil/constructs': constructs };
+}
+
+/** Where `defineConfig` was called, as it recorded it. */
+function configSource(config: VigilConfig): SourceLocation | undefined {
+  return (config as { [CONFIG_SOURCE_KEY]?: SourceLocation })[CONFIG_SOURCE_KEY];
 }
 
 function isConfigObject(value: unknown): value is VigilConfig {
