@@ -45,8 +45,15 @@ export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
     ...COMMON_OPTIONS,
-    // script-worker: the child process that runs setup/teardown scripts (@vigil/runner's scripts/pool.ts).
-    entryPoints: { main: 'src/main.ts', index: 'src/index.ts', constructs: 'src/constructs.ts', 'script-worker': '../runner/src/scripts/worker.ts' },
+    // script-worker: the child process that runs setup/teardown scripts (@vigil/runner's scripts/pool.ts);
+    // multi-step-reporter: the reporter Playwright loads for a multi-step run (multi-step/run-spec.ts).
+    entryPoints: {
+      main: 'src/main.ts',
+      index: 'src/index.ts',
+      constructs: 'src/constructs.ts',
+      'script-worker': '../runner/src/scripts/worker.ts',
+      'multi-step-reporter': '../runner/src/multi-step/reporter.ts',
+    },
     outdir,
     outExtension: { '.js': '.mjs' },
     splitting: true,

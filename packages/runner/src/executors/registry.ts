@@ -4,8 +4,9 @@
  */
 import type { Executor } from '../types.js';
 import { apiExecutor } from './api.js';
+import { multiStepExecutor } from './multi-step.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

@@ -8,15 +8,16 @@
  * `require`, top-level `await`), compiled once per distinct code and cached. Bundled scripts carry an
  * inline source map; stack frames are mapped through it to the user's own files.
  *
- * Imports only Node built-ins (and types), so it starts fast and runs the same from sources and from
- * the CLI bundle.
+ * Imports only Node built-ins (and ./source-map.ts), so it starts fast and runs the same from sources
+ * and from the CLI bundle.
  */
-import { createRequire, SourceMap } from 'node:module';
+import { createRequire, type SourceMap } from 'node:module';
 import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import vm from 'node:vm';
 import type { JobLogLine, ScriptRequest } from '../types.js';
 import type { DoneMessage, RunMessage, WorkerError, WorkerResponse } from './protocol.js';
+import { inlineSourceMap, originalPosition } from './source-map.js';
 
 const MAX_LOG_LINES = 1000;
 const MAX_LOG_LINE_CHARS = 8192;
@@ -34,16 +35,6 @@ interface Compiled {
 
 const compiledScripts = new Map<string, Compiled>();
 
-function sourceMapOf(code: string): SourceMap | null {
-  const match = /\/\/# sourceMappingURL=data:application\/json;(?:charset=utf-8;)?base64,([A-Za-z0-9+/=]+)\s*$/.exec(code);
-  if (!match?.[1]) return null;
-  try {
-    return new SourceMap(JSON.parse(Buffer.from(match[1], 'base64').toString('utf8')) as ConstructorParameters<typeof SourceMap>[0]);
-  } catch {
-    return null;
-  }
-}
-
 function compile(code: string): Compiled {
   const cached = compiledScripts.get(code);
   if (cached) {
@@ -55,7 +46,7 @@ function compile(code: string): Compiled {
   // The wrapper sits on a line of its own and lineOffset -1 hides it, so V8's line numbers are the
   // script's own and match its source map.
   const script = new vm.Script(`(async function (${PARAMETERS.join(', ')}) {\n${code}\n})`, { filename: SCRIPT_FILE, lineOffset: -1 });
-  const compiled = { script, map: sourceMapOf(code) };
+  const compiled = { script, map: inlineSourceMap(code) };
   compiledScripts.set(code, compiled);
   if (compiledScripts.size > MAX_CACHED_SCRIPTS) compiledScripts.delete(compiledScripts.keys().next().value as string);
   return compiled;
@@ -63,10 +54,7 @@ function compile(code: string): Compiled {
 
 function locate(file: string, line: number, column: number, map: SourceMap | null, label: string): string | null {
   if (file !== SCRIPT_FILE) return null;
-  if (!map) return `${label}:${line}:${column}`;
-  const entry = map.findEntry(line - 1, column - 1) as { originalSource?: string; originalLine?: number; originalColumn?: number };
-  if (entry.originalSource === undefined || entry.originalLine === undefined || entry.originalColumn === undefined) return `${label}:${line}:${column}`;
-  return `${entry.originalSource}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
+  return (map && originalPosition(map, line, column)) ?? `${label}:${line}:${column}`;
 }
 
 const FRAME = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/;

@@ -1,0 +1,198 @@
+/**
+ * One multi-step run: the check's bundled spec under the real Playwright test runner, in child
+ * processes (Playwright's CLI and its worker), with a generated config in a fresh directory, our
+ * reporter (./reporter.ts), the check's variables as the whole environment, and a hard deadline that
+ * kills the process group. API-only specs (the `request` fixture) need no browser; a spec that opens
+ * a `page` uses VIGIL_CHROMIUM_PATH, else Playwright's own browsers, else the system `chromium`.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ReportFile } from './report.js';
+
+declare const __VIGIL_BUNDLED__: boolean | undefined;
+
+/** After Playwright's own timeouts (set to the run's deadline), how long it gets to write its report. */
+const REPORT_GRACE_MS = 5_000;
+const MAX_OUTPUT_CHARS = 64 * 1024;
+/**
+ * Put in front of the spec on its first line, so line numbers stay the bundle's own: Playwright maps
+ * positions through the bundle's inline source map itself and reports the user's files (relative to
+ * the run directory).
+ */
+const SPEC_BANNER = "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);";
+export const SPEC_FILE = 'check.spec.mjs';
+
+const ownRequire = createRequire(import.meta.url);
+
+/** The reporter Playwright loads: dist/multi-step-reporter.mjs in the CLI bundle, the TypeScript source otherwise. */
+function reporterFile(): string {
+  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return fileURLToPath(new URL('./multi-step-reporter.mjs', import.meta.url));
+  return fileURLToPath(new URL('./reporter.ts', import.meta.url));
+}
+
+let workspace: Promise<string> | undefined;
+
+/**
+ * One directory per runner process holding node_modules/@playwright/test (a link to the runner's
+ * own copy), so the spec's `require('@playwright/test')` finds the very instance the CLI runs.
+ */
+function workspaceDir(): Promise<string> {
+  workspace ??= (async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-multistep-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const packageDir = path.dirname(ownRequire.resolve('@playwright/test/package.json'));
+    await mkdir(path.join(dir, 'node_modules', '@playwright'), { recursive: true });
+    symlinkSync(packageDir, path.join(dir, 'node_modules', '@playwright', 'test'), 'dir');
+    try {
+      const playwrightDir = path.dirname(createRequire(path.join(packageDir, 'package.json')).resolve('playwright/package.json'));
+      symlinkSync(playwrightDir, path.join(dir, 'node_modules', 'playwright'), 'dir');
+    } catch {
+      // Only `@playwright/test` is promised to specs.
+    }
+    return dir;
+  })();
+  return workspace;
+}
+
+function onPath(names: string[]): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    for (const name of names) {
+      const candidate = path.join(dir, name);
+      if (dir !== '' && existsSync(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function playwrightHasChromium(): boolean {
+  const cache = process.env.PLAYWRIGHT_BROWSERS_PATH || path.join(os.homedir(), '.cache', 'ms-playwright');
+  try {
+    return readdirSync(cache).some((name) => name.startsWith('chromium'));
+  } catch {
+    return false;
+  }
+}
+
+/** The Chromium a `page` runs in: undefined leaves the choice to Playwright (its own download). */
+export function chromiumExecutable(): string | undefined {
+  return process.env.VIGIL_CHROMIUM_PATH || (playwrightHasChromium() ? undefined : onPath(['chromium', 'chromium-browser']));
+}
+
+export const NO_BROWSER_HINT =
+  'this multi-step check opens a browser page, and no Chromium was found: set VIGIL_CHROMIUM_PATH to a Chromium or Chrome executable, ' +
+  'or run `npx playwright install chromium`, or install the system `chromium` package (found on PATH)';
+
+export interface SpecRun {
+  /** The run's directory: positions Playwright reports are below it (deleted when the run ends). */
+  dir: string;
+  /** The report, or null when Playwright wrote none (killed at the deadline, crashed before its end). */
+  report: ReportFile | null;
+  /** Playwright's own stdout and stderr (the reporter prints nothing; this is what went wrong around it). */
+  output: string;
+  timedOut: boolean;
+  aborted: boolean;
+  exitCode: number | null;
+  durationMs: number;
+}
+
+export interface SpecInput {
+  code: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+function configSource(input: { reportFile: string; timeoutMs: number; executablePath: string | undefined }): string {
+  const config = {
+    testDir: '.',
+    testMatch: SPEC_FILE,
+    timeout: input.timeoutMs,
+    globalTimeout: input.timeoutMs,
+    retries: 0,
+    workers: 1,
+    forbidOnly: false,
+    outputDir: './test-results',
+    preserveOutput: 'never',
+    reporter: [[reporterFile(), { outputFile: input.reportFile }]],
+    use: {
+      headless: true,
+      trace: 'off',
+      screenshot: 'off',
+      video: 'off',
+      ...(input.executablePath ? { launchOptions: { executablePath: input.executablePath } } : {}),
+    },
+  };
+  return `export default ${JSON.stringify(config, null, 2)};\n`;
+}
+
+/** Runs the spec once; never throws for anything the spec does. */
+export async function runSpec(input: SpecInput): Promise<SpecRun> {
+  const started = performance.now();
+  const base = await workspaceDir();
+  const dir = await mkdtemp(path.join(base, 'run-'));
+  const reportFile = path.join(dir, 'report.json');
+  try {
+    await writeFile(path.join(dir, SPEC_FILE), `${SPEC_BANNER} ${input.code}\n`);
+    await writeFile(path.join(dir, 'playwright.config.mjs'), configSource({ reportFile, timeoutMs: input.timeoutMs, executablePath: chromiumExecutable() }));
+    const cli = ownRequire.resolve('@playwright/test/cli');
+    const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
+    if (process.env.PLAYWRIGHT_BROWSERS_PATH) env.PLAYWRIGHT_BROWSERS_PATH = process.env.PLAYWRIGHT_BROWSERS_PATH;
+    const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], {
+      cwd: dir,
+      env,
+      // Its own process group, so the deadline kills Playwright's workers and browsers with it.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      if (output.length < MAX_OUTPUT_CHARS) output += chunk.toString('utf8');
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    let timedOut = false;
+    let aborted = false;
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, input.timeoutMs + REPORT_GRACE_MS);
+    const onAbort = () => {
+      aborted = true;
+      killGroup();
+    };
+    input.signal.addEventListener('abort', onAbort, { once: true });
+    if (input.signal.aborted) onAbort();
+    const exitCode = await new Promise<number | null>((resolve) => {
+      child.once('error', (error) => {
+        output += `\n${error.message}`;
+        resolve(null);
+      });
+      child.once('close', (code) => resolve(code));
+    });
+    clearTimeout(timer);
+    input.signal.removeEventListener('abort', onAbort);
+    let report: ReportFile | null = null;
+    if (!timedOut && !aborted) {
+      try {
+        report = JSON.parse(await readFile(reportFile, 'utf8')) as ReportFile;
+      } catch {
+        report = null;
+      }
+    }
+    return { dir, report, output, timedOut, aborted, exitCode, durationMs: performance.now() - started };
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
