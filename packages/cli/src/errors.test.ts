@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { redact, registerSecrets } from './errors.js';
+
+registerSecrets(['long-secret-value', 'pw', 'a"b\\c-quoted', '', undefined, 42]);
+
+describe('redact', () => {
+  it.each([
+    ['a secret anywhere in the text', 'sent {"password":"long-secret-value"}', 'sent {"password":"(redacted)"}'],
+    ['a short secret only as a whole word', 'pw=pw; pwd stays', '(redacted)=(redacted); pwd stays'],
+    ['a secret as an echoed JSON body writes it', '{"value":"a\\"b\\\\c-quoted"}', '{"value":"(redacted)"}'],
+    ['any Bearer credential', 'authorization: Bearer sk_live_123', 'authorization: Bearer (redacted)'],
+    ['terminal escapes, as visible escapes', 'name \u001b[2Jred\u0007', 'name \\u001b[2Jred\\u0007'],
+    ['nothing else, line breaks included', 'line one\nline two', 'line one\nline two'],
+  ])('removes %s', (_, text, expected) => {
+    expect(redact(text)).toBe(expected);
+  });
+});
