@@ -8,7 +8,20 @@ import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENVIRONMENT_VARIABLES_MAX, INCIDENT_NAME_MAX, SCRIPT_MAX_LENGTH } from '@vigil/schema';
+import {
+  ASSERTIONS_MAX,
+  DEPENDENCIES_MAX,
+  ENVIRONMENT_VARIABLES_MAX,
+  INCIDENT_NAME_MAX,
+  INCIDENT_SERVICES_MAX,
+  INCIDENT_UPDATES_MAX,
+  KEY_VALUES_MAX,
+  LOCATIONS,
+  ALERT_CHANNEL_SUBSCRIPTIONS_MAX,
+  PRIVATE_LOCATIONS_MAX,
+  SCRIPT_MAX_LENGTH,
+  TAGS_MAX,
+} from '@vigil/schema';
 import { vigil } from '../support/cli.js';
 import { generateProject } from '../support/generate-project.js';
 import { SAMPLE_BODIES } from './samples.js';
@@ -38,6 +51,16 @@ async function post(pathAndQuery: string, body: unknown): Promise<{ status: numb
 }
 
 const script = (length: number): string => `// ${'x'.repeat(length - 3)}`;
+const strings = (count: number, prefix: string): string[] => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+const keyValues = (count: number): Array<{ key: string; value: string }> => Array.from({ length: count }, (_, i) => ({ key: `k${i}`, value: `v${i}` }));
+const assertions = (count: number): unknown[] => Array.from({ length: count }, () => ({ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }));
+const dependencies = (count: number): unknown[] => Array.from({ length: count }, (_, i) => ({ path: `lib/${i}.js`, content: '' }));
+const apiCheck = SAMPLE_BODIES['checks.createApi'] as { request: Record<string, unknown> };
+const withRequest = (extra: Record<string, unknown>): unknown => ({ ...apiCheck, request: { ...apiCheck.request, ...extra } });
+const webhook = (extra: Record<string, unknown>): unknown => ({ type: 'WEBHOOK', config: { name: 'Hook', url: 'https://example.com/hook', ...extra } });
+const API = '/v1/checks/api?autoAssignAlerts=false';
+const MULTISTEP = '/v1/checks/multistep?autoAssignAlerts=false';
+const GROUPS = '/v2/check-groups?autoAssignAlerts=false';
 
 describe('the service at each limit and one past it', () => {
   const cases: Array<{ limit: string; path: string; atLimit: unknown; pastLimit: unknown; key: string }> = [
@@ -69,6 +92,32 @@ describe('the service at each limit and one past it', () => {
       pastLimit: { ...SAMPLE_BODIES['incidents.create'], name: 'n'.repeat(INCIDENT_NAME_MAX + 1) },
       key: 'name',
     },
+    // Arrays the spec leaves unbounded (issue 15 item 3: a check with 400,000 tags was stored).
+    ...(
+      [
+        ['tags', 'a check', API, SAMPLE_BODIES['checks.createApi'], (n: number) => ({ tags: strings(n, 't') }), TAGS_MAX],
+        ['tags', 'a check group', GROUPS, SAMPLE_BODIES['checkGroups.create'], (n: number) => ({ tags: strings(n, 't') }), TAGS_MAX],
+        ['tags', 'a maintenance window', '/v1/maintenance-windows', SAMPLE_BODIES['maintenanceWindows.create'], (n: number) => ({ tags: strings(n, 't') }), TAGS_MAX],
+        ['locations', 'a check', API, SAMPLE_BODIES['checks.createApi'], (n: number) => ({ locations: [...LOCATIONS, ...LOCATIONS].slice(0, n) }), LOCATIONS.length],
+        ['locations', 'a check group', GROUPS, SAMPLE_BODIES['checkGroups.create'], (n: number) => ({ locations: [...LOCATIONS, ...LOCATIONS].slice(0, n) }), LOCATIONS.length],
+        ['privateLocations', 'a check', API, SAMPLE_BODIES['checks.createApi'], (n: number) => ({ privateLocations: strings(n, 'pl-') }), PRIVATE_LOCATIONS_MAX],
+        ['request.headers', 'an API check', API, null, (n: number) => withRequest({ headers: keyValues(n) }), KEY_VALUES_MAX],
+        ['request.queryParameters', 'an API check', API, null, (n: number) => withRequest({ queryParameters: keyValues(n) }), KEY_VALUES_MAX],
+        ['request.assertions', 'an API check', API, null, (n: number) => withRequest({ assertions: assertions(n) }), ASSERTIONS_MAX],
+        ['apiCheckDefaults.assertions', 'a check group', GROUPS, SAMPLE_BODIES['checkGroups.create'], (n: number) => ({ apiCheckDefaults: { assertions: assertions(n) } }), ASSERTIONS_MAX],
+        ['apiCheckDefaults.headers', 'a check group', GROUPS, SAMPLE_BODIES['checkGroups.create'], (n: number) => ({ apiCheckDefaults: { headers: keyValues(n) } }), KEY_VALUES_MAX],
+        ['dependencies', 'a multi-step check', MULTISTEP, SAMPLE_BODIES['checks.createMultiStep'], (n: number) => ({ dependencies: dependencies(n) }), DEPENDENCIES_MAX],
+        ['config.headers', 'a webhook alert channel', '/v1/alert-channels', null, (n: number) => webhook({ headers: keyValues(n) }), KEY_VALUES_MAX],
+        ['config.queryParameters', 'a webhook alert channel', '/v1/alert-channels', null, (n: number) => webhook({ queryParameters: keyValues(n) }), KEY_VALUES_MAX],
+        ['incidentUpdates', 'a new incident', '/v1/status-pages/incidents', SAMPLE_BODIES['incidents.create'], (n: number) => ({ incidentUpdates: Array.from({ length: n }, () => ({ description: 'd', status: 'INVESTIGATING' })) }), INCIDENT_UPDATES_MAX],
+      ] as const
+    ).map(([key, owner, url, base, extra, max]) => ({
+      limit: `${max} ${key} on ${owner}`,
+      path: url,
+      atLimit: { ...(base ?? {}), ...(extra(max) as object) },
+      pastLimit: { ...(base ?? {}), ...(extra(max + 1) as object) },
+      key,
+    })),
   ];
 
   it.each(cases)('accepts $limit', async ({ path: url, atLimit }) => {
@@ -80,6 +129,32 @@ describe('the service at each limit and one past it', () => {
     const reply = await post(url, pastLimit);
     expect(reply.status).toBe(400);
     expect(reply.json.validation).toEqual({ source: 'payload', keys: [key] });
+  });
+});
+
+describe('the service past limits whose at-limit case needs other resources', () => {
+  it.each([
+    ['alertChannelSubscriptions', API, { ...SAMPLE_BODIES['checks.createApi'], alertChannelSubscriptions: Array.from({ length: ALERT_CHANNEL_SUBSCRIPTIONS_MAX + 1 }, (_, i) => ({ alertChannelId: i + 1, activated: true })) }],
+    ['services', '/v1/status-pages/incidents', { ...SAMPLE_BODIES['incidents.create'], services: Array.from({ length: INCIDENT_SERVICES_MAX + 1 }, (_, i) => ({ id: `s${i}` })) }],
+  ] as const)('refuses one past the limit of %s with 400 naming it', async (key, url, body) => {
+    const reply = await post(url, body);
+    expect(reply.status).toBe(400);
+    expect(reply.json.validation).toEqual({ source: 'payload', keys: [key] });
+  });
+
+  it(`answers 409 to update number ${INCIDENT_UPDATES_MAX + 1} of one incident`, async () => {
+    const services = await post('/v1/status-pages/services', SAMPLE_BODIES['statusPageServices.create']);
+    const incident = await post('/v1/status-pages/incidents', {
+      ...SAMPLE_BODIES['incidents.create'],
+      services: [{ id: services.json.id }],
+      incidentUpdates: Array.from({ length: INCIDENT_UPDATES_MAX - 1 }, () => ({ description: 'earlier', status: 'INVESTIGATING' })),
+    });
+    expect(incident.status).toBe(201);
+    const last = await post(`/v1/status-pages/incidents/${incident.json.id}/incident-updates`, { description: 'the last one', status: 'IDENTIFIED' });
+    expect(last.status).toBe(201);
+    const past = await post(`/v1/status-pages/incidents/${incident.json.id}/incident-updates`, { description: 'one too many', status: 'IDENTIFIED' });
+    expect(past.status).toBe(409);
+    expect(past.json.message).toBe(`incident ${incident.json.id} already has ${INCIDENT_UPDATES_MAX} updates, the most one incident may have; open a new incident`);
   });
 });
 

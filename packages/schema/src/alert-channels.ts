@@ -4,7 +4,7 @@
  * its own path (`config.address`).
  */
 import { z } from 'zod';
-import { KeyValue } from './embedded.js';
+import { KeyValues } from './embedded.js';
 import { allOptional, withDefaults } from './helpers.js';
 import { SSL_EXPIRY_THRESHOLD_MAX, SSL_EXPIRY_THRESHOLD_MIN } from './limits.js';
 import { HttpMethod, OpsgeniePriority, OpsgenieRegion } from './values.js';
@@ -19,8 +19,8 @@ export const WebhookAlertChannelConfig = z.object({
   name: z.string().min(1),
   url: z.url(),
   method: HttpMethod.default('POST'),
-  headers: z.array(KeyValue).default([]),
-  queryParameters: z.array(KeyValue).default([]),
+  headers: KeyValues.default([]),
+  queryParameters: KeyValues.default([]),
   template: z.string().optional(),
   webhookSecret: z.string().optional(),
 });

@@ -11,16 +11,20 @@
 import { z } from 'zod';
 import {
   AlertChannelSubscription,
+  AlertChannelSubscriptions,
   AlertChannelsSummary,
   AlertSettings,
   ApiCheckRequest,
   DEFAULT_ALERT_SETTINGS,
-  Dependency,
+  Dependencies,
   EnvironmentVariableResponse,
   type EnvironmentVariable,
   EnvironmentVariables,
   HeartbeatConfig,
+  Locations,
+  PrivateLocations,
   RetryStrategy,
+  Tags,
   TriggerIncident,
 } from './embedded.js';
 import { allOptional, queryList, whenFieldsValid, withDefaults } from './helpers.js';
@@ -49,15 +53,15 @@ const commonCheckFields = {
   /** Deprecated in favour of `retryStrategy`. */
   doubleCheck: z.boolean().optional(),
   shouldFail: z.boolean().optional(),
-  locations: z.array(Location).nullable().optional(),
-  privateLocations: z.array(z.string()).nullable().optional(),
-  tags: z.array(z.string()).optional(),
+  locations: Locations.nullable().optional(),
+  privateLocations: PrivateLocations.nullable().optional(),
+  tags: Tags.optional(),
   alertSettings: AlertSettings.optional(),
   useGlobalAlertSettings: z.boolean().optional(),
   groupId: z.number().int().nullable().optional(),
   groupOrder: z.number().int().min(GROUP_ORDER_MIN).nullable().optional(),
   runtimeId: RuntimeId.nullable().optional(),
-  alertChannelSubscriptions: z.array(AlertChannelSubscription).optional(),
+  alertChannelSubscriptions: AlertChannelSubscriptions.optional(),
   retryStrategy: RetryStrategy.nullable().optional(),
   triggerIncident: TriggerIncident.nullable().optional(),
   runParallel: z.boolean().optional(),
@@ -164,7 +168,7 @@ const multiStepCheckFields = {
   script: z.string().min(1).max(SCRIPT_MAX_LENGTH),
   scriptPath: z.string().nullable().optional(),
   environmentVariables: EnvironmentVariables.optional(),
-  dependencies: z.array(Dependency).nullable().optional(),
+  dependencies: Dependencies.nullable().optional(),
 };
 
 const multiStepCheckCreateShape = withDefaults(multiStepCheckFields, {
@@ -211,7 +215,7 @@ const genericCheckFields = {
   request: ApiCheckRequest.optional(),
   sslCheckDomain: z.string().optional(),
   environmentVariables: EnvironmentVariables.optional(),
-  dependencies: z.array(Dependency).nullable().optional(),
+  dependencies: Dependencies.nullable().optional(),
   /** "any type" in spec §4.1 for this call. */
   degradedResponseTime: z.unknown().optional(),
   maxResponseTime: z.unknown().optional(),

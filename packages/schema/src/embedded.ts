@@ -1,6 +1,14 @@
 /** Embedded objects of spec §2.2, shared by checks, check groups and alert channels. */
 import { z } from 'zod';
-import { ENVIRONMENT_VARIABLES_MAX } from './limits.js';
+import {
+  ALERT_CHANNEL_SUBSCRIPTIONS_MAX,
+  ASSERTIONS_MAX,
+  DEPENDENCIES_MAX,
+  ENVIRONMENT_VARIABLES_MAX,
+  KEY_VALUES_MAX,
+  PRIVATE_LOCATIONS_MAX,
+  TAGS_MAX,
+} from './limits.js';
 import {
   AssertionComparison,
   AssertionSource,
@@ -12,13 +20,24 @@ import {
   HeartbeatTimeUnit,
   IncidentSeverity,
   IpFamily,
+  LOCATIONS,
+  Location,
   MINUTES_FAILING_THRESHOLDS,
   PARALLEL_RUN_FAILURE_PERCENTAGES,
   REMINDER_AMOUNTS,
   REMINDER_INTERVALS,
+  RETRY_ONLY_ON,
   RetryOnlyOn,
   RetryStrategyType,
 } from './values.js';
+
+/** `tags` of a check, group or maintenance window. */
+export const Tags = z.array(z.string()).max(TAGS_MAX);
+
+/** `locations`: a location may be named once each, so the value set bounds the list. */
+export const Locations = z.array(Location).max(LOCATIONS.length);
+
+export const PrivateLocations = z.array(z.string()).max(PRIVATE_LOCATIONS_MAX);
 
 /** Header or query parameter. */
 export const KeyValue = z.object({
@@ -27,6 +46,9 @@ export const KeyValue = z.object({
   locked: z.boolean().default(false),
 });
 export type KeyValue = z.infer<typeof KeyValue>;
+
+/** Headers or query parameters of a request (at most KEY_VALUES_MAX). */
+export const KeyValues = z.array(KeyValue).max(KEY_VALUES_MAX);
 
 /** Environment variable as sent in a request. */
 export const EnvironmentVariable = z.object({
@@ -53,6 +75,8 @@ export const Assertion = z.object({
 });
 export type Assertion = z.infer<typeof Assertion>;
 
+export const Assertions = z.array(Assertion).max(ASSERTIONS_MAX);
+
 export const BasicAuth = z.object({ username: z.string(), password: z.string() });
 export type BasicAuth = z.infer<typeof BasicAuth>;
 
@@ -62,11 +86,15 @@ export const EMPTY_BASIC_AUTH: BasicAuth = { username: '', password: '' };
 export const Dependency = z.object({ path: z.string(), content: z.string() });
 export type Dependency = z.infer<typeof Dependency>;
 
+export const Dependencies = z.array(Dependency).max(DEPENDENCIES_MAX);
+
 export const AlertChannelSubscription = z.object({
   alertChannelId: z.number().int(),
   activated: z.boolean().default(true),
 });
 export type AlertChannelSubscription = z.infer<typeof AlertChannelSubscription>;
+
+export const AlertChannelSubscriptions = z.array(AlertChannelSubscription).max(ALERT_CHANNEL_SUBSCRIPTIONS_MAX);
 
 /**
  * Alert settings. Every part has a default so that parsing `{}` yields the fully populated object
@@ -104,7 +132,7 @@ export const RetryStrategy = z.object({
   sameRegion: z.boolean().default(true),
   maxRetries: z.number().int().min(1).max(10).default(2),
   maxDurationSeconds: z.number().int().min(0).max(600).default(600),
-  onlyOn: z.array(RetryOnlyOn).default([]),
+  onlyOn: z.array(RetryOnlyOn).max(RETRY_ONLY_ON.length).default([]),
 });
 export type RetryStrategy = z.infer<typeof RetryStrategy>;
 
@@ -130,9 +158,9 @@ export const ApiCheckRequest = z.object({
   ipFamily: IpFamily.default('IPv4'),
   body: z.string().default(''),
   bodyType: BodyType.default('NONE'),
-  headers: z.array(KeyValue).default([]),
-  queryParameters: z.array(KeyValue).default([]),
-  assertions: z.array(Assertion).default([]),
+  headers: KeyValues.default([]),
+  queryParameters: KeyValues.default([]),
+  assertions: Assertions.default([]),
   basicAuth: BasicAuth.default(() => ({ ...EMPTY_BASIC_AUTH })),
 });
 export type ApiCheckRequest = z.infer<typeof ApiCheckRequest>;
@@ -140,9 +168,9 @@ export type ApiCheckRequest = z.infer<typeof ApiCheckRequest>;
 /** `apiCheckDefaults` of a check group: what its API checks inherit. */
 export const ApiCheckDefaults = z.object({
   url: z.string().default(''),
-  headers: z.array(z.object({ key: z.string(), value: z.string() })).default([]),
-  queryParameters: z.array(z.object({ key: z.string(), value: z.string() })).default([]),
-  assertions: z.array(Assertion).default([]),
+  headers: z.array(z.object({ key: z.string(), value: z.string() })).max(KEY_VALUES_MAX).default([]),
+  queryParameters: z.array(z.object({ key: z.string(), value: z.string() })).max(KEY_VALUES_MAX).default([]),
+  assertions: Assertions.default([]),
   basicAuth: BasicAuth.default(() => ({ ...EMPTY_BASIC_AUTH })),
 });
 export type ApiCheckDefaults = z.infer<typeof ApiCheckDefaults>;

@@ -3,6 +3,7 @@
  * strings, and query-string coercions.
  */
 import { z } from 'zod';
+import { QUERY_LIST_MAX } from './limits.js';
 
 /**
  * Returns `shape` with `.default(value)` applied to the named fields.
@@ -112,9 +113,9 @@ function listDescription(item: z.ZodType): string {
  * A list in a query string: either repeated (`?m=a&m=b`, arrives as an array) or comma-separated
  * (`?m=a,b`). Items are validated by `item` with their index in the path (`metrics.1`).
  */
-export const queryList = <T extends z.ZodType<string, string>>(item: T, options: { min?: number } = {}) =>
+export const queryList = <T extends z.ZodType<string, string>>(item: T, options: { min?: number; max?: number } = {}) =>
   z
     .union([z.array(z.string()), z.string()])
     .meta({ description: listDescription(item) })
     .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s !== ''))
-    .pipe(z.array(item).min(options.min ?? 0));
+    .pipe(z.array(item).min(options.min ?? 0).max(options.max ?? QUERY_LIST_MAX));

@@ -20,6 +20,34 @@ export const AGGREGATION_INTERVAL_MAX = 43200;
 /** `environmentVariables` of checks and check groups. */
 export const ENVIRONMENT_VARIABLES_MAX = 50;
 
+/**
+ * Array fields the spec leaves unbounded. The real service's OpenAPI document gives no maximum for
+ * them either, but an unbounded array lets one request store (2 MiB of) 400,000 tags that every later
+ * list call, filter and plan then walks (issue 15 item 3). These are generous for real use.
+ */
+/** `tags` of a check, check group or maintenance window. */
+export const TAGS_MAX = 100;
+/** `privateLocations` of a check or check group (`locations` is bounded by its value set). */
+export const PRIVATE_LOCATIONS_MAX = 100;
+/** `alertChannelSubscriptions` of a check or check group. */
+export const ALERT_CHANNEL_SUBSCRIPTIONS_MAX = 100;
+/** `headers` and `queryParameters` of a request, of group `apiCheckDefaults` and of a webhook. */
+export const KEY_VALUES_MAX = 100;
+/** `assertions` of an API check request and of group `apiCheckDefaults`. */
+export const ASSERTIONS_MAX = 100;
+/** `dependencies` of a multi-step or generic check. */
+export const DEPENDENCIES_MAX = 100;
+/** `services` of an incident. */
+export const INCIDENT_SERVICES_MAX = 100;
+/** Status updates of one incident, those it is created with included (each post rewrites the incident). */
+export const INCIDENT_UPDATES_MAX = 100;
+/**
+ * Values of one repeatable or comma-separated query parameter (`tag` of `GET /v1/checks`,
+ * analytics `metrics` and `filterByStatus`). Each `tag` became one SQL condition: ~950 of them passed
+ * SQLite's expression depth (500), and every distinct count cached its own prepared statement.
+ */
+export const QUERY_LIST_MAX = 50;
+
 /** `degradedResponseTime` / `maxResponseTime` of API checks, in milliseconds. */
 export const RESPONSE_TIME_MIN = 0;
 export const RESPONSE_TIME_MAX = 30000;

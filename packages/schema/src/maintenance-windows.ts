@@ -1,5 +1,6 @@
 /** Maintenance windows (spec §2.9, §4.6, DESIGN §3.2). */
 import { z } from 'zod';
+import { Tags } from './embedded.js';
 import { DateString, allOptional, whenFieldsValid, withDefaults } from './helpers.js';
 import { REPEAT_INTERVAL_MIN } from './limits.js';
 import { RepeatUnit } from './values.js';
@@ -10,7 +11,7 @@ const maintenanceWindowFields = {
   endsAt: DateString,
   repeatUnit: RepeatUnit,
   /** Names of the checks and groups (their tags) the window applies to. */
-  tags: z.array(z.string()).optional(),
+  tags: Tags.optional(),
   repeatInterval: z.number().int().min(REPEAT_INTERVAL_MIN).nullable().optional(),
   repeatEndsAt: DateString.nullable().optional(),
 };

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { DateTimeString, allOptional, withDefaults } from './helpers.js';
-import { INCIDENT_NAME_MAX } from './limits.js';
+import { INCIDENT_NAME_MAX, INCIDENT_SERVICES_MAX, INCIDENT_UPDATES_MAX } from './limits.js';
 import { IncidentSeverity, IncidentStatus, SubscriptionStatus } from './values.js';
 
 // Services ------------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ export type IncidentStatusUpdate = z.infer<typeof IncidentStatusUpdate>;
 const incidentFields = {
   name: z.string().min(1).max(INCIDENT_NAME_MAX),
   severity: IncidentSeverity,
-  services: z.array(IncidentServiceRef),
+  services: z.array(IncidentServiceRef).max(INCIDENT_SERVICES_MAX),
   lastUpdateStatus: IncidentStatus.optional(),
 };
 
@@ -81,7 +81,7 @@ const incidentFields = {
  */
 export const IncidentCreate = z.object({
   ...withDefaults(incidentFields, { lastUpdateStatus: 'INVESTIGATING' }),
-  incidentUpdates: z.array(IncidentStatusUpdateCreate).default([]),
+  incidentUpdates: z.array(IncidentStatusUpdateCreate).max(INCIDENT_UPDATES_MAX).default([]),
 });
 export type IncidentCreate = z.infer<typeof IncidentCreate>;
 export type IncidentCreateInput = z.input<typeof IncidentCreate>;

@@ -9,10 +9,11 @@
  */
 import { Hono, type Context } from 'hono';
 import { AccountRegistry, type AccountKey } from './accounts.js';
+import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
 import { HttpError } from './http/errors.js';
 import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
 import { requestHeader } from './http/headers.js';
-import { RateLimiter, type RateLimitOptions } from './http/rate-limit.js';
+import { RateLimiter, type RateDecision, type RateLimitOptions } from './http/rate-limit.js';
 import { requestLogWriter } from './http/request-log.js';
 import type { AppEnv } from './http/types.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
@@ -27,6 +28,8 @@ export interface AppOptions {
   readonly accounts?: readonly AccountKey[];
   /** Off unless given. */
   readonly rateLimit?: RateLimitOptions;
+  /** Failed authentications allowed per client address and window; default 20 per 60 s, `false` for none. */
+  readonly authFailureLimit?: AuthFailureLimit | false;
   /** `--faults` SPEC (see http/faults.ts); parse errors throw FaultSpecError. */
   readonly faults?: string;
   /** Parsed `--seed` file, handed to route modules that load seed data. */
@@ -68,6 +71,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   const faults = new FaultInjector(parseFaults(options.faults));
   const accounts = new AccountRegistry(options.accounts ?? []);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
+  const authFailures = options.authFailureLimit === false ? undefined : new AuthFailureLimiter(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
   const log = options.requestLog ? requestLogWriter(options.requestLog) : undefined;
   if (options.dataDir !== undefined && options.databaseFile !== undefined) {
     throw new Error('give either dataDir or databaseFile, not both');
@@ -110,31 +114,35 @@ export function createApp(options: AppOptions = {}): ServiceApp {
 
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) return next();
+    const now = Date.now();
+    // Requests through `app.request()` (tests) have no socket; they share one address.
+    const address = c.env?.incoming?.socket?.remoteAddress ?? 'in-process';
+    const wait = authFailures?.blockedFor(address, now);
+    if (wait !== undefined) {
+      throw new HttpError(429, `Too many failed authentication attempts from this address; retry in ${wait} s`, { headers: { 'retry-after': String(wait) } });
+    }
     const header = requestHeader(c, 'authorization');
     const token = bearerToken(header);
-    if (token === undefined) throw new HttpError(401, 'Missing authentication');
-    const own = accounts.accountsOf(token);
-    if (!own) throw new HttpError(401, 'Bad Token');
+    const own = token === undefined ? undefined : accounts.accountsOf(token);
+    if (token === undefined || !own) {
+      authFailures?.fail(address, now);
+      throw new HttpError(401, token === undefined ? 'Missing authentication' : 'Bad Token');
+    }
     const requested = requestHeader(c, 'x-service-account');
     const account = requested === undefined || requested === '' ? own[0]! : own.find((candidate) => candidate.id === requested);
+    // Charged before the account check, so probing account ids with a valid key is rate limited too.
+    const decision = limiter?.take(token, c.req.path.startsWith(ANALYTICS_PREFIX) ? 'analytics' : 'default', now);
+    if (decision && !decision.allowed) {
+      throw new HttpError(429, `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.resetSeconds} s`, {
+        headers: { ...rateHeaders(decision), 'retry-after': String(decision.resetSeconds) },
+      });
+    }
     if (!account) throw new HttpError(403, `API key has no access to account ${requested}`);
     c.set('account', account);
     c.set('apiKey', token);
-    if (limiter) {
-      const bucket = c.req.path.startsWith(ANALYTICS_PREFIX) ? 'analytics' : 'default';
-      const decision = limiter.take(token, bucket, Date.now());
-      const headers = {
-        'x-ratelimit-limit': String(decision.limit),
-        'x-ratelimit-remaining': String(decision.remaining),
-        'x-ratelimit-reset': String(decision.resetSeconds),
-      };
-      if (!decision.allowed) {
-        throw new HttpError(429, `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.resetSeconds} s`, {
-          headers: { ...headers, 'retry-after': String(decision.resetSeconds) },
-        });
-      }
+    if (decision) {
       await next();
-      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+      for (const [name, value] of Object.entries(rateHeaders(decision))) c.res.headers.set(name, value);
       return;
     }
     await next();
@@ -144,4 +152,12 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   for (const module of ROUTE_MODULES) module.register(app, context);
 
   return { app, store, close: () => store.close() };
+}
+
+function rateHeaders(decision: RateDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(decision.limit),
+    'x-ratelimit-remaining': String(decision.remaining),
+    'x-ratelimit-reset': String(decision.resetSeconds),
+  };
 }

@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import type { AccountKey } from './accounts.js';
 import { createApp } from './app.js';
 import type { RateLimitOptions } from './http/rate-limit.js';
+import type { AuthFailureLimit } from './http/auth-failures.js';
 
 export interface ServerOptions {
   /** 0 (the default) picks a free port. */
@@ -20,6 +21,8 @@ export interface ServerOptions {
   readonly accounts?: readonly AccountKey[];
   /** Per-API-key limit; off unless given. */
   readonly rateLimit?: RateLimitOptions;
+  /** Failed authentications allowed per client address and window; default 20 per 60 s, `false` for none. */
+  readonly authFailureLimit?: AuthFailureLimit | false;
   /** Fault injection SPEC, e.g. `latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42`. */
   readonly faults?: string;
   /** Seed data (the parsed `--seed` JSON file). */

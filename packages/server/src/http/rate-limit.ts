@@ -3,6 +3,7 @@
  * bucket for the analytics endpoints (the real service limits those more tightly).
  */
 import type { RateLimitOptions } from '@vigil/schema';
+import { BoundedMap } from '../bounded-map.js';
 
 export { parseRateLimit, RateLimitSpecError, type RateLimitOptions } from '@vigil/schema';
 
@@ -21,7 +22,8 @@ interface Window {
 
 export class RateLimiter {
   readonly #options: RateLimitOptions;
-  readonly #windows = new Map<string, Window>();
+  // Keyed by accepted keys only, so already bounded by the accounts file; the bound is a backstop.
+  readonly #windows = new BoundedMap<string, Window>(10_000);
 
   constructor(options: RateLimitOptions) {
     this.#options = options;

@@ -4,9 +4,9 @@
  * update after RESOLVED does (it reopens) — are in readside/incidents.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { ENDPOINTS, type IncidentServiceRef } from '@vigil/schema';
+import { ENDPOINTS, INCIDENT_UPDATES_MAX, type IncidentServiceRef } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { readSideOf } from '../readside/context.js';
 import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
@@ -87,7 +87,13 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   });
 
   ctx.route(ENDPOINTS['incidentUpdates.create'], ({ account, params, body }) => {
-    const { incident, update } = addIncidentUpdate(find(account.id, params.incidentId), body, { newId: randomUUID, now: new Date() });
+    const current = find(account.id, params.incidentId);
+    // Each post rewrites the whole incident and every read returns every update: unbounded, a
+    // stream of posts to one incident grew without limit.
+    if (current.incidentUpdates.length >= INCIDENT_UPDATES_MAX) {
+      throw conflict(`incident ${params.incidentId} already has ${INCIDENT_UPDATES_MAX} updates, the most one incident may have; open a new incident`);
+    }
+    const { incident, update } = addIncidentUpdate(current, body, { newId: randomUUID, now: new Date() });
     pages.replaceIncident(account.id, incident);
     return update;
   });

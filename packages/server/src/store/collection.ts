@@ -6,12 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
+import { BoundedMap } from '../bounded-map.js';
 import type { SqliteDatabase } from './database.js';
 
 export type IdKind = 'uuid' | 'integer';
 export type PublicId = string | number;
 
-/** A SQL condition on the collection's rows (`doc` is the JSON column), with its positional values. */
+/**
+ * A SQL condition on the collection's rows (`doc` is the JSON column), with its positional values.
+ * The SQL must not depend on the values (not even on how many there are): each distinct condition
+ * text prepares and caches its own statements, so a list of values goes in as one JSON parameter.
+ */
 export interface Filter {
   readonly sql: string;
   readonly values: readonly unknown[];
@@ -89,6 +94,12 @@ const POSITION_STRIDE = 64;
 /** Below this offset, stepping over the index entries is cheaper than reading every position once. */
 const DEEP_OFFSET = 1000;
 const MAX_REMEMBERED_FILTERS = 64;
+/**
+ * Prepared statements kept per collection, by WHERE clause. Filters have a handful of shapes (see
+ * Filter), so this only caps what a future filter built from caller input could cost: each entry
+ * holds four compiled statements.
+ */
+const MAX_CACHED_WHERE_CLAUSES = 16;
 
 /**
  * better-sqlite3's SQLite is built with STAT4, which marks a bare `LIMIT ?` parameter as one the
@@ -114,15 +125,15 @@ export class Collection<T extends { id: PublicId }> {
   readonly #update: Statement;
   readonly #delete: Statement;
   readonly #columns: readonly IndexedColumn[];
-  readonly #pageCache = new Map<string, PageStatements>();
-  readonly #splicedCache = new Map<string, Statement>();
+  readonly #pageCache = new BoundedMap<string, PageStatements>(MAX_CACHED_WHERE_CLAUSES);
+  readonly #splicedCache = new BoundedMap<string, Statement>(MAX_CACHED_WHERE_CLAUSES);
   /**
    * What list calls learned about each filter since the last write: its total and, once a deep page
    * was asked for, where every POSITION_STRIDE-th row starts. Dropped on every write. Callers page
    * through an unchanged collection (`vigil plan` reads every page), so page N costs a seek instead of
    * stepping over (N-1) × limit index entries, which made deep pages several times dearer than page 1.
    */
-  readonly #positions = new Map<string, ListPositions>();
+  readonly #positions = new BoundedMap<string, ListPositions>(MAX_REMEMBERED_FILTERS);
 
   constructor(db: SqliteDatabase, table: string, idKind: IdKind, columns: readonly IndexedColumn[] = []) {
     this.#db = db;
@@ -237,9 +248,6 @@ export class Collection<T extends { id: PublicId }> {
     const key = JSON.stringify([where, values]);
     let known = this.#positions.get(key);
     if (!known) {
-      // Distinct filters between two writes are few in practice; the bound only stops a stream of
-      // one-off tag filters from growing the map.
-      if (this.#positions.size >= MAX_REMEMBERED_FILTERS) this.#positions.clear();
       known = { total: (statements.count.get(...values) as { total: number }).total };
       this.#positions.set(key, known);
     }
