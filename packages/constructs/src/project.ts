@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { PROJECT_SCOPE_KEY } from './brand.js';
+import { assertionPathProblems } from './assertion-paths.js';
 import type { Construct } from './construct.js';
 import type { VigilConfig } from './config.js';
 import { validateConfig } from './config-validation.js';
@@ -65,7 +66,9 @@ export class Project {
     diagnostics.push(...this.#logicalIdProblems());
     for (const construct of this.#constructs) {
       try {
-        diagnostics.push(...construct.synthesize(this).diagnostics);
+        const { spec, diagnostics: own } = construct.synthesize(this);
+        diagnostics.push(...own);
+        if (spec !== undefined) diagnostics.push(...assertionPathProblems(spec));
       } catch (error) {
         // Props far outside their types (plain JS users) must not hide every other problem.
         diagnostics.push({

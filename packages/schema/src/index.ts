@@ -13,6 +13,7 @@ export * from './maintenance-windows.js';
 export * from './alert-channels.js';
 export * from './status-pages.js';
 export * from './check-results.js';
+export * from './jsonpath.js';
 export * from './analytics.js';
 export * from './heartbeats.js';
 export * from './error-groups.js';

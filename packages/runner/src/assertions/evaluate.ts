@@ -4,6 +4,7 @@
  * docs/testing.md ("Assertions"); `evaluate.test.ts` runs every case of that table, so the doc and
  * this file cannot drift apart.
  */
+import { jsonPathProblem } from '@vigil/schema';
 import { JSONPath } from 'jsonpath-plus';
 import type { AssertionOutcome } from '../types.js';
 
@@ -88,6 +89,9 @@ function lazyJson(body: string): () => unknown {
 /** One match is that value; several are an array of them; none is absent. */
 function jsonPathValue(document: unknown, property: string): Actual {
   const path = property.trim() === '' ? '$' : property;
+  // jsonpath-plus reads almost anything as some path; the stricter check `vigil validate` uses comes first.
+  const problem = jsonPathProblem(property);
+  if (problem !== null) throw new AssertionError(`the JSONPath ${JSON.stringify(property)} does not parse: ${problem}`);
   let matches: unknown[];
   try {
     matches = JSONPath({ path, json: document as object, wrap: true, eval: 'safe' }) as unknown[];
