@@ -39,8 +39,8 @@ describe('vigil plan', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('  # api-check.home will be created');
-    expect(result.stdout).toContain('      + groupId                                  = (known after apply: check-group.web)');
-    expect(result.stdout).toContain('      + environmentVariables[0].value            = (sensitive)');
+    expect(result.stdout).toContain('      + groupId     = (known after apply: check-group.web)');
+    expect(result.stdout).toContain('      + environmentVariables[0].value  = (sensitive)');
     expect(result.stdout).toContain('Plan: 4 to add, 0 to change, 0 to destroy.');
     expect(result.stdout).not.toContain('hunter2');
   });
@@ -90,7 +90,7 @@ describe('vigil plan', () => {
   it('saves a plan without secret values', async () => {
     const result = await run(['plan', '--out', 'saved.json']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('Saved the plan to saved.json; apply exactly it with: vigil apply saved.json');
+    expect(result.stdout).toContain('Saved the plan to saved.json; review it with: vigil show saved.json; apply exactly it with: vigil apply saved.json');
     const saved = await readFile(path.join(root, 'saved.json'), 'utf8');
     expect(saved).not.toContain('hunter2');
     expect(planSchema.safeParse(JSON.parse(saved)).success).toBe(true);

@@ -4,7 +4,7 @@
  * the plan is made until the last state write, so no second apply can interleave.
  */
 import type { Command } from 'commander';
-import type { ApplyEvent, ApplyReport, PlanResult, StateLock } from '@vigil/engine';
+import type { ApplyEvent, ApplyReport, Operation, PlanResult, StateLock } from '@vigil/engine';
 import { CliError, redact } from './errors.js';
 import { parseLockTimeoutFlag, parseParallelism } from './flags.js';
 import { confirm } from './prompt.js';
@@ -36,11 +36,15 @@ export async function takeLock(session: Session, timeoutMs: number, mode: string
 }
 
 export async function runApply(command: Command, options: RunOptions): Promise<void> {
-  const { flags, mode } = options;
+  const { flags } = options;
   // Flags are checked before the project is loaded or an embedded service started.
   const parallelism = parseParallelism(flags.parallelism);
   const lockTimeoutMs = await parseLockTimeoutFlag(flags.lockTimeout);
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  // A saved plan is read first: a missing or damaged file stops before anything is loaded, and a
+  // saved destroy plan (`vigil plan --destroy --out`) is applied as a destroy.
+  const saved = options.savedPlanPath ? await (await import('./commands/show.js')).readSavedPlan(options.savedPlanPath) : undefined;
+  const mode = saved?.destroy ? 'destroy' : options.mode;
   const session = await openSession(command, { local: flags.local ?? false, log: out });
   let lock: StateLock | undefined;
   try {
@@ -61,8 +65,10 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
     const { printDiagnostics } = await import('./commands/validate.js');
     const errors = plan.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
 
-    if (options.savedPlanPath) {
-      await checkSavedPlan(options.savedPlanPath, planned);
+    if (options.savedPlanPath && saved) {
+      const difference = engine.savedPlanDifference(saved, planned.plan);
+      const file = options.savedPlanPath;
+      if (difference) throw new CliError(`saved plan is stale: ${difference}. Run vigil plan${saved.destroy ? ' --destroy' : ''} --out ${file} again and review it.`);
     } else {
       process.stdout.write(engine.renderText(plan, { color: useColor(command) }));
     }
@@ -110,26 +116,6 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
   }
 }
 
-async function checkSavedPlan(file: string, planned: PlanResult): Promise<void> {
-  const { readFile } = await import('node:fs/promises');
-  const { parseSavedPlan, savedPlanDifference, SavedPlanError } = await import('@vigil/engine');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read the saved plan ${file}: ${(error as Error).message}`);
-  }
-  let saved;
-  try {
-    saved = parseSavedPlan(text, file);
-  } catch (error) {
-    if (error instanceof SavedPlanError) throw new CliError(error.message);
-    throw error;
-  }
-  const difference = savedPlanDifference(saved, planned.plan);
-  if (difference) throw new CliError(`saved plan is stale: ${difference}. Run vigil plan --out ${file} again and review it.`);
-}
-
 const VERB: Record<'create' | 'update' | 'delete', [string, string]> = {
   create: ['creating', 'created'],
   update: ['updating', 'updated'],
@@ -165,9 +151,36 @@ function describeError(error: unknown): string {
   return redact(error instanceof Error ? error.message : String(error));
 }
 
+/**
+ * What an interrupted apply left undone, one line per kind and operation (`api-check: 200 to
+ * create (api-check.a, api-check.b and 198 more)`), not one error per resource.
+ */
+export function interruptedLines(operations: readonly Operation[]): string[] {
+  const groups = new Map<string, Operation[]>();
+  for (const operation of operations) {
+    const key = `${operation.change.kind}: ${operation.operation === 'delete' ? 'to destroy' : `to ${operation.operation}`}`;
+    groups.set(key, [...(groups.get(key) ?? []), operation]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, members]) => {
+    const [label, verb] = key.split(': ') as [string, string];
+    const names = members.slice(0, 2).map((operation) => operation.address);
+    const more = members.length > 2 ? ` and ${members.length - 2} more` : '';
+    return `  ${label}: ${members.length} ${verb} (${names.join(', ')}${more})`;
+  });
+}
+
 function printReport(report: ApplyReport, mode: 'apply' | 'destroy'): void {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const counts = `Resources: ${report.added} added, ${report.changed} changed, ${report.destroyed} destroyed.`;
+  if (report.interrupted.length > 0) {
+    const changes = report.interrupted.length === 1 ? '1 change was' : `${report.interrupted.length} changes were`;
+    process.stderr.write(`\n${mode === 'destroy' ? 'Destroy' : 'Apply'} interrupted: ${changes} not started:\n`);
+    process.stderr.write(`${interruptedLines(report.interrupted).join('\n')}\n`);
+  }
+  if (report.failed.length === 0 && report.interrupted.length > 0) {
+    out(`Partial result. ${counts} State records exactly what was done; run vigil ${mode} again to finish the work.`);
+    return;
+  }
   if (report.failed.length === 0) {
     out('');
     out(mode === 'destroy' ? `Destroy complete! Resources: ${report.destroyed} destroyed.` : `Apply complete! ${counts}`);

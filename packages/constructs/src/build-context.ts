@@ -39,6 +39,7 @@ function describeValue(value: unknown): string {
 export class BuildContext {
   readonly diagnostics: Diagnostic[] = [];
   readonly refs: PendingRef[] = [];
+  readonly externalRefs: Array<{ segments: PathSegment[]; kind: ResourceKind; remoteId: string | number }> = [];
   readonly secrets: PathSegment[][] = [];
   /**
    * Payload paths whose problem is already reported (a bad reference); schema issues there would
@@ -86,6 +87,7 @@ export class BuildContext {
         this.error(propPath, `"${propPath}" must refer to ${target.name}, got a fromId reference of kind ${value.kind}`);
         return undefined;
       }
+      this.externalRefs.push({ segments: payloadPath, kind: value.kind, remoteId: value.remoteId });
       return value.remoteId;
     }
     if (!isConstruct(value)) {

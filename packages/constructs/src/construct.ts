@@ -128,7 +128,9 @@ export abstract class Construct {
         logicalId: this.logicalId,
         payload,
         refs: context.refs.map((ref) => ({ path: formatPath(ref.segments), address: ref.address })),
-        externalRefs: context.externalRefs.map((ref) => ({ path: formatPath(ref.segments), kind: ref.kind, remoteId: ref.remoteId })),
+        ...(context.externalRefs.length > 0
+          ? { externalRefs: context.externalRefs.map((ref) => ({ path: formatPath(ref.segments), kind: ref.kind, remoteId: ref.remoteId })) }
+          : {}),
         source: this.source,
         protect: this.protect,
         ...(this.#testOnly() ? { testOnly: true } : {}),

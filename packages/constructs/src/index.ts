@@ -11,7 +11,7 @@ export { Construct, type ConstructProps, type SynthesisResult } from './construc
 export { LOGICAL_ID_PATTERN } from './logical-id.js';
 export { isScriptOwner, type ScriptSource, type ScriptField, type ScriptBundleRequest, type ScriptOwner } from './script.js';
 export { parseStackFrame, deriveSourceLocation, isPendingSource } from './source-location.js';
-export type { Diagnostic, ResourceKind, ResourceSpec, RefEdge, SourceLocation } from './types.js';
+export type { Diagnostic, ExternalRefEdge, ResourceKind, ResourceSpec, RefEdge, SourceLocation } from './types.js';
 export { RESOURCE_KINDS } from './types.js';
 
 // Config.

@@ -24,9 +24,9 @@ export { createPlan, desiredResourceOf, resolveRefs, isUnknownRef, type DesiredR
 export { hasChanges, SENSITIVE } from './plan/types.js';
 export { getAtPath } from './plan/paths.js';
 export type { Action, Change, FieldChange, Plan, PlanSummary, Reason } from './plan/types.js';
-export { planSchema, parseSavedPlan, savedPlanDifference, serializePlan, SavedPlanError } from './plan/format.js';
+export { planSchema, parseSavedPlan, savedPlanDifference, serializePlan, SavedPlanError, type SavedPlan } from './plan/format.js';
 export { renderText, type TextOptions } from './render/text.js';
-export { renderMarkdown } from './render/markdown.js';
+export { MARKDOWN_LIMIT, renderMarkdown, type MarkdownOptions } from './render/markdown.js';
 export { summaryLine as planSummaryLine } from './render/values.js';
 export { applyPlan, ApplyInterruptedError, operationsOf, operationGraph, type ApplyEvent, type ApplyOptions, type ApplyReport, type Operation } from './apply/apply.js';
 export { StateWriter } from './apply/state-writer.js';

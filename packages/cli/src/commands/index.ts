@@ -5,6 +5,7 @@ import { registerImport } from './import.js';
 import { registerInit } from './init.js';
 import { registerPlan } from './plan.js';
 import { registerServer } from './server.js';
+import { registerShow } from './show.js';
 import { registerState } from './state.js';
 import { registerSynth } from './synth.js';
 import { registerTest } from './test.js';
@@ -24,6 +25,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerPlan,
   registerApply,
   registerDestroy,
+  registerShow,
   registerImport,
   registerState,
   registerWhoami,

@@ -9,6 +9,7 @@ interface PlanFlags {
   out?: string;
   target?: string[];
   detailedExitcode?: boolean;
+  destroy?: boolean;
   local?: boolean;
 }
 
@@ -21,6 +22,7 @@ export function registerPlan(program: Command): void {
     .option('--out <file>', 'save the plan, for `vigil apply <file>` (holds no secret values)')
     .option('--target <address>', 'plan only this resource and what it depends on (repeatable)', collectTargets)
     .option('--detailed-exitcode', 'exit 0 when there are no changes, 2 when there are, 1 on error')
+    .option('--destroy', 'plan the deletion of every managed resource (what `vigil destroy` would do); save it with --out')
     .option('--local', 'use the embedded local service even when CI=true')
     .addOption(loadTimeoutOption())
     .option('--allow-empty', 'plan even when the project declares no resources but state manages some (deletes them all)')
@@ -44,10 +46,10 @@ export function registerPlan(program: Command): void {
         if (state.journal.length > 0) {
           log(`Note: state records ${state.journal.length} unfinished operation(s) from an interrupted apply; the next apply recovers them first.`);
         }
-        const planned = await computePlan(session, state, { targets: flags.target ?? [] });
+        const planned = await computePlan(session, state, { targets: flags.target ?? [], destroy: flags.destroy ?? false });
         const { plan } = planned;
         if (format === 'json') process.stdout.write(engine.serializePlan(plan));
-        else if (format === 'markdown') process.stdout.write(engine.renderMarkdown(plan));
+        else if (format === 'markdown') process.stdout.write(engine.renderMarkdown(plan, flags.out ? { savedPlan: flags.out } : {}));
         else process.stdout.write(engine.renderText(plan, { color: useColor(command) }));
 
         const errors = plan.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
@@ -59,7 +61,8 @@ export function registerPlan(program: Command): void {
         if (flags.out) {
           const { writeFile } = await import('node:fs/promises');
           await writeFile(flags.out, engine.serializePlan(plan));
-          log(`Saved the plan to ${flags.out}; apply exactly it with: vigil apply ${flags.out}`);
+          const what = flags.destroy ? 'destroy plan' : 'plan';
+          log(`Saved the ${what} to ${flags.out}; review it with: vigil show ${flags.out}; apply exactly it with: vigil apply ${flags.out}`);
         }
         if (flags.detailedExitcode && engine.hasChanges(plan)) process.exitCode = 2;
       } finally {

@@ -55,6 +55,8 @@ export interface ApplyReport {
   /** Root causes only; what they blocked is in `skipped`. */
   readonly failed: ReadonlyArray<{ readonly operation: Operation; readonly error: unknown }>;
   readonly skipped: readonly Operation[];
+  /** Not started because the apply was interrupted (and not blocked by a failure): the next apply does them. */
+  readonly interrupted: readonly Operation[];
   readonly total: number;
 }
 
@@ -254,10 +256,27 @@ export async function applyPlan(options: ApplyOptions): Promise<ApplyReport> {
   };
 
   const result = await graph.walk({ parallelism, visit });
+  const failed = result.failed.filter(({ error }) => !(error instanceof ApplyInterruptedError));
+  // What a real failure blocked is "skipped"; everything else left undone is only interrupted.
+  const blocked = new Set<string>();
+  const queue = failed.map(({ key }) => key);
+  while (queue.length > 0) {
+    for (const dependent of graph.dependentsOf(queue.pop()!)) {
+      if (blocked.has(dependent)) continue;
+      blocked.add(dependent);
+      queue.push(dependent);
+    }
+  }
+  const skippedKeys = result.skipped.filter((skip) => skip.reason === UPSTREAM_FAILED).map((skip) => skip.key);
+  const interrupted = [
+    ...result.failed.filter(({ error }) => error instanceof ApplyInterruptedError).map(({ key }) => key),
+    ...skippedKeys.filter((key) => !blocked.has(key)),
+  ];
   return {
     ...counts,
-    failed: result.failed.map(({ key, error }) => ({ operation: byKey.get(key)!, error })),
-    skipped: result.skipped.filter((skip) => skip.reason === UPSTREAM_FAILED).map((skip) => byKey.get(skip.key)!),
+    failed: failed.map(({ key, error }) => ({ operation: byKey.get(key)!, error })),
+    skipped: skippedKeys.filter((key) => blocked.has(key)).map((key) => byKey.get(key)!),
+    interrupted: interrupted.sort().map((key) => byKey.get(key)!),
     total: operations.length,
   };
 }

@@ -15,6 +15,7 @@ export const planSchema = z.object({
   project: z.string(),
   target: z.object({ baseUrl: z.string(), accountId: z.string() }),
   state: z.object({ lineage: z.string(), serial: z.number().int().nonnegative() }),
+  destroy: z.literal(true).optional(),
   summary: z.object({
     create: z.number().int(),
     update: z.number().int(),
@@ -38,7 +39,16 @@ export const planSchema = z.object({
     }),
   ),
   forget: z.array(z.string()),
-  diagnostics: z.array(z.unknown()),
+  diagnostics: z.array(
+    z.object({
+      severity: z.enum(['error', 'warning']),
+      message: z.string(),
+      hint: z.string().optional(),
+      address: z.string().optional(),
+      path: z.string().optional(),
+      source: z.object({ file: z.string(), line: z.number(), column: z.number() }).optional(),
+    }),
+  ),
 });
 
 /** The plan as JSON text; `undefined` fields (a create's remote id) are left out. */
@@ -53,26 +63,43 @@ export class SavedPlanError extends Error {
   }
 }
 
-export function parseSavedPlan(text: string, location: string): z.infer<typeof planSchema> {
+const MAKE_ONE = 'make one with: vigil plan --out FILE';
+
+/** Reads a saved plan, telling a damaged one from another kind of file (a state file, a newer format). */
+export function parseSavedPlan(text: string, location: string): SavedPlan {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SavedPlanError(`${location} is not a saved plan: ${(error as Error).message}`);
+    throw new SavedPlanError(`${location} is not a saved plan: it is not JSON (${(error as Error).message}); ${MAKE_ONE}`);
+  }
+  const record = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+  if (record && 'lineage' in record && 'resources' in record && !('changes' in record)) {
+    throw new SavedPlanError(`${location} is a vigil state file, not a saved plan; ${MAKE_ONE}`);
+  }
+  if (!record || !('formatVersion' in record) || !('changes' in record)) {
+    throw new SavedPlanError(`${location} is not a saved plan: a vigil plan is a JSON object with formatVersion and changes; ${MAKE_ONE}`);
+  }
+  if (record.formatVersion !== 1) {
+    throw new SavedPlanError(`${location} is a plan of formatVersion ${JSON.stringify(record.formatVersion)}, and this vigil reads formatVersion 1; make it again with this version`);
   }
   const parsed = planSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new SavedPlanError(`${location} is not a saved plan (formatVersion 1): ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new SavedPlanError(`${location} is a damaged saved plan (formatVersion 1): ${issue.path.join('.') || '(root)'}: ${issue.message}; ${MAKE_ONE}`);
   }
-  return parsed.data;
+  return parsed.data as SavedPlan;
 }
+
+/** A saved plan as read back: the plan data, with no payloads (apply re-derives them). */
+export type SavedPlan = Plan;
 
 /**
  * Why a saved plan no longer matches the plan derived now, or `undefined` when it does: same
  * project, target and state serial, and the same actions on the same payloads.
  */
-export function savedPlanDifference(saved: z.infer<typeof planSchema>, fresh: Plan): string | undefined {
+export function savedPlanDifference(saved: SavedPlan, fresh: Plan): string | undefined {
+  if ((saved.destroy ?? false) !== (fresh.destroy ?? false)) return saved.destroy ? 'it is a destroy plan, and this run plans changes' : 'it plans changes, and this run destroys';
   if (saved.project !== fresh.project) return `it is for project "${saved.project}", not "${fresh.project}"`;
   if (saved.target.baseUrl !== fresh.target.baseUrl || saved.target.accountId !== fresh.target.accountId) {
     return `it targets ${saved.target.baseUrl} (account ${saved.target.accountId}), not ${fresh.target.baseUrl} (account ${fresh.target.accountId})`;

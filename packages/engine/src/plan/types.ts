@@ -68,6 +68,8 @@ export interface Plan {
   readonly project: string;
   readonly target: { readonly baseUrl: string; readonly accountId: string };
   readonly state: { readonly lineage: string; readonly serial: number };
+  /** Present on a destroy plan (`vigil plan --destroy`): its saved file is applied as a destroy. */
+  readonly destroy?: true;
   readonly summary: PlanSummary;
   readonly changes: readonly Change[];
   /** State entries whose remote resource is gone and which are no longer in code: apply forgets them. */
