@@ -53,7 +53,8 @@ function strategyPlan(strategy: Partial<RetryStrategy>): RetryPlan {
     case 'LINEAR':
       return { maxRetries, backoffMs: (retry) => baseMs * retry, maxDurationMs, onlyOnNetworkError };
     case 'EXPONENTIAL':
-      return { maxRetries, backoffMs: (retry) => baseMs * 2 ** (retry - 1), maxDurationMs, onlyOnNetworkError };
+      // Checkly: "baseBackoffSeconds ^ attempt" (5 → 5 s, 25 s, 125 s).
+      return { maxRetries, backoffMs: (retry) => (baseMs / 1000) ** retry * 1000, maxDurationMs, onlyOnNetworkError };
     case 'SINGLE_RETRY':
       return { ...singleRetry(baseMs), maxDurationMs, onlyOnNetworkError };
     case undefined:

@@ -76,6 +76,10 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
         sequenceId: randomUUID(),
       };
       const runStarted = performance.now();
+      // Time counted against maxDurationSeconds: tries as measured, waits as planned (an injected
+      // sleep may return at once, and the budget must not depend on that).
+      let sleptFor = 0;
+      let waitedPlanned = 0;
       const attempts: RunResult[] = [];
       for (let retry = 0; ; retry += 1) {
         const tried = await oneTry(executor, check, executorContext);
@@ -86,9 +90,13 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
           return { attempts, final: result('FINAL') };
         }
         const backoff = plan.backoffMs(retry + 1);
-        if (performance.now() - runStarted + backoff > plan.maxDurationMs) return { attempts, final: result('FINAL') };
+        const spent = performance.now() - runStarted - sleptFor + waitedPlanned;
+        if (spent + backoff > plan.maxDurationMs) return { attempts, final: result('FINAL') };
         attempts.push(result('ATTEMPT'));
+        const sleepStarted = performance.now();
         await resolved.sleep(backoff, signal);
+        sleptFor += performance.now() - sleepStarted;
+        waitedPlanned += backoff;
         if (signal.aborted) {
           // The last try stands as the run's outcome: a cancelled run ends with what it saw.
           const last = attempts.pop()!;

@@ -201,6 +201,22 @@ describe('API executor against real loopback targets', () => {
     expect(result.apiCheckResult!.response.status).toBe(0);
   });
 
+  it('connects to an IPv6 literal, and resolves a host name in the family ipFamily names', async () => {
+    const dualStack = await startTarget({ '/who': (request, response) => response.writeHead(200).end(request.socket.remoteAddress) }, { host: '::' });
+    try {
+      const literal = await run(apiCheck({ url: `http://[::1]:${dualStack.port}/who` }));
+      expect(literal.apiCheckResult!.response.body).toBe('::1');
+      const v4 = await run(apiCheck({ url: `http://localhost:${dualStack.port}/who`, ipFamily: 'IPv4' }));
+      expect(v4.apiCheckResult!.response.body).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+      // Where localhost has no IPv6 address (as in many containers) the lookup itself fails.
+      const v6 = await run(apiCheck({ url: `http://localhost:${dualStack.port}/who`, ipFamily: 'IPv6' }));
+      if (v6.hasFailures) expect(v6.apiCheckResult!.requestError).toMatch(/ENOTFOUND|EAI_/);
+      else expect(v6.apiCheckResult!.response.body).toBe('::1');
+    } finally {
+      await dualStack.close();
+    }
+  });
+
   it('fails with the lookup error for a host that does not exist', async () => {
     const result = await run(apiCheck({ url: 'http://vigil-runner-test.invalid/' }));
     expect(result.hasFailures).toBe(true);
