@@ -76,6 +76,12 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
       printDiagnostics(errors, (text) => process.stderr.write(text));
       throw new CliError(`nothing was ${mode === 'destroy' ? 'destroyed' : 'applied'}: the plan has errors (see above)`);
     }
+    // Protection follows the code even when nothing else changes: applying `protect: false` is what
+    // lets a later plan delete a protected resource that is then removed from code.
+    if (mode === 'apply') {
+      const protectedAsDeclared = engine.withProtection(writer.document, session.loaded.specs);
+      if (protectedAsDeclared !== writer.document) await writer.update(() => protectedAsDeclared);
+    }
     if (!engine.hasChanges(plan)) {
       if (options.savedPlanPath) out('No changes. Your monitoring matches the code.');
       return;

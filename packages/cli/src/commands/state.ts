@@ -1,5 +1,5 @@
 /**
- * `vigil state list | show | mv | rm | unlock`: inspect and edit state without touching the remote
+ * `vigil state list | show | mv | rm | unprotect | unlock`: inspect and edit state without touching the remote
  * service. Reads need no lock (writes are atomic renames, so a reader never sees half a document);
  * edits take the lock like apply does.
  */
@@ -152,6 +152,20 @@ async function remove(command: Command, addresses: string[], options: { lockTime
   );
 }
 
+async function unprotect(command: Command, address: string, options: { lockTimeout: string }): Promise<void> {
+  const timeoutMs = await parseLockTimeoutFlag(options.lockTimeout);
+  const context = await openState(command);
+  const { unprotectResource } = await import('@vigil/engine');
+  const location = context.backend.describe();
+  await editUnderLock(context, { timeoutMs, command: `vigil state unprotect ${address}`, verb: 'unprotect' }, (document) =>
+    unprotectResource(document, address, { location }),
+  );
+  process.stdout.write(
+    `${address} is no longer protected in ${location}: a plan may now delete or replace it. ` +
+      'If its construct still says protect: true, plans keep refusing, and the next apply protects it again.\n',
+  );
+}
+
 async function unlock(command: Command, options: { force?: boolean }): Promise<void> {
   const { backend } = await openState(command);
   if (!options.force) {
@@ -184,6 +198,7 @@ export function registerState(program: Command): void {
         'State lives in .vigil/state.json under the project root (or the config\'s state.path).',
         'mv renames an address (e.g. after renaming a logical id) so the resource is not recreated;',
         'rm makes vigil forget a resource and leaves it as it is in the service.',
+        'unprotect lets a plan delete a resource that was protected when last applied (e.g. after its construct was removed).',
       ].join('\n'),
     );
 
@@ -217,6 +232,13 @@ export function registerState(program: Command): void {
     .action(async (addresses: string[], options: { lockTimeout: string }, command: Command) =>
       userErrors(() => remove(command, addresses, options)),
     );
+
+  state
+    .command('unprotect')
+    .description('lift the protection recorded for a resource, so a plan may delete or replace it')
+    .argument('<address>', 'resource address, e.g. api-check.home')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
+    .action(async (address: string, options: { lockTimeout: string }, command: Command) => userErrors(() => unprotect(command, address, options)));
 
   state
     .command('unlock')

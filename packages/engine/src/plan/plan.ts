@@ -301,7 +301,11 @@ function checkProtection(options: {
     options.diagnostics.push({
       severity: 'error',
       message: `${protectedAddress} is protected, but this plan would ${change.action === 'delete' ? 'delete' : 'replace'} it`,
-      hint: 'Remove `protect: true` from the construct (and apply that first) if the resource really should go.',
+      hint: spec?.protect
+        ? 'Remove `protect: true` from the construct (and apply that first) if the resource really should go.'
+        : spec
+          ? 'It was protected when last applied: apply its construct with `protect: false` first (without this change), or run `vigil state unprotect ' + protectedAddress + '`.'
+          : 'It was protected when last applied and is no longer in code: run `vigil state unprotect ' + protectedAddress + '` if it really should go, or restore its construct.',
       address: protectedAddress,
       ...(spec ? { source: spec.source } : {}),
     });

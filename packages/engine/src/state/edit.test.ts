@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { closestAddress } from './addresses.js';
 import { emptyState } from './document.js';
-import { getResource, moveResource, removeResource } from './edit.js';
+import { getResource, moveResource, removeResource, unprotectResource, withProtection } from './edit.js';
 import { isStateError, type StateErrorCode } from './errors.js';
 import type { StateDocument } from './types.js';
 
@@ -81,5 +81,40 @@ describe('closestAddress', () => {
     ['alert-channel.oncall', undefined],
   ])('suggests for %s: %s', (wanted, expected) => {
     expect(closestAddress(wanted, ['api-check.home', 'api-check.cart', 'check-group.api'])).toBe(expected);
+  });
+});
+
+describe('protection in state', () => {
+  function protectedState(): StateDocument {
+    const document = state();
+    return { ...document, resources: { ...document.resources, 'api-check.home': { ...document.resources['api-check.home']!, protect: true } } };
+  }
+
+  it('unprotect lifts the recorded protection of one resource and nothing else', () => {
+    const before = protectedState();
+    const after = unprotectResource(before, 'api-check.home');
+    expect(after.resources['api-check.home']).toEqual(state().resources['api-check.home']);
+    expect(after.resources['api-check.cart']).toBe(before.resources['api-check.cart']);
+  });
+
+  it('unprotect refuses a resource that is not protected, and an unknown one', () => {
+    expect(failure(() => unprotectResource(state(), 'api-check.home', { location: '.vigil/state.json' }))).toEqual({
+      code: 'address-invalid',
+      message: 'api-check.home is not protected in .vigil/state.json; nothing to do',
+    });
+    expect(failure(() => unprotectResource(state(), 'api-check.hom')).code).toBe('address-unknown');
+  });
+
+  it.each([
+    ['records protect: true of a construct', state(), [{ address: 'api-check.home', protect: true }], true],
+    ['lifts it for protect: false', protectedState(), [{ address: 'api-check.home', protect: false }], undefined],
+    ['keeps it for a resource no construct declares', protectedState(), [{ address: 'api-check.cart', protect: false }], true],
+  ])('withProtection %s', (_, document, constructs, protect) => {
+    expect(withProtection(document, constructs).resources['api-check.home']?.protect).toBe(protect);
+  });
+
+  it('withProtection returns the document itself when nothing differs', () => {
+    const document = protectedState();
+    expect(withProtection(document, [{ address: 'api-check.home', protect: true }, { address: 'api-check.new', protect: true }])).toBe(document);
   });
 });

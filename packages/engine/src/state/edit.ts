@@ -72,3 +72,35 @@ export function removeResource(document: StateDocument, address: Address, option
   }
   return { ...document, resources };
 }
+
+/**
+ * Lifts the protection recorded for `address`, so a plan may delete or replace it. This is how a
+ * protected resource already removed from code is let go: its construct can no longer say
+ * `protect: false`.
+ */
+export function unprotectResource(document: StateDocument, address: Address, options: { location?: string } = {}): StateDocument {
+  const resource = getResource(document, address, options);
+  if (resource.protect !== true) {
+    throw new StateError('address-invalid', `${address} is not protected in ${options.location ?? 'state'}; nothing to do`);
+  }
+  const { protect: _lifted, ...unprotected } = resource;
+  return { ...document, resources: { ...document.resources, [address]: unprotected } };
+}
+
+/**
+ * `document` with each managed resource's protection as its construct now declares it (`protect`
+ * of the constructs in code; resources without a construct keep theirs). Apply records this even
+ * when nothing else changes, so applying `protect: false` is what lets a later plan delete the
+ * resource. Returns `document` itself when nothing differs, so callers can skip the write.
+ */
+export function withProtection(document: StateDocument, constructs: Iterable<{ readonly address: Address; readonly protect: boolean }>): StateDocument {
+  let resources: Record<Address, StateResource> | undefined;
+  for (const { address, protect } of constructs) {
+    const resource = document.resources[address];
+    if (resource === undefined || (resource.protect === true) === protect) continue;
+    resources ??= { ...document.resources };
+    const { protect: _previous, ...rest } = resource;
+    resources[address] = protect ? { ...rest, protect: true } : rest;
+  }
+  return resources === undefined ? document : { ...document, resources };
+}

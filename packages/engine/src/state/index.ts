@@ -27,7 +27,7 @@ export {
   stateDocumentSchema,
 } from './document.js';
 export { applyJournalStep, beginOperation, completeOperation, newJournalEntry, pendingOperations } from './journal.js';
-export { getResource, moveResource, removeResource } from './edit.js';
+export { getResource, moveResource, removeResource, unprotectResource, withProtection } from './edit.js';
 export { DEFAULT_STATE_PATH, createLocalBackend, type LocalBackendOptions } from './local-backend.js';
 export { describeOwner, isProcessAlive } from './lock-file.js';
 export { formatDuration, parseLockTimeout } from './duration.js';
