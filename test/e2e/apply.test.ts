@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { targetEnv, vigil } from '../support/cli.js';
+import { VIGIL_BIN, targetEnv, vigil } from '../support/cli.js';
 
 let root: string;
 let server: RunningServer;
@@ -27,6 +28,25 @@ async function monitors(files: Record<string, string>): Promise<void> {
 }
 
 const run = (args: string[], env: Record<string, string> = {}) => vigil(args, { cwd: root, env: targetEnv(server.url, env) });
+
+/**
+ * Runs `vigil apply` on a pseudo-terminal (util-linux `script`), calls `meanwhile` once the
+ * confirmation prompt shows, then answers "yes": the plan is made, then the world changes.
+ */
+function applyOnTerminal(meanwhile: () => Promise<void>): Promise<{ code: number | null; output: string }> {
+  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(VIGIL_BIN)} apply`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: root, env: { ...process.env, ...targetEnv(server.url), CI: '', NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  let answered = false;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    output += chunk;
+    if (!answered && output.includes('Enter a value (yes/no):')) {
+      answered = true;
+      void meanwhile().then(() => child.stdin.write('yes\r'));
+    }
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, output })));
+}
 
 async function writes(): Promise<Array<{ method: string; path: string }>> {
   const lines = (await readFile(requestLog, 'utf8')).trim().split('\n');
@@ -107,28 +127,40 @@ describe('vigil apply', () => {
     expect(order).toEqual(['POST /v2/check-groups', 'PUT /v1/checks', 'DELETE /v1/check-groups']);
   });
 
-  it('applies everything independent of a rejected resource and reports the root cause once', async () => {
+  it('applies everything independent of a resource the service rejects and reports the root cause once', async () => {
+    // Plan checks fromId references, so the channel exists when the plan is made; it is deleted by
+    // hand while the confirmation prompt waits, and the service then refuses the group that uses it.
+    const response = await fetch(`${server.url}/v1/alert-channels`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'EMAIL', config: { address: 'gone@example.com' } }),
+    });
+    const channelId = ((await response.json()) as { id: number }).id;
     await monitors({
       'a.monitor.ts': [
         "import { AlertChannel, ApiCheck, CheckGroup } from 'vigil/constructs';",
-        "const broken = new CheckGroup('broken', { name: 'Broken', alertChannels: [AlertChannel.fromId(424242)] });",
+        `const broken = new CheckGroup('broken', { name: 'Broken', alertChannels: [AlertChannel.fromId(${channelId})] });`,
         "const fine = new CheckGroup('fine', { name: 'Fine' });",
         "new ApiCheck('inside-broken', { name: 'A', group: broken, request: { url: 'https://example.com/a' } });",
         "new ApiCheck('inside-fine', { name: 'B', group: fine, request: { url: 'https://example.com/b' } });",
       ].join('\n'),
     });
-    const applied = await run(['apply', '--auto-approve']);
+    const applied = await applyOnTerminal(async () => {
+      await fetch(`${server.url}/v1/alert-channels/${channelId}`, { method: 'DELETE', headers: { authorization: 'Bearer vigil-local' } });
+    });
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toContain('Apply failed with 1 error:');
-    expect(applied.stderr).toContain('check-group.broken (create): [POST] "/v2/check-groups": 400 Bad Request');
-    expect(applied.stderr.match(/424242/g)).toHaveLength(1);
-    expect(applied.stderr).toContain('Skipped because something they depend on failed: api-check.inside-broken');
-    expect(applied.stdout).toContain('Resources: 2 added, 0 changed, 0 destroyed.');
+    expect(applied.output).toContain('Apply failed with 1 error:');
+    expect(applied.output).toContain('check-group.broken (create): [POST] "/v2/check-groups": 400 Bad Request');
+    expect(applied.output.match(new RegExp(`references alert channel ${channelId}`, 'g'))).toHaveLength(1);
+    expect(applied.output).toContain('Skipped because something they depend on failed: api-check.inside-broken');
+    expect(applied.output).toContain('Resources: 2 added, 0 changed, 0 destroyed.');
     const plan = await run(['plan']);
     expect(plan.stdout).toContain('# check-group.broken will be created');
     expect(plan.stdout).toContain('# api-check.inside-broken will be created');
     expect(plan.stdout).not.toContain('inside-fine');
-  });
+    expect(plan.stderr).toContain(`error  fromId(${channelId}): no alert-channel with this id exists on the service  (check-group.broken.alertChannelSubscriptions[0].alertChannelId)`);
+    expect(plan.code).toBe(1);
+  }, 120_000);
 
   it('refuses to apply under CI without --auto-approve', async () => {
     await monitors(SHOP);
