@@ -25,6 +25,9 @@ function startTarget(): Promise<Server> {
     } else if (url.pathname === '/broken') {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ status: 'degraded', detail: 'database \u001b[31mdown' }));
+    } else if (url.pathname === '/banner') {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      response.end('maintenance \u001b]0;pwned\u0007\u001b[31mbanner');
     } else if (url.pathname === '/echo') {
       // Echoes what it was sent, as a careless service does: secrets must still not reach output.
       response.writeHead(500, { 'content-type': 'text/plain' });
@@ -100,6 +103,13 @@ new ApiCheck('preview-only', {
   request: { url: '{{TARGET}}/ok', assertions: [AssertionBuilder.statusCode().equals(200)] },
   retryStrategy: RetryStrategyBuilder.noRetries(),
 });
+
+new ApiCheck('banner', {
+  name: 'Banner page',
+  tags: ['terminal'],
+  request: { url: '{{TARGET}}/banner', assertions: [AssertionBuilder.textBody().contains('welcome')] },
+  retryStrategy: RetryStrategyBuilder.noRetries(),
+});
 `,
   );
 }
@@ -130,7 +140,8 @@ describe('vigil test', () => {
       'api-check.echo  Echoing endpoint  API  [eu-west-1]  checks/api.monitor.ts:31:1',
       'api-check.hangs  Hanging endpoint  API  [eu-west-1]  checks/api.monitor.ts:39:1',
       'api-check.preview-only  Preview only  API  [eu-west-1]  checks/api.monitor.ts:48:1',
-      '5 runs',
+      'api-check.banner  Banner page  API  [eu-west-1]  checks/api.monitor.ts:56:1',
+      '6 runs',
       '',
     ]);
   });
@@ -148,13 +159,20 @@ describe('vigil test', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toContain('✖ api-check.broken  Broken endpoint  [eu-west-1]');
     expect(result.stdout).toContain('    at checks/api.monitor.ts:23:1\n');
-    expect(result.stdout).toContain('    error: assertion failed: JSON_BODY $.status EQUALS ok, got "degraded"\n');
+    expect(result.stdout).toContain('    error: assertion failed: JSON_BODY $.status EQUALS "ok": actual "degraded"\n');
+    expect(result.stdout).toContain('      ✖ JSON_BODY $.status EQUALS ok  (actual: "degraded")\n');
     expect(result.stdout).toContain(`    request: GET ${base}/broken\n`);
     expect(result.stdout).toContain('    response: 200 OK\n');
-    // The target's terminal escape is shown, not sent to the terminal.
-    expect(result.stdout).toContain('database \\x1b[31mdown');
+    expect(result.stdout).toContain('      {"status":"degraded","detail":"database \\u001b[31mdown"}\n');
     expect(result.stdout).not.toContain('\u001b');
     expect(result.stdout).toMatch(/timings: dns \d+ ms · tcp \d+ ms · first byte \d+ ms · download \d+ ms · total \d+ ms/);
+  });
+
+  it('shows control characters a target sent instead of sending them to the terminal', async () => {
+    const result = await withTarget(['banner']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('      maintenance \\x1b]0;pwned\\x07\\x1b[31mbanner\n');
+    expect(result.stdout).not.toMatch(/[\u0007\u001b]/);
   });
 
   it('never prints a secret variable, even when the target echoes it', async () => {
@@ -218,7 +236,8 @@ describe('vigil test', () => {
     const result = await run(['--env-file', 'missing.env']);
     if (Number(process.versions.node.split('.')[0]) <= 20) {
       // Node 20 itself reads any --env-file in its arguments, even after the script, and stops first.
-      expect(result).toMatchObject({ code: 9, stderr: 'node: missing.env: not found\n' });
+      expect(result.code).toBe(9);
+      expect(result.stderr).toMatch(/node: missing\.env: not found\n$/);
     } else {
       expect(result.code).toBe(2);
       expect(result.stderr.split('\n')[0]).toBe('Error: --env-file missing.env: no such file');
@@ -232,7 +251,7 @@ describe('vigil test', () => {
     [['--parallelism', '0'], 2, 'Error: --parallelism must be a whole number from 1 to 100, got "0"'],
     [['--timeout', 'soon'], 2, 'Error: --timeout must be a positive number of seconds, got "soon"'],
     [['--reporter', 'tap'], 2, "error: option '--reporter <name>' argument 'tap' is invalid. Allowed choices are list, dot, ci, github, json, junit."],
-    [['nothing-like-this'], 1, 'Error: no check matches patterns "nothing-like-this" (the project has 5 checks; vigil test --list shows them)'],
+    [['nothing-like-this'], 1, 'Error: no check matches patterns "nothing-like-this" (the project has 6 checks; vigil test --list shows them)'],
   ])('refuses %j with exit %i', async (args, code, message) => {
     const result = await run(args);
     expect(result.code).toBe(code);

@@ -93,6 +93,7 @@ function identity(run: PlannedRun) {
 
 /** The first reason the run failed, most specific first. */
 function failureMessage(result: RunResult, assertions: readonly AssertionReport[]): string {
+  if (result.error) return result.error;
   const api = result.apiCheckResult;
   if (api?.requestError) return String(api.requestError);
   if (result.overMaxResponseTime) return 'the response took longer than maxResponseTime';

@@ -161,7 +161,10 @@ export function details(outcome: TestOutcome): string {
     if (response && response.status) {
       lines.push(`response: ${response.status} ${response.statusText ?? ''}`.trimEnd());
       const body = typeof response.body === 'string' ? response.body : response.body == null ? '' : JSON.stringify(response.body);
-      if (body) lines.push(`  ${body.length > BODY_EXCERPT ? `${body.slice(0, BODY_EXCERPT)}… (${body.length} characters)` : body}`);
+      if (body) {
+        const excerpt = body.length > BODY_EXCERPT ? `${body.slice(0, BODY_EXCERPT)}… (${body.length} characters)` : body;
+        for (const bodyLine of excerpt.split(/\r?\n/)) lines.push(`  ${bodyLine}`);
+      }
       const phases = response.timingPhases;
       if (phases) {
         lines.push(`timings: dns ${ms(phases.dns)} · tcp ${ms(phases.tcp)} · first byte ${ms(phases.firstByte)} · download ${ms(phases.download)} · total ${ms(phases.total)}`);
