@@ -71,7 +71,7 @@ describe('the CI recipe (examples/ci/vigil.yml)', () => {
   it('runs only vigil subcommands and flags that the CLI has', async () => {
     const { jobs } = await loadWorkflow();
     const invocations = Object.values(jobs).flatMap((job) => vigilInvocations(scriptsOf(job)));
-    expect(invocations.map((invocation) => invocation.subcommand).sort()).toEqual(['apply', 'plan', 'validate']);
+    expect(invocations.map((invocation) => invocation.subcommand).sort()).toEqual(['apply', 'plan', 'test', 'validate']);
 
     const topLevel = await vigil(['--help'], { cwd: REPO_ROOT });
     for (const { subcommand, flags } of invocations) {
