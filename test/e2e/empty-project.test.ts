@@ -35,7 +35,7 @@ beforeAll(async () => {
   expect(applied.stdout).toContain('Apply complete! Resources: 2 added, 0 changed, 0 destroyed.');
   // The typo: the files end in .monitor.ts.
   await writeFile(path.join(root, 'vigil.config.ts'), config("{ checkMatch: 'checks/*.monitors.ts' }"));
-});
+}, 90_000);
 
 afterAll(async () => {
   await server.close();
@@ -82,7 +82,7 @@ describe('a project whose checkMatch selects no file', () => {
     const list = await run(['state', 'list']);
     expect(list.stdout).toContain('api-check.home');
     expect(list.stdout).toContain('status-page-service.payments');
-  });
+  }, 90_000);
 
   it('is planned as deleting everything with --allow-empty', async () => {
     const result = await run(['plan', '--allow-empty', '--json']);

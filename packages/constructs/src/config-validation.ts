@@ -21,6 +21,7 @@ const VigilConfigSchema = z.strictObject({
     .strictObject({
       checkMatch: z.union([Glob, z.array(Glob).min(1)]).optional(),
       ignoreDirectoriesMatch: z.array(Glob).optional(),
+      allowedScriptDirectories: z.array(z.string().min(1)).optional(),
       activated: z.boolean().optional(),
       muted: z.boolean().optional(),
       frequency: z.union([Frequency, z.object({ frequency: Frequency, frequencyOffset: z.number().int().optional() })]).optional(),

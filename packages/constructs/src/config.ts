@@ -15,6 +15,13 @@ export interface CheckDefaults {
   checkMatch?: string | string[];
   /** Directory globs never searched for construct files (`node_modules` is always ignored). */
   ignoreDirectoriesMatch?: string[];
+  /**
+   * Directories outside the project root that check scripts (`code.entrypoint`,
+   * `setupScript.entrypoint`, ... and the files they import) may come from, relative to the project
+   * root or absolute, e.g. `['../shared/checks']` in a monorepo. Scripts are bundled and uploaded to
+   * the monitoring service, so by default only files inside the project root are.
+   */
+  allowedScriptDirectories?: string[];
   /** Whether checks run. Default true. */
   activated?: boolean;
   /** Whether checks' failure and recovery notifications are suppressed. Default false. */

@@ -10,6 +10,7 @@ import { evaluateModules, EvaluationClock, LoadDirectory, type EvaluationOutcome
 import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
 import { attachScripts } from './script-hooks.js';
+import { scriptDirectories } from './scripts.js';
 import { displayPath, relativeSource, thrownErrorToDiagnostic } from './user-errors.js';
 
 export interface LoadProjectOptions {
@@ -143,7 +144,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       }
     }
 
-    report(await attachScripts(project, root));
+    report(await attachScripts(project, root, scriptDirectories(root, config.checks?.allowedScriptDirectories)));
     report(project.validate());
     if (loaded.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return finish(loaded);
 

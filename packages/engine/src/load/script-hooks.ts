@@ -1,14 +1,18 @@
 import { existsSync } from 'node:fs';
 import pLimit from 'p-limit';
-import type { Diagnostic, Project } from '@vigil/constructs';
-import { bundleScript } from './scripts.js';
+import type { Diagnostic, Project, SourceLocation } from '@vigil/constructs';
+import { bundleScript, isInsideDirectories, outsideRootHint, realPathOf } from './scripts.js';
 
 /** Stands in for a script whose bundling failed (and was reported). */
 const BUNDLING_FAILED = '/* vigil could not bundle this script; see the errors reported with it */';
 
+/** Stands in for a script that was refused (and reported) because it lies outside the project. */
+const REFUSED = '/* vigil refused to bundle this script; see the error reported with it */';
+
 /** Structural view of a construct with script entrypoints (it may come from another package copy). */
 interface ScriptOwner {
   readonly address: string;
+  readonly source: SourceLocation;
   scriptEntrypoints(): Array<{ field: string; path: string; propPath: string }>;
   setBundledScript(field: string, code: string): void;
 }
@@ -28,8 +32,12 @@ function isScriptOwner(value: unknown): value is ScriptOwner {
  * setup/teardown) and hands the code to its construct before validation. An entrypoint shared by
  * several checks is bundled once. A missing file is left to the construct, which reports it with
  * the prop path the user wrote.
+ *
+ * Scripts are uploaded, so every file bundled into one must lie in the project root or one of
+ * `allowedDirectories` (real paths, from {@link scriptDirectories}); an entrypoint elsewhere
+ * (an absolute path, `../..`, a symbolic link pointing out) is an error at the construct.
  */
-export async function attachScripts(project: Project, root: string): Promise<Diagnostic[]> {
+export async function attachScripts(project: Project, root: string, allowedDirectories: readonly string[]): Promise<Diagnostic[]> {
   const diagnostics: Diagnostic[] = [];
   const bundles = new Map<string, ReturnType<typeof bundleScript>>();
   // esbuild already uses every core for one build; a few builds at once only keep it busy.
@@ -39,9 +47,23 @@ export async function attachScripts(project: Project, root: string): Promise<Dia
     if (!isScriptOwner(construct)) continue;
     for (const request of construct.scriptEntrypoints()) {
       if (!existsSync(request.path)) continue;
+      const real = realPathOf(request.path);
+      if (!isInsideDirectories(real, allowedDirectories)) {
+        construct.setBundledScript(request.field, REFUSED);
+        const shown = real === request.path ? real : `${request.path} -> ${real}`;
+        diagnostics.push({
+          severity: 'error',
+          message: `"${request.propPath}" (${shown}) is outside the project root, so it cannot be bundled into the check`,
+          hint: outsideRootHint(root),
+          address: construct.address,
+          path: request.propPath,
+          source: construct.source,
+        });
+        continue;
+      }
       let bundle = bundles.get(request.path);
       if (bundle === undefined) {
-        bundle = limit(() => bundleScript({ root, entrypoint: request.path }));
+        bundle = limit(() => bundleScript({ root, entrypoint: request.path, allowedDirectories }));
         bundles.set(request.path, bundle);
       }
       const pending = bundle;

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -67,6 +68,47 @@ export interface BundleScriptOptions {
   root: string;
   /** Absolute path of the script's entry file. */
   entrypoint: string;
+  /**
+   * Real paths of the directories the script's files may come from: the project root and
+   * `checks.allowedScriptDirectories` (see {@link scriptDirectories}). Default: the root.
+   */
+  allowedDirectories?: readonly string[];
+}
+
+/**
+ * The real paths of the directories check scripts may be bundled from: the project root, and each
+ * of `checks.allowedScriptDirectories` (relative to the root, or absolute). Real paths, because a
+ * symbolic link inside the root may point anywhere.
+ */
+export function scriptDirectories(root: string, configured: unknown): string[] {
+  const listed = Array.isArray(configured) ? configured.filter((entry): entry is string => typeof entry === 'string' && entry !== '') : [];
+  return [root, ...listed.map((directory) => path.resolve(root, directory))].map(realPathOf);
+}
+
+/** Whether `file` (a real path) is inside one of `directories` (real paths). */
+export function isInsideDirectories(file: string, directories: readonly string[]): boolean {
+  return directories.some((directory) => {
+    const relative = path.relative(directory, file);
+    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+  });
+}
+
+/** The path with every symbolic link resolved; the path itself when it does not exist. */
+export function realPathOf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
+
+function outsideRootImport(specifier: string, real: string, root: string): esbuild.OnResolveResult {
+  return { errors: [{ text: `"${specifier}" resolves to ${real}, outside the project root, so a check script cannot import it`, notes: [{ text: outsideRootHint(root) }] }] };
+}
+
+/** The hint of every "outside the project root" problem of a check script. */
+export function outsideRootHint(root: string): string {
+  return `Check scripts are bundled and uploaded to the monitoring service, so their files must be inside the project root (${root}) or a directory listed in checks.allowedScriptDirectories of the config.`;
 }
 
 /** Namespace of the stand-in modules that turn an import of a runtime package into a `require`. */
@@ -87,6 +129,7 @@ const RUNTIME_REQUIRE = 'vigil-runtime-require';
  */
 export async function bundleScript(options: BundleScriptOptions): Promise<{ script?: string; diagnostics: Diagnostic[] }> {
   const { root } = options;
+  const allowed = options.allowedDirectories ?? [realPathOf(root)];
   const diagnostics: Diagnostic[] = [];
   try {
     const result = await esbuild.build({
@@ -105,7 +148,15 @@ export async function bundleScript(options: BundleScriptOptions): Promise<{ scri
           name: 'vigil-runtime-packages',
           setup(build) {
             build.onResolve({ filter: /.*/ }, async (args) => {
-              if (args.kind === 'entry-point' || args.pluginData === RESOLVING || !isBareSpecifier(args.path)) return undefined;
+              if (args.kind === 'entry-point' || args.pluginData === RESOLVING) return undefined;
+              if (!isBareSpecifier(args.path)) {
+                // A relative or absolute import could pull any file of the machine into the upload.
+                const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
+                if (resolved.errors.length > 0 || resolved.external) return undefined;
+                const real = realPathOf(resolved.path);
+                if (isInsideDirectories(real, allowed)) return { path: resolved.path };
+                return outsideRootImport(args.path, real, root);
+              }
               const name = packageNameOf(args.path.replace(/^node:/, ''));
               if (args.path.startsWith('node:') || BUILTINS.has(name) || RUNTIME_PACKAGES.has(name)) {
                 if (args.kind === 'require-call') return { path: args.path, external: true };
@@ -119,7 +170,11 @@ export async function bundleScript(options: BundleScriptOptions): Promise<{ scri
                 pluginData: RESOLVING,
               });
               const local = resolved.errors.length === 0 && !resolved.external && !/[\\/]node_modules[\\/]/.test(resolved.path);
-              if (local) return { path: resolved.path };
+              if (local && isInsideDirectories(realPathOf(resolved.path), allowed)) return { path: resolved.path };
+              if (local) {
+                const real = realPathOf(resolved.path);
+                return outsideRootImport(args.path, real, root);
+              }
               return {
                 errors: [
                   {
