@@ -70,7 +70,9 @@ async function seedMixedAccount(): Promise<void> {
     muted: true,
     useGlobalAlertSettings: false,
     alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 } },
+    // What RetryStrategyBuilder.noRetries() sends: without doubleCheck: false the service retries once.
     retryStrategy: null,
+    doubleCheck: false,
     alertChannelSubscriptions: [{ alertChannelId: hook.id, activated: true }],
     triggerIncident: { serviceId: service.id, severity: 'MAJOR', name: 'Payments down', notifySubscribers: true },
     degradedResponseTime: 3000,

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { BuildContext } from './build-context.js';
 import { Construct, type ConstructProps } from './construct.js';
 import { formatPath, type PathSegment } from './path.js';
-import { externalRef, type ExternalRef } from './ref.js';
+import { externalRef, numericIdProblem, type ExternalRef } from './ref.js';
 import type { PropKeys } from './unknown-props.js';
 import type { AlertChannelType } from '@vigil/schema';
 
@@ -60,7 +60,7 @@ export abstract class AlertChannel extends Construct {
    * @param id the channel's numeric id on the service
    */
   static fromId(id: number): ExternalRef<'alert-channel', number> {
-    return externalRef('alert-channel', id);
+    return externalRef('alert-channel', id, numericIdProblem(`${this.name}.fromId`, id));
   }
 
   protected abstract channelType(): AlertChannelType;
@@ -89,4 +89,14 @@ export abstract class AlertChannel extends Construct {
     }
     return formatPath(payloadPath);
   }
+}
+
+/**
+ * A URL prop as the payload holds it: Checkly takes `URL | string`. Duck-typed, since a `URL` from
+ * another realm fails `instanceof`; anything else is left for the schema to report.
+ */
+export function urlText(value: unknown): unknown {
+  return typeof value === 'object' && value !== null && typeof (value as { href?: unknown }).href === 'string' && typeof (value as { protocol?: unknown }).protocol === 'string'
+    ? (value as URL).href
+    : value;
 }

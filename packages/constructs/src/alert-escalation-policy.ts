@@ -30,6 +30,8 @@ export interface AlertEscalation {
   parallelRunFailureThreshold?: ParallelRunFailureThreshold;
 }
 
+const DEFAULT_RUN_BASED_ESCALATION = { failedRunThreshold: 1 };
+const DEFAULT_TIME_BASED_ESCALATION = { minutesFailingThreshold: 5 };
 const DEFAULT_REMINDERS = { amount: 0, interval: 5 };
 const DEFAULT_PARALLEL_RUN_FAILURE_THRESHOLD = { enabled: false, percentage: 10 };
 
@@ -44,6 +46,8 @@ export class AlertEscalationBuilder {
     return {
       escalationType: 'RUN_BASED',
       runBasedEscalation: { failedRunThreshold },
+      // The other type's threshold at its default, as Checkly's builder and the service hold it.
+      timeBasedEscalation: { ...DEFAULT_TIME_BASED_ESCALATION },
       reminders: { ...DEFAULT_REMINDERS, ...reminders },
       parallelRunFailureThreshold: { ...DEFAULT_PARALLEL_RUN_FAILURE_THRESHOLD, ...parallelRunFailureThreshold },
     };
@@ -57,6 +61,7 @@ export class AlertEscalationBuilder {
   ): AlertEscalation {
     return {
       escalationType: 'TIME_BASED',
+      runBasedEscalation: { ...DEFAULT_RUN_BASED_ESCALATION },
       timeBasedEscalation: { minutesFailingThreshold },
       reminders: { ...DEFAULT_REMINDERS, ...reminders },
       parallelRunFailureThreshold: { ...DEFAULT_PARALLEL_RUN_FAILURE_THRESHOLD, ...parallelRunFailureThreshold },

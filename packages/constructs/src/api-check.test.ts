@@ -18,6 +18,8 @@ const LOCATIONS =
   'eu-north-1, eu-south-1, me-south-1, ap-southeast-1, ap-northeast-1, ap-east-1, ap-southeast-2, ap-southeast-3, ' +
   'ap-northeast-2, ap-northeast-3, ap-south-1, af-south-1]';
 const OFFSET_HINT = 'frequencyOffset spreads runs over time: 10, 20 or 30 with frequency 0, 1..frequency×10 up to an hour, 1..frequency/60 above.';
+const DOUBLE_CHECK_HINT =
+  'Use retryStrategy instead: RetryStrategyBuilder.fixedStrategy({ maxRetries: 1, baseBackoffSeconds: 0, maxDurationSeconds: 600, sameRegion: false }) does what doubleCheck: true did, RetryStrategyBuilder.noRetries() what doubleCheck: false did.';
 const RESPONSE_TIME_HINT = 'Response-time limits are milliseconds between 0 and 30000.';
 
 type Expected = Pick<Diagnostic, 'severity' | 'path' | 'message' | 'hint'>;
@@ -105,7 +107,7 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
   [
     'warns that doubleCheck is deprecated',
     { doubleCheck: false },
-    [{ severity: 'warning', path: 'doubleCheck', message: '"doubleCheck" is deprecated', hint: 'Use retryStrategy instead: RetryStrategyBuilder.singleRetry() retries once, RetryStrategyBuilder.noRetries() never retries.' }],
+    [{ severity: 'warning', path: 'doubleCheck', message: '"doubleCheck" is deprecated', hint: DOUBLE_CHECK_HINT }],
   ],
   [
     'rejects a setup script with both entrypoint and content',
@@ -284,11 +286,12 @@ describe('ApiCheck synth', () => {
     expect(secrets).toEqual(['request.basicAuth.password']);
   });
 
-  it('sends noRetries as a null strategy', async () => {
+  it('sends noRetries as a null strategy without the service\'s default double check, so it never retries', async () => {
     const project = await load(() => {
       new ApiCheck('home', { ...base, retryStrategy: RetryStrategyBuilder.noRetries() });
     });
-    expect(specOf(project, 'api-check.home').payload.retryStrategy).toBeNull();
+    const { payload } = specOf(project, 'api-check.home');
+    expect([payload.retryStrategy, payload.doubleCheck]).toEqual([null, false]);
   });
 
   it('uses the global alert settings for alertEscalationPolicy "global"', async () => {

@@ -1,8 +1,9 @@
-import { ApiCheckCreate, type BodyType, type HttpMethod, type IpFamily } from '@vigil/schema';
+import { ApiCheckCreate, MAX_RESPONSE_TIME_DEFAULT, type BodyType, type HttpMethod, type IpFamily } from '@vigil/schema';
 import type { z } from 'zod';
 import type { Assertion } from './assertion.js';
 import type { BuildContext } from './build-context.js';
 import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, type CheckProps } from './check.js';
+import { checkResponseTimes } from './check-rules.js';
 import { Construct } from './construct.js';
 import { formatPath, type PathSegment } from './path.js';
 import { reportUnknownProps, type PropKeys } from './unknown-props.js';
@@ -56,8 +57,8 @@ export interface ApiCheckProps extends CheckProps {
   /** The HTTP request the check sends, and its assertions. Required. */
   request: Request;
   /**
-   * Response time in milliseconds (0..30000) above which the check counts as degraded.
-   * Default 5000.
+   * Response time in milliseconds (0..30000) above which the check counts as degraded; at most
+   * `maxResponseTime`. Default 5000.
    */
   degradedResponseTime?: number | null;
   /** Response time in milliseconds (0..30000) above which the check fails. Default 20000. */
@@ -166,6 +167,7 @@ export class ApiCheck extends Construct implements ScriptOwner {
     if (typeof password === 'string') context.secret(['request', 'basicAuth', 'password']);
     payload.degradedResponseTime = props.degradedResponseTime;
     payload.maxResponseTime = props.maxResponseTime;
+    checkResponseTimes(context, props, MAX_RESPONSE_TIME_DEFAULT);
     payload.setupSnippetId = props.setupSnippetId;
     payload.tearDownSnippetId = props.tearDownSnippetId;
     payload.localSetupScript = this.#scripts.resolveWithInline(context, 'localSetupScript', props.localSetupScript);

@@ -119,4 +119,11 @@ export class AssertionBuilder {
   static responseTime(): NumericAssertionBuilder {
     return new NumericAssertionBuilder('RESPONSE_TIME');
   }
+  /**
+   * Checkly's misspelt alias of {@link AssertionBuilder.responseTime}, kept so its projects load.
+   * @deprecated Use {@link AssertionBuilder.responseTime}.
+   */
+  static responseTme(): NumericAssertionBuilder {
+    return AssertionBuilder.responseTime();
+  }
 }

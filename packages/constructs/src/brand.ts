@@ -8,6 +8,9 @@ export const CONSTRUCT_BRAND: unique symbol = Symbol.for('vigil.construct');
 /** Brand of `X.fromId(id)` references to resources Vigil does not manage. */
 export const EXTERNAL_REF_BRAND: unique symbol = Symbol.for('vigil.external-ref');
 
+/** Brand of what `construct.ref()` returns. */
+export const CONSTRUCT_REF_BRAND: unique symbol = Symbol.for('vigil.construct-ref');
+
 /** Key on `globalThis` of the AsyncLocalStorage that scopes construct creation to a Project. */
 export const PROJECT_SCOPE_KEY: unique symbol = Symbol.for('vigil.project-scope');
 

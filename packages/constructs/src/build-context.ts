@@ -2,7 +2,7 @@ import type { Construct } from './construct.js';
 import type { CheckDefaults } from './config.js';
 import { formatPath, type PathSegment } from './path.js';
 import type { Project } from './project.js';
-import { isConstruct, isExternalRef } from './ref.js';
+import { isConstruct, isExternalRef, unwrapConstructRef } from './ref.js';
 import type { Diagnostic, ResourceKind } from './types.js';
 
 /** What a reference field accepts, for checking and for messages. */
@@ -76,7 +76,7 @@ export class BuildContext {
    * `{ $ref: address }` afterwards. Returns `undefined` (and records why) for anything else.
    */
   reference(value: unknown, target: RefTarget, propPath: string, payloadPath: PathSegment[]): unknown {
-    const resolved = this.#resolveReference(value, target, propPath, payloadPath);
+    const resolved = this.#resolveReference(unwrapConstructRef(value), target, propPath, payloadPath);
     if (resolved === undefined) this.reported.add(formatPath(payloadPath));
     return resolved;
   }
@@ -85,6 +85,10 @@ export class BuildContext {
     if (isExternalRef(value)) {
       if (value.kind !== target.kind) {
         this.error(propPath, `"${propPath}" must refer to ${target.name}, got a fromId reference of kind ${value.kind}`);
+        return undefined;
+      }
+      if (value.problem !== undefined) {
+        this.error(propPath, `"${propPath}": ${value.problem}`, 'fromId takes the id the monitoring service gave the resource (see its URL in the web app or `vigil state show`).');
         return undefined;
       }
       this.externalRefs.push({ segments: payloadPath, kind: value.kind, remoteId: value.remoteId });

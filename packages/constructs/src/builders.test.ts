@@ -77,14 +77,8 @@ describe('RetryStrategyBuilder', () => {
     ).toEqual({ type: 'LINEAR', baseBackoffSeconds: 10, maxRetries: 3, maxDurationSeconds: 120, sameRegion: false, onlyOn: ['NETWORK_ERROR'] });
   });
 
-  it('singleRetry retries once, immediately by default', () => {
-    expect(RetryStrategyBuilder.singleRetry()).toEqual({
-      type: 'SINGLE_RETRY',
-      baseBackoffSeconds: 0,
-      maxRetries: 1,
-      maxDurationSeconds: 600,
-      sameRegion: true,
-    });
+  it('singleRetry retries once after 60 s in the same region, with no count or time limit', () => {
+    expect(RetryStrategyBuilder.singleRetry()).toEqual({ type: 'SINGLE_RETRY', baseBackoffSeconds: 60, sameRegion: true });
   });
 
   it('noRetries is null, the spec\'s "no strategy"', () => {
@@ -97,6 +91,7 @@ describe('AlertEscalationBuilder', () => {
     expect(AlertEscalationBuilder.runBasedEscalation(3)).toEqual({
       escalationType: 'RUN_BASED',
       runBasedEscalation: { failedRunThreshold: 3 },
+      timeBasedEscalation: { minutesFailingThreshold: 5 },
       reminders: { amount: 0, interval: 5 },
       parallelRunFailureThreshold: { enabled: false, percentage: 10 },
     });
@@ -105,6 +100,7 @@ describe('AlertEscalationBuilder', () => {
   it('timeBasedEscalation alerts after N minutes failing, merging partial reminders', () => {
     expect(AlertEscalationBuilder.timeBasedEscalation(10, { amount: 2 }, { enabled: true, percentage: 50 })).toEqual({
       escalationType: 'TIME_BASED',
+      runBasedEscalation: { failedRunThreshold: 1 },
       timeBasedEscalation: { minutesFailingThreshold: 10 },
       reminders: { amount: 2, interval: 5 },
       parallelRunFailureThreshold: { enabled: true, percentage: 50 },

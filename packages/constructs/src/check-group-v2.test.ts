@@ -34,10 +34,17 @@ const rules: Array<[string, Partial<CheckGroupV2Props>, Expected[]]> = [
     ],
   ],
   [
-    'warns that doubleCheck is deprecated',
+    'rejects doubleCheck, which CheckGroupV2 no longer supports',
     { doubleCheck: true },
-    [{ severity: 'warning', path: 'doubleCheck', message: '"doubleCheck" is deprecated', hint: 'Use retryStrategy instead: RetryStrategyBuilder.singleRetry() retries once, RetryStrategyBuilder.noRetries() never retries.' }],
+    [
+      error(
+        'doubleCheck',
+        '"doubleCheck" is not supported by CheckGroupV2',
+        'Use retryStrategy instead: RetryStrategyBuilder.fixedStrategy({ maxRetries: 1, baseBackoffSeconds: 0, maxDurationSeconds: 600, sameRegion: false }) does what doubleCheck: true did, RetryStrategyBuilder.noRetries() what doubleCheck: false did.',
+      ),
+    ],
   ],
+  ['accepts noRetries as retry strategy', { retryStrategy: RetryStrategyBuilder.noRetries() }, []],
 ];
 
 describe('CheckGroupV2 rules', () => {
@@ -67,10 +74,10 @@ describe('CheckGroupV2 synth', () => {
       environmentVariables: [],
       alertChannelSubscriptions: [],
       privateLocations: [],
-      runParallel: false,
+      runParallel: null,
       alertSettings: DEFAULT_ALERT_SETTINGS,
       retryStrategy: 'FALLBACK',
-      useGlobalAlertSettings: true,
+      useGlobalAlertSettings: null,
       doubleCheck: false,
     });
     expect(CheckGroupCreate.parse(payload)).toEqual(payload);

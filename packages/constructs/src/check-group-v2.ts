@@ -9,8 +9,9 @@ import { checkPropPath, markSecretVariables, type EnvironmentVariable } from './
 import { Construct, type ConstructProps } from './construct.js';
 import type { FrequencyValue } from './frequency.js';
 import { formatPath, type PathSegment } from './path.js';
-import { externalRef, type ExternalRef } from './ref.js';
-import type { RetryStrategy } from './retry-strategy.js';
+import { externalRef, numericIdProblem, type ExternalRef } from './ref.js';
+import { retryStrategyPayload, type RetryStrategy } from './retry-strategy.js';
+import { checkGroupDoubleCheck } from './check-rules.js';
 import type { PropKeys } from './unknown-props.js';
 import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
 import type { Location, RuntimeId } from './values.js';
@@ -62,15 +63,19 @@ export interface CheckGroupV2Props extends ConstructProps {
   alertChannels?: AlertChannelReference[];
   /**
    * Alert escalation of the group's checks (`AlertEscalationBuilder`), or `'global'` for the
-   * account's settings. When omitted each check keeps its own.
+   * account's settings. When omitted each check keeps its own (`useGlobalAlertSettings` is sent as
+   * `null`).
    */
   alertEscalationPolicy?: AlertEscalation | 'global';
   /**
-   * Retry strategy of the group's checks (`RetryStrategyBuilder`), or `'FALLBACK'` (the default) to
-   * let each check keep its own.
+   * Retry strategy of the group's checks (`RetryStrategyBuilder`), `RetryStrategyBuilder.noRetries()`
+   * so that none of them retries, or `'FALLBACK'` (the default) to let each check keep its own.
    */
-  retryStrategy?: RetryStrategy | 'FALLBACK';
-  /** Run the group's checks in all their locations at once. Default false. */
+  retryStrategy?: RetryStrategy | 'FALLBACK' | null;
+  /**
+   * `true` runs all the group's checks in all their locations at once, `false` one location per
+   * run, whatever each check says. When omitted each check keeps its own (sent as `null`).
+   */
   runParallel?: boolean;
   /** Default frequency of the group's checks that set none (not sent for the group itself). */
   frequency?: FrequencyValue;
@@ -87,8 +92,11 @@ export interface CheckGroupV2Props extends ConstructProps {
   /** Id of a snippet on the service run in the teardown phase of the group's API checks. */
   tearDownSnippetId?: number | null;
   /**
-   * Retry a failed run once before alerting. Default false.
-   * @deprecated Use {@link CheckGroupV2Props.retryStrategy} instead.
+   * Not supported by `CheckGroupV2` (an error, as in Checkly); kept so that the error can say what
+   * to write instead.
+   * @deprecated Use {@link CheckGroupV2Props.retryStrategy} instead:
+   * `RetryStrategyBuilder.fixedStrategy({ maxRetries: 1, baseBackoffSeconds: 0, maxDurationSeconds: 600, sameRegion: false })`
+   * for `true`, `RetryStrategyBuilder.noRetries()` for `false`.
    */
   doubleCheck?: boolean;
 }
@@ -151,7 +159,7 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
    * @param id the group's numeric id on the service
    */
   static fromId(id: number): ExternalRef<'check-group', number> {
-    return externalRef('check-group', id);
+    return externalRef('check-group', id, numericIdProblem('CheckGroupV2.fromId', id));
   }
 
   scriptEntrypoints(): ScriptBundleRequest[] {
@@ -186,21 +194,14 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
       runtimeId: props.runtimeId,
       environmentVariables: props.environmentVariables,
       runParallel: props.runParallel,
-      retryStrategy: props.retryStrategy,
+      retryStrategy: retryStrategyPayload(props.retryStrategy),
       setupSnippetId: props.setupSnippetId,
       tearDownSnippetId: props.tearDownSnippetId,
-      doubleCheck: props.doubleCheck,
     };
     markSecretVariables(context, props.environmentVariables);
     const password = props.apiCheckDefaults?.basicAuth?.password;
     if (typeof password === 'string') context.secret(['apiCheckDefaults', 'basicAuth', 'password']);
-    if (props.doubleCheck !== undefined) {
-      context.warning(
-        'doubleCheck',
-        '"doubleCheck" is deprecated',
-        'Use retryStrategy instead: RetryStrategyBuilder.singleRetry() retries once, RetryStrategyBuilder.noRetries() never retries.',
-      );
-    }
+    checkGroupDoubleCheck(context, props.doubleCheck);
     const policy = props.alertEscalationPolicy;
     if (policy === 'global') payload.useGlobalAlertSettings = true;
     else if (policy !== undefined) {

@@ -8,11 +8,12 @@ import type { AlertChannelReference } from './alert-channel.js';
 import type { BuildContext, RefTarget } from './build-context.js';
 import type { CheckGroupReference, CheckGroupV2Props } from './check-group-v2.js';
 import type { CheckDefaults } from './config.js';
-import type { ConstructProps } from './construct.js';
+import type { Construct, ConstructProps } from './construct.js';
 import { resolveFrequency, type FrequencyValue } from './frequency.js';
 import { formatPath, type PathSegment } from './path.js';
-import { isConstruct } from './ref.js';
-import type { RetryStrategy } from './retry-strategy.js';
+import { checkDoubleCheck, checkMultiStepRuntime, checkRetryOnlyOn, type Origin } from './check-rules.js';
+import { isConstruct, unwrapConstructRef, type ConstructRef } from './ref.js';
+import { retryStrategyPayload, type RetryStrategy } from './retry-strategy.js';
 import type { StatusPageServiceReference } from './status-page-service.js';
 import type { PropKeys } from './unknown-props.js';
 import type { Location, RuntimeId } from './values.js';
@@ -52,8 +53,11 @@ export interface CheckProps extends ConstructProps {
   /** Whether notifications are suppressed on failure and recovery. Default false. */
   muted?: boolean;
   /**
-   * Retry a failed run once from another location before alerting. Default true.
-   * @deprecated Use {@link CheckProps.retryStrategy} instead.
+   * Retry a failed run once from another location before alerting. Default true. Cannot be
+   * combined with a `retryStrategy` (the check's own or one it inherits).
+   * @deprecated Use {@link CheckProps.retryStrategy} instead:
+   * `RetryStrategyBuilder.fixedStrategy({ maxRetries: 1, baseBackoffSeconds: 0, maxDurationSeconds: 600, sameRegion: false })`
+   * for `true`, `RetryStrategyBuilder.noRetries()` for `false`.
    */
   doubleCheck?: boolean;
   /** Inverts what counts as a failure, so error statuses such as 404 can be validated. Default false. */
@@ -77,6 +81,8 @@ export interface CheckProps extends ConstructProps {
   frequencyOffset?: number;
   /** The check group this check belongs to: a `CheckGroupV2` or `CheckGroupV2.fromId(id)`. */
   group?: CheckGroupReference;
+  /** The check group as Checkly's older spelling has it, `groupId: group.ref()`; prefer `group`. */
+  groupId?: ConstructRef<Construct> | CheckGroupReference;
   /** Position (>= 0) in the group's run order when the group is triggered through the API or CI/CD. */
   groupOrder?: number | null;
   /** Runtime version for the check's scripts: 2025.04, 2024.09, 2024.02, 2023.09, 2023.02 or 2022.10. */
@@ -88,7 +94,11 @@ export interface CheckProps extends ConstructProps {
    * alert settings, which is also what happens when it is omitted.
    */
   alertEscalationPolicy?: AlertEscalation | 'global';
-  /** How failed runs are retried (`RetryStrategyBuilder`); `RetryStrategyBuilder.noRetries()` for none. */
+  /**
+   * How failed runs are retried (`RetryStrategyBuilder`); `RetryStrategyBuilder.noRetries()` for
+   * none (sent as `retryStrategy: null` with `doubleCheck: false`). When omitted, the group's or
+   * the config's strategy applies.
+   */
   retryStrategy?: RetryStrategy | null;
   /** Creates and resolves a status-page incident from the check's alerts. */
   triggerIncident?: IncidentTrigger;
@@ -115,6 +125,7 @@ export const CHECK_PROP_KEYS: PropKeys<CheckProps> = {
   frequency: true,
   frequencyOffset: true,
   group: true,
+  groupId: true,
   groupOrder: true,
   runtimeId: true,
   alertChannels: true,
@@ -157,10 +168,11 @@ function cascade<K extends keyof CheckProps & keyof CheckDefaults>(
   props: CheckProps,
   group: Partial<Record<K, unknown>>,
   config: CheckDefaults,
-): unknown {
-  if (props[key] !== undefined) return props[key];
-  if (group[key] !== undefined) return group[key];
-  return config[key];
+): { value: unknown; origin: Origin | undefined } {
+  if (props[key] !== undefined) return { value: props[key], origin: 'check' };
+  if (group[key] !== undefined) return { value: group[key], origin: 'group' };
+  if (config[key] !== undefined) return { value: config[key], origin: 'config' };
+  return { value: undefined, origin: undefined };
 }
 
 /** Which frequency rules apply: multi-step checks cannot run sub-minute. */
@@ -169,9 +181,12 @@ export type CheckKindForFrequency = 'API' | 'MULTI_STEP';
 /** Builds the payload fields shared by API and multi-step checks. */
 export function buildCheckFields(context: BuildContext, props: CheckProps, kind: CheckKindForFrequency): Record<string, unknown> {
   const config = context.checkDefaults;
-  const group = groupDefaults(props.group);
-  const pick = <K extends keyof CheckProps & keyof CheckDefaults>(key: K) =>
+  const groupProp = props.group !== undefined ? 'group' : 'groupId';
+  const groupValue = props.group ?? props.groupId;
+  const group = groupDefaults(unwrapConstructRef(groupValue));
+  const cascaded = <K extends keyof CheckProps & keyof CheckDefaults>(key: K) =>
     cascade(key, props, group as Partial<Record<K, unknown>>, config);
+  const pick = <K extends keyof CheckProps & keyof CheckDefaults>(key: K) => cascaded(key).value;
 
   const payload: Record<string, unknown> = {
     name: props.name,
@@ -186,18 +201,19 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
     runParallel: pick('runParallel'),
     groupOrder: props.groupOrder,
   };
-  if (props.doubleCheck !== undefined) {
-    context.warning(
-      'doubleCheck',
-      '"doubleCheck" is deprecated',
-      'Use retryStrategy instead: RetryStrategyBuilder.singleRetry() retries once, RetryStrategyBuilder.noRetries() never retries.',
-    );
-  }
 
   Object.assign(payload, frequencyFields(context, props, pick('frequency') as FrequencyValue | undefined, kind));
 
-  const retryStrategy = pick('retryStrategy');
+  const retry = cascaded('retryStrategy');
+  const retryStrategy = retryStrategyPayload(retry.value);
   if (retryStrategy !== undefined) payload.retryStrategy = retryStrategy;
+  // The service's doubleCheck default (true) would still retry once after "no strategy".
+  if (retryStrategy === null && props.doubleCheck === undefined) payload.doubleCheck = false;
+  checkDoubleCheck(context, props.doubleCheck, retry);
+  if (kind === 'MULTI_STEP') {
+    checkRetryOnlyOn(context, retry, 'MultiStepCheck');
+    checkMultiStepRuntime(context, cascaded('runtimeId'));
+  }
 
   const policy = pick('alertEscalationPolicy');
   if (policy === 'global') payload.useGlobalAlertSettings = true;
@@ -206,8 +222,8 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
     payload.useGlobalAlertSettings = false;
   }
 
-  if (props.group !== undefined) {
-    payload.groupId = context.reference(props.group, GROUP_TARGET, 'group', ['groupId']);
+  if (groupValue !== undefined) {
+    payload.groupId = context.reference(groupValue, GROUP_TARGET, groupProp, ['groupId']);
   }
 
   const channels = props.alertChannels ?? config.alertChannels ?? [];

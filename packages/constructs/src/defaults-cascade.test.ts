@@ -42,7 +42,7 @@ describe('defaults cascade: config → group → the check\'s own props', () => 
       privateLocations: ['dc-1'],
       tags: ['shop'],
       runtimeId: '2024.02',
-      retryStrategy: { type: 'SINGLE_RETRY', maxRetries: 1, baseBackoffSeconds: 0 },
+      retryStrategy: { type: 'SINGLE_RETRY', baseBackoffSeconds: 60, sameRegion: true, onlyOn: [] },
       alertSettings: { runBasedEscalation: { failedRunThreshold: 3 } },
       useGlobalAlertSettings: false,
       runParallel: true,

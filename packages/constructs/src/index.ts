@@ -5,7 +5,7 @@
 
 // Plumbing shared with the loader.
 export { CONSTRUCT_BRAND, CONFIG_SOURCE_KEY } from './brand.js';
-export { isConstruct, isRef, isExternalRef, type Ref, type ExternalRef } from './ref.js';
+export { isConstruct, isRef, isExternalRef, type Ref, type ExternalRef, type ConstructRef } from './ref.js';
 export { Project, withProject, tryCurrentProject } from './project.js';
 export { Construct, type ConstructProps, type SynthesisResult } from './construct.js';
 export { LOGICAL_ID_PATTERN } from './logical-id.js';
@@ -36,7 +36,7 @@ export { OpsgenieAlertChannel, type OpsgenieAlertChannelProps } from './opsgenie
 // Builders.
 export { Frequency, type FrequencyValue } from './frequency.js';
 export { AssertionBuilder, NumericAssertionBuilder, GeneralAssertionBuilder, type Assertion } from './assertion.js';
-export { RetryStrategyBuilder, type RetryStrategy, type RetryStrategyOptions } from './retry-strategy.js';
+export { RetryStrategyBuilder, type RetryStrategy, type RetryStrategyOptions, type SingleRetryStrategyOptions, type RetryCondition } from './retry-strategy.js';
 export {
   AlertEscalationBuilder,
   type AlertEscalation,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { MultiStepCheckCreate } from '@vigil/schema';
 import type { z } from 'zod';
 import type { BuildContext } from './build-context.js';
+import { checkResponseTimes } from './check-rules.js';
 import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, markSecretVariables, type CheckProps, type EnvironmentVariable } from './check.js';
 import { Construct } from './construct.js';
 import type { PathSegment } from './path.js';
@@ -28,7 +29,7 @@ export interface MultiStepCheckProps extends CheckProps {
   environmentVariables?: EnvironmentVariable[] | null;
   /** Extra files shipped with the script. */
   dependencies?: Dependency[] | null;
-  /** Response time in milliseconds (0..30000) above which the check counts as degraded. */
+  /** Response time in milliseconds (0..30000) above which the check counts as degraded; at most `maxResponseTime`. */
   degradedResponseTime?: number | null;
   /** Response time in milliseconds (0..30000) above which the check fails. */
   maxResponseTime?: number | null;
@@ -45,7 +46,8 @@ const MULTI_STEP_CHECK_PROP_KEYS: PropKeys<MultiStepCheckProps> = {
 
 /**
  * A multi-step check: runs a Node.js script that makes several requests in sequence. Multi-step
- * checks cannot run sub-minute (frequency 0).
+ * checks cannot run sub-minute (frequency 0), need runtime 2023.09 or later, and retry on any
+ * failure (no `retryStrategy.onlyOn`).
  */
 export class MultiStepCheck extends Construct implements ScriptOwner {
   readonly props: MultiStepCheckProps;
@@ -98,6 +100,8 @@ export class MultiStepCheck extends Construct implements ScriptOwner {
     payload.dependencies = props.dependencies;
     payload.degradedResponseTime = props.degradedResponseTime;
     payload.maxResponseTime = props.maxResponseTime;
+    // The service sets no default maxResponseTime on multi-step checks, so only two set values compare.
+    checkResponseTimes(context, props, undefined);
     return payload;
   }
 

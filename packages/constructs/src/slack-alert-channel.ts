@@ -1,10 +1,10 @@
 import type { AlertChannelType } from '@vigil/schema';
-import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, urlText, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
 import type { PropKeys } from './unknown-props.js';
 
 export interface SlackAlertChannelProps extends AlertChannelProps {
-  /** The Slack incoming-webhook URL. */
-  url: string;
+  /** The Slack incoming-webhook URL (a string or a `URL`). */
+  url: string | URL;
   /** Channel to post in, e.g. `#ops`; the webhook's own channel when omitted. */
   channel?: string;
 }
@@ -32,6 +32,6 @@ export class SlackAlertChannel extends AlertChannel {
   }
 
   protected channelConfig(): ChannelConfig {
-    return { config: { url: this.props.url, channel: this.props.channel } };
+    return { config: { url: urlText(this.props.url), channel: this.props.channel } };
   }
 }

@@ -59,12 +59,12 @@ describe('StatusPageService', () => {
       new ApiCheck('home', {
         name: 'Home',
         request: { url: 'https://example.com/' },
-        triggerIncident: { service: StatusPageService.fromId('svc-42'), severity: 'MINOR', name: 'Slow', description: '', notifySubscribers: false },
+        triggerIncident: { service: StatusPageService.fromId('0b8e3c9a-4f6d-4c1e-9a57-3d2b1f0e6c42'), severity: 'MINOR', name: 'Slow', description: '', notifySubscribers: false },
       });
     });
     const { payload, refs } = specOf(project, 'api-check.home');
-    expect(payload.triggerIncident).toEqual({ serviceId: 'svc-42', severity: 'MINOR', name: 'Slow', description: '', notifySubscribers: false });
+    expect(payload.triggerIncident).toEqual({ serviceId: '0b8e3c9a-4f6d-4c1e-9a57-3d2b1f0e6c42', severity: 'MINOR', name: 'Slow', description: '', notifySubscribers: false });
     expect(refs).toEqual([]);
-    expect(isExternalRef(StatusPageService.fromId('svc-42'))).toBe(true);
+    expect(isExternalRef(StatusPageService.fromId('0b8e3c9a-4f6d-4c1e-9a57-3d2b1f0e6c42'))).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 import { StatusPageServiceCreate } from '@vigil/schema';
 import type { z } from 'zod';
 import { Construct, type ConstructProps } from './construct.js';
-import { externalRef, type ExternalRef } from './ref.js';
+import { externalRef, uuidIdProblem, type ExternalRef } from './ref.js';
 import type { PropKeys } from './unknown-props.js';
 
 export interface StatusPageServiceProps extends ConstructProps {
@@ -26,10 +26,10 @@ export class StatusPageService extends Construct {
 
   /**
    * Refers to a status-page service that exists on the service but is not managed by this project.
-   * @param id the service's id on the monitoring service
+   * @param id the service's id on the monitoring service, a UUID
    */
   static fromId(id: string): ExternalRef<'status-page-service', string> {
-    return externalRef('status-page-service', id);
+    return externalRef('status-page-service', id, uuidIdProblem('StatusPageService.fromId', id));
   }
 
   protected payloadSchema(): z.ZodType {

@@ -1,13 +1,13 @@
 import type { AlertChannelType, HttpMethod } from '@vigil/schema';
-import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, urlText, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
 import type { PropKeys } from './unknown-props.js';
 import type { KeyValue } from './api-check.js';
 
 export interface WebhookAlertChannelProps extends AlertChannelProps {
   /** Friendly name to recognise the integration. */
   name: string;
-  /** The URL the webhook request is sent to. */
-  url: string;
+  /** The URL the webhook request is sent to (a string or a `URL`). */
+  url: string | URL;
   /** HTTP method of the webhook request, like an API check's. Default `POST`. */
   method?: HttpMethod;
   /** Headers sent with the webhook request. */
@@ -48,7 +48,7 @@ export class WebhookAlertChannel extends AlertChannel {
   protected channelConfig(): ChannelConfig {
     const { name, url, method, headers, queryParameters, template, webhookSecret } = this.props;
     return {
-      config: { name, url, method: method ?? 'POST', headers: headers ?? [], queryParameters: queryParameters ?? [], template, webhookSecret },
+      config: { name, url: urlText(url), method: method ?? 'POST', headers: headers ?? [], queryParameters: queryParameters ?? [], template, webhookSecret },
       secretKeys: ['webhookSecret'],
     };
   }

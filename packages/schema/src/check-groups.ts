@@ -12,6 +12,7 @@ import {
   EnvironmentVariableResponse,
   EnvironmentVariables,
   GroupRetryStrategy,
+  GroupRetryStrategyResponse,
   Locations,
   PrivateLocations,
   Tags,
@@ -56,10 +57,12 @@ const checkGroupCreateShape = withDefaults(checkGroupFields, {
   environmentVariables: [] as EnvironmentVariable[],
   alertChannelSubscriptions: [] as AlertChannelSubscription[],
   privateLocations: [] as string[],
-  runParallel: false,
+  // v2 groups: null lets each check keep its own scheduling (false would impose round-robin).
+  runParallel: null,
   alertSettings: DEFAULT_ALERT_SETTINGS,
   retryStrategy: FALLBACK_RETRY_STRATEGY,
-  useGlobalAlertSettings: true,
+  // v2 groups: null lets each check keep its own alert settings (true would impose the account's).
+  useGlobalAlertSettings: null,
   doubleCheck: false,
 });
 
@@ -79,6 +82,7 @@ export type CheckGroupUpdate = z.infer<typeof CheckGroupUpdate>;
 export const CheckGroup = z.object({
   ...checkGroupCreateShape,
   id: z.number().int(),
+  retryStrategy: GroupRetryStrategyResponse.default(FALLBACK_RETRY_STRATEGY),
   environmentVariables: z.array(EnvironmentVariableResponse).nullable(),
   created_at: z.string(),
   updated_at: z.string().nullable(),

@@ -24,6 +24,7 @@ import {
   Locations,
   PrivateLocations,
   RetryStrategy,
+  RetryStrategyResponse,
   Tags,
   TriggerIncident,
 } from './embedded.js';
@@ -91,6 +92,7 @@ const commonCheckDefaults = {
 /** Response-only fields the service adds to every check (DESIGN §3.3). */
 const checkResponseFields = {
   id: z.string(),
+  retryStrategy: RetryStrategyResponse.nullable().optional(),
   alertChannels: AlertChannelsSummary,
   created_at: z.string(),
   updated_at: z.string().nullable(),

@@ -28,7 +28,7 @@ import {
   REMINDER_INTERVALS,
   RETRY_ONLY_ON,
   RetryOnlyOn,
-  RetryStrategyType,
+  RETRY_STRATEGY_TYPES,
 } from './values.js';
 
 /** `tags` of a check, group or maintenance window. */
@@ -126,19 +126,57 @@ export type AlertSettings = z.infer<typeof AlertSettings>;
 /** The alert settings a resource gets when none are sent. */
 export const DEFAULT_ALERT_SETTINGS: AlertSettings = AlertSettings.parse({});
 
-export const RetryStrategy = z.object({
-  type: RetryStrategyType,
+/**
+ * `onlyOn` is a list, but the real service (Joi `single()`) also takes one bare value, as Checkly's
+ * constructs send it: `onlyOn: 'NETWORK_ERROR'`.
+ */
+const RetryOnlyOnList = z.preprocess(
+  (value) => (typeof value === 'string' ? [value] : value),
+  z.array(RetryOnlyOn).max(RETRY_ONLY_ON.length),
+);
+
+const retryStrategyCommonFields = {
   baseBackoffSeconds: z.number().int().min(0).default(60),
   sameRegion: z.boolean().default(true),
+  onlyOn: RetryOnlyOnList.default([]),
+};
+
+const MultiRetryStrategy = z.object({
+  type: z.enum(['FIXED', 'LINEAR', 'EXPONENTIAL'] satisfies Array<(typeof RETRY_STRATEGY_TYPES)[number]>),
+  ...retryStrategyCommonFields,
   maxRetries: z.number().int().min(1).max(10).default(2),
   maxDurationSeconds: z.number().int().min(0).max(600).default(600),
-  onlyOn: z.array(RetryOnlyOn).max(RETRY_ONLY_ON.length).default([]),
 });
+
+/** The real service refuses a count or a time limit on `SINGLE_RETRY` ("Not supported for SINGLE_RETRY"). */
+const SINGLE_RETRY_UNSUPPORTED = { maxRetries: z.never().optional(), maxDurationSeconds: z.never().optional() };
+
+/**
+ * How failed runs are retried. `SINGLE_RETRY` retries once after `baseBackoffSeconds` and takes
+ * neither `maxRetries` nor `maxDurationSeconds`; `null` (where allowed) means no retries.
+ */
+export const RetryStrategy = z.discriminatedUnion('type', [
+  MultiRetryStrategy,
+  z.object({ type: z.literal('SINGLE_RETRY'), ...retryStrategyCommonFields, ...SINGLE_RETRY_UNSUPPORTED }),
+]);
 export type RetryStrategy = z.infer<typeof RetryStrategy>;
 
-/** A check group's retry strategy: a strategy, or `FALLBACK` (each check keeps its own). */
-export const GroupRetryStrategy = z.union([z.literal(FALLBACK_RETRY_STRATEGY), RetryStrategy]);
+/**
+ * A retry strategy as a response holds it: the same, except that a `SINGLE_RETRY` stored before
+ * the service refused `maxRetries`/`maxDurationSeconds` on it still reads (they are dropped).
+ */
+export const RetryStrategyResponse = z.discriminatedUnion('type', [
+  MultiRetryStrategy,
+  z.object({ type: z.literal('SINGLE_RETRY'), ...retryStrategyCommonFields }),
+]);
+
+/**
+ * A check group's retry strategy: a strategy, `FALLBACK` (each check keeps its own), or `null`
+ * (no retries for any check of the group), as the real service's v2 group calls take it.
+ */
+export const GroupRetryStrategy = z.union([z.literal(FALLBACK_RETRY_STRATEGY), RetryStrategy]).nullable();
 export type GroupRetryStrategy = z.infer<typeof GroupRetryStrategy>;
+export const GroupRetryStrategyResponse = z.union([z.literal(FALLBACK_RETRY_STRATEGY), RetryStrategyResponse]).nullable();
 
 export const TriggerIncident = z.object({
   serviceId: z.string().min(1),

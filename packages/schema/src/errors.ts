@@ -72,6 +72,8 @@ const TYPE_PHRASES: Record<string, string> = {
   object: 'must be of type object',
   date: 'must be a valid date',
   null: 'must be null',
+  // A field declared `z.never()` is one the service refuses outright, as Joi's `forbidden()` does.
+  never: 'is not allowed',
 };
 
 function listValues(values: readonly unknown[]): string {
@@ -191,6 +193,12 @@ function flatten(issue: Issue, base: readonly PathSegment[]): Array<{ issue: Iss
   const path = [...base, ...issue.path];
   if (issue.code === 'invalid_union' && issue.errors.length === 1 && issue.errors[0]!.length > 0) {
     return issue.errors[0]!.flatMap((inner) => flatten(inner, path));
+  }
+  // Of `"FALLBACK" | {strategy}`, an object fails only the object branch inside it: report that
+  // (`retryStrategy.maxRetries`), as Joi's alternatives do, not the literal it was never meant to be.
+  if (issue.code === 'invalid_union') {
+    const inside = issue.errors.filter((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0));
+    if (inside.length === 1) return inside[0]!.flatMap((inner) => flatten(inner, path));
   }
   return [{ issue, path }];
 }

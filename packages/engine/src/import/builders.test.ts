@@ -55,7 +55,8 @@ describe('retryStrategyCode', () => {
     [{ type: 'FIXED' }, 'RetryStrategyBuilder.fixedStrategy()'],
     [{ type: 'LINEAR', maxRetries: 3, sameRegion: false }, 'RetryStrategyBuilder.linearStrategy({ maxRetries: 3, sameRegion: false })'],
     [{ type: 'EXPONENTIAL', onlyOn: ['NETWORK_ERROR'] }, "RetryStrategyBuilder.exponentialStrategy({ onlyOn: ['NETWORK_ERROR'] })"],
-    [{ type: 'SINGLE_RETRY', baseBackoffSeconds: 0, maxRetries: 1 }, 'RetryStrategyBuilder.singleRetry()'],
+    [{ type: 'SINGLE_RETRY' }, 'RetryStrategyBuilder.singleRetry()'],
+    [{ type: 'SINGLE_RETRY', baseBackoffSeconds: 0, sameRegion: false }, 'RetryStrategyBuilder.singleRetry({ baseBackoffSeconds: 0, sameRegion: false })'],
   ])('writes %j as %s, which builds exactly it', (input, expected) => {
     const value = input === null ? null : RetryStrategy.parse(input);
     const code = retryStrategyCode(value);

@@ -86,20 +86,16 @@ export function retryStrategyCode(value: unknown): Code {
   if (!parsed.success) return fromValue(value);
   const strategy = parsed.data;
   const options: Record<string, unknown> = {};
-  const method = RETRY_METHODS[strategy.type];
-  if (method) {
-    for (const key of ['baseBackoffSeconds', 'maxRetries', 'maxDurationSeconds', 'sameRegion'] as const) {
-      if (strategy[key] !== RETRY_DEFAULTS[key]) options[key] = strategy[key];
-    }
-  } else if (strategy.type === 'SINGLE_RETRY' && strategy.maxRetries === 1 && strategy.maxDurationSeconds === RETRY_DEFAULTS.maxDurationSeconds) {
-    if (strategy.baseBackoffSeconds !== 0) options.baseBackoffSeconds = strategy.baseBackoffSeconds;
-    if (strategy.sameRegion !== RETRY_DEFAULTS.sameRegion) options.sameRegion = strategy.sameRegion;
-  } else {
-    return fromValue(strategy);
+  const method = strategy.type === 'SINGLE_RETRY' ? 'singleRetry' : RETRY_METHODS[strategy.type];
+  if (!method) return fromValue(strategy);
+  // SINGLE_RETRY has no count or time limit (the service refuses them), so singleRetry() takes neither.
+  const keys = strategy.type === 'SINGLE_RETRY' ? (['baseBackoffSeconds', 'sameRegion'] as const) : (['baseBackoffSeconds', 'maxRetries', 'maxDurationSeconds', 'sameRegion'] as const);
+  for (const key of keys) {
+    const value = (strategy as Record<string, unknown>)[key];
+    if (value !== RETRY_DEFAULTS[key]) options[key] = value;
   }
   if (strategy.onlyOn.length > 0) options.onlyOn = strategy.onlyOn;
-  const name = method ?? 'singleRetry';
-  return call(`RetryStrategyBuilder.${name}(${Object.keys(options).length > 0 ? valueText(options) : ''})`, 'RetryStrategyBuilder');
+  return call(`RetryStrategyBuilder.${method}(${Object.keys(options).length > 0 ? valueText(options) : ''})`, 'RetryStrategyBuilder');
 }
 
 const DEFAULT_ALERT_SETTINGS = AlertSettings.parse({});

@@ -112,7 +112,12 @@ function basicAuth(value: { username: string; password: string }, path: string, 
 function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload, inherited: CheckInheritance, context: MapContext): string[] {
   const extraKeys: string[] = [];
   const effective = (key: keyof CheckInheritance & string) => (inherited[key] !== undefined ? inherited[key] : baseline[key]);
+  // `retryStrategy: null` with `doubleCheck: false` is what RetryStrategyBuilder.noRetries() sends;
+  // with a strategy, doubleCheck has no effect and the constructs refuse the two together.
+  const noRetries = view.retryStrategy === null && view.doubleCheck === false;
+  const doubleCheckWritable = view.retryStrategy === null && !noRetries;
   for (const key of ['activated', 'muted', 'doubleCheck', 'shouldFail', 'locations', 'privateLocations', 'tags'] as const) {
+    if (key === 'doubleCheck' && !doubleCheckWritable) continue;
     const expected = key === 'doubleCheck' || key === 'shouldFail' ? baseline[key] : effective(key);
     if (view[key] !== undefined && differs(view[key], expected)) props.set(key, fromValue(view[key]));
   }
@@ -143,7 +148,10 @@ function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload
     }
   }
 
-  if (view.retryStrategy !== undefined && differs(view.retryStrategy, effective('retryStrategy'))) props.set('retryStrategy', retryStrategyCode(view.retryStrategy));
+  // A group's noRetries() reaches its checks with doubleCheck: false already; without one, say it.
+  if ((noRetries && inherited.retryStrategy !== null) || (view.retryStrategy !== undefined && differs(view.retryStrategy, effective('retryStrategy')))) {
+    props.set('retryStrategy', retryStrategyCode(view.retryStrategy));
+  }
 
   const trigger = view.triggerIncident as { serviceId: string; severity: string; name: string; description: string; notifySubscribers: boolean } | null;
   if (trigger) {
@@ -215,7 +223,7 @@ export function mapCheckGroup(remote: RemoteObject, context: MapContext): Mapped
     props.set(key, code);
     written.add(key);
   };
-  for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'concurrency', 'runtimeId', 'runParallel', 'doubleCheck', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
+  for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'concurrency', 'runtimeId', 'runParallel', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
     if (view[key] !== undefined && differs(view[key], baseline[key])) set(key, fromValue(view[key]));
   }
   const extraKeys: string[] = [];
@@ -238,6 +246,8 @@ export function mapCheckGroup(remote: RemoteObject, context: MapContext): Mapped
   const channels = Array.isArray(view.alertChannelSubscriptions) ? view.alertChannelSubscriptions : [];
   if (channels.length > 0) set('alertChannels', subscriptions(view, context));
   if (view.useGlobalAlertSettings === false) set('alertEscalationPolicy', alertEscalationCode(view.alertSettings));
+  // null (the v2 default) lets each check keep its own settings; true imposes the account's.
+  else if (view.useGlobalAlertSettings === true) set('alertEscalationPolicy', literal('global'));
   else if (differs(view.alertSettings, baseline.alertSettings)) {
     context.warn('keeps alert settings while using the global ones; the code cannot express that and would reset them');
   }

@@ -20,7 +20,9 @@ describe('check groups', () => {
       muted: false,
       concurrency: 3,
       retryStrategy: 'FALLBACK',
-      runParallel: false,
+      // v2 defaults: each check keeps its own scheduling and alert settings.
+      runParallel: null,
+      useGlobalAlertSettings: null,
       doubleCheck: false,
       tags: [],
       locations: [],
