@@ -5,6 +5,8 @@ const storefront = new CheckGroupV2('storefront', {
   name: 'Storefront',
   tags: ['storefront'],
   apiCheckDefaults: {
+    // Checks use it as {{GROUP_BASE_URL}}; `vigil test -e GROUP_BASE_URL=…` points them elsewhere.
+    url: 'https://shop.example.com',
     headers: [{ key: 'User-Agent', value: 'vigil-quickstart' }],
   },
 });
@@ -14,7 +16,7 @@ new ApiCheck('storefront-home', {
   group: storefront,
   tags: ['storefront'],
   request: {
-    url: 'https://shop.example.com/',
+    url: '{{GROUP_BASE_URL}}/',
     assertions: [AssertionBuilder.statusCode().equals(200), AssertionBuilder.responseTime().lessThan(1000)],
   },
 });
@@ -25,7 +27,7 @@ new ApiCheck('products-api', {
   tags: ['storefront', 'api'],
   frequency: Frequency.EVERY_1M,
   request: {
-    url: 'https://shop.example.com/api/products?limit=1',
+    url: '{{GROUP_BASE_URL}}/api/products?limit=1',
     assertions: [AssertionBuilder.statusCode().equals(200), AssertionBuilder.jsonBody('$[0].id').isNotNull()],
   },
   degradedResponseTime: 2000,

@@ -17,7 +17,7 @@ new ApiCheck('payments-health', {
   tags: ['production', 'payments'],
   alertChannels: [incidentWebhook],
   request: {
-    url: 'https://api.acme.example/payments/health',
+    url: '{{GROUP_BASE_URL}}/payments/health',
     headers: [authorization],
     assertions: [
       AssertionBuilder.statusCode().equals(200),
@@ -42,7 +42,7 @@ new ApiCheck('payments-refunds', {
   group: publicApi,
   tags: ['production', 'payments'],
   request: {
-    url: 'https://api.acme.example/payments/refunds?limit=1',
+    url: '{{GROUP_BASE_URL}}/payments/refunds?limit=1',
     headers: [authorization],
     assertions: [AssertionBuilder.statusCode().equals(200), AssertionBuilder.headers('content-type').contains('json')],
   },

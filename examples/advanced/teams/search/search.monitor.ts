@@ -6,7 +6,7 @@ new ApiCheck('search-api', {
   group: publicApi,
   tags: ['production', 'search'],
   request: {
-    url: 'https://api.acme.example/search?q=tea',
+    url: '{{GROUP_BASE_URL}}/search?q=tea',
     assertions: [AssertionBuilder.statusCode().equals(200), AssertionBuilder.jsonBody('$.results.length').greaterThan(0)],
   },
 });
@@ -20,7 +20,8 @@ new MultiStepCheck('search-reindex-dashboard', {
     content: [
       "import { test, expect } from '@playwright/test';",
       "test('dashboard answers', async ({ request }) => {",
-      "  expect((await request.get('https://search-admin.acme.example/health')).ok()).toBeTruthy();",
+      "  const admin = process.env.SEARCH_ADMIN_URL ?? 'https://search-admin.acme.example';",
+      "  expect((await request.get(`${admin}/health`)).ok()).toBeTruthy();",
       '});',
     ].join('\n'),
   },
