@@ -46,6 +46,8 @@ class ScriptWorker {
   readonly ready: Promise<void>;
   runs = 0;
   dead = false;
+  /** Answered its start-up message: takes a script without delay. */
+  started = false;
   #onDone: ((message: DoneMessage) => void) | null = null;
   #onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | null = null;
   #output = '';
@@ -76,6 +78,7 @@ class ScriptWorker {
       this.child.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') {
           clearTimeout(timer);
+          this.started = true;
           resolve();
         } else if (message.type === 'done') {
           this.#onDone?.(message);
@@ -136,7 +139,8 @@ class ScriptWorker {
       };
       this.#onExit = (code, signal) => finish({ kind: 'exited', code, signal, durationMs: elapsed(), output: output() });
       if (task.signal?.aborted) {
-        onAbort();
+        // Cancelled before it started: the worker never saw it and stays in the pool.
+        finish({ kind: 'aborted', durationMs: 0, output: '' });
         return;
       }
       const message: RunMessage = { type: 'run', id, ...task.message };
@@ -179,7 +183,20 @@ export class WorkerPool {
   run(task: Omit<Task, 'resolve'>): Promise<WorkerOutcome> {
     if (this.#closed) return Promise.resolve({ kind: 'fault', message: 'the script pool is closed', durationMs: 0, output: '' });
     return new Promise((resolve) => {
-      this.#waiting.push({ ...task, resolve });
+      const queued: Task = { ...task, resolve };
+      // A run cancelled while it waits for a worker leaves the queue at once.
+      const onAbort = () => {
+        const index = this.#waiting.indexOf(queued);
+        if (index < 0) return;
+        this.#waiting.splice(index, 1);
+        resolve({ kind: 'aborted', durationMs: 0, output: '' });
+      };
+      queued.resolve = (outcome) => {
+        task.signal?.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      task.signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(queued);
       this.#dispatch();
     });
   }
@@ -207,8 +224,10 @@ export class WorkerPool {
 
   #dispatch(): void {
     while (this.#waiting.length > 0) {
-      let worker = this.#idle.pop();
-      while (worker?.dead) worker = this.#idle.pop();
+      // A started worker first: a replacement still starting up would make the script wait for it.
+      for (let index = this.#idle.length - 1; index >= 0; index--) if (this.#idle[index]!.dead) this.#idle.splice(index, 1);
+      const startedAt = this.#idle.findLastIndex((candidate) => candidate.started);
+      let worker = startedAt >= 0 ? this.#idle.splice(startedAt, 1)[0] : this.#idle.pop();
       if (!worker) {
         if (this.#all.size >= this.#size) return;
         worker = this.#spawn();

@@ -151,6 +151,25 @@ describe('setup scripts', () => {
   });
 });
 
+describe('the pool', () => {
+  it('leaves a run cancelled before it starts out, without stopping a worker', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const cancelled = await pool.runSetup({ code: "request.headers['x'] = '1'", request: request(), env: {}, signal: controller.signal });
+    expect(cancelled.failure).toBe('aborted');
+    expect(cancelled.durationMs).toBe(0);
+    const next = await pool.runSetup({ code: "request.headers['x-next'] = 'ok'", request: request(), env: {}, signal });
+    expect(next.value.headers['x-next']).toBe('ok');
+    expect(next.durationMs).toBeLessThan(1_000);
+  });
+
+  it('runs more scripts than it has processes, in turn', async () => {
+    const code = "await new Promise((resolve) => setTimeout(resolve, 30));\nrequest.headers['x-env'] = process.env.N;";
+    const outcomes = await Promise.all(['1', '2', '3', '4', '5'].map((n) => pool.runSetup({ code, request: request(), env: { N: n }, signal })));
+    expect(outcomes.map((outcome) => outcome.value.headers['x-env'])).toEqual(['1', '2', '3', '4', '5']);
+  });
+});
+
 describe('teardown scripts', () => {
   it('read the request and the response, and may change the response', async () => {
     const code = [
