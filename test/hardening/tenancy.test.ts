@@ -7,7 +7,7 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT_IDS, ENDPOINTS, ErrorBody, fillPath, type EndpointDef, type EndpointId } from '@vigil/schema';
-import { TENANTS, createResources, integrityCheck, send, startService, type Service } from './harness.js';
+import { TENANTS, createResources, integrityCheck, send, sendOk, startService, type Service } from './harness.js';
 import { SAMPLE_BODIES, sampleQuery, validParams, type ResourceIds } from './samples.js';
 
 type Tenant = (typeof TENANTS)[number];
@@ -15,8 +15,25 @@ type Tenant = (typeof TENANTS)[number];
 let service: Service;
 const idsOf = new Map<string, ResourceIds>();
 
+/**
+ * Integer ids are counted per account, so both tenants' first group would be group 1 and each could
+ * read its own "1". The first tenant burns (creates and deletes) one id of each integer kind first:
+ * its ids start at 2, the other's at 1, and neither has the other's number.
+ */
+async function burnFirstIntegerIds(tenant: Tenant): Promise<void> {
+  for (const [create, remove] of [
+    ['checkGroups.create', 'checkGroups.delete'],
+    ['alertChannels.create', 'alertChannels.delete'],
+    ['maintenanceWindows.create', 'maintenanceWindows.delete'],
+  ] as const) {
+    const created = await sendOk(service.server.url, tenant.apiKey, create, {}, SAMPLE_BODIES[create]);
+    await sendOk(service.server.url, tenant.apiKey, remove, { id: created.id });
+  }
+}
+
 beforeAll(async () => {
   service = await startService();
+  await burnFirstIntegerIds(TENANTS[0]);
   for (const tenant of TENANTS) idsOf.set(tenant.accountId, await createResources(service.server.url, tenant));
 });
 

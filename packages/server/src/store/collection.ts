@@ -121,6 +121,8 @@ export class Collection<T extends { id: PublicId }> {
   readonly #db: SqliteDatabase;
   #nextSeq: number;
   readonly #insert: Statement;
+  /** Integer collections: the account's next id (see migration 6). */
+  readonly #nextId: Statement | undefined;
   readonly #get: Statement;
   readonly #update: Statement;
   readonly #delete: Statement;
@@ -140,14 +142,26 @@ export class Collection<T extends { id: PublicId }> {
     this.table = table;
     this.idKind = idKind;
     this.#columns = columns;
-    // AUTOINCREMENT keeps the high-water mark in sqlite_sequence, so ids of deleted rows are never
-    // handed out again (a deleted group's id must not come back as someone else's group).
+    // AUTOINCREMENT keeps the high-water mark in sqlite_sequence, so row order never restarts.
+    // Integer ids come from per-account counters (id_counters), which never step back either: a
+    // deleted group's id does not come back as another group.
     const row = db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined;
     this.#nextSeq = (row?.seq ?? 0) + 1;
     const extra = columns.map((column) => `, ${column.column}`).join('');
     const extraValues = columns.map(() => ', ?').join('');
     const extraSet = columns.map((column) => `, ${column.column} = ?`).join('');
     this.#insert = db.prepare(`INSERT INTO ${table} (seq, account_id, id, doc${extra}) VALUES (?, ?, ?, ?${extraValues})`);
+    this.#nextId =
+      idKind === 'integer'
+        ? db
+            .prepare(
+              `INSERT INTO id_counters (collection, account_id, last_id)
+               VALUES (?, ?, coalesce((SELECT floor FROM id_floors WHERE collection = ?), 0) + 1)
+               ON CONFLICT (collection, account_id) DO UPDATE SET last_id = last_id + 1
+               RETURNING last_id`,
+            )
+            .pluck()
+        : undefined;
     this.#get = db.prepare(`SELECT doc FROM ${table} WHERE account_id = ? AND id = ?`);
     this.#update = db.prepare(`UPDATE ${table} SET doc = ?${extraSet} WHERE account_id = ? AND id = ?`);
     this.#delete = db.prepare(`DELETE FROM ${table} WHERE account_id = ? AND id = ?`);
@@ -156,7 +170,8 @@ export class Collection<T extends { id: PublicId }> {
   /** Allocates the id, lets `build` make the document around it, and stores it. */
   insert(accountId: string, build: (id: PublicId) => T): T {
     const seq = this.#nextSeq;
-    const id: PublicId = this.idKind === 'integer' ? seq : uuidV7();
+    // Counted per account, in the transaction of the insert: a rolled-back create gives its id back.
+    const id: PublicId = this.#nextId ? (this.#nextId.get(this.table, accountId, this.table) as number) : uuidV7();
     const doc = build(id);
     this.#insert.run(seq, accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
     this.#nextSeq = seq + 1;

@@ -3,7 +3,34 @@
  * because a database created by an older vigil has already run them.
  */
 import { collectionTableSql } from './collection.js';
-import type { Migration } from './database.js';
+import type { Migration, SqliteDatabase } from './database.js';
+
+/** The collections whose public ids are integers (migration 6 makes them per account). */
+export const INTEGER_ID_TABLES = ['check_groups', 'maintenance_windows', 'alert_channels'] as const;
+
+/**
+ * Migration 6 on one table: `id` unique per account instead of across the service, and the ids the
+ * table has handed out so far remembered as its floor, so no account is ever given an id that an
+ * older vigil already used (and may have deleted) in that table.
+ */
+function perAccountIds(db: SqliteDatabase, table: string): void {
+  const highWater = (db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined)?.seq ?? 0;
+  db.exec(`CREATE TABLE ${table}__new (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    UNIQUE (account_id, id)
+  );
+  INSERT INTO ${table}__new (seq, account_id, id, doc) SELECT seq, account_id, id, doc FROM ${table};
+  DROP TABLE ${table};
+  ALTER TABLE ${table}__new RENAME TO ${table};
+  CREATE INDEX ${table}_account_seq ON ${table} (account_id, seq);`);
+  // Row order (`seq`) must not restart either: keep the old high-water mark.
+  db.prepare('DELETE FROM sqlite_sequence WHERE name = ?').run(table);
+  if (highWater > 0) db.prepare('INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)').run(table, highWater);
+  db.prepare('INSERT INTO id_floors (collection, floor) VALUES (?, ?)').run(table, highWater);
+}
 
 export const CORE_MIGRATIONS: readonly Migration[] = [
   {
@@ -91,6 +118,23 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
           WHERE json_type(doc, '$.environmentVariables') = 'array'
             AND EXISTS (SELECT 1 FROM json_each(doc, '$.environmentVariables') WHERE json_type(value, '$.secret') = 'true');
       `);
+    },
+  },
+  {
+    version: 6,
+    name: 'integer ids counted per account',
+    up: (db) => {
+      // Integer ids came from one counter shared by every tenant, so the id of a new group told a
+      // tenant how many groups every other tenant had created since (issue 15 item 6). Each account
+      // now counts its own; ids of deleted resources are still never handed out again.
+      db.exec(`CREATE TABLE id_counters (
+        collection TEXT NOT NULL,
+        account_id TEXT NOT NULL,
+        last_id INTEGER NOT NULL,
+        PRIMARY KEY (collection, account_id)
+      );
+      CREATE TABLE id_floors (collection TEXT PRIMARY KEY, floor INTEGER NOT NULL);`);
+      for (const table of INTEGER_ID_TABLES) perAccountIds(db, table);
     },
   },
 ];

@@ -3,7 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { uuidV7 } from './collection.js';
+import { migrate, openDatabase } from './database.js';
 import { Store } from './index.js';
+import { CORE_MIGRATIONS } from './migrations.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -43,6 +45,7 @@ describe('Store', () => {
       { version: 3, name: 'idempotency keys' },
       { version: 4, name: 'plain columns instead of JSON expression indexes on checks' },
       { version: 5, name: 'secret flag column on checks' },
+      { version: 6, name: 'integer ids counted per account' },
     ]);
     store.close();
   });
@@ -86,13 +89,14 @@ describe('Store', () => {
     const store = new Store(':memory:');
     for (let i = 0; i < 5; i += 1) {
       store.maintenanceWindows.insert('acme', (id) => ({ id, n: i }));
-      store.maintenanceWindows.insert('globex', (id) => ({ id, n: i }));
+      store.maintenanceWindows.insert('globex', (id) => ({ id, n: -i }));
     }
     const page = store.maintenanceWindows.page('acme', { limit: 2, page: 2 });
     expect(page.total).toBe(5);
     expect(page.items.map((doc) => doc['n'])).toEqual([2, 3]);
     expect(store.maintenanceWindows.page('acme', { limit: 2, page: 4 })).toEqual({ items: [], total: 5 });
-    expect(store.maintenanceWindows.get('globex', page.items[0]!.id)).toBeUndefined();
+    // Integer ids are counted per account: the same number reads each account's own document.
+    expect(store.maintenanceWindows.get('globex', page.items[0]!.id)).toEqual({ id: 3, n: -2 });
     store.close();
   });
 
@@ -188,5 +192,47 @@ describe('Store.writeBatched (group commit)', () => {
     const reopened = new Store(dir);
     expect(reopened.checks.all('acme')).toHaveLength(1);
     reopened.close();
+  });
+
+  it('counts integer ids per account, so one tenant\'s ids say nothing about another\'s activity', () => {
+    const store = new Store(':memory:');
+    for (let i = 0; i < 5; i += 1) store.checkGroups.insert('busy', (id) => ({ id }));
+    const quiet = [store.checkGroups.insert('quiet', (id) => ({ id })), store.checkGroups.insert('quiet', (id) => ({ id }))];
+    expect(quiet.map((doc) => doc.id)).toEqual([1, 2]);
+    expect(store.alertChannels.insert('quiet', (id) => ({ id })).id).toBe(1);
+    store.close();
+  });
+
+  it('gives a rolled-back create\'s id to the next create', () => {
+    const store = new Store(':memory:');
+    expect(() =>
+      store.transaction(() => {
+        store.checkGroups.insert('acme', (id) => ({ id }));
+        throw new Error('validation failed after the insert');
+      }),
+    ).toThrow('validation failed after the insert');
+    expect(store.checkGroups.insert('acme', (id) => ({ id })).id).toBe(1);
+    store.close();
+  });
+
+  it('migrates a database with service-wide ids: every id kept, none ever handed out again in any account', () => {
+    const dir = tempDir();
+    const old = openDatabase({ dir });
+    migrate(old, 'core', CORE_MIGRATIONS.filter((step) => step.version <= 5));
+    const insert = old.prepare('INSERT INTO check_groups (account_id, id, doc) VALUES (?, ?, ?)');
+    for (const [account, id] of [['acme', 1], ['globex', 2], ['acme', 3], ['globex', 4]] as const) insert.run(account, String(id), JSON.stringify({ id, account }));
+    old.prepare("DELETE FROM check_groups WHERE id = '4'").run();
+    old.close();
+
+    const store = new Store(dir);
+    expect(store.checkGroups.all('acme')).toEqual([{ id: 1, account: 'acme' }, { id: 3, account: 'acme' }]);
+    expect(store.checkGroups.all('globex')).toEqual([{ id: 2, account: 'globex' }]);
+    // Ids 1-4 were handed out before (4 then deleted); every account continues above them.
+    expect(store.checkGroups.insert('globex', (id) => ({ id })).id).toBe(5);
+    expect(store.checkGroups.insert('acme', (id) => ({ id })).id).toBe(5);
+    expect(store.checkGroups.insert('newcomer', (id) => ({ id })).id).toBe(5);
+    // Row order did not restart: the new rows page after the old ones.
+    expect(store.checkGroups.all('acme').map((doc) => doc.id)).toEqual([1, 3, 5]);
+    store.close();
   });
 });
