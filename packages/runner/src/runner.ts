@@ -54,6 +54,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     async run(check: WireCheck, context: RunContext): Promise<RunOutcome> {
       const signal = context.signal ?? new AbortController().signal;
       const redact = secretRedactor(context.variables);
+      const hasSecrets = context.variables.some((variable) => variable.secret === true && variable.value !== '');
       const executorContext: ExecutorContext = {
         location: context.location,
         variables: context.variables,
@@ -83,8 +84,10 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
       const attempts: RunResult[] = [];
       for (let retry = 0; ; retry += 1) {
         const tried = await oneTry(executor, check, executorContext);
-        const result = (resultType: 'ATTEMPT' | 'FINAL'): RunResult =>
-          redactDeep(toResult(tried, { ...envelope, resultType, attempts: attempts.length }), redact);
+        const result = (resultType: 'ATTEMPT' | 'FINAL'): RunResult => {
+          const built = toResult(tried, { ...envelope, resultType, attempts: attempts.length });
+          return hasSecrets ? redactDeep(built, redact) : built;
+        };
         const failure = tried.failure;
         if (failure === null || retry >= plan.maxRetries || signal.aborted || !retryable(plan, failure.kind)) {
           return { attempts, final: result('FINAL') };
