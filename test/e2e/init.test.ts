@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { vigil } from '../support/cli.js';
+import { REPO_ROOT, VIGIL_BIN, vigil } from '../support/cli.js';
 
 let root: string;
 
@@ -23,7 +23,9 @@ describe('vigil init', () => {
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
     expect(created.stdout).toContain('Created a Vigil project "shop"');
-    expect(created.stdout).toContain('Next steps:\n  cd shop\n  vigil validate');
+    // In a source checkout the project cannot install vigil, so the steps run this very script.
+    expect(created.stdout).toContain(`Next steps:\n  cd shop\n  node ${realpathSync(VIGIL_BIN)} validate `);
+    expect(created.stdout).not.toContain('npm install');
 
     const project = path.join(root, 'shop');
     const validated = await run(['validate'], project);
@@ -56,11 +58,14 @@ describe('vigil init', () => {
     expect(existsSync(path.join(root, 'checks', 'homepage.monitor.ts'))).toBe(true);
   });
 
-  it('ignores the embedded database and the state lock in git, but not the state', async () => {
+  it('ignores in git what Vigil writes, but not the state nor its log', async () => {
     await run(['init']);
     const gitignore = await readFile(path.join(root, '.gitignore'), 'utf8');
-    expect(gitignore.split('\n')).toEqual(expect.arrayContaining(['.vigil/local/', '.vigil/*.lock']));
-    expect(gitignore).not.toMatch(/^\.vigil\/?$|^\.vigil\/state\.json$/m);
+    expect(gitignore.split('\n')).toEqual(
+      expect.arrayContaining(['.vigil/local/', '.vigil/server/', '.vigil/tmp/', '.vigil/*.lock', '.vigil/*.tmp', 'node_modules/']),
+    );
+    const entries = gitignore.split('\n').filter((line) => !line.startsWith('#'));
+    expect(entries.filter((line) => /^\.vigil\/?\*?$|state\.json|\.wal/.test(line))).toEqual([]);
   });
 
   it('appends only the missing entries to an existing .gitignore', async () => {
@@ -70,6 +75,88 @@ describe('vigil init', () => {
     expect(lines[0]).toBe('node_modules');
     expect(lines.filter((line) => line === '.vigil/local/')).toHaveLength(1);
     expect(lines).toContain('.vigil/*.lock');
+    expect(lines).not.toContain('node_modules/');
+  });
+
+  it('creates a package.json with the vigil and typescript dev dependencies and vigil:* scripts', async () => {
+    const created = await run(['init', '--name', 'Shop API']);
+    expect(created.stdout).toContain(
+      '  package.json (created: scripts.vigil:validate, scripts.vigil:plan, scripts.vigil:apply, scripts.vigil:typecheck, devDependencies.vigil, devDependencies.typescript)\n',
+    );
+    const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+    const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'packages/cli/package.json'), 'utf8'));
+    expect(manifest).toEqual({
+      name: 'shop-api',
+      private: true,
+      scripts: { 'vigil:validate': 'vigil validate', 'vigil:plan': 'vigil plan', 'vigil:apply': 'vigil apply', 'vigil:typecheck': 'tsc --noEmit' },
+      devDependencies: { vigil: `^${version}`, typescript: '^5.9.3' },
+    });
+  });
+
+  it('adds only what an existing package.json lacks, keeping its entries, order and indentation', async () => {
+    const original = {
+      name: 'acme-web',
+      version: '3.1.0',
+      scripts: { build: 'vite build', 'vigil:plan': 'vigil plan --format markdown' },
+      devDependencies: { vigil: 'file:../vigil-0.1.0.tgz' },
+      dependencies: { typescript: '5.4.0' },
+    };
+    await writeFile(path.join(root, 'package.json'), `${JSON.stringify(original, null, 4)}\n`);
+    const created = await run(['init']);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain('  package.json (updated: scripts.vigil:validate, scripts.vigil:apply, scripts.vigil:typecheck)\n');
+    const text = await readFile(path.join(root, 'package.json'), 'utf8');
+    expect(text).toBe(
+      `${JSON.stringify(
+        {
+          ...original,
+          scripts: { ...original.scripts, 'vigil:validate': 'vigil validate', 'vigil:apply': 'vigil apply', 'vigil:typecheck': 'tsc --noEmit' },
+        },
+        null,
+        4,
+      )}\n`,
+    );
+  });
+
+  it('leaves a package.json that has everything unchanged', async () => {
+    const complete = `{"scripts":{"vigil:validate":"x","vigil:plan":"x","vigil:apply":"x","vigil:typecheck":"x"},"devDependencies":{"vigil":"1","typescript":"5"}}`;
+    await writeFile(path.join(root, 'package.json'), complete);
+    const created = await run(['init']);
+    expect(created.stdout).toContain('  package.json (unchanged: it has everything already)\n');
+    expect(await readFile(path.join(root, 'package.json'), 'utf8')).toBe(complete);
+  });
+
+  it('writes a tsconfig.json that type-checks the config and the monitors, and keeps an existing one', async () => {
+    await run(['init', 'fresh']);
+    const tsconfig = JSON.parse(await readFile(path.join(root, 'fresh', 'tsconfig.json'), 'utf8'));
+    expect(tsconfig.include).toEqual(['vigil.config.ts', '**/*.monitor.ts']);
+    expect(tsconfig.compilerOptions).toMatchObject({ moduleResolution: 'Bundler', strict: true, noEmit: true });
+
+    await mkdir(path.join(root, 'kept'));
+    await writeFile(path.join(root, 'kept', 'tsconfig.json'), '{ "extends": "../tsconfig.base.json" }\n');
+    const kept = await run(['init', 'kept']);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toContain('  tsconfig.json (exists, left as it is: make sure it includes vigil.config.ts and the *.monitor.ts files)\n');
+    expect(await readFile(path.join(root, 'kept', 'tsconfig.json'), 'utf8')).toBe('{ "extends": "../tsconfig.base.json" }\n');
+  });
+
+  it('refuses a package.json that is not valid JSON, writing nothing', async () => {
+    await writeFile(path.join(root, 'package.json'), '{ "name": "broken", }');
+    const refused = await run(['init']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^Error: package\.json is not valid JSON \(.+\); nothing was written\nhint: fix it, then run vigil init again\.\n$/);
+    expect(existsSync(path.join(root, 'vigil.config.ts'))).toBe(false);
+    expect(existsSync(path.join(root, 'tsconfig.json'))).toBe(false);
+  });
+
+  it('refuses a directory that already has a config of another extension', async () => {
+    await writeFile(path.join(root, 'vigil.config.cjs'), 'module.exports = {};\n');
+    const refused = await run(['init']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `Error: refusing to overwrite existing files: ${path.join('.', 'vigil.config.cjs')}\nhint: run vigil init in a directory without a Vigil project, or remove them first.\n`,
+    );
+    expect(existsSync(path.join(root, 'vigil.config.ts'))).toBe(false);
   });
 
   it('refuses to overwrite existing files, names them, and writes nothing', async () => {
@@ -83,7 +170,7 @@ describe('vigil init', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(`refusing to overwrite existing files: ${path.join('.', 'vigil.config.ts')}, ${path.join('.', 'checks', 'homepage.monitor.ts')}`);
     expect(await readFile(path.join(root, 'vigil.config.ts'), 'utf8')).toBe('// mine\n');
-    expect(existsSync(path.join(root, '.gitignore'))).toBe(false);
+    for (const file of ['.gitignore', 'package.json', 'tsconfig.json']) expect(existsSync(path.join(root, file)), file).toBe(false);
   });
 
   it('refuses when only the config exists, naming just that file', async () => {
@@ -92,5 +179,46 @@ describe('vigil init', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`refusing to overwrite existing files: ${path.join('.', 'vigil.config.ts')}\n`);
     expect(existsSync(path.join(root, 'checks'))).toBe(false);
+  });
+});
+
+describe('finding the project', () => {
+  it('plans from any subdirectory of the project, as git finds its repository', async () => {
+    await run(['init', 'shop']);
+    const nested = path.join(root, 'shop', 'checks');
+    const planned = await run(['plan', '--local'], nested);
+    expect(planned.stderr).toBe('');
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+    expect(existsSync(path.join(root, 'shop', '.vigil', 'local'))).toBe(true);
+  });
+
+  it('lets --config win over the config found by walking up', async () => {
+    await run(['init', 'outer']);
+    // The outer project declares one check, this one two.
+    await mkdir(path.join(root, 'inner'));
+    await writeFile(path.join(root, 'inner', 'vigil.config.ts'), "export default { projectName: 'inner', logicalId: 'inner' };\n");
+    await writeFile(
+      path.join(root, 'inner', 'two.monitor.ts'),
+      "import { ApiCheck } from 'vigil/constructs';\nfor (const id of ['a', 'b']) new ApiCheck(id, { name: id, request: { url: 'https://example.com/' } });\n",
+    );
+    const validated = await run(['validate', '--config', '../../inner/vigil.config.ts'], path.join(root, 'outer', 'checks'));
+    expect(validated.stdout).toBe('✔ 2 resources valid\n');
+  });
+
+  it('says where it looked when no directory up to the root holds a config', async () => {
+    const start = path.join(root, 'a', 'b');
+    await mkdir(start, { recursive: true });
+    const above: string[] = [];
+    for (let directory = path.dirname(start); ; directory = path.dirname(directory)) {
+      above.push(directory);
+      if (path.dirname(directory) === directory) break;
+    }
+    const failed = await run(['validate'], start);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe(
+      `Error: no Vigil project found: looked for vigil.config.{ts,mts,cts,js,mjs,cjs} in ${start} and the directories above it (${above.join(', ')})\n` +
+        'hint: run vigil in a project directory (or below it), pass --config FILE, or create a project with vigil init\n',
+    );
   });
 });

@@ -1,18 +1,39 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
+import { VERSION } from '../version.js';
 
 /**
- * What git must not track in a Vigil project: the embedded service's database and the state lock.
- * `.vigil/state.json` is deliberately absent: it is the record of what Vigil created and belongs in
- * the repository (or a remote backend), like a Terraform state.
+ * What git must not track in a Vigil project: what Vigil writes that is not the record of what it
+ * created. `.vigil/state.json` (and its `.wal` log after a crash) are deliberately absent: they
+ * belong in the repository or a state backend, like a Terraform state (docs/state.md).
  */
-export const GITIGNORE_ENTRIES: readonly string[] = ['.vigil/local/', '.vigil/*.lock'];
+export const GITIGNORE_ENTRIES: readonly string[] = [
+  '.vigil/local/', // the embedded local service's database
+  '.vigil/server/', // `vigil server --data .vigil/server`, as the docs suggest
+  '.vigil/tmp/', // bundles of a load in progress
+  '.vigil/*.lock', // the state lock
+  '.vigil/*.tmp', // a state write cut short by a crash
+];
 
-const GITIGNORE_HEADER =
-  '# vigil: the embedded local service and the state lock. Commit .vigil/state.json (or keep it in a backend).';
+const GITIGNORE_HEADER = '# vigil: local service data, load bundles, the state lock. Commit .vigil/state.json (and a .wal beside it).';
+
+/** `node_modules` in any of the forms people write it. */
+const NODE_MODULES_ENTRIES = new Set(['node_modules', 'node_modules/', '/node_modules', '/node_modules/', '**/node_modules', '**/node_modules/']);
+
+/** Scripts added to package.json, unless one of that name exists already. */
+const SCRIPTS: Readonly<Record<string, string>> = {
+  'vigil:validate': 'vigil validate',
+  'vigil:plan': 'vigil plan',
+  'vigil:apply': 'vigil apply',
+  'vigil:typecheck': 'tsc --noEmit',
+};
+
+/** The TypeScript a new project type-checks with (`vigil:typecheck`), as this repository does. */
+const TYPESCRIPT_RANGE = '^5.9.3';
 
 /** `My Shop API` -> `my-shop-api`: a logical id made of the characters Vigil allows. */
 export function logicalIdFromName(name: string): string {
@@ -56,81 +77,205 @@ new ApiCheck('homepage', {
 });
 `;
 
-const MONITOR_FILE = path.join('checks', 'homepage.monitor.ts');
+/**
+ * Type-checks the config and the monitors (`tsc --noEmit`) the way Vigil reads them: ES modules
+ * resolved as a bundler does, since Vigil bundles them with esbuild before running them.
+ */
+const TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    strict: true,
+    noEmit: true,
+    isolatedModules: true,
+    skipLibCheck: true,
+  },
+  include: ['vigil.config.ts', '**/*.monitor.ts'],
+};
 
-/** The lines of `.gitignore` still to add: the Vigil entries it does not already hold. */
-function missingGitignoreEntries(existing: string): string[] {
-  const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
-  return GITIGNORE_ENTRIES.filter((entry) => !present.has(entry));
+const MONITOR_FILE = path.join('checks', 'homepage.monitor.ts');
+const CONFIG_FILE = 'vigil.config.ts';
+/** Any of these makes the directory a Vigil project already: a second config would be ambiguous. */
+const CONFIG_NAMES = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'].map((extension) => `vigil.config${extension}`);
+
+type Outcome = 'created' | 'updated' | 'unchanged';
+
+interface PackageJson {
+  name?: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
+  [key: string]: unknown;
 }
 
-async function updateGitignore(file: string): Promise<'created' | 'updated' | 'unchanged'> {
-  if (!existsSync(file)) {
-    await writeFile(file, `${GITIGNORE_HEADER}\n${GITIGNORE_ENTRIES.join('\n')}\n`);
-    return 'created';
+/** The lines of `.gitignore` still to add: the Vigil entries (and node_modules) it does not already hold. */
+function missingGitignoreEntries(existing: string): string[] {
+  const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
+  const missing = GITIGNORE_ENTRIES.filter((entry) => !present.has(entry));
+  if (![...present].some((line) => NODE_MODULES_ENTRIES.has(line))) missing.push('node_modules/');
+  return missing;
+}
+
+async function updateGitignore(file: string): Promise<{ outcome: Outcome; added: string[] }> {
+  const existing = existsSync(file) ? await readFile(file, 'utf8') : undefined;
+  const missing = missingGitignoreEntries(existing ?? '');
+  if (existing === undefined) {
+    await writeFile(file, `${GITIGNORE_HEADER}\n${missing.join('\n')}\n`);
+    return { outcome: 'created', added: missing };
   }
-  const existing = await readFile(file, 'utf8');
-  const missing = missingGitignoreEntries(existing);
-  if (missing.length === 0) return 'unchanged';
+  if (missing.length === 0) return { outcome: 'unchanged', added: [] };
   // Appending keeps whatever the user already ignores; only Vigil's own lines are added.
   const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
   await appendFile(file, `${separator}${GITIGNORE_HEADER}\n${missing.join('\n')}\n`);
-  return 'updated';
+  return { outcome: 'updated', added: missing };
 }
 
-function nextSteps(dir: string, cwd: string): string {
-  const relative = path.relative(cwd, dir);
+/** The existing package.json, parsed, with the indentation it was written with; refuses a broken one. */
+async function readPackageJson(file: string, shown: string): Promise<{ manifest: PackageJson; indent: string } | undefined> {
+  if (!existsSync(file)) return undefined;
+  const text = await readFile(file, 'utf8');
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${shown} is not valid JSON (${(error as Error).message}); nothing was written\nhint: fix it, then run vigil init again.`);
+  }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    throw new CliError(`${shown} does not hold a JSON object; nothing was written\nhint: fix it, then run vigil init again.`);
+  }
+  return { manifest: manifest as PackageJson, indent: /^[ \t]+(?=")/m.exec(text)?.[0] ?? '  ' };
+}
+
+function dependsOn(manifest: PackageJson, name: string): boolean {
+  return manifest.dependencies?.[name] !== undefined || manifest.devDependencies?.[name] !== undefined;
+}
+
+/**
+ * Adds the `vigil` (and `typescript`) dev dependency and the `vigil:*` scripts that are missing;
+ * never changes an entry that exists. Creates the file when there is none.
+ */
+async function updatePackageJson(
+  file: string,
+  existing: { manifest: PackageJson; indent: string } | undefined,
+  projectName: string,
+): Promise<{ outcome: Outcome; added: string[] }> {
+  const manifest: PackageJson = existing?.manifest ?? { name: logicalIdFromName(projectName), private: true };
+  const added: string[] = [];
+  const scripts = { ...(manifest.scripts ?? {}) };
+  for (const [name, command] of Object.entries(SCRIPTS)) {
+    if (scripts[name] !== undefined) continue;
+    scripts[name] = command;
+    added.push(`scripts.${name}`);
+  }
+  const devDependencies = { ...(manifest.devDependencies ?? {}) };
+  for (const [name, range] of [['vigil', `^${VERSION}`], ['typescript', TYPESCRIPT_RANGE]] as const) {
+    if (dependsOn(manifest, name)) continue;
+    devDependencies[name] = range;
+    added.push(`devDependencies.${name}`);
+  }
+  if (existing && added.length === 0) return { outcome: 'unchanged', added };
+  const updated: PackageJson = { ...manifest, scripts, devDependencies };
+  await writeFile(file, `${JSON.stringify(updated, null, existing?.indent ?? '  ')}\n`, existing ? {} : { flag: 'wx' });
+  return { outcome: existing ? 'updated' : 'created', added };
+}
+
+/** Whether `name` resolves from the project directory, as `npx` and `tsc` there would find it. */
+function resolvableFrom(root: string, name: string): boolean {
+  try {
+    createRequire(path.join(root, 'package.json')).resolve(`${name}/package.json`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * How to run the CLI from the new project, as printed in the next steps: `npx vigil` where the
+ * project has (or, after `npm install`, will have) the package; the running script itself when
+ * this is a source checkout of Vigil, whose package the project cannot install (nor type-check
+ * against) until it is packed: `pnpm pack:cli`.
+ */
+function vigilCommand(root: string): { install: boolean; run: string; typecheck: boolean } {
+  const hasVigil = resolvableFrom(root, 'vigil');
+  const script = process.argv[1] ? realpathSync(process.argv[1]) : undefined;
+  const sourceCheckout = script !== undefined && existsSync(path.join(path.dirname(script), '..', 'src', 'main.ts'));
+  if (!hasVigil && sourceCheckout) return { install: false, run: `node ${script}`, typecheck: false };
+  return { install: !hasVigil || !resolvableFrom(root, 'typescript'), run: 'npx vigil', typecheck: true };
+}
+
+function nextSteps(root: string, cwd: string): string {
+  const relative = path.relative(cwd, root);
   const cd = relative === '' ? [] : [`  cd ${relative.includes(' ') ? JSON.stringify(relative) : relative}`];
+  const { install, run, typecheck } = vigilCommand(root);
+  const step = (command: string, why: string) => `  ${command.padEnd(Math.max(30, run.length + 13))} # ${why}`;
   return [
     '',
     'Next steps:',
     ...cd,
-    '  vigil validate                 # check the project offline',
-    '  vigil plan                     # what apply would do (embedded local service unless VIGIL_API_URL is set)',
-    '  vigil apply                    # make the service match the code',
+    ...(install ? [step('npm install', 'installs vigil and typescript')] : []),
+    step(`${run} validate`, 'check the project offline'),
+    step(`${run} plan`, 'what apply would do (embedded local service unless VIGIL_API_URL is set)'),
+    step(`${run} apply`, 'make the service match the code'),
+    ...(typecheck ? [step('npx tsc --noEmit', 'type-check the config and the monitors')] : []),
     '',
     'Commit .vigil/state.json with your monitors (or configure a state backend): it is how Vigil knows',
-    'what it created. For editor type-checking, make the project depend on `vigil` (in this repository:',
-    '"vigil": "workspace:*"); the CLI itself needs nothing more.',
+    'what it created. Run vigil from the project directory or any directory below it.',
   ].join('\n');
 }
 
 /**
- * `vigil init [DIR]`: scaffolds a project that validates and plans as written. Never overwrites a
- * source file; `.gitignore` is appended to, since it usually holds the user's own entries.
+ * `vigil init [DIR]`: scaffolds a project that validates, plans and type-checks as written. Never
+ * overwrites a file: the config and the example monitor are refused if present, package.json gets
+ * only the entries it lacks, an existing tsconfig.json is left as it is, and `.gitignore` is
+ * appended to.
  */
 export function registerInit(program: Command): void {
   program
     .command('init')
-    .description('create a Vigil project: vigil.config.ts, an example monitor and .gitignore entries')
+    .description('create a Vigil project: vigil.config.ts, an example monitor, package.json, tsconfig.json and .gitignore entries')
     .argument('[dir]', 'directory of the new project (created if missing)', '.')
     .option('--name <name>', 'project name (default: the directory name)')
     .addHelpText(
       'after',
       `
-Writes vigil.config.ts and checks/homepage.monitor.ts, and adds ${GITIGNORE_ENTRIES.join(' and ')} to
-.gitignore (appending to an existing one). Refuses, writing nothing, if either source file exists.
-.vigil/state.json is meant to be committed (or kept in a state backend): it records what Vigil created.`,
+Writes vigil.config.ts and ${MONITOR_FILE.split(path.sep).join('/')}; adds the vigil and typescript dev dependencies
+and vigil:* scripts to package.json (creating it if missing, never changing an existing entry);
+writes a tsconfig.json that type-checks the monitors unless one exists; and adds
+${GITIGNORE_ENTRIES.join(', ')} (and node_modules/) to .gitignore.
+Refuses, writing nothing, if a vigil.config.* or the example monitor exists, or package.json is
+not valid JSON. .vigil/state.json is meant to be committed: it records what Vigil created.`,
     )
     .action(async (dir: string, options: { name?: string }) => {
       const root = path.resolve(process.cwd(), dir);
-      const targets = ['vigil.config.ts', MONITOR_FILE];
-      const existing = targets.filter((file) => existsSync(path.join(root, file)));
+      const shown = (file: string) => path.join(path.relative(process.cwd(), root) || '.', file);
+      const existing = [...CONFIG_NAMES, MONITOR_FILE].filter((file) => existsSync(path.join(root, file)));
       if (existing.length > 0) {
-        const listed = existing.map((file) => path.join(path.relative(process.cwd(), root) || '.', file)).join(', ');
-        throw new CliError(`refusing to overwrite existing files: ${listed}\nhint: run vigil init in an empty directory, or remove them first.`);
+        throw new CliError(
+          `refusing to overwrite existing files: ${existing.map(shown).join(', ')}\nhint: run vigil init in a directory without a Vigil project, or remove them first.`,
+        );
       }
+      const packageJson = await readPackageJson(path.join(root, 'package.json'), shown('package.json'));
       const projectName = options.name ?? path.basename(root);
+
       await mkdir(path.join(root, 'checks'), { recursive: true });
-      // `wx` so a file created since the check above is still never overwritten.
-      await writeFile(path.join(root, 'vigil.config.ts'), configSource(projectName), { flag: 'wx' });
+      // `wx` so a file created since the checks above is still never overwritten.
+      await writeFile(path.join(root, CONFIG_FILE), configSource(projectName), { flag: 'wx' });
       await writeFile(path.join(root, MONITOR_FILE), MONITOR_SOURCE, { flag: 'wx' });
+      const pkg = await updatePackageJson(path.join(root, 'package.json'), packageJson, projectName);
+      const tsconfigExists = existsSync(path.join(root, 'tsconfig.json'));
+      if (!tsconfigExists) await writeFile(path.join(root, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`, { flag: 'wx' });
       const gitignore = await updateGitignore(path.join(root, '.gitignore'));
+
       const lines = [
         `Created a Vigil project "${projectName}" in ${root}:`,
-        '  vigil.config.ts',
+        `  ${CONFIG_FILE}`,
         `  ${MONITOR_FILE}`,
-        ...(gitignore === 'unchanged' ? [] : [`  .gitignore (${gitignore}: ${GITIGNORE_ENTRIES.join(', ')})`]),
+        pkg.outcome === 'unchanged' ? '  package.json (unchanged: it has everything already)' : `  package.json (${pkg.outcome}: ${pkg.added.join(', ')})`,
+        tsconfigExists
+          ? '  tsconfig.json (exists, left as it is: make sure it includes vigil.config.ts and the *.monitor.ts files)'
+          : '  tsconfig.json',
+        ...(gitignore.outcome === 'unchanged' ? [] : [`  .gitignore (${gitignore.outcome}: ${gitignore.added.join(', ')})`]),
       ];
       process.stdout.write(`${lines.join('\n')}\n${nextSteps(root, process.cwd())}\n`);
     });
