@@ -53,6 +53,15 @@ describe('vigil validate', () => {
       ],
     },
     {
+      fixture: 'bad-jsonpath',
+      code: 1,
+      stdout: [
+        'checks/orders.monitor.ts:3:1  error  the JSONPath "$.items[0.id" does not parse: unexpected "." at character 10  (api-check.orders.request.assertions[1].property)',
+        `  hint: Write a JSONPath such as '$.items[0].id' or "$['a key']"; see docs/testing.md#assertions.`,
+        '1 error',
+      ],
+    },
+    {
       fixture: 'unknown-package',
       code: 1,
       stdout: [
