@@ -163,6 +163,27 @@ describe('vigil show', () => {
     server = await startServer({ port: 0, dataDir: ':memory:' });
   }, 120_000);
 
+  it('prints a hand-edited plan without the control characters put into it', async () => {
+    await monitor("import { CheckGroup } from 'vigil/constructs';\nnew CheckGroup('web', { name: 'Web' });\n");
+    expect((await run(['plan', '--out', 'plan.json'])).code).toBe(0);
+    const saved = JSON.parse(await readFile(path.join(root, 'plan.json'), 'utf8')) as { project: string; changes: Array<{ address: string }> };
+    saved.project = 'shop\u001b[2J';
+    saved.changes[0]!.address = 'check-group.web\u001b]0;pwned\u0007';
+    await writeFile(path.join(root, 'plan.json'), JSON.stringify(saved));
+    const shown = await vigil(['show', 'plan.json'], { cwd: root });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    expect(shown.stdout).toContain('Saved plan for project "shop?[2J"');
+    expect(shown.stdout).toContain('  + check-group.web?]0;pwned?');
+  }, 60_000);
+
+  it('says so when the plan cannot be saved where --out points', async () => {
+    await monitor("import { CheckGroup } from 'vigil/constructs';\nnew CheckGroup('web', { name: 'Web' });\n");
+    const result = await run(['plan', '--out', 'missing-dir/plan.json']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('Error: cannot save the plan to missing-dir/plan.json: its directory does not exist\n');
+  }, 60_000);
+
   it.each([
     ['a missing file', undefined, 'Error: cannot read the saved plan plan.json: no such file'],
     ['a file that is not JSON', '{"formatVersion": 1,', 'Error: plan.json is not a saved plan: it is not JSON'],

@@ -60,7 +60,12 @@ export function registerPlan(program: Command): void {
         }
         if (flags.out) {
           const { writeFile } = await import('node:fs/promises');
-          await writeFile(flags.out, engine.serializePlan(plan));
+          try {
+            await writeFile(flags.out, engine.serializePlan(plan));
+          } catch (error) {
+            const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : (error as Error).message;
+            throw new CliError(`cannot save the plan to ${flags.out}: ${reason}`, { exitCode: 1 });
+          }
           const what = flags.destroy ? 'destroy plan' : 'plan';
           log(`Saved the ${what} to ${flags.out}; review it with: vigil show ${flags.out}; apply exactly it with: vigil apply ${flags.out}`);
         }
