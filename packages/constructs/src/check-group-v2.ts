@@ -11,7 +11,7 @@ import type { FrequencyValue } from './frequency.js';
 import { formatPath, type PathSegment } from './path.js';
 import { externalRef, numericIdProblem, type ExternalRef } from './ref.js';
 import { retryStrategyPayload, type RetryStrategy } from './retry-strategy.js';
-import { checkGroupDoubleCheck } from './check-rules.js';
+import { checkGroupDoubleCheck, checkGroupVariableValues } from './check-rules.js';
 import type { PropKeys } from './unknown-props.js';
 import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
 import type { Location, RuntimeId } from './values.js';
@@ -57,7 +57,7 @@ export interface CheckGroupV2Props extends ConstructProps {
   browserCheckDefaults?: string;
   /** Runtime version of the group's checks; checks that set none inherit it. */
   runtimeId?: RuntimeId | null;
-  /** Environment variables of the group's checks (at most 50); `secret: true` hides a value. */
+  /** Environment variables of the group's checks (at most 50, none empty); `secret: true` hides a value. */
   environmentVariables?: EnvironmentVariable[] | null;
   /** Alert channels notified about the group's checks. */
   alertChannels?: AlertChannelReference[];
@@ -202,6 +202,7 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
     const password = props.apiCheckDefaults?.basicAuth?.password;
     if (typeof password === 'string') context.secret(['apiCheckDefaults', 'basicAuth', 'password']);
     checkGroupDoubleCheck(context, props.doubleCheck);
+    checkGroupVariableValues(context, props.environmentVariables);
     const policy = props.alertEscalationPolicy;
     if (policy === 'global') payload.useGlobalAlertSettings = true;
     else if (policy !== undefined) {

@@ -102,3 +102,17 @@ export function checkMultiStepRuntime(context: BuildContext, runtime: { value: u
     `Set runtimeId to "${MULTI_STEP_MIN_RUNTIME}" or later, e.g. "${RUNTIME_IDS[0]}".`,
   );
 }
+
+/**
+ * A group's variable with an empty value reaches every check of the group as an empty string;
+ * Checkly refuses it ("Value must not be empty") rather than let a check run with it.
+ */
+export function checkGroupVariableValues(context: BuildContext, variables: unknown): void {
+  if (!Array.isArray(variables)) return;
+  variables.forEach((variable: unknown, index) => {
+    if (typeof variable === 'object' && variable !== null && (variable as { value?: unknown }).value === '') {
+      const path = `environmentVariables[${index}].value`;
+      context.error(path, `"${path}" must not be empty`, 'Remove the variable, or give it a value (a secret one with `secret: true`).');
+    }
+  });
+}

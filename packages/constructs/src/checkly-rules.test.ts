@@ -9,6 +9,7 @@ import { ApiCheck } from './api-check.js';
 import { CheckGroupV2 } from './check-group-v2.js';
 import { defineConfig, type CheckDefaults } from './config.js';
 import { EmailAlertChannel } from './email-alert-channel.js';
+import { PhoneCallAlertChannel } from './phone-call-alert-channel.js';
 import { SlackAlertChannel } from './slack-alert-channel.js';
 import { SmsAlertChannel } from './sms-alert-channel.js';
 import { WebhookAlertChannel } from './webhook-alert-channel.js';
@@ -195,6 +196,19 @@ const rules: Array<[string, Rule]> = [
     },
   ],
   [
+    'a group variable with an empty value',
+    {
+      define: () => new CheckGroupV2('api', { name: 'API', environmentVariables: [{ key: 'TOKEN', value: 't' }, { key: 'EMPTY', value: '' }] }), // @at:empty-variable
+      marker: 'empty-variable',
+      address: 'check-group.api',
+      expected: {
+        path: 'environmentVariables[1].value',
+        message: '"environmentVariables[1].value" must not be empty',
+        hint: 'Remove the variable, or give it a value (a secret one with `secret: true`).',
+      },
+    },
+  ],
+  [
     'an alert channel fromId with an id that is not a number',
     {
       define: () => new ApiCheck('home', { name: 'Home', request, alertChannels: [EmailAlertChannel.fromId(-3)] }), // @at:channel-id
@@ -256,10 +270,12 @@ describe('what Checkly\'s types accept', () => {
     expect((specOf(project, 'alert-channel.hook').payload.config as { url: string }).url).toBe('https://example.com/hook?a=1');
   });
 
-  it('takes an SmsAlertChannel without a name, naming it by its number', async () => {
+  it('takes an SmsAlertChannel and a PhoneCallAlertChannel without a name, naming them by their number', async () => {
     const project = await load(() => {
       new SmsAlertChannel('sms', { phoneNumber: '+31612345678' });
+      new PhoneCallAlertChannel('call', { phoneNumber: '+31612345679' });
     });
     expect(specOf(project, 'alert-channel.sms').payload.config).toEqual({ name: '+31612345678', number: '+31612345678' });
+    expect(specOf(project, 'alert-channel.call').payload.config).toEqual({ name: '+31612345679', number: '+31612345679' });
   });
 });

@@ -3,8 +3,8 @@ import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, type AlertChannelProps, type Cha
 import type { PropKeys } from './unknown-props.js';
 
 export interface PhoneCallAlertChannelProps extends AlertChannelProps {
-  /** Friendly name to recognise the recipient. */
-  name: string;
+  /** Friendly name to recognise the recipient. Default: the phone number. */
+  name?: string;
   /** Phone number in international format, e.g. `+31612345678`. */
   phoneNumber: string;
 }
@@ -32,7 +32,8 @@ export class PhoneCallAlertChannel extends AlertChannel {
   }
 
   protected channelConfig(): ChannelConfig {
-    return { config: { name: this.props.name, number: this.props.phoneNumber } };
+    // The service wants a name; Checkly makes it optional, so the number stands in for it.
+    return { config: { name: this.props.name ?? this.props.phoneNumber, number: this.props.phoneNumber } };
   }
 
   protected override configPropNames(): Record<string, string> {
