@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyGroupDefaults, groupVariables, type GroupRunDefaults } from './group-defaults.js';
+import { applyGroupDefaults, groupVariables, resolveGroupBaseUrl, type GroupRunDefaults } from './group-defaults.js';
 
 const apiCheck = (request: Record<string, unknown>) => ({ checkType: 'API', name: 'c', request: { method: 'GET', url: 'https://x', ...request } });
 
@@ -55,5 +55,17 @@ describe('groupVariables', () => {
       { key: 'GROUP_BASE_URL', value: 'https://api.example.com/v1' },
     ]);
     expect(groupVariables({ apiCheckDefaults: { url: '' } })).toEqual([]);
+  });
+});
+
+describe('resolveGroupBaseUrl', () => {
+  it('interpolates variables inside GROUP_BASE_URL from the rest of the list, first match winning', () => {
+    const resolved = resolveGroupBaseUrl([
+      { key: 'ENV_URL', value: 'https://preview.example.com' },
+      { key: 'GROUP_BASE_URL', value: '{{ENV_URL}}/api' },
+      { key: 'ENV_URL', value: 'https://prod.example.com' },
+    ]);
+    expect(resolved[1]).toEqual({ key: 'GROUP_BASE_URL', value: 'https://preview.example.com/api' });
+    expect(resolveGroupBaseUrl([{ key: 'GROUP_BASE_URL', value: '{{MISSING}}' }])[0]!.value).toBe('{{MISSING}}');
   });
 });

@@ -14,6 +14,7 @@
  * - Variables: the check's win over the group's (the caller puts config and command-line ones
  *   around these; see `RunContext.variables`).
  */
+import { interpolate } from './variables.js';
 
 export interface KeyValue {
   key: string;
@@ -76,6 +77,21 @@ export function groupVariables(group: GroupRunDefaults | undefined): VariableLik
   const base = group.apiCheckDefaults?.url;
   if (base) variables.push({ key: GROUP_BASE_URL, value: base });
   return variables;
+}
+
+/**
+ * A group's base URL may itself use variables (`{{ENVIRONMENT_URL}}/api`), so `{{GROUP_BASE_URL}}`
+ * must resolve to a URL in one step: its value is interpolated from the other variables (the whole
+ * list, in lookup order) first. Returns a new list; other variables are unchanged.
+ */
+export function resolveGroupBaseUrl<T extends { key: string; value: string }>(variables: readonly T[]): T[] {
+  const others = new Map<string, string>();
+  for (const variable of variables) if (variable.key !== GROUP_BASE_URL && !others.has(variable.key)) others.set(variable.key, variable.value);
+  return variables.map((variable) =>
+    variable.key === GROUP_BASE_URL && variable.value.includes('{{')
+      ? { ...variable, value: interpolate(variable.value, others) }
+      : variable,
+  );
 }
 
 function asKeyValues(value: unknown): KeyValue[] {

@@ -4,8 +4,7 @@
  * variables it resolves `{{KEY}}` from.
  */
 import type { LoadedProject, ResourceSpec } from '@vigil/engine';
-import { interpolate } from '@vigil/runner';
-import { GROUP_BASE_URL, applyGroupDefaults, groupVariables, type GroupRunDefaults, type VariableLike } from '@vigil/runner/group-defaults';
+import { applyGroupDefaults, resolveGroupBaseUrl, groupVariables, type GroupRunDefaults, type VariableLike } from '@vigil/runner/group-defaults';
 import { isPassive } from './selection.js';
 
 export interface RunVariable {
@@ -45,7 +44,7 @@ export function planRuns(loaded: LoadedProject, selected: readonly ResourceSpec[
     const payload = withoutRefs(spec.payload) as PlannedRun['check'];
     const group = groupOf(spec, specs);
     const check = applyGroupDefaults(payload, group) as PlannedRun['check'];
-    const variables = withResolvedBaseUrl([...fromCommandLine, ...asRunVariables(payload.environmentVariables), ...asRunVariables(groupVariables(group)), ...fromConfig]);
+    const variables = resolveGroupBaseUrl([...fromCommandLine, ...asRunVariables(payload.environmentVariables), ...asRunVariables(groupVariables(group)), ...fromConfig]);
     const own = Array.isArray(payload.locations) ? (payload.locations as string[]) : [];
     const locations = options.locations.length > 0 ? options.locations : [own[0] ?? LOCAL_LOCATION];
     const skipReason = isPassive(spec)
@@ -55,20 +54,6 @@ export function planRuns(loaded: LoadedProject, selected: readonly ResourceSpec[
         : `vigil test cannot run ${check.checkType} checks yet`;
     return locations.map((location) => ({ spec, check, location, variables, ...(skipReason ? { skipReason } : {}) }));
   });
-}
-
-/**
- * A group's base URL may itself use variables (`{{ENVIRONMENT_URL}}/api`), so `{{GROUP_BASE_URL}}`
- * resolves to a URL in one step: its value is interpolated from the other variables first.
- */
-function withResolvedBaseUrl(variables: RunVariable[]): RunVariable[] {
-  const others = new Map<string, string>();
-  for (const variable of variables) if (variable.key !== GROUP_BASE_URL && !others.has(variable.key)) others.set(variable.key, variable.value);
-  return variables.map((variable) =>
-    variable.key === GROUP_BASE_URL && variable.value.includes('{{')
-      ? { ...variable, value: interpolate(variable.value, others) }
-      : variable,
-  );
 }
 
 function groupOf(spec: ResourceSpec, specs: ReadonlyMap<string, ResourceSpec>): GroupRunDefaults | undefined {
