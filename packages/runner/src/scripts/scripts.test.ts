@@ -125,6 +125,19 @@ describe('setup scripts', () => {
     expect(outcome.error).toMatch(/^TypeError: Cannot read properties of null \(reading 'boom'\) \(at setup script:2:6\)$/);
   });
 
+  it('with a syntax error fail with its line', async () => {
+    const outcome = await pool.runSetup({ code: "const a = 1;\nrequest.headers['x' = 2;", request: request(), env: {}, signal });
+    expect(outcome.failure).toBe('threw');
+    expect(outcome.error).toMatch(/^SyntaxError: .* \(at setup script:2:1\)$/);
+  });
+
+  it('may come from a bundle whose entry exports something', async () => {
+    const code = "var answer = 42;\nrequest.headers['x-answer'] = String(answer);\nexport {\n  answer\n};\n";
+    const outcome = await pool.runSetup({ code, request: request(), env: {}, signal });
+    expect(outcome.error).toBeNull();
+    expect(outcome.value.headers['x-answer']).toBe('42');
+  });
+
   it('that loop forever are stopped at their timeout, and the next run finds a working process', async () => {
     const looping = await pool.runSetup({ code: 'while (true) {}', request: request(), env: {}, signal, timeoutMs: 300 });
     expect(looping.failure).toBe('timeout');

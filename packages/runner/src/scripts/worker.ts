@@ -45,7 +45,10 @@ function compile(code: string): Compiled {
   }
   // The wrapper sits on a line of its own and lineOffset -1 hides it, so V8's line numbers are the
   // script's own and match its source map.
-  const script = new vm.Script(`(async function (${PARAMETERS.join(', ')}) {\n${code}\n})`, { filename: SCRIPT_FILE, lineOffset: -1 });
+  // A bundled entry that exports something ends in esbuild's `export { … };`, which a function body
+  // cannot hold; the exports mean nothing to a setup script, so the line is blanked (lines keep their numbers).
+  const body = code.replace(/^export\s*\{[^}]*\};?[ \t]*$/gm, (statement) => statement.replace(/[^\n]/g, ''));
+  const script = new vm.Script(`(async function (${PARAMETERS.join(', ')}) {\n${body}\n})`, { filename: SCRIPT_FILE, lineOffset: -1 });
   const compiled = { script, map: inlineSourceMap(code) };
   compiledScripts.set(code, compiled);
   if (compiledScripts.size > MAX_CACHED_SCRIPTS) compiledScripts.delete(compiledScripts.keys().next().value as string);
@@ -67,6 +70,9 @@ function describeError(error: unknown, map: SourceMap | null, label: string): Wo
   const message = `${error.name}: ${error.message}`;
   const frames: string[] = [];
   let location: string | null = null;
+  // A syntax error has no frames: V8 names the place on the stack's first line instead.
+  const syntax = error instanceof SyntaxError ? new RegExp(`^${SCRIPT_FILE.replace('.', '\\.')}:(\\d+)`).exec(error.stack ?? '') : null;
+  if (syntax?.[1]) location = locate(SCRIPT_FILE, Number(syntax[1]), 1, map, label);
   for (const line of (error.stack ?? '').split('\n')) {
     const frame = FRAME.exec(line);
     if (!frame) continue;
