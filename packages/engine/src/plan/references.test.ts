@@ -56,7 +56,42 @@ describe('fromId references at plan time', () => {
     const specs = [check('a', 3, { externalRefs: [{ path: 'groupId', kind: 'check-group', remoteId: 12 }] }, { groupId: 12 })];
     const remote = snapshot({ 'api-check': [], 'check-group': [{ id: 12, name: 'Old' }] });
     const { plan } = createPlan({ project: 'p', target, specs, state, remote });
-    expect(plan.diagnostics.map((d) => d.message)).toEqual(['fromId(12) refers to check-group.old, which this plan deletes']);
+    expect(plan.diagnostics.map((d) => d.message)).toEqual(['fromId(12) refers to check-group.old, which this plan deletes or replaces (its id goes away)']);
+  });
+
+  it('refuses a reference to an alert channel the same plan replaces (its type changed)', async () => {
+    const { AlertChannelCreate, CheckGroupCreate: Group } = await import('@vigil/schema');
+    const email = AlertChannelCreate.parse({ type: 'EMAIL', config: { address: 'a@example.com' } });
+    const state: StateDocument = {
+      ...fresh(),
+      serial: 1,
+      resources: { 'alert-channel.oncall': { kind: 'alert-channel', remoteId: 4, applied: email, dependsOn: [] } },
+    };
+    const slack: ResourceSpec = {
+      address: 'alert-channel.oncall',
+      kind: 'alert-channel',
+      logicalId: 'oncall',
+      payload: AlertChannelCreate.parse({ type: 'SLACK', config: { url: 'https://hooks.example.com/x' } }),
+      refs: [],
+      source: { file: 'monitors/a.monitor.ts', line: 2, column: 1 },
+      protect: false,
+      secrets: [],
+    };
+    const group: ResourceSpec = {
+      address: 'check-group.web',
+      kind: 'check-group',
+      logicalId: 'web',
+      payload: { ...Group.parse({ name: 'Web' }), alertChannelSubscriptions: [{ alertChannelId: 4, activated: true }] },
+      refs: [],
+      externalRefs: [{ path: 'alertChannelSubscriptions[0].alertChannelId', kind: 'alert-channel', remoteId: 4 }],
+      source: { file: 'monitors/a.monitor.ts', line: 3, column: 1 },
+      protect: false,
+      secrets: [],
+    };
+    const remote = snapshot({ 'alert-channel': [{ ...email, id: 4 }], 'check-group': [] });
+    const { plan } = createPlan({ project: 'p', target, specs: [slack, group], state, remote });
+    expect(plan.changes.find((change) => change.address === 'alert-channel.oncall')!.action).toBe('replace');
+    expect(plan.diagnostics.map((d) => d.message)).toEqual(['fromId(4) refers to alert-channel.oncall, which this plan deletes or replaces (its id goes away)']);
   });
 
   it('does not judge a kind that was not read', () => {

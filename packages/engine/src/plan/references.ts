@@ -26,6 +26,8 @@ export function checkExternalRefs(options: {
   for (const change of changes) {
     if (change.action === 'delete' && change.remoteId !== undefined) deleted.set(`${change.kind} ${change.remoteId}`, change.address);
     if (change.action === 'replace' && change.replaces) deleted.set(`${change.replaces.kind} ${change.replaces.remoteId}`, change.replaces.address);
+    // Replaced in place (an alert channel's type changed): the old id goes away, a new one comes.
+    else if (change.action === 'replace' && change.remoteId !== undefined) deleted.set(`${change.kind} ${change.remoteId}`, change.address);
   }
   for (const change of changes) {
     if (change.action === 'delete') continue;
@@ -47,7 +49,7 @@ export function checkExternalRefs(options: {
       if (deletedBy) {
         diagnostics.push({
           severity: 'error',
-          message: `fromId(${JSON.stringify(ref.remoteId)}) refers to ${deletedBy}, which this plan deletes`,
+          message: `fromId(${JSON.stringify(ref.remoteId)}) refers to ${deletedBy}, which this plan deletes or replaces (its id goes away)`,
           hint: `Keep ${deletedBy} in code and refer to it by object, or stop referring to it before it is deleted.`,
           ...where,
         });
