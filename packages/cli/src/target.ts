@@ -68,8 +68,12 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
     );
   }
   const dataDir = path.join(options.root, '.vigil', 'local');
-  const { mkdir } = await import('node:fs/promises');
-  await mkdir(dataDir, { recursive: true });
+  const { chmod, mkdir } = await import('node:fs/promises');
+  // The database holds secret values: vigil's own directory is private to the owner, also when an
+  // older vigil created it 0755 (issue 15 item 5). The server makes the files in it 0600.
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await chmod(dataDir, 0o700);
   const { startServer } = await import('@vigil/server');
   const server = await startServer({ port: 0, dataDir, accounts: [{ apiKey: EMBEDDED_KEY, accountId: EMBEDDED_ACCOUNT }] });
   const shown = path.relative(process.cwd(), dataDir) || '.';

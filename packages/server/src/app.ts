@@ -36,6 +36,8 @@ export interface AppOptions {
   readonly seed?: unknown;
   /** File that receives one JSON line per request. */
   readonly requestLog?: string;
+  /** Receives what the operator should fix, e.g. a data directory other users can read (default: stderr). */
+  readonly onWarning?: (message: string) => void;
   /**
    * Parse every response with its endpoint's response schema and answer 500 when it does not match.
    * For tests (costs a parse per response); off by default.
@@ -76,7 +78,10 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   if (options.dataDir !== undefined && options.databaseFile !== undefined) {
     throw new Error('give either dataDir or databaseFile, not both');
   }
-  const store = new Store(options.databaseFile !== undefined ? { file: options.databaseFile } : (options.dataDir ?? ':memory:'));
+  const store = new Store(
+    options.databaseFile !== undefined ? { file: options.databaseFile } : (options.dataDir ?? ':memory:'),
+    options.onWarning ? { warn: options.onWarning } : {},
+  );
   const app = new Hono<AppEnv>();
 
   app.onError(errorResponse);

@@ -29,6 +29,8 @@ export interface ServerOptions {
   readonly seed?: unknown;
   /** Append one JSON line per request to this file. */
   readonly requestLog?: string;
+  /** Receives what the operator should fix, e.g. a data directory other users can read (default: stderr). */
+  readonly onWarning?: (message: string) => void;
   /** Check every response against the contract (500 on a mismatch); for tests. */
   readonly checkResponses?: boolean;
 }

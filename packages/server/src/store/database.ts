@@ -6,7 +6,7 @@
  * last transactions, which is the trade the real service's databases make too and what keeps creates
  * above 2,000/s on a small machine.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
@@ -23,15 +23,69 @@ export interface Migration {
 /** Where the database lives: in memory, `vigil.db` inside a directory, or an exact file path. */
 export type DatabaseLocation = ':memory:' | { readonly dir: string } | { readonly file: string };
 
-/** Opens (creating parent directories as needed) and configures the database. */
-export function openDatabase(location: DatabaseLocation): SqliteDatabase {
+/** Owner-only modes for what holds the database: it stores secret variable values and keys. */
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+/** The database file and the two files SQLite keeps beside it in WAL mode. */
+const DATABASE_FILE_SUFFIXES = ['', '-wal', '-shm'] as const;
+
+/**
+ * Makes the database's directory and files private to the owner (issue 15 item 5: they were 0755 and
+ * 0644, secrets readable by every local user). Directories it creates are 0700; the database file is
+ * created 0600 before SQLite opens it, and SQLite gives `-wal` and `-shm` the database file's mode.
+ * An existing directory is not changed (it may be the user's own, shared on purpose); if other users
+ * can enter or read it, `warn` says so. Existing database files are the service's own: tightened.
+ */
+function preparePrivateFiles(file: string, warn: (message: string) => void): void {
+  const dir = path.dirname(file);
+  if (existsSync(dir)) {
+    const mode = statSync(dir).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      warn(`${dir} is accessible to other users (mode ${mode.toString(8)}), and the database in it holds secret values; run chmod 700 ${dir}`);
+    }
+  } else {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    // mkdir's mode is filtered by the umask; an explicit chmod is not.
+    chmodSync(dir, PRIVATE_DIR_MODE);
+  }
+  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  tightenDatabaseFiles(file, warn);
+}
+
+function tightenDatabaseFiles(file: string, warn: (message: string) => void): void {
+  for (const suffix of DATABASE_FILE_SUFFIXES) {
+    const target = `${file}${suffix}`;
+    if (!existsSync(target) || (statSync(target).mode & 0o777) === PRIVATE_FILE_MODE) continue;
+    try {
+      chmodSync(target, PRIVATE_FILE_MODE);
+    } catch (error) {
+      warn(`cannot make ${target} private (chmod 600): ${(error as Error).message}`);
+    }
+  }
+}
+
+export interface OpenOptions {
+  /** Receives what the owner should fix (default: a line on stderr). */
+  readonly warn?: (message: string) => void;
+}
+
+const warnOnStderr = (message: string): void => {
+  process.stderr.write(`vigil server: warning: ${message}\n`);
+};
+
+/** Opens (creating parent directories as needed, private to the owner) and configures the database. */
+export function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): SqliteDatabase {
   let file = ':memory:';
+  const warn = options.warn ?? warnOnStderr;
   if (location !== ':memory:') {
     file = 'file' in location ? location.file : path.join(location.dir, 'vigil.db');
-    mkdirSync(path.dirname(file), { recursive: true });
+    preparePrivateFiles(file, warn);
   }
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
+  // SQLite copies the database file's mode to -wal and -shm; checked once they exist, in case a
+  // build of SQLite does not.
+  if (file !== ':memory:') tightenDatabaseFiles(file, warn);
   db.pragma('synchronous = NORMAL');
   // Checkpoints are where WAL mode fsyncs; at the default 1,000 pages they dominated the cost of a
   // create (one every ~150 writes). 10,000 pages (~40 MB of WAL) keeps them rare; durability is the

@@ -5,7 +5,7 @@
  */
 import { hasSecretValues } from '../domain/documents.js';
 import { Collection, type IndexedColumn, type PublicId } from './collection.js';
-import { migrate, openDatabase, type DatabaseLocation, type Migration, type SqliteDatabase } from './database.js';
+import { migrate, openDatabase, type DatabaseLocation, type Migration, type OpenOptions, type SqliteDatabase } from './database.js';
 import { IdempotencyStore } from './idempotency.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { SubscriptionIndex } from './subscriptions.js';
@@ -45,8 +45,8 @@ export class Store {
   readonly idempotency: IdempotencyStore;
 
   /** @param location a directory for `vigil.db`, `{file}` for an exact path, or `':memory:'`. */
-  constructor(location: string | DatabaseLocation) {
-    this.db = openDatabase(typeof location === 'string' ? (location === ':memory:' ? location : { dir: location }) : location);
+  constructor(location: string | DatabaseLocation, options: OpenOptions = {}) {
+    this.db = openDatabase(typeof location === 'string' ? (location === ':memory:' ? location : { dir: location }) : location, options);
     migrate(this.db, 'core', CORE_MIGRATIONS);
     this.checks = new Collection(this.db, 'checks', 'uuid', CHECK_COLUMNS);
     this.checkGroups = new Collection(this.db, 'check_groups', 'integer');

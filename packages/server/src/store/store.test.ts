@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -234,5 +234,52 @@ describe('Store.writeBatched (group commit)', () => {
     // Row order did not restart: the new rows page after the old ones.
     expect(store.checkGroups.all('acme').map((doc) => doc.id)).toEqual([1, 3, 5]);
     store.close();
+  });
+
+  describe('file modes (the database holds secret values)', () => {
+    const modeOf = (target: string): string => (statSync(target).mode & 0o777).toString(8);
+
+    it('creates a missing data directory 0700 and vigil.db, -wal and -shm 0600', () => {
+      const dir = path.join(tempDir(), 'new', 'data');
+      const warnings: string[] = [];
+      const store = new Store(dir, { warn: (message) => warnings.push(message) });
+      store.checks.insert('acme', (id) => ({ id, environmentVariables: [{ key: 'TOKEN', value: 'hunter2', secret: true }] }));
+      expect(modeOf(dir)).toBe('700');
+      expect(modeOf(path.dirname(dir))).toBe('700');
+      for (const file of ['vigil.db', 'vigil.db-wal', 'vigil.db-shm']) expect([file, modeOf(path.join(dir, file))]).toEqual([file, '600']);
+      expect(warnings).toEqual([]);
+      store.close();
+    });
+
+    it('tightens database files an older vigil left 0644, and warns about a directory others can read without changing it', () => {
+      const dir = tempDir();
+      chmodSync(dir, 0o755);
+      new Store(dir).close();
+      chmodSync(path.join(dir, 'vigil.db'), 0o644);
+      const warnings: string[] = [];
+      const store = new Store(dir, { warn: (message) => warnings.push(message) });
+      expect(modeOf(path.join(dir, 'vigil.db'))).toBe('600');
+      expect(modeOf(dir)).toBe('755');
+      expect(warnings).toEqual([`${dir} is accessible to other users (mode 755), and the database in it holds secret values; run chmod 700 ${dir}`]);
+      store.close();
+    });
+
+    it('creates an exact database file 0600 in a new 0700 directory', () => {
+      const file = path.join(tempDir(), '.vigil', 'local.db');
+      mkdirSync(path.dirname(path.dirname(file)), { recursive: true });
+      const store = new Store({ file });
+      expect(modeOf(file)).toBe('600');
+      expect(modeOf(path.dirname(file))).toBe('700');
+      store.close();
+    });
+
+    it('says nothing about a private directory', () => {
+      const dir = tempDir();
+      chmodSync(dir, 0o700);
+      writeFileSync(path.join(dir, 'unrelated.txt'), '');
+      const warnings: string[] = [];
+      new Store(dir, { warn: (message) => warnings.push(message) }).close();
+      expect(warnings).toEqual([]);
+    });
   });
 });
