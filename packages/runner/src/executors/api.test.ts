@@ -253,6 +253,11 @@ describe('API executor against real loopback targets', () => {
     expect(result.error).toBe('the request URL "not a url" is not a valid http(s) URL: Invalid URL');
   });
 
+  it('names the variable a URL placeholder is missing', async () => {
+    const result = await run(apiCheck({ url: '{{GROUP_BASE_URL}}/health' }));
+    expect(result.error).toBe('the request URL "{{GROUP_BASE_URL}}/health" is not a valid http(s) URL: Invalid URL (no variable GROUP_BASE_URL is set)');
+  });
+
   it('reports a payload that is not an API check request as a runner error', async () => {
     const result = await run({ checkType: 'API', name: 'broken', request: { url: '' } });
     expect(result).toMatchObject({ hasFailures: true, hasErrors: true });

@@ -78,7 +78,9 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
     url = new URL(request.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`unsupported protocol ${url.protocol}`);
   } catch (error) {
-    const message = `the request URL ${JSON.stringify(request.url)} is not a valid http(s) URL: ${(error as Error).message}`;
+    const unresolved = [...request.url.matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((match) => match[1]);
+    const why = unresolved.length > 0 ? ` (no variable ${unresolved.join(', ')} is set)` : '';
+    const message = `the request URL ${JSON.stringify(request.url)} is not a valid http(s) URL: ${(error as Error).message}${why}`;
     return finish({ startedAt, failure: { kind: 'ASSERTION', message }, jobLog, request: recorded(request) });
   }
   for (const [key, value] of Object.entries(request.queryParameters)) url.searchParams.append(key, value);
