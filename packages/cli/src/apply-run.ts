@@ -162,17 +162,20 @@ function describeError(error: unknown): string {
  * create (api-check.a, api-check.b and 198 more)`), not one error per resource.
  */
 export function interruptedLines(operations: readonly Operation[]): string[] {
-  const groups = new Map<string, Operation[]>();
+  const groups = new Map<string, { kind: string; verb: string; addresses: string[] }>();
   for (const operation of operations) {
-    const key = `${operation.change.kind}: ${operation.operation === 'delete' ? 'to destroy' : `to ${operation.operation}`}`;
-    groups.set(key, [...(groups.get(key) ?? []), operation]);
+    const verb = operation.operation === 'delete' ? 'destroy' : operation.operation;
+    const key = `${operation.change.kind} ${verb}`;
+    const group = groups.get(key) ?? { kind: operation.change.kind, verb, addresses: [] };
+    group.addresses.push(operation.address);
+    groups.set(key, group);
   }
-  return [...groups.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, members]) => {
-    const [label, verb] = key.split(': ') as [string, string];
-    const names = members.slice(0, 2).map((operation) => operation.address);
-    const more = members.length > 2 ? ` and ${members.length - 2} more` : '';
-    return `  ${label}: ${members.length} ${verb} (${names.join(', ')}${more})`;
-  });
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([, { kind, verb, addresses }]) => {
+      const more = addresses.length > 2 ? ` and ${addresses.length - 2} more` : '';
+      return `  ${kind}: ${addresses.length} to ${verb} (${addresses.slice(0, 2).join(', ')}${more})`;
+    });
 }
 
 function printReport(report: ApplyReport, mode: 'apply' | 'destroy'): void {
