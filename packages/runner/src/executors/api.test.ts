@@ -158,6 +158,16 @@ describe('API executor against real loopback targets', () => {
     expect(elapsed).toBeLessThan(2_000);
   });
 
+  it('ends a run promptly when its signal aborts mid-request (vigil test --timeout, Ctrl-C)', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const started = performance.now();
+    const result = await run(apiCheck({ url: `${target.url}/hang` }, { maxResponseTime: 20_000 }), { ...context, signal: controller.signal });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(result).toMatchObject({ resultType: 'FINAL', hasFailures: true, hasErrors: false, overMaxResponseTime: false });
+    expect(result.error).toBe('the run was cancelled before the response arrived');
+  });
+
   it('marks a run over degradedResponseTime as degraded, not failed', async () => {
     const result = await run(apiCheck({ url: `${target.url}/slow` }, { degradedResponseTime: 50, maxResponseTime: 5_000 }));
     expect(result).toMatchObject({ hasFailures: false, isDegraded: true, overMaxResponseTime: false });
