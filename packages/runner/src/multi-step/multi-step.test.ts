@@ -50,7 +50,9 @@ describe.concurrent('multi-step checks', () => {
     const result = final.multiStepCheckResult as MultiStepCheckResult;
     expect(result.tests.map((test) => [test.title, test.status])).toEqual([['health flow', 'passed']]);
     expect(result.tests[0]?.steps.find((step) => step.category === 'test.step')).toMatchObject({ title: 'read health', location: 'checks/flow.spec.ts:4:3', error: null });
-    expect(result.requests).toEqual([expect.objectContaining({ title: 'GET', location: 'checks/flow.spec.ts:5:36', error: null })]);
+    expect(result.requests).toEqual([
+      expect.objectContaining({ title: 'GET', method: 'GET', url: `${baseUrl}/health`, location: 'checks/flow.spec.ts:5:36', error: null }),
+    ]);
     expect(result.jobLog.map((line) => line.msg)).toEqual(['health answered 200', 'visible variables BASE_URL,VIGIL_CHECK_TOKEN']);
     expect(result.errors).toEqual([]);
   });

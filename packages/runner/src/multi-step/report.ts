@@ -22,6 +22,8 @@ export interface ReportStep {
   durationMs: number;
   error: ReportError | null;
   location: ReportLocation | null;
+  /** Arguments of a Playwright API call (`url` of a request or `goto`, `locator`, …); null for other steps. */
+  params: Record<string, string | number | boolean> | null;
 }
 
 export interface ReportTest {

@@ -10,6 +10,7 @@ import type { FullResult, Reporter, TestCase, TestError, TestResult, TestStep } 
 import type { ReportFile, ReportStep, ReportTest, ReportError } from './report.js';
 
 const MAX_STEPS = 2000;
+const MAX_PARAM_CHARS = 2000;
 
 function errorOf(error: TestError): ReportError {
   return {
@@ -17,6 +18,17 @@ function errorOf(error: TestError): ReportError {
     stack: error.stack ?? null,
     location: error.location ? { file: error.location.file, line: error.location.line, column: error.location.column } : null,
   };
+}
+
+/** The call arguments Playwright reports for an API call (its `url`, `locator`, …), plain values only. */
+function paramsOf(step: TestStep): Record<string, string | number | boolean> | null {
+  if (step.category !== 'pw:api' || !step.params) return null;
+  const params: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(step.params)) {
+    if (typeof value === 'string') params[key] = value.length > MAX_PARAM_CHARS ? `${value.slice(0, MAX_PARAM_CHARS)}…` : value;
+    else if (typeof value === 'number' || typeof value === 'boolean') params[key] = value;
+  }
+  return params;
 }
 
 export default class MultiStepReporter implements Reporter {
@@ -46,6 +58,7 @@ export default class MultiStepReporter implements Reporter {
       durationMs: step.duration,
       error: step.error ? errorOf(step.error) : null,
       location: step.location ? { file: step.location.file, line: step.location.line, column: step.location.column } : null,
+      params: paramsOf(step),
     });
     for (const child of step.steps) this.#step(child, depth + 1, out);
   }

@@ -27,6 +27,8 @@ export interface MultiStepStep {
   durationMs: number;
   location: string | null;
   error: MultiStepError | null;
+  /** Arguments of a Playwright API call (`url`, `locator`, …), as Playwright reports them. */
+  params: Record<string, string | number | boolean> | null;
 }
 
 export interface MultiStepTest {
@@ -40,6 +42,10 @@ export interface MultiStepTest {
 export interface MultiStepRequest {
   /** The call as Playwright names it: `GET`, `POST`, `Navigate to "…"`, … */
   title: string;
+  /** The HTTP method of a `request` fixture call (its title), null for page calls. */
+  method: string | null;
+  /** The URL Playwright reports for the call (requests, `page.goto`), when it reports one. */
+  url: string | null;
   durationMs: number;
   location: string | null;
   error: string | null;
@@ -119,8 +125,11 @@ function step(locator: Locator, raw: ReportStep): MultiStepStep {
     durationMs: raw.durationMs,
     location: locator.location(raw.location),
     error: raw.error ? locator.error(raw.error) : null,
+    params: raw.params ?? null,
   };
 }
+
+const HTTP_METHOD = /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|FETCH)$/i;
 
 function oneLine(error: MultiStepError): string {
   const [first = ''] = error.message.split('\n');
@@ -192,7 +201,9 @@ export function multiStepVerdict(run: SpecRun, timeoutMs: number, startTime: num
     result.tests.push({ title: test.titlePath.slice(1).join(' › ') || test.title, status: test.status, durationMs: test.durationMs, errors, steps });
     for (const raw of steps) {
       if (raw.category === 'pw:api' && !/^(Create|Dispose) request context$/.test(raw.title)) {
-        result.requests.push({ title: raw.title, durationMs: raw.durationMs, location: raw.location, error: raw.error ? oneLine(raw.error) : null });
+        const url = typeof raw.params?.url === 'string' ? raw.params.url : null;
+        const method = HTTP_METHOD.test(raw.title) ? raw.title.toUpperCase() : null;
+        result.requests.push({ title: raw.title, method, url, durationMs: raw.durationMs, location: raw.location, error: raw.error ? oneLine(raw.error) : null });
       }
     }
     result.errors.push(...errors.map(oneLine));
