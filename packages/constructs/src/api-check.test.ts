@@ -60,11 +60,11 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
     { request: { url: 'https://example.com/', skipSsl: true } as never },
     [error('request.skipSsl', '"request.skipSsl" is not a prop of the request', 'Did you mean "skipSSL"?')],
   ],
-  ['rejects an unknown location', { locations: ['mars-1' as never] }, [error('locations[0]', `"locations[0]" must be one of ${LOCATIONS}`, 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).')]],
+  ['rejects an unknown location', { locations: ['mars-1' as never] }, [error('locations[0]', `"locations[0]" must be one of ${LOCATIONS}`, 'Use data-center locations such as "eu-west-1" or "us-east-1".')]],
   [
     'rejects an unknown runtime',
     { runtimeId: '2021.01' as never },
-    [error('runtimeId', '"runtimeId" must be one of [2025.04, 2024.09, 2024.02, 2023.09, 2023.02, 2022.10]', 'Use one of the runtime ids of spec §2.1, e.g. "2025.04".')],
+    [error('runtimeId', '"runtimeId" must be one of [2025.04, 2024.09, 2024.02, 2023.09, 2023.02, 2022.10]', 'Use one of the runtime ids listed, e.g. "2025.04" (the newest).')],
   ],
   ['rejects a negative groupOrder', { groupOrder: -1 }, [error('groupOrder', '"groupOrder" must be greater than or equal to 0', 'groupOrder is a position in the group, 0 or more.')]],
   [

@@ -5,6 +5,7 @@ import type { BuildContext } from './build-context.js';
 import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, type CheckProps } from './check.js';
 import { checkResponseTimes } from './check-rules.js';
 import { Construct } from './construct.js';
+import { checkHttpUrl } from './http-url.js';
 import { formatPath, type PathSegment } from './path.js';
 import { reportUnknownProps, type PropKeys } from './unknown-props.js';
 import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
@@ -162,6 +163,7 @@ export class ApiCheck extends Construct implements ScriptOwner {
     const { props } = this;
     const payload = buildCheckFields(context, props, 'API');
     payload.request = props.request;
+    checkHttpUrl(context, props.request?.url, 'request.url', ['request', 'url']);
     reportUnknownProps(context, props.request, REQUEST_KEYS, { owner: 'the request', base: 'request' });
     const password = props.request?.basicAuth?.password;
     if (typeof password === 'string') context.secret(['request', 'basicAuth', 'password']);

@@ -8,6 +8,7 @@ import type { BuildContext, RefTarget } from './build-context.js';
 import { checkPropPath, markSecretVariables, type EnvironmentVariable } from './check.js';
 import { Construct, type ConstructProps } from './construct.js';
 import type { FrequencyValue } from './frequency.js';
+import { checkHttpUrl } from './http-url.js';
 import { formatPath, type PathSegment } from './path.js';
 import { externalRef, numericIdProblem, type ExternalRef } from './ref.js';
 import { retryStrategyPayload, type RetryStrategy } from './retry-strategy.js';
@@ -201,6 +202,8 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
     markSecretVariables(context, props.environmentVariables);
     const password = props.apiCheckDefaults?.basicAuth?.password;
     if (typeof password === 'string') context.secret(['apiCheckDefaults', 'basicAuth', 'password']);
+    // Empty is the service's "no base URL".
+    if (props.apiCheckDefaults?.url) checkHttpUrl(context, props.apiCheckDefaults.url, 'apiCheckDefaults.url', ['apiCheckDefaults', 'url']);
     checkGroupDoubleCheck(context, props.doubleCheck);
     checkGroupVariableValues(context, props.environmentVariables);
     const policy = props.alertEscalationPolicy;

@@ -42,8 +42,8 @@ const VigilConfigSchema = z.strictObject({
 const CONFIG_HINTS: Record<string, string> = {
   logicalId: 'The project logical id may only contain letters, digits and _ - / # . (e.g. "shop-monitoring").',
   'checks.frequency': 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
-  'checks.locations': 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).',
-  'checks.runtimeId': 'Use one of the runtime ids of spec §2.1, e.g. "2025.04".',
+  'checks.locations': 'Use data-center locations such as "eu-west-1" or "us-east-1".',
+  'checks.runtimeId': 'Use one of the runtime ids listed, e.g. "2025.04" (the newest).',
   state: 'Only the local backend exists: `state: { backend: "local", path: ".vigil/state.json" }`.',
   api: 'The service is configured with `api: { baseUrl, accountId }` or the VIGIL_API_URL / VIGIL_ACCOUNT_ID variables.',
 };

@@ -57,7 +57,7 @@ describe('defineConfig', () => {
     [
       'an unknown location',
       { checks: { locations: ['moon-1'] } },
-      [{ path: 'checks.locations[0]', message: `vigil.config: "checks.locations[0]" must be one of ${LOCATIONS}`, hint: 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).' }],
+      [{ path: 'checks.locations[0]', message: `vigil.config: "checks.locations[0]" must be one of ${LOCATIONS}`, hint: 'Use data-center locations such as "eu-west-1" or "us-east-1".' }],
     ],
     [
       'a frequency outside the value set',

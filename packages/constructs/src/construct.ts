@@ -183,8 +183,8 @@ export abstract class Construct {
 /** Hints for the fields users get wrong most, keyed by the payload's top-level field. */
 const FIELD_HINTS: Record<string, string> = {
   frequency: 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
-  locations: 'Use data-center locations such as "eu-west-1" or "us-east-1" (spec §2.1).',
-  runtimeId: 'Use one of the runtime ids of spec §2.1, e.g. "2025.04".',
+  locations: 'Use data-center locations such as "eu-west-1" or "us-east-1".',
+  runtimeId: 'Use one of the runtime ids listed, e.g. "2025.04" (the newest).',
   degradedResponseTime: 'Response-time limits are milliseconds between 0 and 30000.',
   maxResponseTime: 'Response-time limits are milliseconds between 0 and 30000.',
   environmentVariables: 'At most 50 environment variables; move shared ones to the check group.',

@@ -1,5 +1,7 @@
 import type { AlertChannelType } from '@vigil/schema';
 import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, urlText, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { BuildContext } from './build-context.js';
+import { checkHttpUrl } from './http-url.js';
 import type { PropKeys } from './unknown-props.js';
 
 export interface SlackAlertChannelProps extends AlertChannelProps {
@@ -31,7 +33,8 @@ export class SlackAlertChannel extends AlertChannel {
     return 'SLACK';
   }
 
-  protected channelConfig(): ChannelConfig {
+  protected channelConfig(context: BuildContext): ChannelConfig {
+    checkHttpUrl(context, urlText(this.props.url), 'url', ['config', 'url']);
     return { config: { url: urlText(this.props.url), channel: this.props.channel } };
   }
 }

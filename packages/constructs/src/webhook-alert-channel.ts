@@ -1,5 +1,7 @@
 import type { AlertChannelType, HttpMethod } from '@vigil/schema';
 import { ALERT_CHANNEL_PROP_KEYS, AlertChannel, urlText, type AlertChannelProps, type ChannelConfig } from './alert-channel.js';
+import type { BuildContext } from './build-context.js';
+import { checkHttpUrl } from './http-url.js';
 import type { PropKeys } from './unknown-props.js';
 import type { KeyValue } from './api-check.js';
 
@@ -45,8 +47,9 @@ export class WebhookAlertChannel extends AlertChannel {
     return 'WEBHOOK';
   }
 
-  protected channelConfig(): ChannelConfig {
+  protected channelConfig(context: BuildContext): ChannelConfig {
     const { name, url, method, headers, queryParameters, template, webhookSecret } = this.props;
+    checkHttpUrl(context, urlText(url), 'url', ['config', 'url']);
     return {
       config: { name, url: urlText(url), method: method ?? 'POST', headers: headers ?? [], queryParameters: queryParameters ?? [], template, webhookSecret },
       secretKeys: ['webhookSecret'],
