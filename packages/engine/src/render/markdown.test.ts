@@ -98,6 +98,19 @@ describe('the markdown plan', () => {
     expect(markdown).toContain('_Not shown: part of one resource.');
   });
 
+  it('quotes plan warnings (a likely rename) and names what state will forget', () => {
+    const plan: Plan = {
+      ...updatesPlan([update('api-check.home-page', 1, 1)]),
+      forget: ['check-group.gone'],
+      diagnostics: [{ severity: 'warning', message: 'api-check.home would be destroyed and api-check.home-page created, both named "Home": was the logical id renamed?', hint: 'To keep the existing resource (id c-1) under its new id, run: vigil state mv api-check.home api-check.home-page' }],
+    };
+    const markdown = renderMarkdown(plan);
+    expect(markdown).toContain(
+      '> **Note:** api-check.home would be destroyed and api-check.home-page created, both named "Home": was the logical id renamed? To keep the existing resource (id c-1) under its new id, run: vigil state mv api-check.home api-check.home-page\n',
+    );
+    expect(markdown).toContain('Deleted outside vigil and no longer in code, so only removed from state: `check-group.gone` (1).');
+  });
+
   it('keeps a value holding backticks inside its code block', () => {
     const change = { ...update('api-check.tricky', 1, 1), diff: [{ path: 'name', before: 'a', after: 'x```</details>' }] };
     const markdown = renderMarkdown(updatesPlan([change]));
