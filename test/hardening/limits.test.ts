@@ -12,6 +12,7 @@ import {
   ASSERTIONS_MAX,
   DEPENDENCIES_MAX,
   ENVIRONMENT_VARIABLES_MAX,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
   INCIDENT_NAME_MAX,
   INCIDENT_SERVICES_MAX,
   INCIDENT_UPDATES_MAX,
@@ -140,6 +141,19 @@ describe('the service past limits whose at-limit case needs other resources', ()
     const reply = await post(url, body);
     expect(reply.status).toBe(400);
     expect(reply.json.validation).toEqual({ source: 'payload', keys: [key] });
+  });
+
+  it(`takes an Idempotency-Key of ${IDEMPOTENCY_KEY_MAX_LENGTH} characters and refuses a longer one before storing anything`, async () => {
+    const withKey = (key: string) =>
+      send(service.server.url, 'POST', '/v1/status-pages/services', {
+        apiKey: KEY,
+        body: JSON.stringify({ name: `Keyed ${key.length}` }),
+        headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      });
+    expect((await withKey('k'.repeat(IDEMPOTENCY_KEY_MAX_LENGTH))).status).toBe(201);
+    const refused = await withKey('k'.repeat(IDEMPOTENCY_KEY_MAX_LENGTH + 1));
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({ statusCode: 400, error: 'Bad Request', message: `"Idempotency-Key" must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long` });
   });
 
   it(`answers 409 to update number ${INCIDENT_UPDATES_MAX + 1} of one incident`, async () => {

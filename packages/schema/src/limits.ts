@@ -47,6 +47,8 @@ export const INCIDENT_UPDATES_MAX = 100;
  * SQLite's expression depth (500), and every distinct count cached its own prepared statement.
  */
 export const QUERY_LIST_MAX = 50;
+/** `Idempotency-Key` header: each key is stored with its response for 24 hours. */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** `degradedResponseTime` / `maxResponseTime` of API checks, in milliseconds. */
 export const RESPONSE_TIME_MIN = 0;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import { formatIssues } from '@vigil/schema';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, formatIssues } from '@vigil/schema';
 import type { z } from 'zod';
 import type { Account } from '../accounts.js';
 import type { Page, Store } from '../store/index.js';
@@ -142,6 +142,10 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
 
     const key = method === 'post' ? requestHeader(c, 'idempotency-key') : undefined;
     if (method === 'get') return respond(c, toOutcome(await handler(input)));
+    if (key !== undefined && key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
+      // Each key is stored with its response for a day; a 16 KiB key per create was stored as sent.
+      throw badRequest(`"Idempotency-Key" must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long`);
+    }
     if (key === undefined) {
       const { result, committed } = store.writeBatched(() => toOutcome(handler(input)));
       await committed;
