@@ -34,7 +34,7 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'vigil-memory-'));
-  child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir, '--api-key', API_KEY, '--account-id', 'memory'], {
+  child = spawn(process.execPath, [VIGIL_BIN, 'server', '--no-scheduler', '--port', '0', '--data', dataDir, '--api-key', API_KEY, '--account-id', 'memory'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });

@@ -51,7 +51,7 @@ afterAll(async () => {
 });
 
 async function startCliServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir, '--api-key', API_KEY, '--account-id', 'durable'], {
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--no-scheduler', '--port', '0', '--data', dataDir, '--api-key', API_KEY, '--account-id', 'durable'], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1' },
   });

@@ -5,6 +5,7 @@ import { HTTP_ERROR_NAMES } from '@vigil/schema';
 import { serve } from '@hono/node-server';
 import type { AccountKey } from './accounts.js';
 import { createApp } from './app.js';
+import { startScheduling, type SchedulingOptions } from './scheduler/index.js';
 import type { RateLimitOptions } from './http/rate-limit.js';
 import type { AuthFailureLimit } from './http/auth-failures.js';
 
@@ -33,6 +34,8 @@ export interface ServerOptions {
   readonly onWarning?: (message: string) => void;
   /** Check every response against the contract (500 on a mismatch); for tests. */
   readonly checkResponses?: boolean;
+  /** Run activated checks on their schedule (`vigil server`'s default); off unless given. */
+  readonly scheduler?: boolean | SchedulingOptions;
 }
 
 export interface RunningServer {
@@ -81,18 +84,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
+  const scheduling = options.scheduler ? startScheduling(service.store, options.scheduler === true ? {} : options.scheduler) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
     port,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        // Runs in flight get the drain time too; a run still going then is cut off with the database.
+        const stopped = scheduling ? Promise.race([scheduling.stop(), new Promise((done) => setTimeout(done, DRAIN_TIMEOUT_MS).unref())]) : Promise.resolve();
         const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          service.close();
-          resolve();
+          void stopped.then(() => {
+            service.close();
+            resolve();
+          });
         });
         // Keep-alive connections with no request in flight would otherwise hold close() open.
         server.closeIdleConnections();

@@ -30,7 +30,8 @@ export interface ServiceProcessOptions {
 }
 
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
-  const args = ['server', '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
+  // --no-scheduler: the benchmarks measure the API; its checks point at hosts that must never be called.
+  const args = ['server', '--no-scheduler', '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
   if (options.rateLimit) args.push('--rate-limit', options.rateLimit);
   if (options.requestLog) args.push('--request-log', options.requestLog);
   const child: ChildProcess = spawn(process.execPath, [VIGIL_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -15,6 +15,7 @@ interface ServerFlags {
   faults?: string;
   seed?: string;
   requestLog?: string;
+  scheduler: boolean;
 }
 
 const FAULTS_HELP = `
@@ -65,6 +66,7 @@ export function registerServer(program: Command): void {
     .option('--faults <spec>', 'inject faults, e.g. latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42 (see below)')
     .option('--seed <file>', 'JSON file with status pages, subscriptions and check results to load')
     .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account}')
+    .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
       const server = await import('@vigil/server');
@@ -119,6 +121,7 @@ export function registerServer(program: Command): void {
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
           ...(seed !== undefined ? { seed } : {}),
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
+          scheduler: flags.scheduler,
         });
       } catch (error) {
         throw new CliError(`cannot start the server: ${(error as Error).message}`, { cause: error });

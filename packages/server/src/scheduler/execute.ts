@@ -1,0 +1,41 @@
+/**
+ * What the in-process queue does with a claimed slot: run the check with `@vigil/runner` (which keeps
+ * user scripts and Playwright specs in child processes with nothing of this process's environment),
+ * then store every try (ATTEMPT results, then the FINAL one) through the read side, which folds
+ * their errors into error groups and serves them as check results and analytics.
+ */
+import type { Runner, RunResult, RunVariable } from '@vigil/runner';
+import { applyGroupDefaults, groupVariables, resolveGroupBaseUrl, type GroupRunDefaults } from '@vigil/runner/group-defaults';
+import { readSideOf } from '../readside/context.js';
+import type { Store } from '../store/index.js';
+import type { RunJob } from './queue.js';
+
+export interface ExecuteOptions {
+  store: Store;
+  runner: Runner;
+  /** Called when a run's results are stored (the scheduler marks the slot finished). */
+  onStored?: (job: RunJob, final: RunResult) => void;
+}
+
+export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<void> {
+  const results = readSideOf(options.store).results;
+  return async (job) => {
+    const group = job.group as GroupRunDefaults | undefined;
+    const check = applyGroupDefaults(job.check, group);
+    const variables = resolveGroupBaseUrl([...variablesOf(job.check.environmentVariables), ...variablesOf(groupVariables(group))]);
+    const outcome = await options.runner.run({ ...check, checkType: String(check.checkType), id: job.slot.checkId }, { location: job.slot.location, variables });
+    // The slot's moment identifies the run: all tries of one slot share it.
+    const checkRunId = Math.floor(job.slot.dueMs / 1000);
+    for (const result of [...outcome.attempts, outcome.final]) {
+      results.recordResult(job.slot.accountId, { ...result, checkId: job.slot.checkId, checkRunId });
+    }
+    options.onStored?.(job, outcome.final);
+  };
+}
+
+function variablesOf(value: unknown): RunVariable[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((variable): variable is { key: string; value: string; secret?: boolean } => typeof variable?.key === 'string' && typeof variable.value === 'string')
+    .map((variable) => ({ key: variable.key, value: variable.value, ...(variable.secret ? { secret: true } : {}) }));
+}

@@ -1,0 +1,58 @@
+/**
+ * Scheduled monitoring for a running service: scheduler → in-process run queue → `@vigil/runner`
+ * → results on the read side. `vigil server` turns it on; the embedded service of plan/apply and
+ * the tests that only exercise the API leave it off.
+ */
+import { createRunner, type Runner } from '@vigil/runner';
+import type { Store } from '../store/index.js';
+import { executeRuns } from './execute.js';
+import { InProcessRunQueue } from './queue.js';
+import { Scheduler } from './scheduler.js';
+
+export { dueSlots, nextDueMs, DEFAULT_LOCATION, type Slot, type SchedulableCheck } from './slots.js';
+export { Scheduler, schedulable } from './scheduler.js';
+export type { RunJob, RunQueue } from './queue.js';
+
+export interface SchedulingOptions {
+  /** Runs in flight at once (default 50). */
+  concurrency?: number;
+  /** Default: a runner of its own, closed on stop. */
+  runner?: Runner;
+  now?: () => number;
+  tickMs?: number;
+  refreshMs?: number;
+  /** Where a run that failed inside the service (not a failing check) is reported; default stderr. */
+  log?: (line: string) => void;
+}
+
+export interface Scheduling {
+  readonly scheduler: Scheduler;
+  /** Stops scheduling, waits for runs in flight and closes the runner's script pool. */
+  stop(): Promise<void>;
+}
+
+export function startScheduling(store: Store, options: SchedulingOptions = {}): Scheduling {
+  const runner = options.runner ?? createRunner();
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let scheduler: Scheduler | undefined;
+  const execute = executeRuns({ store, runner, onStored: (job) => scheduler?.finished(job.slot) });
+  const queue = new InProcessRunQueue(execute, options.concurrency ?? 50, (error, job) =>
+    log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
+  );
+  scheduler = new Scheduler({
+    store,
+    queue,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
+    ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
+  });
+  scheduler.start();
+  const started = scheduler;
+  return {
+    scheduler: started,
+    async stop() {
+      await started.stop();
+      if (!options.runner) await runner.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../store/index.js';
+import type { RunJob, RunQueue } from './queue.js';
+import { Scheduler } from './scheduler.js';
+
+/** A queue that only records what it was handed. */
+class RecordingQueue implements RunQueue {
+  readonly jobs: RunJob[] = [];
+  readonly pending = 0;
+  submit(job: RunJob): void {
+    this.jobs.push(job);
+  }
+  async drain(): Promise<void> {}
+}
+
+const T0 = Date.UTC(2030, 0, 1); // a period boundary for every frequency
+const stores: Store[] = [];
+afterEach(() => stores.splice(0).forEach((store) => store.close()));
+
+function storeWith(checks: Array<Record<string, unknown>>, groups: Array<Record<string, unknown>> = []): Store {
+  const store = new Store(':memory:');
+  stores.push(store);
+  for (const group of groups) store.checkGroups.insert('acct', (id) => ({ ...group, id }));
+  for (const check of checks) store.checks.insert('acct', (id) => ({ checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: ['eu-west-1'], ...check, id }));
+  return store;
+}
+
+function scheduler(store: Store, queue: RunQueue): Scheduler {
+  return new Scheduler({ store, queue, now: () => T0, refreshMs: 0 });
+}
+
+describe('Scheduler.tick', () => {
+  it('claims each due slot once and hands it to the queue; the first tick only sets the origin', () => {
+    const store = storeWith([{ name: 'every 10 s' }]);
+    const queue = new RecordingQueue();
+    const subject = scheduler(store, queue);
+    expect(subject.tick(T0)).toBe(0);
+    subject.tick(T0 + 60_000);
+    expect(queue.jobs).toHaveLength(6);
+    expect(queue.jobs.every((job) => job.slot.location === 'eu-west-1' && job.check.name === 'every 10 s')).toBe(true);
+    // Ticking the same window again (a clock that went back, a slow tick) claims nothing twice.
+    expect(subject.tick(T0 + 60_000)).toBe(0);
+  });
+
+  it('never runs a slot twice, even with a second scheduler on the same database', () => {
+    const store = storeWith([{ name: 'shared' }]);
+    const first = new RecordingQueue();
+    const second = new RecordingQueue();
+    const a = scheduler(store, first);
+    const b = scheduler(store, second);
+    a.tick(T0);
+    b.tick(T0);
+    a.tick(T0 + 30_000);
+    b.tick(T0 + 30_000);
+    const keys = [...first.jobs, ...second.jobs].map((job) => job.slot.key);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(3);
+  });
+
+  it('skips deactivated checks, checks in a deactivated group and heartbeats', () => {
+    const store = storeWith([], [{ name: 'off', activated: false }, { name: 'on', activated: true, locations: ['us-east-1'] }]);
+    const [offGroup, onGroup] = store.checkGroups.all('acct');
+    store.checks.insert('acct', (id) => ({ id, name: 'deactivated', checkType: 'API', activated: false, frequency: 0, frequencyOffset: 10, locations: [] }));
+    store.checks.insert('acct', (id) => ({ id, name: 'in off group', checkType: 'API', activated: true, groupId: offGroup!.id, frequency: 0, frequencyOffset: 10, locations: [] }));
+    store.checks.insert('acct', (id) => ({ id, name: 'heartbeat', checkType: 'HEARTBEAT', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
+    store.checks.insert('acct', (id) => ({ id, name: 'in on group', checkType: 'API', activated: true, groupId: onGroup!.id, frequency: 0, frequencyOffset: 10, locations: [] }));
+    const queue = new RecordingQueue();
+    const subject = scheduler(store, queue);
+    subject.tick(T0);
+    subject.tick(T0 + 20_000);
+    expect(new Set(queue.jobs.map((job) => job.check.name))).toEqual(new Set(['in on group']));
+    // The group's locations apply to a check that names none, and the group travels with the job.
+    expect(queue.jobs.every((job) => job.slot.location === 'us-east-1' && job.group?.name === 'on')).toBe(true);
+  });
+});
