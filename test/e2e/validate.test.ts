@@ -104,7 +104,7 @@ describe('vigil validate', () => {
     const run = await runVigil(['validate', '--config', 'test/fixtures/project/tsconfig.json']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      `Error: config file ${path.join(REPO_ROOT, 'test/fixtures/project/tsconfig.json')} must end in .ts, .mts, .js, .mjs (got ".json")\n`,
+      `Error: config file ${path.join(REPO_ROOT, 'test/fixtures/project/tsconfig.json')} must end in .ts, .mts, .cts, .js, .mjs, .cjs (got ".json")\n`,
     );
   });
 

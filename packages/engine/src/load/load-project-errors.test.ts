@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -144,5 +144,39 @@ describe('loadProject and the vigil packages', () => {
     const seen = (globalThis as { vigilSeen?: unknown[] }).vigilSeen;
     expect(seen).toEqual([constructs.Project, constructs.Project, constructs.defineConfig]);
     expect(seen?.[0]).toBe(constructs.Project);
+  });
+});
+
+describe('loadProject and user code that does not finish', () => {
+  it('stops waiting for a top-level await after timeoutMs and names the file it waits in, not the files after it', async () => {
+    const padding = `// ${'x'.repeat(MODULE_SOURCE_BUDGET)}\n`;
+    const root = project({
+      'vigil.config.ts': CONFIG,
+      'checks/a.monitor.ts': "import { ApiCheck } from 'vigil/constructs';\nnew ApiCheck('a', { name: 'A', request: { url: 'https://example.com' } });\n",
+      'checks/b.monitor.ts': 'await new Promise((resolve) => setTimeout(resolve, 60_000).unref());\n',
+      'checks/c.monitor.ts': 'export {};\n',
+      // In a module of its own, so the count covers files of later modules too.
+      'checks/d.monitor.ts': `${padding}export {};\n`,
+    });
+    // Long enough for a loaded machine to evaluate a.monitor.ts first.
+    const loaded = await loadProject({ cwd: root, timeoutMs: 2_000 });
+    expect(loaded.stalled).toBe('timeout');
+    expect(loaded.specs).toEqual([]);
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: 'checks/b.monitor.ts did not finish loading within 2s: a top-level await in it (or in a file it imports) is still waiting; 2 more files were not loaded',
+        hint: 'Make the awaited work finish sooner, or allow more time with --load-timeout (e.g. --load-timeout 2m).',
+      },
+    ]);
+    expect(existsSync(path.join(root, '.vigil', 'tmp'))).toBe(false);
+  });
+
+  it('counts the config against the same time', async () => {
+    const root = project({ 'vigil.config.ts': `await new Promise((resolve) => setTimeout(resolve, 60_000).unref());\n${CONFIG}` });
+    const loaded = await loadProject({ cwd: root, timeoutMs: 200 });
+    expect(loaded.diagnostics.map((diagnostic) => diagnostic.message)).toEqual([
+      'vigil.config.ts did not finish loading within 200ms: a top-level await in it (or in a file it imports) is still waiting',
+    ]);
   });
 });
