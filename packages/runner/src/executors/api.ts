@@ -90,22 +90,38 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
   if (basicAuthToken !== undefined && !hasHeader(headers, 'authorization')) headers.authorization = basicAuthToken;
   const body = requestBody(spec.bodyType, request.method, request.body, headers);
 
-  const timeout = AbortSignal.timeout(maxResponseTime);
-  const signal = AbortSignal.any([timeout, context.signal]);
+  // One controller and one timer instead of AbortSignal.timeout + AbortSignal.any: on Node 20 the
+  // pair costs a quarter of a millisecond per run, more than the rest of a run's own work.
+  const deadline = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    deadline.abort();
+  }, maxResponseTime);
+  const cancel = () => deadline.abort();
+  if (context.signal.aborted) cancel();
+  else context.signal.addEventListener('abort', cancel, { once: true });
+  const signal = deadline.signal;
   log(`${request.method} ${url.href}`);
-  const http = await exchange({
-    method: request.method,
-    url,
-    headers,
-    body,
-    followRedirects: spec.followRedirects,
-    skipSSL: spec.skipSSL,
-    ipFamily: spec.ipFamily === 'IPv6' ? 6 : 4,
-    signal,
-    maxReadBytes: Math.max(MAX_READ_BYTES, context.options.maxBodyBytes),
-    log,
-  });
-  const overMaxResponseTime = timeout.aborted && !context.signal.aborted;
+  let http: HttpExchange;
+  try {
+    http = await exchange({
+      method: request.method,
+      url,
+      headers,
+      body,
+      followRedirects: spec.followRedirects,
+      skipSSL: spec.skipSSL,
+      ipFamily: spec.ipFamily === 'IPv6' ? 6 : 4,
+      signal,
+      maxReadBytes: Math.max(MAX_READ_BYTES, context.options.maxBodyBytes),
+      log,
+    });
+  } finally {
+    clearTimeout(timer);
+    context.signal.removeEventListener('abort', cancel);
+  }
+  const overMaxResponseTime = timedOut && !context.signal.aborted;
   const responseTime = Math.round(overMaxResponseTime ? Math.max(http.elapsed, maxResponseTime) : http.elapsed);
   const requestRecord = { ...recorded({ ...request, url: url.href }, body), headers: recordedHeaders(headers, basicAuthToken) };
 
