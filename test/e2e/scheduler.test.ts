@@ -1,0 +1,122 @@
+/**
+ * `vigil server` monitors: a project applied to it runs on its schedule against a real loopback
+ * target, its results are served by the check-results API, and a `kill -9` of the server neither
+ * runs a slot twice nor stops the schedule after a restart.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIGIL_BIN, targetEnv, vigil } from '../support/cli.js';
+
+const API_KEY = 'vigil-local';
+let target: Server;
+let hits = 0;
+let workdir: string;
+let service: { child: ChildProcess; url: string } | undefined;
+
+async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
+  });
+  return { child, url };
+}
+
+async function results(url: string, checkId: string): Promise<Array<Record<string, unknown>>> {
+  const response = await fetch(`${url}/v1/check-results/${checkId}?limit=100&resultType=ALL`, { headers: { authorization: `Bearer ${API_KEY}` } });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Array<Record<string, unknown>>;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+beforeAll(async () => {
+  target = createServer((request, response) => {
+    hits++;
+    response.writeHead(request.url === '/ok' ? 200 : 404, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+  });
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  workdir = await mkdtemp(path.join(tmpdir(), 'vigil-scheduler-'));
+  const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  await mkdir(path.join(workdir, 'project', 'checks'), { recursive: true });
+  await writeFile(path.join(workdir, 'project', 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'Sched', logicalId: 'sched' });\n");
+  await writeFile(
+    path.join(workdir, 'project', 'checks', 'ok.monitor.ts'),
+    `import { ApiCheck, AssertionBuilder, Frequency, RetryStrategyBuilder } from 'vigil/constructs';
+new ApiCheck('ok', {
+  name: 'OK every 10 s',
+  frequency: Frequency.EVERY_10S,
+  locations: ['eu-west-1', 'us-east-1'],
+  retryStrategy: RetryStrategyBuilder.noRetries(),
+  request: { url: '${base}/ok', assertions: [AssertionBuilder.statusCode().equals(200)] },
+});
+new ApiCheck('off', {
+  name: 'Deactivated',
+  activated: false,
+  frequency: Frequency.EVERY_10S,
+  request: { url: '${base}/off' },
+});
+`,
+  );
+});
+
+afterAll(async () => {
+  service?.child.kill('SIGKILL');
+  target.closeAllConnections();
+  await new Promise((resolve) => target.close(resolve));
+  await rm(workdir, { recursive: true, force: true });
+});
+
+describe('vigil server runs checks on their schedule', () => {
+  it('stores results of every slot once, keeps scheduling after kill -9 and never runs a deactivated check', async () => {
+    const dataDir = path.join(workdir, 'data');
+    service = await startService(dataDir);
+    const project = path.join(workdir, 'project');
+    const applied = await vigil(['apply', '--auto-approve'], { cwd: project, env: targetEnv(service.url) });
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    const state = JSON.parse(await readFile(path.join(project, '.vigil', 'state.json'), 'utf8')) as { resources: Record<string, { remoteId: string }> };
+    const okId = state.resources['api-check.ok']!.remoteId;
+    const offId = state.resources['api-check.off']!.remoteId;
+
+    const first = await waitFor(async () => {
+      const found = await results(service!.url, okId);
+      return found.length >= 2 ? found : undefined;
+    }, 45_000);
+    expect(first[0]).toMatchObject({ checkId: okId, resultType: 'FINAL', hasFailures: false, name: 'OK every 10 s' });
+    expect((first[0]!.apiCheckResult as { response: { status: number } }).response.status).toBe(200);
+    // One location per slot, rotating.
+    expect(new Set(first.slice(0, 2).map((result) => result.runLocation))).toEqual(new Set(['eu-west-1', 'us-east-1']));
+
+    service.child.kill('SIGKILL');
+    await new Promise((resolve) => service!.child.once('exit', resolve));
+    const before = first.length;
+    service = await startService(dataDir);
+    const after = await waitFor(async () => {
+      const found = await results(service!.url, okId);
+      return found.length >= before + 2 ? found : undefined;
+    }, 45_000);
+    const runs = after.map((result) => `${String(result.checkRunId)}@${String(result.runLocation)}`);
+    expect(new Set(runs).size).toBe(runs.length);
+    expect(await results(service.url, offId)).toEqual([]);
+    expect(hits).toBeGreaterThanOrEqual(after.length);
+  }, 150_000);
+});
