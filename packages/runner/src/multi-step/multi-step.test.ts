@@ -26,7 +26,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Must never reach a spec: the Playwright processes get the check's variables only.
   process.env.VIGIL_RUNNER_SECRET = 'runner-only';
-  runner = createRunner({ executors: [multiStepExecutor], multiStepTimeoutMs: 20_000 });
+  runner = createRunner({ executors: [multiStepExecutor], multiStepTimeoutMs: 60_000 });
 });
 
 afterAll(async () => {
@@ -42,7 +42,9 @@ const variables = (expectOk: boolean): RunVariable[] => [
   { key: 'VIGIL_CHECK_TOKEN', value: 't' },
 ];
 
-describe.concurrent('multi-step checks', () => {
+// Concurrent to keep the file short in wall time; the runner takes at most one Playwright run per
+// core (at least two) at once, so a test may wait for its turn: hence the long per-test limit.
+describe.concurrent('multi-step checks', { timeout: 120_000 }, () => {
   it('pass when the spec passes, recording steps, requests and console output, with only the check variables in process.env', async () => {
     const { final } = await runner.run(check(flowSpec), { location: 'eu-west-1', variables: variables(true) });
     expect(final.error).toBeNull();

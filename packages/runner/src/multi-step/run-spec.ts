@@ -130,8 +130,53 @@ function configSource(input: { reportFile: string; timeoutMs: number; executable
   return `export default ${JSON.stringify(config, null, 2)};\n`;
 }
 
-/** Runs the spec once; never throws for anything the spec does. */
+/**
+ * Playwright runs at once in this process, one per core (at least two): each is two Node processes
+ * (and perhaps a browser), so more only makes every run slower and pushes it towards its deadline.
+ * A run waiting for its turn is not timed; a cancelled one leaves the queue.
+ */
+const MAX_CONCURRENT_SPECS = Math.max(2, os.availableParallelism());
+let runningSpecs = 0;
+const waitingSpecs: Array<() => void> = [];
+
+function turn(signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (runningSpecs < MAX_CONCURRENT_SPECS) {
+    runningSpecs += 1;
+    return Promise.resolve(true);
+  }
+  return new Promise((resolve) => {
+    const grant = () => {
+      signal.removeEventListener('abort', cancel);
+      runningSpecs += 1;
+      resolve(true);
+    };
+    const cancel = () => {
+      const index = waitingSpecs.indexOf(grant);
+      if (index >= 0) waitingSpecs.splice(index, 1);
+      resolve(false);
+    };
+    waitingSpecs.push(grant);
+    signal.addEventListener('abort', cancel, { once: true });
+  });
+}
+
+function endTurn(): void {
+  runningSpecs -= 1;
+  waitingSpecs.shift()?.();
+}
+
+/** Runs the spec once (after waiting for its turn); never throws for anything the spec does. */
 export async function runSpec(input: SpecInput): Promise<SpecRun> {
+  if (!(await turn(input.signal))) return { dir: '', report: null, output: '', timedOut: false, aborted: true, exitCode: null, durationMs: 0 };
+  try {
+    return await runSpecNow(input);
+  } finally {
+    endTurn();
+  }
+}
+
+async function runSpecNow(input: SpecInput): Promise<SpecRun> {
   const started = performance.now();
   const base = await workspaceDir();
   const dir = await mkdtemp(path.join(base, 'run-'));
