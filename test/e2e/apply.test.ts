@@ -86,7 +86,7 @@ describe('vigil apply', () => {
     const plan = await run(['plan', '--detailed-exitcode']);
     expect(plan.stdout).toBe('No changes. Your monitoring matches the code.\n');
     expect(plan.code).toBe(0);
-  });
+  }, 60_000);
 
   it('deletes checks before the group that holds them', async () => {
     await monitors(SHOP);
@@ -94,14 +94,14 @@ describe('vigil apply', () => {
     await writeFile(requestLog, '');
     await rm(path.join(root, 'monitors', 'web.monitor.ts'));
     await writeFile(path.join(root, 'monitors', 'shared.ts'), "export {};\n");
-    const applied = await run(['apply', '--auto-approve']);
+    const applied = await run(['apply', '--auto-approve', '--allow-empty']);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('Apply complete! Resources: 0 added, 0 changed, 5 destroyed.');
     const deletes = (await writes()).map((entry) => entry.path.split('/').slice(0, -1).join('/'));
     const lastCheck = deletes.lastIndexOf('/v1/checks');
     expect(deletes.indexOf('/v1/check-groups')).toBeGreaterThan(lastCheck);
     expect(deletes.indexOf('/v1/status-pages/services')).toBeGreaterThan(lastCheck);
-  });
+  }, 60_000);
 
   it('moves a check to a new group before deleting the old group', async () => {
     await monitors({
@@ -125,7 +125,7 @@ describe('vigil apply', () => {
     expect(applied.stdout).toContain('Apply complete! Resources: 1 added, 1 changed, 1 destroyed.');
     const order = (await writes()).map((entry) => `${entry.method} ${entry.path.split('/').slice(0, 3).join('/')}`);
     expect(order).toEqual(['POST /v2/check-groups', 'PUT /v1/checks', 'DELETE /v1/check-groups']);
-  });
+  }, 60_000);
 
   it('applies everything independent of a resource the service rejects and reports the root cause once', async () => {
     // Plan checks fromId references, so the channel exists when the plan is made; it is deleted by
@@ -168,7 +168,7 @@ describe('vigil apply', () => {
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain('Error: refusing to apply without confirmation: CI=true.');
     expect((await writes()).length).toBe(0);
-  });
+  }, 60_000);
 
   it('applies a saved plan only while it is still what would be done', async () => {
     await monitors(SHOP);
@@ -183,7 +183,7 @@ describe('vigil apply', () => {
     const applied = await run(['apply', 'plan.json']);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain('Apply complete! Resources: 5 added, 0 changed, 0 destroyed.');
-  });
+  }, 60_000);
 
   it('destroys everything in reverse dependency order', async () => {
     await monitors(SHOP);
@@ -194,7 +194,7 @@ describe('vigil apply', () => {
     const state = JSON.parse(await readFile(path.join(root, '.vigil/state.json'), 'utf8')) as { resources: object; journal: unknown[] };
     expect(state.resources).toEqual({});
     expect(state.journal).toEqual([]);
-  });
+  }, 60_000);
 
   it('refuses to destroy a protected resource and names it', async () => {
     await monitors({ 'a.monitor.ts': "import { CheckGroup } from 'vigil/constructs';\nnew CheckGroup('prod', { name: 'Prod', protect: true });\n" });
@@ -203,10 +203,10 @@ describe('vigil apply', () => {
     expect(destroyed.code).toBe(1);
     expect(destroyed.stderr).toContain('check-group.prod is protected, but this plan would delete it');
     await writeFile(path.join(root, 'monitors', 'a.monitor.ts'), 'export {};\n');
-    const removed = await run(['apply', '--auto-approve']);
+    const removed = await run(['apply', '--auto-approve', '--allow-empty']);
     expect(removed.code).toBe(1);
     expect(removed.stderr).toContain('check-group.prod is protected, but this plan would delete it');
-  });
+  }, 60_000);
 
   it('names the checks that keep a group from being deleted (409)', async () => {
     await monitors({ 'a.monitor.ts': "import { CheckGroup } from 'vigil/constructs';\nnew CheckGroup('web', { name: 'Web' });\n" });
@@ -220,9 +220,9 @@ describe('vigil apply', () => {
     });
     const handMade = (await created.json()) as { id: string };
     await writeFile(path.join(root, 'monitors', 'a.monitor.ts'), 'export {};\n');
-    const applied = await run(['apply', '--auto-approve']);
+    const applied = await run(['apply', '--auto-approve', '--allow-empty']);
     expect(applied.code).toBe(1);
     expect(applied.stderr).toContain(`check-group.web (delete): [DELETE] "/v1/check-groups/${groupId}": 409 Conflict`);
     expect(applied.stderr).toContain(`still holds checks: ${handMade.id}`);
-  });
+  }, 60_000);
 });
