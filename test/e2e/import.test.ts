@@ -14,6 +14,10 @@ beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), 'vigil-import-'));
   server = await startServer({ port: 0, dataDir: ':memory:' });
   await writeFile(path.join(root, 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'shop', logicalId: 'shop' });\n");
+  // A project before its first import: a monitor file that declares nothing (a checkMatch that
+  // matches no file at all draws a warning, which is not what these tests are about).
+  await mkdir(path.join(root, 'monitors'));
+  await writeFile(path.join(root, 'monitors', 'empty.monitor.ts'), 'export {};\n');
 });
 
 afterEach(async () => {
@@ -208,7 +212,6 @@ describe('vigil import', () => {
   }, 120_000);
 
   it('gives name collisions distinct logical ids, also distinct from the ones in the project', async () => {
-    await mkdir(path.join(root, 'monitors'));
     await writeFile(path.join(root, 'monitors/home.monitor.ts'), "import { ApiCheck } from 'vigil/constructs';\nnew ApiCheck('home', { name: 'Home (ours)', request: { url: 'https://example.com/ours' } });\n");
     for (const url of ['https://example.com/a', 'https://example.com/b']) await create('/v1/checks/api?autoAssignAlerts=false', { name: 'Home', request: { url } });
     expect((await run(['apply', '--auto-approve'])).code).toBe(0);
@@ -297,5 +300,16 @@ describe('vigil import of resources with hostile names', () => {
     const plan = await run(['plan', '--detailed-exitcode']);
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
+  }, 120_000);
+});
+
+describe('vigil import when the files cannot be written', () => {
+  it('says which path failed and why, exit 1, and leaves state untouched', async () => {
+    await create('/v1/status-pages/services', { name: 'Payments' });
+    await writeFile(path.join(root, 'imported'), 'a file where the directory goes\n');
+    const imported = await run(['import']);
+    expect(imported.stderr).toBe('Error: cannot write into imported: it is a file, not a directory. Choose another --out; nothing was written.\n');
+    expect(imported.code).toBe(1);
+    await expect(readFile(path.join(root, '.vigil', 'state.json'), 'utf8')).rejects.toThrow(/ENOENT/);
   }, 120_000);
 });

@@ -100,8 +100,12 @@ describe('state bound to the account the API key acts on', () => {
     expect(plan.stdout).toContain('No changes.');
     expect((await storedTarget()).accountId).toBe('');
 
-    const apply = await as('key-a', ['apply', '--auto-approve']);
+    // A plan saved before the adoption still applies: the account is recorded after it was checked.
+    expect((await as('key-a', ['plan', '--out', 'plan.json'])).code).toBe(0);
+    const apply = await as('key-a', ['apply', 'plan.json']);
     expect(apply.stdout).toContain(`${notice}.\n`);
+    expect(apply.stdout).toContain('No changes. Your monitoring matches the code.');
+    expect(apply.code).toBe(0);
     expect(await storedTarget()).toEqual({ baseUrl: server.url, accountId: 'acct-a' });
 
     const again = await as('key-a', ['plan']);

@@ -8,7 +8,7 @@ import type { ApplyEvent, ApplyReport, Operation, PlanResult, StateLock } from '
 import { CliError, redact } from './errors.js';
 import { parseLockTimeoutFlag, parseParallelism } from './flags.js';
 import { confirm } from './prompt.js';
-import { computePlan, currentState, openSession, useColor, type Session } from './workflow.js';
+import { computePlan, currentState, openSession, recordDeclaredState, useColor, type Session } from './workflow.js';
 
 export interface ApplyFlags {
   autoApprove?: boolean;
@@ -56,7 +56,7 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
     if (state.journal.length > 0) {
       const desired = new Map(session.loaded.specs.map((spec) => [spec.address, engine.desiredResourceOf(spec)]));
       for (const { entry, outcome } of await engine.recoverJournal({ api: session.calls, writer, desired })) {
-        out(`Recovered the interrupted ${entry.operation} of ${entry.address}: ${outcome}`);
+        out(`Recovered the interrupted ${entry.operation} of ${entry.address}: ${redact(outcome)}`);
       }
     }
 
@@ -76,12 +76,7 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
       printDiagnostics(errors, (text) => process.stderr.write(text));
       throw new CliError(`nothing was ${mode === 'destroy' ? 'destroyed' : 'applied'}: the plan has errors (see above)`);
     }
-    // Protection follows the code even when nothing else changes: applying `protect: false` is what
-    // lets a later plan delete a protected resource that is then removed from code.
-    if (mode === 'apply') {
-      const protectedAsDeclared = engine.withProtection(writer.document, session.loaded.specs);
-      if (protectedAsDeclared !== writer.document) await writer.update(() => protectedAsDeclared);
-    }
+    await recordDeclaredState(session, writer, mode);
     if (!engine.hasChanges(plan)) {
       if (options.savedPlanPath) out('No changes. Your monitoring matches the code.');
       return;

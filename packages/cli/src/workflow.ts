@@ -3,7 +3,7 @@
  * open state, refresh, plan, and compare a saved plan. Commands keep only their flags and output.
  */
 import type { Command } from 'commander';
-import type { LoadedProject, PlanResult, ServiceCalls, StateBackend, StateDocument, StateLock, StateTarget } from '@vigil/engine';
+import type { LoadedProject, PlanResult, ServiceCalls, StateBackend, StateDocument, StateLock, StateTarget, StateWriter } from '@vigil/engine';
 import { CliError, registerSecrets } from './errors.js';
 import { loadFromCommand, printDiagnostics } from './commands/validate.js';
 import { resolveTarget, type Target } from './target.js';
@@ -24,6 +24,8 @@ export interface Session {
   readonly stateTarget: StateTarget;
   /** Prints a notice where the command prints its notices. */
   readonly log: (line: string) => void;
+  /** Set by `currentState` when a state recorded without an account adopted this one: write it. */
+  accountAdopted: boolean;
   /** `--allow-empty`: plan even when the project declares no resources but state manages some. */
   readonly allowEmpty: boolean;
   close(): Promise<void>;
@@ -65,6 +67,7 @@ export async function openSession(command: Command, options: { local?: boolean; 
       projectName: loaded.config?.projectName ?? path.basename(loaded.root),
       stateTarget: await accountBoundTarget(target, calls),
       log: options.log,
+      accountAdopted: false,
       allowEmpty: command.opts<{ allowEmpty?: boolean }>().allowEmpty === true,
       close: () => target.close(),
     };
@@ -91,8 +94,9 @@ async function accountBoundTarget(target: Target, calls: ServiceCalls): Promise<
 
 /**
  * The current state, or a fresh one for a project never applied to this target; refuses a foreign
- * one. A state recorded without an account adopts this target's, with a notice; with the `lock`
- * held (apply, destroy, import) that is written at once, so it happens once.
+ * one. A state recorded without an account adopts this target's, with a notice, and
+ * `session.accountAdopted` is set: commands holding the `lock` (apply, destroy, import) write it
+ * before they finish, even with nothing else to do, so this happens once.
  */
 export async function currentState(session: Session, stored: StateDocument | undefined, lock?: StateLock): Promise<StateDocument> {
   const { emptyState, bindToTarget } = await import('@vigil/engine');
@@ -104,15 +108,26 @@ export async function currentState(session: Session, stored: StateDocument | und
         `Note: ${session.backend.describe()} recorded no account; it is now bound to account ${bound.adoptedAccount} at ${session.stateTarget.baseUrl}, ` +
           `the account the API key acts on, and refuses any other${lock ? '' : ' (recorded by the next apply)'}.`,
       );
-      if (lock) {
-        await lock.write(bound.state);
-        return { ...bound.state, serial: lock.serial };
-      }
+      session.accountAdopted = true;
     }
     return bound.state;
   } catch (error) {
     throw new CliError((error as Error).message, { cause: error });
   }
+}
+
+/**
+ * Records in state what apply learnt beyond the plan's changes, before it makes any: each
+ * construct's `protect` (so applying `protect: false` is what lets a later plan delete a protected
+ * resource removed from code) and an adopted account. After a saved plan was checked, so that
+ * write does not make the plan stale; skipped when there is nothing to record.
+ */
+export async function recordDeclaredState(session: Session, writer: StateWriter, mode: 'apply' | 'destroy'): Promise<void> {
+  const { withProtection } = await import('@vigil/engine');
+  const settled = mode === 'apply' ? withProtection(writer.document, session.loaded.specs) : writer.document;
+  if (settled === writer.document && !session.accountAdopted) return;
+  await writer.update(() => settled);
+  session.accountAdopted = false;
 }
 
 export async function computePlan(

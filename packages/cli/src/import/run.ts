@@ -47,7 +47,11 @@ async function existingFiles(directory: string): Promise<string[]> {
   try {
     return await readdir(directory);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return [];
+    const shown = path.relative(process.cwd(), directory) || directory;
+    if (code === 'ENOTDIR') throw new CliError(`cannot write into ${shown}: it is a file, not a directory. Choose another --out; nothing was written.`, { cause: error });
+    if (typeof code === 'string') throw new CliError(`cannot read ${shown}: ${(error as Error).message}. Nothing was written.`, { cause: error });
     throw error;
   }
 }
@@ -68,6 +72,8 @@ export async function runImport(command: Command, filterTexts: string[], flags: 
     const remote = await engine.refresh(session.calls, Object.keys(engine.ADAPTERS) as Array<keyof typeof engine.ADAPTERS>);
     const candidates = engine.selectCandidates({ remote, state, filters, tag: flags.tag, name: namePattern });
     if (candidates.length === 0) {
+      // Nothing else to write, but an account this state just adopted is recorded all the same.
+      if (lock && session.accountAdopted) await lock.write(state);
       const described = describeFilters(filterTexts, flags);
       out(described === '' ? 'Nothing to import: every resource on the service is already managed by this project.' : `Nothing to import: no unmanaged resource matches ${described}.`);
       return;
@@ -98,9 +104,7 @@ export async function runImport(command: Command, filterTexts: string[], flags: 
       return;
     }
 
-    await mkdir(outDir, { recursive: true });
-    // `wx`: a file that appeared since the directory was read is never overwritten.
-    for (const file of files) await writeFile(path.join(outDir, file.name), file.text, { flag: 'wx' });
+    await writeGenerated(outDir, files);
     for (const file of files) out(`Wrote ${shown(file)}`);
 
     const writer = new engine.StateWriter(lock!, state);
@@ -111,6 +115,27 @@ export async function runImport(command: Command, filterTexts: string[], flags: 
   } finally {
     await lock?.release();
     await session.close();
+  }
+}
+
+/**
+ * Writes the generated files, never over an existing one (`wx`: a file that appeared since the
+ * directory was read is kept). A file-system failure is the user's to fix, so it is their error,
+ * naming the file; state is untouched, since it is written only after every file is.
+ */
+async function writeGenerated(outDir: string, files: readonly GeneratedFile[]): Promise<void> {
+  let current = outDir;
+  try {
+    await mkdir(outDir, { recursive: true });
+    for (const file of files) {
+      current = path.join(outDir, file.name);
+      await writeFile(current, file.text, { flag: 'wx' });
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') throw error;
+    const reason = code === 'EEXIST' && current !== outDir ? 'it was created meanwhile, and import never overwrites a file' : (error as Error).message;
+    throw new CliError(`cannot write ${path.relative(process.cwd(), current) || current}: ${reason}. State was not changed; remove any files written and run import again.`, { cause: error });
   }
 }
 

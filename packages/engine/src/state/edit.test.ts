@@ -99,7 +99,7 @@ describe('protection in state', () => {
 
   it('unprotect refuses a resource that is not protected, and an unknown one', () => {
     expect(failure(() => unprotectResource(state(), 'api-check.home', { location: '.vigil/state.json' }))).toEqual({
-      code: 'address-invalid',
+      code: 'not-protected',
       message: 'api-check.home is not protected in .vigil/state.json; nothing to do',
     });
     expect(failure(() => unprotectResource(state(), 'api-check.hom')).code).toBe('address-unknown');

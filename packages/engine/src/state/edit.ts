@@ -81,7 +81,7 @@ export function removeResource(document: StateDocument, address: Address, option
 export function unprotectResource(document: StateDocument, address: Address, options: { location?: string } = {}): StateDocument {
   const resource = getResource(document, address, options);
   if (resource.protect !== true) {
-    throw new StateError('address-invalid', `${address} is not protected in ${options.location ?? 'state'}; nothing to do`);
+    throw new StateError('not-protected', `${address} is not protected in ${options.location ?? 'state'}; nothing to do`);
   }
   const { protect: _lifted, ...unprotected } = resource;
   return { ...document, resources: { ...document.resources, [address]: unprotected } };

@@ -14,6 +14,7 @@ export type StateErrorCode =
   | 'address-taken'
   | 'kind-mismatch'
   | 'operation-pending'
+  | 'not-protected'
   | 'lock-timeout-invalid';
 
 export class StateError extends Error {
