@@ -1,8 +1,9 @@
 /**
- * Loading a project never hangs and never leaves its temporary bundles in the user's repository:
- * a top-level await that can never settle, or one that takes longer than --load-timeout, ends the
- * command with exit 1 naming the file; SIGINT/SIGTERM during the load and a killed earlier load
- * leave no `.vigil/tmp/load-*` behind.
+ * Loading a project never hangs, never ends early and never leaves its temporary bundles in the
+ * user's repository: a top-level await that can never settle, or one that takes longer than
+ * --load-timeout, ends the command with exit 1 naming the file; a file calling process.exit is an
+ * error at its line; SIGINT/SIGTERM during the load and a killed earlier load leave no
+ * `.vigil/tmp/load-*` behind.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -103,6 +104,19 @@ describe('loading a project whose top-level await does not settle', () => {
       signal: null,
       stdout: '',
       stderr: `Error: invalid --load-timeout "${value}": use a duration above zero like 500ms, 30s or 2m\n`,
+    });
+  });
+});
+
+describe('loading a project whose file calls process.exit', () => {
+  it('fails at that line instead of ending vigil with the exit code the file chose (it used to exit 0 printing nothing)', async () => {
+    const root = await project({ 'checks/a.monitor.ts': CHECK, 'checks/guard.monitor.ts': "if (!process.env['SHOP_URL']) process.exit(0);\n" });
+    const result = await vigil(['validate'], { cwd: root });
+    expect(result).toEqual({
+      code: 1,
+      signal: null,
+      stdout: 'checks/guard.monitor.ts:1:39  error  process.exit(0) was called while vigil loaded the project; monitor and config files must not end the process\n1 error\n',
+      stderr: '',
     });
   });
 });

@@ -121,6 +121,12 @@ export async function evaluateModules(urls: readonly string[], project: Project,
   process.setSourceMapsEnabled(true);
   provideCreateRequire();
   const outcome: EvaluationOutcome = { exports: [], errors: [] };
+  // A file that ended the process would end `vigil validate` with its exit code and no word, which
+  // CI reads as success; while files evaluate, calling process.exit is an error at its line.
+  const exit = process.exit;
+  process.exit = ((code?: number | string | null) => {
+    throw new Error(`process.exit(${code ?? ''}) was called while vigil loaded the project; monitor and config files must not end the process`);
+  }) as typeof process.exit;
   const evaluation = withProject(project, async () => {
     for (const url of urls) {
       try {
@@ -131,8 +137,12 @@ export async function evaluateModules(urls: readonly string[], project: Project,
       }
     }
   });
-  const stalled = await clock.race(evaluation);
-  if (stalled !== undefined) outcome.stalled = stalled;
+  try {
+    const stalled = await clock.race(evaluation);
+    if (stalled !== undefined) outcome.stalled = stalled;
+  } finally {
+    process.exit = exit;
+  }
   return outcome;
 }
 

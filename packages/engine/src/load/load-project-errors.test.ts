@@ -180,3 +180,21 @@ describe('loadProject and user code that does not finish', () => {
     ]);
   });
 });
+
+describe('loadProject and process.exit', () => {
+  it('reports a file that calls process.exit at that line instead of letting it end the process', async () => {
+    const root = project({
+      'vigil.config.ts': CONFIG,
+      'checks/a.monitor.ts': "if (!process.env['SHOP_URL']) {\n  process.exit(0);\n}\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: 'process.exit(0) was called while vigil loaded the project; monitor and config files must not end the process',
+        source: { file: 'checks/a.monitor.ts', line: 2, column: 11 },
+      },
+    ]);
+    expect(typeof process.exit).toBe('function');
+  });
+});
