@@ -156,7 +156,7 @@ export interface ExecutorContext {
   signal: AbortSignal;
   projectRoot: string | undefined;
   /** Replaces every secret value in a string with `*****`. */
-  redact(text: string): string;
+  redact(text: string, options?: { cut?: boolean }): string;
   options: ResolvedRunnerOptions;
   /** The setup/teardown script pool, started on first use. */
   scripts(): ScriptHooks;

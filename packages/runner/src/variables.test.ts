@@ -31,6 +31,14 @@ describe('secret redaction', () => {
     expect(redact(text)).toBe(expected);
   });
 
+  it.each([
+    ['body ends in abc/de', 'body ends in *****'],
+    ['body ends in ab', 'body ends in ab'],
+    ['ends with abc/def', 'ends with *****'],
+  ])('on a text cut short, %j → %j (a tail starting a secret goes too)', (text, expected) => {
+    expect(redact(text, { cut: true })).toBe(expected);
+  });
+
   it('reaches every string of a result, keys included', () => {
     expect(redactDeep({ a: ['abc/def'], 'abc/def': 1, n: 2, nil: null }, redact)).toEqual({ a: ['*****'], '*****': 1, n: 2, nil: null });
   });

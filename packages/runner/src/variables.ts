@@ -27,7 +27,14 @@ export function interpolate(text: string, lookup: ReadonlyMap<string, string>): 
  * first so a secret that contains another is not half-revealed. Values of a character or two are
  * still redacted: leaking a short secret is worse than a garbled log.
  */
-export function secretRedactor(variables: readonly RunVariable[]): (text: string) => string {
+export type Redactor = (text: string, options?: { cut?: boolean }) => string;
+
+/**
+ * `cut: true` says the text was cut short (a body at its size cap): a secret the cut went through
+ * leaves its first characters at the very end, so a tail that starts a secret (3 or more of its
+ * characters) is redacted too.
+ */
+export function secretRedactor(variables: readonly RunVariable[]): Redactor {
   // A secret interpolated into a URL travels percent-encoded, so that spelling is redacted too.
   const secrets = [
     ...new Set(
@@ -39,7 +46,20 @@ export function secretRedactor(variables: readonly RunVariable[]): (text: string
   if (secrets.length === 0) return (text) => text;
   secrets.sort((a, b) => b.length - a.length);
   const pattern = new RegExp(secrets.map(escapeRegExp).join('|'), 'g');
-  return (text) => (typeof text === 'string' && text !== '' ? text.replace(pattern, REDACTED) : text);
+  return (text, options) => {
+    if (typeof text !== 'string' || text === '') return text;
+    const redacted = text.replace(pattern, REDACTED);
+    return options?.cut === true ? redactCutTail(redacted, secrets) : redacted;
+  };
+}
+
+function redactCutTail(text: string, secrets: readonly string[]): string {
+  for (const secret of secrets) {
+    for (let length = Math.min(secret.length - 1, text.length); length >= 3; length -= 1) {
+      if (text.endsWith(secret.slice(0, length))) return text.slice(0, text.length - length) + REDACTED;
+    }
+  }
+  return text;
 }
 
 function escapeRegExp(text: string): string {

@@ -31,6 +31,7 @@ beforeAll(async () => {
       pump();
     },
     '/redirect': (_request, response) => response.writeHead(302, { location: '/ok' }).end(),
+    '/secret-at-cut': text(200, `${'x'.repeat(1020)}supersecretvalue and more`),
     '/loop': (_request, response) => response.writeHead(302, { location: '/loop' }).end(),
     '/post-redirect': (_request, response) => response.writeHead(302, { location: '/echo' }).end(),
   });
@@ -146,6 +147,14 @@ describe('API executor against real loopback targets', () => {
     expect(stored).not.toContain('s3cr3t');
     expect(stored).toContain('*****');
     expect(result.apiCheckResult!.response.headers['x-echo-auth']).toBe('Bearer *****');
+  });
+
+  it('keeps no part of a secret that the body size cap cuts through', async () => {
+    const result = await run(apiCheck({ url: `${target.url}/secret-at-cut` }), { ...context, variables: [{ key: 'S', value: 'supersecretvalue', secret: true }] });
+    const { body, bodyTruncated } = result.apiCheckResult!.response;
+    expect(bodyTruncated).toBe(true);
+    expect(body).not.toMatch(/sup/);
+    expect(body.startsWith('x'.repeat(1020))).toBe(true);
   });
 
   it('aborts a target that never answers at maxResponseTime and fails with overMaxResponseTime', async () => {

@@ -40,7 +40,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
   const parsed = ApiCheckRequest.safeParse(check.request);
   if (!parsed.success) {
     const message = `the check's request is not a valid API check request: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'request'}: ${issue.message}`).join('; ')}`;
-    return finish({ startedAt, failure: { kind: 'RUNNER', message }, hasErrors: true, jobLog, request: emptyRequest(check) });
+    return finish({ redact: context.redact, startedAt, failure: { kind: 'RUNNER', message }, hasErrors: true, jobLog, request: emptyRequest(check) });
   }
   const spec = parsed.data;
   const maxResponseTime = numberOr(check.maxResponseTime, MAX_RESPONSE_TIME_DEFAULT);
@@ -66,7 +66,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
     const setup = await context.scripts().runSetup({ code: setupCode, request, env, signal: context.signal, ...projectRootOf(context) });
     jobLog.setup.push(...setup.logs);
     if (setup.error !== null) {
-      return finish({ startedAt, failure: { kind: 'SCRIPT', message: `setup script failed: ${setup.error}` }, jobLog, request: recorded(request) });
+      return finish({ redact: context.redact, startedAt, failure: { kind: 'SCRIPT', message: `setup script failed: ${setup.error}` }, jobLog, request: recorded(request) });
     }
     // Variables the script set in process.env fill the placeholders that are still unresolved.
     const after = variableLookup(Object.entries(setup.env ?? {}).map(([key, value]) => ({ key, value })));
@@ -81,7 +81,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
     const unresolved = [...request.url.matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g)].map((match) => match[1]);
     const why = unresolved.length > 0 ? ` (no variable ${unresolved.join(', ')} is set)` : '';
     const message = `the request URL ${JSON.stringify(request.url)} is not a valid http(s) URL: ${(error as Error).message}${why}`;
-    return finish({ startedAt, failure: { kind: 'ASSERTION', message }, jobLog, request: recorded(request) });
+    return finish({ redact: context.redact, startedAt, failure: { kind: 'ASSERTION', message }, jobLog, request: recorded(request) });
   }
   for (const [key, value] of Object.entries(request.queryParameters)) url.searchParams.append(key, value);
 
@@ -133,7 +133,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
         : (http.error?.message ?? 'no response');
     const kind: FailureKind = overMaxResponseTime ? 'TIMEOUT' : context.signal.aborted ? 'ABORTED' : 'NETWORK_ERROR';
     log(message, 'ERROR');
-    return finish({ startedAt, failure: { kind, message }, jobLog, request: requestRecord, http, responseTime, overMaxResponseTime, requestError: message });
+    return finish({ redact: context.redact, startedAt, failure: { kind, message }, jobLog, request: requestRecord, http, responseTime, overMaxResponseTime, requestError: message });
   }
 
   let response = http.response;
@@ -162,6 +162,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
   http.response = response;
 
   return finish({
+    redact: context.redact,
     startedAt,
     failure,
     jobLog,
@@ -258,6 +259,7 @@ function stringOr(value: unknown): string | undefined {
 
 interface Finish {
   startedAt: Date;
+  redact: ExecutorContext['redact'];
   failure: TryResult['failure'];
   hasErrors?: boolean;
   jobLog: JobLog;
@@ -273,9 +275,11 @@ interface Finish {
 
 function finish(input: Finish): TryResult {
   const response = input.http?.response ?? null;
-  const body = response?.body ?? '';
+  // Secrets are redacted before the body is cut, so a cut through a secret cannot keep part of it.
+  const body = input.redact(response?.body ?? '', { cut: response?.truncated === true });
   const cap = input.maxBodyBytes ?? Number.POSITIVE_INFINITY;
-  const kept = Buffer.byteLength(body) > cap ? cutUtf8(body, cap) : body;
+  const overCap = Buffer.byteLength(body) > cap;
+  const kept = overCap ? input.redact(cutUtf8(body, cap), { cut: true }) : body;
   const apiCheckResult: ApiRunResult = {
     assertions: input.assertions ?? [],
     request: input.request,
@@ -283,7 +287,7 @@ function finish(input: Finish): TryResult {
       status: response?.status ?? 0,
       statusText: response?.statusText ?? '',
       body: kept,
-      bodyTruncated: kept !== body || response?.truncated === true,
+      bodyTruncated: overCap || response?.truncated === true,
       headers: response?.headers ?? {},
       timings: input.http?.timings ?? ZERO_TIMINGS,
       timingPhases: input.http?.timingPhases ?? ZERO_PHASES,
