@@ -99,6 +99,12 @@ describe('setup scripts', () => {
     ]);
   });
 
+  it('keep console output a script leaves behind out of later runs', async () => {
+    await pool.runSetup({ code: "setTimeout(() => console.log('late line of an earlier check'), 50);", request: request(), env: {}, signal });
+    const later = await pool.runSetup({ code: "await new Promise((resolve) => setTimeout(resolve, 200));\nconsole.log('own line');", request: request(), env: {}, signal });
+    expect(later.logs.map((line) => line.msg)).toEqual(['own line']);
+  });
+
   it('can require Node built-ins', async () => {
     const code = "const { createHash } = require('node:crypto');\nrequest.headers['x-sig'] = createHash('sha1').update('a').digest('hex');";
     const outcome = await pool.runSetup({ code, request: request(), env: {}, signal });

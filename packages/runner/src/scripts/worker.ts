@@ -88,33 +88,46 @@ function describeError(error: unknown, map: SourceMap | null, label: string): Wo
   return { message, location, stack: [message, ...frames].join('\n') };
 }
 
-let logs: JobLogLine[] = [];
-let droppedLines = 0;
+/** One run's job log. Closed when the run ends, so a callback a script left behind cannot write into a later run's log. */
+class RunLog {
+  readonly lines: JobLogLine[] = [];
+  dropped = 0;
+  closed = false;
 
-function log(level: JobLogLine['level'], args: unknown[]): void {
-  if (logs.length >= MAX_LOG_LINES) {
-    droppedLines += 1;
-    return;
+  add(level: JobLogLine['level'], args: unknown[]): void {
+    if (this.closed) return;
+    if (this.lines.length >= MAX_LOG_LINES) {
+      this.dropped += 1;
+      return;
+    }
+    let msg = formatWithOptions({ depth: 4, colors: false }, ...(args as [unknown, ...unknown[]]));
+    if (msg.length > MAX_LOG_LINE_CHARS) msg = `${msg.slice(0, MAX_LOG_LINE_CHARS)}… (${msg.length - MAX_LOG_LINE_CHARS} more characters)`;
+    this.lines.push({ time: Date.now(), level, msg });
   }
-  let msg = formatWithOptions({ depth: 4, colors: false }, ...(args as [unknown, ...unknown[]]));
-  if (msg.length > MAX_LOG_LINE_CHARS) msg = `${msg.slice(0, MAX_LOG_LINE_CHARS)}… (${msg.length - MAX_LOG_LINE_CHARS} more characters)`;
-  logs.push({ time: Date.now(), level, msg });
-}
 
-/** The `console` a script sees: every line goes to the run's job log. */
-const scriptConsole = {
-  log: (...args: unknown[]) => log('INFO', args),
-  info: (...args: unknown[]) => log('INFO', args),
-  debug: (...args: unknown[]) => log('DEBUG', args),
-  trace: (...args: unknown[]) => log('DEBUG', args),
-  warn: (...args: unknown[]) => log('WARN', args),
-  error: (...args: unknown[]) => log('ERROR', args),
-  dir: (value: unknown) => log('INFO', [value]),
-  table: (value: unknown) => log('INFO', [value]),
-  assert: (condition: unknown, ...args: unknown[]) => {
-    if (!condition) log('ERROR', ['Assertion failed', ...args]);
-  },
-};
+  /** The `console` a script sees: every line goes to this log. */
+  console() {
+    return {
+      log: (...args: unknown[]) => this.add('INFO', args),
+      info: (...args: unknown[]) => this.add('INFO', args),
+      debug: (...args: unknown[]) => this.add('DEBUG', args),
+      trace: (...args: unknown[]) => this.add('DEBUG', args),
+      warn: (...args: unknown[]) => this.add('WARN', args),
+      error: (...args: unknown[]) => this.add('ERROR', args),
+      dir: (value: unknown) => this.add('INFO', [value]),
+      table: (value: unknown) => this.add('INFO', [value]),
+      assert: (condition: unknown, ...args: unknown[]) => {
+        if (!condition) this.add('ERROR', ['Assertion failed', ...args]);
+      },
+    };
+  }
+
+  close(): JobLogLine[] {
+    this.closed = true;
+    if (this.dropped > 0) this.lines.push({ time: Date.now(), level: 'WARN', msg: `${this.dropped} more log lines were dropped (at most ${MAX_LOG_LINES} per script)` });
+    return this.lines;
+  }
+}
 
 /** `require` resolving from the project first (its node_modules), then from the runner's own packages. */
 function requireFor(projectRoot: string | null): NodeJS.Require {
@@ -161,8 +174,7 @@ let current: { id: number; map: SourceMap | null; label: string } | null = null;
 let strayError: WorkerError | null = null;
 
 async function run(message: RunMessage): Promise<DoneMessage> {
-  logs = [];
-  droppedLines = 0;
+  const log = new RunLog();
   strayError = null;
   process.env = { ...message.env };
   const request = { ...message.request, headers: { ...message.request.headers }, queryParameters: { ...message.request.queryParameters } };
@@ -176,13 +188,12 @@ async function run(message: RunMessage): Promise<DoneMessage> {
     const fn = compiled.script.runInThisContext() as ScriptFunction;
     const root = message.projectRoot ?? process.cwd();
     const module = { exports: {} };
-    await fn(requireFor(message.projectRoot), module, module.exports, path.join(root, '__vigil_script__.js'), root, request, response, scriptConsole);
+    await fn(requireFor(message.projectRoot), module, module.exports, path.join(root, '__vigil_script__.js'), root, request, response, log.console());
   } catch (thrown) {
     error = describeError(thrown, map, message.label);
   }
   error ??= strayError;
   current = null;
-  if (droppedLines > 0) logs.push({ time: Date.now(), level: 'WARN', msg: `${droppedLines} more log lines were dropped (at most ${MAX_LOG_LINES} per script)` });
   let settled: ScriptRequest = message.request;
   try {
     settled = settledRequest(request);
@@ -195,7 +206,7 @@ async function run(message: RunMessage): Promise<DoneMessage> {
     request: settled,
     response: response ? { statusCode: Number(response.statusCode), statusMessage: String(response.statusMessage ?? ''), headers: plainStrings(response.headers), body: typeof response.body === 'string' ? response.body : JSON.stringify(response.body) ?? '', timings: response.timings, timingPhases: response.timingPhases } : null,
     env: plainStrings(process.env),
-    logs,
+    logs: log.close(),
     error,
   };
   process.env = {};
