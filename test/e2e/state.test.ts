@@ -56,6 +56,15 @@ afterEach(async () => {
 });
 
 describe('vigil state list and show', () => {
+  it('lists a remote id the service chose with its control characters escaped', async () => {
+    const state = preparedState();
+    state.resources = { 'alert-channel.oncall': { kind: 'alert-channel', remoteId: 'id\u001b[2J\nforged', applied: {}, dependsOn: [] } };
+    await writeFile(statePath, JSON.stringify(state));
+    const result = await runVigil(['state', 'list', '--config', config]);
+    expect(result.stdout).toBe('alert-channel.oncall  alert-channel  id\\u001b[2J\\nforged\n');
+    expect(result.code).toBe(0);
+  });
+
   it('lists addresses sorted, with kind and remote id, and notes pending operations', async () => {
     const state = preparedState();
     state.journal.push({ id: 'j1', operation: 'create', address: 'api-check.cart', kind: 'api-check', startedAt: '2026-11-22T03:00:00.000Z', idempotencyKey: 'k1' });

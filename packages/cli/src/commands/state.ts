@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
-import { CliError } from '../errors.js';
+import { CliError, redact } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 import { loadFromCommand, printDiagnostics } from './validate.js';
 
@@ -82,8 +82,9 @@ async function editUnderLock(
   }
 }
 
+/** Remote ids are the service's text: escaped so that none can carry terminal sequences. */
 function formatRemoteId(remoteId: string | number): string {
-  return typeof remoteId === 'number' ? String(remoteId) : remoteId;
+  return typeof remoteId === 'number' ? String(remoteId) : redact(remoteId).replace(/\n/g, '\\n');
 }
 
 async function list(command: Command, options: { json?: boolean }): Promise<void> {
