@@ -117,6 +117,12 @@ describe('vigil server runs checks on their schedule', () => {
     const runs = after.map((result) => `${String(result.checkRunId)}@${String(result.runLocation)}`);
     expect(new Set(runs).size).toBe(runs.length);
     expect(await results(service.url, offId)).toEqual([]);
+    // The latest FINAL result is the check's status; a check that never ran has none.
+    const statuses = (await (await fetch(`${service.url}/v1/check-statuses`, { headers: { authorization: `Bearer ${API_KEY}` } })).json()) as Array<Record<string, unknown>>;
+    expect(statuses).toEqual([expect.objectContaining({ checkId: okId, name: 'OK every 10 s', hasFailures: false, hasErrors: false, isDegraded: false })]);
+    expect(['eu-west-1', 'us-east-1']).toContain(statuses[0]!.lastRunLocation);
+    const missing = await fetch(`${service.url}/v1/check-statuses/${offId}`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(missing.status).toBe(404);
     expect(hits).toBeGreaterThanOrEqual(after.length);
   }, 150_000);
 });

@@ -4,6 +4,7 @@ import { alertChannelsApi } from './collections/alert-channels.js';
 import { analyticsApi } from './collections/analytics.js';
 import { checkGroupsApi } from './collections/check-groups.js';
 import { checkResultsApi } from './collections/check-results.js';
+import { checkStatusesApi } from './collections/check-statuses.js';
 import { checksApi } from './collections/checks.js';
 import { errorGroupsApi } from './collections/error-groups.js';
 import { heartbeatsApi } from './collections/heartbeats.js';
@@ -33,6 +34,7 @@ export function createClient(options: ClientOptions) {
     checks: checksApi(caller),
     checkGroups: checkGroupsApi(caller),
     checkResults: checkResultsApi(caller),
+    checkStatuses: checkStatusesApi(caller),
     heartbeats: heartbeatsApi(caller),
     analytics: analyticsApi(caller),
     alertChannels: alertChannelsApi(caller),

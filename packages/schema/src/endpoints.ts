@@ -31,6 +31,7 @@ import {
   MultiStepCheckUpdate,
 } from './checks.js';
 import { ErrorGroup, ErrorGroupPatch } from './error-groups.js';
+import { CheckStatus } from './check-statuses.js';
 import { HeartbeatEventRecord, HeartbeatEventsQuery } from './heartbeats.js';
 import { MaintenanceWindow, MaintenanceWindowCreate, MaintenanceWindowUpdate } from './maintenance-windows.js';
 import {
@@ -261,6 +262,16 @@ export const ENDPOINTS = {
   'errorGroups.patch': {
     method: 'PATCH', path: '/v1/error-groups/{id}', params: StringIdParams, body: ErrorGroupPatch, response: ErrorGroup,
     status: 200, summary: 'Archive an error group',
+  },
+
+  // Check statuses (real API; not in the spec) -------------------------------------------------
+  'checkStatuses.list': {
+    method: 'GET', path: '/v1/check-statuses', response: z.array(CheckStatus), status: 200,
+    summary: 'The current status of every check that has run',
+  },
+  'checkStatuses.get': {
+    method: 'GET', path: '/v1/check-statuses/{checkId}', params: CheckIdParams, response: CheckStatus, status: 200,
+    summary: 'The current status of one check',
   },
 
   // Accounts (beta) ---------------------------------------------------------------------------

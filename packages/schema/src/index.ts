@@ -17,6 +17,7 @@ export * from './jsonpath.js';
 export * from './analytics.js';
 export * from './heartbeats.js';
 export * from './error-groups.js';
+export * from './check-statuses.js';
 export * from './accounts.js';
 export * from './triggers.js';
 export * from './errors.js';

@@ -7,6 +7,7 @@
 import type { Runner, RunResult, RunVariable } from '@vigil/runner';
 import { applyGroupDefaults, groupVariables, resolveGroupBaseUrl, type GroupRunDefaults } from '@vigil/runner/group-defaults';
 import { readSideOf } from '../readside/context.js';
+import { statusesOf } from '../readside/statuses.js';
 import type { Store } from '../store/index.js';
 import type { RunJob } from './queue.js';
 
@@ -19,6 +20,7 @@ export interface ExecuteOptions {
 
 export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<void> {
   const results = readSideOf(options.store).results;
+  const statuses = statusesOf(options.store);
   return async (job) => {
     const group = job.group as GroupRunDefaults | undefined;
     const check = applyGroupDefaults(job.check, group);
@@ -29,7 +31,19 @@ export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<v
     for (const result of [...outcome.attempts, outcome.final]) {
       results.recordResult(job.slot.accountId, { ...result, checkId: job.slot.checkId, checkRunId });
     }
-    options.onStored?.(job, outcome.final);
+    const { final } = outcome;
+    statuses.record(job.slot.accountId, {
+      name: String(job.check.name ?? final.name),
+      checkId: job.slot.checkId,
+      hasFailures: final.hasFailures,
+      hasErrors: final.hasErrors,
+      isDegraded: final.isDegraded ?? null,
+      responseTime: typeof final.responseTime === 'number' ? final.responseTime : null,
+      runLocation: job.slot.location,
+      checkRunId,
+      stoppedAt: final.stoppedAt ?? null,
+    });
+    options.onStored?.(job, final);
   };
 }
 
