@@ -120,6 +120,9 @@ describe('API executor against real loopback targets', () => {
     expect(seen.headers).toMatchObject({ 'x-tenant': 'acme', 'content-type': 'application/json', authorization: `Basic ${Buffer.from('user:pw').toString('base64')}` });
     expect(result.apiCheckResult!.request).toMatchObject({ method: 'POST', data: '{"term":"first"}', params: { q: 'first' } });
     expect(result.apiCheckResult!.request.headers).toMatchObject({ authorization: 'Basic *****' });
+    // The target echoes the credentials (base64 in x-echo-auth and the body): they are redacted there too.
+    expect(result.apiCheckResult!.response.headers['x-echo-auth']).toBe('Basic *****');
+    expect(JSON.stringify(result)).not.toContain(Buffer.from('user:pw').toString('base64'));
   });
 
   it.each([

@@ -21,13 +21,34 @@ import type {
   TryResult,
   WireCheck,
 } from '../types.js';
-import { REDACTED, interpolate, variableLookup } from '../variables.js';
+import { REDACTED, interpolate, redactDeep, secretRedactor, variableLookup } from '../variables.js';
 import { exchange, type HttpExchange } from './http.js';
 
 /** Body bytes read for assertions at most; what is kept in the result is `maxBodyBytes`. */
 export const MAX_READ_BYTES = 5 * 1024 * 1024;
 
-export const apiExecutor: Executor = { checkType: 'API', run: runApiCheck };
+export const apiExecutor: Executor = { checkType: 'API', run: runWithBasicAuthRedacted };
+
+/**
+ * Basic auth credentials are secrets whether or not they came from a secret variable (plans and
+ * state keep only the password's hash), and a target may echo them back base64-encoded, where plain
+ * redaction cannot see them: the password and the encoded pair are redacted from the whole try.
+ */
+async function runWithBasicAuthRedacted(check: WireCheck, context: ExecutorContext): Promise<TryResult> {
+  const auth = (check.request as { basicAuth?: { username?: unknown; password?: unknown } } | undefined)?.basicAuth;
+  if (typeof auth?.username !== 'string' || auth.username === '' || typeof auth.password !== 'string' || auth.password === '') {
+    return runApiCheck(check, context);
+  }
+  const lookup = variableLookup(context.variables);
+  const username = interpolate(auth.username, lookup);
+  const password = interpolate(auth.password, lookup);
+  const credentials = secretRedactor([
+    { key: 'password', value: password, secret: true },
+    { key: 'pair', value: Buffer.from(`${username}:${password}`).toString('base64'), secret: true },
+  ]);
+  const redact: ExecutorContext['redact'] = (text, options) => credentials(context.redact(text, options), options);
+  return redactDeep(await runApiCheck(check, { ...context, redact }), (text) => credentials(text));
+}
 
 const ZERO_TIMINGS: Timings = { socket: 0, lookup: 0, connect: 0, response: 0, end: 0 };
 const ZERO_PHASES: TimingPhases = { wait: 0, dns: 0, tcp: 0, firstByte: 0, download: 0, total: 0 };
