@@ -17,6 +17,7 @@ const STATE = emptyState({ project: 'fuzz', target: { baseUrl: 'http://127.0.0.1
 const CONFIG = "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'fuzz', logicalId: 'fuzz' });\n";
 /** What the name from the issue writes, relative to the working directory, should it ever run. */
 const MARKER = 'pwned.txt';
+const SECRET_VALUE = 'from-the-environment';
 const ran = () => existsSync(path.join(process.cwd(), MARKER)) || (globalThis as { vigilPwned?: unknown }).vigilPwned !== undefined;
 
 /** Pieces that each break some naive way of writing text into code. */
@@ -89,7 +90,7 @@ function candidates(text: () => string, seed: number): Candidate[] {
             url: 'https://example.com/',
             headers: [{ key: text(), value: text() }],
             queryParameters: [{ key: text(), value: text() }],
-            assertions: [{ source: 'JSON_BODY', property: text(), comparison: 'EQUALS', target: text() }],
+            assertions: [{ source: 'HEADERS', property: text(), comparison: 'EQUALS', target: text() }, { source: 'TEXT_BODY', comparison: 'CONTAINS', target: text() }],
           },
           environmentVariables: [{ key: 'PLAIN', value: text() }],
         }),
@@ -102,6 +103,9 @@ function candidates(text: () => string, seed: number): Candidate[] {
     { kind: 'alert-channel', remoteId: 2, remote: channel(2, { type: 'WEBHOOK', config: { name: text(), url: 'https://hooks.example.com/', template: text(), headers: [{ key: text(), value: text() }] } }) },
     { kind: 'alert-channel', remoteId: 3, remote: channel(3, { type: 'SLACK', config: { url: 'https://hooks.slack.com/x', channel: text() } }) },
     { kind: 'alert-channel', remoteId: 4, remote: channel(4, { type: 'SMS', config: { name: text(), number: '+15550100' } }) },
+    { kind: 'alert-channel', remoteId: 8, remote: channel(8, { type: 'CALL', config: { name: text(), number: '+15550101' } }) },
+    { kind: 'alert-channel', remoteId: 9, remote: channel(9, { type: 'PAGERDUTY', config: { serviceKey: 'pd-key', account: text(), serviceName: text() } }) },
+    { kind: 'alert-channel', remoteId: 10, remote: channel(10, { type: 'OPSGENIE', config: { name: text(), apiKey: 'og-key', region: 'EU', priority: 'P2' } }) },
     { kind: 'maintenance-window', remoteId: 5, remote: { ...MaintenanceWindowCreate.parse({ name: text(), tags: [text()], ...WINDOW }), id: 5 } },
     { kind: 'status-page-service', remoteId: 'svc', remote: { ...StatusPageServiceCreate.parse({ name: text() }), id: 'svc' } },
   ];
@@ -135,8 +139,14 @@ async function importAndLoad(list: Candidate[]) {
   mkdirSync(path.join(root, 'imported'));
   const files = renderImportFiles(plan);
   for (const file of files) writeFileSync(path.join(root, 'imported', file.name), file.text);
-  const loaded = await loadProject({ cwd: root });
-  return { plan, files, loaded };
+  // Secrets are read from the environment variables import lists; set them as a user would.
+  for (const variable of plan.variables) process.env[variable.name] = SECRET_VALUE;
+  try {
+    const loaded = await loadProject({ cwd: root });
+    return { plan, files, loaded };
+  } finally {
+    for (const variable of plan.variables) delete process.env[variable.name];
+  }
 }
 
 describe('vigil import with hostile remote names', () => {
@@ -170,7 +180,8 @@ describe('vigil import with hostile remote names', () => {
       if (typeof remote.name === 'string') expect(spec!.payload.name).toBe(remote.name);
       // Every string the service holds for the resource comes back out of synth unchanged.
       const synthesised = new Set(strings(spec!.payload));
-      for (const value of strings(remote.config ?? {}).concat(strings(remote.request ?? {}), strings(remote.tags ?? []), strings(remote.environmentVariables ?? []))) {
+      const config = { ...((remote.config ?? {}) as Record<string, unknown>), serviceKey: undefined, apiKey: undefined };
+      for (const value of strings(config).concat(strings(remote.request ?? {}), strings(remote.tags ?? []), strings(remote.environmentVariables ?? []))) {
         expect(synthesised.has(value), `${resource.address}: ${JSON.stringify(value)}`).toBe(true);
       }
       if (typeof remote.script === 'string') expect(spec!.payload.script).toBe(remote.script);
