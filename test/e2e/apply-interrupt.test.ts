@@ -1,8 +1,9 @@
 /**
- * Ctrl-C during an apply against a slow service (`--faults latency`): the calls in flight finish,
+ * Ctrl-C (or a CI runner's SIGTERM) during an apply against a slow service (`--faults latency`): the calls in flight finish,
  * nothing new starts, and the summary is one line per kind and operation left undone, not one error
  * per resource; the next apply finishes the work.
  */
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,19 +37,23 @@ afterEach(async () => {
 });
 
 describe('an interrupted apply', () => {
-  it('summarises what it did not start per kind, says how to finish, and the next apply does', async () => {
+  it.each([
+    ['SIGINT', 130, 'Interrupted: finishing'],
+    ['SIGTERM', 143, 'Interrupted (SIGTERM): finishing'],
+  ] as const)('stopped by %s, summarises what it did not start per kind, says how to finish, and the next apply does', async (signal, exitCode, notice) => {
     const env = targetEnv(server.url);
     const { child, done } = startVigil(['apply', '--auto-approve', '--parallelism', '1'], { cwd: root, env });
     let interrupted = false;
     child.stdout!.on('data', (chunk: Buffer | string) => {
       if (!interrupted && String(chunk).includes(': created (id ')) {
         interrupted = true;
-        child.kill('SIGINT');
+        child.kill(signal);
       }
     });
     const result = await done;
-    expect(result.code).toBe(130);
-    expect(result.stderr).toContain('Interrupted: finishing the calls in flight, starting no new ones…');
+    expect(result.code).toBe(exitCode);
+    expect(result.stderr).toContain(`${notice} the calls in flight, starting no new ones…`);
+    expect(existsSync(path.join(root, '.vigil', 'state.json.lock'))).toBe(false);
     const summary = result.stderr.slice(result.stderr.indexOf('Apply interrupted:')).trimEnd().split('\n');
     expect(summary[0]).toMatch(/^Apply interrupted: \d+ changes were not started:$/);
     expect(summary.slice(1)).toEqual([
