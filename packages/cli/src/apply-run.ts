@@ -92,30 +92,36 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
     }
 
     // Ctrl-C stops starting new calls; the ones in flight finish and are recorded, so state stays
-    // exact and the lock is released. A second Ctrl-C is left to Node's default (immediate exit).
+    // exact and the lock is released. SIGTERM (how CI runners cancel a job, before they SIGKILL)
+    // does the same, so a cancelled job leaves no lock behind. A second signal is left to Node's
+    // default (immediate exit).
     const stop = new AbortController();
-    const onInterrupt = () => {
-      process.stderr.write('\nInterrupted: finishing the calls in flight, starting no new ones…\n');
+    let stoppedBy: NodeJS.Signals | undefined;
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.stderr.write(`\nInterrupted${signal === 'SIGINT' ? '' : ` (${signal})`}: finishing the calls in flight, starting no new ones…\n`);
+      stoppedBy = signal;
       stop.abort();
-      process.removeListener('SIGINT', onInterrupt);
+      for (const name of STOP_SIGNALS) process.removeListener(name, onSignal);
     };
-    process.on('SIGINT', onInterrupt);
+    for (const name of STOP_SIGNALS) process.on(name, onSignal);
     let report: ApplyReport;
     try {
       report = await engine.applyPlan({ planned, api: session.calls, writer, parallelism, signal: stop.signal, onEvent: progressReporter(planned) });
     } finally {
-      process.removeListener('SIGINT', onInterrupt);
+      for (const name of STOP_SIGNALS) process.removeListener(name, onSignal);
     }
     // The steps are safe in the state log already; this makes state.json whole again on its own.
     await writer.checkpoint();
     printReport(report, mode);
-    if (stop.signal.aborted) process.exitCode = 130;
+    if (stoppedBy) process.exitCode = stoppedBy === 'SIGTERM' ? 143 : 130;
     else if (report.failed.length > 0) process.exitCode = 1;
   } finally {
     await lock?.release();
     await session.close();
   }
 }
+
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
 
 const VERB: Record<'create' | 'update' | 'delete', [string, string]> = {
   create: ['creating', 'created'],
