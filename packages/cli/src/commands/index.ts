@@ -7,6 +7,7 @@ import { registerPlan } from './plan.js';
 import { registerServer } from './server.js';
 import { registerShow } from './show.js';
 import { registerState } from './state.js';
+import { registerStatus } from './status.js';
 import { registerSynth } from './synth.js';
 import { registerTest } from './test.js';
 import { registerValidate } from './validate.js';
@@ -28,6 +29,7 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerShow,
   registerImport,
   registerState,
+  registerStatus,
   registerWhoami,
   registerServer,
 ];
