@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
 import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
+import { idCounter, type NextId } from '../store/id-counters.js';
 import type { IncidentState } from './incidents.js';
 
 export interface StatusPageDoc {
@@ -40,7 +41,7 @@ export class PagesStore {
   readonly #profile: Statement;
   readonly #trigger: Statement;
   readonly #insertTrigger: Statement;
-  readonly #saveTrigger: Statement;
+  readonly #nextId: NextId;
 
   constructor(db: SqliteDatabase) {
     this.#upsertPage = db.prepare(
@@ -66,7 +67,7 @@ export class PagesStore {
     this.#profile = db.prepare('SELECT doc FROM account_profiles WHERE account_id = ?');
     this.#trigger = db.prepare('SELECT doc FROM check_group_triggers WHERE account_id = ? AND group_id = ?');
     this.#insertTrigger = db.prepare('INSERT INTO check_group_triggers (account_id, group_id, doc) VALUES (?, ?, ?)');
-    this.#saveTrigger = db.prepare('UPDATE check_group_triggers SET doc = ? WHERE id = ?');
+    this.#nextId = idCounter(db);
   }
 
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
@@ -125,11 +126,16 @@ export class PagesStore {
   triggerOf(accountId: string, groupId: number, now: Date): TriggerDoc {
     const row = this.#trigger.get(accountId, groupId) as { doc: string } | undefined;
     if (row) return JSON.parse(row.doc) as TriggerDoc;
-    const draft = { token: randomBytes(16).toString('hex'), groupId, created_at: now.toISOString(), called_at: null, updated_at: null };
-    const id = Number(this.#insertTrigger.run(accountId, groupId, '{}').lastInsertRowid);
-    const trigger: TriggerDoc = { id, ...draft };
-    // The id is the row's, so the document can only be written once the row exists.
-    this.#saveTrigger.run(JSON.stringify(trigger), id);
+    // The public id is counted per account; the row's own id stays internal.
+    const trigger: TriggerDoc = {
+      id: this.#nextId('check_group_triggers', accountId),
+      token: randomBytes(16).toString('hex'),
+      groupId,
+      created_at: now.toISOString(),
+      called_at: null,
+      updated_at: null,
+    };
+    this.#insertTrigger.run(accountId, groupId, JSON.stringify(trigger));
     return trigger;
   }
 }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { BoundedMap } from '../bounded-map.js';
 import type { SqliteDatabase } from './database.js';
+import { idCounter, type NextId } from './id-counters.js';
 
 export type IdKind = 'uuid' | 'integer';
 export type PublicId = string | number;
@@ -121,8 +122,8 @@ export class Collection<T extends { id: PublicId }> {
   readonly #db: SqliteDatabase;
   #nextSeq: number;
   readonly #insert: Statement;
-  /** Integer collections: the account's next id (see migration 6). */
-  readonly #nextId: Statement | undefined;
+  /** Integer collections: the account's next id (see id-counters.ts). */
+  readonly #nextId: NextId | undefined;
   readonly #get: Statement;
   readonly #update: Statement;
   readonly #delete: Statement;
@@ -151,17 +152,7 @@ export class Collection<T extends { id: PublicId }> {
     const extraValues = columns.map(() => ', ?').join('');
     const extraSet = columns.map((column) => `, ${column.column} = ?`).join('');
     this.#insert = db.prepare(`INSERT INTO ${table} (seq, account_id, id, doc${extra}) VALUES (?, ?, ?, ?${extraValues})`);
-    this.#nextId =
-      idKind === 'integer'
-        ? db
-            .prepare(
-              `INSERT INTO id_counters (collection, account_id, last_id)
-               VALUES (?, ?, coalesce((SELECT floor FROM id_floors WHERE collection = ?), 0) + 1)
-               ON CONFLICT (collection, account_id) DO UPDATE SET last_id = last_id + 1
-               RETURNING last_id`,
-            )
-            .pluck()
-        : undefined;
+    this.#nextId = idKind === 'integer' ? idCounter(db) : undefined;
     this.#get = db.prepare(`SELECT doc FROM ${table} WHERE account_id = ? AND id = ?`);
     this.#update = db.prepare(`UPDATE ${table} SET doc = ?${extraSet} WHERE account_id = ? AND id = ?`);
     this.#delete = db.prepare(`DELETE FROM ${table} WHERE account_id = ? AND id = ?`);
@@ -171,7 +162,7 @@ export class Collection<T extends { id: PublicId }> {
   insert(accountId: string, build: (id: PublicId) => T): T {
     const seq = this.#nextSeq;
     // Counted per account, in the transaction of the insert: a rolled-back create gives its id back.
-    const id: PublicId = this.#nextId ? (this.#nextId.get(this.table, accountId, this.table) as number) : uuidV7();
+    const id: PublicId = this.#nextId ? this.#nextId(this.table, accountId) : uuidV7();
     const doc = build(id);
     this.#insert.run(seq, accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
     this.#nextSeq = seq + 1;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 import type { PublicId } from './collection.js';
@@ -10,11 +11,21 @@ export interface AlertChannelSubscription {
 }
 
 export interface Subscriber {
-  /** The subscription's own id (the rowid of its index row). */
+  /** The subscription's own id (see `subscriptionId`). */
   readonly id: number;
   readonly ownerKind: SubscriptionOwnerKind;
   readonly ownerId: string;
   readonly activated: boolean;
+}
+
+/**
+ * A subscription's public id, derived from what it joins. It was the index row's rowid: one counter
+ * for every tenant, so its jumps showed how much other tenants wrote (issue 15 item 6), and it
+ * changed whenever the owner was saved. Nothing is looked up by it; it only has to be stable and
+ * positive.
+ */
+export function subscriptionId(ownerKind: SubscriptionOwnerKind, ownerId: string, channelId: number): number {
+  return (createHash('sha256').update(`${ownerKind}\u0000${ownerId}\u0000${channelId}`).digest().readUInt32BE(0) & 0x7fffffff) + 1;
 }
 
 /** The reverse index channel → subscribers of `alert_subscriptions` (see migration 2). */
@@ -31,7 +42,7 @@ export class SubscriptionIndex {
       'INSERT OR REPLACE INTO alert_subscriptions (account_id, channel_id, owner_kind, owner_id, activated) VALUES (?, ?, ?, ?, ?)',
     );
     this.#byChannel = db.prepare(
-      'SELECT rowid AS id, owner_kind AS ownerKind, owner_id AS ownerId, activated FROM alert_subscriptions WHERE account_id = ? AND channel_id = ? ORDER BY rowid',
+      'SELECT owner_kind AS ownerKind, owner_id AS ownerId, activated FROM alert_subscriptions WHERE account_id = ? AND channel_id = ? ORDER BY rowid',
     );
     this.#removeChannel = db.prepare('DELETE FROM alert_subscriptions WHERE account_id = ? AND channel_id = ?');
     this.#ofOwners = db.prepare(
@@ -61,7 +72,7 @@ export class SubscriptionIndex {
 
   subscribers(accountId: string, channelId: number): Subscriber[] {
     return (this.#byChannel.all(accountId, channelId) as Array<{ id: number; ownerKind: SubscriptionOwnerKind; ownerId: string; activated: number }>).map(
-      (row) => ({ id: row.id, ownerKind: row.ownerKind, ownerId: row.ownerId, activated: row.activated === 1 }),
+      (row) => ({ id: subscriptionId(row.ownerKind, row.ownerId, channelId), ownerKind: row.ownerKind, ownerId: row.ownerId, activated: row.activated === 1 }),
     );
   }
 
