@@ -85,7 +85,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
       for (let retry = 0; ; retry += 1) {
         const tried = await oneTry(executor, check, executorContext);
         const result = (resultType: 'ATTEMPT' | 'FINAL'): RunResult => {
-          const built = toResult(tried, { ...envelope, resultType, attempts: attempts.length });
+          const built = toResult(tried, envelope, resultType, attempts.length);
           return hasSecrets ? redactDeep(built, redact) : built;
         };
         const failure = tried.failure;
@@ -148,7 +148,9 @@ function describe(error: unknown): string {
 
 function toResult(
   tried: TryResult,
-  envelope: { name: string; checkId: string; runLocation: string; sequenceId: string; resultType: 'ATTEMPT' | 'FINAL'; attempts: number },
+  envelope: { name: string; checkId: string; runLocation: string; sequenceId: string },
+  resultType: 'ATTEMPT' | 'FINAL',
+  attempts: number,
 ): RunResult {
   return {
     id: randomUUID(),
@@ -167,8 +169,8 @@ function toResult(
     browserCheckResult: null,
     multiStepCheckResult: tried.multiStepCheckResult,
     checkRunId: 0,
-    attempts: envelope.attempts,
-    resultType: envelope.resultType,
+    attempts,
+    resultType,
     sequenceId: envelope.sequenceId,
     error: tried.failure?.message ?? null,
   };

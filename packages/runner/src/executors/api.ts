@@ -144,7 +144,13 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
   }
   const overMaxResponseTime = timedOut && !context.signal.aborted;
   const responseTime = Math.round(overMaxResponseTime ? Math.max(http.elapsed, maxResponseTime) : http.elapsed);
-  const requestRecord = { ...recorded({ ...request, url: url.href }, body), headers: recordedHeaders(headers, basicAuthToken) };
+  const requestRecord: ApiRunResult['request'] = {
+    method: request.method,
+    url: url.href,
+    data: body ?? '',
+    headers: recordedHeaders(headers, basicAuthToken),
+    params: { ...request.queryParameters },
+  };
 
   if (http.response === null) {
     const message = overMaxResponseTime
