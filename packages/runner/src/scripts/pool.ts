@@ -205,7 +205,11 @@ export class WorkerPool {
     this.#closed = true;
     for (const task of this.#waiting.splice(0)) task.resolve({ kind: 'fault', message: 'the script pool was closed', durationMs: 0, output: '' });
     const exits = [...this.#all].map((worker) => (worker.child.exitCode !== null || worker.child.signalCode !== null ? undefined : new Promise((resolve) => worker.child.once('exit', resolve))));
-    for (const worker of this.#all) worker.kill();
+    for (const worker of this.#all) {
+      // Referenced again, so this process stays up until the exits it awaits have happened.
+      worker.busy();
+      worker.kill();
+    }
     this.#all.clear();
     this.#idle.length = 0;
     await Promise.all(exits);
@@ -239,6 +243,8 @@ export class WorkerPool {
 
   async #runOn(worker: ScriptWorker, task: Task): Promise<void> {
     const id = this.#nextId++;
+    // Idle workers are unref'd; one a script waits for must keep the runner's process alive.
+    worker.busy();
     try {
       await worker.ready;
     } catch (error) {

@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptRequest, ScriptResponse } from '../types.js';
 import { createScriptPool, type ScriptPool } from './index.js';
@@ -186,6 +189,22 @@ describe('the pool', () => {
     const code = "await new Promise((resolve) => setTimeout(resolve, 30));\nrequest.headers['x-env'] = process.env.N;";
     const outcomes = await Promise.all(['1', '2', '3', '4', '5'].map((n) => pool.runSetup({ code, request: request(), env: { N: n }, signal })));
     expect(outcomes.map((outcome) => outcome.value.headers['x-env'])).toEqual(['1', '2', '3', '4', '5']);
+  });
+});
+
+describe('a process using the pool', () => {
+  it('ends normally after close: idle workers do not keep it alive, and close waits for their exits', async () => {
+    const program = [
+      `import { createScriptPool } from ${JSON.stringify(pathToFileURL(path.join(here, 'index.ts')).href)};`,
+      'const pool = createScriptPool({ size: 1, timeoutMs: 5000 });',
+      "const request = { url: 'http://127.0.0.1:1/', method: 'GET', headers: {}, queryParameters: {}, body: '' };",
+      "const outcome = await pool.runSetup({ code: \"request.headers.x = 'y'\", request, env: {}, signal: new AbortController().signal });",
+      'await pool.close();',
+      'console.log(JSON.stringify(outcome.value.headers));',
+    ].join('\n');
+    const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', tsx, '--input-type=module', '-e', program], { timeout: 60_000 });
+    expect(stdout.trim()).toBe('{"x":"y"}');
   });
 });
 
