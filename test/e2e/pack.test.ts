@@ -1,0 +1,252 @@
+/**
+ * The published package, installed as a new user installs it: `pnpm pack:cli`, then in a bare
+ * directory `npm init -y && npm i -D <tarball> typescript`, `npx vigil init .`, `npx vigil validate`,
+ * `npx vigil plan --local` and `npx tsc --noEmit`, plus ES module and CommonJS consumers of
+ * `vigil/constructs` and a CommonJS project loaded by the installed CLI.
+ *
+ * One install serves every test: it takes minutes (better-sqlite3 compiles from source where no
+ * prebuilt binary can be downloaded), hence the long hook timeout. The registry is reached only for
+ * the package's dependencies; every service the tests talk to is on loopback.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveDependencies, packageNameOf, type WorkspaceManifest } from '../../packages/cli/scripts/pack.mjs';
+import { REPO_ROOT } from '../support/cli.js';
+
+const INSTALL_TIMEOUT = 20 * 60_000;
+const STEP_TIMEOUT = 3 * 60_000;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A clean environment: CI as in CI, no colours, nothing of the developer's Vigil target. */
+function environment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', npm_config_fund: 'false', npm_config_audit: 'false' };
+  for (const key of Object.keys(env)) if (key.startsWith('VIGIL_')) delete env[key];
+  return env;
+}
+
+function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: environment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a setup step and fails with its whole output when it fails. */
+async function must(command: string, args: readonly string[], cwd: string): Promise<Run> {
+  const result = await run(command, args, cwd);
+  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.code}\n${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+describe('the dependencies of the packed manifest', () => {
+  const manifests: WorkspaceManifest[] = [
+    { name: 'vigil', dependencies: { '@vigil/engine': 'workspace:*', commander: '^14.0.3', esbuild: '^0.28.0' } },
+    { name: '@vigil/engine', dependencies: { esbuild: '^0.28.1', zod: '^4.1.0' } },
+    { name: '@vigil/runner', dependencies: { '@playwright/test': '^1.56.0', undici: '^7.16.0' } },
+  ];
+
+  it('are what the bundles import plus the external packages a bundled package depends on, with the highest declared floor', () => {
+    expect(deriveDependencies({ imported: ['esbuild', 'zod'], manifests, external: ['esbuild', '@playwright/test'] })).toEqual({
+      '@playwright/test': '^1.56.0',
+      esbuild: '^0.28.1',
+      zod: '^4.1.0',
+    });
+  });
+
+  it('refuse a package that no workspace package declares', () => {
+    expect(() => deriveDependencies({ imported: ['left-pad'], manifests, external: [] })).toThrow(
+      'the published package needs "left-pad", but no workspace package it bundles lists it in "dependencies"',
+    );
+  });
+
+  it('refuse ranges of different majors', () => {
+    const conflicting: WorkspaceManifest[] = [...manifests, { name: '@vigil/server', dependencies: { zod: '^3.23.0' } }];
+    expect(() => deriveDependencies({ imported: ['zod'], manifests: conflicting, external: [] })).toThrow(
+      'workspace packages want different majors of "zod": @vigil/engine ^4.1.0, @vigil/server ^3.23.0',
+    );
+  });
+
+  it('name packages, not the files imported from them', () => {
+    expect(['@playwright/test/reporter', 'jsonpath-plus/dist/index.js', 'zod'].map(packageNameOf)).toEqual(['@playwright/test', 'jsonpath-plus', 'zod']);
+  });
+});
+
+let project: string;
+let tarball: string;
+
+describe('pnpm pack:cli', () => {
+  beforeAll(async () => {
+    const packed = await must('npx', ['-y', 'pnpm@10', 'pack:cli'], REPO_ROOT);
+    tarball = packed.stdout.trim().split('\n').pop()!;
+    project = await mkdtemp(path.join(tmpdir(), 'vigil-pack-'));
+    await must('npm', ['init', '-y'], project);
+    await must('npm', ['i', '-D', tarball, 'typescript'], project);
+  }, INSTALL_TIMEOUT);
+
+  afterAll(async () => {
+    if (project) await rm(project, { recursive: true, force: true });
+  });
+
+  it('ends its output with the absolute path of the tarball it wrote', () => {
+    expect(path.isAbsolute(tarball)).toBe(true);
+    expect(tarball).toMatch(/vigil-\d+\.\d+\.\d+\.tgz$/);
+    expect(existsSync(tarball)).toBe(true);
+  });
+
+  it('packs a manifest with a vigil bin and only registry dependencies', async () => {
+    const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', 'vigil', 'package.json'), 'utf8'));
+    expect(manifest.name).toBe('vigil');
+    expect(manifest.bin).toEqual({ vigil: 'bin/vigil.mjs' });
+    expect(manifest.private).toBeUndefined();
+    const ranges = Object.values<string>(manifest.dependencies);
+    expect(ranges.filter((range) => !/^[\^~]?\d/.test(range))).toEqual([]);
+    expect(Object.keys(manifest.dependencies)).toEqual(expect.arrayContaining(['better-sqlite3', 'esbuild']));
+    expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@vigil/'))).toEqual([]);
+  });
+
+  describe('a bare directory with the packed vigil installed', () => {
+    it('npx vigil init . scaffolds the project, keeping the installed vigil dependency', async () => {
+      const before = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8'));
+      const init = await run('npx', ['vigil', 'init', '.'], project);
+      expect(init.stderr).toBe('');
+      expect(init.code).toBe(0);
+      expect(init.stdout).toContain('  npx vigil validate ');
+      expect(init.stdout).not.toContain('npm install');
+      const after = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8'));
+      expect(after.devDependencies).toEqual(before.devDependencies);
+      expect(after.scripts['vigil:validate']).toBe('vigil validate');
+      for (const file of ['vigil.config.ts', 'checks/homepage.monitor.ts', 'tsconfig.json', '.gitignore']) {
+        expect(existsSync(path.join(project, file)), file).toBe(true);
+      }
+    }, STEP_TIMEOUT);
+
+    it('npx vigil validate and npx vigil plan --local succeed', async () => {
+      const validated = await run('npx', ['vigil', 'validate'], project);
+      expect(validated).toMatchObject({ code: 0, stdout: '✔ 1 resource valid\n' });
+      const planned = await run('npx', ['vigil', 'plan', '--local'], project);
+      expect(planned.stderr).toBe('');
+      expect(planned.code).toBe(0);
+      expect(planned.stdout).toContain('+ api-check.homepage');
+      expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+    }, STEP_TIMEOUT);
+
+    it('npx tsc --noEmit type-checks the config and monitors against the bundled declarations', async () => {
+      expect(await run('npx', ['tsc', '--noEmit'], project)).toMatchObject({ code: 0, stdout: '' });
+      // The declarations themselves are sound, not merely skipped.
+      expect(await run('npx', ['tsc', '--noEmit', '--skipLibCheck', 'false'], project)).toMatchObject({ code: 0, stdout: '' });
+      const typo = path.join(project, 'checks', 'typo.monitor.ts');
+      await writeFile(typo, "import { ApiCheck } from 'vigil/constructs';\nnew ApiCheck('typo', { name: 42, request: { url: 'https://example.com/' } });\n");
+      try {
+        const failed = await run('npx', ['tsc', '--noEmit'], project);
+        expect(failed.code).not.toBe(0);
+        expect(failed.stdout).toContain('checks/typo.monitor.ts');
+      } finally {
+        await rm(typo);
+      }
+    }, STEP_TIMEOUT);
+
+    it('imports vigil/constructs and vigil from an ES module', async () => {
+      await writeFile(
+        path.join(project, 'consumer.mjs'),
+        [
+          "import { ApiCheck, Frequency } from 'vigil/constructs';",
+          "import { defineConfig } from 'vigil';",
+          "console.log(typeof ApiCheck, Frequency.EVERY_5M.frequency, defineConfig({ projectName: 'p', logicalId: 'p' }).logicalId);",
+        ].join('\n'),
+      );
+      expect(await run('node', ['consumer.mjs'], project)).toMatchObject({ code: 0, stdout: 'function 5 p\n', stderr: '' });
+    }, STEP_TIMEOUT);
+
+    it('requires vigil/constructs and vigil from CommonJS', async () => {
+      await writeFile(
+        path.join(project, 'consumer.cjs'),
+        [
+          "const { ApiCheck, Frequency } = require('vigil/constructs');",
+          "const { defineConfig } = require('vigil');",
+          "console.log(typeof ApiCheck, Frequency.EVERY_5M.frequency, defineConfig({ projectName: 'p', logicalId: 'p' }).logicalId);",
+          "try { new ApiCheck('x', { name: 'x', request: { url: 'https://example.com/' } }); } catch (error) { console.log(error.message.split(' can only')[0]); }",
+        ].join('\n'),
+      );
+      expect(await run('node', ['consumer.cjs'], project)).toMatchObject({ code: 0, stdout: 'function 5 p\nApiCheck "x"\n', stderr: '' });
+    }, STEP_TIMEOUT);
+
+    it('loads a CommonJS config and monitors, including constructs made by a required package, from a subdirectory', async () => {
+      const legacy = path.join(project, 'legacy');
+      await mkdir(path.join(legacy, 'checks'), { recursive: true });
+      await writeFile(
+        path.join(legacy, 'vigil.config.cjs'),
+        [
+          "const { defineConfig } = require('vigil');",
+          "module.exports = defineConfig({ projectName: 'Legacy', logicalId: 'legacy', checks: { checkMatch: '**/*.monitor.js', frequency: 10, locations: ['eu-west-1'] } });",
+        ].join('\n'),
+      );
+      await writeFile(
+        path.join(legacy, 'checks', 'home.monitor.js'),
+        [
+          "const { ApiCheck } = require('vigil/constructs');",
+          "const { statusCheck } = require('acme-monitors');",
+          "new ApiCheck('legacy-home', { name: 'Legacy home', request: { url: 'https://example.com/' } });",
+          "statusCheck('https://status.example.com/');",
+        ].join('\n'),
+      );
+      // A shared library of monitors, as a team might publish one: it gets the CommonJS copy of the
+      // constructs from node_modules, which must register into the Project the CLI is loading.
+      const library = path.join(project, 'node_modules', 'acme-monitors');
+      await mkdir(library, { recursive: true });
+      await writeFile(path.join(library, 'package.json'), JSON.stringify({ name: 'acme-monitors', version: '1.0.0', main: 'index.js' }));
+      await writeFile(
+        path.join(library, 'index.js'),
+        [
+          "const { ApiCheck } = require('vigil/constructs');",
+          "exports.statusCheck = (url) => new ApiCheck('shared-status', { name: 'Status page', request: { url } });",
+        ].join('\n'),
+      );
+      const planned = await run('npx', ['vigil', 'plan', '--local'], path.join(legacy, 'checks'));
+      expect(planned.stderr).toBe('');
+      expect(planned.code).toBe(0);
+      expect(planned.stdout).toContain('+ api-check.legacy-home');
+      expect(planned.stdout).toContain('+ api-check.shared-status');
+      expect(planned.stdout).toContain('Plan: 2 to add, 0 to change, 0 to destroy.');
+    }, STEP_TIMEOUT);
+
+    it('npx vigil server starts the local monitoring service on loopback', async () => {
+      // The installed bin itself rather than npx, so that stopping it stops the server.
+      const bin = path.join(project, 'node_modules', '.bin', 'vigil');
+      const child = spawn(bin, ['server', '--port', '0', '--data', path.join(project, '.vigil', 'server')], {
+        cwd: project,
+        env: environment(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let output = '';
+          child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+            output += chunk;
+            const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+            if (match) resolve(match[1]!);
+          });
+          child.on('close', (code) => reject(new Error(`vigil server exited ${code}: ${output}`)));
+        });
+        const response = await fetch(`${url}/v1/checks`, { headers: { authorization: 'Bearer vigil-local' } });
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual([]);
+      } finally {
+        child.kill('SIGTERM');
+      }
+    }, STEP_TIMEOUT);
+  });
+});
