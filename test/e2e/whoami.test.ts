@@ -26,6 +26,7 @@ describe.concurrent('vigil whoami', () => {
       accounts: [
         { apiKey: 'team-key', accountId: 'acme', name: 'Acme' },
         { apiKey: 'team-key', accountId: 'acme-staging', name: 'Acme staging' },
+        { apiKey: 'odd-key', accountId: 'odd', name: 'Odd\u001b[2J\nforged line' },
       ],
     });
   });
@@ -35,6 +36,12 @@ describe.concurrent('vigil whoami', () => {
     const run = await whoami([], { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'team-key' });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toBe(`account  Acme (acme)\napi      ${server.url}\n`);
+  });
+
+  it('prints an account name with its control characters and line breaks escaped', async () => {
+    const run = await whoami([], { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'odd-key' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toBe(`account  Odd\\u001b[2J\\nforged line (odd)\napi      ${server.url}\n`);
   });
 
   it('prints the account VIGIL_ACCOUNT_ID selects, as JSON on request', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact, registerSecrets } from './errors.js';
+import { oneLine, redact, registerSecrets } from './errors.js';
 
 registerSecrets(['long-secret-value', 'pw', 'a"b\\c-quoted', '', undefined, 42]);
 
@@ -13,5 +13,11 @@ describe('redact', () => {
     ['nothing else, line breaks included', 'line one\nline two', 'line one\nline two'],
   ])('removes %s', (_, text, expected) => {
     expect(redact(text)).toBe(expected);
+  });
+});
+
+describe('oneLine', () => {
+  it('also escapes line breaks, so a remote name cannot forge a line of output', () => {
+    expect(oneLine('name\nforged line\u001b[2J')).toBe('name\\nforged line\\u001b[2J');
   });
 });

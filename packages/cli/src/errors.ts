@@ -74,6 +74,11 @@ export function redact(text: string): string {
   return result.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** Remote text shown within one line of output (a name, an id): {@link redact}ed, line breaks escaped too. */
+export function oneLine(text: string): string {
+  return redact(text).replace(/\n/g, '\\n');
+}
+
 /**
  * The user error behind a failure that is not a `CliError`, or `undefined` for a real bug. State
  * problems (a damaged state file or log, a lock in the way) and answers of the service (a refused

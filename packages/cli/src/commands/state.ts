@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
-import { CliError, redact } from '../errors.js';
+import { CliError, oneLine } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 import { loadFromCommand, printDiagnostics } from './validate.js';
 
@@ -84,7 +84,7 @@ async function editUnderLock(
 
 /** Remote ids are the service's text: escaped so that none can carry terminal sequences. */
 function formatRemoteId(remoteId: string | number): string {
-  return typeof remoteId === 'number' ? String(remoteId) : redact(remoteId).replace(/\n/g, '\\n');
+  return typeof remoteId === 'number' ? String(remoteId) : oneLine(remoteId);
 }
 
 async function list(command: Command, options: { json?: boolean }): Promise<void> {

@@ -2,7 +2,7 @@
  * `vigil whoami`: which account the configured API key acts on (GET /v1/accounts).
  */
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
+import { CliError, oneLine, registerSecrets } from '../errors.js';
 
 export function registerWhoami(program: Command): void {
   program
@@ -18,7 +18,7 @@ export function registerWhoami(program: Command): void {
       }
       const { resolveTarget } = await import('../target.js');
       const target = await resolveTarget({ root: process.cwd() });
-      (await import('../errors.js')).registerSecrets([target.apiKey]);
+      registerSecrets([target.apiKey]);
       const { createClient, ApiError } = await import('@vigil/client');
       const { VERSION } = await import('../version.js');
       const client = createClient({
@@ -48,7 +48,6 @@ export function registerWhoami(program: Command): void {
         return;
       }
       // The account's name is the service's text: escaped, so it cannot carry terminal sequences.
-      const { printable } = await import('@vigil/engine');
-      process.stdout.write(`account  ${printable(account.name)} (${printable(account.id)})\napi      ${target.baseUrl}\n`);
+      process.stdout.write(`account  ${oneLine(account.name)} (${oneLine(account.id)})\napi      ${target.baseUrl}\n`);
     });
 }
