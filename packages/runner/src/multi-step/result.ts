@@ -4,11 +4,10 @@
  * is Vigil's, documented in docs/testing.md ("Multi-step checks"). Playwright maps positions through
  * the bundle's source map itself; they are made relative to the project here.
  */
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { JobLogLine } from '../types.js';
 import type { ReportError, ReportFile, ReportLocation, ReportStep } from './report.js';
-import { NO_BROWSER_HINT, SPEC_FILE, type SpecRun } from './run-spec.js';
+import { NO_BROWSER_HINT, requirePlaywright, SPEC_FILE, type SpecRun } from './run-spec.js';
 
 const MAX_JOB_LOG_LINES = 1000;
 const MAX_LINE_CHARS = 8192;
@@ -70,7 +69,7 @@ let playwrightVersion: string | undefined;
 function runtimeVersion(): string {
   if (playwrightVersion === undefined) {
     try {
-      playwrightVersion = (createRequire(import.meta.url)('@playwright/test/package.json') as { version: string }).version;
+      playwrightVersion = (requirePlaywright()('@playwright/test/package.json') as { version: string }).version;
     } catch {
       playwrightVersion = 'unknown';
     }

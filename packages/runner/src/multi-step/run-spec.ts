@@ -27,7 +27,24 @@ const MAX_OUTPUT_CHARS = 64 * 1024;
 const SPEC_BANNER = "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);";
 export const SPEC_FILE = 'check.spec.mjs';
 
-const ownRequire = createRequire(import.meta.url);
+let playwrightRequire: NodeJS.Require | undefined;
+
+/**
+ * A `require` that finds @playwright/test: from this module (sources, or a CLI package that depends
+ * on it), else from @vigil/runner's own directory (the CLI bundle inside the workspace, where the
+ * CLI package itself does not list it).
+ */
+export function requirePlaywright(): NodeJS.Require {
+  if (playwrightRequire) return playwrightRequire;
+  const own = createRequire(import.meta.url);
+  try {
+    own.resolve('@playwright/test/package.json');
+    playwrightRequire = own;
+  } catch {
+    playwrightRequire = createRequire(own.resolve('@vigil/runner'));
+  }
+  return playwrightRequire;
+}
 
 /** The reporter Playwright loads: dist/multi-step-reporter.mjs in the CLI bundle, the TypeScript source otherwise. */
 function reporterFile(): string {
@@ -45,7 +62,7 @@ function workspaceDir(): Promise<string> {
   workspace ??= (async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-multistep-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const packageDir = path.dirname(ownRequire.resolve('@playwright/test/package.json'));
+    const packageDir = path.dirname(requirePlaywright().resolve('@playwright/test/package.json'));
     await mkdir(path.join(dir, 'node_modules', '@playwright'), { recursive: true });
     symlinkSync(packageDir, path.join(dir, 'node_modules', '@playwright', 'test'), 'dir');
     try {
@@ -184,7 +201,7 @@ async function runSpecNow(input: SpecInput): Promise<SpecRun> {
   try {
     await writeFile(path.join(dir, SPEC_FILE), `${SPEC_BANNER} ${input.code}\n`);
     await writeFile(path.join(dir, 'playwright.config.mjs'), configSource({ reportFile, timeoutMs: input.timeoutMs, executablePath: chromiumExecutable() }));
-    const cli = ownRequire.resolve('@playwright/test/cli');
+    const cli = requirePlaywright().resolve('@playwright/test/cli');
     const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
     if (process.env.PLAYWRIGHT_BROWSERS_PATH) env.PLAYWRIGHT_BROWSERS_PATH = process.env.PLAYWRIGHT_BROWSERS_PATH;
     const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], {
