@@ -16,6 +16,7 @@ interface ServerFlags {
   seed?: string;
   requestLog?: string;
   scheduler: boolean;
+  retention: string;
 }
 
 const FAULTS_HELP = `
@@ -34,6 +35,12 @@ holding a JSON array of {"apiKey", "accountId", "name"?}. Default: key "vigil-lo
 Example:
   vigil server --port 8080 --data ./.vigil/server --api-key secret --account-id acme --rate-limit 600/60
 `;
+
+function parseRetention(text: string): number {
+  const days = Number(text);
+  if (!Number.isInteger(days) || days < 1 || days > 3650) throw usageError(`--retention must be a whole number of days from 1 to 3650, got "${text}"`);
+  return days;
+}
 
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
@@ -66,6 +73,7 @@ export function registerServer(program: Command): void {
     .option('--faults <spec>', 'inject faults, e.g. latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42 (see below)')
     .option('--seed <file>', 'JSON file with status pages, subscriptions and check results to load')
     .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account}')
+    .option('--retention <days>', 'delete check results older than this many days (1 to 3650)', '30')
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -121,7 +129,7 @@ export function registerServer(program: Command): void {
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
           ...(seed !== undefined ? { seed } : {}),
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
-          scheduler: flags.scheduler,
+          scheduler: flags.scheduler ? { retentionDays: parseRetention(flags.retention) } : false,
         });
       } catch (error) {
         throw new CliError(`cannot start the server: ${(error as Error).message}`, { cause: error });

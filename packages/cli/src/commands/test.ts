@@ -3,7 +3,7 @@ import { CliError, usageError } from '../errors.js';
 import { parseParallelism } from '../flags.js';
 import { REPORTERS, type ReporterName } from '../testing/reporters.js';
 import { collectTagSet, collectVariable, parseGrep } from '../testing/selection.js';
-import { loadFromCommand, printDiagnostics } from './validate.js';
+import { loadFromCommand, loadTimeoutOption, printDiagnostics } from './validate.js';
 
 interface TestFlags {
   grep?: string;
@@ -34,6 +34,7 @@ export function registerTest(program: Command): void {
     .option('--env-file <file>', 'read variables from a dotenv file (-e wins over it)')
     .option('--timeout <seconds>', 'stop the whole session after this many seconds', String(DEFAULT_TIMEOUT_SECONDS))
     .option('--list', 'list the runs that would be made, without running anything')
+    .addOption(loadTimeoutOption())
     .addOption(new Option('--reporter <name>', 'output: list (default on a terminal), ci (default otherwise), dot, github, json, junit').choices([...REPORTERS]))
     .addHelpText(
       'after',

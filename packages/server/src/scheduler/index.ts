@@ -21,6 +21,8 @@ export interface SchedulingOptions {
   now?: () => number;
   tickMs?: number;
   refreshMs?: number;
+  /** Days check results are kept (default 30). */
+  retentionDays?: number;
   /** Where a run that failed inside the service (not a failing check) is reported; default stderr. */
   log?: (line: string) => void;
 }
@@ -45,6 +47,7 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
     ...(options.now ? { now: options.now } : {}),
     ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
     ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
+    ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
   });
   scheduler.start();
   const started = scheduler;

@@ -73,3 +73,17 @@ describe('Scheduler.tick', () => {
     expect(queue.jobs.every((job) => job.slot.location === 'us-east-1' && job.group?.name === 'on')).toBe(true);
   });
 });
+
+describe('Scheduler.prune', () => {
+  it('deletes results older than the retention in batches and keeps newer ones', () => {
+    const store = storeWith([]);
+    const queue = new RecordingQueue();
+    const subject = new Scheduler({ store, queue, now: () => T0, retentionDays: 1 });
+    const insert = store.db.prepare('INSERT INTO check_results (account_id, id, check_id, created_ms, doc) VALUES (?, ?, ?, ?, ?)');
+    const day = 24 * 60 * 60 * 1000;
+    for (let index = 0; index < 1200; index++) insert.run('acct', `old-${index}`, 'c', T0 - 2 * day, '{}');
+    insert.run('acct', 'fresh', 'c', T0 - day / 2, '{}');
+    expect(subject.prune(T0)).toBe(1200);
+    expect(store.db.prepare('SELECT id FROM check_results').all()).toEqual([{ id: 'fresh' }]);
+  });
+});

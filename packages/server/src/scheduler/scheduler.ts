@@ -10,6 +10,7 @@
  *   picked up within `refreshMs`.
  * - What never runs: a deactivated check, a check in a deactivated group, passive checks (heartbeats).
  */
+import { readSideOf } from '../readside/context.js';
 import type { SqliteDatabase, Store } from '../store/index.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.js';
@@ -50,7 +51,16 @@ export interface SchedulerOptions {
   tickMs?: number;
   /** How often the set of checks is re-read (default 5 s). */
   refreshMs?: number;
+  /** Check results older than this many days are deleted (default 30). */
+  retentionDays?: number;
 }
+
+/** Rows deleted per statement when pruning, so a large backlog never holds the database for long. */
+const PRUNE_BATCH = 500;
+/** How often old results and claims are pruned. */
+const PRUNE_EVERY_MS = 60_000;
+/** Claims only guard against running a slot twice around a restart; two days is plenty. */
+const CLAIM_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
 
 interface Entry {
   schedule: SchedulableCheck;
@@ -68,6 +78,10 @@ export class Scheduler {
   readonly #refreshMs: number;
   readonly #claim;
   readonly #finish;
+  readonly #retentionMs: number;
+  readonly #pruneResults;
+  readonly #pruneClaims;
+  #prunedAt = 0;
   #entries: Entry[] = [];
   #loadedAt = Number.NEGATIVE_INFINITY;
   #lastTickMs = 0;
@@ -85,6 +99,22 @@ export class Scheduler {
       'INSERT OR IGNORE INTO scheduled_runs (account_id, slot_key, check_id, due_ms, location, claimed_ms) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.#finish = db.prepare('UPDATE scheduled_runs SET finished_ms = ? WHERE account_id = ? AND slot_key = ?');
+    this.#retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
+    readSideOf(options.store); // results are pruned from the read side's table: make sure it exists
+    this.#pruneResults = db.prepare(`DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT ${PRUNE_BATCH})`);
+    this.#pruneClaims = db.prepare(`DELETE FROM scheduled_runs WHERE rowid IN (SELECT rowid FROM scheduled_runs WHERE due_ms < ? LIMIT ${PRUNE_BATCH})`);
+  }
+
+  /**
+   * Deletes results older than the retention and claims older than two days, a batch at a time
+   * (each batch its own short statement), until none is left. Returns how many results went.
+   */
+  prune(nowMs = this.#now()): number {
+    this.#prunedAt = nowMs;
+    let removed = 0;
+    for (let batch = this.#pruneResults.run(nowMs - this.#retentionMs).changes; batch > 0; batch = this.#pruneResults.run(nowMs - this.#retentionMs).changes) removed += batch;
+    while (this.#pruneClaims.run(nowMs - CLAIM_RETENTION_MS).changes > 0);
+    return removed;
   }
 
   /** Starts ticking from now; slots due before now are not run. */
@@ -115,6 +145,7 @@ export class Scheduler {
     // The first tick only sets the origin: nothing before the scheduler started is run late.
     if (this.#lastTickMs === 0) this.#lastTickMs = nowMs;
     if (nowMs - this.#loadedAt >= this.#refreshMs) this.#reload(nowMs);
+    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
     const from = this.#lastTickMs;
     if (nowMs <= from) return 0;
     this.#lastTickMs = nowMs;
