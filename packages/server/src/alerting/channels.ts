@@ -1,0 +1,158 @@
+/**
+ * Sending one notification to one alert channel. A send either resolves (SENT, with a short note of
+ * the receiver's answer), resolves `undeliverable` (nothing this service can do will deliver it:
+ * retrying is pointless), or throws (a transient failure: the outbox retries with backoff).
+ *
+ * WEBHOOK: the channel's `method`, `headers` and `queryParameters`; the body is the channel's
+ * `template` with `{{VARIABLE}}` replaced (values JSON-string-escaped, so a template that is JSON
+ * stays JSON whatever a check's name contains; unknown variables become empty), or the default JSON
+ * body of `defaultWebhookBody`. `webhookSecret` signs the exact body: `x-checkly-signature` is the
+ * hex HMAC-SHA256 of the body under the secret, as the real service sends it.
+ * SLACK: an incoming-webhook `{ text }` message. Every request carries `x-vigil-notification-id`,
+ * the same on every retry, for the receiver's de-duplication.
+ */
+import { createHmac } from 'node:crypto';
+
+export interface AlertContext {
+  notificationId: string;
+  alertType: string;
+  checkId: string;
+  checkName: string;
+  checkType: string;
+  checkResultId: string | null;
+  responseTime: number | null;
+  runLocation: string | null;
+  startedAt: string | null;
+  errorMessage: string | null;
+  groupName: string | null;
+  tags: string[];
+  statusCode: number | null;
+  statusText: string | null;
+}
+
+export type SendOutcome = { kind: 'sent'; result: string } | { kind: 'undeliverable'; reason: string };
+
+export interface SendOptions {
+  timeoutMs: number;
+}
+
+export const NOTIFICATION_ID_HEADER = 'x-vigil-notification-id';
+export const SIGNATURE_HEADER = 'x-checkly-signature';
+
+const ALERT_TITLES: Record<string, string> = {
+  ALERT_FAILURE: 'has failed',
+  ALERT_FAILURE_REMAIN: 'is still failing',
+  ALERT_RECOVERY: 'has recovered',
+  ALERT_DEGRADED: 'is degraded',
+  ALERT_DEGRADED_RECOVERY: 'is no longer degraded',
+};
+
+export function alertTitle(context: AlertContext): string {
+  return `Check '${context.checkName}' ${ALERT_TITLES[context.alertType] ?? context.alertType}`;
+}
+
+/** The template variables of the real service that this service knows the value of. */
+export function templateVariables(context: AlertContext): Record<string, string> {
+  const text = (value: string | number | null) => (value === null ? '' : String(value));
+  return {
+    ALERT_TITLE: alertTitle(context),
+    ALERT_TYPE: context.alertType,
+    CHECK_NAME: context.checkName,
+    CHECK_ID: context.checkId,
+    CHECK_TYPE: context.checkType,
+    CHECK_RESULT_ID: text(context.checkResultId),
+    CHECK_ERROR_MESSAGE: text(context.errorMessage),
+    RESPONSE_TIME: text(context.responseTime),
+    RUN_LOCATION: text(context.runLocation),
+    REGION: text(context.runLocation),
+    STARTED_AT: text(context.startedAt),
+    GROUP_NAME: text(context.groupName),
+    TAGS: context.tags.join(', '),
+    API_CHECK_RESPONSE_STATUS_CODE: text(context.statusCode),
+    API_CHECK_RESPONSE_STATUS_TEXT: text(context.statusText),
+    NOTIFICATION_ID: context.notificationId,
+  };
+}
+
+export function renderTemplate(template: string, context: AlertContext): string {
+  const variables = templateVariables(context);
+  return template.replace(/\{\{\{?\s*([A-Za-z0-9_]+)\s*\}?\}\}/g, (_match, name: string) => JSON.stringify(variables[name] ?? '').slice(1, -1));
+}
+
+/** The body of a WEBHOOK channel without a `template`. */
+export function defaultWebhookBody(context: AlertContext): string {
+  return JSON.stringify({
+    notificationId: context.notificationId,
+    alertType: context.alertType,
+    alertTitle: alertTitle(context),
+    checkId: context.checkId,
+    checkName: context.checkName,
+    checkType: context.checkType,
+    checkResultId: context.checkResultId,
+    responseTime: context.responseTime,
+    runLocation: context.runLocation,
+    startedAt: context.startedAt,
+    errorMessage: context.errorMessage,
+    groupName: context.groupName,
+    tags: context.tags,
+  });
+}
+
+export async function sendToChannel(type: string, config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  switch (type) {
+    case 'WEBHOOK':
+      return sendWebhook(config, context, options);
+    case 'SLACK':
+      return post(String(config.url ?? ''), 'POST', { 'content-type': 'application/json' }, JSON.stringify({ text: slackText(context), ...(config.channel ? { channel: config.channel } : {}) }), context, options);
+    case 'EMAIL':
+      return { kind: 'undeliverable', reason: 'no SMTP server is configured for this service, so e-mail cannot be sent' };
+    default:
+      return { kind: 'undeliverable', reason: `delivery to ${type} channels is not implemented by this service` };
+  }
+}
+
+async function sendWebhook(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  const template = typeof config.template === 'string' && config.template.trim() !== '' ? config.template : undefined;
+  const body = template ? renderTemplate(template, context) : defaultWebhookBody(context);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const { key, value } of keyValues(config.headers)) headers[key.toLowerCase()] = value;
+  if (typeof config.webhookSecret === 'string' && config.webhookSecret !== '') {
+    headers[SIGNATURE_HEADER] = createHmac('sha256', config.webhookSecret).update(body).digest('hex');
+  }
+  let url: URL;
+  try {
+    url = new URL(String(config.url ?? ''));
+  } catch {
+    return { kind: 'undeliverable', reason: `the webhook URL "${String(config.url)}" is not a URL` };
+  }
+  for (const { key, value } of keyValues(config.queryParameters)) url.searchParams.append(key, value);
+  const method = String(config.method ?? 'POST').toUpperCase();
+  return post(url.href, method, headers, method === 'GET' || method === 'HEAD' ? undefined : body, context, options);
+}
+
+async function post(url: string, method: string, headers: Record<string, string>, body: string | undefined, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  if (!/^https?:\/\//.test(url)) return { kind: 'undeliverable', reason: `"${url}" is not an http(s) URL` };
+  const response = await fetch(url, {
+    method,
+    headers: { ...headers, [NOTIFICATION_ID_HEADER]: context.notificationId, 'user-agent': 'vigil-alerting' },
+    ...(body === undefined ? {} : { body }),
+    redirect: 'manual',
+    signal: AbortSignal.timeout(options.timeoutMs),
+  });
+  const text = (await response.text()).slice(0, 500);
+  if (response.status >= 200 && response.status < 300) return { kind: 'sent', result: `${response.status} ${text}`.trim() };
+  throw new Error(`the receiver answered HTTP ${response.status}${text ? `: ${text}` : ''}`);
+}
+
+function slackText(context: AlertContext): string {
+  const parts = [alertTitle(context)];
+  if (context.runLocation) parts.push(`location ${context.runLocation}`);
+  if (context.responseTime !== null) parts.push(`${context.responseTime} ms`);
+  if (context.errorMessage) parts.push(context.errorMessage);
+  return parts.join(' · ');
+}
+
+function keyValues(value: unknown): Array<{ key: string; value: string }> {
+  if (!Array.isArray(value)) return [];
+  return value.filter((entry) => typeof entry?.key === 'string').map((entry) => ({ key: String(entry.key), value: String(entry.value ?? '') }));
+}

@@ -1,0 +1,170 @@
+/**
+ * The notification outbox: rows of `alert_notifications` (alerting/tables.ts) and the worker that
+ * delivers them. At least once: a row is settled (SENT, FAILED, UNDELIVERABLE) only after its
+ * attempt ends, so a row whose attempt a crash cut short is attempted again after the restart.
+ *
+ * - Bounded concurrency: at most `concurrency` requests in flight; each has `timeoutMs`, so a slow
+ *   or dead receiver holds one slot for at most that long and never delays the others' turns.
+ * - Retries: a transient failure is attempted again after `backoffMs · 2^(attempts−1)` (capped at
+ *   `maxBackoffMs`), up to `maxAttempts` attempts; then the row is FAILED with the last error.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { Store } from '../store/index.js';
+import { sendToChannel, type AlertContext, type SendOutcome } from './channels.js';
+
+export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'UNDELIVERABLE';
+
+export interface NotificationRow {
+  seq: number;
+  account_id: string;
+  id: string;
+  check_id: string;
+  alert_channel_id: number;
+  channel_type: string;
+  alert_type: string;
+  delivery: DeliveryStatus;
+  attempts: number;
+  next_attempt_ms: number | null;
+  created_ms: number;
+  settled_ms: number | null;
+  last_error: string | null;
+  notification_result: string | null;
+  doc: string;
+}
+
+/** What a row's `doc` holds: everything the delivery needs, fixed when the alert happened. */
+export interface NotificationDoc {
+  context: AlertContext;
+  /** The channel's config at the time (a later edit or delete does not change a queued notification). */
+  alertConfig: Record<string, unknown>;
+  checkAlertId: string;
+}
+
+export interface OutboxOptions {
+  concurrency?: number;
+  timeoutMs?: number;
+  maxAttempts?: number;
+  backoffMs?: number;
+  maxBackoffMs?: number;
+  pollMs?: number;
+  now?: () => number;
+  send?: (type: string, config: Record<string, unknown>, context: AlertContext) => Promise<SendOutcome>;
+  log?: (line: string) => void;
+}
+
+export class Outbox {
+  readonly #insert: Statement;
+  readonly #due: Statement;
+  readonly #settle: Statement;
+  readonly #retry: Statement;
+  readonly #concurrency: number;
+  readonly #maxAttempts: number;
+  readonly #backoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #pollMs: number;
+  readonly #now: () => number;
+  readonly #send: NonNullable<OutboxOptions['send']>;
+  readonly #inFlight = new Map<string, Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(store: Store, options: OutboxOptions = {}) {
+    const db = store.db;
+    this.#insert = db.prepare(
+      `INSERT INTO alert_notifications (account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, next_attempt_ms, created_ms, doc)
+       VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
+    );
+    this.#due = db.prepare(
+      "SELECT * FROM alert_notifications WHERE delivery = 'PENDING' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, seq LIMIT ?",
+    );
+    this.#settle = db.prepare(
+      'UPDATE alert_notifications SET delivery = ?, attempts = ?, settled_ms = ?, next_attempt_ms = NULL, last_error = ?, notification_result = ? WHERE id = ?',
+    );
+    this.#retry = db.prepare('UPDATE alert_notifications SET attempts = ?, next_attempt_ms = ?, last_error = ? WHERE id = ?');
+    this.#concurrency = options.concurrency ?? 10;
+    this.#maxAttempts = options.maxAttempts ?? 6;
+    this.#backoffMs = options.backoffMs ?? 2000;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 5 * 60_000;
+    this.#pollMs = options.pollMs ?? 500;
+    this.#now = options.now ?? Date.now;
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs }));
+  }
+
+  /** Queues a notification; call inside the transaction that changes the alert state. */
+  enqueue(accountId: string, row: { id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }): void {
+    const now = this.#now();
+    this.#insert.run(accountId, row.id, row.checkId, row.alertChannelId, row.channelType, row.alertType, now, now, JSON.stringify(row.doc));
+  }
+
+  /** Starts polling for due rows (including those left PENDING by a previous process). */
+  start(): void {
+    if (this.#timer || this.#stopped) return;
+    this.#timer = setInterval(() => this.pump(), this.#pollMs);
+    this.#timer.unref();
+    this.pump();
+  }
+
+  /** Stops starting attempts and waits for those in flight (bounded by their timeout). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await Promise.allSettled([...this.#inFlight.values()]);
+  }
+
+  /** Starts attempts for due rows while slots are free. Public so tests and enqueuers can kick it. */
+  pump(): void {
+    if (this.#stopped) return;
+    const free = this.#concurrency - this.#inFlight.size;
+    if (free <= 0) return;
+    const rows = this.#due.all(this.#now(), free + this.#inFlight.size) as NotificationRow[];
+    for (const row of rows) {
+      if (this.#inFlight.size >= this.#concurrency) break;
+      if (this.#inFlight.has(row.id)) continue;
+      const attempt = this.#attempt(row).finally(() => {
+        this.#inFlight.delete(row.id);
+        this.pump();
+      });
+      this.#inFlight.set(row.id, attempt);
+    }
+  }
+
+  /** Resolves when nothing is due or in flight (tests). */
+  async idle(): Promise<void> {
+    for (;;) {
+      this.pump();
+      if (this.#inFlight.size === 0) return;
+      await Promise.allSettled([...this.#inFlight.values()]);
+    }
+  }
+
+  async #attempt(row: NotificationRow): Promise<void> {
+    const doc = JSON.parse(row.doc) as NotificationDoc;
+    const attempts = row.attempts + 1;
+    let outcome: SendOutcome;
+    try {
+      outcome = await this.#send(row.channel_type, doc.alertConfig, doc.context);
+    } catch (error) {
+      const message = errorMessage(error);
+      if (attempts >= this.#maxAttempts) {
+        this.#settle.run('FAILED', attempts, this.#now(), message, null, row.id);
+      } else {
+        const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (attempts - 1));
+        this.#retry.run(attempts, this.#now() + delay, message, row.id);
+      }
+      return;
+    }
+    if (outcome.kind === 'sent') this.#settle.run('SENT', attempts, this.#now(), null, outcome.result, row.id);
+    else this.#settle.run('UNDELIVERABLE', attempts, this.#now(), outcome.reason, null, row.id);
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === 'TimeoutError') return 'the receiver did not answer in time';
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return cause?.code ? `${error.message}: ${cause.code}` : error.message;
+  }
+  return String(error);
+}

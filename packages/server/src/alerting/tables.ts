@@ -1,0 +1,46 @@
+/**
+ * The alerting tables, as numbered steps of the `alerting` migration scope (append, never rewrite).
+ * `alert_states` holds each check's AlertState; `alert_notifications` is the outbox: a row is written
+ * in the transaction that changes the state, and stays PENDING until a delivery attempt settles it,
+ * so a restart neither forgets a notification nor sends a settled one again.
+ */
+import type { Migration } from '../store/index.js';
+
+export const ALERTING_SCOPE = 'alerting';
+
+export const ALERTING_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'alert states, notification outbox',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE alert_states (
+          account_id TEXT NOT NULL,
+          check_id TEXT NOT NULL,
+          doc TEXT NOT NULL,
+          PRIMARY KEY (account_id, check_id)
+        );
+
+        CREATE TABLE alert_notifications (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          account_id TEXT NOT NULL,
+          id TEXT NOT NULL UNIQUE,
+          check_id TEXT NOT NULL,
+          alert_channel_id INTEGER NOT NULL,
+          channel_type TEXT NOT NULL,
+          alert_type TEXT NOT NULL,
+          delivery TEXT NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          next_attempt_ms INTEGER,
+          created_ms INTEGER NOT NULL,
+          settled_ms INTEGER,
+          last_error TEXT,
+          notification_result TEXT,
+          doc TEXT NOT NULL
+        );
+        CREATE INDEX alert_notifications_pending ON alert_notifications (delivery, next_attempt_ms);
+        CREATE INDEX alert_notifications_account ON alert_notifications (account_id, created_ms);
+      `);
+    },
+  },
+];
