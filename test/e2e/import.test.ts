@@ -85,7 +85,7 @@ async function seedMixedAccount(): Promise<void> {
   await create(`/v1/checks/multistep${query}`, {
     name: 'Checkout',
     frequency: 15,
-    retryStrategy: { type: 'EXPONENTIAL', maxRetries: 4, onlyOn: ['NETWORK_ERROR'] },
+    retryStrategy: { type: 'EXPONENTIAL', maxRetries: 4 },
     script: "import { test } from '@playwright/test';\ntest('buys', async () => {});\n",
     environmentVariables: [{ key: 'TOKEN', value: 'tok', secret: true }, { key: 'PLAIN', value: 'x' }],
   });

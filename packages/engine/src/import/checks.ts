@@ -194,12 +194,24 @@ export function mapApiCheck(remote: RemoteObject, inherited: CheckInheritance, c
   return { construct: 'ApiCheck', props: props.build(), extraKeys };
 }
 
+/**
+ * A multi-step check's view with `retryStrategy.onlyOn` left out, with a warning when it had one: the
+ * service may hold it, but only request-based checks can tell a network error, so `MultiStepCheck`
+ * refuses it and code that kept it would not load.
+ */
+function withoutOnlyOn(view: Payload, context: MapContext): Payload {
+  const strategy = view.retryStrategy as { onlyOn?: unknown } | null | undefined;
+  if (!strategy || !Array.isArray(strategy.onlyOn) || strategy.onlyOn.length === 0) return view;
+  context.warn(`retries only on ${strategy.onlyOn.join(', ')} (retryStrategy.onlyOn), which a MultiStepCheck cannot express; the code retries on any failure, so the next plan clears onlyOn`);
+  return { ...view, retryStrategy: { ...strategy, onlyOn: [] } };
+}
+
 export function mapMultiStepCheck(remote: RemoteObject, inherited: CheckInheritance, context: MapContext): MappedResource {
   const adapter = adapterFor('multistep-check');
   const view = remoteView(adapter, remote);
   const baseline = baselineOf(adapter, { name: 'x', script: 'x' });
   const props = new ObjectBuilder().set('name', literal(String(view.name)));
-  const extraKeys = commonCheckProps(props, view, baseline, inherited, context);
+  const extraKeys = commonCheckProps(props, withoutOnlyOn(view, context), baseline, inherited, context);
   props.set('code', new ObjectBuilder().set('content', literal(String(view.script))).build());
   if (differs(view.scriptPath, null)) {
     context.warn(`was uploaded from ${String(view.scriptPath)}; the code inlines the script, so the next plan clears scriptPath`);

@@ -92,3 +92,17 @@ describe('planImport state entries', () => {
     expect(propsOf(fast!.props).frequency).toBe('Frequency.EVERY_10S');
   });
 });
+
+describe('planImport of what a construct cannot express', () => {
+  it('leaves retryStrategy.onlyOn out of a multi-step check, with a warning, so the code loads', () => {
+    const remote: RemoteObject = {
+      ...MultiStepCheckCreate.parse({ name: 'Flow', script: 'await run();', retryStrategy: { type: 'FIXED', onlyOn: ['NETWORK_ERROR'] } }),
+      id: 'm1',
+    };
+    const [check] = plan([{ kind: 'multistep-check', remoteId: 'm1', remote, name: 'Flow' }]).resources;
+    expect(propsOf(check!.props).retryStrategy).toBe('RetryStrategyBuilder.fixedStrategy()');
+    expect(check!.warnings).toEqual([
+      'retries only on NETWORK_ERROR (retryStrategy.onlyOn), which a MultiStepCheck cannot express; the code retries on any failure, so the next plan clears onlyOn',
+    ]);
+  });
+});

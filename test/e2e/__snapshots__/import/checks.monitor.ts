@@ -28,7 +28,7 @@ new ApiCheck('home-2', {
 new MultiStepCheck('checkout', {
   name: 'Checkout',
   frequency: Frequency.EVERY_15M,
-  retryStrategy: RetryStrategyBuilder.exponentialStrategy({ maxRetries: 4, onlyOn: ['NETWORK_ERROR'] }),
+  retryStrategy: RetryStrategyBuilder.exponentialStrategy({ maxRetries: 4 }),
   code: {
     content: `import { test } from '@playwright/test';
 test('buys', async () => {});
