@@ -229,6 +229,21 @@ describe('a reviewable destroy plan', () => {
   }, 120_000);
 });
 
+describe('a saved plan made with --target', () => {
+  it('is applied with its own targets, and refuses another --target', async () => {
+    await monitor("import { CheckGroup } from 'vigil/constructs';\nnew CheckGroup('web', { name: 'Web' });\nnew CheckGroup('other', { name: 'Other' });\n");
+    expect((await run(['plan', '--target', 'check-group.web', '--out', 'web.json'])).code).toBe(0);
+    const shown = await run(['show', 'web.json']);
+    expect(shown.stdout.split('\n')[0]).toBe(`Saved plan for project "shop" on ${server.url}, account local (state serial 0, limited to --target check-group.web).`);
+    const refused = await run(['apply', 'web.json', '--target', 'check-group.other']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('Error: --target cannot be combined with a saved plan: web.json is applied with the targets it was made with\n');
+    const applied = await run(['apply', 'web.json']);
+    expect(applied.stderr).toBe('');
+    expect(applied.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
+  }, 120_000);
+});
+
 describe('a renamed logical id', () => {
   it('hints at the exact vigil state mv that keeps the remote resource', async () => {
     await monitor("import { ApiCheck } from 'vigil/constructs';\nnew ApiCheck('home', { name: 'Home', request: { url: 'https://example.com/' } });\n");

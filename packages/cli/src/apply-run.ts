@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { ApplyEvent, ApplyReport, Operation, PlanResult, StateLock } from '@vigil/engine';
-import { CliError, redact } from './errors.js';
+import { CliError, redact, usageError } from './errors.js';
 import { parseLockTimeoutFlag, parseParallelism } from './flags.js';
 import { confirm } from './prompt.js';
 import { computePlan, currentState, openSession, recordDeclaredState, useColor, type Session } from './workflow.js';
@@ -40,6 +40,9 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
   // Flags are checked before the project is loaded or an embedded service started.
   const parallelism = parseParallelism(flags.parallelism);
   const lockTimeoutMs = await parseLockTimeoutFlag(flags.lockTimeout);
+  if (options.savedPlanPath && (flags.target?.length ?? 0) > 0) {
+    throw usageError(`--target cannot be combined with a saved plan: ${options.savedPlanPath} is applied with the targets it was made with`);
+  }
   const out = (line: string) => process.stdout.write(`${line}\n`);
   // A saved plan is read first: a missing or damaged file stops before anything is loaded, and a
   // saved destroy plan (`vigil plan --destroy --out`) is applied as a destroy.
@@ -60,7 +63,9 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
       }
     }
 
-    const planned = await computePlan(session, writer.document, { targets: flags.target ?? [], destroy: mode === 'destroy' });
+    // A saved plan is re-derived exactly as it was made: its own --target list, not this run's.
+    const targets = saved ? (saved.targets ?? []) : (flags.target ?? []);
+    const planned = await computePlan(session, writer.document, { targets, destroy: mode === 'destroy' });
     const { plan } = planned;
     const { printDiagnostics } = await import('./commands/validate.js');
     const errors = plan.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');

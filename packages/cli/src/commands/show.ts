@@ -68,7 +68,8 @@ export function registerShow(program: Command): void {
       const { baseUrl, accountId } = plan.target;
       const kind = plan.destroy ? 'Saved destroy plan' : 'Saved plan';
       const account = accountId ? `, account ${accountId}` : '';
-      process.stdout.write(`${kind} for project "${plan.project}" on ${baseUrl}${account} (state serial ${plan.state.serial}).\n\n`);
+      const limited = plan.targets && plan.targets.length > 0 ? `, limited to --target ${plan.targets.join(' --target ')}` : '';
+      process.stdout.write(`${kind} for project "${plan.project}" on ${baseUrl}${account} (state serial ${plan.state.serial}${limited}).\n\n`);
       process.stdout.write(engine.renderText(plan, { color: useColor(command), allFields: true }));
     });
 }

@@ -16,6 +16,7 @@ export const planSchema = z.object({
   target: z.object({ baseUrl: z.string(), accountId: z.string() }),
   state: z.object({ lineage: z.string(), serial: z.number().int().nonnegative() }),
   destroy: z.literal(true).optional(),
+  targets: z.array(z.string()).optional(),
   summary: z.object({
     create: z.number().int(),
     update: z.number().int(),

@@ -241,6 +241,7 @@ export function createPlan(input: PlanInput): PlanResult {
       target: input.target,
       state: { lineage: input.state.lineage, serial: input.state.serial },
       ...(input.destroy ? { destroy: true as const } : {}),
+      ...(input.targets && input.targets.length > 0 ? { targets: [...input.targets] } : {}),
       summary: summarize(selected),
       changes: selected,
       forget: selectedForget.sort(),

@@ -70,6 +70,8 @@ export interface Plan {
   readonly state: { readonly lineage: string; readonly serial: number };
   /** Present on a destroy plan (`vigil plan --destroy`): its saved file is applied as a destroy. */
   readonly destroy?: true;
+  /** `--target` addresses the plan was limited to, so `vigil apply <file>` re-derives the same plan. */
+  readonly targets?: readonly Address[];
   readonly summary: PlanSummary;
   readonly changes: readonly Change[];
   /** State entries whose remote resource is gone and which are no longer in code: apply forgets them. */
