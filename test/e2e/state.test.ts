@@ -125,6 +125,21 @@ describe('vigil state list and show', () => {
 });
 
 describe('vigil state mv and rm', () => {
+  it('edits a symlinked state file through the link: the link stays, its target changes, no lock is left beside either', async () => {
+    const { lstat, rename, symlink } = await import('node:fs/promises');
+    const shared = path.join(root, 'shared-state.json');
+    await rename(statePath, shared);
+    await symlink(path.relative(path.dirname(statePath), shared), statePath);
+    const result = await runVigil(['state', 'mv', 'check-group.web', 'check-group.frontend', '--config', config]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect((await lstat(statePath)).isSymbolicLink()).toBe(true);
+    const stored = JSON.parse(await readFile(shared, 'utf8')) as StateDocument;
+    expect(Object.keys(stored.resources).sort()).toEqual(['alert-channel.oncall', 'api-check.home', 'check-group.frontend']);
+    expect(await readdir(path.dirname(statePath))).toEqual(['state.json']);
+    expect((await readdir(root)).filter((name) => name.startsWith('shared-state'))).toEqual(['shared-state.json']);
+  });
+
   it('renames an address, its references follow, the serial moves on, and the lock is gone', async () => {
     const result = await runVigil(['state', 'mv', 'check-group.web', 'check-group.frontend', '--config', config]);
     expect(result.code).toBe(0);
