@@ -6,6 +6,7 @@
  */
 import type { Runner, RunResult, RunVariable } from '@vigil/runner';
 import { applyGroupDefaults, groupVariables, resolveGroupBaseUrl, type GroupRunDefaults } from '@vigil/runner/group-defaults';
+import type { Alerting } from '../alerting/index.js';
 import { readSideOf } from '../readside/context.js';
 import { statusesOf } from '../readside/statuses.js';
 import type { Store } from '../store/index.js';
@@ -14,6 +15,8 @@ import type { RunJob } from './queue.js';
 export interface ExecuteOptions {
   store: Store;
   runner: Runner;
+  /** Told every FINAL result after it is stored (alert state and notifications). */
+  alerting?: Pick<Alerting, 'onFinalResult'>;
   /** Called when a run's results are stored (the scheduler marks the slot finished). */
   onStored?: (job: RunJob, final: RunResult) => void;
 }
@@ -44,6 +47,20 @@ export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<v
       stoppedAt: final.stoppedAt ?? null,
     });
     options.onStored?.(job, final);
+    // After the slot is marked finished: an alerting failure is reported, never re-runs the slot.
+    options.alerting?.onFinalResult(job.slot.accountId, job.slot.checkId, {
+      id: final.id,
+      hasFailures: final.hasFailures,
+      hasErrors: final.hasErrors,
+      isDegraded: final.isDegraded ?? null,
+      responseTime: typeof final.responseTime === 'number' ? final.responseTime : null,
+      runLocation: job.slot.location,
+      startedAt: final.startedAt ?? null,
+      stoppedAt: final.stoppedAt ?? null,
+      error: final.error,
+      statusCode: final.apiCheckResult?.response?.status ?? null,
+      statusText: final.apiCheckResult?.response?.statusText ?? null,
+    });
   };
 }
 

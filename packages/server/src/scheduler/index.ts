@@ -4,6 +4,7 @@
  * the tests that only exercise the API leave it off.
  */
 import { createRunner, type Runner } from '@vigil/runner';
+import { Alerting, type AlertingOptions } from '../alerting/index.js';
 import type { Store } from '../store/index.js';
 import { executeRuns } from './execute.js';
 import { InProcessRunQueue } from './queue.js';
@@ -23,6 +24,8 @@ export interface SchedulingOptions {
   refreshMs?: number;
   /** Days check results are kept (default 30). */
   retentionDays?: number;
+  /** Alert delivery (outbox worker) options; alerting runs with the scheduler. */
+  alerting?: AlertingOptions;
   /** Where a run that failed inside the service (not a failing check) is reported; default stderr. */
   log?: (line: string) => void;
 }
@@ -37,7 +40,9 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   const runner = options.runner ?? createRunner();
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let scheduler: Scheduler | undefined;
-  const execute = executeRuns({ store, runner, onStored: (job) => scheduler?.finished(job.slot) });
+  const alerting = new Alerting(store, options.alerting);
+  alerting.start();
+  const execute = executeRuns({ store, runner, alerting, onStored: (job) => scheduler?.finished(job.slot) });
   const queue = new InProcessRunQueue(execute, options.concurrency ?? 50, (error, job) =>
     log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
   );
@@ -55,6 +60,7 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
     scheduler: started,
     async stop() {
       await started.stop();
+      await alerting.stop();
       if (!options.runner) await runner.close();
     },
   };

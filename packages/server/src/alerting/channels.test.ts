@@ -1,0 +1,89 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderTemplate, sendToChannel, type AlertContext } from './channels.js';
+
+const context: AlertContext = {
+  notificationId: 'n-1',
+  alertType: 'ALERT_FAILURE',
+  checkId: 'c-1',
+  checkName: 'Shop "API"',
+  checkType: 'API',
+  checkResultId: 'r-1',
+  responseTime: 42,
+  runLocation: 'eu-west-1',
+  startedAt: '2030-01-01T00:00:00.000Z',
+  errorMessage: null,
+  groupName: null,
+  tags: ['shop'],
+  statusCode: 500,
+  statusText: 'Internal Server Error',
+};
+
+let server: Server;
+let base: string;
+let status = 200;
+const received: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      received.push({ method: request.method!, url: request.url!, headers: request.headers, body });
+      response.writeHead(status).end('thanks');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+describe('renderTemplate', () => {
+  it.each([
+    ['{"name":"{{CHECK_NAME}}","type":"{{ALERT_TYPE}}"}', '{"name":"Shop \\"API\\"","type":"ALERT_FAILURE"}'],
+    ['{{RESPONSE_TIME}} ms at {{RUN_LOCATION}}, result {{CHECK_RESULT_ID}}', '42 ms at eu-west-1, result r-1'],
+    ['{{{ CHECK_ID }}} {{API_CHECK_RESPONSE_STATUS_CODE}}', 'c-1 500'],
+    ['unknown: [{{NOT_A_VARIABLE}}]', 'unknown: []'],
+    ['{{ALERT_TITLE}}', "Check 'Shop \\\"API\\\"' has failed"],
+  ])('%s → %s', (template, expected) => {
+    expect(renderTemplate(template, context)).toBe(expected);
+  });
+});
+
+describe('sendToChannel', () => {
+  it('sends a WEBHOOK with its method, headers, query parameters, rendered template, id header and HMAC signature', async () => {
+    status = 200;
+    received.length = 0;
+    const outcome = await sendToChannel(
+      'WEBHOOK',
+      { url: `${base}/hook`, method: 'PUT', headers: [{ key: 'X-Team', value: 'ops' }], queryParameters: [{ key: 'source', value: 'vigil' }], template: '{"t":"{{ALERT_TYPE}}"}', webhookSecret: 's3cret' },
+      context,
+      { timeoutMs: 2000 },
+    );
+    expect(outcome).toEqual({ kind: 'sent', result: '200 thanks' });
+    const [request] = received;
+    expect(request).toMatchObject({ method: 'PUT', url: '/hook?source=vigil', body: '{"t":"ALERT_FAILURE"}' });
+    expect(request!.headers).toMatchObject({ 'x-team': 'ops', 'x-vigil-notification-id': 'n-1', 'x-checkly-signature': createHmac('sha256', 's3cret').update('{"t":"ALERT_FAILURE"}').digest('hex') });
+  });
+
+  it('sends the default JSON body without a template, and a Slack message as { text }', async () => {
+    status = 200;
+    received.length = 0;
+    await sendToChannel('WEBHOOK', { url: `${base}/hook` }, context, { timeoutMs: 2000 });
+    await sendToChannel('SLACK', { url: `${base}/slack` }, context, { timeoutMs: 2000 });
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ notificationId: 'n-1', alertType: 'ALERT_FAILURE', checkName: 'Shop "API"', checkResultId: 'r-1', responseTime: 42, runLocation: 'eu-west-1' });
+    expect(JSON.parse(received[1]!.body)).toEqual({ text: `Check 'Shop "API"' has failed · location eu-west-1 · 42 ms` });
+  });
+
+  it('throws on a non-2xx answer (to be retried) and resolves undeliverable for channels it cannot reach', async () => {
+    status = 503;
+    await expect(sendToChannel('WEBHOOK', { url: `${base}/hook` }, context, { timeoutMs: 2000 })).rejects.toThrow('the receiver answered HTTP 503: thanks');
+    expect(await sendToChannel('EMAIL', { address: 'ops@example.com' }, context, { timeoutMs: 2000 })).toEqual({
+      kind: 'undeliverable',
+      reason: 'no SMTP server is configured for this service, so e-mail cannot be sent',
+    });
+    expect(await sendToChannel('PAGERDUTY', { serviceKey: 'k' }, context, { timeoutMs: 2000 })).toEqual({ kind: 'undeliverable', reason: 'delivery to PAGERDUTY channels is not implemented by this service' });
+  });
+});
