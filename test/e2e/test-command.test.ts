@@ -171,7 +171,7 @@ describe('vigil test', () => {
   it('shows control characters a target sent instead of sending them to the terminal', async () => {
     const result = await withTarget(['banner']);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('      maintenance \\x1b]0;pwned\\x07\\x1b[31mbanner\n');
+    expect(result.stdout).toContain('      maintenance \\u001b]0;pwned\\u0007\\u001b[31mbanner\n');
     expect(result.stdout).not.toMatch(/[\u0007\u001b]/);
   });
 

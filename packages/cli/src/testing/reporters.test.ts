@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestOutcome } from './outcome.js';
-import { createReporter, jsonDocument, junitDocument, printable, summarize, xmlText } from './reporters.js';
+import { createReporter, jsonDocument, junitDocument, summarize, xmlText } from './reporters.js';
 
 function outcome(status: TestOutcome['status'], overrides: Partial<TestOutcome> = {}): TestOutcome {
   return {
@@ -77,9 +77,6 @@ describe('reporters', () => {
 });
 
 describe('escaping', () => {
-  it('printable shows control characters instead of sending them to the terminal', () => {
-    expect(printable('a\u001b[31mb\u0007\u2028')).toBe('a\\x1b[31mb\\x07\\u2028');
-  });
   it('xmlText drops characters XML forbids', () => {
     expect(xmlText("a\u0000b'")).toBe('ab&apos;');
   });

@@ -3,9 +3,10 @@
  * finishes, then the failures in detail and a summary; json and junit print one document at the end.
  *
  * Everything here prints what targets sent (bodies, headers, error text): untrusted, so text output
- * goes through `printable` (no terminal escapes) and XML through `xmlText`.
+ * goes through the engine's `printable` (no terminal escapes, one line each) and XML through `xmlText`.
  */
 import { appendFileSync } from 'node:fs';
+import { printable } from '@vigil/engine';
 import { describeAssertion, formatActual, type TestOutcome } from './outcome.js';
 
 export const REPORTERS = ['list', 'dot', 'ci', 'github', 'json', 'junit'] as const;
@@ -57,15 +58,6 @@ export function createReporter(name: ReporterName, options: ReporterOptions): Re
     case 'junit':
       return { finished: () => {}, end: (outcomes, summary) => options.write(junitDocument(outcomes, summary)) };
   }
-}
-
-/** Control characters (terminal escapes among them) shown as `\xNN`/`\uNNNN`, so remote text cannot drive the terminal. */
-export function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
-    const code = char.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
 }
 
 const MARKS: Record<TestOutcome['status'], string> = { passed: '✔', degraded: '◐', failed: '✖', skipped: '○' };

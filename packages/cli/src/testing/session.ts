@@ -9,7 +9,8 @@ import type { TestOptions } from '../commands/test.js';
 import { CliError } from '../errors.js';
 import { useColor } from '../workflow.js';
 import { outcomeOf, skippedOutcome, type TestOutcome } from './outcome.js';
-import { createReporter, printable, summarize } from './reporters.js';
+import { printable } from '@vigil/engine';
+import { createReporter, summarize } from './reporters.js';
 import { planRuns, type PlannedRun } from './runs.js';
 import { readEnvFile, selectChecks } from './selection.js';
 
