@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { BUILT_IN_EXECUTORS, executorRegistry } from './executors/registry.js';
+import { parseNetworkPolicy } from './network-policy.js';
 import { retryPlan, retryable } from './retries.js';
 import { createScriptPool } from './scripts/index.js';
 import type {
@@ -44,6 +45,8 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     multiStepTimeoutMs: options.multiStepTimeoutMs ?? 120_000,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     sleep: options.sleep ?? abortableSleep,
+    // Throws for a malformed CIDR: a runner that cannot enforce its policy must not start.
+    networkPolicy: parseNetworkPolicy(options.denyNetworks ?? []),
   };
   const registry = executorRegistry(options.executors ?? BUILT_IN_EXECUTORS);
   const makeScriptHooks = options.scriptHooks ?? ((resolved: ResolvedRunnerOptions) => createScriptPool({ size: resolved.scriptPoolSize, timeoutMs: resolved.scriptTimeoutMs }));

@@ -4,6 +4,7 @@
  * runner always fills typed precisely, so a reporter needs no casts.
  */
 import type { ApiCheckResult, AssertionResult, CheckResult } from '@vigil/schema';
+import type { NetworkPolicy } from './network-policy.js';
 
 export interface RunVariable {
   key: string;
@@ -116,6 +117,11 @@ export interface RunnerOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Executors to use instead of the built-in registry (tests, later check types). */
   executors?: readonly Executor[];
+  /**
+   * CIDRs (IPv4 and IPv6) the runner never connects to: a run whose target resolves only to denied
+   * addresses fails without a connection. Default none (`vigil server` passes its own defaults).
+   */
+  denyNetworks?: readonly string[];
 }
 
 export interface Runner {
@@ -162,7 +168,10 @@ export interface ExecutorContext {
   scripts(): ScriptHooks;
 }
 
-export type ResolvedRunnerOptions = Required<Omit<RunnerOptions, 'executors'>>;
+export type ResolvedRunnerOptions = Required<Omit<RunnerOptions, 'executors' | 'denyNetworks'>> & {
+  /** `denyNetworks`, parsed. */
+  networkPolicy: NetworkPolicy;
+};
 
 /** The request a setup script may change (Checkly's contract). */
 export interface ScriptRequest {

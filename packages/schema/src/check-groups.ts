@@ -15,6 +15,8 @@ import {
   GroupRetryStrategyResponse,
   Locations,
   PrivateLocations,
+  RESPONSE_ARRAYS,
+  RESPONSE_ARRAY_DEFAULTS,
   Tags,
   type EnvironmentVariable,
 } from './embedded.js';
@@ -81,6 +83,7 @@ export type CheckGroupUpdate = z.infer<typeof CheckGroupUpdate>;
 /** A check group as the service returns it. */
 export const CheckGroup = z.object({
   ...checkGroupCreateShape,
+  ...withDefaults(RESPONSE_ARRAYS, RESPONSE_ARRAY_DEFAULTS),
   id: z.number().int(),
   retryStrategy: GroupRetryStrategyResponse.default(FALLBACK_RETRY_STRATEGY),
   environmentVariables: z.array(EnvironmentVariableResponse).nullable(),

@@ -23,6 +23,8 @@ import {
   HeartbeatConfig,
   Locations,
   PrivateLocations,
+  RESPONSE_ARRAYS,
+  RESPONSE_ARRAY_DEFAULTS,
   RetryStrategy,
   RetryStrategyResponse,
   Tags,
@@ -91,6 +93,7 @@ const commonCheckDefaults = {
 
 /** Response-only fields the service adds to every check (DESIGN §3.3). */
 const checkResponseFields = {
+  ...withDefaults(RESPONSE_ARRAYS, RESPONSE_ARRAY_DEFAULTS),
   id: z.string(),
   retryStrategy: RetryStrategyResponse.nullable().optional(),
   alertChannels: AlertChannelsSummary,
@@ -252,6 +255,8 @@ export const Check = z.object({
   ...allOptional(apiCheckFields),
   ...allOptional(multiStepCheckFields),
   ...checkResponseFields,
+  // Defaults-free like the rest of this schema.
+  ...allOptional(RESPONSE_ARRAYS),
   name: z.string(),
   checkType: CheckType,
   activated: z.boolean(),

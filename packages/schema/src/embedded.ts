@@ -97,6 +97,19 @@ export type AlertChannelSubscription = z.infer<typeof AlertChannelSubscription>;
 export const AlertChannelSubscriptions = z.array(AlertChannelSubscription).max(ALERT_CHANNEL_SUBSCRIPTIONS_MAX);
 
 /**
+ * `tags`, `privateLocations` and `alertChannelSubscriptions` as a response holds them: unbounded.
+ * The limits are what this service accepts; a client must still read what another service returns,
+ * and a check created with `autoAssignAlerts` is subscribed to every channel of its account.
+ */
+export const RESPONSE_ARRAYS = {
+  tags: z.array(z.string()),
+  privateLocations: z.array(z.string()).nullable(),
+  alertChannelSubscriptions: z.array(AlertChannelSubscription),
+};
+/** The defaults a create fills in for them, for responses parsed like a create's output. */
+export const RESPONSE_ARRAY_DEFAULTS = { tags: [] as string[], privateLocations: [] as string[], alertChannelSubscriptions: [] as AlertChannelSubscription[] };
+
+/**
  * Alert settings. Every part has a default so that parsing `{}` yields the fully populated object
  * the service returns (DESIGN §3.3: "alertSettings comes back fully populated").
  */

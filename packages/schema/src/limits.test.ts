@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { frequencyOffsetProblem, maxFrequencyOffset, type FrequencyOffsetCheckKind } from './limits.js';
+import { CheckGroup, CheckGroupCreate } from './check-groups.js';
+import { ApiCheck, ApiCheckCreate, Check } from './checks.js';
+import { ALERT_CHANNEL_SUBSCRIPTIONS_MAX, TAGS_MAX, frequencyOffsetProblem, maxFrequencyOffset, type FrequencyOffsetCheckKind } from './limits.js';
+import { MaintenanceWindow } from './maintenance-windows.js';
 
 describe('frequencyOffsetProblem (spec §8)', () => {
   const cases: Array<[string, number, number, FrequencyOffsetCheckKind, string | undefined]> = [
@@ -25,5 +28,28 @@ describe('frequencyOffsetProblem (spec §8)', () => {
 
   it('computes the upper bound from floor(f×10) up to 60 minutes and ceil(f/60) above', () => {
     expect([1, 2, 10, 60, 120, 180, 360, 1440].map(maxFrequencyOffset)).toEqual([10, 20, 100, 600, 2, 3, 6, 24]);
+  });
+});
+
+describe('array limits bind requests, not responses', () => {
+  const many = (count: number) => Array.from({ length: count }, (_, i) => `t${i}`);
+  const subscriptions = (count: number) => Array.from({ length: count }, (_, i) => ({ alertChannelId: i + 1, activated: true }));
+
+  it(`refuses a check create with ${TAGS_MAX + 1} tags or ${ALERT_CHANNEL_SUBSCRIPTIONS_MAX + 1} subscriptions`, () => {
+    const base = { name: 'c', request: { url: 'https://example.com' } };
+    expect(ApiCheckCreate.safeParse({ ...base, tags: many(TAGS_MAX + 1) }).success).toBe(false);
+    expect(ApiCheckCreate.safeParse({ ...base, alertChannelSubscriptions: subscriptions(ALERT_CHANNEL_SUBSCRIPTIONS_MAX + 1) }).success).toBe(false);
+  });
+
+  it('reads a check, group and window another service returns with more (e.g. auto-assigned to 150 channels)', () => {
+    const check = ApiCheckCreate.parse({ name: 'c', request: { url: 'https://example.com' } });
+    const served = { ...check, id: 'x', frequencyOffset: 1, alertChannels: { email: [], webhook: [], slack: [], sms: [] }, created_at: 'now', updated_at: null };
+    const big = { tags: many(150), privateLocations: many(150), alertChannelSubscriptions: subscriptions(150) };
+    expect(ApiCheck.safeParse({ ...served, ...big }).success).toBe(true);
+    expect(Check.safeParse({ ...served, ...big }).success).toBe(true);
+    const group = CheckGroupCreate.parse({ name: 'g' });
+    expect(CheckGroup.safeParse({ ...group, ...big, id: 1, created_at: 'now', updated_at: null }).success).toBe(true);
+    const window = { name: 'w', startsAt: '2026-01-01T00:00:00.000Z', endsAt: '2026-01-01T01:00:00.000Z', repeatUnit: 'DAY', repeatInterval: null, repeatEndsAt: null };
+    expect(MaintenanceWindow.safeParse({ ...window, tags: many(150), id: 1, created_at: 'now', updated_at: null }).success).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 /** Maintenance windows (spec §2.9, §4.6, DESIGN §3.2). */
 import { z } from 'zod';
-import { Tags } from './embedded.js';
+import { RESPONSE_ARRAYS, Tags } from './embedded.js';
 import { DateString, allOptional, whenFieldsValid, withDefaults } from './helpers.js';
 import { REPEAT_INTERVAL_MIN } from './limits.js';
 import { RepeatUnit } from './values.js';
@@ -46,6 +46,7 @@ export function maintenanceWindowOrderProblem(startsAt: string, endsAt: string):
 
 export const MaintenanceWindow = z.object({
   ...maintenanceWindowCreateShape,
+  tags: RESPONSE_ARRAYS.tags.default(() => []),
   id: z.number().int(),
   created_at: z.string(),
   updated_at: z.string().nullable(),

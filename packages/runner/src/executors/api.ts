@@ -137,6 +137,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
       signal,
       maxReadBytes: Math.max(MAX_READ_BYTES, context.options.maxBodyBytes),
       log,
+      networkPolicy: context.options.networkPolicy,
     });
   } finally {
     clearTimeout(timer);

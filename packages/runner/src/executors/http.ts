@@ -7,6 +7,7 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import { guardLookup, type NetworkPolicy } from '../network-policy.js';
 import type { TimingPhases, Timings } from '../types.js';
 
 export interface HttpRequest {
@@ -23,6 +24,8 @@ export interface HttpRequest {
   maxReadBytes: number;
   /** Called for each hop, for the job log. */
   log(message: string): void;
+  /** Addresses never dialled (checked for each hop after DNS, and for literal IPs); none when absent. */
+  networkPolicy?: NetworkPolicy;
 }
 
 export interface HttpResponse {
@@ -63,9 +66,11 @@ export async function exchange(request: HttpRequest): Promise<HttpExchange> {
   const started = performance.now();
   const hops: HopMarks[] = [];
   let hop: HopMarks = { start: started };
+  const policy = request.networkPolicy !== undefined && request.networkPolicy.rules.length > 0 ? request.networkPolicy : undefined;
+  const resolve: LookupFunction = policy ? guardLookup(policy) : dns.lookup;
   const timedLookup: LookupFunction = (hostname, options, callback) => {
     hop.lookupStart ??= performance.now();
-    dns.lookup(hostname, options, (...args: Parameters<typeof callback>) => {
+    resolve(hostname, options, (...args: Parameters<typeof callback>) => {
       hop.lookupEnd = performance.now();
       (callback as (...values: unknown[]) => void)(...args);
     });
@@ -84,6 +89,13 @@ export async function exchange(request: HttpRequest): Promise<HttpExchange> {
   const agent = new Agent({
     connect: (options, callback) => {
       hop.connectStart = performance.now();
+      // Node dials a literal IP without a lookup, so the guarded lookup never sees it.
+      const refusal = policy?.refusal(options.hostname);
+      if (refusal) {
+        hop.connectEnd = performance.now();
+        callback(refusal, null);
+        return;
+      }
       connector(options, (...args) => {
         hop.connectEnd = performance.now();
         callback(...args);
