@@ -5,6 +5,7 @@ import { analyticsApi } from './collections/analytics.js';
 import { checkGroupsApi } from './collections/check-groups.js';
 import { checkResultsApi } from './collections/check-results.js';
 import { checkStatusesApi } from './collections/check-statuses.js';
+import { alertNotificationsApi } from './collections/alert-notifications.js';
 import { checksApi } from './collections/checks.js';
 import { errorGroupsApi } from './collections/error-groups.js';
 import { heartbeatsApi } from './collections/heartbeats.js';
@@ -35,6 +36,7 @@ export function createClient(options: ClientOptions) {
     checkGroups: checkGroupsApi(caller),
     checkResults: checkResultsApi(caller),
     checkStatuses: checkStatusesApi(caller),
+    alertNotifications: alertNotificationsApi(caller),
     heartbeats: heartbeatsApi(caller),
     analytics: analyticsApi(caller),
     alertChannels: alertChannelsApi(caller),

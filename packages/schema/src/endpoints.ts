@@ -32,6 +32,7 @@ import {
 } from './checks.js';
 import { ErrorGroup, ErrorGroupPatch } from './error-groups.js';
 import { CheckStatus } from './check-statuses.js';
+import { AlertNotification, AlertNotificationsQuery } from './alert-notifications.js';
 import { HeartbeatEventRecord, HeartbeatEventsQuery } from './heartbeats.js';
 import { MaintenanceWindow, MaintenanceWindowCreate, MaintenanceWindowUpdate } from './maintenance-windows.js';
 import {
@@ -275,6 +276,12 @@ export const ENDPOINTS = {
   },
 
   // Accounts (beta) ---------------------------------------------------------------------------
+  // Alert notifications (real API; not in the spec) --------------------------------------------
+  'alertNotifications.list': {
+    method: 'GET', path: '/v1/alert-notifications', query: AlertNotificationsQuery,
+    response: z.array(AlertNotification), status: 200, list: true, summary: 'List the alert notifications sent or being sent',
+  },
+
   'accounts.list': {
     method: 'GET', path: '/v1/accounts', response: z.array(Account), status: 200,
     summary: 'List the accounts of the API key',

@@ -18,6 +18,7 @@ export * from './analytics.js';
 export * from './heartbeats.js';
 export * from './error-groups.js';
 export * from './check-statuses.js';
+export * from './alert-notifications.js';
 export * from './accounts.js';
 export * from './triggers.js';
 export * from './errors.js';

@@ -55,6 +55,7 @@ import * as accountsRoutes from './accounts.js';
 import * as analytics from './analytics.js';
 import * as checkResults from './check-results.js';
 import * as checkStatuses from './check-statuses.js';
+import * as alertNotifications from './alert-notifications.js';
 import * as errorGroups from './error-groups.js';
 import * as heartbeats from './heartbeats.js';
 import * as incidents from './incidents.js';
@@ -77,7 +78,7 @@ export interface RouteModule {
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   openapi, alertChannels, checkGroups, checks, maintenanceWindows, services,
-  checkResults, checkStatuses, heartbeats, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, seed,
+  checkResults, checkStatuses, alertNotifications, heartbeats, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, seed,
 ];
 
 export function buildRouteContext(options: {

@@ -1,0 +1,84 @@
+/**
+ * The read side of the outbox: `GET /v1/alert-notifications` rows of one account, in a time window
+ * (on when the alert happened), oldest first (ties by insertion), as the real API's shape.
+ */
+import type { AlertNotification } from '@vigil/schema';
+import type { Statement } from 'better-sqlite3';
+import type { Page, Store } from '../store/index.js';
+import type { NotificationDoc, NotificationRow } from './outbox.js';
+import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
+
+export interface NotificationFilter {
+  fromMs: number;
+  toMs: number;
+  alertChannelId?: number | undefined;
+  hasFailures?: boolean | undefined;
+}
+
+const FAILED = new Set(['FAILED', 'UNDELIVERABLE']);
+/** Config fields that are credentials, masked in what the API returns. */
+const SECRET_FIELDS = new Set(['webhookSecret', 'apiKey', 'serviceKey']);
+const MASK = '*****';
+
+export class NotificationLog {
+  readonly #inWindow: Statement;
+
+  constructor(store: Store) {
+    store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
+    this.#inWindow = store.db.prepare(
+      `SELECT * FROM alert_notifications WHERE account_id = ? AND created_ms >= ? AND created_ms < ?
+       AND (? IS NULL OR alert_channel_id = ?) ORDER BY created_ms, seq`,
+    );
+  }
+
+  list(accountId: string, filter: NotificationFilter, paging: { page: number; limit: number }): Page<AlertNotification> {
+    const channel = filter.alertChannelId ?? null;
+    const rows = (this.#inWindow.all(accountId, filter.fromMs, filter.toMs, channel, channel) as NotificationRow[]).filter(
+      (row) => filter.hasFailures === undefined || FAILED.has(row.delivery) === filter.hasFailures,
+    );
+    const start = (paging.page - 1) * paging.limit;
+    return { items: rows.slice(start, start + paging.limit).map(toApi), total: rows.length };
+  }
+}
+
+function toApi(row: NotificationRow): AlertNotification {
+  const doc = JSON.parse(row.doc) as NotificationDoc;
+  return {
+    id: row.id,
+    type: row.channel_type,
+    status: row.delivery === 'PENDING' ? 'IN_PROGRESS' : row.delivery === 'SENT' ? 'SUCCESS' : 'FAILURE',
+    alertConfig: masked(doc.alertConfig),
+    notificationResult: row.notification_result,
+    timestamp: row.settled_ms === null ? null : new Date(row.settled_ms).toISOString(),
+    checkType: doc.context.checkType,
+    checkId: row.check_id,
+    checkAlertId: doc.checkAlertId,
+    alertChannelId: row.alert_channel_id,
+    checkResultId: doc.context.checkResultId,
+    alertType: row.alert_type,
+    delivery: row.delivery,
+    attempts: row.attempts,
+    lastError: row.last_error,
+  };
+}
+
+function masked(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (SECRET_FIELDS.has(key)) out[key] = value ? MASK : value;
+    else if (key === 'headers' && Array.isArray(value)) out[key] = value.map((header) => ({ key: header?.key, value: MASK }));
+    else out[key] = value;
+  }
+  return out;
+}
+
+const logs = new WeakMap<Store, NotificationLog>();
+
+export function notificationLogOf(store: Store): NotificationLog {
+  let log = logs.get(store);
+  if (!log) {
+    log = new NotificationLog(store);
+    logs.set(store, log);
+  }
+  return log;
+}
