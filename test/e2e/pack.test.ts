@@ -11,6 +11,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -221,6 +223,34 @@ describe('pnpm pack:cli', () => {
       expect(planned.stdout).toContain('+ api-check.legacy-home');
       expect(planned.stdout).toContain('+ api-check.shared-status');
       expect(planned.stdout).toContain('Plan: 2 to add, 0 to change, 0 to destroy.');
+    }, STEP_TIMEOUT);
+
+    it('npx vigil test runs a check against a loopback target with the bundled runner', async () => {
+      const target = createServer((_request, response) => {
+        response.setHeader('content-type', 'application/json');
+        response.end('{"ok":true}');
+      });
+      await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+      const { port } = target.address() as AddressInfo;
+      try {
+        const checked = path.join(project, 'runner-check');
+        await mkdir(checked);
+        await writeFile(path.join(checked, 'vigil.config.ts'), "export default { projectName: 'runner', logicalId: 'runner', checks: { locations: ['eu-west-1'] } };\n");
+        await writeFile(
+          path.join(checked, 'local.monitor.ts'),
+          [
+            "import { ApiCheck, AssertionBuilder } from 'vigil/constructs';",
+            `new ApiCheck('local', { name: 'Local', request: { url: 'http://127.0.0.1:${port}/', assertions: [`,
+            "  AssertionBuilder.statusCode().equals(200), AssertionBuilder.jsonBody('$.ok').equals(true)] } });",
+          ].join('\n'),
+        );
+        const tested = await run('npx', ['vigil', 'test'], checked);
+        expect(tested.stderr).toBe('');
+        expect(tested.code).toBe(0);
+        expect(tested.stdout).toContain('api-check.local');
+      } finally {
+        target.close();
+      }
     }, STEP_TIMEOUT);
 
     it('npx vigil server starts the local monitoring service on loopback', async () => {
