@@ -1,0 +1,139 @@
+/**
+ * `vigil server` alerts: an applied API check runs every 10 s against a loopback target that turns
+ * from 200 to 500 and back; its WebhookAlertChannel's loopback receiver gets exactly one failure
+ * and one recovery (each with the notification id and the HMAC signature), and
+ * `GET /v1/alert-notifications` lists both as SENT.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIGIL_BIN, targetEnv, vigil } from '../support/cli.js';
+
+const API_KEY = 'vigil-local';
+const SECRET = 'webhook-signing-secret';
+let target: Server;
+let receiver: Server;
+let healthy = true;
+let runs = 0;
+const deliveries: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+let workdir: string;
+let service: ChildProcess | undefined;
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VIGIL_FROM_SOURCE: '1' } });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
+  });
+  return { child, url };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+beforeAll(async () => {
+  target = createServer((_request, response) => {
+    runs++;
+    response.writeHead(healthy ? 200 : 500, { 'content-type': 'application/json' }).end('{}');
+  });
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      deliveries.push({ headers: request.headers, body });
+      response.writeHead(204).end();
+    });
+  });
+  const targetUrl = await listen(target);
+  const receiverUrl = await listen(receiver);
+  workdir = await mkdtemp(path.join(tmpdir(), 'vigil-alerting-'));
+  await mkdir(path.join(workdir, 'project', 'checks'), { recursive: true });
+  await writeFile(path.join(workdir, 'project', 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'Alerts', logicalId: 'alerts' });\n");
+  await writeFile(
+    path.join(workdir, 'project', 'checks', 'shop.monitor.ts'),
+    `import { ApiCheck, AssertionBuilder, Frequency, RetryStrategyBuilder, WebhookAlertChannel } from 'vigil/constructs';
+const hook = new WebhookAlertChannel('hook', {
+  name: 'Loopback receiver',
+  url: '${receiverUrl}/alerts',
+  template: '{"type":"{{ALERT_TYPE}}","check":"{{CHECK_NAME}}","result":"{{CHECK_RESULT_ID}}","location":"{{RUN_LOCATION}}"}',
+  webhookSecret: '${SECRET}',
+});
+new ApiCheck('shop', {
+  name: 'Shop API',
+  frequency: Frequency.EVERY_10S,
+  locations: ['eu-west-1'],
+  retryStrategy: RetryStrategyBuilder.noRetries(),
+  alertChannels: [hook],
+  request: { url: '${targetUrl}/health', assertions: [AssertionBuilder.statusCode().equals(200)] },
+});
+`,
+  );
+});
+
+afterAll(async () => {
+  service?.kill('SIGKILL');
+  for (const server of [target, receiver]) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+  await rm(workdir, { recursive: true, force: true });
+});
+
+describe('vigil server alerts through a webhook channel', () => {
+  it('sends one failure and one recovery per incident, signed and with a stable id, and lists them as SENT', async () => {
+    const started = await startService(path.join(workdir, 'data'));
+    service = started.child;
+    const applied = await vigil(['apply', '--auto-approve'], { cwd: path.join(workdir, 'project'), env: targetEnv(started.url) });
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+
+    await until(() => runs >= 1, 25_000, 'a first passing run');
+    healthy = false;
+    const failingFrom = runs;
+    await until(() => deliveries.length >= 1, 25_000, 'the failure notification');
+    // Another failing run: still one failure notification.
+    await until(() => runs >= failingFrom + 2, 25_000, 'a second failing run');
+    healthy = true;
+    await until(() => deliveries.length >= 2, 25_000, 'the recovery notification');
+    const recoveredAt = runs;
+    await until(() => runs >= recoveredAt + 1, 25_000, 'a run after the recovery');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(deliveries.map((delivery) => JSON.parse(delivery.body).type)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    for (const { headers, body } of deliveries) {
+      expect(JSON.parse(body)).toMatchObject({ check: 'Shop API', location: 'eu-west-1' });
+      expect(headers['x-checkly-signature']).toBe(createHmac('sha256', SECRET).update(body).digest('hex'));
+      expect(headers['x-vigil-notification-id']).toMatch(/^[0-9a-f-]{36}$/);
+    }
+
+    const reply = await fetch(`${started.url}/v1/alert-notifications`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(reply.status).toBe(200);
+    const listed = (await reply.json()) as Array<Record<string, unknown>>;
+    expect(listed.map((notification) => [notification.alertType, notification.delivery, notification.status, notification.attempts])).toEqual([
+      ['ALERT_FAILURE', 'SENT', 'SUCCESS', 1],
+      ['ALERT_RECOVERY', 'SENT', 'SUCCESS', 1],
+    ]);
+    expect(listed.map((notification) => notification.id)).toEqual(deliveries.map((delivery) => delivery.headers['x-vigil-notification-id']));
+    expect(listed[0]!.checkResultId).toBe(JSON.parse(deliveries[0]!.body).result);
+  }, 90_000);
+});
