@@ -17,6 +17,7 @@ interface ServerFlags {
   requestLog?: string;
   scheduler: boolean;
   retention: string;
+  denyNetwork?: string[];
 }
 
 const FAULTS_HELP = `
@@ -40,6 +41,15 @@ function parseRetention(text: string): number {
   const days = Number(text);
   if (!Number.isInteger(days) || days < 1 || days > 3650) throw usageError(`--retention must be a whole number of days from 1 to 3650, got "${text}"`);
   return days;
+}
+
+/**
+ * The runner's deny list: the service defaults (link-local, cloud metadata) plus every
+ * --deny-network; `none` drops the defaults (only the CIDRs given with it stay).
+ */
+export function serviceDenyNetworks(flags: readonly string[], defaults: readonly string[]): string[] {
+  const cidrs = flags.filter((flag) => flag.trim() !== 'none');
+  return flags.length === cidrs.length ? [...defaults, ...cidrs] : cidrs;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -74,6 +84,7 @@ export function registerServer(program: Command): void {
     .option('--seed <file>', 'JSON file with status pages, subscriptions and check results to load')
     .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account}')
     .option('--retention <days>', 'delete check results older than this many days (1 to 3650)', '30')
+    .option('--deny-network <cidr>', 'never connect checks to this IPv4/IPv6 CIDR (repeatable; adds to the default link-local and cloud metadata denials; "none" drops the defaults)', collect)
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -113,6 +124,13 @@ export function registerServer(program: Command): void {
         throw usageError(`--faults: ${(error as Error).message}`);
       }
       const seed = flags.seed === undefined ? undefined : readJson(flags.seed, '--seed');
+      const runner = await import('@vigil/runner');
+      const denyNetworks = serviceDenyNetworks(flags.denyNetwork ?? [], runner.DEFAULT_SERVICE_DENY_NETWORKS);
+      try {
+        runner.parseNetworkPolicy(denyNetworks);
+      } catch (error) {
+        throw usageError(`--deny-network: ${(error as Error).message}`);
+      }
 
       // Listen for signals before announcing the port: a supervisor may signal as soon as it reads it.
       const signalled = new Promise<NodeJS.Signals>((resolve) => {
@@ -129,7 +147,7 @@ export function registerServer(program: Command): void {
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
           ...(seed !== undefined ? { seed } : {}),
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
-          scheduler: flags.scheduler ? { retentionDays: parseRetention(flags.retention) } : false,
+          scheduler: flags.scheduler ? { retentionDays: parseRetention(flags.retention), denyNetworks } : false,
         });
       } catch (error) {
         throw new CliError(`cannot start the server: ${(error as Error).message}`, { cause: error });

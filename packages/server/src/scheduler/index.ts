@@ -3,7 +3,7 @@
  * → results on the read side. `vigil server` turns it on; the embedded service of plan/apply and
  * the tests that only exercise the API leave it off.
  */
-import { createRunner, type Runner } from '@vigil/runner';
+import { createRunner, DEFAULT_SERVICE_DENY_NETWORKS, type Runner } from '@vigil/runner';
 import { Alerting, type AlertingOptions } from '../alerting/index.js';
 import type { Store } from '../store/index.js';
 import { executeRuns } from './execute.js';
@@ -19,6 +19,8 @@ export interface SchedulingOptions {
   concurrency?: number;
   /** Default: a runner of its own, closed on stop. */
   runner?: Runner;
+  /** CIDRs the runner of its own never connects to (default: link-local and cloud metadata, DEFAULT_SERVICE_DENY_NETWORKS). */
+  denyNetworks?: readonly string[];
   now?: () => number;
   tickMs?: number;
   refreshMs?: number;
@@ -37,7 +39,7 @@ export interface Scheduling {
 }
 
 export function startScheduling(store: Store, options: SchedulingOptions = {}): Scheduling {
-  const runner = options.runner ?? createRunner();
+  const runner = options.runner ?? createRunner({ denyNetworks: options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let scheduler: Scheduler | undefined;
   const alerting = new Alerting(store, options.alerting);
