@@ -275,5 +275,7 @@ export type Check = z.infer<typeof Check>;
 export const ChecksListQuery = PageQuery.extend({
   tag: queryList(z.string()).optional(),
   checkType: CheckType.optional(),
+  /** Case-insensitive part of the check's name (real API). */
+  search: z.string().optional(),
 });
 export type ChecksListQuery = z.infer<typeof ChecksListQuery>;

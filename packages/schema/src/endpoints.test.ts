@@ -44,8 +44,10 @@ describe('ENDPOINTS', () => {
     expect(required.filter((call) => !calls.has(call))).toEqual([]);
   });
 
-  it.each(entries)('%s follows the status conventions of DESIGN §3.3', (_id, def) => {
-    const expected = def.method === 'POST' ? 201 : def.method === 'DELETE' ? 204 : 200;
+  // A POST that only reads (a query too long for a URL) answers 200 on the real service.
+  const POST_READS = new Set(['analytics.batch']);
+  it.each(entries)('%s follows the status conventions of DESIGN §3.3', (id, def) => {
+    const expected = def.method === 'POST' && !POST_READS.has(id) ? 201 : def.method === 'DELETE' ? 204 : 200;
     expect(def.status).toBe(expected);
     expect(def.response === undefined).toBe(def.status === 204);
   });

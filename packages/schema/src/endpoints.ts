@@ -58,6 +58,7 @@ import {
   Subscription,
 } from './status-pages.js';
 import { CheckGroupTrigger } from './triggers.js';
+import { CLIENT_ENDPOINTS } from './client-endpoints.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -275,13 +276,13 @@ export const ENDPOINTS = {
     summary: 'The current status of one check',
   },
 
-  // Accounts (beta) ---------------------------------------------------------------------------
   // Alert notifications (real API; not in the spec) --------------------------------------------
   'alertNotifications.list': {
     method: 'GET', path: '/v1/alert-notifications', query: AlertNotificationsQuery,
     response: z.array(AlertNotification), status: 200, list: true, summary: 'List the alert notifications sent or being sent',
   },
 
+  // Accounts (beta) ---------------------------------------------------------------------------
   'accounts.list': {
     method: 'GET', path: '/v1/accounts', response: z.array(Account), status: 200,
     summary: 'List the accounts of the API key',
@@ -290,6 +291,8 @@ export const ENDPOINTS = {
     method: 'GET', path: '/v1/accounts/{accountId}', params: AccountIdParams, response: Account, status: 200,
     summary: 'Get an account',
   },
+
+  ...CLIENT_ENDPOINTS,
 } as const satisfies Record<string, EndpointDef>;
 
 export type Endpoints = typeof ENDPOINTS;

@@ -23,5 +23,8 @@ export * from './accounts.js';
 export * from './triggers.js';
 export * from './errors.js';
 export * from './paging.js';
+export * from './runtimes.js';
+export * from './check-result-pages.js';
+export * from './batch-analytics.js';
 export * from './endpoints.js';
 export * from './openapi.js';

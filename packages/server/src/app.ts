@@ -12,6 +12,7 @@ import { AccountRegistry, type AccountKey } from './accounts.js';
 import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
 import { HttpError } from './http/errors.js';
 import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
+import { requestedAccounts, selectAccount } from './http/account-header.js';
 import { requestHeader } from './http/headers.js';
 import { RateLimiter, type RateDecision, type RateLimitOptions } from './http/rate-limit.js';
 import { requestLogWriter } from './http/request-log.js';
@@ -133,8 +134,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
       authFailures?.fail(address, now);
       throw new HttpError(401, token === undefined ? 'Missing authentication' : 'Bad Token');
     }
-    const requested = requestHeader(c, 'x-service-account');
-    const account = requested === undefined || requested === '' ? own[0]! : own.find((candidate) => candidate.id === requested);
+    const requested = requestedAccounts(c);
     // Charged before the account check, so probing account ids with a valid key is rate limited too.
     const decision = limiter?.take(token, c.req.path.startsWith(ANALYTICS_PREFIX) ? 'analytics' : 'default', now);
     if (decision && !decision.allowed) {
@@ -142,7 +142,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
         headers: { ...rateHeaders(decision), 'retry-after': String(decision.resetSeconds) },
       });
     }
-    if (!account) throw new HttpError(403, `API key has no access to account ${requested}`);
+    const account = selectAccount(requested, own);
     c.set('account', account);
     c.set('apiKey', token);
     if (decision) {

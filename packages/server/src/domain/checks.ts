@@ -146,11 +146,13 @@ export function deleteCheck(store: Store, accountId: string, id: string): void {
 const ALL_TAGS_PRESENT = "NOT EXISTS (SELECT 1 FROM json_each(?) AS wanted WHERE wanted.value NOT IN (SELECT value FROM json_each(doc, '$.tags')))";
 
 /** List filters of `GET /v1/checks`: every given tag must be present; `checkType` matches exactly. */
-export function checkFilters(query: { tag?: string | string[] | undefined; checkType?: string | undefined }): Filter[] {
+export function checkFilters(query: { tag?: string | string[] | undefined; checkType?: string | undefined; search?: string | undefined }): Filter[] {
   const filters: Filter[] = [];
   const tags = query.tag === undefined ? [] : Array.isArray(query.tag) ? query.tag : [query.tag];
   if (tags.length > 0) filters.push({ sql: ALL_TAGS_PRESENT, values: [JSON.stringify(tags)] });
   if (query.checkType !== undefined) filters.push({ sql: 'check_type = ?', values: [query.checkType] });
+  // instr, not LIKE: `%` and `_` in a search are plain characters.
+  if (query.search) filters.push({ sql: "instr(lower(json_extract(doc, '$.name')), lower(?)) > 0", values: [query.search] });
   return filters;
 }
 

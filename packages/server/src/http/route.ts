@@ -61,11 +61,18 @@ function validate(schema: z.ZodType | undefined, value: unknown, source: Validat
   throw badRequest(message, { source, keys });
 }
 
-/** Repeated query parameters arrive as arrays, single ones as strings; the schemas accept both. */
+/**
+ * Repeated query parameters arrive as arrays, single ones as strings; the schemas accept both.
+ * `tag[]=a&tag[]=b` (how axios and qs send arrays, e.g. the Checkly CLI) is read as `tag=a&tag=b`.
+ */
 function queryObject(c: Context<AppEnv>): Record<string, string | string[]> {
   const all = c.req.queries();
   const query: Record<string, string | string[]> = {};
-  for (const [name, values] of Object.entries(all)) query[name] = values.length === 1 ? values[0]! : values;
+  for (const [sent, values] of Object.entries(all)) {
+    const name = sent.endsWith('[]') ? sent.slice(0, -2) : sent;
+    const merged = [...[query[name] ?? []].flat(), ...values];
+    query[name] = merged.length === 1 ? merged[0]! : merged;
+  }
   return query;
 }
 

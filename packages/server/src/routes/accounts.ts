@@ -27,11 +27,16 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   };
   const accountsOfCaller = (apiKey: string): readonly Account[] => ctx.accounts.accountsOf(apiKey) ?? [];
 
-  ctx.route(ENDPOINTS['accounts.list'], ({ c }) => accountsOfCaller(c.get('apiKey')).map(present));
+  // `/next/accounts` is where the Checkly CLI signs in; same answer as `/v1/accounts`.
+  for (const id of ['accounts.list', 'accounts.next.list'] as const) {
+    ctx.route(ENDPOINTS[id], ({ c }) => accountsOfCaller(c.get('apiKey')).map(present));
+  }
 
-  ctx.route(ENDPOINTS['accounts.get'], ({ c, params }) => {
-    const account = accountsOfCaller(c.get('apiKey')).find((candidate) => candidate.id === params.accountId);
-    if (!account) throw notFound('Account', params.accountId);
-    return present(account);
-  });
+  for (const id of ['accounts.get', 'accounts.next.get'] as const) {
+    ctx.route(ENDPOINTS[id], ({ c, params }) => {
+      const account = accountsOfCaller(c.get('apiKey')).find((candidate) => candidate.id === params.accountId);
+      if (!account) throw notFound('Account', params.accountId);
+      return present(account);
+    });
+  }
 }

@@ -12,7 +12,7 @@ import type { ErrorGroupState } from '../readside/error-groups.js';
 import type { RouteContext } from './index.js';
 
 /** The wire shape: bookkeeping fields (`archivedForever`, `archivedAt`) stay inside the server. */
-function present(group: ErrorGroupState): ErrorGroup {
+export function present(group: ErrorGroupState): ErrorGroup {
   return {
     id: group.id,
     checkId: group.checkId,

@@ -61,6 +61,7 @@ import * as heartbeats from './heartbeats.js';
 import * as incidents from './incidents.js';
 import * as subscriptions from './subscriptions.js';
 import * as triggers from './triggers.js';
+import * as clientReads from './client-reads.js';
 
 export interface RouteContext {
   readonly store: Store;
@@ -78,7 +79,7 @@ export interface RouteModule {
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   openapi, alertChannels, checkGroups, checks, maintenanceWindows, services,
-  checkResults, checkStatuses, alertNotifications, heartbeats, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, seed,
+  checkResults, checkStatuses, alertNotifications, heartbeats, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, clientReads, seed,
 ];
 
 export function buildRouteContext(options: {

@@ -1,0 +1,52 @@
+/**
+ * `POST /v1/analytics/checks`: availability and response-time percentiles of up to 100 checks over a
+ * quick range, computed by the same code as the per-check analytics endpoints (FINAL results only,
+ * availability in percent). Ids the account does not have are left out of the answer, as the real
+ * service does, so the answer never tells which ids exist in other accounts. ICMP and traceroute
+ * metrics stay null: Vigil has no such checks.
+ */
+import { ENDPOINTS, type BatchAnalyticsItem, type CheckType } from '@vigil/schema';
+import type { Hono } from 'hono';
+import type { AppEnv } from '../http/types.js';
+import { computeAnalytics } from '../readside/analytics.js';
+import { readSideOf } from '../readside/context.js';
+import { factsOf } from '../readside/result-facts.js';
+import { quickRangeWindow } from '../readside/windows.js';
+import type { RouteContext } from './index.js';
+
+const RESPONSE_METRICS = ['availability', 'responseTime_avg', 'responseTime_p50', 'responseTime_p95', 'responseTime_p99'] as const;
+
+export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
+  const { results } = readSideOf(ctx.store);
+
+  ctx.route(ENDPOINTS['analytics.batch'], ({ account, query, body }) => {
+    const window = quickRangeWindow(query.quickRange, Date.now());
+    const items: BatchAnalyticsItem[] = [];
+    for (const checkId of new Set(body.checkIds)) {
+      const check = ctx.store.checks.get(account.id, checkId);
+      if (!check) continue;
+      const facts = results.resultsBetween(account.id, checkId, window.from, window.to).map(factsOf);
+      const { series } = computeAnalytics(facts, { kind: 'api-checks', metrics: RESPONSE_METRICS, window, page: 1, limit: 1 });
+      const row = series[0]?.data[0] ?? {};
+      const value = (name: string): number | null => (typeof row[name] === 'number' ? row[name] : null);
+      items.push({
+        checkId,
+        checkType: check['checkType'] as CheckType,
+        availability: value('availability'),
+        responseTime_avg: value('responseTime_avg'),
+        responseTime_p50: value('responseTime_p50'),
+        responseTime_p95: value('responseTime_p95'),
+        responseTime_p99: value('responseTime_p99'),
+        latency_avg: null,
+        latency_p50: null,
+        latency_p95: null,
+        latency_p99: null,
+        packetLoss_avg: null,
+        packetLoss_p95: null,
+        packetLoss_p99: null,
+        hopCount_avg: null,
+      });
+    }
+    return items;
+  });
+}
