@@ -1,0 +1,203 @@
+/**
+ * A real client nobody here wrote: the Checkly CLI from the npm registry, pointed at `vigil server`
+ * with `CHECKLY_ENV=local CHECKLY_API_URL=http://127.0.0.1:PORT` (its config.ts reads the base URL
+ * from CHECKLY_API_URL only in the `local` environment), signs in (`GET /next/accounts/{id}` with
+ * `x-checkly-account`) and runs its read commands against seeded results.
+ *
+ * checkly@8.x is pinned: 9.x refuses Node 20, which this project runs on. The install (about a
+ * minute) is cached in the temp directory by version, so the file's tests, and later runs, share it.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VIGIL_BIN } from '../support/cli.js';
+
+const CHECKLY_VERSION = '8.23.2';
+const INSTALL_DIR = path.join(tmpdir(), `vigil-e2e-checkly-cli-${CHECKLY_VERSION}`);
+const API_KEY = 'vigil-local';
+const ACCOUNT = 'local';
+const STOREFRONT = 'c1000000-0000-4000-8000-000000000001';
+const BILLING = 'c1000000-0000-4000-8000-000000000002';
+const run = promisify(execFile);
+
+let workdir: string;
+let server: { child: ChildProcess; url: string };
+
+/** Twelve passing runs an hour apart, newest first as `s1..s12`, and one failing run with an error. */
+function seed(): unknown {
+  const passing = Array.from({ length: 12 }, (_, index) => ({
+    id: `s${index + 1}`,
+    checkId: STOREFRONT,
+    created_at: `now-${index + 1}h`,
+    runLocation: 'eu-west-1',
+    responseTime: 100 + index,
+    hasFailures: false,
+    attempts: 0,
+    resultType: 'FINAL',
+    apiCheckResult: { response: { status: 200, statusText: 'OK', timingPhases: { dns: 5, tcp: 10, firstByte: 50, download: 5 } } },
+  }));
+  const failing = {
+    id: 'f1',
+    checkId: STOREFRONT,
+    created_at: 'now-30m',
+    runLocation: 'us-east-1',
+    responseTime: 900,
+    hasFailures: true,
+    attempts: 0,
+    resultType: 'FINAL',
+    apiCheckResult: { response: { status: 503, statusText: 'Service Unavailable', timingPhases: {} }, requestError: 'Expected status 200 but received 503' },
+  };
+  return {
+    accounts: [{
+      accountId: ACCOUNT,
+      checks: [
+        { id: STOREFRONT, checkType: 'API', name: 'Storefront API', frequency: 5, tags: ['shop', 'critical'], request: { method: 'GET', url: 'https://shop.test/health' } },
+        { id: BILLING, checkType: 'API', name: 'Billing API', frequency: 10, tags: ['billing'], request: { method: 'GET', url: 'https://billing.test/health' } },
+      ],
+      checkResults: [failing, ...passing],
+    }],
+  };
+}
+
+async function installChecklyCli(): Promise<void> {
+  if (existsSync(path.join(INSTALL_DIR, 'node_modules', 'checkly', 'package.json'))) return;
+  await mkdir(INSTALL_DIR, { recursive: true });
+  await writeFile(path.join(INSTALL_DIR, 'package.json'), '{"name":"checkly-cli-e2e","private":true}\n');
+  await run('npm', ['install', `checkly@${CHECKLY_VERSION}`, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: INSTALL_DIR, timeout: 400_000 });
+}
+
+async function startServer(seedFile: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--no-scheduler', '--seed', seedFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
+  });
+  return { child, url };
+}
+
+/** `npx checkly …` against the loopback server; never the network (no version check, own config dir). */
+async function checkly(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npx', ['--no-install', 'checkly', ...args], {
+      cwd: INSTALL_DIR,
+      timeout: 60_000,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        HOME: path.join(workdir, 'home'),
+        XDG_CONFIG_HOME: path.join(workdir, 'config'),
+        CHECKLY_ENV: 'local',
+        CHECKLY_API_URL: server.url,
+        CHECKLY_API_KEY: API_KEY,
+        CHECKLY_ACCOUNT_ID: ACCOUNT,
+        CHECKLY_SKIP_NEW_VERSION_CHECK: 'true',
+        NO_COLOR: '1',
+        ...env,
+      },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+async function api(method: string, route: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${server.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return response.json();
+}
+
+beforeAll(async () => {
+  workdir = await mkdtemp(path.join(tmpdir(), 'vigil-checkly-cli-'));
+  const seedFile = path.join(workdir, 'seed.json');
+  await writeFile(seedFile, JSON.stringify(seed()));
+  const [started] = await Promise.all([startServer(seedFile), installChecklyCli()]);
+  server = started;
+}, 480_000);
+
+afterAll(async () => {
+  server?.child.kill('SIGTERM');
+  await rm(workdir, { recursive: true, force: true });
+});
+
+describe('the Checkly CLI against vigil server', () => {
+  it('checks list signs in and lists the seeded checks', async () => {
+    const { code, stdout } = await checkly(['checks', 'list']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Storefront API\s+API\s.*shop, critical\s+c1000000-0000-4000-8000-000000000001/);
+    expect(stdout).toContain('Billing API');
+    expect(stdout).toContain('Showing 1-2 of 2 checks');
+  }, 90_000);
+
+  it('checks list --tag (sent as tag[]) and --search filter on the server', async () => {
+    const tagged = await checkly(['checks', 'list', '--tag', 'shop', '--output', 'json']);
+    expect(JSON.parse(tagged.stdout).data.map((check: { name: string }) => check.name)).toEqual(['Storefront API']);
+    const searched = await checkly(['checks', 'list', '--search', 'BILL', '--output', 'json']);
+    expect(JSON.parse(searched.stdout).data.map((check: { name: string }) => check.name)).toEqual(['Billing API']);
+  }, 90_000);
+
+  it('checks get shows stats, error groups and recent results, and pages on with the cursor', async () => {
+    const detail = await checkly(['checks', 'get', STOREFRONT, '--results-limit', '5']);
+    expect(detail.code).toBe(0);
+    expect(detail.stdout).toContain('STATS (last 24 hours)');
+    expect(detail.stdout).toMatch(/Availability:\s+92\.31%/);
+    expect(detail.stdout).toContain('ERROR GROUPS');
+    expect(detail.stdout).toContain('Expected status <number> but received <number>');
+    expect(detail.stdout).toMatch(/RECENT RESULTS[\s\S]*failing\s+900ms\s+f1[\s\S]*s4\n/);
+    const cursor = /--results-cursor (\S+)/.exec(detail.stdout)?.[1];
+    expect(cursor).toBeDefined();
+
+    const next = await checkly(['checks', 'get', STOREFRONT, '--results-limit', '5', '--results-cursor', cursor!, '--output', 'json']);
+    const older = JSON.parse(next.stdout) as { results: Array<{ id: string }>; nextId: string | null };
+    expect(older.results.map((result) => result.id)).toEqual(['s5', 's6', 's7', 's8', 's9']);
+    expect(older.nextId).not.toBeNull();
+  }, 90_000);
+
+  it('checks get --result and --error-group drill into one result and one group', async () => {
+    const result = await checkly(['checks', 'get', STOREFRONT, '--result', 'f1']);
+    expect(result.stdout).toMatch(/Status:\s+failing/);
+    expect(result.stdout).toContain('Expected status 200 but received 503');
+
+    const [group] = await api('GET', `/v1/error-groups/checks/${STOREFRONT}`);
+    const detail = await checkly(['checks', 'get', STOREFRONT, '--error-group', group.id]);
+    expect(detail.stdout).toContain('ERROR GROUP');
+    expect(detail.stdout).toContain(`Error group:   ${group.id}`);
+  }, 90_000);
+
+  it('checks stats shows availability and response times from POST /v1/analytics/checks', async () => {
+    const { stdout } = await checkly(['checks', 'stats', '--output', 'json']);
+    const rows = JSON.parse(stdout).data as Array<{ name: string; availability: number | null; responseTime_avg: number | null }>;
+    const storefront = rows.find((row) => row.name === 'Storefront API')!;
+    expect(storefront.availability).toBeCloseTo(92.31, 1);
+    expect(storefront.responseTime_avg).toBeGreaterThan(100);
+    expect(rows.find((row) => row.name === 'Billing API')!.availability).toBeNull();
+  }, 90_000);
+
+  it('alert-channels list and get read channels created through the API', async () => {
+    const channel = await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    const list = await checkly(['alert-channels', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('ops@example.com');
+    const one = await checkly(['alert-channels', 'get', String(channel.id)]);
+    expect(one.stdout).toContain('ops@example.com');
+  }, 90_000);
+
+  it('an account the key does not reach is refused with 403, not served from the default account', async () => {
+    const { code, stdout, stderr } = await checkly(['checks', 'list'], { CHECKLY_ACCOUNT_ID: 'someone-else' });
+    expect(code).not.toBe(0);
+    expect(stdout).not.toContain('Storefront API');
+    expect(stderr).toContain('API key has no access to account someone-else');
+  }, 90_000);
+});
