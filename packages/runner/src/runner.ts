@@ -49,7 +49,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     networkPolicy: parseNetworkPolicy(options.denyNetworks ?? []),
   };
   const registry = executorRegistry(options.executors ?? BUILT_IN_EXECUTORS);
-  const makeScriptHooks = options.scriptHooks ?? ((resolved: ResolvedRunnerOptions) => createScriptPool({ size: resolved.scriptPoolSize, timeoutMs: resolved.scriptTimeoutMs }));
+  const makeScriptHooks = options.scriptHooks ?? ((resolved: ResolvedRunnerOptions) => createScriptPool({ size: resolved.scriptPoolSize, timeoutMs: resolved.scriptTimeoutMs, denyNetworks: resolved.networkPolicy.rules }));
   let scripts: ScriptHooks | undefined;
   let closed = false;
 

@@ -6,6 +6,8 @@
  * They run in a warm pool of child processes (./pool.ts), each with a deadline.
  */
 import type { JobLogLine, ScriptHooks, ScriptRequest, ScriptResponse, ScriptRunOutcome } from '../types.js';
+import { denyNetworkArgs } from '../network-policy-guard.js';
+import { parseNetworkPolicy } from '../network-policy.js';
 import { WorkerPool, type WorkerOutcome } from './pool.js';
 import type { WorkerError, WorkerResponse } from './protocol.js';
 
@@ -16,6 +18,8 @@ export interface ScriptPoolOptions {
   size: number;
   /** Deadline of one script, unless a run sets its own. */
   timeoutMs: number;
+  /** CIDRs no script may connect to (enforced inside the workers by ../network-policy-guard.ts). */
+  denyNetworks?: readonly string[];
 }
 
 interface ScriptInput {
@@ -136,7 +140,7 @@ function settle(outcome: WorkerOutcome, input: ScriptInput & { request: ScriptRe
 }
 
 export function createScriptPool(options: ScriptPoolOptions): ScriptPool {
-  const workers = new WorkerPool({ size: options.size });
+  const workers = new WorkerPool({ size: options.size, args: denyNetworkArgs(parseNetworkPolicy(options.denyNetworks ?? [])) });
   const defaultTimeout = options.timeoutMs > 0 ? options.timeoutMs : DEFAULT_SCRIPT_TIMEOUT_MS;
 
   async function execute(kind: 'setup' | 'teardown', input: ScriptInput & { request: ScriptRequest }, response: ScriptResponse | null): Promise<Settled> {

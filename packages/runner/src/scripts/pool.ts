@@ -52,8 +52,8 @@ class ScriptWorker {
   #onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | null = null;
   #output = '';
 
-  constructor(launch: { file: string; execArgv: string[] }) {
-    this.child = fork(launch.file, [], {
+  constructor(launch: { file: string; execArgv: string[] }, args: readonly string[]) {
+    this.child = fork(launch.file, [...args], {
       // Nothing of the runner's environment (API keys, tokens in PATH-adjacent variables) reaches user code.
       env: {},
       execArgv: [...launch.execArgv, '--max-old-space-size=512'],
@@ -158,11 +158,14 @@ class ScriptWorker {
 
 export interface WorkerPoolOptions {
   size: number;
+  /** Arguments of every worker process (the network policy's rules). */
+  args?: readonly string[];
 }
 
 /** Runs tasks on at most `size` workers; see the file comment. */
 export class WorkerPool {
   readonly #size: number;
+  readonly #args: readonly string[];
   readonly #launch = workerLaunch();
   readonly #idle: ScriptWorker[] = [];
   readonly #all = new Set<ScriptWorker>();
@@ -172,6 +175,7 @@ export class WorkerPool {
 
   constructor(options: WorkerPoolOptions) {
     this.#size = Math.max(1, Math.floor(options.size));
+    this.#args = options.args ?? [];
   }
 
   /** Starts every worker now, so the first runs do not pay for process start-up. */
@@ -216,7 +220,7 @@ export class WorkerPool {
   }
 
   #spawn(): ScriptWorker {
-    const worker = new ScriptWorker(this.#launch);
+    const worker = new ScriptWorker(this.#launch, this.#args);
     this.#all.add(worker);
     worker.child.on('exit', () => {
       this.#all.delete(worker);

@@ -8,16 +8,22 @@
  * `require`, top-level `await`), compiled once per distinct code and cached. Bundled scripts carry an
  * inline source map; stack frames are mapped through it to the user's own files.
  *
- * Imports only Node built-ins (and ./source-map.ts), so it starts fast and runs the same from sources
- * and from the CLI bundle.
+ * Imports only Node built-ins (and ./source-map.ts, ../network-policy*.ts), so it starts fast and
+ * runs the same from sources and from the CLI bundle. The service's network policy (argv) is
+ * installed before any script runs.
  */
 import { createRequire, type SourceMap } from 'node:module';
 import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import vm from 'node:vm';
+import { denyNetworksFromArgv, installSocketGuard } from '../network-policy-guard.js';
+import { parseNetworkPolicy } from '../network-policy.js';
 import type { JobLogLine, ScriptRequest } from '../types.js';
 import type { DoneMessage, RunMessage, WorkerError, WorkerResponse } from './protocol.js';
 import { inlineSourceMap, originalPosition } from './source-map.js';
+
+// Before any user code runs: scripts reach the network only through the service's policy.
+installSocketGuard(parseNetworkPolicy(denyNetworksFromArgv(process.argv)));
 
 const MAX_LOG_LINES = 1000;
 const MAX_LOG_LINE_CHARS = 8192;
