@@ -194,6 +194,19 @@ describe('the Checkly CLI against vigil server', () => {
     expect(one.stdout).toContain('ops@example.com');
   }, 90_000);
 
+  it('incidents list shows the open status-page incidents, latest first', async () => {
+    const service = await api('POST', '/v1/status-pages/services', { name: 'Checkout' });
+    for (const name of ['Payments degraded', 'Checkout down']) {
+      await api('POST', '/v1/status-pages/incidents', {
+        name, severity: 'MAJOR', services: [{ id: service.id }], incidentUpdates: [{ description: 'Looking', status: 'INVESTIGATING' }],
+      });
+    }
+    const { code, stdout } = await checkly(['incidents', 'list']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/Checkout down[\s\S]*Payments degraded/);
+    expect(stdout).toContain('Showing 2 incidents');
+  }, 90_000);
+
   it('an account the key does not reach is refused with 403, not served from the default account', async () => {
     const { code, stdout, stderr } = await checkly(['checks', 'list'], { CHECKLY_ACCOUNT_ID: 'someone-else' });
     expect(code).not.toBe(0);

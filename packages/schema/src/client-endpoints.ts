@@ -10,6 +10,7 @@ import { CheckResultIdParams, CheckResultPage, CheckResultsV2Query } from './che
 import { CheckResult } from './check-results.js';
 import type { EndpointDef } from './endpoints.js';
 import { ErrorGroup } from './error-groups.js';
+import { IncidentPage, IncidentsListQuery } from './incident-pages.js';
 import { AccountIdParams, CheckIdParams, StringIdParams } from './paging.js';
 import { Runtime } from './runtimes.js';
 
@@ -48,5 +49,9 @@ export const CLIENT_ENDPOINTS = {
     method: 'POST', path: '/v1/analytics/checks', query: BatchAnalyticsQuery, body: BatchAnalyticsRequest,
     response: z.array(BatchAnalyticsItem), status: 200,
     summary: 'Headline analytics of up to 100 checks',
+  },
+  'incidents.list': {
+    method: 'GET', path: '/v1/status-pages/incidents', query: IncidentsListQuery, response: IncidentPage, status: 200,
+    summary: 'The latest incidents first, paged by cursor',
   },
 } as const satisfies Record<string, EndpointDef>;

@@ -26,5 +26,6 @@ export * from './paging.js';
 export * from './runtimes.js';
 export * from './check-result-pages.js';
 export * from './batch-analytics.js';
+export * from './incident-pages.js';
 export * from './endpoints.js';
 export * from './openapi.js';

@@ -163,3 +163,25 @@ describe('POST /v1/analytics/checks', () => {
     expect([range.status, range.body.validation?.keys]).toEqual([400, ['quickRange']]);
   });
 });
+
+describe('GET /v1/status-pages/incidents', () => {
+  it('pages the latest incidents first by cursor; another tenant sees none of them', async () => {
+    const api = apiFor(server, 'both');
+    const serviceId = (await api.post('/v1/status-pages/services', { name: 'Checkout' })).body.id;
+    const names = ['first', 'second', 'third'];
+    for (const name of names) {
+      expect((await api.post('/v1/status-pages/incidents', { name, severity: 'MINOR', services: [{ id: serviceId }] })).status).toBe(201);
+    }
+    const first = await api.get('/v1/status-pages/incidents?limit=2');
+    expect([first.status, first.body.length, first.body.entries.map((incident: { name: string }) => incident.name)]).toEqual([200, 2, ['third', 'second']]);
+    expect(first.body.entries[0].services[0].id).toBe(serviceId);
+    const second = await api.get(`/v1/status-pages/incidents?limit=2&nextId=${first.body.nextId}`);
+    expect([second.body.entries.map((incident: { name: string }) => incident.name), second.body.nextId]).toEqual([['first'], null]);
+    expect((await apiFor(server, 'solo').get('/v1/status-pages/incidents')).body).toEqual({ length: 0, entries: [], nextId: null });
+  });
+
+  it('refuses a cursor it did not give out', async () => {
+    const reply = await apiFor(server, 'both').get('/v1/status-pages/incidents?nextId=bm9wZQ');
+    expect([reply.status, reply.body.message]).toEqual([400, '"nextId" is not a cursor this service gave out; pass the nextId of the previous page']);
+  });
+});

@@ -66,6 +66,23 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
 
   ctx.route(ENDPOINTS['incidents.get'], ({ account, params }) => present(account.id, find(account.id, params.incidentId)));
 
+  // Newest first; the cursor is the row's insertion sequence, so new incidents never shift later pages.
+  const newestIncidents = ctx.store.db.prepare('SELECT seq, state FROM incidents WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
+  ctx.route(ENDPOINTS['incidents.list'], ({ account, query }) => {
+    const before = query.nextId === undefined ? Number.MAX_SAFE_INTEGER : Number(Buffer.from(query.nextId, 'base64url').toString('utf8'));
+    if (!Number.isSafeInteger(before) || before < 1) {
+      throw badRequest('"nextId" is not a cursor this service gave out; pass the nextId of the previous page', { source: 'query', keys: ['nextId'] });
+    }
+    const rows = newestIncidents.all(account.id, before, query.limit + 1) as Array<{ seq: number; state: string }>;
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      length: page.length,
+      entries: page.map((row) => present(account.id, JSON.parse(row.state) as IncidentState)),
+      nextId: rows.length > query.limit && last ? Buffer.from(String(last.seq), 'utf8').toString('base64url') : null,
+    };
+  });
+
   ctx.route(ENDPOINTS['incidents.update'], ({ account, params, body }) => {
     const incident = find(account.id, params.incidentId);
     const updated = updateIncident(
