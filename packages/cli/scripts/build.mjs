@@ -46,13 +46,15 @@ export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
   const result = await build({
     ...COMMON_OPTIONS,
     // script-worker: the child process that runs setup/teardown scripts (@vigil/runner's scripts/pool.ts);
-    // multi-step-reporter: the reporter Playwright loads for a multi-step run (multi-step/run-spec.ts).
+    // multi-step-reporter: the reporter Playwright loads for a multi-step run (multi-step/run-spec.ts);
+    // network-policy-preload: the network policy Playwright's processes load (NODE_OPTIONS --import).
     entryPoints: {
       main: 'src/main.ts',
       index: 'src/index.ts',
       constructs: 'src/constructs.ts',
       'script-worker': '../runner/src/scripts/worker.ts',
       'multi-step-reporter': '../runner/src/multi-step/reporter.ts',
+      'network-policy-preload': '../runner/src/network-policy-preload.ts',
     },
     outdir,
     outExtension: { '.js': '.mjs' },

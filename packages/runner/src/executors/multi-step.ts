@@ -28,7 +28,7 @@ export const multiStepExecutor: Executor = {
       };
     }
     const env = Object.fromEntries(variableLookup(context.variables));
-    const run = await runSpec({ code, env, timeoutMs, signal: context.signal });
+    const run = await runSpec({ code, env, timeoutMs, signal: context.signal, denyNetworks: context.options.networkPolicy.rules });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());
     let failure = verdict.failure;
     if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {

@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ReportFile } from './report.js';
 
 declare const __VIGIL_BUNDLED__: boolean | undefined;
@@ -122,6 +122,18 @@ export interface SpecInput {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
+  /** CIDRs the spec's Node processes may not connect to (../network-policy-preload.ts); none when absent. */
+  denyNetworks?: readonly string[];
+}
+
+/**
+ * NODE_OPTIONS that load the network policy into every Node process of the run: the bundled
+ * preload, or from sources the TypeScript one through tsx.
+ */
+function policyNodeOptions(): string {
+  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return `--import ${new URL('./network-policy-preload.mjs', import.meta.url).href}`;
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return `--import ${tsx} --import ${new URL('../network-policy-preload.ts', import.meta.url).href}`;
 }
 
 function configSource(input: { reportFile: string; timeoutMs: number; executablePath: string | undefined }): string {
@@ -204,6 +216,10 @@ async function runSpecNow(input: SpecInput): Promise<SpecRun> {
     const cli = requirePlaywright().resolve('@playwright/test/cli');
     const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
     if (process.env.PLAYWRIGHT_BROWSERS_PATH) env.PLAYWRIGHT_BROWSERS_PATH = process.env.PLAYWRIGHT_BROWSERS_PATH;
+    if (input.denyNetworks !== undefined && input.denyNetworks.length > 0) {
+      env.VIGIL_DENY_NETWORKS = input.denyNetworks.join(',');
+      env.NODE_OPTIONS = policyNodeOptions();
+    }
     const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], {
       cwd: dir,
       env,
