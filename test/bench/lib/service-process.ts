@@ -27,11 +27,13 @@ export interface ServiceProcessOptions {
   readonly port?: number;
   /** `--request-log FILE`: one JSON line per request, for counting the calls a command made. */
   readonly requestLog?: string;
+  /** Run checks on their schedule; off by default (most suites measure the API alone). */
+  readonly scheduler?: boolean;
 }
 
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
-  // --no-scheduler: the benchmarks measure the API; its checks point at hosts that must never be called.
-  const args = ['server', '--no-scheduler', '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
+  // --no-scheduler unless asked: most suites measure the API, and their checks point at hosts that must never be called.
+  const args = ['server', ...(options.scheduler ? [] : ['--no-scheduler']), '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
   if (options.rateLimit) args.push('--rate-limit', options.rateLimit);
   if (options.requestLog) args.push('--request-log', options.requestLog);
   const child: ChildProcess = spawn(process.execPath, [VIGIL_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });

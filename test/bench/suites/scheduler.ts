@@ -1,0 +1,129 @@
+/**
+ * The service monitors (issue 18): `vigil server` with its scheduler on, N API checks every minute
+ * against a loopback target in its own process. Figures: start lag (when a run started minus the
+ * moment its slot was due) p50/p99, missed slots, the server's CPU, `GET /v1/checks` and
+ * check-results p99 while it runs, and the stored size of a passing result.
+ *
+ * Quick mode: 1,000 checks for two minutes. `--full`: 10,000 checks (167 runs/s) for five minutes.
+ * The first minute is warm-up (checks are created during it) and is not counted.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServiceProcess } from '../lib/service-process.js';
+import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+
+const KEY = 'vigil-local';
+const MINUTE = 60_000;
+
+const TARGET_SOURCE = `
+const http = require('node:http');
+const body = JSON.stringify({ status: 'up' });
+const server = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(body));
+server.keepAliveTimeout = 1;
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+async function startTarget(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['-e', TARGET_SOURCE], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
+  return { url: `http://127.0.0.1:${chunk.toString().trim()}`, child };
+}
+
+function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** utime + stime of a process, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function api(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+}
+
+export const suite: BenchSuite = {
+  name: 'scheduler',
+  issue: 18,
+  async run(context: BenchContext): Promise<BenchFigure[]> {
+    const checks = context.full ? 10_000 : 1_000;
+    const measuredMinutes = context.full ? 4 : 1;
+    const target = await startTarget();
+    const service = await startServiceProcess({ dataDir: path.join(context.tmpDir, 'data'), scheduler: true });
+    try {
+      context.log(`scheduler: creating ${checks} API checks every minute`);
+      const ids: string[] = [];
+      for (let index = 0; index < checks; index += 50) {
+        const batch = await Promise.all(
+          Array.from({ length: Math.min(50, checks - index) }, async (_, offset) => {
+            const response = await api(`${service.url}/v1/checks/api?autoAssignAlerts=false`, {
+              method: 'POST',
+              body: JSON.stringify({
+                name: `c${index + offset}`,
+                frequency: 1,
+                locations: ['eu-west-1'],
+                doubleCheck: false,
+                retryStrategy: null,
+                request: { method: 'GET', url: `${target.url}/c/${index + offset}`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
+              }),
+            });
+            if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`);
+            return ((await response.json()) as { id: string }).id;
+          }),
+        );
+        ids.push(...batch);
+      }
+      // Counted from the next whole minute after the checks exist (and the scheduler re-read them).
+      const from = Math.ceil((Date.now() + 10_000) / MINUTE) * MINUTE;
+      const to = from + measuredMinutes * MINUTE;
+      context.log(`scheduler: measuring ${measuredMinutes} minute(s) from ${new Date(from).toISOString()}`);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, from - Date.now())));
+      const cpuBefore = cpuMsOf(service.pid!);
+      const listLatencies: number[] = [];
+      const resultLatencies: number[] = [];
+      while (Date.now() < to) {
+        let started = performance.now();
+        await (await api(`${service.url}/v1/checks?limit=100`)).arrayBuffer();
+        listLatencies.push(performance.now() - started);
+        started = performance.now();
+        await (await api(`${service.url}/v1/check-results/${ids[Math.floor(Math.random() * ids.length)]}?limit=100`)).arrayBuffer();
+        resultLatencies.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const cpuMs = cpuMsOf(service.pid!) - cpuBefore;
+      // Runs of the last slots may still be going; give them a moment before counting.
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+
+      const lags: number[] = [];
+      const sizes: number[] = [];
+      let missed = 0;
+      for (const id of ids) {
+        const results = (await (await api(`${service.url}/v1/check-results/${id}?limit=100&from=${Math.floor(from / 1000) - 60}&to=${Math.ceil(to / 1000) + 60}`)).json()) as Array<{ startedAt: string; checkRunId: number; hasFailures: boolean }>;
+        const inWindow = results.filter((result) => result.checkRunId * 1000 >= from && result.checkRunId * 1000 < to);
+        missed += Math.max(0, measuredMinutes - inWindow.length);
+        for (const result of inWindow) {
+          lags.push(Date.parse(result.startedAt) - result.checkRunId * 1000);
+          if (!result.hasFailures) sizes.push(Buffer.byteLength(JSON.stringify(result)));
+        }
+      }
+      const note = `${checks} API checks every minute, ${measuredMinutes} measured minute(s), loopback target`;
+      return [
+        { id: 'scheduler.lag-p50', issue: 18, label: 'start lag p50', unit: 'ms', better: 'lower', runs: [percentile(lags, 50)], note },
+        { id: 'scheduler.lag-p99', issue: 18, label: 'start lag p99', unit: 'ms', better: 'lower', runs: [percentile(lags, 99)], goal: { text: '≤ 2,000 ms (10,000 checks), ≤ 1,000 ms (1,000)', met: (value) => value <= (checks >= 10_000 ? 2000 : 1000) }, note },
+        { id: 'scheduler.missed', issue: 18, label: 'missed slots', unit: 'slots', better: 'lower', runs: [missed], goal: { text: '0', met: (value) => value === 0 }, note },
+        { id: 'scheduler.cpu', issue: 18, label: 'server CPU while scheduling', unit: '%', better: 'lower', runs: [(100 * cpuMs) / (to - from)], note: `${note}; 100 % = one core` },
+        { id: 'scheduler.list-p99', issue: 18, label: 'GET /v1/checks?limit=100 p99 meanwhile', unit: 'ms', better: 'lower', runs: [percentile(listLatencies, 99)], goal: { text: '≤ 50 ms', met: (value) => value <= 50 }, note },
+        { id: 'scheduler.results-p99', issue: 18, label: 'GET /v1/check-results p99 meanwhile', unit: 'ms', better: 'lower', runs: [percentile(resultLatencies, 99)], goal: { text: '≤ 50 ms', met: (value) => value <= 50 }, note },
+        { id: 'scheduler.result-size', issue: 18, label: 'size of a passing result as served', unit: 'bytes', better: 'lower', runs: [median(sizes)], goal: { text: '≤ 500 bytes stored', met: (value) => value <= 500 }, note: 'the JSON served by the API, which is what is stored' },
+      ];
+    } finally {
+      await service.stop();
+      target.child.kill();
+    }
+  },
+};
