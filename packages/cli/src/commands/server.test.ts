@@ -3,6 +3,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { serviceDenyNetworks } from './server.js';
 
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/vigil.mjs');
 
@@ -66,5 +67,18 @@ describe('vigil server', () => {
     for (const text of ['--faults <spec>', 'latency=50ms', 'error=0.1', '429=0.2', 'drop=0.05', 'seed=42', '--request-log <file>', '--rate-limit <n/s>']) {
       expect(result.stdout).toContain(text);
     }
+  });
+});
+
+describe('--deny-network and the default denials', () => {
+  const defaults = ['169.254.0.0/16', 'fe80::/10'];
+  it.each([
+    [[], ['169.254.0.0/16', 'fe80::/10']],
+    [['10.0.0.0/8'], ['169.254.0.0/16', 'fe80::/10', '10.0.0.0/8']],
+    [['none'], []],
+    [['none', '10.0.0.0/8'], ['10.0.0.0/8']],
+    [['10.0.0.0/8', 'none', '::1'], ['10.0.0.0/8', '::1']],
+  ])('%j denies %j', (flags, denied) => {
+    expect(serviceDenyNetworks(flags, defaults)).toEqual(denied);
   });
 });
