@@ -18,6 +18,7 @@ interface ServerFlags {
   scheduler: boolean;
   retention: string;
   denyNetwork?: string[];
+  smtp?: string;
 }
 
 const FAULTS_HELP = `
@@ -85,6 +86,7 @@ export function registerServer(program: Command): void {
     .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account}')
     .option('--retention <days>', 'delete check results older than this many days (1 to 3650)', '30')
     .option('--deny-network <cidr>', 'never connect checks to this IPv4/IPv6 CIDR (repeatable; adds to the default link-local and cloud metadata denials; "none" drops the defaults)', collect)
+    .option('--smtp <url>', 'SMTP server for e-mail alert channels, smtp://[user:pass@]host:port or smtps://… (without it e-mail alerts are recorded UNDELIVERABLE)')
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -124,12 +126,18 @@ export function registerServer(program: Command): void {
         throw usageError(`--faults: ${(error as Error).message}`);
       }
       const seed = flags.seed === undefined ? undefined : readJson(flags.seed, '--seed');
+      // Parsed before the service starts: a bad value is a usage error (exit 2), not a failed start.
+      const retentionDays = parseRetention(flags.retention);
       const runner = await import('@vigil/runner');
       const denyNetworks = serviceDenyNetworks(flags.denyNetwork ?? [], runner.DEFAULT_SERVICE_DENY_NETWORKS);
       try {
         runner.parseNetworkPolicy(denyNetworks);
       } catch (error) {
         throw usageError(`--deny-network: ${(error as Error).message}`);
+      }
+
+      if (flags.smtp !== undefined && !/^smtps?:\/\/[^/\s]+/.test(flags.smtp)) {
+        throw usageError(`--smtp must be an smtp:// or smtps:// URL, got "${flags.smtp}"`);
       }
 
       // Listen for signals before announcing the port: a supervisor may signal as soon as it reads it.
@@ -147,7 +155,9 @@ export function registerServer(program: Command): void {
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
           ...(seed !== undefined ? { seed } : {}),
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
-          scheduler: flags.scheduler ? { retentionDays: parseRetention(flags.retention), denyNetworks } : false,
+          scheduler: flags.scheduler
+            ? { retentionDays: parseRetention(flags.retention), denyNetworks, ...(flags.smtp !== undefined ? { alerting: { smtpUrl: flags.smtp } } : {}) }
+            : false,
         });
       } catch (error) {
         throw new CliError(`cannot start the server: ${(error as Error).message}`, { cause: error });
