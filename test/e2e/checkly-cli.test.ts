@@ -207,6 +207,19 @@ describe('the Checkly CLI against vigil server', () => {
     expect(stdout).toContain('Showing 2 incidents');
   }, 90_000);
 
+  it('incidents update changes the severity with PATCH and posts an update; incidents resolve resolves it', async () => {
+    const service = await api('POST', '/v1/status-pages/services', { name: 'Search' });
+    const incident = await api('POST', '/v1/status-pages/incidents', { name: 'Slow search', severity: 'MINOR', services: [{ id: service.id }] });
+    const updated = await checkly(['incidents', 'update', incident.id, '--message', 'Found the slow query', '--status', 'identified', '--severity', 'critical', '--force', '--no-notify-subscribers']);
+    expect(updated.code).toBe(0);
+    const afterUpdate = await api('GET', `/v1/status-pages/incidents/${incident.id}`);
+    expect([afterUpdate.severity, afterUpdate.lastUpdateStatus, afterUpdate.incidentUpdates.at(-1).description]).toEqual(['CRITICAL', 'IDENTIFIED', 'Found the slow query']);
+
+    const resolved = await checkly(['incidents', 'resolve', incident.id, '--message', 'Index added', '--force', '--no-notify-subscribers']);
+    expect(resolved.code).toBe(0);
+    expect((await api('GET', `/v1/status-pages/incidents/${incident.id}`)).lastUpdateStatus).toBe('RESOLVED');
+  }, 90_000);
+
   it('an account the key does not reach is refused with 403, not served from the default account', async () => {
     const { code, stdout, stderr } = await checkly(['checks', 'list'], { CHECKLY_ACCOUNT_ID: 'someone-else' });
     expect(code).not.toBe(0);

@@ -11,7 +11,8 @@ import { CheckResult } from './check-results.js';
 import type { EndpointDef } from './endpoints.js';
 import { ErrorGroup } from './error-groups.js';
 import { IncidentPage, IncidentsListQuery } from './incident-pages.js';
-import { AccountIdParams, CheckIdParams, StringIdParams } from './paging.js';
+import { Incident, IncidentUpdate } from './status-pages.js';
+import { AccountIdParams, CheckIdParams, IncidentIdParams, StringIdParams } from './paging.js';
 import { Runtime } from './runtimes.js';
 
 export const CLIENT_ENDPOINTS = {
@@ -53,5 +54,10 @@ export const CLIENT_ENDPOINTS = {
   'incidents.list': {
     method: 'GET', path: '/v1/status-pages/incidents', query: IncidentsListQuery, response: IncidentPage, status: 200,
     summary: 'The latest incidents first, paged by cursor',
+  },
+  'incidents.patch': {
+    method: 'PATCH', path: '/v1/status-pages/incidents/{incidentId}', params: IncidentIdParams, body: IncidentUpdate,
+    response: Incident, status: 200,
+    summary: 'Update an incident (the fields sent; what the Checkly CLI sends to change the severity)',
   },
 } as const satisfies Record<string, EndpointDef>;

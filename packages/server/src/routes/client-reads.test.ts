@@ -180,6 +180,17 @@ describe('GET /v1/status-pages/incidents', () => {
     expect((await apiFor(server, 'solo').get('/v1/status-pages/incidents')).body).toEqual({ length: 0, entries: [], nextId: null });
   });
 
+  it('PATCH changes only the fields sent, like PUT', async () => {
+    const api = apiFor(server, 'both');
+    const serviceId = (await api.post('/v1/status-pages/services', { name: 'Search' })).body.id;
+    const created = (await api.post('/v1/status-pages/incidents', { name: 'Slow search', severity: 'MINOR', services: [{ id: serviceId }] })).body;
+    const patched = await api.call('PATCH', `/v1/status-pages/incidents/${created.id}`, { body: { severity: 'CRITICAL' } });
+    expect([patched.status, patched.body.severity, patched.body.name]).toEqual([200, 'CRITICAL', 'Slow search']);
+    const wrong = await api.call('PATCH', `/v1/status-pages/incidents/${created.id}`, { body: { severity: 'HUGE' } });
+    expect([wrong.status, wrong.body.validation]).toEqual([400, { source: 'payload', keys: ['severity'] }]);
+    expect((await apiFor(server, 'solo').call('PATCH', `/v1/status-pages/incidents/${created.id}`, { body: { severity: 'MINOR' } })).status).toBe(404);
+  });
+
   it('refuses a cursor it did not give out', async () => {
     const reply = await apiFor(server, 'both').get('/v1/status-pages/incidents?nextId=bm9wZQ');
     expect([reply.status, reply.body.message]).toEqual([400, '"nextId" is not a cursor this service gave out; pass the nextId of the previous page']);

@@ -83,7 +83,8 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     };
   });
 
-  ctx.route(ENDPOINTS['incidents.update'], ({ account, params, body }) => {
+  // PUT merges the fields sent, so PATCH (the Checkly CLI's `incidents update --severity`) is the same call.
+  for (const id of ['incidents.update', 'incidents.patch'] as const) ctx.route(ENDPOINTS[id], ({ account, params, body }) => {
     const incident = find(account.id, params.incidentId);
     const updated = updateIncident(
       incident,
