@@ -1,8 +1,9 @@
 /**
  * `vigil server` alerts: an applied API check runs every 10 s against a loopback target that turns
  * from 200 to 500 and back; its WebhookAlertChannel's loopback receiver gets exactly one failure
- * and one recovery (each with the notification id and the HMAC signature), and
- * `GET /v1/alert-notifications` lists both as SENT.
+ * and one recovery (each with the notification id and the HMAC signature), its EmailAlertChannel
+ * gets the same two e-mails through a loopback SMTP server (`--smtp`), and
+ * `GET /v1/alert-notifications` lists all four as SENT.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -11,6 +12,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VIGIL_BIN, targetEnv, vigil } from '../support/cli.js';
 
@@ -21,6 +23,9 @@ let receiver: Server;
 let healthy = true;
 let runs = 0;
 const deliveries: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+const emails: Array<{ to: string[]; raw: string }> = [];
+let smtp: SMTPServer;
+let smtpUrl: string;
 let workdir: string;
 let service: ChildProcess | undefined;
 
@@ -30,7 +35,7 @@ async function listen(server: Server): Promise<string> {
 }
 
 async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VIGIL_FROM_SOURCE: '1' } });
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir, '--smtp', smtpUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -64,6 +69,21 @@ beforeAll(async () => {
       response.writeHead(204).end();
     });
   });
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (raw += chunk));
+      stream.on('end', () => {
+        emails.push({ to: session.envelope.rcptTo.map((recipient) => recipient.address), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
   const targetUrl = await listen(target);
   const receiverUrl = await listen(receiver);
   workdir = await mkdtemp(path.join(tmpdir(), 'vigil-alerting-'));
@@ -71,7 +91,8 @@ beforeAll(async () => {
   await writeFile(path.join(workdir, 'project', 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'Alerts', logicalId: 'alerts' });\n");
   await writeFile(
     path.join(workdir, 'project', 'checks', 'shop.monitor.ts'),
-    `import { ApiCheck, AssertionBuilder, Frequency, RetryStrategyBuilder, WebhookAlertChannel } from 'vigil/constructs';
+    `import { ApiCheck, AssertionBuilder, EmailAlertChannel, Frequency, RetryStrategyBuilder, WebhookAlertChannel } from 'vigil/constructs';
+const mail = new EmailAlertChannel('mail', { address: 'oncall@example.com' });
 const hook = new WebhookAlertChannel('hook', {
   name: 'Loopback receiver',
   url: '${receiverUrl}/alerts',
@@ -83,7 +104,7 @@ new ApiCheck('shop', {
   frequency: Frequency.EVERY_10S,
   locations: ['eu-west-1'],
   retryStrategy: RetryStrategyBuilder.noRetries(),
-  alertChannels: [hook],
+  alertChannels: [hook, mail],
   request: { url: '${targetUrl}/health', assertions: [AssertionBuilder.statusCode().equals(200)] },
 });
 `,
@@ -96,6 +117,7 @@ afterAll(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
   await rm(workdir, { recursive: true, force: true });
 });
 
@@ -129,11 +151,30 @@ describe('vigil server alerts through a webhook channel', () => {
     const reply = await fetch(`${started.url}/v1/alert-notifications`, { headers: { authorization: `Bearer ${API_KEY}` } });
     expect(reply.status).toBe(200);
     const listed = (await reply.json()) as Array<Record<string, unknown>>;
-    expect(listed.map((notification) => [notification.alertType, notification.delivery, notification.status, notification.attempts])).toEqual([
+    const webhooks = listed.filter((notification) => notification.type === 'WEBHOOK');
+    expect(webhooks.map((notification) => [notification.alertType, notification.delivery, notification.status, notification.attempts])).toEqual([
       ['ALERT_FAILURE', 'SENT', 'SUCCESS', 1],
       ['ALERT_RECOVERY', 'SENT', 'SUCCESS', 1],
     ]);
-    expect(listed.map((notification) => notification.id)).toEqual(deliveries.map((delivery) => delivery.headers['x-vigil-notification-id']));
-    expect(listed[0]!.checkResultId).toBe(JSON.parse(deliveries[0]!.body).result);
+    expect(webhooks.map((notification) => notification.id)).toEqual(deliveries.map((delivery) => delivery.headers['x-vigil-notification-id']));
+    expect(webhooks[0]!.checkResultId).toBe(JSON.parse(deliveries[0]!.body).result);
+
+    // The same two alerts by e-mail, through --smtp.
+    await until(() => emails.length >= 2, 10_000, 'two e-mails');
+    expect(emails).toHaveLength(2);
+    expect(emails.map((email) => email.to)).toEqual([['oncall@example.com'], ['oncall@example.com']]);
+    expect(emails.map((email) => /^Subject: (.*)$/m.exec(email.raw)?.[1])).toEqual(["Check 'Shop API' has failed", "Check 'Shop API' has recovered"]);
+    const mailed = listed.filter((notification) => notification.type === 'EMAIL');
+    expect(mailed.map((notification) => [notification.alertType, notification.delivery])).toEqual([
+      ['ALERT_FAILURE', 'SENT'],
+      ['ALERT_RECOVERY', 'SENT'],
+    ]);
+    expect(emails.map((email) => /^x-vigil-notification-id: (.*)$/im.exec(email.raw)?.[1]?.trim())).toEqual(mailed.map((notification) => notification.id));
   }, 90_000);
+
+  it('refuses an --smtp that is not an smtp:// or smtps:// URL', async () => {
+    const result = await vigil(['server', '--smtp', 'mail.example.com:25'], { cwd: workdir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('Error: --smtp must be an smtp:// or smtps:// URL, got "mail.example.com:25"\n');
+  });
 });

@@ -82,7 +82,7 @@ describe('sendToChannel', () => {
     await expect(sendToChannel('WEBHOOK', { url: `${base}/hook` }, context, { timeoutMs: 2000 })).rejects.toThrow('the receiver answered HTTP 503: thanks');
     expect(await sendToChannel('EMAIL', { address: 'ops@example.com' }, context, { timeoutMs: 2000 })).toEqual({
       kind: 'undeliverable',
-      reason: 'no SMTP server is configured for this service, so e-mail cannot be sent',
+      reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent',
     });
     expect(await sendToChannel('PAGERDUTY', { serviceKey: 'k' }, context, { timeoutMs: 2000 })).toEqual({ kind: 'undeliverable', reason: 'delivery to PAGERDUTY channels is not implemented by this service' });
   });

@@ -8,10 +8,12 @@
  * stays JSON whatever a check's name contains; unknown variables become empty), or the default JSON
  * body of `defaultWebhookBody`. `webhookSecret` signs the exact body: `x-checkly-signature` is the
  * hex HMAC-SHA256 of the body under the secret, as the real service sends it.
- * SLACK: an incoming-webhook `{ text }` message. Every request carries `x-vigil-notification-id`,
- * the same on every retry, for the receiver's de-duplication.
+ * SLACK: an incoming-webhook `{ text }` message. EMAIL: through the SMTP server of `smtpUrl`
+ * (nodemailer), UNDELIVERABLE without one. Every request and e-mail carries
+ * `x-vigil-notification-id`, the same on every retry, for the receiver's de-duplication.
  */
 import { createHmac } from 'node:crypto';
+import { createTransport } from 'nodemailer';
 
 export interface AlertContext {
   notificationId: string;
@@ -34,6 +36,10 @@ export type SendOutcome = { kind: 'sent'; result: string } | { kind: 'undelivera
 
 export interface SendOptions {
   timeoutMs: number;
+  /** `smtp://user:pass@host:port` or `smtps://…`; without it e-mail is UNDELIVERABLE. */
+  smtpUrl?: string | undefined;
+  /** The e-mail sender (default `vigil@localhost`). */
+  mailFrom?: string | undefined;
 }
 
 export const NOTIFICATION_ID_HEADER = 'x-vigil-notification-id';
@@ -105,7 +111,7 @@ export async function sendToChannel(type: string, config: Record<string, unknown
     case 'SLACK':
       return post(String(config.url ?? ''), 'POST', { 'content-type': 'application/json' }, JSON.stringify({ text: slackText(context), ...(config.channel ? { channel: config.channel } : {}) }), context, options);
     case 'EMAIL':
-      return { kind: 'undeliverable', reason: 'no SMTP server is configured for this service, so e-mail cannot be sent' };
+      return sendEmail(config, context, options);
     default:
       return { kind: 'undeliverable', reason: `delivery to ${type} channels is not implemented by this service` };
   }
@@ -142,6 +148,34 @@ async function post(url: string, method: string, headers: Record<string, string>
   const text = (await response.text()).slice(0, 500);
   if (response.status >= 200 && response.status < 300) return { kind: 'sent', result: `${response.status} ${text}`.trim() };
   throw new Error(`the receiver answered HTTP ${response.status}${text ? `: ${text}` : ''}`);
+}
+
+async function sendEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  if (!options.smtpUrl) return { kind: 'undeliverable', reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent' };
+  const url = new URL(options.smtpUrl);
+  const secure = url.protocol === 'smtps:';
+  const transport = createTransport({
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 465 : 25,
+    secure,
+    ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+    // A dead SMTP server holds one delivery slot for at most this long.
+    connectionTimeout: options.timeoutMs,
+    greetingTimeout: options.timeoutMs,
+    socketTimeout: options.timeoutMs,
+  });
+  try {
+    const info = await transport.sendMail({
+      from: options.mailFrom ?? 'vigil@localhost',
+      to: String(config.address ?? ''),
+      subject: alertTitle(context),
+      text: slackText(context),
+      headers: { [NOTIFICATION_ID_HEADER]: context.notificationId },
+    });
+    return { kind: 'sent', result: String(info.response ?? '').slice(0, 500) };
+  } finally {
+    transport.close();
+  }
 }
 
 function slackText(context: AlertContext): string {

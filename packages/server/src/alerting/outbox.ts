@@ -48,6 +48,8 @@ export interface OutboxOptions {
   maxBackoffMs?: number;
   pollMs?: number;
   now?: () => number;
+  /** SMTP server for EMAIL channels (`vigil server --smtp URL`). */
+  smtpUrl?: string | undefined;
   send?: (type: string, config: Record<string, unknown>, context: AlertContext) => Promise<SendOutcome>;
   log?: (line: string) => void;
 }
@@ -88,7 +90,7 @@ export class Outbox {
     this.#pollMs = options.pollMs ?? 500;
     this.#now = options.now ?? Date.now;
     const timeoutMs = options.timeoutMs ?? 10_000;
-    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs }));
+    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl }));
   }
 
   /** Queues a notification; call inside the transaction that changes the alert state. */
