@@ -3,5 +3,5 @@ export { createRunner, abortableSleep, DEFAULT_MAX_BODY_BYTES } from './runner.j
 export { BUILT_IN_EXECUTORS, executorRegistry } from './executors/registry.js';
 export { interpolate, secretRedactor, variableLookup, REDACTED } from './variables.js';
 export { retryPlan } from './retries.js';
-export { DEFAULT_SERVICE_DENY_NETWORKS, NetworkPolicyRefusal, parseNetworkPolicy, type NetworkPolicy } from './network-policy.js';
+export { DEFAULT_SERVICE_DENY_NETWORKS, NetworkPolicyRefusal, guardLookup, parseNetworkPolicy, type NetworkPolicy } from './network-policy.js';
 export type * from './types.js';

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderTemplate, sendToChannel, type AlertContext } from './channels.js';
 
@@ -85,5 +86,25 @@ describe('sendToChannel', () => {
       reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent',
     });
     expect(await sendToChannel('PAGERDUTY', { serviceKey: 'k' }, context, { timeoutMs: 2000 })).toEqual({ kind: 'undeliverable', reason: 'delivery to PAGERDUTY channels is not implemented by this service' });
+  });
+
+  it.each([
+    ['a cloud metadata address (denied by default)', 'http://169.254.169.254/latest', DEFAULT_SERVICE_DENY_NETWORKS, 'connection to 169.254.169.254 refused by the service\'s network policy (--deny-network 169.254.0.0/16)'],
+    ['a name resolving to a denied address', 'http://localhost:9/hook', ['127.0.0.0/8', '::1/128'], /^connection to (127\.0\.0\.1|::1) refused by the service's network policy \(--deny-network (127\.0\.0\.0\/8|::1\/128)\)$/],
+  ])('obeys the network policy: %s is UNDELIVERABLE, never requested', async (_name, url, deny, reason) => {
+    received.length = 0;
+    const outcome = await sendToChannel('WEBHOOK', { url }, context, { timeoutMs: 2000, policy: parseNetworkPolicy(deny) });
+    expect(outcome).toEqual({ kind: 'undeliverable', reason: typeof reason === 'string' ? reason : expect.stringMatching(reason) });
+    expect(received).toEqual([]);
+  });
+
+  it('gives up on a receiver that does not answer within the timeout', async () => {
+    const silent = createServer(() => undefined);
+    const url = await new Promise<string>((resolve) => silent.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`)));
+    const started = Date.now();
+    await expect(sendToChannel('WEBHOOK', { url }, context, { timeoutMs: 300 })).rejects.toThrow('the receiver did not answer in time');
+    expect(Date.now() - started).toBeLessThan(2000);
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
   });
 });

@@ -11,8 +11,13 @@
  * SLACK: an incoming-webhook `{ text }` message. EMAIL: through the SMTP server of `smtpUrl`
  * (nodemailer), UNDELIVERABLE without one. Every request and e-mail carries
  * `x-vigil-notification-id`, the same on every retry, for the receiver's de-duplication.
+ * Webhook and Slack requests obey the service's network policy (`--deny-network`, like checks), so
+ * a channel URL cannot make the service an SSRF proxy: a denied address is UNDELIVERABLE.
  */
 import { createHmac } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { guardLookup, type NetworkPolicy } from '@vigil/runner';
 import { createTransport } from 'nodemailer';
 
 export interface AlertContext {
@@ -38,6 +43,8 @@ export interface SendOptions {
   timeoutMs: number;
   /** `smtp://user:pass@host:port` or `smtps://…`; without it e-mail is UNDELIVERABLE. */
   smtpUrl?: string | undefined;
+  /** Addresses webhooks and Slack may not reach (the runner's policy for checks). */
+  policy?: NetworkPolicy | undefined;
   /** The e-mail sender (default `vigil@localhost`). */
   mailFrom?: string | undefined;
 }
@@ -138,16 +145,47 @@ async function sendWebhook(config: Record<string, unknown>, context: AlertContex
 
 async function post(url: string, method: string, headers: Record<string, string>, body: string | undefined, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
   if (!/^https?:\/\//.test(url)) return { kind: 'undeliverable', reason: `"${url}" is not an http(s) URL` };
-  const response = await fetch(url, {
-    method,
-    headers: { ...headers, [NOTIFICATION_ID_HEADER]: context.notificationId, 'user-agent': 'vigil-alerting' },
-    ...(body === undefined ? {} : { body }),
-    redirect: 'manual',
-    signal: AbortSignal.timeout(options.timeoutMs),
+  const target = new URL(url);
+  // Literal addresses are never looked up, so the policy is asked directly.
+  const refusal = options.policy?.refusal(target.hostname);
+  if (refusal) return { kind: 'undeliverable', reason: refusal.message };
+  let response: { status: number; text: string };
+  try {
+    response = await exchange(target, method, { ...headers, [NOTIFICATION_ID_HEADER]: context.notificationId, 'user-agent': 'vigil-alerting' }, body, options);
+  } catch (error) {
+    const refused = [error, (error as { cause?: unknown }).cause].find((candidate) => (candidate as { code?: string } | undefined)?.code === 'ERR_VIGIL_NETWORK_POLICY');
+    if (refused) return { kind: 'undeliverable', reason: (refused as Error).message };
+    throw error;
+  }
+  if (response.status >= 200 && response.status < 300) return { kind: 'sent', result: `${response.status} ${response.text}`.trim() };
+  throw new Error(`the receiver answered HTTP ${response.status}${response.text ? `: ${response.text}` : ''}`);
+}
+
+/** One HTTP exchange, the whole of it within `timeoutMs`; keeps the first 500 characters of the answer. */
+function exchange(target: URL, method: string, headers: Record<string, string>, body: string | undefined, options: SendOptions): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+      target,
+      {
+        method,
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        ...(options.policy ? { lookup: guardLookup(options.policy) } : {}),
+      },
+      (response: IncomingMessage) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          if (text.length < 500) text += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: text.slice(0, 500) }));
+        response.on('error', reject);
+      },
+    );
+    const timer = setTimeout(() => request.destroy(new Error('the receiver did not answer in time')), options.timeoutMs);
+    request.on('close', () => clearTimeout(timer));
+    request.on('error', (error: NodeJS.ErrnoException) => reject(error.code && !error.message.includes(error.code) ? new Error(`${error.message} (${error.code})`, { cause: error }) : error));
+    request.end(body);
   });
-  const text = (await response.text()).slice(0, 500);
-  if (response.status >= 200 && response.status < 300) return { kind: 'sent', result: `${response.status} ${text}`.trim() };
-  throw new Error(`the receiver answered HTTP ${response.status}${text ? `: ${text}` : ''}`);
 }
 
 async function sendEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {

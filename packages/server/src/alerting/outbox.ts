@@ -8,6 +8,7 @@
  * - Retries: a transient failure is attempted again after `backoffMs · 2^(attempts−1)` (capped at
  *   `maxBackoffMs`), up to `maxAttempts` attempts; then the row is FAILED with the last error.
  */
+import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
 import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/index.js';
 import { sendToChannel, type AlertContext, type SendOutcome } from './channels.js';
@@ -50,6 +51,8 @@ export interface OutboxOptions {
   now?: () => number;
   /** SMTP server for EMAIL channels (`vigil server --smtp URL`). */
   smtpUrl?: string | undefined;
+  /** CIDRs webhooks and Slack may not reach (default: the service's link-local and metadata denials). */
+  denyNetworks?: readonly string[] | undefined;
   send?: (type: string, config: Record<string, unknown>, context: AlertContext) => Promise<SendOutcome>;
   log?: (line: string) => void;
 }
@@ -90,7 +93,8 @@ export class Outbox {
     this.#pollMs = options.pollMs ?? 500;
     this.#now = options.now ?? Date.now;
     const timeoutMs = options.timeoutMs ?? 10_000;
-    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl }));
+    const policy = parseNetworkPolicy(options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS);
+    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl, policy }));
   }
 
   /** Queues a notification; call inside the transaction that changes the alert state. */

@@ -42,7 +42,7 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   const runner = options.runner ?? createRunner({ denyNetworks: options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let scheduler: Scheduler | undefined;
-  const alerting = new Alerting(store, options.alerting);
+  const alerting = new Alerting(store, { denyNetworks: options.denyNetworks, ...options.alerting });
   alerting.start();
   const execute = executeRuns({ store, runner, alerting, onStored: (job) => scheduler?.finished(job.slot) });
   const queue = new InProcessRunQueue(execute, options.concurrency ?? 50, (error, job) =>
