@@ -217,7 +217,7 @@ describe('finding the project', () => {
     const failed = await run(['validate'], start);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toBe(
-      `Error: no Vigil project found: looked for vigil.config.{ts,mts,cts,js,mjs,cjs} in ${start} and the directories above it (${above.join(', ')})\n` +
+      `Error: no Vigil project found: looked for {vigil.config,checkly.config}.{ts,mts,cts,js,mjs,cjs} in ${start} and the directories above it (${above.join(', ')})\n` +
         'hint: run vigil in a project directory (or below it), pass --config FILE, or create a project with vigil init\n',
     );
   });

@@ -1,1 +1,1 @@
-export { defineConfig } from '@vigil/constructs';
+export { defineConfig, type VigilConfig, type ChecklyConfig } from '@vigil/constructs';

@@ -76,6 +76,9 @@ export interface VigilConfig {
   api?: ApiConfig;
 }
 
+/** Checkly's name for the config type: a Checkly project's `ChecklyConfig` annotations compile unchanged. */
+export type ChecklyConfig = VigilConfig;
+
 /**
  * Declares the project config with type checking. Returns the config unchanged (the loader reads
  * it); its problems are reported by `vigil validate` with the location of this call.

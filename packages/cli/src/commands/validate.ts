@@ -11,7 +11,8 @@ import { parseLoadTimeoutFlag } from '../flags.js';
 declare const __VIGIL_BUNDLED__: boolean | undefined;
 
 /**
- * The files user code's `vigil`, `vigil/constructs` and `@vigil/constructs` imports resolve to:
+ * The files user code's `vigil`, `vigil/constructs`, `@vigil/constructs`, `checkly` and
+ * `checkly/constructs` imports resolve to:
  * the very modules this process runs, so the user's constructs and the CLI share one instance.
  */
 export function cliModuleAliases(): Record<string, string> {
@@ -19,14 +20,14 @@ export function cliModuleAliases(): Record<string, string> {
     // Every chunk of the bundle sits in dist/, beside its entry points.
     const dist = path.dirname(fileURLToPath(import.meta.url));
     const constructs = path.join(dist, 'constructs.mjs');
-    return { vigil: path.join(dist, 'index.mjs'), 'vigil/constructs': constructs, '@vigil/constructs': constructs };
+    const index = path.join(dist, 'index.mjs');
+    return { vigil: index, 'vigil/constructs': constructs, '@vigil/constructs': constructs, checkly: index, 'checkly/constructs': constructs };
   }
   const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
-  return {
-    vigil: fileURLToPath(new URL('../index.ts', import.meta.url)),
-    'vigil/constructs': fileURLToPath(new URL('../constructs.ts', import.meta.url)),
-    '@vigil/constructs': constructs,
-  };
+  const index = fileURLToPath(new URL('../index.ts', import.meta.url));
+  const cliConstructs = fileURLToPath(new URL('../constructs.ts', import.meta.url));
+  // A Checkly project's `checkly` and `checkly/constructs` imports load unchanged.
+  return { vigil: index, 'vigil/constructs': cliConstructs, '@vigil/constructs': constructs, checkly: index, 'checkly/constructs': cliConstructs };
 }
 
 /**

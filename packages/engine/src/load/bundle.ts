@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import type { Diagnostic } from '@vigil/constructs';
-import { esbuildMessagesToDiagnostics } from './user-errors.js';
+import { ALIAS_NAMESPACE, esbuildMessagesToDiagnostics } from './user-errors.js';
 
 export interface BundleProjectOptions {
   /** The project root; esbuild's working directory, and where relative locations start. */
@@ -136,6 +136,40 @@ export const MEMBER_EXPORTS = '__vigilMember';
 /** Virtual entry modules: `vigil-group:3` imports the members of group 3, in order. */
 const GROUP_NAMESPACE = 'vigil-group';
 
+/** Marks the loader's own `build.resolve` of a bare specifier, which its resolver must not check again. */
+const RESOLVING = Symbol('vigil.resolving');
+
+const exportNamesByUrl = new Map<string, Promise<string[]>>();
+
+/** The exports of an aliased module; the CLI has already loaded it, so this costs no evaluation. */
+function exportNames(url: string): Promise<string[]> {
+  let names = exportNamesByUrl.get(url);
+  if (!names) {
+    names = import(url).then((namespace: Record<string, unknown>) => Object.keys(namespace));
+    exportNamesByUrl.set(url, names);
+  }
+  return names;
+}
+
+/** `left-pad/x` → `left-pad`, `@scope/name/x` → `@scope/name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+/** Whether Node would find the package from `directory`: a `node_modules/<name>` there or above. */
+function isInstalled(specifier: string, directory: string): boolean {
+  const name = packageName(specifier);
+  for (let current = directory; ; current = path.dirname(current)) {
+    if (existsSync(path.join(current, 'node_modules', name))) return true;
+    if (path.dirname(current) === current) return false;
+  }
+}
+
+function missingPackageMessage(specifier: string): string {
+  return `Cannot find package "${packageName(specifier)}" (imported as "${specifier}"): it is not installed in node_modules of the project or a directory above it`;
+}
+
 /** `require()` of a vigil alias: a module re-exporting the aliased ES module (see the plugin). */
 const REQUIRED_ALIAS_NAMESPACE = 'vigil-required';
 
@@ -182,8 +216,17 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         build.onResolve({ filter: new RegExp(`^(${aliasNames.map(escapeRegExp).join('|')})$`) }, (args) =>
           args.kind === 'require-call'
             ? { path: args.path, namespace: REQUIRED_ALIAS_NAMESPACE }
-            : { path: pathToFileURL(options.aliases[args.path]!).href, external: true },
+            : { path: args.path, namespace: ALIAS_NAMESPACE },
         );
+        // Imports go through a module naming each export of the aliased one, so esbuild checks the
+        // names user code imports: every `import { IcmpMonitor } from 'checkly/constructs'` of every
+        // file is an error at its line in one build, instead of Node's first "does not provide an
+        // export named" at evaluation (see `unsupportedImportDiagnostic`).
+        build.onLoad({ filter: /.*/, namespace: ALIAS_NAMESPACE }, async (args) => {
+          const url = pathToFileURL(options.aliases[args.path]!).href;
+          const names = (await exportNames(url)).join(', ');
+          return { contents: `export { ${names} } from ${JSON.stringify(url)};`, loader: 'js' };
+        });
         // CommonJS user code (`require('vigil/constructs')`) gets the same ES module instance through
         // a module that re-exports it: esbuild hoists its import and hands require() the namespace.
         // A require() of the file itself would fail (a URL, and an ES module Node 20 cannot require).
@@ -192,6 +235,16 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
           loader: 'js',
         }));
       }
+      // Packages stay external, so one that is not installed would fail at evaluation, against the
+      // temporary bundle's path; found missing here, it is an error at the user's import.
+      build.onResolve({ filter: /^[^./]/, namespace: 'file' }, async (args) => {
+        if (args.kind !== 'import-statement' || args.pluginData === RESOLVING || isBuiltin(args.path)) return undefined;
+        if (args.path.startsWith('file:') || path.isAbsolute(args.path) || isInstalled(args.path, args.resolveDir)) return undefined;
+        // Not a package after all when esbuild resolves it to a file (tsconfig `paths`).
+        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: RESOLVING });
+        if (resolved.errors.length > 0 || !resolved.external) return undefined;
+        return { errors: [{ text: missingPackageMessage(args.path), notes: [{ text: `Install it in the project (npm install ${packageName(args.path)}), or remove the import.` }] }] };
+      });
       // Only the contents we generate below import file URLs.
       build.onResolve({ filter: /^file:\/\// }, (args) => ({ path: args.path, external: true }));
 

@@ -120,11 +120,37 @@ describe('resolveConfigPath', () => {
         if (path.dirname(directory) === directory) break;
       }
       expect(() => resolveConfigPath({ cwd: start })).toThrow(
-        `no Vigil project found: looked for vigil.config.{ts,mts,cts,js,mjs,cjs} in ${start} and the directories above it (${above.join(', ')})\n` +
+        `no Vigil project found: looked for {vigil.config,checkly.config}.{ts,mts,cts,js,mjs,cjs} in ${start} and the directories above it (${above.join(', ')})\n` +
           'hint: run vigil in a project directory (or below it), pass --config FILE, or create a project with vigil init',
       );
     } finally {
       rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('resolveConfigPath in a Checkly project', () => {
+  const cases: Array<{ name: string; files: string[]; want: string }> = [
+    ...['ts', 'mts', 'js', 'mjs', 'cjs'].map((extension) => ({
+      name: `finds checkly.config.${extension} from a subdirectory`,
+      files: [`checkly.config.${extension}`],
+      want: `checkly.config.${extension}`,
+    })),
+    { name: 'prefers vigil.config.ts to a checkly.config.ts beside it', files: ['checkly.config.ts', 'vigil.config.ts'], want: 'vigil.config.ts' },
+    { name: 'prefers a nearer checkly.config.ts to a vigil.config.ts above it', files: ['vigil.config.ts', 'sub/checkly.config.ts'], want: 'sub/checkly.config.ts' },
+  ];
+  it.each(cases)('$name', ({ files, want }) => {
+    const project = mkdtempSync(path.join(os.tmpdir(), 'vigil-checkly-config-'));
+    try {
+      for (const file of files) {
+        mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+        writeFileSync(path.join(project, file), '');
+      }
+      const cwd = path.join(project, 'sub', 'deep');
+      mkdirSync(cwd, { recursive: true });
+      expect(resolveConfigPath({ cwd })).toBe(path.join(project, want));
+    } finally {
+      rmSync(project, { recursive: true, force: true });
     }
   });
 });

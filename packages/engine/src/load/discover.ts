@@ -11,6 +11,12 @@ import type { Diagnostic, SourceLocation } from '@vigil/constructs';
  */
 export const CONFIG_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'] as const;
 
+/**
+ * Config file names, in order of precedence within one directory: a Checkly project's
+ * `checkly.config.ts` loads unchanged, and a `vigil.config.ts` beside it wins.
+ */
+export const CONFIG_NAMES = ['vigil.config', 'checkly.config'] as const;
+
 /** Matched when the config sets no `checks.checkMatch`. */
 export const DEFAULT_CHECK_MATCH = ['**/*.monitor.ts'];
 
@@ -47,15 +53,17 @@ function findConfig(start: string): string {
   const searched: string[] = [];
   for (let directory = start; ; directory = path.dirname(directory)) {
     searched.push(directory);
-    for (const extension of CONFIG_EXTENSIONS) {
-      const candidate = path.join(directory, `vigil.config${extension}`);
-      if (isFile(candidate)) return candidate;
+    for (const name of CONFIG_NAMES) {
+      for (const extension of CONFIG_EXTENSIONS) {
+        const candidate = path.join(directory, `${name}${extension}`);
+        if (isFile(candidate)) return candidate;
+      }
     }
     if (path.dirname(directory) === directory) break;
   }
   const above = searched.length > 1 ? ` and the directories above it (${searched.slice(1).join(', ')})` : '';
   throw new ProjectNotFoundError(
-    `no Vigil project found: looked for vigil.config.{${CONFIG_EXTENSIONS.map((extension) => extension.slice(1)).join(',')}} ` +
+    `no Vigil project found: looked for {${CONFIG_NAMES.join(',')}}.{${CONFIG_EXTENSIONS.map((extension) => extension.slice(1)).join(',')}} ` +
       `in ${start}${above}\nhint: run vigil in a project directory (or below it), pass --config FILE, or create a project with vigil init`,
   );
 }

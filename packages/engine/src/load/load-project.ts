@@ -226,7 +226,7 @@ async function groupFiles(files: readonly string[]): Promise<string[][]> {
 /** Without aliases from the CLI, every vigil entry point is served by `@vigil/constructs` itself. */
 function defaultAliases(): Record<string, string> {
   const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
-  return { vigil: constructs, 'vigil/constructs': constructs, '@vigil/constructs': constructs };
+  return { vigil: constructs, 'vigil/constructs': constructs, '@vigil/constructs': constructs, checkly: constructs, 'checkly/constructs': constructs };
 }
 
 /** Where `defineConfig` was called, as it recorded it. */

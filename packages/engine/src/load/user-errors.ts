@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Message } from 'esbuild';
 import { deriveSourceLocation, type Diagnostic, type SourceLocation } from '@vigil/constructs';
+import { CHECKLY_CONSTRUCT_NAMES } from './checkly-constructs.js';
 
 /**
  * Turns failures in the user's code into diagnostics that point at the user's own line. Users get
@@ -32,8 +33,9 @@ export function esbuildMessagesToDiagnostics(
   severity: Diagnostic['severity'],
 ): Diagnostic[] {
   return messages.map((message) => {
-    const diagnostic: Diagnostic = { severity, message: message.text };
-    const hint = message.notes.map((note) => note.text).filter(Boolean).join(' ');
+    const unsupported = unsupportedImport(message.text);
+    const diagnostic: Diagnostic = { severity, message: unsupported?.message ?? message.text };
+    const hint = unsupported?.hint ?? message.notes.map((note) => note.text).filter(Boolean).join(' ');
     if (hint) diagnostic.hint = hint;
     // Locations in vigil's own virtual modules would mean nothing to the user.
     const inUserFile = message.location && (message.location.namespace === 'file' || message.location.namespace === '');
@@ -47,6 +49,26 @@ export function esbuildMessagesToDiagnostics(
     }
     return diagnostic;
   });
+}
+
+/** `import` of a vigil alias (bundle.ts): a module re-exporting each export of the aliased module by name. */
+export const ALIAS_NAMESPACE = 'vigil-alias';
+
+// esbuild's words for a name such a module does not export.
+const MISSING_ALIAS_EXPORT = new RegExp(`^No matching export in "${ALIAS_NAMESPACE}:([^"]+)" for import "([^"]+)"$`);
+
+/** An import of a name vigil's entry points lack: a Checkly construct not supported yet, or a typo. */
+function unsupportedImport(text: string): { message: string; hint: string } | undefined {
+  const match = MISSING_ALIAS_EXPORT.exec(text);
+  if (!match) return undefined;
+  const [, module, name] = match as unknown as [string, string, string];
+  if (CHECKLY_CONSTRUCT_NAMES.has(name)) {
+    return {
+      message: `"${name}" is not supported by vigil yet`,
+      hint: `"${module}" in vigil has no ${name}; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.`,
+    };
+  }
+  return { message: `"${module}" has no export named "${name}"`, hint: 'Check the spelling; docs/constructs.md lists every construct vigil exports.' };
 }
 
 // `at fn (file:///a/b.ts:12:5)`, `at file:///a/b.ts:12:5`, `at /a/b.ts:12:5`, `at async fn (...)`

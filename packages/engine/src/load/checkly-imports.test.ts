@@ -1,0 +1,120 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadProject } from './load-project.js';
+
+const CHECKLY_CONFIG = [
+  "import { defineConfig } from 'checkly';",
+  '',
+  "export default defineConfig({ projectName: 'Shop', logicalId: 'shop', checks: { checkMatch: '**/*.check.ts' } });",
+  '',
+].join('\n');
+
+const roots: string[] = [];
+
+/** A throwaway project: `files` maps paths relative to the root to their contents. */
+function project(files: Record<string, string>): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'vigil-checkly-'));
+  roots.push(root);
+  for (const [file, contents] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), contents);
+  }
+  return root;
+}
+
+afterEach(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+describe('loadProject of a Checkly project', () => {
+  it('loads checkly.config.ts and checks importing from checkly and checkly/constructs unchanged', async () => {
+    const root = project({
+      'checkly.config.ts': CHECKLY_CONFIG,
+      '__checks__/home.check.ts': [
+        "import { ApiCheck, AssertionBuilder } from 'checkly/constructs';",
+        '',
+        "new ApiCheck('home', {",
+        "  name: 'Home',",
+        "  request: { method: 'GET', url: 'https://example.com', assertions: [AssertionBuilder.statusCode().equals(200)] },",
+        '});',
+        '',
+      ].join('\n'),
+    });
+    const loaded = await loadProject({ cwd: path.join(root, '__checks__') });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.configPath).toBe(path.join(root, 'checkly.config.ts'));
+    expect(loaded.specs.map((spec) => spec.logicalId)).toEqual(['home']);
+  });
+
+  it('reports every construct vigil lacks at its import, in every file, in one load', async () => {
+    const root = project({
+      'checkly.config.ts': CHECKLY_CONFIG,
+      'a.check.ts': "import { IcmpMonitor, ApiCheck } from 'checkly/constructs';\n\nconsole.log(IcmpMonitor, ApiCheck);\n",
+      'b.check.ts': "import { SslMonitor } from 'checkly/constructs';\nimport { TracerouteMonitor } from 'checkly/constructs';\n\nconsole.log(SslMonitor, TracerouteMonitor);\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    const hint = (name: string) =>
+      `"checkly/constructs" in vigil has no ${name}; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.`;
+    expect(loaded.diagnostics).toEqual([
+      { severity: 'error', message: '"IcmpMonitor" is not supported by vigil yet', hint: hint('IcmpMonitor'), source: { file: 'a.check.ts', line: 1, column: 10 } },
+      { severity: 'error', message: '"SslMonitor" is not supported by vigil yet', hint: hint('SslMonitor'), source: { file: 'b.check.ts', line: 1, column: 10 } },
+      { severity: 'error', message: '"TracerouteMonitor" is not supported by vigil yet', hint: hint('TracerouteMonitor'), source: { file: 'b.check.ts', line: 2, column: 10 } },
+    ]);
+  });
+
+  it('reports a name neither vigil nor Checkly exports as a missing export at its import', async () => {
+    const root = project({
+      'checkly.config.ts': CHECKLY_CONFIG,
+      'a.check.ts': "import { ApiCheks } from 'vigil/constructs';\n\nconsole.log(ApiCheks);\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: '"vigil/constructs" has no export named "ApiCheks"',
+        hint: 'Check the spelling; docs/constructs.md lists every construct vigil exports.',
+        source: { file: 'a.check.ts', line: 1, column: 10 },
+      },
+    ]);
+  });
+
+  it('reports a package that is not installed at the import in the user\'s file', async () => {
+    const root = project({
+      'checkly.config.ts': CHECKLY_CONFIG,
+      'a.check.ts': "import { ApiCheck } from 'checkly/constructs';\nimport leftPad from 'left-pad';\n\nconsole.log(ApiCheck, leftPad);\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: 'Cannot find package "left-pad" (imported as "left-pad"): it is not installed in node_modules of the project or a directory above it',
+        hint: 'Install it in the project (npm install left-pad), or remove the import.',
+        source: { file: 'a.check.ts', line: 2, column: 21 },
+      },
+    ]);
+  });
+
+  it('loads an installed package, a Node builtin and a tsconfig paths alias without complaint', async () => {
+    const root = project({
+      'checkly.config.ts': CHECKLY_CONFIG,
+      'tsconfig.json': JSON.stringify({ compilerOptions: { baseUrl: '.', paths: { '@lib/*': ['lib/*'] } } }),
+      'lib/urls.ts': "export const home = 'https://example.com';\n",
+      'node_modules/@acme/pad/package.json': JSON.stringify({ name: '@acme/pad', type: 'module', exports: './index.js' }),
+      'node_modules/@acme/pad/index.js': 'export const pad = (text) => text;\n',
+      'a.check.ts': [
+        "import path from 'node:path';",
+        "import { pad } from '@acme/pad';",
+        "import { home } from '@lib/urls';",
+        "import { ApiCheck } from 'checkly/constructs';",
+        '',
+        "new ApiCheck(pad(path.basename('x/home')), { name: 'Home', request: { method: 'GET', url: home } });",
+        '',
+      ].join('\n'),
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.specs.map((spec) => spec.logicalId)).toEqual(['home']);
+  });
+});
