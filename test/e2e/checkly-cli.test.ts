@@ -6,8 +6,12 @@
  *
  * checkly@8.x is pinned: 9.x refuses Node 20, which this project runs on. The install (about a
  * minute) is cached in the temp directory by version, so the file's tests, and later runs, share it.
+ * The last test runs a second server with its scheduler on, so `alert-channels logs` has a real
+ * notification to show.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -70,8 +74,8 @@ async function installChecklyCli(): Promise<void> {
   await run('npm', ['install', `checkly@${CHECKLY_VERSION}`, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: INSTALL_DIR, timeout: 400_000 });
 }
 
-async function startServer(seedFile: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--no-scheduler', '--seed', seedFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function startServer(args: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -84,7 +88,10 @@ async function startServer(seedFile: string): Promise<{ child: ChildProcess; url
   return { child, url };
 }
 
-/** `npx checkly …` against the loopback server; never the network (no version check, own config dir). */
+/**
+ * `npx checkly …` against the loopback server (`env` may point CHECKLY_API_URL at another one); never
+ * the network (no version check, own config dir).
+ */
 async function checkly(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run('npx', ['--no-install', 'checkly', ...args], {
@@ -110,8 +117,8 @@ async function checkly(args: readonly string[], env: Record<string, string> = {}
   }
 }
 
-async function api(method: string, route: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${server.url}${route}`, {
+async function api(method: string, route: string, body?: unknown, base = server.url): Promise<any> {
+  const response = await fetch(`${base}${route}`, {
     method,
     headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -123,7 +130,8 @@ beforeAll(async () => {
   workdir = await mkdtemp(path.join(tmpdir(), 'vigil-checkly-cli-'));
   const seedFile = path.join(workdir, 'seed.json');
   await writeFile(seedFile, JSON.stringify(seed()));
-  const [started] = await Promise.all([startServer(seedFile), installChecklyCli()]);
+  // No scheduler here: the seeded results are the whole history the assertions count on.
+  const [started] = await Promise.all([startServer(['--no-scheduler', '--seed', seedFile]), installChecklyCli()]);
   server = started;
 }, 480_000);
 
@@ -225,5 +233,51 @@ describe('the Checkly CLI against vigil server', () => {
     expect(code).not.toBe(0);
     expect(stdout).not.toContain('Storefront API');
     expect(stderr).toContain('API key has no access to account someone-else');
+  }, 90_000);
+});
+
+describe('the Checkly CLI against vigil server running checks', () => {
+  let scheduled: { child: ChildProcess; url: string };
+  let receiver: Server;
+  const delivered: string[] = [];
+
+  beforeAll(async () => {
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        delivered.push(body);
+        response.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    scheduled = await startServer(['--data', ':memory:']);
+  }, 60_000);
+
+  afterAll(async () => {
+    scheduled?.child.kill('SIGTERM');
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  it('alert-channels logs lists the webhook notification a failing scheduled check sent', async () => {
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const channel = await api('POST', '/v1/alert-channels', {
+      type: 'WEBHOOK', config: { name: 'hook', url: hook, method: 'POST', headers: [], queryParameters: [] },
+    }, scheduled.url);
+    // Port 9 (discard) on loopback refuses the connection: every run fails at once.
+    await api('POST', '/v1/checks/api?autoAssignAlerts=false', {
+      name: 'Dead target', frequency: 0, frequencyOffset: 10, locations: ['eu-west-1'], useGlobalAlertSettings: false,
+      alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 } },
+      alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+      request: { method: 'GET', url: 'http://127.0.0.1:9/nothing' },
+    }, scheduled.url);
+    const deadline = Date.now() + 45_000;
+    while (delivered.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(delivered.length).toBeGreaterThan(0);
+
+    const { code, stdout } = await checkly(['alert-channels', 'logs', String(channel.id), '--output', 'json'], { CHECKLY_API_URL: scheduled.url });
+    expect(code).toBe(0);
+    const logs = JSON.parse(stdout) as { data: Array<{ alertChannelId: number; alertType: string; status: string }> };
+    expect(logs.data[0]).toMatchObject({ alertChannelId: channel.id, alertType: 'ALERT_FAILURE', status: 'SUCCESS' });
   }, 90_000);
 });
