@@ -64,6 +64,23 @@ describe('loadProject of a Checkly project', () => {
     ]);
   });
 
+  it('reports a construct vigil lacks that a CommonJS file requires at the line that uses it', async () => {
+    const root = project({
+      'package.json': JSON.stringify({ name: 'legacy', type: 'commonjs' }),
+      'checkly.config.ts': CHECKLY_CONFIG.replace("'**/*.check.ts'", "'**/*.check.js'"),
+      'a.check.js': "const { ApiCheck, SslMonitor } = require('checkly/constructs');\n\nnew SslMonitor('cert', { name: 'Cert' });\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: '"SslMonitor" is not supported by vigil yet',
+        hint: 'vigil has no SslMonitor construct, so requiring it gave undefined; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
+        source: { file: 'a.check.js', line: 3, column: 1 },
+      },
+    ]);
+  });
+
   it('reports a name neither vigil nor Checkly exports as a missing export at its import', async () => {
     const root = project({
       'checkly.config.ts': CHECKLY_CONFIG,

@@ -71,6 +71,8 @@ function unsupportedImport(text: string): { message: string; hint: string } | un
   return { message: `"${module}" has no export named "${name}"`, hint: 'Check the spelling; docs/constructs.md lists every construct vigil exports.' };
 }
 
+const NOT_A_CONSTRUCTOR = /^([A-Za-z_$][\w$]*) is not a constructor$/;
+
 // `at fn (file:///a/b.ts:12:5)`, `at file:///a/b.ts:12:5`, `at /a/b.ts:12:5`, `at async fn (...)`
 const FRAME = /^\s*at (?:.*?\()?(.+?):(\d+):(\d+)\)?\s*$/;
 
@@ -104,7 +106,16 @@ export function thrownErrorToDiagnostic(
     return { severity: 'error', message: `a monitor file threw a non-error value: ${String(error)}` };
   }
   const name = error.name && error.name !== 'Error' ? `${error.name}: ` : '';
-  const diagnostic: Diagnostic = { severity: 'error', message: `${name}${error.message}` };
+  // `const { IcmpMonitor } = require('checkly/constructs')` gets undefined, found only at `new`.
+  const unsupported = error instanceof TypeError ? NOT_A_CONSTRUCTOR.exec(error.message)?.[1] : undefined;
+  const diagnostic: Diagnostic =
+    unsupported !== undefined && CHECKLY_CONSTRUCT_NAMES.has(unsupported)
+      ? {
+          severity: 'error',
+          message: `"${unsupported}" is not supported by vigil yet`,
+          hint: `vigil has no ${unsupported} construct, so requiring it gave undefined; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.`,
+        }
+      : { severity: 'error', message: `${name}${error.message}` };
   const source = firstUserFrame(root, error.stack ?? '', isVigilFile);
   if (source) diagnostic.source = source;
   return diagnostic;
