@@ -105,6 +105,7 @@ export async function createResources(baseUrl: string, tenant: (typeof TENANTS)[
   const incident = await sendOk(baseUrl, key, 'incidents.create', {}, { ...SAMPLE_BODIES['incidents.create'], services: [{ id: service.id }] });
   const window = await sendOk(baseUrl, key, 'maintenanceWindows.create', {}, SAMPLE_BODIES['maintenanceWindows.create']);
   const errorGroups = (await sendOk(baseUrl, key, 'errorGroups.listForCheck', { checkId: seeded.apiCheck })) as Array<{ id: string }>;
+  const results = (await sendOk(baseUrl, key, 'checkResults.listV2', { checkId: seeded.apiCheck })) as { entries: Array<{ id: string }> };
   return {
     check: check.id,
     apiCheck: seeded.apiCheck,
@@ -117,6 +118,7 @@ export async function createResources(baseUrl: string, tenant: (typeof TENANTS)[
     maintenanceWindow: window.id,
     statusPage: seeded.statusPage,
     errorGroup: errorGroups[0]?.id ?? 'no-error-group',
+    checkResult: results.entries[0]?.id ?? 'no-check-result',
     accountId: tenant.accountId,
   };
 }

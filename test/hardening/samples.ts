@@ -18,6 +18,7 @@ export interface ResourceIds {
   readonly maintenanceWindow: number;
   readonly statusPage: string;
   readonly errorGroup: string;
+  readonly checkResult: string;
   readonly accountId: string;
 }
 
@@ -46,6 +47,8 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
     incidentUpdates: [{ description: 'Looking', status: 'INVESTIGATING' }],
   },
   'incidents.update': { name: 'Fuzz incident 2', severity: 'MAJOR' },
+  'incidents.patch': { severity: 'CRITICAL' },
+  'analytics.batch': { checkIds: ['a0000000-0000-4000-8000-000000000001'] },
   'incidentUpdates.create': { description: 'Found it', status: 'IDENTIFIED', notifySubscribers: false },
   'statusPageServices.create': { name: 'Fuzz service' },
   'statusPageServices.update': { name: 'Fuzz service 2' },
@@ -69,6 +72,7 @@ export function validParams(id: EndpointId, ids: ResourceIds): Record<string, st
 
 function idFor(id: EndpointId, param: string, ids: ResourceIds): string | number {
   if (param === 'incidentId') return ids.incident;
+  if (param === 'checkResultId') return ids.checkResult;
   if (param === 'statusPageId') return ids.statusPage;
   if (param === 'accountId') return ids.accountId;
   if (param === 'groupId') return ids.group;

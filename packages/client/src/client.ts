@@ -8,6 +8,7 @@ import { checkStatusesApi } from './collections/check-statuses.js';
 import { alertNotificationsApi } from './collections/alert-notifications.js';
 import { checksApi } from './collections/checks.js';
 import { errorGroupsApi } from './collections/error-groups.js';
+import { runtimesApi } from './collections/runtimes.js';
 import { heartbeatsApi } from './collections/heartbeats.js';
 import { maintenanceWindowsApi } from './collections/maintenance-windows.js';
 import { statusPagesApi } from './collections/status-pages.js';
@@ -45,6 +46,7 @@ export function createClient(options: ClientOptions) {
     errorGroups: errorGroupsApi(caller),
     accounts: accountsApi(caller),
     triggers: triggersApi(caller),
+    runtimes: runtimesApi(caller),
     /** Any endpoint of `ENDPOINTS` by id, for generic callers such as the engine's kind adapters. */
     endpoints: caller,
     transport,

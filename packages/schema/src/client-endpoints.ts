@@ -28,10 +28,6 @@ export const CLIENT_ENDPOINTS = {
     method: 'GET', path: '/v1/runtimes', response: z.array(Runtime), status: 200,
     summary: 'List the runtimes',
   },
-  'runtimes.get': {
-    method: 'GET', path: '/v1/runtimes/{id}', params: StringIdParams, response: Runtime, status: 200,
-    summary: 'Get a runtime',
-  },
   'checkResults.listV2': {
     method: 'GET', path: '/v2/check-results/{checkId}', params: CheckIdParams, query: CheckResultsV2Query,
     response: CheckResultPage, status: 200,

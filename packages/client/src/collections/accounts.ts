@@ -6,6 +6,9 @@ export function accountsApi(caller: EndpointCaller) {
     /** Every account the API key belongs to, its own first. */
     list: () => caller.call('accounts.list'),
     get: (accountId: string) => caller.call('accounts.get', { params: { accountId } }),
+    /** The same answers under `/next/accounts`, the path the Checkly CLI signs in with. */
+    listNext: () => caller.call('accounts.next.list'),
+    getNext: (accountId: string) => caller.call('accounts.next.get', { params: { accountId } }),
   };
 }
 

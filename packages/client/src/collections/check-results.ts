@@ -10,6 +10,10 @@ export function checkResultsApi(caller: EndpointCaller) {
       caller.call('checkResults.list', { params: { checkId }, query }),
     listAll: (checkId: string, filter: ResultsFilter = {}) =>
       caller.listAll('checkResults.list', { params: { checkId }, query: filter }),
+    /** One page of results newest first; pass the page's `nextId` back to get the next one. */
+    pageNewestFirst: (checkId: string, query: EndpointQuery<'checkResults.listV2'> = {}) =>
+      caller.call('checkResults.listV2', { params: { checkId }, query }),
+    get: (checkId: string, checkResultId: string) => caller.call('checkResults.get', { params: { checkId, checkResultId } }),
   };
 }
 

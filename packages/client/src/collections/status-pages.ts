@@ -15,10 +15,14 @@ export function statusPagesApi(caller: EndpointCaller) {
       delete: (id: string) => caller.call('statusPageServices.delete', { params: { id } }),
     },
     incidents: {
+      /** The latest incidents first; pass the page's `nextId` back to get the next one. */
+      list: (query: EndpointQuery<'incidents.list'> = {}) => caller.call('incidents.list', { query }),
       get: (incidentId: string) => caller.call('incidents.get', { params: { incidentId } }),
       create: (body: EndpointBody<'incidents.create'>, options: CreateOptions = {}) =>
         caller.call('incidents.create', { body, idempotencyKey: options.idempotencyKey }),
       update: (incidentId: string, body: EndpointBody<'incidents.update'>) => caller.call('incidents.update', { params: { incidentId }, body }),
+      /** Changes only the fields sent (like `update`). */
+      patch: (incidentId: string, body: EndpointBody<'incidents.patch'>) => caller.call('incidents.patch', { params: { incidentId }, body }),
       delete: (incidentId: string) => caller.call('incidents.delete', { params: { incidentId } }),
     },
     incidentUpdates: {
