@@ -2,8 +2,9 @@
  * `vigil server` alerts: an applied API check runs every 10 s against a loopback target that turns
  * from 200 to 500 and back; its WebhookAlertChannel's loopback receiver gets exactly one failure
  * and one recovery (each with the notification id and the HMAC signature), its EmailAlertChannel
- * gets the same two e-mails through a loopback SMTP server (`--smtp`), and
- * `GET /v1/alert-notifications` lists all four as SENT.
+ * gets the same two e-mails through a loopback SMTP server (`--smtp`), its PagerdutyAlertChannel a
+ * trigger and a resolve at a loopback Events API (`--provider-url`), and
+ * `GET /v1/alert-notifications` lists all six as SENT.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -23,9 +24,11 @@ let receiver: Server;
 let healthy = true;
 let runs = 0;
 const deliveries: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+const pagerduty: Array<{ url: string; body: string }> = [];
 const emails: Array<{ to: string[]; raw: string }> = [];
 let smtp: SMTPServer;
 let smtpUrl: string;
+let receiverUrl: string;
 let workdir: string;
 let service: ChildProcess | undefined;
 
@@ -35,7 +38,7 @@ async function listen(server: Server): Promise<string> {
 }
 
 async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir, '--smtp', smtpUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir, '--smtp', smtpUrl, '--provider-url', `pagerduty=${receiverUrl}/pd`], { stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -65,7 +68,8 @@ beforeAll(async () => {
     let body = '';
     request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
-      deliveries.push({ headers: request.headers, body });
+      if (request.url === '/pd/v2/enqueue') pagerduty.push({ url: request.url, body });
+      else deliveries.push({ headers: request.headers, body });
       response.writeHead(204).end();
     });
   });
@@ -85,14 +89,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
   const targetUrl = await listen(target);
-  const receiverUrl = await listen(receiver);
+  receiverUrl = await listen(receiver);
   workdir = await mkdtemp(path.join(tmpdir(), 'vigil-alerting-'));
   await mkdir(path.join(workdir, 'project', 'checks'), { recursive: true });
   await writeFile(path.join(workdir, 'project', 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'Alerts', logicalId: 'alerts' });\n");
   await writeFile(
     path.join(workdir, 'project', 'checks', 'shop.monitor.ts'),
-    `import { ApiCheck, AssertionBuilder, EmailAlertChannel, Frequency, RetryStrategyBuilder, WebhookAlertChannel } from 'vigil/constructs';
+    `import { ApiCheck, AssertionBuilder, EmailAlertChannel, Frequency, PagerdutyAlertChannel, RetryStrategyBuilder, WebhookAlertChannel } from 'vigil/constructs';
 const mail = new EmailAlertChannel('mail', { address: 'oncall@example.com' });
+const pager = new PagerdutyAlertChannel('pager', { serviceKey: 'routing-key' });
 const hook = new WebhookAlertChannel('hook', {
   name: 'Loopback receiver',
   url: '${receiverUrl}/alerts',
@@ -104,7 +109,7 @@ new ApiCheck('shop', {
   frequency: Frequency.EVERY_10S,
   locations: ['eu-west-1'],
   retryStrategy: RetryStrategyBuilder.noRetries(),
-  alertChannels: [hook, mail],
+  alertChannels: [hook, mail, pager],
   request: { url: '${targetUrl}/health', assertions: [AssertionBuilder.statusCode().equals(200)] },
 });
 `,
@@ -170,7 +175,21 @@ describe('vigil server alerts through a webhook channel', () => {
       ['ALERT_RECOVERY', 'SENT'],
     ]);
     expect(emails.map((email) => /^x-vigil-notification-id: (.*)$/im.exec(email.raw)?.[1]?.trim())).toEqual(mailed.map((notification) => notification.id));
+
+    // And to PagerDuty: a trigger, then a resolve of the same incident.
+    await until(() => pagerduty.length >= 2, 10_000, 'two PagerDuty events');
+    expect(pagerduty.map((event) => JSON.parse(event.body))).toEqual([
+      expect.objectContaining({ routing_key: 'routing-key', event_action: 'trigger', dedup_key: listed[0]!.checkId }),
+      expect.objectContaining({ routing_key: 'routing-key', event_action: 'resolve', dedup_key: listed[0]!.checkId }),
+    ]);
+    expect(listed.filter((notification) => notification.type === 'PAGERDUTY').map((notification) => notification.delivery)).toEqual(['SENT', 'SENT']);
   }, 90_000);
+
+  it('refuses a --provider-url that is not NAME=URL with a known provider', async () => {
+    const result = await vigil(['server', '--provider-url', 'twilio=http://127.0.0.1:1'], { cwd: workdir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('Error: --provider-url must be NAME=URL with NAME one of pagerduty, opsgenie, opsgenie-eu and an http(s) URL, got "twilio=http://127.0.0.1:1"\n');
+  });
 
   it('refuses an --smtp that is not an smtp:// or smtps:// URL', async () => {
     const result = await vigil(['server', '--smtp', 'mail.example.com:25'], { cwd: workdir });

@@ -9,4 +9,5 @@ export { parseFaults, FaultSpecError, type FaultSpec } from './http/faults.js';
 export { parseRateLimit, RateLimitSpecError, type RateLimitOptions } from './http/rate-limit.js';
 export { MAX_BODY_BYTES } from './http/body.js';
 export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
+export { PROVIDER_BASE_URLS } from './alerting/channels.js';
 export type { RequestLogEntry } from './http/request-log.js';

@@ -19,6 +19,7 @@ interface ServerFlags {
   retention: string;
   denyNetwork?: string[];
   smtp?: string;
+  providerUrl?: string[];
 }
 
 const FAULTS_HELP = `
@@ -51,6 +52,19 @@ function parseRetention(text: string): number {
 export function serviceDenyNetworks(flags: readonly string[], defaults: readonly string[]): string[] {
   const cidrs = flags.filter((flag) => flag.trim() !== 'none');
   return flags.length === cidrs.length ? [...defaults, ...cidrs] : cidrs;
+}
+
+/** `--provider-url NAME=URL` flags → { name: url }; a later flag for the same name wins. */
+function parseProviderUrls(flags: readonly string[], names: readonly string[]): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const flag of flags) {
+    const match = /^([a-z-]+)=(https?:\/\/\S+)$/.exec(flag.trim());
+    if (!match || !names.includes(match[1]!)) {
+      throw usageError(`--provider-url must be NAME=URL with NAME one of ${names.join(', ')} and an http(s) URL, got "${flag}"`);
+    }
+    urls[match[1]!] = match[2]!;
+  }
+  return urls;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -87,6 +101,7 @@ export function registerServer(program: Command): void {
     .option('--retention <days>', 'delete check results older than this many days (1 to 3650)', '30')
     .option('--deny-network <cidr>', 'never connect checks to this IPv4/IPv6 CIDR (repeatable; adds to the default link-local and cloud metadata denials; "none" drops the defaults)', collect)
     .option('--smtp <url>', 'SMTP server for e-mail alert channels, smtp://[user:pass@]host:port or smtps://… (without it e-mail alerts are recorded UNDELIVERABLE)')
+    .option('--provider-url <name=url>', 'base URL of an alert provider instead of its public one: pagerduty, opsgenie or opsgenie-eu (repeatable)', collect)
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -140,6 +155,8 @@ export function registerServer(program: Command): void {
         throw usageError(`--smtp must be an smtp:// or smtps:// URL, got "${flags.smtp}"`);
       }
 
+      const providerUrls = parseProviderUrls(flags.providerUrl ?? [], Object.keys(server.PROVIDER_BASE_URLS));
+
       // Listen for signals before announcing the port: a supervisor may signal as soon as it reads it.
       const signalled = new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
@@ -156,7 +173,7 @@ export function registerServer(program: Command): void {
           ...(seed !== undefined ? { seed } : {}),
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
           scheduler: flags.scheduler
-            ? { retentionDays: parseRetention(flags.retention), denyNetworks, ...(flags.smtp !== undefined ? { alerting: { smtpUrl: flags.smtp } } : {}) }
+            ? { retentionDays: parseRetention(flags.retention), denyNetworks, alerting: { ...(flags.smtp !== undefined ? { smtpUrl: flags.smtp } : {}), providerUrls } }
             : false,
         });
       } catch (error) {

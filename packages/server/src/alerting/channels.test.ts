@@ -85,7 +85,7 @@ describe('sendToChannel', () => {
       kind: 'undeliverable',
       reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent',
     });
-    expect(await sendToChannel('PAGERDUTY', { serviceKey: 'k' }, context, { timeoutMs: 2000 })).toEqual({ kind: 'undeliverable', reason: 'delivery to PAGERDUTY channels is not implemented by this service' });
+    expect(await sendToChannel('SMS', { name: 'ops', number: '+100' }, context, { timeoutMs: 2000 })).toEqual({ kind: 'undeliverable', reason: 'delivery to SMS channels is not implemented by this service' });
   });
 
   it.each([
@@ -106,5 +106,27 @@ describe('sendToChannel', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     silent.closeAllConnections();
     await new Promise((resolve) => silent.close(resolve));
+  });
+
+  it('triggers and resolves PagerDuty (Events v2) and opens and closes Opsgenie alerts, at overridable base URLs', async () => {
+    status = 202;
+    received.length = 0;
+    const providerUrls = { pagerduty: `${base}/pd/`, 'opsgenie-eu': `${base}/og` };
+    const recovery = { ...context, alertType: 'ALERT_RECOVERY' };
+    for (const alert of [context, recovery]) {
+      expect(await sendToChannel('PAGERDUTY', { serviceKey: 'routing' }, alert, { timeoutMs: 2000, providerUrls })).toMatchObject({ kind: 'sent' });
+      expect(await sendToChannel('OPSGENIE', { name: 'og', apiKey: 'genie', region: 'EU', priority: 'P1' }, alert, { timeoutMs: 2000, providerUrls })).toMatchObject({ kind: 'sent' });
+    }
+    expect(received.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST /pd/v2/enqueue',
+      'POST /og/v2/alerts',
+      'POST /pd/v2/enqueue',
+      'POST /og/v2/alerts/c-1/close?identifierType=alias',
+    ]);
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ routing_key: 'routing', event_action: 'trigger', dedup_key: 'c-1', payload: { summary: `Check 'Shop "API"' has failed`, severity: 'critical' } });
+    expect(JSON.parse(received[1]!.body)).toMatchObject({ alias: 'c-1', priority: 'P1', message: `Check 'Shop "API"' has failed` });
+    expect(received[1]!.headers.authorization).toBe('GenieKey genie');
+    expect(JSON.parse(received[2]!.body)).toMatchObject({ event_action: 'resolve', dedup_key: 'c-1' });
+    expect(received.every((request) => request.headers['x-vigil-notification-id'] === 'n-1')).toBe(true);
   });
 });

@@ -11,7 +11,10 @@
  * SLACK: an incoming-webhook `{ text }` message. EMAIL: through the SMTP server of `smtpUrl`
  * (nodemailer), UNDELIVERABLE without one. Every request and e-mail carries
  * `x-vigil-notification-id`, the same on every retry, for the receiver's de-duplication.
- * Webhook and Slack requests obey the service's network policy (`--deny-network`, like checks), so
+ * PAGERDUTY: an Events API v2 `trigger` (a recovery `resolve`s), deduplicated by the check id.
+ * OPSGENIE: an alert (aliased by the check id; a recovery closes it) with the channel's priority.
+ * Provider base URLs are overridable (`vigil server --provider-url NAME=URL`).
+ * Webhook, Slack and provider requests obey the service's network policy (`--deny-network`, like checks), so
  * a channel URL cannot make the service an SSRF proxy: a denied address is UNDELIVERABLE.
  */
 import { createHmac } from 'node:crypto';
@@ -45,6 +48,8 @@ export interface SendOptions {
   smtpUrl?: string | undefined;
   /** Addresses webhooks and Slack may not reach (the runner's policy for checks). */
   policy?: NetworkPolicy | undefined;
+  /** Base URLs of providers by name (`pagerduty`, `opsgenie`), overriding the public ones (tests). */
+  providerUrls?: Readonly<Record<string, string>> | undefined;
   /** The e-mail sender (default `vigil@localhost`). */
   mailFrom?: string | undefined;
 }
@@ -119,6 +124,10 @@ export async function sendToChannel(type: string, config: Record<string, unknown
       return post(String(config.url ?? ''), 'POST', { 'content-type': 'application/json' }, JSON.stringify({ text: slackText(context), ...(config.channel ? { channel: config.channel } : {}) }), context, options);
     case 'EMAIL':
       return sendEmail(config, context, options);
+    case 'PAGERDUTY':
+      return sendPagerduty(config, context, options);
+    case 'OPSGENIE':
+      return sendOpsgenie(config, context, options);
     default:
       return { kind: 'undeliverable', reason: `delivery to ${type} channels is not implemented by this service` };
   }
@@ -186,6 +195,44 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
     request.on('error', (error: NodeJS.ErrnoException) => reject(error.code && !error.message.includes(error.code) ? new Error(`${error.message} (${error.code})`, { cause: error }) : error));
     request.end(body);
   });
+}
+
+export const PROVIDER_BASE_URLS: Readonly<Record<string, string>> = {
+  pagerduty: 'https://events.pagerduty.com',
+  opsgenie: 'https://api.opsgenie.com',
+  'opsgenie-eu': 'https://api.eu.opsgenie.com',
+};
+
+const RECOVERIES = new Set(['ALERT_RECOVERY', 'ALERT_DEGRADED_RECOVERY']);
+
+function providerUrl(name: string, path: string, options: SendOptions): string {
+  return `${(options.providerUrls?.[name] ?? PROVIDER_BASE_URLS[name]!).replace(/\/+$/, '')}${path}`;
+}
+
+function sendPagerduty(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  const body = {
+    routing_key: String(config.serviceKey ?? ''),
+    event_action: RECOVERIES.has(context.alertType) ? 'resolve' : 'trigger',
+    dedup_key: context.checkId,
+    payload: {
+      summary: alertTitle(context),
+      source: context.runLocation ?? 'vigil',
+      severity: context.alertType.startsWith('ALERT_DEGRADED') ? 'warning' : 'critical',
+      custom_details: { alertType: context.alertType, checkResultId: context.checkResultId, responseTime: context.responseTime, error: context.errorMessage },
+    },
+  };
+  return post(providerUrl('pagerduty', '/v2/enqueue', options), 'POST', { 'content-type': 'application/json' }, JSON.stringify(body), context, options);
+}
+
+function sendOpsgenie(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  const provider = config.region === 'EU' ? 'opsgenie-eu' : 'opsgenie';
+  const headers = { 'content-type': 'application/json', authorization: `GenieKey ${String(config.apiKey ?? '')}` };
+  const alias = encodeURIComponent(context.checkId);
+  if (RECOVERIES.has(context.alertType)) {
+    return post(providerUrl(provider, `/v2/alerts/${alias}/close?identifierType=alias`, options), 'POST', headers, JSON.stringify({ note: alertTitle(context) }), context, options);
+  }
+  const body = { message: alertTitle(context).slice(0, 130), alias: context.checkId, priority: String(config.priority ?? 'P3'), description: slackText(context), tags: context.tags };
+  return post(providerUrl(provider, '/v2/alerts', options), 'POST', headers, JSON.stringify(body), context, options);
 }
 
 async function sendEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {

@@ -51,6 +51,8 @@ export interface OutboxOptions {
   now?: () => number;
   /** SMTP server for EMAIL channels (`vigil server --smtp URL`). */
   smtpUrl?: string | undefined;
+  /** Provider base URLs by name (`vigil server --provider-url NAME=URL`). */
+  providerUrls?: Readonly<Record<string, string>> | undefined;
   /** CIDRs webhooks and Slack may not reach (default: the service's link-local and metadata denials). */
   denyNetworks?: readonly string[] | undefined;
   send?: (type: string, config: Record<string, unknown>, context: AlertContext) => Promise<SendOutcome>;
@@ -94,7 +96,7 @@ export class Outbox {
     this.#now = options.now ?? Date.now;
     const timeoutMs = options.timeoutMs ?? 10_000;
     const policy = parseNetworkPolicy(options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS);
-    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl, policy }));
+    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl, providerUrls: options.providerUrls, policy }));
   }
 
   /** Queues a notification; call inside the transaction that changes the alert state. */
