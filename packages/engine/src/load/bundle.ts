@@ -93,7 +93,10 @@ export async function bundleProject(options: BundleProjectOptions): Promise<Bund
       if (!output) throw new Error(`this is a bug in vigil: esbuild produced no output for group ${index}`);
       return pathToFileURL(output).href;
     });
-    return { entries, diagnostics: esbuildMessagesToDiagnostics(root, result.warnings, 'warning') };
+    const diagnostics = esbuildMessagesToDiagnostics(root, result.warnings, 'warning');
+    // Some warnings are errors to vigil (a construct it lacks, see user-errors.ts): nothing to evaluate then.
+    if (diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return { diagnostics };
+    return { entries, diagnostics };
   } catch (error) {
     if (isBuildFailure(error)) {
       return {

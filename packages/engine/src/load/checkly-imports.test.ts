@@ -64,6 +64,22 @@ describe('loadProject of a Checkly project', () => {
     ]);
   });
 
+  it('reports a construct vigil lacks that is used through a namespace import at its use, and evaluates nothing', async () => {
+    const root = project({
+      'checkly.config.ts': CHECKLY_CONFIG,
+      'a.check.ts': "import * as checkly from 'checkly/constructs';\n\nnew checkly.IcmpMonitor('ping', { name: 'Ping' });\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: '"IcmpMonitor" is not supported by vigil yet',
+        hint: '"checkly/constructs" in vigil has no IcmpMonitor; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
+        source: { file: 'a.check.ts', line: 3, column: 13 },
+      },
+    ]);
+  });
+
   it('reports a construct vigil lacks that a CommonJS file requires at the line that uses it', async () => {
     const root = project({
       'package.json': JSON.stringify({ name: 'legacy', type: 'commonjs' }),

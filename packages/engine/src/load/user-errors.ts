@@ -34,7 +34,8 @@ export function esbuildMessagesToDiagnostics(
 ): Diagnostic[] {
   return messages.map((message) => {
     const unsupported = unsupportedImport(message.text);
-    const diagnostic: Diagnostic = { severity, message: unsupported?.message ?? message.text };
+    // Always an error: the name would be undefined at run time, where the failure reads far worse.
+    const diagnostic: Diagnostic = { severity: unsupported ? 'error' : severity, message: unsupported?.message ?? message.text };
     const hint = unsupported?.hint ?? message.notes.map((note) => note.text).filter(Boolean).join(' ');
     if (hint) diagnostic.hint = hint;
     // Locations in vigil's own virtual modules would mean nothing to the user.
@@ -54,14 +55,17 @@ export function esbuildMessagesToDiagnostics(
 /** `import` of a vigil alias (bundle.ts): a module re-exporting each export of the aliased module by name. */
 export const ALIAS_NAMESPACE = 'vigil-alias';
 
-// esbuild's words for a name such a module does not export.
+// esbuild's words for a name such a module does not export: an error for a named import, a warning
+// for a property of a namespace import (`import * as c from 'checkly/constructs'; new c.IcmpMonitor()`).
 const MISSING_ALIAS_EXPORT = new RegExp(`^No matching export in "${ALIAS_NAMESPACE}:([^"]+)" for import "([^"]+)"$`);
+const UNDEFINED_ALIAS_IMPORT = new RegExp(`^Import "([^"]+)" will always be undefined because there is no matching export in "${ALIAS_NAMESPACE}:([^"]+)"$`);
 
 /** An import of a name vigil's entry points lack: a Checkly construct not supported yet, or a typo. */
 function unsupportedImport(text: string): { message: string; hint: string } | undefined {
-  const match = MISSING_ALIAS_EXPORT.exec(text);
-  if (!match) return undefined;
-  const [, module, name] = match as unknown as [string, string, string];
+  const named = MISSING_ALIAS_EXPORT.exec(text);
+  const property = UNDEFINED_ALIAS_IMPORT.exec(text);
+  if (!named && !property) return undefined;
+  const [module, name] = named ? [named[1]!, named[2]!] : [property![2]!, property![1]!];
   if (CHECKLY_CONSTRUCT_NAMES.has(name)) {
     return {
       message: `"${name}" is not supported by vigil yet`,
