@@ -1,4 +1,4 @@
-import { BatchAnalyticsItem, CheckResultPage, RUNTIME_IDS, Runtime } from '@vigil/schema';
+import { BatchAnalyticsItem, CHECK_RESULT_FIELDS, CheckResultPage, RUNTIME_IDS, Runtime } from '@vigil/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IDS, SEED } from '../readside/fixtures/seed-fixture.js';
 import { startServer, type RunningServer } from '../start.js';
@@ -120,6 +120,16 @@ describe('GET /v2/check-results/{checkId}', () => {
     ]);
   });
 
+  it.each([
+    ['fields=id,bogus', 'fields.1', `"fields[1]" must be one of [${CHECK_RESULT_FIELDS.join(', ')}]`],
+    ['from=200&to=100', 'to', '"to" must be greater than "from"'],
+    ['limit=101', 'limit', '"limit" must be less than or equal to 100'],
+    ['resultType=SOME', 'resultType', '"resultType" must be one of [FINAL, ATTEMPT, ALL]'],
+  ])('refuses %s, naming %s', async (query, key, message) => {
+    const reply = await apiFor(server, 'both').get(`/v2/check-results/${IDS.apiCheck}?${query}`);
+    expect([reply.status, reply.body.validation, reply.body.message]).toEqual([400, { source: 'query', keys: [key] }, message]);
+  });
+
   it("answers 404 for another tenant's check", async () => {
     expect((await apiFor(server, 'both').get(`/v2/check-results/${IDS.otherTenantCheck}`)).status).toBe(404);
   });
@@ -156,9 +166,9 @@ describe('POST /v1/analytics/checks', () => {
 
   it('refuses more than 100 ids and an unknown quickRange', async () => {
     const many = await apiFor(server, 'both').post('/v1/analytics/checks', { checkIds: Array.from({ length: 101 }, (_, i) => `c${i}`) });
-    expect([many.status, many.body.validation?.keys]).toEqual([400, ['checkIds']]);
+    expect([many.status, many.body.validation?.keys, many.body.message]).toEqual([400, ['checkIds'], '"checkIds" must contain less than or equal to 100 items']);
     const range = await apiFor(server, 'both').post('/v1/analytics/checks?quickRange=last30Days', { checkIds: [IDS.apiCheck] });
-    expect([range.status, range.body.validation?.keys]).toEqual([400, ['quickRange']]);
+    expect([range.status, range.body.validation?.keys, range.body.message]).toEqual([400, ['quickRange'], '"quickRange" must be one of [last24Hours, last7Days, thisWeek, lastWeek, lastMonth]']);
   });
 });
 
