@@ -48,6 +48,19 @@ describe('loadProject of a Checkly project', () => {
     expect(loaded.specs.map((spec) => spec.logicalId)).toEqual(['home']);
   });
 
+  it('loads the files the Checkly CLI would, **/*.check.{js,ts}, when checkly.config.ts sets no checkMatch', async () => {
+    const root = project({
+      'checkly.config.ts': "import { defineConfig } from 'checkly';\n\nexport default defineConfig({ projectName: 'Shop', logicalId: 'shop' });\n",
+      '__checks__/a.check.ts': "import { ApiCheck } from 'checkly/constructs';\n\nnew ApiCheck('a', { name: 'A', request: { method: 'GET', url: 'https://example.com/a' } });\n",
+      '__checks__/b.check.js': "import { ApiCheck } from 'checkly/constructs';\n\nnew ApiCheck('b', { name: 'B', request: { method: 'GET', url: 'https://example.com/b' } });\n",
+      'c.monitor.ts': "throw new Error('not a Checkly file');\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.files.map((file) => path.relative(root, file))).toEqual(['__checks__/a.check.ts', '__checks__/b.check.js']);
+    expect(loaded.config?.checks?.checkMatch).toBe('**/*.check.{js,ts}');
+  });
+
   it('reports every construct vigil lacks at its import, in every file, in one load', async () => {
     const root = project({
       'checkly.config.ts': CHECKLY_CONFIG,

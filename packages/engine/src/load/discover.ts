@@ -121,6 +121,18 @@ export async function discoverMonitorFiles(options: DiscoverOptions): Promise<st
 /** The Checkly CLI's default `checkMatch`, which a project moved over from it may still follow. */
 const CHECKLY_CHECK_MATCH = '**/*.check.ts';
 
+/** What the Checkly CLI loads when its config sets no `checks.checkMatch`. */
+export const CHECKLY_DEFAULT_CHECK_MATCH = '**/*.check.{js,ts}';
+
+/**
+ * A `checkly.config.*` without `checks.checkMatch` selects the files the Checkly CLI would, so the
+ * project loads unchanged. Set on the config itself, so every command reads the same patterns.
+ */
+export function applyChecklyDefaults(configPath: string, config: { checks?: { checkMatch?: string | string[] | undefined } | undefined }): void {
+  if (!path.basename(configPath).startsWith('checkly.config.') || config.checks?.checkMatch !== undefined) return;
+  config.checks = { ...config.checks, checkMatch: CHECKLY_DEFAULT_CHECK_MATCH };
+}
+
 /**
  * What is wrong with the `checkMatch` patterns, located at the config (`source`): an error for a
  * pattern that reaches outside the root, a warning for one that matches no file (a typo there

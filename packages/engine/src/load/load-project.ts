@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CONFIG_SOURCE_KEY, Project, type Diagnostic, type ResourceSpec, type SourceLocation, type VigilConfig } from '@vigil/constructs';
 import { Graph } from '../graph/index.js';
 import { bundleProject, MEMBER_EXPORTS } from './bundle.js';
-import { checkMatchDiagnostics, discoverMonitorFiles, resolveConfigPath } from './discover.js';
+import { applyChecklyDefaults, checkMatchDiagnostics, discoverMonitorFiles, resolveConfigPath } from './discover.js';
 import { evaluateModules, EvaluationClock, LoadDirectory, type EvaluationOutcome } from './evaluate.js';
 import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
@@ -115,6 +115,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       ]);
       return finish(loaded);
     }
+    applyChecklyDefaults(configPath, config);
     loaded.config = config;
     project.setConfig(config);
 
