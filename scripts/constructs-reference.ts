@@ -17,7 +17,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
   {
     title: 'Project config',
     intro: '`vigil.config.ts` default-exports `defineConfig({...})` (import it from `vigil`).',
-    names: ['defineConfig', 'VigilConfig', 'CheckDefaults', 'StateConfig', 'ApiConfig'],
+    names: ['defineConfig', 'VigilConfig', 'ChecklyConfig', 'CheckDefaults', 'StateConfig', 'ApiConfig'],
   },
   {
     title: 'Checks',

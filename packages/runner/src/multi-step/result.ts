@@ -210,6 +210,11 @@ export function multiStepVerdict(run: SpecRun, timeoutMs: number, startTime: num
   result.errors.push(...report.errors.map((error) => oneLine(locator.error(error))));
   const failed = report.tests.filter((test) => test.status !== test.expectedStatus && test.status !== 'skipped');
   const timedOut = report.tests.some((test) => test.status === 'timedOut') || report.status === 'timedout';
+  if (report.tests.length === 0 && report.status === 'timedout') {
+    // The deadline passed before Playwright had even started the tests (a slow start on a busy machine).
+    const message = `the spec did not finish within ${timeoutMs} ms: ${result.errors[0] ?? 'timed out before any test started'}`;
+    return { result, failure: { kind: 'TIMEOUT', message }, hasErrors: false };
+  }
   if (report.tests.length === 0) {
     const message = result.errors[0] ?? 'the spec declares no tests';
     if (result.errors.length === 0) result.errors.push(message);
