@@ -85,7 +85,7 @@ describe('sendToChannel', () => {
       kind: 'undeliverable',
       reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent',
     });
-    expect(await sendToChannel('SMS', { name: 'ops', number: '+100' }, context, { timeoutMs: 2000 })).toEqual({ kind: 'undeliverable', reason: 'delivery to SMS channels is not implemented by this service' });
+    expect(await sendToChannel('SMS', { name: 'ops', number: '+100' }, context, { timeoutMs: 2000 })).toEqual({ kind: 'undeliverable', reason: 'this service has no SMS provider to deliver through: the notification is recorded, not sent' });
   });
 
   it.each([

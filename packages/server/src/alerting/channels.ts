@@ -129,7 +129,7 @@ export async function sendToChannel(type: string, config: Record<string, unknown
     case 'OPSGENIE':
       return sendOpsgenie(config, context, options);
     default:
-      return { kind: 'undeliverable', reason: `delivery to ${type} channels is not implemented by this service` };
+      return { kind: 'undeliverable', reason: `this service has no ${type} provider to deliver through: the notification is recorded, not sent` };
   }
 }
 
