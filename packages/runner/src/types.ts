@@ -17,7 +17,7 @@ export interface RunContext {
   location: string;
   /**
    * Variables for {{KEY}} and for process.env of scripts. Lookup order = array order, first match
-   * wins. The caller merges: check's, then group's, then config's, then `-e`/`--env-file`.
+   * wins. The caller orders them (vigil test: `-e`, `--env-file`, the check's, the group's, the config's).
    */
   variables: RunVariable[];
   /** Overrides the check's retry count (vigil test --retries 0..3); undefined = the check's retryStrategy/doubleCheck. */

@@ -9,7 +9,7 @@ export const REDACTED = '*****';
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
-/** First match wins: the caller orders check's, group's, config's, then command-line variables. */
+/** First match wins; the caller decides the order (see RunContext.variables). */
 export function variableLookup(variables: readonly RunVariable[]): Map<string, string> {
   const lookup = new Map<string, string>();
   for (const variable of variables) if (!lookup.has(variable.key)) lookup.set(variable.key, variable.value);
