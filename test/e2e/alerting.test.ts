@@ -6,7 +6,7 @@
  * trigger and a resolve at a loopback Events API (`--provider-url`), and
  * `GET /v1/alert-notifications` lists all six as SENT.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIGIL_BIN, targetEnv, vigil } from '../support/cli.js';
+import { startVigilServer, targetEnv, vigil } from '../support/cli.js';
 
 const API_KEY = 'vigil-local';
 const SECRET = 'webhook-signing-secret';
@@ -37,18 +37,8 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir, '--smtp', smtpUrl, '--provider-url', `pagerduty=${receiverUrl}/pd`], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
-  });
-  return { child, url };
+function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  return startVigilServer(['--data', dataDir, '--smtp', smtpUrl, '--provider-url', `pagerduty=${receiverUrl}/pd`]);
 }
 
 async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

@@ -9,7 +9,7 @@
  * The last test runs a second server with its scheduler on, so `alert-channels logs` has a real
  * notification to show.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIGIL_BIN } from '../support/cli.js';
+import { startVigilServer as startServer } from '../support/cli.js';
 
 const CHECKLY_VERSION = '8.23.2';
 const INSTALL_DIR = path.join(tmpdir(), `vigil-e2e-checkly-cli-${CHECKLY_VERSION}`);
@@ -72,20 +72,6 @@ async function installChecklyCli(): Promise<void> {
   await mkdir(INSTALL_DIR, { recursive: true });
   await writeFile(path.join(INSTALL_DIR, 'package.json'), '{"name":"checkly-cli-e2e","private":true}\n');
   await run('npm', ['install', `checkly@${CHECKLY_VERSION}`, '--no-audit', '--no-fund', '--loglevel=error'], { cwd: INSTALL_DIR, timeout: 400_000 });
-}
-
-async function startServer(args: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
-  });
-  return { child, url };
 }
 
 /**

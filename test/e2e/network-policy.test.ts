@@ -4,14 +4,14 @@
  * targets are loopback (127.0.0.1 allowed, 127.0.0.2 denied); the default link-local and metadata
  * denials are covered by the runner's unit tests, which never dial them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIGIL_BIN, targetEnv, vigil } from '../support/cli.js';
+import { startVigilServer as startService, targetEnv, vigil, waitFor } from '../support/cli.js';
 
 const API_KEY = 'vigil-local';
 let allowedTarget: Server;
@@ -24,34 +24,10 @@ function listen(server: Server, host: string): Promise<number> {
   return new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as AddressInfo).port)));
 }
 
-async function startService(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
-  });
-  return { child, url };
-}
-
 async function finalResult(url: string, checkId: string): Promise<Record<string, unknown> | undefined> {
   const response = await fetch(`${url}/v1/check-results/${checkId}?limit=10&resultType=FINAL`, { headers: { authorization: `Bearer ${API_KEY}` } });
   expect(response.status).toBe(200);
   return ((await response.json()) as Array<Record<string, unknown>>)[0];
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
 }
 
 beforeAll(async () => {

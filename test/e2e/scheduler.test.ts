@@ -3,14 +3,16 @@
  * target, its results are served by the check-results API, and a `kill -9` of the server neither
  * runs a slot twice nor stops the schedule after a restart.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIGIL_BIN, targetEnv, vigil } from '../support/cli.js';
+import { startVigilServer, targetEnv, vigil, waitFor } from '../support/cli.js';
+
+const startService = (dataDir: string) => startVigilServer(['--data', dataDir]);
 
 const API_KEY = 'vigil-local';
 let target: Server;
@@ -18,34 +20,10 @@ let hits = 0;
 let workdir: string;
 let service: { child: ChildProcess; url: string } | undefined;
 
-async function startService(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', '--data', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
-  });
-  return { child, url };
-}
-
 async function results(url: string, checkId: string): Promise<Array<Record<string, unknown>>> {
   const response = await fetch(`${url}/v1/check-results/${checkId}?limit=100&resultType=ALL`, { headers: { authorization: `Bearer ${API_KEY}` } });
   expect(response.status).toBe(200);
   return (await response.json()) as Array<Record<string, unknown>>;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 beforeAll(async () => {

@@ -51,3 +51,32 @@ export function vigil(args: readonly string[], options: VigilOptions): Promise<V
 export function targetEnv(url: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   return { VIGIL_API_URL: url, VIGIL_API_KEY: 'vigil-local', ...extra };
 }
+
+/**
+ * `vigil server --port 0 ARGS…` as a child process, resolved with its URL once it prints its
+ * listening line; rejects if it exits first. The caller stops it (`child.kill()`).
+ */
+export async function startVigilServer(args: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
+  });
+  return { child, url };
+}
+
+/** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 300): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
