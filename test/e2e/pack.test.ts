@@ -28,11 +28,20 @@ interface Run {
   stderr: string;
 }
 
-/** A clean environment: CI as in CI, no colours, nothing of the developer's Vigil target. */
+/** How the machine reaches its registry: kept, whoever set it. */
+const NPM_SETTINGS_KEPT = /^npm_config_(registry|userconfig|cache|ca|cafile|strict_ssl|proxy|https_proxy|noproxy)$/i;
+
+/**
+ * A clean environment, as a user's shell: CI as in CI, no colours, no VIGIL_* of ours, and none of
+ * the npm_* variables `pnpm test` exports (pnpm's own settings such as `verify-deps-before-run`,
+ * which npm warns about as unknown config).
+ */
 function environment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1', npm_config_fund: 'false', npm_config_audit: 'false' };
-  for (const key of Object.keys(env)) if (key.startsWith('VIGIL_')) delete env[key];
-  return env;
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('VIGIL_') || key.startsWith('PNPM_') || (/^npm_/i.test(key) && !NPM_SETTINGS_KEPT.test(key))) delete env[key];
+  }
+  return { ...env, CI: 'true', NO_COLOR: '1', npm_config_fund: 'false', npm_config_audit: 'false' };
 }
 
 function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
