@@ -1,7 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempProjects } from './test-support/temp-projects.js';
 import { loadProject } from './load-project.js';
 
 const CHECKLY_CONFIG = [
@@ -11,22 +10,7 @@ const CHECKLY_CONFIG = [
   '',
 ].join('\n');
 
-const roots: string[] = [];
-
-/** A throwaway project: `files` maps paths relative to the root to their contents. */
-function project(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'vigil-checkly-'));
-  roots.push(root);
-  for (const [file, contents] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), contents);
-  }
-  return root;
-}
-
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+const project = useTempProjects('vigil-checkly-');
 
 describe('loadProject of a Checkly project', () => {
   it('loads checkly.config.ts and checks importing from checkly and checkly/constructs unchanged', async () => {

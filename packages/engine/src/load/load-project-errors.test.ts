@@ -1,27 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempProjects } from './test-support/temp-projects.js';
 import { loadProject, MODULE_SOURCE_BUDGET } from './load-project.js';
 
 const CONFIG = "import { defineConfig } from 'vigil';\n\nexport default defineConfig({ projectName: 'Temp', logicalId: 'temp' });\n";
 
-const roots: string[] = [];
-
-/** A throwaway project: `files` maps paths relative to the root to their contents. */
-function project(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'vigil-load-'));
-  roots.push(root);
-  for (const [file, contents] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), contents);
-  }
-  return root;
-}
-
-afterEach(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
+const project = useTempProjects('vigil-load-');
 
 describe('loadProject with problems in user code', () => {
   it('reports an exception thrown by the config at its line', async () => {
