@@ -176,5 +176,6 @@ function toResult(
     resultType,
     sequenceId: envelope.sequenceId,
     error: tried.failure?.message ?? null,
+    ...(tried.certificateExpiresAt ? { certificateExpiresAt: tried.certificateExpiresAt } : {}),
   };
 }

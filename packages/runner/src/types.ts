@@ -95,6 +95,8 @@ export type RunResult = Omit<CheckResult, 'apiCheckResult' | 'multiStepCheckResu
   multiStepCheckResult: Record<string, unknown> | null;
   /** One line saying why the try failed (null when it passed), for reporters; secrets redacted. */
   error: string | null;
+  /** When the target's TLS certificate expires (ISO 8601): https API checks only, not part of the stored result. */
+  certificateExpiresAt?: string;
 };
 
 export interface RunOutcome {
@@ -152,6 +154,8 @@ export interface TryResult {
   multiStepCheckResult: Record<string, unknown> | null;
   /** Set when hasFailures or hasErrors. */
   failure: { kind: FailureKind; message: string } | null;
+  /** When the target's TLS certificate expires (ISO 8601); only https API checks have one. */
+  certificateExpiresAt?: string;
 }
 
 /** What the runner hands an executor for one try. */

@@ -258,6 +258,16 @@ describe('API executor against real loopback targets', () => {
     expect(JSON.parse(relaxed.apiCheckResult!.response.body)).toEqual({ secure: true });
   });
 
+  it("exposes when an https target's certificate expires (the source of SSL expiry alerts), and nothing over plain http", async () => {
+    const { X509Certificate } = await import('node:crypto');
+    const { readFileSync } = await import('node:fs');
+    const certificate = new X509Certificate(readFileSync(new URL('../__fixtures__/loopback-cert.pem', import.meta.url)));
+    const secure = await run(apiCheck({ url: `${tlsTarget.url}/ok`, skipSSL: true }));
+    expect(secure.certificateExpiresAt).toBe(new Date(certificate.validTo).toISOString());
+    const plain = await run(apiCheck({ url: `${target.url}/ok` }));
+    expect(plain.certificateExpiresAt).toBeUndefined();
+  });
+
   it('fails, without crashing, a JSON_BODY assertion on a body that is not JSON', async () => {
     const result = await run(apiCheck({
       url: `${target.url}/html`,

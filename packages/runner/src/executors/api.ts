@@ -335,6 +335,7 @@ function finish(input: Finish): TryResult {
     apiCheckResult,
     multiStepCheckResult: null,
     failure: input.failure,
+    ...(input.http?.certificateExpiresAt ? { certificateExpiresAt: input.http.certificateExpiresAt } : {}),
   };
 }
 

@@ -47,6 +47,8 @@ export interface HttpExchange {
   timingPhases: TimingPhases;
   /** Wall time of the whole exchange, all hops, in milliseconds. */
   elapsed: number;
+  /** When the TLS certificate of the last https hop expires (ISO 8601); null over plain http. */
+  certificateExpiresAt: string | null;
 }
 
 export const MAX_REDIRECTS = 10;
@@ -60,6 +62,8 @@ interface HopMarks {
   connectEnd?: number;
   headers?: number;
   end?: number;
+  /** The peer certificate's `valid_to`, for SSL expiry alerts and check statuses. */
+  certificateValidTo?: string;
 }
 
 export async function exchange(request: HttpRequest): Promise<HttpExchange> {
@@ -98,6 +102,9 @@ export async function exchange(request: HttpRequest): Promise<HttpExchange> {
       }
       connector(options, (...args) => {
         hop.connectEnd = performance.now();
+        const socket = args[1] as { getPeerCertificate?: () => { valid_to?: string } } | null;
+        const validTo = socket?.getPeerCertificate?.().valid_to;
+        if (validTo) hop.certificateValidTo = validTo;
         callback(...args);
       });
     },
@@ -168,7 +175,9 @@ export async function exchange(request: HttpRequest): Promise<HttpExchange> {
   // Measured before the agent is torn down: closing our own socket is not the target's time.
   const finished = performance.now();
   await agent.destroy().catch(() => undefined);
-  return { response, error, ...measure(started, hops, finished), elapsed: finished - started };
+  const validTo = hops.at(-1)?.certificateValidTo;
+  const certificateExpiresAt = validTo && Number.isFinite(Date.parse(validTo)) ? new Date(validTo).toISOString() : null;
+  return { response, error, ...measure(started, hops, finished), elapsed: finished - started, certificateExpiresAt };
 }
 
 /** Reads up to `cap` bytes as UTF-8 text, then stops reading (and drops the connection). */
