@@ -95,6 +95,23 @@ function fieldPath(path: ReadonlyArray<PropertyKey>): string {
 }
 
 /**
+ * The issue to name for a failed union: the branch's issue that got furthest into the value (a
+ * request with a bad `method` fails the API branch at `request.method` and the other types' branch
+ * at `request`; the first tells the reader what is wrong).
+ */
+function innermost(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return { path: issue.path, message: issue.message };
+  let best: { path: PropertyKey[]; message: string } | undefined;
+  for (const branch of issue.errors) {
+    const first = branch[0];
+    if (!first) continue;
+    const found = innermost(first);
+    if (!best || found.path.length > best.path.length) best = found;
+  }
+  return best ? { path: [...issue.path, ...best.path], message: best.message } : { path: issue.path, message: issue.message };
+}
+
+/**
  * Parses a response body with the endpoint's schema. A mismatch means the service (or the schema)
  * broke the contract: it is raised, naming the endpoint and the first offending field, rather than
  * passed on as data whose type lies.
@@ -103,7 +120,8 @@ export function parseResponse<E extends EndpointSpec>(endpointId: string, endpoi
   if (!endpoint.response) return undefined as ResponseOf<E>;
   const result = parserFor(endpoint.response).safeParse(response.body);
   if (result.success) return result.data as ResponseOf<E>;
-  const issues = result.error.issues.slice(0, 3).map((issue) => `${fieldPath(issue.path)}: ${issue.message}`);
+  const named = result.error.issues.map(innermost);
+  const issues = named.slice(0, 3).map((issue) => `${fieldPath(issue.path)}: ${issue.message}`);
   throw new ResponseShapeError({
     method: endpoint.method,
     path,
@@ -111,7 +129,7 @@ export function parseResponse<E extends EndpointSpec>(endpointId: string, endpoi
     statusText: response.statusText,
     data: normaliseErrorBody(undefined),
     endpoint: endpointId,
-    field: fieldPath(result.error.issues[0]?.path ?? []),
+    field: fieldPath(named[0]?.path ?? []),
     issues,
     attempts: response.attempts,
   });

@@ -10,23 +10,21 @@ export interface SourceLocation {
   column: number;
 }
 
-/** The resource kinds Vigil manages; each is the first half of an address (`api-check.home`). */
-export type ResourceKind =
-  | 'api-check'
-  | 'multistep-check'
-  | 'check-group'
-  | 'maintenance-window'
-  | 'status-page-service'
-  | 'alert-channel';
-
-export const RESOURCE_KINDS: readonly ResourceKind[] = [
+/**
+ * The resource kinds Vigil manages, in one list; each is the first half of an address
+ * (`api-check.home`). A new kind is one entry here plus its construct, engine adapter, server
+ * variant row and runner executor.
+ */
+export const RESOURCE_KINDS = [
   'api-check',
   'multistep-check',
   'check-group',
   'maintenance-window',
   'status-page-service',
   'alert-channel',
-];
+] as const;
+
+export type ResourceKind = (typeof RESOURCE_KINDS)[number];
 
 /** A user mistake (or a deprecation) found before any network call. */
 export interface Diagnostic {

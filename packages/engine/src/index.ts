@@ -22,7 +22,7 @@ export type { CallRequest, KindAdapter, Payload, RemoteObject, ServiceCalls } fr
 export { refresh, type RemoteSnapshot } from './refresh/refresh.js';
 export { createPlan, desiredResourceOf, resolveRefs, isUnknownRef, type DesiredResource, type PlanInput, type PlanResult } from './plan/plan.js';
 export { hasChanges, SENSITIVE } from './plan/types.js';
-export { getAtPath } from './plan/paths.js';
+export { getAtPath } from './kinds/paths.js';
 export type { Action, Change, FieldChange, Plan, PlanSummary, Reason } from './plan/types.js';
 export { planSchema, parseSavedPlan, savedPlanDifference, serializePlan, SavedPlanError, type SavedPlan } from './plan/format.js';
 export { renderText, type TextOptions } from './render/text.js';

@@ -46,6 +46,12 @@ import {
 } from './limits.js';
 import { CheckType, Frequency, Location, MultiStepFrequency, RuntimeId } from './values.js';
 
+/**
+ * The request of a check type other than API (TCP host and port, DNS query, URL monitor): those
+ * have no `method`, so a request with one is an API check's and is held to that schema.
+ */
+const OtherTypeRequest = z.looseObject({ method: z.undefined() });
+
 const ResponseTime = z.number().min(RESPONSE_TIME_MIN).max(RESPONSE_TIME_MAX).nullable();
 
 /** Fields every check kind shares (spec §2.3), without defaults. */
@@ -216,8 +222,11 @@ const genericCheckFields = {
   heartbeat: HeartbeatConfig,
   script: z.string().max(SCRIPT_MAX_LENGTH).nullable(),
   scriptPath: z.string().nullable().optional(),
-  /** Spec §4.1 lists `request` among "the other fields of 2.3", i.e. the API check request. */
-  request: ApiCheckRequest.optional(),
+  /**
+   * Spec §4.1 lists `request` among "the other fields of 2.3": the API check request, or another
+   * type's request (TCP, URL, DNS), which that type's own create call validates.
+   */
+  request: z.union([ApiCheckRequest, OtherTypeRequest]).optional(),
   sslCheckDomain: z.string().optional(),
   environmentVariables: EnvironmentVariables.optional(),
   dependencies: Dependencies.nullable().optional(),
@@ -263,7 +272,11 @@ export const Check = z.object({
   muted: z.boolean(),
   frequency: z.number().int(),
   frequencyOffset: z.number().int().optional(),
-  request: ApiCheckRequest.optional(),
+  /**
+   * Each type has its own request (an API check's URL and assertions, a TCP monitor's host and
+   * port, …); parse with the type's own schema for the exact shape.
+   */
+  request: z.union([ApiCheckRequest, OtherTypeRequest]).optional(),
   script: z.string().nullable().optional(),
   environmentVariables: z.array(EnvironmentVariableResponse).nullable().optional(),
   heartbeat: HeartbeatConfig.optional(),

@@ -1,3 +1,4 @@
+import { RESOURCE_KINDS } from '@vigil/constructs';
 import type { Command } from 'commander';
 import { loadTimeoutOption } from './validate.js';
 
@@ -26,7 +27,7 @@ export function registerImport(program: Command): void {
       'after',
       [
         '',
-        'Kinds: api-check, multistep-check, check-group, alert-channel, maintenance-window, status-page-service.',
+        `Kinds: ${RESOURCE_KINDS.join(', ')}.`,
         'Secrets are written as process.env.NAME; the command lists the variables to set before the next plan.',
         'State is written only after the files are, so the next `vigil plan` reports no changes.',
       ].join('\n'),

@@ -1,34 +1,16 @@
 /**
- * Maps remote checks and check groups to construct props. Checks inherit from their group and the
+ * What every check kind's import mapping shares (each kind's own mapping lives in its adapter). Checks inherit from their group and the
  * project config (config → group → check, as synth cascades), so a check prop is written when the
  * remote value differs from what it would inherit, not merely from the schema default.
  */
 import { AlertSettings, RetryStrategy as RetryStrategySchema } from '@vigil/schema';
 import type { CheckDefaults } from '@vigil/constructs';
-import { adapterFor } from '../kinds/index.js';
-import type { Payload, RemoteObject } from '../kinds/types.js';
+import type { CheckInheritance, Payload } from '../kinds/types.js';
 import { alertEscalationCode, assertionCode, frequencyCode, retryStrategyCode } from './builders.js';
 import { ObjectBuilder, fromValue, literal, type Code } from './code.js';
-import { baselineOf, differs, remoteView, withoutFalse, type MapContext, type MappedResource } from './context.js';
+import { differs, withoutFalse, type MapContext } from './context.js';
 
-/** Check props a check takes from its group or the config when it does not set them, payload-shaped. */
-export interface CheckInheritance {
-  activated?: unknown;
-  muted?: unknown;
-  tags?: unknown;
-  locations?: unknown;
-  privateLocations?: unknown;
-  runtimeId?: unknown;
-  runParallel?: unknown;
-  frequency?: number;
-  frequencyOffset?: number;
-  /** A strategy object, or `null` for "no retries". */
-  retryStrategy?: unknown;
-  /** Alert settings of an escalation policy (which implies `useGlobalAlertSettings: false`). */
-  alertSettings?: unknown;
-  /** The config lists alert channels, so a check without its own subscribes to them. */
-  alertChannels?: boolean;
-}
+export type { CheckInheritance } from '../kinds/types.js';
 
 function frequencyOf(value: unknown): { frequency?: number; frequencyOffset?: number } {
   if (typeof value === 'number') return { frequency: value };
@@ -65,7 +47,7 @@ export function inheritanceFromGroup(config: CheckInheritance, group: Payload, w
   return inherited;
 }
 
-function subscriptions(view: Payload, context: MapContext): Code {
+export function subscriptions(view: Payload, context: MapContext): Code {
   const list = Array.isArray(view.alertChannelSubscriptions) ? (view.alertChannelSubscriptions as Array<{ alertChannelId: number; activated?: boolean }>) : [];
   if (list.some((subscription) => subscription.activated === false)) {
     context.warn('has paused alert-channel subscriptions; the code subscribes to every listed channel as active');
@@ -73,7 +55,7 @@ function subscriptions(view: Payload, context: MapContext): Code {
   return { type: 'array', items: list.map((subscription) => context.ref('alert-channel', subscription.alertChannelId)) };
 }
 
-function variables(value: unknown, context: MapContext): Code {
+export function variables(value: unknown, context: MapContext): Code {
   if (!Array.isArray(value)) return fromValue(value);
   return {
     type: 'array',
@@ -93,15 +75,15 @@ function variables(value: unknown, context: MapContext): Code {
   };
 }
 
-function keyValues(value: unknown): Code {
+export function keyValues(value: unknown): Code {
   return fromValue(Array.isArray(value) ? value.map((item) => withoutFalse(item, ['locked'])) : value);
 }
 
-function assertions(value: unknown): Code {
+export function assertions(value: unknown): Code {
   return { type: 'array', items: (Array.isArray(value) ? value : []).map((item) => assertionCode(item)) };
 }
 
-function basicAuth(value: { username: string; password: string }, path: string, context: MapContext): Code {
+export function basicAuth(value: { username: string; password: string }, path: string, context: MapContext): Code {
   return new ObjectBuilder()
     .set('username', literal(value.username))
     .set('password', context.secret({ path, hint: 'BASIC_AUTH_PASSWORD', remoteValue: value.password }))
@@ -109,7 +91,7 @@ function basicAuth(value: { username: string; password: string }, path: string, 
 }
 
 /** Props every check kind shares; `inherited` is what the check would get without them. */
-function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload, inherited: CheckInheritance, context: MapContext): string[] {
+export function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload, inherited: CheckInheritance, context: MapContext): string[] {
   const extraKeys: string[] = [];
   const effective = (key: keyof CheckInheritance & string) => (inherited[key] !== undefined ? inherited[key] : baseline[key]);
   // `retryStrategy: null` with `doubleCheck: false` is what RetryStrategyBuilder.noRetries() sends;
@@ -167,102 +149,5 @@ function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: Payload
   return extraKeys;
 }
 
-const SIMPLE_CHECK_KEYS = ['degradedResponseTime', 'maxResponseTime', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const;
+export const SIMPLE_CHECK_KEYS = ['degradedResponseTime', 'maxResponseTime', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const;
 
-export function mapApiCheck(remote: RemoteObject, inherited: CheckInheritance, context: MapContext): MappedResource {
-  const adapter = adapterFor('api-check');
-  const view = remoteView(adapter, remote);
-  const request = view.request as Record<string, unknown> & { url: string };
-  const baseline = baselineOf(adapter, { name: 'x', request: { url: request.url } });
-  const props = new ObjectBuilder().set('name', literal(String(view.name)));
-  const extraKeys = commonCheckProps(props, view, baseline, inherited, context);
-
-  const defaults = baseline.request as Record<string, unknown>;
-  const requestCode = new ObjectBuilder().set('url', literal(request.url));
-  for (const key of ['method', 'followRedirects', 'skipSSL', 'ipFamily', 'body', 'bodyType'] as const) {
-    if (differs(request[key], defaults[key])) requestCode.set(key, fromValue(request[key]));
-  }
-  for (const key of ['headers', 'queryParameters'] as const) {
-    if (differs(request[key], defaults[key])) requestCode.set(key, keyValues(request[key]));
-  }
-  if (differs(request.assertions, defaults.assertions)) requestCode.set('assertions', assertions(request.assertions));
-  const auth = request.basicAuth as { username: string; password: string } | undefined;
-  if (auth && (auth.username !== '' || auth.password !== '')) requestCode.set('basicAuth', basicAuth(auth, 'request.basicAuth.password', context));
-  props.set('request', requestCode.build());
-
-  for (const key of SIMPLE_CHECK_KEYS) if (view[key] !== undefined && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
-  return { construct: 'ApiCheck', props: props.build(), extraKeys };
-}
-
-/**
- * A multi-step check's view with `retryStrategy.onlyOn` left out, with a warning when it had one: the
- * service may hold it, but only request-based checks can tell a network error, so `MultiStepCheck`
- * refuses it and code that kept it would not load.
- */
-function withoutOnlyOn(view: Payload, context: MapContext): Payload {
-  const strategy = view.retryStrategy as { onlyOn?: unknown } | null | undefined;
-  if (!strategy || !Array.isArray(strategy.onlyOn) || strategy.onlyOn.length === 0) return view;
-  context.warn(`retries only on ${strategy.onlyOn.join(', ')} (retryStrategy.onlyOn), which a MultiStepCheck cannot express; the code retries on any failure, so the next plan clears onlyOn`);
-  return { ...view, retryStrategy: { ...strategy, onlyOn: [] } };
-}
-
-export function mapMultiStepCheck(remote: RemoteObject, inherited: CheckInheritance, context: MapContext): MappedResource {
-  const adapter = adapterFor('multistep-check');
-  const view = remoteView(adapter, remote);
-  const baseline = baselineOf(adapter, { name: 'x', script: 'x' });
-  const props = new ObjectBuilder().set('name', literal(String(view.name)));
-  const extraKeys = commonCheckProps(props, withoutOnlyOn(view, context), baseline, inherited, context);
-  props.set('code', new ObjectBuilder().set('content', literal(String(view.script))).build());
-  if (differs(view.scriptPath, null)) {
-    context.warn(`was uploaded from ${String(view.scriptPath)}; the code inlines the script, so the next plan clears scriptPath`);
-  }
-  if (differs(view.environmentVariables, baseline.environmentVariables)) props.set('environmentVariables', variables(view.environmentVariables, context));
-  if (differs(view.dependencies, baseline.dependencies)) props.set('dependencies', fromValue(view.dependencies));
-  for (const key of SIMPLE_CHECK_KEYS) {
-    if (key in baseline && view[key] !== undefined && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
-  }
-  return { construct: 'MultiStepCheck', props: props.build(), extraKeys };
-}
-
-/** A group, plus the prop names its code sets (its checks inherit some of them). */
-export function mapCheckGroup(remote: RemoteObject, context: MapContext): MappedResource & { view: Payload; written: ReadonlySet<string> } {
-  const adapter = adapterFor('check-group');
-  const view = remoteView(adapter, remote);
-  const baseline = baselineOf(adapter, { name: 'x' });
-  const props = new ObjectBuilder().set('name', literal(String(view.name)));
-  const written = new Set<string>();
-  const set = (key: string, code: Code) => {
-    props.set(key, code);
-    written.add(key);
-  };
-  for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'concurrency', 'runtimeId', 'runParallel', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
-    if (view[key] !== undefined && differs(view[key], baseline[key])) set(key, fromValue(view[key]));
-  }
-  const extraKeys: string[] = [];
-  if (view.browserCheckDefaults !== undefined) {
-    set('browserCheckDefaults', fromValue(view.browserCheckDefaults));
-    extraKeys.push('browserCheckDefaults');
-  }
-  const checkDefaults = view.apiCheckDefaults as Record<string, unknown> & { basicAuth: { username: string; password: string } };
-  const defaultDefaults = baseline.apiCheckDefaults as Record<string, unknown>;
-  if (differs(checkDefaults, defaultDefaults)) {
-    const code = new ObjectBuilder();
-    if (checkDefaults.url !== '') code.set('url', literal(String(checkDefaults.url)));
-    for (const key of ['headers', 'queryParameters'] as const) if (differs(checkDefaults[key], [])) code.set(key, keyValues(checkDefaults[key]));
-    if (differs(checkDefaults.assertions, [])) code.set('assertions', assertions(checkDefaults.assertions));
-    const auth = checkDefaults.basicAuth;
-    if (auth.username !== '' || auth.password !== '') code.set('basicAuth', basicAuth(auth, 'apiCheckDefaults.basicAuth.password', context));
-    set('apiCheckDefaults', code.build());
-  }
-  if (differs(view.environmentVariables, baseline.environmentVariables)) set('environmentVariables', variables(view.environmentVariables, context));
-  const channels = Array.isArray(view.alertChannelSubscriptions) ? view.alertChannelSubscriptions : [];
-  if (channels.length > 0) set('alertChannels', subscriptions(view, context));
-  if (view.useGlobalAlertSettings === false) set('alertEscalationPolicy', alertEscalationCode(view.alertSettings));
-  // null (the v2 default) lets each check keep its own settings; true imposes the account's.
-  else if (view.useGlobalAlertSettings === true) set('alertEscalationPolicy', literal('global'));
-  else if (differs(view.alertSettings, baseline.alertSettings)) {
-    context.warn('keeps alert settings while using the global ones; the code cannot express that and would reset them');
-  }
-  if (differs(view.retryStrategy, baseline.retryStrategy)) set('retryStrategy', retryStrategyCode(view.retryStrategy));
-  return { construct: 'CheckGroup', props: props.build(), extraKeys, view, written };
-}

@@ -2,32 +2,11 @@
  * What every kind's mapper shares: the remote object seen the way the planner sees it, the values a
  * construct left without that prop would produce, and the callbacks for references and secrets.
  */
-import type { ResourceKind } from '@vigil/constructs';
 import { completeDesired, normalizeRemote } from '../kinds/normalize.js';
 import type { KindAdapter, Payload, RemoteObject } from '../kinds/types.js';
 import { deepEqual } from '../plan/diff.js';
-import type { RemoteId } from '../state/index.js';
-import type { Code, ObjectCode } from './code.js';
 
-export interface MapContext {
-  readonly logicalId: string;
-  /** The variable of an imported resource, or `X.fromId(id)` for one left out. */
-  ref(kind: ResourceKind, remoteId: RemoteId): Code;
-  /**
-   * A secret at payload `path`: `process.env.NAME` in the code (`NAME` from `hint`), or `''` when
-   * the service holds an empty one. `remoteValue` is `null` when the service does not return it.
-   */
-  secret(options: { path: string; hint: string; remoteValue: unknown }): Code;
-  /** Something the generated code cannot reproduce exactly; the next plan will show it. */
-  warn(message: string): void;
-}
-
-/** What a mapper decided: the construct, its props, and payload keys it manages beyond the defaults. */
-export interface MappedResource {
-  readonly construct: string;
-  readonly props: ObjectCode;
-  readonly extraKeys: readonly string[];
-}
+export type { MapContext, MappedResource } from '../kinds/types.js';
 
 /** The remote object parsed field by field with the create schema, as the planner compares it. */
 export function remoteView(adapter: KindAdapter, remote: RemoteObject): Payload {

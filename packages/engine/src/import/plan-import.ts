@@ -9,14 +9,12 @@ import type { z } from 'zod';
 import { adapterFor } from '../kinds/index.js';
 import { normalizeRemote } from '../kinds/normalize.js';
 import type { Payload } from '../kinds/types.js';
-import { replaceAtPath } from '../plan/paths.js';
-import { assertNever } from '../plan/types.js';
+import { replaceAtPath } from '../kinds/paths.js';
 import { hashSecret, type Address, type RemoteId, type StateDocument } from '../state/index.js';
-import { mapApiCheck, mapCheckGroup, mapMultiStepCheck, inheritanceFromConfig, inheritanceFromGroup, type CheckInheritance } from './checks.js';
+import { inheritanceFromConfig, type CheckInheritance } from './checks.js';
 import { call, literal, tsString, usesOf, type Code, type ObjectCode } from './code.js';
 import type { MapContext, MappedResource } from './context.js';
 import { UniqueNames, environmentName, fileStem, slugify, variableName } from './names.js';
-import { mapAlertChannel, mapMaintenanceWindow, mapStatusPageService } from './others.js';
 import type { Candidate } from './select.js';
 
 export interface ImportInput {
@@ -67,19 +65,11 @@ export interface ImportPlan {
   readonly variables: readonly RequiredVariable[];
 }
 
-const CHECK_KINDS: ReadonlySet<ResourceKind> = new Set(['api-check', 'multistep-check']);
-const FILE_STEMS: Partial<Record<ResourceKind, string>> = {
-  'alert-channel': 'alert-channels',
-  'status-page-service': 'status-page-services',
-  'maintenance-window': 'maintenance-windows',
-};
-const VARIABLE_SUFFIX: Partial<Record<ResourceKind, string>> = { 'check-group': 'Group', 'status-page-service': 'Service', 'alert-channel': '' };
-const FROM_ID_CLASS: Partial<Record<ResourceKind, string>> = { 'check-group': 'CheckGroup', 'alert-channel': 'AlertChannel', 'status-page-service': 'StatusPageService' };
 const MONITOR_SUFFIX = '.monitor.ts';
 
 /** Check kinds share logical ids: a plan treats the same id under the other kind as a replace. */
 function namespaceOf(kind: ResourceKind): string {
-  return CHECK_KINDS.has(kind) ? 'check' : kind;
+  return adapterFor(kind).isCheck ? 'check' : kind;
 }
 
 function takenLogicalIds(input: ImportInput): Map<string, Set<string>> {
@@ -122,7 +112,7 @@ export function planImport(input: ImportInput): ImportPlan {
   const logicalIdFor = (kind: ResourceKind, name: string) => {
     const namespace = namespaceOf(kind);
     if (!idsFor.has(namespace)) idsFor.set(namespace, new UniqueNames(taken.get(namespace) ?? []));
-    return idsFor.get(namespace)!.claim(slugify(name, kind === 'check-group' ? 'group' : CHECK_KINDS.has(kind) ? 'check' : kind));
+    return idsFor.get(namespace)!.claim(slugify(name, adapterFor(kind).importing.slugFallback));
   };
 
   // Logical ids and addresses first: references between imported resources need them all.
@@ -138,7 +128,7 @@ export function planImport(input: ImportInput): ImportPlan {
   const variables = new UniqueNames([], '');
   const variableOf = new Map<Address, string>();
   for (const { candidate, address, logicalId } of ordered) {
-    const suffix = VARIABLE_SUFFIX[candidate.kind];
+    const suffix = adapterFor(candidate.kind).importing.variableSuffix;
     if (suffix !== undefined) variableOf.set(address, variables.claim(variableName(logicalId, suffix)));
   }
 
@@ -166,7 +156,7 @@ export function planImport(input: ImportInput): ImportPlan {
       ref(kind, remoteId) {
         const imported = byRemote.get(key(kind, remoteId));
         if (imported) return { type: 'ref', address: imported.address };
-        const className = FROM_ID_CLASS[kind] ?? 'this is a bug';
+        const className = adapterFor(kind).importing.fromIdClass ?? 'this is a bug';
         return call(`${className}.fromId(${typeof remoteId === 'number' ? String(remoteId) : tsString(String(remoteId))})`, className);
       },
       secret({ path, hint, remoteValue }) {
@@ -184,42 +174,32 @@ export function planImport(input: ImportInput): ImportPlan {
       warn: (message) => warnings.push(message),
     };
 
-    let mapped: MappedResource;
-    let file: string;
     const { remote } = candidate;
-    switch (candidate.kind) {
-      case 'alert-channel':
-      case 'status-page-service':
-      case 'maintenance-window': {
-        file = claimFile(candidate.kind, FILE_STEMS[candidate.kind]!);
-        mapped =
-          candidate.kind === 'alert-channel' ? mapAlertChannel(remote, context) : candidate.kind === 'maintenance-window' ? mapMaintenanceWindow(remote) : mapStatusPageService(remote);
+    const adapter = adapterFor(candidate.kind);
+    const { placement } = adapter.importing;
+    // A check inherits from its group when that group is imported too, else from the config.
+    const group =
+      adapter.isCheck && remote.groupId !== null && remote.groupId !== undefined ? byRemote.get(key('check-group', remote.groupId as RemoteId)) : undefined;
+    const mapped = adapter.importing.map(remote, { adapter, inherited: (group && groupInheritance.get(group.address)) ?? configInheritance, context });
+    if (mapped.passesDown) groupInheritance.set(address, mapped.passesDown);
+    let file: string;
+    switch (placement.file) {
+      case 'shared':
+        file = claimFile(candidate.kind, placement.stem);
         break;
-      }
-      case 'check-group': {
-        const group = mapCheckGroup(remote, context);
-        groupInheritance.set(address, inheritanceFromGroup(configInheritance, group.view, group.written));
+      case 'own':
+        // `checks` is claimed first so ungrouped checks keep that file name whatever groups are called.
         claimFile('checks', 'checks');
         file = claimFile(address, logicalId);
-        mapped = group;
         break;
-      }
-      case 'api-check':
-      case 'multistep-check': {
-        const group = remote.groupId === null || remote.groupId === undefined ? undefined : byRemote.get(key('check-group', remote.groupId as RemoteId));
-        const inherited = (group && groupInheritance.get(group.address)) ?? configInheritance;
+      case 'with-group':
         file = group ? fileOf.get(group.address)! : claimFile('checks', 'checks');
-        mapped = candidate.kind === 'api-check' ? mapApiCheck(remote, inherited, context) : mapMultiStepCheck(remote, inherited, context);
         break;
-      }
-      default:
-        assertNever(candidate.kind, 'kind');
     }
 
     const names = new Set<string>();
     const refs = new Set<Address>();
     usesOf(mapped.props, names, refs);
-    const adapter = adapterFor(candidate.kind);
     let secretsApplied: unknown = structuredClone(remote);
     for (const [path, value] of hidden) secretsApplied = replaceAtPath(secretsApplied, path, () => value);
     const applied = normalizeRemote({

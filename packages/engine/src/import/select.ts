@@ -4,7 +4,7 @@
  */
 import type { ResourceKind } from '@vigil/constructs';
 import { ADAPTERS } from '../kinds/index.js';
-import type { RemoteObject } from '../kinds/types.js';
+import type { KindAdapter, RemoteObject } from '../kinds/types.js';
 import type { RemoteSnapshot } from '../refresh/refresh.js';
 import type { RemoteId, StateDocument } from '../state/index.js';
 
@@ -19,7 +19,9 @@ export class ImportFilterError extends Error {
 }
 
 /** Kinds in the order resources are listed and imported: what others refer to comes first. */
-export const IMPORT_KIND_ORDER: readonly ResourceKind[] = ['alert-channel', 'status-page-service', 'maintenance-window', 'check-group', 'api-check', 'multistep-check'];
+export const IMPORT_KIND_ORDER: readonly ResourceKind[] = (Object.values(ADAPTERS) as KindAdapter[])
+  .sort((a, b) => a.importing.order - b.importing.order)
+  .map((adapter) => adapter.kind);
 
 export function parseImportFilter(text: string): ImportFilter {
   const dot = text.indexOf('.');
@@ -42,18 +44,10 @@ export interface Candidate {
   readonly name: string;
 }
 
-/** What people call a resource: its name, or for alert channels the address they notify. */
+/** What people call a resource: its name, or what its kind calls it when it has none. */
 export function displayName(kind: ResourceKind, remote: RemoteObject): string {
   if (typeof remote.name === 'string' && remote.name !== '') return remote.name;
-  if (kind === 'alert-channel') {
-    const config = (remote.config ?? {}) as Record<string, unknown>;
-    for (const key of ['name', 'address', 'channel', 'serviceName', 'account']) {
-      const value = config[key];
-      if (typeof value === 'string' && value !== '') return value;
-    }
-    return `${String(remote.type ?? 'alert').toLowerCase()} channel`;
-  }
-  return '';
+  return ADAPTERS[kind].importing.displayName?.(remote) ?? '';
 }
 
 export interface SelectOptions {

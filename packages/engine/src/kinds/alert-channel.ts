@@ -1,7 +1,9 @@
 import { AlertChannelCreate } from '@vigil/schema';
 import type { z } from 'zod';
+import { ObjectBuilder, fromValue } from '../import/code.js';
+import { differs, withoutFalse } from '../import/context.js';
 import { defineAdapter } from './define.js';
-import type { Payload } from './types.js';
+import type { MapInput, MappedResource, Payload, RemoteObject } from './types.js';
 
 const schemaByType = new Map<unknown, z.ZodObject>(
   AlertChannelCreate.options.map((option) => [option.shape.type.value, option as unknown as z.ZodObject]),
@@ -14,4 +16,69 @@ export const alertChannelAdapter = defineAdapter({
   endpoints: { list: 'alertChannels.list', create: 'alertChannels.create', update: 'alertChannels.update', remove: 'alertChannels.delete' },
   // The service cannot change a channel's type in place (PUT keeps it): a new type is a new channel.
   replaceOn: ['type'],
+  importing: {
+    order: 10,
+    placement: { file: 'shared', stem: 'alert-channels' },
+    slugFallback: 'alert-channel',
+    variableSuffix: '',
+    fromIdClass: 'AlertChannel',
+    displayName: channelDisplayName,
+    map: mapAlertChannel,
+  },
 });
+
+/** A channel without a name is called by the address it notifies. */
+function channelDisplayName(remote: RemoteObject): string {
+  const config = (remote.config ?? {}) as Record<string, unknown>;
+  for (const key of ['name', 'address', 'channel', 'serviceName', 'account']) {
+    const value = config[key];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return `${String(remote.type ?? 'alert').toLowerCase()} channel`;
+}
+
+interface ChannelShape {
+  readonly construct: string;
+  /** Config key → prop name, in the order the props are written. */
+  readonly fields: ReadonlyArray<readonly [string, string]>;
+  readonly secrets?: readonly string[];
+  /** Config keys written only when they differ from these defaults. */
+  readonly defaults?: Readonly<Record<string, unknown>>;
+}
+
+const CHANNELS: Readonly<Record<string, ChannelShape>> = {
+  EMAIL: { construct: 'EmailAlertChannel', fields: [['address', 'address']] },
+  SLACK: { construct: 'SlackAlertChannel', fields: [['url', 'url'], ['channel', 'channel']] },
+  WEBHOOK: {
+    construct: 'WebhookAlertChannel',
+    fields: [['name', 'name'], ['url', 'url'], ['method', 'method'], ['headers', 'headers'], ['queryParameters', 'queryParameters'], ['template', 'template'], ['webhookSecret', 'webhookSecret']],
+    secrets: ['webhookSecret'],
+    defaults: { method: 'POST', headers: [], queryParameters: [] },
+  },
+  SMS: { construct: 'SmsAlertChannel', fields: [['name', 'name'], ['number', 'phoneNumber']] },
+  CALL: { construct: 'PhoneCallAlertChannel', fields: [['name', 'name'], ['number', 'phoneNumber']] },
+  PAGERDUTY: { construct: 'PagerdutyAlertChannel', fields: [['serviceKey', 'serviceKey'], ['account', 'account'], ['serviceName', 'serviceName']], secrets: ['serviceKey'] },
+  OPSGENIE: { construct: 'OpsgenieAlertChannel', fields: [['name', 'name'], ['apiKey', 'apiKey'], ['region', 'region'], ['priority', 'priority']], secrets: ['apiKey'] },
+};
+
+const CHANNEL_FLAGS = { sendRecovery: true, sendFailure: true, sendDegraded: false, sslExpiry: false, sslExpiryThreshold: 30, autoSubscribe: false } as const;
+
+function mapAlertChannel(remote: RemoteObject, { context }: MapInput): MappedResource {
+  const shape = CHANNELS[String(remote.type)];
+  if (!shape) throw new Error(`the service returned an alert channel of unknown type ${JSON.stringify(remote.type)}; this vigil cannot import it`);
+  const config = (remote.config ?? {}) as Record<string, unknown>;
+  const props = new ObjectBuilder();
+  for (const [key, prop] of shape.fields) {
+    const value = config[key];
+    if (shape.secrets?.includes(key)) {
+      if (value !== undefined) props.set(prop, context.secret({ path: `config.${key}`, hint: prop, remoteValue: value }));
+      continue;
+    }
+    if (value === undefined || (shape.defaults && key in shape.defaults && !differs(value, shape.defaults[key]))) continue;
+    props.set(prop, fromValue(Array.isArray(value) ? value.map((item) => withoutFalse(item, ['locked'])) : value));
+  }
+  for (const [key, fallback] of Object.entries(CHANNEL_FLAGS)) {
+    if (remote[key] !== undefined && differs(remote[key], fallback)) props.set(key, fromValue(remote[key]));
+  }
+  return { construct: shape.construct, props: props.build(), extraKeys: [] };
+}

@@ -5,11 +5,14 @@
 import type { ResourceKind } from '@vigil/constructs';
 import type { EndpointId } from '@vigil/schema';
 import type { z } from 'zod';
-import type { RemoteId } from '../plan/types.js';
-import type { KindAdapter, Payload, RemoteObject, ServiceCalls } from './types.js';
+import type { RemoteId } from '../state/types.js';
+import type { ImportSpec, KindAdapter, Payload, RemoteObject, ServiceCalls } from './types.js';
 
 export interface AdapterDefinition {
   readonly kind: ResourceKind;
+  /** See {@link KindAdapter.isCheck}; default false. */
+  readonly isCheck?: boolean;
+  readonly importing: ImportSpec;
   readonly schemaFor: (payload: Payload) => z.ZodObject;
   readonly endpoints: {
     readonly list: EndpointId;
@@ -38,6 +41,8 @@ export function defineAdapter(definition: AdapterDefinition): KindAdapter {
   const writeQuery = definition.sendsAutoAssignAlerts ? { autoAssignAlerts: false } : undefined;
   return {
     kind,
+    isCheck: definition.isCheck ?? false,
+    importing: definition.importing,
     schemaFor: definition.schemaFor,
     setFields: definition.setFields ?? [],
     replaceOn: definition.replaceOn ?? [],

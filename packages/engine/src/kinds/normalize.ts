@@ -5,7 +5,7 @@
  * fields dropped, set-like fields sorted, secrets replaced by their hashes.
  */
 import { z } from 'zod';
-import { getAtPath, replaceAtPath } from '../plan/paths.js';
+import { getAtPath, replaceAtPath } from './paths.js';
 import { hashSecret } from '../state/index.js';
 import type { KindAdapter, Payload, RemoteObject } from './types.js';
 

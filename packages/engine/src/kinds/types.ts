@@ -7,7 +7,8 @@
 import type { ResourceKind } from '@vigil/constructs';
 import type { EndpointId } from '@vigil/schema';
 import type { z } from 'zod';
-import type { RemoteId } from '../plan/types.js';
+import type { Code, ObjectCode } from '../import/code.js';
+import type { RemoteId } from '../state/types.js';
 
 export type Payload = Record<string, unknown>;
 export type RemoteObject = Record<string, unknown>;
@@ -30,6 +31,13 @@ export interface ServiceCalls {
 export interface KindAdapter {
   readonly kind: ResourceKind;
   /**
+   * Checks of every type share one logical-id namespace: the same id under another check kind is
+   * one resource whose type changed (a replace), and imported checks live in their group's file.
+   */
+  readonly isCheck: boolean;
+  /** How `vigil import` writes this kind as code. */
+  readonly importing: ImportSpec;
+  /**
    * The POST body schema for this payload: its keys are the fields vigil manages, its defaults the
    * documented ones. A function because some kinds (alert channels) have one schema per type.
    */
@@ -48,4 +56,73 @@ export interface KindAdapter {
   create(api: ServiceCalls, payload: Payload, options: { idempotencyKey: string }): Promise<RemoteObject>;
   update(api: ServiceCalls, remoteId: RemoteId, payload: Payload): Promise<RemoteObject>;
   remove(api: ServiceCalls, remoteId: RemoteId): Promise<void>;
+}
+
+/** Check props a check takes from its group or the config when it does not set them, payload-shaped. */
+export interface CheckInheritance {
+  activated?: unknown;
+  muted?: unknown;
+  tags?: unknown;
+  locations?: unknown;
+  privateLocations?: unknown;
+  runtimeId?: unknown;
+  runParallel?: unknown;
+  frequency?: number;
+  frequencyOffset?: number;
+  /** A strategy object, or `null` for "no retries". */
+  retryStrategy?: unknown;
+  /** Alert settings of an escalation policy (which implies `useGlobalAlertSettings: false`). */
+  alertSettings?: unknown;
+  /** The config lists alert channels, so a check without its own subscribes to them. */
+  alertChannels?: boolean;
+}
+
+export interface MapContext {
+  readonly logicalId: string;
+  /** The variable of an imported resource, or `X.fromId(id)` for one left out. */
+  ref(kind: ResourceKind, remoteId: RemoteId): Code;
+  /**
+   * A secret at payload `path`: `process.env.NAME` in the code (`NAME` from `hint`), or `''` when
+   * the service holds an empty one. `remoteValue` is `null` when the service does not return it.
+   */
+  secret(options: { path: string; hint: string; remoteValue: unknown }): Code;
+  /** Something the generated code cannot reproduce exactly; the next plan will show it. */
+  warn(message: string): void;
+}
+
+/** What a mapper decided: the construct, its props, and payload keys it manages beyond the defaults. */
+export interface MappedResource {
+  readonly construct: string;
+  readonly props: ObjectCode;
+  readonly extraKeys: readonly string[];
+  /** A group's: what its checks inherit from it (config → group), to write only what differs. */
+  readonly passesDown?: CheckInheritance;
+}
+
+export interface MapInput {
+  readonly adapter: KindAdapter;
+  /** What a check would inherit (from its group, else the config); for other kinds the config's. */
+  readonly inherited: CheckInheritance;
+  readonly context: MapContext;
+}
+
+/**
+ * Where an imported resource's code goes: checks into their group's file (or `checks.monitor.ts`),
+ * a group into a file of its own, other kinds into one shared file per kind.
+ */
+export type ImportPlacement = { readonly file: 'with-group' } | { readonly file: 'own' } | { readonly file: 'shared'; readonly stem: string };
+
+export interface ImportSpec {
+  /** Position in import order: kinds others refer to come first (lower runs first). */
+  readonly order: number;
+  readonly placement: ImportPlacement;
+  /** Logical id when a name slugifies to nothing (`check`, `group`, …). */
+  readonly slugFallback: string;
+  /** For kinds others refer to: the exported variable's suffix (`Group` → `checkoutGroup`; '' = none). */
+  readonly variableSuffix?: string;
+  /** The construct class whose `fromId` stands in for a referenced resource that is not imported. */
+  readonly fromIdClass?: string;
+  /** What people call a remote resource, when it has no `name` (alert channels: the address). */
+  displayName?(remote: RemoteObject): string;
+  map(remote: RemoteObject, input: MapInput): MappedResource;
 }

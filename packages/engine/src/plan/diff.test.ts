@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffPayloads } from './diff.js';
-import { formatPath, getAtPath, parsePath, replaceAtPath } from './paths.js';
+import { formatPath, getAtPath, parsePath, replaceAtPath } from '../kinds/paths.js';
 import { maskSecrets } from './secrets.js';
 
 describe('diffPayloads', () => {

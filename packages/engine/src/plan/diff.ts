@@ -3,7 +3,7 @@
  * module (STYLE habit 3): everything downstream sees `{path, before, after}`.
  */
 import deepDiff from 'deep-diff';
-import { formatPath, getAtPath, type PathSegment } from './paths.js';
+import { formatPath, getAtPath, type PathSegment } from '../kinds/paths.js';
 import type { FieldChange } from './types.js';
 
 type DiffRecord = deepDiff.Diff<unknown, unknown>;

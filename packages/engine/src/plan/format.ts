@@ -8,7 +8,7 @@ import type { Plan } from './types.js';
 
 const fieldChange = z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() });
 const remoteId = z.union([z.string(), z.number()]);
-const kind = z.enum(RESOURCE_KINDS as unknown as [string, ...string[]]);
+const kind = z.enum(RESOURCE_KINDS);
 
 export const planSchema = z.object({
   formatVersion: z.literal(1),

@@ -9,7 +9,7 @@ import type { Payload } from '../kinds/types.js';
 import type { RemoteSnapshot } from '../refresh/refresh.js';
 import type { StateDocument, StateResource } from '../state/index.js';
 import { deepEqual, diffPayloads, leafFields } from './diff.js';
-import { getAtPath } from './paths.js';
+import { getAtPath } from '../kinds/paths.js';
 import { checkExternalRefs, renameHints } from './references.js';
 import { maskSecrets } from './secrets.js';
 import { sha256, stableStringify } from './stable-json.js';
@@ -44,8 +44,6 @@ export interface PlanResult {
   /** In memory only (secrets in clear): what apply sends for each create, update and replace. */
   readonly desired: ReadonlyMap<Address, DesiredResource>;
 }
-
-const CHECK_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['api-check', 'multistep-check']);
 
 export function isUnknownRef(value: unknown): value is UnknownRef {
   return typeof value === 'object' && value !== null && '$unknown' in value;
@@ -131,9 +129,9 @@ export function createPlan(input: PlanInput): PlanResult {
   // 2. A check whose kind changed under the same logical id is one replace, not a delete and a create.
   const replaced = new Map<Address, { address: Address; entry: StateResource }>();
   for (const create of creates) {
-    if (create.reason !== 'new' || !CHECK_KINDS.has(create.spec.kind)) continue;
+    if (create.reason !== 'new' || !adapterFor(create.spec.kind).isCheck) continue;
     const index = deletes.findIndex(
-      (candidate) => CHECK_KINDS.has(candidate.entry.kind) && candidate.address.slice(candidate.entry.kind.length + 1) === create.spec.logicalId,
+      (candidate) => adapterFor(candidate.entry.kind).isCheck && candidate.address.slice(candidate.entry.kind.length + 1) === create.spec.logicalId,
     );
     if (index >= 0) replaced.set(create.spec.address, deletes.splice(index, 1)[0]!);
   }

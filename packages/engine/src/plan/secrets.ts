@@ -1,5 +1,5 @@
 /** Keeps secrets out of every plan rendering and saved plan: values become "(sensitive)". */
-import { replaceAtPath } from './paths.js';
+import { replaceAtPath } from '../kinds/paths.js';
 import { SENSITIVE, type FieldChange } from './types.js';
 
 function mask(value: unknown): unknown {

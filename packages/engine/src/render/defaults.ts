@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 import { adapterFor } from '../kinds/index.js';
 import { deepEqual } from '../plan/diff.js';
-import { getAtPath, parsePath, type PathSegment } from '../plan/paths.js';
+import { getAtPath, parsePath, type PathSegment } from '../kinds/paths.js';
 import type { Change, FieldChange } from '../plan/types.js';
 
 type Lookup = { readonly found: true; readonly value: unknown } | { readonly found: false };

@@ -11,7 +11,7 @@ import type { StateDocument, StateTarget } from './types.js';
 
 export const STATE_VERSION = 1;
 
-const kindSchema = z.enum(RESOURCE_KINDS as [string, ...string[]]);
+const kindSchema = z.enum(RESOURCE_KINDS);
 const remoteIdSchema = z.union([z.string().min(1), z.number()]);
 const addressSchema = z.string().refine((value) => !('problem' in tryParseAddress(value)), {
   error: (issue) => {

@@ -8,14 +8,11 @@ import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from 
 import { badRequest, notFound } from '../http/errors.js';
 import { JsonBytes, RawJson, SerializedPage } from '../http/raw-json.js';
 import type { AlertChannelSubscription, Filter, Page, PageRequest, StoredDoc, Store } from '../store/index.js';
+import type { CheckVariant } from './check-variants.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
 
-/** Which create/update call a check went through; `generic` accepts any `checkType`. */
-export type CheckVariant = 'api' | 'multistep' | 'generic';
-
-const VARIANT_TYPE: Record<Exclude<CheckVariant, 'generic'>, string> = { api: 'API', multistep: 'MULTI_STEP' };
-const VARIANT_LABEL: Record<CheckVariant, string> = { api: 'API check', multistep: 'Multi-step check', generic: 'Check' };
+export type { CheckVariant } from './check-variants.js';
 
 type CheckBody = Record<string, unknown>;
 
@@ -66,7 +63,7 @@ export function createCheck(store: Store, accountId: string, options: { variant:
   assertReferences(store, accountId, body);
   const now = new Date().toISOString();
   const doc = store.checks.insert(accountId, (id) => {
-    const checkType = variant === 'generic' ? body['checkType'] : VARIANT_TYPE[variant];
+    const checkType = variant === 'generic' ? body['checkType'] : variant.checkType;
     const frequency = typeof body['frequency'] === 'number' ? body['frequency'] : 10;
     return {
       ...ABSENT_AS_NULL,
@@ -94,7 +91,7 @@ export function createCheck(store: Store, accountId: string, options: { variant:
 /** The stored check behind `id` for this call; a check of another type reads as missing. */
 export function getCheck(store: Store, accountId: string, id: string, variant: CheckVariant = 'generic'): StoredDoc {
   const doc = store.checks.get(accountId, id);
-  if (!doc || (variant !== 'generic' && doc['checkType'] !== VARIANT_TYPE[variant])) throw notFound(VARIANT_LABEL[variant], id);
+  if (!doc || (variant !== 'generic' && doc['checkType'] !== variant.checkType)) throw notFound(variant === 'generic' ? 'Check' : variant.label, id);
   return doc;
 }
 

@@ -13,7 +13,8 @@
  *                            "resultType"?, "attempts"?, "apiCheckResult"?: { "response": { "status", "timingPhases" },
  *                            "requestError" }, "multiStepCheckResult"?, ... }],
  *         "heartbeatEvents": [{ "checkId", "id"?, "state", "timestamp", "source"?, "userAgent"? }],
- *         "statusPages": [{ "id", "name", "subscriptions": [{ "id"?, "address", "status"?, "created_at"? }] }]
+ *         "statusPages": [{ "id", "name", "cards"?: [{ "name", "services": [{ "id", "name"? }] }],
+ *                           "subscriptions": [{ "id"?, "address", "status"?, "created_at"? }] }]
  *       }]
  *     }
  *
@@ -26,11 +27,16 @@
  * skipped, so restarting on the same `--data` directory with the same seed adds nothing (and a
  * relative time keeps the instant it resolved to at the load that stored it). A result without `id`
  * gets one derived from its check and position in the file, for the same reason.
+ * A status page's cards name the status-page services it shows (the real API's `cards`); a service
+ * id not yet stored is created with that id (and the card's name unless the service names one), so
+ * a project can use it through `StatusPageService.fromId` and a check's `triggerIncident` reaches
+ * the page's subscribers.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { ApiCheckCreate, CheckCreate, HeartbeatEventState, Location, MultiStepCheckCreate, ResultType, SubscriptionStatus } from '@vigil/schema';
+import { HeartbeatEventState, Location, ResultType, SubscriptionStatus } from '@vigil/schema';
 import { createCheck } from '../domain/checks.js';
+import { createSchemaOf, variantOfType } from '../domain/check-variants.js';
 import type { Store, StoredDoc } from '../store/index.js';
 import { readSideOf } from './context.js';
 import type { StoredResult } from './results-store.js';
@@ -89,7 +95,14 @@ const SeedAccount = z.object({
   checkResults: z.array(SeedResult).default([]),
   heartbeatEvents: z.array(SeedHeartbeatEvent).default([]),
   statusPages: z
-    .array(z.object({ id: z.string().min(1), name: z.string().min(1), subscriptions: z.array(SeedSubscription).default([]) }))
+    .array(
+      z.object({
+        id: z.string().min(1),
+        name: z.string().min(1),
+        cards: z.array(z.object({ name: z.string().min(1), services: z.array(z.object({ id: z.string().min(1), name: z.string().min(1).optional() })).default([]) })).default([]),
+        subscriptions: z.array(SeedSubscription).default([]),
+      }),
+    )
     .default([]),
 });
 
@@ -154,7 +167,11 @@ export function loadSeed(store: Store, seed: unknown, options: LoadSeedOptions =
       });
       account.statusPages.forEach((page, pageIndex) => {
         if (!pages.statusPage(accountId, page.id)) summary.statusPages += 1;
-        pages.saveStatusPage(accountId, { id: page.id, name: page.name });
+        for (const card of page.cards) {
+          for (const service of card.services) seedService(store, accountId, service.id, service.name ?? card.name);
+        }
+        const cards = page.cards.map((card) => ({ name: card.name, services: card.services.map((service) => ({ id: service.id })) }));
+        pages.saveStatusPage(accountId, { id: page.id, name: page.name, cards });
         page.subscriptions.forEach((subscription, index) => {
           const path = `${at}.statusPages.${pageIndex}.subscriptions.${index}`;
           const created = subscription.created_at === undefined ? now.toISOString() : resolveTime(subscription.created_at, now, `${path}.created_at`);
@@ -182,8 +199,8 @@ export function loadSeed(store: Store, seed: unknown, options: LoadSeedOptions =
 function seedCheck(store: Store, accountId: string, check: { id: string; checkType: string } & Record<string, unknown>, path: string): boolean {
   if (store.checks.get(accountId, check.id)) return false;
   const { id: seedId, ...fields } = check;
-  const variant = check.checkType === 'API' ? 'api' : check.checkType === 'MULTI_STEP' ? 'multistep' : 'generic';
-  const schema = variant === 'api' ? ApiCheckCreate : variant === 'multistep' ? MultiStepCheckCreate : CheckCreate;
+  const variant = variantOfType(check.checkType);
+  const schema = createSchemaOf(variant);
   const body = schema.safeParse(variant === 'generic' ? { script: null, ...fields } : fields);
   if (!body.success) {
     const issue = body.error.issues[0]!;
@@ -198,6 +215,14 @@ function seedCheck(store: Store, accountId: string, check: { id: string; checkTy
     .prepare("UPDATE alert_subscriptions SET owner_id = ? WHERE account_id = ? AND owner_kind = 'check' AND owner_id = ?")
     .run(seedId, accountId, allocatedId);
   return true;
+}
+
+/** A status-page service with the seed's id, created like `POST /v1/status-pages/services` unless stored. */
+function seedService(store: Store, accountId: string, id: string, name: string): void {
+  if (store.services.get(accountId, id)) return;
+  const now = new Date().toISOString();
+  const created = store.services.insert(accountId, (allocated) => ({ name, id: allocated, created_at: now, updated_at: null }));
+  store.db.prepare("UPDATE services SET id = ?, doc = json_set(doc, '$.id', ?) WHERE account_id = ? AND id = ?").run(id, id, accountId, String(created.id));
 }
 
 function completeResult(
