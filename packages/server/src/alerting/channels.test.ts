@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderTemplate, sendToChannel, type AlertContext } from './channels.js';
+import { renderTemplate, sendToChannel, SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
 
 const context: AlertContext = {
   notificationId: 'n-1',
@@ -50,6 +50,13 @@ describe('renderTemplate', () => {
     ['{{ALERT_TITLE}}', "Check 'Shop \\\"API\\\"' has failed"],
   ])('%s → %s', (template, expected) => {
     expect(renderTemplate(template, context)).toBe(expected);
+  });
+
+  it.each([
+    ['{{ALERT_TYPE}} {{SSL_DAYS_REMAINING}} {{SSL_CHECK_DOMAIN}}', 'ALERT_SSL 6 shop.example.com'],
+    ['{{ALERT_TITLE}}', "The SSL certificate of check 'Shop \\\"API\\\"' expires in 6 days"],
+  ])('ALERT_SSL: %s → %s', (template, expected) => {
+    expect(renderTemplate(template, { ...context, alertType: 'ALERT_SSL', sslDaysRemaining: 6, sslCheckDomain: 'shop.example.com' })).toBe(expected);
   });
 });
 
@@ -128,5 +135,21 @@ describe('sendToChannel', () => {
     expect(received[1]!.headers.authorization).toBe('GenieKey genie');
     expect(JSON.parse(received[2]!.body)).toMatchObject({ event_action: 'resolve', dedup_key: 'c-1' });
     expect(received.every((request) => request.headers['x-vigil-notification-id'] === 'n-1')).toBe(true);
+  });
+
+  it('sends ALERT_SSL to PagerDuty as a warning of its own, apart from the failure incident of the check', async () => {
+    status = 202;
+    received.length = 0;
+    const ssl = { ...context, alertType: 'ALERT_SSL', sslDaysRemaining: 5, sslCheckDomain: 'shop.example.com' };
+    expect(await sendToChannel('PAGERDUTY', { serviceKey: 'routing' }, ssl, { timeoutMs: 2000, providerUrls: { pagerduty: base } })).toMatchObject({ kind: 'sent' });
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ event_action: 'trigger', dedup_key: 'c-1:ssl', payload: { severity: 'warning', summary: `The SSL certificate of check 'Shop "API"' expires in 5 days` } });
+  });
+
+  it('records an incident e-mail to a subscriber undeliverable without --smtp (delivery through SMTP: test/e2e/incidents.test.ts)', async () => {
+    const update = { address: 'fan@example.com', statusPageName: 'Acme status', incidentName: 'Shop is down', severity: 'MAJOR', status: 'RESOLVED', description: "Check 'Shop' has recovered." };
+    expect(await sendToChannel(SUBSCRIBER_DELIVERY, update, context, { timeoutMs: 2000 })).toEqual({
+      kind: 'undeliverable',
+      reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent',
+    });
   });
 });

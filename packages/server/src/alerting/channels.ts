@@ -14,6 +14,11 @@
  * PAGERDUTY: an Events API v2 `trigger` (a recovery `resolve`s), deduplicated by the check id.
  * OPSGENIE: an alert (aliased by the check id; a recovery closes it) with the channel's priority.
  * Provider base URLs are overridable (`vigil server --provider-url NAME=URL`).
+ * ALERT_SSL (a certificate expiring soon) goes through the same channels; PagerDuty and Opsgenie
+ * get it as a warning of its own (dedup key / alias `CHECK_ID:ssl`), so it never resolves or
+ * merges with the check's failure incident.
+ * STATUS_PAGE_SUBSCRIBER is not a channel but rides the same outbox: an incident update e-mailed to
+ * one VERIFIED subscriber of a status page (alerting/incidents.ts), through the same SMTP server.
  * Webhook, Slack and provider requests obey the service's network policy (`--deny-network`, like checks), so
  * a channel URL cannot make the service an SSRF proxy: a denied address is UNDELIVERABLE.
  */
@@ -38,6 +43,9 @@ export interface AlertContext {
   tags: string[];
   statusCode: number | null;
   statusText: string | null;
+  /** ALERT_SSL only: whole days until the certificate expires, and the host it was served for. */
+  sslDaysRemaining?: number | null;
+  sslCheckDomain?: string | null;
 }
 
 export type SendOutcome = { kind: 'sent'; result: string } | { kind: 'undeliverable'; reason: string };
@@ -54,6 +62,9 @@ export interface SendOptions {
   mailFrom?: string | undefined;
 }
 
+/** The outbox `channel_type` of an incident update e-mailed to a status page's subscriber. */
+export const SUBSCRIBER_DELIVERY = 'STATUS_PAGE_SUBSCRIBER';
+
 export const NOTIFICATION_ID_HEADER = 'x-vigil-notification-id';
 export const SIGNATURE_HEADER = 'x-checkly-signature';
 
@@ -66,6 +77,7 @@ const ALERT_TITLES: Record<string, string> = {
 };
 
 export function alertTitle(context: AlertContext): string {
+  if (context.alertType === 'ALERT_SSL') return `The SSL certificate of check '${context.checkName}' expires in ${context.sslDaysRemaining ?? '?'} days`;
   return `Check '${context.checkName}' ${ALERT_TITLES[context.alertType] ?? context.alertType}`;
 }
 
@@ -89,6 +101,8 @@ export function templateVariables(context: AlertContext): Record<string, string>
     API_CHECK_RESPONSE_STATUS_CODE: text(context.statusCode),
     API_CHECK_RESPONSE_STATUS_TEXT: text(context.statusText),
     NOTIFICATION_ID: context.notificationId,
+    SSL_DAYS_REMAINING: text(context.sslDaysRemaining ?? null),
+    SSL_CHECK_DOMAIN: text(context.sslCheckDomain ?? null),
   };
 }
 
@@ -113,6 +127,7 @@ export function defaultWebhookBody(context: AlertContext): string {
     errorMessage: context.errorMessage,
     groupName: context.groupName,
     tags: context.tags,
+    ...(context.alertType === 'ALERT_SSL' ? { sslDaysRemaining: context.sslDaysRemaining ?? null, sslCheckDomain: context.sslCheckDomain ?? null } : {}),
   });
 }
 
@@ -128,6 +143,8 @@ export async function sendToChannel(type: string, config: Record<string, unknown
       return sendPagerduty(config, context, options);
     case 'OPSGENIE':
       return sendOpsgenie(config, context, options);
+    case SUBSCRIBER_DELIVERY:
+      return sendSubscriberEmail(config, context, options);
     default:
       return { kind: 'undeliverable', reason: `this service has no ${type} provider to deliver through: the notification is recorded, not sent` };
   }
@@ -205,6 +222,11 @@ export const PROVIDER_BASE_URLS: Readonly<Record<string, string>> = {
 
 const RECOVERIES = new Set(['ALERT_RECOVERY', 'ALERT_DEGRADED_RECOVERY']);
 
+/** The provider-side identity of the alert: the check's failure incident, or its certificate warning. */
+function providerAlias(context: AlertContext): string {
+  return context.alertType === 'ALERT_SSL' ? `${context.checkId}:ssl` : context.checkId;
+}
+
 function providerUrl(name: string, path: string, options: SendOptions): string {
   return `${(options.providerUrls?.[name] ?? PROVIDER_BASE_URLS[name]!).replace(/\/+$/, '')}${path}`;
 }
@@ -213,11 +235,11 @@ function sendPagerduty(config: Record<string, unknown>, context: AlertContext, o
   const body = {
     routing_key: String(config.serviceKey ?? ''),
     event_action: RECOVERIES.has(context.alertType) ? 'resolve' : 'trigger',
-    dedup_key: context.checkId,
+    dedup_key: providerAlias(context),
     payload: {
       summary: alertTitle(context),
       source: context.runLocation ?? 'vigil',
-      severity: context.alertType.startsWith('ALERT_DEGRADED') ? 'warning' : 'critical',
+      severity: context.alertType.startsWith('ALERT_DEGRADED') || context.alertType === 'ALERT_SSL' ? 'warning' : 'critical',
       custom_details: { alertType: context.alertType, checkResultId: context.checkResultId, responseTime: context.responseTime, error: context.errorMessage },
     },
   };
@@ -227,15 +249,27 @@ function sendPagerduty(config: Record<string, unknown>, context: AlertContext, o
 function sendOpsgenie(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
   const provider = config.region === 'EU' ? 'opsgenie-eu' : 'opsgenie';
   const headers = { 'content-type': 'application/json', authorization: `GenieKey ${String(config.apiKey ?? '')}` };
-  const alias = encodeURIComponent(context.checkId);
+  const alias = encodeURIComponent(providerAlias(context));
   if (RECOVERIES.has(context.alertType)) {
     return post(providerUrl(provider, `/v2/alerts/${alias}/close?identifierType=alias`, options), 'POST', headers, JSON.stringify({ note: alertTitle(context) }), context, options);
   }
-  const body = { message: alertTitle(context).slice(0, 130), alias: context.checkId, priority: String(config.priority ?? 'P3'), description: slackText(context), tags: context.tags };
+  const body = { message: alertTitle(context).slice(0, 130), alias: providerAlias(context), priority: String(config.priority ?? 'P3'), description: slackText(context), tags: context.tags };
   return post(providerUrl(provider, '/v2/alerts', options), 'POST', headers, JSON.stringify(body), context, options);
 }
 
-async function sendEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+function sendEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  return mail({ to: String(config.address ?? ''), subject: alertTitle(context), text: slackText(context), notificationId: context.notificationId }, options);
+}
+
+/** An incident update for one subscriber; `config` is fixed when the update was posted. */
+function sendSubscriberEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  const status = String(config.status ?? '');
+  const subject = `[${String(config.statusPageName ?? '')}] ${status === 'RESOLVED' ? 'Resolved' : 'Incident'}: ${String(config.incidentName ?? '')}`;
+  const text = [`${String(config.incidentName ?? '')} (${String(config.severity ?? '')})`, `Status: ${status}`, String(config.description ?? '')].filter((line) => line !== '').join('\n');
+  return mail({ to: String(config.address ?? ''), subject, text, notificationId: context.notificationId }, options);
+}
+
+async function mail(message: { to: string; subject: string; text: string; notificationId: string }, options: SendOptions): Promise<SendOutcome> {
   if (!options.smtpUrl) return { kind: 'undeliverable', reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent' };
   const url = new URL(options.smtpUrl);
   const secure = url.protocol === 'smtps:';
@@ -252,10 +286,10 @@ async function sendEmail(config: Record<string, unknown>, context: AlertContext,
   try {
     const info = await transport.sendMail({
       from: options.mailFrom ?? 'vigil@localhost',
-      to: String(config.address ?? ''),
-      subject: alertTitle(context),
-      text: slackText(context),
-      headers: { [NOTIFICATION_ID_HEADER]: context.notificationId },
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      headers: { [NOTIFICATION_ID_HEADER]: message.notificationId },
     });
     return { kind: 'sent', result: String(info.response ?? '').slice(0, 500) };
   } finally {

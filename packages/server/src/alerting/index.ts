@@ -8,6 +8,14 @@
  * `alertSettings`, by default DEFAULT_ALERT_SETTINGS: alert on the first failure, no reminders).
  * `muted` on the check, or an active maintenance window sharing a tag with the check or its group,
  * suppresses notifications but keeps the state.
+ *
+ * Also here, each in the same transaction as the state it follows from:
+ * - a check's `triggerIncident` opens and resolves its status-page incident (alerting/incidents.ts);
+ * - `runParallel` slots are one evaluation across their locations (alerting/parallel.ts);
+ * - ALERT_SSL: a channel with `sslExpiry` subscribed to an https API check gets, at most once a UTC
+ *   day per check, an alert when the certificate expires within its `sslExpiryThreshold` days
+ *   (default 30), from any run of the check, passing or failing. Muted checks and maintenance
+ *   windows suppress it like any notification.
  */
 import { randomUUID } from 'node:crypto';
 import { AlertSettings, DEFAULT_ALERT_SETTINGS } from '@vigil/schema';
@@ -15,13 +23,21 @@ import type { Statement } from 'better-sqlite3';
 import { readSideOf } from '../readside/context.js';
 import type { StoredDoc, Store } from '../store/index.js';
 import type { AlertContext } from './channels.js';
+import { CheckIncidents } from './incidents.js';
 import { isInMaintenance, type MaintenanceWindowLike } from './maintenance.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
+import { combineParallel, ParallelSlots, type ParallelSlot } from './parallel.js';
+import { DEFAULT_SSL_EXPIRY_THRESHOLD, sslDaysRemaining, utcDay } from './ssl.js';
 import { INITIAL_ALERT_STATE, nextAlertState, type AlertState, type AlertType } from './state.js';
 import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
 
 export { isInMaintenance } from './maintenance.js';
 export { nextAlertState, type AlertState, type AlertType } from './state.js';
+export { sslDaysRemaining } from './ssl.js';
+export type { ParallelSlot } from './parallel.js';
+
+/** Every alert type a notification can carry: the state's, and the certificate's. */
+export type NotifiedAlertType = AlertType | 'ALERT_SSL';
 
 /** The facts of a FINAL result alerting uses. */
 export interface FinalResultFacts {
@@ -36,6 +52,10 @@ export interface FinalResultFacts {
   error?: string | null;
   statusCode?: number | null;
   statusText?: string | null;
+  /** When the https target's certificate expires (the runner's `certificateExpiresAt`). */
+  certificateExpiresAt?: string | null;
+  /** The host the certificate was served for (`{{SSL_CHECK_DOMAIN}}`). */
+  sslCheckDomain?: string | null;
 }
 
 /** Which channel setting lets an alert type through. */
@@ -58,6 +78,9 @@ export class Alerting {
   readonly #now: () => number;
   readonly #getState: Statement;
   readonly #putState: Statement;
+  readonly #sslAlertDue: Statement;
+  readonly #incidents: CheckIncidents;
+  readonly #parallel = new ParallelSlots();
 
   constructor(store: Store, options: AlertingOptions = {}) {
     this.#store = store;
@@ -66,6 +89,17 @@ export class Alerting {
     this.#outbox = new Outbox(store, options);
     this.#getState = store.db.prepare('SELECT doc FROM alert_states WHERE account_id = ? AND check_id = ?');
     this.#putState = store.db.prepare('INSERT OR REPLACE INTO alert_states (account_id, check_id, doc) VALUES (?, ?, ?)');
+    // Claims today's SSL alert of a check for a channel: a change only when none was sent today.
+    this.#sslAlertDue = store.db.prepare(
+      `INSERT INTO ssl_expiry_alerts (account_id, check_id, alert_channel_id, day) VALUES (?, ?, ?, ?)
+       ON CONFLICT (account_id, check_id, alert_channel_id) DO UPDATE SET day = excluded.day WHERE day < excluded.day`,
+    );
+    this.#incidents = new CheckIncidents(store, this.#outbox);
+  }
+
+  /** The status-page incident a check's `triggerIncident` has open, if any (tests, status). */
+  openIncidentOf(accountId: string, checkId: string) {
+    return this.#incidents.openIncidentOf(accountId, checkId);
   }
 
   start(): void {
@@ -87,57 +121,128 @@ export class Alerting {
     return row ? (JSON.parse(row.doc) as AlertState) : INITIAL_ALERT_STATE;
   }
 
-  /** Folds one FINAL result of a check into its alert state and queues the notifications it causes. */
-  onFinalResult(accountId: string, checkId: string, result: FinalResultFacts): AlertType[] {
+  /**
+   * Folds one FINAL result of a check into its alert state and queues the notifications (and the
+   * incident changes) it causes. `parallel`: the result is one location's run of a `runParallel`
+   * slot, evaluated together with the slot's other locations.
+   */
+  onFinalResult(accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): NotifiedAlertType[] {
     const check = this.#store.checks.get(accountId, checkId);
     if (!check) return [];
     const group = check.groupId === null || check.groupId === undefined ? undefined : this.#store.checkGroups.get(accountId, check.groupId as number);
-    const atMs = Date.parse(result.stoppedAt ?? '') || this.#now();
-    const tags = [...stringsOf(check.tags), ...stringsOf(group?.tags)];
-    const suppressed = check.muted === true || isInMaintenance(this.#store.maintenanceWindows.all(accountId) as unknown as MaintenanceWindowLike[], tags, atMs);
-    const alerts = this.#store.transaction(() => {
+    const subject: Subject = { accountId, checkId, check, group, tags: [...stringsOf(check.tags), ...stringsOf(group?.tags)] };
+    const alerts: NotifiedAlertType[] = [];
+    let queued = false;
+    const evaluate = (facts: FinalResultFacts) => {
+      const step = this.#evaluate(subject, facts);
+      alerts.push(...step.alerts);
+      queued ||= step.queued;
+    };
+    if (parallel && parallel.locations > 1) {
+      const threshold = this.#settingsOf(accountId, check, group).parallelRunFailureThreshold;
+      for (const slot of this.#parallel.add(accountId, checkId, parallel, result)) evaluate(combineParallel(slot, threshold));
+    } else {
+      evaluate(result);
+    }
+    if (this.#sslExpiry(subject, result)) {
+      alerts.push('ALERT_SSL');
+      queued = true;
+    }
+    if (queued) this.#outbox.pump();
+    return alerts;
+  }
+
+  #evaluate(subject: Subject, result: FinalResultFacts): { alerts: AlertType[]; queued: boolean } {
+    const { accountId, checkId, check, group } = subject;
+    const atMs = this.#atMs(result);
+    const suppressed = this.#suppressed(subject, atMs);
+    return this.#store.transaction(() => {
+      const previous = this.stateOf(accountId, checkId);
       const step = nextAlertState(
-        this.stateOf(accountId, checkId),
+        previous,
         { failed: result.hasFailures || result.hasErrors, degraded: result.isDegraded === true, atMs, suppressed },
         this.#settingsOf(accountId, check, group),
       );
       this.#putState.run(accountId, checkId, JSON.stringify(step.state));
+      const base = this.#contextOf(subject, result);
       const checkAlertIds = new Map(step.alerts.map((alert) => [alert, randomUUID()]));
+      let queued = false;
       for (const channel of this.#recipients(accountId, checkId, group)) {
         for (const alertType of step.alerts) {
           const allowed = channel[CHANNEL_SWITCH[alertType]];
           if (!(typeof allowed === 'boolean' ? allowed : SWITCH_DEFAULTS[CHANNEL_SWITCH[alertType]])) continue;
-          const id = randomUUID();
-          const context: AlertContext = {
-            notificationId: id,
-            alertType,
-            checkId,
-            checkName: String(check.name ?? ''),
-            checkType: String(check.checkType ?? ''),
-            checkResultId: result.id,
-            responseTime: result.responseTime,
-            runLocation: result.runLocation,
-            startedAt: result.startedAt,
-            errorMessage: result.error ?? null,
-            groupName: typeof group?.name === 'string' ? group.name : null,
-            tags,
-            statusCode: result.statusCode ?? null,
-            statusText: result.statusText ?? null,
-          };
-          this.#outbox.enqueue(accountId, {
-            id,
-            checkId,
-            alertChannelId: channel.id as number,
-            channelType: String(channel.type),
-            alertType,
-            doc: { context, alertConfig: (channel.config ?? {}) as Record<string, unknown>, checkAlertId: checkAlertIds.get(alertType)! },
-          });
+          this.#enqueue(accountId, channel, base, alertType, checkAlertIds.get(alertType)!);
+          queued = true;
         }
       }
-      return step.alerts;
+      const cause = { accountId, check, context: base, atMs };
+      if (step.alerts.includes('ALERT_FAILURE')) queued = this.#incidents.open(cause) || queued;
+      if (previous.status === 'failing' && step.state.status !== 'failing') queued = this.#incidents.resolve(cause) || queued;
+      return { alerts: step.alerts, queued };
     });
-    if (alerts.length > 0) this.#outbox.pump();
-    return alerts;
+  }
+
+  /** Queues today's ALERT_SSL for each `sslExpiry` channel whose threshold the certificate is within. */
+  #sslExpiry(subject: Subject, result: FinalResultFacts): boolean {
+    const atMs = this.#atMs(result);
+    const days = sslDaysRemaining(result.certificateExpiresAt, atMs);
+    if (days === null || this.#suppressed(subject, atMs)) return false;
+    const channels = this.#recipients(subject.accountId, subject.checkId, subject.group).filter((channel) => {
+      const threshold = typeof channel.sslExpiryThreshold === 'number' ? channel.sslExpiryThreshold : DEFAULT_SSL_EXPIRY_THRESHOLD;
+      return channel.sslExpiry === true && days <= threshold;
+    });
+    if (channels.length === 0) return false;
+    return this.#store.transaction(() => {
+      const base = { ...this.#contextOf(subject, result), sslDaysRemaining: days, sslCheckDomain: result.sslCheckDomain ?? null };
+      const checkAlertId = randomUUID();
+      let queued = false;
+      for (const channel of channels) {
+        if (this.#sslAlertDue.run(subject.accountId, subject.checkId, channel.id, utcDay(atMs)).changes === 0) continue;
+        this.#enqueue(subject.accountId, channel, base, 'ALERT_SSL', checkAlertId);
+        queued = true;
+      }
+      return queued;
+    });
+  }
+
+  #enqueue(accountId: string, channel: StoredDoc, base: BaseContext, alertType: NotifiedAlertType, checkAlertId: string): void {
+    const id = randomUUID();
+    this.#outbox.enqueue(accountId, {
+      id,
+      checkId: base.checkId,
+      alertChannelId: channel.id as number,
+      channelType: String(channel.type),
+      alertType,
+      doc: { context: { ...base, notificationId: id, alertType }, alertConfig: (channel.config ?? {}) as Record<string, unknown>, checkAlertId },
+    });
+  }
+
+  #contextOf(subject: Subject, result: FinalResultFacts): BaseContext {
+    return {
+      checkId: subject.checkId,
+      checkName: String(subject.check.name ?? ''),
+      checkType: String(subject.check.checkType ?? ''),
+      checkResultId: result.id,
+      responseTime: result.responseTime,
+      runLocation: result.runLocation,
+      startedAt: result.startedAt,
+      errorMessage: result.error ?? null,
+      groupName: typeof subject.group?.name === 'string' ? subject.group.name : null,
+      tags: subject.tags,
+      statusCode: result.statusCode ?? null,
+      statusText: result.statusText ?? null,
+    };
+  }
+
+  #atMs(result: FinalResultFacts): number {
+    return Date.parse(result.stoppedAt ?? '') || this.#now();
+  }
+
+  #suppressed(subject: Subject, atMs: number): boolean {
+    return (
+      subject.check.muted === true ||
+      isInMaintenance(this.#store.maintenanceWindows.all(subject.accountId) as unknown as MaintenanceWindowLike[], subject.tags, atMs)
+    );
   }
 
   #settingsOf(accountId: string, check: StoredDoc, group: StoredDoc | undefined): AlertSettings {
@@ -166,6 +271,17 @@ export class Alerting {
     return [...channels.values()];
   }
 }
+
+interface Subject {
+  accountId: string;
+  checkId: string;
+  check: StoredDoc;
+  group: StoredDoc | undefined;
+  /** The check's tags and its group's (maintenance windows match either). */
+  tags: string[];
+}
+
+type BaseContext = Omit<AlertContext, 'notificationId' | 'alertType'>;
 
 function stringsOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];

@@ -1,10 +1,12 @@
 /**
  * The read side of the outbox: `GET /v1/alert-notifications` rows of one account, in a time window
- * (on when the alert happened), oldest first (ties by insertion), as the real API's shape.
+ * (on when the alert happened), oldest first (ties by insertion), as the real API's shape. E-mails
+ * to status-page subscribers share the outbox but are no alert channel's notifications: not listed.
  */
 import type { AlertNotification } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
 import type { Page, Store } from '../store/index.js';
+import { SUBSCRIBER_DELIVERY } from './channels.js';
 import type { NotificationDoc, NotificationRow } from './outbox.js';
 import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
 
@@ -27,7 +29,7 @@ export class NotificationLog {
     store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
     this.#inWindow = store.db.prepare(
       `SELECT * FROM alert_notifications WHERE account_id = ? AND created_ms >= ? AND created_ms < ?
-       AND (? IS NULL OR alert_channel_id = ?) ORDER BY created_ms, seq`,
+       AND (? IS NULL OR alert_channel_id = ?) AND channel_type <> '${SUBSCRIBER_DELIVERY}' ORDER BY created_ms, seq`,
     );
   }
 

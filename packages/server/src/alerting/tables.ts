@@ -3,6 +3,8 @@
  * `alert_states` holds each check's AlertState; `alert_notifications` is the outbox: a row is written
  * in the transaction that changes the state, and stays PENDING until a delivery attempt settles it,
  * so a restart neither forgets a notification nor sends a settled one again.
+ * `check_incidents` is the incident a check's `triggerIncident` has open (at most one per check);
+ * `ssl_expiry_alerts` the UTC day each channel last got a check's SSL expiry alert (once a day).
  */
 import type { Migration } from '../store/index.js';
 
@@ -40,6 +42,28 @@ export const ALERTING_MIGRATIONS: readonly Migration[] = [
         );
         CREATE INDEX alert_notifications_pending ON alert_notifications (delivery, next_attempt_ms);
         CREATE INDEX alert_notifications_account ON alert_notifications (account_id, created_ms);
+      `);
+    },
+  },
+  {
+    version: 2,
+    name: 'incidents opened by checks, SSL expiry alert days',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE check_incidents (
+          account_id TEXT NOT NULL,
+          check_id TEXT NOT NULL,
+          incident_id TEXT NOT NULL,
+          PRIMARY KEY (account_id, check_id)
+        );
+
+        CREATE TABLE ssl_expiry_alerts (
+          account_id TEXT NOT NULL,
+          check_id TEXT NOT NULL,
+          alert_channel_id INTEGER NOT NULL,
+          day INTEGER NOT NULL,
+          PRIMARY KEY (account_id, check_id, alert_channel_id)
+        );
       `);
     },
   },

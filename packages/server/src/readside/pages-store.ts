@@ -13,6 +13,8 @@ import type { IncidentState } from './incidents.js';
 export interface StatusPageDoc {
   id: string;
   name: string;
+  /** The page's cards (real API shape): the services it shows, by id. */
+  cards?: Array<{ name: string; services: Array<{ id: string }> }>;
 }
 
 export type SubscriptionDoc = Subscription;
@@ -33,6 +35,8 @@ export class PagesStore {
   readonly #insertSubscription: Statement;
   readonly #subscriptionsOf: Statement;
   readonly #countSubscriptionsOf: Statement;
+  readonly #pagesOf: Statement;
+  readonly #verifiedOf: Statement;
   readonly #insertIncident: Statement;
   readonly #incident: Statement;
   readonly #updateIncident: Statement;
@@ -56,6 +60,10 @@ export class PagesStore {
     );
     this.#countSubscriptionsOf = db.prepare(
       'SELECT COUNT(*) AS total FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ?',
+    );
+    this.#pagesOf = db.prepare('SELECT doc FROM status_pages WHERE account_id = ? ORDER BY rowid');
+    this.#verifiedOf = db.prepare(
+      "SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND json_extract(doc, '$.status') = 'VERIFIED' ORDER BY seq",
     );
     this.#insertIncident = db.prepare('INSERT INTO incidents (account_id, id, state) VALUES (?, ?, ?)');
     this.#incident = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?');
@@ -90,6 +98,18 @@ export class PagesStore {
     const offset = (paging.page - 1) * paging.limit;
     const rows = offset >= total ? [] : (this.#subscriptionsOf.all(accountId, statusPageId, paging.limit, offset) as Array<{ doc: string }>);
     return { items: rows.map((row) => JSON.parse(row.doc) as SubscriptionDoc), total };
+  }
+
+  /** The account's status pages that show the service on one of their cards. */
+  statusPagesShowing(accountId: string, serviceId: string): StatusPageDoc[] {
+    return (this.#pagesOf.all(accountId) as Array<{ doc: string }>)
+      .map((row) => JSON.parse(row.doc) as StatusPageDoc)
+      .filter((page) => (page.cards ?? []).some((card) => card.services.some((service) => service.id === serviceId)));
+  }
+
+  /** A status page's VERIFIED subscriptions, in order of creation (a PENDING one never gets mail). */
+  verifiedSubscriptionsOf(accountId: string, statusPageId: string): SubscriptionDoc[] {
+    return (this.#verifiedOf.all(accountId, statusPageId) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as SubscriptionDoc);
   }
 
   insertIncident(accountId: string, incident: IncidentState): void {

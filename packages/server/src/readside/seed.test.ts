@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../start.js';
 import { Store } from '../store/index.js';
 import { apiFor } from '../test-support.js';
+import { readSideOf } from './context.js';
 import { IDS, SEED } from './fixtures/seed-fixture.js';
 import { loadSeed, resolveTime, SeedError } from './seed.js';
 
@@ -44,6 +45,19 @@ describe('loadSeed', () => {
     expect(loadSeed(store, SEED)).toEqual({ checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM check_results').get()).toEqual({ n: 18 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM status_page_subscriptions').get()).toEqual({ n: 13 });
+  });
+
+  it('stores a status page’s cards, creating each service it names with the seed’s id unless stored, for that account only', () => {
+    const store = memoryStore();
+    const serviceId = '3f1c1a52-6f0e-4c1e-9d55-0d5f3f1b7a10';
+    const seed = { accounts: [{ accountId: 'acme', statusPages: [{ id: 'p1', name: 'Acme', cards: [{ name: 'Web', services: [{ id: serviceId, name: 'Shop' }] }] }] }] };
+    loadSeed(store, seed);
+    loadSeed(store, seed);
+    expect(store.services.get('acme', serviceId)).toMatchObject({ id: serviceId, name: 'Shop' });
+    expect(store.services.all('acme')).toHaveLength(1);
+    expect(store.services.get('globex', serviceId)).toBeUndefined();
+    expect(readSideOf(store).pages.statusPagesShowing('acme', serviceId).map((page) => page.id)).toEqual(['p1']);
+    expect(readSideOf(store).pages.statusPagesShowing('globex', serviceId)).toEqual([]);
   });
 
   const account = (fields: Record<string, unknown>) => ({ accounts: [{ accountId: 'acme', ...fields }] });

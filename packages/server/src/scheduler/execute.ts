@@ -6,11 +6,12 @@
  */
 import type { Runner, RunResult, RunVariable } from '@vigil/runner';
 import { applyGroupDefaults, groupVariables, resolveGroupBaseUrl, type GroupRunDefaults } from '@vigil/runner/group-defaults';
-import type { Alerting } from '../alerting/index.js';
+import { sslDaysRemaining, type Alerting } from '../alerting/index.js';
 import { readSideOf } from '../readside/context.js';
 import { statusesOf } from '../readside/statuses.js';
 import type { Store } from '../store/index.js';
 import type { RunJob } from './queue.js';
+import { schedulable } from './scheduler.js';
 
 export interface ExecuteOptions {
   store: Store;
@@ -31,10 +32,12 @@ export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<v
     const outcome = await options.runner.run({ ...check, checkType: String(check.checkType), id: job.slot.checkId }, { location: job.slot.location, variables });
     // The slot's moment identifies the run: all tries of one slot share it.
     const checkRunId = Math.floor(job.slot.dueMs / 1000);
-    for (const result of [...outcome.attempts, outcome.final]) {
+    // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
+    for (const { certificateExpiresAt: _expiry, ...result } of [...outcome.attempts, outcome.final]) {
       results.recordResult(job.slot.accountId, { ...result, checkId: job.slot.checkId, checkRunId });
     }
     const { final } = outcome;
+    const certificateExpiresAt = final.certificateExpiresAt ?? null;
     statuses.record(job.slot.accountId, {
       name: String(job.check.name ?? final.name),
       checkId: job.slot.checkId,
@@ -45,8 +48,11 @@ export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<v
       runLocation: job.slot.location,
       checkRunId,
       stoppedAt: final.stoppedAt ?? null,
+      ...(certificateExpiresAt ? { sslDaysRemaining: sslDaysRemaining(certificateExpiresAt, Date.parse(final.stoppedAt ?? '') || Date.now()) } : {}),
     });
     options.onStored?.(job, final);
+    const schedule = schedulable(job.slot.accountId, job.slot.checkId, job.check, job.group);
+    const parallel = schedule?.runParallel ? { dueMs: job.slot.dueMs, locations: Math.max(1, schedule.locations.length) } : undefined;
     // After the slot is marked finished: an alerting failure is reported, never re-runs the slot.
     options.alerting?.onFinalResult(job.slot.accountId, job.slot.checkId, {
       id: final.id,
@@ -60,8 +66,18 @@ export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<v
       error: final.error,
       statusCode: final.apiCheckResult?.response?.status ?? null,
       statusText: final.apiCheckResult?.response?.statusText ?? null,
-    });
+      certificateExpiresAt,
+      sslCheckDomain: certificateExpiresAt ? hostOf(final.apiCheckResult?.request?.url) : null,
+    }, parallel);
   };
+}
+
+function hostOf(url: string | undefined): string | null {
+  try {
+    return url ? new URL(url).hostname : null;
+  } catch {
+    return null;
+  }
 }
 
 function variablesOf(value: unknown): RunVariable[] {

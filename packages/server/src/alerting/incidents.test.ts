@@ -1,0 +1,198 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readSideOf } from '../readside/context.js';
+import { Store } from '../store/index.js';
+import { notificationLogOf } from './notifications.js';
+import { Alerting, type FinalResultFacts } from './index.js';
+
+const ACCOUNT = 'acct';
+const OTHER = 'other';
+const T0 = Date.UTC(2030, 0, 1);
+const cleanups: Array<() => void> = [];
+afterEach(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
+
+function world(file?: string) {
+  const store = new Store(file ? { file } : ':memory:');
+  cleanups.push(() => store.close());
+  return store;
+}
+
+function alerting(store: Store) {
+  // No --smtp: subscriber e-mails end UNDELIVERABLE, as EMAIL channels do.
+  const subject = new Alerting(store, { pollMs: 10_000, backoffMs: 1 });
+  cleanups.push(() => void subject.stop());
+  return subject;
+}
+
+/** A service on a status page with a VERIFIED and a PENDING subscriber, and a page without it. */
+function statusPage(store: Store, accountId = ACCOUNT) {
+  const service = store.services.insert(accountId, (id) => ({ id, name: 'Shop', created_at: new Date(T0).toISOString(), updated_at: null }));
+  const { pages } = readSideOf(store);
+  pages.saveStatusPage(accountId, { id: 'page-1', name: 'Acme status', cards: [{ name: 'Web', services: [{ id: String(service.id) }] }] });
+  pages.saveStatusPage(accountId, { id: 'page-2', name: 'Other status', cards: [{ name: 'Other', services: [] }] });
+  const subscription = (id: string, page: string, address: string, status: 'VERIFIED' | 'PENDING') =>
+    pages.addSubscription(accountId, page, { id, type: 'EMAIL', address, status, created_at: new Date(T0).toISOString(), updated_at: null });
+  subscription(`${accountId}-s1`, 'page-1', 'fan@example.com', 'VERIFIED');
+  subscription(`${accountId}-s2`, 'page-1', 'unconfirmed@example.com', 'PENDING');
+  subscription(`${accountId}-s3`, 'page-2', 'elsewhere@example.com', 'VERIFIED');
+  return String(service.id);
+}
+
+function check(store: Store, serviceId: string, fields: Record<string, unknown> = {}, accountId = ACCOUNT) {
+  const created = store.checks.insert(accountId, (id) => ({
+    id,
+    name: 'Shop API',
+    checkType: 'API',
+    activated: true,
+    muted: false,
+    useGlobalAlertSettings: false,
+    triggerIncident: { serviceId, name: 'Shop is down', severity: 'MAJOR', description: 'Orders fail.', notifySubscribers: true },
+    ...fields,
+  }));
+  return String(created.id);
+}
+
+const run = (failed: boolean, minute: number): FinalResultFacts => ({
+  id: `result-${minute}`,
+  hasFailures: failed,
+  hasErrors: false,
+  isDegraded: false,
+  responseTime: 12,
+  runLocation: 'eu-west-1',
+  startedAt: new Date(T0 + minute * 60_000).toISOString(),
+  stoppedAt: new Date(T0 + minute * 60_000).toISOString(),
+});
+
+function incidents(store: Store, accountId = ACCOUNT) {
+  return (store.db.prepare('SELECT state FROM incidents WHERE account_id = ? ORDER BY seq').all(accountId) as Array<{ state: string }>).map((row) => JSON.parse(row.state));
+}
+
+function subscriberMails(store: Store) {
+  return store.db
+    .prepare("SELECT alert_type, delivery, last_error, json_extract(doc, '$.alertConfig.address') AS address FROM alert_notifications WHERE channel_type = 'STATUS_PAGE_SUBSCRIBER' ORDER BY seq")
+    .all() as Array<Record<string, unknown>>;
+}
+
+describe('triggerIncident', () => {
+  it('opens one incident when the failure alert is due, INVESTIGATING with the trigger’s name, severity and description, and resolves it on recovery', () => {
+    const store = world();
+    const serviceId = statusPage(store);
+    const checkId = check(store, serviceId, { alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 } } });
+    const subject = alerting(store);
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    expect(incidents(store)).toEqual([]);
+    for (const minute of [1, 2, 3]) subject.onFinalResult(ACCOUNT, checkId, run(true, minute));
+    expect(incidents(store)).toEqual([
+      expect.objectContaining({
+        name: 'Shop is down',
+        severity: 'MAJOR',
+        serviceIds: [serviceId],
+        lastUpdateStatus: 'INVESTIGATING',
+        incidentUpdates: [expect.objectContaining({ status: 'INVESTIGATING', description: 'Orders fail.', notifySubscribers: true, created_at: new Date(T0 + 60_000).toISOString() })],
+      }),
+    ]);
+    subject.onFinalResult(ACCOUNT, checkId, run(false, 4));
+    const [resolved] = incidents(store);
+    expect(resolved.lastUpdateStatus).toBe('RESOLVED');
+    expect(resolved.incidentUpdates.map((update: { status: string; description: string }) => [update.status, update.description])).toEqual([
+      ['INVESTIGATING', 'Orders fail.'],
+      ['RESOLVED', "Check 'Shop API' has recovered."],
+    ]);
+    expect(subject.openIncidentOf(ACCOUNT, checkId)).toBeUndefined();
+    // The next failure is a new incident.
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 5));
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 6));
+    expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['RESOLVED', 'INVESTIGATING']);
+  });
+
+  it('e-mails each update to the VERIFIED subscribers of the pages showing the service only, recorded UNDELIVERABLE without --smtp and not listed as alert notifications', async () => {
+    const store = world();
+    const serviceId = statusPage(store);
+    const checkId = check(store, serviceId);
+    const quiet = check(store, serviceId, { name: 'Quiet', triggerIncident: { serviceId, name: 'Quiet down', severity: 'MINOR', notifySubscribers: false } });
+    const subject = alerting(store);
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
+    subject.onFinalResult(ACCOUNT, quiet, run(true, 0));
+    subject.onFinalResult(ACCOUNT, quiet, run(false, 1));
+    await subject.idle();
+    const noSmtp = 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent';
+    expect(subscriberMails(store)).toEqual([
+      { alert_type: 'INCIDENT_INVESTIGATING', delivery: 'UNDELIVERABLE', last_error: noSmtp, address: 'fan@example.com' },
+      { alert_type: 'INCIDENT_RESOLVED', delivery: 'UNDELIVERABLE', last_error: noSmtp, address: 'fan@example.com' },
+    ]);
+    expect(incidents(store)).toHaveLength(2);
+    expect(notificationLogOf(store).list(ACCOUNT, { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER }, { page: 1, limit: 100 }).total).toBe(0);
+  });
+
+  it('a muted check opens no incident until the silence ends while it still fails; a recovery while muted still resolves the incident', () => {
+    const store = world();
+    const serviceId = statusPage(store);
+    const checkId = check(store, serviceId, { muted: true });
+    const subject = alerting(store);
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    expect(incidents(store)).toEqual([]);
+    const unmuted = { ...store.checks.get(ACCOUNT, checkId)!, muted: false };
+    store.checks.replace(ACCOUNT, unmuted);
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 1));
+    expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING']);
+    store.checks.replace(ACCOUNT, { ...unmuted, muted: true });
+    subject.onFinalResult(ACCOUNT, checkId, run(false, 2));
+    expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['RESOLVED']);
+  });
+
+  it('survives a restart: the process after it neither opens a second incident nor loses the resolve', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-incidents-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'vigil.db');
+    const first = world(file);
+    const serviceId = statusPage(first);
+    const checkId = check(first, serviceId);
+    // The first process dies with its subscriber e-mail in flight.
+    const before = new Alerting(first, { pollMs: 10_000, send: () => new Promise(() => undefined) });
+    before.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    first.close();
+
+    const second = world(file);
+    const after = alerting(second);
+    after.onFinalResult(ACCOUNT, checkId, run(true, 1));
+    expect(incidents(second)).toHaveLength(1);
+    after.onFinalResult(ACCOUNT, checkId, run(false, 2));
+    expect(incidents(second).map((incident) => incident.lastUpdateStatus)).toEqual(['RESOLVED']);
+    // The e-mail the crash cut short is attempted by the next process, with the resolve's after it.
+    await after.idle();
+    expect(subscriberMails(second).map((mail) => [mail.alert_type, mail.delivery])).toEqual([
+      ['INCIDENT_INVESTIGATING', 'UNDELIVERABLE'],
+      ['INCIDENT_RESOLVED', 'UNDELIVERABLE'],
+    ]);
+  });
+
+  it('an incident resolved or deleted through the API is no longer the check’s open incident', () => {
+    const store = world();
+    const serviceId = statusPage(store);
+    const checkId = check(store, serviceId);
+    const subject = alerting(store);
+    const { pages } = readSideOf(store);
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    const [opened] = incidents(store);
+    pages.deleteIncident(ACCOUNT, opened.id);
+    subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 2));
+    expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING']);
+    expect(subject.openIncidentOf(ACCOUNT, checkId)?.id).toBe(incidents(store)[0].id);
+  });
+
+  it('keeps tenants apart: a check naming another account’s service opens nothing, and mails no one of that account', async () => {
+    const store = world();
+    const foreignService = statusPage(store, OTHER);
+    const checkId = check(store, foreignService);
+    const subject = alerting(store);
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.idle();
+    expect(incidents(store, ACCOUNT)).toEqual([]);
+    expect(incidents(store, OTHER)).toEqual([]);
+    expect(subscriberMails(store)).toEqual([]);
+  });
+});
