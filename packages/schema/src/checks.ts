@@ -55,7 +55,7 @@ const OtherTypeRequest = z.looseObject({ method: z.undefined() });
 const ResponseTime = z.number().min(RESPONSE_TIME_MIN).max(RESPONSE_TIME_MAX).nullable();
 
 /** Fields every check kind shares (spec §2.3), without defaults. */
-const commonCheckFields = {
+export const commonCheckFields = {
   name: z.string().min(1),
   activated: z.boolean().optional(),
   muted: z.boolean().optional(),
@@ -82,7 +82,7 @@ const commonCheckFields = {
 };
 
 /** Defaults of spec §2.3 shared by every create call. */
-const commonCheckDefaults = {
+export const commonCheckDefaults = {
   activated: true,
   muted: false,
   doubleCheck: true,
@@ -98,7 +98,7 @@ const commonCheckDefaults = {
 };
 
 /** Response-only fields the service adds to every check (DESIGN §3.3). */
-const checkResponseFields = {
+export const checkResponseFields = {
   ...withDefaults(RESPONSE_ARRAYS, RESPONSE_ARRAY_DEFAULTS),
   id: z.string(),
   retryStrategy: RetryStrategyResponse.nullable().optional(),
@@ -280,7 +280,9 @@ export const Check = z.object({
   script: z.string().nullable().optional(),
   environmentVariables: z.array(EnvironmentVariableResponse).nullable().optional(),
   heartbeat: HeartbeatConfig.optional(),
-  sslCheckDomain: z.string().optional(),
+  sslCheckDomain: z.string().nullable().optional(),
+  /** A browser check's Playwright options (./browser-checks.ts), kept so plans can compare them. */
+  playwrightConfig: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 export type Check = z.infer<typeof Check>;
 

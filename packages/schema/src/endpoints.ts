@@ -30,6 +30,8 @@ import {
   MultiStepCheckCreate,
   MultiStepCheckUpdate,
 } from './checks.js';
+import { BrowserCheck, BrowserCheckCreate, BrowserCheckUpdate } from './browser-checks.js';
+import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
 import { ErrorGroup, ErrorGroupPatch } from './error-groups.js';
 import { CheckStatus } from './check-statuses.js';
 import { AlertNotification, AlertNotificationsQuery } from './alert-notifications.js';
@@ -97,6 +99,14 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/multistep', query: AutoAssignQuery, body: MultiStepCheckCreate,
     response: MultiStepCheck, status: 201, summary: 'Create a multi-step check',
   },
+  'checks.createDns': {
+    method: 'POST', path: '/v1/checks/dns', query: AutoAssignQuery, body: DnsCheckCreate, response: DnsCheck, status: 201,
+    summary: 'Create a DNS monitor',
+  },
+  'checks.createBrowser': {
+    method: 'POST', path: '/v1/checks/browser', query: AutoAssignQuery, body: BrowserCheckCreate, response: BrowserCheck,
+    status: 201, summary: 'Create a browser check',
+  },
   'checks.create': {
     method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
     summary: 'Create a check of any type',
@@ -108,6 +118,14 @@ export const ENDPOINTS = {
   'checks.updateMultiStep': {
     method: 'PUT', path: '/v1/checks/multistep/{id}', params: StringIdParams, query: AutoAssignQuery,
     body: MultiStepCheckUpdate, response: MultiStepCheck, status: 200, summary: 'Update a multi-step check (merge)',
+  },
+  'checks.updateDns': {
+    method: 'PUT', path: '/v1/checks/dns/{id}', params: StringIdParams, query: AutoAssignQuery, body: DnsCheckUpdate,
+    response: DnsCheck, status: 200, summary: 'Update a DNS monitor (merge)',
+  },
+  'checks.updateBrowser': {
+    method: 'PUT', path: '/v1/checks/browser/{id}', params: StringIdParams, query: AutoAssignQuery, body: BrowserCheckUpdate,
+    response: BrowserCheck, status: 200, summary: 'Update a browser check (merge)',
   },
   'checks.update': {
     method: 'PUT', path: '/v1/checks/{id}', params: StringIdParams, query: AutoAssignQuery, body: CheckUpdate,

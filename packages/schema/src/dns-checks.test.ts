@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
+import { expectAccepted, expectRejected } from './test-support.js';
+
+const dns = (request: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => ({
+  name: 'resolver',
+  request: { recordType: 'A', query: 'example.com', ...request },
+  ...extra,
+});
+
+describe('DnsCheckCreate (the real OpenAPI ChecksV1DnsMonitorCreate)', () => {
+  it('fills the documented defaults: UDP, no assertions, 500/1000 ms, checkType DNS', () => {
+    const parsed = expectAccepted(DnsCheckCreate, dns());
+    expect(parsed).toMatchObject({
+      checkType: 'DNS',
+      frequency: 10,
+      degradedResponseTime: 500,
+      maxResponseTime: 1000,
+      request: { recordType: 'A', query: 'example.com', protocol: 'UDP', assertions: [] },
+    });
+    expect(parsed.request.port).toBeUndefined();
+    expect(parsed.request.nameServer).toBeUndefined();
+  });
+
+  const valid: Array<[string, Record<string, unknown>]> = [
+    ['every record type', dns({ recordType: 'HTTPS' })],
+    ['a name server, port and TCP', dns({ nameServer: '127.0.0.1', port: 5353, protocol: 'TCP' })],
+    ['every assertion source', dns({ assertions: ['RESPONSE_CODE', 'RESPONSE_TIME', 'TEXT_ANSWER', 'JSON_ANSWER'].map((source) => ({ source, comparison: 'EQUALS', target: 'x' })) })],
+    ['response times at 5000', dns({}, { degradedResponseTime: 5000, maxResponseTime: 5000 })],
+  ];
+  it.each(valid)('accepts %s', (_name, input) => {
+    expectAccepted(DnsCheckCreate, input);
+  });
+
+  const invalid: Array<[string, unknown, string[], string]> = [
+    ['a missing record type', { name: 'x', request: { query: 'example.com' } }, ['request.recordType'], '"request.recordType" is required'],
+    ['an unknown record type', dns({ recordType: 'SRV' }), ['request.recordType'], '"request.recordType" must be one of [A, AAAA, CNAME, MX, NS, TXT, SOA, HTTPS]'],
+    ['an empty query', dns({ query: '' }), ['request.query'], '"request.query" is not allowed to be empty'],
+    ['port 0', dns({ port: 0 }), ['request.port'], '"request.port" must be greater than or equal to 1'],
+    ['port 65536', dns({ port: 65536 }), ['request.port'], '"request.port" must be less than or equal to 65535'],
+    ['an unknown protocol', dns({ protocol: 'QUIC' }), ['request.protocol'], '"request.protocol" must be one of [UDP, TCP]'],
+    ['an API assertion source', dns({ assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] }), ['request.assertions.0.source'], '"request.assertions[0].source" must be one of [RESPONSE_CODE, RESPONSE_TIME, TEXT_ANSWER, JSON_ANSWER]'],
+    ['maxResponseTime over 5000', dns({}, { maxResponseTime: 5001 }), ['maxResponseTime'], '"maxResponseTime" must be less than or equal to 5000'],
+    ['frequency 0 (sub-minute runs are for API and TCP checks)', dns({}, { frequency: 0 }), ['frequency'], '"frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]'],
+  ];
+  it.each(invalid)('rejects %s', (_name, input, keys, message) => {
+    expectRejected(DnsCheckCreate, input, { keys, message });
+  });
+});
+
+describe('DnsCheckUpdate and DnsCheck', () => {
+  it('an update fills nothing in (PUT merges)', () => {
+    expect(expectAccepted(DnsCheckUpdate, { name: 'renamed' })).toEqual({ name: 'renamed' });
+  });
+  it('a response needs the fields the service adds', () => {
+    const created = { ...expectAccepted(DnsCheckCreate, dns()), id: 'c1', frequencyOffset: 3, alertChannels: { email: [], webhook: [], slack: [], sms: [] }, created_at: '2026-01-01T00:00:00Z', updated_at: null };
+    expect(DnsCheck.safeParse(created).success).toBe(true);
+  });
+});
