@@ -7,7 +7,7 @@ import type { AlertEscalation } from './alert-escalation-policy.js';
 import type { AlertChannelReference } from './alert-channel.js';
 import type { BuildContext, RefTarget } from './build-context.js';
 import type { CheckGroupReference, CheckGroupV2Props } from './check-group-v2.js';
-import type { CheckDefaults } from './config.js';
+import { multiStepCheckDefaults, type CheckDefaults } from './config.js';
 import type { Construct, ConstructProps } from './construct.js';
 import { resolveFrequency, type FrequencyValue } from './frequency.js';
 import { formatPath, type PathSegment } from './path.js';
@@ -180,7 +180,7 @@ export type CheckKindForFrequency = 'API' | 'MULTI_STEP';
 
 /** Builds the payload fields shared by API and multi-step checks. */
 export function buildCheckFields(context: BuildContext, props: CheckProps, kind: CheckKindForFrequency): Record<string, unknown> {
-  const config = context.checkDefaults;
+  const config = kind === 'MULTI_STEP' ? multiStepCheckDefaults(context.checkDefaults) : context.checkDefaults;
   const groupProp = props.group !== undefined ? 'group' : 'groupId';
   const groupValue = props.group ?? props.groupId;
   const group = groupDefaults(unwrapConstructRef(groupValue));
@@ -193,7 +193,7 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
     activated: props.activated ?? config.activated,
     muted: props.muted ?? config.muted,
     doubleCheck: props.doubleCheck,
-    shouldFail: props.shouldFail,
+    shouldFail: props.shouldFail ?? config.shouldFail,
     locations: pick('locations'),
     privateLocations: pick('privateLocations'),
     tags: props.tags ?? config.tags,
@@ -209,6 +209,8 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
   if (retryStrategy !== undefined) payload.retryStrategy = retryStrategy;
   // The service's doubleCheck default (true) would still retry once after "no strategy".
   if (retryStrategy === null && props.doubleCheck === undefined) payload.doubleCheck = false;
+  // The config's deprecated doubleCheck, only where no level sets the strategy that replaced it.
+  else if (props.doubleCheck === undefined && retry.value === undefined && config.doubleCheck !== undefined) payload.doubleCheck = config.doubleCheck;
   checkDoubleCheck(context, props.doubleCheck, retry);
   if (kind === 'MULTI_STEP') {
     checkRetryOnlyOn(context, retry, 'MultiStepCheck');

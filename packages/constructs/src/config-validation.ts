@@ -1,4 +1,4 @@
-import { AlertSettings, Frequency, Location, RetryStrategy, RuntimeId, formatIssues } from '@vigil/schema';
+import { AlertSettings, EnvironmentVariables, Frequency, Location, RetryStrategy, RuntimeId, formatIssues } from '@vigil/schema';
 import { z } from 'zod';
 import { CONFIG_SOURCE_KEY } from './brand.js';
 import type { VigilConfig } from './config.js';
@@ -14,36 +14,74 @@ const Glob = z.string().min(1);
  * silently ignored. Value sets come from `@vigil/schema`; alert channels are checked where checks
  * use them, since that is where a reference resolves.
  */
+const checkDefaultFields = {
+  activated: z.boolean().optional(),
+  muted: z.boolean().optional(),
+  frequency: z.union([Frequency, z.object({ frequency: Frequency, frequencyOffset: z.number().int().optional() })]).optional(),
+  locations: z.array(Location).optional(),
+  privateLocations: z.array(z.unknown()).optional(),
+  tags: z.array(z.string()).optional(),
+  runtimeId: RuntimeId.optional(),
+  retryStrategy: RetryStrategy.nullable().optional(),
+  alertEscalationPolicy: AlertSettings.optional(),
+  alertChannels: z.array(z.unknown()).optional(),
+  runParallel: z.boolean().optional(),
+  shouldFail: z.boolean().optional(),
+  doubleCheck: z.boolean().optional(),
+  environmentVariables: EnvironmentVariables.unwrap().optional(),
+};
+
+/** The reporters of `vigil test` (packages/cli/src/testing/reporters.ts; a test there holds them equal). */
+export const CLI_REPORTERS = ['list', 'dot', 'ci', 'github', 'json', 'junit'] as const;
+
+/**
+ * The shape of `vigil.config.ts`. Strict objects, so a misspelt option is reported instead of
+ * silently ignored. Value sets come from `@vigil/schema`; alert channels and private locations are
+ * checked where checks use them, since that is where a reference resolves.
+ */
 const VigilConfigSchema = z.strictObject({
   projectName: z.string().min(1),
   logicalId: z.string().regex(LOGICAL_ID_PATTERN),
+  repoUrl: z.string().optional(),
   checks: z
     .strictObject({
       checkMatch: z.union([Glob, z.array(Glob).min(1)]).optional(),
       ignoreDirectoriesMatch: z.array(Glob).optional(),
       allowedScriptDirectories: z.array(z.string().min(1)).optional(),
-      activated: z.boolean().optional(),
-      muted: z.boolean().optional(),
-      frequency: z.union([Frequency, z.object({ frequency: Frequency, frequencyOffset: z.number().int().optional() })]).optional(),
-      locations: z.array(Location).optional(),
-      privateLocations: z.array(z.string()).optional(),
-      tags: z.array(z.string()).optional(),
-      runtimeId: RuntimeId.optional(),
-      retryStrategy: RetryStrategy.nullable().optional(),
-      alertEscalationPolicy: AlertSettings.optional(),
-      alertChannels: z.array(z.unknown()).optional(),
-      runParallel: z.boolean().optional(),
+      ...checkDefaultFields,
+      multiStepChecks: z.strictObject({ ...checkDefaultFields, testMatch: z.union([Glob, z.array(Glob).min(1)]).optional() }).optional(),
     })
     .optional(),
   state: z.strictObject({ backend: z.literal('local'), path: z.string().min(1).optional() }).optional(),
   api: z.strictObject({ baseUrl: z.url().optional(), accountId: z.string().min(1).optional() }).optional(),
+  cli: z
+    .strictObject({
+      runLocation: z.string().min(1).optional(),
+      privateRunLocation: z.string().min(1).optional(),
+      reporters: z.array(z.enum(CLI_REPORTERS)).optional(),
+      retries: z.number().int().min(0).max(3).optional(),
+      verbose: z.boolean().optional(),
+      loader: z.unknown().optional(),
+    })
+    .optional(),
 });
+
+/**
+ * Options of the Checkly CLI's config that vigil does not implement: named as such, so a Checkly
+ * project's config reads as "not supported yet" rather than as a typo.
+ */
+const CHECKLY_ONLY_OPTIONS = new Set([
+  'checks.playwrightConfig', 'checks.playwrightConfigPath', 'checks.include', 'checks.playwrightChecks', 'checks.browserChecks',
+  'checks.multiStepChecks.playwrightConfig',
+]);
 
 const CONFIG_HINTS: Record<string, string> = {
   logicalId: 'The project logical id may only contain letters, digits and _ - / # . (e.g. "shop-monitoring").',
   'checks.frequency': 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
   'checks.locations': 'Use data-center locations such as "eu-west-1" or "us-east-1".',
   'checks.runtimeId': 'Use one of the runtime ids listed, e.g. "2025.04" (the newest).',
+  'cli.retries': 'vigil test retries a failed run at most 3 times, as the Checkly CLI does.',
+  'cli.reporters': `vigil test's reporters are ${CLI_REPORTERS.join(', ')}.`,
   state: 'Only the local backend exists: `state: { backend: "local", path: ".vigil/state.json" }`.',
   api: 'The service is configured with `api: { baseUrl, accountId }` or the VIGIL_API_URL / VIGIL_ACCOUNT_ID variables.',
 };
@@ -69,6 +107,18 @@ function suggestOption(path: readonly PathSegment[], key: string): string | unde
   return suggestion === undefined ? undefined : `Did you mean "${suggestion}"?`;
 }
 
+function unknownOption(path: PathSegment[]): { path: PathSegment[]; message: string; hint: string | undefined } {
+  const name = formatPath(path);
+  if (CHECKLY_ONLY_OPTIONS.has(name)) {
+    return {
+      path,
+      message: `"${name}" is a Checkly config option vigil does not support yet`,
+      hint: 'Remove it to load the project with vigil (or keep it in Checkly); docs/migrating-from-checkly.md lists what vigil supports.',
+    };
+  }
+  return { path, message: `"${name}" is not a config option`, hint: suggestOption(path.slice(0, -1), String(path[path.length - 1])) };
+}
+
 /** Every problem of a config, each located at the `defineConfig` call. */
 export function validateConfig(config: VigilConfig): Diagnostic[] {
   const source = (config as { [CONFIG_SOURCE_KEY]?: SourceLocation })[CONFIG_SOURCE_KEY];
@@ -79,11 +129,7 @@ export function validateConfig(config: VigilConfig): Diagnostic[] {
     const path = issue.path.filter((s): s is PathSegment => typeof s !== 'symbol');
     const messages =
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({
-            path: [...path, key],
-            message: `"${formatPath([...path, key])}" is not a config option`,
-            hint: suggestOption(path, key),
-          }))
+        ? issue.keys.map((key) => unknownOption([...path, key]))
         : [{ path, message: formatIssues(new z.ZodError([issue])).message, hint: hintFor(path) }];
     for (const entry of messages) {
       const diagnostic: Diagnostic = { severity: 'error', message: `vigil.config: ${entry.message}` };

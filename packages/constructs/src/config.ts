@@ -1,6 +1,7 @@
 import { CONFIG_SOURCE_KEY } from './brand.js';
 import type { AlertEscalation } from './alert-escalation-policy.js';
 import type { AlertChannelReference } from './alert-channel.js';
+import type { EnvironmentVariable } from './check.js';
 import type { FrequencyValue } from './frequency.js';
 import type { RetryStrategy } from './retry-strategy.js';
 import { captureUserSource } from './source-location.js';
@@ -44,6 +45,71 @@ export interface CheckDefaults {
   alertChannels?: AlertChannelReference[];
   /** Whether checks run in all their locations at once instead of round-robin. */
   runParallel?: boolean;
+  /** Inverts what counts as a failure for every check that sets none of its own. Default false. */
+  shouldFail?: boolean;
+  /**
+   * Retry a failed run once from another location; applies to checks whose retry strategy is not
+   * set at any level. @deprecated Use {@link CheckDefaults.retryStrategy}.
+   */
+  doubleCheck?: boolean;
+  /**
+   * Environment variables of every check with scripts (multi-step checks) that sets none of its
+   * own, as in Checkly: the check's own list replaces this one rather than merging with it; the
+   * group's variables still apply at run time.
+   */
+  environmentVariables?: EnvironmentVariable[];
+  /** Defaults of multi-step checks, before the ones above, and where spec files become checks. */
+  multiStepChecks?: MultiStepCheckDefaults;
+  /** Defaults of browser checks, before the ones above, and where spec files become browser checks. */
+  browserChecks?: BrowserCheckDefaults;
+}
+
+/** `checks.browserChecks` (and a group's `browserChecks`): defaults of browser checks, and their spec files. */
+export interface BrowserCheckDefaults extends Omit<MultiStepCheckDefaults, 'testMatch'> {
+  /**
+   * Glob (or globs) of Playwright spec files: each match becomes a `BrowserCheck` whose logical id
+   * is its path from the project root, as the Checkly CLI does. In the config the globs are relative
+   * to the project root (a spec already used as a check's entrypoint is skipped); in a group, to the
+   * group's file, and the checks join the group.
+   */
+  testMatch?: string | string[];
+}
+
+/** `checks.multiStepChecks`: defaults that only multi-step checks take, and their spec files. */
+export interface MultiStepCheckDefaults
+  extends Pick<
+    CheckDefaults,
+    | 'activated' | 'muted' | 'frequency' | 'locations' | 'privateLocations' | 'tags' | 'runtimeId' | 'retryStrategy'
+    | 'alertEscalationPolicy' | 'alertChannels' | 'runParallel' | 'shouldFail' | 'doubleCheck' | 'environmentVariables'
+  > {
+  /**
+   * Glob (or globs) of Playwright spec files, relative to the project root: each match becomes a
+   * `MultiStepCheck` named after the file, whose logical id is its path from the project root (as
+   * the Checkly CLI does), unless a check in a monitor file already uses it as its entrypoint.
+   */
+  testMatch?: string | string[];
+}
+
+/** The defaults a multi-step check cascades from: `checks.multiStepChecks` over `checks`. */
+export function multiStepCheckDefaults(checks: CheckDefaults): CheckDefaults {
+  const own = Object.entries(checks.multiStepChecks ?? {}).filter(([key, value]) => key !== 'testMatch' && value !== undefined);
+  return { ...checks, ...Object.fromEntries(own) };
+}
+
+/** Defaults of `vigil test`, as the Checkly CLI's `cli` config option; a command-line flag wins. */
+export interface CliConfig {
+  /** Location label each check runs in (as `--location`). */
+  runLocation?: string;
+  /** Checkly's private location to run in; used as the location label when `runLocation` is unset. */
+  privateRunLocation?: string;
+  /** Output of `vigil test` (as `--reporter`); the first is used. */
+  reporters?: Array<'list' | 'dot' | 'ci' | 'github' | 'json' | 'junit'>;
+  /** Retries after a failed run, 0 to 3 (as `--retries`). */
+  retries?: number;
+  /** Accepted for Checkly projects; vigil test's output has no verbose mode. */
+  verbose?: boolean;
+  /** Accepted for Checkly projects and ignored: vigil loads every file with its own bundler. */
+  loader?: unknown;
 }
 
 /** Where Vigil keeps the state of what it created. */
@@ -74,6 +140,10 @@ export interface VigilConfig {
   state?: StateConfig;
   /** The monitoring service to manage; the embedded local service when omitted. */
   api?: ApiConfig;
+  /** URL of the project's repository. Informational: accepted for Checkly projects, not sent anywhere. */
+  repoUrl?: string;
+  /** Defaults of `vigil test` (Checkly's `cli` option). */
+  cli?: CliConfig;
 }
 
 /** Checkly's name for the config type: a Checkly project's `ChecklyConfig` annotations compile unchanged. */

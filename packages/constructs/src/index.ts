@@ -15,7 +15,7 @@ export type { Diagnostic, ExternalRefEdge, ResourceKind, ResourceSpec, RefEdge, 
 export { RESOURCE_KINDS } from './types.js';
 
 // Config.
-export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type ApiConfig } from './config.js';
+export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type ApiConfig, type CliConfig, type MultiStepCheckDefaults } from './config.js';
 
 // Constructs.
 export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAuth } from './api-check.js';

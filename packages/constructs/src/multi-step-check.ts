@@ -3,6 +3,7 @@ import { MultiStepCheckCreate } from '@vigil/schema';
 import type { z } from 'zod';
 import type { BuildContext } from './build-context.js';
 import { checkResponseTimes } from './check-rules.js';
+import { multiStepCheckDefaults } from './config.js';
 import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, markSecretVariables, type CheckProps, type EnvironmentVariable } from './check.js';
 import { Construct } from './construct.js';
 import type { PathSegment } from './path.js';
@@ -95,8 +96,10 @@ export class MultiStepCheck extends Construct implements ScriptOwner {
     const [entry] = this.#scripts.entrypoints();
     // The path the script has in the runtime: stable across machines, so relative to the root.
     if (entry !== undefined) payload.scriptPath = path.relative(this.project.root, entry.path).split(path.sep).join('/');
-    payload.environmentVariables = props.environmentVariables;
-    markSecretVariables(context, props.environmentVariables);
+    // Checkly's cascade: the check's own list, else multiStepChecks', else the config's checks'.
+    const environmentVariables = props.environmentVariables ?? multiStepCheckDefaults(context.checkDefaults).environmentVariables;
+    payload.environmentVariables = environmentVariables;
+    markSecretVariables(context, environmentVariables);
     payload.dependencies = props.dependencies;
     payload.degradedResponseTime = props.degradedResponseTime;
     payload.maxResponseTime = props.maxResponseTime;

@@ -10,6 +10,7 @@ import { evaluateModules, EvaluationClock, LoadDirectory, type EvaluationOutcome
 import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
 import { attachScripts } from './script-hooks.js';
+import { addMultiStepSpecChecks } from './test-match.js';
 import { scriptDirectories } from './scripts.js';
 import { displayPath, relativeSource, thrownErrorToDiagnostic } from './user-errors.js';
 
@@ -145,6 +146,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       }
     }
 
+    report(await addMultiStepSpecChecks(project, root, config, [configPath], configSource(config)));
     report(await attachScripts(project, root, scriptDirectories(root, config.checks?.allowedScriptDirectories)));
     report(project.validate());
     if (loaded.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return finish(loaded);
