@@ -32,6 +32,7 @@ import {
 } from './checks.js';
 import { BrowserCheck, BrowserCheckCreate, BrowserCheckUpdate } from './browser-checks.js';
 import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
+import { HeartbeatCheck, HeartbeatCheckCreate, HeartbeatCheckUpdate } from './heartbeat-checks.js';
 import { ErrorGroup, ErrorGroupPatch } from './error-groups.js';
 import { CheckStatus } from './check-statuses.js';
 import { AlertNotification, AlertNotificationsQuery } from './alert-notifications.js';
@@ -107,6 +108,10 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/browser', query: AutoAssignQuery, body: BrowserCheckCreate, response: BrowserCheck,
     status: 201, summary: 'Create a browser check',
   },
+  'checks.createHeartbeat': {
+    method: 'POST', path: '/v1/checks/heartbeat', query: AutoAssignQuery, body: HeartbeatCheckCreate, response: HeartbeatCheck,
+    status: 201, summary: 'Create a heartbeat monitor',
+  },
   'checks.create': {
     method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
     summary: 'Create a check of any type',
@@ -126,6 +131,10 @@ export const ENDPOINTS = {
   'checks.updateBrowser': {
     method: 'PUT', path: '/v1/checks/browser/{id}', params: StringIdParams, query: AutoAssignQuery, body: BrowserCheckUpdate,
     response: BrowserCheck, status: 200, summary: 'Update a browser check (merge)',
+  },
+  'checks.updateHeartbeat': {
+    method: 'PUT', path: '/v1/checks/heartbeat/{id}', params: StringIdParams, query: AutoAssignQuery,
+    body: HeartbeatCheckUpdate, response: HeartbeatCheck, status: 200, summary: 'Update a heartbeat monitor (merge)',
   },
   'checks.update': {
     method: 'PUT', path: '/v1/checks/{id}', params: StringIdParams, query: AutoAssignQuery, body: CheckUpdate,

@@ -8,6 +8,7 @@ export * from './rate-limit.js';
 export * from './helpers.js';
 export * from './embedded.js';
 export * from './checks.js';
+export * from './heartbeat-checks.js';
 export * from './browser-checks.js';
 export * from './dns-checks.js';
 export * from './check-groups.js';

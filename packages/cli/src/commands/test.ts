@@ -43,18 +43,21 @@ export function registerTest(program: Command): void {
         'Loads the project as plan does and runs the selected checks with the same runner the service uses.',
         'Checks with testOnly: true are run here but never deployed. Heartbeat checks are listed as skipped.',
         'Variables resolve from -e, then --env-file, then the check\'s, its group\'s and the config\'s.',
+        "The config's cli option (runLocation, retries, reporters) sets the defaults of --location, --retries and --reporter.",
         'Exit status: 0 when every run passed (degraded runs pass), 1 when any failed, 2 on usage errors.',
         '--reporter json prints {formatVersion: 1, summary, results} (docs/cli.md); github also writes',
         '$GITHUB_STEP_SUMMARY when it is set; junit prints JUnit XML.',
       ].join('\n'),
     )
     .action(async (patterns: string[], flags: TestFlags, command: Command) => {
-      const options = parseFlags(patterns, flags);
+      const parsed = parseFlags(patterns, flags);
       const { runTests } = await import('../testing/session.js');
       const loaded = await loadFromCommand(command);
       if (printDiagnostics(loaded.diagnostics, (text) => process.stderr.write(text))) {
         throw new CliError('the project has errors (listed above); nothing was tested', { exitCode: 1 });
       }
+      const { withConfigDefaults } = await import('../testing/config-defaults.js');
+      const options = withConfigDefaults(parsed, flags, loaded.config?.cli);
       process.exitCode = await runTests(loaded, options, command);
     });
 }
