@@ -22,6 +22,7 @@ export const RESOURCE_KINDS = [
   'maintenance-window',
   'status-page-service',
   'alert-channel',
+  'dns-monitor',
 ] as const;
 
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];

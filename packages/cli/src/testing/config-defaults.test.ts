@@ -1,4 +1,4 @@
-import { Project, type VigilConfig } from '@vigil/constructs';
+import { Project, type CliConfig, type VigilConfig } from '@vigil/constructs';
 import { describe, expect, it } from 'vitest';
 import type { TestOptions } from '../commands/test.js';
 import { withConfigDefaults } from './config-defaults.js';
@@ -7,14 +7,14 @@ import { REPORTERS } from './reporters.js';
 const options = { locations: [], retries: undefined, reporter: 'ci' } as unknown as TestOptions;
 
 describe("vigil test's defaults from the config's cli option", () => {
-  it.each([
+  it.each<[string, CliConfig, Partial<TestOptions>]>([
     ['runLocation becomes the one location', { runLocation: 'eu-central-1' }, { locations: ['eu-central-1'] }],
     ['privateRunLocation stands in when runLocation is unset', { privateRunLocation: 'dc-1' }, { locations: ['dc-1'] }],
     ['runLocation wins over privateRunLocation', { runLocation: 'eu-west-1', privateRunLocation: 'dc-1' }, { locations: ['eu-west-1'] }],
     ['retries sets --retries', { retries: 2 }, { retries: 2 }],
-    ['the first of reporters sets --reporter', { reporters: ['json', 'list'] as const }, { reporter: 'json' }],
+    ['the first of reporters sets --reporter', { reporters: ['json', 'list'] }, { reporter: 'json' }],
   ])('%s', (_, cli, expected) => {
-    expect(withConfigDefaults(options, {}, { ...cli, reporters: cli.reporters ? [...cli.reporters] : undefined })).toMatchObject(expected);
+    expect(withConfigDefaults(options, {}, cli)).toMatchObject(expected);
   });
 
   it('leaves every option a flag set as the flag set it', () => {
