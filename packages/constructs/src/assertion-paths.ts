@@ -18,7 +18,7 @@ export function assertionPathProblems(spec: ResourceSpec): Diagnostic[] {
     const list = (spec.payload[holder] as Record<string, unknown> | null | undefined)?.[field];
     if (!Array.isArray(list)) continue;
     list.forEach((assertion: { source?: unknown; property?: unknown }, index) => {
-      if (assertion?.source !== 'JSON_BODY' || typeof assertion.property !== 'string') return;
+      if ((assertion?.source !== 'JSON_BODY' && assertion?.source !== 'JSON_ANSWER') || typeof assertion.property !== 'string') return;
       const problem = jsonPathProblem(assertion.property);
       if (problem === null) return;
       diagnostics.push({

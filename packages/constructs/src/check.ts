@@ -175,8 +175,8 @@ function cascade<K extends keyof CheckProps & keyof CheckDefaults>(
   return { value: undefined, origin: undefined };
 }
 
-/** Which frequency rules apply: multi-step checks cannot run sub-minute. */
-export type CheckKindForFrequency = 'API' | 'MULTI_STEP';
+/** Which frequency rules apply: only API (and TCP) checks run sub-minute; `OTHER` is any other type (spec §8 rule 1). */
+export type CheckKindForFrequency = 'API' | 'MULTI_STEP' | 'OTHER';
 
 /** Builds the payload fields shared by API and multi-step checks. */
 export function buildCheckFields(context: BuildContext, props: CheckProps, kind: CheckKindForFrequency): Record<string, unknown> {

@@ -176,7 +176,12 @@ export abstract class Construct {
     let { message } = formatIssues(new z.ZodError([issue]));
     const payloadLabel = `"${formatPath(payloadPath)}"`;
     if (message.startsWith(payloadLabel)) message = `"${propPath}"${message.slice(payloadLabel.length)}`;
-    return [propPath, message, hintFor(payloadPath)];
+    return [propPath, message, this.fieldHint(payloadPath)];
+  }
+
+  /** The hint shown with a schema problem at `payloadPath`; a kind whose limits differ overrides it. */
+  protected fieldHint(payloadPath: PathSegment[]): string | undefined {
+    return hintFor(payloadPath);
   }
 }
 

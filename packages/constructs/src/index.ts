@@ -20,6 +20,8 @@ export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type ChecklyConfig
 // Constructs.
 export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAuth } from './api-check.js';
 export { MultiStepCheck, type MultiStepCheckProps, type Dependency } from './multi-step-check.js';
+export { DnsMonitor, type DnsMonitorProps, type DnsRequest } from './dns-monitor.js';
+export { DnsAssertionBuilder, DnsGeneralAssertionBuilder, DnsNumericAssertionBuilder, type DnsAssertion } from './dns-assertion.js';
 export type { CheckProps, IncidentTrigger, EnvironmentVariable } from './check.js';
 export { CheckGroupV2, CheckGroup, type CheckGroupV2Props, type CheckGroupProps, type ApiCheckDefaults, type CheckGroupReference } from './check-group-v2.js';
 export { MaintenanceWindow, type MaintenanceWindowProps, type DateInput } from './maintenance-window.js';

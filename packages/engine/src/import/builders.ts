@@ -36,8 +36,8 @@ interface AssertionValue {
   regex: string | null;
 }
 
-const NUMERIC_METHODS: Readonly<Record<string, string>> = { EQUALS: 'equals', NOT_EQUALS: 'notEquals', LESS_THAN: 'lessThan', GREATER_THAN: 'greaterThan' };
-const GENERAL_METHODS: Readonly<Record<string, { method: string; takesTarget: boolean }>> = {
+export const NUMERIC_METHODS: Readonly<Record<string, string>> = { EQUALS: 'equals', NOT_EQUALS: 'notEquals', LESS_THAN: 'lessThan', GREATER_THAN: 'greaterThan' };
+export const GENERAL_METHODS: Readonly<Record<string, { method: string; takesTarget: boolean }>> = {
   EQUALS: { method: 'equals', takesTarget: true },
   NOT_EQUALS: { method: 'notEquals', takesTarget: true },
   HAS_KEY: { method: 'hasKey', takesTarget: true },

@@ -2,6 +2,7 @@ import type { ResourceKind } from '@vigil/constructs';
 import { alertChannelAdapter } from './alert-channel.js';
 import { apiCheckAdapter } from './api-check.js';
 import { checkGroupAdapter } from './check-group.js';
+import { dnsMonitorAdapter } from './dns-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
 import { statusPageServiceAdapter } from './status-page-service.js';
@@ -15,6 +16,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'maintenance-window': maintenanceWindowAdapter,
   'status-page-service': statusPageServiceAdapter,
   'alert-channel': alertChannelAdapter,
+  'dns-monitor': dnsMonitorAdapter,
 };
 
 export function adapterFor(kind: ResourceKind): KindAdapter {
