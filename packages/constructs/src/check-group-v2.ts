@@ -5,6 +5,7 @@ import type { AlertChannelReference } from './alert-channel.js';
 import type { Assertion } from './assertion.js';
 import type { BasicAuth, KeyValue } from './api-check.js';
 import type { BuildContext, RefTarget } from './build-context.js';
+import type { BrowserCheckDefaults } from './config.js';
 import { checkPropPath, markSecretVariables, type EnvironmentVariable } from './check.js';
 import { Construct, type ConstructProps } from './construct.js';
 import type { FrequencyValue } from './frequency.js';
@@ -56,6 +57,12 @@ export interface CheckGroupV2Props extends ConstructProps {
   apiCheckDefaults?: ApiCheckDefaults;
   /** Defaults for the group's browser checks, as the service stores them (spec §2.4). */
   browserCheckDefaults?: string;
+  /**
+   * Browser checks of the group's spec files (`testMatch`, globs relative to this file) and the
+   * defaults of the group's browser checks (`frequency`, `locations`, …), as in Checkly. Not sent
+   * to the service: the checks are created as their own resources.
+   */
+  browserChecks?: BrowserCheckDefaults;
   /** Runtime version of the group's checks; checks that set none inherit it. */
   runtimeId?: RuntimeId | null;
   /** Environment variables of the group's checks (at most 50, none empty); `secret: true` hides a value. */
@@ -113,6 +120,7 @@ const CHECK_GROUP_PROP_KEYS: PropKeys<CheckGroupV2Props> = {
   concurrency: true,
   apiCheckDefaults: true,
   browserCheckDefaults: true,
+  browserChecks: true,
   runtimeId: true,
   environmentVariables: true,
   alertChannels: true,

@@ -18,6 +18,7 @@ export interface SourceLocation {
 export const RESOURCE_KINDS = [
   'api-check',
   'multistep-check',
+  'browser-check',
   'check-group',
   'maintenance-window',
   'status-page-service',

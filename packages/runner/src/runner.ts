@@ -169,7 +169,7 @@ function toResult(
     created_at: tried.stoppedAt,
     responseTime: tried.responseTime,
     apiCheckResult: tried.apiCheckResult,
-    browserCheckResult: null,
+    browserCheckResult: tried.browserCheckResult ?? null,
     multiStepCheckResult: tried.multiStepCheckResult,
     checkRunId: 0,
     attempts,

@@ -90,9 +90,10 @@ export type ApiRunResult = Omit<ApiCheckResult, 'assertions' | 'response' | 'job
 };
 
 /** A check result of spec §2.5 as the runner produces it (assignable to `CheckResult`). */
-export type RunResult = Omit<CheckResult, 'apiCheckResult' | 'multiStepCheckResult'> & {
+export type RunResult = Omit<CheckResult, 'apiCheckResult' | 'multiStepCheckResult' | 'browserCheckResult'> & {
   apiCheckResult: ApiRunResult | null;
   multiStepCheckResult: Record<string, unknown> | null;
+  browserCheckResult: Record<string, unknown> | null;
   /** One line saying why the try failed (null when it passed), for reporters; secrets redacted. */
   error: string | null;
   /** When the target's TLS certificate expires (ISO 8601): https API checks only, not part of the stored result. */
@@ -152,6 +153,8 @@ export interface TryResult {
   stoppedAt: string;
   apiCheckResult: ApiRunResult | null;
   multiStepCheckResult: Record<string, unknown> | null;
+  /** BROWSER checks' result; absent for other types. */
+  browserCheckResult?: Record<string, unknown> | null;
   /** Set when hasFailures or hasErrors. */
   failure: { kind: FailureKind; message: string } | null;
   /** When the target's TLS certificate expires (ISO 8601); only https API checks have one. */

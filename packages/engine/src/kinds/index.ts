@@ -1,6 +1,7 @@
 import type { ResourceKind } from '@vigil/constructs';
 import { alertChannelAdapter } from './alert-channel.js';
 import { apiCheckAdapter } from './api-check.js';
+import { browserCheckAdapter } from './browser-check.js';
 import { checkGroupAdapter } from './check-group.js';
 import { dnsMonitorAdapter } from './dns-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
@@ -12,6 +13,7 @@ import type { KindAdapter } from './types.js';
 export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'api-check': apiCheckAdapter,
   'multistep-check': multiStepCheckAdapter,
+  'browser-check': browserCheckAdapter,
   'check-group': checkGroupAdapter,
   'maintenance-window': maintenanceWindowAdapter,
   'status-page-service': statusPageServiceAdapter,

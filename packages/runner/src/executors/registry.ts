@@ -4,9 +4,10 @@
  */
 import type { Executor } from '../types.js';
 import { apiExecutor } from './api.js';
+import { browserExecutor } from './browser.js';
 import { multiStepExecutor } from './multi-step.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

@@ -100,6 +100,30 @@ export function chromiumExecutable(): string | undefined {
   return process.env.VIGIL_CHROMIUM_PATH || (playwrightHasChromium() ? undefined : onPath(['chromium', 'chromium-browser']));
 }
 
+/** Where a browser check's Chromium came from; `executablePath` undefined leaves it to Playwright (its own install). */
+export type ChromiumLookup = { found: true; executablePath: string | undefined } | { found: false; message: string };
+
+/**
+ * The Chromium a browser check runs in, looked for in this order: VIGIL_CHROMIUM_PATH, Playwright's
+ * own install, the system's `chromium` on PATH. Unlike a multi-step spec (which needs a browser only
+ * if it opens a page), a browser check always does, so "none" is said before Playwright starts.
+ */
+export function findChromium(): ChromiumLookup {
+  const configured = process.env.VIGIL_CHROMIUM_PATH;
+  if (configured) {
+    if (existsSync(configured)) return { found: true, executablePath: configured };
+    return { found: false, message: `no browser found: VIGIL_CHROMIUM_PATH is set to ${configured}, which does not exist` };
+  }
+  if (playwrightHasChromium()) return { found: true, executablePath: undefined };
+  const system = onPath(['chromium', 'chromium-browser']);
+  if (system !== undefined) return { found: true, executablePath: system };
+  return { found: false, message: NO_BROWSER_FOUND };
+}
+
+export const NO_BROWSER_FOUND =
+  'no browser found: looked for VIGIL_CHROMIUM_PATH (not set), Playwright\'s own Chromium (none installed; `npx playwright install chromium`) ' +
+  'and the system\'s `chromium` on PATH (not found; e.g. `apt-get install chromium`)';
+
 export const NO_BROWSER_HINT =
   'this multi-step check opens a browser page, and no Chromium was found: set VIGIL_CHROMIUM_PATH to a Chromium or Chrome executable, ' +
   'or run `npx playwright install chromium`, or install the system `chromium` package (found on PATH)';
@@ -124,6 +148,15 @@ export interface SpecInput {
   signal: AbortSignal;
   /** CIDRs the spec's Node processes may not connect to (../network-policy-preload.ts); none when absent. */
   denyNetworks?: readonly string[];
+  /** A browser check's run: the Chromium found by {@link findChromium} and the check's Playwright options. */
+  browser?: { executablePath: string | undefined; playwrightConfig?: SpecPlaywrightConfig | null };
+}
+
+/** A browser check's `playwrightConfig` (Checkly's PlaywrightConfig: `use`, `expect`, `timeout`). */
+export interface SpecPlaywrightConfig {
+  use?: Record<string, unknown>;
+  expect?: Record<string, unknown>;
+  timeout?: number;
 }
 
 /**
@@ -136,11 +169,18 @@ function policyNodeOptions(): string {
   return `--import ${tsx} --import ${new URL('../network-policy-preload.ts', import.meta.url).href}`;
 }
 
-function configSource(input: { reportFile: string; timeoutMs: number; executablePath: string | undefined }): string {
+function configSource(input: { reportFile: string; timeoutMs: number; executablePath: string | undefined; playwrightConfig?: SpecPlaywrightConfig | null }): string {
+  const own = input.playwrightConfig ?? {};
+  const userUse = own.use ?? {};
+  // The browser is the one the runner found, never one a check names.
+  const { executablePath: _named, ...userLaunch } =
+    typeof userUse.launchOptions === 'object' && userUse.launchOptions !== null ? (userUse.launchOptions as Record<string, unknown>) : {};
   const config = {
     testDir: '.',
     testMatch: SPEC_FILE,
-    timeout: input.timeoutMs,
+    // The check's own test timeout, within the run's deadline.
+    timeout: typeof own.timeout === 'number' && own.timeout > 0 ? Math.min(own.timeout, input.timeoutMs) : input.timeoutMs,
+    ...(own.expect ? { expect: own.expect } : {}),
     globalTimeout: input.timeoutMs,
     retries: 0,
     workers: 1,
@@ -149,11 +189,13 @@ function configSource(input: { reportFile: string; timeoutMs: number; executable
     preserveOutput: 'never',
     reporter: [[reporterFile(), { outputFile: input.reportFile }]],
     use: {
+      // The check's options first: what keeps the run headless, unrecorded and in the Chromium found wins.
+      ...userUse,
       headless: true,
       trace: 'off',
       screenshot: 'off',
       video: 'off',
-      ...(input.executablePath ? { launchOptions: { executablePath: input.executablePath } } : {}),
+      ...(input.executablePath ? { launchOptions: { ...userLaunch, executablePath: input.executablePath } } : Object.keys(userLaunch).length > 0 ? { launchOptions: userLaunch } : {}),
     },
   };
   return `export default ${JSON.stringify(config, null, 2)};\n`;
@@ -212,7 +254,12 @@ async function runSpecNow(input: SpecInput): Promise<SpecRun> {
   const reportFile = path.join(dir, 'report.json');
   try {
     await writeFile(path.join(dir, SPEC_FILE), `${SPEC_BANNER} ${input.code}\n`);
-    await writeFile(path.join(dir, 'playwright.config.mjs'), configSource({ reportFile, timeoutMs: input.timeoutMs, executablePath: chromiumExecutable() }));
+    await writeFile(path.join(dir, 'playwright.config.mjs'), configSource({
+        reportFile,
+        timeoutMs: input.timeoutMs,
+        executablePath: input.browser ? input.browser.executablePath : chromiumExecutable(),
+        playwrightConfig: input.browser?.playwrightConfig,
+      }),);
     const cli = requirePlaywright().resolve('@playwright/test/cli');
     const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
     if (process.env.PLAYWRIGHT_BROWSERS_PATH) env.PLAYWRIGHT_BROWSERS_PATH = process.env.PLAYWRIGHT_BROWSERS_PATH;
