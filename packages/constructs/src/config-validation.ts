@@ -50,6 +50,7 @@ const VigilConfigSchema = z.strictObject({
       allowedScriptDirectories: z.array(z.string().min(1)).optional(),
       ...checkDefaultFields,
       multiStepChecks: z.strictObject({ ...checkDefaultFields, testMatch: z.union([Glob, z.array(Glob).min(1)]).optional() }).optional(),
+      browserChecks: z.strictObject({ ...checkDefaultFields, testMatch: z.union([Glob, z.array(Glob).min(1)]).optional() }).optional(),
     })
     .optional(),
   state: z.strictObject({ backend: z.literal('local'), path: z.string().min(1).optional() }).optional(),
@@ -71,7 +72,7 @@ const VigilConfigSchema = z.strictObject({
  * project's config reads as "not supported yet" rather than as a typo.
  */
 const CHECKLY_ONLY_OPTIONS = new Set([
-  'checks.playwrightConfig', 'checks.playwrightConfigPath', 'checks.include', 'checks.playwrightChecks', 'checks.browserChecks',
+  'checks.playwrightConfig', 'checks.playwrightConfigPath', 'checks.include', 'checks.playwrightChecks',
   'checks.multiStepChecks.playwrightConfig',
 ]);
 

@@ -11,6 +11,7 @@ import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
 import { attachScripts } from './script-hooks.js';
 import { addMultiStepSpecChecks } from './test-match.js';
+import { addBrowserSpecChecks } from './browser-spec-checks.js';
 import { scriptDirectories } from './scripts.js';
 import { displayPath, relativeSource, thrownErrorToDiagnostic } from './user-errors.js';
 
@@ -146,6 +147,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       }
     }
 
+    report(await addBrowserSpecChecks(project, root, config, [configPath], configSource(config)));
     report(await addMultiStepSpecChecks(project, root, config, [configPath], configSource(config)));
     report(await attachScripts(project, root, scriptDirectories(root, config.checks?.allowedScriptDirectories)));
     report(project.validate());
