@@ -57,6 +57,9 @@ export type TimingPhases = {
   firstByte: number;
   download: number;
   total: number;
+  /** TCP monitors: the handshake after the lookup, and connected → last byte (tcp-checks analytics). */
+  connection?: number;
+  data?: number;
 };
 
 /** Offsets from the start of the try, in milliseconds (undici/Node naming: the moments phases end). */

@@ -32,6 +32,8 @@ import {
 } from './checks.js';
 import { BrowserCheck, BrowserCheckCreate, BrowserCheckUpdate } from './browser-checks.js';
 import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
+import { TcpCheck, TcpCheckCreate, TcpCheckUpdate } from './tcp-checks.js';
+import { UrlCheck, UrlCheckCreate, UrlCheckUpdate } from './url-checks.js';
 import { HeartbeatCheck, HeartbeatCheckCreate, HeartbeatCheckUpdate } from './heartbeat-checks.js';
 import { ErrorGroup, ErrorGroupPatch } from './error-groups.js';
 import { CheckStatus } from './check-statuses.js';
@@ -112,6 +114,14 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/heartbeat', query: AutoAssignQuery, body: HeartbeatCheckCreate, response: HeartbeatCheck,
     status: 201, summary: 'Create a heartbeat monitor',
   },
+  'checks.createTcp': {
+    method: 'POST', path: '/v1/checks/tcp', query: AutoAssignQuery, body: TcpCheckCreate, response: TcpCheck, status: 201,
+    summary: 'Create a TCP monitor',
+  },
+  'checks.createUrl': {
+    method: 'POST', path: '/v1/checks/url', query: AutoAssignQuery, body: UrlCheckCreate, response: UrlCheck, status: 201,
+    summary: 'Create a URL monitor',
+  },
   'checks.create': {
     method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
     summary: 'Create a check of any type',
@@ -135,6 +145,14 @@ export const ENDPOINTS = {
   'checks.updateHeartbeat': {
     method: 'PUT', path: '/v1/checks/heartbeat/{id}', params: StringIdParams, query: AutoAssignQuery,
     body: HeartbeatCheckUpdate, response: HeartbeatCheck, status: 200, summary: 'Update a heartbeat monitor (merge)',
+  },
+  'checks.updateTcp': {
+    method: 'PUT', path: '/v1/checks/tcp/{id}', params: StringIdParams, query: AutoAssignQuery, body: TcpCheckUpdate,
+    response: TcpCheck, status: 200, summary: 'Update a TCP monitor (merge)',
+  },
+  'checks.updateUrl': {
+    method: 'PUT', path: '/v1/checks/url/{id}', params: StringIdParams, query: AutoAssignQuery, body: UrlCheckUpdate,
+    response: UrlCheck, status: 200, summary: 'Update a URL monitor (merge)',
   },
   'checks.update': {
     method: 'PUT', path: '/v1/checks/{id}', params: StringIdParams, query: AutoAssignQuery, body: CheckUpdate,

@@ -11,6 +11,8 @@ export * from './checks.js';
 export * from './heartbeat-checks.js';
 export * from './browser-checks.js';
 export * from './dns-checks.js';
+export * from './tcp-checks.js';
+export * from './url-checks.js';
 export * from './check-groups.js';
 export * from './maintenance-windows.js';
 export * from './alert-channels.js';

@@ -6,8 +6,10 @@ import type { Executor } from '../types.js';
 import { apiExecutor } from './api.js';
 import { browserExecutor } from './browser.js';
 import { multiStepExecutor } from './multi-step.js';
+import { tcpExecutor } from './tcp.js';
+import { urlExecutor } from './url.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

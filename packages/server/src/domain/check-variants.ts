@@ -19,6 +19,8 @@ export const CHECK_VARIANTS = [
   { checkType: 'MULTI_STEP', label: 'Multi-step check', create: 'checks.createMultiStep', update: 'checks.updateMultiStep' },
   { checkType: 'BROWSER', label: 'Browser check', create: 'checks.createBrowser', update: 'checks.updateBrowser' },
   { checkType: 'DNS', label: 'DNS monitor', create: 'checks.createDns', update: 'checks.updateDns' },
+  { checkType: 'TCP', label: 'TCP monitor', create: 'checks.createTcp', update: 'checks.updateTcp' },
+  { checkType: 'URL', label: 'URL monitor', create: 'checks.createUrl', update: 'checks.updateUrl' },
 ] as const satisfies readonly CheckVariantRow[];
 
 /** A typed call's row, or `generic` for `POST /v1/checks` / `PUT /v1/checks/{id}`, which take any type. */
