@@ -171,6 +171,7 @@ function toResult(
     apiCheckResult: tried.apiCheckResult,
     browserCheckResult: tried.browserCheckResult ?? null,
     multiStepCheckResult: tried.multiStepCheckResult,
+    ...(tried.dnsCheckResult ? { dnsCheckResult: tried.dnsCheckResult } : {}),
     checkRunId: 0,
     attempts,
     resultType,

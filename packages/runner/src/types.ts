@@ -158,6 +158,8 @@ export interface TryResult {
   multiStepCheckResult: Record<string, unknown> | null;
   /** BROWSER checks' result; absent for other types. */
   browserCheckResult?: Record<string, unknown> | null;
+  /** DNS monitors' result (the query, the response code and answers, the assertions); absent for other types. */
+  dnsCheckResult?: Record<string, unknown> | null;
   /** Set when hasFailures or hasErrors. */
   failure: { kind: FailureKind; message: string } | null;
   /** When the target's TLS certificate expires (ISO 8601); only https API checks have one. */

@@ -79,6 +79,8 @@ export const CheckResult = z.object({
   apiCheckResult: ApiCheckResult.nullable(),
   browserCheckResult: Json.nullable(),
   multiStepCheckResult: Json.nullable(),
+  /** A DNS monitor's query, response code, answers (text and JSON) and assertions (extension). */
+  dnsCheckResult: Json.nullable().optional(),
   checkRunId: z.number(),
   attempts: z.number(),
   resultType: ResultType.exclude(['ALL']),

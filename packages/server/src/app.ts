@@ -18,6 +18,7 @@ import { RateLimiter, type RateDecision, type RateLimitOptions } from './http/ra
 import { requestLogWriter } from './http/request-log.js';
 import type { AppEnv } from './http/types.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
+import { isPingPath } from './routes/pings.js';
 import { Store } from './store/index.js';
 
 export interface AppOptions {
@@ -119,7 +120,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   });
 
   app.use('*', async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path)) return next();
     const now = Date.now();
     // Requests through `app.request()` (tests) have no socket; they share one address.
     const address = c.env?.incoming?.socket?.remoteAddress ?? 'in-process';

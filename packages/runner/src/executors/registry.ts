@@ -5,11 +5,12 @@
 import type { Executor } from '../types.js';
 import { apiExecutor } from './api.js';
 import { browserExecutor } from './browser.js';
+import { dnsExecutor } from './dns.js';
 import { multiStepExecutor } from './multi-step.js';
 import { tcpExecutor } from './tcp.js';
 import { urlExecutor } from './url.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

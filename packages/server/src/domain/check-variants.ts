@@ -17,6 +17,7 @@ export interface CheckVariantRow {
 export const CHECK_VARIANTS = [
   { checkType: 'API', label: 'API check', create: 'checks.createApi', update: 'checks.updateApi' },
   { checkType: 'MULTI_STEP', label: 'Multi-step check', create: 'checks.createMultiStep', update: 'checks.updateMultiStep' },
+  { checkType: 'HEARTBEAT', label: 'Heartbeat monitor', create: 'checks.createHeartbeat', update: 'checks.updateHeartbeat' },
   { checkType: 'BROWSER', label: 'Browser check', create: 'checks.createBrowser', update: 'checks.updateBrowser' },
   { checkType: 'DNS', label: 'DNS monitor', create: 'checks.createDns', update: 'checks.updateDns' },
   { checkType: 'TCP', label: 'TCP monitor', create: 'checks.createTcp', update: 'checks.updateTcp' },

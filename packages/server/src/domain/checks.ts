@@ -11,6 +11,7 @@ import type { AlertChannelSubscription, Filter, Page, PageRequest, StoredDoc, St
 import type { CheckVariant } from './check-variants.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
+import { heartbeatOnCreate, keepPingToken } from '../heartbeats/tokens.js';
 
 export type { CheckVariant } from './check-variants.js';
 
@@ -70,6 +71,7 @@ export function createCheck(store: Store, accountId: string, options: { variant:
       ...body,
       id,
       checkType,
+      ...heartbeatOnCreate(checkType, body['heartbeat']),
       frequency,
       frequencyOffset: typeof body['frequencyOffset'] === 'number' ? body['frequencyOffset'] : assignFrequencyOffset(String(id), frequency),
       groupId: body['groupId'] ?? null,
@@ -110,6 +112,7 @@ export function updateCheck(
   }
   assertReferences(store, accountId, body);
   const merged = mergeUpdate(stored, body);
+  keepPingToken(stored, merged);
   // The schema checks the offset only when a PUT sends both values; the merged record decides.
   const frequency = merged['frequency'] as number;
   const offset = merged['frequencyOffset'] as number;

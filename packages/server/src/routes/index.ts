@@ -58,6 +58,7 @@ import * as checkStatuses from './check-statuses.js';
 import * as alertNotifications from './alert-notifications.js';
 import * as errorGroups from './error-groups.js';
 import * as heartbeats from './heartbeats.js';
+import * as pings from './pings.js';
 import * as incidents from './incidents.js';
 import * as subscriptions from './subscriptions.js';
 import * as triggers from './triggers.js';
@@ -79,7 +80,7 @@ export interface RouteModule {
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   openapi, alertChannels, checkGroups, checks, maintenanceWindows, services,
-  checkResults, checkStatuses, alertNotifications, heartbeats, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, clientReads, seed,
+  checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, clientReads, seed,
 ];
 
 export function buildRouteContext(options: {

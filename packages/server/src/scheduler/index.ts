@@ -5,6 +5,7 @@
  */
 import { createRunner, DEFAULT_SERVICE_DENY_NETWORKS, type Runner } from '@vigil/runner';
 import { Alerting, type AlertingOptions } from '../alerting/index.js';
+import { HeartbeatWatch } from '../heartbeats/watch.js';
 import type { Store } from '../store/index.js';
 import { executeRuns } from './execute.js';
 import { InProcessRunQueue } from './queue.js';
@@ -48,9 +49,17 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   const queue = new InProcessRunQueue(execute, options.concurrency ?? 50, (error, job) =>
     log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
   );
+  const heartbeats = new HeartbeatWatch({ store, alerting, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) });
   scheduler = new Scheduler({
     store,
     queue,
+    onTick: (nowMs) => {
+      try {
+        heartbeats.tick(nowMs);
+      } catch (error) {
+        log(`vigil server: heartbeat deadlines failed inside the service: ${String((error as Error)?.stack ?? error)}`);
+      }
+    },
     ...(options.now ? { now: options.now } : {}),
     ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
     ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),

@@ -53,6 +53,8 @@ export interface SchedulerOptions {
   refreshMs?: number;
   /** Check results older than this many days are deleted (default 30). */
   retentionDays?: number;
+  /** Called on every tick with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
+  onTick?: (nowMs: number) => void;
 }
 
 /** Rows deleted per statement when pruning, so a large backlog never holds the database for long. */
@@ -76,6 +78,7 @@ export class Scheduler {
   readonly #now: () => number;
   readonly #tickMs: number;
   readonly #refreshMs: number;
+  readonly #onTick: ((nowMs: number) => void) | undefined;
   readonly #claim;
   readonly #finish;
   readonly #retentionMs: number;
@@ -93,6 +96,7 @@ export class Scheduler {
     this.#now = options.now ?? Date.now;
     this.#tickMs = options.tickMs ?? 200;
     this.#refreshMs = options.refreshMs ?? 5000;
+    this.#onTick = options.onTick;
     options.store.migrate(SCHEDULER_SCOPE, SCHEDULER_MIGRATIONS);
     const db = options.store.db;
     this.#claim = db.prepare(
@@ -146,6 +150,7 @@ export class Scheduler {
     if (this.#lastTickMs === 0) this.#lastTickMs = nowMs;
     if (nowMs - this.#loadedAt >= this.#refreshMs) this.#reload(nowMs);
     if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
+    this.#onTick?.(nowMs);
     const from = this.#lastTickMs;
     if (nowMs <= from) return 0;
     this.#lastTickMs = nowMs;

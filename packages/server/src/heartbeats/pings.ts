@@ -1,0 +1,45 @@
+/**
+ * A ping as the service records it: one heartbeat event of the check, stored at once. Everything a
+ * ping means for monitoring (a result, the check's status, a recovery alert) follows from the
+ * stored event on the scheduler's next tick (watch.ts), so a ping answered here is never lost to a
+ * restart, and a service running without the scheduler still records pings.
+ */
+import { randomUUID } from 'node:crypto';
+import { HeartbeatRequest, type HeartbeatEvent } from '@vigil/schema';
+import { readSideOf } from '../readside/context.js';
+import type { Store } from '../store/index.js';
+import { pingState } from './deadlines.js';
+import { anchorMsOf, checkOfToken } from './tokens.js';
+
+/** What the caller tells about itself; both are untrusted text, stored as given within these lengths. */
+export const PING_SOURCE_MAX = 100;
+export const PING_USER_AGENT_MAX = 200;
+
+export interface PingInput {
+  token: string;
+  failed: boolean;
+  /** `?source=` of the request, or how it came (`HTTP GET`). */
+  source: string;
+  userAgent: string;
+  atMs: number;
+}
+
+/** Records a ping; undefined when no heartbeat monitor has the token. */
+export function recordPing(store: Store, input: PingInput): HeartbeatEvent | undefined {
+  const target = checkOfToken(store, input.token);
+  if (!target) return undefined;
+  const { accountId, check } = target;
+  const checkId = String(check.id);
+  const { results } = readSideOf(store);
+  const anchorMs = anchorMsOf(store, accountId, check);
+  const heartbeat = HeartbeatRequest.safeParse(check['heartbeat']);
+  const event: HeartbeatEvent = {
+    id: randomUUID(),
+    state: heartbeat.success ? pingState(heartbeat.data, anchorMs, input.atMs, input.failed) : input.failed ? 'FAILING' : 'RECEIVED',
+    timestamp: new Date(input.atMs).toISOString(),
+    source: input.source.slice(0, PING_SOURCE_MAX),
+    userAgent: input.userAgent.slice(0, PING_USER_AGENT_MAX),
+  };
+  results.recordHeartbeatEvent(accountId, checkId, event);
+  return event;
+}

@@ -1,0 +1,237 @@
+/**
+ * Heartbeat monitoring, driven by the scheduler's tick (heartbeats run nothing, so the scheduler
+ * itself skips them as passive):
+ *
+ * 1. Pings stored since the last tick (pings.ts) become FINAL results — passing, or failing for a
+ *   `/fail` ping — with the check's status and alert evaluation, as the scheduler's runs do
+ *   (scheduler/execute.ts). A passing ping after a failure is what recovers the check.
+ * 2. A heartbeat whose deadline passed without a ping gets one failing FINAL result per missed
+ *   window (deadlines.ts), claimed in the database first, so a restart never reports it twice.
+ *
+ * Processed pings are tracked by a rowid cursor stored with the results they produced, so a ping
+ * stored while the scheduler was off is processed when it starts; on the very first start the cursor
+ * begins at the newest stored event, so seeded events raise no alerts.
+ * What never fails: a deactivated heartbeat or one in a deactivated group (as the scheduler).
+ */
+import { createHash } from 'node:crypto';
+import { HeartbeatRequest, type HeartbeatEvent } from '@vigil/schema';
+import type { Statement } from 'better-sqlite3';
+import type { Alerting, FinalResultFacts } from '../alerting/index.js';
+import { readSideOf } from '../readside/context.js';
+import { statusesOf } from '../readside/statuses.js';
+import { DEFAULT_LOCATION } from '../scheduler/slots.js';
+import type { StoredDoc, Store } from '../store/index.js';
+import { isUnreported, latestMissedWindow, missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
+import { anchorMsOf, HEARTBEAT_MIGRATIONS, HEARTBEATS_SCOPE } from './tokens.js';
+
+export interface HeartbeatWatchOptions {
+  store: Store;
+  /** Told every FINAL result after it is stored; absent: results and statuses only. */
+  alerting?: Pick<Alerting, 'onFinalResult'>;
+  /** How often the set of heartbeat monitors is re-read (default 5 s, as the scheduler). */
+  refreshMs?: number;
+}
+
+/** Pings turned into results per statement, so a burst never holds the database for long. */
+const PING_BATCH = 500;
+
+interface Watched {
+  accountId: string;
+  check: StoredDoc;
+  heartbeat: HeartbeatTiming;
+  anchorMs: number;
+  reportedDueMs: number | null;
+  /** Ticks skip the check until then. */
+  nextDueMs: number;
+}
+
+interface EventRow {
+  rowid: number;
+  account_id: string;
+  check_id: string;
+  doc: string;
+}
+
+export class HeartbeatWatch {
+  readonly #store: Store;
+  readonly #alerting: Pick<Alerting, 'onFinalResult'> | undefined;
+  readonly #refreshMs: number;
+  readonly #newEvents: Statement;
+  readonly #cursor: Statement;
+  readonly #moveCursor: Statement;
+  readonly #claimWindow: Statement;
+  readonly #reported: Statement;
+  #watched = new Map<string, Watched>();
+  #loadedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(options: HeartbeatWatchOptions) {
+    this.#store = options.store;
+    this.#alerting = options.alerting;
+    this.#refreshMs = options.refreshMs ?? 5000;
+    readSideOf(options.store);
+    options.store.migrate(HEARTBEATS_SCOPE, HEARTBEAT_MIGRATIONS);
+    const db = options.store.db;
+    this.#newEvents = db.prepare(`SELECT rowid, account_id, check_id, doc FROM heartbeat_events WHERE rowid > ? ORDER BY rowid LIMIT ${PING_BATCH}`);
+    this.#cursor = db.prepare('SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1');
+    this.#moveCursor = db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET event_rowid = excluded.event_rowid');
+    this.#claimWindow = db.prepare(
+      `INSERT INTO heartbeat_deadlines (account_id, check_id, reported_due_ms) VALUES (?, ?, ?)
+       ON CONFLICT (account_id, check_id) DO UPDATE SET reported_due_ms = excluded.reported_due_ms WHERE reported_due_ms < excluded.reported_due_ms`,
+    );
+    this.#reported = db.prepare('SELECT account_id, check_id, reported_due_ms FROM heartbeat_deadlines');
+    if (this.#cursor.get() === undefined) {
+      this.#moveCursor.run((db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM heartbeat_events').get() as { last: number }).last);
+    }
+  }
+
+  /** Processes new pings, then reports missed deadlines as of `nowMs`. Returns the results stored. */
+  tick(nowMs: number): number {
+    if (nowMs - this.#loadedAt >= this.#refreshMs) this.#reload(nowMs);
+    return this.#processPings() + this.#reportMissed(nowMs);
+  }
+
+  #processPings(): number {
+    let stored = 0;
+    for (;;) {
+      const from = (this.#cursor.get() as { event_rowid: number }).event_rowid;
+      const rows = this.#newEvents.all(from) as EventRow[];
+      if (rows.length === 0) return stored;
+      const alerts: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+      this.#store.transaction(() => {
+        for (const row of rows) {
+          const check = this.#store.checks.get(row.account_id, row.check_id);
+          if (!check || check['checkType'] !== 'HEARTBEAT') continue;
+          const event = JSON.parse(row.doc) as HeartbeatEvent;
+          const atMs = Date.parse(event.timestamp);
+          const failed = event.state === 'FAILING';
+          const facts = this.#recordRun(row.account_id, check, { id: event.id, atMs, error: failed ? `The job reported a failure (ping from ${event.source || 'an unnamed source'})` : null });
+          alerts.push({ accountId: row.account_id, checkId: row.check_id, facts });
+          const watched = this.#watched.get(keyOf(row.account_id, row.check_id));
+          if (watched && atMs > watched.anchorMs) {
+            watched.anchorMs = atMs;
+            watched.nextDueMs = nextDeadlineMs(watched.heartbeat, atMs, atMs);
+          }
+          stored += 1;
+        }
+        this.#moveCursor.run(rows.at(-1)!.rowid);
+      });
+      // After the results are committed, as the scheduler does: an alerting failure never re-stores a ping.
+      for (const { accountId, checkId, facts } of alerts) this.#alerting?.onFinalResult(accountId, checkId, facts);
+    }
+  }
+
+  #reportMissed(nowMs: number): number {
+    const missed: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+    this.#store.transaction(() => {
+      for (const watched of this.#watched.values()) {
+        if (nowMs < watched.nextDueMs) continue;
+        const window = latestMissedWindow(watched.heartbeat, watched.anchorMs, nowMs);
+        watched.nextDueMs = nextDeadlineMs(watched.heartbeat, watched.anchorMs, nowMs);
+        if (!window || !isUnreported(window, watched.reportedDueMs)) continue;
+        const checkId = String(watched.check.id);
+        watched.reportedDueMs = window.dueMs;
+        // The claim is the idempotency key: a window another tick or process reported is left alone.
+        if (this.#claimWindow.run(watched.accountId, checkId, window.dueMs).changes === 0) continue;
+        const id = windowResultId(watched.accountId, checkId, window.dueMs);
+        const facts = this.#recordRun(watched.accountId, watched.check, { id, atMs: window.dueMs, error: missedMessage(watched.heartbeat) });
+        missed.push({ accountId: watched.accountId, checkId, facts });
+      }
+    });
+    for (const { accountId, checkId, facts } of missed) this.#alerting?.onFinalResult(accountId, checkId, facts);
+    return missed.length;
+  }
+
+  /** Stores one FINAL result of a heartbeat (passing unless `error`) and its status; returns its alert facts. */
+  #recordRun(accountId: string, check: StoredDoc, run: { id: string; atMs: number; error: string | null }): FinalResultFacts {
+    const checkId = String(check.id);
+    const at = new Date(run.atMs).toISOString();
+    const failed = run.error !== null;
+    const checkRunId = Math.floor(run.atMs / 1000);
+    readSideOf(this.#store).results.recordResult(accountId, {
+      id: run.id,
+      name: String(check['name'] ?? ''),
+      checkId,
+      hasFailures: failed,
+      hasErrors: false,
+      isDegraded: false,
+      overMaxResponseTime: false,
+      runLocation: DEFAULT_LOCATION,
+      startedAt: at,
+      stoppedAt: at,
+      created_at: at,
+      responseTime: 0,
+      apiCheckResult: null,
+      browserCheckResult: null,
+      multiStepCheckResult: null,
+      checkRunId,
+      attempts: 1,
+      resultType: 'FINAL',
+      sequenceId: null,
+      error: run.error,
+    });
+    statusesOf(this.#store).record(accountId, {
+      name: String(check['name'] ?? ''),
+      checkId,
+      hasFailures: failed,
+      hasErrors: false,
+      isDegraded: false,
+      responseTime: 0,
+      runLocation: DEFAULT_LOCATION,
+      checkRunId,
+      stoppedAt: at,
+    });
+    return {
+      id: run.id,
+      hasFailures: failed,
+      hasErrors: false,
+      isDegraded: false,
+      responseTime: 0,
+      runLocation: DEFAULT_LOCATION,
+      startedAt: at,
+      stoppedAt: at,
+      error: run.error,
+    };
+  }
+
+  #reload(nowMs: number): void {
+    this.#loadedAt = nowMs;
+    const reported = new Map<string, number>();
+    for (const row of this.#reported.all() as Array<{ account_id: string; check_id: string; reported_due_ms: number }>) {
+      reported.set(keyOf(row.account_id, row.check_id), row.reported_due_ms);
+    }
+    const watched = new Map<string, Watched>();
+    for (const row of this.#store.db.prepare("SELECT account_id, doc FROM checks WHERE check_type = 'HEARTBEAT'").all() as Array<{ account_id: string; doc: string }>) {
+      const check = JSON.parse(row.doc) as StoredDoc;
+      if (check['activated'] === false) continue;
+      const groupId = check['groupId'];
+      if (groupId !== null && groupId !== undefined && this.#store.checkGroups.get(row.account_id, groupId as number)?.['activated'] === false) continue;
+      const heartbeat = HeartbeatRequest.safeParse(check['heartbeat']);
+      // A seeded or generic-call heartbeat outside the limits has no deadline this watch can keep.
+      if (!heartbeat.success) continue;
+      const key = keyOf(row.account_id, String(check.id));
+      const anchorMs = anchorMsOf(this.#store, row.account_id, check);
+      watched.set(key, {
+        accountId: row.account_id,
+        check,
+        heartbeat: heartbeat.data,
+        anchorMs,
+        reportedDueMs: reported.get(key) ?? null,
+        nextDueMs: nextDeadlineMs(heartbeat.data, anchorMs, nowMs),
+      });
+      // A window already missed when the check is (re)loaded is due now.
+      const window = latestMissedWindow(heartbeat.data, anchorMs, nowMs);
+      if (window && isUnreported(window, reported.get(key) ?? null)) watched.get(key)!.nextDueMs = nowMs;
+    }
+    this.#watched = watched;
+  }
+}
+
+function keyOf(accountId: string, checkId: string): string {
+  return `${accountId}\n${checkId}`;
+}
+
+/** A result id that is the same for the same missed window, so storing it twice stores it once. */
+function windowResultId(accountId: string, checkId: string, dueMs: number): string {
+  const hex = createHash('sha256').update(`heartbeat-miss\n${accountId}\n${checkId}\n${dueMs}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
