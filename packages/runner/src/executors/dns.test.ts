@@ -94,7 +94,7 @@ describe('DNS monitor runs against a loopback name server', () => {
     expect(result.hasFailures).toBe(false);
   });
 
-  const codes: Array<[string, string, DnsCheckCreateInput['request']['assertions'], string | null]> = [
+  const codes: Array<[string, string, NonNullable<NonNullable<DnsCheckCreateInput['request']>['assertions']>, string | null]> = [
     ['fails NXDOMAIN when no assertion expects it', 'missing.example.test', [], 'the response code is NXDOMAIN, not NOERROR; assert on it with DnsAssertionBuilder.responseCode() to expect it'],
     ['passes NXDOMAIN that an assertion expects', 'missing.example.test', [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NXDOMAIN' }], null],
     ['fails SERVFAIL', 'broken.example.test', [], 'the response code is SERVFAIL, not NOERROR; assert on it with DnsAssertionBuilder.responseCode() to expect it'],
