@@ -20,6 +20,7 @@ export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type ChecklyConfig
 // Constructs.
 export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAuth } from './api-check.js';
 export { MultiStepCheck, type MultiStepCheckProps, type Dependency } from './multi-step-check.js';
+export { HeartbeatMonitor, HeartbeatCheck, type HeartbeatMonitorProps, type HeartbeatCheckProps } from './heartbeat-monitor.js';
 export { DnsMonitor, type DnsMonitorProps, type DnsRequest } from './dns-monitor.js';
 export { DnsAssertionBuilder, DnsGeneralAssertionBuilder, DnsNumericAssertionBuilder, type DnsAssertion } from './dns-assertion.js';
 export { BrowserCheck, type BrowserCheckProps } from './browser-check.js';

@@ -18,6 +18,7 @@ export interface SourceLocation {
 export const RESOURCE_KINDS = [
   'api-check',
   'multistep-check',
+  'heartbeat-monitor',
   'browser-check',
   'check-group',
   'maintenance-window',

@@ -6,6 +6,7 @@ import { checkGroupAdapter } from './check-group.js';
 import { dnsMonitorAdapter } from './dns-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
+import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
 import { statusPageServiceAdapter } from './status-page-service.js';
 import type { KindAdapter } from './types.js';
 
@@ -13,6 +14,7 @@ import type { KindAdapter } from './types.js';
 export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'api-check': apiCheckAdapter,
   'multistep-check': multiStepCheckAdapter,
+  'heartbeat-monitor': heartbeatMonitorAdapter,
   'browser-check': browserCheckAdapter,
   'check-group': checkGroupAdapter,
   'maintenance-window': maintenanceWindowAdapter,
