@@ -25,6 +25,8 @@ export const RESOURCE_KINDS = [
   'status-page-service',
   'alert-channel',
   'dns-monitor',
+  'tcp-monitor',
+  'url-monitor',
 ] as const;
 
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];

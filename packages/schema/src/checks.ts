@@ -50,7 +50,7 @@ import { CheckType, Frequency, Location, MultiStepFrequency, RuntimeId } from '.
  * The request of a check type other than API (TCP host and port, DNS query, URL monitor): those
  * have no `method`, so a request with one is an API check's and is held to that schema.
  */
-const OtherTypeRequest = z.looseObject({ method: z.undefined() });
+const OtherTypeRequest = z.looseObject({ method: z.undefined().optional() });
 
 const ResponseTime = z.number().min(RESPONSE_TIME_MIN).max(RESPONSE_TIME_MAX).nullable();
 

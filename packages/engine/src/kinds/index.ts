@@ -4,6 +4,8 @@ import { apiCheckAdapter } from './api-check.js';
 import { browserCheckAdapter } from './browser-check.js';
 import { checkGroupAdapter } from './check-group.js';
 import { dnsMonitorAdapter } from './dns-monitor.js';
+import { tcpMonitorAdapter } from './tcp-monitor.js';
+import { urlMonitorAdapter } from './url-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
@@ -21,6 +23,8 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'status-page-service': statusPageServiceAdapter,
   'alert-channel': alertChannelAdapter,
   'dns-monitor': dnsMonitorAdapter,
+  'tcp-monitor': tcpMonitorAdapter,
+  'url-monitor': urlMonitorAdapter,
 };
 
 export function adapterFor(kind: ResourceKind): KindAdapter {
