@@ -9,6 +9,7 @@ import { CliError, redact, usageError } from './errors.js';
 import { parseLockTimeoutFlag, parseParallelism } from './flags.js';
 import { confirm } from './prompt.js';
 import { computePlan, currentState, openSession, recordDeclaredState, useColor, type Session } from './workflow.js';
+import { printPingUrls } from './heartbeat-urls.js';
 
 export interface ApplyFlags {
   autoApprove?: boolean;
@@ -84,6 +85,7 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
     await recordDeclaredState(session, writer, mode);
     if (!engine.hasChanges(plan)) {
       if (options.savedPlanPath) out('No changes. Your monitoring matches the code.');
+      if (mode === 'apply') await printPingUrls(session, writer.document, out);
       return;
     }
     if (!options.savedPlanPath && !flags.autoApprove) {

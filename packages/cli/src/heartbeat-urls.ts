@@ -1,0 +1,33 @@
+/**
+ * After `vigil apply`: the ping URL of each heartbeat monitor, which the monitored job needs. The
+ * token in it is the service's; it is read back from the service here and printed, never written
+ * to state or a plan (engine/kinds/heartbeat-monitor.ts keeps it out of both).
+ */
+import type { StateDocument } from '@vigil/engine';
+import { redact } from './errors.js';
+import type { Session } from './workflow.js';
+
+const KIND = 'heartbeat-monitor';
+
+export async function printPingUrls(session: Session, state: Pick<StateDocument, 'resources'>, out: (line: string) => void): Promise<void> {
+  const heartbeats = Object.entries(state.resources)
+    .filter(([, resource]) => resource.kind === KIND)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  if (heartbeats.length === 0) return;
+  const base = session.target.baseUrl.replace(/\/+$/, '');
+  const lines: string[] = [];
+  for (const [address, resource] of heartbeats) {
+    try {
+      const check = (await session.calls.call('checks.get', { params: { id: resource.remoteId } })) as { heartbeat?: { pingToken?: unknown } };
+      const token = check.heartbeat?.pingToken;
+      // The token is remote data: only a plain token goes into a URL printed to a terminal.
+      lines.push(typeof token === 'string' && /^[A-Za-z0-9_-]+$/.test(token) ? `  ${address}: ${base}/ping/${token}` : `  ${address}: the service returned no ping token`);
+    } catch (error) {
+      lines.push(`  ${address}: could not read its ping URL: ${redact(error instanceof Error ? error.message : String(error))}`);
+    }
+  }
+  out('');
+  out('Ping URLs (call one from the job when it succeeds; append /fail when it fails):');
+  for (const line of lines) out(line);
+  if (session.target.embedded) out('  (the embedded service stops with this command: point VIGIL_API_URL at a vigil server to keep receiving pings)');
+}
