@@ -120,6 +120,7 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
     // The steps are safe in the state log already; this makes state.json whole again on its own.
     await writer.checkpoint();
     printReport(report, mode);
+    if (mode === 'apply') await printPingUrls(session, writer.document, out);
     if (stoppedBy) process.exitCode = stoppedBy === 'SIGTERM' ? 143 : 130;
     else if (report.failed.length > 0) process.exitCode = 1;
   } finally {
