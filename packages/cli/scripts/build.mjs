@@ -55,6 +55,8 @@ export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
       'script-worker': '../runner/src/scripts/worker.ts',
       'multi-step-reporter': '../runner/src/multi-step/reporter.ts',
       'network-policy-preload': '../runner/src/network-policy-preload.ts',
+      // browser-policy-proxy: the forward proxy a browser check's Chromium uses under a network policy.
+      'browser-policy-proxy': '../runner/src/multi-step/policy-proxy.ts',
     },
     outdir,
     outExtension: { '.js': '.mjs' },

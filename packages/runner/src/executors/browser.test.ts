@@ -103,3 +103,30 @@ describe('a machine without a browser', () => {
     }
   });
 });
+
+describe('browser checks under the network policy', () => {
+  it("send Chromium's traffic through the policy: an allowed page loads, a denied one fails saying the policy refused it", async () => {
+    const denied = http.createServer((_request, response) => response.end('<h1>reached</h1>'));
+    let deniedConnections = 0;
+    denied.on('connection', () => (deniedConnections += 1));
+    await new Promise<void>((resolve) => denied.listen(0, '127.0.0.2', resolve));
+    const deniedUrl = `http://127.0.0.2:${(denied.address() as AddressInfo).port}/`;
+    const guarded = createRunner({ executors: [browserExecutor], multiStepTimeoutMs: 60_000, denyNetworks: ['127.0.0.2/32'] });
+    try {
+      const script = `const { test, expect } = require('@playwright/test');
+test('allowed, then denied', async ({ page }) => {
+  await page.goto(process.env.BASE_URL + '/');
+  await expect(page.locator('h1')).toHaveText('Welcome');
+  await page.goto(process.env.DENIED_URL);
+});
+`;
+      const { final } = await guarded.run(check(script), { location: 'eu-west-1', variables: [{ key: 'BASE_URL', value: baseUrl }, { key: 'DENIED_URL', value: deniedUrl }] });
+      expect(final.hasFailures).toBe(true);
+      expect(final.error).toContain("connection to 127.0.0.2 refused by the service's network policy (--deny-network 127.0.0.2/32)");
+      expect(deniedConnections).toBe(0);
+    } finally {
+      await guarded.close();
+      await new Promise((resolve) => denied.close(resolve));
+    }
+  }, 120_000);
+});

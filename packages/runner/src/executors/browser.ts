@@ -10,8 +10,9 @@
  * requests multi-step results carry (docs/testing.md).
  */
 import { multiStepVerdict } from '../multi-step/result.js';
+import { REFUSED_MARKER } from '../multi-step/policy-proxy.js';
 import { findChromium, runSpec, type SpecPlaywrightConfig } from '../multi-step/run-spec.js';
-import type { Executor, ExecutorContext, TryResult, WireCheck } from '../types.js';
+import type { Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { variableLookup } from '../variables.js';
 
 export const browserExecutor: Executor = {
@@ -44,7 +45,10 @@ export const browserExecutor: Executor = {
       browser: { executablePath: chromium.executablePath, playwrightConfig: playwrightConfigOf(check) },
     });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());
-    let failure = verdict.failure;
+    let failure: { kind: FailureKind; message: string } | null = verdict.failure;
+    // Chromium only says its tunnel failed; the policy proxy said why.
+    const refusal = failure === null ? undefined : policyRefusal(run.output, verdict.result.jobLog);
+    if (failure !== null && refusal !== undefined) failure = { kind: 'NETWORK_ERROR', message: `${refusal} — ${failure.message}` };
     if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
       failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
     }
@@ -62,6 +66,13 @@ export const browserExecutor: Executor = {
     };
   },
 };
+
+/** The first connection the policy proxy refused (its stderr is Playwright's output, or a test's). */
+function policyRefusal(output: string, jobLog: ReadonlyArray<{ msg: string }>): string | undefined {
+  const lines = [...output.split('\n'), ...jobLog.map((line) => line.msg)];
+  const line = lines.find((candidate) => candidate.includes(REFUSED_MARKER));
+  return line?.slice(line.indexOf(REFUSED_MARKER) + REFUSED_MARKER.length).trim();
+}
 
 function playwrightConfigOf(check: WireCheck): SpecPlaywrightConfig | null {
   const value = check.playwrightConfig;

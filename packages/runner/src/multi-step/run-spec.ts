@@ -169,7 +169,20 @@ function policyNodeOptions(): string {
   return `--import ${tsx} --import ${new URL('../network-policy-preload.ts', import.meta.url).href}`;
 }
 
-function configSource(input: { reportFile: string; timeoutMs: number; executablePath: string | undefined; playwrightConfig?: SpecPlaywrightConfig | null }): string {
+/** The browser's forward proxy under a network policy (./policy-proxy.ts): bundled, or the TypeScript source. */
+function policyProxyModule(): string {
+  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return new URL('./browser-policy-proxy.mjs', import.meta.url).href;
+  return new URL('./policy-proxy.ts', import.meta.url).href;
+}
+
+function configSource(input: {
+  reportFile: string;
+  timeoutMs: number;
+  executablePath: string | undefined;
+  playwrightConfig?: SpecPlaywrightConfig | null;
+  /** A browser run under a network policy: its traffic goes through the policy proxy. */
+  proxied?: boolean;
+}): string {
   const own = input.playwrightConfig ?? {};
   const userUse = own.use ?? {};
   // The browser is the one the runner found, never one a check names.
@@ -198,7 +211,15 @@ function configSource(input: { reportFile: string; timeoutMs: number; executable
       ...(input.executablePath ? { launchOptions: { ...userLaunch, executablePath: input.executablePath } } : Object.keys(userLaunch).length > 0 ? { launchOptions: userLaunch } : {}),
     },
   };
-  return `export default ${JSON.stringify(config, null, 2)};\n`;
+  if (!input.proxied) return `export default ${JSON.stringify(config, null, 2)};\n`;
+  // The proxy replaces any the check names: the policy must see every connection.
+  return [
+    `import { startPolicyProxy } from ${JSON.stringify(policyProxyModule())};`,
+    `const config = ${JSON.stringify(config, null, 2)};`,
+    'config.use.proxy = { server: (await startPolicyProxy()).url };',
+    'export default config;',
+    '',
+  ].join('\n');
 }
 
 /**
@@ -259,6 +280,7 @@ async function runSpecNow(input: SpecInput): Promise<SpecRun> {
         timeoutMs: input.timeoutMs,
         executablePath: input.browser ? input.browser.executablePath : chromiumExecutable(),
         playwrightConfig: input.browser?.playwrightConfig,
+        proxied: input.browser !== undefined && input.denyNetworks !== undefined && input.denyNetworks.length > 0,
       }),);
     const cli = requirePlaywright().resolve('@playwright/test/cli');
     const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };

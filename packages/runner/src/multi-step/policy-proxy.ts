@@ -1,0 +1,81 @@
+/**
+ * The network policy for Chromium. A browser opens its connections itself, out of reach of the
+ * socket guard Node processes of a run load (../network-policy-guard.ts), so a browser check under a
+ * policy sends all its traffic through this forward proxy: it runs in Playwright's own process,
+ * which loaded the guard, so every connection it opens for the browser is refused or allowed by the
+ * same rules. Playwright proxies loopback too (it adds `<-loopback>` to Chromium's bypass list).
+ *
+ * A refused connection is printed to stderr as the guard words it, so the run's result can say why
+ * the page failed to load (Chromium itself only reports a failed tunnel).
+ *
+ * Loaded by the generated playwright.config.mjs of a browser run (run-spec.ts); the CLI bundle
+ * ships it as dist/browser-policy-proxy.mjs.
+ */
+import http from 'node:http';
+import net from 'node:net';
+
+export interface PolicyProxy {
+  /** `http://127.0.0.1:PORT`, for Playwright's `use.proxy.server`. */
+  url: string;
+}
+
+/** The line a refused connection is reported with; ../executors/browser.ts looks for it. */
+export const REFUSED_MARKER = 'vigil browser proxy:';
+
+function report(error: Error): void {
+  if (/network policy/.test(error.message)) process.stderr.write(`${REFUSED_MARKER} ${error.message}\n`);
+}
+
+/** `host:port` of a CONNECT request; `[v6]:port` too. */
+function target(authority: string): { host: string; port: number } | null {
+  const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(authority);
+  return match ? { host: match[1]!, port: Number(match[2]) } : null;
+}
+
+export async function startPolicyProxy(): Promise<PolicyProxy> {
+  const server = http.createServer((request, response) => {
+    let url: URL;
+    try {
+      url = new URL(request.url ?? '');
+    } catch {
+      response.writeHead(400).end('vigil browser proxy: only absolute URLs are proxied');
+      return;
+    }
+    const upstream = http.request(
+      { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 80, method: request.method, path: `${url.pathname}${url.search}`, headers: request.headers },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    upstream.on('error', (error) => {
+      report(error);
+      // No response at all, so the page load fails as it would without a proxy (a 502 page would load).
+      request.socket.destroy();
+    });
+    request.pipe(upstream);
+  });
+  server.on('connect', (request, client, head) => {
+    const destination = target(request.url ?? '');
+    if (destination === null) {
+      client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+      return;
+    }
+    const upstream = net.connect(destination.port, destination.host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', (error) => {
+      report(error);
+      client.destroy();
+    });
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Serves the browser until Playwright's process ends; keeps nothing else alive.
+  server.unref();
+  const { port } = server.address() as net.AddressInfo;
+  return { url: `http://127.0.0.1:${port}` };
+}
