@@ -1,6 +1,7 @@
 import { CheckResult, DnsCheckCreate, type DnsCheckCreateInput } from '@vigil/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpsRecordData, startDnsResponder, type DnsResponder } from '../__fixtures__/dns-responder.js';
+import { closedPort } from '../__fixtures__/targets.js';
 import { createRunner } from '../runner.js';
 import type { RunContext, RunResult } from '../types.js';
 import { dnsExecutor } from './dns.js';
@@ -142,6 +143,14 @@ describe('DNS monitor failures before an answer', () => {
     } finally {
       await slow.close();
     }
+  });
+
+  it('says a TCP name server refused the connection, and waits out a silent UDP port', async () => {
+    const port = await closedPort();
+    const tcp = (await runner.run(DnsCheckCreate.parse({ name: 'closed', request: { recordType: 'A', query: 'x.test', nameServer: '127.0.0.1', port, protocol: 'TCP' } }), context)).final;
+    expect(tcp.error).toBe(`TCP query to 127.0.0.1:${port} failed: connect ECONNREFUSED 127.0.0.1:${port}`);
+    const udp = (await runner.run(DnsCheckCreate.parse({ name: 'closed', maxResponseTime: 100, degradedResponseTime: 50, request: { recordType: 'A', query: 'x.test', nameServer: '127.0.0.1', port } }), context)).final;
+    expect(udp.error).toBe(`no response from 127.0.0.1:${port} within maxResponseTime (100 ms)`);
   });
 
   it("refuses a name server the network policy denies, with the policy's message", async () => {
