@@ -2,22 +2,153 @@
  * Storage of check results, heartbeat events and the error groups derived from results. Recording a
  * result folds its errors into the check's error groups in the same transaction, so the groups are
  * always exactly what the stored results say.
+ *
+ * A result is one compact row (result-codec.ts): the facts filters and analytics need as columns,
+ * the rest of the document deflated. Lists filter and page on the columns and decode only the
+ * documents they return; analytics never decodes one.
  */
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
 import { recordError, errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
-import type { RawResult } from './result-facts.js';
+import { decodeResult, encodeResult, ENCODING_V1, idFromKey, idKey, phasesColumnOf, reducePassing, responseOf } from './result-codec.js';
+import type { RawResult, ResultFacts } from './result-facts.js';
 
 /** A stored check result: the wire document (shape in @vigil/schema) with the fields we index. */
 export type StoredResult = RawResult & Record<string, unknown>;
 
+/**
+ * The compact results table (readside migration 5). `series` stands for one (account, check) pair
+ * of `result_series`, so the rows and both indexes carry a small integer instead of two ids, and a
+ * query by series is a query within one tenant's check.
+ */
+export const COMPACT_RESULTS_SQL = `
+  CREATE TABLE IF NOT EXISTS result_series (
+    key INTEGER PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    check_id TEXT NOT NULL,
+    UNIQUE (account_id, check_id)
+  );
+  CREATE TABLE check_results (
+    series INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    id NOT NULL,
+    final INTEGER NOT NULL,
+    has_failures INTEGER NOT NULL,
+    run_location TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    response_time REAL,
+    status_code INTEGER,
+    phases TEXT,
+    encoding INTEGER NOT NULL,
+    body BLOB NOT NULL
+  );
+  CREATE UNIQUE INDEX check_results_series_id ON check_results (series, id);
+  CREATE INDEX check_results_series_time ON check_results (series, created_ms);
+`;
+
+const FACT_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases';
+
+interface FactRow {
+  id: Buffer | string;
+  created_ms: number;
+  final: number;
+  has_failures: number;
+  run_location: string;
+  attempts: number;
+  response_time: number | null;
+  status_code: number | null;
+  phases: string | null;
+}
+
+interface DocRow extends FactRow {
+  encoding: number;
+  body: Buffer;
+}
+
+/** A result as the facts columns give it, with its document decoded only when asked for. */
+export interface ResultEntry {
+  facts: ResultFacts;
+  document(): StoredResult;
+}
+
+function factsOfRow(checkId: string, row: FactRow): ResultFacts {
+  const timingPhases: Record<string, number> = {};
+  const phases = row.phases === null ? undefined : (JSON.parse(row.phases) as unknown);
+  if (phases !== null && typeof phases === 'object' && !Array.isArray(phases)) {
+    for (const [name, value] of Object.entries(phases)) if (typeof value === 'number' && Number.isFinite(value)) timingPhases[name] = value;
+  }
+  return {
+    id: idFromKey(row.id),
+    checkId,
+    createdAt: row.created_ms,
+    resultType: row.final === 1 ? 'FINAL' : 'ATTEMPT',
+    runLocation: row.run_location,
+    hasFailures: row.has_failures === 1,
+    attempts: row.attempts,
+    responseTime: row.response_time,
+    statusCode: row.status_code,
+    timingPhases,
+  };
+}
+
+function documentOfRow(checkId: string, row: DocRow): StoredResult {
+  return decodeResult(row.body, row.encoding, { id: idFromKey(row.id), checkId, createdMs: row.created_ms, phases: row.phases }) as StoredResult;
+}
+
+/**
+ * The insert of one compact row, creating the (account, check) series on first use. Shared by the
+ * store and migration 5, so both write exactly the same rows. Returns whether the row was new.
+ */
+export function compactResultRow(db: SqliteDatabase): (accountId: string, result: StoredResult) => boolean {
+  const seriesOf = seriesLookup(db, true);
+  const insert = db.prepare(
+    'INSERT OR IGNORE INTO check_results (series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  return (accountId, result) => {
+    const createdMs = Date.parse(result.created_at);
+    const phases = phasesColumnOf(result);
+    const status = responseOf(result)?.['status'];
+    return (
+      insert.run(
+        seriesOf(accountId, result.checkId),
+        createdMs,
+        idKey(result.id),
+        result.resultType === 'ATTEMPT' ? 0 : 1,
+        result.hasFailures ? 1 : 0,
+        result.runLocation,
+        result.attempts ?? 0,
+        typeof result.responseTime === 'number' ? result.responseTime : null,
+        typeof status === 'number' ? status : null,
+        phases,
+        ENCODING_V1,
+        encodeResult(result, { id: result.id, checkId: result.checkId, createdMs, phases }),
+      ).changes > 0
+    );
+  };
+}
+
+function seriesLookup(db: SqliteDatabase, create: true): (accountId: string, checkId: string) => number;
+function seriesLookup(db: SqliteDatabase, create: false): (accountId: string, checkId: string) => number | undefined;
+function seriesLookup(db: SqliteDatabase, create: boolean): (accountId: string, checkId: string) => number | undefined {
+  const find = db.prepare('SELECT key FROM result_series WHERE account_id = ? AND check_id = ?').pluck();
+  const add = db.prepare('INSERT INTO result_series (account_id, check_id) VALUES (?, ?)');
+  return (accountId, checkId) => {
+    const key = find.get(accountId, checkId) as number | undefined;
+    if (key !== undefined || !create) return key;
+    return Number(add.run(accountId, checkId).lastInsertRowid);
+  };
+}
+
 export class ResultsStore {
   readonly #db: SqliteDatabase;
-  readonly #insertResult: Statement;
-  readonly #resultsInRange: Statement;
-  readonly #resultsOfCheck: Statement;
+  readonly #insertResult: (accountId: string, result: StoredResult) => boolean;
+  readonly #seriesOf: (accountId: string, checkId: string) => number | undefined;
+  readonly #factsInRange: Statement;
+  readonly #docsInRange: Statement;
+  readonly #newestFirst: Statement;
+  readonly #oneResult: Statement;
   readonly #insertEvent: Statement;
   readonly #eventsOfCheck: Statement;
   readonly #groupByHash: Statement;
@@ -29,13 +160,21 @@ export class ResultsStore {
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
-    this.#insertResult = db.prepare(
-      'INSERT OR IGNORE INTO check_results (account_id, id, check_id, created_ms, doc) VALUES (?, ?, ?, ?, ?)',
+    this.#insertResult = compactResultRow(db);
+    this.#seriesOf = seriesLookup(db, false);
+    // Ties by id: as text for the ids the API hands out, which is what a UUID's bytes sort as too.
+    this.#factsInRange = db.prepare(
+      `SELECT ${FACT_COLUMNS} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id`,
     );
-    this.#resultsInRange = db.prepare(
-      'SELECT doc FROM check_results WHERE account_id = ? AND check_id = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id',
+    this.#docsInRange = db.prepare(
+      `SELECT ${FACT_COLUMNS}, encoding, body FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id`,
     );
-    this.#resultsOfCheck = db.prepare('SELECT doc FROM check_results WHERE account_id = ? AND check_id = ? ORDER BY created_ms, id');
+    this.#newestFirst = db.prepare(
+      `SELECT ${FACT_COLUMNS}, encoding, body FROM check_results
+        WHERE series = ? AND created_ms >= ? AND created_ms < ? AND (created_ms < ? OR (created_ms = ? AND id < ?))
+        ORDER BY created_ms DESC, id DESC`,
+    );
+    this.#oneResult = db.prepare(`SELECT ${FACT_COLUMNS}, encoding, body FROM check_results WHERE series = ? AND id = ?`);
     this.#insertEvent = db.prepare(
       'INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc) VALUES (?, ?, ?, ?, ?)',
     );
@@ -55,8 +194,7 @@ export class ResultsStore {
   recordResult(accountId: string, result: StoredResult): boolean {
     return this.#db.transaction(() => {
       const createdMs = Date.parse(result.created_at);
-      const inserted = this.#insertResult.run(accountId, result.id, result.checkId, createdMs, JSON.stringify(result)).changes > 0;
-      if (!inserted) return false;
+      if (!this.#insertResult(accountId, reducePassing(result) as StoredResult)) return false;
       for (const message of errorMessagesOf(result)) {
         this.#foldError(accountId, { checkId: result.checkId, message, at: createdMs });
       }
@@ -77,14 +215,39 @@ export class ResultsStore {
 
   /** A check's results created in `[fromMs, toMs)`, oldest first (ties by id). */
   resultsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): StoredResult[] {
-    return (this.#resultsInRange.all(accountId, checkId, fromMs, toMs) as Array<{ doc: string }>).map(
-      (row) => JSON.parse(row.doc) as StoredResult,
-    );
+    const series = this.#seriesOf(accountId, checkId);
+    if (series === undefined) return [];
+    return (this.#docsInRange.all(series, fromMs, toMs) as DocRow[]).map((row) => documentOfRow(checkId, row));
+  }
+
+  /** The facts of a check's results created in `[fromMs, toMs)`, oldest first, without decoding a document. */
+  factsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): ResultFacts[] {
+    const series = this.#seriesOf(accountId, checkId);
+    if (series === undefined) return [];
+    return (this.#factsInRange.all(series, fromMs, toMs) as FactRow[]).map((row) => factsOfRow(checkId, row));
+  }
+
+  /**
+   * A check's results in `[fromMs, toMs)` strictly before `before` (by time, then id), newest first,
+   * read lazily: a page stops reading as soon as it is full.
+   */
+  *newestFirst(accountId: string, checkId: string, fromMs: number, toMs: number, before: { createdMs: number; id: string }): Generator<ResultEntry> {
+    const series = this.#seriesOf(accountId, checkId);
+    if (series === undefined) return;
+    const rows = this.#newestFirst.iterate(series, fromMs, toMs, before.createdMs, before.createdMs, idKey(before.id)) as Iterable<DocRow>;
+    for (const row of rows) yield { facts: factsOfRow(checkId, row), document: () => documentOfRow(checkId, row) };
+  }
+
+  /** One result of a check, or undefined. */
+  result(accountId: string, checkId: string, id: string): StoredResult | undefined {
+    const series = this.#seriesOf(accountId, checkId);
+    const row = series === undefined ? undefined : (this.#oneResult.get(series, idKey(id)) as DocRow | undefined);
+    return row ? documentOfRow(checkId, row) : undefined;
   }
 
   /** Every stored result of a check, oldest first. */
   resultsOf(accountId: string, checkId: string): StoredResult[] {
-    return (this.#resultsOfCheck.all(accountId, checkId) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as StoredResult);
+    return this.resultsBetween(accountId, checkId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
   }
 
   /** Stores a heartbeat ping of a check (an id already stored is left alone); returns whether it was new. */

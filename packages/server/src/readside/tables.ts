@@ -4,7 +4,8 @@
  * tenant's id reads as missing. Documents are stored as JSON as the API returns them; the columns
  * next to them exist only for filtering and ordering.
  */
-import type { Migration } from '../store/index.js';
+import type { Migration, SqliteDatabase } from '../store/index.js';
+import { compactResultRow, COMPACT_RESULTS_SQL, type StoredResult } from './results-store.js';
 
 export const READSIDE_SCOPE = 'readside';
 
@@ -108,4 +109,28 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
       db.prepare("INSERT INTO id_floors (collection, floor) SELECT 'check_group_triggers', coalesce(max(id), 0) FROM check_group_triggers").run();
     },
   },
+  {
+    version: 5,
+    name: 'check results in compact rows',
+    up: (db) => compactCheckResults(db),
+  },
 ];
+
+/**
+ * Migration 5: results move from one JSON document per row (about 1.5 kB for a passing API run) to
+ * the compact rows of result-codec.ts, keyed by a small per-(account, check) series number instead
+ * of both ids. Every stored result is carried over as it was (the passing-run reduction applies to
+ * results recorded from then on), in the order it was stored.
+ */
+function compactCheckResults(db: SqliteDatabase): void {
+  db.exec(`ALTER TABLE check_results RENAME TO check_results_v1;
+    DROP INDEX check_results_check_time;`);
+  db.exec(COMPACT_RESULTS_SQL);
+  const insert = compactResultRow(db);
+  // In batches: a statement cannot write while another on the connection is still reading.
+  const batch = db.prepare('SELECT rowid, account_id, doc FROM check_results_v1 WHERE rowid > ? ORDER BY rowid LIMIT 1000');
+  for (let rows = batch.all(0) as Array<{ rowid: number; account_id: string; doc: string }>; rows.length > 0; rows = batch.all(rows.at(-1)!.rowid) as typeof rows) {
+    for (const row of rows) insert(row.account_id, JSON.parse(row.doc) as StoredResult);
+  }
+  db.exec('DROP TABLE check_results_v1');
+}

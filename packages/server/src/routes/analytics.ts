@@ -9,7 +9,6 @@ import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { computeAnalytics, type AnalyticsGroupBy, type StatusFilter } from '../readside/analytics.js';
 import { readSideOf } from '../readside/context.js';
-import { factsOf } from '../readside/result-facts.js';
 import { analyticsWindow, type QuickRange } from '../readside/windows.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
@@ -45,7 +44,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
       const key = query.to === undefined ? 'from' : 'to';
       throw badRequest(key === 'to' ? '"to" must be greater than "from"' : '"from" must be in the past', { source: 'query', keys: [key] });
     }
-    const facts = results.resultsBetween(accountId, checkId, window.from, window.to).map(factsOf);
+    const facts = results.factsBetween(accountId, checkId, window.from, window.to);
     const { series, metadata } = computeAnalytics(facts, {
       kind,
       metrics: query.metrics,

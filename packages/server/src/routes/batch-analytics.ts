@@ -10,7 +10,6 @@ import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import { computeAnalytics } from '../readside/analytics.js';
 import { readSideOf } from '../readside/context.js';
-import { factsOf } from '../readside/result-facts.js';
 import { quickRangeWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
 
@@ -25,7 +24,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     for (const checkId of new Set(body.checkIds)) {
       const check = ctx.store.checks.get(account.id, checkId);
       if (!check) continue;
-      const facts = results.resultsBetween(account.id, checkId, window.from, window.to).map(factsOf);
+      const facts = results.factsBetween(account.id, checkId, window.from, window.to);
       const { series } = computeAnalytics(facts, { kind: 'api-checks', metrics: RESPONSE_METRICS, window, page: 1, limit: 1 });
       const row = series[0]?.data[0] ?? {};
       const value = (name: string): number | null => (typeof row[name] === 'number' ? row[name] : null);

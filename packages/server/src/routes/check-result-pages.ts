@@ -14,7 +14,7 @@ import type { Hono } from 'hono';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { readSideOf } from '../readside/context.js';
-import { factsOf, type RawResult } from '../readside/result-facts.js';
+import type { ResultFacts } from '../readside/result-facts.js';
 import { present as presentErrorGroup } from './error-groups.js';
 import type { RouteContext } from './index.js';
 
@@ -36,9 +36,8 @@ export function decodeCursor(cursor: string): Position | undefined {
 }
 
 /** Whether a stored result passes the query's filters (the window is applied in SQL). */
-function matches(doc: RawResult & Record<string, unknown>, query: CheckResultsV2Query, checkType: string): boolean {
+function matches(facts: ResultFacts, query: CheckResultsV2Query, checkType: string): boolean {
   if (query.checkType !== undefined && query.checkType !== checkType) return false;
-  const facts = factsOf(doc);
   if (query.resultType !== 'ALL' && facts.resultType !== query.resultType) return false;
   if (query.location !== undefined && facts.runLocation !== query.location) return false;
   if (query.hasFailures !== undefined && facts.hasFailures !== query.hasFailures) return false;
@@ -58,13 +57,6 @@ function project(doc: Record<string, unknown>, fields: readonly string[] | undef
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { results } = readSideOf(ctx.store);
-  const newestFirst = ctx.store.db.prepare(
-    `SELECT id, created_ms AS createdMs, doc FROM check_results
-      WHERE account_id = ? AND check_id = ? AND created_ms >= ? AND created_ms < ?
-        AND (created_ms < ? OR (created_ms = ? AND id < ?))
-      ORDER BY created_ms DESC, id DESC`,
-  );
-  const oneResult = ctx.store.db.prepare('SELECT doc FROM check_results WHERE account_id = ? AND check_id = ? AND id = ?');
 
   ctx.route(ENDPOINTS['checkResults.listV2'], ({ account, params, query }) => {
     const check = ctx.store.checks.get(account.id, params.checkId);
@@ -83,19 +75,13 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     const checkType = String(check['checkType']);
     const picked: Array<{ id: string; createdMs: number; doc: Record<string, unknown> }> = [];
     let more = false;
-    const rows = newestFirst.iterate(account.id, params.checkId, fromMs, toMs, start.createdMs, start.createdMs, start.id) as Iterable<{
-      id: string;
-      createdMs: number;
-      doc: string;
-    }>;
-    for (const row of rows) {
-      const doc = JSON.parse(row.doc) as RawResult & Record<string, unknown>;
-      if (!matches(doc, query, checkType)) continue;
+    for (const entry of results.newestFirst(account.id, params.checkId, fromMs, toMs, start)) {
+      if (!matches(entry.facts, query, checkType)) continue;
       if (picked.length === query.limit) {
         more = true;
         break;
       }
-      picked.push({ id: row.id, createdMs: row.createdMs, doc });
+      picked.push({ id: entry.facts.id, createdMs: entry.facts.createdAt, doc: entry.document() });
     }
     const last = picked.at(-1);
     return {
@@ -106,9 +92,9 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   });
 
   ctx.route(ENDPOINTS['checkResults.get'], ({ account, params }) => {
-    const row = oneResult.get(account.id, params.checkId, params.checkResultId) as { doc: string } | undefined;
-    if (!row) throw notFound('Check result', params.checkResultId);
-    return JSON.parse(row.doc) as never;
+    const result = results.result(account.id, params.checkId, params.checkResultId);
+    if (!result) throw notFound('Check result', params.checkResultId);
+    return result as never;
   });
 
   ctx.route(ENDPOINTS['errorGroups.get'], ({ account, params }) => {

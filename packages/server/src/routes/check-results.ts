@@ -12,7 +12,6 @@ import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { selectCheckResults } from '../readside/check-results.js';
 import { readSideOf } from '../readside/context.js';
-import { factsOf } from '../readside/result-facts.js';
 import { checkResultWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
 
@@ -27,14 +26,13 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     }
     const window = checkResultWindow({ fromSeconds: query.from, toSeconds: query.to, now: Date.now() });
     const checkType = String(check['checkType']);
-    const stored = results
-      .resultsBetween(account.id, params.checkId, window.from, window.to)
-      .map((doc) => ({ doc, facts: factsOf(doc), checkType }));
+    // Filtered and paged on the facts columns; only the page's documents are decoded.
+    const stored = results.factsBetween(account.id, params.checkId, window.from, window.to).map((facts) => ({ facts, checkType }));
     const page = selectCheckResults(
       stored,
       { window, location: query.location, checkType: query.checkType, hasFailures: query.hasFailures, resultType: query.resultType },
       { page: query.page, limit: query.limit },
     );
-    return { items: page.items.map((result) => result.doc), total: page.total };
+    return { items: page.items.map((result) => results.result(account.id, params.checkId, result.facts.id)!), total: page.total };
   });
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import type { AlertContext, SendOutcome } from '../alerting/channels.js';
 import { statusesOf } from '../readside/statuses.js';
+import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
 import { executeRuns } from './execute.js';
 
@@ -74,8 +75,8 @@ describe('executeRuns', () => {
     await alerting.idle();
     expect(statusesOf(store).get('acct', String(check.id))).toMatchObject({ sslDaysRemaining: 5 });
     expect(sent).toEqual(['ALERT_SSL 5']);
-    const stored = store.db.prepare('SELECT doc FROM check_results').all() as Array<{ doc: string }>;
-    expect(stored.map((row) => JSON.parse(row.doc).certificateExpiresAt)).toEqual([undefined]);
+    const stored = readSideOf(store).results.resultsOf('acct', String(check.id));
+    expect(stored.map((result) => result['certificateExpiresAt'])).toEqual([undefined]);
   });
 
   it('evaluates the locations of a runParallel slot together: one failing location of three fails the slot once', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
+import { readSideOf } from '../readside/context.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { Scheduler } from './scheduler.js';
 
@@ -79,11 +80,14 @@ describe('Scheduler.prune', () => {
     const store = storeWith([]);
     const queue = new RecordingQueue();
     const subject = new Scheduler({ store, queue, now: () => T0, retentionDays: 1 });
-    const insert = store.db.prepare('INSERT INTO check_results (account_id, id, check_id, created_ms, doc) VALUES (?, ?, ?, ?, ?)');
+    const { results } = readSideOf(store);
     const day = 24 * 60 * 60 * 1000;
-    for (let index = 0; index < 1200; index++) insert.run('acct', `old-${index}`, 'c', T0 - 2 * day, '{}');
-    insert.run('acct', 'fresh', 'c', T0 - day / 2, '{}');
+    const result = (id: string, createdMs: number) => ({ id, checkId: 'c', created_at: new Date(createdMs).toISOString(), runLocation: 'eu-west-1', hasFailures: false });
+    store.db.transaction(() => {
+      for (let index = 0; index < 1200; index++) results.recordResult('acct', result(`old-${index}`, T0 - 2 * day));
+    })();
+    results.recordResult('acct', result('fresh', T0 - day / 2));
     expect(subject.prune(T0)).toBe(1200);
-    expect(store.db.prepare('SELECT id FROM check_results').all()).toEqual([{ id: 'fresh' }]);
+    expect(results.resultsOf('acct', 'c').map((stored) => stored.id)).toEqual(['fresh']);
   });
 });

@@ -1,0 +1,142 @@
+/**
+ * How a check result is kept on disk (issue 18: ≤ 500 bytes per passing result). The facts that
+ * filters and analytics read are columns of `check_results` (see tables.ts, migration 5), so those
+ * reads never touch the document; the rest of the document is stored as raw DEFLATE against a fixed
+ * dictionary of typical result JSON, which turns the repeated key names and shapes into a few bytes.
+ *
+ * Lossless, with one documented exception (`reducePassing`): values that are also columns (`id`,
+ * `checkId`, `created_at` when it is the column's ISO form, `timingPhases`) are replaced by a `0`
+ * placeholder in place, so a decoded document has its keys in the order they were recorded.
+ *
+ * The dictionary is part of the on-disk format: never edit DICTIONARY_V1. A new dictionary is a new
+ * ENCODING value next to it, and rows keep the encoding they were written with.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+
+/** `check_results.encoding`: 1 = DEFLATE with DICTIONARY_V1. */
+export const ENCODING_V1 = 1;
+
+const TIMESTAMP = '2026-01-01T00:00:00.000Z';
+const DICTIONARY_V1 = Buffer.from(
+  [
+    '"requestError":"connect ECONNREFUSED 127.0.0.1","error":"Request failed with status code 500","bodyTruncated":true,',
+    '{"source":"RESPONSE_TIME","comparison":"LESS_THAN","property":"","target":"1000","regex":null,"actual":',
+    '{"source":"JSON_BODY","comparison":"EQUALS","property":"$.status","target":"ok","regex":null,"actual":"',
+    '"tcpCheckResult":{"host":"127.0.0.1","port":','"dnsCheckResult":{"query":"','"multiStepCheckResult":{"playwrightTestResults":',
+    '"headers":{"content-type":"application/json; charset=utf-8","content-length":"","date":"Mon, 01 Jan 2026 00:00:00 GMT","connection":"keep-alive","keep-alive":"timeout=5","transfer-encoding":"chunked"},',
+    '"timingPhases":{"wait":0,"dns":0,"tcp":0,"firstByte":0,"download":0,"total":0},"connection":0,"data":0}',
+    JSON.stringify({
+      id: 0,
+      name: '',
+      checkId: 0,
+      hasFailures: false,
+      hasErrors: false,
+      isDegraded: false,
+      overMaxResponseTime: false,
+      runLocation: 'eu-west-1',
+      startedAt: TIMESTAMP,
+      stoppedAt: TIMESTAMP,
+      created_at: 0,
+      responseTime: 0,
+      apiCheckResult: {
+        assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', property: '', target: '200', regex: null, actual: 200, passed: true, error: null }],
+        request: { method: 'GET', url: 'http://127.0.0.1:', data: '', headers: {}, params: {} },
+        response: {
+          status: 200,
+          statusText: 'OK',
+          body: '{"status":"ok"}',
+          bodyTruncated: false,
+          headers: { 'content-type': 'application/json', date: 'Mon, 01 Jan 2026 00:00:00 GMT', connection: 'keep-alive', 'keep-alive': 'timeout=5', 'transfer-encoding': 'chunked' },
+          timings: { socket: 0, lookup: 0, connect: 0, response: 0, end: 0 },
+          timingPhases: 0,
+        },
+        requestError: null,
+        jobLog: { setup: [], request: [{ time: 1795510332797, level: 'INFO', msg: 'GET http://127.0.0.1:' }, { time: 1795510332878, level: 'INFO', msg: '200 OK in 0 ms' }], teardown: [] },
+        jobAssets: null,
+      },
+      browserCheckResult: null,
+      multiStepCheckResult: null,
+      checkRunId: 1795510330,
+      attempts: 0,
+      resultType: 'FINAL',
+      sequenceId: '00000000-0000-0000-0000-000000000000',
+      error: null,
+    }),
+  ].join(''),
+);
+
+/** The columns a stored result is read back with (besides its body). */
+export interface ResultColumns {
+  id: string;
+  checkId: string;
+  createdMs: number;
+  /** JSON of `apiCheckResult.response.timingPhases`, or null when the body keeps its own. */
+  phases: string | null;
+}
+
+type Doc = Record<string, unknown>;
+
+function objectAt(value: unknown): Doc | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Doc) : undefined;
+}
+
+/** The response object of an API (or TCP) result, where timing phases live. */
+export function responseOf(doc: Doc): Doc | undefined {
+  return objectAt(objectAt(doc['apiCheckResult'])?.['response']);
+}
+
+/** The timing phases of a result as their column holds them (null when the result has none). */
+export function phasesColumnOf(doc: Doc): string | null {
+  const phases = responseOf(doc)?.['timingPhases'];
+  return phases === undefined ? null : JSON.stringify(phases);
+}
+
+/**
+ * A passing run (no failure, no error, not degraded) keeps what its numbers and assertions say, not
+ * what the target sent: its response `body` is stored as "" and its response `headers` as {}. The
+ * body and headers of a failing or degraded run are what someone looks at to find out why; those of
+ * a passing one are large (up to the runner's body cap) and are never read again. The shape stays
+ * the one the API documents (spec §2.5: `body` string, `headers` object).
+ */
+export function reducePassing(doc: Doc): Doc {
+  if (doc['hasFailures'] !== false || doc['hasErrors'] === true || doc['isDegraded'] === true) return doc;
+  const check = objectAt(doc['apiCheckResult']);
+  const response = objectAt(check?.['response']);
+  if (!check || !response) return doc;
+  return { ...doc, apiCheckResult: { ...check, response: { ...response, body: '', headers: {} } } };
+}
+
+export function encodeResult(doc: Doc, columns: ResultColumns): Buffer {
+  const stripped: Doc = { ...doc, id: 0, checkId: 0 };
+  if (typeof doc['created_at'] === 'string' && new Date(columns.createdMs).toISOString() === doc['created_at']) stripped['created_at'] = 0;
+  const check = objectAt(doc['apiCheckResult']);
+  const response = objectAt(check?.['response']);
+  if (check && response && columns.phases !== null) {
+    stripped['apiCheckResult'] = { ...check, response: { ...response, timingPhases: 0 } };
+  }
+  return deflateRawSync(JSON.stringify(stripped), { dictionary: DICTIONARY_V1, level: 9 });
+}
+
+export function decodeResult(body: Buffer, encoding: number, columns: ResultColumns): Doc {
+  if (encoding !== ENCODING_V1) throw new Error(`check result ${columns.id} has an unknown storage encoding ${encoding}`);
+  const doc = JSON.parse(inflateRawSync(body, { dictionary: DICTIONARY_V1 }).toString('utf8')) as Doc;
+  doc['id'] = columns.id;
+  doc['checkId'] = columns.checkId;
+  if (doc['created_at'] === 0) doc['created_at'] = new Date(columns.createdMs).toISOString();
+  const response = responseOf(doc);
+  if (response && response['timingPhases'] === 0 && columns.phases !== null) response['timingPhases'] = JSON.parse(columns.phases);
+  return doc;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A result id as its column holds it: 16 bytes for a lowercase UUID (every id the runner makes), else the text. */
+export function idKey(id: string): Buffer | string {
+  return UUID.test(id) ? Buffer.from(id.replaceAll('-', ''), 'hex') : id;
+}
+
+export function idFromKey(key: Buffer | string): string {
+  if (typeof key === 'string') return key;
+  const hex = key.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
