@@ -124,6 +124,17 @@ describe('HeartbeatWatch', () => {
     expect(watch.tick(pinged + 40_001)).toBe(1);
   });
 
+  it('prunes events older than the retention, once they became results', async () => {
+    const svc = service();
+    const check = await heartbeat(svc);
+    const watch = new HeartbeatWatch({ store: svc.store, retentionDays: 1 });
+    await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
+    expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(0);
+    watch.tick(Date.now());
+    expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(1);
+    expect(readSideOf(svc.store).results.heartbeatEventsOf('acme', check.id)).toEqual([]);
+  });
+
   it('leaves deactivated heartbeats and pings stored before its first start alone', async () => {
     const svc = service();
     const off = await heartbeat(svc, { activated: false });

@@ -12,6 +12,7 @@
  * stored while the scheduler was off is processed when it starts; on the very first start the cursor
  * begins at the newest stored event, so seeded events raise no alerts.
  * What never fails: a deactivated heartbeat or one in a deactivated group (as the scheduler).
+ * Events are kept for the scheduler's retention (`--retention`, default 30 days), like results.
  */
 import { createHash } from 'node:crypto';
 import { HeartbeatRequest, type HeartbeatEvent } from '@vigil/schema';
@@ -30,10 +31,15 @@ export interface HeartbeatWatchOptions {
   alerting?: Pick<Alerting, 'onFinalResult'>;
   /** How often the set of heartbeat monitors is re-read (default 5 s, as the scheduler). */
   refreshMs?: number;
+  /** Heartbeat events older than this many days are deleted, as check results are (default 30). */
+  retentionDays?: number;
 }
 
 /** Pings turned into results per statement, so a burst never holds the database for long. */
 const PING_BATCH = 500;
+/** How often old events are pruned, and how many rows per statement. */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 500;
 
 interface Watched {
   accountId: string;
@@ -61,6 +67,9 @@ export class HeartbeatWatch {
   readonly #moveCursor: Statement;
   readonly #claimWindow: Statement;
   readonly #reported: Statement;
+  readonly #pruneEvents: Statement;
+  readonly #retentionMs: number;
+  #prunedAt = Number.NEGATIVE_INFINITY;
   #watched = new Map<string, Watched>();
   #loadedAt = Number.NEGATIVE_INFINITY;
 
@@ -79,6 +88,8 @@ export class HeartbeatWatch {
        ON CONFLICT (account_id, check_id) DO UPDATE SET reported_due_ms = excluded.reported_due_ms WHERE reported_due_ms < excluded.reported_due_ms`,
     );
     this.#reported = db.prepare('SELECT account_id, check_id, reported_due_ms FROM heartbeat_deadlines');
+    this.#retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
+    this.#pruneEvents = db.prepare(`DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND rowid <= ? LIMIT ${PRUNE_BATCH})`);
     if (this.#cursor.get() === undefined) {
       this.#moveCursor.run((db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM heartbeat_events').get() as { last: number }).last);
     }
@@ -87,7 +98,21 @@ export class HeartbeatWatch {
   /** Processes new pings, then reports missed deadlines as of `nowMs`. Returns the results stored. */
   tick(nowMs: number): number {
     if (nowMs - this.#loadedAt >= this.#refreshMs) this.#reload(nowMs);
-    return this.#processPings() + this.#reportMissed(nowMs);
+    const stored = this.#processPings() + this.#reportMissed(nowMs);
+    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
+    return stored;
+  }
+
+  /**
+   * Deletes events older than the retention, a batch per statement; never one not yet processed
+   * (at or below the cursor), so a ping always becomes its result first. Returns how many went.
+   */
+  prune(nowMs: number): number {
+    this.#prunedAt = nowMs;
+    const processed = (this.#cursor.get() as { event_rowid: number }).event_rowid;
+    let removed = 0;
+    for (let batch = this.#pruneEvents.run(nowMs - this.#retentionMs, processed).changes; batch > 0; batch = this.#pruneEvents.run(nowMs - this.#retentionMs, processed).changes) removed += batch;
+    return removed;
   }
 
   #processPings(): number {

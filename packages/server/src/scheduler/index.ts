@@ -49,7 +49,12 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   const queue = new InProcessRunQueue(execute, options.concurrency ?? 50, (error, job) =>
     log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
   );
-  const heartbeats = new HeartbeatWatch({ store, alerting, ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}) });
+  const heartbeats = new HeartbeatWatch({
+    store,
+    alerting,
+    ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
+    ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
+  });
   scheduler = new Scheduler({
     store,
     queue,
