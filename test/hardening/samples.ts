@@ -16,6 +16,7 @@ export interface ResourceIds {
   readonly incident: string;
   readonly service: string;
   readonly maintenanceWindow: number;
+  readonly privateLocation: string;
   readonly statusPage: string;
   readonly errorGroup: string;
   readonly checkResult: string;
@@ -57,6 +58,8 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
     repeatUnit: 'DAY', repeatInterval: 1, tags: ['fuzz'],
   },
   'maintenanceWindows.update': { name: 'Fuzz window 2' },
+  'privateLocations.create': { name: 'Fuzz location', slugName: 'fuzz-location', icon: 'location', proxyUrl: null },
+  'privateLocations.update': { name: 'Fuzz location 2' },
   'errorGroups.patch': { archivedUntilNextEvent: true },
 };
 
@@ -81,6 +84,7 @@ function idFor(id: EndpointId, param: string, ids: ResourceIds): string | number
   if (id.startsWith('checkGroups.')) return ids.group;
   if (id.startsWith('alertChannels.')) return ids.alertChannel;
   if (id.startsWith('maintenanceWindows.')) return ids.maintenanceWindow;
+  if (id.startsWith('privateLocations.')) return ids.privateLocation;
   if (id.startsWith('statusPageServices.')) return ids.service;
   if (id.startsWith('errorGroups.')) return ids.errorGroup;
   if (id === 'analytics.tcpChecks') return ids.tcpCheck;

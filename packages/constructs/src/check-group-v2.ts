@@ -11,6 +11,7 @@ import { Construct, type ConstructProps } from './construct.js';
 import type { FrequencyValue } from './frequency.js';
 import { checkHttpUrl } from './http-url.js';
 import { formatPath, type PathSegment } from './path.js';
+import { privateLocationIdentifiers, type PrivateLocationReference } from './private-location.js';
 import { externalRef, numericIdProblem, type ExternalRef } from './ref.js';
 import { retryStrategyPayload, type RetryStrategy } from './retry-strategy.js';
 import { checkGroupDoubleCheck, checkGroupVariableValues } from './check-rules.js';
@@ -47,7 +48,7 @@ export interface CheckGroupV2Props extends ConstructProps {
    */
   locations?: Location[];
   /** Private locations of the group's checks. */
-  privateLocations?: string[] | null;
+  privateLocations?: PrivateLocationReference[] | null;
   /**
    * How many checks are invoked at once when the group is triggered from CI/CD or the API (>= 1).
    * Default 3.
@@ -196,7 +197,7 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
       muted: props.muted,
       tags: props.tags,
       locations: props.locations,
-      privateLocations: props.privateLocations,
+      privateLocations: privateLocationIdentifiers(context, props.privateLocations, 'privateLocations'),
       concurrency: props.concurrency,
       apiCheckDefaults: props.apiCheckDefaults,
       browserCheckDefaults: props.browserCheckDefaults,

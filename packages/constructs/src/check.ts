@@ -11,6 +11,7 @@ import { multiStepCheckDefaults, type CheckDefaults } from './config.js';
 import type { Construct, ConstructProps } from './construct.js';
 import { resolveFrequency, type FrequencyValue } from './frequency.js';
 import { formatPath, type PathSegment } from './path.js';
+import { privateLocationIdentifiers, type PrivateLocationReference } from './private-location.js';
 import { checkDoubleCheck, checkMultiStepRuntime, checkRetryOnlyOn, type Origin } from './check-rules.js';
 import { isConstruct, unwrapConstructRef, type ConstructRef } from './ref.js';
 import { retryStrategyPayload, type RetryStrategy } from './retry-strategy.js';
@@ -64,8 +65,8 @@ export interface CheckProps extends ConstructProps {
   shouldFail?: boolean;
   /** Data-center locations to run from, e.g. `['eu-west-1', 'us-east-1']`. */
   locations?: Location[];
-  /** Private location identifiers to run from. */
-  privateLocations?: string[];
+  /** Private locations to run from: slug names, `PrivateLocation`s or `PrivateLocation.fromId(id)`. */
+  privateLocations?: PrivateLocationReference[];
   /** Tags for organising and filtering. */
   tags?: string[];
   /**
@@ -195,7 +196,7 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
     doubleCheck: props.doubleCheck,
     shouldFail: props.shouldFail ?? config.shouldFail,
     locations: pick('locations'),
-    privateLocations: pick('privateLocations'),
+    privateLocations: privateLocationIdentifiers(context, pick('privateLocations'), 'privateLocations'),
     tags: props.tags ?? config.tags,
     runtimeId: pick('runtimeId'),
     runParallel: pick('runParallel'),

@@ -2,6 +2,7 @@ import { CONFIG_SOURCE_KEY } from './brand.js';
 import type { AlertEscalation } from './alert-escalation-policy.js';
 import type { AlertChannelReference } from './alert-channel.js';
 import type { EnvironmentVariable } from './check.js';
+import type { PrivateLocationReference } from './private-location.js';
 import type { FrequencyValue } from './frequency.js';
 import type { RetryStrategy } from './retry-strategy.js';
 import { captureUserSource } from './source-location.js';
@@ -31,8 +32,8 @@ export interface CheckDefaults {
   frequency?: FrequencyValue;
   /** Data-center locations checks run from. */
   locations?: Location[];
-  /** Private location identifiers checks run from. */
-  privateLocations?: string[];
+  /** Private locations checks run from: slug names, `PrivateLocation`s or `PrivateLocation.fromId(id)`. */
+  privateLocations?: PrivateLocationReference[];
   /** Tags added to every check that sets none of its own. */
   tags?: string[];
   /** Runtime version of check scripts. */

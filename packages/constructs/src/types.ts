@@ -22,6 +22,7 @@ export const RESOURCE_KINDS = [
   'browser-check',
   'check-group',
   'maintenance-window',
+  'private-location',
   'status-page-service',
   'alert-channel',
   'dns-monitor',

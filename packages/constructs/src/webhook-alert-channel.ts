@@ -23,9 +23,14 @@ export interface WebhookAlertChannelProps extends AlertChannelProps {
    * state only keep its hash.
    */
   webhookSecret?: string;
+  /**
+   * The integration this webhook stands for, e.g. `WEBHOOK_MSTEAMS`; set by the webhook-based
+   * channels (`MSTeamsAlertChannel`, `TelegramAlertChannel`, …), rarely by hand.
+   */
+  webhookType?: string;
 }
 
-const WEBHOOK_ALERT_CHANNEL_PROP_KEYS: PropKeys<WebhookAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, name: true, url: true, method: true, headers: true, queryParameters: true, template: true, webhookSecret: true };
+const WEBHOOK_ALERT_CHANNEL_PROP_KEYS: PropKeys<WebhookAlertChannelProps> = { ...ALERT_CHANNEL_PROP_KEYS, name: true, url: true, method: true, headers: true, queryParameters: true, template: true, webhookSecret: true, webhookType: true };
 
 /** Sends alerts as an HTTP request to any URL. */
 export class WebhookAlertChannel extends AlertChannel {
@@ -48,10 +53,13 @@ export class WebhookAlertChannel extends AlertChannel {
   }
 
   protected channelConfig(context: BuildContext): ChannelConfig {
-    const { name, url, method, headers, queryParameters, template, webhookSecret } = this.props;
+    const { name, url, method, headers, queryParameters, template, webhookSecret, webhookType } = this.props;
     checkHttpUrl(context, urlText(url), 'url', ['config', 'url']);
+    if (typeof webhookType === 'string' && !/^WEBHOOK_[A-Z0-9_]+$/.test(webhookType)) {
+      context.error('webhookType', `"webhookType" must be WEBHOOK_ followed by capital letters, digits or _, e.g. "WEBHOOK_MSTEAMS", got ${JSON.stringify(webhookType)}`);
+    }
     return {
-      config: { name, url: urlText(url), method: method ?? 'POST', headers: headers ?? [], queryParameters: queryParameters ?? [], template, webhookSecret },
+      config: { name, url: urlText(url), method: method ?? 'POST', headers: headers ?? [], queryParameters: queryParameters ?? [], template, webhookSecret, webhookType },
       secretKeys: ['webhookSecret'],
     };
   }

@@ -23,6 +23,11 @@ export const WebhookAlertChannelConfig = z.object({
   queryParameters: KeyValues.default([]),
   template: z.string().optional(),
   webhookSecret: z.string().optional(),
+  /**
+   * Which integration a webhook stands for (`WEBHOOK_MSTEAMS`, `WEBHOOK_TELEGRAM`, `WEBHOOK_INCIDENTIO`, …),
+   * as the Checkly CLI's webhook-based channels send it; delivery is the same plain webhook.
+   */
+  webhookType: z.string().min(1).optional(),
 });
 export type WebhookAlertChannelConfig = z.infer<typeof WebhookAlertChannelConfig>;
 

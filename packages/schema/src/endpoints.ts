@@ -40,6 +40,7 @@ import { CheckStatus } from './check-statuses.js';
 import { AlertNotification, AlertNotificationsQuery } from './alert-notifications.js';
 import { HeartbeatEventRecord, HeartbeatEventsQuery } from './heartbeats.js';
 import { MaintenanceWindow, MaintenanceWindowCreate, MaintenanceWindowUpdate } from './maintenance-windows.js';
+import { PrivateLocation, PrivateLocationCreate, PrivateLocationUpdate } from './private-locations.js';
 import {
   AccountIdParams,
   AutoAssignQuery,
@@ -299,6 +300,28 @@ export const ENDPOINTS = {
   'maintenanceWindows.delete': {
     method: 'DELETE', path: '/v1/maintenance-windows/{id}', params: NumericIdParams, status: 204,
     summary: 'Delete a maintenance window',
+  },
+
+  // Private locations -------------------------------------------------------------------------
+  'privateLocations.create': {
+    method: 'POST', path: '/v1/private-locations', body: PrivateLocationCreate, response: PrivateLocation,
+    status: 201, summary: 'Create a private location',
+  },
+  'privateLocations.list': {
+    method: 'GET', path: '/v1/private-locations', query: PageQuery, response: z.array(PrivateLocation),
+    status: 200, list: true, summary: 'List private locations',
+  },
+  'privateLocations.get': {
+    method: 'GET', path: '/v1/private-locations/{id}', params: StringIdParams, response: PrivateLocation,
+    status: 200, summary: 'Get a private location',
+  },
+  'privateLocations.update': {
+    method: 'PUT', path: '/v1/private-locations/{id}', params: StringIdParams, body: PrivateLocationUpdate,
+    response: PrivateLocation, status: 200, summary: 'Update a private location (merge)',
+  },
+  'privateLocations.delete': {
+    method: 'DELETE', path: '/v1/private-locations/{id}', params: StringIdParams, status: 204,
+    summary: 'Delete a private location',
   },
 
   // Error groups ------------------------------------------------------------------------------

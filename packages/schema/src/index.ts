@@ -15,6 +15,7 @@ export * from './tcp-checks.js';
 export * from './url-checks.js';
 export * from './check-groups.js';
 export * from './maintenance-windows.js';
+export * from './private-locations.js';
 export * from './alert-channels.js';
 export * from './status-pages.js';
 export * from './check-results.js';

@@ -159,7 +159,7 @@ export function planImport(input: ImportInput): ImportPlan {
         const className = adapterFor(kind).importing.fromIdClass ?? 'this is a bug';
         return call(`${className}.fromId(${typeof remoteId === 'number' ? String(remoteId) : tsString(String(remoteId))})`, className);
       },
-      secret({ path, hint, remoteValue }) {
+      secret({ path, hint, remoteValue, payloadValue }) {
         if (remoteValue === '') {
           hidden.set(path, hashSecret(''));
           return literal('');
@@ -167,7 +167,7 @@ export function planImport(input: ImportInput): ImportPlan {
         const name = envNames.claim(environmentName(`${upperSnake(logicalId)}_${upperSnake(hint)}`));
         const returnedByService = typeof remoteValue === 'string';
         const fromEnv = input.env[name];
-        hidden.set(path, returnedByService ? hashSecret(remoteValue) : fromEnv !== undefined ? hashSecret(fromEnv) : null);
+        hidden.set(path, payloadValue !== undefined ? hashSecret(payloadValue) : returnedByService ? hashSecret(remoteValue) : fromEnv !== undefined ? hashSecret(fromEnv) : null);
         required.push({ name, address, path, returnedByService });
         return { type: 'env', name };
       },

@@ -1,6 +1,7 @@
 import { AlertChannelCreate } from '@vigil/schema';
 import type { z } from 'zod';
 import { ObjectBuilder, fromValue } from '../import/code.js';
+import { mapWebhookIntegration } from './webhook-integrations.js';
 import { differs, withoutFalse } from '../import/context.js';
 import { defineAdapter } from './define.js';
 import type { MapInput, MappedResource, Payload, RemoteObject } from './types.js';
@@ -51,7 +52,7 @@ const CHANNELS: Readonly<Record<string, ChannelShape>> = {
   SLACK: { construct: 'SlackAlertChannel', fields: [['url', 'url'], ['channel', 'channel']] },
   WEBHOOK: {
     construct: 'WebhookAlertChannel',
-    fields: [['name', 'name'], ['url', 'url'], ['method', 'method'], ['headers', 'headers'], ['queryParameters', 'queryParameters'], ['template', 'template'], ['webhookSecret', 'webhookSecret']],
+    fields: [['name', 'name'], ['url', 'url'], ['method', 'method'], ['headers', 'headers'], ['queryParameters', 'queryParameters'], ['template', 'template'], ['webhookSecret', 'webhookSecret'], ['webhookType', 'webhookType']],
     secrets: ['webhookSecret'],
     defaults: { method: 'POST', headers: [], queryParameters: [] },
   },
@@ -68,6 +69,14 @@ function mapAlertChannel(remote: RemoteObject, { context }: MapInput): MappedRes
   if (!shape) throw new Error(`the service returned an alert channel of unknown type ${JSON.stringify(remote.type)}; this vigil cannot import it`);
   const config = (remote.config ?? {}) as Record<string, unknown>;
   const props = new ObjectBuilder();
+  // A webhook standing for an integration (MS Teams, Telegram, incident.io) is written as its construct.
+  const integration = remote.type === 'WEBHOOK' ? mapWebhookIntegration(config, props, context) : undefined;
+  if (integration !== undefined) {
+    for (const [key, fallback] of Object.entries(CHANNEL_FLAGS)) {
+      if (remote[key] !== undefined && differs(remote[key], fallback)) props.set(key, fromValue(remote[key]));
+    }
+    return { construct: integration, props: props.build(), extraKeys: [] };
+  }
   for (const [key, prop] of shape.fields) {
     const value = config[key];
     if (shape.secrets?.includes(key)) {

@@ -8,6 +8,7 @@ import { tcpMonitorAdapter } from './tcp-monitor.js';
 import { urlMonitorAdapter } from './url-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
+import { privateLocationAdapter } from './private-location.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
 import { statusPageServiceAdapter } from './status-page-service.js';
 import type { KindAdapter } from './types.js';
@@ -20,6 +21,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'browser-check': browserCheckAdapter,
   'check-group': checkGroupAdapter,
   'maintenance-window': maintenanceWindowAdapter,
+  'private-location': privateLocationAdapter,
   'status-page-service': statusPageServiceAdapter,
   'alert-channel': alertChannelAdapter,
   'dns-monitor': dnsMonitorAdapter,

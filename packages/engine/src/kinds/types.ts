@@ -84,8 +84,10 @@ export interface MapContext {
   /**
    * A secret at payload `path`: `process.env.NAME` in the code (`NAME` from `hint`), or `''` when
    * the service holds an empty one. `remoteValue` is `null` when the service does not return it.
+   * `payloadValue`: what the payload holds at `path` when the secret is only part of it (a bot
+   * token inside a URL), so the state's hash is of that.
    */
-  secret(options: { path: string; hint: string; remoteValue: unknown }): Code;
+  secret(options: { path: string; hint: string; remoteValue: unknown; payloadValue?: string }): Code;
   /** Something the generated code cannot reproduce exactly; the next plan will show it. */
   warn(message: string): void;
 }

@@ -46,6 +46,7 @@ import * as alertChannels from './alert-channels.js';
 import * as checkGroups from './check-groups.js';
 import * as checks from './checks.js';
 import * as maintenanceWindows from './maintenance-windows.js';
+import * as privateLocations from './private-locations.js';
 import * as openapi from './openapi.js';
 import * as services from './status-page-services.js';
 // Read side (check results, analytics, error groups, heartbeats, incidents, subscriptions, accounts,
@@ -79,7 +80,7 @@ export interface RouteModule {
 
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
-  openapi, alertChannels, checkGroups, checks, maintenanceWindows, services,
+  openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services,
   checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, clientReads, seed,
 ];
 

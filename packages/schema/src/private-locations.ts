@@ -1,0 +1,46 @@
+/**
+ * Private locations: `/v1/private-locations`, shapes as the real service's OpenAPI document
+ * (`privateLocationCreate`, `privateLocationUpdate`, `commonPrivateLocationSchemaResponse`).
+ */
+import { z } from 'zod';
+import { allOptional, withDefaults } from './helpers.js';
+
+/**
+ * The real service's slug pattern: 1 to 30 letters, digits and dashes, never a data-center
+ * location's name (`eu-west-1`), so a slug in a check's `privateLocations` cannot be mistaken for one.
+ */
+export const PRIVATE_LOCATION_SLUG = /^((?!((us(-gov)?|ap|ca|cn|eu|sa|af|me)-(central|(north|south)?(east|west)?)-\d+))[a-zA-Z0-9-]{1,30})$/;
+
+export const PrivateLocationSlug = z.string().regex(PRIVATE_LOCATION_SLUG, {
+  message: 'must be 1 to 30 letters, digits or dashes, and not a data-center location name such as "eu-west-1"',
+});
+
+const privateLocationFields = {
+  name: z.string().min(1),
+  slugName: PrivateLocationSlug,
+  /** The icon the web app shows; `location` by default. */
+  icon: z.string().min(1).optional(),
+  /** A proxy for outgoing HTTP calls of API checks run in the location. */
+  proxyUrl: z.string().nullable().optional(),
+};
+
+const privateLocationCreateShape = withDefaults(privateLocationFields, { icon: 'location', proxyUrl: null });
+
+/** Body of `POST /v1/private-locations`; required `name`, `slugName`. */
+export const PrivateLocationCreate = z.object(privateLocationCreateShape);
+export type PrivateLocationCreate = z.infer<typeof PrivateLocationCreate>;
+export type PrivateLocationCreateInput = z.input<typeof PrivateLocationCreate>;
+
+/** Body of `PUT /v1/private-locations/{id}` (merge). The slug cannot change: a new one is a new location. */
+const { slugName: _slugName, ...updatableFields } = privateLocationFields;
+export const PrivateLocationUpdate = z.object(allOptional(updatableFields));
+export type PrivateLocationUpdate = z.infer<typeof PrivateLocationUpdate>;
+
+/** A private location as the service returns it. */
+export const PrivateLocation = z.object({
+  ...privateLocationCreateShape,
+  id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+});
+export type PrivateLocation = z.infer<typeof PrivateLocation>;
