@@ -51,6 +51,9 @@ const VigilConfigSchema = z.strictObject({
       ...checkDefaultFields,
       multiStepChecks: z.strictObject({ ...checkDefaultFields, testMatch: z.union([Glob, z.array(Glob).min(1)]).optional() }).optional(),
       browserChecks: z.strictObject({ ...checkDefaultFields, testMatch: z.union([Glob, z.array(Glob).min(1)]).optional() }).optional(),
+      playwrightConfigPath: z.string().min(1).optional(),
+      // Each entry's other props are the PlaywrightCheck's, which validates them where it is created.
+      playwrightChecks: z.array(z.looseObject({ logicalId: z.string().regex(LOGICAL_ID_PATTERN), playwrightConfigPath: z.string().min(1).optional() })).optional(),
     })
     .optional(),
   state: z.strictObject({ backend: z.literal('local'), path: z.string().min(1).optional() }).optional(),
@@ -72,7 +75,7 @@ const VigilConfigSchema = z.strictObject({
  * project's config reads as "not supported yet" rather than as a typo.
  */
 const CHECKLY_ONLY_OPTIONS = new Set([
-  'checks.playwrightConfig', 'checks.playwrightConfigPath', 'checks.include', 'checks.playwrightChecks',
+  'checks.playwrightConfig', 'checks.include',
   'checks.multiStepChecks.playwrightConfig',
 ]);
 

@@ -2,6 +2,7 @@ import { CONFIG_SOURCE_KEY } from './brand.js';
 import type { AlertEscalation } from './alert-escalation-policy.js';
 import type { AlertChannelReference } from './alert-channel.js';
 import type { EnvironmentVariable } from './check.js';
+import type { PlaywrightCheckProps } from './playwright-check.js';
 import type { PrivateLocationReference } from './private-location.js';
 import type { FrequencyValue } from './frequency.js';
 import type { RetryStrategy } from './retry-strategy.js';
@@ -63,7 +64,22 @@ export interface CheckDefaults {
   multiStepChecks?: MultiStepCheckDefaults;
   /** Defaults of browser checks, before the ones above, and where spec files become browser checks. */
   browserChecks?: BrowserCheckDefaults;
+  /**
+   * The Playwright config of the `playwrightChecks` that name none, relative to the project root.
+   * Without `playwrightChecks` it is one `PlaywrightCheck` of its own, named and identified by the
+   * config's file name (as the Checkly CLI does).
+   */
+  playwrightConfigPath?: string;
+  /**
+   * Playwright check suites declared in the config (Checkly's `checks.playwrightChecks`): each is a
+   * `PlaywrightCheck` with its `logicalId`; `playwrightConfigPath` is relative to the project root
+   * and defaults to `checks.playwrightConfigPath`.
+   */
+  playwrightChecks?: PlaywrightCheckEntry[];
 }
+
+/** One entry of `checks.playwrightChecks`: a `PlaywrightCheck`'s props plus its logical id. */
+export type PlaywrightCheckEntry = Omit<PlaywrightCheckProps, 'playwrightConfigPath'> & { logicalId: string; playwrightConfigPath?: string };
 
 /** `checks.browserChecks` (and a group's `browserChecks`): defaults of browser checks, and their spec files. */
 export interface BrowserCheckDefaults extends Omit<MultiStepCheckDefaults, 'testMatch'> {

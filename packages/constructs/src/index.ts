@@ -15,7 +15,7 @@ export type { Diagnostic, ExternalRefEdge, ResourceKind, ResourceSpec, RefEdge, 
 export { RESOURCE_KINDS } from './types.js';
 
 // Config.
-export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type ApiConfig, type CliConfig, type MultiStepCheckDefaults, type BrowserCheckDefaults } from './config.js';
+export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type ApiConfig, type CliConfig, type MultiStepCheckDefaults, type BrowserCheckDefaults, type PlaywrightCheckEntry } from './config.js';
 
 // Constructs.
 export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAuth } from './api-check.js';
@@ -28,6 +28,7 @@ export { UrlMonitor, type UrlMonitorProps, type UrlRequest } from './url-monitor
 export { UrlAssertionBuilder, UrlStatusCodeAssertionBuilder, type UrlAssertion } from './url-assertion.js';
 export { DnsAssertionBuilder, DnsGeneralAssertionBuilder, DnsNumericAssertionBuilder, type DnsAssertion } from './dns-assertion.js';
 export { BrowserCheck, type BrowserCheckProps } from './browser-check.js';
+export { PlaywrightCheck, playwrightBundleHash, type PlaywrightCheckProps, type PlaywrightSuiteBundle } from './playwright-check.js';
 export type { CheckProps, IncidentTrigger, EnvironmentVariable } from './check.js';
 export { CheckGroupV2, CheckGroup, type CheckGroupV2Props, type CheckGroupProps, type ApiCheckDefaults, type CheckGroupReference } from './check-group-v2.js';
 export { MaintenanceWindow, type MaintenanceWindowProps, type DateInput } from './maintenance-window.js';

@@ -20,6 +20,7 @@ export const RESOURCE_KINDS = [
   'multistep-check',
   'heartbeat-monitor',
   'browser-check',
+  'playwright-check',
   'check-group',
   'maintenance-window',
   'private-location',

@@ -283,6 +283,14 @@ export const Check = z.object({
   sslCheckDomain: z.string().nullable().optional(),
   /** A browser check's Playwright options (./browser-checks.ts), kept so plans can compare them. */
   playwrightConfig: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** A Playwright check suite's fields (./playwright-checks.ts), kept so plans can compare them. */
+  playwrightConfigPath: z.string().optional(),
+  testCommand: z.string().optional(),
+  installCommand: z.string().optional(),
+  pwProjects: z.array(z.string()).optional(),
+  pwTags: z.array(z.string()).optional(),
+  codeBundle: z.array(z.object({ path: z.string(), content: z.string() })).optional(),
+  cacheHash: z.string().nullable().optional(),
 });
 export type Check = z.infer<typeof Check>;
 

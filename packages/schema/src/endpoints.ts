@@ -31,6 +31,7 @@ import {
   MultiStepCheckUpdate,
 } from './checks.js';
 import { BrowserCheck, BrowserCheckCreate, BrowserCheckUpdate } from './browser-checks.js';
+import { PlaywrightCheck, PlaywrightCheckCreate, PlaywrightCheckUpdate } from './playwright-checks.js';
 import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
 import { TcpCheck, TcpCheckCreate, TcpCheckUpdate } from './tcp-checks.js';
 import { UrlCheck, UrlCheckCreate, UrlCheckUpdate } from './url-checks.js';
@@ -111,6 +112,10 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/browser', query: AutoAssignQuery, body: BrowserCheckCreate, response: BrowserCheck,
     status: 201, summary: 'Create a browser check',
   },
+  'checks.createPlaywright': {
+    method: 'POST', path: '/v1/checks/playwright', query: AutoAssignQuery, body: PlaywrightCheckCreate, response: PlaywrightCheck,
+    status: 201, summary: 'Create a Playwright check suite (extension)',
+  },
   'checks.createHeartbeat': {
     method: 'POST', path: '/v1/checks/heartbeat', query: AutoAssignQuery, body: HeartbeatCheckCreate, response: HeartbeatCheck,
     status: 201, summary: 'Create a heartbeat monitor',
@@ -142,6 +147,10 @@ export const ENDPOINTS = {
   'checks.updateBrowser': {
     method: 'PUT', path: '/v1/checks/browser/{id}', params: StringIdParams, query: AutoAssignQuery, body: BrowserCheckUpdate,
     response: BrowserCheck, status: 200, summary: 'Update a browser check (merge)',
+  },
+  'checks.updatePlaywright': {
+    method: 'PUT', path: '/v1/checks/playwright/{id}', params: StringIdParams, query: AutoAssignQuery, body: PlaywrightCheckUpdate,
+    response: PlaywrightCheck, status: 200, summary: 'Update a Playwright check suite (merge, extension)',
   },
   'checks.updateHeartbeat': {
     method: 'PUT', path: '/v1/checks/heartbeat/{id}', params: StringIdParams, query: AutoAssignQuery,

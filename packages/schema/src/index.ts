@@ -10,6 +10,7 @@ export * from './embedded.js';
 export * from './checks.js';
 export * from './heartbeat-checks.js';
 export * from './browser-checks.js';
+export * from './playwright-checks.js';
 export * from './dns-checks.js';
 export * from './tcp-checks.js';
 export * from './url-checks.js';

@@ -87,6 +87,7 @@ export async function runImport(command: Command, filterTexts: string[], flags: 
       checkDefaults: session.loaded.config?.checks,
       env: process.env,
       existingFiles: await existingFiles(outDir),
+      generatedDir: path.relative(session.loaded.root, outDir).split(path.sep).join('/'),
     });
     const files = renderImportFiles(plan);
     assertPickedUp(session, outDir, files);

@@ -28,6 +28,8 @@ export interface ImportInput {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Names of files already in the output directory; generated files never replace them. */
   readonly existingFiles: Iterable<string>;
+  /** Directory the files are written to, from the project root (POSIX); default `imported`. */
+  readonly generatedDir?: string;
 }
 
 /** One resource to adopt: where its code goes, what it says, and its state entry. */
@@ -153,6 +155,7 @@ export function planImport(input: ImportInput): ImportPlan {
     const hidden = new Map<string, unknown>();
     const context: MapContext = {
       logicalId,
+      generatedDir: input.generatedDir ?? 'imported',
       ref(kind, remoteId) {
         const imported = byRemote.get(key(kind, remoteId));
         if (imported) return { type: 'ref', address: imported.address };

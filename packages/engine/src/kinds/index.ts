@@ -2,6 +2,7 @@ import type { ResourceKind } from '@vigil/constructs';
 import { alertChannelAdapter } from './alert-channel.js';
 import { apiCheckAdapter } from './api-check.js';
 import { browserCheckAdapter } from './browser-check.js';
+import { playwrightCheckAdapter } from './playwright-check.js';
 import { checkGroupAdapter } from './check-group.js';
 import { dnsMonitorAdapter } from './dns-monitor.js';
 import { tcpMonitorAdapter } from './tcp-monitor.js';
@@ -19,6 +20,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'multistep-check': multiStepCheckAdapter,
   'heartbeat-monitor': heartbeatMonitorAdapter,
   'browser-check': browserCheckAdapter,
+  'playwright-check': playwrightCheckAdapter,
   'check-group': checkGroupAdapter,
   'maintenance-window': maintenanceWindowAdapter,
   'private-location': privateLocationAdapter,

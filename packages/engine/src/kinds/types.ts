@@ -90,6 +90,8 @@ export interface MapContext {
   secret(options: { path: string; hint: string; remoteValue: unknown; payloadValue?: string }): Code;
   /** Something the generated code cannot reproduce exactly; the next plan will show it. */
   warn(message: string): void;
+  /** Directory of the generated files, from the project root (POSIX; '' for the root): for paths the code resolves. */
+  readonly generatedDir: string;
 }
 
 /** What a mapper decided: the construct, its props, and payload keys it manages beyond the defaults. */

@@ -10,6 +10,7 @@ import { evaluateModules, EvaluationClock, LoadDirectory, type EvaluationOutcome
 import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
 import { attachScripts } from './script-hooks.js';
+import { addConfigPlaywrightChecks, attachPlaywrightSuites } from './playwright-suites.js';
 import { addMultiStepSpecChecks } from './test-match.js';
 import { addBrowserSpecChecks } from './browser-spec-checks.js';
 import { scriptDirectories } from './scripts.js';
@@ -149,7 +150,9 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
 
     report(await addBrowserSpecChecks(project, root, config, [configPath], configSource(config)));
     report(await addMultiStepSpecChecks(project, root, config, [configPath], configSource(config)));
+    report(await addConfigPlaywrightChecks(project, root, config, configSource(config)));
     report(await attachScripts(project, root, scriptDirectories(root, config.checks?.allowedScriptDirectories)));
+    report(await attachPlaywrightSuites(project, root));
     report(project.validate());
     if (loaded.diagnostics.some((diagnostic) => diagnostic.severity === 'error')) return finish(loaded);
 

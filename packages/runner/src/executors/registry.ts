@@ -7,10 +7,11 @@ import { apiExecutor } from './api.js';
 import { browserExecutor } from './browser.js';
 import { dnsExecutor } from './dns.js';
 import { multiStepExecutor } from './multi-step.js';
+import { playwrightExecutor } from './playwright.js';
 import { tcpExecutor } from './tcp.js';
 import { urlExecutor } from './url.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor, playwrightExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

@@ -19,6 +19,7 @@ export const CHECK_VARIANTS = [
   { checkType: 'MULTI_STEP', label: 'Multi-step check', create: 'checks.createMultiStep', update: 'checks.updateMultiStep' },
   { checkType: 'HEARTBEAT', label: 'Heartbeat monitor', create: 'checks.createHeartbeat', update: 'checks.updateHeartbeat' },
   { checkType: 'BROWSER', label: 'Browser check', create: 'checks.createBrowser', update: 'checks.updateBrowser' },
+  { checkType: 'PLAYWRIGHT', label: 'Playwright check', create: 'checks.createPlaywright', update: 'checks.updatePlaywright' },
   { checkType: 'DNS', label: 'DNS monitor', create: 'checks.createDns', update: 'checks.updateDns' },
   { checkType: 'TCP', label: 'TCP monitor', create: 'checks.createTcp', update: 'checks.updateTcp' },
   { checkType: 'URL', label: 'URL monitor', create: 'checks.createUrl', update: 'checks.updateUrl' },

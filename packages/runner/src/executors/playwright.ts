@@ -1,0 +1,133 @@
+/**
+ * PLAYWRIGHT checks (Playwright check suites): the suite's bundled files (`codeBundle`, by their
+ * paths from the project root) are laid out in a fresh directory and Playwright's own test runner
+ * runs them with a generated config beside the user's that imports it and replaces only what the
+ * runner owns: the reporter (ours), the output directory, the deadline, the Chromium (the one the
+ * runner finds, for specs that open a page) and `webServer` (dropped: the runner starts no servers).
+ * Child processes, deadline, network policy and the report's reading are the multi-step machinery
+ * (../multi-step/playwright-process.ts); the result is the multi-step result (tests, steps,
+ * requests, errors at the user's file:line).
+ *
+ * What runs: never a shell. `testCommand` must be a form of `playwright test` (see
+ * `playwrightTestArguments` in @vigil/schema); its arguments, then `--project`/`--grep` from
+ * `pwProjects`/`pwTags`, go to the runner's own Playwright. `installCommand` is not run (the suite
+ * uses the runner's `@playwright/test`; other npm packages are not available), and the job log says
+ * so. The environment is the check's variables only; the working directory is the bundle's root.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { PLAYWRIGHT_DEFAULT_TEST_COMMAND, PlaywrightCodeBundle, playwrightTestArguments } from '@vigil/schema';
+import { playwrightReporterFile, playwrightWorkspace, runPlaywrightProcess } from '../multi-step/playwright-process.js';
+import { multiStepVerdict } from '../multi-step/result.js';
+import { chromiumExecutable, type SpecRun } from '../multi-step/run-spec.js';
+import type { Executor, ExecutorContext, TryResult, WireCheck } from '../types.js';
+import { variableLookup } from '../variables.js';
+
+const WRAPPER_NAME = '.vigil-suite.config.ts';
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : [];
+}
+
+/** The generated config: the user's, with what the runner owns replaced. */
+function wrapperSource(input: { userConfig: string; reportFile: string; outputDir: string; timeoutMs: number; executablePath: string | undefined }): string {
+  const json = JSON.stringify;
+  return [
+    '// @ts-nocheck',
+    `import * as loaded from ${json(`./${input.userConfig}`)};`,
+    'const user = loaded.default ?? loaded;',
+    `const executablePath = ${json(input.executablePath ?? null)};`,
+    'const launch = (use) => (executablePath ? { ...(use ?? {}), launchOptions: { ...(use?.launchOptions ?? {}), executablePath } } : use);',
+    'export default {',
+    '  ...user,',
+    `  reporter: [[${json(playwrightReporterFile())}, { outputFile: ${json(input.reportFile)} }]],`,
+    `  outputDir: ${json(input.outputDir)},`,
+    "  preserveOutput: 'never',",
+    `  globalTimeout: ${input.timeoutMs},`,
+    '  webServer: undefined,',
+    '  use: launch(user.use),',
+    '  ...(Array.isArray(user.projects) ? { projects: user.projects.map((project) => ({ ...project, use: launch(project.use) })) } : {}),',
+    '};',
+    '',
+  ].join('\n');
+}
+
+export const playwrightExecutor: Executor = {
+  checkType: 'PLAYWRIGHT',
+  async run(check: WireCheck, context: ExecutorContext): Promise<TryResult> {
+    const startedAt = new Date();
+    const started = performance.now();
+    const timeoutMs = context.options.multiStepTimeoutMs;
+    const base = { isDegraded: false, overMaxResponseTime: false, startedAt: startedAt.toISOString(), apiCheckResult: null };
+    const refuse = (message: string): TryResult => ({
+      ...base,
+      hasFailures: true,
+      hasErrors: false,
+      responseTime: 0,
+      stoppedAt: new Date().toISOString(),
+      multiStepCheckResult: null,
+      failure: { kind: 'SCRIPT', message: context.redact(message) },
+    });
+    const bundle = PlaywrightCodeBundle.safeParse(check.codeBundle);
+    if (!bundle.success) return refuse(`the Playwright check has no valid code bundle: ${bundle.error.issues[0]?.message ?? 'invalid'}`);
+    const configPath = typeof check.playwrightConfigPath === 'string' ? check.playwrightConfigPath : '';
+    if (!bundle.data.some((file) => file.path === configPath)) return refuse(`the Playwright check's bundle has no ${configPath || 'Playwright config'}`);
+    const testCommand = typeof check.testCommand === 'string' && check.testCommand !== '' ? check.testCommand : PLAYWRIGHT_DEFAULT_TEST_COMMAND;
+    const extraArgs = playwrightTestArguments(testCommand);
+    if (extraArgs === undefined) return refuse(`testCommand ${JSON.stringify(testCommand)} does not run Playwright's test runner (e.g. "npx playwright test"), so vigil does not run it`);
+
+    const workspace = await playwrightWorkspace();
+    const dir = await mkdtemp(path.join(workspace, 'suite-'));
+    try {
+      for (const file of bundle.data) {
+        const target = path.join(dir, ...file.path.split('/'));
+        await mkdir(path.dirname(target), { recursive: true });
+        await writeFile(target, file.content);
+      }
+      const configDir = path.posix.dirname(configPath);
+      const wrapper = path.posix.join(configDir, WRAPPER_NAME);
+      const reportFile = path.join(dir, '.vigil-report.json');
+      await writeFile(
+        path.join(dir, ...wrapper.split('/')),
+        wrapperSource({ userConfig: path.posix.basename(configPath), reportFile, outputDir: path.join(dir, '.vigil-test-results'), timeoutMs, executablePath: chromiumExecutable() }),
+      );
+      const projects = stringList(check.pwProjects).flatMap((project) => ['--project', project]);
+      const tags = stringList(check.pwTags);
+      const args = [...extraArgs, '--config', wrapper, ...projects, ...(tags.length > 0 ? ['--grep', tags.map(escapeRegExp).join('|')] : [])];
+      const run: SpecRun = await runPlaywrightProcess({
+        dir,
+        args,
+        reportFile,
+        env: Object.fromEntries(variableLookup(context.variables)),
+        timeoutMs,
+        signal: context.signal,
+        denyNetworks: context.options.networkPolicy.rules,
+        started,
+      });
+      const verdict = multiStepVerdict(run, timeoutMs, startedAt.getTime());
+      if (typeof check.installCommand === 'string' && check.installCommand.trim() !== '') {
+        verdict.result.jobLog.unshift({ time: startedAt.getTime(), level: 'WARN', msg: `installCommand ${JSON.stringify(check.installCommand)} was not run: vigil runs suites with its own @playwright/test` });
+      }
+      let failure = verdict.failure;
+      if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
+        failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
+      }
+      return {
+        ...base,
+        hasFailures: failure !== null,
+        hasErrors: verdict.hasErrors,
+        responseTime: Math.round(run.durationMs),
+        stoppedAt: new Date().toISOString(),
+        multiStepCheckResult: verdict.result,
+        failure: failure ? { kind: failure.kind, message: context.redact(failure.message.replaceAll('the spec', 'the suite')) } : null,
+      };
+    } finally {
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  },
+};
+
+/** A tag is matched literally (`@smoke` may hold no RegExp syntax, but `@a.b` must not match `@aXb`). */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,142 @@
+/**
+ * Runs Playwright's test CLI in a prepared directory, as a child process in its own process group
+ * with the caller's environment only, a hard deadline (Playwright's own timeouts plus a grace for
+ * its report) that kills the whole group, and cancellation; then reads the report our reporter
+ * (./reporter.ts) wrote. Shared by the runs of multi-step and browser specs (./run-spec.ts) and of
+ * Playwright check suites (../executors/playwright.ts).
+ */
+import { spawn } from 'node:child_process';
+import { rmSync, symlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ReportFile } from './report.js';
+import { requirePlaywright, type SpecRun } from './run-spec.js';
+
+declare const __VIGIL_BUNDLED__: boolean | undefined;
+
+/** After Playwright's own timeouts (set to the run's deadline), how long it gets to write its report. */
+export const REPORT_GRACE_MS = 5_000;
+const MAX_OUTPUT_CHARS = 64 * 1024;
+
+/** The reporter Playwright loads: dist/multi-step-reporter.mjs in the CLI bundle, the TypeScript source otherwise. */
+export function playwrightReporterFile(): string {
+  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return fileURLToPath(new URL('./multi-step-reporter.mjs', import.meta.url));
+  return fileURLToPath(new URL('./reporter.ts', import.meta.url));
+}
+
+let workspace: Promise<string> | undefined;
+
+/**
+ * One directory per runner process holding node_modules/@playwright/test (a link to the runner's
+ * own copy), so the code run below it (`require('@playwright/test')`) finds the very instance the
+ * CLI runs. Runs are directories inside it.
+ */
+export function playwrightWorkspace(): Promise<string> {
+  workspace ??= (async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-playwright-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const packageDir = path.dirname(requirePlaywright().resolve('@playwright/test/package.json'));
+    await mkdir(path.join(dir, 'node_modules', '@playwright'), { recursive: true });
+    symlinkSync(packageDir, path.join(dir, 'node_modules', '@playwright', 'test'), 'dir');
+    try {
+      const playwrightDir = path.dirname(createRequire(path.join(packageDir, 'package.json')).resolve('playwright/package.json'));
+      symlinkSync(playwrightDir, path.join(dir, 'node_modules', 'playwright'), 'dir');
+    } catch {
+      // Only `@playwright/test` is promised to user code.
+    }
+    return dir;
+  })();
+  return workspace;
+}
+
+/**
+ * NODE_OPTIONS that load the network policy into every Node process of the run: the bundled
+ * preload, or from sources the TypeScript one through tsx.
+ */
+export function policyNodeOptions(): string {
+  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return `--import ${new URL('./network-policy-preload.mjs', import.meta.url).href}`;
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return `--import ${tsx} --import ${new URL('../network-policy-preload.ts', import.meta.url).href}`;
+}
+
+export interface PlaywrightProcessInput {
+  /** The run's directory: positions in the report are below it. */
+  dir: string;
+  /** Arguments after `playwright test` (the config first). */
+  args: readonly string[];
+  /** Where the reporter writes its report. */
+  reportFile: string;
+  /** The whole environment of the run (the check's variables). */
+  env: Record<string, string>;
+  /** The run's deadline; the process group is killed {@link REPORT_GRACE_MS} after it. */
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** CIDRs the run's Node processes may not connect to; none when absent. */
+  denyNetworks?: readonly string[] | undefined;
+  /** performance.now() when the run began (its duration counts from there). */
+  started: number;
+}
+
+/** Runs `playwright test` once; never throws for anything the code under test does. */
+export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promise<SpecRun> {
+  const cli = requirePlaywright().resolve('@playwright/test/cli');
+  const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
+  if (process.env.PLAYWRIGHT_BROWSERS_PATH) env.PLAYWRIGHT_BROWSERS_PATH = process.env.PLAYWRIGHT_BROWSERS_PATH;
+  if (input.denyNetworks !== undefined && input.denyNetworks.length > 0) {
+    env.VIGIL_DENY_NETWORKS = input.denyNetworks.join(',');
+    env.NODE_OPTIONS = policyNodeOptions();
+  }
+  const child = spawn(process.execPath, [cli, 'test', ...input.args], {
+    cwd: input.dir,
+    env,
+    // Its own process group, so the deadline kills Playwright's workers and browsers with it.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    if (output.length < MAX_OUTPUT_CHARS) output += chunk.toString('utf8');
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  let timedOut = false;
+  let aborted = false;
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, input.timeoutMs + REPORT_GRACE_MS);
+  const onAbort = () => {
+    aborted = true;
+    killGroup();
+  };
+  input.signal.addEventListener('abort', onAbort, { once: true });
+  if (input.signal.aborted) onAbort();
+  const exitCode = await new Promise<number | null>((resolve) => {
+    child.once('error', (error) => {
+      output += `\n${error.message}`;
+      resolve(null);
+    });
+    child.once('close', (code) => resolve(code));
+  });
+  clearTimeout(timer);
+  input.signal.removeEventListener('abort', onAbort);
+  let report: ReportFile | null = null;
+  if (!timedOut && !aborted) {
+    try {
+      report = JSON.parse(await readFile(input.reportFile, 'utf8')) as ReportFile;
+    } catch {
+      report = null;
+    }
+  }
+  return { dir: input.dir, report, output, timedOut, aborted, exitCode, durationMs: performance.now() - input.started };
+}
