@@ -71,6 +71,7 @@ describe('TcpMonitor payload', () => {
     expect(specOf(project, 'tcp-monitor.db').payload).toMatchObject({
       checkType: 'TCP',
       name: 'Database port',
+      doubleCheck: false,
       frequency: 0,
       frequencyOffset: 30,
       degradedResponseTime: 3000,

@@ -101,6 +101,8 @@ export class TcpMonitor extends Construct {
     }
     // TCP runs sub-minute like an API check, with the same frequencyOffset rules (spec §8 rule 1).
     const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'API');
+    // Checkly's Monitor base always sends doubleCheck: false; the service's default (true) would retry once.
+    payload.doubleCheck = false;
     // Checkly: onlyOn NETWORK_ERROR "is only supported in the ApiCheck and UrlMonitor constructs".
     checkRetryOnlyOn(context, { value: props.retryStrategy, origin: 'check' }, 'TcpMonitor');
     payload.checkType = 'TCP';

@@ -63,6 +63,7 @@ describe('UrlMonitor payload', () => {
     expect(specOf(project, 'url-monitor.home').payload).toMatchObject({
       checkType: 'URL',
       name: 'Homepage',
+      doubleCheck: false,
       frequency: 5,
       degradedResponseTime: 3000,
       maxResponseTime: 5000,

@@ -102,6 +102,8 @@ export class UrlMonitor extends Construct {
       );
     }
     const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'OTHER');
+    // Checkly's Monitor base always sends doubleCheck: false; the service's default (true) would retry once.
+    payload.doubleCheck = false;
     payload.checkType = 'URL';
     const request = props.request;
     if (typeof request === 'object' && request !== null) {

@@ -4,6 +4,7 @@ import { commonCheckProps, SIMPLE_CHECK_KEYS } from '../import/checks.js';
 import { ObjectBuilder, call, fromValue, literal, tsString, type Code } from '../import/code.js';
 import { baselineOf, differs, remoteView } from '../import/context.js';
 import { defineAdapter } from './define.js';
+import { withoutDoubleCheck } from './monitor-import.js';
 import type { MapInput, MappedResource, RemoteObject } from './types.js';
 
 export const tcpMonitorAdapter = defineAdapter({
@@ -22,7 +23,7 @@ function mapTcpMonitor(remote: RemoteObject, { adapter, inherited, context }: Ma
   const request = view.request as Record<string, unknown> & { hostname: string; port: number };
   const baseline = baselineOf(adapter, { name: 'x', request: { hostname: 'x', port: 1 } });
   const props = new ObjectBuilder().set('name', literal(String(view.name)));
-  const extraKeys = commonCheckProps(props, view, baseline, inherited, context);
+  const extraKeys = commonCheckProps(props, withoutDoubleCheck(view, 'TcpMonitor', context), baseline, inherited, context);
 
   const defaults = baseline.request as Record<string, unknown>;
   const requestCode = new ObjectBuilder().set('hostname', literal(request.hostname)).set('port', literal(request.port));

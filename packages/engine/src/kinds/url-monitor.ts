@@ -4,6 +4,7 @@ import { commonCheckProps, SIMPLE_CHECK_KEYS } from '../import/checks.js';
 import { ObjectBuilder, call, fromValue, literal, type Code } from '../import/code.js';
 import { baselineOf, differs, remoteView } from '../import/context.js';
 import { defineAdapter } from './define.js';
+import { withoutDoubleCheck } from './monitor-import.js';
 import type { MapInput, MappedResource, RemoteObject } from './types.js';
 
 export const urlMonitorAdapter = defineAdapter({
@@ -22,7 +23,7 @@ function mapUrlMonitor(remote: RemoteObject, { adapter, inherited, context }: Ma
   const request = view.request as Record<string, unknown> & { url: string };
   const baseline = baselineOf(adapter, { name: 'x', request: { url: request.url } });
   const props = new ObjectBuilder().set('name', literal(String(view.name)));
-  const extraKeys = commonCheckProps(props, view, baseline, inherited, context);
+  const extraKeys = commonCheckProps(props, withoutDoubleCheck(view, 'UrlMonitor', context), baseline, inherited, context);
 
   const defaults = baseline.request as Record<string, unknown>;
   // `method` is always GET, which the construct sends itself.
