@@ -17,11 +17,13 @@ import { targetEnv, vigil, waitFor } from '../../support/cli.js';
 
 let page: Server;
 let base: string;
+let onPageHit: (() => void) | undefined;
 let workdir: string;
 
 beforeAll(async () => {
   page = createServer((request, response) => {
     if (request.url === '/hang') return; // answers never
+    onPageHit?.();
     response.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Shop</title></head><body><h1>Welcome</h1></body></html>');
   });
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
@@ -57,7 +59,8 @@ test('home shows the welcome', async ({ page }) => {
 
 describe('BrowserCheck against vigil server', () => {
   let server: RunningServer;
-  // The scheduler's clock: moved a minute on once the check exists, so its first run is due at once.
+  // The scheduler's clock: moved a minute on once the check exists, so its first run is due at once,
+  // and back as soon as that run reaches the page, so no second run starts before the server stops.
   let skewMs = 0;
 
   beforeAll(async () => {
@@ -122,9 +125,13 @@ new BrowserCheck('home', {
     const again = await vigil(['plan'], { cwd: root, env });
     expect(again.stdout).toContain('No changes.');
 
-    const checks = (await (await fetch(`${server.url}/v1/checks?checkType=BROWSER`, { headers: { authorization: 'Bearer vigil-local' } })).json()) as Array<Record<string, unknown>>;
+    const listed = (await (await fetch(`${server.url}/v1/checks?checkType=BROWSER`, { headers: { authorization: 'Bearer vigil-local' } })).json()) as Array<Record<string, unknown>>;
+    const checks = listed.filter((check) => check.name === 'Home page');
     expect(checks).toHaveLength(1);
     expect(checks[0]).toMatchObject({ checkType: 'BROWSER', name: 'Home page', scriptPath: 'checks/home.spec.ts', sslCheckDomain: 'shop.example.com', frequency: 1 });
+    onPageHit = () => {
+      skewMs = 0;
+    };
     skewMs = 61_000;
     const result = await waitFor(async () => {
       const response = await fetch(`${server.url}/v1/check-results/${String(checks[0]!.id)}?resultType=ALL`, { headers: { authorization: 'Bearer vigil-local' } });
