@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceKind } from '@vigil/constructs';
+import { RESOURCE_KINDS, type ResourceKind } from '@vigil/constructs';
 import type { RemoteObject } from '../kinds/types.js';
 import type { RemoteSnapshot } from '../refresh/refresh.js';
 import { emptyState } from '../state/index.js';
@@ -29,7 +29,8 @@ describe('parseImportFilter', () => {
   });
 
   it.each([
-    ['checks', 'unknown kind "checks" in filter "checks"; kinds are alert-channel, api-check, check-group, maintenance-window, multistep-check, status-page-service'],
+    // Every kind, sorted: the list grows with each kind added.
+    ['checks', `unknown kind "checks" in filter "checks"; kinds are ${[...RESOURCE_KINDS].sort().join(', ')}`],
     ['api-check.', 'filter "api-check." has no remote id after the dot; write api-check or api-check.<id>'],
   ])('rejects %j', (text, message) => {
     expect(() => parseImportFilter(text)).toThrow(message);
