@@ -42,7 +42,7 @@ const SEED = {
           checkType: 'TCP',
           name: 'Database port',
           frequency: 1,
-          heartbeat: { period: 1, periodUnit: 'days', grace: 1, graceUnit: 'hours' },
+          request: { hostname: 'db.example.test', port: 5432 },
         },
         { id: IDS.multiStep, checkType: 'MULTI_STEP', name: 'Checkout', frequency: 5, script: 'export default async () => {}' },
         {

@@ -39,6 +39,10 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'checks.updateApi': { name: 'Fuzz API 2', request: apiRequest },
   'checks.updateMultiStep': { name: 'Fuzz flow 2', script: 'export default async () => {}' },
   'checks.update': { name: 'Fuzz any 2', tags: ['x'] },
+  'checks.createTcp': { name: 'Fuzz TCP', frequency: 5, request: { hostname: 'db.example.com', port: 5432, data: 'PING', assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', target: 'PONG' }] } },
+  'checks.updateTcp': { name: 'Fuzz TCP 2', request: { hostname: 'db.example.com', port: 5433 } },
+  'checks.createUrl': { name: 'Fuzz URL', frequency: 5, request: { url: 'https://example.com/health', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] } },
+  'checks.updateUrl': { name: 'Fuzz URL 2', request: { url: 'https://example.com/' } },
   'checkGroups.create': { name: 'Fuzz group', concurrency: 3, tags: ['g'], locations: ['eu-west-1'] },
   'checkGroups.update': { name: 'Fuzz group 2', concurrency: 2 },
   'alertChannels.create': { type: 'EMAIL', config: { address: 'a@example.com' }, sendFailure: true },
@@ -87,7 +91,7 @@ function idFor(id: EndpointId, param: string, ids: ResourceIds): string | number
   if (id.startsWith('privateLocations.')) return ids.privateLocation;
   if (id.startsWith('statusPageServices.')) return ids.service;
   if (id.startsWith('errorGroups.')) return ids.errorGroup;
-  if (id === 'analytics.tcpChecks') return ids.tcpCheck;
+  if (id === 'analytics.tcpChecks' || id === 'checks.updateTcp') return ids.tcpCheck;
   if (id === 'analytics.multiStepChecks' || id === 'checks.updateMultiStep') return ids.multiStepCheck;
   if (id === 'checks.updateApi' || id === 'analytics.apiChecks') return ids.apiCheck;
   return ids.check;
