@@ -186,3 +186,31 @@ new BrowserCheck('slow', {
     expect(document.summary).toMatchObject({ total: 3, passed: 1, failed: 2 });
   }, 180_000);
 });
+
+describe('BrowserCheck bad inputs', () => {
+  it('are errors at the file:line of the construct, each with its exact message', async () => {
+    const root = await writeProject('bad', {
+      'vigil.config.ts': config(),
+      'checks/home.monitor.ts': `import { BrowserCheck, Frequency } from 'vigil/constructs';
+
+new BrowserCheck('home', { name: 'Home', frequency: Frequency.EVERY_10S, code: { entrypoint: './missing.spec.ts' } });
+new BrowserCheck('both', { name: 'Both', sslCheckDomain: 42 as never, code: { content: 'x', entrypoint: './a.spec.ts' } as never });
+`,
+    });
+    const result = await vigil(['validate'], { cwd: root });
+    expect(result.code).toBe(1);
+    expect(result.stdout + result.stderr).toBe(
+      [
+        'checks/home.monitor.ts:3:1  error  "code.entrypoint" file not found: checks/missing.spec.ts  (browser-check.home.code.entrypoint)',
+        '  hint: Entrypoints are resolved relative to the file that creates the construct.',
+        'checks/home.monitor.ts:3:1  error  "frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]  (browser-check.home.frequency)',
+        '  hint: Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
+        'checks/home.monitor.ts:4:1  error  "code" must have exactly one of "entrypoint" (a file to bundle) or "content" (the code itself)  (browser-check.both.code)',
+        "  hint: For example `code: { entrypoint: './login.spec.ts' }`.",
+        'checks/home.monitor.ts:4:1  error  "sslCheckDomain" must be a string  (browser-check.both.sslCheckDomain)',
+        '4 errors',
+        '',
+      ].join('\n'),
+    );
+  }, 60_000);
+});
