@@ -2,7 +2,7 @@
  * One finished run of `vigil test` as every reporter sees it. The `--reporter json` document is
  * built from these, so its fields are a contract (docs/cli.md): only ever added to.
  */
-import type { RunOutcome, RunResult } from '@vigil/runner';
+import type { AssertionOutcome, RunOutcome, RunResult } from '@vigil/runner';
 import type { PlannedRun } from './runs.js';
 
 export type TestStatus = 'passed' | 'degraded' | 'failed' | 'skipped';
@@ -57,7 +57,9 @@ export function outcomeOf(run: PlannedRun, outcome: RunOutcome): TestOutcome {
   const { final } = outcome;
   const passed = !final.hasFailures && !final.hasErrors;
   const degraded = passed && final.isDegraded === true;
-  const assertions = (final.apiCheckResult?.assertions ?? []).map((assertion) => ({
+  // A DNS monitor's assertions live in its own result part; the report lists them alike.
+  const dnsAssertions = (final.dnsCheckResult as { assertions?: AssertionOutcome[] } | null | undefined)?.assertions;
+  const assertions = (final.apiCheckResult?.assertions ?? dnsAssertions ?? []).map((assertion) => ({
     source: String(assertion.source),
     property: assertion.property ?? '',
     comparison: assertion.comparison ?? '',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestOutcome } from './outcome.js';
-import { createReporter, jsonDocument, junitDocument, summarize, xmlText } from './reporters.js';
+import { createReporter, details, jsonDocument, junitDocument, summarize, xmlText } from './reporters.js';
 
 function outcome(status: TestOutcome['status'], overrides: Partial<TestOutcome> = {}): TestOutcome {
   return {
@@ -79,5 +79,30 @@ describe('reporters', () => {
 describe('escaping', () => {
   it('xmlText drops characters XML forbids', () => {
     expect(xmlText("a\u0000b'")).toBe('ab&apos;');
+  });
+});
+
+describe('details of a failed DNS monitor run', () => {
+  it('names the query, the server asked, the response code and the answer records', () => {
+    const dnsCheckResult = {
+      request: { recordType: 'A', query: 'api.example.test', protocol: 'UDP', server: '127.0.0.1:5353' },
+      response: { responseCode: 'NOERROR', textAnswer: ';; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 1\n\n;; ANSWER SECTION:\napi.example.test.\t60\tIN\tA\t192.0.2.10' },
+    };
+    const failed = outcome('failed', {
+      address: 'dns-monitor.api',
+      error: 'assertion failed: JSON_ANSWER $.Answer[0].data EQUALS "192.0.2.99": actual "192.0.2.10"',
+      assertions: [{ source: 'JSON_ANSWER', property: '$.Answer[0].data', comparison: 'EQUALS', target: '192.0.2.99', actual: '192.0.2.10', passed: false }],
+      result: { dnsCheckResult } as unknown as TestOutcome['result'],
+    });
+    expect(details(failed).split('\n').map((line) => line.trim())).toEqual([
+      'at checks/a.monitor.ts:3:1',
+      'error: assertion failed: JSON_ANSWER $.Answer[0].data EQUALS "192.0.2.99": actual "192.0.2.10"',
+      'assertions:',
+      '✖ JSON_ANSWER $.Answer[0].data EQUALS 192.0.2.99  (actual: "192.0.2.10")',
+      'query: A api.example.test at 127.0.0.1:5353 over UDP',
+      'response: NOERROR',
+      'api.example.test.  60  IN  A  192.0.2.10',
+      '',
+    ]);
   });
 });

@@ -166,6 +166,15 @@ export function details(outcome: TestOutcome): string {
       for (const entry of (entries as Array<{ level: string; msg: string }>).slice(0, 20)) lines.push(`${phase} log: [${entry.level}] ${entry.msg}`);
     }
   }
+  const dns = outcome.result?.dnsCheckResult as { request?: Record<string, unknown>; response?: { responseCode?: string | null; textAnswer?: string } } | null | undefined;
+  if (dns?.request) {
+    const { recordType, query, protocol, server } = dns.request;
+    lines.push(`query: ${String(recordType)} ${String(query)} at ${String(server ?? '?')} over ${String(protocol)}`);
+    if (dns.response?.responseCode) lines.push(`response: ${dns.response.responseCode}`);
+    const answer = (dns.response?.textAnswer ?? '').split('\n').filter((line) => line !== '' && !line.startsWith(';'));
+    // dig separates fields with tabs, which the terminal escaping would show as \t.
+    for (const record of answer.slice(0, 10)) lines.push(`  ${record.replace(/\t+/g, '  ')}`);
+  }
   if (outcome.attempts > 1) lines.push(`attempts: ${outcome.attempts}`);
   return lines.map((line) => `    ${printable(line)}\n`).join('');
 }
