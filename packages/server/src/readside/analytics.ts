@@ -252,10 +252,12 @@ function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): number 
       return results.reduce((total, r) => total + r.attempts, 0);
     case 'responseTime':
     case 'timingPhase': {
-      const values = results.flatMap((r) => {
+      // A loop, not flatMap: a day of results at 10 s is 8,640 of them per metric (issue 18: ≤ 50 ms).
+      const values: number[] = [];
+      for (const r of results) {
         const value = source.kind === 'responseTime' ? r.responseTime : r.timingPhases[source.phase];
-        return value === null || value === undefined ? [] : [value];
-      });
+        if (value !== null && value !== undefined) values.push(value);
+      }
       return aggregate(values, metric.aggregation ?? 'avg');
     }
     default:

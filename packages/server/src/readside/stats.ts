@@ -43,7 +43,8 @@ export function aggregate(values: readonly number[], aggregation: Aggregation): 
 
 /** Linear-interpolation percentile (R-7) of a non-empty series; `p` in 0..100. */
 export function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  // A typed array sorts numerically without a comparator call per comparison (thousands of values per metric).
+  const sorted = Float64Array.from(values).sort();
   const rank = (p / 100) * (sorted.length - 1);
   const lower = Math.floor(rank);
   const upper = Math.ceil(rank);
