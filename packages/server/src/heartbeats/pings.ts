@@ -5,7 +5,7 @@
  * restart, and a service running without the scheduler still records pings.
  */
 import { randomUUID } from 'node:crypto';
-import { HeartbeatRequest, type HeartbeatEvent } from '@vigil/schema';
+import { HeartbeatConfig, type HeartbeatEvent } from '@vigil/schema';
 import { readSideOf } from '../readside/context.js';
 import type { Store } from '../store/index.js';
 import { pingState } from './deadlines.js';
@@ -32,7 +32,7 @@ export function recordPing(store: Store, input: PingInput): HeartbeatEvent | und
   const checkId = String(check.id);
   const { results } = readSideOf(store);
   const anchorMs = anchorMsOf(store, accountId, check);
-  const heartbeat = HeartbeatRequest.safeParse(check['heartbeat']);
+  const heartbeat = HeartbeatConfig.safeParse(check['heartbeat']);
   const event: HeartbeatEvent = {
     id: randomUUID(),
     state: heartbeat.success ? pingState(heartbeat.data, anchorMs, input.atMs, input.failed) : input.failed ? 'FAILING' : 'RECEIVED',

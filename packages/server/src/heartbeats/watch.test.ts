@@ -135,6 +135,15 @@ describe('HeartbeatWatch', () => {
     expect(readSideOf(svc.store).results.heartbeatEventsOf('acme', check.id)).toEqual([]);
   });
 
+  it('watches a heartbeat made through the generic call with its shorter period', async () => {
+    const svc = service();
+    const created = await call(svc, 'POST', '/v1/checks', { name: 'fast', checkType: 'HEARTBEAT', script: null, heartbeat: { period: 5, periodUnit: 'seconds', grace: 0, graceUnit: 'seconds' } });
+    const check = (await call(svc, 'GET', `/v1/checks/${created.body.id}`)).body as { created_at: string; heartbeat: { pingToken: string } };
+    expect(check.heartbeat.pingToken).toMatch(/^[0-9a-f-]{36}$/);
+    const watch = new HeartbeatWatch({ store: svc.store });
+    expect(watch.tick(Date.parse(check.created_at) + 5_000)).toBe(1);
+  });
+
   it('leaves deactivated heartbeats and pings stored before its first start alone', async () => {
     const svc = service();
     const off = await heartbeat(svc, { activated: false });

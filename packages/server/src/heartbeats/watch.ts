@@ -15,7 +15,7 @@
  * Events are kept for the scheduler's retention (`--retention`, default 30 days), like results.
  */
 import { createHash } from 'node:crypto';
-import { HeartbeatRequest, type HeartbeatEvent } from '@vigil/schema';
+import { HeartbeatConfig, type HeartbeatEvent } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
 import type { Alerting, FinalResultFacts } from '../alerting/index.js';
 import { readSideOf } from '../readside/context.js';
@@ -230,8 +230,9 @@ export class HeartbeatWatch {
       if (check['activated'] === false) continue;
       const groupId = check['groupId'];
       if (groupId !== null && groupId !== undefined && this.#store.checkGroups.get(row.account_id, groupId as number)?.['activated'] === false) continue;
-      const heartbeat = HeartbeatRequest.safeParse(check['heartbeat']);
-      // A seeded or generic-call heartbeat outside the limits has no deadline this watch can keep.
+      const heartbeat = HeartbeatConfig.safeParse(check['heartbeat']);
+      // The generic call's looser shape (a period of 1 second is watched as one); a heartbeat without
+      // a readable period has no deadline to keep.
       if (!heartbeat.success) continue;
       const key = keyOf(row.account_id, String(check.id));
       const anchorMs = anchorMsOf(this.#store, row.account_id, check);
