@@ -120,6 +120,16 @@ export class PlaywrightCheck extends Construct {
     payload.doubleCheck = false;
     const configPath = this.suiteConfigPath();
     payload.playwrightConfigPath = configPath === undefined ? '' : path.relative(this.project.root, configPath).split(path.sep).join('/');
+    if (configPath !== undefined && (String(payload.playwrightConfigPath).startsWith('../') || path.isAbsolute(String(payload.playwrightConfigPath)))) {
+      context.error(
+        'playwrightConfigPath',
+        `"playwrightConfigPath" (${configPath}) is outside the project root, so the suite cannot be bundled into the check`,
+        `A Playwright check's files are uploaded with their paths from the project root (${this.project.root}); keep the suite inside it.`,
+      );
+      payload.playwrightConfigPath = 'outside-the-project';
+      payload.codeBundle = [{ path: 'outside-the-project', content: '' }];
+      return payload;
+    }
     if (props.testCommand !== undefined) {
       payload.testCommand = props.testCommand;
       if (typeof props.testCommand === 'string' && playwrightTestArguments(props.testCommand) === undefined) {
