@@ -15,6 +15,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createApi', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createMultiStep: (body: EndpointBody<'checks.createMultiStep'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createMultiStep', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createDns: (body: EndpointBody<'checks.createDns'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createDns', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     /** The generic create: any `checkType`; answers only `{id, checkType}`. */
     create: (body: EndpointBody<'checks.create'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.create', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
@@ -23,6 +25,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateApi', { params: { id }, body, query: autoAssignQuery(options) }),
     updateMultiStep: (id: string, body: EndpointBody<'checks.updateMultiStep'>, options: WriteOptions = {}) =>
       caller.call('checks.updateMultiStep', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateDns: (id: string, body: EndpointBody<'checks.updateDns'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateDns', { params: { id }, body, query: autoAssignQuery(options) }),
     update: (id: string, body: EndpointBody<'checks.update'>, options: WriteOptions = {}) =>
       caller.call('checks.update', { params: { id }, body, query: autoAssignQuery(options) }),
     delete: (id: string) => caller.call('checks.delete', { params: { id } }),
