@@ -104,6 +104,7 @@ async function generated(directory = path.join(root, 'imported')): Promise<Recor
 const ONE_OF_EACH_KIND: ReadonlyArray<readonly [string, string, unknown]> = [
   ['api-check', '/v1/checks/api?autoAssignAlerts=false', { name: 'Status', frequency: 1, shouldFail: true, request: { url: 'https://example.com/status', followRedirects: false } }],
   ['multistep-check', '/v1/checks/multistep?autoAssignAlerts=false', { name: 'Flow', frequency: 30, runtimeId: '2024.09', script: 'await run();' }],
+  ['browser-check', '/v1/checks/browser?autoAssignAlerts=false', { name: 'Storefront', frequency: 5, script: "test('home', async ({ page }) => {});", sslCheckDomain: 'shop.example.com', playwrightConfig: { timeout: 5000 } }],
   ['check-group', '/v2/check-groups?autoAssignAlerts=false', { name: 'Edge', muted: true, runParallel: true, locations: ['us-east-1'] }],
   ['alert-channel', '/v1/alert-channels', { type: 'SLACK', config: { url: 'https://hooks.slack.com/services/y' }, sendDegraded: true }],
   ['maintenance-window', '/v1/maintenance-windows', { name: 'Nightly', startsAt: '2026-02-01T01:00:00.000Z', endsAt: '2026-02-01T01:30:00.000Z', repeatUnit: 'DAY' }],
