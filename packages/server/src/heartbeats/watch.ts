@@ -146,10 +146,12 @@ export class HeartbeatWatch {
   }
 
   #reportMissed(nowMs: number): number {
+    // Most ticks find nothing due: they open no transaction.
+    const due = [...this.#watched.values()].filter((watched) => nowMs >= watched.nextDueMs);
+    if (due.length === 0) return 0;
     const missed: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
     this.#store.transaction(() => {
-      for (const watched of this.#watched.values()) {
-        if (nowMs < watched.nextDueMs) continue;
+      for (const watched of due) {
         const window = latestMissedWindow(watched.heartbeat, watched.anchorMs, nowMs);
         watched.nextDueMs = nextDeadlineMs(watched.heartbeat, watched.anchorMs, nowMs);
         if (!window || !isUnreported(window, watched.reportedDueMs)) continue;
