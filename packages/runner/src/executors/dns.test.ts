@@ -1,3 +1,4 @@
+import dns from 'node:dns';
 import { CheckResult, DnsCheckCreate, type DnsCheckCreateInput } from '@vigil/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpsRecordData, startDnsResponder, type DnsResponder } from '../__fixtures__/dns-responder.js';
@@ -113,6 +114,19 @@ describe('DNS monitor runs against a loopback name server', () => {
   it('inverts the response-code rule with shouldFail', async () => {
     expect((await run({ query: 'missing.example.test' }, { shouldFail: true })).hasFailures).toBe(false);
     expect((await run({}, { shouldFail: true })).error).toBe('shouldFail is set, so an error response code was expected, but it was NOERROR');
+  });
+
+  it('asks the system resolver when no name server is given', async () => {
+    // The resolver Node read from /etc/resolv.conf, pointed at the loopback responder for this test.
+    const system = dns.getServers();
+    dns.setServers([`127.0.0.1:${responder.port}`]);
+    try {
+      const result = (await runner.run(DnsCheckCreate.parse({ name: 'system', request: { recordType: 'A', query: 'api.example.test' } }), context)).final;
+      expect(result.error).toBeNull();
+      expect(dnsResult(result).request).toMatchObject({ nameServer: null, port: null, server: `system resolver (127.0.0.1:${responder.port})` });
+    } finally {
+      dns.setServers(system);
+    }
   });
 
   it('fills {{KEY}} placeholders of the query from the run variables', async () => {
