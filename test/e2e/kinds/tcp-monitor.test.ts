@@ -141,7 +141,7 @@ describe('TcpMonitor', () => {
       await rm(root, { recursive: true, force: true });
       await rm(fresh, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 300_000);
 
   it('vigil test fails a refused port and a server that never answers with their exact reasons', async () => {
     const root = await project({
@@ -161,7 +161,7 @@ new TcpMonitor('silent', { name: 'Silent', retryStrategy: RetryStrategyBuilder.n
     } finally {
       await rm(root, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 
   it('reports bad inputs at file:line', async () => {
     const root = await project({
@@ -187,5 +187,5 @@ new TcpMonitor('slow', { name: 'Slow', maxResponseTime: 6000, request: { hostnam
     } finally {
       await rm(root, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });

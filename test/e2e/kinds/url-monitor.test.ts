@@ -136,7 +136,7 @@ describe('UrlMonitor', () => {
       await rm(root, { recursive: true, force: true });
       await rm(fresh, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 300_000);
 
   it('reports bad inputs at file:line', async () => {
     const root = await project({
@@ -163,5 +163,5 @@ new UrlMonitor('fast', { name: 'Sub-minute', frequency: Frequency.EVERY_30S, req
     } finally {
       await rm(root, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 });
