@@ -19,9 +19,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { realpathSync } from 'node:fs';
-import * as vigilConstructs from '../packages/constructs/src/index.ts';
-import { loadProject } from '../packages/engine/src/index.ts';
-import { CHECKLY_CONSTRUCT_NAMES } from '../packages/engine/src/load/checkly-constructs.ts';
+import * as vigilConstructs from '../packages/constructs/src/index.js';
+import { loadProject } from '../packages/engine/src/index.js';
+import { CHECKLY_CONSTRUCT_NAMES } from '../packages/engine/src/load/checkly-constructs.js';
 
 /** Checkly exports that are not resources of their own (builders, bases, the session). */
 const NOT_RESOURCES = /Builder$|Ref$|^(Session|Project|Frequency|Check|Monitor|RuntimeCheck|AlertChannel|AlertChannelSubscription|PrivateLocationCheckAssignment|PrivateLocationGroupAssignment)$/;
