@@ -17,7 +17,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PLAYWRIGHT_DEFAULT_TEST_COMMAND, PlaywrightCodeBundle, playwrightTestArguments } from '@vigil/schema';
-import { playwrightReporterFile, playwrightWorkspace, runPlaywrightProcess } from '../multi-step/playwright-process.js';
+import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from '../multi-step/playwright-process.js';
 import { multiStepVerdict } from '../multi-step/result.js';
 import { chromiumExecutable, type SpecRun } from '../multi-step/run-spec.js';
 import type { Executor, ExecutorContext, TryResult, WireCheck } from '../types.js';
@@ -76,6 +76,9 @@ export const playwrightExecutor: Executor = {
     const extraArgs = playwrightTestArguments(testCommand);
     if (extraArgs === undefined) return refuse(`testCommand ${JSON.stringify(testCommand)} does not run Playwright's test runner (e.g. "npx playwright test"), so vigil does not run it`);
 
+    if (!(await playwrightTurn(context.signal))) {
+      return { ...refuse('the run was cancelled before the suite started'), failure: { kind: 'ABORTED', message: 'the run was cancelled before the suite started' } };
+    }
     const workspace = await playwrightWorkspace();
     const dir = await mkdtemp(path.join(workspace, 'suite-'));
     try {
@@ -122,6 +125,7 @@ export const playwrightExecutor: Executor = {
         failure: failure ? { kind: failure.kind, message: context.redact(failure.message.replaceAll('the spec', 'the suite')) } : null,
       };
     } finally {
+      endPlaywrightTurn();
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     }
   },

@@ -140,3 +140,41 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
   }
   return { dir: input.dir, report, output, timedOut, aborted, exitCode, durationMs: performance.now() - input.started };
 }
+
+/**
+ * Playwright runs at once in this process, one per core (at least two): each is two Node processes
+ * (and perhaps a browser), so more only makes every run slower and pushes it towards its deadline.
+ * A run waiting for its turn is not timed; a cancelled one leaves the queue.
+ */
+const MAX_CONCURRENT_RUNS = Math.max(2, os.availableParallelism());
+let runningRuns = 0;
+const waitingRuns: Array<() => void> = [];
+
+/** Waits for a Playwright run's turn: false when `signal` ended the wait (the run must not start). */
+export function playwrightTurn(signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  if (runningRuns < MAX_CONCURRENT_RUNS) {
+    runningRuns += 1;
+    return Promise.resolve(true);
+  }
+  return new Promise((resolve) => {
+    const grant = () => {
+      signal.removeEventListener('abort', cancel);
+      runningRuns += 1;
+      resolve(true);
+    };
+    const cancel = () => {
+      const index = waitingRuns.indexOf(grant);
+      if (index >= 0) waitingRuns.splice(index, 1);
+      resolve(false);
+    };
+    waitingRuns.push(grant);
+    signal.addEventListener('abort', cancel, { once: true });
+  });
+}
+
+/** Ends a turn {@link playwrightTurn} granted. */
+export function endPlaywrightTurn(): void {
+  runningRuns -= 1;
+  waitingRuns.shift()?.();
+}

@@ -5,20 +5,16 @@
  * kills the process group. API-only specs (the `request` fixture) need no browser; a spec that opens
  * a `page` uses VIGIL_CHROMIUM_PATH, else Playwright's own browsers, else the system `chromium`.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from './playwright-process.js';
 import type { ReportFile } from './report.js';
 
 declare const __VIGIL_BUNDLED__: boolean | undefined;
 
-/** After Playwright's own timeouts (set to the run's deadline), how long it gets to write its report. */
-const REPORT_GRACE_MS = 5_000;
-const MAX_OUTPUT_CHARS = 64 * 1024;
 /**
  * Put in front of the spec on its first line, so line numbers stay the bundle's own: Playwright maps
  * positions through the bundle's inline source map itself and reports the user's files (relative to
@@ -44,36 +40,6 @@ export function requirePlaywright(): NodeJS.Require {
     playwrightRequire = createRequire(own.resolve('@vigil/runner'));
   }
   return playwrightRequire;
-}
-
-/** The reporter Playwright loads: dist/multi-step-reporter.mjs in the CLI bundle, the TypeScript source otherwise. */
-function reporterFile(): string {
-  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return fileURLToPath(new URL('./multi-step-reporter.mjs', import.meta.url));
-  return fileURLToPath(new URL('./reporter.ts', import.meta.url));
-}
-
-let workspace: Promise<string> | undefined;
-
-/**
- * One directory per runner process holding node_modules/@playwright/test (a link to the runner's
- * own copy), so the spec's `require('@playwright/test')` finds the very instance the CLI runs.
- */
-function workspaceDir(): Promise<string> {
-  workspace ??= (async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-multistep-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const packageDir = path.dirname(requirePlaywright().resolve('@playwright/test/package.json'));
-    await mkdir(path.join(dir, 'node_modules', '@playwright'), { recursive: true });
-    symlinkSync(packageDir, path.join(dir, 'node_modules', '@playwright', 'test'), 'dir');
-    try {
-      const playwrightDir = path.dirname(createRequire(path.join(packageDir, 'package.json')).resolve('playwright/package.json'));
-      symlinkSync(playwrightDir, path.join(dir, 'node_modules', 'playwright'), 'dir');
-    } catch {
-      // Only `@playwright/test` is promised to specs.
-    }
-    return dir;
-  })();
-  return workspace;
 }
 
 function onPath(names: string[]): string | undefined {
@@ -159,16 +125,6 @@ export interface SpecPlaywrightConfig {
   timeout?: number;
 }
 
-/**
- * NODE_OPTIONS that load the network policy into every Node process of the run: the bundled
- * preload, or from sources the TypeScript one through tsx.
- */
-function policyNodeOptions(): string {
-  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return `--import ${new URL('./network-policy-preload.mjs', import.meta.url).href}`;
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return `--import ${tsx} --import ${new URL('../network-policy-preload.ts', import.meta.url).href}`;
-}
-
 /** The browser's forward proxy under a network policy (./policy-proxy.ts): bundled, or the TypeScript source. */
 function policyProxyModule(): string {
   if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return new URL('./browser-policy-proxy.mjs', import.meta.url).href;
@@ -200,7 +156,7 @@ function configSource(input: {
     forbidOnly: false,
     outputDir: './test-results',
     preserveOutput: 'never',
-    reporter: [[reporterFile(), { outputFile: input.reportFile }]],
+    reporter: [[playwrightReporterFile(), { outputFile: input.reportFile }]],
     use: {
       // The check's options first: what keeps the run headless, unrecorded and in the Chromium found wins.
       ...userUse,
@@ -222,55 +178,19 @@ function configSource(input: {
   ].join('\n');
 }
 
-/**
- * Playwright runs at once in this process, one per core (at least two): each is two Node processes
- * (and perhaps a browser), so more only makes every run slower and pushes it towards its deadline.
- * A run waiting for its turn is not timed; a cancelled one leaves the queue.
- */
-const MAX_CONCURRENT_SPECS = Math.max(2, os.availableParallelism());
-let runningSpecs = 0;
-const waitingSpecs: Array<() => void> = [];
-
-function turn(signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  if (runningSpecs < MAX_CONCURRENT_SPECS) {
-    runningSpecs += 1;
-    return Promise.resolve(true);
-  }
-  return new Promise((resolve) => {
-    const grant = () => {
-      signal.removeEventListener('abort', cancel);
-      runningSpecs += 1;
-      resolve(true);
-    };
-    const cancel = () => {
-      const index = waitingSpecs.indexOf(grant);
-      if (index >= 0) waitingSpecs.splice(index, 1);
-      resolve(false);
-    };
-    waitingSpecs.push(grant);
-    signal.addEventListener('abort', cancel, { once: true });
-  });
-}
-
-function endTurn(): void {
-  runningSpecs -= 1;
-  waitingSpecs.shift()?.();
-}
-
 /** Runs the spec once (after waiting for its turn); never throws for anything the spec does. */
 export async function runSpec(input: SpecInput): Promise<SpecRun> {
-  if (!(await turn(input.signal))) return { dir: '', report: null, output: '', timedOut: false, aborted: true, exitCode: null, durationMs: 0 };
+  if (!(await playwrightTurn(input.signal))) return { dir: '', report: null, output: '', timedOut: false, aborted: true, exitCode: null, durationMs: 0 };
   try {
     return await runSpecNow(input);
   } finally {
-    endTurn();
+    endPlaywrightTurn();
   }
 }
 
 async function runSpecNow(input: SpecInput): Promise<SpecRun> {
   const started = performance.now();
-  const base = await workspaceDir();
+  const base = await playwrightWorkspace();
   const dir = await mkdtemp(path.join(base, 'run-'));
   const reportFile = path.join(dir, 'report.json');
   try {
@@ -282,63 +202,16 @@ async function runSpecNow(input: SpecInput): Promise<SpecRun> {
         playwrightConfig: input.browser?.playwrightConfig,
         proxied: input.browser !== undefined && input.denyNetworks !== undefined && input.denyNetworks.length > 0,
       }),);
-    const cli = requirePlaywright().resolve('@playwright/test/cli');
-    const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
-    if (process.env.PLAYWRIGHT_BROWSERS_PATH) env.PLAYWRIGHT_BROWSERS_PATH = process.env.PLAYWRIGHT_BROWSERS_PATH;
-    if (input.denyNetworks !== undefined && input.denyNetworks.length > 0) {
-      env.VIGIL_DENY_NETWORKS = input.denyNetworks.join(',');
-      env.NODE_OPTIONS = policyNodeOptions();
-    }
-    const child = spawn(process.execPath, [cli, 'test', '--config', path.join(dir, 'playwright.config.mjs')], {
-      cwd: dir,
-      env,
-      // Its own process group, so the deadline kills Playwright's workers and browsers with it.
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    return await runPlaywrightProcess({
+      dir,
+      args: ['--config', path.join(dir, 'playwright.config.mjs')],
+      reportFile,
+      env: input.env,
+      timeoutMs: input.timeoutMs,
+      signal: input.signal,
+      denyNetworks: input.denyNetworks,
+      started,
     });
-    let output = '';
-    const collect = (chunk: Buffer) => {
-      if (output.length < MAX_OUTPUT_CHARS) output += chunk.toString('utf8');
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    let timedOut = false;
-    let aborted = false;
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, input.timeoutMs + REPORT_GRACE_MS);
-    const onAbort = () => {
-      aborted = true;
-      killGroup();
-    };
-    input.signal.addEventListener('abort', onAbort, { once: true });
-    if (input.signal.aborted) onAbort();
-    const exitCode = await new Promise<number | null>((resolve) => {
-      child.once('error', (error) => {
-        output += `\n${error.message}`;
-        resolve(null);
-      });
-      child.once('close', (code) => resolve(code));
-    });
-    clearTimeout(timer);
-    input.signal.removeEventListener('abort', onAbort);
-    let report: ReportFile | null = null;
-    if (!timedOut && !aborted) {
-      try {
-        report = JSON.parse(await readFile(reportFile, 'utf8')) as ReportFile;
-      } catch {
-        report = null;
-      }
-    }
-    return { dir, report, output, timedOut, aborted, exitCode, durationMs: performance.now() - started };
   } finally {
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
