@@ -17,6 +17,10 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createMultiStep', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createDns: (body: EndpointBody<'checks.createDns'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createDns', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createTcp: (body: EndpointBody<'checks.createTcp'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createTcp', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createUrl: (body: EndpointBody<'checks.createUrl'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createUrl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     /** The generic create: any `checkType`; answers only `{id, checkType}`. */
     create: (body: EndpointBody<'checks.create'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.create', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
@@ -27,6 +31,10 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateMultiStep', { params: { id }, body, query: autoAssignQuery(options) }),
     updateDns: (id: string, body: EndpointBody<'checks.updateDns'>, options: WriteOptions = {}) =>
       caller.call('checks.updateDns', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateTcp: (id: string, body: EndpointBody<'checks.updateTcp'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateTcp', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateUrl: (id: string, body: EndpointBody<'checks.updateUrl'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateUrl', { params: { id }, body, query: autoAssignQuery(options) }),
     update: (id: string, body: EndpointBody<'checks.update'>, options: WriteOptions = {}) =>
       caller.call('checks.update', { params: { id }, body, query: autoAssignQuery(options) }),
     delete: (id: string) => caller.call('checks.delete', { params: { id } }),
