@@ -63,7 +63,11 @@ interface Lookups {
 
 const prepared = new WeakMap<Store, Lookups>();
 
-function lookupsOf(store: Store): Lookups {
+/**
+ * Creates the tables and prepares the look-ups; the ping route calls it when it registers, so a
+ * migration never runs inside a ping's write.
+ */
+export function lookupsOf(store: Store): Lookups {
   let lookups = prepared.get(store);
   if (!lookups) {
     store.migrate(HEARTBEATS_SCOPE, HEARTBEAT_MIGRATIONS);

@@ -11,6 +11,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { recordPing } from '../heartbeats/pings.js';
+import { lookupsOf } from '../heartbeats/tokens.js';
 import { HttpError } from '../http/errors.js';
 import { requestHeader } from '../http/headers.js';
 import { AuthFailureLimiter } from '../http/auth-failures.js';
@@ -34,6 +35,7 @@ function refuse(seconds: number, what: string): HttpError {
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
+  lookupsOf(store);
   const perToken = new RateLimiter(PER_TOKEN);
   const unknownPerAddress = new AuthFailureLimiter(UNKNOWN_PER_ADDRESS);
 
