@@ -42,6 +42,12 @@ const rules: Array<[string, Partial<UrlMonitorProps>, Expected[]]> = [
     { degradedResponseTime: 6000 },
     [error('degradedResponseTime', '"degradedResponseTime" (6000) must be less than or equal to the default "maxResponseTime" (5000)', 'Set "maxResponseTime" too if the check may take longer.')],
   ],
+  [
+    'rejects a method other than GET',
+    request({ method: 'POST' }),
+    [error('request.method', '"request.method" must be GET: a URL monitor only sends GET requests, got "POST"', 'Leave out method, or use an ApiCheck for other methods.')],
+  ],
+  ['accepts method GET, as Checkly synthesises it', request({ method: 'GET' }), []],
   ['rejects an unknown request prop', request({ headers: [] }), [error('request.headers', '"request.headers" is not a prop of the request', 'Known props: url, ipFamily, followRedirects, skipSSL, assertions, method.')]],
 ];
 

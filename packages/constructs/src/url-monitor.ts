@@ -109,6 +109,10 @@ export class UrlMonitor extends Construct {
     if (typeof request === 'object' && request !== null) {
       const url = request.url instanceof URL ? request.url.href : request.url;
       payload.request = { ...request, url, method: 'GET' };
+      const method = (request as { method?: unknown }).method;
+      if (method !== undefined && method !== 'GET') {
+        context.error('request.method', `"request.method" must be GET: a URL monitor only sends GET requests, got ${JSON.stringify(method)}`, 'Leave out method, or use an ApiCheck for other methods.');
+      }
       checkHttpUrl(context, url, 'request.url', ['request', 'url']);
     } else {
       payload.request = request;
