@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RESOURCE_KINDS } from '@vigil/constructs';
 import { closestAddress } from './addresses.js';
 import { emptyState } from './document.js';
 import { getResource, moveResource, removeResource, unprotectResource, withProtection } from './edit.js';
@@ -41,7 +42,7 @@ describe('moving a resource in state', () => {
     ['a destination that exists', 'api-check.home', 'api-check.cart', 'address-taken', 'cannot move api-check.home to api-check.cart: api-check.cart already exists in state (remove it first with vigil state rm api-check.cart)'],
     ['a destination of another kind', 'api-check.home', 'multistep-check.home', 'kind-mismatch', 'cannot move api-check.home to multistep-check.home: the resource is of kind api-check, not multistep-check (a remote resource\'s kind cannot change)'],
     ['a destination that is not an address', 'api-check.home', 'home', 'address-invalid', '"home" is not an address: expected <kind>.<logicalId>, e.g. api-check.home'],
-    ['a destination with an unknown kind', 'api-check.home', 'check.home', 'address-invalid', '"check.home" has an unknown kind "check"; kinds are api-check, multistep-check, check-group, maintenance-window, status-page-service, alert-channel'],
+    ['a destination with an unknown kind', 'api-check.home', 'check.home', 'address-invalid', `"check.home" has an unknown kind "check"; kinds are ${RESOURCE_KINDS.join(', ')}`],
     ['a destination with an invalid logical id', 'api-check.home', 'api-check.home page', 'address-invalid', '"api-check.home page" has an invalid logical id "home page": use letters, digits and _ - / # .'],
     ['the same address', 'api-check.home', 'api-check.home', 'address-taken', 'cannot move api-check.home onto itself'],
     ['a resource with a pending operation', 'api-check.cart', 'api-check.basket', 'operation-pending', 'cannot move api-check.cart: an interrupted apply left a pending update of it (started 2026-11-22T03:00:00.000Z); run vigil apply to finish it first'],
