@@ -106,7 +106,7 @@ export class BrowserCheck extends Construct implements ScriptOwner {
     payload.dependencies = props.dependencies;
     // Checkly sends an empty domain as none.
     payload.sslCheckDomain = props.sslCheckDomain === '' ? null : props.sslCheckDomain;
-    payload.playwrightConfig = props.playwrightConfig;
+    payload.playwrightConfig = props.playwrightConfig ?? context.checkDefaults.playwrightConfig;
     return payload;
   }
 

@@ -1,4 +1,4 @@
-import { AlertSettings, EnvironmentVariables, Frequency, Location, RetryStrategy, RuntimeId, formatIssues } from '@vigil/schema';
+import { AlertSettings, EnvironmentVariables, Frequency, Location, PlaywrightConfig, RetryStrategy, RuntimeId, formatIssues } from '@vigil/schema';
 import { z } from 'zod';
 import { CONFIG_SOURCE_KEY } from './brand.js';
 import type { VigilConfig } from './config.js';
@@ -29,6 +29,7 @@ const checkDefaultFields = {
   shouldFail: z.boolean().optional(),
   doubleCheck: z.boolean().optional(),
   environmentVariables: EnvironmentVariables.unwrap().optional(),
+  playwrightConfig: PlaywrightConfig.optional(),
 };
 
 /** The reporters of `vigil test` (packages/cli/src/testing/reporters.ts; a test there holds them equal). */
@@ -75,8 +76,7 @@ const VigilConfigSchema = z.strictObject({
  * project's config reads as "not supported yet" rather than as a typo.
  */
 const CHECKLY_ONLY_OPTIONS = new Set([
-  'checks.playwrightConfig', 'checks.include',
-  'checks.multiStepChecks.playwrightConfig',
+  'checks.include',
 ]);
 
 const CONFIG_HINTS: Record<string, string> = {

@@ -1,6 +1,7 @@
 import { CONFIG_SOURCE_KEY } from './brand.js';
 import type { AlertEscalation } from './alert-escalation-policy.js';
 import type { AlertChannelReference } from './alert-channel.js';
+import type { PlaywrightConfig } from '@vigil/schema';
 import type { EnvironmentVariable } from './check.js';
 import type { PlaywrightCheckProps } from './playwright-check.js';
 import type { PrivateLocationReference } from './private-location.js';
@@ -60,6 +61,12 @@ export interface CheckDefaults {
    * group's variables still apply at run time.
    */
   environmentVariables?: EnvironmentVariable[];
+  /**
+   * Playwright settings (`use`, `expect`, `timeout`) of every browser check that sets none of its
+   * own. Checkly also applies them to multi-step checks; the service's multi-step checks take none,
+   * so there they are accepted and not sent.
+   */
+  playwrightConfig?: PlaywrightConfig;
   /** Defaults of multi-step checks, before the ones above, and where spec files become checks. */
   multiStepChecks?: MultiStepCheckDefaults;
   /** Defaults of browser checks, before the ones above, and where spec files become browser checks. */
@@ -97,7 +104,7 @@ export interface MultiStepCheckDefaults
   extends Pick<
     CheckDefaults,
     | 'activated' | 'muted' | 'frequency' | 'locations' | 'privateLocations' | 'tags' | 'runtimeId' | 'retryStrategy'
-    | 'alertEscalationPolicy' | 'alertChannels' | 'runParallel' | 'shouldFail' | 'doubleCheck' | 'environmentVariables'
+    | 'alertEscalationPolicy' | 'alertChannels' | 'runParallel' | 'shouldFail' | 'doubleCheck' | 'environmentVariables' | 'playwrightConfig'
   > {
   /**
    * Glob (or globs) of Playwright spec files, relative to the project root: each match becomes a

@@ -39,6 +39,21 @@ describe('a Checkly config loads unchanged', () => {
     expect(payloadOf(loaded, 'api-check.home')).toMatchObject({ shouldFail: true, doubleCheck: false });
   });
 
+  it('gives checks.playwrightConfig to browser checks that set none, and accepts it for multi-step checks', async () => {
+    const root = project({
+      'checkly.config.ts': config(
+        "checks: { checkMatch: '**/*.check.ts', playwrightConfig: { timeout: 30000, use: { baseURL: 'https://example.com' } }, " +
+          "multiStepChecks: { playwrightConfig: { timeout: 1000 } } }",
+      ),
+      'home.spec.ts': SPEC,
+      'home.check.ts':
+        "import { BrowserCheck } from 'checkly/constructs';\n\nnew BrowserCheck('home', { name: 'Home', code: { entrypoint: './home.spec.ts' } });\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(payloadOf(loaded, 'browser-check.home').playwrightConfig).toEqual({ timeout: 30000, use: { baseURL: 'https://example.com' } });
+  });
+
   it('makes one MultiStepCheck per spec file multiStepChecks.testMatch selects, its logical id the path from the root', async () => {
     const root = project({
       'checkly.config.ts': config("checks: { multiStepChecks: { testMatch: '**/__checks__/**/*.spec.ts', frequency: 30 } }"),
@@ -105,8 +120,8 @@ describe('a Checkly config loads unchanged', () => {
     ["cli: { retries: 5 }", 'vigil.config: "cli.retries" must be less than or equal to 3', 'vigil test retries a failed run at most 3 times, as the Checkly CLI does.'],
     ["cli: { reporters: ['fancy'] }", 'vigil.config: "cli.reporters[0]" must be one of [list, dot, ci, github, json, junit]', "vigil test's reporters are list, dot, ci, github, json, junit."],
     [
-      "checks: { playwrightChecks: [] }",
-      'vigil.config: "checks.playwrightChecks" is a Checkly config option vigil does not support yet',
+      "checks: { include: ['fixtures/**'] }",
+      'vigil.config: "checks.include" is a Checkly config option vigil does not support yet',
       'Remove it to load the project with vigil (or keep it in Checkly); docs/migrating-from-checkly.md lists what vigil supports.',
     ],
     ["cli: { runLocaton: 'eu-west-1' }", 'vigil.config: "cli.runLocaton" is not a config option', 'Did you mean "runLocation"?'],
