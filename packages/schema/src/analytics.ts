@@ -12,7 +12,7 @@ export const METRIC_SUFFIXES = ['avg', 'max', 'median', 'min', 'p50', 'p90', 'p9
 export type MetricSuffix = (typeof METRIC_SUFFIXES)[number];
 
 /** Which analytics endpoint: the path segment after `/v1/analytics/`. */
-export const ANALYTICS_KINDS = ['api-checks', 'tcp-checks', 'multistep-checks'] as const;
+export const ANALYTICS_KINDS = ['api-checks', 'tcp-checks', 'multistep-checks', 'dns'] as const;
 export type AnalyticsKind = (typeof ANALYTICS_KINDS)[number];
 
 /**
@@ -33,6 +33,12 @@ export const ANALYTICS_DEFINITIONS = {
   'multistep-checks': {
     baseMetrics: ['responseTime', 'availability', 'retries'],
     timeBases: ['responseTime'],
+    groupBy: ['runLocation'],
+  },
+  /** DNS monitors: the real OpenAPI's `/v1/analytics/dns/{id}` (`AnalyticsDnsMonitorMetadata`). */
+  dns: {
+    baseMetrics: ['total', 'availability', 'retries'],
+    timeBases: ['total'],
     groupBy: ['runLocation'],
   },
 } as const satisfies Record<AnalyticsKind, { baseMetrics: readonly string[]; timeBases: readonly string[]; groupBy: readonly string[] }>;
@@ -58,6 +64,7 @@ const metricEnum = <K extends AnalyticsKind>(kind: K) =>
 export const ApiCheckMetricName = metricEnum('api-checks');
 export const TcpCheckMetricName = metricEnum('tcp-checks');
 export const MultiStepCheckMetricName = metricEnum('multistep-checks');
+export const DnsMonitorMetricName = metricEnum('dns');
 
 function analyticsQuery<M extends z.ZodType<string, string>, G extends z.ZodType<string, string>>(metric: M, groupBy: G) {
   return z.object({
@@ -86,12 +93,15 @@ export const MultiStepCheckAnalyticsQuery = analyticsQuery(
   z.enum(ANALYTICS_DEFINITIONS['multistep-checks'].groupBy),
 );
 export type MultiStepCheckAnalyticsQuery = z.infer<typeof MultiStepCheckAnalyticsQuery>;
+export const DnsMonitorAnalyticsQuery = analyticsQuery(DnsMonitorMetricName, z.enum(ANALYTICS_DEFINITIONS.dns.groupBy));
+export type DnsMonitorAnalyticsQuery = z.infer<typeof DnsMonitorAnalyticsQuery>;
 
 /** Query schema per analytics endpoint. */
 export const ANALYTICS_QUERIES = {
   'api-checks': ApiCheckAnalyticsQuery,
   'tcp-checks': TcpCheckAnalyticsQuery,
   'multistep-checks': MultiStepCheckAnalyticsQuery,
+  dns: DnsMonitorAnalyticsQuery,
 } as const;
 
 export const MetricMetadata = z.object({ unit: z.string(), label: z.string(), aggregation: z.string() });

@@ -12,6 +12,7 @@ import { AlertChannel, AlertChannelCreate, AlertChannelUpdate } from './alert-ch
 import {
   AnalyticsReport,
   ApiCheckAnalyticsQuery,
+  DnsMonitorAnalyticsQuery,
   MultiStepCheckAnalyticsQuery,
   TcpCheckAnalyticsQuery,
 } from './analytics.js';
@@ -218,6 +219,10 @@ export const ENDPOINTS = {
   'analytics.multiStepChecks': {
     method: 'GET', path: '/v1/analytics/multistep-checks/{id}', params: StringIdParams,
     query: MultiStepCheckAnalyticsQuery, response: AnalyticsReport, status: 200, summary: 'Analytics of a multi-step check',
+  },
+  'analytics.dns': {
+    method: 'GET', path: '/v1/analytics/dns/{id}', params: StringIdParams, query: DnsMonitorAnalyticsQuery,
+    response: AnalyticsReport, status: 200, summary: 'Analytics of a DNS monitor',
   },
 
   // Alert channels ----------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
  * DnsMonitor end to end against a real vigil server and a DNS responder on a loopback port (UDP
  * and TCP): validate → plan → apply → plan empty → import into a fresh project (next plan empty) →
- * `vigil test`; the service's scheduler runs it; bad inputs at file:line. One service per file.
+ * `vigil test`; the service's scheduler runs it and its runs reach `/v1/analytics/dns/{id}`; bad
+ * inputs at file:line. One service per file.
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -152,6 +153,11 @@ describe('DnsMonitor', () => {
         return list.length > 0 ? list : undefined;
       }, 60_000, 1000);
       expect(stored[0]).toMatchObject({ hasFailures: false, dnsCheckResult: { response: { jsonAnswer: { Answer: [{ data: '192.0.2.10' }] } } } });
+      const analytics = await get<{ checkType: string; series: Array<{ data: Array<Record<string, number | null>> }> }>(`/v1/analytics/dns/${String(api!.id)}?metrics=total,total_p95,availability`);
+      expect(analytics.checkType).toBe('DNS');
+      const row = analytics.series[0]!.data[0]!;
+      expect(typeof row.total).toBe('number');
+      expect(row.availability).toBe(100);
     } finally {
       await rm(root, { recursive: true, force: true });
       await rm(fresh, { recursive: true, force: true });

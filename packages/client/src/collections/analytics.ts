@@ -11,6 +11,7 @@ export function analyticsApi(caller: EndpointCaller) {
     tcpChecks: (id: string, query: EndpointQuery<'analytics.tcpChecks'>) => caller.call('analytics.tcpChecks', { params: { id }, query }),
     multiStepChecks: (id: string, query: EndpointQuery<'analytics.multiStepChecks'>) =>
       caller.call('analytics.multiStepChecks', { params: { id }, query }),
+    dns: (id: string, query: EndpointQuery<'analytics.dns'>) => caller.call('analytics.dns', { params: { id }, query }),
     /** Availability and response-time percentiles of up to 100 checks over one quick range. */
     checks: (checkIds: string[], query: EndpointQuery<'analytics.batch'> = {}) =>
       caller.call('analytics.batch', { body: { checkIds }, query }),

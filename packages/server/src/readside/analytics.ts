@@ -3,7 +3,7 @@
  *
  * Decisions, documented here because clients chart these numbers:
  * - Only FINAL results count; ATTEMPT results are retries whose outcome the FINAL result carries.
- * - Base metric mapping: `responseTime` (API, multi-step) and `total` (TCP) are the result's
+ * - Base metric mapping: `responseTime` (API, multi-step) and `total` (TCP, DNS) are the result's
  *   `responseTime`; the other time bases are `apiCheckResult.response.timingPhases.<base>`;
  *   `availability` is the percentage (0..100) of results without failures; `retries` is the sum of
  *   the results' `attempts`.
@@ -74,6 +74,11 @@ export const BASE_METRICS: Readonly<Record<AnalyticsKind, Readonly<Record<string
   },
   'multistep-checks': {
     responseTime: RESPONSE_TIME,
+    availability: AVAILABILITY,
+    retries: RETRIES,
+  },
+  dns: {
+    total: { ...RESPONSE_TIME, label: 'Total' },
     availability: AVAILABILITY,
     retries: RETRIES,
   },

@@ -17,6 +17,7 @@ const CHECK_TYPE: Readonly<Record<AnalyticsKind, { checkType: string; label: str
   'api-checks': { checkType: 'API', label: 'API check' },
   'tcp-checks': { checkType: 'TCP', label: 'TCP check' },
   'multistep-checks': { checkType: 'MULTI_STEP', label: 'Multi-step check' },
+  dns: { checkType: 'DNS', label: 'DNS monitor' },
 };
 
 interface AnalyticsQueryInput {
@@ -76,4 +77,5 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   ctx.route(ENDPOINTS['analytics.multiStepChecks'], ({ account, params, query }) =>
     report('multistep-checks', account.id, params.id, query),
   );
+  ctx.route(ENDPOINTS['analytics.dns'], ({ account, params, query }) => report('dns', account.id, params.id, query));
 }
