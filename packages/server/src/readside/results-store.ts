@@ -62,6 +62,8 @@ interface FactRow {
   phases: string | null;
 }
 
+type FactTuple = [Buffer | string, number, number, number, string, number, number | null, number | null, string | null];
+
 interface DocRow extends FactRow {
   encoding: number;
   body: Buffer;
@@ -92,17 +94,18 @@ class RowFacts implements ResultFacts {
   #id: string | undefined;
   #timingPhases: Record<string, number> | undefined;
 
-  constructor(checkId: string, row: FactRow) {
+  /** `row`: the FACT_COLUMNS in their order (the statement's raw mode: no object per row). */
+  constructor(checkId: string, row: FactTuple) {
     this.checkId = checkId;
-    this.createdAt = row.created_ms;
-    this.resultType = row.final === 1 ? 'FINAL' : 'ATTEMPT';
-    this.runLocation = row.run_location;
-    this.hasFailures = row.has_failures === 1;
-    this.attempts = row.attempts;
-    this.responseTime = row.response_time;
-    this.statusCode = row.status_code;
-    this.#idKey = row.id;
-    this.#phases = row.phases;
+    this.#idKey = row[0];
+    this.createdAt = row[1];
+    this.resultType = row[2] === 1 ? 'FINAL' : 'ATTEMPT';
+    this.hasFailures = row[3] === 1;
+    this.runLocation = row[4];
+    this.attempts = row[5];
+    this.responseTime = row[6];
+    this.statusCode = row[7];
+    this.#phases = row[8];
   }
 
   get id(): string {
@@ -110,18 +113,28 @@ class RowFacts implements ResultFacts {
   }
 
   get timingPhases(): Readonly<Record<string, number>> {
-    if (this.#timingPhases) return this.#timingPhases;
-    const timingPhases: Record<string, number> = {};
-    const phases = this.#phases === null ? undefined : (JSON.parse(this.#phases) as unknown);
-    if (phases !== null && typeof phases === 'object' && !Array.isArray(phases)) {
-      for (const [name, value] of Object.entries(phases)) if (typeof value === 'number' && Number.isFinite(value)) timingPhases[name] = value;
-    }
-    return (this.#timingPhases = timingPhases);
+    return (this.#timingPhases ??= finitePhases(this.#phases));
   }
 }
 
+/** The finite numbers of a phases column; the parsed object itself when all of it is (the usual case). */
+function finitePhases(column: string | null): Record<string, number> {
+  const phases = column === null ? undefined : (JSON.parse(column) as unknown);
+  if (phases === null || typeof phases !== 'object' || Array.isArray(phases)) return {};
+  const parsed = phases as Record<string, unknown>;
+  let clean = true;
+  for (const name in parsed) {
+    const value = parsed[name];
+    if (typeof value !== 'number' || !Number.isFinite(value)) clean = false;
+  }
+  if (clean) return parsed as Record<string, number>;
+  const timingPhases: Record<string, number> = {};
+  for (const [name, value] of Object.entries(parsed)) if (typeof value === 'number' && Number.isFinite(value)) timingPhases[name] = value;
+  return timingPhases;
+}
+
 function factsOfRow(checkId: string, row: FactRow): ResultFacts {
-  return new RowFacts(checkId, row);
+  return new RowFacts(checkId, [row.id, row.created_ms, row.final, row.has_failures, row.run_location, row.attempts, row.response_time, row.status_code, row.phases]);
 }
 
 function documentOfRow(checkId: string, row: DocRow): StoredResult {
@@ -194,9 +207,11 @@ export class ResultsStore {
     this.#insertResult = compactResultRow(db);
     this.#seriesOf = seriesLookup(db, false);
     // Ties by id: as text for the ids the API hands out, which is what a UUID's bytes sort as too.
+    // Facts come in index order only (ties as stored): their readers order ties themselves, and
+    // sorting a day of rows by id too would cost a temporary b-tree per query.
     this.#factsInRange = db.prepare(
-      `SELECT ${FACT_COLUMNS} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id`,
-    );
+      `SELECT ${FACT_COLUMNS} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms`,
+    ).raw(true);
     this.#docsInRange = db.prepare(
       `SELECT ${FACT_COLUMNS}, encoding, body FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id`,
     );
@@ -251,11 +266,11 @@ export class ResultsStore {
     return (this.#docsInRange.all(series, fromMs, toMs) as DocRow[]).map((row) => documentOfRow(checkId, row));
   }
 
-  /** The facts of a check's results created in `[fromMs, toMs)`, oldest first, without decoding a document. */
+  /** The facts of a check's results created in `[fromMs, toMs)`, oldest first (ties in no particular order), without decoding a document. */
   factsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): ResultFacts[] {
     const series = this.#seriesOf(accountId, checkId);
     if (series === undefined) return [];
-    return (this.#factsInRange.all(series, fromMs, toMs) as FactRow[]).map((row) => factsOfRow(checkId, row));
+    return (this.#factsInRange.all(series, fromMs, toMs) as FactTuple[]).map((row) => new RowFacts(checkId, row));
   }
 
   /**
