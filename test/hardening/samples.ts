@@ -43,6 +43,8 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'checks.updateTcp': { name: 'Fuzz TCP 2', request: { hostname: 'db.example.com', port: 5433 } },
   'checks.createUrl': { name: 'Fuzz URL', frequency: 5, request: { url: 'https://example.com/health', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] } },
   'checks.updateUrl': { name: 'Fuzz URL 2', request: { url: 'https://example.com/' } },
+  'checks.createHeartbeat': { name: 'Fuzz heartbeat monitor', heartbeat: { period: 30, periodUnit: 'seconds', grace: 0, graceUnit: 'seconds' } },
+  'checks.updateHeartbeat': { name: 'Fuzz heartbeat 2', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } },
   'checkGroups.create': { name: 'Fuzz group', concurrency: 3, tags: ['g'], locations: ['eu-west-1'] },
   'checkGroups.update': { name: 'Fuzz group 2', concurrency: 2 },
   'alertChannels.create': { type: 'EMAIL', config: { address: 'a@example.com' }, sendFailure: true },

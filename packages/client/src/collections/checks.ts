@@ -21,6 +21,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createTcp', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createUrl: (body: EndpointBody<'checks.createUrl'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createUrl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createHeartbeat: (body: EndpointBody<'checks.createHeartbeat'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createHeartbeat', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     /** The generic create: any `checkType`; answers only `{id, checkType}`. */
     create: (body: EndpointBody<'checks.create'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.create', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
@@ -35,6 +37,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateTcp', { params: { id }, body, query: autoAssignQuery(options) }),
     updateUrl: (id: string, body: EndpointBody<'checks.updateUrl'>, options: WriteOptions = {}) =>
       caller.call('checks.updateUrl', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateHeartbeat: (id: string, body: EndpointBody<'checks.updateHeartbeat'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateHeartbeat', { params: { id }, body, query: autoAssignQuery(options) }),
     update: (id: string, body: EndpointBody<'checks.update'>, options: WriteOptions = {}) =>
       caller.call('checks.update', { params: { id }, body, query: autoAssignQuery(options) }),
     delete: (id: string) => caller.call('checks.delete', { params: { id } }),
