@@ -87,6 +87,18 @@ describe('a Checkly config loads unchanged', () => {
     expect(loaded.specs.map((spec) => spec.address)).toEqual(['multistep-check.login']);
   });
 
+  it('does not make a MultiStepCheck of a spec file a BrowserCheck already runs, as the Checkly CLI', async () => {
+    const root = project({
+      'checkly.config.ts': config("checks: { checkMatch: '**/*.check.ts', multiStepChecks: { testMatch: '**/*.spec.ts' } }"),
+      '__checks__/home.spec.ts': SPEC,
+      '__checks__/home.check.ts':
+        "import { BrowserCheck } from 'checkly/constructs';\n\nnew BrowserCheck('home', { name: 'Home', code: { entrypoint: './home.spec.ts' } });\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([]);
+    expect(loaded.specs.map((spec) => spec.address)).toEqual(['browser-check.home']);
+  });
+
   it('cascades environment variables as Checkly does: the check’s own, else multiStepChecks’, else checks’', async () => {
     const root = project({
       'checkly.config.ts': config(

@@ -8,16 +8,20 @@ interface EntrypointOwner {
   scriptEntrypoints(): Array<{ path: string }>;
 }
 
-function entrypointsOf(construct: Construct, kind: string): string[] {
+/** Checks whose entrypoint a spec file may already be: Checkly's parser skips a spec either kind runs. */
+const SPEC_RUNNING_KINDS = new Set(['browser-check', 'multistep-check']);
+
+function entrypointsOf(construct: Construct): string[] {
   const owner = construct as unknown as Partial<EntrypointOwner>;
-  if (owner.kind !== kind || typeof owner.scriptEntrypoints !== 'function') return [];
+  if (!SPEC_RUNNING_KINDS.has(owner.kind ?? '') || typeof owner.scriptEntrypoints !== 'function') return [];
   return owner.scriptEntrypoints().map((request) => path.resolve(request.path));
 }
 
 /**
  * The spec files a `testMatch` selects become checks, as the Checkly CLI's project parser does:
  * one per file, named after the file, whose logical id is the file's path from the project root
- * (POSIX separators), unless a check declared in a monitor file already runs that file. Runs after
+ * (POSIX separators), unless a browser or multi-step check declared in a monitor file already runs
+ * that file (the Checkly CLI skips a spec either kind runs). Runs after
  * the monitor files, so those checks are known; the created check is located at its spec file.
  */
 export async function addSpecFileChecks(options: {
@@ -29,7 +33,6 @@ export async function addSpecFileChecks(options: {
   option: string;
   ignoreDirectoriesMatch: readonly string[] | undefined;
   exclude: readonly string[];
-  kind: string;
   create: (logicalId: string, file: string) => Construct;
   configSource: SourceLocation | undefined;
 }): Promise<Diagnostic[]> {
@@ -50,7 +53,7 @@ export async function addSpecFileChecks(options: {
     ignoreDirectoriesMatch: options.ignoreDirectoriesMatch,
     exclude: options.exclude,
   });
-  const taken = new Set(options.project.constructs().flatMap((construct) => entrypointsOf(construct, options.kind)));
+  const taken = new Set(options.project.constructs().flatMap((construct) => entrypointsOf(construct)));
   await withProject(options.project, async () => {
     for (const file of files) {
       if (taken.has(file)) continue;
@@ -72,7 +75,6 @@ export function addMultiStepSpecChecks(project: Project, root: string, config: V
     option: 'checks.multiStepChecks.testMatch',
     ignoreDirectoriesMatch: config.checks?.ignoreDirectoriesMatch,
     exclude,
-    kind: 'multistep-check',
     create: (logicalId, file) => new MultiStepCheck(logicalId, { name: path.basename(file), code: { entrypoint: file } }),
     configSource,
   });
