@@ -11,9 +11,11 @@
  * A construct counts as loaded when Vigil created it and reported no error at it; unsupported when
  * its class is one Vigil lacks; failed when Vigil created it but reported an error at it; missing
  * when the Checkly CLI would create it from the config (`browserChecks.testMatch`,
- * `playwrightChecks`) and Vigil did not.
+ * `playwrightChecks`) and Vigil did not. A construct whose only problem is an npm package the
+ * project declares but that is not installed in the copy (`npm install` was not run) is counted
+ * as loaded and listed as such. Errors of the config itself are listed too.
  */
-import { cp, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +36,11 @@ interface Tally {
   unchangedErrors: string[];
   loaded: string[];
   failed: Array<{ address: string; message: string }>;
+  /** Loaded once the project's declared npm dependencies are installed. */
+  needsInstall: Array<{ address: string; message: string }>;
+  configErrors: string[];
+  /** Made by Vigil from a testMatch although a declared check already runs the spec (the Checkly CLI makes none). */
+  extra: string[];
   unsupported: string[];
   missing: string[];
 }
@@ -107,13 +114,35 @@ async function measure(name: string, source: string, shim: string): Promise<Tall
       if (diagnostic.severity === 'error' && diagnostic.address !== undefined && !errorsByAddress.has(diagnostic.address)) errorsByAddress.set(diagnostic.address, diagnostic.message);
     }
     const addresses = stood.project.constructs().map((construct) => construct.address);
-    const loaded = addresses.filter((address) => !errorsByAddress.has(address));
-    const failed = addresses.filter((address) => errorsByAddress.has(address)).map((address) => ({ address, message: errorsByAddress.get(address)! }));
-    const missing = expectedFromConfig(stood.config, copy, await allFiles(copy)).filter((address) => !addresses.includes(address));
-    return { project: name, loadsUnchanged: unchangedErrors.length === 0, unchangedErrors, loaded, failed, unsupported, missing };
+    // Specs that a declared browser or multi-step check runs: the Checkly CLI makes no check of them from a testMatch.
+    const taken = new Set(
+      stood.project.constructs().flatMap((construct) => {
+        const owner = construct as unknown as { kind: string; logicalId: string; scriptEntrypoints?: () => Array<{ path: string }> };
+        if ((owner.kind !== 'browser-check' && owner.kind !== 'multistep-check') || typeof owner.scriptEntrypoints !== 'function') return [];
+        const specs = owner.scriptEntrypoints().map((request) => path.relative(copy, request.path).split(path.sep).join('/'));
+        // A check made from a testMatch runs its own spec; only declared checks take a spec away.
+        return specs.filter((spec) => spec !== construct.logicalId);
+      }),
+    );
+    const extra = addresses.filter((address) => /^(browser-check|multistep-check)\./.test(address) && taken.has(address.slice(address.indexOf('.') + 1)));
+    addresses.splice(0, addresses.length, ...addresses.filter((address) => !extra.includes(address)));
+    const declared = await declaredDependencies(copy);
+    const uninstalled = (message: string) => declared.some((name) => message.includes(`Could not resolve "${name}"`) || message.includes(`Cannot find package '${name}'`) || message.includes(`Cannot find package "${name}"`));
+    const withError = addresses.filter((address) => errorsByAddress.has(address)).map((address) => ({ address, message: errorsByAddress.get(address)! }));
+    const needsInstall = withError.filter((item) => uninstalled(item.message));
+    const failed = withError.filter((item) => !uninstalled(item.message));
+    const loaded = addresses.filter((address) => !errorsByAddress.has(address)).concat(needsInstall.map((item) => item.address));
+    const configErrors = stood.diagnostics.filter((d) => d.severity === 'error' && d.address === undefined && !d.message.includes('is not supported by vigil yet')).map((d) => d.message);
+    const missing = expectedFromConfig(stood.config, copy, await allFiles(copy)).filter((address) => !addresses.includes(address) && !taken.has(address.slice(address.indexOf('.') + 1)));
+    return { project: name, loadsUnchanged: unchangedErrors.length === 0, unchangedErrors, loaded, failed, needsInstall, configErrors, extra, unsupported, missing };
   } finally {
     await rm(copy, { recursive: true, force: true });
   }
+}
+
+async function declaredDependencies(root: string): Promise<string[]> {
+  const manifest = await readFile(path.join(root, 'package.json'), 'utf8').then((text) => JSON.parse(text) as Record<string, Record<string, string> | undefined>, () => ({}) as Record<string, undefined>);
+  return [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.devDependencies ?? {})];
 }
 
 async function allFiles(root: string): Promise<string[]> {
@@ -153,7 +182,10 @@ function report(tallies: Tally[]): void {
     out.push(`${tally.project}: ${tally.loaded.length}/${count} constructs load; the project as it is ${tally.loadsUnchanged ? 'loads with no error' : `has ${tally.unchangedErrors.length} error(s)`}`);
     if (tally.unsupported.length > 0) out.push(`  unsupported: ${summarise(tally.unsupported)}`);
     for (const failure of tally.failed) out.push(`  failed: ${failure.address}: ${failure.message}`);
+    for (const item of tally.needsInstall) out.push(`  loads after npm install: ${item.address}: ${item.message}`);
+    for (const error of tally.configErrors) out.push(`  config: ${error}`);
     for (const address of tally.missing) out.push(`  missing (config): ${address}`);
+    for (const address of tally.extra) out.push(`  extra (not made by the Checkly CLI, not counted): ${address}`);
     for (const error of tally.unchangedErrors) out.push(`  as it is: ${error}`);
   }
   const share = total === 0 ? 0 : Math.round((loaded / total) * 1000) / 10;
