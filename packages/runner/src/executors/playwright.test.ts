@@ -84,6 +84,18 @@ describe.concurrent('Playwright check suites', { timeout: 120_000 }, () => {
     }
   });
 
+  it('run TypeScript suites under a network policy: a denied address fails the suite at once, and the run ends', async () => {
+    const guarded = createRunner({ executors: [playwrightExecutor], multiStepTimeoutMs: 30_000, denyNetworks: ['127.0.0.1/32'] });
+    try {
+      const body = 'await request.get(health(process.env.BASE_URL!));';
+      const { final } = await guarded.run(suite(body), { location: 'eu-west-1', variables: variables() });
+      expect(final.error).toContain("connection to 127.0.0.1 refused by the service's network policy (--deny-network 127.0.0.1/32)");
+      expect(final.responseTime).toBeLessThan(30_000);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it.each([
     ['a shell command', { testCommand: 'npx playwright test; rm -rf /' }, 'testCommand "npx playwright test; rm -rf /" does not run Playwright\'s test runner (e.g. "npx playwright test"), so vigil does not run it'],
     ['another program', { testCommand: 'npm test' }, 'testCommand "npm test" does not run Playwright\'s test runner (e.g. "npx playwright test"), so vigil does not run it'],

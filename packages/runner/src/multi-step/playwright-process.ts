@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { ReportFile } from './report.js';
 import { requirePlaywright, type SpecRun } from './run-spec.js';
 
@@ -54,12 +54,14 @@ export function playwrightWorkspace(): Promise<string> {
 
 /**
  * NODE_OPTIONS that load the network policy into every Node process of the run: the bundled
- * preload, or from sources the TypeScript one through tsx.
+ * preload, or from sources the TypeScript one through tsx's CommonJS hook. Not tsx's ES module
+ * hooks: beside Playwright's own, they keep its process alive after a run of TypeScript specs
+ * (a Playwright check suite), until the deadline kills it.
  */
 export function policyNodeOptions(): string {
   if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return `--import ${new URL('./network-policy-preload.mjs', import.meta.url).href}`;
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return `--import ${tsx} --import ${new URL('../network-policy-preload.ts', import.meta.url).href}`;
+  const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
+  return `--require ${JSON.stringify(tsx)} --require ${JSON.stringify(fileURLToPath(new URL('../network-policy-preload.ts', import.meta.url)))}`;
 }
 
 export interface PlaywrightProcessInput {
