@@ -1,7 +1,7 @@
 /**
  * PlaywrightCheck end to end through the real CLI against a `vigil server`: a suite declared in a
  * monitor file and one in the config's `checks.playwrightChecks` go through validate → plan → apply
- * → plan empty; both are imported into a fresh copy of the repository whose next plan is empty;
+ * → plan empty, and the server's scheduler runs one; both are imported into a fresh copy of the repository whose next plan is empty;
  * `vigil test` runs suites (API-only specs against a loopback HTTP server, so no browser is needed):
  * one passes, one fails at its spec file:line, one hangs until the suite's own test timeout. Bad
  * inputs are refused at the file:line that declares them.
@@ -13,15 +13,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { targetEnv, vigil } from '../../support/cli.js';
+import { targetEnv, vigil, waitFor } from '../../support/cli.js';
 
 let target: Server;
 let base: string;
 let workdir: string;
+let onTargetHit: (() => void) | undefined;
 
 beforeAll(async () => {
   target = createServer((request, response) => {
     if (request.url === '/hang') return; // answers never
+    onTargetHit?.();
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
   });
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
@@ -78,22 +80,27 @@ test('slow endpoint @hang', async ({ request }) => {
 
 describe('PlaywrightCheck against vigil server', () => {
   let server: RunningServer;
+  // The scheduler's clock: moved on once the checks exist, so their first runs are due at once, and
+  // back as soon as a run reaches the target, so no second run starts before the server stops.
+  let skewMs = 0;
 
   beforeAll(async () => {
-    server = await startServer({ port: 0, dataDir: ':memory:' });
+    server = await startServer({ port: 0, dataDir: ':memory:', scheduler: { now: () => Date.now() + skewMs, tickMs: 200, refreshMs: 200 } });
   });
   afterAll(async () => {
     await server.close();
   });
 
-  it('validates, plans, applies, plans no changes, and imports into a fresh copy of the repository with an empty next plan', async () => {
+  it('validates, plans, applies, plans no changes; the scheduler runs the suite; imports into a fresh copy of the repository with an empty next plan', async () => {
     const root = await writeProject('lifecycle', {
       ...suiteFiles(base),
-      'vigil.config.ts': config('shop', "playwrightConfigPath: 'e2e/playwright.config.ts', playwrightChecks: [{ logicalId: 'smoke', name: 'Smoke suite', pwTags: '@pass', frequency: 5 }]"),
+      'vigil.config.ts': config('shop', "playwrightConfigPath: 'e2e/playwright.config.ts', playwrightChecks: [{ logicalId: 'smoke', name: 'Smoke suite', pwTags: '@pass', frequency: 5, locations: ['eu-west-1'] }]"),
       'monitors/suite.monitor.ts': `import { PlaywrightCheck, Frequency } from 'vigil/constructs';
 
 new PlaywrightCheck('api-suite', {
   name: 'API suite',
+  // Only the smoke suite runs on the scheduler here, so no run is under way when the server stops.
+  activated: false,
   playwrightConfigPath: '../e2e/playwright.config.ts',
   installCommand: 'npm ci',
   pwProjects: [],
@@ -128,6 +135,19 @@ new PlaywrightCheck('api-suite', {
       'e2e/tests/hang.spec.ts',
       'e2e/tests/pass.spec.ts',
     ]);
+
+    const smoke = listed.find((check) => check.name === 'Smoke suite');
+    onTargetHit = () => {
+      skewMs = 0;
+    };
+    skewMs = 11 * 60_000;
+    const result = await waitFor(async () => {
+      const response = await fetch(`${server.url}/v1/check-results/${String(smoke!.id)}?resultType=ALL`, { headers: { authorization: 'Bearer vigil-local' } });
+      const results = (await response.json()) as Array<Record<string, unknown>>;
+      return results[0];
+    }, 90_000, 500);
+    expect(result).toMatchObject({ hasFailures: false, hasErrors: false, runLocation: 'eu-west-1' });
+    expect(result.multiStepCheckResult).toMatchObject({ errors: [], tests: [expect.objectContaining({ title: 'health answers @pass', status: 'passed' })] });
 
     const copy = await writeProject('imported', { ...suiteFiles(base), 'vigil.config.ts': config('imported'), 'monitors/empty.monitor.ts': 'export {};\n' });
     const imported = await vigil(['import', 'playwright-check'], { cwd: copy, env });
