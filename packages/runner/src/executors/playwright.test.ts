@@ -84,6 +84,14 @@ describe.concurrent('Playwright check suites', { timeout: 120_000 }, () => {
     }
   });
 
+  it("run a spec that opens a page in the Chromium the runner finds (VIGIL_CHROMIUM_PATH, Playwright's own, the system's)", async () => {
+    const check = suite("await page.goto(process.env.BASE_URL!); await expect(page.locator('body')).toContainText('ok');");
+    const files = check.codeBundle.map((file) => (file.path.endsWith('.spec.ts') ? { ...file, content: file.content.replace('async ({ request })', 'async ({ page })') } : file));
+    const { final } = await runner.run({ ...check, codeBundle: files }, { location: 'eu-west-1', variables: variables() });
+    expect(final.error).toBeNull();
+    expect((final.multiStepCheckResult as MultiStepCheckResult).tests.map((test) => test.status)).toEqual(['passed', 'passed']);
+  });
+
   it('run TypeScript suites under a network policy: a denied address fails the suite at once, and the run ends', async () => {
     const guarded = createRunner({ executors: [playwrightExecutor], multiStepTimeoutMs: 30_000, denyNetworks: ['127.0.0.1/32'] });
     try {
