@@ -77,11 +77,28 @@ describe('loadProject of a Checkly project', () => {
     ]);
   });
 
-  it('reports a construct vigil lacks that a CommonJS file requires at the line that uses it', async () => {
+  it('reports a construct vigil lacks that a CommonJS file destructures from require() at its name there', async () => {
     const root = project({
       'package.json': JSON.stringify({ name: 'legacy', type: 'commonjs' }),
       'checkly.config.ts': CHECKLY_CONFIG.replace("'**/*.check.ts'", "'**/*.check.js'"),
       'a.check.js': "const { ApiCheck, SslMonitor } = require('checkly/constructs');\n\nnew SslMonitor('cert', { name: 'Cert' });\n",
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: '"SslMonitor" is not supported by vigil yet',
+        hint: '"checkly/constructs" in vigil has no SslMonitor; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
+        source: { file: 'a.check.js', line: 1, column: 19 },
+      },
+    ]);
+  });
+
+  it('reports a construct vigil lacks that a CommonJS file takes from the required module at the line that uses it', async () => {
+    const root = project({
+      'package.json': JSON.stringify({ name: 'legacy', type: 'commonjs' }),
+      'checkly.config.ts': CHECKLY_CONFIG.replace("'**/*.check.ts'", "'**/*.check.js'"),
+      'a.check.js': "const constructs = require('checkly/constructs');\n\nnew constructs.SslMonitor('cert', { name: 'Cert' });\n",
     });
     const loaded = await loadProject({ cwd: root });
     expect(loaded.diagnostics).toEqual([

@@ -60,3 +60,29 @@ describe('a CommonJS project', () => {
     });
   });
 });
+
+describe('a CommonJS Checkly project', () => {
+  it('names every construct vigil lacks that any file requires, at its name, in one load', async () => {
+    const checkly = mkdtempSync(path.join(os.tmpdir(), 'vigil-commonjs-checkly-'));
+    try {
+      const files: Record<string, string> = {
+        'package.json': JSON.stringify({ name: 'checkly-js', type: 'commonjs' }),
+        'checkly.config.js': "const { defineConfig } = require('checkly');\nmodule.exports = defineConfig({ projectName: 'P', logicalId: 'p' });\n",
+        '__checks__/ping.check.js': "const { IcmpMonitor, ApiCheck } = require('checkly/constructs');\n\nnew IcmpMonitor('ping', { name: 'Ping' });\n",
+        '__checks__/alerts.check.js': "const {\n  EmailAlertChannel,\n  SlackAppAlertChannel: App,\n  Nonsense,\n} = require('checkly/constructs');\n",
+      };
+      for (const [file, contents] of Object.entries(files)) {
+        mkdirSync(path.dirname(path.join(checkly, file)), { recursive: true });
+        writeFileSync(path.join(checkly, file), contents);
+      }
+      const loaded = await loadProject({ cwd: checkly });
+      expect(loaded.diagnostics.map((d) => `${d.source?.file}:${d.source?.line}:${d.source?.column} ${d.message}`)).toEqual([
+        '__checks__/alerts.check.js:3:3 "SlackAppAlertChannel" is not supported by vigil yet',
+        '__checks__/alerts.check.js:4:3 "checkly/constructs" has no export named "Nonsense"',
+        '__checks__/ping.check.js:1:9 "IcmpMonitor" is not supported by vigil yet',
+      ]);
+    } finally {
+      rmSync(checkly, { recursive: true, force: true });
+    }
+  });
+});

@@ -75,7 +75,7 @@ function unsupportedImport(text: string): { message: string; hint: string } | un
   return { message: `"${module}" has no export named "${name}"`, hint: 'Check the spelling; docs/constructs.md lists every construct vigil exports.' };
 }
 
-const NOT_A_CONSTRUCTOR = /^([A-Za-z_$][\w$]*) is not a constructor$/;
+const NOT_A_CONSTRUCTOR = /^(?:[A-Za-z_$][\w$]*\.)?([A-Za-z_$][\w$]*) is not a constructor$/;
 
 // `at fn (file:///a/b.ts:12:5)`, `at file:///a/b.ts:12:5`, `at /a/b.ts:12:5`, `at async fn (...)`
 const FRAME = /^\s*at (?:.*?\()?(.+?):(\d+):(\d+)\)?\s*$/;
