@@ -33,6 +33,8 @@ export async function addSpecFileChecks(options: {
   option: string;
   ignoreDirectoriesMatch: readonly string[] | undefined;
   exclude: readonly string[];
+  /** The kind created; informational: a spec any browser or multi-step check runs is skipped, whatever the kind. */
+  kind?: string;
   create: (logicalId: string, file: string) => Construct;
   configSource: SourceLocation | undefined;
 }): Promise<Diagnostic[]> {
