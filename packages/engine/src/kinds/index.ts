@@ -9,8 +9,8 @@ import { tcpMonitorAdapter } from './tcp-monitor.js';
 import { urlMonitorAdapter } from './url-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
-import { privateLocationAdapter } from './private-location.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
+import { privateLocationAdapter } from './private-location.js';
 import { statusPageServiceAdapter } from './status-page-service.js';
 import type { KindAdapter } from './types.js';
 
