@@ -18,6 +18,7 @@ import { guardLookup, type NetworkPolicy } from '../network-policy.js';
 import type { AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
 import { HTTPS_TYPE, jsonAnswer, textAnswer, type DnsJsonAnswer } from './dns-answer.js';
+import { runFields } from './run-fields.js';
 
 export const dnsExecutor: Executor = { checkType: 'DNS', run: runDnsMonitor };
 
@@ -36,7 +37,7 @@ interface Exchange {
 
 async function runDnsMonitor(check: WireCheck, context: ExecutorContext): Promise<TryResult> {
   const startedAt = new Date();
-  const parsed = DnsCheckCreate.safeParse(check);
+  const parsed = DnsCheckCreate.safeParse(runFields(check));
   if (!parsed.success) return fault(startedAt, `this DNS monitor's payload does not parse: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const spec = parsed.data;
   const lookup = variableLookup(context.variables);

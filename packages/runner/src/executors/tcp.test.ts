@@ -82,6 +82,13 @@ describe('TCP executor against loopback servers', () => {
     expect(result.responseTime).toBeLessThan(1000);
   });
 
+  it('runs a payload whose alert channels are not created yet, as vigil test sends it (their ids null)', async () => {
+    const check = tcpMonitor({ port: port.hang }, { maxResponseTime: 2000, alertChannelSubscriptions: [{ alertChannelId: null, activated: true }], groupId: null });
+    const result = await run(check);
+    expect(result.hasErrors).toBe(false);
+    expect(result.hasFailures).toBe(false);
+  });
+
   it('fails a refused connection with the reason', async () => {
     const closed = await closedPort();
     const result = await run(tcpMonitor({ port: closed }));

@@ -17,6 +17,7 @@ import { evaluateAssertions } from '../assertions/evaluate.js';
 import { guardLookup } from '../network-policy.js';
 import type { ApiRunResult, AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
+import { runFields } from './run-fields.js';
 
 /** How long the read waits for more after the last byte before it takes the answer as complete. */
 export const QUIET_MS = 100;
@@ -44,7 +45,7 @@ interface Conversation {
 
 async function runTcpMonitor(check: WireCheck, context: ExecutorContext): Promise<TryResult> {
   const startedAt = new Date();
-  const parsed = TcpCheckCreate.safeParse({ name: 'run', ...check });
+  const parsed = TcpCheckCreate.safeParse(runFields(check));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return fault(startedAt, `this TCP monitor's payload does not parse: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid'}`);
