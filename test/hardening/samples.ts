@@ -43,6 +43,15 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'checks.updateTcp': { name: 'Fuzz TCP 2', request: { hostname: 'db.example.com', port: 5433 } },
   'checks.createUrl': { name: 'Fuzz URL', frequency: 5, request: { url: 'https://example.com/health', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] } },
   'checks.updateUrl': { name: 'Fuzz URL 2', request: { url: 'https://example.com/' } },
+  'checks.createDns': { name: 'Fuzz DNS', frequency: 5, request: { recordType: 'A', query: 'example.com', assertions: [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NOERROR' }] } },
+  'checks.updateDns': { name: 'Fuzz DNS 2', request: { recordType: 'AAAA', query: 'example.com' } },
+  'checks.createBrowser': { name: 'Fuzz browser', frequency: 10, script: "import { test } from '@playwright/test';\ntest('home', async ({ page }) => {});\n" },
+  'checks.updateBrowser': { name: 'Fuzz browser 2', sslCheckDomain: 'example.com' },
+  'checks.createPlaywright': {
+    name: 'Fuzz suite', frequency: 10, playwrightConfigPath: 'playwright.config.ts',
+    codeBundle: [{ path: 'playwright.config.ts', content: 'export default {};' }, { path: 'tests/a.spec.ts', content: "import { test } from '@playwright/test';\ntest('a', () => {});\n" }],
+  },
+  'checks.updatePlaywright': { name: 'Fuzz suite 2', pwTags: ['@smoke'] },
   'checks.createHeartbeat': { name: 'Fuzz heartbeat monitor', heartbeat: { period: 30, periodUnit: 'seconds', grace: 0, graceUnit: 'seconds' } },
   'checks.updateHeartbeat': { name: 'Fuzz heartbeat 2', heartbeat: { period: 1, periodUnit: 'hours', grace: 5, graceUnit: 'minutes' } },
   'checkGroups.create': { name: 'Fuzz group', concurrency: 3, tags: ['g'], locations: ['eu-west-1'] },
@@ -101,6 +110,6 @@ function idFor(id: EndpointId, param: string, ids: ResourceIds): string | number
 
 /** A valid query for endpoints that require one (analytics need `metrics`). */
 export function sampleQuery(id: EndpointId): Record<string, string> {
-  if (id.startsWith('analytics.')) return { metrics: id === 'analytics.tcpChecks' ? 'total' : 'responseTime' };
+  if (id.startsWith('analytics.')) return { metrics: id === 'analytics.tcpChecks' || id === 'analytics.dns' ? 'total' : 'responseTime' };
   return {};
 }

@@ -11,6 +11,7 @@ import { errorGroupsApi } from './collections/error-groups.js';
 import { runtimesApi } from './collections/runtimes.js';
 import { heartbeatsApi } from './collections/heartbeats.js';
 import { maintenanceWindowsApi } from './collections/maintenance-windows.js';
+import { privateLocationsApi } from './collections/private-locations.js';
 import { statusPagesApi } from './collections/status-pages.js';
 import { triggersApi } from './collections/triggers.js';
 import { Transport, type TransportOptions } from './transport.js';
@@ -43,6 +44,7 @@ export function createClient(options: ClientOptions) {
     alertChannels: alertChannelsApi(caller),
     statusPages: statusPagesApi(caller),
     maintenanceWindows: maintenanceWindowsApi(caller),
+    privateLocations: privateLocationsApi(caller),
     errorGroups: errorGroupsApi(caller),
     accounts: accountsApi(caller),
     triggers: triggersApi(caller),

@@ -3,7 +3,7 @@ import { autoAssignQuery, type CreateOptions, type EndpointCaller, type WriteOpt
 
 type ListFilter = Omit<EndpointQuery<'checks.list'>, 'page' | 'limit'>;
 
-/** Checks: API, multi-step and generic (`/v1/checks`), with list, read, update and delete. */
+/** Checks: the typed create and update of each check type, generic (`/v1/checks`) ones, list, read and delete. */
 export function checksApi(caller: EndpointCaller) {
   return {
     /** One page (`limit` 1..100, `page` from 1), optionally filtered by `tag` / `checkType`. */
@@ -23,6 +23,10 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createUrl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createHeartbeat: (body: EndpointBody<'checks.createHeartbeat'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createHeartbeat', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createBrowser: (body: EndpointBody<'checks.createBrowser'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createBrowser', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createPlaywright: (body: EndpointBody<'checks.createPlaywright'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createPlaywright', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     /** The generic create: any `checkType`; answers only `{id, checkType}`. */
     create: (body: EndpointBody<'checks.create'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.create', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
@@ -39,6 +43,10 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateUrl', { params: { id }, body, query: autoAssignQuery(options) }),
     updateHeartbeat: (id: string, body: EndpointBody<'checks.updateHeartbeat'>, options: WriteOptions = {}) =>
       caller.call('checks.updateHeartbeat', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateBrowser: (id: string, body: EndpointBody<'checks.updateBrowser'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateBrowser', { params: { id }, body, query: autoAssignQuery(options) }),
+    updatePlaywright: (id: string, body: EndpointBody<'checks.updatePlaywright'>, options: WriteOptions = {}) =>
+      caller.call('checks.updatePlaywright', { params: { id }, body, query: autoAssignQuery(options) }),
     update: (id: string, body: EndpointBody<'checks.update'>, options: WriteOptions = {}) =>
       caller.call('checks.update', { params: { id }, body, query: autoAssignQuery(options) }),
     delete: (id: string) => caller.call('checks.delete', { params: { id } }),
