@@ -3,6 +3,8 @@
  * the child so crash tests can SIGKILL it mid-apply.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -79,4 +81,21 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs:
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** A new project directory under the system's temp directory holding `files` (paths relative to it). */
+export async function writeProject(prefix: string, files: Readonly<Record<string, string>>): Promise<string> {
+  const root = await mkdtemp(path.join(tmpdir(), prefix));
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), text);
+  }
+  return root;
+}
+
+/** A GET of `route` on a `vigil server` with its local key; anything but 200 is an error naming the route. */
+export async function getJson<T>(serviceUrl: string, route: string): Promise<T> {
+  const response = await fetch(`${serviceUrl}${route}`, { headers: { authorization: 'Bearer vigil-local' } });
+  if (response.status !== 200) throw new Error(`GET ${route} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
 }

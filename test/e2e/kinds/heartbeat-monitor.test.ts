@@ -7,13 +7,12 @@
  * units and long windows are unit-tested (packages/server/src/heartbeats/deadlines.test.ts).
  */
 import { createServer, type Server } from 'node:http';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { targetEnv, vigil, waitFor } from '../../support/cli.js';
+import { getJson, targetEnv, vigil, waitFor, writeProject } from '../../support/cli.js';
 
 let server: RunningServer;
 let receiver: Server;
@@ -40,22 +39,11 @@ afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
 });
 
-async function project(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(path.join(tmpdir(), 'vigil-heartbeat-'));
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-    await writeFile(path.join(root, file), text);
-  }
-  return root;
-}
+const project = (files: Record<string, string>) => writeProject('vigil-heartbeat-', files);
 
 const run = (args: string[], cwd: string) => vigil(args, { cwd, env: targetEnv(server.url) });
 
-async function get<T>(route: string): Promise<T> {
-  const response = await fetch(`${server.url}${route}`, { headers: { authorization: 'Bearer vigil-local' } });
-  expect(response.status, route).toBe(200);
-  return (await response.json()) as T;
-}
+const get = <T,>(route: string) => getJson<T>(server.url, route);
 
 const CONFIG = "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'Jobs', logicalId: 'jobs' });\n";
 

@@ -4,13 +4,12 @@
  * import into a fresh project (next plan empty) → `vigil test`; the service's scheduler runs it and
  * its timings reach the tcp-checks analytics; bad inputs at file:line. One service per file.
  */
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import net, { type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { targetEnv, vigil, waitFor } from '../../support/cli.js';
+import { getJson, targetEnv, vigil, waitFor, writeProject } from '../../support/cli.js';
 
 let server: RunningServer;
 const listeners: net.Server[] = [];
@@ -46,22 +45,11 @@ afterAll(async () => {
   await Promise.all(listeners.map((listener) => new Promise((resolve) => listener.close(resolve))));
 });
 
-async function project(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(path.join(tmpdir(), 'vigil-tcp-monitor-'));
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-    await writeFile(path.join(root, file), text);
-  }
-  return root;
-}
+const project = (files: Record<string, string>) => writeProject('vigil-tcp-monitor-', files);
 
 const run = (args: string[], cwd: string) => vigil(args, { cwd, env: targetEnv(server.url) });
 
-async function get<T>(route: string): Promise<T> {
-  const response = await fetch(`${server.url}${route}`, { headers: { authorization: 'Bearer vigil-local' } });
-  expect(response.status, route).toBe(200);
-  return (await response.json()) as T;
-}
+const get = <T,>(route: string) => getJson<T>(server.url, route);
 
 const CONFIG = "import { defineConfig } from 'checkly';\n\nexport default defineConfig({ projectName: 'Ports', logicalId: 'ports', checks: { checkMatch: '**/*.check.ts' } });\n";
 

@@ -5,15 +5,14 @@
  * file:line. One service per file.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, targetEnv, vigil } from '../../support/cli.js';
+import { getJson, REPO_ROOT, targetEnv, vigil, writeProject } from '../../support/cli.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'packages/runner/src/__fixtures__');
 let server: RunningServer;
@@ -49,22 +48,11 @@ afterAll(async () => {
   }
 });
 
-async function project(files: Record<string, string>): Promise<string> {
-  const root = await mkdtemp(path.join(tmpdir(), 'vigil-url-monitor-'));
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-    await writeFile(path.join(root, file), text);
-  }
-  return root;
-}
+const project = (files: Record<string, string>) => writeProject('vigil-url-monitor-', files);
 
 const run = (args: string[], cwd: string) => vigil(args, { cwd, env: targetEnv(server.url) });
 
-async function get<T>(route: string): Promise<T> {
-  const response = await fetch(`${server.url}${route}`, { headers: { authorization: 'Bearer vigil-local' } });
-  expect(response.status, route).toBe(200);
-  return (await response.json()) as T;
-}
+const get = <T,>(route: string) => getJson<T>(server.url, route);
 
 const CONFIG = "import { defineConfig } from 'checkly';\n\nexport default defineConfig({ projectName: 'Pages', logicalId: 'pages', checks: { checkMatch: '**/*.check.ts' } });\n";
 
