@@ -98,6 +98,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         server.close(() => {
           clearTimeout(force);
           void stopped.then(() => {
+            scheduling?.abandon();
             service.close();
             resolve();
           });

@@ -79,6 +79,22 @@ describe('executeRuns', () => {
     expect(stored.map((result) => result['certificateExpiresAt'])).toEqual([undefined]);
   });
 
+  it('drops a run that ends after a stopping service gave up on it: nothing is stored, no status, no alert', async () => {
+    const { store, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
+    let abandoned = false;
+    const runner = fakeRunner(['eu-west-1'], null);
+    const slow: Runner = { ...runner, run: async (...args) => {
+      abandoned = true;
+      return runner.run(...args);
+    } };
+    const execute = executeRuns({ store, runner: slow, alerting, abandoned: () => abandoned });
+    await execute(job(check, 'eu-west-1', Date.now()));
+    await alerting.idle();
+    expect(readSideOf(store).results.resultsOf('acct', String(check.id))).toEqual([]);
+    expect(statusesOf(store).get('acct', String(check.id))).toBeUndefined();
+    expect(sent).toEqual([]);
+  });
+
   it('evaluates the locations of a runParallel slot together: one failing location of three fails the slot once', async () => {
     const locations = ['eu-west-1', 'us-east-1', 'ap-south-1'];
     const { store, check, alerting, sent } = world({ locations, runParallel: true }, {});

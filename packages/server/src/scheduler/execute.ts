@@ -20,6 +20,11 @@ export interface ExecuteOptions {
   alerting?: Pick<Alerting, 'onFinalResult'>;
   /** Called when a run's results are stored (the scheduler marks the slot finished). */
   onStored?: (job: RunJob, final: RunResult) => void;
+  /**
+   * True once a stopping service gave up waiting for runs: a run that ends after that is dropped
+   * (its slot counts as missed), because the database it would be written to is closed.
+   */
+  abandoned?: () => boolean;
 }
 
 export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<void> {
@@ -30,6 +35,7 @@ export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<v
     const check = applyGroupDefaults(job.check, group);
     const variables = resolveGroupBaseUrl([...variablesOf(job.check.environmentVariables), ...variablesOf(groupVariables(group))]);
     const outcome = await options.runner.run({ ...check, checkType: String(check.checkType), id: job.slot.checkId }, { location: job.slot.location, variables });
+    if (options.abandoned?.()) return;
     // The slot's moment identifies the run: all tries of one slot share it.
     const checkRunId = Math.floor(job.slot.dueMs / 1000);
     // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.

@@ -37,6 +37,8 @@ export interface Scheduling {
   readonly scheduler: Scheduler;
   /** Stops scheduling, waits for runs in flight and closes the runner's script pool. */
   stop(): Promise<void>;
+  /** Runs that end from now on are dropped: the database is about to close (a stop that timed out). */
+  abandon(): void;
 }
 
 export function startScheduling(store: Store, options: SchedulingOptions = {}): Scheduling {
@@ -45,7 +47,8 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   let scheduler: Scheduler | undefined;
   const alerting = new Alerting(store, { denyNetworks: options.denyNetworks, ...options.alerting });
   alerting.start();
-  const execute = executeRuns({ store, runner, alerting, onStored: (job) => scheduler?.finished(job.slot) });
+  let abandoned = false;
+  const execute = executeRuns({ store, runner, alerting, onStored: (job) => scheduler?.finished(job.slot), abandoned: () => abandoned });
   const queue = new InProcessRunQueue(execute, options.concurrency ?? 50, (error, job) =>
     log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
   );
@@ -74,6 +77,9 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   const started = scheduler;
   return {
     scheduler: started,
+    abandon() {
+      abandoned = true;
+    },
     async stop() {
       await started.stop();
       await alerting.stop();
