@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Store } from '../store/index.js';
 import { readSideOf } from '../readside/context.js';
 import type { RunJob, RunQueue } from './queue.js';
@@ -7,9 +10,12 @@ import { Scheduler } from './scheduler.js';
 /** A queue that only records what it was handed. */
 class RecordingQueue implements RunQueue {
   readonly jobs: RunJob[] = [];
+  /** Date.now() when each job was handed over. */
+  readonly handedOverAt: number[] = [];
   readonly pending = 0;
   submit(job: RunJob): void {
     this.jobs.push(job);
+    this.handedOverAt.push(Date.now());
   }
   async drain(): Promise<void> {}
 }
@@ -89,5 +95,49 @@ describe('Scheduler.prune', () => {
     results.recordResult('acct', result('fresh', T0 - day / 2));
     expect(subject.prune(T0)).toBe(1200);
     expect(results.resultsOf('acct', 'c').map((stored) => stored.id)).toEqual(['fresh']);
+  });
+});
+
+describe('Scheduler timing', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('wakes just after each due moment instead of on a fixed tick, so a run starts within milliseconds of its slot', async () => {
+    vi.useFakeTimers({ now: T0 });
+    const store = storeWith([{ name: 'every 10 s' }]);
+    const queue = new RecordingQueue();
+    const subject = new Scheduler({ store, queue, tickMs: 1000 });
+    subject.start();
+    await vi.advanceTimersByTimeAsync(30_000);
+    await subject.stop();
+    expect(queue.jobs.length).toBeGreaterThanOrEqual(2);
+    // A fixed 1 s tick would hand a slot over up to 1 s late; the timer follows the heap's earliest slot.
+    const lateness = queue.jobs.map((job, index) => queue.handedOverAt[index]! - job.slot.dueMs);
+    expect(lateness.every((late) => late >= 0 && late <= 11)).toBe(true);
+  });
+
+  it('schedules a check created after the start at the next tick, without waiting for the refresh interval', () => {
+    const store = storeWith([]);
+    const queue = new RecordingQueue();
+    const subject = new Scheduler({ store, queue, now: () => T0, refreshMs: 60 * 60_000 });
+    subject.tick(T0);
+    store.checks.insert('acct', (id) => ({ id, name: 'new', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
+    subject.tick(T0 + 20_000);
+    expect(queue.jobs.map((job) => job.check.name)).toEqual(['new', 'new']);
+  });
+
+  it('picks up a change written by another database connection within the refresh interval', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-scheduler-'));
+    const store = new Store(dir);
+    const other = new Store(dir);
+    stores.push(store, other);
+    const queue = new RecordingQueue();
+    const subject = new Scheduler({ store, queue, now: () => T0, refreshMs: 5_000 });
+    subject.tick(T0);
+    other.checks.insert('acct', (id) => ({ id, name: 'from elsewhere', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
+    // Inside the refresh interval this process has not looked yet; after it, the check runs.
+    subject.tick(T0 + 1_000);
+    expect(queue.jobs).toHaveLength(0);
+    subject.tick(T0 + 30_000);
+    expect(queue.jobs.map((job) => job.check.name)).toContain('from elsewhere');
   });
 });

@@ -1,18 +1,23 @@
 /**
  * The service's scheduler (DESIGN §10): every tick, the slots that fell due since the last tick are
- * claimed in the database and handed to the run queue.
+ * claimed in the database and handed to the run queue. Ticks follow the schedule: the timer is set
+ * for just after the earliest due moment (a heap of checks by next due moment), so a run starts
+ * within milliseconds of its slot instead of up to a fixed tick later.
  *
  * - Claiming is an `INSERT OR IGNORE` of the slot's key, so a slot runs at most once per location,
  *   also across a restart or a second scheduler on the same database.
  * - Slots that fell due while the service was down are not run late: after a restart the scheduler
  *   starts from "now", so a check misses at most the slots of the downtime (one, for a quick restart).
- * - The set of checks is re-read every few seconds (not per tick); a change through the API is
- *   picked up within `refreshMs`.
+ * - The set of checks is re-read only after it changed: at the next tick for a write through this
+ *   process's store, within `refreshMs` for a write by another connection (the
+ *   database's `data_version`). A re-read keeps every check whose stored document is unchanged, so
+ *   10,000 checks do not stall the event loop because one of them changed.
  * - What never runs: a deactivated check, a check in a deactivated group, passive checks (heartbeats).
  */
 import { readSideOf } from '../readside/context.js';
 import type { SqliteDatabase, Store } from '../store/index.js';
 import type { RunJob, RunQueue } from './queue.js';
+import { DueHeap } from './due-heap.js';
 import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.js';
 
 export const SCHEDULER_SCOPE = 'scheduler';
@@ -47,13 +52,13 @@ export interface SchedulerOptions {
   queue: RunQueue;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
-  /** How often due slots are looked for (default 200 ms: the start lag it adds is at most this). */
+  /** How often the housekeeping runs: re-reading changed checks, pruning, `onTick` (default 200 ms); also the longest the timer sleeps. */
   tickMs?: number;
-  /** How often the set of checks is re-read (default 5 s). */
+  /** How often a change by another database connection is looked for (default 5 s). */
   refreshMs?: number;
   /** Check results older than this many days are deleted (default 30). */
   retentionDays?: number;
-  /** Called on every tick with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
+  /** Called on every housekeeping with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
   onTick?: (nowMs: number) => void;
 }
 
@@ -63,12 +68,20 @@ const PRUNE_BATCH = 500;
 const PRUNE_EVERY_MS = 60_000;
 /** Claims only guard against running a slot twice around a restart; two days is plenty. */
 const CLAIM_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
+/**
+ * The shortest sleep between ticks: slots due within it are claimed together in one transaction
+ * (167 runs a second would otherwise be 167 ticks), at the cost of at most this much start lag.
+ */
+const MIN_TICK_GAP_MS = 10;
 
 interface Entry {
+  /** The stored documents this entry was made from; an unchanged one is not parsed again. */
+  doc: string;
+  groupDoc: string | undefined;
   schedule: SchedulableCheck;
   check: Record<string, unknown>;
   group?: Record<string, unknown>;
-  /** The next moment this check is due; ticks skip it until then. */
+  /** The next moment this check is due (its place in the heap). */
   nextDueMs: number;
 }
 
@@ -84,11 +97,19 @@ export class Scheduler {
   readonly #retentionMs: number;
   readonly #pruneResults;
   readonly #pruneClaims;
+  readonly #groupRows;
+  readonly #checkRows;
   #prunedAt = 0;
-  #entries: Entry[] = [];
+  #entries = new Map<string, Entry>();
+  #heap = new DueHeap<Entry>();
+  /** What the last re-read saw: this process's write counters and the database's data_version. */
+  #readRevision = '';
+  #readDataVersion = -1;
   #loadedAt = Number.NEGATIVE_INFINITY;
+  #housekeptAt = Number.NEGATIVE_INFINITY;
   #lastTickMs = 0;
   #timer: NodeJS.Timeout | undefined;
+  #running = false;
 
   constructor(options: SchedulerOptions) {
     this.#store = options.store;
@@ -107,6 +128,8 @@ export class Scheduler {
     readSideOf(options.store); // results are pruned from the read side's table: make sure it exists
     this.#pruneResults = db.prepare(`DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT ${PRUNE_BATCH})`);
     this.#pruneClaims = db.prepare(`DELETE FROM scheduled_runs WHERE rowid IN (SELECT rowid FROM scheduled_runs WHERE due_ms < ? LIMIT ${PRUNE_BATCH})`);
+    this.#groupRows = db.prepare('SELECT account_id, id, doc FROM check_groups');
+    this.#checkRows = db.prepare('SELECT account_id, id, doc FROM checks');
   }
 
   /**
@@ -123,15 +146,16 @@ export class Scheduler {
 
   /** Starts ticking from now; slots due before now are not run. */
   start(): void {
-    if (this.#timer) return;
+    if (this.#running) return;
+    this.#running = true;
     this.#lastTickMs = this.#now();
-    this.#timer = setInterval(() => this.tick(), this.#tickMs);
-    this.#timer.unref();
+    this.#arm();
   }
 
   /** Stops ticking and waits for the runs in flight. */
   async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
+    this.#running = false;
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#queue.drain();
   }
@@ -148,46 +172,98 @@ export class Scheduler {
   tick(nowMs = this.#now()): number {
     // The first tick only sets the origin: nothing before the scheduler started is run late.
     if (this.#lastTickMs === 0) this.#lastTickMs = nowMs;
-    if (nowMs - this.#loadedAt >= this.#refreshMs) this.#reload(nowMs);
-    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
-    this.#onTick?.(nowMs);
+    if (nowMs - this.#housekeptAt >= this.#tickMs) this.#housekeep(nowMs);
+    else if (this.#revision() !== this.#readRevision) this.#reload(nowMs);
     const from = this.#lastTickMs;
     if (nowMs <= from) return 0;
     this.#lastTickMs = nowMs;
     const jobs: RunJob[] = [];
     const claimedAt = this.#now();
     this.#store.db.transaction(() => {
-      for (const entry of this.#entries) {
-        if (entry.nextDueMs >= nowMs) continue;
+      for (let entry = this.#heap.peek(); entry !== undefined && entry.nextDueMs < nowMs; entry = this.#heap.peek()) {
+        this.#heap.pop();
         for (const slot of dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs)) {
           const claimed = this.#claim.run(slot.accountId, slot.key, slot.checkId, slot.dueMs, slot.location, claimedAt).changes > 0;
           if (claimed) jobs.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
         }
         entry.nextDueMs = nextDueMs(entry.schedule, nowMs);
+        this.#heap.push(entry);
       }
     })();
     for (const job of jobs) this.#queue.submit(job);
     return jobs.length;
   }
 
+  /** Sets the timer for just after the earliest due moment, never later than the next housekeeping. */
+  #arm(): void {
+    if (!this.#running) return;
+    const now = this.#now();
+    const earliest = this.#heap.peek()?.nextDueMs ?? Number.POSITIVE_INFINITY;
+    // A slot due at t belongs to the window ending after t, so the tick that claims it comes at t + 1.
+    const wake = Math.min(earliest + 1, this.#housekeptAt + this.#tickMs);
+    const delay = Math.max(MIN_TICK_GAP_MS, Math.min(this.#tickMs, wake - now));
+    this.#timer = setTimeout(() => {
+      try {
+        this.tick();
+      } finally {
+        this.#arm();
+      }
+    }, delay);
+    this.#timer.unref();
+  }
+
+  #housekeep(nowMs: number): void {
+    this.#housekeptAt = nowMs;
+    if (this.#changedSinceRead(nowMs)) this.#reload(nowMs);
+    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
+    this.#onTick?.(nowMs);
+  }
+
+  #revision(): string {
+    return `${this.#store.checks.revision}:${this.#store.checkGroups.revision}`;
+  }
+
+  #changedSinceRead(nowMs: number): boolean {
+    if (this.#revision() !== this.#readRevision) return true;
+    if (nowMs - this.#loadedAt < this.#refreshMs) return false;
+    this.#loadedAt = nowMs;
+    return this.#store.db.pragma('data_version', { simple: true }) !== this.#readDataVersion;
+  }
+
   #reload(nowMs: number): void {
     this.#loadedAt = nowMs;
-    const groups = new Map<string, Record<string, unknown>>();
-    for (const row of this.#store.db.prepare('SELECT account_id, id, doc FROM check_groups').all() as Row[]) {
-      groups.set(`${row.account_id}\n${row.id}`, JSON.parse(row.doc) as Record<string, unknown>);
+    this.#readRevision = this.#revision();
+    this.#readDataVersion = this.#store.db.pragma('data_version', { simple: true }) as number;
+    const groups = new Map<string, { doc: string; group: Record<string, unknown> }>();
+    for (const row of this.#groupRows.all() as Row[]) {
+      groups.set(`${row.account_id}\n${row.id}`, { doc: row.doc, group: JSON.parse(row.doc) as Record<string, unknown> });
     }
-    const previous = new Map(this.#entries.map((entry) => [`${entry.schedule.accountId}\n${entry.schedule.id}`, entry]));
-    const entries: Entry[] = [];
-    for (const row of this.#store.db.prepare('SELECT account_id, id, doc FROM checks').all() as Row[]) {
+    const previous = this.#entries;
+    const entries = new Map<string, Entry>();
+    for (const row of this.#checkRows.all() as Row[]) {
+      const key = `${row.account_id}\n${row.id}`;
+      const known = previous.get(key);
+      const groupId = known && known.doc === row.doc ? known.check.groupId : (JSON.parse(row.doc) as Record<string, unknown>).groupId;
+      const group = groupId === null || groupId === undefined ? undefined : groups.get(`${row.account_id}\n${String(groupId)}`);
+      if (known && known.doc === row.doc && known.groupDoc === group?.doc) {
+        entries.set(key, known);
+        continue;
+      }
       const check = JSON.parse(row.doc) as Record<string, unknown>;
-      const group = check.groupId === null || check.groupId === undefined ? undefined : groups.get(`${row.account_id}\n${String(check.groupId)}`);
-      const schedule = schedulable(row.account_id, String(check.id ?? row.id), check, group);
+      const schedule = schedulable(row.account_id, String(check.id ?? row.id), check, group?.group);
       if (!schedule) continue;
-      const known = previous.get(`${row.account_id}\n${schedule.id}`);
       const unchanged = known && known.schedule.frequency === schedule.frequency && known.schedule.frequencyOffset === schedule.frequencyOffset;
-      entries.push({ schedule, check, ...(group ? { group } : {}), nextDueMs: unchanged ? known.nextDueMs : nextDueMs(schedule, this.#lastTickMs || nowMs) });
+      entries.set(key, {
+        doc: row.doc,
+        groupDoc: group?.doc,
+        schedule,
+        check,
+        ...(group ? { group: group.group } : {}),
+        nextDueMs: unchanged ? known.nextDueMs : nextDueMs(schedule, this.#lastTickMs || nowMs),
+      });
     }
     this.#entries = entries;
+    this.#heap = new DueHeap(entries.values());
   }
 }
 

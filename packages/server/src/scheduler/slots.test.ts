@@ -22,28 +22,42 @@ describe('periodMs and phaseMs', () => {
   });
 
   it.each([
-    ['offset steps are 6 s up to 60 minutes', { frequency: 5, frequencyOffset: 7 }, 42_000],
-    ['the largest offset wraps to the period start', { frequency: 5, frequencyOffset: 50 }, 0],
-    ['offset steps are hours above 60 minutes', { frequency: 720, frequencyOffset: 3 }, 3 * 60 * MINUTE],
-  ])('%s', (_name, overrides, phase) => {
-    expect(phaseMs(check(overrides))).toBe(phase);
+    ['offset steps are 6 s up to 60 minutes', { frequency: 5, frequencyOffset: 7 }, 42_000, 6_000],
+    ['the largest offset wraps to the period start', { frequency: 5, frequencyOffset: 50 }, 0, 6_000],
+    ['offset steps are hours above 60 minutes', { frequency: 720, frequencyOffset: 3 }, 3 * 60 * MINUTE, 60 * MINUTE],
+  ])('%s, the start spread inside the step by the check id', (_name, overrides, stepStart, step) => {
+    const phases = ['a', 'b', 'c', 'd'].map((id) => phaseMs(check({ ...overrides, id })));
+    expect(phases.every((phase) => phase >= stepStart && phase < stepStart + step)).toBe(true);
+    expect(new Set(phases).size).toBe(4);
+    expect(phaseMs(check({ ...overrides, id: 'a' }))).toBe(phases[0]);
   });
 
   it('without an offset, spreads checks by a hash of their id, the same every time', () => {
     const phases = ['a', 'b', 'c', 'd'].map((id) => phaseMs(check({ id, frequencyOffset: null, frequency: 10 })));
     expect(new Set(phases).size).toBeGreaterThan(1);
-    expect(phases.every((phase) => phase >= 0 && phase < 10 * MINUTE && phase % 1000 === 0)).toBe(true);
+    expect(phases.every((phase) => phase >= 0 && phase < 10 * MINUTE)).toBe(true);
     expect(phaseMs(check({ id: 'a', frequencyOffset: null, frequency: 10 }))).toBe(phases[0]);
   });
 });
 
 describe('dueSlots', () => {
+  it('spreads checks without an offset across the period to the millisecond, so a minute of them is no burst', () => {
+    const phases = Array.from({ length: 1000 }, (_, index) => phaseMs(check({ id: `check-${index}`, frequency: 1, frequencyOffset: null })));
+    const perSecond = new Map<number, number>();
+    for (const phase of phases) perSecond.set(Math.floor(phase / 1000), (perSecond.get(Math.floor(phase / 1000)) ?? 0) + 1);
+    // 1,000 checks over 60 seconds: about 17 a second, never a pile-up on one moment.
+    expect(new Set(phases).size).toBeGreaterThan(990);
+    expect(Math.max(...perSecond.values())).toBeLessThan(40);
+  });
+
   it('lists each period once, at its phase, in the window [from, to)', () => {
-    const slots = dueSlots(check({ frequency: 1, frequencyOffset: 5 }), 0, 3 * MINUTE);
-    expect(slots.map((slot) => slot.dueMs)).toEqual([30_000, 90_000, 150_000]);
+    const everyMinute = check({ frequency: 1, frequencyOffset: 5 });
+    const phase = phaseMs(everyMinute);
+    const slots = dueSlots(everyMinute, 0, 3 * MINUTE);
+    expect(slots.map((slot) => slot.dueMs)).toEqual([phase, MINUTE + phase, 2 * MINUTE + phase]);
     // A slot exactly at `to` belongs to the next window, so consecutive windows never run it twice.
-    expect(dueSlots(check({ frequency: 1, frequencyOffset: 5 }), 0, 30_000)).toEqual([]);
-    expect(dueSlots(check({ frequency: 1, frequencyOffset: 5 }), 30_000, 30_001)).toHaveLength(1);
+    expect(dueSlots(everyMinute, 0, phase)).toEqual([]);
+    expect(dueSlots(everyMinute, phase, phase + 1)).toHaveLength(1);
   });
 
   it('rotates through the locations one per slot, by slot index so a restart keeps the rotation', () => {
@@ -56,13 +70,17 @@ describe('dueSlots', () => {
   });
 
   it('runs every location at each slot with runParallel', () => {
-    const slots = dueSlots(check({ frequency: 10, frequencyOffset: 1, locations: ['x', 'y'], runParallel: true }), 0, 10 * MINUTE);
-    expect(slots.map((slot) => `${slot.dueMs}:${slot.location}`)).toEqual(['6000:x', '6000:y']);
+    const parallel = check({ frequency: 10, frequencyOffset: 1, locations: ['x', 'y'], runParallel: true });
+    const slots = dueSlots(parallel, 0, 10 * MINUTE);
+    const due = phaseMs(parallel);
+    expect(slots.map((slot) => `${slot.dueMs}:${slot.location}`)).toEqual([`${due}:x`, `${due}:y`]);
   });
 
   it('uses the default location when the check names none, and keys slots by check, moment and location', () => {
-    const [slot] = dueSlots(check({ locations: [], frequency: 1, frequencyOffset: 1 }), 0, MINUTE);
-    expect(slot).toEqual({ accountId: 'a', checkId: 'c1', dueMs: 6000, location: 'local', key: 'c1@6000@local' });
+    const nowhere = check({ locations: [], frequency: 1, frequencyOffset: 1 });
+    const [slot] = dueSlots(nowhere, 0, MINUTE);
+    const due = phaseMs(nowhere);
+    expect(slot).toEqual({ accountId: 'a', checkId: 'c1', dueMs: due, location: 'local', key: `c1@${due}@local` });
   });
 
   it('gives the next due moment at or after now', () => {

@@ -137,6 +137,7 @@ export class Collection<T extends { id: PublicId }> {
    * stepping over (N-1) × limit index entries, which made deep pages several times dearer than page 1.
    */
   readonly #positions = new BoundedMap<string, ListPositions>(MAX_REMEMBERED_FILTERS);
+  #revision = 0;
 
   constructor(db: SqliteDatabase, table: string, idKind: IdKind, columns: readonly IndexedColumn[] = []) {
     this.#db = db;
@@ -166,8 +167,17 @@ export class Collection<T extends { id: PublicId }> {
     const doc = build(id);
     this.#insert.run(seq, accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
     this.#nextSeq = seq + 1;
-    this.#positions.clear();
+    this.#wrote();
     return doc;
+  }
+
+  /**
+   * Goes up on every write through this collection (a rolled-back one too), so a reader that keeps
+   * a copy of the whole collection (the scheduler) re-reads it only after a change. Writes by other
+   * connections do not count: watch the database's `data_version` for those.
+   */
+  get revision(): number {
+    return this.#revision;
   }
 
   get(accountId: string, id: PublicId): T | undefined {
@@ -177,17 +187,22 @@ export class Collection<T extends { id: PublicId }> {
 
   replace(accountId: string, doc: T): void {
     this.#update.run(JSON.stringify(doc), ...this.#columnValues(doc), accountId, String(doc.id));
-    this.#positions.clear();
+    this.#wrote();
   }
 
   remove(accountId: string, id: PublicId): boolean {
-    this.#positions.clear();
+    this.#wrote();
     return this.#delete.run(accountId, String(id)).changes > 0;
   }
 
   /** Drops what list calls learned (after a rolled-back write). */
   forgetPositions(): void {
+    this.#wrote();
+  }
+
+  #wrote(): void {
     this.#positions.clear();
+    this.#revision += 1;
   }
 
   #columnValues(doc: T): Array<string | number | null> {
