@@ -36,7 +36,10 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const args = ['server', ...(options.scheduler ? [] : ['--no-scheduler']), '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
   if (options.rateLimit) args.push('--rate-limit', options.rateLimit);
   if (options.requestLog) args.push('--request-log', options.requestLog);
-  const child: ChildProcess = spawn(process.execPath, [VIGIL_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // VIGIL_BENCH_PROFILE=DIR: a V8 CPU profile of the service, written to DIR when it stops (NODE_OPTIONS refuses --cpu-prof).
+  const profileDir = process.env['VIGIL_BENCH_PROFILE'];
+  const nodeFlags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, VIGIL_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
