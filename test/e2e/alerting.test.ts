@@ -3,8 +3,9 @@
  * from 200 to 500 and back; its WebhookAlertChannel's loopback receiver gets exactly one failure
  * and one recovery (each with the notification id and the HMAC signature), its EmailAlertChannel
  * gets the same two e-mails through a loopback SMTP server (`--smtp`), its PagerdutyAlertChannel a
- * trigger and a resolve at a loopback Events API (`--provider-url`), and
- * `GET /v1/alert-notifications` lists all six as SENT.
+ * trigger and a resolve at a loopback Events API (`--provider-url`), its MSTeamsAlertChannel and
+ * IncidentioAlertChannel (the Checkly CLI's Handlebars templates: `{{#if}}`, `{{#each TAGS}}`,
+ * `{{#contains}}`) valid JSON bodies, and `GET /v1/alert-notifications` lists them all as SENT.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -25,6 +26,7 @@ let healthy = true;
 let runs = 0;
 const deliveries: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
 const pagerduty: Array<{ url: string; body: string }> = [];
+const cards: Array<{ url: string; body: string }> = [];
 const emails: Array<{ to: string[]; raw: string }> = [];
 let smtp: SMTPServer;
 let smtpUrl: string;
@@ -59,6 +61,7 @@ beforeAll(async () => {
     request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       if (request.url === '/pd/v2/enqueue') pagerduty.push({ url: request.url, body });
+      else if (request.url === '/teams' || request.url === '/incidentio') cards.push({ url: request.url, body });
       else deliveries.push({ headers: request.headers, body });
       response.writeHead(204).end();
     });
@@ -85,7 +88,9 @@ beforeAll(async () => {
   await writeFile(path.join(workdir, 'project', 'vigil.config.ts'), "import { defineConfig } from 'vigil';\nexport default defineConfig({ projectName: 'Alerts', logicalId: 'alerts' });\n");
   await writeFile(
     path.join(workdir, 'project', 'checks', 'shop.monitor.ts'),
-    `import { ApiCheck, AssertionBuilder, EmailAlertChannel, Frequency, PagerdutyAlertChannel, RetryStrategyBuilder, WebhookAlertChannel } from 'vigil/constructs';
+    `import { ApiCheck, AssertionBuilder, EmailAlertChannel, Frequency, IncidentioAlertChannel, MSTeamsAlertChannel, PagerdutyAlertChannel, RetryStrategyBuilder, WebhookAlertChannel } from 'vigil/constructs';
+const teams = new MSTeamsAlertChannel('teams', { name: 'Teams', url: '${receiverUrl}/teams' });
+const incidentio = new IncidentioAlertChannel('incidentio', { name: 'incident.io', url: '${receiverUrl}/incidentio', apiKey: 'io-key' });
 const mail = new EmailAlertChannel('mail', { address: 'oncall@example.com' });
 const pager = new PagerdutyAlertChannel('pager', { serviceKey: 'routing-key' });
 const hook = new WebhookAlertChannel('hook', {
@@ -99,7 +104,8 @@ new ApiCheck('shop', {
   frequency: Frequency.EVERY_10S,
   locations: ['eu-west-1'],
   retryStrategy: RetryStrategyBuilder.noRetries(),
-  alertChannels: [hook, mail, pager],
+  tags: ['shop', 'api'],
+  alertChannels: [hook, mail, pager, teams, incidentio],
   request: { url: '${targetUrl}/health', assertions: [AssertionBuilder.statusCode().equals(200)] },
 });
 `,
@@ -146,7 +152,8 @@ describe('vigil server alerts through a webhook channel', () => {
     const reply = await fetch(`${started.url}/v1/alert-notifications`, { headers: { authorization: `Bearer ${API_KEY}` } });
     expect(reply.status).toBe(200);
     const listed = (await reply.json()) as Array<Record<string, unknown>>;
-    const webhooks = listed.filter((notification) => notification.type === 'WEBHOOK');
+    const urlOf = (notification: Record<string, unknown>) => String((notification.alertConfig as { url?: unknown }).url);
+    const webhooks = listed.filter((notification) => notification.type === 'WEBHOOK' && urlOf(notification).endsWith('/alerts'));
     expect(webhooks.map((notification) => [notification.alertType, notification.delivery, notification.status, notification.attempts])).toEqual([
       ['ALERT_FAILURE', 'SENT', 'SUCCESS', 1],
       ['ALERT_RECOVERY', 'SENT', 'SUCCESS', 1],
@@ -173,6 +180,18 @@ describe('vigil server alerts through a webhook channel', () => {
       expect.objectContaining({ routing_key: 'routing-key', event_action: 'resolve', dedup_key: listed[0]!.checkId }),
     ]);
     expect(listed.filter((notification) => notification.type === 'PAGERDUTY').map((notification) => notification.delivery)).toEqual(['SENT', 'SENT']);
+
+    // The Checkly CLI's Teams card and incident.io body, Handlebars blocks and all, arrive as JSON.
+    await until(() => cards.length >= 4, 10_000, 'two Teams cards and two incident.io alerts');
+    const teamsTexts = cards.filter((card) => card.url === '/teams').map((card) => JSON.parse(card.body).attachments[0].content.body[0].items.map((item: { text?: string }) => item.text));
+    expect(teamsTexts.map((texts) => texts[0])).toEqual(["Check 'Shop API' has failed", "Check 'Shop API' has recovered"]);
+    for (const card of cards.filter(({ url }) => url === '/teams')) expect(card.body).toContain('"text": "Tags:  api ,  shop  "');
+    expect(listed.filter((notification) => /\/(teams|incidentio)$/.test(urlOf(notification))).map((notification) => notification.delivery)).toEqual(['SENT', 'SENT', 'SENT', 'SENT']);
+    const incidentioBodies = cards.filter((card) => card.url === '/incidentio').map((card) => JSON.parse(card.body));
+    expect(incidentioBodies.map((body) => [body.title, body.status])).toEqual([
+      ["Check 'Shop API' has failed", 'firing'],
+      ["Check 'Shop API' has recovered", 'resolved'],
+    ]);
   }, 90_000);
 
   it('refuses a --provider-url that is not NAME=URL with a known provider', async () => {

@@ -151,6 +151,21 @@ describe('Alerting', () => {
     ]);
   });
 
+  it('records a webhook whose template cannot be rendered FAILED at its first attempt, with the template error, never retried', async () => {
+    const store = world();
+    const { checkId } = seed(store, {}, { config: { name: 'hook', url: 'http://127.0.0.1:1/hook', template: '{\n  "type": "{{ALERT_TYPE}}",\n  "tags": "{{#each TAGS}}{{this}}"\n}' } });
+    const subject = alerting(store, { maxAttempts: 3 });
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.idle();
+    expect(notifications(store)).toEqual([
+      expect.objectContaining({
+        delivery: 'FAILED',
+        attempts: 1,
+        last_error: "the webhook template cannot be rendered: line 4: Expecting 'OPEN_INVERSE_CHAIN', 'INVERSE', 'OPEN_ENDBLOCK', got 'EOF', near `ch TAGS}}{{this}}\"}` (a {{#block}} is never closed)",
+      }),
+    ]);
+  });
+
   it('a receiver that never answers holds one slot only: other notifications are delivered meanwhile', async () => {
     const store = world();
     const { checkId: slow } = seed(store, {}, { config: { url: 'http://127.0.0.1:1/slow' } });

@@ -76,6 +76,27 @@ describe('sendToChannel', () => {
     expect(request!.headers).toMatchObject({ 'x-team': 'ops', 'x-vigil-notification-id': 'n-1', 'x-checkly-signature': createHmac('sha256', 's3cret').update('{"t":"ALERT_FAILURE"}').digest('hex') });
   });
 
+  it('renders a template with Handlebars blocks once per notification: a retry sends the same body and signature', async () => {
+    received.length = 0;
+    const config = { url: `${base}/hook`, webhookSecret: 's3cret', template: '{"id":"{{$UUID}}","tags":[{{#each TAGS}}"{{this}}"{{#unless @last}},{{/unless}}{{/each}}]{{#if GROUP_NAME}},"group":"{{GROUP_NAME}}"{{/if}} }' };
+    const retried = { ...context, notificationId: 'n-retried', tags: ['shop', 'a "quoted" tag'] };
+    status = 503;
+    await expect(sendToChannel('WEBHOOK', config, retried, { timeoutMs: 2000 })).rejects.toThrow('the receiver answered HTTP 503');
+    status = 200;
+    expect(await sendToChannel('WEBHOOK', config, retried, { timeoutMs: 2000 })).toMatchObject({ kind: 'sent' });
+    expect(received).toHaveLength(2);
+    expect(received[1]!.body).toBe(received[0]!.body);
+    expect(received[1]!.headers['x-checkly-signature']).toBe(received[0]!.headers['x-checkly-signature']);
+    expect(JSON.parse(received[0]!.body)).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), tags: ['shop', 'a "quoted" tag'] });
+  });
+
+  it('resolves failed, sending nothing, when the template cannot be rendered', async () => {
+    received.length = 0;
+    const outcome = await sendToChannel('WEBHOOK', { url: `${base}/hook`, template: '{"when":"{{moment "YYYY"}}"}' }, { ...context, notificationId: 'n-broken' }, { timeoutMs: 2000 });
+    expect(outcome).toEqual({ kind: 'failed', reason: 'the webhook template cannot be rendered: You specified knownHelpersOnly, but used the unknown helper moment (line 1, column 10)' });
+    expect(received).toEqual([]);
+  });
+
   it('sends the default JSON body without a template, and a Slack message as { text }', async () => {
     status = 200;
     received.length = 0;

@@ -1,13 +1,17 @@
 /**
  * Sending one notification to one alert channel. A send either resolves (SENT, with a short note of
  * the receiver's answer), resolves `undeliverable` (nothing this service can do will deliver it:
- * retrying is pointless), or throws (a transient failure: the outbox retries with backoff).
+ * retrying is pointless), resolves `failed` (the channel's own config is at fault: retrying would fail
+ * the same way), or throws (a transient failure: the outbox retries with backoff).
  *
  * WEBHOOK: the channel's `method`, `headers` and `queryParameters`; the body is the channel's
- * `template` with `{{VARIABLE}}` replaced (values JSON-string-escaped, so a template that is JSON
- * stays JSON whatever a check's name contains; unknown variables become empty), or the default JSON
- * body of `defaultWebhookBody`. `webhookSecret` signs the exact body: `x-checkly-signature` is the
- * hex HMAC-SHA256 of the body under the secret, as the real service sends it.
+ * `template` rendered with Handlebars (alerting/webhook-template.ts: values JSON-string-escaped, so
+ * a template that is JSON stays JSON whatever a check's name contains; unknown variables become
+ * empty), or the default JSON body of `defaultWebhookBody`. A template that cannot be rendered
+ * resolves `failed` (never retried). The body is rendered once per notification: a retry sends the
+ * same bytes, also where the template draws a `{{$UUID}}`. `webhookSecret` signs the exact body:
+ * `x-checkly-signature` is the hex HMAC-SHA256 of the body under the secret, as the real service
+ * sends it.
  * SLACK: an incoming-webhook `{ text }` message. EMAIL: through the SMTP server of `smtpUrl`
  * (nodemailer), UNDELIVERABLE without one. Every request and e-mail carries
  * `x-vigil-notification-id`, the same on every retry, for the receiver's de-duplication.
@@ -27,6 +31,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { guardLookup, type NetworkPolicy } from '@vigil/runner';
 import { createTransport } from 'nodemailer';
+import { BoundedMap } from '../bounded-map.js';
+import { renderWebhookTemplate, TemplateError, type TemplateValue } from './webhook-template.js';
 
 export interface AlertContext {
   notificationId: string;
@@ -48,7 +54,7 @@ export interface AlertContext {
   sslCheckDomain?: string | null;
 }
 
-export type SendOutcome = { kind: 'sent'; result: string } | { kind: 'undeliverable'; reason: string };
+export type SendOutcome = { kind: 'sent'; result: string } | { kind: 'undeliverable'; reason: string } | { kind: 'failed'; reason: string };
 
 export interface SendOptions {
   timeoutMs: number;
@@ -82,7 +88,7 @@ export function alertTitle(context: AlertContext): string {
 }
 
 /** The template variables of the real service that this service knows the value of. */
-export function templateVariables(context: AlertContext): Record<string, string> {
+export function templateVariables(context: AlertContext): Record<string, TemplateValue> {
   const text = (value: string | number | null) => (value === null ? '' : String(value));
   return {
     ALERT_TITLE: alertTitle(context),
@@ -97,7 +103,7 @@ export function templateVariables(context: AlertContext): Record<string, string>
     REGION: text(context.runLocation),
     STARTED_AT: text(context.startedAt),
     GROUP_NAME: text(context.groupName),
-    TAGS: context.tags.join(', '),
+    TAGS: context.tags,
     API_CHECK_RESPONSE_STATUS_CODE: text(context.statusCode),
     API_CHECK_RESPONSE_STATUS_TEXT: text(context.statusText),
     NOTIFICATION_ID: context.notificationId,
@@ -106,10 +112,13 @@ export function templateVariables(context: AlertContext): Record<string, string>
   };
 }
 
+/** The webhook body of `template` for this alert; throws `TemplateError`. */
 export function renderTemplate(template: string, context: AlertContext): string {
-  const variables = templateVariables(context);
-  return template.replace(/\{\{\{?\s*([A-Za-z0-9_]+)\s*\}?\}\}/g, (_match, name: string) => JSON.stringify(variables[name] ?? '').slice(1, -1));
+  return renderWebhookTemplate(template, templateVariables(context));
 }
+
+/** Rendered webhook bodies by notification id, so a retry in this process sends the same bytes. */
+const renderedBodies = new BoundedMap<string, { template: string | undefined; body: string }>(1000);
 
 /** The body of a WEBHOOK channel without a `template`. */
 export function defaultWebhookBody(context: AlertContext): string {
@@ -152,7 +161,17 @@ export async function sendToChannel(type: string, config: Record<string, unknown
 
 async function sendWebhook(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
   const template = typeof config.template === 'string' && config.template.trim() !== '' ? config.template : undefined;
-  const body = template ? renderTemplate(template, context) : defaultWebhookBody(context);
+  const rendered = renderedBodies.get(context.notificationId);
+  let body = rendered?.template === template ? rendered?.body : undefined;
+  if (body === undefined) {
+    try {
+      body = template ? renderTemplate(template, context) : defaultWebhookBody(context);
+    } catch (error) {
+      if (error instanceof TemplateError) return { kind: 'failed', reason: error.message };
+      throw error;
+    }
+    renderedBodies.set(context.notificationId, { template, body });
+  }
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   for (const { key, value } of keyValues(config.headers)) headers[key.toLowerCase()] = value;
   if (typeof config.webhookSecret === 'string' && config.webhookSecret !== '') {

@@ -6,7 +6,8 @@
  * - Bounded concurrency: at most `concurrency` requests in flight; each has `timeoutMs`, so a slow
  *   or dead receiver holds one slot for at most that long and never delays the others' turns.
  * - Retries: a transient failure is attempted again after `backoffMs · 2^(attempts−1)` (capped at
- *   `maxBackoffMs`), up to `maxAttempts` attempts; then the row is FAILED with the last error.
+ *   `maxBackoffMs`), up to `maxAttempts` attempts; then the row is FAILED with the last error. A
+ *   send that resolves `failed` (a webhook template that cannot be rendered) is FAILED at once.
  */
 import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
 import type { Statement } from 'better-sqlite3';
@@ -164,7 +165,7 @@ export class Outbox {
       return;
     }
     if (outcome.kind === 'sent') this.#settle.run('SENT', attempts, this.#now(), null, outcome.result, row.id);
-    else this.#settle.run('UNDELIVERABLE', attempts, this.#now(), outcome.reason, null, row.id);
+    else this.#settle.run(outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, this.#now(), outcome.reason, null, row.id);
   }
 }
 
