@@ -18,10 +18,12 @@ export async function printPingUrls(session: Session, state: Pick<StateDocument,
   const lines: string[] = [];
   for (const [address, resource] of heartbeats) {
     try {
-      const check = (await session.calls.call('checks.get', { params: { id: resource.remoteId } })) as { heartbeat?: { pingToken?: unknown } };
+      const check = (await session.calls.call('checks.get', { params: { id: resource.remoteId } })) as { heartbeat?: { pingToken?: unknown; pingUrl?: unknown } };
       const token = check.heartbeat?.pingToken;
+      const url = servicePingUrl(check.heartbeat?.pingUrl);
       // The token is remote data: only a plain token goes into a URL printed to a terminal.
-      lines.push(typeof token === 'string' && /^[A-Za-z0-9_-]+$/.test(token) ? `  ${address}: ${base}/ping/${token}` : `  ${address}: the service returned no ping token`);
+      const built = typeof token === 'string' && /^[A-Za-z0-9_-]+$/.test(token) ? `${base}/ping/${token}` : undefined;
+      lines.push(`  ${address}: ${url ?? built ?? 'the service returned no ping token'}`);
     } catch (error) {
       lines.push(`  ${address}: could not read its ping URL: ${redact(error instanceof Error ? error.message : String(error))}`);
     }
@@ -30,4 +32,14 @@ export async function printPingUrls(session: Session, state: Pick<StateDocument,
   out('Ping URLs (call one from the job when it succeeds; append /fail when it fails):');
   for (const line of lines) out(line);
   if (session.target.embedded) out('  (the embedded service stops with this command: point VIGIL_API_URL at a vigil server to keep receiving pings)');
+}
+
+/**
+ * The service's own `heartbeat.pingUrl` when it sent a plain http(s) URL: it knows where it takes
+ * pings (the hosted service on a host of its own, a vigil server behind `--public-url`). Remote
+ * data, so only printable ASCII without spaces reaches the terminal.
+ */
+function servicePingUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^https?:\/\/[\x21-\x7e]+$/.test(value)) return undefined;
+  return URL.canParse(value) ? value : undefined;
 }

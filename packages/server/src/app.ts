@@ -45,6 +45,11 @@ export interface AppOptions {
    * For tests (costs a parse per response); off by default.
    */
   readonly checkResponses?: boolean;
+  /**
+   * The URL the service is reached at, for URLs in responses (a heartbeat's `pingUrl`); a function
+   * when it is known only once the server listens. Without it responses carry no such URLs.
+   */
+  readonly publicUrl?: string | (() => string | undefined);
 }
 
 export interface ServiceApp {
@@ -154,7 +159,15 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     await next();
   });
 
-  const context = buildRouteContext({ app, store, accounts, seed: options.seed, checkResponses: options.checkResponses ?? false });
+  const { publicUrl } = options;
+  const context = buildRouteContext({
+    app,
+    store,
+    accounts,
+    seed: options.seed,
+    checkResponses: options.checkResponses ?? false,
+    publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl,
+  });
   for (const module of ROUTE_MODULES) module.register(app, context);
 
   return { app, store, close: () => store.close() };

@@ -10,4 +10,5 @@ export { parseRateLimit, RateLimitSpecError, type RateLimitOptions } from './htt
 export { MAX_BODY_BYTES } from './http/body.js';
 export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
 export { PROVIDER_BASE_URLS } from './alerting/channels.js';
+export { parsePublicUrl } from './heartbeats/ping-urls.js';
 export type { RequestLogEntry } from './http/request-log.js';

@@ -5,6 +5,7 @@ import { HTTP_ERROR_NAMES } from '@vigil/schema';
 import { serve } from '@hono/node-server';
 import type { AccountKey } from './accounts.js';
 import { createApp } from './app.js';
+import { parsePublicUrl } from './heartbeats/ping-urls.js';
 import { startScheduling, type SchedulingOptions } from './scheduler/index.js';
 import type { RateLimitOptions } from './http/rate-limit.js';
 import type { AuthFailureLimit } from './http/auth-failures.js';
@@ -36,6 +37,12 @@ export interface ServerOptions {
   readonly checkResponses?: boolean;
   /** Run activated checks on their schedule (`vigil server`'s default); off unless given. */
   readonly scheduler?: boolean | SchedulingOptions;
+  /**
+   * The URL clients reach the service at, when not the one it listens on (a reverse proxy, a DNS
+   * name): heartbeat monitors' `pingUrl` is built on it (heartbeats/ping-urls.ts says why never
+   * on a request's Host header).
+   */
+  readonly publicUrl?: string;
 }
 
 export interface RunningServer {
@@ -71,7 +78,10 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 /** Starts the monitoring service on a loopback port (see ServerOptions). */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
-  const service = createApp(options);
+  const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl);
+  // Known once listening; no request is served before.
+  let listeningUrl: string | undefined;
+  const service = createApp({ ...options, publicUrl: () => publicUrl ?? listeningUrl });
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
@@ -84,10 +94,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  listeningUrl = url;
   const scheduling = options.scheduler ? startScheduling(service.store, options.scheduler === true ? {} : options.scheduler) : undefined;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url,
     port,
     close() {
       closing ??= new Promise<void>((resolve) => {

@@ -82,9 +82,12 @@ describe('HeartbeatMonitor', () => {
       const apply = await run(['apply', '--auto-approve'], root);
       expect(apply.stderr).toBe('');
       expect(apply.code).toBe(0);
-      const [check] = await get<Array<{ id: string; heartbeat: { pingToken: string } }>>('/v1/checks?checkType=HEARTBEAT');
+      const [check] = await get<Array<{ id: string; heartbeat: { pingToken: string; pingUrl: string } }>>('/v1/checks?checkType=HEARTBEAT');
       const token = check!.heartbeat.pingToken;
       const pingUrl = `${server.url}/ping/${token}`;
+      // What apply printed is what the service returns, in lists and single reads.
+      expect(check!.heartbeat.pingUrl).toBe(pingUrl);
+      expect((await get<{ heartbeat: { pingUrl: string } }>(`/v1/checks/${check!.id}`)).heartbeat.pingUrl).toBe(pingUrl);
       expect(apply.stdout).toContain(`Ping URLs (call one from the job when it succeeds; append /fail when it fails):\n  heartbeat-monitor.backup: ${pingUrl}\n`);
       // The first ping starts the 30-second window the rest of the test runs in.
       const ping = await fetch(pingUrl, { headers: { 'user-agent': 'backup.sh' } });
@@ -95,6 +98,7 @@ describe('HeartbeatMonitor', () => {
       const again = await run(['plan', '--detailed-exitcode', '--json'], root);
       expect(again.code).toBe(0);
       expect(again.stdout).not.toContain(token);
+      expect(again.stdout).not.toContain('pingUrl');
 
       const imported = await run(['import', 'heartbeat-monitor'], fresh);
       expect(imported.code).toBe(0);

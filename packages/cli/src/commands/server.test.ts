@@ -54,6 +54,7 @@ describe('vigil server', () => {
     { args: ['--api-key', 'k'], message: 'Error: --api-key and --account-id come in pairs: got 1 key(s) and 0 account id(s)' },
     { args: ['--accounts', '/nonexistent/accounts.json'], message: 'Error: cannot read accounts file /nonexistent/accounts.json' },
     { args: ['--seed', '/nonexistent/seed.json'], message: 'Error: --seed /nonexistent/seed.json' },
+    { args: ['--public-url', 'vigil.example.com'], message: 'Error: --public-url: "vigil.example.com" is not a URL (expected e.g. https://vigil.example.com)' },
   ])('refuses $args with exit 2 and a clear error', ({ args, message }) => {
     const result = spawnSync(process.execPath, [bin, 'server', ...args], { encoding: 'utf8', timeout: 20_000 });
     expect(result.status).toBe(2);

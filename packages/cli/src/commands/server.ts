@@ -20,6 +20,7 @@ interface ServerFlags {
   denyNetwork?: string[];
   smtp?: string;
   providerUrl?: string[];
+  publicUrl?: string;
 }
 
 const FAULTS_HELP = `
@@ -102,6 +103,7 @@ export function registerServer(program: Command): void {
     .option('--deny-network <cidr>', 'never connect checks to this IPv4/IPv6 CIDR (repeatable; adds to the default link-local and cloud metadata denials; "none" drops the defaults)', collect)
     .option('--smtp <url>', 'SMTP server for e-mail alert channels, smtp://[user:pass@]host:port or smtps://… (without it e-mail alerts are recorded UNDELIVERABLE)')
     .option('--provider-url <name=url>', 'base URL of an alert provider instead of its public one: pagerduty, opsgenie or opsgenie-eu (repeatable)', collect)
+    .option('--public-url <url>', "URL clients reach this service at, when not http://127.0.0.1:PORT (e.g. behind a reverse proxy): the base of heartbeat monitors' pingUrl")
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -156,6 +158,14 @@ export function registerServer(program: Command): void {
       }
 
       const providerUrls = parseProviderUrls(flags.providerUrl ?? [], Object.keys(server.PROVIDER_BASE_URLS));
+      let publicUrl: string | undefined;
+      if (flags.publicUrl !== undefined) {
+        try {
+          publicUrl = server.parsePublicUrl(flags.publicUrl);
+        } catch (error) {
+          throw usageError(`--public-url: ${(error as Error).message}`);
+        }
+      }
 
       // Listen for signals before announcing the port: a supervisor may signal as soon as it reads it.
       const signalled = new Promise<NodeJS.Signals>((resolve) => {
@@ -172,6 +182,7 @@ export function registerServer(program: Command): void {
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
           ...(seed !== undefined ? { seed } : {}),
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
+          ...(publicUrl !== undefined ? { publicUrl } : {}),
           scheduler: flags.scheduler
             ? { retentionDays: parseRetention(flags.retention), denyNetworks, alerting: { ...(flags.smtp !== undefined ? { smtpUrl: flags.smtp } : {}), providerUrls } }
             : false,

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
+import { resolveIncidentOfDeletedCheck } from '../alerting/incidents.js';
 import { badRequest, notFound } from '../http/errors.js';
 import { JsonBytes, RawJson, SerializedPage } from '../http/raw-json.js';
 import type { AlertChannelSubscription, Filter, Page, PageRequest, StoredDoc, Store } from '../store/index.js';
@@ -12,6 +13,7 @@ import type { CheckVariant } from './check-variants.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
 import { heartbeatOnCreate, keepPingToken } from '../heartbeats/tokens.js';
+import { HEARTBEAT_TYPE_TEXT, withPingUrl } from '../heartbeats/ping-urls.js';
 
 export type { CheckVariant } from './check-variants.js';
 
@@ -134,8 +136,11 @@ export function updateCheck(
 }
 
 export function deleteCheck(store: Store, accountId: string, id: string): void {
-  if (!store.checks.remove(accountId, id)) throw notFound('Check', id);
+  const check = store.checks.get(accountId, id);
+  if (!check || !store.checks.remove(accountId, id)) throw notFound('Check', id);
   store.subscriptions.set(accountId, 'check', id, []);
+  // Nothing runs the check any more to resolve an incident it opened: resolved here, in the deletion's transaction.
+  resolveIncidentOfDeletedCheck(store, accountId, check);
 }
 
 /**
@@ -156,18 +161,22 @@ export function checkFilters(query: { tag?: string | string[] | undefined; check
   return filters;
 }
 
-/** Response shape of stored checks: `alertChannels` summary added, secret values hidden. */
-export function presentChecks(store: Store, accountId: string, docs: readonly StoredDoc[]): StoredDoc[] {
+/**
+ * Response shape of stored checks: `alertChannels` summary added, secret values hidden, and the
+ * `heartbeat.pingUrl` of heartbeat monitors under `pingBase` (the service's public URL,
+ * ../heartbeats/ping-urls.ts; none when unknown).
+ */
+export function presentChecks(store: Store, accountId: string, docs: readonly StoredDoc[], pingBase?: string): StoredDoc[] {
   if (docs.length === 0) return [];
   const channels = new Map(store.alertChannels.all(accountId).map((channel) => [channel.id as number, channel]));
   return docs.map((doc) => ({
-    ...hideSecretValues(doc),
+    ...withPingUrl(hideSecretValues(doc), pingBase),
     alertChannels: summarizeChannels(channels, (doc['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? []),
   }));
 }
 
-export function presentCheck(store: Store, accountId: string, doc: StoredDoc): StoredDoc {
-  return presentChecks(store, accountId, [doc])[0]!;
+export function presentCheck(store: Store, accountId: string, doc: StoredDoc, pingBase?: string): StoredDoc {
+  return presentChecks(store, accountId, [doc], pingBase)[0]!;
 }
 
 /** The spliced-in tail of a check without activated channels, the common case (Vigil never auto-assigns). */
@@ -178,16 +187,20 @@ const NO_CHANNELS_TAIL = `,"alertChannels":${JSON.stringify(summarizeChannels(ne
  * (from the subscription index), so documents are parsed only when they hold secret variables.
  * Relies on stored documents being JSON objects written by `JSON.stringify` (ending in `}`).
  */
-export function presentCheckPage(store: Store, accountId: string, request: PageRequest): Page<RawJson> | SerializedPage {
+export function presentCheckPage(store: Store, accountId: string, request: PageRequest, pingBase?: string): Page<RawJson> | SerializedPage {
   const channels = new Map(store.alertChannels.all(accountId).map((channel) => [channel.id as number, channel]));
   if (channels.size === 0) {
     // The common case: one tail for every check, so SQLite serialises the page unless it holds a
     // check with secret values.
     const spliced = store.checks.pageSpliced(accountId, request, NO_CHANNELS_TAIL, 'has_secret');
-    if (spliced) return new SerializedPage(new JsonBytes(spliced.json), spliced.count, spliced.total);
+    // A page holding a heartbeat monitor is presented below instead, for its pingUrl: one scan of
+    // the bytes, and no stored flag that a change of the service's URL would leave wrong.
+    if (spliced && !(pingBase !== undefined && spliced.json.includes(HEARTBEAT_TYPE_TEXT))) {
+      return new SerializedPage(new JsonBytes(spliced.json), spliced.count, spliced.total);
+    }
     // Every summary is empty, so the ids (only needed to look subscriptions up) are not read.
     const { items, total } = store.checks.pageText(accountId, request);
-    return { items: items.map((doc) => presentStoredCheck(store, accountId, doc, NO_CHANNELS_TAIL)), total };
+    return { items: items.map((doc) => presentStoredCheck(store, accountId, doc, NO_CHANNELS_TAIL, pingBase)), total };
   }
   const { items, total } = store.checks.pageRows(accountId, request);
   if (items.length === 0) return { items: [], total };
@@ -196,17 +209,19 @@ export function presentCheckPage(store: Store, accountId: string, request: PageR
   const tails = new Map<string, string>();
   const presented = items.map((row) => {
     const subscribed = subscriptions.get(row.id);
-    if (subscribed === undefined) return presentStoredCheck(store, accountId, row.doc, NO_CHANNELS_TAIL);
+    if (subscribed === undefined) return presentStoredCheck(store, accountId, row.doc, NO_CHANNELS_TAIL, pingBase);
     const key = subscribed.map((subscription) => `${subscription.alertChannelId}${subscription.activated ? '+' : '-'}`).join(',');
     const tail = tails.get(key) ?? `,"alertChannels":${JSON.stringify(summarizeChannels(channels, subscribed))}}`;
     tails.set(key, tail);
-    return presentStoredCheck(store, accountId, row.doc, tail);
+    return presentStoredCheck(store, accountId, row.doc, tail, pingBase);
   });
   return { items: presented, total };
 }
 
 /** A stored check's JSON with `tail` (`,"alertChannels":...}`) in place of its closing brace. */
-function presentStoredCheck(store: Store, accountId: string, doc: string, tail: string): RawJson {
-  if (doc.includes('"secret":true')) return new RawJson(JSON.stringify(presentChecks(store, accountId, [JSON.parse(doc) as StoredDoc])[0]));
+function presentStoredCheck(store: Store, accountId: string, doc: string, tail: string, pingBase: string | undefined): RawJson {
+  if (doc.includes('"secret":true') || (pingBase !== undefined && doc.includes(HEARTBEAT_TYPE_TEXT))) {
+    return new RawJson(JSON.stringify(presentChecks(store, accountId, [JSON.parse(doc) as StoredDoc], pingBase)[0]));
+  }
   return new RawJson(doc.slice(0, -1), tail);
 }

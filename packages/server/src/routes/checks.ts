@@ -10,10 +10,10 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   const writes = (variant: CheckVariant, endpoints: { create: typeof ENDPOINTS['checks.create']; update: typeof ENDPOINTS['checks.update'] }) => {
     ctx.route(endpoints.create, ({ account, query, body }) =>
-      presentCheck(store, account.id, createCheck(store, account.id, { variant, body, autoAssignAlerts: query.autoAssignAlerts })),
+      presentCheck(store, account.id, createCheck(store, account.id, { variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
     );
     ctx.route(endpoints.update, ({ account, params, query, body }) =>
-      presentCheck(store, account.id, updateCheck(store, account.id, { id: params.id, variant, body, autoAssignAlerts: query.autoAssignAlerts })),
+      presentCheck(store, account.id, updateCheck(store, account.id, { id: params.id, variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
     );
   };
   // The typed calls first: their static paths must win over `/v1/checks/{id}`.
@@ -23,8 +23,8 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   writes('generic', { create: ENDPOINTS['checks.create'], update: ENDPOINTS['checks.update'] });
 
   ctx.route(ENDPOINTS['checks.list'], ({ account, query }) =>
-    presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query) }),
+    presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query) }, ctx.publicUrl()),
   );
-  ctx.route(ENDPOINTS['checks.get'], ({ account, params }) => presentCheck(store, account.id, getCheck(store, account.id, params.id)));
+  ctx.route(ENDPOINTS['checks.get'], ({ account, params }) => presentCheck(store, account.id, getCheck(store, account.id, params.id), ctx.publicUrl()));
   ctx.route(ENDPOINTS['checks.delete'], ({ account, params }) => deleteCheck(store, account.id, params.id));
 }

@@ -70,6 +70,11 @@ export interface RouteContext {
   readonly accounts: AccountRegistry;
   /** The parsed `--seed` file, if any. */
   readonly seed: unknown;
+  /**
+   * The URL this service is reached at (`--public-url`, else the one it listens on), for URLs the
+   * responses carry (a heartbeat's `pingUrl`); undefined for an app served without a socket.
+   */
+  publicUrl(): string | undefined;
   /** Registers one endpoint of the contract; see the comment at the top of this file. */
   route<E extends EndpointSpec>(endpoint: E, handler: RouteHandler<E>): void;
 }
@@ -90,12 +95,14 @@ export function buildRouteContext(options: {
   accounts: AccountRegistry;
   seed: unknown;
   checkResponses: boolean;
+  publicUrl?: () => string | undefined;
 }): RouteContext {
   const { app, store } = options;
   return {
     store,
     accounts: options.accounts,
     seed: options.seed,
+    publicUrl: options.publicUrl ?? (() => undefined),
     route: (endpoint, handler) => registerRoute({ app, store, checkResponses: options.checkResponses }, endpoint, handler),
   };
 }

@@ -1,13 +1,22 @@
-/** `GET /openapi.json`: the contract as OpenAPI 3, generated from @vigil/schema (served without auth). */
+/**
+ * `GET /openapi.json`: the contract as OpenAPI 3, generated from @vigil/schema, plus the heartbeat
+ * ping routes (./pings.ts) and, once known, the service's public URL as its server (served without
+ * auth).
+ */
 import { buildOpenApiDocument } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
+import { pingOpenApiPaths } from './pings.js';
 
-export function register(app: Hono<AppEnv>, _ctx: RouteContext): void {
-  let document: unknown;
+export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
+  let document: Record<string, unknown> | undefined;
   app.get('/openapi.json', (c) => {
-    document ??= buildOpenApiDocument();
-    return c.json(document as object);
+    if (document === undefined) {
+      const serverUrl = ctx.publicUrl();
+      const built = buildOpenApiDocument(serverUrl === undefined ? {} : { serverUrl });
+      document = { ...built, paths: { ...(built.paths as object), ...pingOpenApiPaths() } };
+    }
+    return c.json(document);
   });
 }

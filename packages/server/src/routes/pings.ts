@@ -26,6 +26,30 @@ export function isPingPath(path: string): boolean {
   return path.startsWith(PING_PATH_PREFIX);
 }
 
+/** The ping routes in `GET /openapi.json` (./openapi.ts): not contract endpoints, as they take no API key and answer text. */
+export function pingOpenApiPaths(): Record<string, Record<string, unknown>> {
+  const operation = (failed: boolean, method: 'GET' | 'POST') => ({
+    operationId: `heartbeats.ping${failed ? 'Fail' : ''}${method === 'GET' ? 'Get' : 'Post'}`,
+    summary: failed ? 'Report a failure of the job a heartbeat monitor watches' : 'Report a success of the job a heartbeat monitor watches',
+    tags: ['heartbeats'],
+    security: [],
+    parameters: [
+      { name: 'token', in: 'path', required: true, schema: { type: 'string' }, description: "The monitor's heartbeat.pingToken (its pingUrl ends with it)" },
+      { name: 'source', in: 'query', required: false, schema: { type: 'string', maxLength: 100 }, description: `Labels the event (default "HTTP ${method}")` },
+    ],
+    ...(method === 'POST' ? { description: 'The request body is ignored.' } : {}),
+    responses: {
+      200: { description: 'Recorded', content: { 'text/plain': { schema: { type: 'string', const: 'OK\n' } } } },
+      404: { description: 'No heartbeat monitor has this ping token', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } },
+      429: { description: `More than ${PER_TOKEN.requests} pings per minute for the token, or too many unknown tokens from the address; see Retry-After`, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } },
+    },
+  });
+  return {
+    [`${PING_PATH_PREFIX}{token}`]: { get: operation(false, 'GET'), post: operation(false, 'POST') },
+    [`${PING_PATH_PREFIX}{token}/fail`]: { get: operation(true, 'GET'), post: operation(true, 'POST') },
+  };
+}
+
 const PER_TOKEN = { requests: 60, windowSeconds: 60 };
 const UNKNOWN_PER_ADDRESS = { failures: 30, windowSeconds: 60 };
 
