@@ -5,6 +5,7 @@
  * analytics and an error group; the webhook receiver gets one failure and one recovery; the check's
  * `triggerIncident` opens an incident (INVESTIGATING) and resolves it (RESOLVED); the VERIFIED
  * subscriber gets both updates by e-mail through a loopback SMTP server, the PENDING one nothing.
+ * Down again, the check opens a second incident, which its deletion through the API resolves.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -136,7 +137,7 @@ afterAll(async () => {
 });
 
 describe('a check with triggerIncident on vigil server', () => {
-  it('produces results, analytics, an error group, a failure and a recovery webhook, an incident INVESTIGATING then RESOLVED, and e-mails the VERIFIED subscriber', async () => {
+  it('produces results, analytics, an error group, a failure and a recovery webhook, an incident INVESTIGATING then RESOLVED, and e-mails the VERIFIED subscriber; deleting the check resolves its next incident', async () => {
     const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
     const started = await startVigilServer(['--data', path.join(workdir, 'data'), '--seed', path.join(workdir, 'seed.json'), '--smtp', smtpUrl]);
     service = started.child;
@@ -183,5 +184,21 @@ describe('a check with triggerIncident on vigil server', () => {
     expect(availability).toBeLessThan(100);
     const groups = await get<Array<{ checkId: string; rawErrorMessage: string }>>(started.url, `/v1/error-groups/checks/${checkId}`);
     expect(groups).toEqual([expect.objectContaining({ checkId, rawErrorMessage: expect.stringMatching(/\S/) })]);
-  }, 90_000);
+
+    // Down again: a new incident; the check is then deleted, which resolves it (nothing would run it again).
+    healthy = false;
+    await until(() => webhooks.length >= 3, 'the second failure webhook');
+    const reopened = await get<{ entries: Incident[] }>(started.url, '/v1/status-pages/incidents');
+    expect(reopened.entries.map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING', 'RESOLVED']);
+    const deleted = await fetch(`${started.url}/v1/checks/${checkId}`, { method: 'DELETE', headers: { authorization: `Bearer ${API_KEY}` } });
+    expect(deleted.status).toBe(204);
+    const after = await get<{ entries: Incident[] }>(started.url, '/v1/status-pages/incidents');
+    expect(after.entries.map((incident) => incident.lastUpdateStatus)).toEqual(['RESOLVED', 'RESOLVED']);
+    expect(after.entries[0]!.incidentUpdates.map((update) => [update.status, update.description])).toEqual([
+      ['INVESTIGATING', 'Orders cannot be placed.'],
+      ['RESOLVED', "Check 'Shop API' was deleted."],
+    ]);
+    await until(() => emails.length >= 4, 'the e-mails of the second incident');
+    expect(emails.slice(2).map((email) => /^Subject: (.*)$/m.exec(email.raw)?.[1])).toEqual(['[Acme status] Incident: Shop is down', '[Acme status] Resolved: Shop is down']);
+  }, 120_000);
 });

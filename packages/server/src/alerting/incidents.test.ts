@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { deleteCheck } from '../domain/checks.js';
 import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
 import { notificationLogOf } from './notifications.js';
@@ -182,6 +183,47 @@ describe('triggerIncident', () => {
     subject.onFinalResult(ACCOUNT, checkId, run(true, 2));
     expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING']);
     expect(subject.openIncidentOf(ACCOUNT, checkId)?.id).toBe(incidents(store)[0].id);
+  });
+
+  it('resolves the open incident of a check deleted through the API, "Check \'NAME\' was deleted.", mails the subscribers and forgets it; other checks’ incidents stay open', async () => {
+    const store = world();
+    const serviceId = statusPage(store);
+    const deleted = check(store, serviceId);
+    const kept = check(store, serviceId, { name: 'Cart API', triggerIncident: { serviceId, name: 'Cart is down', severity: 'MINOR', notifySubscribers: false } });
+    const subject = alerting(store);
+    for (const checkId of [deleted, kept]) subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.idle();
+
+    store.transaction(() => deleteCheck(store, ACCOUNT, deleted));
+
+    const [shop, cart] = incidents(store);
+    expect(shop.lastUpdateStatus).toBe('RESOLVED');
+    expect(shop.incidentUpdates.map((update: { status: string; description: string }) => [update.status, update.description])).toEqual([
+      ['INVESTIGATING', 'Orders fail.'],
+      ['RESOLVED', "Check 'Shop API' was deleted."],
+    ]);
+    expect(cart.lastUpdateStatus).toBe('INVESTIGATING');
+    expect(store.db.prepare('SELECT check_id FROM check_incidents').all()).toEqual([{ check_id: kept }]);
+    await subject.idle();
+    expect(subscriberMails(store).map((mail) => [mail.alert_type, mail.address])).toEqual([
+      ['INCIDENT_INVESTIGATING', 'fan@example.com'],
+      ['INCIDENT_RESOLVED', 'fan@example.com'],
+    ]);
+  });
+
+  it('deleting a check without an open incident changes no incident', () => {
+    const store = world();
+    const serviceId = statusPage(store);
+    const recovered = check(store, serviceId);
+    const passing = check(store, serviceId);
+    const subject = alerting(store);
+    subject.onFinalResult(ACCOUNT, recovered, run(true, 0));
+    subject.onFinalResult(ACCOUNT, recovered, run(false, 1));
+    subject.onFinalResult(ACCOUNT, passing, run(false, 1));
+    const before = incidents(store);
+    for (const checkId of [recovered, passing]) store.transaction(() => deleteCheck(store, ACCOUNT, checkId));
+    expect(incidents(store)).toEqual(before);
+    expect(store.db.prepare('SELECT * FROM check_incidents').all()).toEqual([]);
   });
 
   it('keeps tenants apart: a check naming another account’s service opens nothing, and mails no one of that account', async () => {

@@ -13,6 +13,9 @@
  * - Resolved by the first passing run after the failure, whether or not that recovery is notified
  *   (a check muted after its incident opened still closes it): a status page never stays red for a
  *   service that is up again.
+ * - Resolved too when the check is deleted through the API (`resolveIncidentOfDeletedCheck`, in the
+ *   deletion's transaction), with the update "Check 'NAME' was deleted.": nothing would run the
+ *   check again to resolve it, and its `check_incidents` row would outlive it.
  * - `notifySubscribers`: each update (INVESTIGATING, RESOLVED) is e-mailed to the VERIFIED
  *   subscribers of every status page that shows the service, one outbox row per subscriber and page,
  *   delivered with the notifications' retries; a PENDING subscriber never gets mail.
@@ -25,7 +28,8 @@ import { addIncidentUpdate, createIncident, updateIncident, type IncidentState }
 import type { PagesStore } from '../readside/pages-store.js';
 import type { StoredDoc, Store } from '../store/index.js';
 import { SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
-import type { Outbox } from './outbox.js';
+import { OutboxWriter, type NotificationQueue } from './outbox.js';
+import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
 
 /** The check whose alert moved, and the context its notifications carry. */
 export interface IncidentCause {
@@ -38,12 +42,12 @@ export interface IncidentCause {
 export class CheckIncidents {
   readonly #store: Store;
   readonly #pages: PagesStore;
-  readonly #outbox: Outbox;
+  readonly #outbox: NotificationQueue;
   readonly #openOf: Statement;
   readonly #remember: Statement;
   readonly #forget: Statement;
 
-  constructor(store: Store, outbox: Outbox) {
+  constructor(store: Store, outbox: NotificationQueue) {
     this.#store = store;
     this.#pages = readSideOf(store).pages;
     this.#outbox = outbox;
@@ -84,11 +88,33 @@ export class CheckIncidents {
 
   /** Resolves the check's open incident, if any; call inside the alert-state transaction. Returns whether it queued e-mail. */
   resolve(cause: IncidentCause): boolean {
+    return this.#close(cause, `Check '${cause.context.checkName}' has recovered.`);
+  }
+
+  /** Resolves the open incident of a check being deleted, if any; call inside the deletion's transaction. */
+  checkDeleted(accountId: string, check: StoredDoc, atMs: number): boolean {
+    const context: IncidentCause['context'] = {
+      checkId: String(check.id),
+      checkName: String(check.name ?? ''),
+      checkType: String(check.checkType ?? ''),
+      checkResultId: null,
+      responseTime: null,
+      runLocation: null,
+      startedAt: null,
+      errorMessage: null,
+      groupName: null,
+      tags: Array.isArray(check.tags) ? check.tags.filter((tag): tag is string => typeof tag === 'string') : [],
+      statusCode: null,
+      statusText: null,
+    };
+    return this.#close({ accountId, check, context, atMs }, deletedCheckUpdate(context.checkName));
+  }
+
+  #close(cause: IncidentCause, description: string): boolean {
     const checkId = cause.context.checkId;
     const open = this.openIncidentOf(cause.accountId, checkId);
     this.#forget.run(cause.accountId, checkId);
     if (!open) return false;
-    const description = `Check '${cause.context.checkName}' has recovered.`;
     const notify = triggerOf(cause.check)?.notifySubscribers === true;
     const now = new Date(cause.atMs);
     // The API refuses updates past the limit; the resolution must still land, as a status change.
@@ -136,6 +162,28 @@ export class CheckIncidents {
     }
     return queued;
   }
+}
+
+/** The RESOLVED update of the incident a deleted check had open. */
+export function deletedCheckUpdate(checkName: string): string {
+  return `Check '${checkName}' was deleted.`;
+}
+
+const forDeletions = new WeakMap<Store, CheckIncidents>();
+
+/**
+ * Resolves the incident `check` has open, if any, and forgets it: call where the check is deleted,
+ * in the same transaction. Its subscriber e-mails are queued for whichever outbox runs on the
+ * database (none in the embedded service of plan/apply: they wait there, as all notifications do).
+ */
+export function resolveIncidentOfDeletedCheck(store: Store, accountId: string, check: StoredDoc, atMs: number = Date.now()): void {
+  let incidents = forDeletions.get(store);
+  if (!incidents) {
+    store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
+    incidents = new CheckIncidents(store, new OutboxWriter(store));
+    forDeletions.set(store, incidents);
+  }
+  incidents.checkDeleted(accountId, check, atMs);
 }
 
 /** The check's trigger, or undefined when it has none (or one the schema would not accept). */

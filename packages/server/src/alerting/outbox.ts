@@ -60,8 +60,32 @@ export interface OutboxOptions {
   log?: (line: string) => void;
 }
 
-export class Outbox {
+/** Queues notifications; call inside the transaction that causes them. */
+export interface NotificationQueue {
+  enqueue(accountId: string, row: { id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }): void;
+}
+
+/** Writes outbox rows without delivering them: whichever Outbox runs on the database delivers them. */
+export class OutboxWriter implements NotificationQueue {
   readonly #insert: Statement;
+  readonly #now: () => number;
+
+  constructor(store: Store, now: () => number = Date.now) {
+    this.#insert = store.db.prepare(
+      `INSERT INTO alert_notifications (account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, next_attempt_ms, created_ms, doc)
+       VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
+    );
+    this.#now = now;
+  }
+
+  enqueue(accountId: string, row: { id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }): void {
+    const now = this.#now();
+    this.#insert.run(accountId, row.id, row.checkId, row.alertChannelId, row.channelType, row.alertType, now, now, JSON.stringify(row.doc));
+  }
+}
+
+export class Outbox implements NotificationQueue {
+  readonly #writer: OutboxWriter;
   readonly #due: Statement;
   readonly #settle: Statement;
   readonly #retry: Statement;
@@ -78,10 +102,7 @@ export class Outbox {
 
   constructor(store: Store, options: OutboxOptions = {}) {
     const db = store.db;
-    this.#insert = db.prepare(
-      `INSERT INTO alert_notifications (account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, next_attempt_ms, created_ms, doc)
-       VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
-    );
+    this.#writer = new OutboxWriter(store, options.now);
     this.#due = db.prepare(
       "SELECT * FROM alert_notifications WHERE delivery = 'PENDING' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, seq LIMIT ?",
     );
@@ -101,9 +122,8 @@ export class Outbox {
   }
 
   /** Queues a notification; call inside the transaction that changes the alert state. */
-  enqueue(accountId: string, row: { id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }): void {
-    const now = this.#now();
-    this.#insert.run(accountId, row.id, row.checkId, row.alertChannelId, row.channelType, row.alertType, now, now, JSON.stringify(row.doc));
+  enqueue(accountId: string, row: Parameters<NotificationQueue['enqueue']>[1]): void {
+    this.#writer.enqueue(accountId, row);
   }
 
   /** Starts polling for due rows (including those left PENDING by a previous process). */
