@@ -10,7 +10,7 @@
  * requests multi-step results carry (docs/testing.md).
  */
 import { multiStepVerdict } from '../multi-step/result.js';
-import { REFUSED_MARKER } from '../multi-step/policy-proxy.js';
+import { policyRefusal } from '../multi-step/policy-proxy.js';
 import { findChromium, runSpec, type SpecPlaywrightConfig } from '../multi-step/run-spec.js';
 import type { Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { variableLookup } from '../variables.js';
@@ -66,13 +66,6 @@ export const browserExecutor: Executor = {
     };
   },
 };
-
-/** The first connection the policy proxy refused (its stderr is Playwright's output, or a test's). */
-function policyRefusal(output: string, jobLog: ReadonlyArray<{ msg: string }>): string | undefined {
-  const lines = [...output.split('\n'), ...jobLog.map((line) => line.msg)];
-  const line = lines.find((candidate) => candidate.includes(REFUSED_MARKER));
-  return line?.slice(line.indexOf(REFUSED_MARKER) + REFUSED_MARKER.length).trim();
-}
 
 function playwrightConfigOf(check: WireCheck): SpecPlaywrightConfig | null {
   const value = check.playwrightConfig;

@@ -9,6 +9,9 @@ import { playwrightExecutor } from './playwright.js';
 let server: http.Server;
 let baseUrl: string;
 let runner: Runner;
+let denied: http.Server;
+let deniedUrl: string;
+let deniedConnections = 0;
 
 beforeAll(async () => {
   server = http.createServer((request, response) => {
@@ -20,11 +23,17 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   runner = createRunner({ executors: [playwrightExecutor], multiStepTimeoutMs: 30_000 });
+  // 127.0.0.2 is loopback too: a target the policy of these tests denies.
+  denied = http.createServer((_request, response) => response.end('reached'));
+  denied.on('connection', () => (deniedConnections += 1));
+  await new Promise<void>((resolve) => denied.listen(0, '127.0.0.2', resolve));
+  deniedUrl = `http://127.0.0.2:${(denied.address() as AddressInfo).port}/`;
 });
 
 afterAll(async () => {
   await runner.close();
   await new Promise((resolve) => server.close(resolve));
+  await new Promise((resolve) => denied.close(resolve));
 });
 
 const CONFIG = "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: './tests', reporter: 'html', webServer: { command: 'exit 1' } });\n";
@@ -99,6 +108,40 @@ describe.concurrent('Playwright check suites', { timeout: 120_000 }, () => {
       const { final } = await guarded.run(suite(body), { location: 'eu-west-1', variables: variables() });
       expect(final.error).toContain("connection to 127.0.0.1 refused by the service's network policy (--deny-network 127.0.0.1/32)");
       expect(final.responseTime).toBeLessThan(30_000);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  // The suite's own proxy (dead) and a Chromium switch that would turn any proxy off: both replaced.
+  const HOSTILE_CONFIG =
+    "import { defineConfig } from '@playwright/test';\nexport default defineConfig({ testDir: './tests', use: { proxy: { server: 'http://127.0.0.1:9' }, launchOptions: { args: ['--no-proxy-server'] } } });\n";
+  const pageSuite = (variable: string) => {
+    const check = suite(`await page.goto(process.env.${variable}!); await expect(page.locator('body')).toContainText('ok');`, { pwTags: ['@smoke'] });
+    const files = check.codeBundle.map((file) =>
+      file.path.endsWith('.spec.ts') ? { ...file, content: file.content.replace('async ({ request })', 'async ({ page })') }
+      : file.path.endsWith('.config.ts') ? { ...file, content: HOSTILE_CONFIG }
+      : file,
+    );
+    return { ...check, codeBundle: files };
+  };
+
+  it.each([
+    ['loads a page of an allowed address', 'BASE_URL', null],
+    ['fails a page of a denied address with the policy\'s error, without connecting', 'DENIED_URL', 'refused'],
+  ] as const)('under a network policy, send pages through the policy proxy, whatever proxy the suite sets: %s', async (_what, variable, outcome) => {
+    const guarded = createRunner({ executors: [playwrightExecutor], multiStepTimeoutMs: 30_000, denyNetworks: ['127.0.0.2/32'] });
+    try {
+      const { final } = await guarded.run(pageSuite(variable), { location: 'eu-west-1', variables: [...variables(), { key: 'DENIED_URL', value: deniedUrl }] });
+      if (outcome === null) {
+        expect(final.error).toBeNull();
+      } else {
+        expect(final.error).toBe(
+          `connection to 127.0.0.2 refused by the service's network policy (--deny-network 127.0.0.2/32) — Error: page.goto: net::ERR_EMPTY_RESPONSE at ${deniedUrl} — ` +
+            `Call log:; - navigating to "${deniedUrl}", waiting until "load" (at e2e/tests/health.spec.ts:4:14)`,
+        );
+        expect(deniedConnections).toBe(0);
+      }
     } finally {
       await guarded.close();
     }

@@ -8,6 +8,13 @@
  * (../multi-step/playwright-process.ts); the result is the multi-step result (tests, steps,
  * requests, errors at the user's file:line).
  *
+ * Under a network policy the Node side (the `request` fixture, fetch) is guarded in each process
+ * (../network-policy-preload.ts), and the browsers' traffic goes through the policy proxy
+ * (../multi-step/policy-proxy.ts), started by a global setup ahead of the suite's own: every
+ * browser the fixtures launch gets it as `launchOptions.proxy`, replacing any proxy the suite sets
+ * (`use.proxy`, Chromium's proxy switches). Browser-level, not `use.proxy`: that would send the
+ * `request` fixture through the proxy too, which a policy denying loopback would refuse.
+ *
  * What runs: never a shell. `testCommand` must be a form of `playwright test` (see
  * `playwrightTestArguments` in @vigil/schema); its arguments, then `--project`/`--grep` from
  * `pwProjects`/`pwTags`, go to the runner's own Playwright. `installCommand` is not run (the suite
@@ -19,8 +26,9 @@ import path from 'node:path';
 import { PLAYWRIGHT_DEFAULT_TEST_COMMAND, PlaywrightCodeBundle, playwrightTestArguments } from '@vigil/schema';
 import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from '../multi-step/playwright-process.js';
 import { multiStepVerdict } from '../multi-step/result.js';
-import { chromiumExecutable, type SpecRun } from '../multi-step/run-spec.js';
-import type { Executor, ExecutorContext, TryResult, WireCheck } from '../types.js';
+import { POLICY_PROXY_ENV, policyRefusal } from '../multi-step/policy-proxy.js';
+import { chromiumExecutable, policyProxyFile, type SpecRun } from '../multi-step/run-spec.js';
+import type { Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { variableLookup } from '../variables.js';
 
 const WRAPPER_NAME = '.vigil-suite.config.ts';
@@ -30,16 +38,44 @@ function stringList(value: unknown): string[] {
 }
 
 /** The generated config: the user's, with what the runner owns replaced. */
-function wrapperSource(input: { userConfig: string; reportFile: string; outputDir: string; timeoutMs: number; executablePath: string | undefined }): string {
+function wrapperSource(input: {
+  userConfig: string;
+  reportFile: string;
+  outputDir: string;
+  timeoutMs: number;
+  executablePath: string | undefined;
+  /** The policy proxy's global setup, when the run is under a network policy. */
+  policySetup: string | undefined;
+}): string {
   const json = JSON.stringify;
+  const policed = input.policySetup !== undefined;
   return [
     '// @ts-nocheck',
     `import * as loaded from ${json(`./${input.userConfig}`)};`,
     'const user = loaded.default ?? loaded;',
     `const executablePath = ${json(input.executablePath ?? null)};`,
-    'const launch = (use) => (executablePath ? { ...(use ?? {}), launchOptions: { ...(use?.launchOptions ?? {}), executablePath } } : use);',
+    `const policed = ${json(policed)};`,
+    // Set in the workers (forked after the global setup); Playwright's main process loads this
+    // config before the proxy runs, and launches no browser of the fixtures.
+    `const policyProxy = policed ? process.env[${json(POLICY_PROXY_ENV)}] : undefined;`,
+    "if (policed && process.env.TEST_WORKER_INDEX !== undefined && !policyProxy) throw new Error('vigil: the network policy proxy is not running, so no browser may start');",
+    'const PROXY_SWITCH = /^--(no-)?proxy|^--winhttp-proxy/;',
+    'const launch = (use) => {',
+    '  if (!executablePath && !policed) return use;',
+    '  const { proxy: _replaced, ...rest } = use ?? {};',
+    '  const launchOptions = { ...(rest.launchOptions ?? {}) };',
+    '  if (executablePath) launchOptions.executablePath = executablePath;',
+    '  if (policed) {',
+    "    if (Array.isArray(launchOptions.args)) launchOptions.args = launchOptions.args.filter((arg) => typeof arg !== 'string' || !PROXY_SWITCH.test(arg));",
+    '    if (policyProxy) launchOptions.proxy = { server: policyProxy };',
+    '    else delete launchOptions.proxy;',
+    '  }',
+    '  return { ...(policed ? rest : use ?? {}), launchOptions };',
+    '};',
+    'const setups = user.globalSetup === undefined ? [] : [user.globalSetup].flat();',
     'export default {',
     '  ...user,',
+    `  ...(policed ? { globalSetup: [${json(input.policySetup ?? '')}, ...setups] } : {}),`,
     `  reporter: [[${json(playwrightReporterFile())}, { outputFile: ${json(input.reportFile)} }]],`,
     `  outputDir: ${json(input.outputDir)},`,
     "  preserveOutput: 'never',",
@@ -92,7 +128,14 @@ export const playwrightExecutor: Executor = {
       const reportFile = path.join(dir, '.vigil-report.json');
       await writeFile(
         path.join(dir, ...wrapper.split('/')),
-        wrapperSource({ userConfig: path.posix.basename(configPath), reportFile, outputDir: path.join(dir, '.vigil-test-results'), timeoutMs, executablePath: chromiumExecutable() }),
+        wrapperSource({
+          userConfig: path.posix.basename(configPath),
+          reportFile,
+          outputDir: path.join(dir, '.vigil-test-results'),
+          timeoutMs,
+          executablePath: chromiumExecutable(),
+          policySetup: context.options.networkPolicy.rules.length > 0 ? policyProxyFile() : undefined,
+        }),
       );
       const projects = stringList(check.pwProjects).flatMap((project) => ['--project', project]);
       const tags = stringList(check.pwTags);
@@ -111,7 +154,10 @@ export const playwrightExecutor: Executor = {
       if (typeof check.installCommand === 'string' && check.installCommand.trim() !== '') {
         verdict.result.jobLog.unshift({ time: startedAt.getTime(), level: 'WARN', msg: `installCommand ${JSON.stringify(check.installCommand)} was not run: vigil runs suites with its own @playwright/test` });
       }
-      let failure = verdict.failure;
+      let failure: { kind: FailureKind; message: string } | null = verdict.failure;
+      // Chromium only says its tunnel failed; the policy proxy said why.
+      const refusal = failure === null ? undefined : policyRefusal(run.output, verdict.result.jobLog);
+      if (failure !== null && refusal !== undefined) failure = { kind: 'NETWORK_ERROR', message: `${refusal} — ${failure.message}` };
       if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
         failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
       }

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { POLICY_PROXY_ENV } from './policy-proxy.js';
 import type { ReportFile } from './report.js';
 import { requirePlaywright, type SpecRun } from './run-spec.js';
 
@@ -90,6 +91,10 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
   if (input.denyNetworks !== undefined && input.denyNetworks.length > 0) {
     env.VIGIL_DENY_NETWORKS = input.denyNetworks.join(',');
     env.NODE_OPTIONS = policyNodeOptions();
+    // Set by the policy itself, never by a check variable: the proxy's URL (./policy-proxy.ts), and
+    // Playwright's switch that would let Chromium reach loopback without the proxy.
+    delete env[POLICY_PROXY_ENV];
+    delete env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK;
   }
   const child = spawn(process.execPath, [cli, 'test', ...input.args], {
     cwd: input.dir,

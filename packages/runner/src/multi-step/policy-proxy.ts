@@ -8,8 +8,9 @@
  * A refused connection is printed to stderr as the guard words it, so the run's result can say why
  * the page failed to load (Chromium itself only reports a failed tunnel).
  *
- * Loaded by the generated playwright.config.mjs of a browser run (run-spec.ts); the CLI bundle
- * ships it as dist/browser-policy-proxy.mjs.
+ * Loaded by the generated playwright.config.mjs of a browser run (run-spec.ts), and as the first
+ * `globalSetup` of a Playwright check suite (../executors/playwright.ts, the default export here);
+ * the CLI bundle ships it as dist/browser-policy-proxy.mjs.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -19,8 +20,18 @@ export interface PolicyProxy {
   url: string;
 }
 
-/** The line a refused connection is reported with; ../executors/browser.ts looks for it. */
+/** The line a refused connection is reported with; {@link policyRefusal} looks for it. */
 export const REFUSED_MARKER = 'vigil browser proxy:';
+
+/** Where a suite's global setup leaves the proxy's URL for the config its workers load (set by no one else: the runner drops it from the check's variables). */
+export const POLICY_PROXY_ENV = 'VIGIL_POLICY_PROXY';
+
+/** The first connection the policy proxy refused, as it reported it (in Playwright's output, or a test's log). */
+export function policyRefusal(output: string, jobLog: ReadonlyArray<{ msg: string }>): string | undefined {
+  const lines = [...output.split('\n'), ...jobLog.map((line) => line.msg)];
+  const line = lines.find((candidate) => candidate.includes(REFUSED_MARKER));
+  return line?.slice(line.indexOf(REFUSED_MARKER) + REFUSED_MARKER.length).trim();
+}
 
 function report(error: Error): void {
   if (/network policy/.test(error.message)) process.stderr.write(`${REFUSED_MARKER} ${error.message}\n`);
@@ -78,4 +89,25 @@ export async function startPolicyProxy(): Promise<PolicyProxy> {
   server.unref();
   const { port } = server.address() as net.AddressInfo;
   return { url: `http://127.0.0.1:${port}` };
+}
+
+interface SuiteConfig {
+  projects?: Array<{ use?: Record<string, unknown> }>;
+}
+
+/**
+ * A Playwright check suite's first global setup: starts the proxy in Playwright's main process (a
+ * config cannot wait for it: it may be a CommonJS TypeScript file) before any worker is forked, and
+ * hands its URL to the workers through the environment they inherit; the suite's generated config
+ * makes it every browser's `launchOptions.proxy` there. The projects of the config this process
+ * already loaded get it too, for a global setup of the suite's own that launches with them.
+ */
+export default async function startSuitePolicyProxy(config: SuiteConfig): Promise<void> {
+  const { url } = await startPolicyProxy();
+  process.env[POLICY_PROXY_ENV] = url;
+  for (const project of config.projects ?? []) {
+    const { proxy: _replaced, ...use } = project.use ?? {};
+    const launchOptions = typeof use.launchOptions === 'object' && use.launchOptions !== null ? (use.launchOptions as Record<string, unknown>) : {};
+    project.use = { ...use, launchOptions: { ...launchOptions, proxy: { server: url } } };
+  }
 }

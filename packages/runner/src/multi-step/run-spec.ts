@@ -10,6 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from './playwright-process.js';
 import type { ReportFile } from './report.js';
 
@@ -129,6 +130,11 @@ export interface SpecPlaywrightConfig {
 function policyProxyModule(): string {
   if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return new URL('./browser-policy-proxy.mjs', import.meta.url).href;
   return new URL('./policy-proxy.ts', import.meta.url).href;
+}
+
+/** The same module as a file path (a Playwright `globalSetup` entry). */
+export function policyProxyFile(): string {
+  return fileURLToPath(policyProxyModule());
 }
 
 function configSource(input: {
