@@ -174,11 +174,18 @@ export async function exchange(request: HttpRequest): Promise<HttpExchange> {
   }
   // Measured before the agent is torn down: closing our own socket is not the target's time.
   const finished = performance.now();
-  await agent.destroy().catch(() => undefined);
+  await agent.destroy(AGENT_DONE).catch(() => undefined);
   const validTo = hops.at(-1)?.certificateValidTo;
   const certificateExpiresAt = validTo && Number.isFinite(Date.parse(validTo)) ? new Date(validTo).toISOString() : null;
   return { response, error, ...measure(started, hops, finished), elapsed: finished - started, certificateExpiresAt };
 }
+
+/**
+ * What tearing down a finished run's agent fails (nothing: its one request is over). One error for
+ * every run, because undici would otherwise build a fresh ClientDestroyedError with a stack trace
+ * per run: at 167 runs a second that was 3 % of the service's time.
+ */
+const AGENT_DONE = new Error('the run is over');
 
 /** Reads up to `cap` bytes as UTF-8 text, then stops reading (and drops the connection). */
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): unknown }, cap: number): Promise<{ text: string; truncated: boolean }> {

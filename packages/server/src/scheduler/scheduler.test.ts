@@ -141,3 +141,25 @@ describe('Scheduler timing', () => {
     expect(queue.jobs.map((job) => job.check.name)).toContain('from elsewhere');
   });
 });
+
+describe('Scheduler following changes', () => {
+  it('stops a deleted or deactivated check and runs a changed one on its new schedule, each slot once', () => {
+    const store = storeWith([{ name: 'deleted' }, { name: 'deactivated' }, { name: 'slowed down' }, { name: 'untouched' }]);
+    const [deleted, deactivated, slowed] = store.checks.all('acct');
+    const queue = new RecordingQueue();
+    const subject = scheduler(store, queue);
+    subject.tick(T0);
+    subject.tick(T0 + 10_000);
+    expect(queue.jobs).toHaveLength(4);
+    store.checks.remove('acct', deleted!.id);
+    store.checks.replace('acct', { ...deactivated!, activated: false });
+    store.checks.replace('acct', { ...slowed!, frequency: 1, frequencyOffset: 1 });
+    queue.jobs.length = 0;
+    subject.tick(T0 + 70_000);
+    const names = queue.jobs.map((job) => job.check.name);
+    expect(names.filter((name) => name === 'untouched')).toHaveLength(6);
+    expect(names.filter((name) => name === 'slowed down')).toHaveLength(1);
+    expect(names).not.toContain('deleted');
+    expect(names).not.toContain('deactivated');
+  });
+});

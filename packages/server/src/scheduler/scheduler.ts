@@ -8,10 +8,12 @@
  *   also across a restart or a second scheduler on the same database.
  * - Slots that fell due while the service was down are not run late: after a restart the scheduler
  *   starts from "now", so a check misses at most the slots of the downtime (one, for a quick restart).
- * - The set of checks is re-read only after it changed: at the next tick for a write through this
- *   process's store, within `refreshMs` for a write by another connection (the
- *   database's `data_version`). A re-read keeps every check whose stored document is unchanged, so
- *   10,000 checks do not stall the event loop because one of them changed.
+ * - Checks are read once, then followed: every housekeeping (200 ms) reads just the checks written
+ *   through this process's store since (the collection's change log), so a bulk `apply` of
+ *   thousands of checks while 10,000 run costs a row read per changed check, not a re-read of all.
+ *   A changed group, a long gap, or a write by another connection (the database's `data_version`,
+ *   looked at every `refreshMs`) re-reads everything; even then a check whose stored document is
+ *   unchanged keeps its entry and is not parsed again.
  * - What never runs: a deactivated check, a check in a deactivated group, passive checks (heartbeats).
  */
 import { readSideOf } from '../readside/context.js';
@@ -83,6 +85,8 @@ interface Entry {
   group?: Record<string, unknown>;
   /** The next moment this check is due (its place in the heap). */
   nextDueMs: number;
+  /** Replaced or deleted: left in the heap, skipped when it comes up. */
+  removed?: boolean;
 }
 
 export class Scheduler {
@@ -99,12 +103,16 @@ export class Scheduler {
   readonly #pruneClaims;
   readonly #groupRows;
   readonly #checkRows;
+  readonly #checkDoc;
   #prunedAt = 0;
   #entries = new Map<string, Entry>();
   #heap = new DueHeap<Entry>();
-  /** What the last re-read saw: this process's write counters and the database's data_version. */
-  #readRevision = '';
+  /** What the entries reflect: the collections' revisions and the database's data_version. */
+  #checksRevision = -1;
+  #groupsRevision = -1;
   #readDataVersion = -1;
+  /** The groups as of the last full read (a changed group forces a full read). */
+  #groups = new Map<string, { doc: string; group: Record<string, unknown> }>();
   #loadedAt = Number.NEGATIVE_INFINITY;
   #housekeptAt = Number.NEGATIVE_INFINITY;
   #lastTickMs = 0;
@@ -130,6 +138,7 @@ export class Scheduler {
     this.#pruneClaims = db.prepare(`DELETE FROM scheduled_runs WHERE rowid IN (SELECT rowid FROM scheduled_runs WHERE due_ms < ? LIMIT ${PRUNE_BATCH})`);
     this.#groupRows = db.prepare('SELECT account_id, id, doc FROM check_groups');
     this.#checkRows = db.prepare('SELECT account_id, id, doc FROM checks');
+    this.#checkDoc = db.prepare('SELECT doc FROM checks WHERE account_id = ? AND id = ?').pluck();
   }
 
   /**
@@ -173,7 +182,6 @@ export class Scheduler {
     // The first tick only sets the origin: nothing before the scheduler started is run late.
     if (this.#lastTickMs === 0) this.#lastTickMs = nowMs;
     if (nowMs - this.#housekeptAt >= this.#tickMs) this.#housekeep(nowMs);
-    else if (this.#revision() !== this.#readRevision) this.#reload(nowMs);
     const from = this.#lastTickMs;
     if (nowMs <= from) return 0;
     this.#lastTickMs = nowMs;
@@ -182,6 +190,8 @@ export class Scheduler {
     this.#store.db.transaction(() => {
       for (let entry = this.#heap.peek(); entry !== undefined && entry.nextDueMs < nowMs; entry = this.#heap.peek()) {
         this.#heap.pop();
+        // A check changed or deleted since it was pushed: its new entry (if any) is in the heap too.
+        if (entry.removed) continue;
         for (const slot of dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs)) {
           const claimed = this.#claim.run(slot.accountId, slot.key, slot.checkId, slot.dueMs, slot.location, claimedAt).changes > 0;
           if (claimed) jobs.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
@@ -214,56 +224,77 @@ export class Scheduler {
 
   #housekeep(nowMs: number): void {
     this.#housekeptAt = nowMs;
-    if (this.#changedSinceRead(nowMs)) this.#reload(nowMs);
+    this.#follow(nowMs);
     if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
     this.#onTick?.(nowMs);
   }
 
-  #revision(): string {
-    return `${this.#store.checks.revision}:${this.#store.checkGroups.revision}`;
+  /** Brings the entries up to date with the stored checks and groups, reading as little as it can. */
+  #follow(nowMs: number): void {
+    const { checks, checkGroups } = this.#store;
+    if (checkGroups.revision !== this.#groupsRevision) return this.#readAll(nowMs);
+    if (checks.revision !== this.#checksRevision) {
+      const changed = checks.changedSince(this.#checksRevision);
+      if (!changed) return this.#readAll(nowMs);
+      this.#checksRevision = checks.revision;
+      for (const { accountId, id } of changed) this.#readOne(accountId, id, nowMs);
+    }
+    if (nowMs - this.#loadedAt < this.#refreshMs) return;
+    this.#loadedAt = nowMs;
+    if (this.#store.db.pragma('data_version', { simple: true }) !== this.#readDataVersion) this.#readAll(nowMs);
   }
 
-  #changedSinceRead(nowMs: number): boolean {
-    if (this.#revision() !== this.#readRevision) return true;
-    if (nowMs - this.#loadedAt < this.#refreshMs) return false;
+  #readAll(nowMs: number): void {
     this.#loadedAt = nowMs;
-    return this.#store.db.pragma('data_version', { simple: true }) !== this.#readDataVersion;
-  }
-
-  #reload(nowMs: number): void {
-    this.#loadedAt = nowMs;
-    this.#readRevision = this.#revision();
+    this.#checksRevision = this.#store.checks.revision;
+    this.#groupsRevision = this.#store.checkGroups.revision;
     this.#readDataVersion = this.#store.db.pragma('data_version', { simple: true }) as number;
-    const groups = new Map<string, { doc: string; group: Record<string, unknown> }>();
+    this.#groups = new Map();
     for (const row of this.#groupRows.all() as Row[]) {
-      groups.set(`${row.account_id}\n${row.id}`, { doc: row.doc, group: JSON.parse(row.doc) as Record<string, unknown> });
+      this.#groups.set(`${row.account_id}\n${row.id}`, { doc: row.doc, group: JSON.parse(row.doc) as Record<string, unknown> });
     }
     const previous = this.#entries;
-    const entries = new Map<string, Entry>();
+    this.#entries = new Map();
     for (const row of this.#checkRows.all() as Row[]) {
       const key = `${row.account_id}\n${row.id}`;
-      const known = previous.get(key);
-      const groupId = known && known.doc === row.doc ? known.check.groupId : (JSON.parse(row.doc) as Record<string, unknown>).groupId;
-      const group = groupId === null || groupId === undefined ? undefined : groups.get(`${row.account_id}\n${String(groupId)}`);
-      if (known && known.doc === row.doc && known.groupDoc === group?.doc) {
-        entries.set(key, known);
-        continue;
-      }
-      const check = JSON.parse(row.doc) as Record<string, unknown>;
-      const schedule = schedulable(row.account_id, String(check.id ?? row.id), check, group?.group);
-      if (!schedule) continue;
-      const unchanged = known && known.schedule.frequency === schedule.frequency && known.schedule.frequencyOffset === schedule.frequencyOffset;
-      entries.set(key, {
-        doc: row.doc,
-        groupDoc: group?.doc,
-        schedule,
-        check,
-        ...(group ? { group: group.group } : {}),
-        nextDueMs: unchanged ? known.nextDueMs : nextDueMs(schedule, this.#lastTickMs || nowMs),
-      });
+      const entry = this.#entryOf(row, previous.get(key), nowMs);
+      if (entry) this.#entries.set(key, entry);
     }
-    this.#entries = entries;
-    this.#heap = new DueHeap(entries.values());
+    this.#heap = new DueHeap(this.#entries.values());
+  }
+
+  #readOne(accountId: string, id: string, nowMs: number): void {
+    const key = `${accountId}\n${id}`;
+    const known = this.#entries.get(key);
+    const doc = this.#checkDoc.get(accountId, id) as string | undefined;
+    const entry = doc === undefined ? undefined : this.#entryOf({ account_id: accountId, id, doc }, known, nowMs);
+    if (entry === known) return;
+    if (known) known.removed = true;
+    if (entry) {
+      this.#entries.set(key, entry);
+      this.#heap.push(entry);
+    } else {
+      this.#entries.delete(key);
+    }
+  }
+
+  /** The entry for a stored check: `known` itself when neither it nor its group changed; none when it does not run. */
+  #entryOf(row: Row, known: Entry | undefined, nowMs: number): Entry | undefined {
+    const sameDoc = known !== undefined && known.doc === row.doc;
+    const check = sameDoc ? known.check : (JSON.parse(row.doc) as Record<string, unknown>);
+    const group = check.groupId === null || check.groupId === undefined ? undefined : this.#groups.get(`${row.account_id}\n${String(check.groupId)}`);
+    if (sameDoc && known.groupDoc === group?.doc) return known;
+    const schedule = schedulable(row.account_id, String(check.id ?? row.id), check, group?.group);
+    if (!schedule) return undefined;
+    const sameTiming = known && known.schedule.frequency === schedule.frequency && known.schedule.frequencyOffset === schedule.frequencyOffset;
+    return {
+      doc: row.doc,
+      groupDoc: group?.doc,
+      schedule,
+      check,
+      ...(group ? { group: group.group } : {}),
+      nextDueMs: sameTiming ? known.nextDueMs : nextDueMs(schedule, this.#lastTickMs || nowMs),
+    };
   }
 }
 

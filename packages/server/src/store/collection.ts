@@ -116,6 +116,9 @@ function everyNth(values: readonly number[], n: number): number[] {
   return picked;
 }
 
+/** Writes remembered for `changedSince`; a reader further behind reads the whole collection. */
+const CHANGE_LOG_SIZE = 4096;
+
 export class Collection<T extends { id: PublicId }> {
   readonly table: string;
   readonly idKind: IdKind;
@@ -138,6 +141,10 @@ export class Collection<T extends { id: PublicId }> {
    */
   readonly #positions = new BoundedMap<string, ListPositions>(MAX_REMEMBERED_FILTERS);
   #revision = 0;
+  /** The documents written at the latest revisions, oldest first (at most CHANGE_LOG_SIZE). */
+  readonly #changes: Array<{ revision: number; accountId: string; id: string }> = [];
+  /** `changedSince` answers for revisions at or after this one; older ones need a full read. */
+  #changesKnownFrom = 0;
 
   constructor(db: SqliteDatabase, table: string, idKind: IdKind, columns: readonly IndexedColumn[] = []) {
     this.#db = db;
@@ -167,7 +174,7 @@ export class Collection<T extends { id: PublicId }> {
     const doc = build(id);
     this.#insert.run(seq, accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
     this.#nextSeq = seq + 1;
-    this.#wrote();
+    this.#wrote(accountId, String(id));
     return doc;
   }
 
@@ -180,6 +187,21 @@ export class Collection<T extends { id: PublicId }> {
     return this.#revision;
   }
 
+  /**
+   * The documents written through this collection after `revision` (each once), so a reader's copy
+   * can follow with a read of those rows only; undefined when that is no longer known (too many
+   * writes since, or a rolled-back batch): read everything.
+   */
+  changedSince(revision: number): Array<{ accountId: string; id: string }> | undefined {
+    if (revision < this.#changesKnownFrom) return undefined;
+    const changed = new Map<string, { accountId: string; id: string }>();
+    for (let index = this.#changes.length - 1; index >= 0 && this.#changes[index]!.revision > revision; index--) {
+      const change = this.#changes[index]!;
+      changed.set(`${change.accountId}\n${change.id}`, { accountId: change.accountId, id: change.id });
+    }
+    return [...changed.values()];
+  }
+
   get(accountId: string, id: PublicId): T | undefined {
     const row = this.#get.get(accountId, String(id)) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as T) : undefined;
@@ -187,22 +209,28 @@ export class Collection<T extends { id: PublicId }> {
 
   replace(accountId: string, doc: T): void {
     this.#update.run(JSON.stringify(doc), ...this.#columnValues(doc), accountId, String(doc.id));
-    this.#wrote();
+    this.#wrote(accountId, String(doc.id));
   }
 
   remove(accountId: string, id: PublicId): boolean {
-    this.#wrote();
+    this.#wrote(accountId, String(id));
     return this.#delete.run(accountId, String(id)).changes > 0;
   }
 
   /** Drops what list calls learned (after a rolled-back write). */
   forgetPositions(): void {
-    this.#wrote();
-  }
-
-  #wrote(): void {
     this.#positions.clear();
     this.#revision += 1;
+    // Which rows the rolled-back writes touched is not known here: readers must read everything.
+    this.#changes.length = 0;
+    this.#changesKnownFrom = this.#revision;
+  }
+
+  #wrote(accountId: string, id: string): void {
+    this.#positions.clear();
+    this.#revision += 1;
+    this.#changes.push({ revision: this.#revision, accountId, id });
+    if (this.#changes.length > CHANGE_LOG_SIZE) this.#changesKnownFrom = this.#changes.splice(0, this.#changes.length - CHANGE_LOG_SIZE).at(-1)!.revision;
   }
 
   #columnValues(doc: T): Array<string | number | null> {

@@ -283,3 +283,23 @@ describe('Store.writeBatched (group commit)', () => {
     });
   });
 });
+
+describe('Collection.changedSince', () => {
+  it('names each document written after a revision once, and nothing once that is no longer known', () => {
+    const store = new Store(':memory:');
+    const before = store.checks.revision;
+    const first = store.checks.insert('acct', (id) => ({ id, name: 'a' }));
+    const second = store.checks.insert('acct', (id) => ({ id, name: 'b' }));
+    const middle = store.checks.revision;
+    store.checks.replace('acct', { ...first, name: 'a2' });
+    store.checks.remove('acct', first.id);
+    expect(store.checks.changedSince(before)).toEqual(expect.arrayContaining([{ accountId: 'acct', id: String(first.id) }, { accountId: 'acct', id: String(second.id) }]));
+    expect(store.checks.changedSince(before)).toHaveLength(2);
+    expect(store.checks.changedSince(middle)).toEqual([{ accountId: 'acct', id: String(first.id) }]);
+    expect(store.checks.changedSince(store.checks.revision)).toEqual([]);
+    // A rolled-back batch: which rows it touched is unknown, so a reader must read everything.
+    store.checks.forgetPositions();
+    expect(store.checks.changedSince(middle)).toBeUndefined();
+    store.close();
+  });
+});
