@@ -55,3 +55,47 @@ describe('multi-step specs under the network policy', () => {
     }
   }, 120_000);
 });
+
+describe("multi-step specs' pages under the network policy", () => {
+  const page = (body: string) => `const { test, expect } = require('@playwright/test');
+test('pages', async ({ page, request }) => {
+${body}
+});
+`;
+
+  it("go through the policy proxy: a denied page fails with the policy's error, without connecting", async () => {
+    const runner = createRunner({ executors: [multiStepExecutor], multiStepTimeoutMs: 60_000, denyNetworks: ['127.0.0.2/32'] });
+    const before = deniedConnections;
+    try {
+      const script = page("  await page.goto(process.env.ALLOWED_URL);\n  await expect(page.locator('body')).toHaveText('ok');\n  await page.goto(process.env.DENIED_URL);");
+      const { final } = await runner.run(
+        { checkType: 'MULTI_STEP', name: 'pages', script, retryStrategy: null, doubleCheck: false },
+        { location: 'local', variables: [{ key: 'ALLOWED_URL', value: allowedUrl }, { key: 'DENIED_URL', value: deniedUrl }] },
+      );
+      expect(final.error).toBe(
+        `connection to 127.0.0.2 refused by the service's network policy (--deny-network 127.0.0.2/32) — Error: page.goto: net::ERR_EMPTY_RESPONSE at ${deniedUrl} — ` +
+          `Call log:; - navigating to "${deniedUrl}", waiting until "load" (at check script:5:14)`,
+      );
+      expect(deniedConnections).toBe(before);
+    } finally {
+      await runner.close();
+    }
+  }, 120_000);
+
+  it('leave the request fixture outside the proxy: with the proxy\'s own address denied, page and request still reach an allowed target', async () => {
+    const runner = createRunner({ executors: [multiStepExecutor], multiStepTimeoutMs: 60_000, denyNetworks: ['127.0.0.1/32'] });
+    const other = http.createServer((_request, response) => response.writeHead(200).end('ok'));
+    const otherUrl = await listen(other, '127.0.0.2');
+    try {
+      const script = page("  expect((await request.get(process.env.TARGET_URL)).status()).toBe(200);\n  await page.goto(process.env.TARGET_URL);\n  await expect(page.locator('body')).toHaveText('ok');");
+      const { final } = await runner.run(
+        { checkType: 'MULTI_STEP', name: 'pages', script, retryStrategy: null, doubleCheck: false },
+        { location: 'local', variables: [{ key: 'TARGET_URL', value: otherUrl }] },
+      );
+      expect(final.error).toBeNull();
+    } finally {
+      await runner.close();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  }, 120_000);
+});

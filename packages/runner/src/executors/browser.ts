@@ -10,7 +10,7 @@
  * requests multi-step results carry (docs/testing.md).
  */
 import { multiStepVerdict } from '../multi-step/result.js';
-import { policyRefusal } from '../multi-step/policy-proxy.js';
+import { explainRefusal } from '../multi-step/policy-proxy.js';
 import { findChromium, runSpec, type SpecPlaywrightConfig } from '../multi-step/run-spec.js';
 import type { Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { variableLookup } from '../variables.js';
@@ -45,10 +45,7 @@ export const browserExecutor: Executor = {
       browser: { executablePath: chromium.executablePath, playwrightConfig: playwrightConfigOf(check) },
     });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());
-    let failure: { kind: FailureKind; message: string } | null = verdict.failure;
-    // Chromium only says its tunnel failed; the policy proxy said why.
-    const refusal = failure === null ? undefined : policyRefusal(run.output, verdict.result.jobLog);
-    if (failure !== null && refusal !== undefined) failure = { kind: 'NETWORK_ERROR', message: `${refusal} — ${failure.message}` };
+    let failure: { kind: FailureKind; message: string } | null = explainRefusal(verdict.failure, run.output, verdict.result.jobLog);
     if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
       failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
     }

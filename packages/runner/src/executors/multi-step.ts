@@ -4,9 +4,10 @@
  * steps, requests, `expect` failures and console output become `multiStepCheckResult`
  * (../multi-step/result.ts). A check passes when every test passes; `shouldFail` inverts that.
  */
+import { explainRefusal } from '../multi-step/policy-proxy.js';
 import { multiStepVerdict } from '../multi-step/result.js';
 import { runSpec } from '../multi-step/run-spec.js';
-import type { Executor, ExecutorContext, TryResult, WireCheck } from '../types.js';
+import type { Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { variableLookup } from '../variables.js';
 
 export const multiStepExecutor: Executor = {
@@ -30,7 +31,7 @@ export const multiStepExecutor: Executor = {
     const env = Object.fromEntries(variableLookup(context.variables));
     const run = await runSpec({ code, env, timeoutMs, signal: context.signal, denyNetworks: context.options.networkPolicy.rules });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());
-    let failure = verdict.failure;
+    let failure: { kind: FailureKind; message: string } | null = explainRefusal(verdict.failure, run.output, verdict.result.jobLog);
     if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
       failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
     }

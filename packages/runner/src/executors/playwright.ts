@@ -26,7 +26,7 @@ import path from 'node:path';
 import { PLAYWRIGHT_DEFAULT_TEST_COMMAND, PlaywrightCodeBundle, playwrightTestArguments } from '@vigil/schema';
 import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from '../multi-step/playwright-process.js';
 import { multiStepVerdict } from '../multi-step/result.js';
-import { POLICY_PROXY_ENV, policyRefusal } from '../multi-step/policy-proxy.js';
+import { CHROMIUM_PROXY_SWITCH, POLICY_PROXY_ENV, explainRefusal } from '../multi-step/policy-proxy.js';
 import { chromiumExecutable, policyProxyFile, type SpecRun } from '../multi-step/run-spec.js';
 import type { Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { variableLookup } from '../variables.js';
@@ -59,7 +59,7 @@ function wrapperSource(input: {
     // config before the proxy runs, and launches no browser of the fixtures.
     `const policyProxy = policed ? process.env[${json(POLICY_PROXY_ENV)}] : undefined;`,
     "if (policed && process.env.TEST_WORKER_INDEX !== undefined && !policyProxy) throw new Error('vigil: the network policy proxy is not running, so no browser may start');",
-    'const PROXY_SWITCH = /^--(no-)?proxy|^--winhttp-proxy/;',
+    `const PROXY_SWITCH = ${String(CHROMIUM_PROXY_SWITCH)};`,
     'const launch = (use) => {',
     '  if (!executablePath && !policed) return use;',
     '  const { proxy: _replaced, ...rest } = use ?? {};',
@@ -154,10 +154,7 @@ export const playwrightExecutor: Executor = {
       if (typeof check.installCommand === 'string' && check.installCommand.trim() !== '') {
         verdict.result.jobLog.unshift({ time: startedAt.getTime(), level: 'WARN', msg: `installCommand ${JSON.stringify(check.installCommand)} was not run: vigil runs suites with its own @playwright/test` });
       }
-      let failure: { kind: FailureKind; message: string } | null = verdict.failure;
-      // Chromium only says its tunnel failed; the policy proxy said why.
-      const refusal = failure === null ? undefined : policyRefusal(run.output, verdict.result.jobLog);
-      if (failure !== null && refusal !== undefined) failure = { kind: 'NETWORK_ERROR', message: `${refusal} — ${failure.message}` };
+      let failure: { kind: FailureKind; message: string } | null = explainRefusal(verdict.failure, run.output, verdict.result.jobLog);
       if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
         failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
       }

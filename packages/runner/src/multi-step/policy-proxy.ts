@@ -1,19 +1,21 @@
 /**
  * The network policy for Chromium. A browser opens its connections itself, out of reach of the
- * socket guard Node processes of a run load (../network-policy-guard.ts), so a browser check under a
- * policy sends all its traffic through this forward proxy: it runs in Playwright's own process,
+ * socket guard Node processes of a run load (../network-policy-guard.ts), so under a policy the
+ * browser of a browser check, a multi-step check or a Playwright check suite sends all its traffic
+ * through this forward proxy (Playwright's `launchOptions.proxy`): it runs in Playwright's own process,
  * which loaded the guard, so every connection it opens for the browser is refused or allowed by the
  * same rules. Playwright proxies loopback too (it adds `<-loopback>` to Chromium's bypass list).
  *
  * A refused connection is printed to stderr as the guard words it, so the run's result can say why
  * the page failed to load (Chromium itself only reports a failed tunnel).
  *
- * Loaded by the generated playwright.config.mjs of a browser run (run-spec.ts), and as the first
+ * Loaded by the generated playwright.config.mjs of a browser or multi-step run (run-spec.ts), and as the first
  * `globalSetup` of a Playwright check suite (../executors/playwright.ts, the default export here);
  * the CLI bundle ships it as dist/browser-policy-proxy.mjs.
  */
 import http from 'node:http';
 import net from 'node:net';
+import type { FailureKind } from '../types.js';
 
 export interface PolicyProxy {
   /** `http://127.0.0.1:PORT`, for Playwright's `use.proxy.server`. */
@@ -23,14 +25,28 @@ export interface PolicyProxy {
 /** The line a refused connection is reported with; {@link policyRefusal} looks for it. */
 export const REFUSED_MARKER = 'vigil browser proxy:';
 
+/** Chromium switches that would send a page around the proxy (`--no-proxy-server`, a `--proxy-server` of the check's own, ...): dropped from the launch arguments. */
+export const CHROMIUM_PROXY_SWITCH = /^--(no-)?proxy|^--winhttp-proxy/;
+
 /** Where a suite's global setup leaves the proxy's URL for the config its workers load (set by no one else: the runner drops it from the check's variables). */
 export const POLICY_PROXY_ENV = 'VIGIL_POLICY_PROXY';
 
 /** The first connection the policy proxy refused, as it reported it (in Playwright's output, or a test's log). */
-export function policyRefusal(output: string, jobLog: ReadonlyArray<{ msg: string }>): string | undefined {
+function policyRefusal(output: string, jobLog: ReadonlyArray<{ msg: string }>): string | undefined {
   const lines = [...output.split('\n'), ...jobLog.map((line) => line.msg)];
   const line = lines.find((candidate) => candidate.includes(REFUSED_MARKER));
   return line?.slice(line.indexOf(REFUSED_MARKER) + REFUSED_MARKER.length).trim();
+}
+
+type Failure = { kind: FailureKind; message: string };
+
+/**
+ * A run's failure, with the refusal the proxy reported put ahead of it: Chromium itself only says
+ * its tunnel failed or the response was empty.
+ */
+export function explainRefusal(failure: Failure | null, output: string, jobLog: ReadonlyArray<{ msg: string }>): Failure | null {
+  const refusal = failure === null ? undefined : policyRefusal(output, jobLog);
+  return failure !== null && refusal !== undefined ? { kind: 'NETWORK_ERROR', message: `${refusal} — ${failure.message}` } : failure;
 }
 
 function report(error: Error): void {

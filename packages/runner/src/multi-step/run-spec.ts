@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from './playwright-process.js';
+import { CHROMIUM_PROXY_SWITCH } from './policy-proxy.js';
 import type { ReportFile } from './report.js';
 
 declare const __VIGIL_BUNDLED__: boolean | undefined;
@@ -113,7 +114,7 @@ export interface SpecInput {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
-  /** CIDRs the spec's Node processes may not connect to (../network-policy-preload.ts); none when absent. */
+  /** CIDRs the spec may not connect to: its Node processes (../network-policy-preload.ts) and its browser (./policy-proxy.ts); none when absent. */
   denyNetworks?: readonly string[];
   /** A browser check's run: the Chromium found by {@link findChromium} and the check's Playwright options. */
   browser?: { executablePath: string | undefined; playwrightConfig?: SpecPlaywrightConfig | null };
@@ -142,14 +143,19 @@ function configSource(input: {
   timeoutMs: number;
   executablePath: string | undefined;
   playwrightConfig?: SpecPlaywrightConfig | null;
-  /** A browser run under a network policy: its traffic goes through the policy proxy. */
+  /** A run under a network policy: its browser's traffic goes through the policy proxy. */
   proxied?: boolean;
 }): string {
   const own = input.playwrightConfig ?? {};
-  const userUse = own.use ?? {};
+  // Under a policy the proxy replaces any the check names (the policy must see every connection).
+  const { proxy: _checkProxy, ...usePolicyKeeps } = own.use ?? {};
+  const userUse = input.proxied ? usePolicyKeeps : (own.use ?? {});
   // The browser is the one the runner found, never one a check names.
   const { executablePath: _named, ...userLaunch } =
     typeof userUse.launchOptions === 'object' && userUse.launchOptions !== null ? (userUse.launchOptions as Record<string, unknown>) : {};
+  if (input.proxied && Array.isArray(userLaunch.args)) {
+    userLaunch.args = userLaunch.args.filter((arg) => typeof arg !== 'string' || !CHROMIUM_PROXY_SWITCH.test(arg));
+  }
   const config = {
     testDir: '.',
     testMatch: SPEC_FILE,
@@ -170,15 +176,17 @@ function configSource(input: {
       trace: 'off',
       screenshot: 'off',
       video: 'off',
-      ...(input.executablePath ? { launchOptions: { ...userLaunch, executablePath: input.executablePath } } : Object.keys(userLaunch).length > 0 ? { launchOptions: userLaunch } : {}),
+      ...(input.executablePath ? { launchOptions: { ...userLaunch, executablePath: input.executablePath } } : Object.keys(userLaunch).length > 0 || input.proxied ? { launchOptions: userLaunch } : {}),
     },
   };
   if (!input.proxied) return `export default ${JSON.stringify(config, null, 2)};\n`;
-  // The proxy replaces any the check names: the policy must see every connection.
+  // The browser's proxy, not `use.proxy`: that would send the `request` fixture through it too,
+  // which a policy denying loopback would refuse on its way to the proxy. The fixture's traffic is
+  // guarded in its own process.
   return [
     `import { startPolicyProxy } from ${JSON.stringify(policyProxyModule())};`,
     `const config = ${JSON.stringify(config, null, 2)};`,
-    'config.use.proxy = { server: (await startPolicyProxy()).url };',
+    'config.use.launchOptions.proxy = { server: (await startPolicyProxy()).url };',
     'export default config;',
     '',
   ].join('\n');
@@ -206,7 +214,7 @@ async function runSpecNow(input: SpecInput): Promise<SpecRun> {
         timeoutMs: input.timeoutMs,
         executablePath: input.browser ? input.browser.executablePath : chromiumExecutable(),
         playwrightConfig: input.browser?.playwrightConfig,
-        proxied: input.browser !== undefined && input.denyNetworks !== undefined && input.denyNetworks.length > 0,
+        proxied: input.denyNetworks !== undefined && input.denyNetworks.length > 0,
       }),);
     return await runPlaywrightProcess({
       dir,
