@@ -185,9 +185,14 @@ export class Scheduler {
     const from = this.#lastTickMs;
     if (nowMs <= from) return 0;
     this.#lastTickMs = nowMs;
+    const earliest = this.#heap.peek();
+    if (earliest === undefined || earliest.nextDueMs >= nowMs) return 0;
     const jobs: RunJob[] = [];
     const claimedAt = this.#now();
-    this.#store.db.transaction(() => {
+    // The claims join the store's group commit (with the results of runs that ended this turn)
+    // instead of paying a commit of their own on each of a hundred ticks a second. A crash before
+    // that commit loses claims of slots that are then in the past, which a restart never runs.
+    this.#store.writeBatched(() => {
       for (let entry = this.#heap.peek(); entry !== undefined && entry.nextDueMs < nowMs; entry = this.#heap.peek()) {
         this.#heap.pop();
         // A check changed or deleted since it was pushed: its new entry (if any) is in the heap too.
@@ -199,7 +204,7 @@ export class Scheduler {
         entry.nextDueMs = nextDueMs(entry.schedule, nowMs);
         this.#heap.push(entry);
       }
-    })();
+    });
     for (const job of jobs) this.#queue.submit(job);
     return jobs.length;
   }
