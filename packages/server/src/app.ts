@@ -9,7 +9,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { AccountRegistry, type AccountKey } from './accounts.js';
-import { AuthFailureLimiter, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
+import { clientAddress, CredentialFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
 import { HttpError } from './http/errors.js';
 import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
 import { requestedAccounts, selectAccount } from './http/account-header.js';
@@ -30,7 +30,10 @@ export interface AppOptions {
   readonly accounts?: readonly AccountKey[];
   /** Off unless given. */
   readonly rateLimit?: RateLimitOptions;
-  /** Failed authentications allowed per client address and window; default 20 per 60 s, `false` for none. */
+  /**
+   * Bad keys answered 401 per client address and window, and per presented key; beyond, 429. Never
+   * applies to a valid key. Default 20 per 60 s, `false` for none.
+   */
   readonly authFailureLimit?: AuthFailureLimit | false;
   /** `--faults` SPEC (see http/faults.ts); parse errors throw FaultSpecError. */
   readonly faults?: string;
@@ -80,7 +83,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   const faults = new FaultInjector(parseFaults(options.faults));
   const accounts = new AccountRegistry(options.accounts ?? []);
   const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
-  const authFailures = options.authFailureLimit === false ? undefined : new AuthFailureLimiter(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
+  const authFailures = options.authFailureLimit === false ? undefined : new CredentialFailures(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
   const log = options.requestLog ? requestLogWriter(options.requestLog) : undefined;
   if (options.dataDir !== undefined && options.databaseFile !== undefined) {
     throw new Error('give either dataDir or databaseFile, not both');
@@ -126,18 +129,20 @@ export function createApp(options: AppOptions = {}): ServiceApp {
 
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path)) return next();
-    const now = Date.now();
-    // Requests through `app.request()` (tests) have no socket; they share one address.
-    const address = c.env?.incoming?.socket?.remoteAddress ?? 'in-process';
-    const wait = authFailures?.blockedFor(address, now);
-    if (wait !== undefined) {
-      throw new HttpError(429, `Too many failed authentication attempts from this address; retry in ${wait} s`, { headers: { 'retry-after': String(wait) } });
-    }
     const header = requestHeader(c, 'authorization');
     const token = bearerToken(header);
     const own = token === undefined ? undefined : accounts.accountsOf(token);
+    const now = Date.now();
+    // The key is looked up before any failure count is read: a count is charged to bad keys and their
+    // senders, and must not refuse a good key sent from the same address (auth-failures.ts).
     if (token === undefined || !own) {
-      authFailures?.fail(address, now);
+      const address = clientAddress(c);
+      const refusal = authFailures?.refusal(address, token, now);
+      if (refusal) {
+        const from = refusal.by === 'address' ? 'from this address' : 'with this key';
+        throw new HttpError(429, `Too many failed authentication attempts ${from}; retry in ${refusal.seconds} s`, { headers: { 'retry-after': String(refusal.seconds) } });
+      }
+      authFailures?.fail(address, token, now);
       throw new HttpError(401, token === undefined ? 'Missing authentication' : 'Bad Token');
     }
     const requested = requestedAccounts(c);

@@ -23,7 +23,7 @@ export interface ServerOptions {
   readonly accounts?: readonly AccountKey[];
   /** Per-API-key limit; off unless given. */
   readonly rateLimit?: RateLimitOptions;
-  /** Failed authentications allowed per client address and window; default 20 per 60 s, `false` for none. */
+  /** Bad keys answered 401 per client address and per key in a window (never limits a valid key); default 20 per 60 s, `false` for none. */
   readonly authFailureLimit?: AuthFailureLimit | false;
   /** Fault injection SPEC, e.g. `latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42`. */
   readonly faults?: string;
@@ -49,11 +49,15 @@ export interface RunningServer {
   /** `http://127.0.0.1:PORT`, no trailing slash. */
   readonly url: string;
   readonly port: number;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Stops accepting connections and claiming slots, lets in-flight requests, runs and deliveries
+   * finish (up to 5 s; runs and deliveries still going then are aborted and dropped), then closes
+   * the database.
+   */
   close(): Promise<void>;
 }
 
-/** How long `close()` waits for in-flight requests before cutting the remaining connections. */
+/** How long `close()` waits for in-flight requests, runs and deliveries before cutting them off. */
 const DRAIN_TIMEOUT_MS = 5000;
 
 /**
@@ -103,14 +107,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     port,
     close() {
       closing ??= new Promise<void>((resolve) => {
-        // Runs in flight get the drain time too; a run still going then is cut off with the database.
-        const stopped = scheduling ? Promise.race([scheduling.stop(), new Promise((done) => setTimeout(done, DRAIN_TIMEOUT_MS).unref())]) : Promise.resolve();
+        // Runs and deliveries get the same drain time; the database closes only after the scheduling
+        // stopped touching it (it aborts and drops what is still going at the deadline).
+        const stopped = scheduling ? scheduling.stop(DRAIN_TIMEOUT_MS) : Promise.resolve();
         const force = setTimeout(() => server.closeAllConnections(), DRAIN_TIMEOUT_MS);
         force.unref();
         server.close(() => {
           clearTimeout(force);
           void stopped.then(() => {
-            scheduling?.abandon();
             service.close();
             resolve();
           });

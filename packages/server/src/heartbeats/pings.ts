@@ -9,7 +9,7 @@ import { HeartbeatConfig, type HeartbeatEvent } from '@vigil/schema';
 import { readSideOf } from '../readside/context.js';
 import type { Store } from '../store/index.js';
 import { pingState } from './deadlines.js';
-import { anchorMsOf, checkOfToken } from './tokens.js';
+import { anchorMsOf, checkOfToken, type PingTarget } from './tokens.js';
 
 /** What the caller tells about itself; both are untrusted text, stored as given within these lengths. */
 export const PING_SOURCE_MAX = 100;
@@ -24,9 +24,11 @@ export interface PingInput {
   atMs: number;
 }
 
-/** Records a ping; undefined when no heartbeat monitor has the token. */
-export function recordPing(store: Store, input: PingInput): HeartbeatEvent | undefined {
-  const target = checkOfToken(store, input.token);
+/**
+ * Records a ping; undefined when no heartbeat monitor has the token. `target` is the token's monitor
+ * when the caller already looked it up in the same synchronous turn.
+ */
+export function recordPing(store: Store, input: PingInput, target: PingTarget | undefined = checkOfToken(store, input.token)): HeartbeatEvent | undefined {
   if (!target) return undefined;
   const { accountId, check } = target;
   const checkId = String(check.id);

@@ -3,18 +3,19 @@
  * failure (what the monitored job calls, with curl in a crontab: no API key, the token is the
  * credential). What a ping means for the check's results and alerts: heartbeats/.
  *
- * - Unknown token: 404, and the caller's address is charged, so guessing tokens is slow.
- * - Rate limits (429 with `Retry-After`): 60 pings per minute per token — a job that pings more
- *   often than every second is a loop gone wrong, not a heartbeat — and 30 unknown tokens per minute
- *   per address.
+ * - Unknown token: 404, and the caller's address and the token are charged, so guessing tokens is
+ *   slow and a job pinging a deleted monitor backs off.
+ * - Rate limits (429 with `Retry-After`): 60 pings per minute per known token — a job that pings
+ *   more often than every second is a loop gone wrong, not a heartbeat — and 30 unknown tokens per
+ *   minute per address, and per token. A known token is never refused for unknown ones.
  * - `?source=NAME` labels the event (default `HTTP GET` / `HTTP POST`); the request body is ignored.
  */
 import type { Context, Hono } from 'hono';
 import { recordPing } from '../heartbeats/pings.js';
-import { lookupsOf } from '../heartbeats/tokens.js';
+import { checkOfToken, lookupsOf } from '../heartbeats/tokens.js';
 import { HttpError } from '../http/errors.js';
 import { requestHeader } from '../http/headers.js';
-import { AuthFailureLimiter } from '../http/auth-failures.js';
+import { clientAddress, CredentialFailures } from '../http/auth-failures.js';
 import { RateLimiter } from '../http/rate-limit.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
@@ -41,7 +42,7 @@ export function pingOpenApiPaths(): Record<string, Record<string, unknown>> {
     responses: {
       200: { description: 'Recorded', content: { 'text/plain': { schema: { type: 'string', const: 'OK\n' } } } },
       404: { description: 'No heartbeat monitor has this ping token', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } },
-      429: { description: `More than ${PER_TOKEN.requests} pings per minute for the token, or too many unknown tokens from the address; see Retry-After`, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } },
+      429: { description: `More than ${PER_TOKEN.requests} pings per minute for the token, or (for an unknown token) too many unknown tokens from the address or of this token; see Retry-After`, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } },
     },
   });
   return {
@@ -51,7 +52,8 @@ export function pingOpenApiPaths(): Record<string, Record<string, unknown>> {
 }
 
 const PER_TOKEN = { requests: 60, windowSeconds: 60 };
-const UNKNOWN_PER_ADDRESS = { failures: 30, windowSeconds: 60 };
+/** Unknown tokens answered 404 per client address, and per token, before 429. */
+const UNKNOWN_TOKENS = { failures: 30, windowSeconds: 60 };
 
 function refuse(seconds: number, what: string): HttpError {
   return new HttpError(429, `Too many ${what}; retry in ${seconds} s`, { headers: { 'retry-after': String(seconds) } });
@@ -61,26 +63,30 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   lookupsOf(store);
   const perToken = new RateLimiter(PER_TOKEN);
-  const unknownPerAddress = new AuthFailureLimiter(UNKNOWN_PER_ADDRESS);
+  const unknownTokens = new CredentialFailures(UNKNOWN_TOKENS);
 
   const ping = (failed: boolean) => async (c: Context<AppEnv>) => {
     const token = c.req.param('token') ?? '';
     const now = Date.now();
-    // Requests through `app.request()` (tests) have no socket; they share one address.
-    const address = c.env?.incoming?.socket?.remoteAddress ?? 'in-process';
-    const blocked = unknownPerAddress.blockedFor(address, now);
-    if (blocked !== undefined) throw refuse(blocked, 'pings with unknown tokens from this address');
-    const allowed = perToken.take(token, 'default', now);
-    if (!allowed.allowed) throw refuse(allowed.resetSeconds, 'pings for this heartbeat');
-    const source = c.req.query('source') ?? `HTTP ${c.req.method}`;
-    const { result, committed } = store.writeBatched(() =>
-      recordPing(store, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }),
-    );
-    if (!result) {
-      unknownPerAddress.fail(address, now);
+    // The token is looked up before any count of unknown tokens is read, so a job whose token is
+    // good is never refused for what other callers from its address (often the same host) got wrong.
+    const target = checkOfToken(store, token);
+    if (!target) {
+      const address = clientAddress(c);
+      const refusal = unknownTokens.refusal(address, token, now);
+      if (refusal) throw refuse(refusal.seconds, refusal.by === 'address' ? 'pings with unknown tokens from this address' : 'pings with this unknown token');
+      unknownTokens.fail(address, token, now);
       // The token is not echoed: it is the credential, and this answer may land in a job's log.
       throw new HttpError(404, 'No heartbeat monitor has this ping token');
     }
+    // Only known tokens reach this table, so its size follows the number of heartbeat monitors.
+    const allowed = perToken.take(token, 'default', now);
+    if (!allowed.allowed) throw refuse(allowed.resetSeconds, 'pings for this heartbeat');
+    const source = c.req.query('source') ?? `HTTP ${c.req.method}`;
+    // writeBatched runs its work at once, in this turn, so the monitor looked up above is current.
+    const { committed } = store.writeBatched(() =>
+      recordPing(store, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }, target),
+    );
     await committed;
     return c.text('OK\n', 200);
   };
