@@ -7,6 +7,11 @@
  *
  * Matching uses Node's `net.BlockList`, which also matches IPv4-mapped IPv6 addresses
  * (::ffff:169.254.169.254) against IPv4 rules.
+ *
+ * An unspecified address (`0.0.0.0` and the rest of 0.0.0.0/8, `::`, `::ffff:0.0.0.0`) is not a
+ * place on the network, yet Linux connects a socket aimed at it to this host's own loopback. So it
+ * is matched as loopback too: otherwise `http://0/`, `[::]` or `0.0.0.0` reach services on
+ * 127.0.0.1 that a rule denying 127.0.0.0/8 or ::1 was written to protect.
  */
 import dns from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
@@ -40,6 +45,23 @@ export class NetworkPolicyRefusal extends Error {
   }
 }
 
+/** Addresses the kernel treats as "this host": a connection to one of them lands on loopback. */
+const UNSPECIFIED = new net.BlockList();
+UNSPECIFIED.addSubnet('0.0.0.0', 8, 'ipv4');
+UNSPECIFIED.addAddress('::', 'ipv6');
+/** The loopback addresses an unspecified address is matched as (IPv4 and IPv6, as Linux may use either). */
+const LOOPBACK_EQUIVALENTS: ReadonlyArray<{ address: string; type: 'ipv4' | 'ipv6' }> = [
+  { address: '127.0.0.1', type: 'ipv4' },
+  { address: '::1', type: 'ipv6' },
+];
+
+/** True for 0.0.0.0/8, `::` and their IPv4-mapped forms (BlockList matches `::ffff:0.0.0.0` against the IPv4 rule). */
+export function isUnspecifiedAddress(address: string): boolean {
+  const bare = unbracket(address);
+  const family = net.isIP(bare);
+  return family !== 0 && UNSPECIFIED.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
 interface Rule {
   /** Canonical text, `address/prefix`, as error messages name it. */
   text: string;
@@ -65,8 +87,9 @@ export function parseNetworkPolicy(cidrs: readonly string[]): NetworkPolicy {
     const bare = unbracket(address);
     const family = net.isIP(bare);
     if (family === 0) return null;
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    return rules.find((rule) => rule.list.check(bare, type))?.text ?? null;
+    const type: 'ipv4' | 'ipv6' = family === 4 ? 'ipv4' : 'ipv6';
+    const candidates = isUnspecifiedAddress(bare) ? [{ address: bare, type }, ...LOOPBACK_EQUIVALENTS] : [{ address: bare, type }];
+    return rules.find((rule) => candidates.some((candidate) => rule.list.check(candidate.address, candidate.type)))?.text ?? null;
   };
   return {
     rules: rules.map((rule) => rule.text),
@@ -109,9 +132,11 @@ type LookupAddress = { address: string; family: number };
  */
 export function guardLookup(policy: NetworkPolicy, lookup: LookupFunction = dns.lookup as LookupFunction): LookupFunction {
   return (hostname, options, callback) => {
-    const wantsAll = (options as { all?: boolean }).all === true;
+    // dgram and older callers pass the family as a bare number (`lookup(name, 4, cb)`).
+    const normalised: dns.LookupOptions = typeof options === 'number' ? { family: options } : { ...(options as dns.LookupOptions) };
+    const wantsAll = normalised.all === true;
     const reply = callback as (error: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void;
-    lookup(hostname, { ...options, all: true }, ((error: NodeJS.ErrnoException | null, addresses: LookupAddress[] | string, family?: number) => {
+    lookup(hostname, { ...normalised, all: true }, ((error: NodeJS.ErrnoException | null, addresses: LookupAddress[] | string, family?: number) => {
       if (error) return reply(error);
       const all: LookupAddress[] = typeof addresses === 'string' ? [{ address: addresses, family: family ?? net.isIP(addresses) }] : addresses;
       const allowed = all.filter((entry) => policy.deniedBy(entry.address) === null);

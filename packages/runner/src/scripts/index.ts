@@ -3,12 +3,13 @@
  * (url, method, headers, queryParameters, body) before it is sent; a teardown script sees `request`
  * and `response` and may change the response before assertions run. Both see only the check's
  * variables in `process.env`, may use top-level `await`, and log through `console` into the job log.
- * They run in a warm pool of child processes (./pool.ts), each with a deadline.
+ * Each runs in a fresh, sandboxed process of its own (./pool.ts, ./sandbox.ts), with a deadline.
  */
 import type { JobLogLine, ScriptHooks, ScriptRequest, ScriptResponse, ScriptRunOutcome } from '../types.js';
 import { denyNetworkArgs } from '../network-policy-guard.js';
 import { parseNetworkPolicy } from '../network-policy.js';
-import { WorkerPool, type WorkerOutcome } from './pool.js';
+import { WorkerPool, memoryLimit, type WorkerOutcome } from './pool.js';
+import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox.js';
 import type { WorkerError, WorkerResponse } from './protocol.js';
 
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 10_000;
@@ -20,6 +21,8 @@ export interface ScriptPoolOptions {
   timeoutMs: number;
   /** CIDRs no script may connect to (enforced inside the workers by ../network-policy-guard.ts). */
   denyNetworks?: readonly string[];
+  /** Per-process limits (CPU, memory, open files, processes); ./sandbox.ts has the defaults. */
+  limits?: SandboxLimits;
 }
 
 interface ScriptInput {
@@ -31,6 +34,8 @@ interface ScriptInput {
   signal: AbortSignal;
   /** Where `require` looks for packages first; also roots nothing else (default: the runner's cwd). */
   projectRoot?: string;
+  /** Whose script it is (the account); the pool shares its places fairly between tenants. */
+  tenant?: string;
   /** Overrides the pool's deadline for this script. */
   timeoutMs?: number;
   /** Names code without a source map in error locations (default "setup script" / "teardown script"). */
@@ -45,8 +50,8 @@ interface ScriptDetails {
   stack: string | null;
   /** `scripts/setup.ts:4:7` when the script threw and the place is known. */
   location: string | null;
-  /** Why it failed: it threw, ran past its deadline, ended its process, was aborted, or the runner failed. */
-  failure: 'threw' | 'timeout' | 'exited' | 'aborted' | 'runner' | null;
+  /** Why it failed: it threw, ran past its deadline, passed a sandbox limit, ended its process, was aborted, or the runner failed. */
+  failure: 'threw' | 'timeout' | 'limit' | 'exited' | 'aborted' | 'runner' | null;
   /** Wall time from handing the script over to its answer. */
   durationMs: number;
 }
@@ -109,13 +114,17 @@ interface Settled {
 }
 
 /** One worker outcome as the script's result; anything but a clean finish is an error line. */
-function settle(outcome: WorkerOutcome, input: ScriptInput & { request: ScriptRequest }, timeoutMs: number): Settled {
+function settle(outcome: WorkerOutcome, input: ScriptInput & { request: ScriptRequest }, timeoutMs: number, limits: SandboxLimits): Settled {
   const base = { request: input.request, response: null, env: input.env, durationMs: outcome.durationMs };
   const logs = strayOutputLines(outcome.output, 'INFO');
   switch (outcome.kind) {
     case 'done': {
       const { message } = outcome;
       const error = message.error;
+      // The sandbox's data limit shows up inside the script as a failed allocation it may even catch.
+      if (error && /Array buffer allocation failed/.test(error.message)) {
+        return { ...base, logs: [...message.logs, ...logs], error: `it passed ${memoryLimit(limits)} and was stopped (${errorLine(error)})`, details: { stack: error.stack, location: error.location, failure: 'limit' } };
+      }
       return {
         request: message.request,
         response: message.response,
@@ -134,13 +143,15 @@ function settle(outcome: WorkerOutcome, input: ScriptInput & { request: ScriptRe
       const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.code}`;
       return { ...base, logs, error: `it ended its own process (${how}, e.g. through process.exit)`, details: { stack: null, location: null, failure: 'exited' } };
     }
+    case 'limit':
+      return { ...base, logs, error: `it passed ${outcome.limit} and was stopped`, details: { stack: null, location: null, failure: 'limit' } };
     case 'fault':
       return { ...base, logs, error: `it could not run: ${outcome.message}`, details: { stack: null, location: null, failure: 'runner' } };
   }
 }
 
 export function createScriptPool(options: ScriptPoolOptions): ScriptPool {
-  const workers = new WorkerPool({ size: options.size, args: denyNetworkArgs(parseNetworkPolicy(options.denyNetworks ?? [])) });
+  const workers = new WorkerPool({ size: options.size, args: denyNetworkArgs(parseNetworkPolicy(options.denyNetworks ?? [])), ...(options.limits ? { limits: options.limits } : {}) });
   const defaultTimeout = options.timeoutMs > 0 ? options.timeoutMs : DEFAULT_SCRIPT_TIMEOUT_MS;
 
   async function execute(kind: 'setup' | 'teardown', input: ScriptInput & { request: ScriptRequest }, response: ScriptResponse | null): Promise<Settled> {
@@ -155,10 +166,11 @@ export function createScriptPool(options: ScriptPoolOptions): ScriptPool {
         response: response ? toWorkerResponse(response) : null,
         projectRoot: input.projectRoot ?? null,
       },
+      tenant: input.tenant ?? '',
       timeoutMs,
       signal: input.signal,
     });
-    return settle(outcome, input, timeoutMs);
+    return settle(outcome, input, timeoutMs, options.limits ?? DEFAULT_SANDBOX_LIMITS);
   }
 
   return {

@@ -1,41 +1,81 @@
 /**
- * The warm pool of script workers (child processes, not threads: a `process.exit`, a native crash or
- * a runaway allocation ends that process only). A run takes an idle worker, or starts one while the
- * pool is below its size, or waits its turn. A worker that misses a script's deadline is killed and
- * replaced, so an infinite loop fails one run and the next run finds a warm worker again.
+ * The pool of script processes. Every script runs in a fresh process that has never run anything
+ * else (./sandbox.ts puts it behind every isolation layer the machine offers) and is killed when the
+ * script ends: nothing a script leaves behind (a `process.env` setter, a timer, a patched module)
+ * can reach another run, let alone another tenant's. To keep that cheap, the pool keeps spare
+ * processes started ahead of need, up to its size.
+ *
+ * Runs wait their turn per tenant, and free places go round the tenants in turn, so one tenant's
+ * queue of slow scripts delays its own runs, not everyone's.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { DoneMessage, RunMessage, WorkerMessage } from './protocol.js';
+import { DEFAULT_SANDBOX_LIMITS, sandboxCommand, signalOf, type SandboxCommand, type SandboxLimits } from './sandbox.js';
 
 declare const __VIGIL_BUNDLED__: boolean | undefined;
 
 /** A worker that does not come up in this time is reported as a fault of the runner. */
 const START_TIMEOUT_MS = 30_000;
-/** Workers are recycled after this many runs, so whatever scripts leave behind does not pile up. */
-const RUNS_PER_WORKER = 500;
-/** Output a script writes straight to stdout/stderr (not through console) kept per run. */
-const MAX_STRAY_OUTPUT_CHARS = 64 * 1024;
+/** Output a script writes straight to stdout/stderr (not through console); past it the run is stopped. */
+export const MAX_STRAY_OUTPUT_BYTES = 64 * 1024;
+/** V8's own heap limit, below the sandbox's data limit so the usual case is V8's clearer error. */
+const HEAP_MEGABYTES = 512;
 
-/** How a worker starts: the bundled CLI ships it as dist/script-worker.mjs; from sources it runs through tsx. */
-function workerLaunch(): { file: string; execArgv: string[] } {
+/** How the memory limit is named in a failed run's error. */
+export function memoryLimit(limits: SandboxLimits): string {
+  return `the memory limit (${HEAP_MEGABYTES} MiB of heap, ${Math.round(limits.memoryBytes / 1024 / 1024)} MiB in all)`;
+}
+
+interface Launch {
+  /** The worker's entry file. */
+  file: string;
+  /** What the worker must be able to read: the directory holding its code. */
+  codeRoot: string;
+}
+
+let fromSources: Launch | undefined;
+
+/**
+ * How a worker starts: the bundled CLI ships it as dist/script-worker.mjs. From sources it is
+ * bundled here once into a file of its own, since the permission model forbids the child
+ * processes tsx would start to compile TypeScript.
+ */
+function workerLaunch(): Launch {
   if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) {
-    return { file: fileURLToPath(new URL('./script-worker.mjs', import.meta.url)), execArgv: [] };
+    const file = fileURLToPath(new URL('./script-worker.mjs', import.meta.url));
+    return { file, codeRoot: path.dirname(file) };
   }
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return { file: fileURLToPath(new URL('./worker.ts', import.meta.url)), execArgv: ['--import', tsx] };
+  if (fromSources) return fromSources;
+  const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const built = esbuild.buildSync({ entryPoints: [fileURLToPath(new URL('./worker.ts', import.meta.url))], bundle: true, platform: 'node', format: 'esm', target: 'node20', write: false, logLevel: 'silent' });
+  const code = built.outputFiles[0]!.contents;
+  // Readable by the sandbox's own uid: the directory is shared by every test process on the machine.
+  const codeRoot = path.join(os.tmpdir(), 'vigil-script-worker', createHash('sha256').update(code).digest('hex').slice(0, 16));
+  const file = path.join(codeRoot, 'worker.mjs');
+  mkdirSync(codeRoot, { recursive: true, mode: 0o755 });
+  writeFileSync(file, code, { mode: 0o644 });
+  fromSources = { file, codeRoot };
+  return fromSources;
 }
 
 export type WorkerOutcome =
   | { kind: 'done'; message: DoneMessage; durationMs: number; output: string }
   | { kind: 'timeout' | 'aborted'; durationMs: number; output: string }
   | { kind: 'exited'; code: number | null; signal: NodeJS.Signals | null; durationMs: number; output: string }
-  | { kind: 'fault'; message: string; durationMs: number; output: string };
+  | { kind: 'fault'; message: string; durationMs: number; output: string }
+  /** A sandbox limit stopped it; `limit` names it ("the output limit (64 KiB)"). */
+  | { kind: 'limit'; limit: string; durationMs: number; output: string };
 
 interface Task {
   message: Omit<RunMessage, 'id' | 'type'>;
+  /** Whose script it is: places in the pool go round the tenants in turn. */
+  tenant: string;
   timeoutMs: number;
   signal: AbortSignal | undefined;
   resolve(outcome: WorkerOutcome): void;
@@ -44,24 +84,48 @@ interface Task {
 class ScriptWorker {
   readonly child: ChildProcess;
   readonly ready: Promise<void>;
-  runs = 0;
+  /** What it was started to read besides its code: the project a run's `require` resolves from. */
+  readonly projectRoot: string | null;
   dead = false;
   /** Answered its start-up message: takes a script without delay. */
   started = false;
   #onDone: ((message: DoneMessage) => void) | null = null;
   #onExit: ((code: number | null, signal: NodeJS.Signals | null) => void) | null = null;
+  #onLimit: ((limit: string) => void) | null = null;
   #output = '';
+  #outputBytes = 0;
+  readonly #sandbox: SandboxCommand;
+  readonly #runDirectory: string;
+  readonly #limits: SandboxLimits;
 
-  constructor(launch: { file: string; execArgv: string[] }, args: readonly string[]) {
-    this.child = fork(launch.file, [...args], {
-      // Nothing of the runner's environment (API keys, tokens in PATH-adjacent variables) reaches user code.
+  constructor(launch: Launch, args: readonly string[], projectRoot: string | null, slot: number, limits: SandboxLimits) {
+    this.projectRoot = projectRoot;
+    this.#limits = limits;
+    this.#runDirectory = mkdtempSync(path.join(os.tmpdir(), 'vigil-run-'));
+    this.#sandbox = sandboxCommand({
+      nodeArgs: [`--max-old-space-size=${HEAP_MEGABYTES}`],
+      entry: launch.file,
+      entryArgs: args,
+      readRoots: [launch.codeRoot, ...(projectRoot ? [projectRoot] : [])],
+      runDirectory: this.#runDirectory,
+      slot,
+      limits,
+    });
+    if (this.#sandbox.uid !== null) chownSync(this.#runDirectory, this.#sandbox.uid, this.#sandbox.uid);
+    this.child = spawn(this.#sandbox.command, this.#sandbox.args, {
+      // Nothing of the runner's environment (API keys, tokens) reaches user code: a run's variables
+      // arrive with the run.
       env: {},
-      execArgv: [...launch.execArgv, '--max-old-space-size=512'],
-      cwd: os.tmpdir(),
+      cwd: this.#runDirectory,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     const collect = (chunk: Buffer) => {
-      if (this.#output.length < MAX_STRAY_OUTPUT_CHARS) this.#output += chunk.toString('utf8');
+      this.#outputBytes += chunk.length;
+      if (this.#outputBytes > MAX_STRAY_OUTPUT_BYTES) {
+        this.#onLimit?.(`the output limit (${MAX_STRAY_OUTPUT_BYTES / 1024} KiB)`);
+        return;
+      }
+      this.#output += chunk.toString('utf8');
     };
     this.child.stdout?.on('data', collect);
     this.child.stderr?.on('data', collect);
@@ -87,10 +151,30 @@ class ScriptWorker {
     });
     this.ready.catch(() => undefined);
     this.child.on('exit', (code, signal) => {
+      const killedByThePool = this.dead;
       this.dead = true;
-      this.#onExit?.(code, signal);
+      this.#sandbox.killAll();
+      const limit = this.#limitOf(code, signal, killedByThePool);
+      if (limit) this.#onLimit?.(limit);
+      else {
+        const shown = signalOf(code, signal);
+        this.#onExit?.(shown ? null : code, shown);
+      }
+      this.#sandbox.release();
+      rmSync(this.#runDirectory, { recursive: true, force: true });
     });
     this.idle();
+  }
+
+  /** Which limit ended the process, judged from how it ended and its last words. */
+  #limitOf(code: number | null, exitSignal: NodeJS.Signals | null, killedByThePool: boolean): string | null {
+    const signal = signalOf(code, exitSignal);
+    if (signal === 'SIGXCPU') return `the CPU time limit (${this.#limits.cpuSeconds} s)`;
+    const memory = memoryLimit(this.#limits);
+    if (/heap out of memory|allocation failed|Allocation failed/i.test(this.#output)) return memory;
+    // The cgroup's out-of-memory killer leaves no words, only SIGKILL we did not send.
+    if (signal === 'SIGKILL' && !killedByThePool) return memory;
+    return null;
   }
 
   /** An idle worker must not keep the runner's process alive. */
@@ -107,8 +191,8 @@ class ScriptWorker {
   }
 
   run(id: number, task: Task): Promise<WorkerOutcome> {
-    this.runs += 1;
     this.#output = '';
+    this.#outputBytes = 0;
     this.busy();
     const started = performance.now();
     return new Promise<WorkerOutcome>((resolve) => {
@@ -120,6 +204,7 @@ class ScriptWorker {
         task.signal?.removeEventListener('abort', onAbort);
         this.#onDone = null;
         this.#onExit = null;
+        this.#onLimit = null;
         this.idle();
         resolve(outcome);
       };
@@ -138,6 +223,10 @@ class ScriptWorker {
         if (message.id === id) finish({ kind: 'done', message, durationMs: elapsed(), output: output() });
       };
       this.#onExit = (code, signal) => finish({ kind: 'exited', code, signal, durationMs: elapsed(), output: output() });
+      this.#onLimit = (limit) => {
+        this.kill();
+        finish({ kind: 'limit', limit, durationMs: elapsed(), output: output() });
+      };
       if (task.signal?.aborted) {
         // Cancelled before it started: the worker never saw it and stays in the pool.
         finish({ kind: 'aborted', durationMs: 0, output: '' });
@@ -157,30 +246,44 @@ class ScriptWorker {
 }
 
 export interface WorkerPoolOptions {
+  /** Scripts running at once (and spare processes kept started). */
   size: number;
   /** Arguments of every worker process (the network policy's rules). */
   args?: readonly string[];
+  limits?: SandboxLimits;
 }
 
-/** Runs tasks on at most `size` workers; see the file comment. */
+/** Runs tasks on at most `size` processes, one task per process; see the file comment. */
 export class WorkerPool {
   readonly #size: number;
   readonly #args: readonly string[];
-  readonly #launch = workerLaunch();
-  readonly #idle: ScriptWorker[] = [];
+  readonly #limits: SandboxLimits;
+  #launch: Launch | undefined;
+  /** Started processes that have not run anything yet. */
+  readonly #spare: ScriptWorker[] = [];
   readonly #all = new Set<ScriptWorker>();
-  readonly #waiting: Task[] = [];
+  /** Waiting tasks per tenant; `#turns` is the order tenants get the next free place in. */
+  readonly #waiting = new Map<string, Task[]>();
+  #turns: string[] = [];
+  /** Scripts running per tenant: a tenant with none running that starts waiting is a newcomer. */
+  readonly #running = new Map<string, number>();
+  /** How many tenants at the front of `#turns` have not been served since they started waiting. */
+  #newcomers = 0;
   #nextId = 1;
+  #nextSlot = 1;
+  /** The project the last task ran for: spares are started to read it. */
+  #lastProjectRoot: string | null = null;
   #closed = false;
 
   constructor(options: WorkerPoolOptions) {
     this.#size = Math.max(1, Math.floor(options.size));
     this.#args = options.args ?? [];
+    this.#limits = options.limits ?? DEFAULT_SANDBOX_LIMITS;
   }
 
-  /** Starts every worker now, so the first runs do not pay for process start-up. */
+  /** Starts every spare now, so the first runs do not pay for process start-up. */
   async warm(): Promise<void> {
-    while (this.#all.size < this.#size) this.#idle.push(this.#spawn());
+    while (this.#all.size < this.#size) this.#spare.push(this.#spawn(this.#lastProjectRoot));
     await Promise.all([...this.#all].map((worker) => worker.ready.catch(() => undefined)));
   }
 
@@ -188,11 +291,12 @@ export class WorkerPool {
     if (this.#closed) return Promise.resolve({ kind: 'fault', message: 'the script pool is closed', durationMs: 0, output: '' });
     return new Promise((resolve) => {
       const queued: Task = { ...task, resolve };
-      // A run cancelled while it waits for a worker leaves the queue at once.
+      // A run cancelled while it waits for a process leaves the queue at once.
       const onAbort = () => {
-        const index = this.#waiting.indexOf(queued);
+        const queue = this.#waiting.get(task.tenant);
+        const index = queue?.indexOf(queued) ?? -1;
         if (index < 0) return;
-        this.#waiting.splice(index, 1);
+        queue!.splice(index, 1);
         resolve({ kind: 'aborted', durationMs: 0, output: '' });
       };
       queued.resolve = (outcome) => {
@@ -200,14 +304,28 @@ export class WorkerPool {
         resolve(outcome);
       };
       task.signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiting.push(queued);
+      const queue = this.#waiting.get(task.tenant);
+      if (queue) queue.push(queued);
+      else if ((this.#running.get(task.tenant) ?? 0) > 0) {
+        this.#waiting.set(task.tenant, [queued]);
+        this.#turns.push(task.tenant);
+      } else {
+        // A tenant that was not waiting goes ahead of those already served this round (after any
+        // other newcomer): otherwise a busy tenant's next task would always be first in line.
+        this.#waiting.set(task.tenant, [queued]);
+        this.#turns.splice(this.#newcomers, 0, task.tenant);
+        this.#newcomers += 1;
+      }
       this.#dispatch();
     });
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const task of this.#waiting.splice(0)) task.resolve({ kind: 'fault', message: 'the script pool was closed', durationMs: 0, output: '' });
+    for (const queue of this.#waiting.values()) for (const task of queue.splice(0)) task.resolve({ kind: 'fault', message: 'the script pool was closed', durationMs: 0, output: '' });
+    this.#waiting.clear();
+    this.#turns = [];
+    this.#newcomers = 0;
     const exits = [...this.#all].map((worker) => (worker.child.exitCode !== null || worker.child.signalCode !== null ? undefined : new Promise((resolve) => worker.child.once('exit', resolve))));
     for (const worker of this.#all) {
       // Referenced again, so this process stays up until the exits it awaits have happened.
@@ -215,39 +333,98 @@ export class WorkerPool {
       worker.kill();
     }
     this.#all.clear();
-    this.#idle.length = 0;
+    this.#spare.length = 0;
     await Promise.all(exits);
   }
 
-  #spawn(): ScriptWorker {
-    const worker = new ScriptWorker(this.#launch, this.#args);
+  #spawn(projectRoot: string | null): ScriptWorker {
+    this.#launch ??= workerLaunch();
+    const worker = new ScriptWorker(this.#launch, this.#args, projectRoot, this.#nextSlot++, this.#limits);
     this.#all.add(worker);
     worker.child.on('exit', () => {
       this.#all.delete(worker);
-      const index = this.#idle.indexOf(worker);
-      if (index >= 0) this.#idle.splice(index, 1);
+      const index = this.#spare.indexOf(worker);
+      if (index >= 0) this.#spare.splice(index, 1);
+      this.#dispatch();
     });
     return worker;
   }
 
+  /** The next task, taking tenants in turn. */
+  #nextTask(): Task | undefined {
+    while (this.#turns.length > 0) {
+      const tenant = this.#turns.shift()!;
+      if (this.#newcomers > 0) this.#newcomers -= 1;
+      const queue = this.#waiting.get(tenant);
+      const task = queue?.shift();
+      if (queue && queue.length > 0) this.#turns.push(tenant);
+      else this.#waiting.delete(tenant);
+      if (task) return task;
+    }
+    return undefined;
+  }
+
+  /** A spare that can read what the task needs, starting one (in place of a spare that cannot) when none is there. */
+  #processFor(projectRoot: string | null): ScriptWorker | undefined {
+    for (let index = this.#spare.length - 1; index >= 0; index--) if (this.#spare[index]!.dead) this.#spare.splice(index, 1);
+    const fits = (worker: ScriptWorker) => worker.projectRoot === projectRoot;
+    // A started spare first: one still starting up would make the script wait for it.
+    const index = [this.#spare.findLastIndex((worker) => fits(worker) && worker.started), this.#spare.findLastIndex(fits)].find((found) => found >= 0);
+    if (index !== undefined) return this.#spare.splice(index, 1)[0];
+    if (this.#all.size >= this.#size) {
+      const unfit = this.#spare.pop();
+      if (!unfit) return undefined;
+      unfit.kill();
+      this.#all.delete(unfit);
+    }
+    return this.#spawn(projectRoot);
+  }
+
   #dispatch(): void {
-    while (this.#waiting.length > 0) {
-      // A started worker first: a replacement still starting up would make the script wait for it.
-      for (let index = this.#idle.length - 1; index >= 0; index--) if (this.#idle[index]!.dead) this.#idle.splice(index, 1);
-      const startedAt = this.#idle.findLastIndex((candidate) => candidate.started);
-      let worker = startedAt >= 0 ? this.#idle.splice(startedAt, 1)[0] : this.#idle.pop();
-      if (!worker) {
-        if (this.#all.size >= this.#size) return;
-        worker = this.#spawn();
+    while (!this.#closed && this.#turns.length > 0) {
+      const peek = this.#waiting.get(this.#turns[0]!)?.[0];
+      const worker = this.#processFor(peek?.message.projectRoot ?? null);
+      if (!worker) return;
+      const task = this.#nextTask();
+      if (!task) {
+        this.#spare.push(worker);
+        return;
       }
-      const task = this.#waiting.shift()!;
+      if ((task.message.projectRoot ?? null) !== worker.projectRoot) {
+        // The tenant whose turn it was had its task cancelled meanwhile; keep the process for later.
+        this.#spare.push(worker);
+        this.#requeue(task);
+        continue;
+      }
       void this.#runOn(worker, task);
     }
   }
 
+  #requeue(task: Task): void {
+    const queue = this.#waiting.get(task.tenant);
+    if (queue) queue.unshift(task);
+    else {
+      this.#waiting.set(task.tenant, [task]);
+      this.#turns.unshift(task.tenant);
+      this.#newcomers += 1;
+    }
+  }
+
   async #runOn(worker: ScriptWorker, task: Task): Promise<void> {
+    this.#running.set(task.tenant, (this.#running.get(task.tenant) ?? 0) + 1);
+    try {
+      await this.#runTask(worker, task);
+    } finally {
+      const stillRunning = (this.#running.get(task.tenant) ?? 1) - 1;
+      if (stillRunning > 0) this.#running.set(task.tenant, stillRunning);
+      else this.#running.delete(task.tenant);
+    }
+  }
+
+  async #runTask(worker: ScriptWorker, task: Task): Promise<void> {
     const id = this.#nextId++;
-    // Idle workers are unref'd; one a script waits for must keep the runner's process alive.
+    this.#lastProjectRoot = task.message.projectRoot ?? null;
+    // Spares are unref'd; one a script waits for must keep the runner's process alive.
     worker.busy();
     try {
       await worker.ready;
@@ -259,15 +436,12 @@ export class WorkerPool {
       return;
     }
     const outcome = await worker.run(id, task);
+    // One run per process: whatever the script left behind goes with it.
+    worker.kill();
+    this.#all.delete(worker);
     task.resolve(outcome);
-    if (worker.dead || worker.runs >= RUNS_PER_WORKER) {
-      if (!worker.dead) worker.kill();
-      this.#all.delete(worker);
-      // Keep the pool warm: the replacement starts now, not when the next script arrives.
-      if (!this.#closed && this.#all.size < this.#size) this.#idle.push(this.#spawn());
-    } else {
-      this.#idle.push(worker);
-    }
+    // Keep a spare ready: the replacement starts now, not when the next script arrives.
+    if (!this.#closed && this.#all.size < this.#size && this.#turns.length === 0) this.#spare.push(this.#spawn(this.#lastProjectRoot));
     this.#dispatch();
   }
 }

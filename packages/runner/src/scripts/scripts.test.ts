@@ -182,7 +182,6 @@ describe('the pool', () => {
     expect(cancelled.durationMs).toBe(0);
     const next = await pool.runSetup({ code: "request.headers['x-next'] = 'ok'", request: request(), env: {}, signal });
     expect(next.value.headers['x-next']).toBe('ok');
-    expect(next.durationMs).toBeLessThan(1_000);
   });
 
   it('runs more scripts than it has processes, in turn', async () => {

@@ -66,6 +66,21 @@ function locate(file: string, line: number, column: number, map: SourceMap | nul
   return (map && originalPosition(map, line, column)) ?? `${label}:${line}:${column}`;
 }
 
+/** What Node's permission model refused, in words: its own message names neither the act nor the reason. */
+const REFUSED_ACTS: Record<string, string> = {
+  FileSystemRead: 'reading',
+  FileSystemWrite: 'writing',
+  ChildProcess: 'starting a child process',
+  WorkerThreads: 'starting a worker thread',
+};
+
+function sandboxRefusal(error: Error): string {
+  const { code, permission, resource } = error as Error & { code?: string; permission?: string; resource?: string };
+  if (code !== 'ERR_ACCESS_DENIED') return '';
+  const act = REFUSED_ACTS[permission ?? ''] ?? `using ${permission ?? 'this API'}`;
+  return `: the script sandbox does not allow ${act}${resource ? ` ${resource}` : ''} (scripts may use only their own run directory, and start no processes)`;
+}
+
 const FRAME = /^\s*at (?:(.*?) \()?(.*?):(\d+):(\d+)\)?$/;
 
 /** The error with its stack mapped to the user's files; frames of this worker and of Node are left out. */
@@ -73,7 +88,7 @@ function describeError(error: unknown, map: SourceMap | null, label: string): Wo
   if (!(error instanceof Error)) {
     return { message: `a non-Error value was thrown: ${formatWithOptions({ depth: 2 }, '%o', error)}`, location: null, stack: '' };
   }
-  const message = `${error.name}: ${error.message}`;
+  const message = `${error.name}: ${error.message}${sandboxRefusal(error)}`;
   const frames: string[] = [];
   let location: string | null = null;
   // A syntax error has no frames: V8 names the place on the stack's first line instead.
@@ -237,4 +252,7 @@ process.on('message', (message: RunMessage) => {
     send(await run(message));
   });
 });
+// A pool that went away (its process killed) leaves no one to answer to: go with it. The sandbox
+// also kills this process with its parent; this covers the moments the event loop is free.
+process.on('disconnect', () => process.exit(0));
 send({ type: 'ready' });

@@ -66,6 +66,8 @@ export interface SendOptions {
   providerUrls?: Readonly<Record<string, string>> | undefined;
   /** The e-mail sender (default `vigil@localhost`). */
   mailFrom?: string | undefined;
+  /** Ends an HTTP delivery early: a stopping service is not held by a slow receiver's timeout. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The outbox `channel_type` of an incident update e-mailed to a status page's subscriber. */
@@ -227,7 +229,13 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
       },
     );
     const timer = setTimeout(() => request.destroy(new Error('the receiver did not answer in time')), options.timeoutMs);
-    request.on('close', () => clearTimeout(timer));
+    const abort = () => request.destroy(new Error('the service stopped before the receiver answered'));
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    request.on('close', () => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', abort);
+    });
     request.on('error', (error: NodeJS.ErrnoException) => reject(error.code && !error.message.includes(error.code) ? new Error(`${error.message} (${error.code})`, { cause: error }) : error));
     request.end(body);
   });

@@ -106,8 +106,9 @@ export class Alerting {
     this.#outbox.start();
   }
 
-  stop(): Promise<void> {
-    return this.#outbox.stop();
+  /** Stops delivering; see Outbox.stop for what happens to deliveries still going after `drainMs`. */
+  stop(drainMs?: number): Promise<void> {
+    return this.#outbox.stop(drainMs);
   }
 
   /** Waits until every due notification is settled or waiting for a retry (tests). */

@@ -56,7 +56,8 @@ export interface OutboxOptions {
   providerUrls?: Readonly<Record<string, string>> | undefined;
   /** CIDRs webhooks and Slack may not reach (default: the service's link-local and metadata denials). */
   denyNetworks?: readonly string[] | undefined;
-  send?: (type: string, config: Record<string, unknown>, context: AlertContext) => Promise<SendOutcome>;
+  /** `signal` aborts when a stopping service gives up waiting for the delivery. */
+  send?: (type: string, config: Record<string, unknown>, context: AlertContext, signal: AbortSignal) => Promise<SendOutcome>;
   log?: (line: string) => void;
 }
 
@@ -97,6 +98,8 @@ export class Outbox implements NotificationQueue {
   readonly #now: () => number;
   readonly #send: NonNullable<OutboxOptions['send']>;
   readonly #inFlight = new Map<string, Promise<void>>();
+  /** Aborts the deliveries in flight when a stop gives up waiting for them. */
+  readonly #abandon = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
@@ -118,7 +121,7 @@ export class Outbox implements NotificationQueue {
     this.#now = options.now ?? Date.now;
     const timeoutMs = options.timeoutMs ?? 10_000;
     const policy = parseNetworkPolicy(options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS);
-    this.#send = options.send ?? ((type, config, context) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl, providerUrls: options.providerUrls, policy }));
+    this.#send = options.send ?? ((type, config, context, signal) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl, providerUrls: options.providerUrls, policy, signal }));
   }
 
   /** Queues a notification; call inside the transaction that changes the alert state. */
@@ -134,12 +137,31 @@ export class Outbox implements NotificationQueue {
     this.pump();
   }
 
-  /** Stops starting attempts and waits for those in flight (bounded by their timeout). */
-  async stop(): Promise<void> {
+  /**
+   * Stops starting attempts and waits for those in flight, at most `drainMs` (else until their own
+   * timeout). Attempts still going then are aborted and not recorded: the database is about to
+   * close, and their rows stay PENDING, attempted again by the next process on the same data.
+   * After this resolves nothing here touches the database.
+   */
+  async stop(drainMs = Number.POSITIVE_INFINITY, graceMs = 1000): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
-    await Promise.allSettled([...this.#inFlight.values()]);
+    if (await this.#settledWithin(drainMs)) return;
+    this.#abandon.abort(new Error('the service is stopping'));
+    await this.#settledWithin(graceMs);
+  }
+
+  async #settledWithin(ms: number): Promise<boolean> {
+    if (this.#inFlight.size === 0) return true;
+    const settled = Promise.allSettled([...this.#inFlight.values()]).then(() => true);
+    if (!Number.isFinite(ms)) return settled;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([settled, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Starts attempts for due rows while slots are free. Public so tests and enqueuers can kick it. */
@@ -173,8 +195,9 @@ export class Outbox implements NotificationQueue {
     const attempts = row.attempts + 1;
     let outcome: SendOutcome;
     try {
-      outcome = await this.#send(row.channel_type, doc.alertConfig, doc.context);
+      outcome = await this.#send(row.channel_type, doc.alertConfig, doc.context, this.#abandon.signal);
     } catch (error) {
+      if (this.#abandon.signal.aborted) return;
       const message = errorMessage(error);
       if (attempts >= this.#maxAttempts) {
         this.#settle.run('FAILED', attempts, this.#now(), message, null, row.id);
@@ -184,6 +207,7 @@ export class Outbox implements NotificationQueue {
       }
       return;
     }
+    if (this.#abandon.signal.aborted) return;
     if (outcome.kind === 'sent') this.#settle.run('SENT', attempts, this.#now(), null, outcome.result, row.id);
     else this.#settle.run(outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, this.#now(), outcome.reason, null, row.id);
   }

@@ -71,7 +71,7 @@ describe('executeRuns', () => {
   it("passes an https run's certificate expiry to the check status (sslDaysRemaining) and to SSL alerts, but does not store it in the result", async () => {
     const { store, check, alerting, sent } = world({ locations: ['eu-west-1'] }, { sslExpiry: true, sslExpiryThreshold: 7 });
     const execute = executeRuns({ store, runner: fakeRunner([], 5), alerting });
-    await execute(job(check, 'eu-west-1', Date.now()));
+    await execute(job(check, 'eu-west-1', Date.now()), new AbortController().signal);
     await alerting.idle();
     expect(statusesOf(store).get('acct', String(check.id))).toMatchObject({ sslDaysRemaining: 5 });
     expect(sent).toEqual(['ALERT_SSL 5']);
@@ -81,14 +81,16 @@ describe('executeRuns', () => {
 
   it('drops a run that ends after a stopping service gave up on it: nothing is stored, no status, no alert', async () => {
     const { store, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
-    let abandoned = false;
+    const stopping = new AbortController();
     const runner = fakeRunner(['eu-west-1'], null);
-    const slow: Runner = { ...runner, run: async (...args) => {
-      abandoned = true;
-      return runner.run(...args);
+    const slow: Runner = { ...runner, run: async (check, context) => {
+      stopping.abort();
+      // The runner is handed the stop's signal, so a long run ends instead of holding the stop.
+      expect(context.signal).toBe(stopping.signal);
+      return runner.run(check, context);
     } };
-    const execute = executeRuns({ store, runner: slow, alerting, abandoned: () => abandoned });
-    await execute(job(check, 'eu-west-1', Date.now()));
+    const execute = executeRuns({ store, runner: slow, alerting });
+    await execute(job(check, 'eu-west-1', Date.now()), stopping.signal);
     await alerting.idle();
     expect(readSideOf(store).results.resultsOf('acct', String(check.id))).toEqual([]);
     expect(statusesOf(store).get('acct', String(check.id))).toBeUndefined();
@@ -100,7 +102,7 @@ describe('executeRuns', () => {
     const { store, check, alerting, sent } = world({ locations, runParallel: true }, {});
     const execute = executeRuns({ store, runner: fakeRunner(['us-east-1'], null), alerting });
     const dueMs = Date.now();
-    for (const location of locations) await execute(job(check, location, dueMs));
+    for (const location of locations) await execute(job(check, location, dueMs), new AbortController().signal);
     await alerting.idle();
     expect(sent).toEqual(['ALERT_FAILURE']);
     expect(alerting.stateOf('acct', String(check.id))).toMatchObject({ status: 'failing', consecutiveFailures: 1 });

@@ -15,7 +15,7 @@ import { sslDaysRemaining, type Alerting } from '../alerting/index.js';
 import { readSideOf } from '../readside/context.js';
 import { statusesOf } from '../readside/statuses.js';
 import type { Store } from '../store/index.js';
-import type { RunJob } from './queue.js';
+import type { ExecuteRun, RunJob } from './queue.js';
 import { schedulable } from './scheduler.js';
 
 export interface ExecuteOptions {
@@ -25,22 +25,22 @@ export interface ExecuteOptions {
   alerting?: Pick<Alerting, 'onFinalResult'>;
   /** Called when a run's results are stored (the scheduler marks the slot finished). */
   onStored?: (job: RunJob, final: RunResult) => void;
-  /**
-   * True once a stopping service gave up waiting for runs: a run that ends after that is dropped
-   * (its slot counts as missed), because the database it would be written to is closed.
-   */
-  abandoned?: () => boolean;
 }
 
-export function executeRuns(options: ExecuteOptions): (job: RunJob) => Promise<void> {
+/**
+ * `signal` aborts when a stopping service gives up waiting for the run: the runner ends it promptly
+ * and what it returns is dropped (its slot counts as missed), because the database it would be
+ * written to is about to close.
+ */
+export function executeRuns(options: ExecuteOptions): ExecuteRun {
   const results = readSideOf(options.store).results;
   const statuses = statusesOf(options.store);
-  return async (job) => {
+  return async (job, signal) => {
     const group = job.group as GroupRunDefaults | undefined;
     const check = applyGroupDefaults(job.check, group);
     const variables = resolveGroupBaseUrl([...variablesOf(job.check.environmentVariables), ...variablesOf(groupVariables(group))]);
-    const outcome = await options.runner.run({ ...check, checkType: String(check.checkType), id: job.slot.checkId }, { location: job.slot.location, variables });
-    if (options.abandoned?.()) return;
+    const outcome = await options.runner.run({ ...check, checkType: String(check.checkType), id: job.slot.checkId }, { location: job.slot.location, variables, signal, tenant: job.slot.accountId });
+    if (signal.aborted) return;
     // The slot's moment identifies the run: all tries of one slot share it.
     const checkRunId = Math.floor(job.slot.dueMs / 1000);
     const { final } = outcome;

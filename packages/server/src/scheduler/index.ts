@@ -15,9 +15,19 @@ export { dueSlots, nextDueMs, DEFAULT_LOCATION, type Slot, type SchedulableCheck
 export { Scheduler, schedulable } from './scheduler.js';
 export type { RunJob, RunQueue } from './queue.js';
 
+/** How long a stop waits for runs and deliveries in flight when not told (the HTTP server's drain). */
+export const DEFAULT_DRAIN_MS = 5000;
+/** How long a stop waits for what it aborted at the deadline to end before giving up on it. */
+const ABORT_GRACE_MS = 1000;
+
 export interface SchedulingOptions {
-  /** Runs in flight at once (default 50). */
+  /** Runs in flight at once, all accounts together (default 50). */
   concurrency?: number;
+  /**
+   * Free run slots kept for accounts holding fewer runs than this (default a tenth of `concurrency`,
+   * rounded down: 5 of 50), so an account filling the rest cannot make another's next run wait (queue.ts).
+   */
+  reservedRuns?: number;
   /** Default: a runner of its own, closed on stop. */
   runner?: Runner;
   /** CIDRs the runner of its own never connects to (default: link-local and cloud metadata, DEFAULT_SERVICE_DENY_NETWORKS). */
@@ -35,10 +45,13 @@ export interface SchedulingOptions {
 
 export interface Scheduling {
   readonly scheduler: Scheduler;
-  /** Stops scheduling, waits for runs in flight and closes the runner's script pool. */
-  stop(): Promise<void>;
-  /** Runs that end from now on are dropped: the database is about to close (a stop that timed out). */
-  abandon(): void;
+  /**
+   * Claims no more slots and starts no more runs or deliveries; waits up to `drainMs` for those in
+   * flight, then aborts them (their results are dropped, their slots count as missed; their
+   * notifications stay queued for the next start). Resolves when nothing of the scheduling touches
+   * the database any more: the caller may close it. Never rejects.
+   */
+  stop(drainMs?: number): Promise<void>;
 }
 
 export function startScheduling(store: Store, options: SchedulingOptions = {}): Scheduling {
@@ -47,11 +60,13 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   let scheduler: Scheduler | undefined;
   const alerting = new Alerting(store, { denyNetworks: options.denyNetworks, ...options.alerting });
   alerting.start();
-  let abandoned = false;
-  const execute = executeRuns({ store, runner, alerting, onStored: (job) => scheduler?.finished(job.slot), abandoned: () => abandoned });
-  const queue = new InProcessRunQueue(execute, options.concurrency ?? 50, (error, job) =>
-    log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
-  );
+  const execute = executeRuns({ store, runner, alerting, onStored: (job) => scheduler?.finished(job.slot) });
+  const queue = new InProcessRunQueue(execute, {
+    concurrency: options.concurrency ?? 50,
+    ...(options.reservedRuns !== undefined ? { reserve: options.reservedRuns } : {}),
+    onError: (error, job) =>
+      log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
+  });
   const heartbeats = new HeartbeatWatch({
     store,
     alerting,
@@ -75,15 +90,20 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   });
   scheduler.start();
   const started = scheduler;
+  let stopping: Promise<void> | undefined;
+  const stop = async (drainMs: number) => {
+    started.stop();
+    // Deliveries stop with the runs, not after them: the outbox's timer would otherwise still poll
+    // a database the caller closes when the runs' drain gives up.
+    const [runs] = await Promise.all([queue.stop(drainMs, ABORT_GRACE_MS), alerting.stop(drainMs)]);
+    if (runs.aborted > 0) log(`vigil server: stopped ${runs.aborted} run(s) still going after ${drainMs} ms; their slots count as missed`);
+    if (!options.runner) await Promise.race([runner.close(), new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS).unref())]);
+  };
   return {
     scheduler: started,
-    abandon() {
-      abandoned = true;
-    },
-    async stop() {
-      await started.stop();
-      await alerting.stop();
-      if (!options.runner) await runner.close();
+    stop(drainMs = DEFAULT_DRAIN_MS) {
+      stopping ??= stop(drainMs).catch((error: unknown) => log(`vigil server: stopping the scheduler failed: ${String((error as Error)?.stack ?? error)}`));
+      return stopping;
     },
   };
 }

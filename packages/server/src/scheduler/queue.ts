@@ -2,6 +2,27 @@
  * The boundary between the scheduler (which decides what is due) and whatever executes runs
  * (DESIGN §10): here an in-process queue with a concurrency cap; later a PostgreSQL job queue that
  * runner agents per location pull from. The scheduler only ever calls `submit`.
+ *
+ * The cap is shared by every account of a multi-tenant service, so the queue is fair between them:
+ * one account's checks against a target that hangs (each run holding its slot until the check's
+ * timeout) would otherwise fill the cap and hold every other account's due runs behind them.
+ *
+ * - Each account has a queue of its own (first come, first served inside it), and accounts with
+ *   runs waiting take turns, one run per turn.
+ * - Fair share: an account holding `max(1, ceil(concurrency / active accounts))` runs (active: with
+ *   runs in flight or waiting) is passed over while another account below its share has runs
+ *   waiting. When every account with runs waiting holds its share already, a free slot still goes
+ *   to the next in turn rather than stay idle.
+ * - Reserve: the last `reserve` free slots only go to accounts holding fewer than `reserve` runs.
+ *   In-flight runs cannot be taken back, so without it an account alone on the service would fill
+ *   the cap and another account's next due run would wait for one of those runs to end; with it,
+ *   that run starts at once.
+ * - A slot still waiting when the next slot of the same check and location comes is replaced by
+ *   it (the older one counts as missed): running it late says nothing the newer run does not, and
+ *   an account whose runs all hang would otherwise queue a slot per check per period without end.
+ *   So an account never has more runs waiting than it has checks and locations.
+ *
+ * Every dispatch costs the accounts it looks at, never the runs queued behind them.
  */
 import type { Slot } from './slots.js';
 
@@ -21,28 +42,132 @@ export interface RunQueue {
   drain(): Promise<void>;
 }
 
+/** Runs a job; `signal` aborts when a stopping service gives up waiting, and what the run returns then must be dropped. */
+export type ExecuteRun = (job: RunJob, signal: AbortSignal) => Promise<void>;
+
+export interface InProcessRunQueueOptions {
+  /** Runs in flight at once, all accounts together. */
+  concurrency: number;
+  /** Free slots kept for accounts holding fewer runs than this (default a tenth of `concurrency`, rounded down). */
+  reserve?: number;
+  /** A run that failed inside the service (not a failing check). */
+  onError: (error: unknown, job: RunJob) => void;
+}
+
+/** What a stop left behind: runs never started, and runs aborted at the deadline. Both slots count as missed. */
+export interface StopReport {
+  dropped: number;
+  aborted: number;
+}
+
+/** A first-in first-out list with O(1) removal at the front (Array#shift copies the rest). */
+class Fifo<T> {
+  #items: T[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const item = this.#items[this.#head]!;
+    this.#items[this.#head++] = undefined as T;
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  clear(): number {
+    const count = this.length;
+    this.#items = [];
+    this.#head = 0;
+    return count;
+  }
+}
+
+/** A place in an account's line, held by the newest slot of one check and location. */
+interface Waiting {
+  job: RunJob;
+}
+
+/** An account with runs in flight or waiting. */
+interface Tenant {
+  readonly waiting: Fifo<Waiting>;
+  /** The waiting places by check and location. */
+  readonly places: Map<string, Waiting>;
+  running: number;
+}
+
+const placeOf = (job: RunJob) => `${job.slot.checkId}\n${job.slot.location}`;
+
 /**
- * Runs jobs in this process, at most `concurrency` at once, the rest waiting in submission order. A
- * slow or hanging target occupies one slot of the cap, never the scheduler's clock, and the runner
- * bounds each run by the check's own timeout.
+ * Runs jobs in this process, at most `concurrency` at once, fairly between accounts (see above). A
+ * slow or hanging target occupies slots of its own account's share, never the scheduler's clock,
+ * and the runner bounds each run by the check's own timeout.
  */
 export class InProcessRunQueue implements RunQueue {
-  readonly #waiting: RunJob[] = [];
+  readonly #execute: ExecuteRun;
+  readonly #concurrency: number;
+  readonly #reserve: number;
+  readonly #onError: InProcessRunQueueOptions['onError'];
+  readonly #tenants = new Map<string, Tenant>();
+  /** Accounts with runs waiting, in turn order; each at most once. */
+  readonly #turns = new Fifo<Tenant>();
+  readonly #inFlight = new Set<AbortController>();
   #running = 0;
+  #waiting = 0;
+  #superseded = 0;
   #idle: Array<() => void> = [];
+  #stopped = false;
 
-  constructor(
-    private readonly execute: (job: RunJob) => Promise<void>,
-    private readonly concurrency: number,
-    private readonly onError: (error: unknown, job: RunJob) => void,
-  ) {}
+  constructor(execute: ExecuteRun, options: InProcessRunQueueOptions) {
+    this.#execute = execute;
+    this.#concurrency = Math.max(1, Math.floor(options.concurrency));
+    this.#reserve = Math.min(this.#concurrency - 1, Math.max(0, Math.floor(options.reserve ?? this.#concurrency / 10)));
+    this.#onError = options.onError;
+  }
 
   get pending(): number {
-    return this.#waiting.length + this.#running;
+    return this.#waiting + this.#running;
+  }
+
+  /** Slots replaced while waiting by the next slot of the same check and location (missed). */
+  get superseded(): number {
+    return this.#superseded;
+  }
+
+  /** Runs in flight per account (tests, diagnostics). */
+  runningOf(accountId: string): number {
+    return this.#tenants.get(accountId)?.running ?? 0;
   }
 
   submit(job: RunJob): void {
-    this.#waiting.push(job);
+    // A stopping service claims nothing more; a job handed over anyway is a missed slot.
+    if (this.#stopped) return;
+    let tenant = this.#tenants.get(job.slot.accountId);
+    if (!tenant) {
+      tenant = { waiting: new Fifo(), places: new Map(), running: 0 };
+      this.#tenants.set(job.slot.accountId, tenant);
+    }
+    const place = placeOf(job);
+    const older = tenant.places.get(place);
+    if (older) {
+      older.job = job;
+      this.#superseded++;
+      return;
+    }
+    if (tenant.waiting.length === 0) this.#turns.push(tenant);
+    const waiting = { job };
+    tenant.waiting.push(waiting);
+    tenant.places.set(place, waiting);
+    this.#waiting++;
     this.#pump();
   }
 
@@ -51,17 +176,93 @@ export class InProcessRunQueue implements RunQueue {
     return new Promise((resolve) => this.#idle.push(resolve));
   }
 
-  #pump(): void {
-    while (this.#running < this.concurrency && this.#waiting.length > 0) {
-      const job = this.#waiting.shift()!;
-      this.#running++;
-      this.execute(job)
-        .catch((error: unknown) => this.onError(error, job))
-        .finally(() => {
-          this.#running--;
-          this.#pump();
-          if (this.pending === 0) for (const resolve of this.#idle.splice(0)) resolve();
-        });
+  /**
+   * Starts no more runs: those waiting are dropped; those in flight get `drainMs` to finish, then
+   * their signals abort. Resolves when none is in flight, or `graceMs` after the abort for runs that
+   * do not end on it (their execute drops what they return; the caller closes the database).
+   */
+  async stop(drainMs: number, graceMs = 1000): Promise<StopReport> {
+    this.#stopped = true;
+    let dropped = 0;
+    for (let tenant = this.#turns.shift(); tenant; tenant = this.#turns.shift()) {
+      dropped += tenant.waiting.clear();
+      tenant.places.clear();
     }
+    this.#waiting = 0;
+    for (const [accountId, tenant] of this.#tenants) if (tenant.running === 0) this.#tenants.delete(accountId);
+    this.#settleIdle();
+    if (this.#running === 0) return { dropped, aborted: 0 };
+    if (await this.#idleWithin(drainMs)) return { dropped, aborted: 0 };
+    const aborted = this.#inFlight.size;
+    for (const controller of this.#inFlight) controller.abort(new Error('the service is stopping'));
+    await this.#idleWithin(graceMs);
+    return { dropped, aborted };
+  }
+
+  async #idleWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    try {
+      return await Promise.race([this.drain().then(() => true), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #pump(): void {
+    while (!this.#stopped && this.#running < this.#concurrency) {
+      const tenant = this.#nextTurn();
+      if (!tenant) return;
+      this.#start(tenant);
+    }
+  }
+
+  /** Takes the account whose run starts next off the turns; none when the free slots are all reserved. */
+  #nextTurn(): Tenant | undefined {
+    const turns = this.#turns.length;
+    if (turns === 0) return undefined;
+    const free = this.#concurrency - this.#running;
+    const share = Math.max(1, Math.ceil(this.#concurrency / this.#tenants.size));
+    const allowed = (tenant: Tenant) => free > this.#reserve || tenant.running < this.#reserve;
+    // A full round leaves the turns in their order: the fallback below is the next in turn.
+    let fallback: Tenant | undefined;
+    for (let looked = 0; looked < turns; looked++) {
+      const tenant = this.#turns.shift()!;
+      if (allowed(tenant) && (tenant.running < share || turns === 1)) return tenant;
+      this.#turns.push(tenant);
+      if (!fallback && allowed(tenant)) fallback = tenant;
+    }
+    if (!fallback) return undefined;
+    for (let tenant = this.#turns.shift()!; tenant !== fallback; tenant = this.#turns.shift()!) this.#turns.push(tenant);
+    return fallback;
+  }
+
+  #start(tenant: Tenant): void {
+    const { job } = tenant.waiting.shift()!;
+    tenant.places.delete(placeOf(job));
+    this.#waiting--;
+    // Back of the line for its next run: one run per turn.
+    if (tenant.waiting.length > 0) this.#turns.push(tenant);
+    tenant.running++;
+    this.#running++;
+    const controller = new AbortController();
+    this.#inFlight.add(controller);
+    this.#execute(job, controller.signal)
+      // A run the stop aborted is dropped on purpose: what it threw on the way out is no failure of the service.
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) this.#onError(error, job);
+      })
+      .finally(() => {
+        this.#inFlight.delete(controller);
+        this.#running--;
+        tenant.running--;
+        if (tenant.running === 0 && tenant.waiting.length === 0) this.#tenants.delete(job.slot.accountId);
+        this.#pump();
+        this.#settleIdle();
+      });
+  }
+
+  #settleIdle(): void {
+    if (this.pending === 0) for (const resolve of this.#idle.splice(0)) resolve();
   }
 }

@@ -108,7 +108,7 @@ describe('Scheduler timing', () => {
     const subject = new Scheduler({ store, queue, tickMs: 1000 });
     subject.start();
     await vi.advanceTimersByTimeAsync(30_000);
-    await subject.stop();
+    subject.stop();
     expect(queue.jobs.length).toBeGreaterThanOrEqual(2);
     // A fixed 1 s tick would hand a slot over up to 1 s late; the timer follows the heap's earliest slot.
     const lateness = queue.jobs.map((job, index) => queue.handedOverAt[index]! - job.slot.dueMs);

@@ -161,12 +161,14 @@ export class Scheduler {
     this.#arm();
   }
 
-  /** Stops ticking and waits for the runs in flight. */
-  async stop(): Promise<void> {
+  /**
+   * Stops ticking: no slot is claimed after this. The runs already handed over are the queue's; its
+   * owner decides how long a stop waits for them (scheduler/index.ts).
+   */
+  stop(): void {
     this.#running = false;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    await this.#queue.drain();
   }
 
   /** Marks a slot's run as finished (for `vigil status` and the retention of claims). */
