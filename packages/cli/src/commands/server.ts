@@ -190,6 +190,9 @@ export function registerServer(program: Command): void {
       } catch (error) {
         throw new CliError(`cannot start the server: ${(error as Error).message}`, { cause: error });
       }
+      // Once, in plain words, before the service announces itself: an operator must know how far
+      // user code is contained on this machine.
+      if (flags.scheduler) process.stderr.write(`vigil server: sandbox: ${runner.describeSandbox()}\n`);
       process.stdout.write(`listening on ${running.url}\n`);
 
       const signal = await signalled;
