@@ -53,6 +53,8 @@ export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
       index: 'src/index.ts',
       constructs: 'src/constructs.ts',
       'script-worker': '../runner/src/scripts/worker.ts',
+      // assertion-worker: the worker thread that evaluates regex and JSONPath assertions (@vigil/runner's assertions/pool.ts).
+      'assertion-worker': '../runner/src/assertions/worker.ts',
       'multi-step-reporter': '../runner/src/multi-step/reporter.ts',
       'network-policy-preload': '../runner/src/network-policy-preload.ts',
       // browser-policy-proxy: the forward proxy a browser check's Chromium uses under a network policy.

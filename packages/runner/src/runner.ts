@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { ASSERTION_POOL_SIZE, ASSERTION_TIMEOUT_MS, AssertionPool } from './assertions/pool.js';
 import { BUILT_IN_EXECUTORS, executorRegistry } from './executors/registry.js';
 import { parseNetworkPolicy } from './network-policy.js';
 import { retryPlan, retryable } from './retries.js';
@@ -44,6 +45,8 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     scriptTimeoutMs: options.scriptTimeoutMs ?? 10_000,
     multiStepTimeoutMs: options.multiStepTimeoutMs ?? 120_000,
     maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    assertionTimeoutMs: options.assertionTimeoutMs ?? ASSERTION_TIMEOUT_MS,
+    assertionPoolSize: options.assertionPoolSize ?? ASSERTION_POOL_SIZE,
     sleep: options.sleep ?? abortableSleep,
     // Throws for a malformed CIDR: a runner that cannot enforce its policy must not start.
     networkPolicy: parseNetworkPolicy(options.denyNetworks ?? []),
@@ -51,6 +54,8 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
   const registry = executorRegistry(options.executors ?? BUILT_IN_EXECUTORS);
   const makeScriptHooks = options.scriptHooks ?? ((resolved: ResolvedRunnerOptions) => createScriptPool({ size: resolved.scriptPoolSize, timeoutMs: resolved.scriptTimeoutMs, denyNetworks: resolved.networkPolicy.rules }));
   let scripts: ScriptHooks | undefined;
+  // Its workers start with the first assertion that needs one.
+  const assertions = new AssertionPool({ size: resolved.assertionPoolSize, timeoutMs: resolved.assertionTimeoutMs });
   let closed = false;
 
   return {
@@ -70,6 +75,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
           scripts ??= makeScriptHooks(resolved);
           return scripts;
         },
+        assertions,
       };
       const executor = registry.get(check.checkType);
       const plan = retryPlan(check as Parameters<typeof retryPlan>[0], context.retries);
@@ -113,7 +119,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      await scripts?.close();
+      await Promise.all([scripts?.close(), assertions.close()]);
     },
   };
 }

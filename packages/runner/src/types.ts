@@ -4,6 +4,7 @@
  * runner always fills typed precisely, so a reporter needs no casts.
  */
 import type { ApiCheckResult, AssertionResult, CheckResult } from '@vigil/schema';
+import type { AssertionEvaluator } from './assertions/pool.js';
 import type { NetworkPolicy } from './network-policy.js';
 
 export interface RunVariable {
@@ -119,6 +120,10 @@ export interface RunnerOptions {
   multiStepTimeoutMs?: number;
   /** Response body bytes kept in a result (default 64 KiB; larger is cut and marked truncated). */
   maxBodyBytes?: number;
+  /** Per assertion with a regex or a JSONPath, after which it is stopped and fails (default 1000 ms). */
+  assertionTimeoutMs?: number;
+  /** Worker threads that evaluate regex and JSONPath assertions (default 2). */
+  assertionPoolSize?: number;
   /** Waits between retries; injectable so tests need not wait real seconds. Must end early on abort. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Executors to use instead of the built-in registry (tests, later check types). */
@@ -178,6 +183,8 @@ export interface ExecutorContext {
   options: ResolvedRunnerOptions;
   /** The setup/teardown script pool, started on first use. */
   scripts(): ScriptHooks;
+  /** Evaluates assertions; those with a regex or a JSONPath off this thread, with a deadline. */
+  assertions: AssertionEvaluator;
 }
 
 export type ResolvedRunnerOptions = Required<Omit<RunnerOptions, 'executors' | 'denyNetworks'>> & {

@@ -45,3 +45,19 @@ describe('assertions, case by case from docs/testing.md', () => {
     },
   );
 });
+
+describe('assertions on a body the read cut short', () => {
+  it('says the body was cut when the JSON does not parse', () => {
+    const outcome = evaluateOne({ source: 'JSON_BODY', property: '$.ok', comparison: 'EQUALS', target: 'true' }, { status: 200, headers: {}, body: '{"ok":tr', responseTime: 1, readLimitBytes: 8 });
+    expect(outcome.error).toBe(`the response body is not JSON (${jsonError('{"ok":tr')}); only its first 8 bytes were read (the read limit)`);
+  });
+});
+
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`${text} parses`);
+}

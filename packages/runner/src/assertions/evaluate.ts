@@ -3,6 +3,10 @@
  * then compare it with the target. The rules are written down, with worked cases, in
  * docs/testing.md ("Assertions"); `evaluate.test.ts` runs every case of that table, so the doc and
  * this file cannot drift apart.
+ *
+ * Patterns and JSONPaths are users' code run on remote bodies, so executors do not call this module
+ * directly for them: `pool.ts` runs them here on a worker thread with a deadline, and only the cheap
+ * assertions without one run on the caller's thread.
  */
 import { jsonPathProblem } from '@vigil/schema';
 import { JSONPath } from 'jsonpath-plus';
@@ -10,6 +14,8 @@ import type { AssertionOutcome } from '../types.js';
 
 export interface AssertionInput {
   source: string;
+  /** The source as the check names it, for messages (a DNS `TEXT_ANSWER` is evaluated as `TEXT_BODY`). */
+  label?: string | undefined;
   comparison: string;
   property?: string | undefined;
   target?: string | undefined;
@@ -23,7 +29,21 @@ export interface AssertedResponse {
   headers: Readonly<Record<string, string>>;
   body: string;
   responseTime: number;
+  /** Set when the read stopped at this many bytes: a JSON body cut there cannot parse, and the message says why. */
+  readLimitBytes?: number | undefined;
 }
+
+/**
+ * Matches one JSONPath may collect. `$..*` on a multi-megabyte document matches every node, and a
+ * comparison over millions of values is neither meaningful nor cheap.
+ */
+export const MAX_JSONPATH_MATCHES = 10_000;
+/**
+ * Bytes of an assertion's actual value kept in its outcome. The comparison sees the whole value; a
+ * stored result (and the failure message quoting it) keeps this much, so a 5 MiB body asserted on
+ * is not stored once more inside every result.
+ */
+export const MAX_ACTUAL_BYTES = 4 * 1024;
 
 /** Marks "no value here" (a missing header, a JSONPath without a match, a regex without a match). */
 const ABSENT: unique symbol = Symbol('absent');
@@ -31,13 +51,8 @@ type Actual = unknown;
 
 class AssertionError extends Error {}
 
-/** Evaluates every assertion; never throws (a broken assertion fails with its `error`). */
-export function evaluateAssertions(assertions: readonly AssertionInput[], response: AssertedResponse): AssertionOutcome[] {
-  const parsedBody = lazyJson(response.body);
-  return assertions.map((assertion) => evaluateOne(assertion, response, parsedBody));
-}
-
-export function evaluateOne(assertion: AssertionInput, response: AssertedResponse, parsedBody = lazyJson(response.body)): AssertionOutcome {
+/** One assertion; never throws for anything in it or in the response (a broken assertion fails with its `error`). */
+export function evaluateOne(assertion: AssertionInput, response: AssertedResponse, parsedBody = lazyJson(response)): AssertionOutcome {
   const property = assertion.property ?? '';
   const target = assertion.target ?? '';
   const regex = assertion.regex ?? null;
@@ -73,14 +88,15 @@ function actualValue(source: string, property: string, response: AssertedRespons
   }
 }
 
-function lazyJson(body: string): () => unknown {
+export function lazyJson(response: AssertedResponse): () => unknown {
   let parsed: { value: unknown } | { error: string } | undefined;
   return () => {
     if (parsed === undefined) {
       try {
-        parsed = { value: JSON.parse(body) as unknown };
+        parsed = { value: JSON.parse(response.body) as unknown };
       } catch (error) {
-        parsed = { error: `the response body is not JSON (${(error as Error).message})` };
+        const cut = response.readLimitBytes === undefined ? '' : `; only its first ${response.readLimitBytes} bytes were read (the read limit)`;
+        parsed = { error: `the response body is not JSON (${(error as Error).message})${cut}` };
       }
     }
     if ('error' in parsed) throw new AssertionError(parsed.error);
@@ -94,10 +110,25 @@ function jsonPathValue(document: unknown, property: string): Actual {
   // jsonpath-plus reads almost anything as some path; the stricter check `vigil validate` uses comes first.
   const problem = jsonPathProblem(property);
   if (problem !== null) throw new AssertionError(`the JSONPath ${JSON.stringify(property)} does not parse: ${problem}`);
-  let matches: unknown[];
+  const matches: unknown[] = [];
+  const tooMany = new AssertionError(
+    `the JSONPath ${JSON.stringify(property)} matched more than ${MAX_JSONPATH_MATCHES} values; an assertion compares at most ${MAX_JSONPATH_MATCHES} (narrow the path)`,
+  );
   try {
-    matches = JSONPath({ path, json: document as object, wrap: true, eval: 'safe' }) as unknown[];
+    // Collected through the callback, which jsonpath-plus calls during the walk: throwing there stops
+    // the walk at the limit instead of after it has visited every node.
+    JSONPath({
+      path,
+      json: document as object,
+      wrap: true,
+      eval: 'safe',
+      callback: (value: unknown) => {
+        if (matches.length >= MAX_JSONPATH_MATCHES) throw tooMany;
+        matches.push(value);
+      },
+    });
   } catch (error) {
+    if (error === tooMany) throw error;
     throw new AssertionError(`the JSONPath ${JSON.stringify(property)} does not parse: ${(error as Error).message}`);
   }
   if (matches.length === 0) return ABSENT;
@@ -223,7 +254,28 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** An absent value is recorded as `undefined`, so a stored result leaves `actual` out instead of showing a `null` the target never sent. */
+/**
+ * An absent value is recorded as `undefined`, so a stored result leaves `actual` out instead of
+ * showing a `null` the target never sent. A value over MAX_ACTUAL_BYTES (as text, objects as JSON)
+ * is kept as its first MAX_ACTUAL_BYTES followed by a marker saying how large it was.
+ */
 function recordable(actual: Actual): unknown {
-  return actual === ABSENT ? undefined : actual;
+  if (actual === ABSENT) return undefined;
+  if (typeof actual === 'number' || typeof actual === 'boolean' || actual === null) return actual;
+  const text = asText(actual);
+  // A UTF-16 unit is at most 3 bytes of UTF-8: short text needs no byte count.
+  if (text.length * 3 <= MAX_ACTUAL_BYTES) return actual;
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_ACTUAL_BYTES) return actual;
+  return `${cutUtf8(text, MAX_ACTUAL_BYTES)}… [truncated: ${bytes} bytes in all]`;
+}
+
+/** The first `bytes` bytes of `text`, never splitting a character. */
+export function cutUtf8(text: string, bytes: number): string {
+  // Every unit is at least a byte, so the first `bytes` units hold the cut; no copy of a long text.
+  const buffer = Buffer.from(text.length > bytes ? text.slice(0, bytes) : text);
+  let end = Math.min(bytes, buffer.length);
+  // Back up over continuation bytes (10xxxxxx) so the cut lands on a character boundary.
+  while (end > 0 && end < buffer.length && (buffer[end]! & 0xc0) === 0x80) end -= 1;
+  return buffer.subarray(0, end).toString('utf8');
 }

@@ -6,7 +6,6 @@
  * docs/testing.md.
  */
 import { ApiCheckRequest, DEGRADED_RESPONSE_TIME_DEFAULT, MAX_RESPONSE_TIME_DEFAULT } from '@vigil/schema';
-import { evaluateAssertions } from '../assertions/evaluate.js';
 import type {
   ApiRunResult,
   AssertionOutcome,
@@ -123,6 +122,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
   if (context.signal.aborted) cancel();
   else context.signal.addEventListener('abort', cancel, { once: true });
   const signal = deadline.signal;
+  const readLimit = Math.max(MAX_READ_BYTES, context.options.maxBodyBytes);
   log(`${request.method} ${url.href}`);
   let http: HttpExchange;
   try {
@@ -135,7 +135,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
       skipSSL: spec.skipSSL,
       ipFamily: spec.ipFamily === 'IPv6' ? 6 : 4,
       signal,
-      maxReadBytes: Math.max(MAX_READ_BYTES, context.options.maxBodyBytes),
+      maxReadBytes: readLimit,
       log,
       networkPolicy: context.options.networkPolicy,
     });
@@ -165,7 +165,7 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
   }
 
   let response = http.response;
-  log(`${response.status} ${response.statusText} in ${responseTime} ms${response.truncated ? ` (body read stopped at ${MAX_READ_BYTES} bytes)` : ''}`);
+  log(`${response.status} ${response.statusText} in ${responseTime} ms${response.truncated ? ` (body read stopped at ${readLimit} bytes, the rest discarded)` : ''}`);
   let scriptFailure: TryResult['failure'] = null;
   const tearDownCode = stringOr(check.localTearDownScript);
   if (tearDownCode !== undefined) {
@@ -185,7 +185,13 @@ async function runApiCheck(check: WireCheck, context: ExecutorContext): Promise<
       response = { ...response, status: changed.status, statusText: changed.statusText, headers: lowerCaseKeys(changed.headers), body: changed.body };
     }
   }
-  const assertions = evaluateAssertions(spec.assertions, { status: response.status, headers: response.headers, body: response.body, responseTime });
+  const assertions = await context.assertions.evaluate(spec.assertions, {
+    status: response.status,
+    headers: response.headers,
+    body: response.body,
+    responseTime,
+    ...(response.truncated ? { readLimitBytes: readLimit } : {}),
+  });
   const failure = scriptFailure ?? apiVerdict({ status: response.status, shouldFail, assertions });
   http.response = response;
 

@@ -13,7 +13,8 @@ import dns from 'node:dns';
 import net from 'node:net';
 import * as dnsPacket from 'dns-packet';
 import { DNS_DEFAULT_PORT, DNS_RESPONSE_TIME_MAX, DnsCheckCreate, type DnsAssertion } from '@vigil/schema';
-import { evaluateOne } from '../assertions/evaluate.js';
+import type { AssertionInput } from '../assertions/evaluate.js';
+import type { AssertionEvaluator } from '../assertions/pool.js';
 import { guardLookup, type NetworkPolicy } from '../network-policy.js';
 import type { AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
@@ -76,7 +77,7 @@ async function runDnsMonitor(check: WireCheck, context: ExecutorContext): Promis
 
   const json = jsonAnswer(exchange.response);
   const text = textAnswer(exchange.response, json);
-  const assertions = spec.request.assertions.map((assertion) => evaluateDnsAssertion(assertion, { json, text, responseTime: exchange.responseTime }));
+  const assertions = await evaluateDnsAssertions(context.assertions, spec.request.assertions, { json, text, responseTime: exchange.responseTime });
   const failure = dnsVerdict({ responseCode: json.Status, shouldFail: spec.shouldFail, assertions });
   return {
     ...envelope(startedAt, exchange.responseTime),
@@ -109,29 +110,48 @@ export function dnsVerdict(input: { responseCode: string; shouldFail: boolean; a
 }
 
 /**
- * One DNS assertion through the API assertions' evaluator, so both compare alike: the response code
+ * DNS assertions through the API assertions' evaluator, so both compare alike: the response code
  * and the text answer are a text body, the JSON answer a JSON body. Checkly's `textAnswer(regex)`
- * puts its regex in `property`.
+ * puts its regex in `property`. Assertions on the same text go to the evaluator together.
  */
-export function evaluateDnsAssertion(assertion: DnsAssertion, answer: { json: DnsJsonAnswer | null; text: string; responseTime: number }): AssertionOutcome {
+export async function evaluateDnsAssertions(
+  evaluator: AssertionEvaluator,
+  assertions: readonly DnsAssertion[],
+  answer: { json: DnsJsonAnswer | null; text: string; responseTime: number },
+): Promise<AssertionOutcome[]> {
+  const groups = new Map<string, { indices: number[]; inputs: AssertionInput[] }>();
+  assertions.forEach((assertion, index) => {
+    const { body, input } = asApiAssertion(assertion, answer);
+    const group = groups.get(body) ?? { indices: [], inputs: [] };
+    group.indices.push(index);
+    group.inputs.push({ ...input, label: assertion.source });
+    groups.set(body, group);
+  });
+  const outcomes: AssertionOutcome[] = new Array(assertions.length);
+  await Promise.all(
+    [...groups].map(async ([body, group]) => {
+      const evaluated = await evaluator.evaluate(group.inputs, { status: 0, headers: {}, body, responseTime: answer.responseTime });
+      group.indices.forEach((index, position) => {
+        const { source, property } = assertions[index]!;
+        outcomes[index] = { ...evaluated[position]!, source, property };
+      });
+    }),
+  );
+  return outcomes;
+}
+
+function asApiAssertion(assertion: DnsAssertion, answer: { json: DnsJsonAnswer | null; text: string }): { body: string; input: AssertionInput } {
   const { source, comparison, property, target, regex } = assertion;
-  const response = (body: string) => ({ status: 0, headers: {}, body, responseTime: answer.responseTime });
-  let outcome: AssertionOutcome;
   switch (source) {
     case 'RESPONSE_TIME':
-      outcome = evaluateOne({ source: 'RESPONSE_TIME', comparison, target }, response(''));
-      break;
+      return { body: '', input: { source: 'RESPONSE_TIME', comparison, target } };
     case 'RESPONSE_CODE':
-      outcome = evaluateOne({ source: 'TEXT_BODY', comparison, target, regex }, response(answer.json?.Status ?? ''));
-      break;
+      return { body: answer.json?.Status ?? '', input: { source: 'TEXT_BODY', comparison, target, regex } };
     case 'TEXT_ANSWER':
-      outcome = evaluateOne({ source: 'TEXT_BODY', comparison, target, regex: property !== '' ? property : regex }, response(answer.text));
-      break;
+      return { body: answer.text, input: { source: 'TEXT_BODY', comparison, target, regex: property !== '' ? property : regex } };
     case 'JSON_ANSWER':
-      outcome = evaluateOne({ source: 'JSON_BODY', comparison, target, property, regex }, response(JSON.stringify(answer.json)));
-      break;
+      return { body: JSON.stringify(answer.json), input: { source: 'JSON_BODY', comparison, target, property, regex } };
   }
-  return { ...outcome, source, property };
 }
 
 async function nameServerOf(nameServer: string | undefined, port: number | undefined, policy: NetworkPolicy): Promise<Server | { error: { kind: FailureKind; message: string } }> {

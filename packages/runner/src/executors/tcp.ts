@@ -13,7 +13,7 @@
 import dns from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
 import { TCP_DEGRADED_RESPONSE_TIME_DEFAULT, TCP_MAX_RESPONSE_TIME_DEFAULT, TcpCheckCreate, type TcpAssertion } from '@vigil/schema';
-import { evaluateAssertions } from '../assertions/evaluate.js';
+import type { AssertionEvaluator } from '../assertions/pool.js';
 import { guardLookup } from '../network-policy.js';
 import type { ApiRunResult, AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
@@ -77,7 +77,7 @@ async function runTcpMonitor(check: WireCheck, context: ExecutorContext): Promis
   let assertions: AssertionOutcome[] = [];
   let failure = talk.error;
   if (failure === null) {
-    assertions = evaluateTcpAssertions(spec.request.assertions, talk.answer, responseTime);
+    assertions = await evaluateTcpAssertions(context.assertions, spec.request.assertions, talk.answer, responseTime);
     const failed = assertions.find((assertion) => !assertion.passed);
     if (failed) {
       const detail = failed.error ?? `${failed.source} ${failed.comparison} ${JSON.stringify(failed.target)}: actual ${failed.actual === undefined ? '(absent)' : JSON.stringify(failed.actual)}`;
@@ -226,9 +226,10 @@ function describe(error: NodeJS.ErrnoException): string {
 }
 
 /** `RESPONSE_DATA` is the answer as text, compared as an API check's text body is. */
-function evaluateTcpAssertions(assertions: readonly TcpAssertion[], answer: string, responseTime: number): AssertionOutcome[] {
-  const asApi = assertions.map((assertion) => ({ ...assertion, source: assertion.source === 'RESPONSE_DATA' ? 'TEXT_BODY' : assertion.source }));
-  return evaluateAssertions(asApi, { status: 0, headers: {}, body: answer, responseTime }).map((outcome, index) => ({ ...outcome, source: assertions[index]!.source }));
+async function evaluateTcpAssertions(evaluator: AssertionEvaluator, assertions: readonly TcpAssertion[], answer: string, responseTime: number): Promise<AssertionOutcome[]> {
+  const asApi = assertions.map((assertion) => ({ ...assertion, label: assertion.source, source: assertion.source === 'RESPONSE_DATA' ? 'TEXT_BODY' : assertion.source }));
+  const outcomes = await evaluator.evaluate(asApi, { status: 0, headers: {}, body: answer, responseTime });
+  return outcomes.map((outcome, index) => ({ ...outcome, source: assertions[index]!.source }));
 }
 
 /**

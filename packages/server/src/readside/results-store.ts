@@ -12,6 +12,7 @@ import type { Statement } from 'better-sqlite3';
 import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
 import { recordError, errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
+import { boundResult } from './result-bounds.js';
 import { decodeResult, encodeResult, ENCODING_V1, idFromKey, idKey, phasesColumnOf, reducePassing, responseOf } from './result-codec.js';
 import type { RawResult, ResultFacts } from './result-facts.js';
 
@@ -235,9 +236,11 @@ export class ResultsStore {
 
   /**
    * Stores a result (a result id already stored is left alone, so loading a seed twice is harmless)
-   * and folds its error messages into the check's error groups. Returns whether it was new.
+   * and folds its error messages into the check's error groups. Returns whether it was new. What is
+   * stored (and folded) is bounded first: result-bounds.ts.
    */
-  recordResult(accountId: string, result: StoredResult): boolean {
+  recordResult(accountId: string, unbounded: StoredResult): boolean {
+    const result = boundResult(unbounded);
     return this.#db.transaction(() => {
       const createdMs = Date.parse(result.created_at);
       if (!this.#insertResult(accountId, reducePassing(result) as StoredResult)) return false;
