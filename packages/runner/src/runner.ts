@@ -68,6 +68,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
         variables: context.variables,
         signal,
         projectRoot: context.projectRoot,
+        tenant: context.tenant,
         redact,
         options: resolved,
         scripts: () => {

@@ -27,6 +27,8 @@ export interface RunContext {
   signal?: AbortSignal;
   /** Directory the project lives in; scripts' stack traces are mapped to files below it. */
   projectRoot?: string;
+  /** Whose run it is (the account): user code of one tenant never shares a process or a queue turn with another's. */
+  tenant?: string;
 }
 
 /** The wire payload of a check as apply sends it; each executor parses its own kind with `@vigil/schema`. */
@@ -178,6 +180,8 @@ export interface ExecutorContext {
   /** Ends the try (session timeout, Ctrl-C); executors stop promptly and report ABORTED. */
   signal: AbortSignal;
   projectRoot: string | undefined;
+  /** RunContext's tenant. */
+  tenant: string | undefined;
   /** Replaces every secret value in a string with `*****`. */
   redact(text: string, options?: { cut?: boolean }): string;
   options: ResolvedRunnerOptions;
@@ -228,6 +232,7 @@ export interface ScriptHooks {
     env: Record<string, string>;
     signal: AbortSignal;
     projectRoot?: string;
+    tenant?: string;
   }): Promise<ScriptRunOutcome<ScriptRequest> & { env?: Record<string, string> }>;
   /** `response` in the outcome: the response as the script left it; assertions run on that. */
   runTearDown(input: {
@@ -237,6 +242,7 @@ export interface ScriptHooks {
     env: Record<string, string>;
     signal: AbortSignal;
     projectRoot?: string;
+    tenant?: string;
   }): Promise<ScriptRunOutcome<null> & { response?: ScriptResponse }>;
   close(): Promise<void>;
 }

@@ -3,9 +3,13 @@
  * posts each outcome as soon as it has it, so the pool knows which assertion a stopped worker was
  * on and keeps the outcomes of those before it.
  */
+import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { AssertionOutcome } from '../types.js';
 import { evaluateOne, lazyJson, type AssertedResponse, type AssertionInput } from './evaluate.js';
+
+/** nice(1)'s scale: below the service's thread, as user scripts are. */
+const ASSERTION_NICENESS = 10;
 
 export interface EvaluateMessage {
   id: number;
@@ -14,6 +18,14 @@ export interface EvaluateMessage {
 }
 
 export type WorkerReply = { type: 'ready' } | { type: 'outcome'; id: number; outcome: AssertionOutcome };
+
+// On Linux a thread has a CPU priority of its own (setpriority on "this process" means this thread):
+// a user's pattern that runs to its deadline then takes the CPU the service's own thread does not need.
+try {
+  os.setPriority(ASSERTION_NICENESS);
+} catch {
+  // not permitted here: the deadline still bounds it
+}
 
 const port = parentPort;
 if (port !== null) {

@@ -238,8 +238,8 @@ function fillRequest(request: ScriptRequest, fill: (text: string) => string): Sc
   };
 }
 
-function projectRootOf(context: ExecutorContext): { projectRoot?: string } {
-  return context.projectRoot === undefined ? {} : { projectRoot: context.projectRoot };
+function projectRootOf(context: ExecutorContext): { projectRoot?: string; tenant?: string } {
+  return { ...(context.projectRoot === undefined ? {} : { projectRoot: context.projectRoot }), ...(context.tenant === undefined ? {} : { tenant: context.tenant }) };
 }
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {

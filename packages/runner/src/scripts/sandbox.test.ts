@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS, describeSandbox, sandboxCommand, signalOf, sandboxSupport, type SandboxLimits, type SandboxSupport } from './sandbox.js';
 
-const NONE: SandboxSupport = { prlimit: null, setpriv: null, bubblewrap: null, cgroups: { memory: null, pids: null } };
+const NONE: SandboxSupport = { prlimit: null, nice: null, setpriv: null, bubblewrap: null, cgroups: { memory: null, pids: null } };
 const machine = sandboxSupport();
 const asRootInCi = process.env.CI === 'true' && process.getuid?.() === 0;
 const dirs: string[] = [];
@@ -117,6 +117,13 @@ describe.runIf(machine.prlimit !== null)('resource limits (prlimit), alone', () 
   it('refuses file descriptors past the open-file limit', async () => {
     const ended = await runSandboxed(`${PROBES}probe('open', () => { for (let i = 0; i < 100; i++) fs.openSync('f' + i, 'w'); return 'all'; });`, limitsOnly, { limits: { openFiles: 32 } });
     expect(ended.output.trim()).toBe('open: EMFILE');
+  });
+});
+
+describe.runIf(machine.nice !== null)('a lower CPU priority (nice), alone', () => {
+  it('runs user code at niceness 10, below the service', async () => {
+    const ended = await runSandboxed("console.log(require('node:os').getPriority())", { ...NONE, nice: machine.nice });
+    expect(ended.output.trim()).toBe(String(Math.min(19, os.getPriority() + 10)));
   });
 });
 
@@ -226,7 +233,7 @@ describe('cgroups, alone (permission model off)', () => {
 
 describe('describeSandbox: the notice vigil server prints once at start', () => {
   it('names every layer when all are there', () => {
-    const everything: SandboxSupport = { prlimit: '/usr/bin/prlimit', setpriv: '/usr/bin/setpriv', bubblewrap: '/usr/bin/bwrap', cgroups: { memory: '/sys/fs/cgroup/memory', pids: '/sys/fs/cgroup/pids' } };
+    const everything: SandboxSupport = { prlimit: '/usr/bin/prlimit', nice: '/usr/bin/nice', setpriv: '/usr/bin/setpriv', bubblewrap: '/usr/bin/bwrap', cgroups: { memory: '/sys/fs/cgroup/memory', pids: '/sys/fs/cgroup/pids' } };
     const root = process.getuid?.() === 0;
     expect(describeSandbox(everything)).toBe(
       root

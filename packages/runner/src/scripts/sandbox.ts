@@ -9,7 +9,8 @@
  *    `/proc/<parent>/environ`, the service's database, `curl` and raw `tcp_wrap` sockets.
  * 2. Resource limits, wherever `prlimit` exists (util-linux): CPU seconds, data memory (what
  *    `Buffer`s take, which V8's heap limit does not count), open files, processes. A process that
- *    passes one is killed by the kernel, and the pool names the limit.
+ *    passes one is killed by the kernel, and the pool names the limit. User code also runs at a
+ *    lower CPU priority (`nice`), so a busy script slows its own run, not the service's API.
  * 3. Where the service runs as root and bubblewrap is installed: a mount namespace holding only
  *    the system's libraries, Node, the worker's code and the run directory; pid, IPC and UTS
  *    namespaces (no other process is visible, `/proc` is the sandbox's own); a uid of its own with no
@@ -46,6 +47,8 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
 export interface SandboxSupport {
   /** `prlimit` is installed: resource limits apply. */
   prlimit: string | null;
+  /** `nice` (coreutils) is installed: user code runs at a lower CPU priority than the service. */
+  nice: string | null;
   /** `setpriv` is installed: the process dies with its parent, and under root changes its uid. */
   setpriv: string | null;
   /** Running as root with bubblewrap installed: namespaces and a uid of its own. */
@@ -105,6 +108,7 @@ export function sandboxSupport(): SandboxSupport {
   const setpriv = findProgram('setpriv');
   detected = {
     prlimit: findProgram('prlimit'),
+    nice: findProgram('nice'),
     setpriv,
     // Without setpriv the process would keep root inside the namespaces: not a sandbox worth the name.
     bubblewrap: bwrap !== null && setpriv !== null && bubblewrapWorks(bwrap) ? bwrap : null,
@@ -165,6 +169,9 @@ export interface SandboxCommand {
   /** Kills every process left in the sandbox's cgroups (belt and braces after killing the process itself). */
   killAll(): void;
 }
+
+/** How much lower than the service's the CPU priority of user code is (nice(1)'s scale, 19 the lowest). */
+const SANDBOX_NICENESS = 10;
 
 /** Sandboxes run as uids no account on the machine has, one per live sandbox. */
 const FIRST_SANDBOX_UID = 2_100_000_000;
@@ -294,6 +301,8 @@ export function sandboxCommand(request: SandboxRequest, support: SandboxSupport 
   } else if (support.setpriv) {
     command = [support.setpriv, '--pdeathsig=KILL', ...node];
   }
+  // User code yields the CPU to the service: an endless loop in a script must not slow the API down.
+  if (support.nice) command = [support.nice, '-n', String(SANDBOX_NICENESS), ...command];
   if (support.prlimit) {
     // Soft limit SIGXCPU (which names the limit), hard limit one second later SIGKILL (which cannot be caught).
     command = [support.prlimit, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--data=${limits.memoryBytes}`, `--nofile=${limits.openFiles}`, ...(uid !== null ? [`--nproc=${limits.processes}`] : []), '--', ...command];
