@@ -15,8 +15,9 @@ import { targetEnv, vigil, type VigilResult } from '../support/cli.js';
 
 /** Two generations of secrets: the second replaces the first in code, so both old and new are watched. */
 const secretsOf = (generation: number) => ({
-  envVar: `env-secret-${generation}-7f3a9c1e`,
-  groupEnvVar: `group-secret-${generation}-2b8d4f60`,
+  // Characters every encoding spells differently, so an encoded or escaped copy is told apart.
+  envVar: `Env "secret"/${generation}-7f3a9c1e`,
+  groupEnvVar: `Group secret+${generation}/2b8d4f60`,
   password: `basic-pass-${generation}-c0ffee99`,
   pagerDuty: `pd-service-key-${generation}-91ab3c`,
   opsgenie: `og-api-key-${generation}-44de5f`,
@@ -85,9 +86,14 @@ async function filesUnder(dir: string, base = dir): Promise<string[]> {
   return files;
 }
 
-/** Every place a secret value was found, as "where: secret". */
+/** A secret as it may be written out: raw, percent- or form-encoded, JSON-escaped, lower-cased. */
+function spellings(secret: string): string[] {
+  return [...new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1), secret.toLowerCase()])];
+}
+
+/** Every place a secret value was found in any of its spellings, as "where: spelling". */
 function leaks(where: string, text: string): string[] {
-  return ALL_SECRETS.filter((secret) => text.includes(secret)).map((secret) => `${where}: ${secret}`);
+  return ALL_SECRETS.flatMap((secret) => spellings(secret).filter((form) => text.includes(form)).map((form) => `${where}: ${form}`));
 }
 
 describe('a project full of secrets, through every command', () => {

@@ -2,6 +2,8 @@
  * An error meant for the user: printed as its message alone (no stack), with the given exit code.
  * Anything else that reaches the top level is a bug in vigil and is printed as such.
  */
+import { secretMatcher, type SecretMatcher } from '@vigil/runner/redaction';
+
 export class CliError extends Error {
   readonly exitCode: number;
 
@@ -38,19 +40,15 @@ const knownSecrets = new Set<string>();
 const REDACTED = '(redacted)';
 /** Below this length a secret is replaced only as a whole word, so `pw` does not mangle "pwd". */
 const SHORT_SECRET = 6;
+/** Built again only when a secret is registered: `redact` runs on every printed service error. */
+let matcher: SecretMatcher | undefined;
 
 export function registerSecrets(values: Iterable<unknown>): void {
   for (const value of values) {
-    if (typeof value !== 'string' || value === '') continue;
+    if (typeof value !== 'string' || value === '' || knownSecrets.has(value)) continue;
     knownSecrets.add(value);
-    // As it appears inside an echoed JSON body: quotes, backslashes and control characters escaped.
-    const inJson = JSON.stringify(value).slice(1, -1);
-    if (inJson !== value) knownSecrets.add(inJson);
+    matcher = undefined;
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
@@ -64,12 +62,9 @@ const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\
  * characters escaped (`\u001b`), so an echoed request cannot leak a secret or drive the terminal.
  */
 export function redact(text: string): string {
-  let result = text;
-  // Longest first, so a secret that contains another is replaced whole.
-  for (const secret of [...knownSecrets].sort((a, b) => b.length - a.length)) {
-    if (secret.length >= SHORT_SECRET) result = result.split(secret).join(REDACTED);
-    else result = result.replace(new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(secret)}(?![A-Za-z0-9])`, 'g'), REDACTED);
-  }
+  // Every spelling an echo may give a secret (JSON-escaped, percent-encoded, ...): the runner's rules.
+  matcher ??= secretMatcher(knownSecrets, { wholeWordBelow: SHORT_SECRET });
+  let result = matcher ? matcher.replace(text, REDACTED) : text;
   result = result.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`);
   return result.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

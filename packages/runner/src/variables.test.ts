@@ -26,6 +26,9 @@ describe('secret redaction', () => {
     ['Bearer abc/def', 'Bearer *****'],
     ['abc/def-long', '*****'],
     ['?token=abc%2Fdef', '?token=*****'],
+    ['?token=abc%2fdef (lower-case hex)', '?token=***** (lower-case hex)'],
+    ['{"token":"abc\\/def"} (JSON-escaped)', '{"token":"*****"} (JSON-escaped)'],
+    ['https://ABC/DEF (another case)', 'https://***** (another case)'],
     ['visible', 'visible'],
   ])('%s → %s', (text, expected) => {
     expect(redact(text)).toBe(expected);
@@ -33,6 +36,7 @@ describe('secret redaction', () => {
 
   it.each([
     ['body ends in abc/de', 'body ends in *****'],
+    ['body ends in abc%2Fd', 'body ends in *****'],
     ['body ends in ab', 'body ends in ab'],
     ['ends with abc/def', 'ends with *****'],
   ])('on a text cut short, %j → %j (a tail starting a secret goes too)', (text, expected) => {

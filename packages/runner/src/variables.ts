@@ -3,6 +3,7 @@
  * back from anywhere a run reaches (an echoing target, a script's console, an error message), so the
  * runner redacts every string it puts into a result, not only the fields it filled from variables.
  */
+import { secretMatcher } from './redaction.js';
 import type { RunVariable } from './types.js';
 
 export const REDACTED = '*****';
@@ -23,9 +24,9 @@ export function interpolate(text: string, lookup: ReadonlyMap<string, string>): 
 }
 
 /**
- * A function that replaces every secret value in a text with `*****`. Longer secrets are replaced
- * first so a secret that contains another is not half-revealed. Values of a character or two are
- * still redacted: leaking a short secret is worse than a garbled log.
+ * A function that replaces every secret value in a text with `*****`, in every spelling it may
+ * have taken on its way out (./redaction.ts). Values of a character or two are still redacted:
+ * leaking a short secret is worse than a garbled log.
  */
 export type Redactor = (text: string, options?: { cut?: boolean }) => string;
 
@@ -35,35 +36,15 @@ export type Redactor = (text: string, options?: { cut?: boolean }) => string;
  * characters) is redacted too.
  */
 export function secretRedactor(variables: readonly RunVariable[]): Redactor {
-  // A secret interpolated into a URL travels percent-encoded, so that spelling is redacted too.
-  const secrets = [
-    ...new Set(
-      variables
-        .filter((variable) => variable.secret === true && variable.value !== '')
-        .flatMap((variable) => [variable.value, encodeURIComponent(variable.value)]),
-    ),
-  ];
-  if (secrets.length === 0) return (text) => text;
-  secrets.sort((a, b) => b.length - a.length);
-  const pattern = new RegExp(secrets.map(escapeRegExp).join('|'), 'g');
+  const matcher = secretMatcher(variables.filter((variable) => variable.secret === true).map((variable) => variable.value));
+  if (matcher === undefined) return (text) => text;
   return (text, options) => {
     if (typeof text !== 'string' || text === '') return text;
-    const redacted = text.replace(pattern, REDACTED);
-    return options?.cut === true ? redactCutTail(redacted, secrets) : redacted;
+    const redacted = matcher.replace(text, REDACTED);
+    if (options?.cut !== true) return redacted;
+    const tail = matcher.cutTail(redacted);
+    return tail === -1 ? redacted : redacted.slice(0, tail) + REDACTED;
   };
-}
-
-function redactCutTail(text: string, secrets: readonly string[]): string {
-  for (const secret of secrets) {
-    for (let length = Math.min(secret.length - 1, text.length); length >= 3; length -= 1) {
-      if (text.endsWith(secret.slice(0, length))) return text.slice(0, text.length - length) + REDACTED;
-    }
-  }
-  return text;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Redacts every string inside a JSON-like value (a result), returning a copy. */

@@ -10,6 +10,7 @@
  * requests multi-step results carry (docs/testing.md).
  */
 import { multiStepVerdict } from '../multi-step/result.js';
+import { explainFileRefusal } from '../multi-step/file-guard.js';
 import { explainRefusal } from '../multi-step/policy-proxy.js';
 import { findChromium, runSpec, type SpecPlaywrightConfig } from '../multi-step/run-spec.js';
 import type { Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
@@ -45,7 +46,7 @@ export const browserExecutor: Executor = {
       browser: { executablePath: chromium.executablePath, playwrightConfig: playwrightConfigOf(check) },
     });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());
-    let failure: { kind: FailureKind; message: string } | null = explainRefusal(verdict.failure, run.output, verdict.result.jobLog);
+    let failure: { kind: FailureKind; message: string } | null = explainFileRefusal(explainRefusal(verdict.failure, run.output, verdict.result.jobLog), run.output, verdict.result.jobLog);
     if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
       failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
     }

@@ -4,6 +4,7 @@
  * steps, requests, `expect` failures and console output become `multiStepCheckResult`
  * (../multi-step/result.ts). A check passes when every test passes; `shouldFail` inverts that.
  */
+import { explainFileRefusal } from '../multi-step/file-guard.js';
 import { explainRefusal } from '../multi-step/policy-proxy.js';
 import { multiStepVerdict } from '../multi-step/result.js';
 import { runSpec } from '../multi-step/run-spec.js';
@@ -31,7 +32,7 @@ export const multiStepExecutor: Executor = {
     const env = Object.fromEntries(variableLookup(context.variables));
     const run = await runSpec({ code, env, timeoutMs, signal: context.signal, denyNetworks: context.options.networkPolicy.rules });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());
-    let failure: { kind: FailureKind; message: string } | null = explainRefusal(verdict.failure, run.output, verdict.result.jobLog);
+    let failure: { kind: FailureKind; message: string } | null = explainFileRefusal(explainRefusal(verdict.failure, run.output, verdict.result.jobLog), run.output, verdict.result.jobLog);
     if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
       failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
     }

@@ -24,6 +24,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PLAYWRIGHT_DEFAULT_TEST_COMMAND, PlaywrightCodeBundle, playwrightTestArguments } from '@vigil/schema';
+import { explainFileRefusal } from '../multi-step/file-guard.js';
 import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from '../multi-step/playwright-process.js';
 import { multiStepVerdict } from '../multi-step/result.js';
 import { CHROMIUM_PROXY_SWITCH, POLICY_PROXY_ENV, explainRefusal } from '../multi-step/policy-proxy.js';
@@ -154,7 +155,7 @@ export const playwrightExecutor: Executor = {
       if (typeof check.installCommand === 'string' && check.installCommand.trim() !== '') {
         verdict.result.jobLog.unshift({ time: startedAt.getTime(), level: 'WARN', msg: `installCommand ${JSON.stringify(check.installCommand)} was not run: vigil runs suites with its own @playwright/test` });
       }
-      let failure: { kind: FailureKind; message: string } | null = explainRefusal(verdict.failure, run.output, verdict.result.jobLog);
+      let failure: { kind: FailureKind; message: string } | null = explainFileRefusal(explainRefusal(verdict.failure, run.output, verdict.result.jobLog), run.output, verdict.result.jobLog);
       if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {
         failure = failure === null ? { kind: 'ASSERTION', message: 'every test passed, but the check has shouldFail: true' } : null;
       }

@@ -7,11 +7,12 @@
  */
 import { spawn } from 'node:child_process';
 import { rmSync, symlinkSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeGuardedPlaywright } from './file-guard.js';
 import { POLICY_PROXY_ENV } from './policy-proxy.js';
 import type { ReportFile } from './report.js';
 import { requirePlaywright, type SpecRun } from './run-spec.js';
@@ -31,8 +32,8 @@ export function playwrightReporterFile(): string {
 let workspace: Promise<string> | undefined;
 
 /**
- * One directory per runner process holding node_modules/@playwright/test (a link to the runner's
- * own copy), so the code run below it (`require('@playwright/test')`) finds the very instance the
+ * One directory per runner process holding node_modules/@playwright/test (the runner's own copy,
+ * guarded), so the code run below it (`require('@playwright/test')`) finds the very instance the
  * CLI runs. Runs are directories inside it.
  */
 export function playwrightWorkspace(): Promise<string> {
@@ -40,8 +41,9 @@ export function playwrightWorkspace(): Promise<string> {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-playwright-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
     const packageDir = path.dirname(requirePlaywright().resolve('@playwright/test/package.json'));
-    await mkdir(path.join(dir, 'node_modules', '@playwright'), { recursive: true });
-    symlinkSync(packageDir, path.join(dir, 'node_modules', '@playwright', 'test'), 'dir');
+    // Entry points that load the runner's copy with a `test` whose pages may not load file: URLs
+    // (./file-guard.ts), rather than a link to that copy.
+    await writeGuardedPlaywright(dir, packageDir);
     try {
       const playwrightDir = path.dirname(createRequire(path.join(packageDir, 'package.json')).resolve('playwright/package.json'));
       symlinkSync(playwrightDir, path.join(dir, 'node_modules', 'playwright'), 'dir');

@@ -7,6 +7,7 @@ import type { AlertNotification } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
 import type { Page, Store } from '../store/index.js';
 import { SUBSCRIBER_DELIVERY } from './channels.js';
+import { maskChannel } from './masking.js';
 import type { NotificationDoc, NotificationRow } from './outbox.js';
 import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
 
@@ -18,9 +19,6 @@ export interface NotificationFilter {
 }
 
 const FAILED = new Set(['FAILED', 'UNDELIVERABLE']);
-/** Config fields that are credentials, masked in what the API returns. */
-const SECRET_FIELDS = new Set(['webhookSecret', 'apiKey', 'serviceKey']);
-const MASK = '*****';
 
 export class NotificationLog {
   readonly #inWindow: Statement;
@@ -45,12 +43,13 @@ export class NotificationLog {
 
 function toApi(row: NotificationRow): AlertNotification {
   const doc = JSON.parse(row.doc) as NotificationDoc;
+  const channel = maskChannel(doc.alertConfig);
   return {
     id: row.id,
     type: row.channel_type,
     status: row.delivery === 'PENDING' ? 'IN_PROGRESS' : row.delivery === 'SENT' ? 'SUCCESS' : 'FAILURE',
-    alertConfig: masked(doc.alertConfig),
-    notificationResult: row.notification_result,
+    alertConfig: channel.config,
+    notificationResult: channel.redact(row.notification_result),
     timestamp: row.settled_ms === null ? null : new Date(row.settled_ms).toISOString(),
     checkType: doc.context.checkType,
     checkId: row.check_id,
@@ -60,18 +59,8 @@ function toApi(row: NotificationRow): AlertNotification {
     alertType: row.alert_type,
     delivery: row.delivery,
     attempts: row.attempts,
-    lastError: row.last_error,
+    lastError: channel.redact(row.last_error),
   };
-}
-
-function masked(config: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(config)) {
-    if (SECRET_FIELDS.has(key)) out[key] = value ? MASK : value;
-    else if (key === 'headers' && Array.isArray(value)) out[key] = value.map((header) => ({ key: header?.key, value: MASK }));
-    else out[key] = value;
-  }
-  return out;
 }
 
 const logs = new WeakMap<Store, NotificationLog>();
