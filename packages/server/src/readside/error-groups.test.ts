@@ -48,6 +48,35 @@ describe('messages a result records', () => {
       browserCheckResult: null,
     })).toEqual(['socket hang up', 'step 2 failed', 'page crashed']);
   });
+  it('records a failed assertion as a message, cleaned and grouped like other errors', () => {
+    const result = (status: number) => ({
+      apiCheckResult: {
+        requestError: null,
+        assertions: [
+          { source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '200', actual: status, passed: false, error: null },
+          { source: 'RESPONSE_TIME', property: '', comparison: 'LESS_THAN', target: '2000', actual: 12, passed: true, error: null },
+        ],
+      },
+    });
+    expect(errorMessagesOf(result(503))).toEqual(['status code: expected 200 (EQUALS), got 503']);
+    expect(cleanErrorMessage(errorMessagesOf(result(503))[0]!)).toBe('status code: expected <number> (EQUALS), got <number>');
+    expect(errorHashOf(cleanErrorMessage(errorMessagesOf(result(503))[0]!)))
+      .toBe(errorHashOf(cleanErrorMessage(errorMessagesOf(result(502))[0]!)));
+  });
+  it.each([
+    [{ source: 'JSON_BODY', property: '$.status', comparison: 'EQUALS', target: 'ok', actual: 'down', passed: false }, 'json body $.status: expected ok (EQUALS), got down'],
+    [{ source: 'HEADERS', property: 'content-type', comparison: 'CONTAINS', target: 'json', passed: false }, 'headers content-type: expected json (CONTAINS), got (absent)'],
+    [{ source: 'JSON_BODY', property: '$.id', comparison: 'NOT_NULL', target: '', actual: null, passed: false }, 'json body $.id: expected NOT_NULL, got null'],
+    [{ source: 'JSON_BODY', property: '$.a', comparison: 'EQUALS', target: '1', passed: false, error: 'the body is not JSON' }, 'json body $.a: the body is not JSON'],
+    [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }, null],
+  ])('assertion %j → %s', (assertion, message) => {
+    expect(errorMessagesOf({ apiCheckResult: { requestError: null, assertions: [assertion] } })).toEqual(message === null ? [] : [message]);
+  });
+  it('records failed DNS assertions too', () => {
+    expect(errorMessagesOf({
+      dnsCheckResult: { assertions: [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NOERROR', actual: 'NXDOMAIN', passed: false }] },
+    })).toEqual(['response code: expected NOERROR (EQUALS), got NXDOMAIN']);
+  });
   it('records nothing for a result without errors', () => {
     expect(errorMessagesOf({ apiCheckResult: { requestError: null } })).toEqual([]);
   });

@@ -39,18 +39,29 @@ export function errorHashOf(cleanedMessage: string): string {
 }
 
 /**
- * The error messages a stored result records: `apiCheckResult.requestError`, then the entries of
+ * The error messages a stored result records: `apiCheckResult.requestError`, one message per failed
+ * assertion (of `apiCheckResult` — API, URL and TCP — and `dnsCheckResult`), then the entries of
  * `multiStepCheckResult.errors` and `browserCheckResult.errors` (strings, or objects with a string
- * `message`). A result that failed only on assertions records no error message.
+ * `message`). Assertion failures count: they are an API check's most common failure, and a group
+ * per failing assertion is what a user looks for.
  */
 export function errorMessagesOf(result: {
   apiCheckResult?: unknown;
+  dnsCheckResult?: unknown;
   multiStepCheckResult?: unknown;
   browserCheckResult?: unknown;
 }): string[] {
   const messages: string[] = [];
   const requestError = fieldOf(result.apiCheckResult, 'requestError');
   if (typeof requestError === 'string' && requestError.trim() !== '') messages.push(requestError);
+  for (const holder of [result.apiCheckResult, result.dnsCheckResult]) {
+    const assertions = fieldOf(holder, 'assertions');
+    if (!Array.isArray(assertions)) continue;
+    for (const assertion of assertions) {
+      const message = assertionFailureMessage(assertion);
+      if (message !== null) messages.push(message);
+    }
+  }
   for (const holder of [result.multiStepCheckResult, result.browserCheckResult]) {
     const errors = fieldOf(holder, 'errors');
     if (!Array.isArray(errors)) continue;
@@ -60,6 +71,36 @@ export function errorMessagesOf(result: {
     }
   }
   return messages;
+}
+
+/** A quoted actual value longer than this is cut: the group is named by the assertion, not the body. */
+const MAX_ACTUAL_CHARS = 200;
+
+/**
+ * `status code: expected 200 (EQUALS), got 503` for an assertion recorded as failed; null for one
+ * that passed or that carries no outcome (seeded or imported results without `passed`).
+ */
+export function assertionFailureMessage(assertion: unknown): string | null {
+  if (fieldOf(assertion, 'passed') !== false) return null;
+  const source = fieldOf(assertion, 'source');
+  if (typeof source !== 'string') return null;
+  const property = fieldOf(assertion, 'property');
+  const label = [source.toLowerCase().replace(/_/g, ' '), typeof property === 'string' ? property : '']
+    .filter((part) => part !== '').join(' ');
+  const error = fieldOf(assertion, 'error');
+  if (typeof error === 'string' && error.trim() !== '') return `${label}: ${error}`;
+  const comparison = String(fieldOf(assertion, 'comparison') ?? '');
+  const target = fieldOf(assertion, 'target');
+  const expected = target === undefined || target === null || target === ''
+    ? comparison
+    : `${typeof target === 'string' ? target : JSON.stringify(target)} (${comparison})`;
+  return `${label}: expected ${expected}, got ${describeActual(fieldOf(assertion, 'actual'))}`;
+}
+
+function describeActual(actual: unknown): string {
+  if (actual === undefined) return '(absent)';
+  const text = typeof actual === 'string' ? actual : JSON.stringify(actual) ?? String(actual);
+  return text.length > MAX_ACTUAL_CHARS ? `${text.slice(0, MAX_ACTUAL_CHARS)}…` : text;
 }
 
 /** An error group as the read side keeps it (times in epoch milliseconds). */
