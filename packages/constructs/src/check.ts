@@ -2,7 +2,7 @@
  * What API and multi-step checks share: the props of spec §2.3 common to both, the defaults
  * cascade (config → group → the check's own props) and the payload fields built from them.
  */
-import { FREQUENCIES, MULTI_STEP_FREQUENCIES, frequencyOffsetProblem, type IncidentSeverity } from '@vigil/schema';
+import { FREQUENCIES, MULTI_STEP_FREQUENCIES, SUB_MINUTE_CHECK_KINDS, frequencyOffsetProblem, type IncidentSeverity } from '@vigil/schema';
 import type { AlertEscalation } from './alert-escalation-policy.js';
 import type { AlertChannelReference } from './alert-channel.js';
 import type { BuildContext, RefTarget } from './build-context.js';
@@ -176,8 +176,8 @@ function cascade<K extends keyof CheckProps & keyof CheckDefaults>(
   return { value: undefined, origin: undefined };
 }
 
-/** Which frequency rules apply: only API (and TCP) checks run sub-minute; `OTHER` is any other type (spec §8 rule 1). */
-export type CheckKindForFrequency = 'API' | 'MULTI_STEP' | 'OTHER';
+/** Which frequency rules apply: API, TCP, URL and DNS checks run sub-minute; `OTHER` is any other type (see SUB_MINUTE_CHECK_KINDS). */
+export type CheckKindForFrequency = 'API' | 'TCP' | 'URL' | 'DNS' | 'MULTI_STEP' | 'OTHER';
 
 /** Builds the payload fields shared by API and multi-step checks. */
 export function buildCheckFields(context: BuildContext, props: CheckProps, kind: CheckKindForFrequency): Record<string, unknown> {
@@ -279,7 +279,7 @@ function frequencyFields(
   if (resolved.frequency !== undefined) fields.frequency = resolved.frequency;
   if (offset !== undefined) fields.frequencyOffset = offset;
   const frequency = resolved.frequency;
-  const allowed: readonly number[] = kind === 'API' ? FREQUENCIES : MULTI_STEP_FREQUENCIES;
+  const allowed: readonly number[] = SUB_MINUTE_CHECK_KINDS.includes(kind) ? FREQUENCIES : MULTI_STEP_FREQUENCIES;
   // A frequency outside the set is reported by the schema; offset rules only mean something for a valid one.
   if (typeof frequency !== 'number' || !allowed.includes(frequency)) return fields;
   if (offset === undefined) {

@@ -13,6 +13,7 @@ const error = (path: string, message: string, hint?: string): Expected => ({ sev
 const request = (extra: Record<string, unknown>) => ({ request: { ...base.request, ...extra } as DnsMonitorProps['request'] });
 
 const rules: Array<[string, Partial<DnsMonitorProps>, Expected[]]> = [
+  ['accepts a sub-minute frequency, as the real service does', { frequency: Frequency.EVERY_20S }, []],
   ['accepts a name server with its port over TCP', request({ nameServer: '127.0.0.1', port: 5353, protocol: 'TCP' }), []],
   ['accepts every builder', request({ assertions: [DnsAssertionBuilder.responseCode().equals('NOERROR'), DnsAssertionBuilder.jsonAnswer('$.Answer[0].data').equals('192.0.2.10'), DnsAssertionBuilder.textAnswer().contains('IN A'), DnsAssertionBuilder.responseTime().lessThan(200)] }), []],
   ['rejects an unknown record type', request({ recordType: 'SRV' }), [error('request.recordType', '"request.recordType" must be one of [A, AAAA, CNAME, MX, NS, TXT, SOA, HTTPS]')]],

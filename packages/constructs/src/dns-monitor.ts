@@ -109,7 +109,7 @@ export class DnsMonitor extends Construct {
         'Use retryStrategy instead, e.g. RetryStrategyBuilder.fixedStrategy({ maxRetries: 1 }), or RetryStrategyBuilder.noRetries().',
       );
     }
-    const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'OTHER');
+    const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'DNS');
     payload.checkType = 'DNS';
     payload.request = props.request;
     reportUnknownProps(context, props.request, REQUEST_KEYS, { owner: 'the request', base: 'request' });

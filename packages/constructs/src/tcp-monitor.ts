@@ -99,8 +99,7 @@ export class TcpMonitor extends Construct {
         'Use retryStrategy instead, e.g. RetryStrategyBuilder.fixedStrategy({ maxRetries: 1 }), or RetryStrategyBuilder.noRetries().',
       );
     }
-    // TCP runs sub-minute like an API check, with the same frequencyOffset rules (spec §8 rule 1).
-    const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'API');
+    const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'TCP');
     // Checkly's Monitor base always sends doubleCheck: false; the service's default (true) would retry once.
     payload.doubleCheck = false;
     // Checkly: onlyOn NETWORK_ERROR "is only supported in the ApiCheck and UrlMonitor constructs".

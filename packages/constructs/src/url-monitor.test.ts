@@ -26,10 +26,11 @@ const rules: Array<[string, Partial<UrlMonitorProps>, Expected[]]> = [
     request({ assertions: [{ source: 'TEXT_BODY', comparison: 'EQUALS', property: '', target: 'ok', regex: null }] }),
     [error('request.assertions[0].source', '"request.assertions[0].source" must be [STATUS_CODE]', 'Build assertions with UrlAssertionBuilder, e.g. UrlAssertionBuilder.statusCode().equals(200); for other assertions use an ApiCheck.')],
   ],
+  ['accepts a sub-minute frequency, as the real service does', { frequency: Frequency.EVERY_10S }, []],
   [
-    'rejects sub-minute frequencies (spec §8: only API and TCP checks)',
-    { frequency: Frequency.EVERY_10S },
-    [error('frequency', '"frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]', 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.')],
+    'rejects a sub-minute offset other than 10, 20, 30',
+    { frequency: 0, frequencyOffset: 15 },
+    [error('frequencyOffset', '"frequencyOffset" must be 10, 20 or 30 when frequency is 0', 'frequencyOffset spreads runs over time: 10, 20 or 30 with frequency 0, 1..frequency×10 up to an hour, 1..frequency/60 above.')],
   ],
   [
     'rejects doubleCheck, as Checkly monitors do',

@@ -101,7 +101,7 @@ export class UrlMonitor extends Construct {
         'Use retryStrategy instead, e.g. RetryStrategyBuilder.fixedStrategy({ maxRetries: 1 }), or RetryStrategyBuilder.noRetries().',
       );
     }
-    const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'OTHER');
+    const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'URL');
     // Checkly's Monitor base always sends doubleCheck: false; the service's default (true) would retry once.
     payload.doubleCheck = false;
     payload.checkType = 'URL';

@@ -187,7 +187,7 @@ describe('CheckCreate (generic POST /v1/checks)', () => {
     ['a missing checkType', { name: 'x', heartbeat, script: null }, ['checkType'], '"checkType" is required'],
     ['an unknown checkType', generic({ checkType: 'SMOKE' }), ['checkType'], '"checkType" must be one of [API, BROWSER, HEARTBEAT, MULTI_STEP, TCP, PLAYWRIGHT, URL, DNS]'],
     ['a missing heartbeat', { name: 'x', checkType: 'BROWSER', script: 'x' }, ['heartbeat'], '"heartbeat" is required'],
-    ['a sub-minute browser check with an offset', generic({ checkType: 'BROWSER', frequency: 0, frequencyOffset: 10 }), ['frequencyOffset'], '"frequencyOffset" cannot be used with frequency 0: only API and TCP checks run sub-minute'],
+    ['a sub-minute browser check with an offset', generic({ checkType: 'BROWSER', frequency: 0, frequencyOffset: 10 }), ['frequencyOffset'], '"frequencyOffset" cannot be used with frequency 0: only API, TCP, URL and DNS checks run sub-minute'],
     ['51 environment variables', generic({ environmentVariables: env(51) }), ['environmentVariables'], '"environmentVariables" must contain less than or equal to 50 items'],
   ])('rejects %s', (_name, input, keys, message) => {
     expectRejected(CheckCreate, input, { keys, message });

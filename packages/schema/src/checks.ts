@@ -125,7 +125,7 @@ const OFFSET_FIELDS = whenFieldsValid('frequency', 'frequencyOffset', 'checkType
 
 /** Maps a `checkType` to the kind the offset rules distinguish. */
 export function frequencyOffsetKind(checkType: unknown): FrequencyOffsetCheckKind {
-  if (checkType === 'API' || checkType === 'TCP' || checkType === 'MULTI_STEP') return checkType;
+  if (checkType === 'API' || checkType === 'TCP' || checkType === 'URL' || checkType === 'DNS' || checkType === 'MULTI_STEP') return checkType;
   return 'OTHER';
 }
 

@@ -27,6 +27,7 @@ describe('DnsCheckCreate (the real OpenAPI ChecksV1DnsMonitorCreate)', () => {
     ['a name server, port and TCP', dns({ nameServer: '127.0.0.1', port: 5353, protocol: 'TCP' })],
     ['every assertion source', dns({ assertions: ['RESPONSE_CODE', 'RESPONSE_TIME', 'TEXT_ANSWER', 'JSON_ANSWER'].map((source) => ({ source, comparison: 'EQUALS', target: 'x' })) })],
     ['response times at 5000', dns({}, { degradedResponseTime: 5000, maxResponseTime: 5000 })],
+    ['frequency 0 with offset 10, as the real document allows', dns({}, { frequency: 0, frequencyOffset: 10 })],
   ];
   it.each(valid)('accepts %s', (_name, input) => {
     expectAccepted(DnsCheckCreate, input);
@@ -41,7 +42,7 @@ describe('DnsCheckCreate (the real OpenAPI ChecksV1DnsMonitorCreate)', () => {
     ['an unknown protocol', dns({ protocol: 'QUIC' }), ['request.protocol'], '"request.protocol" must be one of [UDP, TCP]'],
     ['an API assertion source', dns({ assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS' }] }), ['request.assertions.0.source'], '"request.assertions[0].source" must be one of [RESPONSE_CODE, RESPONSE_TIME, TEXT_ANSWER, JSON_ANSWER]'],
     ['maxResponseTime over 5000', dns({}, { maxResponseTime: 5001 }), ['maxResponseTime'], '"maxResponseTime" must be less than or equal to 5000'],
-    ['frequency 0 (sub-minute runs are for API and TCP checks)', dns({}, { frequency: 0 }), ['frequency'], '"frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]'],
+    ['frequency 0 with an offset that is not 10, 20 or 30', dns({}, { frequency: 0, frequencyOffset: 15 }), ['frequencyOffset'], '"frequencyOffset" must be 10, 20 or 30 when frequency is 0'],
   ];
   it.each(invalid)('rejects %s', (_name, input, keys, message) => {
     expectRejected(DnsCheckCreate, input, { keys, message });

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { MISSING_MESSAGE } from './errors.js';
-import { ASSERTION_COMPARISONS, MultiStepFrequency } from './values.js';
+import { ASSERTION_COMPARISONS, Frequency } from './values.js';
 import { ASSERTIONS_MAX } from './limits.js';
 import { allOptional, whenFieldsValid, withDefaults } from './helpers.js';
 import { checkResponseFields, commonCheckDefaults, commonCheckFields, refineFrequencyOffset } from './checks.js';
@@ -66,11 +66,8 @@ export type DnsRequest = z.infer<typeof DnsRequest>;
 const dnsCheckFields = {
   ...commonCheckFields,
   checkType: z.literal('DNS').optional(),
-  /**
-   * Spec §8 rule 1 lets only API and TCP checks run sub-minute, so frequency 0 is not offered
-   * (the real OpenAPI's enum lists it; docs/migrating-from-checkly.md says so).
-   */
-  frequency: MultiStepFrequency.optional(),
+  /** Frequency 0 (sub-minute, offset 10, 20 or 30) as the real service's document allows. */
+  frequency: Frequency.optional(),
   degradedResponseTime: DnsResponseTime.optional(),
   maxResponseTime: DnsResponseTime.optional(),
   request: DnsRequest,
@@ -86,12 +83,12 @@ const dnsCheckCreateShape = withDefaults(dnsCheckFields, {
 const OFFSET_FIELDS = whenFieldsValid('frequency', 'frequencyOffset', 'checkType');
 
 /** Body of `POST /v1/checks/dns`; required `name`, `request` (`recordType`, `query`). */
-export const DnsCheckCreate = z.object(dnsCheckCreateShape).superRefine(refineFrequencyOffset(() => 'OTHER'), OFFSET_FIELDS);
+export const DnsCheckCreate = z.object(dnsCheckCreateShape).superRefine(refineFrequencyOffset(() => 'DNS'), OFFSET_FIELDS);
 export type DnsCheckCreate = z.infer<typeof DnsCheckCreate>;
 export type DnsCheckCreateInput = z.input<typeof DnsCheckCreate>;
 
 /** Body of `PUT /v1/checks/dns/{id}`: merge semantics, nothing defaulted (a sent `request` is whole). */
-export const DnsCheckUpdate = z.object(allOptional(dnsCheckFields)).superRefine(refineFrequencyOffset(() => 'OTHER'), OFFSET_FIELDS);
+export const DnsCheckUpdate = z.object(allOptional(dnsCheckFields)).superRefine(refineFrequencyOffset(() => 'DNS'), OFFSET_FIELDS);
 export type DnsCheckUpdate = z.infer<typeof DnsCheckUpdate>;
 
 /** A DNS monitor as the service returns it. */

@@ -80,8 +80,14 @@ export const FREQUENCY_OFFSET_MIN = 1;
 /** Offsets (seconds) allowed for sub-minute checks (frequency 0). */
 export const SUB_MINUTE_OFFSETS = [10, 20, 30] as const;
 
-/** Which check kinds may run sub-minute (spec §8 rule 1: API and TCP checks). */
-export type FrequencyOffsetCheckKind = 'API' | 'TCP' | 'MULTI_STEP' | 'OTHER';
+/**
+ * The check kinds the offset rules tell apart. Spec §8 rule 1 names API and TCP checks as the ones
+ * that run sub-minute; the real service's document also allows frequency 0 (with offset 10, 20 or
+ * 30) for URL and DNS monitors, and Checkly projects use `Frequency.EVERY_10S` on them, so they
+ * run sub-minute here too.
+ */
+export type FrequencyOffsetCheckKind = 'API' | 'TCP' | 'URL' | 'DNS' | 'MULTI_STEP' | 'OTHER';
+export const SUB_MINUTE_CHECK_KINDS: readonly FrequencyOffsetCheckKind[] = ['API', 'TCP', 'URL', 'DNS'];
 
 /**
  * The largest `frequencyOffset` allowed for a frequency above 0 (spec §8 rules 2 and 3):
@@ -95,7 +101,7 @@ export function maxFrequencyOffset(frequency: number): number {
  * Checks `frequencyOffset` against the four rules of spec §8. Returns `undefined` when the pair is
  * valid, otherwise the complete, user-facing message (it names the field in double quotes, like
  * every message of `formatIssues`, so the constructs can show it unchanged).
- * Only API and TCP checks may run sub-minute; for other kinds frequency 0 is reported here too,
+ * Only API, TCP, URL and DNS checks may run sub-minute; for other kinds frequency 0 is reported here too,
  * because the offset rules are meaningless without a valid frequency.
  */
 export function frequencyOffsetProblem(
@@ -106,8 +112,8 @@ export function frequencyOffsetProblem(
   if (!Number.isInteger(offset)) return '"frequencyOffset" must be an integer';
   if (offset < FREQUENCY_OFFSET_MIN) return `"frequencyOffset" must be greater than or equal to ${FREQUENCY_OFFSET_MIN}`;
   if (frequency === 0) {
-    if (checkKind !== 'API' && checkKind !== 'TCP') {
-      return `"frequencyOffset" cannot be used with frequency 0: only API and TCP checks run sub-minute`;
+    if (!SUB_MINUTE_CHECK_KINDS.includes(checkKind)) {
+      return `"frequencyOffset" cannot be used with frequency 0: only API, TCP, URL and DNS checks run sub-minute`;
     }
     if (!(SUB_MINUTE_OFFSETS as readonly number[]).includes(offset)) {
       return '"frequencyOffset" must be 10, 20 or 30 when frequency is 0';

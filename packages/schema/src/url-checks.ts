@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { MISSING_MESSAGE } from './errors.js';
-import { IpFamily, MultiStepFrequency } from './values.js';
+import { IpFamily, Frequency } from './values.js';
 import { ASSERTIONS_MAX } from './limits.js';
 import { allOptional, whenFieldsValid, withDefaults } from './helpers.js';
 import { checkResponseFields, commonCheckDefaults, commonCheckFields, refineFrequencyOffset } from './checks.js';
@@ -53,11 +53,8 @@ export type UrlRequest = z.infer<typeof UrlRequest>;
 const urlCheckFields = {
   ...commonCheckFields,
   checkType: z.literal('URL').optional(),
-  /**
-   * Spec §8 rule 1 lets only API and TCP checks run sub-minute, so frequency 0 is not offered
-   * (the real OpenAPI's enum lists it; docs/migrating-from-checkly.md says so).
-   */
-  frequency: MultiStepFrequency.optional(),
+  /** Frequency 0 (sub-minute, offset 10, 20 or 30) as the real service's document allows. */
+  frequency: Frequency.optional(),
   degradedResponseTime: UrlResponseTime.optional(),
   maxResponseTime: UrlResponseTime.optional(),
   request: UrlRequest,
@@ -73,12 +70,12 @@ const urlCheckCreateShape = withDefaults(urlCheckFields, {
 const OFFSET_FIELDS = whenFieldsValid('frequency', 'frequencyOffset', 'checkType');
 
 /** Body of `POST /v1/checks/url`; required `name`, `request.url`. */
-export const UrlCheckCreate = z.object(urlCheckCreateShape).superRefine(refineFrequencyOffset(() => 'OTHER'), OFFSET_FIELDS);
+export const UrlCheckCreate = z.object(urlCheckCreateShape).superRefine(refineFrequencyOffset(() => 'URL'), OFFSET_FIELDS);
 export type UrlCheckCreate = z.infer<typeof UrlCheckCreate>;
 export type UrlCheckCreateInput = z.input<typeof UrlCheckCreate>;
 
 /** Body of `PUT /v1/checks/url/{id}`: merge semantics, nothing defaulted (a sent `request` is whole). */
-export const UrlCheckUpdate = z.object(allOptional(urlCheckFields)).superRefine(refineFrequencyOffset(() => 'OTHER'), OFFSET_FIELDS);
+export const UrlCheckUpdate = z.object(allOptional(urlCheckFields)).superRefine(refineFrequencyOffset(() => 'URL'), OFFSET_FIELDS);
 export type UrlCheckUpdate = z.infer<typeof UrlCheckUpdate>;
 
 /** A URL monitor as the service returns it. */

@@ -38,6 +38,20 @@ describe('POST /v1/checks/tcp and /v1/checks/url', () => {
   });
 
   it.each([
+    ['/v1/checks/url', urlBody({ frequency: 0, frequencyOffset: 20 })],
+    ['/v1/checks/dns', { name: 'Resolver', request: { recordType: 'A', query: 'example.com' }, frequency: 0, frequencyOffset: 30 }],
+  ])('%s runs sub-minute (frequency 0, offset 10/20/30), as the real document allows', async (route, body) => {
+    const reply = await api.post(route, body);
+    expect(reply.status).toBe(201);
+    expect(reply.body).toMatchObject({ frequency: 0, frequencyOffset: body.frequencyOffset });
+    const moved = await api.put(`${route}/${reply.body.id}`, { frequency: 1 });
+    expect(moved.body).toMatchObject({ frequency: 1 });
+    const back = await api.put(`${route}/${reply.body.id}`, { frequency: 0 });
+    // An offset the caller never chose for sub-minute runs is re-assigned: 10 seconds.
+    expect(back.body).toMatchObject({ frequency: 0, frequencyOffset: 10 });
+  });
+
+  it.each([
     ['/v1/checks/tcp', tcpBody({ request: { hostname: 'db.example.com' } }), 'request.port', '"request.port" is required'],
     ['/v1/checks/tcp', tcpBody({ request: { hostname: 'db.example.com', port: 70000 } }), 'request.port', '"request.port" must be less than or equal to 65535'],
     ['/v1/checks/tcp', tcpBody({ maxResponseTime: 6000 }), 'maxResponseTime', '"maxResponseTime" must be less than or equal to 5000'],
@@ -48,7 +62,7 @@ describe('POST /v1/checks/tcp and /v1/checks/url', () => {
       '"request.assertions[0].source" must be one of [RESPONSE_DATA, RESPONSE_TIME]',
     ],
     ['/v1/checks/url', urlBody({ request: { url: 'https://example.com/', method: 'POST' } }), 'request.method', '"request.method" must be [GET]'],
-    ['/v1/checks/url', urlBody({ frequency: 0, frequencyOffset: 10 }), 'frequency', '"frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]'],
+    ['/v1/checks/url', urlBody({ frequency: 0, frequencyOffset: 15 }), 'frequencyOffset', '"frequencyOffset" must be 10, 20 or 30 when frequency is 0'],
     [
       '/v1/checks/url',
       urlBody({ request: { url: 'https://example.com/', assertions: [{ source: 'STATUS_CODE', comparison: 'CONTAINS', target: '2' }] } }),
