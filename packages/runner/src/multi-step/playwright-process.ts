@@ -6,12 +6,13 @@
  * Playwright check suites (../executors/playwright.ts).
  */
 import { spawn } from 'node:child_process';
-import { rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, lchownSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_SANDBOX_LIMITS, sandboxCommand, sandboxSupport, type SandboxCommand } from '../scripts/sandbox.js';
 import { writeGuardedPlaywright } from './file-guard.js';
 import { POLICY_PROXY_ENV } from './policy-proxy.js';
 import type { ReportFile } from './report.js';
@@ -98,7 +99,14 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
     delete env[POLICY_PROXY_ENV];
     delete env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK;
   }
-  const child = spawn(process.execPath, [cli, 'test', ...input.args], {
+  const sandbox = playwrightSandbox(cli, input);
+  if (sandbox) {
+    // Playwright and Chromium keep caches and profiles under the home and temporary directories,
+    // which inside the sandbox only the run's own directory can be.
+    env.HOME = input.dir;
+    env.TMPDIR = input.dir;
+  }
+  const child = spawn(sandbox?.command ?? process.execPath, sandbox?.args ?? [cli, 'test', ...input.args], {
     cwd: input.dir,
     env,
     // Its own process group, so the deadline kills Playwright's workers and browsers with it.
@@ -137,6 +145,10 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
     });
     child.once('close', (code) => resolve(code));
   });
+  if (sandbox) {
+    sandbox.killAll();
+    sandbox.release();
+  }
   clearTimeout(timer);
   input.signal.removeEventListener('abort', onAbort);
   let report: ReportFile | null = null;
@@ -148,6 +160,61 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
     }
   }
   return { dir: input.dir, report, output, timedOut, aborted, exitCode, durationMs: performance.now() - input.started };
+}
+
+let nextSandboxSlot = 1;
+
+/** The directory holding every package Playwright may load: the top `node_modules` of its real path. */
+function packagesRoot(file: string): string {
+  const real = realpathSync(file);
+  const index = real.indexOf(`${path.sep}node_modules${path.sep}`);
+  return index < 0 ? path.dirname(real) : real.slice(0, index + `${path.sep}node_modules`.length);
+}
+
+/**
+ * Where the service runs as root with bubblewrap: the run in namespaces of its own, as a uid of its
+ * own, seeing only the system, the packages, Vigil's own code and the workspace (its run directory
+ * the only place it writes). Without that, null: the run is a plain process group, as the docs say.
+ */
+function playwrightSandbox(cli: string, input: PlaywrightProcessInput): SandboxCommand | null {
+  const support = sandboxSupport();
+  if (!support.bubblewrap) return null;
+  const ownCode = path.dirname(fileURLToPath(import.meta.url));
+  // From sources, our code is TypeScript loaded through tsx from the repository's packages.
+  const codeRoots = typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__ ? [ownCode] : [path.resolve(ownCode, '../../..')];
+  const command = sandboxCommand(
+    {
+      nodeArgs: [],
+      entry: cli,
+      entryArgs: ['test', ...input.args],
+      readRoots: [path.dirname(input.dir), packagesRoot(cli), ...codeRoots],
+      runDirectory: input.dir,
+      slot: nextSandboxSlot++,
+      limits: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: PLAYWRIGHT_MEMORY_BYTES, processes: PLAYWRIGHT_PROCESSES },
+      permissionModel: false,
+      resourceLimits: false,
+    },
+    support,
+  );
+  if (command.uid !== null) {
+    // The workspace holds only code (the guarded @playwright/test); the sandbox's uid must walk through it.
+    chmodSync(path.dirname(input.dir), 0o755);
+    chownTree(input.dir, command.uid);
+  }
+  return command;
+}
+
+/** Memory and processes of one Playwright run in its cgroup: a test runner, a worker and a browser. */
+const PLAYWRIGHT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
+const PLAYWRIGHT_PROCESSES = 512;
+
+function chownTree(dir: string, uid: number): void {
+  chownSync(dir, uid, uid);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) chownTree(file, uid);
+    else lchownSync(file, uid, uid);
+  }
 }
 
 /**

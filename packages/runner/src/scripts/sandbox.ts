@@ -157,6 +157,14 @@ export interface SandboxRequest {
    * (a child process that bubblewrap's pid namespace takes down, a fork bomb the cgroup stops).
    */
   permissionModel?: boolean;
+  /**
+   * Off for Playwright runs: a browser needs child processes (so no permission model either) and
+   * reserves far more address space and CPU than a script's limits allow; their deadline kills the
+   * whole run instead, and the namespaces and cgroups still apply.
+   */
+  resourceLimits?: boolean;
+  /** Directories the process may write besides its run directory (none for scripts). */
+  writeRoots?: readonly string[];
 }
 
 export interface SandboxCommand {
@@ -177,7 +185,7 @@ const SANDBOX_NICENESS = 10;
 const FIRST_SANDBOX_UID = 2_100_000_000;
 
 /** Directories every sandbox needs read-only: the dynamic linker and libraries, and name resolution. */
-const SYSTEM_READ_ONLY = ['/usr', '/lib', '/lib64', '/lib32', '/bin', '/sbin', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/localtime'];
+const SYSTEM_READ_ONLY = ['/usr', '/lib', '/lib64', '/lib32', '/bin', '/sbin', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/localtime', '/etc/fonts', '/etc/chromium', '/etc/chromium.d', '/etc/alternatives'];
 
 function exists(file: string): boolean {
   try {
@@ -218,25 +226,29 @@ function processesIn(cgroup: string): number[] {
  * The directories on the way to each are made first, world-readable: bubblewrap would otherwise make
  * them readable by root alone, and the sandbox's uid could not walk through them.
  */
-function mountPoints(readOnly: readonly string[], runDirectory: string): string[] {
+function mountPoints(readOnly: readonly string[], writable: readonly string[]): string[] {
   const made = new Set<string>(['/', '/tmp', '/proc', '/dev']);
-  const mounted: string[] = [];
-  const inside = (dir: string) => mounted.some((mount) => dir === mount || dir.startsWith(`${mount}/`));
+  const readOnlyMounts: string[] = [];
+  const writableMounts: string[] = [];
+  const below = (dir: string, mounts: readonly string[]) => mounts.some((mount) => dir === mount || dir.startsWith(`${mount}/`));
   const args: string[] = [];
-  const mount = (dir: string, how: '--ro-bind' | '--bind') => {
-    if (inside(dir)) return;
+  const mount = (dir: string, how: '--ro-bind' | '--bind', same: string[]) => {
+    // Already visible as wanted through a mount of the same kind above it.
+    if (below(dir, same)) return;
     const parts = dir.split('/').filter(Boolean);
     for (let depth = 1; depth < parts.length; depth++) {
       const ancestor = `/${parts.slice(0, depth).join('/')}`;
-      if (made.has(ancestor) || inside(ancestor)) continue;
+      // Inside a mount the directories on the way exist already.
+      if (made.has(ancestor) || below(ancestor, readOnlyMounts) || below(ancestor, writableMounts)) continue;
       made.add(ancestor);
       args.push('--perms', '0755', '--dir', ancestor);
     }
     args.push(how, dir, dir);
-    mounted.push(dir);
+    same.push(dir);
   };
-  for (const dir of [...readOnly].sort((a, b) => a.length - b.length)) mount(dir, '--ro-bind');
-  mount(runDirectory, '--bind');
+  for (const dir of [...readOnly].sort((a, b) => a.length - b.length)) mount(dir, '--ro-bind', readOnlyMounts);
+  // Writable directories may lie inside a read-only one (a run inside its workspace): bound on top.
+  for (const dir of [...writable].sort((a, b) => a.length - b.length)) mount(dir, '--bind', writableMounts);
   return args;
 }
 
@@ -269,7 +281,7 @@ export function sandboxCommand(request: SandboxRequest, support: SandboxSupport 
     const pids = makeCgroup(support.cgroups.pids, name, { 'pids.max': String(limits.processes) });
     for (const dir of [memory, pids]) if (dir) cgroups.push(dir);
     const nodeHome = path.dirname(path.dirname(process.execPath));
-    const binds = mountPoints([...SYSTEM_READ_ONLY, ...(nodeHome === '/usr' ? [] : [nodeHome]), ...readRoots].filter(exists), request.runDirectory);
+    const binds = mountPoints([...SYSTEM_READ_ONLY, ...(nodeHome === '/usr' ? [] : [nodeHome]), ...readRoots].filter(exists), [request.runDirectory, ...(request.writeRoots ?? [])]);
     command = [
       support.bubblewrap,
       '--unshare-pid',
@@ -303,7 +315,7 @@ export function sandboxCommand(request: SandboxRequest, support: SandboxSupport 
   }
   // User code yields the CPU to the service: an endless loop in a script must not slow the API down.
   if (support.nice) command = [support.nice, '-n', String(SANDBOX_NICENESS), ...command];
-  if (support.prlimit) {
+  if (support.prlimit && request.resourceLimits !== false) {
     // Soft limit SIGXCPU (which names the limit), hard limit one second later SIGKILL (which cannot be caught).
     command = [support.prlimit, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--data=${limits.memoryBytes}`, `--nofile=${limits.openFiles}`, ...(uid !== null ? [`--nproc=${limits.processes}`] : []), '--', ...command];
   }
