@@ -64,7 +64,7 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
   [
     'rejects an unknown runtime',
     { runtimeId: '2021.01' as never },
-    [error('runtimeId', '"runtimeId" must be one of [2025.04, 2024.09, 2024.02, 2023.09, 2023.02, 2022.10]', 'Use one of the runtime ids listed, e.g. "2025.04" (the newest).')],
+    [error('runtimeId', '"runtimeId" must be one of [2026.04, 2025.04, 2024.09, 2024.02, 2023.09, 2023.02, 2022.10]', 'Use one of the runtime ids listed, e.g. "2026.04" (the newest).')],
   ],
   ['rejects a negative groupOrder', { groupOrder: -1 }, [error('groupOrder', '"groupOrder" must be greater than or equal to 0', 'groupOrder is a position in the group, 0 or more.')]],
   [

@@ -86,7 +86,7 @@ export interface CheckProps extends ConstructProps {
   groupId?: ConstructRef<Construct> | CheckGroupReference;
   /** Position (>= 0) in the group's run order when the group is triggered through the API or CI/CD. */
   groupOrder?: number | null;
-  /** Runtime version for the check's scripts: 2025.04, 2024.09, 2024.02, 2023.09, 2023.02 or 2022.10. */
+  /** Runtime version for the check's scripts: 2026.04, 2025.04, 2024.09, 2024.02, 2023.09, 2023.02 or 2022.10. */
   runtimeId?: RuntimeId | null;
   /** Alert channels notified about this check (constructs or `fromId` references). */
   alertChannels?: AlertChannelReference[];

@@ -25,7 +25,7 @@ const config = (checks: CheckDefaults) => defineConfig({ projectName: 'Shop', lo
 const DOUBLE_CHECK_HINT = 'Remove "doubleCheck": the retry strategy alone decides how failed runs are retried; RetryStrategyBuilder.noRetries() never retries.';
 const FROM_ID_HINT = 'fromId takes the id the monitoring service gave the resource (see its URL in the web app or `vigil state show`).';
 const ONLY_ON_HINT = 'Leave out onlyOn: this check retries on any failure.';
-const RUNTIME_HINT = 'Set runtimeId to "2023.09" or later, e.g. "2025.04".';
+const RUNTIME_HINT = 'Set runtimeId to "2023.09" or later, e.g. "2026.04".';
 
 interface Rule {
   /** Creates the constructs; the one at fault on the line marked `// @at:<marker>`. */

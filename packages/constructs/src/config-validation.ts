@@ -83,7 +83,7 @@ const CONFIG_HINTS: Record<string, string> = {
   logicalId: 'The project logical id may only contain letters, digits and _ - / # . (e.g. "shop-monitoring").',
   'checks.frequency': 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
   'checks.locations': 'Use data-center locations such as "eu-west-1" or "us-east-1".',
-  'checks.runtimeId': 'Use one of the runtime ids listed, e.g. "2025.04" (the newest).',
+  'checks.runtimeId': 'Use one of the runtime ids listed, e.g. "2026.04" (the newest).',
   'cli.retries': 'vigil test retries a failed run at most 3 times, as the Checkly CLI does.',
   'cli.reporters': `vigil test's reporters are ${CLI_REPORTERS.join(', ')}.`,
   state: 'Only the local backend exists: `state: { backend: "local", path: ".vigil/state.json" }`.',

@@ -189,7 +189,7 @@ export abstract class Construct {
 const FIELD_HINTS: Record<string, string> = {
   frequency: 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
   locations: 'Use data-center locations such as "eu-west-1" or "us-east-1".',
-  runtimeId: 'Use one of the runtime ids listed, e.g. "2025.04" (the newest).',
+  runtimeId: 'Use one of the runtime ids listed, e.g. "2026.04" (the newest).',
   degradedResponseTime: 'Response-time limits are milliseconds between 0 and 30000.',
   maxResponseTime: 'Response-time limits are milliseconds between 0 and 30000.',
   environmentVariables: 'At most 50 environment variables; move shared ones to the check group.',

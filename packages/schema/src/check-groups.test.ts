@@ -35,7 +35,7 @@ describe('CheckGroupCreate (spec §2.4)', () => {
     ['concurrency 0', { name: 'g', concurrency: 0 }, ['concurrency'], '"concurrency" must be greater than or equal to 1'],
     ['51 environment variables', { name: 'g', environmentVariables: env(51) }, ['environmentVariables'], '"environmentVariables" must contain less than or equal to 50 items'],
     ['an unknown location', { name: 'g', locations: ['moon'] }, ['locations.0'], '"locations[0]" must be one of [us-east-1, us-east-2, us-west-1, us-west-2, ca-central-1, sa-east-1, eu-west-1, eu-central-1, eu-west-2, eu-west-3, eu-north-1, eu-south-1, me-south-1, ap-southeast-1, ap-northeast-1, ap-east-1, ap-southeast-2, ap-southeast-3, ap-northeast-2, ap-northeast-3, ap-south-1, af-south-1]'],
-    ['an unknown runtime', { name: 'g', runtimeId: '1999.01' }, ['runtimeId'], '"runtimeId" must be one of [2025.04, 2024.09, 2024.02, 2023.09, 2023.02, 2022.10]'],
+    ['an unknown runtime', { name: 'g', runtimeId: '1999.01' }, ['runtimeId'], '"runtimeId" must be one of [2026.04, 2025.04, 2024.09, 2024.02, 2023.09, 2023.02, 2022.10]'],
     [
       'maxRetries on a SINGLE_RETRY strategy, as the real service does',
       { name: 'g', retryStrategy: { type: 'SINGLE_RETRY', maxRetries: 1 } },

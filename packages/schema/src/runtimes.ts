@@ -20,6 +20,7 @@ export type Runtime = z.infer<typeof Runtime>;
 
 /** The Node major each runtime id stands for on the real service. */
 const NODE_OF: Readonly<Record<RuntimeId, string>> = {
+  '2026.04': 'v24',
   '2025.04': 'v22',
   '2024.09': 'v20',
   '2024.02': 'v18',

@@ -27,8 +27,11 @@ export const LOCATIONS = [
 export const Location = z.enum(LOCATIONS, missingAware);
 export type Location = z.infer<typeof Location>;
 
-/** Runtime ids of spec §2.1 (the real service also knows `2026.04`; the spec is the contract). */
-export const RUNTIME_IDS = ['2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10'] as const;
+/**
+ * Runtime ids, newest first: spec §2.1's, and `2026.04`, which the real service's document lists and
+ * Checkly's own docs use (a project written for it must load).
+ */
+export const RUNTIME_IDS = ['2026.04', '2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10'] as const;
 export const RuntimeId = z.enum(RUNTIME_IDS, missingAware);
 export type RuntimeId = z.infer<typeof RuntimeId>;
 

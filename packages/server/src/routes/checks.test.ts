@@ -10,6 +10,14 @@ afterAll(async () => {
 });
 
 describe('POST /v1/checks/api', () => {
+  it('accepts runtime 2026.04, which the real document lists', async () => {
+    const reply = await api.post('/v1/checks/api', apiCheckBody({ runtimeId: '2026.04' }));
+    expect(reply.status).toBe(201);
+    expect(reply.body.runtimeId).toBe('2026.04');
+    const group = await api.post('/v2/check-groups', { name: 'Runtime group', runtimeId: '2026.04' });
+    expect(group.status).toBe(201);
+  });
+
   it('creates an API check with every server-side fill-in', async () => {
     const reply = await api.post('/v1/checks/api', apiCheckBody());
     expect(reply.status).toBe(201);

@@ -64,7 +64,8 @@ describe('/v1/runtimes', () => {
   it('lists every runtime id Vigil knows, newest CURRENT', async () => {
     const reply = await apiFor(server, 'both').get('/v1/runtimes');
     expect(reply.body.map((runtime: Runtime) => runtime.name)).toEqual([...RUNTIME_IDS]);
-    expect(reply.body[0]).toMatchObject({ name: '2025.04', stage: 'CURRENT', nodeJsVersion: 'v22' });
+    expect(reply.body[0]).toMatchObject({ name: '2026.04', stage: 'CURRENT', nodeJsVersion: 'v24' });
+    expect(reply.body[1]).toMatchObject({ name: '2025.04', stage: 'STABLE', nodeJsVersion: 'v22' });
   });
 });
 
