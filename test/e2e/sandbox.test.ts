@@ -6,14 +6,13 @@
  * once, at start.
  */
 import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VIGIL_BIN, waitFor } from '../support/cli.js';
+import { startVigilServer, waitFor } from '../support/cli.js';
 
 const VICTIM = { apiKey: 'victim-key-7f3a9c', accountId: 'victim' };
 const MALLORY = { apiKey: 'mallory-key-2b8e1d', accountId: 'mallory' };
@@ -28,23 +27,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
   workdir = await mkdtemp(path.join(tmpdir(), 'vigil-sandbox-e2e-'));
-  const child = spawn(
-    process.execPath,
-    [VIGIL_BIN, 'server', '--port', '0', '--data', path.join(workdir, 'data'), '--api-key', VICTIM.apiKey, '--account-id', VICTIM.accountId, '--api-key', MALLORY.apiKey, '--account-id', MALLORY.accountId],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, VIGIL_SERVICE_ONLY_SECRET: 'server-environment-secret' } },
+  service = await startVigilServer(
+    ['--data', path.join(workdir, 'data'), '--api-key', VICTIM.apiKey, '--account-id', VICTIM.accountId, '--api-key', MALLORY.apiKey, '--account-id', MALLORY.accountId],
+    { env: { ...process.env, VIGIL_SERVICE_ONLY_SECRET: 'server-environment-secret' } },
   );
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}: ${stderr}`)));
-  });
-  service = { child, url, stderr: () => stderr };
 }, 60_000);
 
 afterAll(async () => {
@@ -66,11 +52,11 @@ async function createCheck(tenant: typeof VICTIM, name: string, setupScript: str
 type Result = { hasFailures: boolean; apiCheckResult: { requestError: string | null; jobLog: { setup: Array<{ msg: string }> } } | null };
 
 async function results(tenant: typeof VICTIM, checkId: string, atLeast: number): Promise<Result[]> {
-  return waitFor(async () => {
+  return waitFor(`${atLeast} final results of check ${checkId}`, async () => {
     const response = await fetch(`${service.url}/v1/check-results/${checkId}?limit=100&resultType=FINAL`, { headers: { authorization: `Bearer ${tenant.apiKey}` } });
     const list = (await response.json()) as Result[];
     return list.length >= atLeast ? list : undefined;
-  }, 90_000);
+  });
 }
 
 describe('vigil server runs scripts of different tenants in a sandbox', () => {

@@ -58,8 +58,13 @@ export function targetEnv(url: string, extra: Readonly<Record<string, string>> =
  * `vigil server --port 0 ARGS…` as a child process, resolved with its URL once it prints its
  * listening line; rejects if it exits first. The caller stops it (`child.kill()`).
  */
-export async function startVigilServer(args: readonly string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startVigilServer(
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<{ child: ChildProcess; url: string; stderr(): string }> {
+  const child = spawn(process.execPath, [VIGIL_BIN, 'server', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -67,9 +72,9 @@ export async function startVigilServer(args: readonly string[]): Promise<{ child
       const match = /listening on (\S+)/.exec(out);
       if (match) resolve(match[1]!);
     });
-    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}`)));
+    child.once('exit', (code) => reject(new Error(`vigil server exited ${code}: ${stderr}`)));
   });
-  return { child, url };
+  return { child, url, stderr: () => stderr };
 }
 
 /** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
+import { waitUntil } from '../__fixtures__/wait.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptRequest } from '../types.js';
 import { createScriptPool, type ScriptPool } from './index.js';
@@ -133,14 +134,6 @@ function scriptProcesses(): Set<number> {
   return found;
 }
 
-async function waitFor(what: string, condition: () => boolean, limitMs = 30_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > limitMs) throw new Error(`gave up waiting for ${what} after ${limitMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('a service killed with -9 while a script runs', () => {
   it('takes the script process with it', async () => {
     const before = scriptProcesses();
@@ -153,8 +146,8 @@ describe('a service killed with -9 while a script runs', () => {
     const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
     const service = spawn(process.execPath, ['--import', tsx, '--input-type=module', '-e', program], { stdio: 'ignore' });
     let spinning: number[] = [];
-    await waitFor('the spinning script process to start', () => (spinning = [...scriptProcesses()].filter((pid) => !before.has(pid))).length > 0);
+    await waitUntil('the spinning script process to start', () => (spinning = [...scriptProcesses()].filter((pid) => !before.has(pid))).length > 0);
     service.kill('SIGKILL');
-    await waitFor('the script process to die with the service', () => spinning.every((pid) => !scriptProcesses().has(pid)));
+    await waitUntil('the script process to die with the service', () => spinning.every((pid) => !scriptProcesses().has(pid)));
   });
 });

@@ -7,9 +7,10 @@
  * it (.ci/run), so there they are required; elsewhere they run when the machine allows.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntil } from '../__fixtures__/wait.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_LIMITS, describeSandbox, sandboxCommand, signalOf, sandboxSupport, type SandboxLimits, type SandboxSupport } from './sandbox.js';
 
@@ -139,7 +140,7 @@ describe.runIf(machine.setpriv !== null)('the tie to the parent (setpriv --pdeat
     const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
     expect(isAlive(pid)).toBe(true);
     parent.kill('SIGKILL');
-    await waitFor('the sandboxed process to die with its parent', () => !isAlive(pid));
+    await waitUntil('the sandboxed process to die with its parent', () => !isAlive(pid));
   });
 });
 
@@ -149,14 +150,6 @@ function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function waitFor(what: string, condition: () => boolean, limitMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > limitMs) throw new Error(`gave up waiting for ${what} after ${limitMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -186,7 +179,6 @@ probe('write /usr', () => fs.writeFileSync('/usr/planted', 'x'));
   });
 
   it.runIf(machine.bubblewrap !== null)('takes a detached child down with the run', async () => {
-    const marker = tempDir('vigil-sandbox-marker-');
     const ended = await runSandboxed(
       `const child = require('node:child_process').spawn('/bin/sh', ['-c', 'sleep 300'], { detached: true, stdio: 'ignore' }); child.unref(); console.log(child.pid);`,
       isolated,
@@ -194,14 +186,12 @@ probe('write /usr', () => fs.writeFileSync('/usr/planted', 'x'));
     );
     expect(ended.code).toBe(0);
     // The pid is the namespace's own; what matters is that no `sleep 300` of the sandbox's uid is left.
-    await waitFor('the detached child to be gone with its namespace', () => !sandboxSleepers());
-    expect(marker).toBeTruthy();
+    await waitUntil('the detached child to be gone with its namespace', () => !sandboxSleepers());
   });
 });
 
 /** Whether a `sleep 300` run by a sandbox uid is still alive anywhere on the machine. */
 function sandboxSleepers(): boolean {
-  const { readdirSync, readFileSync, statSync } = require('node:fs') as typeof import('node:fs');
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .some((pid) => {
