@@ -70,13 +70,11 @@ describe('pacing against the rate limit', () => {
     try {
       const statuses: Array<number | undefined> = [];
       const client = service.client({ pacing: budget, concurrency: 10, onAttempt: (attempt) => statuses.push(attempt.status) });
-      const startedAt = performance.now();
       await Promise.all(names(200, 'budget').map((name) => client.checks.createApi(apiCheckBody(name))));
-      const elapsedSeconds = (performance.now() - startedAt) / 1000;
+      // That nothing waits for the token bucket once the budget is known is proved on a fake clock
+      // (service-budget.test.ts); here, that spending it at once meets no 429.
       expect(statuses.filter((status) => status === 429)).toEqual([]);
-      // The token bucket alone would send 10 at once, then one every 61 ms: 190 × 61 ms ≈ 11.6 s.
-      // Reading the reported budget, nothing waits; the margin is for a loaded 2-core box.
-      expect(elapsedSeconds).toBeLessThan(6);
+      expect(statuses).toHaveLength(200);
     } finally {
       await service.close();
     }

@@ -99,7 +99,7 @@ describe('vigil server after kill -9 during a run', () => {
     const results = (url: string) => get<Array<{ checkRunId: number; runLocation: string; resultType: string }>>(`${url}/v1/check-results/${checkId}?limit=100&resultType=ALL`);
 
     // The first slot fails; its alert is pending while the receiver answers 503.
-    await waitFor(async () => (attempts.length > 0 ? true : undefined), 2 * PERIOD_S * 1000 + 15_000);
+    await waitFor("the first slot's alert delivery attempt", async () => (attempts.length > 0 ? true : undefined));
     const before = await results(service.url);
     expect(before.length).toBeGreaterThanOrEqual(1);
 
@@ -115,11 +115,11 @@ describe('vigil server after kill -9 during a run', () => {
     receiverUp = true;
 
     service = await startVigilServer(['--data', dataDir]);
-    const after = await waitFor(async () => {
+    const after = await waitFor('two results across the restart', async () => {
       const found = await results(service!.url);
       return found.length >= 2 ? found : undefined;
-    }, 2 * PERIOD_S * 1000 + 15_000);
-    await waitFor(async () => (attempts.some((attempt) => attempt.accepted) ? true : undefined), 30_000);
+    });
+    await waitFor('an accepted alert delivery after the restart', async () => (attempts.some((attempt) => attempt.accepted) ? true : undefined));
 
     // No slot twice; between the first and the last result at most one slot (the one cut short) is missing.
     const runIds = after.map((result) => result.checkRunId).sort((a, b) => a - b);

@@ -41,9 +41,7 @@ async function get<T>(base: string, pathname: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-const until = (condition: () => boolean, what: string) => waitFor(async () => (condition() ? true : undefined), 25_000, 200).catch(() => {
-  throw new Error(`timed out waiting for ${what}`);
-});
+const until = (condition: () => boolean, what: string) => waitFor(what, async () => (condition() ? true : undefined), { intervalMs: 200 });
 
 beforeAll(async () => {
   target = createServer((request, response) => {

@@ -50,7 +50,6 @@ describe('loading a project whose top-level await does not settle', () => {
       'checks/stuck.monitor.ts': "import { ApiCheck } from 'vigil/constructs';\nawait new Promise(() => {});\nnew ApiCheck('never', { name: 'Never', request: { url: 'https://example.com/' } });\n",
       'checks/z.monitor.ts': 'export {};\n',
     });
-    const started = Date.now();
     const result = await vigil(['validate'], { cwd: root });
     expect(result).toEqual({
       code: 1,
@@ -63,7 +62,6 @@ describe('loading a project whose top-level await does not settle', () => {
       ].join('\n'),
       stderr: '',
     });
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect(existsSync(path.join(root, '.vigil', 'tmp'))).toBe(false);
   });
 

@@ -78,13 +78,13 @@ describe('vigil server --deny-network', () => {
     const state = JSON.parse(await readFile(path.join(project, '.vigil', 'state.json'), 'utf8')) as { resources: Record<string, { remoteId: string }> };
     const url = service.url;
     const [allowed, denied] = await Promise.all(
-      ['api-check.allowed', 'api-check.denied'].map((address) => waitFor(() => finalResult(url, state.resources[address]!.remoteId), 30_000)),
+      ['api-check.allowed', 'api-check.denied'].map((address) => waitFor(`a final result of ${address}`, () => finalResult(url, state.resources[address]!.remoteId))),
     );
     expect(allowed).toMatchObject({ hasFailures: false, apiCheckResult: expect.objectContaining({ requestError: null }) });
     const message = "connection to 127.0.0.2 refused by the service's network policy (--deny-network 127.0.0.2/32)";
     expect(denied).toMatchObject({ hasFailures: true, apiCheckResult: expect.objectContaining({ requestError: message }) });
     expect(deniedConnections).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it.each([
     ['10.0.0.0/33', 'Error: --deny-network: "10.0.0.0/33" is not a CIDR: the prefix length must be a whole number from 0 to 32 for an IPv4 address'],

@@ -221,16 +221,10 @@ new HeartbeatMonitor('beat', { name: 'Beat', period: 1, periodUnit: 'hours', gra
       const listed = await getJson<Array<{ id: string }>>(started.url, `/v1/check-results/${idOf(name)}`);
       return Promise.all(listed.map((result) => getJson<unknown>(started.url, `/v1/check-results/${idOf(name)}/${result.id}`)));
     };
-    await waitFor(async () => ((await results('Echo')).length > 0 && (await results('Host')).length > 0 ? true : undefined), 60_000).catch(() => {
-      throw new Error('timed out waiting for a result of each check');
-    });
-    await waitFor(async () => ((await notifications()).some((item) => item.type === 'SLACK' && item.lastError !== null) ? true : undefined), 60_000).catch(() => {
-      throw new Error('timed out waiting for a Slack notification whose delivery failed');
-    });
+    await waitFor('a result of each check', async () => ((await results('Echo')).length > 0 && (await results('Host')).length > 0 ? true : undefined));
+    await waitFor('a Slack notification whose delivery failed', async () => ((await notifications()).some((item) => item.type === 'SLACK' && item.lastError !== null) ? true : undefined));
     const alerted = (name: string) => hookBodies.some((body) => (JSON.parse(body) as { checkName: string }).checkName === name);
-    await waitFor(async () => (alerted('Echo') && alerted('Host') ? true : undefined), 60_000).catch(() => {
-      throw new Error('timed out waiting for a webhook payload of each failing check');
-    });
+    await waitFor('a webhook payload of each failing check', async () => (alerted('Echo') && alerted('Host') ? true : undefined));
 
     const echoResults = JSON.stringify(await results('Echo'));
     const hostResults = JSON.stringify(await results('Host'));

@@ -60,13 +60,13 @@ describe('vigil server schedules fairly between accounts', () => {
     const base = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
     for (let index = 0; index < 300; index++) await api(KEYS.a, '/v1/checks/api?autoAssignAlerts=false', check(`hang ${index}`, `${base}/hang`));
     // A's runs fill every slot A may hold, and more of A's are due every second behind them.
-    await waitFor(async () => (hanging >= SLOTS_A_MAY_HOLD ? true : undefined), 60_000);
+    await waitFor("account A's runs hanging at the target", async () => (hanging >= SLOTS_A_MAY_HOLD ? true : undefined));
 
     const b = await api<{ id: string }>(KEYS.b, '/v1/checks/api?autoAssignAlerts=false', check('B plain', `${base}/ok`));
-    const results = await waitFor(async () => {
+    const results = await waitFor("a result of account B's check", async () => {
       const found = await api<Array<{ hasFailures: boolean }>>(KEYS.b, `/v1/check-results/${b.id}?limit=10`);
       return found.length > 0 ? found : undefined;
-    }, 90_000);
+    });
     // Taken at B's result: not one of A's runs has ended yet, and A has no result at all.
     const endedAtB = hangsEnded;
     const aStatuses = await api<unknown[]>(KEYS.a, '/v1/check-statuses');

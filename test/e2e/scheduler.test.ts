@@ -75,10 +75,10 @@ describe('vigil server runs checks on their schedule', () => {
     const okId = state.resources['api-check.ok']!.remoteId;
     const offId = state.resources['api-check.off']!.remoteId;
 
-    const first = await waitFor(async () => {
+    const first = await waitFor('two results of the healthy check', async () => {
       const found = await results(service!.url, okId);
       return found.length >= 2 ? found : undefined;
-    }, 45_000);
+    });
     expect(first[0]).toMatchObject({ checkId: okId, resultType: 'FINAL', hasFailures: false, name: 'OK every 10 s' });
     expect((first[0]!.apiCheckResult as { response: { status: number } }).response.status).toBe(200);
     // One location per slot, rotating.
@@ -88,10 +88,10 @@ describe('vigil server runs checks on their schedule', () => {
     await new Promise((resolve) => service!.child.once('exit', resolve));
     const before = first.length;
     service = await startService(dataDir);
-    const after = await waitFor(async () => {
+    const after = await waitFor('two more results of the healthy check', async () => {
       const found = await results(service!.url, okId);
       return found.length >= before + 2 ? found : undefined;
-    }, 45_000);
+    });
     const runs = after.map((result) => `${String(result.checkRunId)}@${String(result.runLocation)}`);
     expect(new Set(runs).size).toBe(runs.length);
     expect(await results(service.url, offId)).toEqual([]);

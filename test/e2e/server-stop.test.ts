@@ -98,7 +98,7 @@ describe('vigil server stopped with a run and a delivery in flight', () => {
     expect(state.resources['api-check.fail']).toBeDefined();
 
     // Both in flight: the failing check's alert held by the receiver, a run held by the slow target.
-    await waitFor(async () => (held.length > 0 && slowRequests > 0 ? true : undefined), 60_000);
+    await waitFor('a delivery held at the receiver and a request at the slow target', async () => (held.length > 0 && slowRequests > 0 ? true : undefined));
     const inFlight = deliveries[0]!.id;
     const stopped = await stop(first);
     expect(stopped.output).not.toMatch(/database connection is not open/i);
@@ -109,7 +109,7 @@ describe('vigil server stopped with a run and a delivery in flight', () => {
     // The same data directory: the delivery cut off by the stop is attempted again and answered.
     holdDeliveries = false;
     const second = await start(dataDir);
-    await waitFor(async () => (deliveries.some((delivery) => delivery.id === inFlight && delivery.answered) ? true : undefined), 60_000);
+    await waitFor('the delivery cut short by the stop, answered after the restart', async () => (deliveries.some((delivery) => delivery.id === inFlight && delivery.answered) ? true : undefined));
     const restopped = await stop(second);
     expect(restopped.output).not.toMatch(/database connection is not open/i);
     expect({ code: restopped.code, signal: restopped.signal }).toEqual({ code: 0, signal: null });

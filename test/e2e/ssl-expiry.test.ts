@@ -94,10 +94,10 @@ describe('a channel with sslExpiry', () => {
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
 
-    await waitFor(async () => (deliveries.length >= 1 ? true : undefined), 25_000, 200);
+    await waitFor('the ALERT_SSL delivery', async () => (deliveries.length >= 1 ? true : undefined), { intervalMs: 200 });
     // Another run after the first alert: still one alert, because it is once a day.
     const runsAtAlert = runs;
-    await waitFor(async () => (runs >= runsAtAlert + 1 ? true : undefined), 30_000, 200);
+    await waitFor('another run after the first alert', async () => (runs >= runsAtAlert + 1 ? true : undefined), { intervalMs: 200 });
 
     const certificateEnd = Date.parse('2026-12-01T08:52:56Z');
     const expectedDays = Math.floor((certificateEnd - Date.now()) / 86_400_000);
@@ -114,5 +114,5 @@ describe('a channel with sslExpiry', () => {
     const status = (await response.json()) as { sslDaysRemaining: number | null; hasFailures: boolean };
     expect(status.hasFailures).toBe(false);
     expect(Math.abs(status.sslDaysRemaining! - expectedDays)).toBeLessThanOrEqual(1);
-  }, 90_000);
+  }, 180_000);
 });

@@ -77,14 +77,18 @@ export async function startVigilServer(
   return { child, url, stderr: () => stderr };
 }
 
-/** Polls `probe` until it returns a value (not undefined), or fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs: number, intervalMs = 300): Promise<T> {
+/**
+ * Polls `probe` until it returns a value (not undefined). The limit is generous (a loaded 2-core box
+ * is slow, and only a broken build ever waits it out); the failure names `what` was awaited.
+ */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 90_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 300));
   }
 }
 

@@ -136,13 +136,11 @@ describe('Transport', () => {
 
   it('times out a service that never answers', async () => {
     const { baseUrl, seen } = await listen([() => undefined]);
-    const startedAt = performance.now();
     const error = await transport(baseUrl, { timeoutMs: 100, retry: { attempts: 1 } })
       .request({ method: 'GET', path: '/v1/checks/c-1', endpoint: 'checks.get' })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ status: undefined, endpoint: 'checks.get', attempts: 1, timeoutMs: 100 });
-    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(95);
     expect(seen).toHaveLength(1);
   });
 

@@ -128,9 +128,8 @@ describe('retries', () => {
     const controller = new AbortController();
     const runner = createRunner({ executors: [scripted(ALWAYS)] });
     setTimeout(() => controller.abort(), 50);
-    const started = performance.now();
+    // The backoff is twice the test's own timeout: only a cancel that ends the wait gets here.
     const outcome = await runner.run(check(strategy('FIXED', { baseBackoffSeconds: 60 })), { ...context, signal: controller.signal });
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(outcome.final.resultType).toBe('FINAL');
   });
 });

@@ -133,11 +133,11 @@ new BrowserCheck('home', {
       skewMs = 0;
     };
     skewMs = 61_000;
-    const result = await waitFor(async () => {
+    const result = await waitFor('a result of the scheduled browser check', async () => {
       const response = await fetch(`${server.url}/v1/check-results/${String(checks[0]!.id)}?resultType=ALL`, { headers: { authorization: 'Bearer vigil-local' } });
       const results = (await response.json()) as Array<Record<string, unknown>>;
       return results[0];
-    }, 90_000, 500);
+    }, { intervalMs: 500 });
     expect(result).toMatchObject({ hasFailures: false, hasErrors: false, runLocation: 'eu-west-1' });
     expect(result.browserCheckResult).toMatchObject({ type: 'PLAYWRIGHT', errors: [] });
   }, 180_000);

@@ -136,10 +136,10 @@ describe('DnsMonitor', () => {
       expect(responder.asked).toContain('tcp MX shop.test');
 
       // The scheduler's first run of api-a is due 20..30 s after the file was written.
-      const stored = await waitFor(async () => {
+      const stored = await waitFor('a stored result of the scheduled DNS monitor', async () => {
         const list = await get<Array<{ hasFailures: boolean; dnsCheckResult?: { response: { jsonAnswer: { Answer: Array<{ data: string }> } } } }>>(`/v1/check-results/${String(api!.id)}?limit=10`);
         return list.length > 0 ? list : undefined;
-      }, 60_000, 1000);
+      }, { intervalMs: 1000 });
       expect(stored[0]).toMatchObject({ hasFailures: false, dnsCheckResult: { response: { jsonAnswer: { Answer: [{ data: '192.0.2.10' }] } } } });
       const analytics = await get<{ checkType: string; series: Array<{ data: Array<Record<string, number | null>> }> }>(`/v1/analytics/dns/${String(api!.id)}?metrics=total,total_p95,availability`);
       expect(analytics.checkType).toBe('DNS');

@@ -116,20 +116,20 @@ describe('HeartbeatMonitor', () => {
       expect(JSON.parse(test.stdout).results).toEqual([expect.objectContaining({ address: 'heartbeat-monitor.backup', checkType: 'HEARTBEAT', status: 'skipped' })]);
 
       // 30 s after the ping, with no other: one failing result and one failure alert.
-      const failing = await waitFor(async () => {
+      const failing = await waitFor('a failing result of the missed heartbeat', async () => {
         const results = await get<Result[]>(`/v1/check-results/${check!.id}?limit=10`);
         return results.some((result) => result.hasFailures) ? results : undefined;
-      }, 45_000, 500);
+      }, { intervalMs: 500 });
       const missed = failing.filter((result) => result.hasFailures);
       for (const result of missed) expect(result.error).toBe('No ping received within 30 seconds (period) + 0 seconds (grace)');
-      await waitFor(async () => (alerts.length >= 1 ? true : undefined), 10_000);
+      await waitFor('the ALERT_FAILURE webhook', async () => (alerts.length >= 1 ? true : undefined));
       // One alert per incident, however many windows a slow machine let pass.
       expect(alerts).toEqual([{ type: 'ALERT_FAILURE', check: 'Nightly backup', result: expect.any(String) }]);
       expect(missed.map((result) => result.id)).toContain(alerts[0]!.result);
 
       // A ping, late, recovers the check.
       expect((await fetch(pingUrl, { method: 'POST' })).status).toBe(200);
-      await waitFor(async () => (alerts.length >= 2 ? true : undefined), 10_000);
+      await waitFor('the ALERT_RECOVERY webhook', async () => (alerts.length >= 2 ? true : undefined));
       expect(alerts.map((alert) => alert.type)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
       const [record] = await get<Array<{ events: Array<{ state: string; source: string; userAgent: string }> }>>(`/v1/checks/heartbeats/${check!.id}/events`);
       expect(record!.events.map((event) => [event.state, event.source])).toEqual([['LATE', 'HTTP POST'], ['RECEIVED', 'HTTP GET']]);

@@ -141,11 +141,11 @@ new PlaywrightCheck('api-suite', {
       skewMs = 0;
     };
     skewMs = 11 * 60_000;
-    const result = await waitFor(async () => {
+    const result = await waitFor('a result of the scheduled smoke suite', async () => {
       const response = await fetch(`${server.url}/v1/check-results/${String(smoke!.id)}?resultType=ALL`, { headers: { authorization: 'Bearer vigil-local' } });
       const results = (await response.json()) as Array<Record<string, unknown>>;
       return results[0];
-    }, 90_000, 500);
+    }, { intervalMs: 500 });
     expect(result).toMatchObject({ hasFailures: false, hasErrors: false, runLocation: 'eu-west-1' });
     expect(result.multiStepCheckResult).toMatchObject({ errors: [], tests: [expect.objectContaining({ title: 'health answers @pass', status: 'passed' })] });
 

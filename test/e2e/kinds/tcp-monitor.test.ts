@@ -117,10 +117,10 @@ describe('TcpMonitor', () => {
 
       // The scheduler runs it every 10 s; its phases feed the tcp-checks analytics.
       const checkId = String(check!.id);
-      await waitFor(async () => {
+      await waitFor('a result of the scheduled TCP monitor', async () => {
         const results = await get<unknown[]>(`/v1/check-results/${checkId}?limit=10`);
         return results.length > 0 ? results : undefined;
-      }, 15_000);
+      });
       const analytics = await get<{ series: Array<{ data: Array<Record<string, number | null>> }> }>(`/v1/analytics/tcp-checks/${checkId}?metrics=total,dns,connection,data,availability`);
       const row = analytics.series[0]!.data[0]!;
       for (const metric of ['total', 'dns', 'connection', 'data']) expect(typeof row[metric], metric).toBe('number');

@@ -73,13 +73,30 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
       answers: answers as dnsPacket.Answer[],
     });
   };
-  const later = (send: () => void) => (options.delayMs ? setTimeout(send, options.delayMs) : send());
+  // Replies held back by delayMs are cancelled on close: sending on a closed socket throws
+  // ERR_SOCKET_DGRAM_NOT_RUNNING outside any test, which fails the whole run.
+  let closed = false;
+  const pending = new Set<NodeJS.Timeout>();
+  const later = (send: () => void) => {
+    if (!options.delayMs) return send();
+    const timer = setTimeout(() => {
+      pending.delete(timer);
+      if (!closed) send();
+    }, options.delayMs);
+    pending.add(timer);
+  };
+  // Anything that goes wrong on the responder's side fails close(), so a test sees it.
+  const failures: Error[] = [];
+  const fail = (error: Error | null) => {
+    if (error) failures.push(error);
+  };
 
   const bindUdp = async (): Promise<dgram.Socket> => {
     const socket = dgram.createSocket('udp4');
+    socket.on('error', fail);
     socket.on('message', (message, remote) => {
       const reply = answer(message, 'udp');
-      if (reply) later(() => socket.send(reply, remote.port, remote.address));
+      if (reply) later(() => socket.send(reply, remote.port, remote.address, fail));
     });
     await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
     return socket;
@@ -88,7 +105,11 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
   const tcp = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => {});
+    // A client that gave up (a timed-out lookup, a closed test) resets its connection: that is the
+    // client's business, not a fault of the responder.
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') fail(error);
+    });
     let received = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       received = Buffer.concat([received, chunk]);
@@ -98,7 +119,9 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
         if (reply) {
           const length = Buffer.alloc(2);
           length.writeUInt16BE(reply.length);
-          later(() => socket.write(Buffer.concat([length, reply])));
+          later(() => {
+            if (!socket.destroyed) socket.write(Buffer.concat([length, reply]));
+          });
         }
       }
     });
@@ -118,8 +141,12 @@ export async function startDnsResponder(options: DnsResponderOptions): Promise<D
         port,
         asked,
         close: async () => {
+          closed = true;
+          for (const timer of pending) clearTimeout(timer);
+          pending.clear();
           for (const socket of sockets) socket.destroy();
           await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
+          if (failures.length > 0) throw new AggregateError(failures, `the DNS responder failed: ${failures.map((error) => error.message).join('; ')}`);
         },
       };
     }

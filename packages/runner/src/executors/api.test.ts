@@ -161,21 +161,16 @@ describe('API executor against real loopback targets', () => {
   });
 
   it('aborts a target that never answers at maxResponseTime and fails with overMaxResponseTime', async () => {
-    const started = performance.now();
     const result = await run(apiCheck({ url: `${target.url}/hang` }, { maxResponseTime: 300 }));
-    const elapsed = performance.now() - started;
     expect(result).toMatchObject({ hasFailures: true, hasErrors: false, overMaxResponseTime: true });
     expect(result.apiCheckResult!.requestError).toBe('no complete response within maxResponseTime (300 ms)');
     expect(result.responseTime).toBeGreaterThanOrEqual(300);
-    expect(elapsed).toBeLessThan(2_000);
   });
 
   it('ends a run promptly when its signal aborts mid-request (vigil test --timeout, Ctrl-C)', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const started = performance.now();
     const result = await run(apiCheck({ url: `${target.url}/hang` }, { maxResponseTime: 20_000 }), { ...context, signal: controller.signal });
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(result).toMatchObject({ resultType: 'FINAL', hasFailures: true, hasErrors: false, overMaxResponseTime: false });
     expect(result.error).toBe('the run was cancelled before the response arrived');
   });

@@ -107,7 +107,8 @@ describe.concurrent('Playwright check suites', { timeout: 120_000 }, () => {
       const body = 'await request.get(health(process.env.BASE_URL!));';
       const { final } = await guarded.run(suite(body), { location: 'eu-west-1', variables: variables() });
       expect(final.error).toContain("connection to 127.0.0.1 refused by the service's network policy (--deny-network 127.0.0.1/32)");
-      expect(final.responseTime).toBeLessThan(30_000);
+      // Ended by the denial, not by the 30 s spec timeout.
+      expect(final.error).not.toContain('did not finish within');
     } finally {
       await guarded.close();
     }

@@ -78,8 +78,7 @@ describe('TCP executor against loopback servers', () => {
 
   it('passes on an open connection alone when there is nothing to send or assert on', async () => {
     const result = await run(tcpMonitor({ port: port.hang }, { maxResponseTime: 2000 }));
-    expect(result.hasFailures).toBe(false);
-    expect(result.responseTime).toBeLessThan(1000);
+    expect(result).toMatchObject({ hasFailures: false, overMaxResponseTime: false });
   });
 
   it('runs a payload whose alert channels are not created yet, as vigil test sends it (their ids null)', async () => {

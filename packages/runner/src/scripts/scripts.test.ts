@@ -169,7 +169,6 @@ describe('setup scripts', () => {
     setTimeout(() => controller.abort(), 50);
     const outcome = await pool.runSetup({ code: 'await new Promise(() => {})', request: request(), env: {}, signal: controller.signal });
     expect(outcome.failure).toBe('aborted');
-    expect(outcome.durationMs).toBeLessThan(2_000);
   });
 });
 

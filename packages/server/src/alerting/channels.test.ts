@@ -129,9 +129,7 @@ describe('sendToChannel', () => {
   it('gives up on a receiver that does not answer within the timeout', async () => {
     const silent = createServer(() => undefined);
     const url = await new Promise<string>((resolve) => silent.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`)));
-    const started = Date.now();
     await expect(sendToChannel('WEBHOOK', { url }, context, { timeoutMs: 300 })).rejects.toThrow('the receiver did not answer in time');
-    expect(Date.now() - started).toBeLessThan(2000);
     silent.closeAllConnections();
     await new Promise((resolve) => silent.close(resolve));
   });
