@@ -106,8 +106,8 @@ describe('vigil server runs checks on their schedule', () => {
     expect(status.stderr).toBe('');
     expect(status.code).toBe(0);
     const rows = status.stdout.trimEnd().split('\n');
-    expect(rows[0]).toMatch(/^ADDRESS\s+NAME\s+STATUS\s+LAST RUN\s+LOCATION$/);
-    expect(rows[1]).toMatch(/^api-check\.off\s+Deactivated\s+no runs yet$/);
+    expect(rows[0]).toMatch(/^ADDRESS\s+NAME\s+STATUS\s+LAST RUN\s+LOCATION\s+NOTE$/);
+    expect(rows[1]).toMatch(/^api-check\.off\s+Deactivated\s+no runs yet\s+deactivated$/);
     expect(rows[2]).toMatch(/^api-check\.ok\s+OK every 10 s\s+passing\s+\d{4}-\d\d-\d\dT\S+\s+(eu-west-1|us-east-1)$/);
     expect(hits).toBeGreaterThanOrEqual(after.length);
   }, 150_000);

@@ -18,12 +18,8 @@ export async function printPingUrls(session: Session, state: Pick<StateDocument,
   const lines: string[] = [];
   for (const [address, resource] of heartbeats) {
     try {
-      const check = (await session.calls.call('checks.get', { params: { id: resource.remoteId } })) as { heartbeat?: { pingToken?: unknown; pingUrl?: unknown } };
-      const token = check.heartbeat?.pingToken;
-      const url = servicePingUrl(check.heartbeat?.pingUrl);
-      // The token is remote data: only a plain token goes into a URL printed to a terminal.
-      const built = typeof token === 'string' && /^[A-Za-z0-9_-]+$/.test(token) ? `${base}/ping/${token}` : undefined;
-      lines.push(`  ${address}: ${url ?? built ?? 'the service returned no ping token'}`);
+      const check = (await session.calls.call('checks.get', { params: { id: resource.remoteId } })) as HeartbeatCheck;
+      lines.push(`  ${address}: ${pingUrlOf(base, check) ?? 'the service returned no ping token'}`);
     } catch (error) {
       lines.push(`  ${address}: could not read its ping URL: ${redact(error instanceof Error ? error.message : String(error))}`);
     }
@@ -32,6 +28,18 @@ export async function printPingUrls(session: Session, state: Pick<StateDocument,
   out('Ping URLs (call one from the job when it succeeds; append /fail when it fails):');
   for (const line of lines) out(line);
   if (session.target.embedded) out('  (the embedded service stops with this command: point VIGIL_API_URL at a vigil server to keep receiving pings)');
+}
+
+export interface HeartbeatCheck {
+  heartbeat?: { pingToken?: unknown; pingUrl?: unknown } | null;
+}
+
+/** Where a heartbeat monitor takes pings (`apply`, `status` and `state show` print it), if the service said. */
+export function pingUrlOf(baseUrl: string, check: HeartbeatCheck): string | undefined {
+  const token = check.heartbeat?.pingToken;
+  // The token is remote data: only a plain token goes into a URL printed to a terminal.
+  const built = typeof token === 'string' && /^[A-Za-z0-9_-]+$/.test(token) ? `${baseUrl.replace(/\/+$/, '')}/ping/${token}` : undefined;
+  return servicePingUrl(check.heartbeat?.pingUrl) ?? built;
 }
 
 /**

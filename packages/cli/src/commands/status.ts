@@ -1,34 +1,56 @@
 /**
- * `vigil status`: how the project's managed checks are doing on the service (GET /v1/check-statuses),
- * one line per check in state: passing, degraded, failing, or not run yet.
+ * `vigil status`: how the project's managed checks and monitors are doing on the service, one line
+ * per check in state: passing, degraded, failing, or not run yet; muted, deactivated or in a
+ * maintenance window when so; why the last failing run failed; a heartbeat's ping URL.
  */
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { loadFromCommand } from './validate.js';
 
-interface StatusLine {
+export interface StatusLine {
   address: string;
+  kind: string;
   name: string;
   remoteId: string;
   state: 'passing' | 'degraded' | 'failing' | 'no runs yet';
+  /** Alerts are silenced: the check is muted, or an active maintenance window covers it. */
+  muted: boolean;
+  inMaintenance: boolean;
+  activated: boolean;
+  /** Why the last failing run failed; null unless the check is failing. */
+  reason: string | null;
   lastRunLocation: string | null;
   lastRunAt: string | null;
   sslDaysRemaining: number | null;
+  /** A heartbeat monitor's ping URL; null for other kinds. */
+  pingUrl: string | null;
+}
+
+interface RemoteCheck {
+  id?: unknown;
+  name?: unknown;
+  muted?: unknown;
+  activated?: unknown;
+  tags?: unknown;
+  groupId?: unknown;
+  heartbeat?: { pingToken?: unknown; pingUrl?: unknown } | null;
 }
 
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description("show whether each of the project's managed checks is passing, degraded or failing on the service")
-    .option('--json', 'print a JSON array of {address, name, remoteId, state, lastRunLocation, lastRunAt, sslDaysRemaining}')
+    .description("show whether each of the project's managed checks and monitors is passing, degraded or failing on the service")
+    .option('--json', 'print a JSON array of {address, kind, name, remoteId, state, muted, inMaintenance, activated, reason, lastRunLocation, lastRunAt, sslDaysRemaining, pingUrl}')
     .addHelpText(
       'after',
       [
         '',
-        'Reads the checks vigil manages from state and their statuses from the service (one call).',
-        'Needs a service that runs checks: VIGIL_API_URL and VIGIL_API_KEY (a `vigil server`, or the',
-        'hosted service); the embedded service of plan/apply never runs checks.',
-        'Exits 1 when any check is failing.',
+        'Lists every check and monitor vigil manages (API, browser, multi-step, Playwright, heartbeat, TCP,',
+        'URL and DNS), reading them from state and their statuses from the service. Needs a service that',
+        'runs checks: VIGIL_API_URL and VIGIL_API_KEY (a `vigil server`, or the hosted service); the',
+        'embedded service of plan/apply never runs checks.',
+        'Exits 1 when any check is failing (muted ones and ones in maintenance too: they fail, they only',
+        'do not alert), 0 otherwise.',
       ].join('\n'),
     )
     .action(async (options: { json?: boolean }, command: Command) => {
@@ -38,7 +60,7 @@ export function registerStatus(program: Command): void {
         throw new CliError('vigil status needs a service that runs checks: set VIGIL_API_URL and VIGIL_API_KEY (the embedded service of plan/apply never runs them)');
       }
       const target = await resolveTarget({ root: loaded.root, configApi: loaded.config?.api });
-      const { createLocalBackend, DEFAULT_STATE_PATH, isStateError, printable } = await import('@vigil/engine');
+      const { ADAPTERS, createLocalBackend, DEFAULT_STATE_PATH, isStateError, printable } = await import('@vigil/engine');
       const path = await import('node:path');
       const backend = createLocalBackend({ path: path.resolve(loaded.root, loaded.config?.state?.path ?? DEFAULT_STATE_PATH), unlockCommand: 'vigil state unlock --force' });
       let state;
@@ -48,49 +70,102 @@ export function registerStatus(program: Command): void {
         if (isStateError(error)) throw new CliError((error as Error).message, { cause: error });
         throw error;
       }
+      // Which kinds are checks is the engine's knowledge (one adapter per kind), not a naming rule.
       const checks = Object.entries(state?.resources ?? {})
-        .filter(([, resource]) => resource.kind.endsWith('-check'))
+        .filter(([, resource]) => ADAPTERS[resource.kind as keyof typeof ADAPTERS]?.isCheck === true)
         .sort(([a], [b]) => a.localeCompare(b));
       if (checks.length === 0) {
+        await target.close();
         process.stdout.write('No managed checks: run vigil apply first.\n');
         return;
       }
       const { createClient, ApiError } = await import('@vigil/client');
+      const { isInMaintenance } = await import('@vigil/server/maintenance');
+      const { failureReason } = await import('../testing/outcome.js');
+      const { pingUrlOf } = await import('../heartbeat-urls.js');
       const client = createClient({ baseUrl: target.baseUrl, apiKey: target.apiKey, accountId: target.accountId || undefined, ...(target.pacing === undefined ? {} : { pacing: target.pacing }) });
-      let statuses;
+      let lines: StatusLine[];
       try {
-        statuses = await client.checkStatuses.list();
+        const [statuses, remoteChecks, groups, windows] = await Promise.all([
+          client.checkStatuses.list(),
+          collect(client.checks.listAll() as AsyncIterable<RemoteCheck>),
+          collect(client.checkGroups.listAll() as AsyncIterable<{ id?: unknown; tags?: unknown }>),
+          collect(client.maintenanceWindows.listAll()),
+        ]);
+        const statusById = new Map(statuses.map((status) => [status.checkId, status]));
+        const checkById = new Map(remoteChecks.map((check) => [String(check.id), check]));
+        const groupTags = new Map(groups.map((group) => [String(group.id), strings(group.tags)]));
+        const now = Date.now();
+        lines = await Promise.all(
+          checks.map(async ([address, resource]): Promise<StatusLine> => {
+            const remoteId = String(resource.remoteId);
+            const status = statusById.get(remoteId);
+            const remote = checkById.get(remoteId);
+            const tags = [...strings(remote?.tags), ...(remote?.groupId == null ? [] : (groupTags.get(String(remote.groupId)) ?? []))];
+            const failing = status !== undefined && (status.hasFailures || status.hasErrors);
+            return {
+              address,
+              kind: resource.kind,
+              name: status?.name ?? String(remote?.name ?? (resource.applied as { name?: unknown } | undefined)?.name ?? ''),
+              remoteId,
+              state: !status ? 'no runs yet' : failing ? 'failing' : status.isDegraded ? 'degraded' : 'passing',
+              muted: remote?.muted === true,
+              inMaintenance: isInMaintenance(windows, tags, now),
+              activated: remote?.activated !== false,
+              reason: failing ? await lastFailure(client, remoteId, failureReason) : null,
+              lastRunLocation: status?.lastRunLocation ?? null,
+              lastRunAt: status?.updated_at ?? null,
+              sslDaysRemaining: status?.sslDaysRemaining ?? null,
+              pingUrl: resource.kind === 'heartbeat-monitor' && remote ? (pingUrlOf(target.baseUrl, remote) ?? null) : null,
+            };
+          }),
+        );
       } catch (error) {
         if (error instanceof ApiError) throw new CliError(`cannot read check statuses from ${target.baseUrl}: ${error.message}`, { cause: error });
         throw error;
       } finally {
         await target.close();
       }
-      const byId = new Map(statuses.map((status) => [status.checkId, status]));
-      const lines: StatusLine[] = checks.map(([address, resource]) => {
-        const status = byId.get(String(resource.remoteId));
-        const name = status?.name ?? String((resource.applied as { name?: unknown } | undefined)?.name ?? '');
-        return {
-          address,
-          name,
-          remoteId: String(resource.remoteId),
-          state: !status ? 'no runs yet' : status.hasFailures || status.hasErrors ? 'failing' : status.isDegraded ? 'degraded' : 'passing',
-          lastRunLocation: status?.lastRunLocation ?? null,
-          lastRunAt: status?.updated_at ?? null,
-          sslDaysRemaining: status?.sslDaysRemaining ?? null,
-        };
-      });
       if (options.json) process.stdout.write(`${JSON.stringify(lines, null, 2)}\n`);
       else process.stdout.write(table(lines, printable));
       if (lines.some((line) => line.state === 'failing')) process.exitCode = 1;
     });
 }
 
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+type Client = ReturnType<typeof import('@vigil/client').createClient>;
+
+/** The newest failing FINAL result's reason, worded as `vigil test` words it. */
+async function lastFailure(client: Client, checkId: string, reasonOf: (result: never) => string): Promise<string> {
+  const page = await client.checkResults.pageNewestFirst(checkId, { limit: 1, hasFailures: true });
+  const [newest] = page.entries;
+  return newest ? reasonOf(newest as never) : 'the last run failed';
+}
+
+/** What the NOTE column says: why alerts are silent, and why the check does not run. */
+function note(line: StatusLine): string {
+  return [line.activated ? '' : 'deactivated', line.muted ? 'muted' : '', line.inMaintenance ? 'in maintenance' : ''].filter(Boolean).join(', ');
+}
+
 function table(lines: readonly StatusLine[], printable: (text: string) => string): string {
   const rows = [
-    ['ADDRESS', 'NAME', 'STATUS', 'LAST RUN', 'LOCATION'],
-    ...lines.map((line) => [line.address, printable(line.name), line.state, line.lastRunAt ?? '', line.lastRunLocation ?? '']),
+    ['ADDRESS', 'NAME', 'STATUS', 'LAST RUN', 'LOCATION', 'NOTE'],
+    ...lines.map((line) => [line.address, printable(line.name), line.state, line.lastRunAt ?? '', line.lastRunLocation ?? '', note(line)]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n') + '\n';
+  const out = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  const details = lines.flatMap((line) => [
+    ...(line.reason ? [`  ${line.address}: ${printable(line.reason)}`] : []),
+    ...(line.pingUrl ? [`  ${line.address} ping URL: ${line.pingUrl}`] : []),
+  ]);
+  return [...out, ...(details.length > 0 ? ['', ...details] : [])].join('\n') + '\n';
 }

@@ -57,16 +57,7 @@ export function outcomeOf(run: PlannedRun, outcome: RunOutcome): TestOutcome {
   const { final } = outcome;
   const passed = !final.hasFailures && !final.hasErrors;
   const degraded = passed && final.isDegraded === true;
-  // A DNS monitor's assertions live in its own result part; the report lists them alike.
-  const dnsAssertions = (final.dnsCheckResult as { assertions?: AssertionOutcome[] } | null | undefined)?.assertions;
-  const assertions = (final.apiCheckResult?.assertions ?? dnsAssertions ?? []).map((assertion) => ({
-    source: String(assertion.source),
-    property: assertion.property ?? '',
-    comparison: assertion.comparison ?? '',
-    target: String(assertion.target ?? ''),
-    actual: assertion.actual,
-    passed: assertion.passed,
-  }));
+  const assertions = assertionsOf(final);
   return {
     ...identity(run),
     status: passed ? (degraded ? 'degraded' : 'passed') : 'failed',
@@ -91,6 +82,24 @@ function identity(run: PlannedRun) {
     source: `${spec.source.file}:${spec.source.line}:${spec.source.column}`,
     runLocation: run.location,
   };
+}
+
+function assertionsOf(result: RunResult): AssertionReport[] {
+  // A DNS monitor's assertions live in its own result part; the report lists them alike.
+  const dnsAssertions = (result.dnsCheckResult as { assertions?: AssertionOutcome[] } | null | undefined)?.assertions;
+  return (result.apiCheckResult?.assertions ?? dnsAssertions ?? []).map((assertion) => ({
+    source: String(assertion.source),
+    property: assertion.property ?? '',
+    comparison: assertion.comparison ?? '',
+    target: String(assertion.target ?? ''),
+    actual: assertion.actual,
+    passed: assertion.passed,
+  }));
+}
+
+/** Why a failed run failed, in one line (`vigil test` and `vigil status` word it alike). */
+export function failureReason(result: RunResult): string {
+  return failureMessage(result, assertionsOf(result));
 }
 
 /** The first reason the run failed, most specific first. */
