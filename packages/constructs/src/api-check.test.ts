@@ -122,7 +122,7 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
   [
     'rejects a teardown entrypoint that does not exist',
     { tearDownScript: { entrypoint: './__fixtures__/scripts/missing.ts' } },
-    [error('tearDownScript.entrypoint', `"tearDownScript.entrypoint" file not found: ${FIXTURE_ROOT}/scripts/missing.ts`, 'Entrypoints are resolved relative to the file that creates the construct.')],
+    [error('tearDownScript.entrypoint', `"tearDownScript.entrypoint" file not found: ${FIXTURE_ROOT}/scripts/missing.ts`, 'Entrypoints are resolved relative to the file being loaded (the monitor or check file), as in Checkly.')],
   ],
 ];
 

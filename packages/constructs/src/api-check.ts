@@ -127,7 +127,7 @@ export class ApiCheck extends Construct implements ScriptOwner {
   constructor(logicalId: string, props: ApiCheckProps) {
     super('api-check', logicalId, props);
     this.props = props;
-    this.#scripts = new ScriptSlots(this.project.root, this.source);
+    this.#scripts = new ScriptSlots((file) => this.resolveUserPath(file));
     this.#scripts.add('localSetupScript', props.setupScript, 'setupScript');
     this.#scripts.add('localTearDownScript', props.tearDownScript, 'tearDownScript');
   }

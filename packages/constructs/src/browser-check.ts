@@ -64,7 +64,7 @@ export class BrowserCheck extends Construct implements ScriptOwner {
   constructor(logicalId: string, props: BrowserCheckProps) {
     super('browser-check', logicalId, props);
     this.props = props;
-    this.#scripts = new ScriptSlots(this.project.root, this.source);
+    this.#scripts = new ScriptSlots((file) => this.resolveUserPath(file));
     this.#scripts.add('script', props.code ?? ({} as ScriptSource), 'code');
   }
 

@@ -159,7 +159,7 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
   constructor(logicalId: string, props: CheckGroupV2Props) {
     super('check-group', logicalId, props);
     this.props = props;
-    this.#scripts = new ScriptSlots(this.project.root, this.source);
+    this.#scripts = new ScriptSlots((file) => this.resolveUserPath(file));
     this.#scripts.add('localSetupScript', props.setupScript, 'setupScript');
     this.#scripts.add('localTearDownScript', props.tearDownScript, 'tearDownScript');
   }

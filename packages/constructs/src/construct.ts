@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { formatIssues } from '@vigil/schema';
 import { z } from 'zod';
 import { CONSTRUCT_BRAND } from './brand.js';
@@ -47,6 +48,11 @@ export abstract class Construct {
   /** The Project this construct registered into. */
   readonly project: Project;
   /**
+   * The file the loader was loading when this construct was created (absolute; a monitor or config
+   * file, not a helper module it imports), when the loader says.
+   */
+  readonly loadedFrom: string | undefined;
+  /**
    * The last synthesis, reused by `synth()` after `validate()`: parsing is most of the cost of a
    * large project. Props are not expected to change once the files are loaded; bundled scripts
    * do change, so handing one over drops the cache.
@@ -58,9 +64,20 @@ export abstract class Construct {
     this.kind = kind;
     this.logicalId = logicalId;
     this.address = `${kind}.${logicalId}`;
+    this.loadedFrom = this.project.loadingFile();
     this.source = deferUserSource(new.target);
     this.protect = props?.protect === true;
     this.project.register(this);
+  }
+
+  /**
+   * A path from the user's props as an absolute path. A relative one starts at the directory of the
+   * file being loaded when the construct was created, as Checkly resolves it: a helper module that
+   * makes checks for several monitor files resolves each check's files from the file it serves.
+   * Without a loader (tests), the file that called `new`.
+   */
+  resolveUserPath(file: string): string {
+    return path.resolve(this.project.root, path.dirname(this.loadedFrom ?? this.source.file), file);
   }
 
   /**
@@ -197,7 +214,8 @@ const FIELD_HINTS: Record<string, string> = {
   alertSettings: 'Build it with AlertEscalationBuilder.runBasedEscalation(...) or timeBasedEscalation(...).',
   concurrency: 'concurrency is the number of checks run at once when the group is triggered; at least 1.',
   groupOrder: 'groupOrder is a position in the group, 0 or more.',
-  repeatInterval: 'repeatInterval counts repeatUnits between occurrences; at least 1.',
+  repeatInterval: 'repeatInterval counts repeatUnits between occurrences; between 1 and 365.',
+  timezone: 'Name a zone of the IANA database, e.g. "Europe/Amsterdam" or "America/New_York"; a fixed offset such as "+05:00" cannot follow daylight saving time.',
   sslExpiryThreshold: 'sslExpiryThreshold is a number of days between 1 and 30.',
   endsAt: 'A maintenance window ends after it starts; use repeatUnit and repeatInterval for recurring windows.',
   frequencyOffset: 'frequencyOffset spreads runs over time: 10, 20 or 30 with frequency 0, 1..frequency×10 up to an hour, 1..frequency/60 above.',

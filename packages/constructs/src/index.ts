@@ -6,7 +6,7 @@
 // Plumbing shared with the loader.
 export { CONSTRUCT_BRAND, CONFIG_SOURCE_KEY } from './brand.js';
 export { isConstruct, isRef, isExternalRef, type Ref, type ExternalRef, type ConstructRef } from './ref.js';
-export { Project, withProject, tryCurrentProject } from './project.js';
+export { Project, withProject, tryCurrentProject, LATE_CONSTRUCT_KEY } from './project.js';
 export { Construct, type ConstructProps, type SynthesisResult } from './construct.js';
 export { LOGICAL_ID_PATTERN } from './logical-id.js';
 export { isScriptOwner, type ScriptSource, type ScriptField, type ScriptBundleRequest, type ScriptOwner } from './script.js';

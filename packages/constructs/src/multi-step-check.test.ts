@@ -37,7 +37,7 @@ const rules: Array<[string, Partial<MultiStepCheckProps>, Expected[]]> = [
   [
     'rejects an entrypoint that does not exist',
     { code: { entrypoint: './__fixtures__/scripts/nope.spec.ts' } },
-    [error('code.entrypoint', `"code.entrypoint" file not found: ${FIXTURE_ROOT}/scripts/nope.spec.ts`, 'Entrypoints are resolved relative to the file that creates the construct.')],
+    [error('code.entrypoint', `"code.entrypoint" file not found: ${FIXTURE_ROOT}/scripts/nope.spec.ts`, 'Entrypoints are resolved relative to the file being loaded (the monitor or check file), as in Checkly.')],
   ],
 ];
 

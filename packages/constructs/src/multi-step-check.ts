@@ -61,7 +61,7 @@ export class MultiStepCheck extends Construct implements ScriptOwner {
   constructor(logicalId: string, props: MultiStepCheckProps) {
     super('multistep-check', logicalId, props);
     this.props = props;
-    this.#scripts = new ScriptSlots(this.project.root, this.source);
+    this.#scripts = new ScriptSlots((file) => this.resolveUserPath(file));
     this.#scripts.add('script', props.code ?? ({} as ScriptSource), 'code');
   }
 

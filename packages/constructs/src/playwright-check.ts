@@ -91,7 +91,7 @@ export class PlaywrightCheck extends Construct {
   suiteConfigPath(): string | undefined {
     const configured = this.props.playwrightConfigPath;
     if (typeof configured !== 'string' || configured === '') return undefined;
-    return path.resolve(this.project.root, path.dirname(this.source.file), configured);
+    return this.resolveUserPath(configured);
   }
 
   /** Hands the construct the files the loader bundled (before validation). */

@@ -22,9 +22,24 @@ export class Project {
   readonly #constructs: Construct[] = [];
   readonly #members = new Set<Construct>();
   #config: VigilConfig | undefined;
+  #loadingFile: (() => string | undefined) | undefined;
 
   constructor(options: { root: string }) {
     this.root = options.root;
+  }
+
+  /**
+   * Tells constructs which file is being loaded when they are created (the loader knows: it
+   * evaluates the files one by one, and follows the callbacks each file schedules). Relative paths
+   * in props resolve from that file, as in Checkly, even when a helper module elsewhere calls `new`.
+   */
+  setLoadingFile(resolve: () => string | undefined): void {
+    this.#loadingFile = resolve;
+  }
+
+  /** Absolute path of the file being loaded, when the loader says; see {@link setLoadingFile}. */
+  loadingFile(): string | undefined {
+    return this.#loadingFile?.();
   }
 
   /** Attaches the value the config module's default export (`defineConfig(...)`) produced. */
@@ -175,10 +190,20 @@ export function tryCurrentProject(): Project | undefined {
   return projectScope().getStore();
 }
 
+/**
+ * `Symbol.for` key of the function the loader leaves behind once a load has ended: a construct
+ * created later (by a callback the user's file scheduled, which outlived the wait for it) is
+ * handed to it instead of throwing, since a throw in a callback would end the process. The loader
+ * has already reported the pending work as an error at its line.
+ */
+export const LATE_CONSTRUCT_KEY: unique symbol = Symbol.for('vigil.late-construct');
+
 /** The Project being loaded; throws a user-facing error outside {@link withProject}. */
 export function currentProject(what: string): Project {
   const project = tryCurrentProject();
   if (project === undefined) {
+    const late = (globalThis as { [LATE_CONSTRUCT_KEY]?: (what: string) => Project | undefined })[LATE_CONSTRUCT_KEY]?.(what);
+    if (late !== undefined) return late;
     throw new Error(
       `${what} can only be created while vigil loads a project (vigil validate/plan/apply); ` +
         'declare constructs in *.monitor.ts files and run them through the vigil CLI, not with node directly.',

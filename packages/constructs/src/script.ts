@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { BuildContext } from './build-context.js';
-import type { SourceLocation } from './types.js';
+
 
 /**
  * Code for a check: a file to bundle (resolved against the file that created the construct), or
@@ -43,17 +43,15 @@ export function isScriptOwner(value: unknown): value is ScriptOwner {
 
 /**
  * The scripts of one construct: where each comes from and, for entrypoints, the code the loader
- * bundled. Entrypoints resolve against the directory of `createdAt`'s file (where the construct was
- * created), relative to `root` when the loader gave a relative path. The location is read only when
- * an entrypoint is resolved, as working it out is the costly part of creating a construct.
+ * bundled. Entrypoints resolve with the construct's `resolveUserPath` (from the file being loaded),
+ * only when an entrypoint is asked for.
  */
 export class ScriptSlots {
   readonly #slots = new Map<ScriptField, { source: ScriptSource; propPath: string }>();
   readonly #bundled = new Map<ScriptField, string>();
 
   constructor(
-    private readonly root: string,
-    private readonly createdAt: SourceLocation,
+    private readonly resolvePath: (file: string) => string,
   ) {}
 
   /** Records the source of `field`; `propPath` names the prop in diagnostics (`code`, `setupScript`). */
@@ -104,7 +102,7 @@ export class ScriptSlots {
       context.error(
         `${propPath}.entrypoint`,
         `"${propPath}.entrypoint" file not found: ${resolved}`,
-        'Entrypoints are resolved relative to the file that creates the construct.',
+        'Entrypoints are resolved relative to the file being loaded (the monitor or check file), as in Checkly.',
       );
     } else {
       context.error(
@@ -134,6 +132,6 @@ export class ScriptSlots {
   }
 
   #resolve(entrypoint: string): string {
-    return path.resolve(this.root, path.dirname(this.createdAt.file), entrypoint);
+    return this.resolvePath(entrypoint);
   }
 }

@@ -202,7 +202,7 @@ new BrowserCheck('both', { name: 'Both', sslCheckDomain: 42 as never, code: { co
     expect(result.stdout + result.stderr).toBe(
       [
         'checks/home.monitor.ts:3:1  error  "code.entrypoint" file not found: checks/missing.spec.ts  (browser-check.home.code.entrypoint)',
-        '  hint: Entrypoints are resolved relative to the file that creates the construct.',
+        '  hint: Entrypoints are resolved relative to the file being loaded (the monitor or check file), as in Checkly.',
         'checks/home.monitor.ts:3:1  error  "frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]  (browser-check.home.frequency)',
         '  hint: Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
         'checks/home.monitor.ts:4:1  error  "code" must have exactly one of "entrypoint" (a file to bundle) or "content" (the code itself)  (browser-check.both.code)',

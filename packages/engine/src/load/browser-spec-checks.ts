@@ -8,12 +8,13 @@ interface GroupWithBrowserChecks {
   readonly kind: string;
   readonly address: string;
   readonly source: SourceLocation;
+  readonly loadedFrom?: string | undefined;
   readonly props?: { browserChecks?: { testMatch?: unknown } };
 }
 
 /**
  * `browserChecks.testMatch`: one BrowserCheck per matching spec file, as Checkly's CLI does. First
- * each group's (globs relative to the group's file; the checks join the group and are named by the
+ * each group's (globs relative to the file that was loading when it was made; the checks join the group and are named by the
  * match), then the config's `checks.browserChecks` (globs relative to the root; named after the
  * file), which skips files a check already runs. Logical id: the file's path from the root.
  */
@@ -29,7 +30,8 @@ export async function addBrowserSpecChecks(
     const group = construct as unknown as GroupWithBrowserChecks;
     const testMatch = group.kind === 'check-group' ? group.props?.browserChecks?.testMatch : undefined;
     if (testMatch === undefined) continue;
-    const groupDir = path.dirname(path.resolve(root, group.source.file));
+    // From the file being loaded when the group was made (Checkly's rule), not a helper's.
+    const groupDir = path.dirname(path.resolve(root, group.loadedFrom ?? group.source.file));
     const fromRoot = path.relative(root, groupDir).split(path.sep).join('/');
     const patterns: string[] = [];
     for (const pattern of checkMatchPatterns(testMatch)) {

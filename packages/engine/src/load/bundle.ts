@@ -206,7 +206,7 @@ function missingPackageMessage(specifier: string): string {
 /** `require()` of a vigil alias: a module re-exporting the aliased ES module (see the plugin). */
 const REQUIRED_ALIAS_NAMESPACE = 'vigil-required';
 
-/** Virtual marker modules: `vigil-loaded:3:0` reports that group 3's first member has finished. */
+/** Virtual marker modules: `vigil-loaded:3:0` reports that group 3's first member has finished, `vigil-loaded:start:3:0` that it starts. */
 const LOADED_NAMESPACE = 'vigil-loaded';
 
 /**
@@ -214,6 +214,9 @@ const LOADED_NAMESPACE = 'vigil-loaded';
  * file that has finished evaluating; set by the loader while it evaluates (see `evaluateModules`).
  */
 export const LOADED_KEY = 'vigil.fileLoaded';
+
+/** Like {@link LOADED_KEY}, called before each member file's code runs (`vigil-loaded:start:3:0`). */
+export const LOADING_KEY = 'vigil.fileLoading';
 
 function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
   return {
@@ -229,20 +232,22 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         // Imports run in order, so each member's marker runs once that member (top-level awaits
         // included) has finished: what tells the loader which file a stuck load is waiting on.
         const lines = members.flatMap((member, index) => [
+          `import "${LOADED_NAMESPACE}:start:${args.path}:${index}";`,
           `import ${JSON.stringify(member)};`,
           `import "${LOADED_NAMESPACE}:${args.path}:${index}";`,
         ]);
         if (options.exportMembers) lines.push(`export * as ${MEMBER_EXPORTS} from ${first};`, `export * from ${first};`);
         return { contents: lines.join('\n'), loader: 'js', resolveDir: options.root };
       });
-      build.onResolve({ filter: new RegExp(`^${LOADED_NAMESPACE}:\\d+:\\d+$`) }, (args) => ({
+      build.onResolve({ filter: new RegExp(`^${LOADED_NAMESPACE}:(start:)?\\d+:\\d+$`) }, (args) => ({
         path: args.path.slice(LOADED_NAMESPACE.length + 1),
         namespace: LOADED_NAMESPACE,
       }));
       build.onLoad({ filter: /.*/, namespace: LOADED_NAMESPACE }, (args) => {
-        const [group, index] = args.path.split(':').map(Number) as [number, number];
+        const start = args.path.startsWith('start:');
+        const [group, index] = args.path.slice(start ? 'start:'.length : 0).split(':').map(Number) as [number, number];
         const member = JSON.stringify(options.groups[group]?.[index]);
-        return { contents: `globalThis[Symbol.for(${JSON.stringify(LOADED_KEY)})]?.(${member});`, loader: 'js' };
+        return { contents: `globalThis[Symbol.for(${JSON.stringify(start ? LOADING_KEY : LOADED_KEY)})]?.(${member});`, loader: 'js' };
       });
       const aliasNames = Object.keys(options.aliases);
       if (aliasNames.length > 0) {

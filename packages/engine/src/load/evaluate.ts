@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, rmdirSync } from 'node:fs';
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { withProject, type Project } from '@vigil/constructs';
-import { LOADED_KEY, provideCreateRequire } from './bundle.js';
+import { LATE_CONSTRUCT_KEY, Project as DetachedProject, withProject, type Project } from '@vigil/constructs';
+import { LOADED_KEY, LOADING_KEY, provideCreateRequire } from './bundle.js';
+import { FileActivity, type PendingWork } from './file-activity.js';
 
 /**
  * The directory a load writes its bundled modules to, removed when the load ends. It lives under
@@ -104,6 +105,8 @@ export interface EvaluationOutcome {
    * that could ever settle a top-level await.
    */
   stalled?: 'timeout' | 'unsettled';
+  /** Work the files started that was still pending when the wait for it ended. */
+  pending: PendingWork[];
 }
 
 /**
@@ -117,16 +120,28 @@ export interface EvaluationOutcome {
  * settle the await any more (Node then exits 13 without a word), the outcome says `stalled` and the
  * modules still pending are left behind.
  */
-export async function evaluateModules(urls: readonly string[], project: Project, clock: EvaluationClock): Promise<EvaluationOutcome> {
+export async function evaluateModules(urls: readonly string[], project: Project, clock: EvaluationClock, pendingWorkMs = PENDING_WORK_MS): Promise<EvaluationOutcome> {
   process.setSourceMapsEnabled(true);
   provideCreateRequire();
-  const outcome: EvaluationOutcome = { exports: [], errors: [] };
+  const outcome: EvaluationOutcome = { exports: [], errors: [], pending: [] };
   // A file that ended the process would end `vigil validate` with its exit code and no word, which
   // CI reads as success; while files evaluate, calling process.exit is an error at its line.
   const exit = process.exit;
   process.exit = ((code?: number | string | null) => {
     throw new Error(`process.exit(${code ?? ''}) was called while vigil loaded the project; monitor and config files must not end the process`);
   }) as typeof process.exit;
+  // A throw in a callback a file scheduled (fs.readdir's, a timer's) would end the process; it is
+  // that file's error like any other.
+  const onUncaught = (error: unknown) => {
+    if (!outcome.errors.includes(error)) outcome.errors.push(error);
+  };
+  process.on('uncaughtException', onUncaught);
+  process.on('unhandledRejection', onUncaught);
+  const activity = new FileActivity(project.root);
+  project.setLoadingFile(() => activity.fileNow());
+  const global = globalThis as Record<symbol, unknown>;
+  global[Symbol.for(LOADING_KEY)] = (file: string) => activity.started(file);
+  activity.enable();
   const evaluation = withProject(project, async () => {
     for (const url of urls) {
       try {
@@ -136,14 +151,37 @@ export async function evaluateModules(urls: readonly string[], project: Project,
         if (!outcome.errors.includes(error)) outcome.errors.push(error);
       }
     }
+    outcome.pending = await activity.settle(pendingWorkMs);
   });
   try {
-    const stalled = await clock.race(evaluation);
+    const stalled = await clock.race(evaluation, (file) => activity.finished(file));
     if (stalled !== undefined) outcome.stalled = stalled;
   } finally {
     process.exit = exit;
+    process.removeListener('uncaughtException', onUncaught);
+    process.removeListener('unhandledRejection', onUncaught);
+    activity.disable();
+    delete global[Symbol.for(LOADING_KEY)];
+    global[LATE_CONSTRUCT_KEY] = lateConstruct;
   }
   return outcome;
+}
+
+/**
+ * How long the loader waits, once a file has loaded, for the asynchronous work it started (the
+ * callbacks of `fs.readdir`, timers): constructs created there belong to the project, as in
+ * Checkly. Work still pending then is an error at the line that started it.
+ */
+export const PENDING_WORK_MS = 5_000;
+
+/**
+ * A construct created after its load ended, by work that outlived {@link PENDING_WORK_MS} (an
+ * error of that load already) or that Node would not wait for (an unreferenced timer). Throwing
+ * from a callback would end the process mid-command; it goes into a Project nobody reads instead.
+ */
+function lateConstruct(what: string): Project {
+  process.emitWarning(`${what} was created after vigil finished loading the project (in a callback a monitor file scheduled), so it is not part of this run`, 'VigilWarning');
+  return new DetachedProject({ root: process.cwd() });
 }
 
 /**
@@ -164,10 +202,13 @@ export class EvaluationClock {
   }
 
   /** Waits for `evaluation`; resolves to why it stopped waiting early, or `undefined` when it settled. */
-  async race(evaluation: Promise<unknown>): Promise<'timeout' | 'unsettled' | undefined> {
+  async race(evaluation: Promise<unknown>, onFinished?: (file: string) => void): Promise<'timeout' | 'unsettled' | undefined> {
     const global = globalThis as Record<symbol, unknown>;
     const key = Symbol.for(LOADED_KEY);
-    global[key] = (file: string) => this.#finished.add(file);
+    global[key] = (file: string) => {
+      this.#finished.add(file);
+      onFinished?.(file);
+    };
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     let onBeforeExit: (() => void) | undefined;

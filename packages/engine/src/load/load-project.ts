@@ -3,10 +3,12 @@ import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { CONFIG_SOURCE_KEY, Project, type Diagnostic, type ResourceSpec, type SourceLocation, type VigilConfig } from '@vigil/constructs';
+import { LEGACY_PACKAGE_NAME, PACKAGE_NAME } from '@vigil/constructs/package-name';
 import { Graph } from '../graph/index.js';
 import { bundleProject, MEMBER_EXPORTS } from './bundle.js';
 import { applyChecklyDefaults, checkMatchDiagnostics, discoverMonitorFiles, resolveConfigPath } from './discover.js';
-import { evaluateModules, EvaluationClock, LoadDirectory, type EvaluationOutcome } from './evaluate.js';
+import { evaluateModules, EvaluationClock, LoadDirectory, PENDING_WORK_MS, type EvaluationOutcome } from './evaluate.js';
+import { describeWork, type PendingWork } from './file-activity.js';
 import { formatDuration } from '../state/duration.js';
 import { buildResourceGraph } from './resource-graph.js';
 import { attachScripts } from './script-hooks.js';
@@ -22,9 +24,10 @@ export interface LoadProjectOptions {
   /** Directory relative paths start from (the shell's working directory for the CLI). */
   cwd: string;
   /**
-   * Module files that `vigil`, `vigil/constructs` and `@vigil/constructs` imports in user code
-   * resolve to. The CLI passes its own entry files so user code shares the module instance the
-   * CLI runs; by default all three point at `@vigil/constructs`.
+   * Module files that imports of the package (and of its pre-rename name `vigil`), its
+   * `/constructs`, `@vigil/constructs` and Checkly's in user code resolve to. The CLI passes its own
+   * entry files so user code shares the module instance the CLI runs; by default all point at
+   * `@vigil/constructs`.
    */
   aliases?: Readonly<Record<string, string>>;
   /**
@@ -32,6 +35,11 @@ export interface LoadProjectOptions {
    * default {@link DEFAULT_LOAD_TIMEOUT_MS}.
    */
   timeoutMs?: number;
+  /**
+   * How long to wait, once the files have loaded, for asynchronous work they started (constructs
+   * created in its callbacks belong to the project); default {@link PENDING_WORK_MS}.
+   */
+  pendingWorkMs?: number;
 }
 
 /** The default of {@link LoadProjectOptions.timeoutMs} (`--load-timeout`). */
@@ -88,6 +96,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
   };
   const directory = new LoadDirectory(root);
   const clock = new EvaluationClock(options.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
+  const pendingWorkMs = options.pendingWorkMs ?? PENDING_WORK_MS;
   const stalled = (outcome: EvaluationOutcome, groups: ReadonlyArray<readonly string[]>) => {
     if (outcome.stalled === undefined) return false;
     loaded.stalled = outcome.stalled;
@@ -100,8 +109,9 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
     report(configBundle.diagnostics);
     const configUrl = configBundle.entries?.[0];
     if (configUrl === undefined) return finish(loaded);
-    const configModule = await evaluateModules([configUrl], project, clock);
+    const configModule = await evaluateModules([configUrl], project, clock, pendingWorkMs);
     if (stalled(configModule, [[configPath]])) return finish(loaded);
+    report(pendingWorkDiagnostics(root, configModule.pending, pendingWorkMs));
     if (configModule.errors.length > 0) {
       report(configModule.errors.map((error) => thrownErrorToDiagnostic(root, error, isVigilFile)));
       return finish(loaded);
@@ -112,7 +122,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
         {
           severity: 'error',
           message: `${displayPath(root, configPath)} must export its config as the default export`,
-          hint: "Write `export default defineConfig({ projectName: '...', logicalId: '...' })`, importing defineConfig from 'vigil'.",
+          hint: `Write \`export default defineConfig({ projectName: '...', logicalId: '...' })\`, importing defineConfig from '${PACKAGE_NAME}'.`,
           source: { file: configPath, line: 1, column: 1 },
         },
       ]);
@@ -140,8 +150,9 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       });
       report(monitorBundle.diagnostics);
       if (monitorBundle.entries === undefined) return finish(loaded);
-      const monitors = await evaluateModules(monitorBundle.entries, project, clock);
+      const monitors = await evaluateModules(monitorBundle.entries, project, clock, pendingWorkMs);
       if (stalled(monitors, groups)) return finish(loaded);
+      report(pendingWorkDiagnostics(root, monitors.pending, pendingWorkMs));
       if (monitors.errors.length > 0) {
         report(monitors.errors.map((error) => thrownErrorToDiagnostic(root, error, isVigilFile)));
         return finish(loaded);
@@ -231,10 +242,25 @@ async function groupFiles(files: readonly string[]): Promise<string[][]> {
   return groups;
 }
 
+/** Work a file started that outlived the wait for it: what it would still create is not loaded. */
+function pendingWorkDiagnostics(root: string, pending: readonly PendingWork[], waitedMs: number): Diagnostic[] {
+  return pending.map((work) => ({
+    severity: 'error',
+    message: `${displayPath(root, work.file)} started ${describeWork(work.type)} that was still running ${formatDuration(waitedMs)} after the file loaded, so constructs it creates later would be missing from the project`,
+    hint: 'Create constructs at the top level of the file, or await the work there (e.g. `await fs.promises.readdir(dir)` instead of a callback), so the load waits for it.',
+    source: work.site ?? { file: work.file, line: 1, column: 1 },
+  }));
+}
+
 /** Without aliases from the CLI, every vigil entry point is served by `@vigil/constructs` itself. */
 function defaultAliases(): Record<string, string> {
   const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
-  return { vigil: constructs, 'vigil/constructs': constructs, '@vigil/constructs': constructs, checkly: constructs, 'checkly/constructs': constructs };
+  const aliases: Record<string, string> = { '@vigil/constructs': constructs };
+  for (const name of [PACKAGE_NAME, LEGACY_PACKAGE_NAME, 'checkly']) {
+    aliases[name] = constructs;
+    aliases[`${name}/constructs`] = constructs;
+  }
+  return aliases;
 }
 
 /** Where `defineConfig` was called, as it recorded it. */
