@@ -110,7 +110,7 @@ export async function bundleProject(options: BundleProjectOptions): Promise<Bund
   }
 }
 
-const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
+export const LOADERS: Readonly<Record<string, esbuild.Loader>> = {
   '.ts': 'ts',
   '.mts': 'ts',
   '.cts': 'ts',
@@ -331,7 +331,7 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
   };
 }
 
-function fileLocationDefines(file: string): Record<string, string> {
+export function fileLocationDefines(file: string): Record<string, string> {
   const directory = path.dirname(file);
   return {
     __dirname: JSON.stringify(directory),

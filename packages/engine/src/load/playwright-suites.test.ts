@@ -85,3 +85,61 @@ describe('bundling a Playwright suite', () => {
     expect(result.diagnostics[0]?.message).toMatch(/^the Playwright suite has 2 files of \d+ characters, more than a check carries \(200 files, 1048576 characters\); largest: big\.spec\.ts \(\d+\)/);
   });
 });
+
+describe('evaluating a Playwright config as Node would', () => {
+  /** Enough of dotenv to show the difference: it requires Node built-ins at run time. */
+  const DOTENV = {
+    'node_modules/dotenv/package.json': '{ "name": "dotenv", "main": "main.js" }',
+    'node_modules/dotenv/main.js': "const fs = require('fs');\nconst path = require('path');\nexports.config = () => { fs.existsSync(path.resolve('.env')); return { parsed: {} }; };\n",
+  };
+
+  it('runs a TypeScript config that loads dotenv and builds testDir from __dirname', async () => {
+    const root = await project('dotenv', {
+      ...DOTENV,
+      'playwright.config.ts': [
+        "import { defineConfig } from '@playwright/test';",
+        "import dotenv from 'dotenv';",
+        "import path from 'path';",
+        'dotenv.config();',
+        "export default defineConfig({ testDir: path.join(__dirname, 'e2e') });",
+        '',
+      ].join('\n'),
+      'e2e/home.spec.ts': SPEC(),
+    });
+    const result = await bundlePlaywrightSuite(root, path.join(root, 'playwright.config.ts'));
+    expect(result.diagnostics).toEqual([]);
+    expect(result.files?.map((file) => file.path)).toEqual(['e2e/home.spec.ts', 'playwright.config.ts']);
+  });
+
+  it('runs a CommonJS config that requires Node built-ins, with each imported file seeing its own __dirname', async () => {
+    const root = await project('commonjs', {
+      'playwright.config.js': [
+        "const path = require('path');",
+        "const { defineConfig } = require('@playwright/test');",
+        "const { testDir } = require('./settings/dirs');",
+        'module.exports = defineConfig({ testDir });',
+        '',
+      ].join('\n'),
+      'settings/dirs.js': "const path = require('path');\nexports.testDir = path.join(__dirname, '..', 'tests');\n",
+      'tests/cart.spec.js': "const { test } = require('@playwright/test');\ntest('cart', async () => {});\n",
+    });
+    const result = await bundlePlaywrightSuite(root, path.join(root, 'playwright.config.js'));
+    expect(result.diagnostics).toEqual([]);
+    expect(result.files?.map((file) => file.path)).toEqual(['playwright.config.js', 'settings/dirs.js', 'tests/cart.spec.js']);
+  });
+
+  it('says which package a config imports that is not installed', async () => {
+    const root = await project('uninstalled', {
+      'playwright.config.ts': "import { defineConfig } from '@playwright/test';\nimport 'dotenv/config';\nexport default defineConfig({ testDir: '.' });\n",
+      'a.spec.ts': SPEC(),
+    });
+    const result = await bundlePlaywrightSuite(root, path.join(root, 'playwright.config.ts'));
+    expect(result.diagnostics).toEqual([
+      {
+        severity: 'error',
+        message: "could not read the Playwright config playwright.config.ts: Cannot find module 'dotenv/config'",
+        hint: 'Install the packages the Playwright config imports (npm install) in the project.',
+      },
+    ]);
+  });
+});

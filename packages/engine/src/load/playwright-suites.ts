@@ -8,27 +8,25 @@
  * `checks.allowedScriptDirectories` outside it cannot hold them), and the bundle is bounded by the
  * schema's `PLAYWRIGHT_BUNDLE_MAX_FILES` and `PLAYWRIGHT_BUNDLE_MAX_BYTES`.
  *
- * To know which specs the config selects, the config is bundled with `@playwright/test` replaced by
- * a stand-in whose `defineConfig` returns its argument, and evaluated here (as monitor files are).
+ * To know which specs the config selects, the config is evaluated here (see `readPlaywrightConfig`).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import picomatch from 'picomatch';
 import { glob } from 'tinyglobby';
 import { PLAYWRIGHT_BUNDLE_MAX_BYTES, PLAYWRIGHT_BUNDLE_MAX_FILES, type PlaywrightBundleFile } from '@vigil/schema';
 import { PlaywrightCheck, withProject, type Diagnostic, type PlaywrightCheckEntry, type Project, type SourceLocation, type VigilConfig } from '@vigil/constructs';
+import { fileLocationDefines, LOADERS } from './bundle.js';
 import { isInsideDirectories, realPathOf } from './scripts.js';
 import { esbuildMessagesToDiagnostics } from './user-errors.js';
 
 /** Playwright's default `testMatch`. */
 const DEFAULT_TEST_MATCH = '**/*.@(spec|test).?(c|m)[jt]s?(x)';
 const NEVER_SEARCHED = ['**/node_modules/**', '**/.git/**', '**/test-results/**', '**/playwright-report/**', '**/.vigil/**'];
-/** How long evaluating a Playwright config may take. */
-const CONFIG_EVALUATION_MS = 10_000;
 
 /** Structural view of a `PlaywrightCheck` (it may come from another package copy). */
 interface SuiteOwner {
@@ -143,7 +141,13 @@ interface SelectingConfig {
 
 const STAND_IN = 'vigil-playwright-stand-in';
 
-/** The config's default export, evaluated with a stand-in for `@playwright/test`. */
+/**
+ * The config's default export, evaluated as Node (and Playwright, which compiles a config to
+ * CommonJS) would: npm packages are `require`d from the config's directory (dotenv needs Node's
+ * built-ins at run time), every file keeps its own `__dirname` and `__filename`, and a CommonJS
+ * config's `require('path')` works. `@playwright/test` is a stand-in whose `defineConfig` returns
+ * its argument, so the runner need not be installed.
+ */
 async function readPlaywrightConfig(root: string, configPath: string): Promise<{ config?: SelectingConfig; diagnostics: Diagnostic[] }> {
   let code: string;
   try {
@@ -152,8 +156,9 @@ async function readPlaywrightConfig(root: string, configPath: string): Promise<{
       entryPoints: [configPath],
       bundle: true,
       platform: 'node',
-      format: 'esm',
+      format: 'cjs',
       target: 'node20',
+      packages: 'external',
       write: false,
       logLevel: 'silent',
       plugins: [
@@ -168,6 +173,18 @@ async function readPlaywrightConfig(root: string, configPath: string): Promise<{
                 'module.exports = { defineConfig: (...configs) => Object.assign({}, ...configs), devices: new Proxy({}, { get: () => ({}) }), test: anything, expect: anything };',
               loader: 'js',
             }));
+            build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
+              if (args.path.split(path.sep).includes('node_modules')) return undefined;
+              const source = await readFile(args.path, 'utf8');
+              if (!/__dirname|__filename|import\.meta/.test(source)) return undefined;
+              const transformed = await esbuild.transform(source, {
+                loader: LOADERS[path.extname(args.path)] ?? 'js',
+                sourcefile: args.path,
+                define: fileLocationDefines(args.path),
+                logLevel: 'silent',
+              });
+              return { contents: transformed.code, loader: 'js' };
+            });
           },
         },
       ],
@@ -179,26 +196,29 @@ async function readPlaywrightConfig(root: string, configPath: string): Promise<{
     }
     throw error;
   }
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-playwright-config-'));
   try {
-    const file = path.join(dir, 'config.mjs');
-    await writeFile(file, code);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`did not finish loading within ${CONFIG_EVALUATION_MS / 1000} s`)), CONFIG_EVALUATION_MS);
-    });
-    const module = (await Promise.race([import(pathToFileURL(file).href), timeout]).finally(() => clearTimeout(timer))) as { default?: unknown };
-    const config = module.default;
+    const module: { exports: { default?: unknown } & Record<string, unknown> } = { exports: {} };
+    // Evaluated in place of the config file: its packages resolve from its node_modules.
+    const run = new Function('module', 'exports', 'require', '__filename', '__dirname', code) as (...args: unknown[]) => void;
+    run(module, module.exports, createRequire(configPath), configPath, path.dirname(configPath));
+    const exported = module.exports as { __esModule?: boolean; default?: unknown } | null;
+    // An ES module's default export, or what a CommonJS config assigns to module.exports.
+    const config = exported?.__esModule === true ? exported.default : exported;
     if (config === null || typeof config !== 'object') {
       return { diagnostics: [{ severity: 'error', message: `the Playwright config ${posix(path.relative(root, configPath))} has no default export of a config object`, hint: 'Write `export default defineConfig({ ... })`.' }] };
     }
     return { config: config as SelectingConfig, diagnostics: [] };
   } catch (error) {
     return {
-      diagnostics: [{ severity: 'error', message: `could not read the Playwright config ${posix(path.relative(root, configPath))}: ${error instanceof Error ? error.message : String(error)}` }],
+      diagnostics: [
+        {
+          severity: 'error',
+          // Node's "Require stack" lists the temporary evaluation, not the user's files.
+          message: `could not read the Playwright config ${posix(path.relative(root, configPath))}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+          ...((error as NodeJS.ErrnoException | undefined)?.code === 'MODULE_NOT_FOUND' ? { hint: 'Install the packages the Playwright config imports (npm install) in the project.' } : {}),
+        },
+      ],
     };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
   }
 }
 
