@@ -85,11 +85,21 @@ export function normalizeRemote(options: {
   managedKeys: readonly string[];
   secretPaths: readonly string[];
   applied: Payload | undefined;
+  /**
+   * Where the secret at a desired `path` sits in `within` (the remote, the last-applied payload):
+   * an environment variable is the one with the same key, wherever the list has it; `undefined`
+   * when it is not there. Without it, at the same path.
+   */
+  placeOf?: (path: string, within: unknown) => string | undefined;
 }): Payload {
   const { adapter, managedKeys, secretPaths, applied } = options;
+  const place = (path: string, within: unknown): string | undefined => (options.placeOf ? options.placeOf(path, within) : path);
   let remote: unknown = adapter.prepareRemote ? adapter.prepareRemote(options.remote) : options.remote;
   // Hidden secrets would fail the schema's string rules; a placeholder keeps the rest parseable.
-  for (const path of secretPaths) remote = replaceAtPath(remote, path, (value) => (value === null ? '' : value));
+  for (const path of secretPaths) {
+    const at = place(path, remote);
+    if (at !== undefined) remote = replaceAtPath(remote, at, (value) => (value === null ? '' : value));
+  }
 
   const schema = adapter.schemaFor(remote as RemoteObject);
   const schemas = fieldSchemas(schema);
@@ -106,9 +116,12 @@ export function normalizeRemote(options: {
 
   let normalized: unknown = sortSetFields(adapter, picked);
   for (const path of secretPaths) {
-    const remoteValue = getAtPath(normalized, path);
-    normalized = replaceAtPath(normalized, path, () =>
-      typeof remoteValue === 'string' && remoteValue !== '' ? hashSecret(remoteValue) : getAtPath(applied, path),
+    const at = place(path, normalized);
+    if (at === undefined) continue;
+    const remoteValue = getAtPath(normalized, at);
+    const appliedAt = applied === undefined ? undefined : place(path, applied);
+    normalized = replaceAtPath(normalized, at, () =>
+      typeof remoteValue === 'string' && remoteValue !== '' ? hashSecret(remoteValue) : appliedAt === undefined ? undefined : getAtPath(applied, appliedAt),
     );
   }
   return normalized as Payload;

@@ -154,3 +154,70 @@ describe('a resource replaced in place', () => {
     ]);
   });
 });
+
+describe('lists in an update', () => {
+  const assertion = (target: string) => ({ source: 'STATUS_CODE', comparison: 'EQUALS', property: '', target, regex: null });
+  const check = (assertions: unknown[], headers: unknown[] = [], tags: string[] = []) =>
+    spec('api-check', 'home', ApiCheckCreate.parse({ name: 'Home', tags, request: { url: 'https://example.com', assertions, headers } }));
+  const nine = Array.from({ length: 9 }, (_, index) => assertion(String(200 + index)));
+  const planOf = (desired: ResourceSpec, prior: ReturnType<typeof applied>) => createPlan({ ...base, specs: [desired], state: prior.state, remote: prior.remote }).plan;
+
+  it('shows an inserted assertion as one insertion, in text, markdown and JSON', () => {
+    const inserted = [...nine.slice(0, 2), assertion('418'), ...nine.slice(2)];
+    const plan = planOf(check(inserted), applied([check(nine)], { 'api-check.home': 'c-1' }));
+    expect(plan.changes[0]!.diff).toEqual([{ path: 'request.assertions[2]', before: undefined, after: assertion('418') }]);
+    expect(JSON.parse(JSON.stringify(plan)).changes[0].diff).toEqual([{ path: 'request.assertions[2]', after: assertion('418') }]);
+    expect(renderText(plan, { color: false })).toContain('      + request.assertions[2] = {"source":"STATUS_CODE","comparison":"EQUALS","property":"","target":"418","regex":null}\n');
+    expect(renderMarkdown(plan)).toContain('+ request.assertions[2] = {"source":"STATUS_CODE","comparison":"EQUALS","property":"","target":"418","regex":null}\n');
+  });
+
+  it('shows a removed header and an added tag as such, and a remote-only header as drift', () => {
+    const header = (key: string) => ({ key, value: 'v', locked: false });
+    const prior = applied([check(nine, [header('A'), header('B')], ['api'])], { 'api-check.home': 'c-1' });
+    const served = prior.remote.get('api-check')!.get('c-1')! as { request: { headers: unknown[] } };
+    served.request = { ...served.request, headers: [header('A'), header('B'), header('Z')] };
+    const plan = planOf(check(nine, [header('B')], ['api', 'prod']), prior);
+    expect(plan.changes[0]!.diff).toEqual([
+      { path: 'request.headers[0]', before: header('A'), after: undefined },
+      { path: 'tags[1]', before: undefined, after: 'prod' },
+    ]);
+    expect(plan.changes[0]!.drift).toEqual([{ path: 'request.headers[2]', before: header('Z'), after: undefined }]);
+    expect(renderText(plan, { color: false })).toMatchSnapshot();
+    expect(renderMarkdown(plan)).toMatchSnapshot();
+  });
+
+  it('reads as the example in docs/cli.md', () => {
+    const header = (key: string, value: string) => ({ key, value, locked: false });
+    const json = { source: 'JSON_BODY', comparison: 'EQUALS', property: '$.ok', target: 'true', regex: null };
+    const prior = applied([check([assertion('200')], [header('Accept', '*/*'), header('User-Agent', 'vigil')], ['api'])], { 'api-check.home': '2f4c' });
+    const plan = planOf(check([assertion('200'), json], [header('User-Agent', 'vigil/2')], ['api', 'prod']), prior);
+    expect(renderText(plan, { color: false })).toContain(
+      [
+        '      + request.assertions[1]    = {"source":"JSON_BODY","comparison":"EQUALS","property":"$.ok","target":"true","regex":null}',
+        '      - request.headers[0]       = {"key":"Accept","value":"*/*","locked":false}',
+        '      ~ request.headers[0].value = "vigil" → "vigil/2"',
+        '      + tags[1]                  = "prod"',
+      ].join('\n'),
+    );
+  });
+
+  it('is empty once the inserted element is applied', () => {
+    const inserted = [assertion('418'), ...nine];
+    expect(planOf(check(inserted), applied([check(inserted)], { 'api-check.home': 'c-1' })).changes[0]!.action).toBe('noop');
+  });
+});
+
+describe('a secret environment variable after an inserted one', () => {
+  it('is matched by key, so only the insertion shows', () => {
+    const token = { key: 'TOKEN', value: 'hunter2', secret: true };
+    const before = spec('multistep-check', 'flow', MultiStepCheckCreate.parse({ name: 'Flow', script: 'x()', environmentVariables: [token] }), {
+      secrets: ['environmentVariables[0].value'],
+    });
+    const after = spec('multistep-check', 'flow', MultiStepCheckCreate.parse({ name: 'Flow', script: 'x()', environmentVariables: [{ key: 'REGION', value: 'eu' }, token] }), {
+      secrets: ['environmentVariables[1].value'],
+    });
+    const { plan } = createPlan({ ...base, specs: [after], ...applied([before], { 'multistep-check.flow': 'f-1' }) });
+    expect(plan.changes[0]!.diff).toEqual([{ path: 'environmentVariables[0]', before: undefined, after: { key: 'REGION', value: 'eu', locked: false, secret: false } }]);
+    expect(plan.changes[0]!.drift).toEqual([]);
+  });
+});

@@ -8,7 +8,7 @@ import { completeDesired, hideSecrets, normalizeRemote } from '../kinds/normaliz
 import type { Payload } from '../kinds/types.js';
 import type { RemoteSnapshot } from '../refresh/refresh.js';
 import type { StateDocument, StateResource } from '../state/index.js';
-import { deepEqual, diffPayloads, leafFields } from './diff.js';
+import { deepEqual, diffPayloads, leafFields, samePlace } from './diff.js';
 import { getAtPath } from '../kinds/paths.js';
 import { checkExternalRefs, renameHints } from './references.js';
 import { maskSecrets } from './secrets.js';
@@ -192,8 +192,9 @@ export function createPlan(input: PlanInput): PlanResult {
       managedKeys: Object.keys(after),
       secretPaths: resource.secrets,
       applied: entry!.applied,
+      placeOf: (path, within) => samePlace(after, path, within),
     });
-    const { code, drift } = splitDrift(diffPayloads(before, after), entry!.applied);
+    const { code, drift } = splitDrift({ changes: diffPayloads(before, after, { sets: adapter.setFields }), applied: entry!.applied, after, sets: adapter.setFields });
     const all = [...code, ...drift];
     const mustReplace = replacedInPlace.has(spec.address);
     changes.push({
@@ -250,17 +251,38 @@ export function createPlan(input: PlanInput): PlanResult {
 }
 
 /**
- * Three-way comparison: a field whose desired value equals the last-applied one, yet differs
- * remotely, was changed outside vigil (drift); any other difference is a code change.
+ * Three-way comparison: a difference from the service is a code change when the code changed that
+ * field (or list element) since the last apply; any other difference was made outside vigil (drift).
+ * A removed element is a code change when the code removed that same element, wherever it sat.
  */
-function splitDrift(changes: readonly FieldChange[], applied: Payload | undefined): { code: FieldChange[]; drift: FieldChange[] } {
+function splitDrift(options: {
+  changes: readonly FieldChange[];
+  applied: Payload | undefined;
+  after: Payload;
+  sets: readonly string[];
+}): { code: FieldChange[]; drift: FieldChange[] } {
+  const { changes, applied } = options;
+  if (!applied || changes.length === 0) return { code: [...changes], drift: [] };
+  const sinceApplied = diffPayloads(applied, options.after, { sets: options.sets });
   const code: FieldChange[] = [];
   const drift: FieldChange[] = [];
   for (const change of changes) {
-    if (applied && deepEqual(getAtPath(applied, change.path), change.after)) drift.push(change);
-    else code.push(change);
+    const removedElement = change.after === undefined && change.before !== undefined && change.path.endsWith(']');
+    const changedInCode = removedElement
+      ? sinceApplied.some((since) => since.after === undefined && listOf(since.path) === listOf(change.path) && deepEqual(since.before, change.before))
+      : sinceApplied.some((since) => since.path === change.path || isBelow(since.path, change.path) || isBelow(change.path, since.path));
+    (changedInCode ? code : drift).push(change);
   }
   return { code, drift };
+}
+
+/** The list an element path is in (`a.b[2]` → `a.b`); any other path as it is. */
+function listOf(path: string): string {
+  return path.replace(/\[\d+\]$/, '');
+}
+
+function isBelow(path: string, parent: string): boolean {
+  return path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
 }
 
 function selectTargets(options: { changes: Change[]; targets: readonly Address[] | undefined; diagnostics: Diagnostic[]; known: ReadonlySet<Address> }): Change[] {

@@ -37,7 +37,11 @@ function shortValue(value: unknown): string {
 
 function fieldLine(field: FieldChange, sign: '+' | '!', width: number): string[] {
   const name = field.path.padEnd(width);
-  if (sign === '!') return [`! ${field.path} changed outside vigil: ${shortValue(field.before)} (apply restores ${shortValue(field.after)})`];
+  if (sign === '!') {
+    if (field.before === undefined) return [`! ${field.path} removed outside vigil (apply restores ${shortValue(field.after)})`];
+    if (field.after === undefined) return [`! ${field.path} added outside vigil: ${shortValue(field.before)} (apply removes it)`];
+    return [`! ${field.path} changed outside vigil: ${shortValue(field.before)} (apply restores ${shortValue(field.after)})`];
+  }
   if (field.before === undefined) return [`+ ${name} = ${shortValue(field.after)}`];
   if (field.after === undefined) return [`- ${name} = ${shortValue(field.before)}`];
   return [`- ${name} = ${shortValue(field.before)}`, `+ ${name} = ${shortValue(field.after)}`];

@@ -24,14 +24,18 @@ const REASON_NOTE: Partial<Record<Change['reason'], string>> = {
   drift: ' (changed outside vigil)',
 };
 
-function fieldLines(changes: readonly FieldChange[], symbol: string, indent: string): string[] {
+/**
+ * `symbol` for the fields of a new resource; otherwise each field says what happens to it: `+` an
+ * element or field added, `-` one removed, `~` one changed.
+ */
+function fieldLines(changes: readonly FieldChange[], symbol: '+' | undefined, indent: string): string[] {
   // Every `=` of a block lines up, however long the longest name (as in `terraform plan`).
   const width = changes.reduce((longest, change) => Math.max(longest, change.path.length), 0);
   return changes.map((change) => {
     const name = change.path.padEnd(width);
-    if (change.before === undefined) return `${indent}${symbol} ${name} = ${formatValue(change.after)}`;
-    if (change.after === undefined) return `${indent}${symbol} ${name} = ${formatValue(change.before)} → (unset)`;
-    return `${indent}${symbol} ${name} = ${formatValue(change.before)} → ${formatValue(change.after)}`;
+    if (change.before === undefined) return `${indent}${symbol ?? '+'} ${name} = ${formatValue(change.after)}`;
+    if (change.after === undefined) return `${indent}${symbol ?? '-'} ${name} = ${formatValue(change.before)}`;
+    return `${indent}${symbol ?? '~'} ${name} = ${formatValue(change.before)} → ${formatValue(change.after)}`;
   });
 }
 
@@ -45,11 +49,11 @@ function describeChange(change: Change, paint: ReturnType<typeof painter>, allFi
   if (change.replaces && change.replaces.address !== change.address) {
     lines.push(paint('red', `      - replaces ${change.replaces.address} (id ${change.replaces.remoteId})`));
   }
-  const fieldSymbol = change.action === 'create' ? '+' : '~';
+  const fieldSymbol = change.action === 'create' ? '+' : undefined;
   lines.push(...fieldLines(allFields ? change.diff : visibleFields(change).fields, fieldSymbol, '      ').map((line) => paint(TONE[change.action], line)));
   if (change.drift.length > 0) {
     lines.push(paint('cyan', '      drift (reverted by apply):'));
-    lines.push(...fieldLines(change.drift, '~', '        ').map((line) => paint('cyan', line)));
+    lines.push(...fieldLines(change.drift, undefined, '        ').map((line) => paint('cyan', line)));
   }
   lines.push('');
   return lines;
