@@ -24,8 +24,14 @@ const rules: Array<[string, Partial<MaintenanceWindowProps>, Expected[]]> = [
   [
     'rejects repeatInterval 0',
     { repeatInterval: 0 },
-    [error('repeatInterval', '"repeatInterval" must be greater than or equal to 1', 'repeatInterval counts repeatUnits between occurrences; at least 1.')],
+    [error('repeatInterval', '"repeatInterval" must be greater than or equal to 1', 'repeatInterval counts repeatUnits between occurrences; between 1 and 365.')],
   ],
+  [
+    'rejects a timezone that is an offset',
+    { timezone: '+05:00' },
+    [error('timezone', '"timezone" must be a named IANA time zone such as "Europe/Amsterdam" or "UTC", got "+05:00"', 'Name a zone of the IANA database, e.g. "Europe/Amsterdam" or "America/New_York"; a fixed offset such as "+05:00" cannot follow daylight saving time.')],
+  ],
+  ['rejects a name over 200 characters', { name: 'n'.repeat(201) }, [error('name', '"name" length must be less than or equal to 200 characters long')]],
   ['rejects an unknown repeatUnit', { repeatUnit: 'YEAR' as never }, [error('repeatUnit', '"repeatUnit" must be one of [DAY, WEEK, MONTH]')]],
   ['rejects a date that is not ISO 8601', { startsAt: 'next monday' }, [error('startsAt', '"startsAt" must be a valid ISO 8601 date')]],
   ['rejects an invalid Date', { endsAt: new Date('nope') }, [error('endsAt', '"endsAt" must be a valid ISO 8601 date', ENDS_AT_HINT)]],
@@ -60,8 +66,20 @@ describe('MaintenanceWindow synth', () => {
       repeatUnit: 'DAY',
       repeatInterval: null,
       repeatEndsAt: null,
+      timezone: null,
+      pauseAllChecks: false,
+      silenceAllAlerts: false,
+      silenceAlertsTags: [],
+      description: null,
     });
     expect(MaintenanceWindowCreate.parse(payload)).toEqual(payload);
+  });
+
+  it('sends timezone, pauseAllChecks and silenceAllAlerts', async () => {
+    const project = await load(() => {
+      new MaintenanceWindow('freeze', { ...base, timezone: 'America/New_York', pauseAllChecks: true, silenceAllAlerts: true });
+    });
+    expect(specOf(project, 'maintenance-window.freeze').payload).toMatchObject({ timezone: 'America/New_York', pauseAllChecks: true, silenceAllAlerts: true });
   });
 
   it('keeps the repetition', async () => {

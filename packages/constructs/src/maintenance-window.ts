@@ -12,7 +12,7 @@ export interface MaintenanceWindowProps extends ConstructProps {
   name: string;
   /**
    * Names of the checks and check groups the window applies to (their tags). During the window
-   * their alerts are suppressed.
+   * their alerts are suppressed (and, with `pauseAllChecks`, their runs).
    */
   tags?: string[];
   /** When the window starts. */
@@ -23,8 +23,20 @@ export interface MaintenanceWindowProps extends ConstructProps {
   repeatUnit: RepeatUnit;
   /** Repeat every this many `repeatUnit`s, counted from the first occurrence (>= 1). */
   repeatInterval?: number | null;
-  /** When the repetition stops. */
+  /** The last date on which an occurrence may start (a calendar date in `timezone`). */
   repeatEndsAt?: DateInput | null;
+  /**
+   * Named IANA time zone the repetition follows, e.g. `"Europe/Amsterdam"`: each occurrence starts
+   * at the same local time, across daylight-saving changes. Default: UTC.
+   */
+  timezone?: string | null;
+  /**
+   * The checks the window applies to (its `tags`; every check of the account when it has none) do
+   * not run during it. Default: false (they run, their alerts are suppressed).
+   */
+  pauseAllChecks?: boolean;
+  /** No alert notifications for any check of the account during the window, whatever its tags. Default: false. */
+  silenceAllAlerts?: boolean;
 }
 
 const ENDS_AT_HINT = 'A maintenance window ends after it starts; use repeatUnit and repeatInterval for recurring windows.';
@@ -44,9 +56,12 @@ const MAINTENANCE_WINDOW_PROP_KEYS: PropKeys<MaintenanceWindowProps> = {
   repeatUnit: true,
   repeatInterval: true,
   repeatEndsAt: true,
+  timezone: true,
+  pauseAllChecks: true,
+  silenceAllAlerts: true,
 };
 
-/** A period during which the alerts of the tagged checks and groups are suppressed. */
+/** A period during which the alerts of the tagged checks and groups are suppressed (or their runs paused). */
 export class MaintenanceWindow extends Construct {
   readonly props: MaintenanceWindowProps;
 
@@ -68,7 +83,7 @@ export class MaintenanceWindow extends Construct {
   }
 
   protected buildPayload(context: BuildContext): Record<string, unknown> {
-    const { name, tags, startsAt, endsAt, repeatUnit, repeatInterval, repeatEndsAt } = this.props;
+    const { name, tags, startsAt, endsAt, repeatUnit, repeatInterval, repeatEndsAt, timezone, pauseAllChecks, silenceAllAlerts } = this.props;
     const payload = {
       name,
       tags,
@@ -77,6 +92,9 @@ export class MaintenanceWindow extends Construct {
       repeatUnit,
       repeatInterval,
       repeatEndsAt: toDateString(repeatEndsAt),
+      timezone,
+      pauseAllChecks,
+      silenceAllAlerts,
     };
     // Checked here too: the schema's own order check is skipped when any other field is invalid.
     const { startsAt: start, endsAt: end } = payload;

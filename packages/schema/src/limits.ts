@@ -60,6 +60,10 @@ export const CONCURRENCY_MIN = 1;
 export const CONCURRENCY_DEFAULT = 3;
 export const GROUP_ORDER_MIN = 0;
 export const REPEAT_INTERVAL_MIN = 1;
+/** The real service's document: a window repeats at most every 365 units. */
+export const REPEAT_INTERVAL_MAX = 365;
+export const MAINTENANCE_WINDOW_NAME_MAX = 200;
+export const MAINTENANCE_WINDOW_DESCRIPTION_MAX = 2000;
 export const SSL_EXPIRY_THRESHOLD_MIN = 1;
 export const SSL_EXPIRY_THRESHOLD_MAX = 30;
 export const INCIDENT_NAME_MAX = 255;

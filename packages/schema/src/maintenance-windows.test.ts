@@ -11,8 +11,23 @@ const window = (extra: Record<string, unknown> = {}) => ({
 });
 
 describe('MaintenanceWindowCreate (spec §2.9, §4.6)', () => {
-  it('defaults tags to [] and the repetition fields to null', () => {
-    expect(expectAccepted(MaintenanceWindowCreate, window())).toEqual({ ...window(), tags: [], repeatInterval: null, repeatEndsAt: null });
+  it('defaults tags to [], the repetition fields and timezone to null, and silences or pauses nothing', () => {
+    expect(expectAccepted(MaintenanceWindowCreate, window())).toEqual({
+      ...window(),
+      tags: [],
+      repeatInterval: null,
+      repeatEndsAt: null,
+      timezone: null,
+      pauseAllChecks: false,
+      silenceAllAlerts: false,
+      silenceAlertsTags: [],
+      description: null,
+    });
+  });
+
+  it('keeps pauseAllChecks, silenceAllAlerts and timezone (the real document)', () => {
+    expect(expectAccepted(MaintenanceWindowCreate, window({ pauseAllChecks: true, silenceAllAlerts: true, timezone: 'America/New_York' })))
+      .toMatchObject({ pauseAllChecks: true, silenceAllAlerts: true, timezone: 'America/New_York' });
   });
 
   it.each([
@@ -20,6 +35,10 @@ describe('MaintenanceWindowCreate (spec §2.9, §4.6)', () => {
     ['calendar dates', window({ startsAt: '2025-01-01', endsAt: '2025-01-02', repeatEndsAt: '2025-12-31' })],
     ['weekly and monthly repeats', window({ repeatUnit: 'WEEK' })],
     ['a zone offset', window({ endsAt: '2025-01-01T13:00:00+02:00' })],
+    ['timezone UTC', window({ timezone: 'UTC' })],
+    ['timezone null', window({ timezone: null })],
+    ['a name of 200 characters', window({ name: 'n'.repeat(200) })],
+    ['repeatInterval 365', window({ repeatInterval: 365 })],
   ])('accepts %s', (_name, input) => {
     expectAccepted(MaintenanceWindowCreate, input);
   });
@@ -32,6 +51,11 @@ describe('MaintenanceWindowCreate (spec §2.9, §4.6)', () => {
     ['an unknown repeatUnit', window({ repeatUnit: 'YEAR' }), ['repeatUnit'], '"repeatUnit" must be one of [DAY, WEEK, MONTH]'],
     ['a date that is not ISO 8601', window({ startsAt: 'tomorrow' }), ['startsAt'], '"startsAt" must be a valid ISO 8601 date'],
     ['a missing name', { startsAt: '2025-01-01', endsAt: '2025-01-02', repeatUnit: 'DAY' }, ['name'], '"name" is required'],
+    ['a name over 200 characters', window({ name: 'n'.repeat(201) }), ['name'], '"name" length must be less than or equal to 200 characters long'],
+    ['repeatInterval 366', window({ repeatInterval: 366 }), ['repeatInterval'], '"repeatInterval" must be less than or equal to 365'],
+    ['a UTC offset as timezone', window({ timezone: '+05:00' }), ['timezone'], '"timezone" must be a named IANA time zone such as "Europe/Amsterdam" or "UTC", got "+05:00"'],
+    ['an unknown timezone', window({ timezone: 'Mars/Olympus' }), ['timezone'], '"timezone" must be a named IANA time zone such as "Europe/Amsterdam" or "UTC", got "Mars/Olympus"'],
+    ['a pauseAllChecks that is not a boolean', window({ pauseAllChecks: 'yes' }), ['pauseAllChecks'], '"pauseAllChecks" must be a boolean'],
   ])('rejects %s', (_name, input, keys, message) => {
     expectRejected(MaintenanceWindowCreate, input, { keys, message });
   });

@@ -23,6 +23,6 @@ function mapMaintenanceWindow(remote: RemoteObject, { adapter }: MapInput): Mapp
   const props = new ObjectBuilder().set('name', literal(String(view.name)));
   if (differs(view.tags, baseline.tags)) props.set('tags', fromValue(view.tags));
   for (const key of ['startsAt', 'endsAt', 'repeatUnit'] as const) props.set(key, fromValue(view[key]));
-  for (const key of ['repeatInterval', 'repeatEndsAt'] as const) if (differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
+  for (const key of ['repeatInterval', 'repeatEndsAt', 'timezone', 'pauseAllChecks', 'silenceAllAlerts'] as const) if (differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
   return { construct: 'MaintenanceWindow', props: props.build(), extraKeys: [] };
 }

@@ -1,9 +1,10 @@
-import { ApiCheckCreate, CheckGroupCreate, MultiStepCheckCreate } from '@vigil/schema';
+import { ApiCheckCreate, CheckGroupCreate, MaintenanceWindowCreate, MultiStepCheckCreate } from '@vigil/schema';
 import { describe, expect, it } from 'vitest';
 import { diffPayloads } from '../plan/diff.js';
 import { hashSecret } from '../state/index.js';
 import { apiCheckAdapter } from './api-check.js';
 import { checkGroupAdapter } from './check-group.js';
+import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
 import { completeDesired, hideSecrets, normalizeRemote } from './normalize.js';
 import type { KindAdapter, Payload } from './types.js';
@@ -77,5 +78,19 @@ describe('normalisation of a check group', () => {
   });
   it('a concurrency changed outside vigil is a difference', () => {
     expect(compare(checkGroupAdapter, group, { ...group, id: 3, concurrency: 9 }).map((change) => change.path)).toEqual(['concurrency']);
+  });
+});
+
+describe('normalisation of a maintenance window', () => {
+  const window = MaintenanceWindowCreate.parse({ name: 'Freeze', startsAt: '2026-12-20', endsAt: '2026-12-27', repeatUnit: 'WEEK', tags: ['api'], timezone: 'Europe/Amsterdam', pauseAllChecks: true });
+  const served = (extra: Payload = {}) => ({ ...window, id: 7, created_at: '2026-11-22', updated_at: null, ...extra });
+
+  it.each([
+    ['as applied', served(), []],
+    ['pauseAllChecks switched off outside vigil', served({ pauseAllChecks: false }), ['pauseAllChecks']],
+    ['silenceAllAlerts switched on outside vigil', served({ silenceAllAlerts: true }), ['silenceAllAlerts']],
+    ['another timezone', served({ timezone: 'UTC' }), ['timezone']],
+  ] as const)('%s → %j', (_name, remote, want) => {
+    expect(compare(maintenanceWindowAdapter, window, remote).map((change) => change.path)).toEqual(want);
   });
 });

@@ -124,6 +124,23 @@ describe('Alerting', () => {
     expect(sent.map((entry) => entry.alertType)).toEqual(['ALERT_FAILURE']);
   });
 
+  it('a window with silenceAllAlerts silences every check of the account, whatever its tags, only while it runs', async () => {
+    const store = world();
+    const { checkId } = seed(store, { tags: ['web'] });
+    store.maintenanceWindows.insert(ACCOUNT, (id) => ({
+      id, name: 'freeze', tags: ['db'], silenceAllAlerts: true, timezone: 'Europe/Amsterdam',
+      startsAt: new Date(T0).toISOString(), endsAt: new Date(T0 + 3_600_000).toISOString(), repeatUnit: 'DAY',
+    }));
+    const { sent, send } = recorder();
+    const subject = alerting(store, { send });
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 1));
+    await subject.idle();
+    expect(sent).toEqual([]);
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 61));
+    await subject.idle();
+    expect(sent.map((entry) => entry.alertType)).toEqual(['ALERT_FAILURE']);
+  });
+
   it('retries a failing receiver with backoff, then records FAILED with the last error; e-mail without SMTP is UNDELIVERABLE', async () => {
     const store = world();
     const { checkId } = seed(store);

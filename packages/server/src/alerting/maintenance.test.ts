@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isInMaintenance, type MaintenanceWindowLike } from './maintenance.js';
+import { isInMaintenance, isPaused, type MaintenanceWindowLike } from './maintenance.js';
 
 const once: MaintenanceWindowLike = { startsAt: '2026-03-01T10:00:00.000Z', endsAt: '2026-03-01T12:00:00.000Z', repeatUnit: 'DAY', tags: ['api'] };
 const daily: MaintenanceWindowLike = { ...once, repeatInterval: 1 };
@@ -30,5 +30,65 @@ describe('isInMaintenance: a window covers a check through a shared tag while on
     ['any of several windows', [weekly, monthlyOn31st], ['db'], '2026-03-31T23:00:00.000Z', true],
   ] as const)('%s → %s', (_name, windows, tags, now, expected) => {
     expect(isInMaintenance(windows, tags, Date.parse(now))).toBe(expected);
+  });
+});
+
+describe('timezone: repeats follow the local wall-clock time of the window\'s IANA zone', () => {
+  // 09:00–10:00 in Amsterdam, daily from a winter day (CET, UTC+1): 08:00Z until the clocks go
+  // forward on 2026-03-29, 07:00Z after.
+  const amsterdam: MaintenanceWindowLike = { startsAt: '2026-03-20T08:00:00.000Z', endsAt: '2026-03-20T09:00:00.000Z', repeatUnit: 'DAY', repeatInterval: 1, tags: ['api'], timezone: 'Europe/Amsterdam' };
+  const utc: MaintenanceWindowLike = { ...amsterdam, timezone: null };
+  it.each([
+    ['before the change, at 09:30 local', amsterdam, '2026-03-28T08:30:00.000Z', true],
+    ['after the change, 09:30 local is 07:30Z', amsterdam, '2026-04-01T07:30:00.000Z', true],
+    ['after the change, 10:30 local is outside', amsterdam, '2026-04-01T08:30:00.000Z', false],
+    ['without a zone the window stays at 08:00Z', utc, '2026-04-01T08:30:00.000Z', true],
+    ['without a zone, 07:30Z is outside', utc, '2026-04-01T07:30:00.000Z', false],
+    // Back to CET on 2026-10-25: 09:30 local is 08:30Z again.
+    ['after the clocks go back', amsterdam, '2026-10-26T08:30:00.000Z', true],
+    ['after the clocks go back, 07:30Z is 08:30 local', amsterdam, '2026-10-26T07:30:00.000Z', false],
+  ] as const)('%s → %s', (_name, window, now, expected) => {
+    expect(isInMaintenance([window], ['api'], Date.parse(now))).toBe(expected);
+  });
+
+  it('ends at the local wall-clock end on the day of a change (a 02:00–04:00 window lasts an hour less)', () => {
+    const night: MaintenanceWindowLike = { startsAt: '2026-03-27T01:00:00.000Z', endsAt: '2026-03-27T03:00:00.000Z', repeatUnit: 'DAY', repeatInterval: 1, tags: ['api'], timezone: 'Europe/Amsterdam' };
+    // 2026-03-29: 02:00 local does not exist; the occurrence runs 03:00–04:00 CEST = 01:00Z–02:00Z.
+    expect(isInMaintenance([night], ['api'], Date.parse('2026-03-29T01:30:00.000Z'))).toBe(true);
+    expect(isInMaintenance([night], ['api'], Date.parse('2026-03-29T02:30:00.000Z'))).toBe(false);
+  });
+
+  it('lets occurrences start up to and including repeatEndsAt, a calendar date in the zone', () => {
+    // 23:30–23:45 in New York (EST, UTC−5): 04:30Z the next UTC day.
+    const late: MaintenanceWindowLike = { startsAt: '2026-01-02T04:30:00.000Z', endsAt: '2026-01-02T04:45:00.000Z', repeatUnit: 'DAY', repeatInterval: 1, repeatEndsAt: '2026-01-05', tags: ['api'], timezone: 'America/New_York' };
+    expect(isInMaintenance([late], ['api'], Date.parse('2026-01-06T04:40:00.000Z'))).toBe(true);
+    expect(isInMaintenance([late], ['api'], Date.parse('2026-01-07T04:40:00.000Z'))).toBe(false);
+  });
+});
+
+describe('silenceAllAlerts, silenceAlertsTags and pauseAllChecks', () => {
+  const base: MaintenanceWindowLike = { startsAt: '2026-03-01T10:00:00.000Z', endsAt: '2026-03-01T12:00:00.000Z', repeatUnit: 'DAY', tags: ['api'] };
+  const during = Date.parse('2026-03-01T11:00:00.000Z');
+  const after = Date.parse('2026-03-01T12:30:00.000Z');
+
+  it('silenceAllAlerts silences every check of the account, tagged or not, during the window only', () => {
+    const window = { ...base, tags: [], silenceAllAlerts: true };
+    expect(isInMaintenance([window], ['web'], during)).toBe(true);
+    expect(isInMaintenance([window], [], during)).toBe(true);
+    expect(isInMaintenance([window], ['web'], after)).toBe(false);
+  });
+
+  it('silenceAlertsTags silences the checks with those tags too', () => {
+    const window = { ...base, silenceAlertsTags: ['web'] };
+    expect(isInMaintenance([window], ['web'], during)).toBe(true);
+    expect(isInMaintenance([window], ['db'], during)).toBe(false);
+  });
+
+  it('pauseAllChecks pauses the checks sharing a tag; an untagged window pauses every check', () => {
+    expect(isPaused([{ ...base, pauseAllChecks: true }], ['api'], during)).toBe(true);
+    expect(isPaused([{ ...base, pauseAllChecks: true }], ['web'], during)).toBe(false);
+    expect(isPaused([{ ...base, pauseAllChecks: true }], ['api'], after)).toBe(false);
+    expect(isPaused([{ ...base, tags: [], pauseAllChecks: true }], [], during)).toBe(true);
+    expect(isPaused([base], ['api'], during)).toBe(false);
   });
 });

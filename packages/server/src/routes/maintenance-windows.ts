@@ -7,20 +7,30 @@ import type { AppEnv } from '../http/types.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
 
+/**
+ * The fields a window stored before the service knew them reads back with: their create defaults,
+ * so a window reads the same whenever it was written.
+ */
+const READ_DEFAULTS = { timezone: null, pauseAllChecks: false, silenceAllAlerts: false, silenceAlertsTags: [], description: null };
+const withReadDefaults = (doc: StoredDoc): StoredDoc => ({ ...READ_DEFAULTS, ...doc });
+
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   const windows = store.maintenanceWindows;
   const find = (accountId: string, id: number): StoredDoc => {
     const doc = windows.get(accountId, id);
     if (!doc) throw notFound('Maintenance window', id);
-    return doc;
+    return withReadDefaults(doc);
   };
 
   ctx.route(ENDPOINTS['maintenanceWindows.create'], ({ account, body }) => {
     const now = new Date().toISOString();
     return windows.insert(account.id, (id) => ({ ...body, id, created_at: now, updated_at: null }));
   });
-  ctx.route(ENDPOINTS['maintenanceWindows.list'], ({ account, query }) => windows.page(account.id, { limit: query.limit, page: query.page }));
+  ctx.route(ENDPOINTS['maintenanceWindows.list'], ({ account, query }) => {
+    const page = windows.page(account.id, { limit: query.limit, page: query.page });
+    return { ...page, items: page.items.map(withReadDefaults) };
+  });
   ctx.route(ENDPOINTS['maintenanceWindows.get'], ({ account, params }) => find(account.id, params.id));
   ctx.route(ENDPOINTS['maintenanceWindows.update'], ({ account, params, body }) => {
     const merged = mergeUpdate(find(account.id, params.id), body);

@@ -104,10 +104,33 @@ describe('maintenance windows', () => {
     { name: 'repeatInterval below 1', body: { ...window, repeatInterval: 0 }, keys: ['repeatInterval'] },
     { name: 'an end before the start', body: { ...window, endsAt: '2029-12-31T00:00:00.000Z' }, keys: ['endsAt'] },
     { name: 'a date that is not a date', body: { ...window, startsAt: 'tomorrow' }, keys: ['startsAt'] },
+    { name: 'a name over 200 characters', body: { ...window, name: 'n'.repeat(201) }, keys: ['name'] },
   ])('refuses $name', async ({ body, keys }) => {
     const reply = await api.post('/v1/maintenance-windows', body);
     expect(reply.status).toBe(400);
     expect(reply.body.validation).toEqual({ source: 'payload', keys });
+  });
+
+  it('stores and returns timezone, pauseAllChecks and silenceAllAlerts; a PUT that omits them keeps them', async () => {
+    const created = await api.post('/v1/maintenance-windows', { ...window, timezone: 'Europe/Amsterdam', pauseAllChecks: true, silenceAllAlerts: true });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ timezone: 'Europe/Amsterdam', pauseAllChecks: true, silenceAllAlerts: true });
+    const renamed = await api.put(`/v1/maintenance-windows/${created.body.id}`, { name: 'Renamed' });
+    expect(renamed.body).toMatchObject({ name: 'Renamed', timezone: 'Europe/Amsterdam', pauseAllChecks: true, silenceAllAlerts: true });
+    const reset = await api.put(`/v1/maintenance-windows/${created.body.id}`, { timezone: null, silenceAllAlerts: false });
+    expect((await api.get(`/v1/maintenance-windows/${created.body.id}`)).body).toMatchObject({ timezone: null, pauseAllChecks: true, silenceAllAlerts: false });
+    expect(reset.status).toBe(200);
+    const plain = await api.post('/v1/maintenance-windows', window);
+    expect(plain.body).toMatchObject({ timezone: null, pauseAllChecks: false, silenceAllAlerts: false });
+  });
+
+  it('refuses a timezone that is a UTC offset, naming the field', async () => {
+    const reply = await api.post('/v1/maintenance-windows', { ...window, timezone: '+05:00' });
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({
+      message: '"timezone" must be a named IANA time zone such as "Europe/Amsterdam" or "UTC", got "+05:00"',
+      validation: { source: 'payload', keys: ['timezone'] },
+    });
   });
 
   it('checks the merged window on PUT: moving only the end before the start is refused', async () => {

@@ -64,6 +64,26 @@ describe('Scheduler.tick', () => {
     expect(new Set(keys).size).toBe(3);
   });
 
+  it('skips the slots of checks a maintenance window with pauseAllChecks covers, while it runs', () => {
+    const store = storeWith([{ name: 'paused', tags: ['db'] }, { name: 'running', tags: ['web'] }], [{ name: 'db group', tags: ['db'] }]);
+    const [group] = store.checkGroups.all('acct');
+    store.checks.insert('acct', (id) => ({ id, name: 'paused through its group', checkType: 'API', activated: true, groupId: group!.id, frequency: 0, frequencyOffset: 10, locations: ['eu-west-1'] }));
+    // 20 s from T0 + 20 s, in Amsterdam (the zone does not matter for a window that does not repeat).
+    store.maintenanceWindows.insert('acct', (id) => ({
+      id, name: 'db upgrade', tags: ['db'], repeatUnit: 'DAY', repeatInterval: null, timezone: 'Europe/Amsterdam', pauseAllChecks: true,
+      startsAt: new Date(T0 + 20_000).toISOString(), endsAt: new Date(T0 + 40_000).toISOString(),
+    }));
+    const queue = new RecordingQueue();
+    const subject = scheduler(store, queue);
+    subject.tick(T0);
+    subject.tick(T0 + 60_000);
+    // Each check's slots sit at its own point inside each 10-second step.
+    const stepsOf = (name: string) => queue.jobs.filter((job) => job.check.name === name).map((job) => Math.floor((job.slot.dueMs - T0) / 10_000));
+    expect(stepsOf('running')).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(stepsOf('paused')).toEqual([0, 1, 4, 5]);
+    expect(stepsOf('paused through its group')).toEqual([0, 1, 4, 5]);
+  });
+
   it('skips deactivated checks, checks in a deactivated group and heartbeats', () => {
     const store = storeWith([], [{ name: 'off', activated: false }, { name: 'on', activated: true, locations: ['us-east-1'] }]);
     const [offGroup, onGroup] = store.checkGroups.all('acct');

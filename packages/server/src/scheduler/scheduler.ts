@@ -14,8 +14,11 @@
  *   A changed group, a long gap, or a write by another connection (the database's `data_version`,
  *   looked at every `refreshMs`) re-reads everything; even then a check whose stored document is
  *   unchanged keeps its entry and is not parsed again.
- * - What never runs: a deactivated check, a check in a deactivated group, passive checks (heartbeats).
+ * - What never runs: a deactivated check, a check in a deactivated group, passive checks (heartbeats),
+ *   and, slot by slot, a check paused by an active maintenance window (`pauseAllChecks`,
+ *   alerting/maintenance.ts): its slots inside the window are skipped, not run late.
  */
+import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import { readSideOf } from '../readside/context.js';
 import type { SqliteDatabase, Store } from '../store/index.js';
 import type { RunJob, RunQueue } from './queue.js';
@@ -116,6 +119,9 @@ export class Scheduler {
   #loadedAt = Number.NEGATIVE_INFINITY;
   #housekeptAt = Number.NEGATIVE_INFINITY;
   #lastTickMs = 0;
+  /** Per account, its windows with `pauseAllChecks`, as of `#windowsRevision` (most accounts: none). */
+  #pausing = new Map<string, MaintenanceWindowLike[]>();
+  #windowsRevision = -1;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
 
@@ -200,6 +206,7 @@ export class Scheduler {
         // A check changed or deleted since it was pushed: its new entry (if any) is in the heap too.
         if (entry.removed) continue;
         for (const slot of dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs)) {
+          if (this.#paused(entry, slot.dueMs)) continue;
           const claimed = this.#claim.run(slot.accountId, slot.key, slot.checkId, slot.dueMs, slot.location, claimedAt).changes > 0;
           if (claimed) jobs.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
         }
@@ -209,6 +216,27 @@ export class Scheduler {
     });
     for (const job of jobs) this.#queue.submit(job);
     return jobs.length;
+  }
+
+  #paused(entry: Entry, dueMs: number): boolean {
+    const windows = this.#pausingWindows(entry.schedule.accountId);
+    if (windows.length === 0) return false;
+    const tags = [...stringsOf(entry.check.tags), ...stringsOf(entry.group?.tags)];
+    return isPaused(windows, tags, dueMs);
+  }
+
+  #pausingWindows(accountId: string): MaintenanceWindowLike[] {
+    const revision = this.#store.maintenanceWindows.revision;
+    if (revision !== this.#windowsRevision) {
+      this.#pausing = new Map();
+      this.#windowsRevision = revision;
+    }
+    let windows = this.#pausing.get(accountId);
+    if (windows === undefined) {
+      windows = (this.#store.maintenanceWindows.all(accountId) as unknown as MaintenanceWindowLike[]).filter((window) => window.pauseAllChecks === true);
+      this.#pausing.set(accountId, windows);
+    }
+    return windows;
   }
 
   /** Sets the timer for just after the earliest due moment, never later than the next housekeeping. */
@@ -253,6 +281,8 @@ export class Scheduler {
 
   #readAll(nowMs: number): void {
     this.#loadedAt = nowMs;
+    // Another connection may have written windows too.
+    this.#pausing = new Map();
     this.#checksRevision = this.#store.checks.revision;
     this.#groupsRevision = this.#store.checkGroups.revision;
     this.#readDataVersion = this.#store.db.pragma('data_version', { simple: true }) as number;
@@ -303,6 +333,10 @@ export class Scheduler {
       nextDueMs: sameTiming ? known.nextDueMs : nextDueMs(schedule, this.#lastTickMs || nowMs),
     };
   }
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
 interface Row {
