@@ -1,5 +1,5 @@
-import { defineConfig } from 'vigil';
-import { AlertEscalationBuilder, RetryStrategyBuilder } from 'vigil/constructs';
+import { defineConfig } from '@vigil-mon/cli';
+import { AlertEscalationBuilder, RetryStrategyBuilder } from '@vigil-mon/cli/constructs';
 
 /**
  * Defaults every team inherits; a group or a check overrides them (config, then group, then the

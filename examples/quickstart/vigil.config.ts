@@ -1,4 +1,4 @@
-import { defineConfig } from 'vigil';
+import { defineConfig } from '@vigil-mon/cli';
 
 export default defineConfig({
   projectName: 'Quickstart',

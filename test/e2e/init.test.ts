@@ -78,19 +78,37 @@ describe('vigil init', () => {
     expect(lines).not.toContain('node_modules/');
   });
 
-  it('creates a package.json with the vigil and typescript dev dependencies and vigil:* scripts', async () => {
+  it('creates a package.json with the typescript dev dependency and vigil:* scripts, and no registry dependency on a name Vigil has not published', async () => {
     const created = await run(['init', '--name', 'Shop API']);
     expect(created.stdout).toContain(
-      '  package.json (created: scripts.vigil:validate, scripts.vigil:plan, scripts.vigil:apply, scripts.vigil:typecheck, devDependencies.vigil, devDependencies.typescript)\n',
+      '  package.json (created: scripts.vigil:validate, scripts.vigil:plan, scripts.vigil:apply, scripts.vigil:typecheck, devDependencies.typescript)\n',
     );
     const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
-    const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'packages/cli/package.json'), 'utf8'));
+    // `vigil` on the npm registry is an unrelated package; `@vigil-mon/cli` is not published yet.
     expect(manifest).toEqual({
       name: 'shop-api',
       private: true,
       scripts: { 'vigil:validate': 'vigil validate', 'vigil:plan': 'vigil plan', 'vigil:apply': 'vigil apply', 'vigil:typecheck': 'tsc --noEmit' },
-      devDependencies: { vigil: `^${version}`, typescript: '^5.9.3' },
+      devDependencies: { typescript: '^5.9.3' },
     });
+  });
+
+  it('depends on the package tarball vendored in the project, as a file: dependency', async () => {
+    const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'packages/cli/package.json'), 'utf8'));
+    await mkdir(path.join(root, 'vendor'));
+    await writeFile(path.join(root, 'vendor', `vigil-mon-cli-${version}.tgz`), '');
+    const created = await run(['init']);
+    expect(created.stdout).toContain('devDependencies.@vigil-mon/cli, devDependencies.typescript)\n');
+    const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+    expect(manifest.devDependencies).toEqual({ '@vigil-mon/cli': `file:vendor/vigil-mon-cli-${version}.tgz`, typescript: '^5.9.3' });
+  });
+
+  it('writes a config and monitor that import the package by its name', async () => {
+    await run(['init']);
+    expect(await readFile(path.join(root, 'vigil.config.ts'), 'utf8')).toContain("import { defineConfig } from '@vigil-mon/cli';\n");
+    expect(await readFile(path.join(root, 'checks', 'homepage.monitor.ts'), 'utf8')).toContain(
+      "import { ApiCheck, AssertionBuilder } from '@vigil-mon/cli/constructs';\n",
+    );
   });
 
   it('adds only what an existing package.json lacks, keeping its entries, order and indentation', async () => {
@@ -98,7 +116,7 @@ describe('vigil init', () => {
       name: 'acme-web',
       version: '3.1.0',
       scripts: { build: 'vite build', 'vigil:plan': 'vigil plan --format markdown' },
-      devDependencies: { vigil: 'file:../vigil-0.1.0.tgz' },
+      devDependencies: { '@vigil-mon/cli': 'file:vendor/vigil-mon-cli-0.1.0.tgz' },
       dependencies: { typescript: '5.4.0' },
     };
     await writeFile(path.join(root, 'package.json'), `${JSON.stringify(original, null, 4)}\n`);
@@ -119,7 +137,7 @@ describe('vigil init', () => {
   });
 
   it('leaves a package.json that has everything unchanged', async () => {
-    const complete = `{"scripts":{"vigil:validate":"x","vigil:plan":"x","vigil:apply":"x","vigil:typecheck":"x"},"devDependencies":{"vigil":"1","typescript":"5"}}`;
+    const complete = `{"scripts":{"vigil:validate":"x","vigil:plan":"x","vigil:apply":"x","vigil:typecheck":"x"},"devDependencies":{"@vigil-mon/cli":"1","typescript":"5"}}`;
     await writeFile(path.join(root, 'package.json'), complete);
     const created = await run(['init']);
     expect(created.stdout).toContain('  package.json (unchanged: it has everything already)\n');

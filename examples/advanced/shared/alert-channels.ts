@@ -1,4 +1,4 @@
-import { EmailAlertChannel, PagerdutyAlertChannel, SlackAlertChannel, WebhookAlertChannel } from 'vigil/constructs';
+import { EmailAlertChannel, PagerdutyAlertChannel, SlackAlertChannel, WebhookAlertChannel } from '@vigil-mon/cli/constructs';
 import { envOr } from './env';
 
 /** Wakes someone up: production failures only, no degraded noise. */

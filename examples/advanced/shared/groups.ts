@@ -1,4 +1,4 @@
-import { AssertionBuilder, CheckGroupV2, Frequency } from 'vigil/constructs';
+import { AssertionBuilder, CheckGroupV2, Frequency } from '@vigil-mon/cli/constructs';
 import { opsSlack, pagerduty, platformEmail } from './alert-channels';
 import { envOr } from './env';
 

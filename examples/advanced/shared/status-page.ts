@@ -1,4 +1,4 @@
-import { StatusPageService } from 'vigil/constructs';
+import { StatusPageService } from '@vigil-mon/cli/constructs';
 
 /** Components of status.acme.example; failing checks open incidents on them (`triggerIncident`). */
 export const paymentsService = new StatusPageService('payments', { name: 'Payments' });

@@ -1,4 +1,4 @@
-import { ApiCheck, AssertionBuilder, CheckGroupV2, Frequency, MaintenanceWindow } from 'vigil/constructs';
+import { ApiCheck, AssertionBuilder, CheckGroupV2, Frequency, MaintenanceWindow } from '@vigil-mon/cli/constructs';
 
 /** Both checks live in this group, so they share its locations and request defaults. */
 const storefront = new CheckGroupV2('storefront', {

@@ -1,11 +1,12 @@
 /**
- * `pnpm pack:cli`: builds the publishable `vigil` package and writes its tarball to <repo>/dist/.
+ * `pnpm pack:cli`: builds the publishable package (named in packages/cli/package.json, the one place
+ * the name is written; its bin is `vigil`) and writes its tarball to <repo>/dist/.
  * The last line of output is the tarball's absolute path (scripts and tests read it).
  *
- * The package is assembled in <repo>/dist/pack/vigil/ (git-ignored), never in packages/cli/dist/,
+ * The package is assembled in <repo>/dist/pack/package/ (git-ignored), never in packages/cli/dist/,
  * which the repository's own CLI runs from while this builds:
- * - dist/*.mjs: the same ESM bundle as `pnpm build` (build.mjs), CLI and `vigil`/`vigil/constructs`;
- * - dist/{index,constructs}.cjs: a CommonJS copy of the constructs for `require('vigil/constructs')`.
+ * - dist/*.mjs: the same ESM bundle as `pnpm build` (build.mjs), CLI and `<name>`/`<name>/constructs`;
+ * - dist/{index,constructs}.cjs: a CommonJS copy of the constructs for `require('<name>/constructs')`.
  *   It is a second copy of the code, which the constructs are built for: they are recognised by a
  *   `Symbol.for` brand and register into a Project held under a `Symbol.for` key of globalThis;
  * - dist/*.d.ts, *.d.cts: the constructs' and config's types in one file, bundled by
@@ -16,6 +17,9 @@
  *   package the bundles and declarations import from outside, plus every package build.mjs keeps
  *   external that a bundled workspace package depends on (e.g. @playwright/test, which the runner
  *   may only resolve at run time), each with the range the workspace's package.json files declare.
+ *   The CLI's optional peers (better-sqlite3) are not dependencies: npm installs an optional peer
+ *   only when asked, so planning against a remote service never compiles native code. Their
+ *   ranges must equal what the bundled packages declare (checked here).
  */
 import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +31,7 @@ import { CLI_ROOT, COMMON_OPTIONS, EXTERNAL, buildCli } from './build.mjs';
 
 const REPO_ROOT = path.resolve(CLI_ROOT, '../..');
 const OUT_DIR = path.join(REPO_ROOT, 'dist');
-const STAGE = path.join(OUT_DIR, 'pack', 'vigil');
+const STAGE = path.join(OUT_DIR, 'pack', 'package');
 const STAGE_DIST = path.join(STAGE, 'dist');
 
 const log = (line) => process.stdout.write(`${line}\n`);
@@ -63,7 +67,7 @@ function declarationImports(text) {
 }
 
 /** The CLI's package.json and those of the workspace packages it depends on, transitively. */
-async function bundledWorkspacePackages() {
+async function bundledWorkspacePackages(root) {
   const packagesDir = path.join(REPO_ROOT, 'packages');
   const byName = new Map();
   for (const entry of await readdir(packagesDir)) {
@@ -83,7 +87,7 @@ async function bundledWorkspacePackages() {
       if (String(range).startsWith('workspace:')) visit(dependency);
     }
   };
-  visit('vigil');
+  visit(root);
   return [...reached.values()];
 }
 
@@ -114,10 +118,15 @@ function rangeFor(name, manifests) {
   return floors[0].range;
 }
 
-export function deriveDependencies({ imported, manifests, external = EXTERNAL }) {
+export function deriveDependencies({ imported, manifests, external = EXTERNAL, peers = {} }) {
   const names = new Set(imported);
   for (const manifest of manifests) {
     for (const name of Object.keys(manifest.dependencies ?? {})) if (external.includes(name)) names.add(name);
+  }
+  for (const [name, range] of Object.entries(peers)) {
+    const needed = rangeFor(name, manifests);
+    if (range !== needed) throw new Error(`the CLI's peer "${name}" is ${range}, but the packages it bundles declare ${needed}: make them equal`);
+    names.delete(name);
   }
   return Object.fromEntries([...names].sort().map((name) => [name, rangeFor(name, manifests)]));
 }
@@ -149,14 +158,14 @@ async function buildCommonJs() {
   return [constructs.metafile, index.metafile];
 }
 
-/** One declaration file for `vigil/constructs`; `vigil` re-exports it, as the code does. */
+/** One declaration file for `<name>/constructs`; `<name>` re-exports it, as the code does. */
 async function buildDeclarations() {
   const { generateDtsBundle } = (await import('dts-bundle-generator')).default;
   const [constructs] = generateDtsBundle(
     [{ filePath: path.join(CLI_ROOT, 'src', 'constructs.ts'), output: { noBanner: true } }],
     { preferredConfigPath: path.join(CLI_ROOT, 'scripts', 'tsconfig.dts.json') },
   );
-  const header = '// The types of vigil/constructs and defineConfig, bundled by packages/cli/scripts/pack.mjs.\n';
+  const header = '// The types of the constructs and defineConfig, bundled by packages/cli/scripts/pack.mjs.\n';
   await writeFile(path.join(STAGE_DIST, 'constructs.d.ts'), header + constructs);
   await writeFile(path.join(STAGE_DIST, 'constructs.d.cts'), header + constructs);
   await writeFile(path.join(STAGE_DIST, 'index.d.ts'), "export * from './constructs.js';\n");
@@ -185,7 +194,8 @@ async function main() {
   const declared = await buildDeclarations();
 
   const imported = new Set([...externalPackages(esm), ...cjs.flatMap((metafile) => [...externalPackages(metafile)]), ...declared]);
-  const dependencies = deriveDependencies({ imported, manifests: await bundledWorkspacePackages() });
+  const peerDependencies = source.peerDependencies ?? {};
+  const dependencies = deriveDependencies({ imported, manifests: await bundledWorkspacePackages(source.name), peers: peerDependencies });
   const manifest = {
     name: source.name,
     version: source.version,
@@ -201,12 +211,15 @@ async function main() {
     typesVersions: { '*': { constructs: ['./dist/constructs.d.ts'] } },
     files: ['bin', 'dist'],
     dependencies,
+    peerDependencies,
+    peerDependenciesMeta: source.peerDependenciesMeta,
   };
   await writeFile(path.join(STAGE, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   await mkdir(path.join(STAGE, 'bin'));
   await copyFile(path.join(CLI_ROOT, 'bin', 'vigil.mjs'), path.join(STAGE, 'bin', 'vigil.mjs'));
   await copyFile(path.join(REPO_ROOT, 'README.md'), path.join(STAGE, 'README.md'));
   log(`dependencies: ${Object.entries(dependencies).map(([name, range]) => `${name}@${range}`).join(', ')}`);
+  log(`optional peers: ${Object.entries(peerDependencies).map(([name, range]) => `${name}@${range}`).join(', ')}`);
 
   const packed = execFileSync('npm', ['pack', '--pack-destination', OUT_DIR, '--silent'], { cwd: STAGE, encoding: 'utf8' });
   const file = packed.trim().split('\n').pop();

@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { parseRateLimit, RateLimitSpecError } from '@vigil/schema';
 import { CliError } from './errors.js';
+import { loadServer } from './server-module.js';
 
 export interface Target {
   readonly baseUrl: string;
@@ -67,6 +68,8 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
         'refusing to fall back to the embedded local service. Pass --local to use it on purpose.',
     );
   }
+  // First, so that without better-sqlite3 nothing is created before the command stops.
+  const { startServer } = await loadServer();
   const dataDir = path.join(options.root, '.vigil', 'local');
   const { chmod, mkdir } = await import('node:fs/promises');
   // The database holds secret values: vigil's own directory is private to the owner, also when an
@@ -74,7 +77,6 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
   await mkdir(path.dirname(dataDir), { recursive: true });
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
-  const { startServer } = await import('@vigil/server');
   const server = await startServer({ port: 0, dataDir, accounts: [{ apiKey: EMBEDDED_KEY, accountId: EMBEDDED_ACCOUNT }] });
   const shown = path.relative(process.cwd(), dataDir) || '.';
   return {

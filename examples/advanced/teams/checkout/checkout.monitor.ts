@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { MultiStepCheck } from 'vigil/constructs';
+import { MultiStepCheck } from '@vigil-mon/cli/constructs';
 import { envOr } from '../../shared/env';
 import { webFlows } from '../../shared/groups';
 import { checkoutService } from '../../shared/status-page';

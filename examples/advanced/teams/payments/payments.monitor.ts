@@ -1,4 +1,4 @@
-import { ApiCheck, AssertionBuilder, Frequency, RetryStrategyBuilder } from 'vigil/constructs';
+import { ApiCheck, AssertionBuilder, Frequency, RetryStrategyBuilder } from '@vigil-mon/cli/constructs';
 import { incidentWebhook } from '../../shared/alert-channels';
 import { publicApi } from '../../shared/groups';
 import { paymentsService } from '../../shared/status-page';

@@ -1,4 +1,4 @@
-import { ApiCheck, AssertionBuilder, MaintenanceWindow, MultiStepCheck } from 'vigil/constructs';
+import { ApiCheck, AssertionBuilder, MaintenanceWindow, MultiStepCheck } from '@vigil-mon/cli/constructs';
 import { internal, publicApi } from '../../shared/groups';
 
 new ApiCheck('search-api', {

@@ -3,6 +3,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { PACKAGE_NAME, PUBLISHED_ON_REGISTRY, VENDOR_DIR, tarballName } from '@vigil/constructs/package-name';
 import { CliError } from '../errors.js';
 import { VERSION } from '../version.js';
 
@@ -50,7 +51,7 @@ function quoted(text: string): string {
 }
 
 function configSource(projectName: string): string {
-  return `import { defineConfig } from 'vigil';
+  return `import { defineConfig } from '${PACKAGE_NAME}';
 
 export default defineConfig({
   projectName: ${quoted(projectName)},
@@ -65,7 +66,7 @@ export default defineConfig({
 `;
 }
 
-const MONITOR_SOURCE = `import { ApiCheck, AssertionBuilder } from 'vigil/constructs';
+const MONITOR_SOURCE = `import { ApiCheck, AssertionBuilder } from '${PACKAGE_NAME}/constructs';
 
 // One check per endpoint that matters; \`vigil plan\` shows what apply would create.
 new ApiCheck('homepage', {
@@ -152,13 +153,26 @@ function dependsOn(manifest: PackageJson, name: string): boolean {
 }
 
 /**
- * Adds the `vigil` (and `typescript`) dev dependency and the `vigil:*` scripts that are missing;
- * never changes an entry that exists. Creates the file when there is none.
+ * The dependency on Vigil's package to add, if any: never a registry range on a name this project
+ * has not published (whoever published it first would be installed), so before publication only a
+ * tarball vendored in the project, `file:vendor/<tarball>`, which npm records with its integrity.
+ */
+function packageSpec(root: string): string | undefined {
+  if (PUBLISHED_ON_REGISTRY) return `^${VERSION}`;
+  const vendored = `${VENDOR_DIR}/${tarballName(VERSION)}`;
+  return existsSync(path.join(root, vendored)) ? `file:${vendored}` : undefined;
+}
+
+/**
+ * Adds the Vigil package (see {@link packageSpec}) and `typescript` dev dependencies and the
+ * `vigil:*` scripts that are missing; never changes an entry that exists. Creates the file when
+ * there is none.
  */
 async function updatePackageJson(
   file: string,
   existing: { manifest: PackageJson; indent: string } | undefined,
   projectName: string,
+  vigilSpec: string | undefined,
 ): Promise<{ outcome: Outcome; added: string[] }> {
   const manifest: PackageJson = existing?.manifest ?? { name: logicalIdFromName(projectName), private: true };
   const added: string[] = [];
@@ -169,7 +183,8 @@ async function updatePackageJson(
     added.push(`scripts.${name}`);
   }
   const devDependencies = { ...(manifest.devDependencies ?? {}) };
-  for (const [name, range] of [['vigil', `^${VERSION}`], ['typescript', TYPESCRIPT_RANGE]] as const) {
+  const wanted = [...(vigilSpec === undefined ? [] : [[PACKAGE_NAME, vigilSpec] as const]), ['typescript', TYPESCRIPT_RANGE] as const];
+  for (const [name, range] of wanted) {
     if (dependsOn(manifest, name)) continue;
     devDependencies[name] = range;
     added.push(`devDependencies.${name}`);
@@ -197,14 +212,14 @@ function resolvableFrom(root: string, name: string): boolean {
  * against) until it is packed: `pnpm pack:cli`.
  */
 function vigilCommand(root: string): { install: boolean; run: string; typecheck: boolean } {
-  const hasVigil = resolvableFrom(root, 'vigil');
+  const hasVigil = resolvableFrom(root, PACKAGE_NAME);
   const script = process.argv[1] ? realpathSync(process.argv[1]) : undefined;
   const sourceCheckout = script !== undefined && existsSync(path.join(path.dirname(script), '..', 'src', 'main.ts'));
   if (!hasVigil && sourceCheckout) return { install: false, run: `node ${script}`, typecheck: false };
   return { install: !hasVigil || !resolvableFrom(root, 'typescript'), run: 'npx vigil', typecheck: true };
 }
 
-function nextSteps(root: string, cwd: string): string {
+function nextSteps(root: string, cwd: string, declared: boolean): string {
   const relative = path.relative(cwd, root);
   const cd = relative === '' ? [] : [`  cd ${relative.includes(' ') ? JSON.stringify(relative) : relative}`];
   const { install, run, typecheck } = vigilCommand(root);
@@ -213,7 +228,15 @@ function nextSteps(root: string, cwd: string): string {
     '',
     'Next steps:',
     ...cd,
-    ...(install ? [step('npm install', 'installs vigil and typescript')] : []),
+    ...(install && declared ? [step('npm install', `installs ${PACKAGE_NAME} and typescript`)] : []),
+    ...(install && !declared
+      ? [
+          `  # ${PACKAGE_NAME} is not on the npm registry yet: install it from its tarball, kept in the repository`,
+          `  # (pnpm pack:cli in a clone of Vigil builds it; see docs/getting-started.md)`,
+          step(`mkdir -p ${VENDOR_DIR} && cp /path/to/${tarballName(VERSION)} ${VENDOR_DIR}/`, 'commit it: npm ci installs it from there'),
+          step(`npm install -D ./${VENDOR_DIR}/${tarballName(VERSION)}`, `installs ${PACKAGE_NAME} and typescript`),
+        ]
+      : []),
     step(`${run} validate`, 'check the project offline'),
     step(`${run} plan`, 'what apply would do (embedded local service unless VIGIL_API_URL is set)'),
     step(`${run} apply`, 'make the service match the code'),
@@ -239,8 +262,12 @@ export function registerInit(program: Command): void {
     .addHelpText(
       'after',
       `
-Writes vigil.config.ts and ${MONITOR_FILE.split(path.sep).join('/')}; adds the vigil and typescript dev dependencies
-and vigil:* scripts to package.json (creating it if missing, never changing an existing entry);
+Writes vigil.config.ts and ${MONITOR_FILE.split(path.sep).join('/')}; adds the typescript dev dependency, ${
+        PUBLISHED_ON_REGISTRY
+          ? `the ${PACKAGE_NAME} one`
+          : `the ${PACKAGE_NAME} one if ${VENDOR_DIR}/${tarballName(VERSION)}
+is there (as file:${VENDOR_DIR}/…: the package is not on the npm registry yet)`
+      }, and vigil:* scripts to package.json (creating it if missing, never changing an existing entry);
 writes a tsconfig.json that type-checks the monitors unless one exists; and adds
 ${GITIGNORE_ENTRIES.join(', ')} (and node_modules/) to .gitignore.
 Refuses, writing nothing, if a vigil.config.* or the example monitor exists, or package.json is
@@ -262,7 +289,8 @@ not valid JSON. .vigil/state.json is meant to be committed: it records what Vigi
       // `wx` so a file created since the checks above is still never overwritten.
       await writeFile(path.join(root, CONFIG_FILE), configSource(projectName), { flag: 'wx' });
       await writeFile(path.join(root, MONITOR_FILE), MONITOR_SOURCE, { flag: 'wx' });
-      const pkg = await updatePackageJson(path.join(root, 'package.json'), packageJson, projectName);
+      const vigilSpec = packageSpec(root);
+      const pkg = await updatePackageJson(path.join(root, 'package.json'), packageJson, projectName, vigilSpec);
       const tsconfigExists = existsSync(path.join(root, 'tsconfig.json'));
       if (!tsconfigExists) await writeFile(path.join(root, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`, { flag: 'wx' });
       const gitignore = await updateGitignore(path.join(root, '.gitignore'));
@@ -277,6 +305,7 @@ not valid JSON. .vigil/state.json is meant to be committed: it records what Vigi
           : '  tsconfig.json',
         ...(gitignore.outcome === 'unchanged' ? [] : [`  .gitignore (${gitignore.outcome}: ${gitignore.added.join(', ')})`]),
       ];
-      process.stdout.write(`${lines.join('\n')}\n${nextSteps(root, process.cwd())}\n`);
+      const declared = vigilSpec !== undefined || (packageJson !== undefined && dependsOn(packageJson.manifest, PACKAGE_NAME));
+      process.stdout.write(`${lines.join('\n')}\n${nextSteps(root, process.cwd(), declared)}\n`);
     });
 }

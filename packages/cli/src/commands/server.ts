@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError, usageError } from '../errors.js';
+import { loadServer } from '../server-module.js';
 
 interface ServerFlags {
   port: string;
@@ -107,7 +108,7 @@ export function registerServer(program: Command): void {
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
-      const server = await import('@vigil/server');
+      const server = await loadServer();
       const port = parsePort(flags.port);
       const apiKeys = flags.apiKey ?? [];
       const accountIds = flags.accountId ?? [];

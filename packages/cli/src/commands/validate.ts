@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
+import { LEGACY_PACKAGE_NAME, PACKAGE_NAME } from '@vigil/constructs/package-name';
 import type { Diagnostic, LoadedProject } from '@vigil/engine';
 import { CliError } from '../errors.js';
 import { parseLoadTimeoutFlag } from '../flags.js';
@@ -11,9 +12,11 @@ import { parseLoadTimeoutFlag } from '../flags.js';
 declare const __VIGIL_BUNDLED__: boolean | undefined;
 
 /**
- * The files user code's `vigil`, `vigil/constructs`, `@vigil/constructs`, `checkly` and
- * `checkly/constructs` imports resolve to:
- * the very modules this process runs, so the user's constructs and the CLI share one instance.
+ * The files user code's imports of the package (`@vigil-mon/cli`, `@vigil-mon/cli/constructs`), of
+ * its name before the rename (`vigil`, `vigil/constructs`: projects load unchanged, and never from
+ * node_modules, where `vigil` is an unrelated package), of `@vigil/constructs`, `checkly` and
+ * `checkly/constructs` resolve to: the very modules this process runs, so the user's constructs and
+ * the CLI share one instance.
  */
 export function cliModuleAliases(): Record<string, string> {
   if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) {
@@ -21,13 +24,22 @@ export function cliModuleAliases(): Record<string, string> {
     const dist = path.dirname(fileURLToPath(import.meta.url));
     const constructs = path.join(dist, 'constructs.mjs');
     const index = path.join(dist, 'index.mjs');
-    return { vigil: index, 'vigil/constructs': constructs, '@vigil/constructs': constructs, checkly: index, 'checkly/constructs': constructs };
+    return packageAliases(index, constructs, constructs);
   }
   const constructs = realpathSync(createRequire(import.meta.url).resolve('@vigil/constructs'));
   const index = fileURLToPath(new URL('../index.ts', import.meta.url));
   const cliConstructs = fileURLToPath(new URL('../constructs.ts', import.meta.url));
+  return packageAliases(index, cliConstructs, constructs);
+}
+
+function packageAliases(index: string, constructs: string, workspaceConstructs: string): Record<string, string> {
+  const aliases: Record<string, string> = { '@vigil/constructs': workspaceConstructs };
   // A Checkly project's `checkly` and `checkly/constructs` imports load unchanged.
-  return { vigil: index, 'vigil/constructs': cliConstructs, '@vigil/constructs': constructs, checkly: index, 'checkly/constructs': cliConstructs };
+  for (const name of [PACKAGE_NAME, LEGACY_PACKAGE_NAME, 'checkly']) {
+    aliases[name] = index;
+    aliases[`${name}/constructs`] = constructs;
+  }
+  return aliases;
 }
 
 /**

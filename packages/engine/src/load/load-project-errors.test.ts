@@ -26,7 +26,7 @@ describe('loadProject with problems in user code', () => {
       {
         severity: 'error',
         message: 'vigil.config.ts must export its config as the default export',
-        hint: "Write `export default defineConfig({ projectName: '...', logicalId: '...' })`, importing defineConfig from 'vigil'.",
+        hint: "Write `export default defineConfig({ projectName: '...', logicalId: '...' })`, importing defineConfig from '@vigil-mon/cli'.",
         source: { file: 'vigil.config.ts', line: 1, column: 1 },
       },
     ]);
