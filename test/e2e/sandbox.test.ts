@@ -63,7 +63,7 @@ describe('vigil server runs scripts of different tenants in a sandbox', () => {
   it('says once at start which sandbox layers apply on this machine', () => {
     const notices = service.stderr().split('\n').filter((line) => line.startsWith('vigil server: sandbox: '));
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^vigil server: sandbox: user code runs in a fresh process per run under Node's permission model/);
+    expect(notices[0]).toMatch(/^vigil server: sandbox: user code runs in processes of its own account under Node's permission model/);
   });
 
   it("keeps one tenant's secret from another's script, and the service's keys and environment from both", async () => {

@@ -116,7 +116,8 @@ interface MultiStepMeasure {
   cpuMs: number;
 }
 
-async function multiStepOverhead(url: string, cacheDir: string): Promise<MultiStepMeasure> {
+/** `cacheKey` names the tenant whose Playwright transform cache the run uses: a new one is cold. */
+async function multiStepOverhead(url: string, cacheKey: string): Promise<MultiStepMeasure> {
   const cpuBefore = childrenCpuMs();
   const runner = createRunner({ multiStepTimeoutMs: 60_000 });
   try {
@@ -124,8 +125,8 @@ async function multiStepOverhead(url: string, cacheDir: string): Promise<MultiSt
     const wall = await timeMs(async () => {
       const { final } = await runner.run(
         { checkType: 'MULTI_STEP', name: 'bench', script: SPEC, doubleCheck: false, retryStrategy: null },
-        // PWTEST_CACHE_DIR is where Playwright keeps its transform cache: empty = cold.
-        { location: 'bench', variables: [{ key: 'BASE_URL', value: url }, { key: 'PWTEST_CACHE_DIR', value: cacheDir }] },
+        // The runner keeps Playwright's transform cache per tenant: a tenant never seen before is cold.
+        { location: 'bench', variables: [{ key: 'BASE_URL', value: url }], tenant: cacheKey },
       );
       if (final.hasFailures) throw new Error(`bench multi-step run failed: ${final.error}`);
       result = final.multiStepCheckResult as MultiStepCheckResult;
@@ -138,8 +139,8 @@ async function multiStepOverhead(url: string, cacheDir: string): Promise<MultiSt
 }
 
 async function multiStepFigures(context: BenchContext, url: string): Promise<BenchFigure[]> {
-  const cold = await repeat(context.runs, async (run) => (await multiStepOverhead(url, path.join(context.tmpDir, `cold-cache-${run}`))).overheadMs);
-  const warmCache = path.join(context.tmpDir, 'warm-cache');
+  const cold = await repeat(context.runs, async (run) => (await multiStepOverhead(url, `${context.tmpDir}/cold-${run}`)).overheadMs);
+  const warmCache = `${context.tmpDir}/warm`;
   await multiStepOverhead(url, warmCache);
   const warmCpu: number[] = [];
   const warm = await repeat(Math.max(context.runs, MULTI_STEP_WARM_RUNS), async () => {

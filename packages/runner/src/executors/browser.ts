@@ -43,6 +43,7 @@ export const browserExecutor: Executor = {
       timeoutMs,
       signal: context.signal,
       denyNetworks: context.options.networkPolicy.rules,
+      tenant: context.tenant,
       browser: { executablePath: chromium.executablePath, playwrightConfig: playwrightConfigOf(check) },
     });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());

@@ -149,6 +149,7 @@ export const playwrightExecutor: Executor = {
         timeoutMs,
         signal: context.signal,
         denyNetworks: context.options.networkPolicy.rules,
+        tenant: context.tenant,
         started,
       });
       const verdict = multiStepVerdict(run, timeoutMs, startedAt.getTime());

@@ -6,8 +6,9 @@
  * Playwright check suites (../executors/playwright.ts).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, lchownSync, readdirSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, lchownSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -84,6 +85,8 @@ export interface PlaywrightProcessInput {
   denyNetworks?: readonly string[] | undefined;
   /** performance.now() when the run began (its duration counts from there). */
   started: number;
+  /** Whose run it is: keys its Playwright transform cache (and, in the sandbox, its uid). */
+  tenant?: string | undefined;
 }
 
 /** Runs `playwright test` once; never throws for anything the code under test does. */
@@ -99,10 +102,14 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
     delete env[POLICY_PROXY_ENV];
     delete env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK;
   }
-  const sandbox = playwrightSandbox(cli, input);
+  // Playwright caches compiled specs in a shared directory by default: code one tenant's spec
+  // planted there would run in another's. Each tenant gets a cache of its own, whatever its variables say.
+  const cacheDir = await tenantCache(path.dirname(input.dir), input.tenant);
+  env.PWTEST_CACHE_DIR = cacheDir;
+  const sandbox = playwrightSandbox(cli, input, cacheDir);
   if (sandbox) {
-    // Playwright and Chromium keep caches and profiles under the home and temporary directories,
-    // which inside the sandbox only the run's own directory can be.
+    // Playwright and Chromium keep profiles under the home and temporary directories, which inside
+    // the sandbox only the run's own directory can be.
     env.HOME = input.dir;
     env.TMPDIR = input.dir;
   }
@@ -164,6 +171,18 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
 
 let nextSandboxSlot = 1;
 
+/** A number standing for the tenant: the same tenant, the same number. */
+function tenantKey(tenant: string | undefined): number {
+  return createHash('sha256').update(tenant ?? '').digest().readUInt32BE(0);
+}
+
+/** The tenant's own Playwright cache directory inside the workspace. */
+async function tenantCache(workspace: string, tenant: string | undefined): Promise<string> {
+  const dir = path.join(workspace, 'cache', createHash('sha256').update(tenant ?? '').digest('hex').slice(0, 24));
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
 /** The directory holding every package Playwright may load: the top `node_modules` of its real path. */
 function packagesRoot(file: string): string {
   const real = realpathSync(file);
@@ -176,7 +195,7 @@ function packagesRoot(file: string): string {
  * own, seeing only the system, the packages, Vigil's own code and the workspace (its run directory
  * the only place it writes). Without that, null: the run is a plain process group, as the docs say.
  */
-function playwrightSandbox(cli: string, input: PlaywrightProcessInput): SandboxCommand | null {
+function playwrightSandbox(cli: string, input: PlaywrightProcessInput, cacheDir: string): SandboxCommand | null {
   const support = sandboxSupport();
   if (!support.bubblewrap) return null;
   const ownCode = path.dirname(fileURLToPath(import.meta.url));
@@ -189,7 +208,10 @@ function playwrightSandbox(cli: string, input: PlaywrightProcessInput): SandboxC
       entryArgs: ['test', ...input.args],
       readRoots: [path.dirname(input.dir), packagesRoot(cli), ...codeRoots],
       runDirectory: input.dir,
+      writeRoots: [cacheDir],
       slot: nextSandboxSlot++,
+      // One uid per tenant, so a tenant's later runs can use the cache its earlier ones wrote.
+      uidKey: tenantKey(input.tenant),
       limits: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: PLAYWRIGHT_MEMORY_BYTES, processes: PLAYWRIGHT_PROCESSES },
       permissionModel: false,
       resourceLimits: false,
@@ -199,7 +221,10 @@ function playwrightSandbox(cli: string, input: PlaywrightProcessInput): SandboxC
   if (command.uid !== null) {
     // The workspace holds only code (the guarded @playwright/test); the sandbox's uid must walk through it.
     chmodSync(path.dirname(input.dir), 0o755);
+    chmodSync(path.dirname(cacheDir), 0o755);
     chownTree(input.dir, command.uid);
+    // The tenant's uid owns its cache already after its first run; walking the tree again is waste.
+    if (statSync(cacheDir).uid !== command.uid) chownTree(cacheDir, command.uid);
   }
   return command;
 }

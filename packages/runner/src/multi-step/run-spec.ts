@@ -116,6 +116,8 @@ export interface SpecInput {
   signal: AbortSignal;
   /** CIDRs the spec may not connect to: its Node processes (../network-policy-preload.ts) and its browser (./policy-proxy.ts); none when absent. */
   denyNetworks?: readonly string[];
+  /** Whose run it is: Playwright's transform cache is kept per tenant, never shared between tenants. */
+  tenant?: string | undefined;
   /** A browser check's run: the Chromium found by {@link findChromium} and the check's Playwright options. */
   browser?: { executablePath: string | undefined; playwrightConfig?: SpecPlaywrightConfig | null };
 }
@@ -224,6 +226,7 @@ async function runSpecNow(input: SpecInput): Promise<SpecRun> {
       timeoutMs: input.timeoutMs,
       signal: input.signal,
       denyNetworks: input.denyNetworks,
+      tenant: input.tenant,
       started,
     });
   } finally {

@@ -47,6 +47,8 @@ export interface DoneMessage {
   env: Record<string, string>;
   logs: JobLogLine[];
   error: WorkerError | null;
+  /** CPU time the process has used so far (user + system): the pool retires it before its CPU limit. */
+  cpuMs: number;
 }
 
 export interface ReadyMessage {

@@ -227,8 +227,8 @@ describe('describeSandbox: the notice vigil server prints once at start', () => 
     const root = process.getuid?.() === 0;
     expect(describeSandbox(everything)).toBe(
       root
-        ? "user code runs in a fresh process per run under Node's permission model, resource limits, namespaces and a uid of their own (bubblewrap), cgroup limits."
-        : "user code runs in a fresh process per run under Node's permission model, resource limits, namespaces and a uid of their own (bubblewrap), cgroup limits; the service does not run as root, so scripts run as its own user, see the same processes and share its network namespace (docs/sandbox.md).",
+        ? "user code runs in processes of its own account under Node's permission model, resource limits, namespaces and a uid of their own (bubblewrap), cgroup limits."
+        : "user code runs in processes of its own account under Node's permission model, resource limits, namespaces and a uid of their own (bubblewrap), cgroup limits; the service does not run as root, so scripts run as its own user, see the same processes and share its network namespace (docs/sandbox.md).",
     );
   });
 

@@ -135,7 +135,7 @@ export function describeSandbox(support: SandboxSupport = sandboxSupport()): str
   } else if (!support.cgroups.memory && !support.cgroups.pids) {
     missing.push('the cgroup file system is not writable, so memory and processes are limited per process only');
   }
-  const head = `user code runs in a fresh process per run under ${layers.join(', ')}`;
+  const head = `user code runs in processes of its own account under ${layers.join(', ')}`;
   return missing.length === 0 ? `${head}.` : `${head}; ${missing.join('; ')} (docs/sandbox.md).`;
 }
 
@@ -149,8 +149,10 @@ export interface SandboxRequest {
   readRoots: readonly string[];
   /** The run's own directory: its cwd, the only place it may write. */
   runDirectory: string;
-  /** A number unique among live sandboxes: picks the uid and names the cgroups. */
+  /** A number unique among live sandboxes: names the cgroups, and picks the uid unless `uidKey` does. */
   slot: number;
+  /** Picks the uid instead of `slot`: the same key, the same uid (a tenant's runs sharing its cache). */
+  uidKey?: number;
   limits: SandboxLimits;
   /**
    * Only the tests turn Node's permission model off, to show the layers below it hold on their own
@@ -183,6 +185,7 @@ const SANDBOX_NICENESS = 10;
 
 /** Sandboxes run as uids no account on the machine has, one per live sandbox. */
 const FIRST_SANDBOX_UID = 2_100_000_000;
+const SANDBOX_UIDS = 1_000_000;
 
 /** Directories every sandbox needs read-only: the dynamic linker and libraries, and name resolution. */
 const SYSTEM_READ_ONLY = ['/usr', '/lib', '/lib64', '/lib32', '/bin', '/sbin', '/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/ssl', '/etc/ca-certificates', '/etc/localtime', '/etc/fonts', '/etc/chromium', '/etc/chromium.d', '/etc/alternatives'];
@@ -275,7 +278,7 @@ export function sandboxCommand(request: SandboxRequest, support: SandboxSupport 
   let uid: number | null = null;
   const cgroups: string[] = [];
   if (support.bubblewrap && support.setpriv) {
-    uid = FIRST_SANDBOX_UID + (request.slot % 100_000);
+    uid = FIRST_SANDBOX_UID + ((request.uidKey ?? request.slot) % SANDBOX_UIDS);
     const name = `vigil-sandbox-${process.pid}-${request.slot}`;
     const memory = makeCgroup(support.cgroups.memory, name, { 'memory.limit_in_bytes': String(limits.memoryBytes) });
     const pids = makeCgroup(support.cgroups.pids, name, { 'pids.max': String(limits.processes) });

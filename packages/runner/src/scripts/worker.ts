@@ -191,6 +191,11 @@ function settledRequest(request: ScriptRequest): ScriptRequest {
   };
 }
 
+function cpuMsSoFar(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
 let current: { id: number; map: SourceMap | null; label: string } | null = null;
 let strayError: WorkerError | null = null;
 
@@ -229,6 +234,7 @@ async function run(message: RunMessage): Promise<DoneMessage> {
     env: plainStrings(process.env),
     logs: log.close(),
     error,
+    cpuMs: cpuMsSoFar(),
   };
   process.env = {};
   return done;
