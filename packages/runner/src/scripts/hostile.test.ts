@@ -54,6 +54,13 @@ describe('a hostile script', () => {
     expect(JSON.stringify(harvest)).not.toContain('b-secret');
   });
 
+  it('leaves no socket or server open past its run, even for the next script of its own account', async () => {
+    const opened = await run("globalThis.left = require('node:net').createServer().listen(0, '127.0.0.1'); await new Promise((resolve) => globalThis.left.once('listening', resolve)); globalThis.udp = require('node:dgram').createSocket('udp4'); await new Promise((resolve) => globalThis.udp.bind(0, '127.0.0.1', resolve)); console.log('open');", 'lingerer');
+    expect(opened.logs.map((line) => line.msg)).toEqual(['open']);
+    const next = await run("console.log(String(globalThis.left?.listening), String(Boolean(globalThis.left)))", 'lingerer');
+    expect(next.logs.map((line) => line.msg)).toEqual(['false true']);
+  });
+
   it('runs the scripts of one tenant in its own processes, never in those of another', async () => {
     // A pid is the namespace's own under bubblewrap (the same in every sandbox): a mark left in the process tells them apart.
     const pidOf = async (tenant: string) => (await run('globalThis.mark ??= Math.random(); console.log(globalThis.mark)', tenant)).logs[0]?.msg;

@@ -12,7 +12,9 @@
  * runs the same from sources and from the CLI bundle. The service's network policy (argv) is
  * installed before any script runs.
  */
+import dgram from 'node:dgram';
 import { createRequire, type SourceMap } from 'node:module';
+import net from 'node:net';
 import path from 'node:path';
 import { formatWithOptions } from 'node:util';
 import vm from 'node:vm';
@@ -237,7 +239,23 @@ async function run(message: RunMessage): Promise<DoneMessage> {
     cpuMs: cpuMsSoFar(),
   };
   process.env = {};
+  closeLeftovers();
   return done;
+}
+
+/**
+ * Sockets, servers and watchers a script left open end with its run: the process may serve the
+ * account's next script, which must not find a server still listening or a connection still open.
+ * The IPC channel to the pool (a raw `Pipe` handle) and the standard streams stay.
+ */
+function closeLeftovers(): void {
+  const handles = (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles();
+  for (const handle of handles) {
+    if (handle === process.stdout || handle === process.stderr || handle.constructor.name === 'Pipe') continue;
+    if (handle instanceof net.Socket) handle.destroy();
+    else if (handle instanceof net.Server || handle instanceof dgram.Socket) handle.close();
+    else if (typeof (handle as { close?: unknown }).close === 'function') (handle as { close(): void }).close();
+  }
 }
 
 // A promise the script left running may reject after its last await: it fails the run it belongs
