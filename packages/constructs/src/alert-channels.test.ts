@@ -71,10 +71,18 @@ describe('alert channel synth', () => {
 });
 
 describe('alert channel rules', () => {
+  it('warns about a misspelt prop at the prop the user wrote, as the Checkly CLI ignores it', async () => {
+    const project = await load(() => {
+      new EmailAlertChannel('c', { address: 'ops@example.com', sendFailur: false } as never); // @at:misspelt
+    });
+    expect(project.validate()).toEqual([
+      { severity: 'warning', address: 'alert-channel.c', path: 'sendFailur', message: '"sendFailur" is not a prop of EmailAlertChannel', hint: 'Did you mean "sendFailure"?', source: markerLocation(import.meta.url, 'misspelt') },
+    ]);
+  });
+
   // Each row creates its channel on the row's own line, so the row's marker is the expected location.
   it.each([
     ['an invalid e-mail address', 'email', () => new EmailAlertChannel('c', { address: 'not-an-address' }), 'address', '"address" must be a valid email', undefined], // @at:email
-    ['a misspelt prop', 'misspelt', () => new EmailAlertChannel('c', { address: 'ops@example.com', sendFailur: false } as never), 'sendFailur', '"sendFailur" is not a prop of EmailAlertChannel', 'Did you mean "sendFailure"?'], // @at:misspelt
     ['a Slack URL that is not a URL', 'slack', () => new SlackAlertChannel('c', { url: 'hooks.slack.com' }), 'url', '"url" must be an absolute http:// or https:// URL, got "hooks.slack.com"', 'Did you mean "https://hooks.slack.com"? {{NAME}} placeholders are allowed, e.g. "{{BASE_URL}}/health".'], // @at:slack
     ['a lower-case webhook method', 'webhook', () => new WebhookAlertChannel('c', { name: 'Hook', url: 'https://example.com', method: 'get' as never }), 'method', '"method" must be one of [GET, POST, PUT, HEAD, DELETE, PATCH]', undefined], // @at:webhook
     ['an empty SMS number, named as the prop', 'sms', () => new SmsAlertChannel('c', { name: 'Ana', phoneNumber: '' }), 'phoneNumber', '"phoneNumber" is not allowed to be empty', undefined], // @at:sms

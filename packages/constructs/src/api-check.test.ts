@@ -24,6 +24,7 @@ const RESPONSE_TIME_HINT = 'Response-time limits are milliseconds between 0 and 
 
 type Expected = Pick<Diagnostic, 'severity' | 'path' | 'message' | 'hint'>;
 const error = (path: string, message: string, hint?: string): Expected => ({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+const warning = (path: string, message: string, hint?: string): Expected => ({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
 
 const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
   ['accepts the smallest response times', { degradedResponseTime: 0, maxResponseTime: 0 }, []],
@@ -54,11 +55,11 @@ const rules: Array<[string, Partial<ApiCheckProps>, Expected[]]> = [
     { name: '', frequency: 5, frequencyOffset: 51 },
     [error('frequencyOffset', '"frequencyOffset" must be between 1 and 50 when frequency is 5', OFFSET_HINT), error('name', '"name" is not allowed to be empty')],
   ],
-  ['rejects a misspelt prop, suggesting the right one', { frequncy: 5 } as never, [error('frequncy', '"frequncy" is not a prop of ApiCheck', 'Did you mean "frequency"?')]],
+  ['warns about a misspelt prop, suggesting the right one', { frequncy: 5 } as never, [warning('frequncy', '"frequncy" is not a prop of ApiCheck', 'Did you mean "frequency"?')]],
   [
-    'rejects a request prop spelt the old Checkly way, suggesting the right one',
+    'warns about a request prop spelt the old Checkly way, suggesting the right one',
     { request: { url: 'https://example.com/', skipSsl: true } as never },
-    [error('request.skipSsl', '"request.skipSsl" is not a prop of the request', 'Did you mean "skipSSL"?')],
+    [warning('request.skipSsl', '"request.skipSsl" is not a prop of the request', 'Did you mean "skipSSL"?')],
   ],
   ['rejects an unknown location', { locations: ['mars-1' as never] }, [error('locations[0]', `"locations[0]" must be one of ${LOCATIONS}`, 'Use data-center locations such as "eu-west-1" or "us-east-1".')]],
   [
@@ -159,6 +160,7 @@ describe('ApiCheck synth', () => {
       frequency: 10,
       degradedResponseTime: 5000,
       maxResponseTime: 20000,
+      environmentVariables: [],
       request: {
         method: 'GET',
         url: 'https://example.com/',
@@ -185,6 +187,7 @@ describe('ApiCheck synth', () => {
       const payments = new StatusPageService('payments', { name: 'Payments' });
       new ApiCheck('orders', {
         name: 'Orders API',
+        description: 'Creates an **order**',
         activated: false,
         muted: true,
         shouldFail: true,
@@ -204,6 +207,7 @@ describe('ApiCheck synth', () => {
         maxResponseTime: 3000,
         setupSnippetId: 5,
         tearDownSnippetId: 6,
+        environmentVariables: [{ key: 'SHOP_TOKEN', value: 't0ken', secret: true }],
         setupScript: { entrypoint: './__fixtures__/scripts/setup.ts' },
         localTearDownScript: 'console.log("done")',
         request: {
@@ -229,6 +233,7 @@ describe('ApiCheck synth', () => {
     const { payload, refs, secrets } = specOf(project, 'api-check.orders');
     expect(payload).toEqual({
       name: 'Orders API',
+      description: 'Creates an **order**',
       checkType: 'API',
       activated: false,
       muted: true,
@@ -259,6 +264,7 @@ describe('ApiCheck synth', () => {
       maxResponseTime: 3000,
       setupSnippetId: 5,
       tearDownSnippetId: 6,
+      environmentVariables: [{ key: 'SHOP_TOKEN', value: 't0ken', secret: true, locked: false }],
       localSetupScript: 'bundled();',
       localTearDownScript: 'console.log("done")',
       request: {
@@ -283,7 +289,19 @@ describe('ApiCheck synth', () => {
       { path: 'alertChannelSubscriptions[0].alertChannelId', address: 'alert-channel.oncall' },
       { path: 'triggerIncident.serviceId', address: 'status-page-service.payments' },
     ]);
-    expect(secrets).toEqual(['request.basicAuth.password']);
+    expect(secrets).toEqual(['environmentVariables[0].value', 'request.basicAuth.password']);
+  });
+
+  it('sends the config\'s checks.environmentVariables when the check sets none, as Checkly does for its setup scripts', async () => {
+    const project = await load(
+      () => {
+        new ApiCheck('home', base);
+        new ApiCheck('own', { ...base, environmentVariables: [{ key: 'ONLY', value: 'mine' }] });
+      },
+      { config: { projectName: 'P', logicalId: 'p', checks: { environmentVariables: [{ key: 'API_KEY', value: 'k' }] } } },
+    );
+    expect(specOf(project, 'api-check.home').payload.environmentVariables).toEqual([{ key: 'API_KEY', value: 'k', locked: false, secret: false }]);
+    expect(specOf(project, 'api-check.own').payload.environmentVariables).toEqual([{ key: 'ONLY', value: 'mine', locked: false, secret: false }]);
   });
 
   it('sends noRetries as a null strategy without the service\'s default double check, so it never retries', async () => {

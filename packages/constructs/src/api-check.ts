@@ -2,7 +2,7 @@ import { ApiCheckCreate, MAX_RESPONSE_TIME_DEFAULT, type BodyType, type HttpMeth
 import type { z } from 'zod';
 import type { Assertion } from './assertion.js';
 import type { BuildContext } from './build-context.js';
-import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, type CheckProps } from './check.js';
+import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, markSecretVariables, type CheckProps, type EnvironmentVariable } from './check.js';
 import { checkResponseTimes } from './check-rules.js';
 import { Construct } from './construct.js';
 import { checkHttpUrl } from './http-url.js';
@@ -72,6 +72,11 @@ export interface ApiCheckProps extends CheckProps {
   localSetupScript?: string | null;
   /** Node.js code run in the teardown phase, given inline; prefer `tearDownScript`. */
   localTearDownScript?: string | null;
+  /**
+   * Variables the setup and teardown scripts read from `process.env`. When omitted, the config's
+   * `checks.environmentVariables`; a list of its own replaces the config's, as in Checkly.
+   */
+  environmentVariables?: EnvironmentVariable[] | null;
   /** Id of a snippet on the service to run in the setup phase. */
   setupSnippetId?: number | null;
   /** Id of a snippet on the service to run in the teardown phase. */
@@ -87,6 +92,7 @@ const API_CHECK_PROP_KEYS: PropKeys<ApiCheckProps> = {
   tearDownScript: true,
   localSetupScript: true,
   localTearDownScript: true,
+  environmentVariables: true,
   setupSnippetId: true,
   tearDownSnippetId: true,
 };
@@ -170,6 +176,9 @@ export class ApiCheck extends Construct implements ScriptOwner {
     payload.degradedResponseTime = props.degradedResponseTime;
     payload.maxResponseTime = props.maxResponseTime;
     checkResponseTimes(context, props, MAX_RESPONSE_TIME_DEFAULT);
+    const variables = props.environmentVariables ?? context.checkDefaults.environmentVariables;
+    payload.environmentVariables = variables;
+    markSecretVariables(context, variables);
     payload.setupSnippetId = props.setupSnippetId;
     payload.tearDownSnippetId = props.tearDownSnippetId;
     payload.localSetupScript = this.#scripts.resolveWithInline(context, 'localSetupScript', props.localSetupScript);

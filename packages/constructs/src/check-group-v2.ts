@@ -140,7 +140,7 @@ const CHECK_GROUP_PROP_KEYS: PropKeys<CheckGroupV2Props> = {
 
 const ALERT_CHANNEL_TARGET: RefTarget = { kind: 'alert-channel', name: 'an alert channel', idType: 'number' };
 
-/** A check group construct, or a reference to one Vigil does not manage. */
+/** A check group construct (either version), or a reference to one Vigil does not manage. */
 export type CheckGroupReference = CheckGroupV2 | ExternalRef<'check-group', number>;
 
 /**
@@ -185,6 +185,11 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
     return CheckGroupCreate;
   }
 
+  /** Whether the group has the implicit defaults of Checkly's `CheckGroupV1` (see check-group-v1.ts). */
+  protected isV1(): boolean {
+    return false;
+  }
+
   protected override knownProps(): Readonly<Record<string, true>> {
     return CHECK_GROUP_PROP_KEYS;
   }
@@ -213,9 +218,17 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
     if (typeof password === 'string') context.secret(['apiCheckDefaults', 'basicAuth', 'password']);
     // Empty is the service's "no base URL".
     if (props.apiCheckDefaults?.url) checkHttpUrl(context, props.apiCheckDefaults.url, 'apiCheckDefaults.url', ['apiCheckDefaults', 'url']);
-    checkGroupDoubleCheck(context, props.doubleCheck);
     checkGroupVariableValues(context, props.environmentVariables);
     const policy = props.alertEscalationPolicy;
+    if (this.isV1()) {
+      // Checkly's first groups: without a policy the account's alert settings apply to every check,
+      // without runParallel its checks run round-robin; doubleCheck is deprecated, not removed.
+      payload.runParallel = props.runParallel ?? false;
+      payload.doubleCheck = props.doubleCheck ?? (payload.retryStrategy === null ? false : undefined);
+      if (policy === undefined) payload.useGlobalAlertSettings = true;
+    } else {
+      checkGroupDoubleCheck(context, props.doubleCheck);
+    }
     if (policy === 'global') payload.useGlobalAlertSettings = true;
     else if (policy !== undefined) {
       payload.alertSettings = policy;
@@ -246,7 +259,11 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
   }
 }
 
-/** Alias of {@link CheckGroupV2}, for projects moving over from the Checkly CLI. */
+
+/**
+ * Alias of {@link CheckGroupV2} in Vigil's own modules. A Checkly project's `CheckGroup` (imported
+ * from `checkly/constructs`) is Checkly's `CheckGroupV1`: the loader serves that name so.
+ */
 export const CheckGroup = CheckGroupV2;
 export type CheckGroup = CheckGroupV2;
 /** Alias of {@link CheckGroupV2Props}. */

@@ -49,6 +49,8 @@ export interface EnvironmentVariable {
 export interface CheckProps extends ConstructProps {
   /** Name of the check. Required. */
   name: string;
+  /** What the check is for (Markdown), shown with it. */
+  description?: string | null;
   /** Whether the check runs. Default true. */
   activated?: boolean;
   /** Whether notifications are suppressed on failure and recovery. Default false. */
@@ -116,6 +118,7 @@ export interface CheckProps extends ConstructProps {
 export const CHECK_PROP_KEYS: PropKeys<CheckProps> = {
   protect: true,
   name: true,
+  description: true,
   activated: true,
   muted: true,
   doubleCheck: true,
@@ -141,26 +144,18 @@ const GROUP_TARGET: RefTarget = { kind: 'check-group', name: 'a CheckGroupV2', i
 const ALERT_CHANNEL_TARGET: RefTarget = { kind: 'alert-channel', name: 'an alert channel', idType: 'number' };
 const SERVICE_TARGET: RefTarget = { kind: 'status-page-service', name: 'a StatusPageService', idType: 'string' };
 
-/** Props a group passes down to its checks when they do not set them. */
-type GroupDefaults = Pick<
-  CheckGroupV2Props,
-  'frequency' | 'locations' | 'privateLocations' | 'runtimeId' | 'retryStrategy' | 'alertEscalationPolicy' | 'runParallel'
->;
+/**
+ * Props a group passes down to its checks when they do not set them: only `frequency`, as in
+ * Checkly. The group's locations, runtime, retry and alert settings are the group's own (the
+ * service applies them to its checks); copied into each check they would stay behind when the
+ * check leaves the group, and make every check Checkly deployed differ from its code.
+ */
+type GroupDefaults = Pick<CheckGroupV2Props, 'frequency'>;
 
 function groupDefaults(group: unknown): GroupDefaults {
   if (!isConstruct(group) || group.kind !== 'check-group') return {};
   const props = (group as unknown as { props?: CheckGroupV2Props }).props ?? { name: '' };
-  const { frequency, locations, privateLocations, runtimeId, runParallel } = props;
-  return {
-    frequency,
-    locations,
-    privateLocations,
-    runtimeId,
-    runParallel,
-    // The group's own FALLBACK / 'global' mean "let each check decide", so they are not defaults.
-    retryStrategy: props.retryStrategy === 'FALLBACK' ? undefined : props.retryStrategy,
-    alertEscalationPolicy: props.alertEscalationPolicy === 'global' ? undefined : props.alertEscalationPolicy,
-  };
+  return { frequency: props.frequency };
 }
 
 /** The first level that sets `key`: the check's props, then its group, then the config. */
@@ -191,6 +186,7 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
 
   const payload: Record<string, unknown> = {
     name: props.name,
+    description: props.description,
     activated: props.activated ?? config.activated,
     muted: props.muted ?? config.muted,
     doubleCheck: props.doubleCheck,

@@ -56,18 +56,6 @@ const rules: Array<[string, Rule]> = [
     },
   ],
   [
-    'doubleCheck on a check whose group sets a retryStrategy',
-    {
-      define: () => {
-        const group = new CheckGroupV2('api', { name: 'API', retryStrategy: RetryStrategyBuilder.linearStrategy() });
-        new ApiCheck('home', { name: 'Home', request, group, doubleCheck: true }); // @at:group
-      },
-      marker: 'group',
-      address: 'api-check.home',
-      expected: { path: 'doubleCheck', message: '"doubleCheck" cannot be combined with "retryStrategy" (this check gets "retryStrategy" from its group)', hint: DOUBLE_CHECK_HINT },
-    },
-  ],
-  [
     'doubleCheck on a check when the config sets a retryStrategy',
     {
       define: () => new ApiCheck('home', { name: 'Home', request, doubleCheck: true }), // @at:config
@@ -101,18 +89,6 @@ const rules: Array<[string, Rule]> = [
       marker: 'only-on',
       address: 'multistep-check.checkout',
       expected: { path: 'retryStrategy.onlyOn', message: '"retryStrategy.onlyOn" is only supported by API checks, not by MultiStepCheck', hint: ONLY_ON_HINT },
-    },
-  ],
-  [
-    'onlyOn a multi-step check inherits from its group',
-    {
-      define: () => {
-        const group = new CheckGroupV2('api', { name: 'API', retryStrategy: RetryStrategyBuilder.fixedStrategy({ onlyOn: ['NETWORK_ERROR'] }) });
-        new MultiStepCheck('checkout', { name: 'Checkout', code, group }); // @at:only-on-group
-      },
-      marker: 'only-on-group',
-      address: 'multistep-check.checkout',
-      expected: { path: 'retryStrategy.onlyOn', message: '"retryStrategy.onlyOn" is only supported by API checks, not by MultiStepCheck (inherited from its group)', hint: ONLY_ON_HINT },
     },
   ],
   [
@@ -244,12 +220,12 @@ describe('what Checkly\'s types accept', () => {
 
   it('takes groupId: group.ref() as the group, with the group\'s defaults', async () => {
     const project = await load(() => {
-      const group = new CheckGroupV2('api', { name: 'API', locations: ['eu-west-1'] });
+      const group = new CheckGroupV2('api', { name: 'API', frequency: 5 });
       new ApiCheck('home', { name: 'Home', request, groupId: group.ref() });
     });
     const { payload, refs } = specOf(project, 'api-check.home');
     expect(payload.groupId).toEqual({ $ref: 'check-group.api' });
-    expect(payload.locations).toEqual(['eu-west-1']);
+    expect(payload.frequency).toBe(5);
     expect(refs).toEqual([{ path: 'groupId', address: 'check-group.api' }]);
   });
 

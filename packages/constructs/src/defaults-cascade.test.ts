@@ -49,7 +49,7 @@ describe('defaults cascade: config → group → the check\'s own props', () => 
     });
   });
 
-  it('lets the group override the config, and the check override the group', async () => {
+  it('takes only frequency from the group, as Checkly: its locations, runtime and retries stay the group\'s own', async () => {
     const project = await load(
       () => {
         const group = new CheckGroupV2('api', {
@@ -75,9 +75,9 @@ describe('defaults cascade: config → group → the check\'s own props', () => 
     const inherits = specOf(project, 'api-check.inherits').payload;
     expect([inherits.frequency, inherits.locations, inherits.runtimeId, (inherits.retryStrategy as { type: string }).type]).toEqual([
       5,
-      ['us-east-1'],
-      '2024.09',
-      'LINEAR',
+      ['eu-west-1'],
+      '2023.09',
+      'FIXED',
     ]);
     const overrides = specOf(project, 'api-check.overrides').payload;
     expect([overrides.frequency, overrides.locations, overrides.runtimeId, overrides.retryStrategy]).toEqual([2, ['ap-south-1'], '2025.04', null]);
@@ -115,12 +115,12 @@ describe('defaults cascade: config → group → the check\'s own props', () => 
   it('applies the same cascade to multi-step checks', async () => {
     const project = await load(
       () => {
-        const group = new CheckGroupV2('flows', { name: 'Flows', locations: ['eu-north-1'] });
+        const group = new CheckGroupV2('flows', { name: 'Flows', locations: ['eu-north-1'], frequency: Frequency.EVERY_30M });
         new MultiStepCheck('checkout', { name: 'Checkout', code: { content: 'run()' }, group });
       },
       { config: config({ frequency: Frequency.EVERY_15M, tags: ['flows'] }) },
     );
     const { payload } = specOf(project, 'multistep-check.checkout');
-    expect([payload.frequency, payload.locations, payload.tags]).toEqual([15, ['eu-north-1'], ['flows']]);
+    expect([payload.frequency, payload.locations, payload.tags]).toEqual([30, [], ['flows']]);
   });
 });

@@ -10,6 +10,7 @@ const base: DnsMonitorProps = { name: 'Resolver', request: { recordType: 'A', qu
 
 type Expected = Pick<Diagnostic, 'severity' | 'path' | 'message' | 'hint'>;
 const error = (path: string, message: string, hint?: string): Expected => ({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+const warning = (path: string, message: string, hint?: string): Expected => ({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
 const request = (extra: Record<string, unknown>) => ({ request: { ...base.request, ...extra } as DnsMonitorProps['request'] });
 
 const rules: Array<[string, Partial<DnsMonitorProps>, Expected[]]> = [
@@ -37,7 +38,7 @@ const rules: Array<[string, Partial<DnsMonitorProps>, Expected[]]> = [
     { degradedResponseTime: 1500 },
     [error('degradedResponseTime', '"degradedResponseTime" (1500) must be less than or equal to the default "maxResponseTime" (1000)', 'Set "maxResponseTime" too if the check may take longer.')],
   ],
-  ['rejects an unknown request prop', request({ server: 'x' }), [error('request.server', '"request.server" is not a prop of the request', 'Known props: recordType, query, nameServer, port, protocol, assertions.')]],
+  ['warns about an unknown request prop (Checkly ignores it)', request({ server: 'x' }), [warning('request.server', '"request.server" is not a prop of the request', 'Known props: recordType, query, nameServer, port, protocol, assertions.')]],
 ];
 
 describe('DnsMonitor rules', () => {
@@ -78,5 +79,12 @@ describe('DnsMonitor payload', () => {
         assertions: [{ source: 'TEXT_ANSWER', comparison: 'EQUALS', property: 'IN\\s+A\\s+(\\S+)', target: '192.0.2.10', regex: null }],
       },
     });
+  });
+
+  it('sends doubleCheck: false, as Checkly\'s monitors do, so the service\'s default does not retry it once', async () => {
+    const project = await load(() => {
+      new DnsMonitor('plain', base);
+    });
+    expect(specOf(project, 'dns-monitor.plain').payload.doubleCheck).toBe(false);
   });
 });

@@ -110,6 +110,8 @@ export class DnsMonitor extends Construct {
       );
     }
     const payload = buildCheckFields(context, { ...props, doubleCheck: undefined }, 'DNS');
+    // Checkly's Monitor base always sends doubleCheck: false; the service's default (true) would retry once.
+    payload.doubleCheck = false;
     payload.checkType = 'DNS';
     payload.request = props.request;
     reportUnknownProps(context, props.request, REQUEST_KEYS, { owner: 'the request', base: 'request' });

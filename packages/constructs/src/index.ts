@@ -15,7 +15,7 @@ export type { Diagnostic, ExternalRefEdge, ResourceKind, ResourceSpec, RefEdge, 
 export { RESOURCE_KINDS } from './types.js';
 
 // Config.
-export { defineConfig, DEFAULT_CHECK_MATCH, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type ApiConfig, type CliConfig, type MultiStepCheckDefaults, type BrowserCheckDefaults, type PlaywrightCheckEntry } from './config.js';
+export { defineConfig, DEFAULT_CHECK_MATCH, multiStepCheckDefaults, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type ApiConfig, type CliConfig, type MultiStepCheckDefaults, type BrowserCheckDefaults, type PlaywrightCheckEntry } from './config.js';
 
 // Constructs.
 export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAuth } from './api-check.js';
@@ -31,6 +31,7 @@ export { BrowserCheck, type BrowserCheckProps } from './browser-check.js';
 export { PlaywrightCheck, playwrightBundleHash, type PlaywrightCheckProps, type PlaywrightSuiteBundle } from './playwright-check.js';
 export type { CheckProps, IncidentTrigger, EnvironmentVariable } from './check.js';
 export { CheckGroupV2, CheckGroup, type CheckGroupV2Props, type CheckGroupProps, type ApiCheckDefaults, type CheckGroupReference } from './check-group-v2.js';
+export { CheckGroupV1, type CheckGroupV1Props } from './check-group-v1.js';
 export { MaintenanceWindow, type MaintenanceWindowProps, type DateInput } from './maintenance-window.js';
 export { PrivateLocation, type PrivateLocationProps, type PrivateLocationReference } from './private-location.js';
 export { StatusPageService, type StatusPageServiceProps, type StatusPageServiceReference } from './status-page-service.js';

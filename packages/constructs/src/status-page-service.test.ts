@@ -38,13 +38,13 @@ describe('StatusPageService', () => {
     });
   });
 
-  it('rejects an unknown prop, listing the known ones', async () => {
+  it('warns about an unknown prop, listing the known ones', async () => {
     const project = await load(() => {
       new StatusPageService('payments', { name: 'Payments', colour: 'green' } as never); // @at:unknown
     });
     expect(project.validate()).toEqual([
       {
-        severity: 'error',
+        severity: 'warning',
         address: 'status-page-service.payments',
         path: 'colour',
         message: '"colour" is not a prop of StatusPageService',

@@ -10,6 +10,7 @@ const base: TcpMonitorProps = { name: 'Database port', request: { hostname: 'db.
 
 type Expected = Pick<Diagnostic, 'severity' | 'path' | 'message' | 'hint'>;
 const error = (path: string, message: string, hint?: string): Expected => ({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+const warning = (path: string, message: string, hint?: string): Expected => ({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
 const request = (extra: Record<string, unknown>) => ({ request: { ...base.request, ...extra } as TcpMonitorProps['request'] });
 
 const rules: Array<[string, Partial<TcpMonitorProps>, Expected[]]> = [
@@ -50,7 +51,7 @@ const rules: Array<[string, Partial<TcpMonitorProps>, Expected[]]> = [
     { degradedResponseTime: 2000, maxResponseTime: 1000 },
     [error('degradedResponseTime', '"degradedResponseTime" (2000) must be less than or equal to "maxResponseTime" (1000)', 'A check is degraded before it fails: lower degradedResponseTime or raise maxResponseTime.')],
   ],
-  ['rejects an unknown request prop', request({ send: 'x' }), [error('request.send', '"request.send" is not a prop of the request', 'Known props: hostname, port, data, ipFamily, assertions.')]],
+  ['warns about an unknown request prop (Checkly ignores it)', request({ send: 'x' }), [warning('request.send', '"request.send" is not a prop of the request', 'Known props: hostname, port, data, ipFamily, assertions.')]],
 ];
 
 describe('TcpMonitor rules', () => {

@@ -35,8 +35,10 @@ export function closest(key: string, known: readonly string[]): string | undefin
 }
 
 /**
- * Reports props the construct does not know. Monitor files are bundled without type checking, so
- * a misspelt prop (`frequncy: 5`) would otherwise be dropped without a word.
+ * Warns about props the construct does not know. Monitor files are bundled without type checking,
+ * so a misspelt prop (`frequncy: 5`) would otherwise be dropped without a word. A warning, not an
+ * error: the Checkly CLI ignores props it does not know, and its projects carry some (props of
+ * newer Checkly versions, or of other constructs), which must not stop them loading.
  */
 export function reportUnknownProps(
   context: BuildContext,
@@ -50,7 +52,7 @@ export function reportUnknownProps(
     if (Object.hasOwn(known, key)) continue;
     const path = options.base === undefined ? key : `${options.base}.${key}`;
     const suggestion = closest(key, knownKeys);
-    context.error(
+    context.warning(
       path,
       `"${path}" is not a prop of ${options.owner}`,
       suggestion !== undefined ? `Did you mean "${suggestion}"?` : `Known props: ${knownKeys.join(', ')}.`,

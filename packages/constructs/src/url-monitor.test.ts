@@ -10,6 +10,7 @@ const base: UrlMonitorProps = { name: 'Homepage', request: { url: 'https://examp
 
 type Expected = Pick<Diagnostic, 'severity' | 'path' | 'message' | 'hint'>;
 const error = (path: string, message: string, hint?: string): Expected => ({ severity: 'error', path, message, ...(hint ? { hint } : {}) });
+const warning = (path: string, message: string, hint?: string): Expected => ({ severity: 'warning', path, message, ...(hint ? { hint } : {}) });
 const request = (extra: Record<string, unknown>) => ({ request: { ...base.request, ...extra } as UrlMonitorProps['request'] });
 
 const rules: Array<[string, Partial<UrlMonitorProps>, Expected[]]> = [
@@ -49,7 +50,7 @@ const rules: Array<[string, Partial<UrlMonitorProps>, Expected[]]> = [
     [error('request.method', '"request.method" must be GET: a URL monitor only sends GET requests, got "POST"', 'Leave out method, or use an ApiCheck for other methods.')],
   ],
   ['accepts method GET, as Checkly synthesises it', request({ method: 'GET' }), []],
-  ['rejects an unknown request prop', request({ headers: [] }), [error('request.headers', '"request.headers" is not a prop of the request', 'Known props: url, ipFamily, followRedirects, skipSSL, assertions, method.')]],
+  ['warns about an unknown request prop (Checkly ignores it)', request({ headers: [] }), [warning('request.headers', '"request.headers" is not a prop of the request', 'Known props: url, ipFamily, followRedirects, skipSSL, assertions, method.')]],
 ];
 
 describe('UrlMonitor rules', () => {

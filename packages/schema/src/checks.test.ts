@@ -94,6 +94,7 @@ describe('ApiCheckCreate defaults', () => {
       frequency: 10,
       degradedResponseTime: 5000,
       maxResponseTime: 20000,
+      environmentVariables: [],
       request: {
         method: 'GET',
         url: 'https://example.com',
@@ -177,10 +178,14 @@ describe('CheckCreate (generic POST /v1/checks)', () => {
   const heartbeat = { period: 5, periodUnit: 'minutes', grace: 1, graceUnit: 'minutes' };
   const generic = (extra: Record<string, unknown> = {}) => ({ name: 'hb', checkType: 'HEARTBEAT', heartbeat, script: null, ...extra });
 
-  it('accepts a plain integer frequency and fills the shared defaults', () => {
-    const parsed = expectAccepted(CheckCreate, generic({ frequency: 7 }));
-    expect(parsed.frequency).toBe(7);
+  it('accepts a frequency of the real document\'s set and fills the shared defaults', () => {
+    const parsed = expectAccepted(CheckCreate, generic({ frequency: 5 }));
+    expect(parsed.frequency).toBe(5);
     expect(parsed.activated).toBe(true);
+  });
+
+  it.each([CheckCreate, CheckUpdate])('refuses a frequency outside the set (%#)', (schema) => {
+    expectRejected(schema, generic({ frequency: 7 }), { keys: ['frequency'], message: '"frequency" must be one of [0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]' });
   });
 
   it.each<[string, unknown, string[], string]>([

@@ -57,6 +57,8 @@ const ResponseTime = z.number().min(RESPONSE_TIME_MIN).max(RESPONSE_TIME_MAX).nu
 /** Fields every check kind shares (spec §2.3), without defaults. */
 export const commonCheckFields = {
   name: z.string().min(1),
+  /** Markdown shown with the check (the real service's field; Checkly projects set it). */
+  description: z.string().nullable().optional(),
   activated: z.boolean().optional(),
   muted: z.boolean().optional(),
   /** Deprecated in favour of `retryStrategy`. */
@@ -139,11 +141,14 @@ const apiCheckFields = {
   degradedResponseTime: ResponseTime.optional(),
   maxResponseTime: ResponseTime.optional(),
   request: ApiCheckRequest,
+  /** Read by the check's setup and teardown scripts (`process.env`), as on the real service. */
+  environmentVariables: EnvironmentVariables.optional(),
 };
 
 const apiCheckCreateShape = withDefaults(apiCheckFields, {
   ...commonCheckDefaults,
   checkType: 'API',
+  environmentVariables: [] as EnvironmentVariable[],
   degradedResponseTime: DEGRADED_RESPONSE_TIME_DEFAULT,
   maxResponseTime: MAX_RESPONSE_TIME_DEFAULT,
 });
@@ -217,8 +222,8 @@ export type MultiStepCheck = z.infer<typeof MultiStepCheck>;
 const genericCheckFields = {
   ...commonCheckFields,
   checkType: CheckType,
-  /** A plain integer here (spec §4.1), not the value set of the typed create calls. */
-  frequency: z.number().int().min(0).optional(),
+  /** The value set of the typed create calls, as the real document's `ChecksV1CheckCreate` has it. */
+  frequency: Frequency.optional(),
   heartbeat: HeartbeatConfig,
   script: z.string().max(SCRIPT_MAX_LENGTH).nullable(),
   scriptPath: z.string().nullable().optional(),

@@ -249,7 +249,8 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         const member = JSON.stringify(options.groups[group]?.[index]);
         return { contents: `globalThis[Symbol.for(${JSON.stringify(start ? LOADING_KEY : LOADED_KEY)})]?.(${member});`, loader: 'js' };
       });
-      const aliasNames = Object.keys(options.aliases);
+      const aliases = withChecklyAliases(options.aliases);
+      const aliasNames = Object.keys(aliases);
       if (aliasNames.length > 0) {
         build.onResolve({ filter: new RegExp(`^(${aliasNames.map(escapeRegExp).join('|')})$`) }, (args) =>
           args.kind === 'require-call'
@@ -261,17 +262,22 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         // file is an error at its line in one build, instead of Node's first "does not provide an
         // export named" at evaluation (see `unsupportedImportDiagnostic`).
         build.onLoad({ filter: /.*/, namespace: ALIAS_NAMESPACE }, async (args) => {
-          const url = pathToFileURL(options.aliases[args.path]!).href;
-          const names = (await exportNames(url)).join(', ');
-          return { contents: `export { ${names} } from ${JSON.stringify(url)};`, loader: 'js' };
+          const url = pathToFileURL(aliases[args.path]!).href;
+          const names = await exportNames(url);
+          if (!isChecklySpecifier(args.path)) return { contents: `export { ${names.join(', ')} } from ${JSON.stringify(url)};`, loader: 'js' };
+          const lines = [`export { ${names.filter((name) => name !== 'CheckGroup').join(', ')} } from ${JSON.stringify(url)};`, ...checklyFlavour(args.path, url, names)];
+          return { contents: lines.join('\n'), loader: 'js' };
         });
         // CommonJS user code (`require('vigil/constructs')`) gets the same ES module instance through
         // a module that re-exports it: esbuild hoists its import and hands require() the namespace.
         // A require() of the file itself would fail (a URL, and an ES module Node 20 cannot require).
-        build.onLoad({ filter: /.*/, namespace: REQUIRED_ALIAS_NAMESPACE }, (args) => ({
-          contents: `export * from ${JSON.stringify(pathToFileURL(options.aliases[args.path]!).href)};`,
-          loader: 'js',
-        }));
+        build.onLoad({ filter: /.*/, namespace: REQUIRED_ALIAS_NAMESPACE }, async (args) => {
+          const url = pathToFileURL(aliases[args.path]!).href;
+          const lines = [`export * from ${JSON.stringify(url)};`];
+          // An explicit export wins over the star's name of the same name.
+          if (isChecklySpecifier(args.path)) lines.push(...checklyFlavour(args.path, url, await exportNames(url)));
+          return { contents: lines.join('\n'), loader: 'js' };
+        });
       }
       // Packages stay external, so one that is not installed would fail at evaluation, against the
       // temporary bundle's path; found missing here, it is an error at the user's import.
@@ -305,7 +311,7 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
         // CommonJS names are only looked up at run time, where the first missing one stops the
         // file; checked here, every one of every file is reported in one build, as imports are.
         if (source.includes('require(') && aliasNames.length > 0) {
-          const missing = await missingRequiredNames(source, args.path, options.aliases);
+          const missing = await missingRequiredNames(source, args.path, aliases);
           if (missing.length > 0) return { errors: missing };
         }
         if (!MENTIONS_FILE_LOCATION.test(source)) return undefined;
@@ -331,7 +337,34 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
   };
 }
 
-export function fileLocationDefines(file: string): Record<string, string> {
+export /** The names a Checkly project imports its constructs by: the `checkly` package, and its older `@checkly/cli`. */
+function isChecklySpecifier(specifier: string): boolean {
+  return /^(checkly|@checkly\/cli)(\/constructs)?$/.test(specifier);
+}
+
+/** `@checkly/cli` and `@checkly/cli/constructs` served as `checkly` and `checkly/constructs` are. */
+function withChecklyAliases(aliases: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  const all = { ...aliases };
+  for (const suffix of ['', '/constructs']) {
+    const target = aliases[`checkly${suffix}`];
+    if (target !== undefined) all[`@checkly/cli${suffix}`] ??= target;
+  }
+  return all;
+}
+
+/**
+ * What a Checkly import means beyond Vigil's exports: `CheckGroup` is Checkly's `CheckGroupV1`
+ * (Vigil's own `CheckGroup` is the V2 alias), and the package root has the constructs as a
+ * namespace too (`import * as checkly from 'checkly'`, `checkly.constructs.ApiCheck`).
+ */
+function checklyFlavour(specifier: string, url: string, names: readonly string[]): string[] {
+  const lines: string[] = [];
+  if (names.includes('CheckGroupV1')) lines.push(`export { CheckGroupV1 as CheckGroup } from ${JSON.stringify(url)};`);
+  if (!specifier.endsWith('/constructs')) lines.push(`export * as constructs from ${JSON.stringify(`${specifier}/constructs`)};`);
+  return lines;
+}
+
+function fileLocationDefines(file: string): Record<string, string> {
   const directory = path.dirname(file);
   return {
     __dirname: JSON.stringify(directory),
