@@ -364,7 +364,7 @@ function checklyFlavour(specifier: string, url: string, names: readonly string[]
   return lines;
 }
 
-function fileLocationDefines(file: string): Record<string, string> {
+export function fileLocationDefines(file: string): Record<string, string> {
   const directory = path.dirname(file);
   return {
     __dirname: JSON.stringify(directory),
