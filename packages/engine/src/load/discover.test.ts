@@ -61,6 +61,22 @@ describe('discoverMonitorFiles', () => {
     expect(relative(await discoverMonitorFiles({ root, checkMatch, ignoreDirectoriesMatch: ignore }))).toEqual(want);
   });
 
+  it.each([
+    { ignore: ['checks/legacy/*'], want: ['a.monitor.ts', 'checks/b.monitor.ts', 'checks/deep/c.monitor.ts', 'legacy/g.monitor.ts'] },
+    { ignore: ['**/c.monitor.ts'], want: ['a.monitor.ts', 'checks/b.monitor.ts', 'checks/legacy/h.monitor.ts', 'legacy/g.monitor.ts'] },
+  ])('skips the files a pattern matches itself ($ignore), as the Checkly CLI does, in both readings', async ({ ignore, want }) => {
+    for (const ignoreReading of ['checkly', 'vigil'] as const) {
+      expect(relative(await discoverMonitorFiles({ root, ignoreDirectoriesMatch: ignore, ignoreReading }))).toEqual(want);
+    }
+  });
+
+  it('reads a bare directory name as the Checkly CLI does for a Checkly config: it matches no file, so nothing is skipped', async () => {
+    const files = await discoverMonitorFiles({ root, ignoreDirectoriesMatch: ['legacy'], ignoreReading: 'checkly' });
+    expect(relative(files)).toEqual(['a.monitor.ts', 'checks/b.monitor.ts', 'checks/deep/c.monitor.ts', 'checks/legacy/h.monitor.ts', 'legacy/g.monitor.ts']);
+    const below = await discoverMonitorFiles({ root, ignoreDirectoriesMatch: ['legacy/**'], ignoreReading: 'checkly' });
+    expect(relative(below)).toEqual(['a.monitor.ts', 'checks/b.monitor.ts', 'checks/deep/c.monitor.ts', 'checks/legacy/h.monitor.ts']);
+  });
+
   it('never picks up the config itself', async () => {
     const files = await discoverMonitorFiles({ root, checkMatch: '*.ts', exclude: [path.join(root, 'vigil.config.ts')] });
     expect(relative(files)).toEqual(['a.monitor.ts']);

@@ -77,8 +77,14 @@ export interface DiscoverOptions {
   root: string;
   /** Globs relative to the root; default {@link DEFAULT_CHECK_MATCH}. */
   checkMatch?: string | readonly string[] | undefined;
-  /** Globs of directories (relative to the root) whose files are never loaded. */
+  /** Globs (relative to the root) of files, or of directories, whose files are never loaded. */
   ignoreDirectoriesMatch?: readonly string[] | undefined;
+  /**
+   * How `ignoreDirectoriesMatch` reads: `checkly` as the Checkly CLI's glob `ignore` does (a
+   * pattern matches the file's own path, `dir/**` everything below dir); `vigil` also takes a
+   * pattern naming a directory (`dist`, `legacy/*`) to exclude everything below it. Default `vigil`.
+   */
+  ignoreReading?: 'checkly' | 'vigil';
   /** Files that must not be picked up even when they match, e.g. the config itself. */
   exclude?: readonly string[];
 }
@@ -101,7 +107,9 @@ export function reachesOutsideRoot(pattern: string): boolean {
 export async function discoverMonitorFiles(options: DiscoverOptions): Promise<string[]> {
   const patterns = checkMatchPatterns(options.checkMatch).filter((pattern) => !reachesOutsideRoot(pattern));
   if (patterns.length === 0) return [];
-  const ignoredDirectories = (options.ignoreDirectoriesMatch ?? []).map((pattern) => pattern.replace(/\/+$/, ''));
+  const ignorePatterns = [...(options.ignoreDirectoriesMatch ?? [])];
+  const checklyReading = options.ignoreReading === 'checkly';
+  const ignoredDirectories = checklyReading ? [] : ignorePatterns.map((pattern) => pattern.replace(/\/+$/, ''));
   const matches = await glob([...patterns], {
     cwd: options.root,
     absolute: false,
@@ -110,8 +118,11 @@ export async function discoverMonitorFiles(options: DiscoverOptions): Promise<st
     ignore: [...ALWAYS_IGNORED, ...ignoredDirectories.map((pattern) => `${pattern}/**`)],
   });
   const isIgnoredDirectory = picomatch(ignoredDirectories.length > 0 ? ignoredDirectories : ['\0never'], { dot: true });
+  // Both readings exclude a file the pattern itself matches (`**/*.skip.check.ts`, `legacy/*`).
+  const isIgnoredFile = picomatch(ignorePatterns.length > 0 ? ignorePatterns.map((pattern) => pattern.replace(/^\.\//, '')) : ['\0never'], { dot: true });
   const excluded = new Set((options.exclude ?? []).map((file) => path.resolve(file)));
   return matches
+    .filter((relative) => !isIgnoredFile(relative))
     .filter((relative) => !ancestorDirectories(relative).some((directory) => isIgnoredDirectory(directory)))
     .map((relative) => path.resolve(options.root, relative))
     .filter((file) => !excluded.has(file))
@@ -124,12 +135,17 @@ const CHECKLY_CHECK_MATCH = '**/*.check.ts';
 /** What the Checkly CLI loads when its config sets no `checks.checkMatch`. */
 export const CHECKLY_DEFAULT_CHECK_MATCH = '**/*.check.{js,ts}';
 
+/** Whether the config is a Checkly CLI project's, whose options then read as the Checkly CLI reads them. */
+export function isChecklyConfig(configPath: string): boolean {
+  return path.basename(configPath).startsWith('checkly.config.');
+}
+
 /**
  * A `checkly.config.*` without `checks.checkMatch` selects the files the Checkly CLI would, so the
  * project loads unchanged. Set on the config itself, so every command reads the same patterns.
  */
 export function applyChecklyDefaults(configPath: string, config: { checks?: { checkMatch?: string | string[] | undefined } | undefined }): void {
-  if (!path.basename(configPath).startsWith('checkly.config.') || config.checks?.checkMatch !== undefined) return;
+  if (!isChecklyConfig(configPath) || config.checks?.checkMatch !== undefined) return;
   config.checks = { ...config.checks, checkMatch: CHECKLY_DEFAULT_CHECK_MATCH };
 }
 

@@ -6,7 +6,7 @@ import { CONFIG_SOURCE_KEY, Project, type Diagnostic, type ResourceSpec, type So
 import { LEGACY_PACKAGE_NAME, PACKAGE_NAME } from '@vigil/constructs/package-name';
 import { Graph } from '../graph/index.js';
 import { bundleProject, MEMBER_EXPORTS } from './bundle.js';
-import { applyChecklyDefaults, checkMatchDiagnostics, discoverMonitorFiles, resolveConfigPath } from './discover.js';
+import { applyChecklyDefaults, checkMatchDiagnostics, discoverMonitorFiles, isChecklyConfig, resolveConfigPath } from './discover.js';
 import { evaluateModules, EvaluationClock, LoadDirectory, PENDING_WORK_MS, type EvaluationOutcome } from './evaluate.js';
 import { describeWork, type PendingWork } from './file-activity.js';
 import { formatDuration } from '../state/duration.js';
@@ -136,6 +136,7 @@ export async function loadProject(options: LoadProjectOptions): Promise<LoadedPr
       root,
       checkMatch: config.checks?.checkMatch,
       ignoreDirectoriesMatch: config.checks?.ignoreDirectoriesMatch,
+      ignoreReading: isChecklyConfig(configPath) ? 'checkly' : 'vigil',
       exclude: [configPath],
     });
     report(await checkMatchDiagnostics({ root, checkMatch: config.checks?.checkMatch, files: loaded.files, source: configSource(config) }));

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { MultiStepCheck, withProject, type Construct, type Diagnostic, type Project, type SourceLocation, type VigilConfig } from '@vigil/constructs';
-import { checkMatchPatterns, discoverMonitorFiles, reachesOutsideRoot } from './discover.js';
+import { checkMatchPatterns, discoverMonitorFiles, isChecklyConfig, reachesOutsideRoot } from './discover.js';
 
 /** Structural view of a construct with script entrypoints (it may come from another package copy). */
 interface EntrypointOwner {
@@ -53,6 +53,8 @@ export async function addSpecFileChecks(options: {
     root: options.root,
     checkMatch: checkMatchPatterns(options.testMatch),
     ignoreDirectoriesMatch: options.ignoreDirectoriesMatch,
+    // The config is among the excluded files: a Checkly config's patterns read as Checkly reads them.
+    ignoreReading: options.exclude.some((file) => isChecklyConfig(file)) ? 'checkly' : 'vigil',
     exclude: options.exclude,
   });
   const taken = new Set(options.project.constructs().flatMap((construct) => entrypointsOf(construct)));
