@@ -27,6 +27,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'ApiCheck', 'ApiCheckProps', 'MultiStepCheck', 'MultiStepCheckProps', 'BrowserCheck', 'BrowserCheckProps',
       'PlaywrightCheck', 'PlaywrightCheckProps', 'PlaywrightSuiteBundle', 'playwrightBundleHash',
       'CheckProps', 'Request', 'KeyValue', 'BasicAuth', 'IncidentTrigger', 'EnvironmentVariable', 'Dependency', 'ScriptSource',
+      'AgenticCheck', 'AgenticCheckProps',
     ],
   },
   {

@@ -22,6 +22,7 @@ export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAu
 export { MultiStepCheck, type MultiStepCheckProps, type Dependency } from './multi-step-check.js';
 export { HeartbeatMonitor, HeartbeatCheck, type HeartbeatMonitorProps, type HeartbeatCheckProps } from './heartbeat-monitor.js';
 export { DnsMonitor, type DnsMonitorProps, type DnsRequest } from './dns-monitor.js';
+export { AgenticCheck, type AgenticCheckProps } from './agentic-check.js';
 export { TcpMonitor, TcpCheck, type TcpMonitorProps, type TcpCheckProps, type TcpRequest } from './tcp-monitor.js';
 export { TcpAssertionBuilder, TcpGeneralAssertionBuilder, TcpNumericAssertionBuilder, type TcpAssertion } from './tcp-assertion.js';
 export { UrlMonitor, type UrlMonitorProps, type UrlRequest } from './url-monitor.js';

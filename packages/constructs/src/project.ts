@@ -21,6 +21,7 @@ export class Project {
   readonly root: string;
   readonly #constructs: Construct[] = [];
   readonly #members = new Set<Construct>();
+  readonly #refused: Diagnostic[] = [];
   #config: VigilConfig | undefined;
   #loadingFile: (() => string | undefined) | undefined;
 
@@ -61,6 +62,14 @@ export class Project {
     this.#members.add(construct);
   }
 
+  /**
+   * Records a construct that can never become a resource here (Checkly's `AgenticCheck`): its error
+   * joins {@link validate}'s, at the line that created it.
+   */
+  refuse(diagnostic: Diagnostic): void {
+    this.#refused.push(diagnostic);
+  }
+
   /** The registered constructs, in creation order. */
   constructs(): readonly Construct[] {
     return [...this.#constructs];
@@ -79,6 +88,7 @@ export class Project {
     const diagnostics: Diagnostic[] = [];
     if (this.#config !== undefined) diagnostics.push(...validateConfig(this.#config));
     diagnostics.push(...this.#logicalIdProblems());
+    diagnostics.push(...this.#refused);
     for (const construct of this.#constructs) {
       try {
         const { spec, diagnostics: own } = construct.synthesize(this);
