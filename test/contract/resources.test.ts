@@ -26,7 +26,8 @@ describe('alert channels', () => {
     expect(await client.alertChannels.get(email.id)).toMatchObject({ id: email.id, type: 'EMAIL' });
     expect((await collect(client.alertChannels.listAll())).map((channel) => channel.id)).toEqual(expect.arrayContaining([email.id, webhook.id]));
     expect(await client.alertChannels.list({ limit: 1 })).toHaveLength(1);
-    const updated = await client.alertChannels.update(email.id, { type: 'EMAIL', sendRecovery: false });
+    // The real document requires the config on this PUT.
+    const updated = await client.alertChannels.update(email.id, { type: 'EMAIL', config: { address: 'ops@example.test' }, sendRecovery: false });
     expect(updated).toMatchObject({ id: email.id, sendRecovery: false, config: { address: 'ops@example.test' } });
     expect(await client.alertChannels.delete(webhook.id)).toBeUndefined();
     expect(await rejection(client.alertChannels.get(webhook.id))).toBeInstanceOf(NotFoundError);

@@ -50,8 +50,10 @@ describe('AlertChannelCreate (spec §2.7, DESIGN §3.2)', () => {
 });
 
 describe('AlertChannelUpdate', () => {
-  it('needs only the type and fills nothing', () => {
-    expect(expectAccepted(AlertChannelUpdate, { type: 'SMS', sendDegraded: true })).toEqual({ type: 'SMS', sendDegraded: true });
+  it('needs the type and the config, as the real document does, and fills nothing', () => {
+    const config = { name: 'on call', number: '+31612345678' };
+    expect(expectAccepted(AlertChannelUpdate, { type: 'SMS', config, sendDegraded: true })).toEqual({ type: 'SMS', config, sendDegraded: true });
+    expectRejected(AlertChannelUpdate, { type: 'SMS', sendDegraded: true }, { keys: ['config'], message: '"config" is required' });
   });
 
   it('validates a sent config against the type', () => {

@@ -121,10 +121,10 @@ function perType<F extends z.ZodRawShape>(fields: F) {
   ] as const;
 }
 
-/** As `perType`, with `config` optional (PUT merge semantics). */
-function perTypeOptionalConfig<F extends z.ZodRawShape>(fields: F) {
+/** As `perType`, for the PUT: the other fields merge, `config` is required (a whole one). */
+function perTypeRequiredConfig<F extends z.ZodRawShape>(fields: F) {
   const member = <T extends string, C extends z.ZodType>(type: T, config: C) =>
-    z.object({ ...fields, type: z.literal(type), config: config.optional() });
+    z.object({ ...fields, type: z.literal(type), config });
   return [
     member(CONFIGS[0][0], CONFIGS[0][1]),
     member(CONFIGS[1][0], CONFIGS[1][1]),
@@ -142,10 +142,11 @@ export type AlertChannelCreate = z.infer<typeof AlertChannelCreate>;
 export type AlertChannelCreateInput = z.input<typeof AlertChannelCreate>;
 
 /**
- * Body of `PUT /v1/alert-channels/{id}`: merge semantics, but `type` is required because it decides
- * how `config` is validated; a PUT cannot change a channel's type.
+ * Body of `PUT /v1/alert-channels/{id}`: merge semantics for the switches, but `type` and `config`
+ * are required, as the real document has them (`type` decides how `config` is validated; a PUT
+ * cannot change a channel's type).
  */
-export const AlertChannelUpdate = z.discriminatedUnion('type', perTypeOptionalConfig(allOptional(alertChannelFields)));
+export const AlertChannelUpdate = z.discriminatedUnion('type', perTypeRequiredConfig(allOptional(alertChannelFields)));
 export type AlertChannelUpdate = z.infer<typeof AlertChannelUpdate>;
 
 /** An alert channel as the service returns it. */

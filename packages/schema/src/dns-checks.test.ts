@@ -58,3 +58,30 @@ describe('DnsCheckUpdate and DnsCheck', () => {
     expect(DnsCheck.safeParse(created).success).toBe(true);
   });
 });
+
+describe('DnsCheckCreate is closed, as the real document has it (additionalProperties: false)', () => {
+  it.each<[string, Record<string, unknown>, string[], string]>([
+    ['an unknown property', dns({}, { colour: 'blue' }), ['colour'], '"colour" is not allowed'],
+    ['two unknown properties', dns({}, { colour: 'blue', size: 1 }), ['colour', 'size'], '"colour" is not allowed. "size" is not allowed'],
+    ['an unknown retryStrategy property', dns({}, { retryStrategy: { type: 'FIXED', jitter: true } }), ['retryStrategy.jitter'], '"retryStrategy.jitter" is not allowed'],
+    [
+      'an unknown triggerIncident property',
+      dns({}, { triggerIncident: { serviceId: 's', severity: 'MAJOR', name: 'n', description: '', notifySubscribers: false, colour: 'red' } }),
+      ['triggerIncident.colour'],
+      '"triggerIncident.colour" is not allowed',
+    ],
+  ])('refuses %s, naming it', (_name, input, keys, message) => {
+    expectRejected(DnsCheckCreate, input, { keys, message });
+  });
+
+  it('accepts, and drops, properties the document lists that a DNS monitor does not use', () => {
+    const parsed = expectAccepted(DnsCheckCreate, dns({}, { aiAutoRepairEnabled: true, script: 'x' })) as Record<string, unknown>;
+    expect(JSON.parse(JSON.stringify(parsed))).not.toHaveProperty('script');
+    expect(JSON.parse(JSON.stringify(parsed))).not.toHaveProperty('aiAutoRepairEnabled');
+  });
+
+  it('requires name on PUT, as the document does', () => {
+    expectRejected(DnsCheckUpdate, { frequency: 5 }, { keys: ['name'], message: '"name" is required' });
+    expectAccepted(DnsCheckUpdate, { name: 'resolver', frequency: 5 });
+  });
+});

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { MISSING_MESSAGE } from './errors.js';
 import { ASSERTION_COMPARISONS, Frequency } from './values.js';
 import { ASSERTIONS_MAX } from './limits.js';
-import { allOptional, whenFieldsValid, withDefaults } from './helpers.js';
+import { ClosedRetryStrategy, ClosedTriggerIncident } from './embedded.js';
+import { allOptional, closedObject, whenFieldsValid, withDefaults } from './helpers.js';
 import { checkResponseFields, commonCheckDefaults, commonCheckFields, refineFrequencyOffset } from './checks.js';
 
 /** A missing enum value reads `"field" is required`, as in values.ts. */
@@ -82,13 +83,34 @@ const dnsCheckCreateShape = withDefaults(dnsCheckFields, {
 
 const OFFSET_FIELDS = whenFieldsValid('frequency', 'frequencyOffset', 'checkType');
 
-/** Body of `POST /v1/checks/dns`; required `name`, `request` (`recordType`, `query`). */
-export const DnsCheckCreate = z.object(dnsCheckCreateShape).superRefine(refineFrequencyOffset(() => 'DNS'), OFFSET_FIELDS);
-export type DnsCheckCreate = z.infer<typeof DnsCheckCreate>;
-export type DnsCheckCreateInput = z.input<typeof DnsCheckCreate>;
+/**
+ * Properties the real document's `ChecksV1DnsMonitorCreate` lists that a DNS monitor here does not
+ * use (scripts, AI repair, intents): accepted and dropped, while anything else is refused.
+ */
+const DNS_CREATE_ALSO_ACCEPTED = [
+  'aiAutoRepairEnabled', 'environmentVariables', 'heartbeat', 'intent', 'localSetupScript', 'localTearDownScript',
+  'script', 'scriptPath', 'sslCheckDomain',
+] as const;
 
-/** Body of `PUT /v1/checks/dns/{id}`: merge semantics, nothing defaulted (a sent `request` is whole). */
-export const DnsCheckUpdate = z.object(allOptional(dnsCheckFields)).superRefine(refineFrequencyOffset(() => 'DNS'), OFFSET_FIELDS);
+/**
+ * Body of `POST /v1/checks/dns`; required `name`, `request` (`recordType`, `query`). The real
+ * document closes this body, its `retryStrategy` and its `triggerIncident` (`additionalProperties:
+ * false`), so an unknown property is a 400 naming it rather than silently dropped.
+ */
+export const DnsCheckCreate = closedObject(
+  { ...dnsCheckCreateShape, retryStrategy: ClosedRetryStrategy.nullable().optional(), triggerIncident: ClosedTriggerIncident.nullable().optional() },
+  DNS_CREATE_ALSO_ACCEPTED,
+).superRefine(refineFrequencyOffset(() => 'DNS'), OFFSET_FIELDS);
+// Typed as the open object: the refused properties never reach a parsed value.
+const dnsCheckCreateObject = z.object(dnsCheckCreateShape);
+export type DnsCheckCreate = z.infer<typeof dnsCheckCreateObject>;
+export type DnsCheckCreateInput = z.input<typeof dnsCheckCreateObject>;
+
+/**
+ * Body of `PUT /v1/checks/dns/{id}`: merge semantics, nothing defaulted (a sent `request` is whole),
+ * except `name`, which the real document requires on this PUT.
+ */
+export const DnsCheckUpdate = z.object({ ...allOptional(dnsCheckFields), name: dnsCheckFields.name }).superRefine(refineFrequencyOffset(() => 'DNS'), OFFSET_FIELDS);
 export type DnsCheckUpdate = z.infer<typeof DnsCheckUpdate>;
 
 /** A DNS monitor as the service returns it. */

@@ -174,6 +174,12 @@ export const RetryStrategy = z.discriminatedUnion('type', [
 ]);
 export type RetryStrategy = z.infer<typeof RetryStrategy>;
 
+/** `RetryStrategy` where the real document closes it (`additionalProperties: false`, the DNS create). */
+export const ClosedRetryStrategy = z.discriminatedUnion('type', [
+  MultiRetryStrategy.strict(),
+  z.object({ type: z.literal('SINGLE_RETRY'), ...retryStrategyCommonFields, ...SINGLE_RETRY_UNSUPPORTED }).strict(),
+]);
+
 /**
  * A retry strategy as a response holds it: the same, except that a `SINGLE_RETRY` stored before
  * the service refused `maxRetries`/`maxDurationSeconds` on it still reads (they are dropped).
@@ -199,6 +205,8 @@ export const TriggerIncident = z.object({
   notifySubscribers: z.boolean().default(false),
 });
 export type TriggerIncident = z.infer<typeof TriggerIncident>;
+/** `TriggerIncident` where the real document closes it (the DNS create). */
+export const ClosedTriggerIncident = TriggerIncident.strict();
 
 /** The `request` of an API check. */
 export const ApiCheckRequest = z.object({

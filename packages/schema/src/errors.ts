@@ -154,7 +154,8 @@ function describe(issue: Issue, path: readonly PathSegment[], ctx: FormatContext
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
     case 'unrecognized_keys':
-      return `is not allowed to have the keys ${listValues(issue.keys)}`;
+      // flatten() gives each unknown key its own issue, with the key at the end of its path.
+      return 'is not allowed';
     case 'invalid_key':
       return 'has an invalid key';
     case 'invalid_element':
@@ -191,6 +192,8 @@ function message(issue: Issue, path: readonly PathSegment[], ctx: FormatContext)
  */
 function flatten(issue: Issue, base: readonly PathSegment[]): Array<{ issue: Issue; path: PathSegment[] }> {
   const path = [...base, ...issue.path];
+  // `"request.foo" is not allowed`, one per property, keyed by its own path (as Joi reports it).
+  if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ issue, path: [...path, key] }));
   if (issue.code === 'invalid_union' && issue.errors.length === 1 && issue.errors[0]!.length > 0) {
     return issue.errors[0]!.flatMap((inner) => flatten(inner, path));
   }

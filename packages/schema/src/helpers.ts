@@ -65,6 +65,27 @@ export function whenFieldsValid(...fields: string[]): { when: (payload: z.core.P
   };
 }
 
+/**
+ * A body the real service's document closes (`additionalProperties: false`): every property that
+ * is neither a field of `shape` nor one of `alsoAccepted` (properties the document lists that Vigil
+ * does not implement: accepted, then dropped) is refused with an `unrecognized_keys` issue naming
+ * it. Elsewhere objects stay open, as the document has them: unknown properties are dropped.
+ */
+export function closedObject<S extends z.ZodRawShape>(shape: S, alsoAccepted: readonly string[] = []) {
+  const known = new Set([...Object.keys(shape), ...alsoAccepted]);
+  return z
+    .object(shape)
+    // Unknown properties reach the refinement below (as undefined, so none is ever stored).
+    .catchall(CLOSED_CATCHALL)
+    .superRefine((value, ctx) => {
+      const unknown = Object.keys(value).filter((key) => !known.has(key));
+      if (unknown.length > 0) ctx.addIssue({ code: 'unrecognized_keys', keys: unknown, input: value });
+    });
+}
+
+/** The catch-all of every `closedObject` (and of its refined copies), so the OpenAPI document can tell them. */
+export const CLOSED_CATCHALL = z.unknown().transform(() => undefined);
+
 /** Every field of `shape` made optional, none defaulted: the body of a merge-semantics PUT. */
 export function allOptional<S extends z.ZodRawShape>(shape: S): { [K in keyof S]: z.ZodOptional<S[K]> } {
   const out: Record<string, z.core.$ZodType> = {};

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ENDPOINTS, type EndpointDef } from './endpoints.js';
 import { ErrorBody } from './errors.js';
+import { CLOSED_CATCHALL } from './helpers.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -33,7 +34,15 @@ const IDEMPOTENCY_HEADER = {
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   // Transforms (query coercions) and refinements have no JSON Schema form; they are described by
   // the schema on their input side, and "any" is the safe fallback for what remains.
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: (ctx) => {
+      const def = (ctx.zodSchema as z.ZodType)._zod.def as { type: string; catchall?: unknown };
+      if (def.type === 'object' && def.catchall === CLOSED_CATCHALL) ctx.jsonSchema.additionalProperties = false;
+    },
+  });
   return rest as JsonSchema;
 }
 

@@ -31,9 +31,12 @@ export const PrivateLocationCreate = z.object(privateLocationCreateShape);
 export type PrivateLocationCreate = z.infer<typeof PrivateLocationCreate>;
 export type PrivateLocationCreateInput = z.input<typeof PrivateLocationCreate>;
 
-/** Body of `PUT /v1/private-locations/{id}` (merge). The slug cannot change: a new one is a new location. */
-const { slugName: _slugName, ...updatableFields } = privateLocationFields;
-export const PrivateLocationUpdate = z.object(allOptional(updatableFields));
+/**
+ * Body of `PUT /v1/private-locations/{id}` (merge; `name` required, as the real document has it).
+ * The slug cannot change: a new one is a new location.
+ */
+const { slugName: _slugName, name, ...updatableFields } = privateLocationFields;
+export const PrivateLocationUpdate = z.object({ ...allOptional(updatableFields), name });
 export type PrivateLocationUpdate = z.infer<typeof PrivateLocationUpdate>;
 
 /** A private location as the service returns it. */

@@ -50,8 +50,9 @@ describe('IncidentStatusUpdateCreate (the "incident update" resource)', () => {
 });
 
 describe('StatusPageService bodies', () => {
-  it('requires a name to create and nothing to update', () => {
+  it('requires a name to create and to update (the real document requires it on PUT)', () => {
     expectRejected(StatusPageServiceCreate, {}, { keys: ['name'], message: '"name" is required' });
-    expect(expectAccepted(StatusPageServiceUpdate, {})).toEqual({});
+    expectRejected(StatusPageServiceUpdate, {}, { keys: ['name'], message: '"name" is required' });
+    expect(expectAccepted(StatusPageServiceUpdate, { name: 'API' })).toEqual({ name: 'API' });
   });
 });

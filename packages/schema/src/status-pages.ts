@@ -22,8 +22,8 @@ const statusPageServiceFields = { name: z.string().min(1) };
 export const StatusPageServiceCreate = z.object(statusPageServiceFields);
 export type StatusPageServiceCreate = z.infer<typeof StatusPageServiceCreate>;
 
-/** Body of `PUT /v1/status-pages/services/{id}`. */
-export const StatusPageServiceUpdate = z.object(allOptional(statusPageServiceFields));
+/** Body of `PUT /v1/status-pages/services/{id}`: `name` is required, as the real document has it. */
+export const StatusPageServiceUpdate = z.object(statusPageServiceFields);
 export type StatusPageServiceUpdate = z.infer<typeof StatusPageServiceUpdate>;
 
 export const StatusPageService = z.object({

@@ -17,7 +17,7 @@ describe('every Update schema fills no defaults', () => {
     ['CheckUpdate', CheckUpdate, { tags: [] }],
     ['CheckGroupUpdate', CheckGroupUpdate, { name: 'g' }],
     ['MaintenanceWindowUpdate', MaintenanceWindowUpdate, { name: 'w' }],
-    ['AlertChannelUpdate', AlertChannelUpdate, { type: 'EMAIL' }],
+    ['AlertChannelUpdate', AlertChannelUpdate, { type: 'EMAIL', config: { address: 'ops@example.com' } }],
     ['IncidentUpdate', IncidentUpdate, { severity: 'MINOR' }],
     ['StatusPageServiceUpdate', StatusPageServiceUpdate, { name: 's' }],
   ];

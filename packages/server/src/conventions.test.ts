@@ -116,7 +116,7 @@ describe('tenancy', () => {
     ['PUT', '/v1/status-pages/services/{service}', { name: 'stolen' }],
     ['DELETE', '/v1/status-pages/services/{service}'],
     ['GET', '/v1/alert-channels/{channel}'],
-    ['PUT', '/v1/alert-channels/{channel}', { type: 'EMAIL', sendDegraded: true }],
+    ['PUT', '/v1/alert-channels/{channel}', { type: 'EMAIL', config: { address: 'thief@example.com' }, sendDegraded: true }],
     ['DELETE', '/v1/alert-channels/{channel}'],
   ])("%s %s of another tenant's resource is 404 and changes nothing", async (method, template, body?: object) => {
     const target = template.replace(/\{(\w+)\}/, (_, name: string) => String(ids[name]));

@@ -30,7 +30,7 @@ describe('accounts', () => {
         settings: { timezone: 'Europe/Amsterdam' },
         alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 } },
       },
-      { id: 'globex', name: 'Globex Inc', runtimeId: '2025.04', settings: {}, alertSettings: DEFAULT_ALERT_SETTINGS },
+      { id: 'globex', name: 'Globex Inc', runtimeId: '2026.04', settings: {}, alertSettings: DEFAULT_ALERT_SETTINGS },
     ]);
     for (const account of reply.body) expect(Account.safeParse(account).success).toBe(true);
   });

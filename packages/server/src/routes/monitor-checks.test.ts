@@ -44,9 +44,9 @@ describe('POST /v1/checks/tcp and /v1/checks/url', () => {
     const reply = await api.post(route, body);
     expect(reply.status).toBe(201);
     expect(reply.body).toMatchObject({ frequency: 0, frequencyOffset: body.frequencyOffset });
-    const moved = await api.put(`${route}/${reply.body.id}`, { frequency: 1 });
+    const moved = await api.put(`${route}/${reply.body.id}`, { name: body.name, frequency: 1 });
     expect(moved.body).toMatchObject({ frequency: 1 });
-    const back = await api.put(`${route}/${reply.body.id}`, { frequency: 0 });
+    const back = await api.put(`${route}/${reply.body.id}`, { name: body.name, frequency: 0 });
     // An offset the caller never chose for sub-minute runs is re-assigned: 10 seconds.
     expect(back.body).toMatchObject({ frequency: 0, frequencyOffset: 10 });
   });

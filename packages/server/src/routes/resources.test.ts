@@ -226,9 +226,13 @@ describe('alert channels', () => {
         { id: expect.any(Number), checkId: null, groupId: group.body.id, activated: true },
       ]);
 
-      const updated = await fresh.put(`/v1/alert-channels/${channel.body.id}`, { type: 'EMAIL', sendDegraded: true });
+      const updated = await fresh.put(`/v1/alert-channels/${channel.body.id}`, { type: 'EMAIL', config: { address: 'ops@example.com' }, sendDegraded: true });
       expect(updated.body).toMatchObject({ sendDegraded: true, sendRecovery: true, config: { address: 'ops@example.com' } });
-      const retyped = await fresh.put(`/v1/alert-channels/${channel.body.id}`, { type: 'SLACK' });
+      // The real document requires config on this PUT.
+      const withoutConfig = await fresh.put(`/v1/alert-channels/${channel.body.id}`, { type: 'EMAIL', sendDegraded: false });
+      expect(withoutConfig.status).toBe(400);
+      expect(withoutConfig.body).toMatchObject({ message: '"config" is required', validation: { source: 'payload', keys: ['config'] } });
+      const retyped = await fresh.put(`/v1/alert-channels/${channel.body.id}`, { type: 'SLACK', config: { url: 'https://hooks.slack.com/x', channel: '#ops' } });
       expect(retyped.status).toBe(400);
       expect(retyped.body.validation).toEqual({ source: 'payload', keys: ['type'] });
 
