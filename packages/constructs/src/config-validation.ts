@@ -53,6 +53,7 @@ const VigilConfigSchema = z.strictObject({
       multiStepChecks: z.strictObject({ ...checkDefaultFields, testMatch: z.union([Glob, z.array(Glob).min(1)]).optional() }).optional(),
       browserChecks: z.strictObject({ ...checkDefaultFields, testMatch: z.union([Glob, z.array(Glob).min(1)]).optional() }).optional(),
       playwrightConfigPath: z.string().min(1).optional(),
+      include: z.union([z.string(), z.array(z.string())]).optional(),
       // Each entry's other props are the PlaywrightCheck's, which validates them where it is created.
       playwrightChecks: z.array(z.looseObject({ logicalId: z.string().regex(LOGICAL_ID_PATTERN), playwrightConfigPath: z.string().min(1).optional() })).optional(),
     })
@@ -75,9 +76,7 @@ const VigilConfigSchema = z.strictObject({
  * Options of the Checkly CLI's config that vigil does not implement: named as such, so a Checkly
  * project's config reads as "not supported yet" rather than as a typo.
  */
-const CHECKLY_ONLY_OPTIONS = new Set([
-  'checks.include',
-]);
+const CHECKLY_ONLY_OPTIONS = new Set<string>([]);
 
 const CONFIG_HINTS: Record<string, string> = {
   logicalId: 'The project logical id may only contain letters, digits and _ - / # . (e.g. "shop-monitoring").',

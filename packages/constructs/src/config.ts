@@ -83,6 +83,11 @@ export interface CheckDefaults {
    * and defaults to `checks.playwrightConfigPath`.
    */
   playwrightChecks?: PlaywrightCheckEntry[];
+  /**
+   * Further files to bundle with the config's Playwright suites (`playwrightChecks`,
+   * `playwrightConfigPath`): globs relative to each suite's Playwright config directory.
+   */
+  include?: string | string[];
 }
 
 /** One entry of `checks.playwrightChecks`: a `PlaywrightCheck`'s props plus its logical id. */

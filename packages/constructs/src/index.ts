@@ -57,3 +57,4 @@ export {
   type ParallelRunFailureThreshold,
 } from './alert-escalation-policy.js';
 export type * from './values.js';
+export { Engine } from './engine.js';

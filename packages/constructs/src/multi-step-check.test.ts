@@ -28,7 +28,7 @@ const rules: Array<[string, Partial<MultiStepCheckProps>, Expected[]]> = [
       error('frequency', '"frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]', 'Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.'),
     ],
   ],
-  ['rejects empty code', { code: { content: '' } }, [error('code', '"code" is not allowed to be empty')]],
+  ['accepts empty code, as the Checkly CLI does', { code: { content: '' } }, []],
   [
     'rejects code without entrypoint or content',
     { code: {} as never },

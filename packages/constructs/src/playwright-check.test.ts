@@ -1,6 +1,7 @@
 import { playwrightTestArguments } from '@vigil/schema';
 import { describe, expect, it } from 'vitest';
 import { load, problems, specOf } from './__fixtures__/load.js';
+import { Engine } from './engine.js';
 import { Frequency } from './frequency.js';
 import { PlaywrightCheck, playwrightBundleHash, type PlaywrightCheckProps } from './playwright-check.js';
 import { RetryStrategyBuilder } from './retry-strategy.js';
@@ -103,4 +104,24 @@ describe('testCommand', () => {
       expect(playwrightTestArguments(command)).toBeUndefined();
     },
   );
+});
+
+describe('PlaywrightCheck props of Checkly\'s that vigil takes', () => {
+  it('accepts include and a Node engine, as the Checkly CLI does', async () => {
+    const project = await load(() => {
+      const check = suite({ include: ['fixtures/**/*.json'], engine: Engine.node('22') });
+      expect(check.suiteInclude()).toEqual(['fixtures/**/*.json']);
+    });
+    expect(project.validate()).toEqual([]);
+    expect(specOf(project, 'playwright-check.suite').payload).not.toHaveProperty('engine');
+  });
+
+  it('warns that a Bun engine runs with Node.js', async () => {
+    const project = await load(() => {
+      suite({ engine: Engine.bun('1.3') });
+    });
+    expect(project.validate().map((d) => [d.severity, d.path, d.message, d.hint])).toEqual([
+      ['warning', 'engine', '"engine" bun is not available: vigil runs Playwright suites with Node.js', 'Remove it, or use Engine.node(...) (vigil uses its own Node.js version).'],
+    ]);
+  });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PlaywrightCheckCreate, playwrightTestArguments, type PlaywrightBundleFile } from '@vigil/schema';
 import type { z } from 'zod';
 import type { BuildContext } from './build-context.js';
+import type { Engine } from './engine.js';
 import { CHECK_PROP_KEYS, buildCheckFields, checkPropPath, markSecretVariables, type CheckProps, type EnvironmentVariable } from './check.js';
 import { Construct } from './construct.js';
 import type { PathSegment } from './path.js';
@@ -38,6 +39,16 @@ export interface PlaywrightCheckProps extends Omit<CheckProps, 'retryStrategy' |
   pwTags?: string | string[];
   /** Environment variables of the suite (at most 50); `secret: true` hides a value. */
   environmentVariables?: EnvironmentVariable[] | null;
+  /**
+   * Further files to bundle with the suite, as globs relative to the Playwright config's directory
+   * (e.g. `'fixtures/**\/*.json'`): assets the specs read with `fs` rather than import.
+   */
+  include?: string | string[];
+  /**
+   * The runtime Checkly runs the suite with (`Engine.node('22')`). Vigil's runner uses its own
+   * Node.js, so this is not sent; a non-Node engine is a warning.
+   */
+  engine?: Engine;
 }
 
 const PLAYWRIGHT_CHECK_PROP_KEYS: PropKeys<PlaywrightCheckProps> & { retryStrategy: true; doubleCheck: true } = {
@@ -48,6 +59,8 @@ const PLAYWRIGHT_CHECK_PROP_KEYS: PropKeys<PlaywrightCheckProps> & { retryStrate
   pwProjects: true,
   pwTags: true,
   environmentVariables: true,
+  include: true,
+  engine: true,
 };
 
 /** What the loader bundled for a suite: the files by POSIX path from the project root. */
@@ -85,6 +98,11 @@ export class PlaywrightCheck extends Construct {
   constructor(logicalId: string, props: PlaywrightCheckProps) {
     super('playwright-check', logicalId, props);
     this.props = props;
+  }
+
+  /** The `include` globs, for the loader (relative to the Playwright config's directory). */
+  suiteInclude(): string[] {
+    return asList(this.props.include).filter((pattern) => typeof pattern === 'string');
   }
 
   /** Absolute path of the Playwright config, for the loader; undefined when the prop is not a string. */
@@ -141,6 +159,10 @@ export class PlaywrightCheck extends Construct {
       }
     }
     if (props.installCommand !== undefined) payload.installCommand = props.installCommand;
+    const engine = props.engine as { name?: unknown } | undefined;
+    if (engine !== undefined && engine.name !== 'node') {
+      context.warning('engine', `"engine" ${String(engine.name)} is not available: vigil runs Playwright suites with Node.js`, 'Remove it, or use Engine.node(...) (vigil uses its own Node.js version).');
+    }
     payload.pwProjects = asList(props.pwProjects);
     payload.pwTags = asList(props.pwTags);
     const variables = props.environmentVariables ?? context.checkDefaults.environmentVariables;

@@ -181,7 +181,8 @@ const multiStepCheckFields = {
   frequency: MultiStepFrequency.optional(),
   degradedResponseTime: ResponseTime.optional(),
   maxResponseTime: ResponseTime.optional(),
-  script: z.string().min(1).max(SCRIPT_MAX_LENGTH),
+  /** May be empty, as the real service (and the Checkly CLI) allow: a placeholder check. */
+  script: z.string().max(SCRIPT_MAX_LENGTH),
   scriptPath: z.string().nullable().optional(),
   environmentVariables: EnvironmentVariables.optional(),
   dependencies: Dependencies.nullable().optional(),

@@ -131,11 +131,6 @@ describe('a Checkly config loads unchanged', () => {
   it.each([
     ["cli: { retries: 5 }", 'vigil.config: "cli.retries" must be less than or equal to 3', 'vigil test retries a failed run at most 3 times, as the Checkly CLI does.'],
     ["cli: { reporters: ['fancy'] }", 'vigil.config: "cli.reporters[0]" must be one of [list, dot, ci, github, json, junit]', "vigil test's reporters are list, dot, ci, github, json, junit."],
-    [
-      "checks: { include: ['fixtures/**'] }",
-      'vigil.config: "checks.include" is a Checkly config option vigil does not support yet',
-      'Remove it to load the project with vigil (or keep it in Checkly); docs/migrating-from-checkly.md lists what vigil supports.',
-    ],
     ["cli: { runLocaton: 'eu-west-1' }", 'vigil.config: "cli.runLocaton" is not a config option', 'Did you mean "runLocation"?'],
     [
       "checks: { multiStepChecks: { testMatch: '../other/*.spec.ts' } }",

@@ -142,4 +142,17 @@ describe('evaluating a Playwright config as Node would', () => {
       },
     ]);
   });
+
+  it('bundles the files include names, relative to the config, which the specs read at run time', async () => {
+    const root = await project('include', {
+      'suite/playwright.config.ts': CONFIG("testDir: './tests'"),
+      'suite/tests/a.spec.ts': SPEC(),
+      'suite/fixtures/users.json': '[]',
+      'suite/fixtures/notes.md': '# notes',
+      'suite/fixtures/node_modules/x.json': '{}',
+    });
+    const result = await bundlePlaywrightSuite(root, path.join(root, 'suite/playwright.config.ts'), ['fixtures/**/*.json']);
+    expect(result.diagnostics).toEqual([]);
+    expect(result.files?.map((file) => file.path)).toEqual(['suite/fixtures/users.json', 'suite/playwright.config.ts', 'suite/tests/a.spec.ts']);
+  });
 });

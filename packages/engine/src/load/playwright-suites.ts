@@ -33,6 +33,7 @@ interface SuiteOwner {
   readonly address: string;
   readonly source: SourceLocation;
   suiteConfigPath(): string | undefined;
+  suiteInclude?(): string[];
   setSuiteBundle(bundle: { files: PlaywrightBundleFile[] }): void;
 }
 
@@ -53,10 +54,12 @@ export async function attachPlaywrightSuites(project: Project, root: string): Pr
     const configPath = construct.suiteConfigPath();
     // A missing config is the construct's to report, at the prop the user wrote.
     if (configPath === undefined || !existsSync(configPath)) continue;
-    let pending = bundles.get(configPath);
+    const include = construct.suiteInclude?.() ?? [];
+    const key = JSON.stringify([configPath, include]);
+    let pending = bundles.get(key);
     if (pending === undefined) {
-      pending = bundlePlaywrightSuite(root, configPath);
-      bundles.set(configPath, pending);
+      pending = bundlePlaywrightSuite(root, configPath, include);
+      bundles.set(key, pending);
     }
     const result = await pending;
     construct.setSuiteBundle({ files: result.files ?? NOT_BUNDLED });
@@ -75,7 +78,7 @@ export interface SuiteBundleResult {
 const posix = (file: string) => file.split(path.sep).join('/');
 
 /** The suite's files (config, specs, their local imports, package.json files on the way), or why not. */
-export async function bundlePlaywrightSuite(root: string, configPath: string): Promise<SuiteBundleResult> {
+export async function bundlePlaywrightSuite(root: string, configPath: string, include: readonly string[] = []): Promise<SuiteBundleResult> {
   const realRoot = realPathOf(root);
   const inside = (file: string) => isInsideDirectories(realPathOf(file), [realRoot]);
   const outsideRoot = (file: string): SuiteBundleResult => ({
@@ -102,7 +105,9 @@ export async function bundlePlaywrightSuite(root: string, configPath: string): P
 
   const graph = await localImports(root, [configPath, ...specs]);
   if (graph.files === undefined) return { diagnostics: graph.diagnostics };
-  const wanted = new Set([configPath, ...specs, ...graph.files].map((file) => path.resolve(root, file)));
+  // `include`: assets the specs read at run time (Checkly's rule: globs from the config's directory).
+  const included = include.length === 0 ? [] : await glob([...include], { cwd: path.dirname(configPath), ignore: NEVER_SEARCHED, absolute: true, onlyFiles: true, dot: true });
+  const wanted = new Set([configPath, ...specs, ...graph.files, ...included].map((file) => path.resolve(root, file)));
   // package.json files from the config's directory up to the root: "type" decides how Playwright loads the files.
   for (let dir = path.dirname(configPath); inside(path.join(dir, 'x')); dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'package.json'))) wanted.add(path.join(dir, 'package.json'));
@@ -316,6 +321,8 @@ export async function addConfigPlaywrightChecks(project: Project, root: string, 
   const checks = config.checks ?? {};
   const entries: PlaywrightCheckEntry[] = Array.isArray(checks.playwrightChecks) ? checks.playwrightChecks : [];
   const diagnostics: Diagnostic[] = [];
+  // Checkly passes the config's checks.include to every suite the config makes.
+  const include = checks.include === undefined ? {} : { include: checks.include };
   const located = (construct: PlaywrightCheck) => {
     if (configSource) Object.defineProperty(construct, 'source', { value: configSource, enumerable: true });
   };
@@ -323,7 +330,7 @@ export async function addConfigPlaywrightChecks(project: Project, root: string, 
     if (entries.length === 0) {
       if (typeof checks.playwrightConfigPath !== 'string') return;
       const name = path.basename(checks.playwrightConfigPath);
-      located(new PlaywrightCheck(name, { name, playwrightConfigPath: path.resolve(root, checks.playwrightConfigPath) }));
+      located(new PlaywrightCheck(name, { name, playwrightConfigPath: path.resolve(root, checks.playwrightConfigPath), ...include }));
       return;
     }
     for (const [index, entry] of entries.entries()) {
@@ -339,7 +346,7 @@ export async function addConfigPlaywrightChecks(project: Project, root: string, 
         });
         continue;
       }
-      located(new PlaywrightCheck(logicalId, { ...props, playwrightConfigPath: path.resolve(root, configured) }));
+      located(new PlaywrightCheck(logicalId, { ...include, ...props, playwrightConfigPath: path.resolve(root, configured) }));
     }
   });
   return diagnostics;
