@@ -337,7 +337,7 @@ function vigilLoaderPlugin(options: BundleProjectOptions): esbuild.Plugin {
   };
 }
 
-export /** The names a Checkly project imports its constructs by: the `checkly` package, and its older `@checkly/cli`. */
+/** The names a Checkly project imports its constructs by: the `checkly` package, and its older `@checkly/cli`. */
 function isChecklySpecifier(specifier: string): boolean {
   return /^(checkly|@checkly\/cli)(\/constructs)?$/.test(specifier);
 }
