@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { BrowserCheckCreate, type PlaywrightConfig } from '@vigil/schema';
 import type { z } from 'zod';
@@ -107,6 +108,7 @@ export class BrowserCheck extends Construct implements ScriptOwner {
     // Checkly sends an empty domain as none.
     payload.sslCheckDomain = props.sslCheckDomain === '' ? null : props.sslCheckDomain;
     payload.playwrightConfig = props.playwrightConfig ?? context.checkDefaults.playwrightConfig;
+    if (entry !== undefined) warnAboutSnapshots(context, entry.path);
     return payload;
   }
 
@@ -129,4 +131,19 @@ export class BrowserCheck extends Construct implements ScriptOwner {
   protected override propPath(payloadPath: PathSegment[]): string {
     return payloadPath[0] === 'script' ? 'code' : checkPropPath(payloadPath);
   }
+}
+
+/**
+ * Playwright keeps `toHaveScreenshot()` baselines beside the spec (`home.spec.ts-snapshots/`), and
+ * Checkly uploads them with the check. Vigil's checks carry no baselines yet, so a deployed check
+ * would compare against none: said at the check rather than dropped in silence.
+ */
+function warnAboutSnapshots(context: BuildContext, spec: string): void {
+  const directory = `${spec}-snapshots`;
+  if (!existsSync(directory)) return;
+  context.warning(
+    'code.entrypoint',
+    `the visual snapshot baselines in ${path.basename(directory)}/ are not carried over: vigil's browser checks have no snapshot storage yet, so toHaveScreenshot() has no baseline to compare against once deployed`,
+    'Keep checks that compare screenshots in Checkly for now, or compare something other than pixels.',
+  );
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { MultiStepCheckCreate } from '@vigil/schema';
 import type { z } from 'zod';
+import type { PlaywrightConfig } from '@vigil/schema';
 import type { BuildContext } from './build-context.js';
 import { checkResponseTimes } from './check-rules.js';
 import { multiStepCheckDefaults } from './config.js';
@@ -34,6 +35,11 @@ export interface MultiStepCheckProps extends CheckProps {
   degradedResponseTime?: number | null;
   /** Response time in milliseconds (0..30000) above which the check fails. */
   maxResponseTime?: number | null;
+  /**
+   * Checkly's Playwright options for the script (`use`, `expect`, `timeout`). Accepted, with a
+   * warning: vigil's multi-step runs do not apply them yet.
+   */
+  playwrightConfig?: PlaywrightConfig;
 }
 
 const MULTI_STEP_CHECK_PROP_KEYS: PropKeys<MultiStepCheckProps> = {
@@ -43,6 +49,7 @@ const MULTI_STEP_CHECK_PROP_KEYS: PropKeys<MultiStepCheckProps> = {
   dependencies: true,
   degradedResponseTime: true,
   maxResponseTime: true,
+  playwrightConfig: true,
 };
 
 /**
@@ -103,6 +110,15 @@ export class MultiStepCheck extends Construct implements ScriptOwner {
     payload.dependencies = props.dependencies;
     payload.degradedResponseTime = props.degradedResponseTime;
     payload.maxResponseTime = props.maxResponseTime;
+    const playwrightConfig = props.playwrightConfig ?? multiStepCheckDefaults(context.checkDefaults).playwrightConfig;
+    if (playwrightConfig !== undefined) {
+      const from = props.playwrightConfig !== undefined ? '' : ' (from the config)';
+      context.warning(
+        'playwrightConfig',
+        `"playwrightConfig"${from} is not applied to multi-step checks by vigil yet: the script runs with Playwright's defaults (its use, expect and timeout options are dropped)`,
+        'Set what the script needs in the script itself (e.g. test.use({ ... }) or request options), or keep the check in Checkly for now.',
+      );
+    }
     // The service sets no default maxResponseTime on multi-step checks, so only two set values compare.
     checkResponseTimes(context, props, undefined);
     return payload;

@@ -65,4 +65,38 @@ describe('Checkly imports mean what they mean in Checkly', () => {
     ]);
     expect(payloadOf(loaded, 'api-check.home')).toMatchObject({ description: 'The **home** page', environmentVariables: [{ key: 'TOKEN', value: 'x' }] });
   });
+
+  it('says at the check what it cannot carry over instead of dropping it: snapshot baselines, a multi-step check\'s playwrightConfig', async () => {
+    const root = project({
+      'checkly.config.ts': CHECKLY_CONFIG,
+      '__checks__/home.check.ts': [
+        "import { BrowserCheck, MultiStepCheck } from 'checkly/constructs';",
+        '',
+        "new BrowserCheck('home', { name: 'Home', code: { entrypoint: './home.spec.ts' } });",
+        "new MultiStepCheck('flow', { name: 'Flow', code: { content: 'run()' }, playwrightConfig: { timeout: 5000 } });",
+        '',
+      ].join('\n'),
+      '__checks__/home.spec.ts': "import { test, expect } from '@playwright/test';\n\ntest('home', async ({ page }) => { await expect(page).toHaveScreenshot(); });\n",
+      '__checks__/home.spec.ts-snapshots/home-1-chromium-linux.png': 'png',
+    });
+    const loaded = await loadProject({ cwd: root });
+    expect(loaded.diagnostics.map((d) => [d.severity, d.address, d.path, d.message, d.hint, d.source?.line])).toEqual([
+      [
+        'warning',
+        'browser-check.home',
+        'code.entrypoint',
+        "the visual snapshot baselines in home.spec.ts-snapshots/ are not carried over: vigil's browser checks have no snapshot storage yet, so toHaveScreenshot() has no baseline to compare against once deployed",
+        'Keep checks that compare screenshots in Checkly for now, or compare something other than pixels.',
+        3,
+      ],
+      [
+        'warning',
+        'multistep-check.flow',
+        'playwrightConfig',
+        '"playwrightConfig" is not applied to multi-step checks by vigil yet: the script runs with Playwright\'s defaults (its use, expect and timeout options are dropped)',
+        'Set what the script needs in the script itself (e.g. test.use({ ... }) or request options), or keep the check in Checkly for now.',
+        4,
+      ],
+    ]);
+  });
 });
