@@ -63,6 +63,12 @@ export const ApiCheckResult = z.object({
 });
 export type ApiCheckResult = z.infer<typeof ApiCheckResult>;
 
+/**
+ * The result fields of monitors that each hold one type's details with an `assertions` list, so the
+ * service bounds, groups errors of and shrinks them alike without naming each type.
+ */
+export const MONITOR_RESULT_FIELDS = ['dnsCheckResult', 'sslCheckResult'] as const;
+
 export const CheckResult = z.object({
   id: z.string(),
   name: z.string(),
@@ -81,9 +87,17 @@ export const CheckResult = z.object({
   multiStepCheckResult: Json.nullable(),
   /** A DNS monitor's query, response code, answers (text and JSON) and assertions (extension). */
   dnsCheckResult: Json.nullable().optional(),
+  /** An SSL monitor's certificate and connection facts, baseline findings and assertions (the real document's `CheckResultSsl`). */
+  sslCheckResult: Json.nullable().optional(),
   checkRunId: z.number(),
   attempts: z.number(),
   resultType: ResultType.exclude(['ALL']),
   sequenceId: z.string().nullable(),
+  /**
+   * The OpenTelemetry trace of the run (real document: required, nullable). Vigil's runner records
+   * no traces, so the service answers null; a result seeded or imported with one keeps it. A
+   * runner's result (not yet stored) may leave it out.
+   */
+  traceId: z.string().nullable().default(null),
 });
 export type CheckResult = z.infer<typeof CheckResult>;

@@ -62,3 +62,12 @@ export function selectCheckResults<T extends TypedResult>(
     .sort((a, b) => compareResults(a.facts, b.facts));
   return pageOf(matching, paging.page, paging.limit);
 }
+
+/**
+ * A stored result as the API returns it: with the real document's required `traceId`, null unless
+ * the result was recorded with one (Vigil's runner records no traces). Added on the way out, so the
+ * stored form stays exactly what was recorded.
+ */
+export function presentResult<T extends object>(doc: T): T & { traceId: unknown } {
+  return { ...doc, traceId: (doc as { traceId?: unknown }).traceId ?? null };
+}

@@ -13,6 +13,7 @@ import { ENDPOINTS, type CheckResultsV2Query } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
+import { presentResult } from '../readside/check-results.js';
 import { readSideOf } from '../readside/context.js';
 import type { ResultFacts } from '../readside/result-facts.js';
 import { present as presentErrorGroup } from './error-groups.js';
@@ -86,7 +87,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     const last = picked.at(-1);
     return {
       length: picked.length,
-      entries: picked.map((entry) => project(entry.doc, query.fields)),
+      entries: picked.map((entry) => project(presentResult(entry.doc), query.fields)),
       nextId: more && last ? encodeCursor(last) : null,
     };
   });
@@ -94,7 +95,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   ctx.route(ENDPOINTS['checkResults.get'], ({ account, params }) => {
     const result = results.result(account.id, params.checkId, params.checkResultId);
     if (!result) throw notFound('Check result', params.checkResultId);
-    return result as never;
+    return presentResult(result) as never;
   });
 
   ctx.route(ENDPOINTS['errorGroups.get'], ({ account, params }) => {

@@ -20,6 +20,8 @@ describe('GET /v1/check-results/{checkId}', () => {
     expect(reply.status).toBe(200);
     expect(ids(reply.body)).toEqual(['r1', 'r2', 'r3', 'r4', 'r5']);
     for (const result of reply.body) expect(CheckResult.safeParse(result).success).toBe(true);
+    // The real document requires traceId (nullable); the runner records no traces.
+    for (const result of reply.body) expect(result).toHaveProperty('traceId', null);
     expect(reply.body[0]).toMatchObject({
       name: 'Homepage API',
       checkId: IDS.apiCheck,

@@ -10,7 +10,7 @@ import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { selectCheckResults } from '../readside/check-results.js';
+import { presentResult, selectCheckResults } from '../readside/check-results.js';
 import { readSideOf } from '../readside/context.js';
 import { checkResultWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
@@ -33,6 +33,6 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
       { window, location: query.location, checkType: query.checkType, hasFailures: query.hasFailures, resultType: query.resultType },
       { page: query.page, limit: query.limit },
     );
-    return { items: page.items.map((result) => results.result(account.id, params.checkId, result.facts.id)!), total: page.total };
+    return { items: page.items.map((result) => presentResult(results.result(account.id, params.checkId, result.facts.id)!)), total: page.total };
   });
 }

@@ -95,6 +95,7 @@ describe('GET /v2/check-results/{checkId}', () => {
       const page = CheckResultPage.parse(reply.body);
       expect(page.length).toBe(page.entries.length);
       seen.push(...page.entries.map((entry) => entry.id!));
+      for (const entry of reply.body.entries) expect(entry).toHaveProperty('traceId', null);
       cursor = page.nextId;
       pages += 1;
     } while (cursor !== null);
@@ -139,7 +140,7 @@ describe('GET /v2/check-results/{checkId}', () => {
 describe('GET /v1/check-results/{checkId}/{checkResultId}', () => {
   it('reads one result of the check, 404 under another check', async () => {
     const reply = await apiFor(server, 'both').get(`/v1/check-results/${IDS.apiCheck}/r3`);
-    expect([reply.status, reply.body.id, reply.body.hasFailures]).toEqual([200, 'r3', true]);
+    expect([reply.status, reply.body.id, reply.body.hasFailures, reply.body.traceId]).toEqual([200, 'r3', true, null]);
     expect((await apiFor(server, 'both').get(`/v1/check-results/${IDS.tcpCheck}/r3`)).status).toBe(404);
   });
 });
