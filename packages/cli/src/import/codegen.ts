@@ -1,6 +1,6 @@
 /**
- * Renders an import plan as `*.monitor.ts` files with ts-morph: imports from `vigil/constructs`
- * and from sibling generated files, one exported variable per resource others can refer to, and
+ * Renders an import plan as `*.monitor.ts` files with ts-morph: imports from `vigil/constructs`,
+ * from sibling generated files and from the project's files that export managed constructs, one exported variable per resource others can refer to, and
  * the TypeScript formatter over the result.
  */
 import type { Code, ImportPlan, ImportedResource } from '@vigil/engine';
@@ -83,6 +83,8 @@ export function renderImportFiles(plan: ImportPlan, options: { constructsModule?
   const byAddress = new Map<string, ImportedResource>(plan.resources.map((resource) => [resource.address, resource]));
   const variables = new Map<string, string>();
   for (const resource of plan.resources) if (resource.variable) variables.set(resource.address, resource.variable);
+  const external = new Map(plan.external.map((entry) => [entry.address, entry]));
+  for (const entry of plan.external) variables.set(entry.address, entry.variable);
 
   const project = new Project({
     useInMemoryFileSystem: true,
@@ -100,14 +102,17 @@ export function renderImportFiles(plan: ImportPlan, options: { constructsModule?
     file.addImportDeclaration({ moduleSpecifier: constructsModule, namedImports: [...names].sort() });
     const fromOtherFiles = new Map<string, string[]>();
     for (const address of [...refs].sort()) {
-      const target = byAddress.get(address)!;
-      if (target.file === name) continue;
-      const list = fromOtherFiles.get(target.file) ?? [];
+      const target = byAddress.get(address);
+      // A construct the project's own files export: imported from there.
+      const module = target ? moduleSpecifier(target.file) : external.get(address)?.module;
+      if (module === undefined) throw new Error(`this is a bug in vigil: ${address} is neither imported nor exported by the project`);
+      if (target?.file === name) continue;
+      const list = fromOtherFiles.get(module) ?? [];
       list.push(variables.get(address)!);
-      fromOtherFiles.set(target.file, list);
+      fromOtherFiles.set(module, list);
     }
-    for (const [other, imported] of [...fromOtherFiles].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      file.addImportDeclaration({ moduleSpecifier: moduleSpecifier(other), namedImports: imported.sort() });
+    for (const [module, imported] of [...fromOtherFiles].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      file.addImportDeclaration({ moduleSpecifier: module, namedImports: imported.sort() });
     }
     for (const resource of resources) {
       const expression = `new ${resource.construct}(${tsString(resource.logicalId)}, ${render(resource.props, variables, '')})`;

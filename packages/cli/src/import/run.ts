@@ -13,6 +13,7 @@ import { CliError, usageError } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 import { currentState, openSession, type Session } from '../workflow.js';
 import { renderImportFiles, type GeneratedFile } from './codegen.js';
+import { managedResources } from './managed.js';
 import { isLoadedMonitorFile, printable } from '@vigil/engine';
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -88,6 +89,7 @@ export async function runImport(command: Command, filterTexts: string[], flags: 
       env: process.env,
       existingFiles: await existingFiles(outDir),
       generatedDir: path.relative(session.loaded.root, outDir).split(path.sep).join('/'),
+      managed: await managedResources(session.loaded.root, session.loaded.specs, state),
     });
     const files = renderImportFiles(plan);
     assertPickedUp(session, outDir, files);

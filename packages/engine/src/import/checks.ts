@@ -3,8 +3,8 @@
  * project config (config → group → check, as synth cascades), so a check prop is written when the
  * remote value differs from what it would inherit, not merely from the schema default.
  */
-import { AlertSettings, RetryStrategy as RetryStrategySchema } from '@vigil/schema';
-import type { CheckDefaults } from '@vigil/constructs';
+import { AlertSettings, EnvironmentVariables, RetryStrategy as RetryStrategySchema } from '@vigil/schema';
+import { multiStepCheckDefaults, type CheckDefaults, type ResourceKind } from '@vigil/constructs';
 import type { CheckInheritance, Payload } from '../kinds/types.js';
 import { alertEscalationCode, assertionCode, frequencyCode, retryStrategyCode } from './builders.js';
 import { ObjectBuilder, fromValue, literal, type Code } from './code.js';
@@ -21,24 +21,41 @@ function frequencyOf(value: unknown): { frequency?: number; frequencyOffset?: nu
   return {};
 }
 
-/** The project config's check defaults in payload shape. */
-export function inheritanceFromConfig(checks: CheckDefaults | undefined): CheckInheritance {
+/**
+ * The project config's check defaults in payload shape, for checks of `kind`: multi-step checks
+ * take `checks.multiStepChecks` over the rest, as synth does (browser checks' own layer sits above
+ * their group: {@link browserCheckLayer}).
+ */
+export function inheritanceFromConfig(checks: CheckDefaults | undefined, kind?: ResourceKind): CheckInheritance {
   if (!checks) return {};
-  const inherited: CheckInheritance = { ...frequencyOf(checks.frequency) };
-  for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'runtimeId', 'runParallel'] as const) {
-    if (checks[key] !== undefined) inherited[key] = checks[key];
+  const own = kind === 'multistep-check' ? multiStepCheckDefaults(checks) : checks;
+  const inherited: CheckInheritance = { ...frequencyOf(own.frequency) };
+  for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'runtimeId', 'runParallel', 'shouldFail'] as const) {
+    if (own[key] !== undefined) inherited[key] = own[key];
   }
-  if (checks.retryStrategy !== undefined) {
-    inherited.retryStrategy = checks.retryStrategy === null ? null : RetryStrategySchema.parse(checks.retryStrategy);
+  if (own.retryStrategy !== undefined) {
+    inherited.retryStrategy = own.retryStrategy === null ? null : RetryStrategySchema.parse(own.retryStrategy);
+  } else if (own.doubleCheck !== undefined) inherited.doubleCheck = own.doubleCheck;
+  if (own.alertEscalationPolicy !== undefined) inherited.alertSettings = AlertSettings.parse(own.alertEscalationPolicy);
+  if (own.alertChannels !== undefined) inherited.alertChannels = true;
+  if (own.environmentVariables !== undefined && (kind === 'api-check' || kind === 'multistep-check' || kind === 'browser-check')) {
+    inherited.environmentVariables = EnvironmentVariables.parse(own.environmentVariables);
   }
-  if (checks.alertEscalationPolicy !== undefined) inherited.alertSettings = AlertSettings.parse(checks.alertEscalationPolicy);
-  if (checks.alertChannels !== undefined) inherited.alertChannels = true;
+  if (own.playwrightConfig !== undefined && kind === 'browser-check') inherited.playwrightConfig = own.playwrightConfig;
   return inherited;
 }
 
-/** What an imported group passes down (only the props its generated code sets). */
-export function inheritanceFromGroup(config: CheckInheritance, group: Payload, written: ReadonlySet<string>): CheckInheritance {
-  const inherited: CheckInheritance = { ...config };
+/** `checks.browserChecks`: browser checks take these over their group's props, as synth does. */
+export function browserCheckLayer(checks: CheckDefaults | undefined): CheckInheritance {
+  const layer = checks?.browserChecks;
+  if (!layer) return {};
+  const { testMatch: _testMatch, ...defaults } = layer;
+  return inheritanceFromConfig(defaults as CheckDefaults, 'browser-check');
+}
+
+/** What an imported group passes down: only the props its generated code sets. */
+export function inheritanceFromGroup(group: Payload, written: ReadonlySet<string>): CheckInheritance {
+  const inherited: CheckInheritance = {};
   for (const key of ['locations', 'privateLocations', 'runtimeId', 'runParallel'] as const) {
     if (written.has(key)) inherited[key] = group[key];
   }
@@ -100,7 +117,7 @@ export function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: 
   const doubleCheckWritable = view.retryStrategy === null && !noRetries;
   for (const key of ['activated', 'muted', 'doubleCheck', 'shouldFail', 'locations', 'privateLocations', 'tags'] as const) {
     if (key === 'doubleCheck' && !doubleCheckWritable) continue;
-    const expected = key === 'doubleCheck' || key === 'shouldFail' ? baseline[key] : effective(key);
+    const expected = key === 'doubleCheck' || key === 'shouldFail' ? (inherited[key] ?? baseline[key]) : effective(key);
     if (view[key] !== undefined && differs(view[key], expected)) props.set(key, fromValue(view[key]));
   }
 
@@ -133,6 +150,9 @@ export function commonCheckProps(props: ObjectBuilder, view: Payload, baseline: 
   // A group's noRetries() reaches its checks with doubleCheck: false already; without one, say it.
   if ((noRetries && inherited.retryStrategy !== null) || (view.retryStrategy !== undefined && differs(view.retryStrategy, effective('retryStrategy')))) {
     props.set('retryStrategy', retryStrategyCode(view.retryStrategy));
+    if (view.retryStrategy === null && !noRetries) {
+      context.warn('retries once without a retry strategy (the deprecated doubleCheck), which the code cannot express while a retry strategy is inherited; the code never retries, so the next plan sets doubleCheck to false');
+    }
   }
 
   const trigger = view.triggerIncident as { serviceId: string; severity: string; name: string; description: string; notifySubscribers: boolean } | null;

@@ -4,6 +4,7 @@
  * from, and the state entry each gets once its file is written. Pure, so every decision is tested
  * without a service or a file system.
  */
+import path from 'node:path';
 import type { CheckDefaults, ResourceKind } from '@vigil/constructs';
 import type { z } from 'zod';
 import { adapterFor } from '../kinds/index.js';
@@ -11,7 +12,7 @@ import { normalizeRemote } from '../kinds/normalize.js';
 import type { Payload } from '../kinds/types.js';
 import { replaceAtPath } from '../kinds/paths.js';
 import { hashSecret, type Address, type RemoteId, type StateDocument } from '../state/index.js';
-import { inheritanceFromConfig, type CheckInheritance } from './checks.js';
+import { browserCheckLayer, inheritanceFromConfig, type CheckInheritance } from './checks.js';
 import { call, literal, tsString, usesOf, type Code, type ObjectCode } from './code.js';
 import type { MapContext, MappedResource } from './context.js';
 import { UniqueNames, environmentName, fileStem, slugify, variableName } from './names.js';
@@ -30,6 +31,27 @@ export interface ImportInput {
   readonly existingFiles: Iterable<string>;
   /** Directory the files are written to, from the project root (POSIX); default `imported`. */
   readonly generatedDir?: string;
+  /** Resources this project's code already declares (and state maps to a remote id). */
+  readonly managed?: readonly ManagedResource[];
+}
+
+/** A resource the project already manages, and where its code declares it. */
+export interface ManagedResource {
+  readonly address: Address;
+  readonly kind: ResourceKind;
+  readonly remoteId: RemoteId;
+  /** The file declaring its construct, from the project root (POSIX), and the line. */
+  readonly source: { readonly file: string; readonly line: number };
+  /** The exported variable holding its construct, when the file exports it. */
+  readonly variable?: string;
+}
+
+/** A variable the generated code imports from the project's own files. */
+export interface ExternalVariable {
+  readonly address: Address;
+  readonly variable: string;
+  /** Module specifier from the generated directory, e.g. `../monitors/alert-channels.monitor.js`. */
+  readonly module: string;
 }
 
 /** One resource to adopt: where its code goes, what it says, and its state entry. */
@@ -65,6 +87,19 @@ export interface ImportPlan {
   /** Generated files in write order, each with the resources it declares (in order). */
   readonly files: ReadonlyArray<{ readonly name: string; readonly addresses: readonly Address[] }>;
   readonly variables: readonly RequiredVariable[];
+  /** Managed resources the generated code refers to by their exported variable. */
+  readonly external: readonly ExternalVariable[];
+}
+
+/**
+ * Kinds whose managed constructs generated code may refer to by variable. A managed group is still
+ * referred to with `fromId`: its props would cascade into the imported check, changing what it sends.
+ */
+const BY_VARIABLE: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['alert-channel', 'status-page-service', 'private-location']);
+
+function moduleFrom(generatedDir: string, file: string): string {
+  const relative = path.posix.relative(generatedDir === '' ? '.' : generatedDir, file).replace(/\.(c|m)?tsx?$/, '.$1js');
+  return relative.startsWith('.') ? relative : `./${relative}`;
 }
 
 const MONITOR_SUFFIX = '.monitor.ts';
@@ -127,7 +162,15 @@ export function planImport(input: ImportInput): ImportPlan {
     return entry;
   });
 
-  const variables = new UniqueNames([], '');
+  const generatedDir = input.generatedDir ?? 'imported';
+  const managedByRemote = new Map<string, ManagedResource>();
+  for (const managed of input.managed ?? []) managedByRemote.set(key(managed.kind, managed.remoteId), managed);
+  const external = new Map<Address, ExternalVariable>();
+  // Generated variables never shadow one the generated code imports from the project's files.
+  const variables = new UniqueNames(
+    (input.managed ?? []).flatMap((managed) => (managed.variable !== undefined && BY_VARIABLE.has(managed.kind) ? [managed.variable] : [])),
+    '',
+  );
   const variableOf = new Map<Address, string>();
   for (const { candidate, address, logicalId } of ordered) {
     const suffix = adapterFor(candidate.kind).importing.variableSuffix;
@@ -155,10 +198,21 @@ export function planImport(input: ImportInput): ImportPlan {
     const hidden = new Map<string, unknown>();
     const context: MapContext = {
       logicalId,
-      generatedDir: input.generatedDir ?? 'imported',
+      generatedDir,
       ref(kind, remoteId) {
         const imported = byRemote.get(key(kind, remoteId));
         if (imported) return { type: 'ref', address: imported.address };
+        const managed = managedByRemote.get(key(kind, remoteId));
+        if (managed && BY_VARIABLE.has(kind)) {
+          if (managed.variable !== undefined) {
+            external.set(managed.address, { address: managed.address, variable: managed.variable, module: moduleFrom(generatedDir, managed.source.file) });
+            return { type: 'ref', address: managed.address };
+          }
+          warnings.push(
+            `refers to ${managed.address}, which ${managed.source.file}:${managed.source.line} declares without exporting it, by its id; ` +
+              'export that construct and use its variable instead, so the reference follows it when it is re-created',
+          );
+        }
         const className = adapterFor(kind).importing.fromIdClass ?? 'this is a bug';
         return call(`${className}.fromId(${typeof remoteId === 'number' ? String(remoteId) : tsString(String(remoteId))})`, className);
       },
@@ -183,7 +237,12 @@ export function planImport(input: ImportInput): ImportPlan {
     // A check inherits from its group when that group is imported too, else from the config.
     const group =
       adapter.isCheck && remote.groupId !== null && remote.groupId !== undefined ? byRemote.get(key('check-group', remote.groupId as RemoteId)) : undefined;
-    const mapped = adapter.importing.map(remote, { adapter, inherited: (group && groupInheritance.get(group.address)) ?? configInheritance, context });
+    // config (for this kind) → group → a browser check's own layer of the config, as synth cascades.
+    const fromGroup = group ? groupInheritance.get(group.address) : undefined;
+    const inherited = adapter.isCheck
+      ? { ...inheritanceFromConfig(input.checkDefaults, candidate.kind), ...fromGroup, ...(candidate.kind === 'browser-check' ? browserCheckLayer(input.checkDefaults) : {}) }
+      : configInheritance;
+    const mapped = adapter.importing.map(remote, { adapter, inherited, context });
     if (mapped.passesDown) groupInheritance.set(address, mapped.passesDown);
     let file: string;
     switch (placement.file) {
@@ -232,7 +291,7 @@ export function planImport(input: ImportInput): ImportPlan {
     name,
     addresses: resources.filter((resource) => resource.file === name).map((resource) => resource.address),
   }));
-  return { resources, files, variables: required };
+  return { resources, files, variables: required, external: [...external.values()].sort((a, b) => (a.address < b.address ? -1 : 1)) };
 }
 
 export type { Code, ObjectCode };

@@ -1,5 +1,5 @@
 import { ApiCheckCreate } from '@vigil/schema';
-import { assertions, basicAuth, commonCheckProps, keyValues, SIMPLE_CHECK_KEYS } from '../import/checks.js';
+import { assertions, basicAuth, commonCheckProps, keyValues, SIMPLE_CHECK_KEYS, variables } from '../import/checks.js';
 import { ObjectBuilder, fromValue, literal } from '../import/code.js';
 import { baselineOf, differs, remoteView } from '../import/context.js';
 import { defineAdapter } from './define.js';
@@ -36,6 +36,10 @@ function mapApiCheck(remote: RemoteObject, { adapter, inherited, context }: MapI
   if (auth && (auth.username !== '' || auth.password !== '')) requestCode.set('basicAuth', basicAuth(auth, 'request.basicAuth.password', context));
   props.set('request', requestCode.build());
 
+  // The config's variables reach a check that sets none; one that has none of its own says so (`[]`).
+  if (differs(view.environmentVariables, inherited.environmentVariables ?? baseline.environmentVariables)) {
+    props.set('environmentVariables', variables(view.environmentVariables ?? [], context));
+  }
   for (const key of SIMPLE_CHECK_KEYS) if (view[key] !== undefined && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
   return { construct: 'ApiCheck', props: props.build(), extraKeys };
 }

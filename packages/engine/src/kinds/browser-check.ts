@@ -26,10 +26,17 @@ function mapBrowserCheck(remote: RemoteObject, { adapter, inherited, context }: 
   if (differs(view.scriptPath, null)) {
     context.warn(`was uploaded from ${String(view.scriptPath)}; the code inlines the spec, so the next plan clears scriptPath`);
   }
-  if (differs(view.environmentVariables, baseline.environmentVariables)) props.set('environmentVariables', variables(view.environmentVariables, context));
+  // The config's variables reach a check that sets none; one that has none of its own says so (`[]`).
+  if (differs(view.environmentVariables, inherited.environmentVariables ?? baseline.environmentVariables)) {
+    props.set('environmentVariables', variables(view.environmentVariables ?? [], context));
+  }
   if (differs(view.dependencies, baseline.dependencies)) props.set('dependencies', fromValue(view.dependencies));
   if (typeof view.sslCheckDomain === 'string' && view.sslCheckDomain !== '') props.set('sslCheckDomain', literal(view.sslCheckDomain));
-  if (view.playwrightConfig !== undefined && view.playwrightConfig !== null) props.set('playwrightConfig', fromValue(view.playwrightConfig));
+  if (view.playwrightConfig !== undefined && view.playwrightConfig !== null) {
+    if (differs(view.playwrightConfig, inherited.playwrightConfig)) props.set('playwrightConfig', fromValue(view.playwrightConfig));
+  } else if (inherited.playwrightConfig !== undefined) {
+    context.warn('has no Playwright settings, and the config gives every browser check its playwrightConfig; the next plan sets them');
+  }
   for (const key of SIMPLE_CHECK_KEYS) {
     if (key in baseline && view[key] !== undefined && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));
   }

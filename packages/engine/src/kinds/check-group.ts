@@ -54,5 +54,5 @@ function mapCheckGroup(remote: RemoteObject, { adapter, inherited, context }: Ma
     context.warn('keeps alert settings while using the global ones; the code cannot express that and would reset them');
   }
   if (differs(view.retryStrategy, baseline.retryStrategy)) set('retryStrategy', retryStrategyCode(view.retryStrategy));
-  return { construct: 'CheckGroup', props: props.build(), extraKeys, passesDown: inheritanceFromGroup(inherited, view, written) };
+  return { construct: 'CheckGroup', props: props.build(), extraKeys, passesDown: inheritanceFromGroup(view, written) };
 }

@@ -37,7 +37,10 @@ function mapMultiStepCheck(remote: RemoteObject, { adapter, inherited, context }
   if (differs(view.scriptPath, null)) {
     context.warn(`was uploaded from ${String(view.scriptPath)}; the code inlines the script, so the next plan clears scriptPath`);
   }
-  if (differs(view.environmentVariables, baseline.environmentVariables)) props.set('environmentVariables', variables(view.environmentVariables, context));
+  // The config's variables reach a check that sets none; one that has none of its own says so (`[]`).
+  if (differs(view.environmentVariables, inherited.environmentVariables ?? baseline.environmentVariables)) {
+    props.set('environmentVariables', variables(view.environmentVariables ?? [], context));
+  }
   if (differs(view.dependencies, baseline.dependencies)) props.set('dependencies', fromValue(view.dependencies));
   for (const key of SIMPLE_CHECK_KEYS) {
     if (key in baseline && view[key] !== undefined && differs(view[key], baseline[key])) props.set(key, fromValue(view[key]));

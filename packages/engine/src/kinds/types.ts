@@ -75,6 +75,12 @@ export interface CheckInheritance {
   alertSettings?: unknown;
   /** The config lists alert channels, so a check without its own subscribes to them. */
   alertChannels?: boolean;
+  shouldFail?: unknown;
+  /** The config's deprecated `doubleCheck`, which applies only where no level sets a retry strategy. */
+  doubleCheck?: unknown;
+  /** Variables of checks with scripts that set none of their own (their list replaces these). */
+  environmentVariables?: unknown;
+  playwrightConfig?: unknown;
 }
 
 export interface MapContext {
