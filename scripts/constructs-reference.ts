@@ -37,6 +37,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'TcpMonitor', 'TcpCheck', 'TcpMonitorProps', 'TcpCheckProps', 'TcpRequest',
       'UrlMonitor', 'UrlMonitorProps', 'UrlRequest',
       'DnsMonitor', 'DnsMonitorProps', 'DnsRequest',
+      'SslMonitor', 'SslMonitorProps', 'SslRequest', 'SslConfig',
       'HeartbeatMonitor', 'HeartbeatCheck', 'HeartbeatMonitorProps', 'HeartbeatCheckProps',
     ],
   },
@@ -95,6 +96,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'TcpAssertionBuilder', 'TcpGeneralAssertionBuilder', 'TcpNumericAssertionBuilder', 'TcpAssertion',
       'UrlAssertionBuilder', 'UrlStatusCodeAssertionBuilder', 'UrlAssertion',
       'DnsAssertionBuilder', 'DnsGeneralAssertionBuilder', 'DnsNumericAssertionBuilder', 'DnsAssertion',
+      'SslAssertionBuilder', 'SslPropertyAssertionBuilder', 'TlsVersion', 'SslAssertion',
     ],
   },
   {

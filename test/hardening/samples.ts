@@ -45,6 +45,8 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'checks.updateUrl': { name: 'Fuzz URL 2', request: { url: 'https://example.com/' } },
   'checks.createDns': { name: 'Fuzz DNS', frequency: 5, request: { recordType: 'A', query: 'example.com', assertions: [{ source: 'RESPONSE_CODE', comparison: 'EQUALS', target: 'NOERROR' }] } },
   'checks.updateDns': { name: 'Fuzz DNS 2', request: { recordType: 'AAAA', query: 'example.com' } },
+  'checks.createSsl': { name: 'Fuzz SSL', frequency: 60, request: { sslConfig: { hostname: 'example.com', port: 443 }, assertions: [{ source: 'CERTIFICATE', property: 'daysUntilExpiry', comparison: 'GREATER_THAN', target: '14' }] } },
+  'checks.updateSsl': { name: 'Fuzz SSL 2', request: { sslConfig: { hostname: 'example.com', port: 8443 } } },
   'checks.createBrowser': { name: 'Fuzz browser', frequency: 10, script: "import { test } from '@playwright/test';\ntest('home', async ({ page }) => {});\n" },
   'checks.updateBrowser': { name: 'Fuzz browser 2', sslCheckDomain: 'example.com' },
   'checks.createPlaywright': {

@@ -23,6 +23,8 @@ export { MultiStepCheck, type MultiStepCheckProps, type Dependency } from './mul
 export { HeartbeatMonitor, HeartbeatCheck, type HeartbeatMonitorProps, type HeartbeatCheckProps } from './heartbeat-monitor.js';
 export { DnsMonitor, type DnsMonitorProps, type DnsRequest } from './dns-monitor.js';
 export { AgenticCheck, type AgenticCheckProps } from './agentic-check.js';
+export { SslMonitor, type SslMonitorProps, type SslRequest, type SslConfig } from './ssl-monitor.js';
+export { SslAssertionBuilder, SslPropertyAssertionBuilder, TlsVersion, type SslAssertion } from './ssl-assertion.js';
 export { TcpMonitor, TcpCheck, type TcpMonitorProps, type TcpCheckProps, type TcpRequest } from './tcp-monitor.js';
 export { TcpAssertionBuilder, TcpGeneralAssertionBuilder, TcpNumericAssertionBuilder, type TcpAssertion } from './tcp-assertion.js';
 export { UrlMonitor, type UrlMonitorProps, type UrlRequest } from './url-monitor.js';

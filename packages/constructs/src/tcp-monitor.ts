@@ -134,7 +134,7 @@ function isWithin(value: unknown): boolean {
 }
 
 /** Checkly's construct says "do not include a scheme or a port"; a run would only fail to resolve it. */
-function checkHostname(context: BuildContext, hostname: unknown): void {
+export function checkHostname(context: BuildContext, hostname: unknown): void {
   if (typeof hostname !== 'string' || hostname === '') return;
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(hostname);
   if (scheme || hostname.includes('/')) {

@@ -29,6 +29,7 @@ export const RESOURCE_KINDS = [
   'dns-monitor',
   'tcp-monitor',
   'url-monitor',
+  'ssl-monitor',
 ] as const;
 
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];

@@ -179,6 +179,7 @@ function toResult(
     browserCheckResult: tried.browserCheckResult ?? null,
     multiStepCheckResult: tried.multiStepCheckResult,
     ...(tried.dnsCheckResult ? { dnsCheckResult: tried.dnsCheckResult } : {}),
+    ...(tried.sslCheckResult ? { sslCheckResult: tried.sslCheckResult } : {}),
     checkRunId: 0,
     attempts,
     resultType,

@@ -167,6 +167,8 @@ export interface TryResult {
   browserCheckResult?: Record<string, unknown> | null;
   /** DNS monitors' result (the query, the response code and answers, the assertions); absent for other types. */
   dnsCheckResult?: Record<string, unknown> | null;
+  /** SSL monitors' result (the certificate and connection facts, baseline findings, assertions); absent for other types. */
+  sslCheckResult?: Record<string, unknown> | null;
   /** Set when hasFailures or hasErrors. */
   failure: { kind: FailureKind; message: string } | null;
   /** When the target's TLS certificate expires (ISO 8601); only https API checks have one. */

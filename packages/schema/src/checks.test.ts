@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiCheck, ApiCheckCreate, ApiCheckUpdate, Check, CheckCreate, CheckUpdate, ChecksListQuery, MultiStepCheckCreate, MultiStepCheckUpdate } from './checks.js';
 import { DEFAULT_ALERT_SETTINGS } from './embedded.js';
+import { CHECK_TYPES } from './values.js';
 import { expectAccepted, expectRejected } from './test-support.js';
 
 const api = (extra: Record<string, unknown> = {}) => ({ name: 'home', request: { url: 'https://example.com' }, ...extra });
@@ -190,7 +191,7 @@ describe('CheckCreate (generic POST /v1/checks)', () => {
 
   it.each<[string, unknown, string[], string]>([
     ['a missing checkType', { name: 'x', heartbeat, script: null }, ['checkType'], '"checkType" is required'],
-    ['an unknown checkType', generic({ checkType: 'SMOKE' }), ['checkType'], '"checkType" must be one of [API, BROWSER, HEARTBEAT, MULTI_STEP, TCP, PLAYWRIGHT, URL, DNS]'],
+    ['an unknown checkType', generic({ checkType: 'SMOKE' }), ['checkType'], `"checkType" must be one of [${CHECK_TYPES.join(', ')}]`],
     ['a missing heartbeat', { name: 'x', checkType: 'BROWSER', script: 'x' }, ['heartbeat'], '"heartbeat" is required'],
     ['a sub-minute browser check with an offset', generic({ checkType: 'BROWSER', frequency: 0, frequencyOffset: 10 }), ['frequencyOffset'], '"frequencyOffset" cannot be used with frequency 0: only API, TCP, URL and DNS checks run sub-minute'],
     ['51 environment variables', generic({ environmentVariables: env(51) }), ['environmentVariables'], '"environmentVariables" must contain less than or equal to 50 items'],

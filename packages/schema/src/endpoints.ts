@@ -34,6 +34,7 @@ import {
 import { BrowserCheck, BrowserCheckCreate, BrowserCheckUpdate } from './browser-checks.js';
 import { PlaywrightCheck, PlaywrightCheckCreate, PlaywrightCheckUpdate } from './playwright-checks.js';
 import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
+import { SslCheck, SslCheckCreate, SslCheckUpdate } from './ssl-checks.js';
 import { TcpCheck, TcpCheckCreate, TcpCheckUpdate } from './tcp-checks.js';
 import { UrlCheck, UrlCheckCreate, UrlCheckUpdate } from './url-checks.js';
 import { HeartbeatCheck, HeartbeatCheckCreate, HeartbeatCheckUpdate } from './heartbeat-checks.js';
@@ -129,6 +130,10 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/url', query: AutoAssignQuery, body: UrlCheckCreate, response: UrlCheck, status: 201,
     summary: 'Create a URL monitor',
   },
+  'checks.createSsl': {
+    method: 'POST', path: '/v1/checks/ssl', query: AutoAssignQuery, body: SslCheckCreate, response: SslCheck, status: 201,
+    summary: 'Create an SSL monitor',
+  },
   'checks.create': {
     method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
     summary: 'Create a check of any type',
@@ -144,6 +149,10 @@ export const ENDPOINTS = {
   'checks.updateDns': {
     method: 'PUT', path: '/v1/checks/dns/{id}', params: StringIdParams, query: AutoAssignQuery, body: DnsCheckUpdate,
     response: DnsCheck, status: 200, summary: 'Update a DNS monitor (merge)',
+  },
+  'checks.updateSsl': {
+    method: 'PUT', path: '/v1/checks/ssl/{id}', params: StringIdParams, query: AutoAssignQuery, body: SslCheckUpdate,
+    response: SslCheck, status: 200, summary: 'Update an SSL monitor (merge)',
   },
   'checks.updateBrowser': {
     method: 'PUT', path: '/v1/checks/browser/{id}', params: StringIdParams, query: AutoAssignQuery, body: BrowserCheckUpdate,

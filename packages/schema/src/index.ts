@@ -12,6 +12,7 @@ export * from './heartbeat-checks.js';
 export * from './browser-checks.js';
 export * from './playwright-checks.js';
 export * from './dns-checks.js';
+export * from './ssl-checks.js';
 export * from './tcp-checks.js';
 export * from './url-checks.js';
 export * from './check-groups.js';

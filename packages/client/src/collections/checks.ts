@@ -21,6 +21,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createTcp', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createUrl: (body: EndpointBody<'checks.createUrl'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createUrl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createSsl: (body: EndpointBody<'checks.createSsl'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createSsl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createHeartbeat: (body: EndpointBody<'checks.createHeartbeat'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createHeartbeat', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createBrowser: (body: EndpointBody<'checks.createBrowser'>, options: CreateOptions & WriteOptions = {}) =>
@@ -41,6 +43,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateTcp', { params: { id }, body, query: autoAssignQuery(options) }),
     updateUrl: (id: string, body: EndpointBody<'checks.updateUrl'>, options: WriteOptions = {}) =>
       caller.call('checks.updateUrl', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateSsl: (id: string, body: EndpointBody<'checks.updateSsl'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateSsl', { params: { id }, body, query: autoAssignQuery(options) }),
     updateHeartbeat: (id: string, body: EndpointBody<'checks.updateHeartbeat'>, options: WriteOptions = {}) =>
       caller.call('checks.updateHeartbeat', { params: { id }, body, query: autoAssignQuery(options) }),
     updateBrowser: (id: string, body: EndpointBody<'checks.updateBrowser'>, options: WriteOptions = {}) =>

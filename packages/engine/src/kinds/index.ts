@@ -7,6 +7,7 @@ import { checkGroupAdapter } from './check-group.js';
 import { dnsMonitorAdapter } from './dns-monitor.js';
 import { tcpMonitorAdapter } from './tcp-monitor.js';
 import { urlMonitorAdapter } from './url-monitor.js';
+import { sslMonitorAdapter } from './ssl-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
@@ -29,6 +30,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'dns-monitor': dnsMonitorAdapter,
   'tcp-monitor': tcpMonitorAdapter,
   'url-monitor': urlMonitorAdapter,
+  'ssl-monitor': sslMonitorAdapter,
 };
 
 export function adapterFor(kind: ResourceKind): KindAdapter {

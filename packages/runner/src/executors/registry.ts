@@ -8,10 +8,11 @@ import { browserExecutor } from './browser.js';
 import { dnsExecutor } from './dns.js';
 import { multiStepExecutor } from './multi-step.js';
 import { playwrightExecutor } from './playwright.js';
+import { sslExecutor } from './ssl.js';
 import { tcpExecutor } from './tcp.js';
 import { urlExecutor } from './url.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor, playwrightExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor, playwrightExecutor, sslExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

@@ -4,6 +4,7 @@
  * "timeout after 5003ms" and "timeout after 4871ms" are one group.
  */
 import { createHash } from 'node:crypto';
+import { MONITOR_RESULT_FIELDS } from '@vigil/schema';
 
 /**
  * Placeholder rules, applied in this order. The order matters: a timestamp or UUID contains
@@ -40,21 +41,20 @@ export function errorHashOf(cleanedMessage: string): string {
 
 /**
  * The error messages a stored result records: `apiCheckResult.requestError`, one message per failed
- * assertion (of `apiCheckResult` — API, URL and TCP — and `dnsCheckResult`), then the entries of
+ * assertion (of `apiCheckResult` — API, URL and TCP — and each of `MONITOR_RESULT_FIELDS`), then the entries of
  * `multiStepCheckResult.errors` and `browserCheckResult.errors` (strings, or objects with a string
  * `message`). Assertion failures count: they are an API check's most common failure, and a group
  * per failing assertion is what a user looks for.
  */
 export function errorMessagesOf(result: {
   apiCheckResult?: unknown;
-  dnsCheckResult?: unknown;
   multiStepCheckResult?: unknown;
   browserCheckResult?: unknown;
-}): string[] {
+} & Partial<Record<(typeof MONITOR_RESULT_FIELDS)[number], unknown>>): string[] {
   const messages: string[] = [];
   const requestError = fieldOf(result.apiCheckResult, 'requestError');
   if (typeof requestError === 'string' && requestError.trim() !== '') messages.push(requestError);
-  for (const holder of [result.apiCheckResult, result.dnsCheckResult]) {
+  for (const holder of [result.apiCheckResult, ...MONITOR_RESULT_FIELDS.map((key) => result[key])]) {
     const assertions = fieldOf(holder, 'assertions');
     if (!Array.isArray(assertions)) continue;
     for (const assertion of assertions) {

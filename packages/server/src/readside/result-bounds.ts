@@ -7,6 +7,7 @@
  *
  * docs/local-service.md ("Limits of a stored result") lists them; a change here is a change there.
  */
+import { MONITOR_RESULT_FIELDS } from '@vigil/schema';
 
 export const STORED_RESULT_LIMITS = {
   /** `apiCheckResult.response.body` (the rest cut, `bodyTruncated: true`). */
@@ -81,8 +82,10 @@ export function boundResult<T extends Doc>(result: T): T {
     const lines = boundJobLog(holder['jobLog'], budget);
     doc[key] = { ...holder, jobLog: budget.dropped > 0 ? [...lines, droppedLine(budget.dropped)] : lines };
   }
-  const dns = objectAt(doc['dnsCheckResult']);
-  if (dns !== undefined) doc['dnsCheckResult'] = { ...dns, assertions: boundAssertions(dns['assertions']) };
+  for (const key of MONITOR_RESULT_FIELDS) {
+    const holder = objectAt(doc[key]);
+    if (holder !== undefined) doc[key] = { ...holder, assertions: boundAssertions(holder['assertions']) };
+  }
   return (Buffer.byteLength(JSON.stringify(doc)) > STORED_RESULT_LIMITS.resultBytes ? shrink(doc) : doc) as T;
 }
 
@@ -140,7 +143,7 @@ function shrink(doc: Doc): Doc {
     if (Buffer.byteLength(JSON.stringify(shrunk)) <= STORED_RESULT_LIMITS.resultBytes) return shrunk;
   }
   // Only nesting deeper than any result the runner makes gets here: keep the envelope, drop the details.
-  return { ...(shrinkValue(doc, 64, 10) as Doc), apiCheckResult: null, multiStepCheckResult: null, browserCheckResult: null, dnsCheckResult: null };
+  return { ...(shrinkValue(doc, 64, 10) as Doc), apiCheckResult: null, multiStepCheckResult: null, browserCheckResult: null, ...Object.fromEntries(MONITOR_RESULT_FIELDS.map((key) => [key, null])) };
 }
 
 function shrinkValue(value: unknown, text: number, items: number): unknown {
