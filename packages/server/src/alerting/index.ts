@@ -3,8 +3,8 @@
  * move produces become notifications to the channels the check and its group subscribe to, written
  * to the outbox in the same transaction as the state (alerting/outbox.ts delivers them).
  *
- * Settings: a check in a group follows the group's alert settings (as the real service does for
- * CheckGroupV2), otherwise its own; `useGlobalAlertSettings` takes the account's (its profile's
+ * Settings: a check in a group whose `useGlobalAlertSettings` is `true` or `false` follows the
+ * group's choice; in a group that sets neither (`null`), or in none, its own. `useGlobalAlertSettings` takes the account's (its profile's
  * `alertSettings`, by default DEFAULT_ALERT_SETTINGS: alert on the first failure, no reminders).
  * `muted` on the check, or an active maintenance window sharing a tag with the check or its group,
  * suppresses notifications but keeps the state.
@@ -247,7 +247,9 @@ export class Alerting {
   }
 
   #settingsOf(accountId: string, check: StoredDoc, group: StoredDoc | undefined): AlertSettings {
-    const owner = group ?? check;
+    // A group decides only when it says so (`true`: the account's, `false`: its own); a group that
+    // sets neither (`null`, a v2 group's default) leaves each check its own, as the real service does.
+    const owner = group && typeof group.useGlobalAlertSettings === 'boolean' ? group : check;
     if (owner.useGlobalAlertSettings === true) {
       const account = readSideOf(this.#store).pages.profile(accountId)?.alertSettings;
       const parsed = AlertSettings.safeParse(account ?? {});
