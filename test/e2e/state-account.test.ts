@@ -40,7 +40,8 @@ afterEach(async () => {
 
 const as = (apiKey: string, args: string[]) => vigil(args, { cwd: root, env: { VIGIL_API_URL: server.url, VIGIL_API_KEY: apiKey } });
 const statePath = () => path.join(root, '.vigil', 'state.json');
-const storedTarget = async () => (JSON.parse(await readFile(statePath(), 'utf8')) as { target: { baseUrl: string; accountId: string } }).target;
+const storedTarget = async () => (JSON.parse(await readFile(statePath(), 'utf8')) as { target: { baseUrl: string; accountId: string; serviceId?: string } }).target;
+const bound = (accountId: string) => ({ baseUrl: server.url, accountId, serviceId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
 
 async function checksOf(apiKey: string): Promise<unknown[]> {
   const response = await fetch(`${server.url}/v1/checks`, { headers: { authorization: `Bearer ${apiKey}` } });
@@ -64,7 +65,7 @@ describe('state bound to the account the API key acts on', () => {
     const applied = await as('key-a', ['apply', '--auto-approve']);
     expect(applied.stderr).toBe('');
     expect(applied.code).toBe(0);
-    expect(await storedTarget()).toEqual({ baseUrl: server.url, accountId: 'acct-a' });
+    expect(await storedTarget()).toEqual(bound('acct-a'));
 
     for (const command of [['plan'], ['apply', '--auto-approve'], ['destroy', '--auto-approve']]) {
       const refused = await as('key-b', command);
@@ -73,19 +74,19 @@ describe('state bound to the account the API key acts on', () => {
     }
     expect(await checksOf('key-b')).toEqual([]);
     expect(await checksOf('key-a')).toHaveLength(1);
-    expect(await storedTarget()).toEqual({ baseUrl: server.url, accountId: 'acct-a' });
+    expect(await storedTarget()).toEqual(bound('acct-a'));
   }, 120_000);
 
-  it('asks the service for the account once per plan, and not at all when VIGIL_ACCOUNT_ID names it', async () => {
+  it('asks the service who it is (account and service id) once per plan, also when VIGIL_ACCOUNT_ID names the account', async () => {
     await as('key-a', ['apply', '--auto-approve']);
     await writeFile(requestLog, '');
     expect((await as('key-a', ['plan'])).code).toBe(0);
-    expect((await requestsMade()).filter((request) => request === 'GET /v1/accounts')).toHaveLength(1);
+    expect((await requestsMade()).filter((request) => request.startsWith('GET /v1/accounts'))).toEqual(['GET /v1/accounts/me']);
 
     await writeFile(requestLog, '');
     const named = await vigil(['plan'], { cwd: root, env: { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'key-a', VIGIL_ACCOUNT_ID: 'acct-a' } });
     expect(named.stdout).toContain('No changes.');
-    expect(await requestsMade()).not.toContain('GET /v1/accounts');
+    expect((await requestsMade()).filter((request) => request.startsWith('GET /v1/accounts'))).toEqual(['GET /v1/accounts/me']);
   }, 120_000);
 
   it('binds a state recorded without an account to the first account it is used with, once, with a notice', async () => {
@@ -106,7 +107,7 @@ describe('state bound to the account the API key acts on', () => {
     expect(apply.stdout).toContain(`${notice}.\n`);
     expect(apply.stdout).toContain('No changes. Your monitoring matches the code.');
     expect(apply.code).toBe(0);
-    expect(await storedTarget()).toEqual({ baseUrl: server.url, accountId: 'acct-a' });
+    expect(await storedTarget()).toEqual(bound('acct-a'));
 
     const again = await as('key-a', ['plan']);
     expect(again.stdout).not.toContain('Note:');

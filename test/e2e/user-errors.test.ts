@@ -65,10 +65,10 @@ describe('plan with a damaged state', () => {
 
 describe('a wrong API key', () => {
   it.each([
-    [['plan'], {}, '/v1/accounts'],
-    [['apply', '--auto-approve'], {}, '/v1/accounts'],
-    [['plan'], { VIGIL_ACCOUNT_ID: 'local' }, '/v1/checks'],
-    [['apply', '--auto-approve'], { VIGIL_ACCOUNT_ID: 'local' }, '/v1/checks'],
+    [['plan'], {}, '/v1/accounts/me'],
+    [['apply', '--auto-approve'], {}, '/v1/accounts/me'],
+    [['plan'], { VIGIL_ACCOUNT_ID: 'local' }, '/v1/accounts/me'],
+    [['apply', '--auto-approve'], { VIGIL_ACCOUNT_ID: 'local' }, '/v1/accounts/me'],
   ])('under %j (%j) says the service refused it, exit 1', async (args, env, route) => {
     const result = await run(args, { VIGIL_API_KEY: 'not-the-key', ...env });
     expect(result.stderr).toBe(`Error: the service refused the API key: [GET] "${route}": 401 Unauthorized — Bad Token. Check VIGIL_API_KEY.\n`);

@@ -20,11 +20,14 @@ export interface Session {
   readonly calls: ServiceCalls;
   readonly backend: StateBackend;
   readonly projectName: string;
-  /** The target state is bound to: the URL and the account the service says the key acts on. */
+  /**
+   * The target state is bound to: the URL, the account the service says the key acts on and, when
+   * the service reports it, the service's identity.
+   */
   readonly stateTarget: StateTarget;
   /** Prints a notice where the command prints its notices. */
   readonly log: (line: string) => void;
-  /** Set by `currentState` when a state recorded without an account adopted this one: write it. */
+  /** Set by `currentState` when a state recorded without an account or service id adopted this one's: write it. */
   accountAdopted: boolean;
   /** `--allow-empty`: plan even when the project declares no resources but state manages some. */
   readonly allowEmpty: boolean;
@@ -65,7 +68,7 @@ export async function openSession(command: Command, options: { local?: boolean; 
       calls,
       backend: createLocalBackend({ path: statePath, unlockCommand: unlockCommandFor(command) }),
       projectName: loaded.config?.projectName ?? path.basename(loaded.root),
-      stateTarget: await accountBoundTarget(target, calls),
+      stateTarget: await identifiedTarget(target, calls),
       log: options.log,
       accountAdopted: false,
       allowEmpty: command.opts<{ allowEmpty?: boolean }>().allowEmpty === true,
@@ -78,13 +81,22 @@ export async function openSession(command: Command, options: { local?: boolean; 
 }
 
 /**
- * The target with the account the key acts on. With VIGIL_ACCOUNT_ID (or the embedded service)
- * that is already known and costs nothing; otherwise one `GET /v1/accounts`, whose first account
- * is the one the service uses without `x-service-account` (as `vigil whoami` reports). Without it,
- * state would record no account, and the same URL with another account's key would plan every
- * resource as deleted outside vigil and create it again there.
+ * The target with the account the key acts on and the service's identity: one
+ * `GET /v1/accounts/me`. Without the account, state would record none, and the same URL with
+ * another account's key would plan every resource as deleted outside vigil and create it again
+ * there; without the service id, a `vigil server` restarted on another port would look like
+ * another service. A service without that call (404) is identified by its URL, and its account
+ * is VIGIL_ACCOUNT_ID or the first of `GET /v1/accounts` (the one it uses without
+ * `x-service-account`, as `vigil whoami` reports). The embedded service is the project's own
+ * (`.vigil/local/`), whatever port it listens on this time.
  */
-async function accountBoundTarget(target: Target, calls: ServiceCalls): Promise<StateTarget> {
+async function identifiedTarget(target: Target, calls: ServiceCalls): Promise<StateTarget> {
+  if (target.embedded) return target.stateTarget;
+  const { currentAccount } = await import('./service-identity.js');
+  const me = await currentAccount(calls);
+  if (me) {
+    return { baseUrl: target.stateTarget.baseUrl, accountId: target.stateTarget.accountId || me.id, ...(me.serviceId === undefined ? {} : { serviceId: me.serviceId }) };
+  }
   if (target.stateTarget.accountId !== '') return target.stateTarget;
   const accounts = (await calls.call('accounts.list')) as ReadonlyArray<{ readonly id: string }>;
   const account = accounts[0];
@@ -107,6 +119,13 @@ export async function currentState(session: Session, stored: StateDocument | und
       session.log(
         `Note: ${session.backend.describe()} recorded no account; it is now bound to account ${bound.adoptedAccount} at ${session.stateTarget.baseUrl}, ` +
           `the account the API key acts on, and refuses any other${lock ? '' : ' (recorded by the next apply)'}.`,
+      );
+      session.accountAdopted = true;
+    }
+    if (bound.adoptedService !== undefined) {
+      session.log(
+        `Note: ${session.backend.describe()} recorded no service id; it is now bound to service ${bound.adoptedService}, the service at ${session.stateTarget.baseUrl}, ` +
+          `so it stays usable when that service moves (vigil state retarget URL)${lock ? '' : ' (recorded by the next apply)'}.`,
       );
       session.accountAdopted = true;
     }
@@ -144,7 +163,7 @@ export async function computePlan(
   const remote = await refresh(session.calls, kinds);
   return createPlan({
     project: session.projectName,
-    target: session.stateTarget,
+    target: { baseUrl: session.stateTarget.baseUrl, accountId: session.stateTarget.accountId },
     specs: session.loaded.specs,
     state,
     remote,

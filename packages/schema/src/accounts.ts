@@ -9,3 +9,18 @@ export const Account = z.object({
   alertSettings: z.record(z.string(), z.unknown()),
 });
 export type Account = z.infer<typeof Account>;
+
+/**
+ * `GET /v1/accounts/me`: the account the key acts on (after `x-service-account`). `serviceId` is a
+ * Vigil extension: an id a `vigil server` generates once per data directory and reports on every
+ * start, so a client can tell the same service at a new address from another service. The hosted
+ * service does not send it.
+ */
+export const CurrentAccount = Account.extend({
+  serviceId: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Vigil extension: the identity of this service, generated once per data directory and stable across restarts and address changes'),
+});
+export type CurrentAccount = z.infer<typeof CurrentAccount>;

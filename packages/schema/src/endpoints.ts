@@ -7,7 +7,7 @@
  * (bare JSON array plus `content-range` / `link` headers). `response` is absent for 204.
  */
 import { z } from 'zod';
-import { Account } from './accounts.js';
+import { Account, CurrentAccount } from './accounts.js';
 import { AlertChannel, AlertChannelCreate, AlertChannelUpdate } from './alert-channels.js';
 import {
   AnalyticsReport,
@@ -377,6 +377,10 @@ export const ENDPOINTS = {
   'accounts.list': {
     method: 'GET', path: '/v1/accounts', response: z.array(Account), status: 200,
     summary: 'List the accounts of the API key',
+  },
+  'accounts.me': {
+    method: 'GET', path: '/v1/accounts/me', response: CurrentAccount, status: 200,
+    summary: 'Get the account the API key acts on (with the Vigil extension serviceId: the identity of this service)',
   },
   'accounts.get': {
     method: 'GET', path: '/v1/accounts/{accountId}', params: AccountIdParams, response: Account, status: 200,

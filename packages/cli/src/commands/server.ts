@@ -6,6 +6,13 @@ import type { Command } from 'commander';
 import { CliError, usageError } from '../errors.js';
 import { loadServer } from '../server-module.js';
 
+/**
+ * A fixed port and a data directory on disk by default: clients and state find the same service
+ * after a restart. `--port 0` and `--data :memory:` are for tests and throwaway runs.
+ */
+export const DEFAULT_SERVER_PORT = '4010';
+export const DEFAULT_SERVER_DATA = '.vigil/server';
+
 interface ServerFlags {
   port: string;
   data: string;
@@ -91,8 +98,8 @@ export function registerServer(program: Command): void {
   program
     .command('server')
     .description('Run the local monitoring service (the reference implementation of the API) until interrupted.')
-    .option('--port <n>', 'port to listen on, on 127.0.0.1 (0 picks a free port)', '0')
-    .option('--data <dir>', 'directory for the database (vigil.db), or :memory:', ':memory:')
+    .option('--port <n>', 'port to listen on, on 127.0.0.1 (0 picks a free port)', DEFAULT_SERVER_PORT)
+    .option('--data <dir>', 'directory for the database (vigil.db), relative to the current directory; :memory: keeps nothing', DEFAULT_SERVER_DATA)
     .option('--api-key <key>', 'API key accepted by the service (repeatable; pairs with --account-id)', collect)
     .option('--account-id <id>', 'account of the preceding --api-key (repeatable)', collect)
     .option('--accounts <file>', 'JSON file with [{apiKey, accountId, name?}] instead of --api-key/--account-id')
@@ -189,6 +196,9 @@ export function registerServer(program: Command): void {
             : false,
         });
       } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+          throw new CliError(`cannot start the server: port ${port} on 127.0.0.1 is in use (another vigil server?); stop it, or pass --port N (--port 0 picks a free port)`, { cause: error });
+        }
         throw new CliError(`cannot start the server: ${(error as Error).message}`, { cause: error });
       }
       // Once, in plain words, before the service announces itself: an operator must know how far

@@ -1,11 +1,12 @@
 /**
- * `vigil state list | show | mv | rm | unprotect | unlock`: inspect and edit state without touching the remote
- * service. Reads need no lock (writes are atomic renames, so a reader never sees half a document);
- * edits take the lock like apply does.
+ * `vigil state list | show | mv | rm | unprotect | unlock | retarget`: inspect and edit state. Only
+ * `show` (a heartbeat's ping URL) and `retarget` (who the service is) ask the service anything.
+ * Reads need no lock (writes are atomic renames, so a reader never sees half a document); edits
+ * take the lock like apply does.
  */
 import type { Command } from 'commander';
 import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
-import { CliError, oneLine } from '../errors.js';
+import { CliError, oneLine, usageError } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 import { loadFromCommand, printDiagnostics } from './validate.js';
 
@@ -188,6 +189,54 @@ async function unlock(command: Command, options: { force?: boolean }): Promise<v
   }
 }
 
+/**
+ * Points state at the address its service moved to (a `vigil server` restarted on another port or
+ * host), after checking that the service there is the one state belongs to.
+ */
+async function retarget(command: Command, url: string, options: { lockTimeout: string }): Promise<void> {
+  const timeoutMs = await parseLockTimeoutFlag(options.lockTimeout);
+  if (!/^https?:\/\/[^\s/]+/.test(url) || !URL.canParse(url)) throw usageError(`vigil state retarget: "${url}" is not an http(s) URL, e.g. http://127.0.0.1:4010`);
+  const apiKey = process.env['VIGIL_API_KEY'];
+  if (!apiKey) throw new CliError(`vigil state retarget asks the service at ${url} who it is: set VIGIL_API_KEY (and VIGIL_ACCOUNT_ID to pick an account)`);
+  const context = await openState(command);
+  const { normaliseBaseUrl, refresh, retargetState } = await import('@vigil/engine');
+  const { serviceCalls } = await import('../service-calls.js');
+  const { currentAccount } = await import('../service-identity.js');
+  const { rateLimitFromEnv } = await import('../target.js');
+  const { VERSION } = await import('../version.js');
+  const baseUrl = url.replace(/\/+$/, '');
+  const accountId = process.env['VIGIL_ACCOUNT_ID'] || undefined;
+  const pacing = rateLimitFromEnv(process.env['VIGIL_RATE_LIMIT']);
+  const calls = serviceCalls({ baseUrl, apiKey, accountId, userAgent: `vigil/${VERSION}`, ...(pacing === undefined ? {} : { pacing }) });
+  const me = await currentAccount(calls);
+  const target = { baseUrl, accountId: accountId ?? me?.id ?? '', ...(me?.serviceId === undefined ? {} : { serviceId: me.serviceId }) };
+  const location = context.backend.describe();
+  const lock: StateLock = await context.backend.lock({ timeoutMs, command: 'vigil state retarget' });
+  try {
+    const before = await readExisting(context.backend, 'retarget');
+    if (normaliseBaseUrl(before.target.baseUrl) === normaliseBaseUrl(baseUrl) && before.target.serviceId === target.serviceId) {
+      process.stdout.write(`${location} already targets ${baseUrl}; nothing to do.\n`);
+      return;
+    }
+    // A state recorded before services reported their identity: the service is its own only if it
+    // holds every resource the state manages.
+    let verifiedByResources = false;
+    if (before.target.serviceId === undefined && target.serviceId !== undefined) {
+      const resources = Object.values(before.resources);
+      const remote = await refresh(calls, new Set(resources.map((resource) => resource.kind)));
+      verifiedByResources = resources.every((resource) => remote.get(resource.kind)?.has(String(resource.remoteId)) === true);
+    }
+    const after = retargetState(before, target, { location, verifiedByResources });
+    await lock.write(after);
+    process.stdout.write(
+      `${location} now targets ${baseUrl} (service ${target.serviceId}, account ${after.target.accountId}), was ${before.target.baseUrl}. ` +
+        `Point VIGIL_API_URL at ${baseUrl} for plan and apply.\n`,
+    );
+  } finally {
+    await lock.release();
+  }
+}
+
 export function registerState(program: Command): void {
   const state = program
     .command('state')
@@ -200,6 +249,7 @@ export function registerState(program: Command): void {
         'mv renames an address (e.g. after renaming a logical id) so the resource is not recreated;',
         'rm makes vigil forget a resource and leaves it as it is in the service.',
         'unprotect lets a plan delete a resource that was protected when last applied (e.g. after its construct was removed).',
+        'retarget points state at the new address of its service (same service id and account, checked there).',
       ].join('\n'),
     );
 
@@ -240,6 +290,13 @@ export function registerState(program: Command): void {
     .argument('<address>', 'resource address, e.g. api-check.home')
     .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
     .action(async (address: string, options: { lockTimeout: string }, command: Command) => userErrors(() => unprotect(command, address, options)));
+
+  state
+    .command('retarget')
+    .description('point state at the new address of the service it belongs to, after checking it is the same service and account')
+    .argument('<url>', 'the service\'s new address, e.g. http://127.0.0.1:4010 (VIGIL_API_KEY authenticates there)')
+    .option('--lock-timeout <duration>', 'how long to wait for the state lock (e.g. 30s, 5m)', '0s')
+    .action(async (url: string, options: { lockTimeout: string }, command: Command) => userErrors(() => retarget(command, url, options)));
 
   state
     .command('unlock')

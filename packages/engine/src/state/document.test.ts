@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertSameTarget, bindToTarget, emptyState, hashSecret, parseStateDocument } from './document.js';
+import { assertSameTarget, bindToTarget, emptyState, hashSecret, parseStateDocument, retargetState } from './document.js';
 import { isStateError } from './errors.js';
 import type { StateDocument } from './types.js';
 
@@ -162,5 +162,48 @@ describe('bindToTarget', () => {
 
   it('does not let an unbound state move to another URL', () => {
     expect(() => bindToTarget(unbound, { baseUrl: 'https://other.example.com', accountId: 'acme' })).toThrow(/configured target is https:\/\/other.example.com/);
+  });
+});
+
+describe('the identity of the service', () => {
+  const at = (baseUrl: string, serviceId?: string, accountId = 'acme') => ({ baseUrl, accountId, ...(serviceId === undefined ? {} : { serviceId }) });
+  const recorded = emptyState({ project: 'shop', target: at('http://127.0.0.1:4010', 'svc-1') });
+  const urlOnly = emptyState({ project: 'shop', target: at('http://127.0.0.1:4010') });
+
+  it('binds a state recorded with a URL only to the id of the service at that URL, once', () => {
+    const bound = bindToTarget(urlOnly, at('http://127.0.0.1:4010/', 'svc-1'));
+    expect(bound.adoptedService).toBe('svc-1');
+    expect(bound.state.target).toEqual(at('http://127.0.0.1:4010', 'svc-1'));
+    expect(bindToTarget(bound.state, at('http://127.0.0.1:4010', 'svc-1'))).toEqual({ state: bound.state });
+  });
+
+  it('keeps a state with an id usable against a service that reports none at its URL', () => {
+    expect(bindToTarget(recorded, at('http://127.0.0.1:4010'))).toEqual({ state: recorded });
+  });
+
+  it('refuses the same service at a new address with the retarget command, and another service naming both', () => {
+    expect(() => bindToTarget(recorded, at('http://127.0.0.1:4011', 'svc-1'))).toThrow(
+      'state at .vigil/state.json belongs to service svc-1 at http://127.0.0.1:4010, and the configured target http://127.0.0.1:4011 is that same service (account acme) at a new address. ' +
+        'Run `vigil state retarget http://127.0.0.1:4011` to record the new address, then run this command again.',
+    );
+    expect(() => bindToTarget(recorded, at('http://127.0.0.1:4010', 'svc-2'))).toThrow(
+      'state at .vigil/state.json belongs to service svc-1 (http://127.0.0.1:4010 account acme), but the configured target http://127.0.0.1:4010 is another service, svc-2 (account acme), which holds none of its resources. ' +
+        "Point VIGIL_API_URL at the state's service, or give this target its own state file (state.path in vigil.config.ts).",
+    );
+  });
+
+  it('retargets only to the same service and account', () => {
+    expect(retargetState(recorded, at('http://127.0.0.1:4011', 'svc-1')).target).toEqual(at('http://127.0.0.1:4011', 'svc-1'));
+    expect(() => retargetState(recorded, at('http://127.0.0.1:4011'))).toThrow(
+      'http://127.0.0.1:4011 does not report a service id (GET /v1/accounts/me), so vigil cannot tell that it is the service state at .vigil/state.json belongs to (http://127.0.0.1:4010 account acme (service svc-1)); state was left as it is.',
+    );
+    expect(() => retargetState(recorded, at('http://127.0.0.1:4011', 'svc-1', 'globex'))).toThrow(
+      'state at .vigil/state.json belongs to account acme, but the API key acts on account globex at http://127.0.0.1:4011; state was left as it is. Set VIGIL_ACCOUNT_ID (or VIGIL_API_KEY) for account acme.',
+    );
+    expect(() => retargetState(recorded, at('http://127.0.0.1:4011', 'svc-2'))).toThrow(
+      'state at .vigil/state.json belongs to service svc-1 (http://127.0.0.1:4010 account acme), but http://127.0.0.1:4011 is another service, svc-2 (account acme); state was left as it is.',
+    );
+    expect(() => retargetState(urlOnly, at('http://127.0.0.1:4011', 'svc-1'))).toThrow(/recorded no service id, and http:\/\/127\.0\.0\.1:4011 does not hold every resource it manages/);
+    expect(retargetState(urlOnly, at('http://127.0.0.1:4011', 'svc-1'), { verifiedByResources: true }).target).toEqual(at('http://127.0.0.1:4011', 'svc-1'));
   });
 });

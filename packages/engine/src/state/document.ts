@@ -46,7 +46,7 @@ export const stateDocumentSchema = z
     lineage: z.uuid(),
     serial: z.int().nonnegative(),
     project: z.string(),
-    target: z.strictObject({ baseUrl: z.string().min(1), accountId: z.string() }),
+    target: z.strictObject({ baseUrl: z.string().min(1), accountId: z.string(), serviceId: z.string().min(1).optional() }),
     resources: z.record(z.string(), resourceSchema),
     journal: z.array(journalEntrySchema),
   })
@@ -85,7 +85,7 @@ export function emptyState(options: { project: string; target: StateTarget }): S
     lineage: randomUUID(),
     serial: 0,
     project: options.project,
-    target: { baseUrl: options.target.baseUrl, accountId: options.target.accountId },
+    target: targetOf(options.target),
     resources: {},
     journal: [],
   };
@@ -155,7 +155,7 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 }
 
 /** Same service and account, whatever the URL's spelling (`HTTP://Host:80/` equals `http://host`). */
-function normaliseBaseUrl(baseUrl: string): string {
+export function normaliseBaseUrl(baseUrl: string): string {
   try {
     const url = new URL(baseUrl);
     return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
@@ -164,17 +164,48 @@ function normaliseBaseUrl(baseUrl: string): string {
   }
 }
 
+function targetOf(target: StateTarget): StateTarget {
+  return { baseUrl: target.baseUrl, accountId: target.accountId, ...(target.serviceId === undefined ? {} : { serviceId: target.serviceId }) };
+}
+
+/**
+ * The same service and account. Two services that both report their identity are compared by it;
+ * otherwise by URL, as before services reported one.
+ */
 export function sameTarget(a: StateTarget, b: StateTarget): boolean {
-  return normaliseBaseUrl(a.baseUrl) === normaliseBaseUrl(b.baseUrl) && a.accountId === b.accountId;
+  if (a.accountId !== b.accountId) return false;
+  if (a.serviceId !== undefined && b.serviceId !== undefined) return a.serviceId === b.serviceId && normaliseBaseUrl(a.baseUrl) === normaliseBaseUrl(b.baseUrl);
+  return normaliseBaseUrl(a.baseUrl) === normaliseBaseUrl(b.baseUrl);
+}
+
+function describeTarget(target: StateTarget): string {
+  return `${target.baseUrl} account ${target.accountId}${target.serviceId === undefined ? '' : ` (service ${target.serviceId})`}`;
 }
 
 /**
  * Refuses a state made against another service or account: using it would plan deletes of
- * resources that merely live elsewhere, and creates of duplicates.
+ * resources that merely live elsewhere, and creates of duplicates. The same service at a new
+ * address is refused too, with the command that records the move.
  */
 export function assertSameTarget(state: StateDocument, target: StateTarget, options: { location?: string } = {}): void {
   if (sameTarget(state.target, target)) return;
   const location = options.location ?? '.vigil/state.json';
+  const { serviceId } = state.target;
+  if (serviceId !== undefined && serviceId === target.serviceId && state.target.accountId === target.accountId) {
+    throw new StateError(
+      'state-target-moved',
+      `state at ${location} belongs to service ${serviceId} at ${state.target.baseUrl}, and the configured target ${target.baseUrl} is that same service (account ${target.accountId}) at a new address. ` +
+        `Run \`vigil state retarget ${target.baseUrl}\` to record the new address, then run this command again.`,
+    );
+  }
+  if (serviceId !== undefined && target.serviceId !== undefined && serviceId !== target.serviceId) {
+    throw new StateError(
+      'state-target-mismatch',
+      `state at ${location} belongs to service ${serviceId} (${state.target.baseUrl} account ${state.target.accountId}), ` +
+        `but the configured target ${target.baseUrl} is another service, ${target.serviceId} (account ${target.accountId}), which holds none of its resources. ` +
+        `Point VIGIL_API_URL at the state's service, or give this target its own state file (state.path in vigil.config.ts).`,
+    );
+  }
   throw new StateError(
     'state-target-mismatch',
     `state at ${location} belongs to ${state.target.baseUrl} account ${state.target.accountId}, ` +
@@ -186,16 +217,67 @@ export function assertSameTarget(state: StateDocument, target: StateTarget, opti
 /**
  * `state` bound to `target`. A state written before vigil recorded the account the key acts on
  * (`accountId: ""`) adopts the account of the first target with its URL it is used with, and
- * `adoptedAccount` says so: the caller tells the user, and the next write records it, so this
- * happens once. Any other difference is refused as by {@link assertSameTarget}.
+ * `adoptedAccount` says so; one written before services reported their identity adopts the
+ * `serviceId` of the service at its URL (`adoptedService`). The caller tells the user, and the next
+ * write records it, so this happens once. Any other difference is refused as by {@link assertSameTarget}.
  */
-export function bindToTarget(state: StateDocument, target: StateTarget, options: { location?: string } = {}): { state: StateDocument; adoptedAccount?: string } {
-  const adopts = state.target.accountId === '' && target.accountId !== '' && normaliseBaseUrl(state.target.baseUrl) === normaliseBaseUrl(target.baseUrl);
-  if (!adopts) {
-    assertSameTarget(state, target, options);
-    return { state };
+export function bindToTarget(
+  state: StateDocument,
+  target: StateTarget,
+  options: { location?: string } = {},
+): { state: StateDocument; adoptedAccount?: string; adoptedService?: string } {
+  const sameUrl = normaliseBaseUrl(state.target.baseUrl) === normaliseBaseUrl(target.baseUrl);
+  const adoptsAccount = state.target.accountId === '' && target.accountId !== '' && sameUrl;
+  const accountId = adoptsAccount ? target.accountId : state.target.accountId;
+  const adoptsService = state.target.serviceId === undefined && target.serviceId !== undefined && sameUrl && accountId === target.accountId;
+  const bound: StateTarget = { ...state.target, accountId, ...(adoptsService ? { serviceId: target.serviceId } : {}) };
+  assertSameTarget({ ...state, target: bound }, target, options);
+  if (!adoptsAccount && !adoptsService) return { state };
+  return {
+    state: { ...state, target: bound },
+    ...(adoptsAccount ? { adoptedAccount: target.accountId } : {}),
+    ...(adoptsService ? { adoptedService: target.serviceId! } : {}),
+  };
+}
+
+/**
+ * `vigil state retarget`: `state` pointed at `target`, the same service at another address. Refused
+ * unless the service is the one state records (same `serviceId` and account); a state recorded
+ * before services reported their identity cannot be checked that way, so the caller must have
+ * confirmed the service holds its resources (`verifiedByResources`).
+ */
+export function retargetState(
+  state: StateDocument,
+  target: StateTarget,
+  options: { location?: string; verifiedByResources?: boolean } = {},
+): StateDocument {
+  const location = options.location ?? '.vigil/state.json';
+  if (target.serviceId === undefined) {
+    throw new StateError(
+      'state-target-mismatch',
+      `${target.baseUrl} does not report a service id (GET /v1/accounts/me), so vigil cannot tell that it is the service state at ${location} belongs to (${describeTarget(state.target)}); state was left as it is.`,
+    );
   }
-  return { state: { ...state, target: { baseUrl: state.target.baseUrl, accountId: target.accountId } }, adoptedAccount: target.accountId };
+  if (state.target.accountId !== '' && state.target.accountId !== target.accountId) {
+    throw new StateError(
+      'state-target-mismatch',
+      `state at ${location} belongs to account ${state.target.accountId}, but the API key acts on account ${target.accountId} at ${target.baseUrl}; state was left as it is. Set VIGIL_ACCOUNT_ID (or VIGIL_API_KEY) for account ${state.target.accountId}.`,
+    );
+  }
+  if (state.target.serviceId !== undefined && state.target.serviceId !== target.serviceId) {
+    throw new StateError(
+      'state-target-mismatch',
+      `state at ${location} belongs to service ${state.target.serviceId} (${state.target.baseUrl} account ${state.target.accountId}), ` +
+        `but ${target.baseUrl} is another service, ${target.serviceId} (account ${target.accountId}); state was left as it is.`,
+    );
+  }
+  if (state.target.serviceId === undefined && options.verifiedByResources !== true) {
+    throw new StateError(
+      'state-target-mismatch',
+      `state at ${location} recorded no service id, and ${target.baseUrl} does not hold every resource it manages, so it is not the service state belongs to (${describeTarget(state.target)}); state was left as it is.`,
+    );
+  }
+  return { ...state, target: targetOf(target) };
 }
 
 // Resource entries are never mutated once in a document (journal edits copy), so their JSON can be

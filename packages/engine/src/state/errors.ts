@@ -7,6 +7,7 @@ export type StateErrorCode =
   | 'state-locked'
   | 'state-lock-stale'
   | 'state-target-mismatch'
+  | 'state-target-moved'
   | 'state-lineage-mismatch'
   | 'state-io'
   | 'address-invalid'

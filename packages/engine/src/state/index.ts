@@ -22,7 +22,9 @@ export {
   bindToTarget,
   emptyState,
   hashSecret,
+  normaliseBaseUrl,
   parseStateDocument,
+  retargetState,
   sameTarget,
   stateDocumentSchema,
 } from './document.js';

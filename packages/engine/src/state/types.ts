@@ -12,10 +12,15 @@ export type Address = string;
 /** The id the monitoring service gave a resource (checks use uuids, groups numbers). */
 export type RemoteId = string | number;
 
-/** Where a state belongs: a document is only ever used against the target that created it. */
+/**
+ * Where a state belongs: a document is only ever used against the target that created it. A
+ * service that reports its identity (`serviceId`, `GET /v1/accounts/me`) is that service wherever it
+ * listens; one that does not is its URL.
+ */
 export interface StateTarget {
   baseUrl: string;
   accountId: string;
+  serviceId?: string;
 }
 
 /** One JSON document per project and target. */

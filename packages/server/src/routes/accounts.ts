@@ -3,7 +3,12 @@
  * server's key configuration; `name`, `runtimeId`, `settings` and `alertSettings` from the seed's
  * account `profile` when given, else defaults (the newest runtime, the default alert settings).
  * An account the key does not belong to is 404, like any other tenant's id.
+ *
+ * `GET /v1/accounts/me` adds the service's identity (`serviceId`, a Vigil extension): generated once
+ * when the data directory is created and kept in it, so clients bind state to the service rather
+ * than to the address it happens to listen on.
  */
+import { randomUUID } from 'node:crypto';
 import { DEFAULT_ALERT_SETTINGS, ENDPOINTS, RUNTIME_IDS, type Account as AccountResponse } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { Account } from '../accounts.js';
@@ -14,6 +19,17 @@ import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { pages } = readSideOf(ctx.store);
+  ctx.store.migrate('service-identity', [
+    {
+      version: 1,
+      name: 'service id',
+      up: (db) => {
+        db.exec('CREATE TABLE service_identity (id TEXT NOT NULL)');
+        db.prepare('INSERT INTO service_identity (id) VALUES (?)').run(randomUUID());
+      },
+    },
+  ]);
+  const serviceId = (ctx.store.db.prepare('SELECT id FROM service_identity').get() as { id: string }).id;
 
   const present = (account: Account): AccountResponse => {
     const profile = pages.profile(account.id) ?? {};
@@ -31,6 +47,8 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   for (const id of ['accounts.list', 'accounts.next.list'] as const) {
     ctx.route(ENDPOINTS[id], ({ c }) => accountsOfCaller(c.get('apiKey')).map(present));
   }
+
+  ctx.route(ENDPOINTS['accounts.me'], ({ account }) => ({ ...present(account), serviceId }));
 
   for (const id of ['accounts.get', 'accounts.next.get'] as const) {
     ctx.route(ENDPOINTS[id], ({ c, params }) => {
