@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT, VIGIL_BIN, vigil } from '../support/cli.js';
 
@@ -78,10 +80,10 @@ describe('vigil init', () => {
     expect(lines).not.toContain('node_modules/');
   });
 
-  it('creates a package.json with the typescript dev dependency and vigil:* scripts, and no registry dependency on a name Vigil has not published', async () => {
+  it('creates a package.json with the typescript and @types/node dev dependencies and vigil:* scripts, and no registry dependency on a name Vigil has not published', async () => {
     const created = await run(['init', '--name', 'Shop API']);
     expect(created.stdout).toContain(
-      '  package.json (created: scripts.vigil:validate, scripts.vigil:plan, scripts.vigil:apply, scripts.vigil:typecheck, devDependencies.typescript)\n',
+      '  package.json (created: scripts.vigil:validate, scripts.vigil:plan, scripts.vigil:apply, scripts.vigil:typecheck, devDependencies.typescript, devDependencies.@types/node)\n',
     );
     const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
     // `vigil` on the npm registry is an unrelated package; `@vigil-mon/cli` is not published yet.
@@ -89,18 +91,60 @@ describe('vigil init', () => {
       name: 'shop-api',
       private: true,
       scripts: { 'vigil:validate': 'vigil validate', 'vigil:plan': 'vigil plan', 'vigil:apply': 'vigil apply', 'vigil:typecheck': 'tsc --noEmit' },
-      devDependencies: { typescript: '^5.9.3' },
+      devDependencies: { typescript: '^5.9.3', '@types/node': '^20.19.0' },
     });
   });
+
+  it('installs the TypeScript and Node types it declares with one range everywhere: README.md and docs/getting-started.md install what init writes', async () => {
+    await run(['init']);
+    const { devDependencies } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+    const install = `typescript@${devDependencies.typescript} @types/node@${devDependencies['@types/node']}`;
+    for (const doc of ['README.md', 'docs/getting-started.md']) {
+      const lines = (await readFile(path.join(REPO_ROOT, doc), 'utf8')).split('\n').filter((line) => /^npm i(nstall)? -D .*typescript/.test(line));
+      expect(lines.length, doc).toBeGreaterThan(0);
+      for (const line of lines) expect(line, doc).toContain(install);
+    }
+  });
+
+  it('type-checks a project whose monitor reads process.env, once its declared dev dependencies are installed', async () => {
+    await run(['init']);
+    await writeFile(
+      path.join(root, 'checks', 'env.monitor.ts'),
+      "import { ApiCheck } from '@vigil-mon/cli/constructs';\n\nnew ApiCheck('from-env', { name: 'From env', request: { url: process.env.HOME_URL ?? 'https://example.com/' } });\n",
+    );
+    // What `npm install` puts in node_modules: @types/node as declared, and the package. The
+    // package's own declarations are checked against a packed build in pack.test.ts; a stand-in
+    // that mentions nothing of Node here, so only the project's tsconfig can bring in \`process\`.
+    await mkdir(path.join(root, 'node_modules', '@types'), { recursive: true });
+    await symlink(path.join(REPO_ROOT, 'node_modules', '@types', 'node'), path.join(root, 'node_modules', '@types', 'node'));
+    const stub = path.join(root, 'node_modules', '@vigil-mon', 'cli');
+    await mkdir(stub, { recursive: true });
+    await writeFile(
+      path.join(stub, 'package.json'),
+      JSON.stringify({ name: '@vigil-mon/cli', type: 'module', exports: { '.': { types: './index.d.ts' }, './constructs': { types: './constructs.d.ts' } } }),
+    );
+    await writeFile(path.join(stub, 'index.d.ts'), 'export declare function defineConfig(config: Record<string, unknown>): unknown;\n');
+    await writeFile(
+      path.join(stub, 'constructs.d.ts'),
+      'export declare class ApiCheck {\n  constructor(id: string, props: { name: string; request: { url: string; [key: string]: unknown }; [key: string]: unknown });\n}\n' +
+        'export declare const AssertionBuilder: Record<string, () => Record<string, (value: number) => unknown>>;\n',
+    );
+    const tsc = path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
+    const result = await promisify(execFile)(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.json')], { cwd: root }).then(
+      () => ({ code: 0, output: '' }),
+      (error: { code: number; stdout: string }) => ({ code: error.code, output: error.stdout }),
+    );
+    expect(result).toEqual({ code: 0, output: '' });
+  }, 120_000);
 
   it('depends on the package tarball vendored in the project, as a file: dependency', async () => {
     const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'packages/cli/package.json'), 'utf8'));
     await mkdir(path.join(root, 'vendor'));
     await writeFile(path.join(root, 'vendor', `vigil-mon-cli-${version}.tgz`), '');
     const created = await run(['init']);
-    expect(created.stdout).toContain('devDependencies.@vigil-mon/cli, devDependencies.typescript)\n');
+    expect(created.stdout).toContain('devDependencies.@vigil-mon/cli, devDependencies.typescript, devDependencies.@types/node)\n');
     const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
-    expect(manifest.devDependencies).toEqual({ '@vigil-mon/cli': `file:vendor/vigil-mon-cli-${version}.tgz`, typescript: '^5.9.3' });
+    expect(manifest.devDependencies).toEqual({ '@vigil-mon/cli': `file:vendor/vigil-mon-cli-${version}.tgz`, typescript: '^5.9.3', '@types/node': '^20.19.0' });
   });
 
   it('writes a config and monitor that import the package by its name', async () => {
@@ -122,13 +166,14 @@ describe('vigil init', () => {
     await writeFile(path.join(root, 'package.json'), `${JSON.stringify(original, null, 4)}\n`);
     const created = await run(['init']);
     expect(created.code).toBe(0);
-    expect(created.stdout).toContain('  package.json (updated: scripts.vigil:validate, scripts.vigil:apply, scripts.vigil:typecheck)\n');
+    expect(created.stdout).toContain('  package.json (updated: scripts.vigil:validate, scripts.vigil:apply, scripts.vigil:typecheck, devDependencies.@types/node)\n');
     const text = await readFile(path.join(root, 'package.json'), 'utf8');
     expect(text).toBe(
       `${JSON.stringify(
         {
           ...original,
           scripts: { ...original.scripts, 'vigil:validate': 'vigil validate', 'vigil:apply': 'vigil apply', 'vigil:typecheck': 'tsc --noEmit' },
+          devDependencies: { ...original.devDependencies, '@types/node': '^20.19.0' },
         },
         null,
         4,
@@ -137,7 +182,7 @@ describe('vigil init', () => {
   });
 
   it('leaves a package.json that has everything unchanged', async () => {
-    const complete = `{"scripts":{"vigil:validate":"x","vigil:plan":"x","vigil:apply":"x","vigil:typecheck":"x"},"devDependencies":{"@vigil-mon/cli":"1","typescript":"5"}}`;
+    const complete = `{"scripts":{"vigil:validate":"x","vigil:plan":"x","vigil:apply":"x","vigil:typecheck":"x"},"devDependencies":{"@vigil-mon/cli":"1","typescript":"5","@types/node":"20"}}`;
     await writeFile(path.join(root, 'package.json'), complete);
     const created = await run(['init']);
     expect(created.stdout).toContain('  package.json (unchanged: it has everything already)\n');
@@ -148,7 +193,7 @@ describe('vigil init', () => {
     await run(['init', 'fresh']);
     const tsconfig = JSON.parse(await readFile(path.join(root, 'fresh', 'tsconfig.json'), 'utf8'));
     expect(tsconfig.include).toEqual(['vigil.config.ts', '**/*.monitor.ts']);
-    expect(tsconfig.compilerOptions).toMatchObject({ moduleResolution: 'Bundler', strict: true, noEmit: true });
+    expect(tsconfig.compilerOptions).toMatchObject({ moduleResolution: 'Bundler', strict: true, noEmit: true, types: ['node'] });
 
     await mkdir(path.join(root, 'kept'));
     await writeFile(path.join(root, 'kept', 'tsconfig.json'), '{ "extends": "../tsconfig.base.json" }\n');

@@ -33,8 +33,16 @@ const SCRIPTS: Readonly<Record<string, string>> = {
   'vigil:typecheck': 'tsc --noEmit',
 };
 
-/** The TypeScript a new project type-checks with (`vigil:typecheck`), as this repository does. */
-const TYPESCRIPT_RANGE = '^5.9.3';
+/**
+ * The TypeScript a new project type-checks with (`vigil:typecheck`); README.md and
+ * docs/getting-started.md install the same range (test/e2e/init.test.ts holds them to it).
+ */
+export const TYPESCRIPT_RANGE = '^5.9.3';
+/**
+ * Node's types, for monitors that read `process.env`: the tsconfig lists them in `types`, because
+ * TypeScript 6 no longer includes every `@types` package by default. Node 20 is what Vigil runs on.
+ */
+export const NODE_TYPES_RANGE = '^20.19.0';
 
 /** `My Shop API` -> `my-shop-api`: a logical id made of the characters Vigil allows. */
 export function logicalIdFromName(name: string): string {
@@ -91,6 +99,7 @@ const TSCONFIG = {
     noEmit: true,
     isolatedModules: true,
     skipLibCheck: true,
+    types: ['node'],
   },
   include: ['vigil.config.ts', '**/*.monitor.ts'],
 };
@@ -164,7 +173,7 @@ function packageSpec(root: string): string | undefined {
 }
 
 /**
- * Adds the Vigil package (see {@link packageSpec}) and `typescript` dev dependencies and the
+ * Adds the Vigil package (see {@link packageSpec}), `typescript` and `@types/node` dev dependencies and the
  * `vigil:*` scripts that are missing; never changes an entry that exists. Creates the file when
  * there is none.
  */
@@ -183,7 +192,11 @@ async function updatePackageJson(
     added.push(`scripts.${name}`);
   }
   const devDependencies = { ...(manifest.devDependencies ?? {}) };
-  const wanted = [...(vigilSpec === undefined ? [] : [[PACKAGE_NAME, vigilSpec] as const]), ['typescript', TYPESCRIPT_RANGE] as const];
+  const wanted = [
+    ...(vigilSpec === undefined ? [] : [[PACKAGE_NAME, vigilSpec] as const]),
+    ['typescript', TYPESCRIPT_RANGE] as const,
+    ['@types/node', NODE_TYPES_RANGE] as const,
+  ];
   for (const [name, range] of wanted) {
     if (dependsOn(manifest, name)) continue;
     devDependencies[name] = range;
@@ -228,13 +241,13 @@ function nextSteps(root: string, cwd: string, declared: boolean): string {
     '',
     'Next steps:',
     ...cd,
-    ...(install && declared ? [step('npm install', `installs ${PACKAGE_NAME} and typescript`)] : []),
+    ...(install && declared ? [step('npm install', `installs ${PACKAGE_NAME}, typescript and @types/node`)] : []),
     ...(install && !declared
       ? [
           `  # ${PACKAGE_NAME} is not on the npm registry yet: install it from its tarball, kept in the repository`,
           `  # (pnpm pack:cli in a clone of Vigil builds it; see docs/getting-started.md)`,
           step(`mkdir -p ${VENDOR_DIR} && cp /path/to/${tarballName(VERSION)} ${VENDOR_DIR}/`, 'commit it: npm ci installs it from there'),
-          step(`npm install -D ./${VENDOR_DIR}/${tarballName(VERSION)}`, `installs ${PACKAGE_NAME} and typescript`),
+          step(`npm install -D ./${VENDOR_DIR}/${tarballName(VERSION)}`, `installs ${PACKAGE_NAME}, typescript and @types/node`),
         ]
       : []),
     step(`${run} validate`, 'check the project offline'),
@@ -262,7 +275,7 @@ export function registerInit(program: Command): void {
     .addHelpText(
       'after',
       `
-Writes vigil.config.ts and ${MONITOR_FILE.split(path.sep).join('/')}; adds the typescript dev dependency, ${
+Writes vigil.config.ts and ${MONITOR_FILE.split(path.sep).join('/')}; adds the typescript and @types/node dev dependencies, ${
         PUBLISHED_ON_REGISTRY
           ? `the ${PACKAGE_NAME} one`
           : `the ${PACKAGE_NAME} one if ${VENDOR_DIR}/${tarballName(VERSION)}
