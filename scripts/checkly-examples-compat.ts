@@ -1,21 +1,27 @@
 /**
- * How much of the Checkly CLI's own `examples/` Vigil loads unchanged (issue 19's closing figure).
- * Not part of `pnpm test`: it needs a checkout of checkly/checkly-cli and takes a minute.
+ * How much of the Checkly CLI's own example projects and end-to-end fixtures Vigil loads and
+ * applies unchanged (the closing figure of docs/migrating-from-checkly.md). Not part of
+ * `pnpm test`: it needs a checkout of checkly/checkly-cli and takes a few minutes.
  *
- *   tsx scripts/checkly-examples-compat.ts <checkly-cli checkout or its examples/ directory>
+ *   tsx scripts/checkly-examples-compat.ts <checkly-cli checkout> [--no-apply]
  *
- * Each example project is copied to a temporary directory and loaded twice, never edited:
- * 1. as it is, the way `vigil validate` loads it: does the whole project load with no error?
- * 2. with every construct Vigil lacks (IcmpMonitor, AgenticCheck, …) stood in for by an inert
+ * The projects: every directory of `examples/` and of `packages/cli/e2e/__tests__/fixtures/` (a
+ * fixture's config may sit in a workspace package below it). Each is copied to a temporary
+ * directory, its declared npm dependencies other than those Vigil stands in for (`checkly`,
+ * `@playwright/test`, types) are installed with npm when it declares any, and then, never edited:
+ * 1. it is loaded as `vigil validate` loads it: does the whole project load with no error?
+ * 2. one that does is applied with the real CLI (`vigil apply --auto-approve`, against the
+ *    embedded local service, as a user's first apply): does it apply?
+ * 3. it is loaded again with every construct Vigil lacks (IcmpMonitor, …) stood in for by an inert
  *    placeholder, so the rest of the project is evaluated and each construct can be judged alone.
  * A construct counts as loaded when Vigil created it and reported no error at it; unsupported when
  * its class is one Vigil lacks; failed when Vigil created it but reported an error at it; missing
  * when the Checkly CLI would create it from the config (`browserChecks.testMatch`,
- * `playwrightChecks`) and Vigil did not. A construct whose only problem is an npm package the
- * project declares but that is not installed in the copy (`npm install` was not run) is counted
- * as loaded and listed as such. Errors of the config itself are listed too.
+ * `playwrightChecks`) and Vigil did not. Errors of the config itself are listed too.
  */
-import { cp, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -33,6 +39,10 @@ const RECORD_KEY = Symbol.for('vigil.checkly-compat.unsupported');
 interface Tally {
   project: string;
   loadsUnchanged: boolean;
+  /** `vigil apply` of the unchanged project: undefined when it was not tried (it does not load, or --no-apply). */
+  applied?: { ok: boolean; output: string };
+  /** npm packages installed into the copy first. */
+  installed: string[];
   unchangedErrors: string[];
   loaded: string[];
   failed: Array<{ address: string; message: string }>;
@@ -48,23 +58,89 @@ interface Tally {
 async function main(): Promise<void> {
   const input = process.argv[2];
   if (input === undefined) {
-    process.stderr.write('usage: tsx scripts/checkly-examples-compat.ts <checkly-cli checkout or its examples/ directory>\n');
+    process.stderr.write('usage: tsx scripts/checkly-examples-compat.ts <checkly-cli checkout> [--no-apply]\n');
     process.exit(2);
   }
-  const examples = (await isDirectory(path.join(input, 'examples'))) ? path.join(input, 'examples') : input;
-  const projects = (await readdir(examples)).filter((name) => !name.startsWith('.')).sort();
+  const apply = !process.argv.includes('--no-apply');
+  Object.assign(process.env, HARNESS_ENV);
+  const projects: Array<{ name: string; directory: string }> = [];
+  for (const parent of ['examples', 'packages/cli/e2e/__tests__/fixtures']) {
+    const directory = path.join(input, parent);
+    if (!(await isDirectory(directory))) continue;
+    for (const name of (await readdir(directory)).filter((entry) => !entry.startsWith('.')).sort()) {
+      if (await isDirectory(path.join(directory, name))) projects.push({ name: `${path.basename(parent)}/${name}`, directory: path.join(directory, name) });
+    }
+  }
   const shimDirectory = await mkdtemp(path.join(tmpdir(), 'vigil-compat-shim-'));
   const shim = await writeShim(shimDirectory);
   const tallies: Tally[] = [];
   try {
-    for (const name of projects) {
-      if (!(await isDirectory(path.join(examples, name)))) continue;
-      tallies.push(await measure(name, path.join(examples, name), shim));
-    }
+    for (const { name, directory } of projects) tallies.push(await measure(name, directory, shim, apply));
   } finally {
     await rm(shimDirectory, { recursive: true, force: true });
   }
   report(tallies);
+}
+
+/**
+ * Fixtures Checkly's own e2e tests expect to fail to load (a syntax error, a throw, a duplicate
+ * logical id): rejecting them means the same as Checkly. They are listed, not counted.
+ */
+const REJECTED_BY_CHECKLY = new Set(['fixtures/check-parse-error', 'fixtures/test-parse-error', 'fixtures/test-duplicated-groups']);
+
+/** What Checkly's e2e harness puts in the environment of the CLI it runs on the fixtures. */
+const HARNESS_ENV: Readonly<Record<string, string>> = {
+  PROJECT_LOGICAL_ID: 'vigil-compat',
+  EXECUTION_ID: 'vigil-compat-run',
+  PRIVATE_LOCATION_SLUG_NAME: 'compat-location',
+  AUTHOR_NAME: 'Vigil',
+  SECRET_ENV: 'secret',
+  ENVIRONMENT_URL: 'https://example.com',
+  WEB_SHOP_PASSWORD: 'password',
+};
+
+/** Packages Vigil serves itself (checkly), provides to the runner (@playwright/test), or that only matter to editors. */
+const NOT_INSTALLED = /^(checkly|@checkly\/cli|@playwright\/test|playwright|typescript|ts-node|jiti|@types\/.*)$/;
+
+const run = promisify(execFile);
+const VIGIL_BIN = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../packages/cli/bin/vigil.mjs');
+
+/**
+ * What `npm install` (or `pnpm install` in a workspace) would provide: registry packages with npm,
+ * `workspace:` ones as links to the workspace's package of that name, transitively.
+ */
+async function install(root: string, cwd: string): Promise<string[]> {
+  const manifests = (await allFiles(root)).filter((file) => file.endsWith('package.json'));
+  const workspacePackages = new Map<string, string>();
+  for (const file of manifests) {
+    const manifest = JSON.parse(await readFile(path.join(root, file), 'utf8')) as { name?: string };
+    if (manifest.name !== undefined) workspacePackages.set(manifest.name, path.join(root, path.dirname(file)));
+  }
+  const registry: string[] = [];
+  const linked: string[] = [];
+  const visit = async (directory: string, into: string) => {
+    const manifest = JSON.parse(await readFile(path.join(directory, 'package.json'), 'utf8').catch(() => '{}')) as Record<string, Record<string, string> | undefined>;
+    for (const [name, range] of Object.entries({ ...manifest.dependencies, ...manifest.devDependencies })) {
+      if (NOT_INSTALLED.test(name)) continue;
+      const local = workspacePackages.get(name);
+      if (range.startsWith('workspace:') && local !== undefined) {
+        await mkdir(path.join(into, 'node_modules'), { recursive: true });
+        await symlink(local, path.join(into, 'node_modules', name), 'dir').catch(() => undefined);
+        linked.push(name);
+        await visit(local, local);
+      } else if (!registry.includes(name)) registry.push(name);
+    }
+  };
+  await visit(cwd, cwd);
+  if (registry.length > 0) await run('npm', ['install', '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...registry], { cwd });
+  return [...registry, ...linked.map((name) => `${name} (workspace link)`)];
+}
+
+/** The directory holding the project's config: the copy itself, or a workspace package below it. */
+async function configDirectory(root: string): Promise<string> {
+  const files = await allFiles(root);
+  const configs = files.filter((file) => /(^|\/)checkly\.config\.(ts|mts|cts|js|mjs|cjs)$/.test(file)).sort((a, b) => a.split('/').length - b.split('/').length);
+  return configs[0] === undefined ? root : path.join(root, path.dirname(configs[0]));
 }
 
 async function isDirectory(file: string): Promise<boolean> {
@@ -95,18 +171,37 @@ async function writeShim(directory: string): Promise<string> {
   return file;
 }
 
-async function measure(name: string, source: string, shim: string): Promise<Tally> {
-  const copy = await mkdtemp(path.join(tmpdir(), `vigil-compat-${name}-`));
+async function measure(name: string, source: string, shim: string, apply: boolean): Promise<Tally> {
+  const copy = await mkdtemp(path.join(tmpdir(), `vigil-compat-${path.basename(name)}-`));
   try {
     await cp(source, copy, { recursive: true, filter: (file) => !/[\\/](node_modules|\.vigil)$/.test(file) });
-    const unchanged = await loadProject({ cwd: copy });
+    const cwd = await configDirectory(copy);
+    const installed = await install(copy, cwd);
+    let unchanged = await loadProject({ cwd });
+    // A package the project imports without declaring it (Checkly's harness provides it): install it, and say so.
+    const undeclared = [...new Set(unchanged.diagnostics.flatMap((d) => /^Cannot find package "([^"]+)"/.exec(d.message)?.[1] ?? []))].filter((name) => !NOT_INSTALLED.test(name));
+    if (undeclared.length > 0) {
+      await run('npm', ['install', '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', ...undeclared], { cwd });
+      installed.push(...undeclared.map((name) => `${name} (imported, not declared)`));
+      unchanged = await loadProject({ cwd });
+    }
     const unchangedErrors = unchanged.diagnostics.filter((d) => d.severity === 'error').map((d) => `${d.source ? `${d.source.file}:${d.source.line}  ` : ''}${d.message}`);
+    let applied: Tally['applied'];
+    if (apply && unchangedErrors.length === 0) {
+      const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CI: 'true' };
+      for (const key of Object.keys(env)) if (key.startsWith('VIGIL_') || key.startsWith('CHECKLY_')) delete env[key];
+      // --local: the embedded service, as a user's first apply without an account.
+      applied = await run(process.execPath, [VIGIL_BIN, 'apply', '--auto-approve', '--local'], { cwd, env, maxBuffer: 16 * 1024 * 1024 }).then(
+        (result) => ({ ok: true, output: result.stdout }),
+        (error: { stdout?: string; stderr?: string }) => ({ ok: false, output: `${error.stderr ?? ''}${error.stdout ?? ''}`.trim().split('\n').slice(-6).join('\n') }),
+      );
+    }
 
     const constructs = realpathSync(createRequire(import.meta.url).resolve('../packages/constructs/src/index.ts'));
     const holder = globalThis as { [RECORD_KEY]?: string[] };
     holder[RECORD_KEY] = [];
     const aliases = { vigil: constructs, 'vigil/constructs': constructs, '@vigil/constructs': constructs, checkly: constructs, 'checkly/constructs': shim };
-    const stood = await loadProject({ cwd: copy, aliases });
+    const stood = await loadProject({ cwd, aliases });
     const unsupported = [...(holder[RECORD_KEY] ?? [])];
 
     const errorsByAddress = new Map<string, string>();
@@ -119,22 +214,22 @@ async function measure(name: string, source: string, shim: string): Promise<Tall
       stood.project.constructs().flatMap((construct) => {
         const owner = construct as unknown as { kind: string; logicalId: string; scriptEntrypoints?: () => Array<{ path: string }> };
         if ((owner.kind !== 'browser-check' && owner.kind !== 'multistep-check') || typeof owner.scriptEntrypoints !== 'function') return [];
-        const specs = owner.scriptEntrypoints().map((request) => path.relative(copy, request.path).split(path.sep).join('/'));
+        const specs = owner.scriptEntrypoints().map((request) => path.relative(cwd, request.path).split(path.sep).join('/'));
         // A check made from a testMatch runs its own spec; only declared checks take a spec away.
         return specs.filter((spec) => spec !== construct.logicalId);
       }),
     );
     const extra = addresses.filter((address) => /^(browser-check|multistep-check)\./.test(address) && taken.has(address.slice(address.indexOf('.') + 1)));
     addresses.splice(0, addresses.length, ...addresses.filter((address) => !extra.includes(address)));
-    const declared = await declaredDependencies(copy);
+    const declared = await declaredDependencies(cwd);
     const uninstalled = (message: string) => declared.some((name) => message.includes(`Could not resolve "${name}"`) || message.includes(`Cannot find package '${name}'`) || message.includes(`Cannot find package "${name}"`));
     const withError = addresses.filter((address) => errorsByAddress.has(address)).map((address) => ({ address, message: errorsByAddress.get(address)! }));
     const needsInstall = withError.filter((item) => uninstalled(item.message));
     const failed = withError.filter((item) => !uninstalled(item.message));
     const loaded = addresses.filter((address) => !errorsByAddress.has(address)).concat(needsInstall.map((item) => item.address));
     const configErrors = stood.diagnostics.filter((d) => d.severity === 'error' && d.address === undefined && !d.message.includes('is not supported by vigil yet')).map((d) => d.message);
-    const missing = expectedFromConfig(stood.config, copy, await allFiles(copy)).filter((address) => !addresses.includes(address) && !taken.has(address.slice(address.indexOf('.') + 1)));
-    return { project: name, loadsUnchanged: unchangedErrors.length === 0, unchangedErrors, loaded, failed, needsInstall, configErrors, extra, unsupported, missing };
+    const missing = expectedFromConfig(stood.config, cwd, await allFiles(cwd)).filter((address) => !addresses.includes(address) && !taken.has(address.slice(address.indexOf('.') + 1)));
+    return { project: name, loadsUnchanged: unchangedErrors.length === 0, ...(applied ? { applied } : {}), installed, unchangedErrors, loaded, failed, needsInstall, configErrors, extra, unsupported, missing };
   } finally {
     await rm(copy, { recursive: true, force: true });
   }
@@ -171,15 +266,22 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${text}$`);
 }
 
-function report(tallies: Tally[]): void {
+function report(all: Tally[]): void {
   let loaded = 0;
   let total = 0;
   const out: string[] = [];
-  for (const tally of tallies) {
+  const tallies = all.filter((tally) => !REJECTED_BY_CHECKLY.has(tally.project));
+  for (const tally of all) {
+    const rejected = REJECTED_BY_CHECKLY.has(tally.project);
     const count = tally.loaded.length + tally.failed.length + tally.unsupported.length + tally.missing.length;
-    loaded += tally.loaded.length;
-    total += count;
-    out.push(`${tally.project}: ${tally.loaded.length}/${count} constructs load; the project as it is ${tally.loadsUnchanged ? 'loads with no error' : `has ${tally.unchangedErrors.length} error(s)`}`);
+    if (!rejected) {
+      loaded += tally.loaded.length;
+      total += count;
+    }
+    const state = rejected
+      ? tally.loadsUnchanged ? 'loads, though Checkly rejects it (not counted)' : 'is rejected, as Checkly rejects it (not counted)'
+      : !tally.loadsUnchanged ? `has ${tally.unchangedErrors.length} error(s)` : tally.applied === undefined ? 'loads with no error' : tally.applied.ok ? 'loads and applies' : 'loads but does not apply';
+    out.push(`${tally.project}: ${tally.loaded.length}/${count} constructs load; the project as it is ${state}${tally.installed.length > 0 ? ` (after installing ${tally.installed.join(', ')})` : ''}`);
     if (tally.unsupported.length > 0) out.push(`  unsupported: ${summarise(tally.unsupported)}`);
     for (const failure of tally.failed) out.push(`  failed: ${failure.address}: ${failure.message}`);
     for (const item of tally.needsInstall) out.push(`  loads after npm install: ${item.address}: ${item.message}`);
@@ -187,9 +289,16 @@ function report(tallies: Tally[]): void {
     for (const address of tally.missing) out.push(`  missing (config): ${address}`);
     for (const address of tally.extra) out.push(`  extra (not made by the Checkly CLI, not counted): ${address}`);
     for (const error of tally.unchangedErrors) out.push(`  as it is: ${error}`);
+    if (tally.applied && !tally.applied.ok) out.push(`  apply: ${tally.applied.output.replace(/\n/g, '\n    ')}`);
   }
   const share = total === 0 ? 0 : Math.round((loaded / total) * 1000) / 10;
-  out.unshift(`Checkly examples: ${loaded} of ${total} constructs load unchanged (${share} %); ${tallies.filter((t) => t.loadsUnchanged).length} of ${tallies.length} projects load with no error`);
+  const loading = tallies.filter((t) => t.loadsUnchanged).length;
+  const applying = tallies.filter((t) => t.applied?.ok === true).length;
+  out.unshift(
+    `Checkly examples and e2e fixtures: ${loaded} of ${total} constructs load unchanged (${share} %); ` +
+      `${loading} of ${tallies.length} projects load with no error, ${applying} of ${tallies.length} apply with zero edits ` +
+      `(${all.length - tallies.length} more that Checkly itself rejects are not counted)`,
+  );
   process.stdout.write(out.join('\n') + '\n');
 }
 
