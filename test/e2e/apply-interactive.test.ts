@@ -60,11 +60,11 @@ describe('the apply prompt', () => {
     expect(await groupCount()).toBe(1);
   });
 
-  it('changes nothing after any other answer', async () => {
+  it('changes nothing after any other answer, and exits 1', async () => {
     server = await startServer({ port: 0, dataDir: ':memory:' });
     const { code, output } = await applyOnTerminal('y\r');
     expect(output).toContain('Apply cancelled.');
-    expect(code).toBe(0);
+    expect(code).toBe(1);
     expect(await groupCount()).toBe(0);
   });
 

@@ -93,7 +93,8 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
       const answer = await confirm(question);
       if (answer !== 'yes') {
         out(mode === 'destroy' ? 'Destroy cancelled.' : 'Apply cancelled.');
-        if (answer === 'interrupted') process.exitCode = 130;
+        // Not a success: a script that pipes an answer in must not read "no" as "applied" (as Terraform).
+        process.exitCode = answer === 'interrupted' ? 130 : 1;
         return;
       }
     }

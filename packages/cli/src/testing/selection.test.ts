@@ -30,14 +30,19 @@ const ids = (selection: Partial<Selection>) => selectChecks(specs, { ...none, ..
 describe('selectChecks', () => {
   it.each([
     ['no filter: every check, by file', {}, ['api-health', 'api-search', 'home']],
-    ['a pattern matches part of the file path', { patterns: ['api/'] }, ['api-health', 'api-search']],
-    ['a pattern matches part of the logical id', { patterns: ['home'] }, ['home']],
-    ['patterns are alternatives', { patterns: ['home', 'search'] }, ['api-search', 'home']],
+    ['an address picks that check', { patterns: ['api-check.api-health'] }, ['api-health']],
+    ['a logical id picks that check only, not the ones containing it', { patterns: ['health'] }, []],
+    ['a logical id', { patterns: ['home'] }, ['home']],
+    ['a directory picks the checks under it', { patterns: ['checks/api/'] }, ['api-health', 'api-search']],
+    ['a file picks its checks', { patterns: ['./checks/web/home.monitor.ts'] }, ['home']],
+    ['part of a path is not a directory', { patterns: ['api/'] }, []],
+    ['patterns are alternatives', { patterns: ['home', 'api-check.api-search'] }, ['api-search', 'home']],
     ['a glob matches the whole path or its tail', { patterns: ['checks/*/h*.monitor.ts'] }, ['api-health', 'home']],
+    ['a glob matches logical ids', { patterns: ['api-*'] }, ['api-health', 'api-search']],
     ['--grep matches names', { grep: /^(Home|Search)/ }, ['api-search', 'home']],
     ['--tags a,b needs all of them', { tagSets: [['api', 'prod']] }, ['api-health']],
     ['repeated --tags is any of the sets', { tagSets: [['web'], ['api', 'prod']] }, ['api-health', 'home']],
-    ['filters combine', { patterns: ['api'], tagSets: [['prod']] }, ['api-health']],
+    ['filters combine', { patterns: ['api-*'], tagSets: [['prod']] }, ['api-health']],
   ] as const)('%s', (_name, selection, expected) => {
     expect(ids(selection as Partial<Selection>)).toEqual(expected);
   });

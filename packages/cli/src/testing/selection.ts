@@ -12,7 +12,11 @@ import { usageError } from '../errors.js';
 const PASSIVE_CHECK_TYPES = new Set(['HEARTBEAT']);
 
 export interface Selection {
-  /** Positional patterns: each matches a check whose file path (from the project root) or logical id contains it. */
+  /**
+   * Positional arguments, alternatives: an address (`api-check.home`), a logical id (`home`), a
+   * file or directory from the project root (`checks/api`), each exactly; or a glob (`*`, `?`, `**`)
+   * over the file path or the logical id (`'api-*'`).
+   */
   patterns: readonly string[];
   /** `--grep`: matched against check names. */
   grep?: RegExp;
@@ -37,7 +41,9 @@ export function selectChecks(specs: readonly ResourceSpec[], selection: Selectio
 function matches(spec: ResourceSpec, selection: Selection): boolean {
   if (selection.patterns.length > 0) {
     const file = spec.source.file.split(path.sep).join('/');
-    const hit = selection.patterns.some((pattern) => matchesPattern(pattern, file) || matchesPattern(pattern, spec.logicalId));
+    const hit = selection.patterns.some((pattern) =>
+      isGlob(pattern) ? matchesGlob(pattern, file) || matchesGlob(pattern, spec.logicalId) : pattern === spec.address || pattern === spec.logicalId || isFileOrUnder(pattern, file),
+    );
     if (!hit) return false;
   }
   if (selection.grep && !selection.grep.test(String(spec.payload.name ?? ''))) return false;
@@ -48,9 +54,18 @@ function matches(spec: ResourceSpec, selection: Selection): boolean {
   return true;
 }
 
-/** A pattern with `*` or `?` is a glob over the whole text; otherwise a substring. */
-function matchesPattern(pattern: string, text: string): boolean {
-  if (!/[*?]/.test(pattern)) return text.includes(pattern);
+function isGlob(pattern: string): boolean {
+  return /[*?]/.test(pattern);
+}
+
+/** `checks/api/health.monitor.ts` itself, or any file under `checks/api` (`./` and a trailing `/` allowed). */
+function isFileOrUnder(pattern: string, file: string): boolean {
+  const wanted = pattern.split(path.sep).join('/').replace(/^\.\//, '').replace(/\/+$/, '');
+  return wanted !== '' && (file === wanted || file.startsWith(`${wanted}/`));
+}
+
+/** A glob over the whole text, or over its tail after a `/`. */
+function matchesGlob(pattern: string, text: string): boolean {
   const source = pattern
     .split(/(\*\*|\*|\?)/)
     .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part === '?' ? '[^/]' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&')))

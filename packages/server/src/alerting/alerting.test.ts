@@ -96,6 +96,22 @@ describe('Alerting', () => {
     expect(sent.map((entry) => `${entry.type} ${entry.alertType}`).sort()).toEqual(['SLACK ALERT_FAILURE', 'WEBHOOK ALERT_FAILURE', 'WEBHOOK ALERT_RECOVERY']);
   });
 
+  it("sends the check's and its group's tags once each", async () => {
+    const store = world();
+    const group = store.checkGroups.insert(ACCOUNT, (id) => ({ id, name: 'Shop', tags: ['shop', 'prod'], alertSettings: {}, useGlobalAlertSettings: false }));
+    const { checkId } = seed(store, { groupId: group.id, tags: ['shop', 'api', 'api'] });
+    const tags: string[][] = [];
+    const subject = alerting(store, {
+      send: async (_type, _config, context) => {
+        tags.push(context.tags);
+        return { kind: 'sent', result: '200' };
+      },
+    });
+    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.idle();
+    expect(tags).toEqual([['shop', 'api', 'prod']]);
+  });
+
   it('follows the alert settings of the check (failedRunThreshold) or, with useGlobalAlertSettings, the default of alerting on the first failure', async () => {
     const store = world();
     const { checkId: own } = seed(store, { alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 } } });

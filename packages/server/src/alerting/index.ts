@@ -131,7 +131,9 @@ export class Alerting {
     const check = this.#store.checks.get(accountId, checkId);
     if (!check) return [];
     const group = check.groupId === null || check.groupId === undefined ? undefined : this.#store.checkGroups.get(accountId, check.groupId as number);
-    const subject: Subject = { accountId, checkId, check, group, tags: [...stringsOf(check.tags), ...stringsOf(group?.tags)] };
+    // A tag on both the check and its group (or twice on one) is one tag to a receiver.
+    const tags = [...new Set([...stringsOf(check.tags), ...stringsOf(group?.tags)])];
+    const subject: Subject = { accountId, checkId, check, group, tags };
     const alerts: NotifiedAlertType[] = [];
     let queued = false;
     const evaluate = (facts: FinalResultFacts) => {
