@@ -144,8 +144,10 @@ export function samePlace(from: unknown, path: string, to: unknown): string | un
       const id = identity.of(left[segment]);
       if (id === undefined) return undefined;
       const occurrence = left.slice(0, segment).filter((item) => identity.of(item) === id).length;
-      index = right.findIndex((item, at) => identity.of(item) === id && right.slice(0, at).filter((before: unknown) => identity.of(before) === id).length === occurrence);
-      if (index < 0) return undefined;
+      const matches = (right as unknown[]).flatMap((item, at) => (identity.of(item) === id ? [at] : []));
+      const found = matches[occurrence];
+      if (found === undefined) return undefined;
+      index = found;
     } else if (segment >= right.length) return undefined;
     out += `[${index}]`;
     left = left[segment];
