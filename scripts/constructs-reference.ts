@@ -25,7 +25,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
     intro: 'Every check takes the common check props below plus its own.',
     names: [
       'ApiCheck', 'ApiCheckProps', 'MultiStepCheck', 'MultiStepCheckProps', 'BrowserCheck', 'BrowserCheckProps',
-      'PlaywrightCheck', 'PlaywrightCheckProps', 'PlaywrightSuiteBundle', 'playwrightBundleHash',
+      'PlaywrightCheck', 'PlaywrightCheckProps', 'PlaywrightSuiteBundle', 'playwrightBundleHash', 'Engine',
       'CheckProps', 'Request', 'KeyValue', 'BasicAuth', 'IncidentTrigger', 'EnvironmentVariable', 'Dependency', 'ScriptSource',
       'AgenticCheck', 'AgenticCheckProps',
     ],
@@ -44,7 +44,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
   {
     title: 'Groups, maintenance windows, status pages and private locations',
     intro: '',
-    names: ['CheckGroupV2', 'CheckGroup', 'CheckGroupV2Props', 'CheckGroupProps', 'ApiCheckDefaults', 'MaintenanceWindow', 'MaintenanceWindowProps', 'DateInput', 'StatusPageService', 'StatusPageServiceProps', 'PrivateLocation', 'PrivateLocationProps', 'PrivateLocationReference'],
+    names: ['CheckGroupV2', 'CheckGroup', 'CheckGroupV2Props', 'CheckGroupProps', 'CheckGroupV1', 'CheckGroupV1Props', 'ApiCheckDefaults', 'MaintenanceWindow', 'MaintenanceWindowProps', 'DateInput', 'StatusPageService', 'StatusPageServiceProps', 'PrivateLocation', 'PrivateLocationProps', 'PrivateLocationReference'],
   },
   {
     title: 'Alert channels',
@@ -129,6 +129,8 @@ const PLUMBING_METHODS = new Set(['scriptEntrypoints', 'setBundledScript', 'synt
 /** Loader plumbing exported for the engine, not for users' monitor files. */
 const INTERNAL = new Set([
   'CONSTRUCT_BRAND',
+  'LATE_CONSTRUCT_KEY',
+  'multiStepCheckDefaults',
   'isConstruct',
   'isRef',
   'isExternalRef',

@@ -66,7 +66,7 @@ describe.concurrent('vigil whoami', () => {
     const run = await whoami([], {});
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      'Error: no API target configured: set VIGIL_API_URL (e.g. http://127.0.0.1:4000) and VIGIL_API_KEY, and optionally VIGIL_ACCOUNT_ID\n',
+      'Error: no API target configured: set VIGIL_API_URL (e.g. http://127.0.0.1:4010, where `vigil server` listens) and VIGIL_API_KEY, and optionally VIGIL_ACCOUNT_ID\n',
     );
   });
 

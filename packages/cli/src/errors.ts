@@ -75,6 +75,21 @@ export function oneLine(text: string): string {
 }
 
 /**
+ * A call that got no answer (refused, reset, timed out): most often the service is not running, or
+ * VIGIL_API_URL names the wrong address, so the message says which address and where it came from.
+ */
+export function unreachableService(error: Error, env: NodeJS.ProcessEnv = process.env): CliError | undefined {
+  if (error.name !== 'NetworkError' && error.name !== 'TimeoutError') return undefined;
+  const url = env['VIGIL_API_URL'];
+  const where = url ? `${url} (VIGIL_API_URL)` : 'api.baseUrl of vigil.config.ts (VIGIL_API_URL is not set)';
+  return new CliError(
+    `cannot reach the monitoring service at ${where}: ${error.message}\n` +
+      'hint: is the service running and is that its address? Start one with `vigil server` (http://127.0.0.1:4010), or set VIGIL_API_URL to where it listens.',
+    { cause: error },
+  );
+}
+
+/**
  * The user error behind a failure that is not a `CliError`, or `undefined` for a real bug. State
  * problems (a damaged state file or log, a lock in the way) and answers of the service (a refused
  * key, a missing account, an unreachable URL) are the user's to fix: their message, no stack.
@@ -85,6 +100,8 @@ export async function userErrorOf(error: unknown): Promise<CliError | undefined>
   if (error.name === 'StateError' && typeof (error as { code?: unknown }).code === 'string') return new CliError(error.message, { cause: error });
   const { ApiError } = await import('@vigil/client');
   if (!(error instanceof ApiError)) return undefined;
+  const unanswered = unreachableService(error);
+  if (unanswered) return unanswered;
   const status = (error as { status?: unknown }).status;
   if (status === 401) return new CliError(`the service refused the API key: ${error.message}. Check VIGIL_API_KEY.`, { cause: error });
   if (status === 403) return new CliError(`the service refused access: ${error.message}. Check VIGIL_ACCOUNT_ID and the key's permissions.`, { cause: error });

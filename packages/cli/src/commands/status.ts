@@ -121,7 +121,8 @@ export function registerStatus(program: Command): void {
           }),
         );
       } catch (error) {
-        if (error instanceof ApiError) throw new CliError(`cannot read check statuses from ${target.baseUrl}: ${error.message}`, { cause: error });
+        const { unreachableService } = await import('../errors.js');
+        if (error instanceof ApiError) throw unreachableService(error) ?? new CliError(`cannot read check statuses from ${target.baseUrl}: ${error.message}`, { cause: error });
         throw error;
       } finally {
         await target.close();

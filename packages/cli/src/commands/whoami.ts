@@ -14,7 +14,7 @@ export function registerWhoami(program: Command): void {
       // The embedded local service only ever has the built-in account, so asking it "who am I" would
       // answer nothing useful; whoami is about a real target and says how to name one.
       if (!process.env['VIGIL_API_URL']) {
-        throw new CliError('no API target configured: set VIGIL_API_URL (e.g. http://127.0.0.1:4000) and VIGIL_API_KEY, and optionally VIGIL_ACCOUNT_ID');
+        throw new CliError('no API target configured: set VIGIL_API_URL (e.g. http://127.0.0.1:4010, where `vigil server` listens) and VIGIL_API_KEY, and optionally VIGIL_ACCOUNT_ID');
       }
       const { resolveTarget } = await import('../target.js');
       const target = await resolveTarget({ root: process.cwd() });
@@ -32,7 +32,8 @@ export function registerWhoami(program: Command): void {
       try {
         accounts = await client.accounts.list();
       } catch (error) {
-        if (error instanceof ApiError) throw new CliError(`cannot read the account at ${target.baseUrl}: ${error.message}`, { cause: error });
+        const { unreachableService } = await import('../errors.js');
+        if (error instanceof ApiError) throw unreachableService(error) ?? new CliError(`cannot read the account at ${target.baseUrl}: ${error.message}`, { cause: error });
         throw error;
       } finally {
         await target.close();
