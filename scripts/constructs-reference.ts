@@ -38,6 +38,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'UrlMonitor', 'UrlMonitorProps', 'UrlRequest',
       'DnsMonitor', 'DnsMonitorProps', 'DnsRequest',
       'SslMonitor', 'SslMonitorProps', 'SslRequest', 'SslConfig',
+      'IcmpMonitor', 'IcmpMonitorProps', 'IcmpRequest',
       'HeartbeatMonitor', 'HeartbeatCheck', 'HeartbeatMonitorProps', 'HeartbeatCheckProps',
     ],
   },
@@ -97,6 +98,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'UrlAssertionBuilder', 'UrlStatusCodeAssertionBuilder', 'UrlAssertion',
       'DnsAssertionBuilder', 'DnsGeneralAssertionBuilder', 'DnsNumericAssertionBuilder', 'DnsAssertion',
       'SslAssertionBuilder', 'SslPropertyAssertionBuilder', 'TlsVersion', 'SslAssertion',
+      'IcmpAssertionBuilder', 'IcmpAssertionValueBuilder', 'IcmpAssertion', 'IcmpLatencyProperty',
     ],
   },
   {

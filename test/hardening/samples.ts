@@ -47,6 +47,8 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'checks.updateDns': { name: 'Fuzz DNS 2', request: { recordType: 'AAAA', query: 'example.com' } },
   'checks.createSsl': { name: 'Fuzz SSL', frequency: 60, request: { sslConfig: { hostname: 'example.com', port: 443 }, assertions: [{ source: 'CERTIFICATE', property: 'daysUntilExpiry', comparison: 'GREATER_THAN', target: '14' }] } },
   'checks.updateSsl': { name: 'Fuzz SSL 2', request: { sslConfig: { hostname: 'example.com', port: 8443 } } },
+  'checks.createIcmp': { name: 'Fuzz ICMP', frequency: 5, request: { hostname: 'example.com', pingCount: 3, assertions: [{ source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '200' }] } },
+  'checks.updateIcmp': { name: 'Fuzz ICMP 2', request: { hostname: 'example.org' } },
   'checks.createBrowser': { name: 'Fuzz browser', frequency: 10, script: "import { test } from '@playwright/test';\ntest('home', async ({ page }) => {});\n" },
   'checks.updateBrowser': { name: 'Fuzz browser 2', sslCheckDomain: 'example.com' },
   'checks.createPlaywright': {

@@ -30,6 +30,7 @@ export const RESOURCE_KINDS = [
   'tcp-monitor',
   'url-monitor',
   'ssl-monitor',
+  'icmp-monitor',
 ] as const;
 
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];

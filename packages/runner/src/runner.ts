@@ -180,6 +180,7 @@ function toResult(
     multiStepCheckResult: tried.multiStepCheckResult,
     ...(tried.dnsCheckResult ? { dnsCheckResult: tried.dnsCheckResult } : {}),
     ...(tried.sslCheckResult ? { sslCheckResult: tried.sslCheckResult } : {}),
+    ...(tried.icmpCheckResult ? { icmpCheckResult: tried.icmpCheckResult } : {}),
     checkRunId: 0,
     attempts,
     resultType,

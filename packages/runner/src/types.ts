@@ -169,6 +169,8 @@ export interface TryResult {
   dnsCheckResult?: Record<string, unknown> | null;
   /** SSL monitors' result (the certificate and connection facts, baseline findings, assertions); absent for other types. */
   sslCheckResult?: Record<string, unknown> | null;
+  /** ICMP monitors' result (packets, loss, round-trip statistics, assertions, how it pinged); absent for other types. */
+  icmpCheckResult?: Record<string, unknown> | null;
   /** Set when hasFailures or hasErrors. */
   failure: { kind: FailureKind; message: string } | null;
   /** When the target's TLS certificate expires (ISO 8601); only https API checks have one. */

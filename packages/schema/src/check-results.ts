@@ -67,7 +67,7 @@ export type ApiCheckResult = z.infer<typeof ApiCheckResult>;
  * The result fields of monitors that each hold one type's details with an `assertions` list, so the
  * service bounds, groups errors of and shrinks them alike without naming each type.
  */
-export const MONITOR_RESULT_FIELDS = ['dnsCheckResult', 'sslCheckResult'] as const;
+export const MONITOR_RESULT_FIELDS = ['dnsCheckResult', 'sslCheckResult', 'icmpCheckResult'] as const;
 
 export const CheckResult = z.object({
   id: z.string(),
@@ -89,6 +89,8 @@ export const CheckResult = z.object({
   dnsCheckResult: Json.nullable().optional(),
   /** An SSL monitor's certificate and connection facts, baseline findings and assertions (the real document's `CheckResultSsl`). */
   sslCheckResult: Json.nullable().optional(),
+  /** An ICMP monitor's packets, loss, round-trip statistics, assertions and how it pinged (extension). */
+  icmpCheckResult: Json.nullable().optional(),
   checkRunId: z.number(),
   attempts: z.number(),
   resultType: ResultType.exclude(['ALL']),

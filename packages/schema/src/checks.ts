@@ -289,6 +289,9 @@ export const Check = z.object({
   sslCheckDomain: z.string().nullable().optional(),
   /** A browser check's Playwright options (./browser-checks.ts), kept so plans can compare them. */
   playwrightConfig: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** An ICMP monitor's packet-loss thresholds (./icmp-checks.ts), kept so plans can compare them. */
+  degradedPacketLossThreshold: z.number().nullable().optional(),
+  maxPacketLossThreshold: z.number().nullable().optional(),
   /** A Playwright check suite's fields (./playwright-checks.ts), kept so plans can compare them. */
   playwrightConfigPath: z.string().optional(),
   testCommand: z.string().optional(),

@@ -35,6 +35,7 @@ import { BrowserCheck, BrowserCheckCreate, BrowserCheckUpdate } from './browser-
 import { PlaywrightCheck, PlaywrightCheckCreate, PlaywrightCheckUpdate } from './playwright-checks.js';
 import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
 import { SslCheck, SslCheckCreate, SslCheckUpdate } from './ssl-checks.js';
+import { IcmpCheck, IcmpCheckCreate, IcmpCheckUpdate } from './icmp-checks.js';
 import { TcpCheck, TcpCheckCreate, TcpCheckUpdate } from './tcp-checks.js';
 import { UrlCheck, UrlCheckCreate, UrlCheckUpdate } from './url-checks.js';
 import { HeartbeatCheck, HeartbeatCheckCreate, HeartbeatCheckUpdate } from './heartbeat-checks.js';
@@ -134,6 +135,10 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/ssl', query: AutoAssignQuery, body: SslCheckCreate, response: SslCheck, status: 201,
     summary: 'Create an SSL monitor',
   },
+  'checks.createIcmp': {
+    method: 'POST', path: '/v1/checks/icmp', query: AutoAssignQuery, body: IcmpCheckCreate, response: IcmpCheck, status: 201,
+    summary: 'Create an ICMP monitor',
+  },
   'checks.create': {
     method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
     summary: 'Create a check of any type',
@@ -153,6 +158,10 @@ export const ENDPOINTS = {
   'checks.updateSsl': {
     method: 'PUT', path: '/v1/checks/ssl/{id}', params: StringIdParams, query: AutoAssignQuery, body: SslCheckUpdate,
     response: SslCheck, status: 200, summary: 'Update an SSL monitor (merge)',
+  },
+  'checks.updateIcmp': {
+    method: 'PUT', path: '/v1/checks/icmp/{id}', params: StringIdParams, query: AutoAssignQuery, body: IcmpCheckUpdate,
+    response: IcmpCheck, status: 200, summary: 'Update an ICMP monitor (merge)',
   },
   'checks.updateBrowser': {
     method: 'PUT', path: '/v1/checks/browser/{id}', params: StringIdParams, query: AutoAssignQuery, body: BrowserCheckUpdate,

@@ -23,6 +23,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createUrl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createSsl: (body: EndpointBody<'checks.createSsl'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createSsl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createIcmp: (body: EndpointBody<'checks.createIcmp'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createIcmp', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createHeartbeat: (body: EndpointBody<'checks.createHeartbeat'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createHeartbeat', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createBrowser: (body: EndpointBody<'checks.createBrowser'>, options: CreateOptions & WriteOptions = {}) =>
@@ -45,6 +47,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateUrl', { params: { id }, body, query: autoAssignQuery(options) }),
     updateSsl: (id: string, body: EndpointBody<'checks.updateSsl'>, options: WriteOptions = {}) =>
       caller.call('checks.updateSsl', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateIcmp: (id: string, body: EndpointBody<'checks.updateIcmp'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateIcmp', { params: { id }, body, query: autoAssignQuery(options) }),
     updateHeartbeat: (id: string, body: EndpointBody<'checks.updateHeartbeat'>, options: WriteOptions = {}) =>
       caller.call('checks.updateHeartbeat', { params: { id }, body, query: autoAssignQuery(options) }),
     updateBrowser: (id: string, body: EndpointBody<'checks.updateBrowser'>, options: WriteOptions = {}) =>

@@ -8,6 +8,7 @@ import { dnsMonitorAdapter } from './dns-monitor.js';
 import { tcpMonitorAdapter } from './tcp-monitor.js';
 import { urlMonitorAdapter } from './url-monitor.js';
 import { sslMonitorAdapter } from './ssl-monitor.js';
+import { icmpMonitorAdapter } from './icmp-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
@@ -31,6 +32,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'tcp-monitor': tcpMonitorAdapter,
   'url-monitor': urlMonitorAdapter,
   'ssl-monitor': sslMonitorAdapter,
+  'icmp-monitor': icmpMonitorAdapter,
 };
 
 export function adapterFor(kind: ResourceKind): KindAdapter {

@@ -9,10 +9,11 @@ import { dnsExecutor } from './dns.js';
 import { multiStepExecutor } from './multi-step.js';
 import { playwrightExecutor } from './playwright.js';
 import { sslExecutor } from './ssl.js';
+import { icmpExecutor } from './icmp.js';
 import { tcpExecutor } from './tcp.js';
 import { urlExecutor } from './url.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor, playwrightExecutor, sslExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor, playwrightExecutor, sslExecutor, icmpExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

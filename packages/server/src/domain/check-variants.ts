@@ -24,6 +24,7 @@ export const CHECK_VARIANTS = [
   { checkType: 'TCP', label: 'TCP monitor', create: 'checks.createTcp', update: 'checks.updateTcp' },
   { checkType: 'URL', label: 'URL monitor', create: 'checks.createUrl', update: 'checks.updateUrl' },
   { checkType: 'SSL', label: 'SSL monitor', create: 'checks.createSsl', update: 'checks.updateSsl' },
+  { checkType: 'ICMP', label: 'ICMP monitor', create: 'checks.createIcmp', update: 'checks.updateIcmp' },
 ] as const satisfies readonly CheckVariantRow[];
 
 /** A typed call's row, or `generic` for `POST /v1/checks` / `PUT /v1/checks/{id}`, which take any type. */
