@@ -113,7 +113,7 @@ describe('vigil plan', () => {
     try {
       const result = await run(['plan'], targetEnv(other.url));
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain(`belongs to ${server.url}`);
+      expect(result.stderr).toContain(`(${server.url} account local), but the configured target ${other.url} is another service`);
     } finally {
       await other.close();
     }

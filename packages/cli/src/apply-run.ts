@@ -76,7 +76,8 @@ export async function runApply(command: Command, options: RunOptions): Promise<v
       const file = options.savedPlanPath;
       if (difference) throw new CliError(`saved plan is stale: ${difference}. Run vigil plan${saved.destroy ? ' --destroy' : ''} --out ${file} again and review it.`);
     } else {
-      process.stdout.write(engine.renderText(plan, { color: useColor(command) }));
+      const { targetHeader } = await import('./plan-target.js');
+      process.stdout.write(targetHeader(plan) + engine.renderText(plan, { color: useColor(command) }));
     }
     if (errors.length > 0) {
       printDiagnostics(errors, (text) => process.stderr.write(text));

@@ -12,6 +12,7 @@
 import path from 'node:path';
 import { parseRateLimit, RateLimitSpecError } from '@vigil/schema';
 import { CliError } from './errors.js';
+import { EMBEDDED_TARGET } from './plan-target.js';
 import { loadServer } from './server-module.js';
 
 export interface Target {
@@ -83,7 +84,7 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
     baseUrl: server.url,
     apiKey: EMBEDDED_KEY,
     accountId: EMBEDDED_ACCOUNT,
-    stateTarget: { baseUrl: 'embedded-local-service', accountId: EMBEDDED_ACCOUNT },
+    stateTarget: { baseUrl: EMBEDDED_TARGET, accountId: EMBEDDED_ACCOUNT },
     pacing: false,
     embedded: { announcement: `Using the embedded local service at ${server.url} (data in ${shown}; set VIGIL_API_URL to target a real one)`, dataDir },
     close: () => server.close(),

@@ -49,8 +49,12 @@ export function registerPlan(program: Command): void {
         const planned = await computePlan(session, state, { targets: flags.target ?? [], destroy: flags.destroy ?? false });
         const { plan } = planned;
         if (format === 'json') process.stdout.write(engine.serializePlan(plan));
-        else if (format === 'markdown') process.stdout.write(engine.renderMarkdown(plan, flags.out ? { savedPlan: flags.out } : {}));
-        else process.stdout.write(engine.renderText(plan, { color: useColor(command) }));
+        else {
+          const { namedTarget, targetHeader } = await import('../plan-target.js');
+          const target = namedTarget(plan.target);
+          if (format === 'markdown') process.stdout.write(engine.renderMarkdown(plan, { ...(flags.out ? { savedPlan: flags.out } : {}), ...(target ? { target } : {}) }));
+          else process.stdout.write(targetHeader(plan) + engine.renderText(plan, { color: useColor(command) }));
+        }
 
         const errors = plan.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
         if (errors.length > 0) {

@@ -62,7 +62,9 @@ export function registerShow(program: Command): void {
       }
       const plan = withoutControlCharacters(saved);
       if (format === 'markdown') {
-        process.stdout.write(engine.renderMarkdown(plan, { savedPlan: file }));
+        const { namedTarget } = await import('../plan-target.js');
+        const target = namedTarget(plan.target);
+        process.stdout.write(engine.renderMarkdown(plan, { savedPlan: file, ...(target ? { target } : {}) }));
         return;
       }
       const { baseUrl, accountId } = plan.target;

@@ -18,6 +18,8 @@ export interface MarkdownOptions {
   /** The saved-plan file a reader can open with `vigil show`, when there is one. */
   readonly savedPlan?: string;
   readonly limit?: number;
+  /** The service and account the plan was made against, named under the title (not for the embedded service). */
+  readonly target?: { readonly baseUrl: string; readonly accountId: string };
 }
 
 /** Up to this many addresses to forget are named; more are counted. */
@@ -124,6 +126,7 @@ function howToSeeAll(options: MarkdownOptions): string {
 export function renderMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const limit = options.limit ?? MARKDOWN_LIMIT;
   const head = [`### Vigil plan for ${code(plan.project)}`, ''];
+  if (options.target) head.push(`Target: ${code(options.target.baseUrl)}, account ${code(options.target.accountId)}`, '');
   if (!hasChanges(plan)) return [...head, '**No changes.** Your monitoring matches the code.', ''].join('\n');
 
   const changed = plan.changes
