@@ -100,4 +100,17 @@ describe('vigil status', () => {
       ['url-monitor.site', 'url-monitor', 'passing', false, false],
     ]);
   }, 240_000);
+
+  it("vigil state show prints a heartbeat monitor's ping URL read from the service, and says how to get it without one", async () => {
+    const shown = await vigil(['state', 'show', 'heartbeat-monitor.backup'], { cwd: root, env: targetEnv(server.url) });
+    expect(shown.stderr).toBe('');
+    const entry = JSON.parse(shown.stdout) as { address: string; kind: string; pingUrl?: string };
+    expect(entry).toMatchObject({ address: 'heartbeat-monitor.backup', kind: 'heartbeat-monitor' });
+    expect(entry.pingUrl).toMatch(new RegExp(String.raw`^${server.url.replace(/\./g, '\\.')}/ping/[A-Za-z0-9_-]+$`));
+
+    const offline = await vigil(['state', 'show', 'heartbeat-monitor.backup'], { cwd: root, env: { VIGIL_API_URL: '', VIGIL_API_KEY: '' } });
+    expect(offline.stderr).toBe('Note: the ping URL is not kept in state; set VIGIL_API_URL and VIGIL_API_KEY to read it from the service (vigil status prints it too).\n');
+    expect(JSON.parse(offline.stdout)).not.toHaveProperty('pingUrl');
+    expect(offline.code).toBe(0);
+  }, 120_000);
 });

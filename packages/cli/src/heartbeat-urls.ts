@@ -3,7 +3,7 @@
  * token in it is the service's; it is read back from the service here and printed, never written
  * to state or a plan (engine/kinds/heartbeat-monitor.ts keeps it out of both).
  */
-import type { StateDocument } from '@vigil/engine';
+import type { RemoteId, StateDocument } from '@vigil/engine';
 import { redact } from './errors.js';
 import type { Session } from './workflow.js';
 
@@ -28,6 +28,48 @@ export async function printPingUrls(session: Session, state: Pick<StateDocument,
   out('Ping URLs (call one from the job when it succeeds; append /fail when it fails):');
   for (const line of lines) out(line);
   if (session.target.embedded) out('  (the embedded service stops with this command: point VIGIL_API_URL at a vigil server to keep receiving pings)');
+}
+
+/**
+ * `vigil state show`: a heartbeat's ping URL from the service state belongs to (VIGIL_API_URL or
+ * the config's api.baseUrl, with VIGIL_API_KEY), or undefined with a note saying why not. State is
+ * read offline, so a missing or unreachable service never fails the command.
+ */
+export async function readPingUrl(
+  state: Pick<StateDocument, 'target'>,
+  remoteId: RemoteId,
+  configApi: { baseUrl?: string | undefined; accountId?: string | undefined } | undefined,
+  note: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const baseUrl = (env['VIGIL_API_URL'] || configApi?.baseUrl)?.replace(/\/+$/, '');
+  const apiKey = env['VIGIL_API_KEY'];
+  if (!baseUrl || !apiKey) {
+    note('Note: the ping URL is not kept in state; set VIGIL_API_URL and VIGIL_API_KEY to read it from the service (vigil status prints it too).');
+    return undefined;
+  }
+  const { sameTarget } = await import('@vigil/engine');
+  const { serviceCalls } = await import('./service-calls.js');
+  const { currentAccount } = await import('./service-identity.js');
+  const { rateLimitFromEnv } = await import('./target.js');
+  const accountId = env['VIGIL_ACCOUNT_ID'] || configApi?.accountId || undefined;
+  const pacing = rateLimitFromEnv(env['VIGIL_RATE_LIMIT']);
+  const calls = serviceCalls({ baseUrl, apiKey, accountId, ...(pacing === undefined ? {} : { pacing }) });
+  try {
+    const me = await currentAccount(calls);
+    const target = { baseUrl, accountId: accountId ?? me?.id ?? '', ...(me?.serviceId === undefined ? {} : { serviceId: me.serviceId }) };
+    if (!sameTarget(state.target, target)) {
+      note(`Note: no ping URL: ${baseUrl} (account ${target.accountId}) is not the service this state belongs to (${state.target.baseUrl}, account ${state.target.accountId}).`);
+      return undefined;
+    }
+    const check = (await calls.call('checks.get', { params: { id: remoteId } })) as HeartbeatCheck;
+    const url = pingUrlOf(baseUrl, check);
+    if (!url) note('Note: the service returned no ping token for this heartbeat monitor.');
+    return url;
+  } catch (error) {
+    note(`Note: could not read the ping URL from ${baseUrl}: ${redact(error instanceof Error ? error.message : String(error))}`);
+    return undefined;
+  }
 }
 
 export interface HeartbeatCheck {

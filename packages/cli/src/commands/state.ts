@@ -12,6 +12,8 @@ import { loadFromCommand, printDiagnostics } from './validate.js';
 
 interface StateContext {
   backend: StateBackend;
+  /** The config's `api` (`baseUrl`, `accountId`), for the one edit that asks the service. */
+  configApi: { baseUrl?: string | undefined; accountId?: string | undefined } | undefined;
   /** The command that removes a stale lock for this very project, `--config` included. */
   unlockCommand: string;
 }
@@ -57,7 +59,7 @@ async function openState(command: Command): Promise<StateContext> {
   const path = await import('node:path');
   const unlockCommand = unlockCommandFor(command);
   const statePath = path.resolve(loaded.root, loaded.config.state?.path ?? DEFAULT_STATE_PATH);
-  return { backend: createLocalBackend({ path: statePath, unlockCommand }), unlockCommand };
+  return { backend: createLocalBackend({ path: statePath, unlockCommand }), unlockCommand, configApi: loaded.config.api };
 }
 
 async function readExisting(backend: StateBackend, verb: string): Promise<StateDocument> {
@@ -117,11 +119,15 @@ async function list(command: Command, options: { json?: boolean }): Promise<void
 }
 
 async function show(command: Command, address: string): Promise<void> {
-  const { backend } = await openState(command);
+  const context = await openState(command);
+  const { backend } = context;
   const { getResource } = await import('@vigil/engine');
   const document = await readExisting(backend, 'show');
   const resource = getResource(document, address, { location: backend.describe() });
-  process.stdout.write(`${JSON.stringify({ address, ...resource }, null, 2)}\n`);
+  // The ping token is the service's and never kept in state: read from the service when it is known.
+  const { readPingUrl } = await import('../heartbeat-urls.js');
+  const pingUrl = resource.kind === 'heartbeat-monitor' ? await readPingUrl(document, resource.remoteId, context.configApi, (line) => process.stderr.write(`${line}\n`)) : undefined;
+  process.stdout.write(`${JSON.stringify({ address, ...resource, ...(pingUrl ? { pingUrl } : {}) }, null, 2)}\n`);
 }
 
 async function move(command: Command, from: string, to: string, options: { lockTimeout: string }): Promise<void> {
