@@ -12,7 +12,7 @@ import { deferUserSource } from './source-location.js';
 export interface AgenticCheckProps extends Omit<CheckProps, 'privateLocations' | 'runParallel' | 'retryStrategy' | 'shouldFail' | 'doubleCheck' | 'triggerIncident' | 'groupId' | 'frequency'> {
   /** What the agent should verify, in plain words. */
   prompt: string;
-  frequency?: number;
+  frequency?: CheckProps['frequency'];
   agentRuntime?: { skills?: string[] };
 }
 

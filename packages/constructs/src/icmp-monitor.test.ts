@@ -28,7 +28,7 @@ const rules: Array<[string, Partial<IcmpMonitorProps>, Expected[]]> = [
   [
     'rejects a hostname with a port',
     request({ hostname: 'gw.example.com:80' }),
-    [error('request.hostname', '"request.hostname" must not include a port, got "gw.example.com:80"', 'Set "request.port": 80 and "request.hostname": "gw.example.com".')],
+    [error('request.hostname', '"request.hostname" must not include a port, got "gw.example.com:80"', 'Set "request.hostname": "gw.example.com": this monitor has no port.')],
   ],
   [
     'rejects doubleCheck, as Checkly monitors do',

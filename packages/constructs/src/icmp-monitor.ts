@@ -131,7 +131,7 @@ export class IcmpMonitor extends Construct {
     payload.checkType = 'ICMP';
     payload.request = props.request;
     reportUnknownProps(context, props.request, REQUEST_KEYS, { owner: 'the request', base: 'request' });
-    checkHostname(context, props.request?.hostname);
+    checkHostname(context, props.request?.hostname, { hasPort: false });
     (props.request?.assertions ?? []).forEach((item, index) => {
       if (item?.source === 'LATENCY' && !(ICMP_LATENCY_PROPERTIES as readonly string[]).includes(item.property)) {
         context.error(`request.assertions[${index}].property`, `"request.assertions[${index}].property" ${JSON.stringify(item.property)} is not a latency statistic`, `Use one of ${ICMP_LATENCY_PROPERTIES.join(', ')}, e.g. IcmpAssertionBuilder.latency('avg').lessThan(100).`);

@@ -134,7 +134,7 @@ function isWithin(value: unknown): boolean {
 }
 
 /** Checkly's construct says "do not include a scheme or a port"; a run would only fail to resolve it. */
-export function checkHostname(context: BuildContext, hostname: unknown): void {
+export function checkHostname(context: BuildContext, hostname: unknown, options: { hasPort: boolean } = { hasPort: true }): void {
   if (typeof hostname !== 'string' || hostname === '') return;
   const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(hostname);
   if (scheme || hostname.includes('/')) {
@@ -143,7 +143,9 @@ export function checkHostname(context: BuildContext, hostname: unknown): void {
   }
   // One colon is host:port; an IPv6 address has several.
   if (/^[^:]+:\d+$/.test(hostname)) {
-    context.error('request.hostname', `"request.hostname" must not include a port, got ${JSON.stringify(hostname)}`, `Set "request.port": ${hostname.split(':')[1]} and "request.hostname": ${JSON.stringify(hostname.split(':')[0])}.`);
+    const host = JSON.stringify(hostname.split(':')[0]);
+    const hint = options.hasPort ? `Set "request.port": ${hostname.split(':')[1]} and "request.hostname": ${host}.` : `Set "request.hostname": ${host}: this monitor has no port.`;
+    context.error('request.hostname', `"request.hostname" must not include a port, got ${JSON.stringify(hostname)}`, hint);
   }
 }
 

@@ -213,7 +213,8 @@ function shake(options: ShakeOptions): Promise<Handshake> {
     // Node dials a literal IP without a lookup, so the guarded lookup never sees it.
     const refusal = policy.refusal(hostname);
     if (refusal) return settle({ socket: null, ocspStapled: false, error: { kind: 'NETWORK_ERROR', message: refusal.message }, handshakeTimeMs: 0 });
-    const socket = tls.connect({
+    // tls.connect passes these socket options on (requestOCSP to the TLSSocket); its typings lack them.
+    const connectOptions: tls.ConnectionOptions & Pick<net.TcpNetConnectOpts, 'family' | 'lookup' | 'autoSelectFamily'> & { requestOCSP: boolean } = {
       host: hostname,
       port,
       family: options.family,
@@ -224,7 +225,8 @@ function shake(options: ShakeOptions): Promise<Handshake> {
       rejectUnauthorized: false,
       checkServerIdentity: () => undefined,
       requestOCSP: true,
-    });
+    };
+    const socket = tls.connect(connectOptions);
     const finish = (outcome: Omit<Handshake, 'handshakeTimeMs' | 'ocspStapled'>) => {
       if (done) return;
       done = true;
