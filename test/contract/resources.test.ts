@@ -77,7 +77,7 @@ describe('status pages', () => {
     expect(created).toMatchObject({ name: 'Payments', accountId: 'local', checks: [] });
     expect(await client.statusPages.services.get(created.id)).toMatchObject({ id: created.id });
     expect((await collect(client.statusPages.services.listAll())).map((each) => each.id)).toContain(created.id);
-    expect(await client.statusPages.services.list({ limit: 5 })).toEqual(expect.arrayContaining([expect.objectContaining({ id: created.id })]));
+    expect((await client.statusPages.services.list({ limit: 5 })).entries).toEqual(expect.arrayContaining([expect.objectContaining({ id: created.id })]));
     expect(await client.statusPages.services.update(created.id, { name: 'Payments API' })).toMatchObject({ name: 'Payments API' });
     expect(await client.statusPages.services.delete(created.id)).toBeUndefined();
     expect(await rejection(client.statusPages.services.get(created.id))).toBeInstanceOf(NotFoundError);

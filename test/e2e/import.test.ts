@@ -33,7 +33,7 @@ async function create(route: string, body: unknown): Promise<{ id: number | stri
     body: JSON.stringify(body),
   });
   const json = (await response.json()) as { id: number | string };
-  if (response.status !== 201) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
+  if (!response.ok) throw new Error(`${route}: ${response.status} ${JSON.stringify(json)}`);
   return json;
 }
 

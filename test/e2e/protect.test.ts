@@ -38,7 +38,7 @@ const storedProtect = async () =>
 
 async function servicesOnServer(): Promise<string[]> {
   const response = await fetch(`${server.url}/v1/status-pages/services`, { headers: { authorization: 'Bearer vigil-local' } });
-  return ((await response.json()) as Array<{ name: string }>).map((service) => service.name).sort();
+  return ((await response.json()) as { entries: Array<{ name: string }> }).entries.map((service) => service.name).sort();
 }
 
 const REFUSED =

@@ -105,7 +105,7 @@ describe('deeply nested bodies', () => {
     const reply = await send(service.server.url, 'POST', '/v1/status-pages/services', {
       apiKey: TENANTS[0].apiKey, body: `{"name":"Nested","note":${nested(62)}}`, headers: { 'content-type': 'application/json' },
     });
-    expect(reply.status).toBe(201);
+    expect(reply.status).toBe(200);
   });
 });
 

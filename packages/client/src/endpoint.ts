@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ResponseShapeError, normaliseErrorBody } from './errors.js';
-import { paginate, type PageOptions } from './paging.js';
+import { MAX_PAGE_SIZE, paginate, type PageOptions } from './paging.js';
 import type { HttpMethod, HttpRequest, HttpResponse, QueryValue, Transport } from './transport.js';
 
 /** The parts of an `ENDPOINTS` entry of `@vigil/schema` that the client uses. */
@@ -14,6 +14,8 @@ export interface EndpointSpec {
   readonly response?: z.ZodType;
   readonly status: number;
   readonly list?: boolean;
+  /** Paged by cursor: `{length, entries, nextId}`. */
+  readonly cursor?: boolean;
 }
 
 /** What a caller passes for a schema slot: the schema's input type, or nothing when there is no schema. */
@@ -21,7 +23,11 @@ type InputOf<S> = S extends z.ZodType ? z.input<S> : undefined;
 /** What a call resolves to: the response schema's output (a list endpoint's array included). */
 export type ResponseOf<E extends EndpointSpec> = E['response'] extends z.ZodType ? z.output<E['response']> : undefined;
 /** One item of a list endpoint's response. */
-export type ItemOf<E extends EndpointSpec> = ResponseOf<E> extends ReadonlyArray<infer Item> ? Item : never;
+export type ItemOf<E extends EndpointSpec> = ResponseOf<E> extends ReadonlyArray<infer Item>
+  ? Item
+  : ResponseOf<E> extends { entries: ReadonlyArray<infer Entry> }
+    ? Entry
+    : never;
 
 export interface CallInput<E extends EndpointSpec> {
   params?: InputOf<E['params']>;
@@ -186,7 +192,8 @@ export function callEndpointData<E extends EndpointSpec>(transport: Transport, e
 
 /**
  * Every item of a list endpoint, fetched lazily in pages of 100 (`limit`/`page` are the client's; any
- * other query, such as `tag`, is kept on every page).
+ * other query, such as `tag`, is kept on every page). A cursor-paged endpoint is followed by its
+ * `nextId` instead.
  */
 export function listAllOf<E extends EndpointSpec>(
   transport: Transport,
@@ -195,9 +202,27 @@ export function listAllOf<E extends EndpointSpec>(
   input: Omit<CallInput<E>, 'body' | 'idempotencyKey'> = {},
   options: PageOptions = {},
 ): AsyncGenerator<ItemOf<E>, void, undefined> {
+  if (endpoint.cursor) return followCursor(transport, endpointId, endpoint, input, options);
   return paginate<ItemOf<E>>(async ({ page, limit }) => {
     const query = { ...(input.query as object | undefined), page, limit } as InputOf<E['query']>;
     const { data, response } = await callEndpoint(transport, endpointId, endpoint, { params: input.params, query });
     return { items: data as ItemOf<E>[], headers: response.headers };
   }, options);
+}
+
+async function* followCursor<E extends EndpointSpec>(
+  transport: Transport,
+  endpointId: string,
+  endpoint: E,
+  input: Omit<CallInput<E>, 'body' | 'idempotencyKey'>,
+  options: PageOptions,
+): AsyncGenerator<ItemOf<E>, void, undefined> {
+  let nextId: string | null | undefined;
+  do {
+    const query = { ...(input.query as object | undefined), limit: options.pageSize ?? MAX_PAGE_SIZE, ...(nextId ? { nextId } : {}) } as InputOf<E['query']>;
+    const { data } = await callEndpoint(transport, endpointId, endpoint, { params: input.params, query });
+    const page = data as { entries: ItemOf<E>[]; nextId: string | null };
+    yield* page.entries;
+    nextId = page.nextId;
+  } while (nextId);
 }

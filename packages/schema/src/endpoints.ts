@@ -62,8 +62,10 @@ import {
   IncidentStatusUpdate,
   IncidentStatusUpdateCreate,
   IncidentUpdate,
+  ServicesListQuery,
   StatusPageService,
   StatusPageServiceCreate,
+  StatusPageServicePage,
   StatusPageServiceUpdate,
   Subscription,
 } from './status-pages.js';
@@ -85,6 +87,8 @@ export interface EndpointDef {
   status: number;
   /** A paged collection: bare array plus `content-range` and `link` headers. */
   list?: boolean;
+  /** A collection paged by cursor: `{length, entries, nextId}`, `nextId` passed back for the next page (null on the last). */
+  cursor?: boolean;
   summary: string;
   deprecated?: boolean;
 }
@@ -284,16 +288,18 @@ export const ENDPOINTS = {
   },
   'incidentUpdates.create': {
     method: 'POST', path: '/v1/status-pages/incidents/{incidentId}/incident-updates', params: IncidentIdParams,
-    body: IncidentStatusUpdateCreate, response: IncidentStatusUpdate, status: 201,
+    // 200, not 201: the real document's answer to this create (both the Checkly CLI and @vigil/client take any 2xx).
+    body: IncidentStatusUpdateCreate, response: IncidentStatusUpdate, status: 200,
     summary: 'Post a status update on an incident',
   },
   'statusPageServices.create': {
+    // 200, not 201: the real document's answer to this create (both the Checkly CLI and @vigil/client take any 2xx).
     method: 'POST', path: '/v1/status-pages/services', body: StatusPageServiceCreate, response: StatusPageService,
-    status: 201, summary: 'Create a status-page service',
+    status: 200, summary: 'Create a status-page service',
   },
   'statusPageServices.list': {
-    method: 'GET', path: '/v1/status-pages/services', query: PageQuery, response: z.array(StatusPageService),
-    status: 200, list: true, summary: 'List status-page services',
+    method: 'GET', path: '/v1/status-pages/services', query: ServicesListQuery, response: StatusPageServicePage,
+    status: 200, cursor: true, summary: 'List status-page services (paged by cursor, as the real document has it)',
   },
   'statusPageServices.get': {
     method: 'GET', path: '/v1/status-pages/services/{id}', params: StringIdParams, response: StatusPageService,

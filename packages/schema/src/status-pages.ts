@@ -10,8 +10,8 @@
  *   `POST /v1/status-pages/incidents/{incidentId}/incident-updates`.
  */
 import { z } from 'zod';
-import { DateTimeString, allOptional, withDefaults } from './helpers.js';
-import { INCIDENT_NAME_MAX, INCIDENT_SERVICES_MAX, INCIDENT_UPDATES_MAX } from './limits.js';
+import { DateTimeString, allOptional, queryInt, withDefaults } from './helpers.js';
+import { INCIDENT_NAME_MAX, INCIDENT_SERVICES_MAX, INCIDENT_UPDATES_MAX, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from './limits.js';
 import { IncidentSeverity, IncidentStatus, SubscriptionStatus } from './values.js';
 
 // Services ------------------------------------------------------------------------------------
@@ -35,6 +35,22 @@ export const StatusPageService = z.object({
   updated_at: z.string().nullable(),
 });
 export type StatusPageService = z.infer<typeof StatusPageService>;
+
+/** Query of `GET /v1/status-pages/services`: the real document's cursor paging (`limit` default 20). */
+export const ServicesListQuery = z.object({
+  limit: queryInt().min(LIST_LIMIT_MIN).max(LIST_LIMIT_MAX).default(20),
+  /** The `nextId` of the previous page. */
+  nextId: z.string().min(1).optional(),
+});
+export type ServicesListQuery = z.infer<typeof ServicesListQuery>;
+
+/** One page of services, oldest first (the real document's `ServicesPaginatedResponse`); `nextId` null on the last. */
+export const StatusPageServicePage = z.object({
+  length: z.number(),
+  entries: z.array(StatusPageService),
+  nextId: z.string().nullable(),
+});
+export type StatusPageServicePage = z.infer<typeof StatusPageServicePage>;
 
 /** A service as referenced from an incident: only `id` counts; other Service fields are ignored. */
 export const IncidentServiceRef = z.object({ id: z.string().min(1) });

@@ -144,16 +144,44 @@ describe('maintenance windows', () => {
 describe('status-page services', () => {
   it('creates, gets, renames, lists and deletes a service', async () => {
     const created = await api.post('/v1/status-pages/services', { name: 'API' });
-    expect(created.status).toBe(201);
+    // 200, as the real document answers this create.
+    expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ name: 'API', accountId: 'acme', checks: [], updated_at: null });
     expect(typeof created.body.id).toBe('string');
     const renamed = await api.put(`/v1/status-pages/services/${created.body.id}`, { name: 'Public API' });
     expect(renamed.body.name).toBe('Public API');
     expect((await api.get(`/v1/status-pages/services/${created.body.id}`)).body.name).toBe('Public API');
     const list = await api.get('/v1/status-pages/services?limit=100');
-    expect(list.body.map((service: { id: string }) => service.id)).toContain(created.body.id);
+    expect(list.body.entries.map((service: { id: string }) => service.id)).toContain(created.body.id);
     expect((await api.delete(`/v1/status-pages/services/${created.body.id}`)).status).toBe(204);
     expect((await api.get(`/v1/status-pages/services/${created.body.id}`)).status).toBe(404);
+  });
+
+  it('lists services as the real document does: {length, entries, nextId}, oldest first, by cursor', async () => {
+    const fresh = await startTestServer();
+    try {
+      const names = ['A', 'B', 'C', 'D', 'E'];
+      for (const name of names) await fresh.post('/v1/status-pages/services', { name });
+      const seen: string[] = [];
+      let nextId: string | null = null;
+      let pages = 0;
+      do {
+        const reply = await fresh.get(`/v1/status-pages/services?limit=2${nextId ? `&nextId=${nextId}` : ''}`);
+        expect(reply.status).toBe(200);
+        expect(reply.body.length).toBe(reply.body.entries.length);
+        seen.push(...reply.body.entries.map((service: { name: string }) => service.name));
+        nextId = reply.body.nextId;
+        pages += 1;
+      } while (nextId !== null);
+      expect([pages, seen]).toEqual([3, names]);
+      // Without a limit: 20 a page, as the real document's default.
+      expect((await fresh.get('/v1/status-pages/services')).body).toMatchObject({ length: 5, nextId: null });
+      const bad = await fresh.get('/v1/status-pages/services?nextId=bm9wZQ');
+      expect(bad.status).toBe(400);
+      expect(bad.body.validation).toEqual({ source: 'query', keys: ['nextId'] });
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('lists the checks that open incidents on it, and refuses deletion while they do', async () => {

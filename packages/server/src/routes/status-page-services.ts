@@ -6,7 +6,7 @@
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { mergeUpdate } from '../domain/documents.js';
-import { conflict, notFound } from '../http/errors.js';
+import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
@@ -32,9 +32,22 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     const now = new Date().toISOString();
     return present(account.id, services.insert(account.id, (id) => ({ ...body, id, created_at: now, updated_at: null })));
   });
+  // Oldest first, as every list; the cursor is the row's insertion sequence, so a service created or
+  // deleted meanwhile never makes a later page skip or repeat one.
+  const oldestAfter = store.db.prepare('SELECT seq, doc FROM services WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?');
   ctx.route(ENDPOINTS['statusPageServices.list'], ({ account, query }) => {
-    const page = services.page(account.id, { limit: query.limit, page: query.page });
-    return { items: page.items.map((doc) => present(account.id, doc)), total: page.total };
+    const after = query.nextId === undefined ? 0 : Number(Buffer.from(query.nextId, 'base64url').toString('utf8'));
+    if (!Number.isSafeInteger(after) || (query.nextId !== undefined && after < 1)) {
+      throw badRequest('"nextId" is not a cursor this service gave out; pass the nextId of the previous page', { source: 'query', keys: ['nextId'] });
+    }
+    const rows = oldestAfter.all(account.id, after, query.limit + 1) as Array<{ seq: number; doc: string }>;
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      length: page.length,
+      entries: page.map((row) => present(account.id, JSON.parse(row.doc) as StoredDoc)),
+      nextId: rows.length > query.limit && last ? Buffer.from(String(last.seq), 'utf8').toString('base64url') : null,
+    };
   });
   ctx.route(ENDPOINTS['statusPageServices.get'], ({ account, params }) => present(account.id, find(account.id, params.id)));
   ctx.route(ENDPOINTS['statusPageServices.update'], ({ account, params, body }) => {
