@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { load, markerLocation, specOf } from './__fixtures__/load.js';
 import { AlertEscalationBuilder } from './alert-escalation-policy.js';
 import { AssertionBuilder } from './assertion.js';
+import { ApiCheck } from './api-check.js';
+import { CheckGroupV1 } from './check-group-v1.js';
 import { CheckGroup, CheckGroupV2, type CheckGroupV2Props } from './check-group-v2.js';
 import { OpsgenieAlertChannel } from './opsgenie-alert-channel.js';
 import { RetryStrategyBuilder } from './retry-strategy.js';
@@ -143,5 +145,34 @@ describe('CheckGroupV2 synth', () => {
 
   it('is the same class under its Checkly name CheckGroup', () => {
     expect(CheckGroup).toBe(CheckGroupV2);
+  });
+});
+
+describe("a check's own alert escalation in a group that decides for its checks", () => {
+  const own = AlertEscalationBuilder.runBasedEscalation(3);
+
+  it.each([
+    [
+      'a CheckGroupV2 with its own alertEscalationPolicy',
+      () => new CheckGroupV2('g', { name: 'Payments', alertEscalationPolicy: AlertEscalationBuilder.runBasedEscalation(1) }),
+      [{ severity: 'warning', address: 'api-check.c', path: 'alertEscalationPolicy', message: `is not used: the check's group "Payments" applies its own alertEscalationPolicy to every check in it`, hint: "remove it here, or remove the group's alertEscalationPolicy so that each check keeps its own" }],
+    ],
+    [
+      "a CheckGroupV2 with 'global'",
+      () => new CheckGroupV2('g', { name: 'Payments', alertEscalationPolicy: 'global' }),
+      [{ severity: 'warning', address: 'api-check.c', path: 'alertEscalationPolicy', message: `is not used: the check's group "Payments" applies the account's alert settings to every check in it`, hint: 'remove it here, or make the group a CheckGroupV2 without alertEscalationPolicy so that each check keeps its own' }],
+    ],
+    [
+      'a CheckGroupV1 without alertEscalationPolicy (the account decides)',
+      () => new CheckGroupV1('g', { name: 'Payments' }),
+      [{ severity: 'warning', address: 'api-check.c', path: 'alertEscalationPolicy', message: `is not used: the check's group "Payments" applies the account's alert settings to every check in it`, hint: 'remove it here, or make the group a CheckGroupV2 without alertEscalationPolicy so that each check keeps its own' }],
+    ],
+    ['a CheckGroupV2 without alertEscalationPolicy (each check keeps its own)', () => new CheckGroupV2('g', { name: 'Payments' }), []],
+  ])('warns that the plan would promise what the service never does: %s', async (_name, makeGroup, expected) => {
+    const project = await load(() => {
+      const group = makeGroup();
+      new ApiCheck('c', { name: 'Charge', group, alertEscalationPolicy: own, request: { url: 'https://api.example.com/charge' } });
+    });
+    expect(project.validate().map(({ source: _source, ...rest }) => rest)).toEqual(expected);
   });
 });

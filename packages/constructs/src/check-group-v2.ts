@@ -190,6 +190,16 @@ export class CheckGroupV2 extends Construct implements ScriptOwner {
     return false;
   }
 
+  /**
+   * Whose alert settings the service applies to the group's checks: the group's own escalation, the
+   * account's, or — null — each check's own (a `CheckGroupV2` without `alertEscalationPolicy`).
+   */
+  alertSettingsOfChecks(): 'group' | 'account' | null {
+    const policy = this.props.alertEscalationPolicy;
+    if (policy === 'global' || (policy === undefined && this.isV1())) return 'account';
+    return policy === undefined ? null : 'group';
+  }
+
   protected override knownProps(): Readonly<Record<string, true>> {
     return CHECK_GROUP_PROP_KEYS;
   }

@@ -94,7 +94,9 @@ export interface CheckProps extends ConstructProps {
   alertChannels?: AlertChannelReference[];
   /**
    * When and how the check alerts (`AlertEscalationBuilder`). `'global'` uses the account-level
-   * alert settings, which is also what happens when it is omitted.
+   * alert settings, which is also what happens when it is omitted. In a group that sets its own
+   * `alertEscalationPolicy` (or `'global'`, or a `CheckGroupV1` without one) the service applies the
+   * group's settings to every check instead, and validation warns that this one is not used.
    */
   alertEscalationPolicy?: AlertEscalation | 'global';
   /**
@@ -158,6 +160,26 @@ function groupDefaults(group: unknown): GroupDefaults {
   return { frequency: props.frequency };
 }
 
+/**
+ * A check's own escalation that its group overrides: the service applies the group's (or the
+ * account's) alert settings to every check of a group that sets them, so the plan would otherwise
+ * promise thresholds and reminders that never come.
+ */
+function warnOverriddenEscalation(context: BuildContext, own: CheckProps['alertEscalationPolicy'], group: unknown): void {
+  if (own === undefined || !isConstruct(group) || group.kind !== 'check-group') return;
+  const decides = (group as unknown as { alertSettingsOfChecks?: () => 'group' | 'account' | null }).alertSettingsOfChecks?.();
+  if (decides === null || decides === undefined) return;
+  const name = (group as unknown as { props?: { name?: string } }).props?.name ?? group.logicalId;
+  const whose = decides === 'group' ? 'its own alertEscalationPolicy' : "the account's alert settings";
+  context.warning(
+    'alertEscalationPolicy',
+    `is not used: the check's group "${name}" applies ${whose} to every check in it`,
+    decides === 'group'
+      ? "remove it here, or remove the group's alertEscalationPolicy so that each check keeps its own"
+      : 'remove it here, or make the group a CheckGroupV2 without alertEscalationPolicy so that each check keeps its own',
+  );
+}
+
 /** The first level that sets `key`: the check's props, then its group, then the config. */
 function cascade<K extends keyof CheckProps & keyof CheckDefaults>(
   key: K,
@@ -215,6 +237,7 @@ export function buildCheckFields(context: BuildContext, props: CheckProps, kind:
   }
 
   const policy = pick('alertEscalationPolicy');
+  warnOverriddenEscalation(context, props.alertEscalationPolicy, unwrapConstructRef(groupValue));
   if (policy === 'global') payload.useGlobalAlertSettings = true;
   else if (policy !== undefined) {
     payload.alertSettings = policy;
