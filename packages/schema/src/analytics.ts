@@ -1,6 +1,7 @@
 /**
- * Analytics (spec §2.6, §4.3): the three per-type endpoints, their metric names and `groupBy`
- * values as data, their queries and the report.
+ * Analytics (spec §2.6, §4.3): the per-type endpoints (the spec's three, and those the real
+ * document adds for DNS, URL, heartbeat, browser and Playwright checks), their metric names and
+ * `groupBy` values as data, their queries and the report.
  */
 import { z } from 'zod';
 import { queryInt, queryList } from './helpers.js';
@@ -12,7 +13,9 @@ export const METRIC_SUFFIXES = ['avg', 'max', 'median', 'min', 'p50', 'p90', 'p9
 export type MetricSuffix = (typeof METRIC_SUFFIXES)[number];
 
 /** Which analytics endpoint: the path segment after `/v1/analytics/`. */
-export const ANALYTICS_KINDS = ['api-checks', 'tcp-checks', 'multistep-checks', 'dns'] as const;
+export const ANALYTICS_KINDS = [
+  'api-checks', 'tcp-checks', 'multistep-checks', 'dns', 'url-monitors', 'heartbeat-checks', 'browser-checks', 'playwright-checks',
+] as const;
 export type AnalyticsKind = (typeof ANALYTICS_KINDS)[number];
 
 /**
@@ -41,6 +44,33 @@ export const ANALYTICS_DEFINITIONS = {
     timeBases: ['total'],
     groupBy: ['runLocation'],
   },
+  /** URL monitors: the real document's `/v1/analytics/url-monitors/{id}`, an API check's metrics. */
+  'url-monitors': {
+    baseMetrics: ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download', 'availability', 'retries'],
+    timeBases: ['responseTime', 'wait', 'dns', 'tcp', 'firstByte', 'download'],
+    groupBy: ['runLocation', 'statusCode'],
+  },
+  /** Heartbeat monitors: `/v1/analytics/heartbeat-checks/{id}`; no time metrics, no grouping, no buckets. */
+  'heartbeat-checks': {
+    baseMetrics: ['availability', 'retries'],
+    timeBases: [],
+    groupBy: [],
+  },
+  /**
+   * Browser checks: `/v1/analytics/browser-checks/{id}`. The web vitals and error counts are the
+   * document's names; results here do not record them, so their values are null (readside/analytics.ts).
+   */
+  'browser-checks': {
+    baseMetrics: ['responseTime', 'TTFB', 'FCP', 'LCP', 'CLS', 'TBT', 'consoleErrors', 'networkErrors', 'userScriptErrors', 'documentErrors', 'availability', 'retries'],
+    timeBases: ['responseTime', 'TTFB', 'FCP', 'LCP', 'CLS', 'TBT', 'consoleErrors', 'networkErrors', 'userScriptErrors', 'documentErrors'],
+    groupBy: ['runLocation'],
+  },
+  /** Playwright check suites: `/v1/analytics/playwright-checks/{id}`. */
+  'playwright-checks': {
+    baseMetrics: ['responseTime', 'availability', 'retries'],
+    timeBases: ['responseTime'],
+    groupBy: ['runLocation'],
+  },
 } as const satisfies Record<AnalyticsKind, { baseMetrics: readonly string[]; timeBases: readonly string[]; groupBy: readonly string[] }>;
 
 /** Every metric name an endpoint accepts: its base metrics, then `<base>_<suffix>` per time base. */
@@ -65,6 +95,10 @@ export const ApiCheckMetricName = metricEnum('api-checks');
 export const TcpCheckMetricName = metricEnum('tcp-checks');
 export const MultiStepCheckMetricName = metricEnum('multistep-checks');
 export const DnsMonitorMetricName = metricEnum('dns');
+export const UrlMonitorMetricName = metricEnum('url-monitors');
+export const HeartbeatCheckMetricName = metricEnum('heartbeat-checks');
+export const BrowserCheckMetricName = metricEnum('browser-checks');
+export const PlaywrightCheckMetricName = metricEnum('playwright-checks');
 
 function analyticsQuery<M extends z.ZodType<string, string>, G extends z.ZodType<string, string>>(metric: M, groupBy: G) {
   return z.object({
@@ -95,6 +129,27 @@ export const MultiStepCheckAnalyticsQuery = analyticsQuery(
 export type MultiStepCheckAnalyticsQuery = z.infer<typeof MultiStepCheckAnalyticsQuery>;
 export const DnsMonitorAnalyticsQuery = analyticsQuery(DnsMonitorMetricName, z.enum(ANALYTICS_DEFINITIONS.dns.groupBy));
 export type DnsMonitorAnalyticsQuery = z.infer<typeof DnsMonitorAnalyticsQuery>;
+export const UrlMonitorAnalyticsQuery = analyticsQuery(UrlMonitorMetricName, z.enum(ANALYTICS_DEFINITIONS['url-monitors'].groupBy));
+export type UrlMonitorAnalyticsQuery = z.infer<typeof UrlMonitorAnalyticsQuery>;
+/**
+ * The pageIndex grouping the document lists is not offered: results here hold one set of numbers
+ * per run, not per page, so it is refused (400 naming `groupBy`) rather than answered wrongly.
+ */
+export const BrowserCheckAnalyticsQuery = analyticsQuery(BrowserCheckMetricName, z.enum(ANALYTICS_DEFINITIONS['browser-checks'].groupBy));
+export type BrowserCheckAnalyticsQuery = z.infer<typeof BrowserCheckAnalyticsQuery>;
+export const PlaywrightCheckAnalyticsQuery = analyticsQuery(PlaywrightCheckMetricName, z.enum(ANALYTICS_DEFINITIONS['playwright-checks'].groupBy));
+export type PlaywrightCheckAnalyticsQuery = z.infer<typeof PlaywrightCheckAnalyticsQuery>;
+/** Heartbeats, as the document has them: no `groupBy`, no `aggregationInterval`, `metrics` default `availability`. */
+export const HeartbeatCheckAnalyticsQuery = z.object({
+  from: queryInt().min(0).optional(),
+  to: queryInt().min(0).optional(),
+  quickRange: QuickRange.default('last24Hours'),
+  filterByStatus: queryList(StatusFilter).optional(),
+  metrics: queryList(HeartbeatCheckMetricName, { min: 1 }).default(['availability']),
+  limit: queryInt().min(LIST_LIMIT_MIN).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT),
+  page: queryInt().min(PAGE_MIN).default(PAGE_DEFAULT),
+});
+export type HeartbeatCheckAnalyticsQuery = z.infer<typeof HeartbeatCheckAnalyticsQuery>;
 
 /** Query schema per analytics endpoint. */
 export const ANALYTICS_QUERIES = {
@@ -102,6 +157,10 @@ export const ANALYTICS_QUERIES = {
   'tcp-checks': TcpCheckAnalyticsQuery,
   'multistep-checks': MultiStepCheckAnalyticsQuery,
   dns: DnsMonitorAnalyticsQuery,
+  'url-monitors': UrlMonitorAnalyticsQuery,
+  'heartbeat-checks': HeartbeatCheckAnalyticsQuery,
+  'browser-checks': BrowserCheckAnalyticsQuery,
+  'playwright-checks': PlaywrightCheckAnalyticsQuery,
 } as const;
 
 export const MetricMetadata = z.object({ unit: z.string(), label: z.string(), aggregation: z.string() });

@@ -12,9 +12,13 @@ import { AlertChannel, AlertChannelCreate, AlertChannelUpdate } from './alert-ch
 import {
   AnalyticsReport,
   ApiCheckAnalyticsQuery,
+  BrowserCheckAnalyticsQuery,
   DnsMonitorAnalyticsQuery,
+  HeartbeatCheckAnalyticsQuery,
   MultiStepCheckAnalyticsQuery,
+  PlaywrightCheckAnalyticsQuery,
   TcpCheckAnalyticsQuery,
+  UrlMonitorAnalyticsQuery,
 } from './analytics.js';
 import { CheckGroup, CheckGroupCreate, CheckGroupUpdate } from './check-groups.js';
 import { CheckResult, CheckResultsQuery } from './check-results.js';
@@ -245,6 +249,22 @@ export const ENDPOINTS = {
   'analytics.dns': {
     method: 'GET', path: '/v1/analytics/dns/{id}', params: StringIdParams, query: DnsMonitorAnalyticsQuery,
     response: AnalyticsReport, status: 200, summary: 'Analytics of a DNS monitor',
+  },
+  'analytics.urlMonitors': {
+    method: 'GET', path: '/v1/analytics/url-monitors/{id}', params: StringIdParams, query: UrlMonitorAnalyticsQuery,
+    response: AnalyticsReport, status: 200, summary: 'Analytics of a URL monitor',
+  },
+  'analytics.heartbeatChecks': {
+    method: 'GET', path: '/v1/analytics/heartbeat-checks/{id}', params: StringIdParams, query: HeartbeatCheckAnalyticsQuery,
+    response: AnalyticsReport, status: 200, summary: 'Analytics of a heartbeat monitor',
+  },
+  'analytics.browserChecks': {
+    method: 'GET', path: '/v1/analytics/browser-checks/{id}', params: StringIdParams, query: BrowserCheckAnalyticsQuery,
+    response: AnalyticsReport, status: 200, summary: 'Analytics of a browser check',
+  },
+  'analytics.playwrightChecks': {
+    method: 'GET', path: '/v1/analytics/playwright-checks/{id}', params: StringIdParams, query: PlaywrightCheckAnalyticsQuery,
+    response: AnalyticsReport, status: 200, summary: 'Analytics of a Playwright check suite',
   },
 
   // Alert channels ----------------------------------------------------------------------------

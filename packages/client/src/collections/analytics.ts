@@ -12,6 +12,13 @@ export function analyticsApi(caller: EndpointCaller) {
     multiStepChecks: (id: string, query: EndpointQuery<'analytics.multiStepChecks'>) =>
       caller.call('analytics.multiStepChecks', { params: { id }, query }),
     dns: (id: string, query: EndpointQuery<'analytics.dns'>) => caller.call('analytics.dns', { params: { id }, query }),
+    urlMonitors: (id: string, query: EndpointQuery<'analytics.urlMonitors'>) => caller.call('analytics.urlMonitors', { params: { id }, query }),
+    /** `metrics` defaults to availability here, as the real service's document has it. */
+    heartbeatChecks: (id: string, query: EndpointQuery<'analytics.heartbeatChecks'> = {}) =>
+      caller.call('analytics.heartbeatChecks', { params: { id }, query }),
+    browserChecks: (id: string, query: EndpointQuery<'analytics.browserChecks'>) => caller.call('analytics.browserChecks', { params: { id }, query }),
+    playwrightChecks: (id: string, query: EndpointQuery<'analytics.playwrightChecks'>) =>
+      caller.call('analytics.playwrightChecks', { params: { id }, query }),
     /** Availability and response-time percentiles of up to 100 checks over one quick range. */
     checks: (checkIds: string[], query: EndpointQuery<'analytics.batch'> = {}) =>
       caller.call('analytics.batch', { body: { checkIds }, query }),

@@ -18,6 +18,9 @@
  *   numerically; a run without a response is status code 0). Ungrouped reports have exactly one series;
  *   grouped reports of an empty window have none.
  * - `limit`/`page` page the series (a grouped report has one series per location or status code).
+ * - Browser checks' web vitals (`TTFB`, `FCP`, `LCP`, `CLS`, `TBT`) and error counts are names the
+ *   real document offers, but a run here records none of them: their values are null (no values),
+ *   never 0, which would read as a measurement.
  */
 import type { AnalyticsKind, StatusFilter } from '@vigil/schema';
 import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
@@ -33,7 +36,9 @@ type BaseMetricSource =
   | { kind: 'responseTime' }
   | { kind: 'timingPhase'; phase: string }
   | { kind: 'availability' }
-  | { kind: 'retries' };
+  | { kind: 'retries' }
+  /** A metric the real document names that results here do not record (browser web vitals): always null. */
+  | { kind: 'unrecorded' };
 
 interface BaseMetric {
   label: string;
@@ -49,21 +54,34 @@ function phase(label: string, name: string): BaseMetric {
   return { label, unit: 'milliseconds', source: { kind: 'timingPhase', phase: name } };
 }
 
+function unrecorded(label: string, unit: MetricUnit): BaseMetric {
+  return { label, unit, source: { kind: 'unrecorded' } };
+}
+
+/** Whether a base takes the ten suffixes: the time bases, and the unrecorded ones the document suffixes too. */
+function takesSuffixes(metric: BaseMetric): boolean {
+  return metric.unit === 'milliseconds' || metric.source.kind === 'unrecorded';
+}
+
+const API_METRICS: Readonly<Record<string, BaseMetric>> = {
+  responseTime: RESPONSE_TIME,
+  wait: phase('Wait', 'wait'),
+  dns: phase('DNS', 'dns'),
+  tcp: phase('TCP', 'tcp'),
+  firstByte: phase('First byte', 'firstByte'),
+  download: phase('Download', 'download'),
+  availability: AVAILABILITY,
+  retries: RETRIES,
+};
+
 /**
  * Base metrics per endpoint with their mapping; the time bases (unit milliseconds) also take the ten
  * suffixes. The names are those of @vigil/schema `ANALYTICS_DEFINITIONS` (a unit test holds them equal).
  */
 export const BASE_METRICS: Readonly<Record<AnalyticsKind, Readonly<Record<string, BaseMetric>>>> = {
-  'api-checks': {
-    responseTime: RESPONSE_TIME,
-    wait: phase('Wait', 'wait'),
-    dns: phase('DNS', 'dns'),
-    tcp: phase('TCP', 'tcp'),
-    firstByte: phase('First byte', 'firstByte'),
-    download: phase('Download', 'download'),
-    availability: AVAILABILITY,
-    retries: RETRIES,
-  },
+  'api-checks': API_METRICS,
+  // A URL monitor's result is an API check's (`apiCheckResult` with the same timing phases).
+  'url-monitors': API_METRICS,
   'tcp-checks': {
     total: { ...RESPONSE_TIME, label: 'Total' },
     dns: phase('DNS', 'dns'),
@@ -82,13 +100,37 @@ export const BASE_METRICS: Readonly<Record<AnalyticsKind, Readonly<Record<string
     availability: AVAILABILITY,
     retries: RETRIES,
   },
+  // A heartbeat's results are its deadlines met (passing) or missed (failing).
+  'heartbeat-checks': {
+    availability: AVAILABILITY,
+    retries: RETRIES,
+  },
+  'browser-checks': {
+    responseTime: RESPONSE_TIME,
+    TTFB: unrecorded('Time to first byte', 'milliseconds'),
+    FCP: unrecorded('First contentful paint', 'milliseconds'),
+    LCP: unrecorded('Largest contentful paint', 'milliseconds'),
+    CLS: unrecorded('Cumulative layout shift', 'count'),
+    TBT: unrecorded('Total blocking time', 'milliseconds'),
+    consoleErrors: unrecorded('Console errors', 'count'),
+    networkErrors: unrecorded('Network errors', 'count'),
+    userScriptErrors: unrecorded('User script errors', 'count'),
+    documentErrors: unrecorded('Document errors', 'count'),
+    availability: AVAILABILITY,
+    retries: RETRIES,
+  },
+  'playwright-checks': {
+    responseTime: RESPONSE_TIME,
+    availability: AVAILABILITY,
+    retries: RETRIES,
+  },
 };
 
 /** Every metric name an endpoint accepts: its bases plus `<timeBase>_<suffix>`. */
 export function metricNames(kind: AnalyticsKind): string[] {
   const bases = Object.entries(BASE_METRICS[kind]);
   const suffixed = bases
-    .filter(([, metric]) => metric.unit === 'milliseconds')
+    .filter(([, metric]) => takesSuffixes(metric))
     .flatMap(([name]) => AGGREGATIONS.map((aggregation) => `${name}_${aggregation}`));
   return [...bases.map(([name]) => name), ...suffixed];
 }
@@ -111,7 +153,7 @@ export function parseMetric(kind: AnalyticsKind, name: string): ParsedMetric | u
   const suffix = name.slice(cut + 1);
   const base = Object.hasOwn(bases, baseName) ? bases[baseName] : undefined;
   const aggregation = AGGREGATIONS.find((a) => a === suffix);
-  if (!base || base.unit !== 'milliseconds' || !aggregation) return undefined;
+  if (!base || !takesSuffixes(base) || !aggregation) return undefined;
   return { name, base, aggregation };
 }
 
@@ -135,6 +177,7 @@ export function metadataOf(metric: ParsedMetric): MetricMetadata {
     case 'availability':
     case 'responseTime':
     case 'timingPhase':
+    case 'unrecorded':
       return { unit: base.unit, label: base.label, aggregation: 'avg' };
     default:
       return assertNever(base.source);
@@ -255,6 +298,8 @@ function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): number 
       return results.length === 0 ? null : (100 * results.filter((r) => !r.hasFailures).length) / results.length;
     case 'retries':
       return results.reduce((total, r) => total + r.attempts, 0);
+    case 'unrecorded':
+      return null;
     case 'responseTime':
     case 'timingPhase': {
       // A loop, not flatMap: a day of results at 10 s is 8,640 of them per metric (issue 18: ≤ 50 ms).

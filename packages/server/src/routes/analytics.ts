@@ -1,5 +1,5 @@
 /**
- * The three analytics endpoints (spec §4.3). Each reads one check of its type (another type, or
+ * The analytics endpoints (spec §4.3, and the real document's DNS, URL, heartbeat, browser and Playwright ones). Each reads one check of its type (another type, or
  * another tenant's check, is 404) and computes the report from the check's stored results; the
  * computation and its documented decisions live in readside/analytics.ts.
  */
@@ -18,6 +18,10 @@ const CHECK_TYPE: Readonly<Record<AnalyticsKind, { checkType: string; label: str
   'tcp-checks': { checkType: 'TCP', label: 'TCP check' },
   'multistep-checks': { checkType: 'MULTI_STEP', label: 'Multi-step check' },
   dns: { checkType: 'DNS', label: 'DNS monitor' },
+  'url-monitors': { checkType: 'URL', label: 'URL monitor' },
+  'heartbeat-checks': { checkType: 'HEARTBEAT', label: 'Heartbeat monitor' },
+  'browser-checks': { checkType: 'BROWSER', label: 'Browser check' },
+  'playwright-checks': { checkType: 'PLAYWRIGHT', label: 'Playwright check' },
 };
 
 interface AnalyticsQueryInput {
@@ -78,4 +82,10 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     report('multistep-checks', account.id, params.id, query),
   );
   ctx.route(ENDPOINTS['analytics.dns'], ({ account, params, query }) => report('dns', account.id, params.id, query));
+  ctx.route(ENDPOINTS['analytics.urlMonitors'], ({ account, params, query }) => report('url-monitors', account.id, params.id, query));
+  ctx.route(ENDPOINTS['analytics.heartbeatChecks'], ({ account, params, query }) => report('heartbeat-checks', account.id, params.id, query));
+  ctx.route(ENDPOINTS['analytics.browserChecks'], ({ account, params, query }) => report('browser-checks', account.id, params.id, query));
+  ctx.route(ENDPOINTS['analytics.playwrightChecks'], ({ account, params, query }) =>
+    report('playwright-checks', account.id, params.id, query),
+  );
 }
