@@ -26,7 +26,8 @@ export interface BenchGoal {
 export interface BenchFigure {
   /** Stable key, `<suite>.<figure>`. */
   readonly id: string;
-  readonly issue: number;
+  /** The issue that set the figure's goal, where one did. */
+  readonly issue?: number;
   readonly label: string;
   readonly unit: string;
   readonly better: 'lower' | 'higher';
@@ -39,7 +40,7 @@ export interface BenchFigure {
 
 export interface BenchSuite {
   readonly name: string;
-  readonly issue: number;
+  readonly issue?: number;
   run(context: BenchContext): Promise<BenchFigure[]>;
 }
 

@@ -51,7 +51,7 @@ function row(figure: BenchFigure): string {
   const ratio = advantage(figure);
   const goal = figure.goal ? `${figure.goal.text} — ${figure.goal.met(ours, baseline) ? 'met' : '**not met**'}` : '';
   return [
-    `#${figure.issue}`,
+    figure.issue === undefined ? '—' : `#${figure.issue}`,
     figure.label + (figure.note ? ` (${figure.note})` : ''),
     format(ours, figure.unit),
     String(figure.runs.length),

@@ -1,25 +1,29 @@
 /**
- * The published package, installed as a new user installs it: `pnpm pack:cli`, then in a bare
- * directory `npm init -y && npm i -D <tarball> typescript`, `npx vigil init .`, `npx vigil validate`,
- * `npx vigil plan --local` and `npx tsc --noEmit`, plus ES module and CommonJS consumers of
- * `vigil/constructs` and a CommonJS project loaded by the installed CLI.
+ * The published package, installed as a new user installs it before it is on the registry:
+ * `pnpm pack:cli`, then in a bare directory the tarball vendored at vendor/ and
+ * `npm init -y && npm i -D ./vendor/<tarball> typescript`, `npx vigil init .`, `npx vigil validate`,
+ * plan and apply against a running service, `npx tsc --noEmit`, ES module and CommonJS consumers of
+ * `@vigil-mon/cli/constructs`, a project written with the pre-rename `vigil` specifiers. All of that
+ * without better-sqlite3, an optional peer the install leaves out (it compiles from source where no
+ * prebuilt binary can be downloaded); the embedded local service and `vigil server` say how to get
+ * it, and work once it is installed.
  *
- * One install serves every test: it takes minutes (better-sqlite3 compiles from source where no
- * prebuilt binary can be downloaded), hence the long hook timeout. The registry is reached only for
- * the package's dependencies; every service the tests talk to is on loopback.
+ * One install serves every test. The registry is reached only for the package's dependencies; every
+ * service the tests talk to is on loopback.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveDependencies, packageNameOf, type WorkspaceManifest } from '../../packages/cli/scripts/pack.mjs';
-import { REPO_ROOT } from '../support/cli.js';
+import { REPO_ROOT, startVigilServer, targetEnv } from '../support/cli.js';
 
-const INSTALL_TIMEOUT = 20 * 60_000;
+const INSTALL_TIMEOUT = 10 * 60_000;
 const STEP_TIMEOUT = 3 * 60_000;
 
 interface Run {
@@ -44,9 +48,9 @@ function environment(): NodeJS.ProcessEnv {
   return { ...env, CI: 'true', NO_COLOR: '1', npm_config_fund: 'false', npm_config_audit: 'false' };
 }
 
-function run(command: string, args: readonly string[], cwd: string): Promise<Run> {
+function run(command: string, args: readonly string[], cwd: string, env: Readonly<Record<string, string>> = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: environment(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, env: { ...environment(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -91,6 +95,16 @@ describe('the dependencies of the packed manifest', () => {
     );
   });
 
+  it('leave out the CLI\'s optional peers, whose ranges must be the bundled packages\'', () => {
+    const server: WorkspaceManifest = { name: '@vigil/server', dependencies: { 'better-sqlite3': '^12.4.1' } };
+    const withServer = [...manifests, server];
+    const external = ['esbuild', 'better-sqlite3'];
+    expect(deriveDependencies({ imported: [], manifests: withServer, external, peers: { 'better-sqlite3': '^12.4.1' } })).toEqual({ esbuild: '^0.28.1' });
+    expect(() => deriveDependencies({ imported: [], manifests: withServer, external, peers: { 'better-sqlite3': '^12.0.0' } })).toThrow(
+      'the CLI\'s peer "better-sqlite3" is ^12.0.0, but the packages it bundles declare ^12.4.1: make them equal',
+    );
+  });
+
   it('name packages, not the files imported from them', () => {
     expect(['@playwright/test/reporter', 'jsonpath-plus/dist/index.js', 'zod'].map(packageNameOf)).toEqual(['@playwright/test', 'jsonpath-plus', 'zod']);
   });
@@ -98,6 +112,23 @@ describe('the dependencies of the packed manifest', () => {
 
 let project: string;
 let tarball: string;
+let vendored: string;
+
+const PACKAGE = '@vigil-mon/cli';
+const MISSING_SQLITE =
+  'Error: vigil server and the embedded local service (plan, apply and the other commands without VIGIL_API_URL) store their data with better-sqlite3, which is not installed\n' +
+  'hint: npm install -D better-sqlite3@^12.4.1 (it downloads a prebuilt binary, or compiles one with python3, make and a C++ compiler), ' +
+  'or set VIGIL_API_URL (and VIGIL_API_KEY) to a running service\n';
+
+/** A running `vigil server` from this repository (the real service), and the env that targets it. */
+async function withService<T>(work: (env: Record<string, string>) => Promise<T>): Promise<T> {
+  const service = await startVigilServer(['--data', ':memory:', '--no-scheduler']);
+  try {
+    return await work(targetEnv(service.url, { VIGIL_RATE_LIMIT: 'off' }));
+  } finally {
+    service.child.kill('SIGTERM');
+  }
+}
 
 describe('pnpm pack:cli', () => {
   beforeAll(async () => {
@@ -105,7 +136,12 @@ describe('pnpm pack:cli', () => {
     tarball = packed.stdout.trim().split('\n').pop()!;
     project = await mkdtemp(path.join(tmpdir(), 'vigil-pack-'));
     await must('npm', ['init', '-y'], project);
-    await must('npm', ['i', '-D', tarball, 'typescript'], project);
+    // As the getting-started guide says until the package is on the registry: the tarball is
+    // committed in the user's repository and installed from there.
+    vendored = `vendor/${path.basename(tarball)}`;
+    await mkdir(path.join(project, 'vendor'));
+    await copyFile(tarball, path.join(project, vendored));
+    await must('npm', ['i', '-D', `./${vendored}`, 'typescript'], project);
   }, INSTALL_TIMEOUT);
 
   afterAll(async () => {
@@ -114,23 +150,48 @@ describe('pnpm pack:cli', () => {
 
   it('ends its output with the absolute path of the tarball it wrote', () => {
     expect(path.isAbsolute(tarball)).toBe(true);
-    expect(tarball).toMatch(/vigil-\d+\.\d+\.\d+\.tgz$/);
+    expect(tarball).toMatch(/\/vigil-mon-cli-\d+\.\d+\.\d+\.tgz$/);
     expect(existsSync(tarball)).toBe(true);
   });
 
-  it('packs a manifest with a vigil bin and only registry dependencies', async () => {
-    const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', 'vigil', 'package.json'), 'utf8'));
-    expect(manifest.name).toBe('vigil');
+  it('packs @vigil-mon/cli with a vigil bin, only registry dependencies and better-sqlite3 as an optional peer', async () => {
+    const manifest = JSON.parse(await readFile(path.join(project, 'node_modules', PACKAGE, 'package.json'), 'utf8'));
+    expect(manifest.name).toBe(PACKAGE);
     expect(manifest.bin).toEqual({ vigil: 'bin/vigil.mjs' });
     expect(manifest.private).toBeUndefined();
     const ranges = Object.values<string>(manifest.dependencies);
     expect(ranges.filter((range) => !/^[\^~]?\d/.test(range))).toEqual([]);
-    expect(Object.keys(manifest.dependencies)).toEqual(expect.arrayContaining(['better-sqlite3', 'esbuild']));
-    expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@vigil/'))).toEqual([]);
+    expect(Object.keys(manifest.dependencies)).toContain('esbuild');
+    expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@vigil/') || name === 'better-sqlite3')).toEqual([]);
+    expect(manifest.peerDependencies).toEqual({ 'better-sqlite3': '^12.4.1' });
+    expect(manifest.peerDependenciesMeta).toEqual({ 'better-sqlite3': { optional: true } });
+    // Nothing native was installed, so nothing was compiled.
+    expect(existsSync(path.join(project, 'node_modules', 'better-sqlite3'))).toBe(false);
   });
 
-  describe('a bare directory with the packed vigil installed', () => {
-    it('npx vigil init . scaffolds the project, keeping the installed vigil dependency', async () => {
+  it('installs the vendored tarball as a file: dependency whose integrity npm ci checks', async () => {
+    const manifest = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8'));
+    expect(manifest.devDependencies[PACKAGE]).toBe(`file:${vendored}`);
+    const lock = JSON.parse(await readFile(path.join(project, 'package-lock.json'), 'utf8'));
+    expect(lock.packages[`node_modules/${PACKAGE}`]).toMatchObject({ resolved: `file:${vendored}`, integrity: expect.stringMatching(/^sha512-/) });
+    // A tarball changed after the lock was written is refused, not installed.
+    const copy = await mkdtemp(path.join(tmpdir(), 'vigil-pack-ci-'));
+    try {
+      await copyFile(path.join(project, 'package.json'), path.join(copy, 'package.json'));
+      await copyFile(path.join(project, 'package-lock.json'), path.join(copy, 'package-lock.json'));
+      await mkdir(path.join(copy, 'vendor'));
+      await writeFile(path.join(copy, vendored), Buffer.concat([await readFile(tarball), Buffer.from([0])]));
+      // An empty cache, as on a CI runner: npm would otherwise take the locked content from its cache.
+      const ci = await run('npm', ['ci'], copy, { npm_config_cache: path.join(copy, '.npm-cache') });
+      expect(ci.code).not.toBe(0);
+      expect(ci.stderr).toContain('EINTEGRITY');
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  }, STEP_TIMEOUT);
+
+  describe('a bare directory with the packed package installed, without better-sqlite3', () => {
+    it('npx vigil init . scaffolds the project, keeping the installed dependency and importing @vigil-mon/cli', async () => {
       const before = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8'));
       const init = await run('npx', ['vigil', 'init', '.'], project);
       expect(init.stderr).toBe('');
@@ -139,20 +200,36 @@ describe('pnpm pack:cli', () => {
       expect(init.stdout).not.toContain('npm install');
       const after = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8'));
       expect(after.devDependencies).toEqual(before.devDependencies);
+      expect(Object.keys(after.devDependencies)).not.toContain('vigil');
       expect(after.scripts['vigil:validate']).toBe('vigil validate');
       for (const file of ['vigil.config.ts', 'checks/homepage.monitor.ts', 'tsconfig.json', '.gitignore']) {
         expect(existsSync(path.join(project, file)), file).toBe(true);
       }
+      expect(await readFile(path.join(project, 'vigil.config.ts'), 'utf8')).toContain(`from '${PACKAGE}'`);
     }, STEP_TIMEOUT);
 
-    it('npx vigil validate and npx vigil plan --local succeed', async () => {
+    it('npx vigil validate succeeds, and plan and apply work against a running service', async () => {
       const validated = await run('npx', ['vigil', 'validate'], project);
       expect(validated).toMatchObject({ code: 0, stdout: '✔ 1 resource valid\n' });
-      const planned = await run('npx', ['vigil', 'plan', '--local'], project);
-      expect(planned.stderr).toBe('');
-      expect(planned.code).toBe(0);
-      expect(planned.stdout).toContain('+ api-check.homepage');
-      expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+      await withService(async (env) => {
+        const planned = await run('npx', ['vigil', 'plan'], project, env);
+        expect(planned.stderr).toBe('');
+        expect(planned.code).toBe(0);
+        expect(planned.stdout).toContain('+ api-check.homepage');
+        expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+        const applied = await run('npx', ['vigil', 'apply', '--auto-approve'], project, env);
+        expect(applied.stderr).toBe('');
+        expect(applied.code).toBe(0);
+        expect(applied.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
+        expect(await run('npx', ['vigil', 'plan'], project, env)).toMatchObject({ code: 0, stdout: expect.stringContaining('No changes.') });
+      });
+      // That state belongs to the service just stopped; the embedded service's tests start afresh.
+      await rm(path.join(project, '.vigil', 'state.json'));
+    }, STEP_TIMEOUT);
+
+    it('the embedded local service and vigil server say how to install better-sqlite3', async () => {
+      expect(await run('npx', ['vigil', 'plan', '--local'], project)).toEqual({ code: 1, stdout: '', stderr: MISSING_SQLITE });
+      expect(await run('npx', ['vigil', 'server', '--port', '0', '--data', ':memory:'], project)).toEqual({ code: 1, stdout: '', stderr: MISSING_SQLITE });
     }, STEP_TIMEOUT);
 
     it('npx tsc --noEmit type-checks the config and monitors against the bundled declarations', async () => {
@@ -160,7 +237,7 @@ describe('pnpm pack:cli', () => {
       // The declarations themselves are sound, not merely skipped.
       expect(await run('npx', ['tsc', '--noEmit', '--skipLibCheck', 'false'], project)).toMatchObject({ code: 0, stdout: '' });
       const typo = path.join(project, 'checks', 'typo.monitor.ts');
-      await writeFile(typo, "import { ApiCheck } from 'vigil/constructs';\nnew ApiCheck('typo', { name: 42, request: { url: 'https://example.com/' } });\n");
+      await writeFile(typo, `import { ApiCheck } from '${PACKAGE}/constructs';\nnew ApiCheck('typo', { name: 42, request: { url: 'https://example.com/' } });\n`);
       try {
         const failed = await run('npx', ['tsc', '--noEmit'], project);
         expect(failed.code).not.toBe(0);
@@ -170,24 +247,24 @@ describe('pnpm pack:cli', () => {
       }
     }, STEP_TIMEOUT);
 
-    it('imports vigil/constructs and vigil from an ES module', async () => {
+    it('imports @vigil-mon/cli/constructs and @vigil-mon/cli from an ES module', async () => {
       await writeFile(
         path.join(project, 'consumer.mjs'),
         [
-          "import { ApiCheck, Frequency } from 'vigil/constructs';",
-          "import { defineConfig } from 'vigil';",
+          `import { ApiCheck, Frequency } from '${PACKAGE}/constructs';`,
+          `import { defineConfig } from '${PACKAGE}';`,
           "console.log(typeof ApiCheck, Frequency.EVERY_5M.frequency, defineConfig({ projectName: 'p', logicalId: 'p' }).logicalId);",
         ].join('\n'),
       );
       expect(await run('node', ['consumer.mjs'], project)).toMatchObject({ code: 0, stdout: 'function 5 p\n', stderr: '' });
     }, STEP_TIMEOUT);
 
-    it('requires vigil/constructs and vigil from CommonJS', async () => {
+    it('requires @vigil-mon/cli/constructs and @vigil-mon/cli from CommonJS', async () => {
       await writeFile(
         path.join(project, 'consumer.cjs'),
         [
-          "const { ApiCheck, Frequency } = require('vigil/constructs');",
-          "const { defineConfig } = require('vigil');",
+          `const { ApiCheck, Frequency } = require('${PACKAGE}/constructs');`,
+          `const { defineConfig } = require('${PACKAGE}');`,
           "console.log(typeof ApiCheck, Frequency.EVERY_5M.frequency, defineConfig({ projectName: 'p', logicalId: 'p' }).logicalId);",
           "try { new ApiCheck('x', { name: 'x', request: { url: 'https://example.com/' } }); } catch (error) { console.log(error.message.split(' can only')[0]); }",
         ].join('\n'),
@@ -195,7 +272,7 @@ describe('pnpm pack:cli', () => {
       expect(await run('node', ['consumer.cjs'], project)).toMatchObject({ code: 0, stdout: 'function 5 p\nApiCheck "x"\n', stderr: '' });
     }, STEP_TIMEOUT);
 
-    it('loads a CommonJS config and monitors, including constructs made by a required package, from a subdirectory', async () => {
+    it('loads a CommonJS project written with the pre-rename `vigil` specifiers, including constructs made by a required package, from a subdirectory', async () => {
       const legacy = path.join(project, 'legacy');
       await mkdir(path.join(legacy, 'checks'), { recursive: true });
       await writeFile(
@@ -222,11 +299,11 @@ describe('pnpm pack:cli', () => {
       await writeFile(
         path.join(library, 'index.js'),
         [
-          "const { ApiCheck } = require('vigil/constructs');",
+          `const { ApiCheck } = require('${PACKAGE}/constructs');`,
           "exports.statusCheck = (url) => new ApiCheck('shared-status', { name: 'Status page', request: { url } });",
         ].join('\n'),
       );
-      const planned = await run('npx', ['vigil', 'plan', '--local'], path.join(legacy, 'checks'));
+      const planned = await withService((env) => run('npx', ['vigil', 'plan'], path.join(legacy, 'checks'), env));
       expect(planned.stderr).toBe('');
       expect(planned.code).toBe(0);
       expect(planned.stdout).toContain('+ api-check.legacy-home');
@@ -241,8 +318,8 @@ describe('pnpm pack:cli', () => {
       });
       await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
       const { port } = target.address() as AddressInfo;
+      const checked = path.join(project, 'runner-check');
       try {
-        const checked = path.join(project, 'runner-check');
         await mkdir(checked);
         await writeFile(path.join(checked, 'vigil.config.ts'), "export default { projectName: 'runner', logicalId: 'runner', checks: { locations: ['eu-west-1'] } };\n");
         await writeFile(
@@ -259,7 +336,28 @@ describe('pnpm pack:cli', () => {
         expect(tested.stdout).toContain('api-check.local');
       } finally {
         target.close();
+        // Its monitor would otherwise join the project's own (checkMatch **/*.monitor.ts).
+        await rm(checked, { recursive: true, force: true });
       }
+    }, STEP_TIMEOUT);
+
+  });
+
+  describe('once better-sqlite3 is installed beside it', () => {
+    beforeAll(async () => {
+      // The workspace's already-built copy, linked: what is under test is that the installed CLI
+      // finds and uses the optional peer, not npm compiling it (minutes where no prebuilt binary
+      // can be downloaded, which is why the package no longer depends on it).
+      const workspaceCopy = path.dirname(createRequire(path.join(REPO_ROOT, 'packages/server/package.json')).resolve('better-sqlite3/package.json'));
+      await must('npm', ['i', '-D', '--install-links=false', workspaceCopy], project);
+    }, INSTALL_TIMEOUT);
+
+    it('npx vigil plan --local uses the embedded local service', async () => {
+      const planned = await run('npx', ['vigil', 'plan', '--local'], project);
+      expect(planned.stderr).toBe('');
+      expect(planned.code).toBe(0);
+      expect(planned.stdout).toContain('+ api-check.homepage');
+      expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
     }, STEP_TIMEOUT);
 
     it('npx vigil server starts the local monitoring service on loopback', async () => {
