@@ -37,7 +37,7 @@ async function measure(context: BenchContext): Promise<BenchFigure[]> {
     await writeFile(path.join(project, 'package.json'), '{ "name": "bench-install", "private": true }\n');
     const vendored = `./vendor/${path.basename(tarball)}`;
     await copyFile(tarball, path.join(project, vendored));
-    const env = { ...process.env, npm_config_cache: await mkdtemp(path.join(context.tmpDir, 'npm-cache-')), npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' };
+    const env: NodeJS.ProcessEnv = { ...process.env, npm_config_cache: await mkdtemp(path.join(context.tmpDir, 'npm-cache-')), npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' };
     for (const key of Object.keys(env)) if (/^npm_/i.test(key) && !/^npm_config_(cache|fund|audit|update_notifier|registry|userconfig)$/i.test(key)) delete env[key];
     const ms = await timeMs(() => run('npm', ['i', '-D', vendored, 'typescript'], { cwd: project, env, maxBuffer: 16 * 2 ** 20 }));
     sizes.push((await sizeOf(path.join(project, 'node_modules'))) / 2 ** 20);
