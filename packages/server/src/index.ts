@@ -12,3 +12,5 @@ export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-f
 export { PROVIDER_BASE_URLS } from './alerting/channels.js';
 export { parsePublicUrl } from './heartbeats/ping-urls.js';
 export type { RequestLogEntry } from './http/request-log.js';
+export type { CheckFailedEvent } from './scheduler/index.js';
+export type { DeliveryEvent } from './alerting/outbox.js';

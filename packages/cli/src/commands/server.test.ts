@@ -8,7 +8,8 @@ import { serviceDenyNetworks } from './server.js';
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/vigil.mjs');
 
 function startCli(args: string[]): { child: ChildProcessWithoutNullStreams; url: Promise<string>; exit: Promise<number | null> } {
-  const child = spawn(process.execPath, [bin, 'server', ...args], { stdio: 'pipe' });
+  // Nothing on disk: the default data directory is relative to where the tests run.
+  const child = spawn(process.execPath, [bin, 'server', '--data', ':memory:', ...args], { stdio: 'pipe' });
   let stdout = '';
   const url = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

@@ -2,9 +2,10 @@
  * `vigil server`: runs the reference monitoring service in the foreground until SIGINT/SIGTERM.
  */
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CliError, usageError } from '../errors.js';
 import { loadServer } from '../server-module.js';
+import { LOG_FORMATS, serverLog, type LogFormat } from '../server-log.js';
 
 /**
  * A fixed port and a data directory on disk by default: clients and state find the same service
@@ -29,6 +30,7 @@ interface ServerFlags {
   smtp?: string;
   providerUrl?: string[];
   publicUrl?: string;
+  logFormat: LogFormat;
 }
 
 const FAULTS_HELP = `
@@ -112,6 +114,11 @@ export function registerServer(program: Command): void {
     .option('--smtp <url>', 'SMTP server for e-mail alert channels, smtp://[user:pass@]host:port or smtps://… (without it e-mail alerts are recorded UNDELIVERABLE)')
     .option('--provider-url <name=url>', 'base URL of an alert provider instead of its public one: pagerduty, opsgenie or opsgenie-eu (repeatable)', collect)
     .option('--public-url <url>', "URL clients reach this service at, when not http://127.0.0.1:PORT (e.g. behind a reverse proxy): the base of heartbeat monitors' pingUrl")
+    .addOption(
+      new Option('--log-format <format>', 'stderr lines (failed checks, alerts sent, failed deliveries): text, or json (one JSON object per line)')
+        .choices([...LOG_FORMATS])
+        .default('text'),
+    )
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -175,6 +182,9 @@ export function registerServer(program: Command): void {
         }
       }
 
+      const log = serverLog(flags.logFormat);
+      // The scheduler's own failures, already worded `vigil server: …` for the text log.
+      const serviceLine = (line: string) => (flags.logFormat === 'json' ? log.notice('service-error', 'error', line.replace(/^vigil server: /, '')) : process.stderr.write(`${line}\n`));
       // Listen for signals before announcing the port: a supervisor may signal as soon as it reads it.
       const signalled = new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
@@ -192,7 +202,13 @@ export function registerServer(program: Command): void {
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
           ...(publicUrl !== undefined ? { publicUrl } : {}),
           scheduler: flags.scheduler
-            ? { retentionDays: parseRetention(flags.retention), denyNetworks, alerting: { ...(flags.smtp !== undefined ? { smtpUrl: flags.smtp } : {}), providerUrls } }
+            ? {
+                retentionDays: parseRetention(flags.retention),
+                denyNetworks,
+                alerting: { ...(flags.smtp !== undefined ? { smtpUrl: flags.smtp } : {}), providerUrls, onDelivery: (event) => log.delivery(event) },
+                onCheckFailed: (event) => log.checkFailed(event),
+                log: serviceLine,
+              }
             : false,
         });
       } catch (error) {
@@ -203,11 +219,13 @@ export function registerServer(program: Command): void {
       }
       // Once, in plain words, before the service announces itself: an operator must know how far
       // user code is contained on this machine.
-      if (flags.scheduler) process.stderr.write(`vigil server: sandbox: ${runner.describeSandbox()}\n`);
+      if (flags.scheduler) log.notice('sandbox', 'info', `sandbox: ${runner.describeSandbox()}`);
       process.stdout.write(`listening on ${running.url}\n`);
 
       const signal = await signalled;
-      process.stderr.write(`${signal}: finishing in-flight requests and closing the database\n`);
+      const stopping = `${signal}: finishing in-flight requests and closing the database`;
+      if (flags.logFormat === 'json') log.notice('stopping', 'info', stopping);
+      else process.stderr.write(`${stopping}\n`);
       await running.close();
     });
 }

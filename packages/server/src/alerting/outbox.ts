@@ -13,6 +13,7 @@ import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner
 import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/index.js';
 import { sendToChannel, type AlertContext, type SendOutcome } from './channels.js';
+import { maskChannel } from './masking.js';
 
 export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'UNDELIVERABLE';
 
@@ -59,6 +60,23 @@ export interface OutboxOptions {
   /** `signal` aborts when a stopping service gives up waiting for the delivery. */
   send?: (type: string, config: Record<string, unknown>, context: AlertContext, signal: AbortSignal) => Promise<SendOutcome>;
   log?: (line: string) => void;
+  /** Told how each delivery attempt ended, for the service's log. */
+  onDelivery?: (event: DeliveryEvent) => void;
+}
+
+/** One delivery attempt's end: sent, to be retried, or given up on. */
+export interface DeliveryEvent {
+  accountId: string;
+  notificationId: string;
+  checkId: string;
+  checkName: string;
+  alertType: string;
+  channelId: number;
+  channelType: string;
+  outcome: 'sent' | 'retrying' | 'failed' | 'undeliverable';
+  attempts: number;
+  /** Why it did not go out, with the channel's credentials masked (it may quote the channel's URL). */
+  error?: string;
 }
 
 /** Queues notifications; call inside the transaction that causes them. */
@@ -97,6 +115,7 @@ export class Outbox implements NotificationQueue {
   readonly #pollMs: number;
   readonly #now: () => number;
   readonly #send: NonNullable<OutboxOptions['send']>;
+  readonly #onDelivery: OutboxOptions['onDelivery'];
   readonly #inFlight = new Map<string, Promise<void>>();
   /** Aborts the deliveries in flight when a stop gives up waiting for them. */
   readonly #abandon = new AbortController();
@@ -119,6 +138,7 @@ export class Outbox implements NotificationQueue {
     this.#maxBackoffMs = options.maxBackoffMs ?? 5 * 60_000;
     this.#pollMs = options.pollMs ?? 500;
     this.#now = options.now ?? Date.now;
+    this.#onDelivery = options.onDelivery;
     const timeoutMs = options.timeoutMs ?? 10_000;
     const policy = parseNetworkPolicy(options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS);
     this.#send = options.send ?? ((type, config, context, signal) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl, providerUrls: options.providerUrls, policy, signal }));
@@ -193,6 +213,8 @@ export class Outbox implements NotificationQueue {
   async #attempt(row: NotificationRow): Promise<void> {
     const doc = JSON.parse(row.doc) as NotificationDoc;
     const attempts = row.attempts + 1;
+    const told = (outcome: DeliveryEvent['outcome'], error?: string) =>
+      this.#tell(row, doc, { outcome, attempts, ...(error === undefined ? {} : { error: maskChannel(doc.alertConfig).redact(error) ?? error }) });
     let outcome: SendOutcome;
     try {
       outcome = await this.#send(row.channel_type, doc.alertConfig, doc.context, this.#abandon.signal);
@@ -201,15 +223,37 @@ export class Outbox implements NotificationQueue {
       const message = errorMessage(error);
       if (attempts >= this.#maxAttempts) {
         this.#settle.run('FAILED', attempts, this.#now(), message, null, row.id);
+        told('failed', message);
       } else {
         const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (attempts - 1));
         this.#retry.run(attempts, this.#now() + delay, message, row.id);
+        told('retrying', message);
       }
       return;
     }
     if (this.#abandon.signal.aborted) return;
     if (outcome.kind === 'sent') this.#settle.run('SENT', attempts, this.#now(), null, outcome.result, row.id);
     else this.#settle.run(outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, this.#now(), outcome.reason, null, row.id);
+    if (outcome.kind === 'sent') told('sent');
+    else told(outcome.kind, outcome.reason);
+  }
+
+  /** A listener's failure must not leave a delivery unsettled: it is already recorded. */
+  #tell(row: NotificationRow, doc: NotificationDoc, end: Pick<DeliveryEvent, 'outcome' | 'attempts' | 'error'>): void {
+    try {
+      this.#onDelivery?.({
+        accountId: row.account_id,
+        notificationId: row.id,
+        checkId: row.check_id,
+        checkName: doc.context.checkName,
+        alertType: row.alert_type,
+        channelId: row.alert_channel_id,
+        channelType: row.channel_type,
+        ...end,
+      });
+    } catch (error) {
+      process.stderr.write(`vigil server: logging a delivery failed: ${String((error as Error)?.stack ?? error)}\n`);
+    }
   }
 }
 

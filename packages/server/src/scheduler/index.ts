@@ -3,7 +3,7 @@
  * → results on the read side. `vigil server` turns it on; the embedded service of plan/apply and
  * the tests that only exercise the API leave it off.
  */
-import { createRunner, DEFAULT_SERVICE_DENY_NETWORKS, type Runner } from '@vigil/runner';
+import { createRunner, DEFAULT_SERVICE_DENY_NETWORKS, type Runner, type RunResult } from '@vigil/runner';
 import { Alerting, type AlertingOptions } from '../alerting/index.js';
 import { HeartbeatWatch } from '../heartbeats/watch.js';
 import type { Store } from '../store/index.js';
@@ -41,6 +41,16 @@ export interface SchedulingOptions {
   alerting?: AlertingOptions;
   /** Where a run that failed inside the service (not a failing check) is reported; default stderr. */
   log?: (line: string) => void;
+  /** Told each stored FINAL result of a check that failed (for the service's log). */
+  onCheckFailed?: (event: CheckFailedEvent) => void;
+}
+
+export interface CheckFailedEvent {
+  accountId: string;
+  checkId: string;
+  checkName: string;
+  location: string;
+  result: RunResult;
 }
 
 export interface Scheduling {
@@ -60,7 +70,21 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   let scheduler: Scheduler | undefined;
   const alerting = new Alerting(store, { denyNetworks: options.denyNetworks, ...options.alerting });
   alerting.start();
-  const execute = executeRuns({ store, runner, alerting, onStored: (job) => scheduler?.finished(job.slot) });
+  const execute = executeRuns({
+    store,
+    runner,
+    alerting,
+    onStored: (job, final) => {
+      scheduler?.finished(job.slot);
+      if (!final.hasFailures && !final.hasErrors) return;
+      const { accountId, checkId, location } = job.slot;
+      try {
+        options.onCheckFailed?.({ accountId, checkId, checkName: String(job.check.name ?? ''), location, result: final });
+      } catch (error) {
+        log(`vigil server: logging a failed run failed: ${String((error as Error)?.stack ?? error)}`);
+      }
+    },
+  });
   const queue = new InProcessRunQueue(execute, {
     concurrency: options.concurrency ?? 50,
     ...(options.reservedRuns !== undefined ? { reserve: options.reservedRuns } : {}),
