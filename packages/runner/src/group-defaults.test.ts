@@ -39,6 +39,14 @@ describe('applyGroupDefaults', () => {
     expect(applyGroupDefaults({ checkType: 'MULTI_STEP', localSetupScript: 'mine' }, group)).toMatchObject({ localSetupScript: 'mine', localTearDownScript: 'group-teardown' });
   });
 
+  it("applies the group's retry strategy instead of the check's, unless the group says FALLBACK", () => {
+    const check = { checkType: 'API', retryStrategy: { type: 'FIXED', maxRetries: 2 }, doubleCheck: true };
+    const linear = { type: 'LINEAR', maxRetries: 3 };
+    expect(applyGroupDefaults(check, { retryStrategy: linear })).toMatchObject({ retryStrategy: linear, doubleCheck: true });
+    expect(applyGroupDefaults(check, { retryStrategy: null })).toMatchObject({ retryStrategy: null, doubleCheck: false });
+    expect(applyGroupDefaults(check, { retryStrategy: 'FALLBACK' })).toMatchObject({ retryStrategy: { type: 'FIXED', maxRetries: 2 }, doubleCheck: true });
+  });
+
   it('does not change its inputs', () => {
     const check = apiCheck({ headers: [] });
     const group: GroupRunDefaults = { apiCheckDefaults: { headers: [{ key: 'a', value: 'b' }] } };

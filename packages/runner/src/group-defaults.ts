@@ -13,6 +13,9 @@
  * - The group's setup/teardown script runs when the check has none of its own.
  * - Variables: the check's win over the group's (the caller puts config and command-line ones
  *   around these; see `RunContext.variables`).
+ * - A group's retry strategy replaces its checks' own, unless it is `FALLBACK` ("let each check
+ *   decide"); a group with none (`null`) retries none of them. Checks do not copy the group's
+ *   strategy into their own payloads (as in Checkly), so it applies here.
  */
 import { interpolate } from './variables.js';
 
@@ -39,6 +42,7 @@ export interface GroupRunDefaults {
   environmentVariables?: VariableLike[] | null;
   localSetupScript?: string | null;
   localTearDownScript?: string | null;
+  retryStrategy?: unknown;
 }
 
 /** The variable that carries the group's base URL, as on the real service. */
@@ -61,6 +65,11 @@ export function applyGroupDefaults(check: Record<string, unknown>, group: GroupR
     const ownAuth = request.basicAuth as { username?: string } | null | undefined;
     if ((!ownAuth || !ownAuth.username) && defaults.basicAuth?.username) request.basicAuth = { ...defaults.basicAuth };
     merged.request = request;
+  }
+  if (group.retryStrategy !== undefined && group.retryStrategy !== 'FALLBACK') {
+    merged.retryStrategy = group.retryStrategy;
+    // The service's doubleCheck default would still retry once after the group's "none".
+    if (group.retryStrategy === null) merged.doubleCheck = false;
   }
   if (!check.localSetupScript && group.localSetupScript) merged.localSetupScript = group.localSetupScript;
   if (!check.localTearDownScript && group.localTearDownScript) merged.localTearDownScript = group.localTearDownScript;
