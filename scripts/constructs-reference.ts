@@ -39,6 +39,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'DnsMonitor', 'DnsMonitorProps', 'DnsRequest',
       'SslMonitor', 'SslMonitorProps', 'SslRequest', 'SslConfig',
       'IcmpMonitor', 'IcmpMonitorProps', 'IcmpRequest',
+      'TracerouteMonitor', 'TracerouteMonitorProps', 'TracerouteRequest',
       'HeartbeatMonitor', 'HeartbeatCheck', 'HeartbeatMonitorProps', 'HeartbeatCheckProps',
     ],
   },
@@ -99,6 +100,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'DnsAssertionBuilder', 'DnsGeneralAssertionBuilder', 'DnsNumericAssertionBuilder', 'DnsAssertion',
       'SslAssertionBuilder', 'SslPropertyAssertionBuilder', 'TlsVersion', 'SslAssertion',
       'IcmpAssertionBuilder', 'IcmpAssertionValueBuilder', 'IcmpAssertion', 'IcmpLatencyProperty',
+      'TracerouteAssertionBuilder', 'TracerouteResponseTimeAssertionBuilder', 'TracerouteNumericAssertionBuilder', 'TracerouteAssertion', 'TracerouteResponseTimeProperty',
     ],
   },
   {

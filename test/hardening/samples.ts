@@ -49,6 +49,8 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'checks.updateSsl': { name: 'Fuzz SSL 2', request: { sslConfig: { hostname: 'example.com', port: 8443 } } },
   'checks.createIcmp': { name: 'Fuzz ICMP', frequency: 5, request: { hostname: 'example.com', pingCount: 3, assertions: [{ source: 'LATENCY', property: 'avg', comparison: 'LESS_THAN', target: '200' }] } },
   'checks.updateIcmp': { name: 'Fuzz ICMP 2', request: { hostname: 'example.org' } },
+  'checks.createTraceroute': { name: 'Fuzz traceroute', frequency: 10, request: { url: 'example.com', protocol: 'UDP', maxHops: 20, assertions: [{ source: 'HOP_COUNT', comparison: 'LESS_THAN', target: '20' }] } },
+  'checks.updateTraceroute': { name: 'Fuzz traceroute 2', request: { url: 'example.org' } },
   'checks.createBrowser': { name: 'Fuzz browser', frequency: 10, script: "import { test } from '@playwright/test';\ntest('home', async ({ page }) => {});\n" },
   'checks.updateBrowser': { name: 'Fuzz browser 2', sslCheckDomain: 'example.com' },
   'checks.createPlaywright': {

@@ -26,6 +26,10 @@ export { AgenticCheck, type AgenticCheckProps } from './agentic-check.js';
 export { SslMonitor, type SslMonitorProps, type SslRequest, type SslConfig } from './ssl-monitor.js';
 export { SslAssertionBuilder, SslPropertyAssertionBuilder, TlsVersion, type SslAssertion } from './ssl-assertion.js';
 export { IcmpMonitor, IcmpAssertionBuilder, IcmpAssertionValueBuilder, type IcmpMonitorProps, type IcmpRequest, type IcmpAssertion, type IcmpLatencyProperty } from './icmp-monitor.js';
+export {
+  TracerouteMonitor, TracerouteAssertionBuilder, TracerouteNumericAssertionBuilder, TracerouteResponseTimeAssertionBuilder,
+  type TracerouteMonitorProps, type TracerouteRequest, type TracerouteAssertion, type TracerouteResponseTimeProperty,
+} from './traceroute-monitor.js';
 export { TcpMonitor, TcpCheck, type TcpMonitorProps, type TcpCheckProps, type TcpRequest } from './tcp-monitor.js';
 export { TcpAssertionBuilder, TcpGeneralAssertionBuilder, TcpNumericAssertionBuilder, type TcpAssertion } from './tcp-assertion.js';
 export { UrlMonitor, type UrlMonitorProps, type UrlRequest } from './url-monitor.js';

@@ -31,6 +31,7 @@ export const RESOURCE_KINDS = [
   'url-monitor',
   'ssl-monitor',
   'icmp-monitor',
+  'traceroute-monitor',
 ] as const;
 
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];

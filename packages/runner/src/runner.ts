@@ -181,6 +181,7 @@ function toResult(
     ...(tried.dnsCheckResult ? { dnsCheckResult: tried.dnsCheckResult } : {}),
     ...(tried.sslCheckResult ? { sslCheckResult: tried.sslCheckResult } : {}),
     ...(tried.icmpCheckResult ? { icmpCheckResult: tried.icmpCheckResult } : {}),
+    ...(tried.tracerouteCheckResult ? { tracerouteCheckResult: tried.tracerouteCheckResult } : {}),
     checkRunId: 0,
     attempts,
     resultType,

@@ -171,6 +171,8 @@ export interface TryResult {
   sslCheckResult?: Record<string, unknown> | null;
   /** ICMP monitors' result (packets, loss, round-trip statistics, assertions, how it pinged); absent for other types. */
   icmpCheckResult?: Record<string, unknown> | null;
+  /** Traceroute monitors' result (hops, whether the host was reached, the final hop's latency, assertions); absent for other types. */
+  tracerouteCheckResult?: Record<string, unknown> | null;
   /** Set when hasFailures or hasErrors. */
   failure: { kind: FailureKind; message: string } | null;
   /** When the target's TLS certificate expires (ISO 8601); only https API checks have one. */

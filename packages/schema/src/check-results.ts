@@ -67,7 +67,7 @@ export type ApiCheckResult = z.infer<typeof ApiCheckResult>;
  * The result fields of monitors that each hold one type's details with an `assertions` list, so the
  * service bounds, groups errors of and shrinks them alike without naming each type.
  */
-export const MONITOR_RESULT_FIELDS = ['dnsCheckResult', 'sslCheckResult', 'icmpCheckResult'] as const;
+export const MONITOR_RESULT_FIELDS = ['dnsCheckResult', 'sslCheckResult', 'icmpCheckResult', 'tracerouteCheckResult'] as const;
 
 export const CheckResult = z.object({
   id: z.string(),
@@ -91,6 +91,8 @@ export const CheckResult = z.object({
   sslCheckResult: Json.nullable().optional(),
   /** An ICMP monitor's packets, loss, round-trip statistics, assertions and how it pinged (extension). */
   icmpCheckResult: Json.nullable().optional(),
+  /** A traceroute monitor's hops, final-hop latency and assertions (the real document's `CheckResultTraceroute`). */
+  tracerouteCheckResult: Json.nullable().optional(),
   checkRunId: z.number(),
   attempts: z.number(),
   resultType: ResultType.exclude(['ALL']),

@@ -40,6 +40,7 @@ import { PlaywrightCheck, PlaywrightCheckCreate, PlaywrightCheckUpdate } from '.
 import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
 import { SslCheck, SslCheckCreate, SslCheckUpdate } from './ssl-checks.js';
 import { IcmpCheck, IcmpCheckCreate, IcmpCheckUpdate } from './icmp-checks.js';
+import { TracerouteCheck, TracerouteCheckCreate, TracerouteCheckUpdate } from './traceroute-checks.js';
 import { TcpCheck, TcpCheckCreate, TcpCheckUpdate } from './tcp-checks.js';
 import { UrlCheck, UrlCheckCreate, UrlCheckUpdate } from './url-checks.js';
 import { HeartbeatCheck, HeartbeatCheckCreate, HeartbeatCheckUpdate } from './heartbeat-checks.js';
@@ -147,6 +148,10 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/icmp', query: AutoAssignQuery, body: IcmpCheckCreate, response: IcmpCheck, status: 201,
     summary: 'Create an ICMP monitor',
   },
+  'checks.createTraceroute': {
+    method: 'POST', path: '/v1/checks/traceroute', query: AutoAssignQuery, body: TracerouteCheckCreate, response: TracerouteCheck, status: 201,
+    summary: 'Create a traceroute monitor (extension)',
+  },
   'checks.create': {
     method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
     summary: 'Create a check of any type',
@@ -170,6 +175,10 @@ export const ENDPOINTS = {
   'checks.updateIcmp': {
     method: 'PUT', path: '/v1/checks/icmp/{id}', params: StringIdParams, query: AutoAssignQuery, body: IcmpCheckUpdate,
     response: IcmpCheck, status: 200, summary: 'Update an ICMP monitor (merge)',
+  },
+  'checks.updateTraceroute': {
+    method: 'PUT', path: '/v1/checks/traceroute/{id}', params: StringIdParams, query: AutoAssignQuery, body: TracerouteCheckUpdate,
+    response: TracerouteCheck, status: 200, summary: 'Update a traceroute monitor (merge, extension)',
   },
   'checks.updateBrowser': {
     method: 'PUT', path: '/v1/checks/browser/{id}', params: StringIdParams, query: AutoAssignQuery, body: BrowserCheckUpdate,

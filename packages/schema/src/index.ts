@@ -14,6 +14,7 @@ export * from './playwright-checks.js';
 export * from './dns-checks.js';
 export * from './ssl-checks.js';
 export * from './icmp-checks.js';
+export * from './traceroute-checks.js';
 export * from './tcp-checks.js';
 export * from './url-checks.js';
 export * from './check-groups.js';

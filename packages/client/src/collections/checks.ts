@@ -25,6 +25,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createSsl', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createIcmp: (body: EndpointBody<'checks.createIcmp'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createIcmp', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createTraceroute: (body: EndpointBody<'checks.createTraceroute'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createTraceroute', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createHeartbeat: (body: EndpointBody<'checks.createHeartbeat'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createHeartbeat', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createBrowser: (body: EndpointBody<'checks.createBrowser'>, options: CreateOptions & WriteOptions = {}) =>
@@ -49,6 +51,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateSsl', { params: { id }, body, query: autoAssignQuery(options) }),
     updateIcmp: (id: string, body: EndpointBody<'checks.updateIcmp'>, options: WriteOptions = {}) =>
       caller.call('checks.updateIcmp', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateTraceroute: (id: string, body: EndpointBody<'checks.updateTraceroute'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateTraceroute', { params: { id }, body, query: autoAssignQuery(options) }),
     updateHeartbeat: (id: string, body: EndpointBody<'checks.updateHeartbeat'>, options: WriteOptions = {}) =>
       caller.call('checks.updateHeartbeat', { params: { id }, body, query: autoAssignQuery(options) }),
     updateBrowser: (id: string, body: EndpointBody<'checks.updateBrowser'>, options: WriteOptions = {}) =>

@@ -9,6 +9,7 @@ import { tcpMonitorAdapter } from './tcp-monitor.js';
 import { urlMonitorAdapter } from './url-monitor.js';
 import { sslMonitorAdapter } from './ssl-monitor.js';
 import { icmpMonitorAdapter } from './icmp-monitor.js';
+import { tracerouteMonitorAdapter } from './traceroute-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
@@ -33,6 +34,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'url-monitor': urlMonitorAdapter,
   'ssl-monitor': sslMonitorAdapter,
   'icmp-monitor': icmpMonitorAdapter,
+  'traceroute-monitor': tracerouteMonitorAdapter,
 };
 
 export function adapterFor(kind: ResourceKind): KindAdapter {

@@ -43,7 +43,7 @@ async function runIcmpMonitor(check: WireCheck, context: ExecutorContext): Promi
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
 
-  const address = await resolve(hostname, family, context.options.networkPolicy);
+  const address = await resolveThroughPolicy(hostname, family, context.options.networkPolicy);
   if ('error' in address) return failed(startedAt, elapsed(), 'NETWORK_ERROR', address.error, { request, method: null, response: null, assertions: [] }, context);
   const method = pingMethod();
   let report: PingReport;
@@ -114,7 +114,8 @@ export function pingMethod(): string {
   return process.getuid?.() === 0 ? 'system ping (iputils), raw ICMP socket (running as root)' : 'system ping (iputils), raw ICMP socket (ping needs CAP_NET_RAW or setuid)';
 }
 
-async function resolve(hostname: string, family: 4 | 6, policy: NetworkPolicy): Promise<{ ip: string } | { error: string }> {
+/** The address to send probes to, resolved here so the system tools never resolve (or reach) a name the policy denies. */
+export async function resolveThroughPolicy(hostname: string, family: 4 | 6, policy: NetworkPolicy): Promise<{ ip: string } | { error: string }> {
   const literal = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   if (net.isIP(literal) !== 0) {
     const refusal = policy.refusal(literal);

@@ -25,6 +25,7 @@ export const CHECK_VARIANTS = [
   { checkType: 'URL', label: 'URL monitor', create: 'checks.createUrl', update: 'checks.updateUrl' },
   { checkType: 'SSL', label: 'SSL monitor', create: 'checks.createSsl', update: 'checks.updateSsl' },
   { checkType: 'ICMP', label: 'ICMP monitor', create: 'checks.createIcmp', update: 'checks.updateIcmp' },
+  { checkType: 'TRACEROUTE', label: 'Traceroute monitor', create: 'checks.createTraceroute', update: 'checks.updateTraceroute' },
 ] as const satisfies readonly CheckVariantRow[];
 
 /** A typed call's row, or `generic` for `POST /v1/checks` / `PUT /v1/checks/{id}`, which take any type. */
