@@ -303,11 +303,18 @@ export const Check = z.object({
 });
 export type Check = z.infer<typeof Check>;
 
+export const CHECK_LIST_STATUSES = ['passing', 'failing', 'degraded'] as const;
+
 /** Query of `GET /v1/checks` (extension): paging plus `tag` (repeatable) and `checkType`. */
 export const ChecksListQuery = PageQuery.extend({
   tag: queryList(z.string()).optional(),
   checkType: CheckType.optional(),
   /** Case-insensitive part of the check's name (real API). */
   search: z.string().optional(),
+  /** The checks whose last run was passing, failing (failures or errors) or degraded (real API); a check that never ran has none. */
+  status: z.enum(CHECK_LIST_STATUSES).optional(),
+  /** A part of an API check's URL, e.g. a domain (case-insensitive); only API checks are listed (real API). */
+  apiCheckUrlFilterPattern: z.string().min(1).optional(),
 });
 export type ChecksListQuery = z.infer<typeof ChecksListQuery>;
+export type CheckListStatus = (typeof CHECK_LIST_STATUSES)[number];

@@ -151,13 +151,25 @@ export function deleteCheck(store: Store, accountId: string, id: string): void {
 const ALL_TAGS_PRESENT = "NOT EXISTS (SELECT 1 FROM json_each(?) AS wanted WHERE wanted.value NOT IN (SELECT value FROM json_each(doc, '$.tags')))";
 
 /** List filters of `GET /v1/checks`: every given tag must be present; `checkType` matches exactly. */
-export function checkFilters(query: { tag?: string | string[] | undefined; checkType?: string | undefined; search?: string | undefined }): Filter[] {
+/**
+ * The SQL filters of `GET /v1/checks`. `statusIds` are the ids of the checks with the asked
+ * `status` (from the check statuses, readside/statuses.ts): passed as a value, not a join, so the
+ * collection's cached page positions follow the statuses instead of outliving them.
+ */
+export function checkFilters(
+  query: { tag?: string | string[] | undefined; checkType?: string | undefined; search?: string | undefined; apiCheckUrlFilterPattern?: string | undefined },
+  statusIds?: readonly string[],
+): Filter[] {
   const filters: Filter[] = [];
   const tags = query.tag === undefined ? [] : Array.isArray(query.tag) ? query.tag : [query.tag];
   if (tags.length > 0) filters.push({ sql: ALL_TAGS_PRESENT, values: [JSON.stringify(tags)] });
   if (query.checkType !== undefined) filters.push({ sql: 'check_type = ?', values: [query.checkType] });
   // instr, not LIKE: `%` and `_` in a search are plain characters.
   if (query.search) filters.push({ sql: "instr(lower(json_extract(doc, '$.name')), lower(?)) > 0", values: [query.search] });
+  if (query.apiCheckUrlFilterPattern) {
+    filters.push({ sql: "check_type = 'API' AND instr(lower(json_extract(doc, '$.request.url')), lower(?)) > 0", values: [query.apiCheckUrlFilterPattern] });
+  }
+  if (statusIds !== undefined) filters.push({ sql: 'id IN (SELECT value FROM json_each(?))', values: [JSON.stringify(statusIds)] });
   return filters;
 }
 

@@ -87,6 +87,17 @@ export class StatusStore {
     return (this.#list.all(accountId) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as CheckStatus);
   }
 
+  /** The ids of the account's checks whose last run was passing, failing (failures or errors) or degraded. */
+  idsWith(accountId: string, wanted: 'passing' | 'failing' | 'degraded'): string[] {
+    return this.list(accountId)
+      .filter((status) => {
+        const failing = status.hasFailures || status.hasErrors;
+        const state = failing ? 'failing' : status.isDegraded ? 'degraded' : 'passing';
+        return state === wanted;
+      })
+      .map((status) => status.checkId);
+  }
+
   get(accountId: string, checkId: string): CheckStatus | undefined {
     const row = this.#one.get(accountId, checkId) as { doc: string } | undefined;
     return row ? (JSON.parse(row.doc) as CheckStatus) : undefined;

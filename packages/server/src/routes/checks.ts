@@ -4,6 +4,7 @@ import type { Hono } from 'hono';
 import { CHECK_VARIANTS, type CheckVariant } from '../domain/check-variants.js';
 import { checkFilters, createCheck, deleteCheck, getCheck, presentCheck, presentCheckPage, updateCheck } from '../domain/checks.js';
 import type { AppEnv } from '../http/types.js';
+import { statusesOf } from '../readside/statuses.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
@@ -22,9 +23,11 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   }
   writes('generic', { create: ENDPOINTS['checks.create'], update: ENDPOINTS['checks.update'] });
 
-  ctx.route(ENDPOINTS['checks.list'], ({ account, query }) =>
-    presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query) }, ctx.publicUrl()),
-  );
+  const statuses = statusesOf(store);
+  ctx.route(ENDPOINTS['checks.list'], ({ account, query }) => {
+    const statusIds = query.status === undefined ? undefined : statuses.idsWith(account.id, query.status);
+    return presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query, statusIds) }, ctx.publicUrl());
+  });
   ctx.route(ENDPOINTS['checks.get'], ({ account, params }) => presentCheck(store, account.id, getCheck(store, account.id, params.id), ctx.publicUrl()));
   ctx.route(ENDPOINTS['checks.delete'], ({ account, params }) => deleteCheck(store, account.id, params.id));
 }

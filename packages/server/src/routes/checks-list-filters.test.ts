@@ -1,0 +1,68 @@
+/** `GET /v1/checks?status=…` and `?apiCheckUrlFilterPattern=…`, as the real document has them. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusesOf } from '../readside/statuses.js';
+import { Store } from '../store/index.js';
+import { TEST_ACCOUNT, startTestServer, type TestApi } from '../test-support.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'vigil-checks-filters-'));
+
+beforeAll(async () => {
+  const databaseFile = path.join(dir, 'vigil.db');
+  const store = new Store({ file: databaseFile });
+  const statuses = statusesOf(store);
+  const check = (name: string, extra: Record<string, unknown>, last?: { hasFailures: boolean; hasErrors?: boolean; isDegraded?: boolean }) => {
+    const doc = store.checks.insert(TEST_ACCOUNT, (id) => ({ id, name, activated: true, muted: false, frequency: 10, created_at: '2026-01-05T09:00:00.000Z', updated_at: null, ...extra }));
+    if (last) {
+      statuses.record(TEST_ACCOUNT, {
+        name, checkId: String(doc.id), hasFailures: last.hasFailures, hasErrors: last.hasErrors ?? false, isDegraded: last.isDegraded ?? false,
+        responseTime: 10, runLocation: 'eu-west-1', checkRunId: 1, stoppedAt: '2026-01-05T10:00:00.000Z',
+      });
+    }
+  };
+  const apiCheck = (url: string) => ({ checkType: 'API', request: { method: 'GET', url } });
+  check('Shop API', apiCheck('https://shop.Example.com/health'), { hasFailures: false });
+  check('Shop checkout', apiCheck('https://shop.example.com/checkout'), { hasFailures: true });
+  check('Blog', apiCheck('https://blog.example.org/'), { hasFailures: false, isDegraded: true });
+  check('Broken script', apiCheck('https://api.example.net/'), { hasFailures: false, hasErrors: true });
+  check('Shop page', { checkType: 'URL', request: { url: 'https://shop.example.com/' } }, { hasFailures: false });
+  check('Never ran', apiCheck('https://shop.example.com/new'));
+  store.close();
+  apiRef = await startTestServer({ databaseFile });
+});
+let apiRef: TestApi;
+afterAll(async () => {
+  await apiRef?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const names = async (query: string) => {
+  const reply = await apiRef.get(`/v1/checks?limit=100&${query}`);
+  expect(reply.status).toBe(200);
+  return (reply.body as Array<{ name: string }>).map((check) => check.name);
+};
+
+describe('GET /v1/checks filters', () => {
+  it.each([
+    ['status=failing', ['Shop checkout', 'Broken script']],
+    ['status=degraded', ['Blog']],
+    ['status=passing', ['Shop API', 'Shop page']],
+    ['apiCheckUrlFilterPattern=shop.example.com', ['Shop API', 'Shop checkout', 'Never ran']],
+    ['apiCheckUrlFilterPattern=shop.example.com&status=passing', ['Shop API']],
+  ])('%s', async (query, expected) => {
+    expect(await names(query)).toEqual(expected);
+  });
+
+  it('counts only the matching checks in content-range', async () => {
+    const reply = await apiRef.get('/v1/checks?status=failing');
+    expect(reply.headers.get('content-range')).toBe('0-1/2');
+  });
+
+  it('refuses an unknown status, naming it', async () => {
+    const reply = await apiRef.get('/v1/checks?status=broken');
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({ message: '"status" must be one of [passing, failing, degraded]', validation: { source: 'query', keys: ['status'] } });
+  });
+});
