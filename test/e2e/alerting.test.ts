@@ -149,9 +149,10 @@ describe('vigil server alerts through a webhook channel', () => {
       expect(headers['x-vigil-notification-id']).toMatch(/^[0-9a-f-]{36}$/);
     }
 
-    const reply = await fetch(`${started.url}/v1/alert-notifications`, { headers: { authorization: `Bearer ${API_KEY}` } });
+    const reply = await fetch(`${started.url}/v1/alert-notifications?limit=100`, { headers: { authorization: `Bearer ${API_KEY}` } });
     expect(reply.status).toBe(200);
-    const listed = (await reply.json()) as Array<Record<string, unknown>>;
+    // Newest first, as the real API lists them; read oldest first below.
+    const listed = ((await reply.json()) as Array<Record<string, unknown>>).reverse();
     const urlOf = (notification: Record<string, unknown>) => String((notification.alertConfig as { url?: unknown }).url);
     const webhooks = listed.filter((notification) => notification.type === 'WEBHOOK' && urlOf(notification).endsWith('/alerts'));
     expect(webhooks.map((notification) => [notification.alertType, notification.delivery, notification.status, notification.attempts])).toEqual([

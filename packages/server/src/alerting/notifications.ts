@@ -1,6 +1,7 @@
 /**
  * The read side of the outbox: `GET /v1/alert-notifications` rows of one account, in a time window
- * (on when the alert happened), oldest first (ties by insertion), as the real API's shape. E-mails
+ * (on when the alert happened), newest first (ties: the later written first) as the real API lists
+ * them, so the first page is what just happened. E-mails
  * to status-page subscribers share the outbox but are no alert channel's notifications: not listed.
  */
 import type { AlertNotification } from '@vigil/schema';
@@ -27,7 +28,7 @@ export class NotificationLog {
     store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
     this.#inWindow = store.db.prepare(
       `SELECT * FROM alert_notifications WHERE account_id = ? AND created_ms >= ? AND created_ms < ?
-       AND (? IS NULL OR alert_channel_id = ?) AND channel_type <> '${SUBSCRIBER_DELIVERY}' ORDER BY created_ms, seq`,
+       AND (? IS NULL OR alert_channel_id = ?) AND channel_type <> '${SUBSCRIBER_DELIVERY}' ORDER BY created_ms DESC, seq DESC`,
     );
   }
 

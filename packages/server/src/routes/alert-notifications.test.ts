@@ -25,8 +25,10 @@ async function seedNotifications(dataDir: string): Promise<void> {
   const alerting = new Alerting(store, {
     send: async (type) => (type === 'EMAIL' ? { kind: 'undeliverable', reason: 'no SMTP server is configured for this service, so e-mail cannot be sent' } : { kind: 'sent', result: '200 ok' }),
   });
-  const result = { id: 'result-1', hasFailures: true, hasErrors: false, isDegraded: false, responseTime: 5, runLocation: 'eu-west-1', startedAt: null, stoppedAt: new Date(NOW).toISOString() };
+  const result = { id: 'result-1', hasFailures: true, hasErrors: false, isDegraded: false, responseTime: 5, runLocation: 'eu-west-1', startedAt: null, stoppedAt: new Date(NOW - 120_000).toISOString() };
   alerting.onFinalResult(TEST_ACCOUNT, String(check.id), result);
+  // A minute later it recovers: the newest notifications.
+  alerting.onFinalResult(TEST_ACCOUNT, String(check.id), { ...result, id: 'result-2', hasFailures: false, stoppedAt: new Date(NOW - 60_000).toISOString() });
   await alerting.idle();
   await alerting.stop();
   store.close();
@@ -43,12 +45,14 @@ afterAll(async () => {
 });
 
 describe('GET /v1/alert-notifications', () => {
-  it('lists the notifications of the last 24 hours with their delivery state, secrets masked', async () => {
+  it('lists the notifications of the last 24 hours, newest first as the real API, with their delivery state, secrets masked', async () => {
     const reply = await api.get('/v1/alert-notifications');
     expect(reply.status).toBe(200);
-    expect(reply.body).toHaveLength(2);
+    expect(reply.body.map((notification: { alertType: string; type: string }) => `${notification.alertType} ${notification.type}`)).toEqual([
+      'ALERT_RECOVERY EMAIL', 'ALERT_RECOVERY WEBHOOK', 'ALERT_FAILURE EMAIL', 'ALERT_FAILURE WEBHOOK',
+    ]);
     for (const notification of reply.body) expect(AlertNotification.safeParse(notification).success).toBe(true);
-    const [hook, email] = reply.body;
+    const [email, hook] = reply.body.slice(2);
     expect(hook).toMatchObject({ type: 'WEBHOOK', status: 'SUCCESS', delivery: 'SENT', attempts: 1, lastError: null, alertType: 'ALERT_FAILURE', alertChannelId: hookId, checkResultId: 'result-1', notificationResult: '200 ok' });
     expect(hook.alertConfig).toEqual({ name: 'hook', url: 'http://127.0.0.1:1/hook', webhookSecret: '*****', headers: [{ key: 'Authorization', value: '*****' }] });
     expect(email).toMatchObject({ type: 'EMAIL', status: 'FAILURE', delivery: 'UNDELIVERABLE', lastError: 'no SMTP server is configured for this service, so e-mail cannot be sent' });
@@ -56,11 +60,11 @@ describe('GET /v1/alert-notifications', () => {
   });
 
   it.each([
-    [`alertChannelId=EMAIL`, ['UNDELIVERABLE']],
-    ['hasFailures=true', ['UNDELIVERABLE']],
-    ['hasFailures=false', ['SENT']],
-    [`from=${Math.floor(NOW / 1000) - 3600}&to=${Math.floor(NOW / 1000) - 60}`, []],
-    ['limit=1&page=2', ['UNDELIVERABLE']],
+    [`alertChannelId=EMAIL`, ['UNDELIVERABLE', 'UNDELIVERABLE']],
+    ['hasFailures=true', ['UNDELIVERABLE', 'UNDELIVERABLE']],
+    ['hasFailures=false', ['SENT', 'SENT']],
+    [`from=${Math.floor(NOW / 1000) - 3600}&to=${Math.floor(NOW / 1000) - 600}`, []],
+    ['limit=1&page=2', ['SENT']],
   ])('filters: %s', async (query, expected) => {
     const reply = await api.get(`/v1/alert-notifications?${query.replace('EMAIL', String(emailId))}`);
     expect(reply.status).toBe(200);
