@@ -117,7 +117,7 @@ beforeAll(async () => {
   const seedFile = path.join(workdir, 'seed.json');
   await writeFile(seedFile, JSON.stringify(seed()));
   // No scheduler here: the seeded results are the whole history the assertions count on.
-  const [started] = await Promise.all([startServer(['--no-scheduler', '--seed', seedFile]), installChecklyCli()]);
+  const [started] = await Promise.all([startServer(['--no-scheduler', '--data', ':memory:', '--seed', seedFile]), installChecklyCli()]);
   server = started;
 }, 480_000);
 
@@ -127,6 +127,12 @@ afterAll(async () => {
 });
 
 describe('the Checkly CLI against vigil server', () => {
+  it('whoami names the account and the key it acts as', async () => {
+    const { code, stdout } = await checkly(['whoami']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/You are currently on account ".+" \(.+\) as API key [0-9a-f]{8}\./);
+  });
+
   it('checks list signs in and lists the seeded checks', async () => {
     const { code, stdout } = await checkly(['checks', 'list']);
     expect(code).toBe(0);

@@ -24,3 +24,15 @@ export const CurrentAccount = Account.extend({
     .describe('Vigil extension: the identity of this service, generated once per data directory and stable across restarts and address changes'),
 });
 export type CurrentAccount = z.infer<typeof CurrentAccount>;
+
+/**
+ * `GET /next/users/me`: who the API key acts as (the Checkly CLI's `whoami` prints `name`). A key
+ * here is no person: `id` and `name` are derived from a hash of the key, never the key itself, so
+ * two keys read apart without either being shown.
+ */
+export const CurrentUser = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string().nullable(),
+});
+export type CurrentUser = z.infer<typeof CurrentUser>;

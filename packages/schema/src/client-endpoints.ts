@@ -4,7 +4,7 @@
  * of `ENDPOINTS` like every other row; they live here to keep endpoints.ts readable.
  */
 import { z } from 'zod';
-import { Account } from './accounts.js';
+import { Account, CurrentUser } from './accounts.js';
 import { BatchAnalyticsItem, BatchAnalyticsQuery, BatchAnalyticsRequest } from './batch-analytics.js';
 import { CheckResultIdParams, CheckResultPage, CheckResultsV2Query } from './check-result-pages.js';
 import { CheckResult } from './check-results.js';
@@ -23,6 +23,10 @@ export const CLIENT_ENDPOINTS = {
   'accounts.next.get': {
     method: 'GET', path: '/next/accounts/{accountId}', params: AccountIdParams, response: Account, status: 200,
     summary: 'Get an account (the path the Checkly CLI signs in with)',
+  },
+  'users.next.me': {
+    method: 'GET', path: '/next/users/me', response: CurrentUser, status: 200,
+    summary: 'Who the API key acts as (the Checkly CLI\'s whoami)',
   },
   'runtimes.list': {
     method: 'GET', path: '/v1/runtimes', response: z.array(Runtime), status: 200,

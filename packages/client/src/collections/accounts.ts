@@ -9,6 +9,8 @@ export function accountsApi(caller: EndpointCaller) {
     /** The same answers under `/next/accounts`, the path the Checkly CLI signs in with. */
     listNext: () => caller.call('accounts.next.list'),
     getNext: (accountId: string) => caller.call('accounts.next.get', { params: { accountId } }),
+    /** Who the API key acts as (`/next/users/me`, the Checkly CLI's `whoami`). */
+    currentUser: () => caller.call('users.next.me'),
   };
 }
 

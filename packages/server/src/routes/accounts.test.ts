@@ -53,3 +53,19 @@ describe('accounts', () => {
     expect((await apiFor(server, 'wrong').get('/v1/accounts')).status).toBe(401);
   });
 });
+
+describe('GET /next/users/me (the Checkly CLI\'s whoami)', () => {
+  it('names the key by a hash of it, never the key, and tells two keys apart', async () => {
+    const both = await apiFor(server, 'both').get('/next/users/me');
+    const solo = await apiFor(server, 'solo').get('/next/users/me');
+    expect(both.status).toBe(200);
+    expect(both.body).toEqual({ id: expect.stringMatching(/^key-[0-9a-f]{12}$/), name: expect.stringMatching(/^API key [0-9a-f]{8}$/), email: null });
+    expect(solo.body.id).not.toBe(both.body.id);
+    expect(JSON.stringify(both.body)).not.toContain('both');
+  });
+
+  it('needs a key like every call', async () => {
+    const reply = await fetch(`${server.url}/next/users/me`);
+    expect(reply.status).toBe(401);
+  });
+});

@@ -8,7 +8,7 @@
  * when the data directory is created and kept in it, so clients bind state to the service rather
  * than to the address it happens to listen on.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { DEFAULT_ALERT_SETTINGS, ENDPOINTS, RUNTIME_IDS, type Account as AccountResponse } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { Account } from '../accounts.js';
@@ -49,6 +49,12 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   }
 
   ctx.route(ENDPOINTS['accounts.me'], ({ account }) => ({ ...present(account), serviceId }));
+
+  // The Checkly CLI's `whoami`. A key is no person: it is named by a hash of itself, never shown.
+  ctx.route(ENDPOINTS['users.next.me'], ({ c }) => {
+    const keyId = createHash('sha256').update(c.get('apiKey')).digest('hex').slice(0, 12);
+    return { id: `key-${keyId}`, name: `API key ${keyId.slice(0, 8)}`, email: null };
+  });
 
   for (const id of ['accounts.get', 'accounts.next.get'] as const) {
     ctx.route(ENDPOINTS[id], ({ c, params }) => {
