@@ -44,7 +44,7 @@ describe('creates under faults', () => {
 describe('pacing against the rate limit', () => {
   const rateLimit = { requests: 100, windowSeconds: 1 };
 
-  it(`meets no 429 in ${CREATES} creates when paced at the server's limit`, { timeout: 60_000 }, async () => {
+  it(`meets no 429 in ${CREATES} creates when paced at the server's limit`, { timeout: 180_000 }, async () => {
     const service = await startService({ rateLimit });
     try {
       const statuses: Array<number | undefined> = [];
@@ -64,7 +64,7 @@ describe('pacing against the rate limit', () => {
     }
   });
 
-  it('spends a budget the service reports at once instead of spreading it over the window', { timeout: 60_000 }, async () => {
+  it('spends a budget the service reports at once instead of spreading it over the window', { timeout: 180_000 }, async () => {
     const budget = { requests: 1000, windowSeconds: 60 };
     const service = await startService({ rateLimit: budget });
     try {
@@ -80,7 +80,7 @@ describe('pacing against the rate limit', () => {
     }
   });
 
-  it('bounces off a limit without pacing, and still completes by honouring Retry-After', { timeout: 60_000 }, async () => {
+  it('bounces off a limit without pacing, and still completes by honouring Retry-After', { timeout: 180_000 }, async () => {
     // A limit low enough that even a loaded machine serves faster than it.
     const service = await startService({ rateLimit: { requests: 10, windowSeconds: 1 } });
     try {
@@ -94,7 +94,7 @@ describe('pacing against the rate limit', () => {
     }
   });
 
-  it("paces analytics by the service's separate analytics budget", { timeout: 60_000 }, async () => {
+  it("paces analytics by the service's separate analytics budget", { timeout: 180_000 }, async () => {
     const service = await startService({ rateLimit: { requests: 100, windowSeconds: 1, analyticsRequests: 5 } });
     try {
       const statuses: Array<number | undefined> = [];
