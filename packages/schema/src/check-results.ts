@@ -67,7 +67,7 @@ export type ApiCheckResult = z.infer<typeof ApiCheckResult>;
  * The result fields of monitors that each hold one type's details with an `assertions` list, so the
  * service bounds, groups errors of and shrinks them alike without naming each type.
  */
-export const MONITOR_RESULT_FIELDS = ['dnsCheckResult', 'sslCheckResult', 'icmpCheckResult', 'tracerouteCheckResult'] as const;
+export const MONITOR_RESULT_FIELDS = ['dnsCheckResult', 'sslCheckResult', 'icmpCheckResult', 'tracerouteCheckResult', 'grpcCheckResult'] as const;
 
 export const CheckResult = z.object({
   id: z.string(),
@@ -93,15 +93,17 @@ export const CheckResult = z.object({
   icmpCheckResult: Json.nullable().optional(),
   /** A traceroute monitor's hops, final-hop latency and assertions (the real document's `CheckResultTraceroute`). */
   tracerouteCheckResult: Json.nullable().optional(),
+  /** A gRPC monitor's status, health status, response message, metadata and assertions (the real document's `CheckResultGrpc`). */
+  grpcCheckResult: Json.nullable().optional(),
   checkRunId: z.number(),
   attempts: z.number(),
   resultType: ResultType.exclude(['ALL']),
   sequenceId: z.string().nullable(),
   /**
    * The OpenTelemetry trace of the run (real document: required, nullable). Vigil's runner records
-   * no traces, so the service answers null; a result seeded or imported with one keeps it. A
-   * runner's result (not yet stored) may leave it out.
+   * no traces, so the service answers null; a result seeded or imported with one keeps it. Optional
+   * here because a runner's result (not yet stored) has none; every result the service serves has it.
    */
-  traceId: z.string().nullable().default(null),
+  traceId: z.string().nullable().optional(),
 });
 export type CheckResult = z.infer<typeof CheckResult>;

@@ -39,7 +39,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
     unrepresentable: 'any',
     target: 'draft-2020-12',
     override: (ctx) => {
-      const def = (ctx.zodSchema as z.ZodType)._zod.def as { type: string; catchall?: unknown };
+      const def = (ctx.zodSchema as unknown as z.ZodType)._zod.def as { type: string; catchall?: unknown };
       if (def.type === 'object' && def.catchall === CLOSED_CATCHALL) ctx.jsonSchema.additionalProperties = false;
     },
   });

@@ -43,7 +43,7 @@ describe('POST /v1/checks/tcp and /v1/checks/url', () => {
   ])('%s runs sub-minute (frequency 0, offset 10/20/30), as the real document allows', async (route, body) => {
     const reply = await api.post(route, body);
     expect(reply.status).toBe(201);
-    expect(reply.body).toMatchObject({ frequency: 0, frequencyOffset: body.frequencyOffset });
+    expect(reply.body).toMatchObject({ frequency: 0, frequencyOffset: (body as { frequencyOffset: number }).frequencyOffset });
     const moved = await api.put(`${route}/${reply.body.id}`, { name: body.name, frequency: 1 });
     expect(moved.body).toMatchObject({ frequency: 1 });
     const back = await api.put(`${route}/${reply.body.id}`, { name: body.name, frequency: 0 });
