@@ -72,7 +72,11 @@ afterAll(async () => {
 describe('alert escalation of a check in a group', () => {
   it("follows the check's own in a group without one, and the group's in a group with one", async () => {
     const applied = await vigil(['apply', '--auto-approve'], { cwd: root, env: targetEnv(server.url) });
-    expect(applied.stderr).toBe('');
+    // Validation says the overruled check's own escalation is not used, and apply goes ahead.
+    expect(applied.stderr).toBe(
+      'monitors/groups.monitor.ts:6:1  warning  is not used: the check\'s group "Strict" applies its own alertEscalationPolicy to every check in it  (api-check.overruled.alertEscalationPolicy)\n' +
+        "  hint: remove it here, or remove the group's alertEscalationPolicy so that each check keeps its own\n",
+    );
     expect(applied.code).toBe(0);
     const checks = await remote<Array<{ id: string; name: string }>>('/v1/checks?limit=100');
     const idOf = (name: string) => checks.find((check) => check.name === name)!.id;
