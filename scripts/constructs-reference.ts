@@ -40,6 +40,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'SslMonitor', 'SslMonitorProps', 'SslRequest', 'SslConfig',
       'IcmpMonitor', 'IcmpMonitorProps', 'IcmpRequest',
       'TracerouteMonitor', 'TracerouteMonitorProps', 'TracerouteRequest',
+      'GrpcMonitor', 'GrpcMonitorProps', 'GrpcRequest', 'GrpcConfig',
       'HeartbeatMonitor', 'HeartbeatCheck', 'HeartbeatMonitorProps', 'HeartbeatCheckProps',
     ],
   },
@@ -101,6 +102,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'SslAssertionBuilder', 'SslPropertyAssertionBuilder', 'TlsVersion', 'SslAssertion',
       'IcmpAssertionBuilder', 'IcmpAssertionValueBuilder', 'IcmpAssertion', 'IcmpLatencyProperty',
       'TracerouteAssertionBuilder', 'TracerouteResponseTimeAssertionBuilder', 'TracerouteNumericAssertionBuilder', 'TracerouteAssertion', 'TracerouteResponseTimeProperty',
+      'GrpcAssertionBuilder', 'GrpcNumericAssertionBuilder', 'GrpcGeneralAssertionBuilder', 'GrpcHealthCheckStatusAssertionBuilder', 'GrpcAssertion', 'GrpcHealthStatus',
     ],
   },
   {

@@ -51,6 +51,8 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'checks.updateIcmp': { name: 'Fuzz ICMP 2', request: { hostname: 'example.org' } },
   'checks.createTraceroute': { name: 'Fuzz traceroute', frequency: 10, request: { url: 'example.com', protocol: 'UDP', maxHops: 20, assertions: [{ source: 'HOP_COUNT', comparison: 'LESS_THAN', target: '20' }] } },
   'checks.updateTraceroute': { name: 'Fuzz traceroute 2', request: { url: 'example.org' } },
+  'checks.createGrpc': { name: 'Fuzz gRPC', frequency: 10, request: { url: 'example.com', port: 50051, grpcConfig: { mode: 'HEALTH' }, assertions: [{ source: 'GRPC_HEALTHCHECK_STATUS', comparison: 'EQUALS', target: '1' }] } },
+  'checks.updateGrpc': { name: 'Fuzz gRPC 2', request: { url: 'example.org', port: 443, grpcConfig: { mode: 'BEHAVIOR', method: 'demo.Greeter/Hello' } } },
   'checks.createBrowser': { name: 'Fuzz browser', frequency: 10, script: "import { test } from '@playwright/test';\ntest('home', async ({ page }) => {});\n" },
   'checks.updateBrowser': { name: 'Fuzz browser 2', sslCheckDomain: 'example.com' },
   'checks.createPlaywright': {

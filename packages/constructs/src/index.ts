@@ -30,6 +30,10 @@ export {
   TracerouteMonitor, TracerouteAssertionBuilder, TracerouteNumericAssertionBuilder, TracerouteResponseTimeAssertionBuilder,
   type TracerouteMonitorProps, type TracerouteRequest, type TracerouteAssertion, type TracerouteResponseTimeProperty,
 } from './traceroute-monitor.js';
+export {
+  GrpcMonitor, GrpcAssertionBuilder, GrpcNumericAssertionBuilder, GrpcGeneralAssertionBuilder, GrpcHealthCheckStatusAssertionBuilder,
+  type GrpcMonitorProps, type GrpcRequest, type GrpcConfig, type GrpcAssertion, type GrpcHealthStatus,
+} from './grpc-monitor.js';
 export { TcpMonitor, TcpCheck, type TcpMonitorProps, type TcpCheckProps, type TcpRequest } from './tcp-monitor.js';
 export { TcpAssertionBuilder, TcpGeneralAssertionBuilder, TcpNumericAssertionBuilder, type TcpAssertion } from './tcp-assertion.js';
 export { UrlMonitor, type UrlMonitorProps, type UrlRequest } from './url-monitor.js';

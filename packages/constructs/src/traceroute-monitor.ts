@@ -169,7 +169,8 @@ export class TracerouteMonitor extends Construct {
   }
 }
 
-function checkHost(context: BuildContext, url: unknown): void {
+/** `request.url` of the monitors that name the port apart (traceroute, gRPC): a host alone. */
+export function checkHost(context: BuildContext, url: unknown): void {
   if (typeof url !== 'string' || url === '') return;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.includes('/')) {
     context.error('request.url', `"request.url" must be a host name or IP address without scheme or path, got ${JSON.stringify(url)}`, 'Put the host alone in url, e.g. "example.com".');

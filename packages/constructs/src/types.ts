@@ -32,6 +32,7 @@ export const RESOURCE_KINDS = [
   'ssl-monitor',
   'icmp-monitor',
   'traceroute-monitor',
+  'grpc-monitor',
 ] as const;
 
 export type ResourceKind = (typeof RESOURCE_KINDS)[number];

@@ -182,6 +182,7 @@ function toResult(
     ...(tried.sslCheckResult ? { sslCheckResult: tried.sslCheckResult } : {}),
     ...(tried.icmpCheckResult ? { icmpCheckResult: tried.icmpCheckResult } : {}),
     ...(tried.tracerouteCheckResult ? { tracerouteCheckResult: tried.tracerouteCheckResult } : {}),
+    ...(tried.grpcCheckResult ? { grpcCheckResult: tried.grpcCheckResult } : {}),
     checkRunId: 0,
     attempts,
     resultType,

@@ -173,6 +173,8 @@ export interface TryResult {
   icmpCheckResult?: Record<string, unknown> | null;
   /** Traceroute monitors' result (hops, whether the host was reached, the final hop's latency, assertions); absent for other types. */
   tracerouteCheckResult?: Record<string, unknown> | null;
+  /** gRPC monitors' result (status, health status, response message, metadata, assertions); absent for other types. */
+  grpcCheckResult?: Record<string, unknown> | null;
   /** Set when hasFailures or hasErrors. */
   failure: { kind: FailureKind; message: string } | null;
   /** When the target's TLS certificate expires (ISO 8601); only https API checks have one. */

@@ -41,6 +41,7 @@ import { DnsCheck, DnsCheckCreate, DnsCheckUpdate } from './dns-checks.js';
 import { SslCheck, SslCheckCreate, SslCheckUpdate } from './ssl-checks.js';
 import { IcmpCheck, IcmpCheckCreate, IcmpCheckUpdate } from './icmp-checks.js';
 import { TracerouteCheck, TracerouteCheckCreate, TracerouteCheckUpdate } from './traceroute-checks.js';
+import { GrpcCheck, GrpcCheckCreate, GrpcCheckUpdate } from './grpc-checks.js';
 import { TcpCheck, TcpCheckCreate, TcpCheckUpdate } from './tcp-checks.js';
 import { UrlCheck, UrlCheckCreate, UrlCheckUpdate } from './url-checks.js';
 import { HeartbeatCheck, HeartbeatCheckCreate, HeartbeatCheckUpdate } from './heartbeat-checks.js';
@@ -152,6 +153,10 @@ export const ENDPOINTS = {
     method: 'POST', path: '/v1/checks/traceroute', query: AutoAssignQuery, body: TracerouteCheckCreate, response: TracerouteCheck, status: 201,
     summary: 'Create a traceroute monitor (extension)',
   },
+  'checks.createGrpc': {
+    method: 'POST', path: '/v1/checks/grpc', query: AutoAssignQuery, body: GrpcCheckCreate, response: GrpcCheck, status: 201,
+    summary: 'Create a gRPC monitor (extension)',
+  },
   'checks.create': {
     method: 'POST', path: '/v1/checks', query: AutoAssignQuery, body: CheckCreate, response: CheckCreated, status: 201,
     summary: 'Create a check of any type',
@@ -179,6 +184,10 @@ export const ENDPOINTS = {
   'checks.updateTraceroute': {
     method: 'PUT', path: '/v1/checks/traceroute/{id}', params: StringIdParams, query: AutoAssignQuery, body: TracerouteCheckUpdate,
     response: TracerouteCheck, status: 200, summary: 'Update a traceroute monitor (merge, extension)',
+  },
+  'checks.updateGrpc': {
+    method: 'PUT', path: '/v1/checks/grpc/{id}', params: StringIdParams, query: AutoAssignQuery, body: GrpcCheckUpdate,
+    response: GrpcCheck, status: 200, summary: 'Update a gRPC monitor (merge, extension)',
   },
   'checks.updateBrowser': {
     method: 'PUT', path: '/v1/checks/browser/{id}', params: StringIdParams, query: AutoAssignQuery, body: BrowserCheckUpdate,

@@ -15,6 +15,7 @@ export * from './dns-checks.js';
 export * from './ssl-checks.js';
 export * from './icmp-checks.js';
 export * from './traceroute-checks.js';
+export * from './grpc-checks.js';
 export * from './tcp-checks.js';
 export * from './url-checks.js';
 export * from './check-groups.js';

@@ -45,7 +45,7 @@ export const MULTI_STEP_FREQUENCIES = [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 7
 export const MultiStepFrequency = z.literal(MULTI_STEP_FREQUENCIES, missingAware);
 export type MultiStepFrequency = z.infer<typeof MultiStepFrequency>;
 
-export const CHECK_TYPES = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS', 'SSL', 'ICMP', 'TRACEROUTE'] as const;
+export const CHECK_TYPES = ['API', 'BROWSER', 'HEARTBEAT', 'MULTI_STEP', 'TCP', 'PLAYWRIGHT', 'URL', 'DNS', 'SSL', 'ICMP', 'TRACEROUTE', 'GRPC'] as const;
 export const CheckType = z.enum(CHECK_TYPES, missingAware);
 export type CheckType = z.infer<typeof CheckType>;
 

@@ -27,6 +27,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.createIcmp', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createTraceroute: (body: EndpointBody<'checks.createTraceroute'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createTraceroute', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
+    createGrpc: (body: EndpointBody<'checks.createGrpc'>, options: CreateOptions & WriteOptions = {}) =>
+      caller.call('checks.createGrpc', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createHeartbeat: (body: EndpointBody<'checks.createHeartbeat'>, options: CreateOptions & WriteOptions = {}) =>
       caller.call('checks.createHeartbeat', { body, query: autoAssignQuery(options), idempotencyKey: options.idempotencyKey }),
     createBrowser: (body: EndpointBody<'checks.createBrowser'>, options: CreateOptions & WriteOptions = {}) =>
@@ -53,6 +55,8 @@ export function checksApi(caller: EndpointCaller) {
       caller.call('checks.updateIcmp', { params: { id }, body, query: autoAssignQuery(options) }),
     updateTraceroute: (id: string, body: EndpointBody<'checks.updateTraceroute'>, options: WriteOptions = {}) =>
       caller.call('checks.updateTraceroute', { params: { id }, body, query: autoAssignQuery(options) }),
+    updateGrpc: (id: string, body: EndpointBody<'checks.updateGrpc'>, options: WriteOptions = {}) =>
+      caller.call('checks.updateGrpc', { params: { id }, body, query: autoAssignQuery(options) }),
     updateHeartbeat: (id: string, body: EndpointBody<'checks.updateHeartbeat'>, options: WriteOptions = {}) =>
       caller.call('checks.updateHeartbeat', { params: { id }, body, query: autoAssignQuery(options) }),
     updateBrowser: (id: string, body: EndpointBody<'checks.updateBrowser'>, options: WriteOptions = {}) =>

@@ -10,6 +10,7 @@ import { urlMonitorAdapter } from './url-monitor.js';
 import { sslMonitorAdapter } from './ssl-monitor.js';
 import { icmpMonitorAdapter } from './icmp-monitor.js';
 import { tracerouteMonitorAdapter } from './traceroute-monitor.js';
+import { grpcMonitorAdapter } from './grpc-monitor.js';
 import { maintenanceWindowAdapter } from './maintenance-window.js';
 import { multiStepCheckAdapter } from './multistep-check.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
@@ -35,6 +36,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'ssl-monitor': sslMonitorAdapter,
   'icmp-monitor': icmpMonitorAdapter,
   'traceroute-monitor': tracerouteMonitorAdapter,
+  'grpc-monitor': grpcMonitorAdapter,
 };
 
 export function adapterFor(kind: ResourceKind): KindAdapter {

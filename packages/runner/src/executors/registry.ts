@@ -11,10 +11,11 @@ import { playwrightExecutor } from './playwright.js';
 import { sslExecutor } from './ssl.js';
 import { icmpExecutor } from './icmp.js';
 import { tracerouteExecutor } from './traceroute.js';
+import { grpcExecutor } from './grpc.js';
 import { tcpExecutor } from './tcp.js';
 import { urlExecutor } from './url.js';
 
-export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor, playwrightExecutor, sslExecutor, icmpExecutor, tracerouteExecutor];
+export const BUILT_IN_EXECUTORS: readonly Executor[] = [apiExecutor, multiStepExecutor, browserExecutor, tcpExecutor, urlExecutor, dnsExecutor, playwrightExecutor, sslExecutor, icmpExecutor, tracerouteExecutor, grpcExecutor];
 
 export type ExecutorRegistry = ReadonlyMap<string, Executor>;
 

@@ -26,6 +26,7 @@ export const CHECK_VARIANTS = [
   { checkType: 'SSL', label: 'SSL monitor', create: 'checks.createSsl', update: 'checks.updateSsl' },
   { checkType: 'ICMP', label: 'ICMP monitor', create: 'checks.createIcmp', update: 'checks.updateIcmp' },
   { checkType: 'TRACEROUTE', label: 'Traceroute monitor', create: 'checks.createTraceroute', update: 'checks.updateTraceroute' },
+  { checkType: 'GRPC', label: 'gRPC monitor', create: 'checks.createGrpc', update: 'checks.updateGrpc' },
 ] as const satisfies readonly CheckVariantRow[];
 
 /** A typed call's row, or `generic` for `POST /v1/checks` / `PUT /v1/checks/{id}`, which take any type. */
