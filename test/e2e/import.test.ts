@@ -138,7 +138,12 @@ describe('vigil import', () => {
     for (const [name, text] of Object.entries(files)) await expect(text).toMatchFileSnapshot(`__snapshots__/import/${name}`);
 
     const plan = await run(['plan', '--detailed-exitcode'], SECRETS);
-    expect(plan.stderr).toBe('');
+    // The check was given its own escalation inside a group that sets one: the code keeps what the
+    // service holds, and validation says the group's is the one that applies.
+    expect(plan.stderr).toBe(
+      'imported/payments.monitor.ts:27:1  warning  is not used: the check\'s group "Payments" applies its own alertEscalationPolicy to every check in it  (api-check.pay.alertEscalationPolicy)\n' +
+        "  hint: remove it here, or remove the group's alertEscalationPolicy so that each check keeps its own\n",
+    );
     expect(plan.stdout).toContain('No changes.');
     expect(plan.code).toBe(0);
   }, 120_000);
@@ -185,7 +190,7 @@ describe('vigil import', () => {
   });
 
   it.each([
-    [['bogus'], 'Error: unknown kind "bogus" in filter "bogus"; kinds are alert-channel, api-check, browser-check, check-group, dns-monitor, heartbeat-monitor, maintenance-window, multistep-check, playwright-check, private-location, status-page-service, tcp-monitor, url-monitor'],
+    [['bogus'], 'Error: unknown kind "bogus" in filter "bogus"; kinds are alert-channel, api-check, browser-check, check-group, dns-monitor, grpc-monitor, heartbeat-monitor, icmp-monitor, maintenance-window, multistep-check, playwright-check, private-location, ssl-monitor, status-page-service, tcp-monitor, traceroute-monitor, url-monitor'],
     [['api-check.'], 'Error: filter "api-check." has no remote id after the dot; write api-check or api-check.<id>'],
     [['--name', '('], 'Error: --name "(" is not a valid regular expression: Invalid regular expression: /(/: Unterminated group'],
   ])('rejects the bad input %j with exit code 2', async (args, message) => {
