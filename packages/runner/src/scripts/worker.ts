@@ -252,9 +252,15 @@ function closeLeftovers(): void {
   const handles = (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles();
   for (const handle of handles) {
     if (handle === process.stdout || handle === process.stderr || handle.constructor.name === 'Pipe') continue;
-    if (handle instanceof net.Socket) handle.destroy();
-    else if (handle instanceof net.Server || handle instanceof dgram.Socket) handle.close();
-    else if (typeof (handle as { close?: unknown }).close === 'function') (handle as { close(): void }).close();
+    // A handle the script closed itself may still be listed while it closes, and closing it again
+    // throws (a dgram socket's "Not running"): that must not keep the run from being answered.
+    try {
+      if (handle instanceof net.Socket) handle.destroy();
+      else if (handle instanceof net.Server || handle instanceof dgram.Socket) handle.close();
+      else if (typeof (handle as { close?: unknown }).close === 'function') (handle as { close(): void }).close();
+    } catch {
+      // already closing
+    }
   }
 }
 
