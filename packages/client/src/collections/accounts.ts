@@ -5,6 +5,8 @@ export function accountsApi(caller: EndpointCaller) {
   return {
     /** Every account the API key belongs to, its own first. */
     list: () => caller.call('accounts.list'),
+    /** The account the key acts on, with the service's id where it reports one (a Vigil extension). */
+    me: () => caller.call('accounts.me'),
     get: (accountId: string) => caller.call('accounts.get', { params: { accountId } }),
     /** The same answers under `/next/accounts`, the path the Checkly CLI signs in with. */
     listNext: () => caller.call('accounts.next.list'),
