@@ -129,11 +129,11 @@ describe('UrlMonitor', () => {
   it('reports bad inputs at file:line', async () => {
     const root = await project({
       'checkly.config.ts': CONFIG,
-      '__checks__/bad.check.ts': `import { Frequency, UrlMonitor } from 'checkly/constructs';
+      '__checks__/bad.check.ts': `import { UrlMonitor } from 'checkly/constructs';
 
 new UrlMonitor('no-scheme', { name: 'No scheme', request: { url: 'example.com/health' } });
 new UrlMonitor('body', { name: 'Body assertion', request: { url: 'https://example.com', assertions: [{ source: 'TEXT_BODY', comparison: 'EQUALS', property: '', target: 'ok', regex: null }] as never } });
-new UrlMonitor('fast', { name: 'Sub-minute', frequency: Frequency.EVERY_30S, request: { url: 'https://example.com' } });
+new UrlMonitor('fast', { name: 'Odd frequency', frequency: 7 as never, request: { url: 'https://example.com' } });
 `,
     });
     try {
@@ -143,7 +143,7 @@ new UrlMonitor('fast', { name: 'Sub-minute', frequency: Frequency.EVERY_30S, req
         '  hint: Did you mean "https://example.com/health"? {{NAME}} placeholders are allowed, e.g. "{{BASE_URL}}/health".',
         '__checks__/bad.check.ts:4:1  error  "request.assertions[0].source" must be [STATUS_CODE]  (url-monitor.body.request.assertions[0].source)',
         '  hint: Build assertions with UrlAssertionBuilder, e.g. UrlAssertionBuilder.statusCode().equals(200); for other assertions use an ApiCheck.',
-        '__checks__/bad.check.ts:5:1  error  "frequency" must be one of [1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]  (url-monitor.fast.frequency)',
+        '__checks__/bad.check.ts:5:1  error  "frequency" must be one of [0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440]  (url-monitor.fast.frequency)',
         '  hint: Use a Frequency builder, e.g. `frequency: Frequency.EVERY_5M`.',
         '3 errors',
       ]);
