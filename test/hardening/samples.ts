@@ -118,6 +118,7 @@ function idFor(id: EndpointId, param: string, ids: ResourceIds): string | number
 
 /** A valid query for endpoints that require one (analytics need `metrics`). */
 export function sampleQuery(id: EndpointId): Record<string, string> {
+  if (id === 'analytics.heartbeatChecks') return { metrics: 'availability' };
   if (id.startsWith('analytics.')) return { metrics: id === 'analytics.tcpChecks' || id === 'analytics.dns' ? 'total' : 'responseTime' };
   return {};
 }
