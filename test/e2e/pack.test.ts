@@ -141,7 +141,8 @@ describe('pnpm pack:cli', () => {
     vendored = `vendor/${path.basename(tarball)}`;
     await mkdir(path.join(project, 'vendor'));
     await copyFile(tarball, path.join(project, vendored));
-    await must('npm', ['i', '-D', `./${vendored}`, 'typescript'], project);
+    // The README's install line, less better-sqlite3 (the optional peer this part proves is optional).
+    await must('npm', ['i', '-D', `./${vendored}`, 'typescript@^5.9.3', '@types/node@^20.19.0'], project);
   }, INSTALL_TIMEOUT);
 
   afterAll(async () => {
@@ -349,7 +350,9 @@ describe('pnpm pack:cli', () => {
       // finds and uses the optional peer, not npm compiling it (minutes where no prebuilt binary
       // can be downloaded, which is why the package no longer depends on it).
       const workspaceCopy = path.dirname(createRequire(path.join(REPO_ROOT, 'packages/server/package.json')).resolve('better-sqlite3/package.json'));
-      await must('npm', ['i', '-D', '--install-links=false', workspaceCopy], project);
+      // --ignore-scripts: npm would otherwise run the linked copy's install script in the workspace
+      // itself, rebuilding the native module under every test that is using it at that moment.
+      await must('npm', ['i', '-D', '--install-links=false', '--ignore-scripts', workspaceCopy], project);
     }, INSTALL_TIMEOUT);
 
     it('npx vigil plan --local uses the embedded local service', async () => {
