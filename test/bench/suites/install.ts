@@ -39,7 +39,7 @@ async function measure(context: BenchContext): Promise<BenchFigure[]> {
     await copyFile(tarball, path.join(project, vendored));
     const env: NodeJS.ProcessEnv = { ...process.env, npm_config_cache: await mkdtemp(path.join(context.tmpDir, 'npm-cache-')), npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false' };
     for (const key of Object.keys(env)) if (/^npm_/i.test(key) && !/^npm_config_(cache|fund|audit|update_notifier|registry|userconfig)$/i.test(key)) delete env[key];
-    const ms = await timeMs(() => run('npm', ['i', '-D', vendored, 'typescript'], { cwd: project, env, maxBuffer: 16 * 2 ** 20 }));
+    const ms = await timeMs(() => run('npm', ['i', '-D', vendored, 'typescript@^5.9.3', '@types/node@^20.19.0'], { cwd: project, env, maxBuffer: 16 * 2 ** 20 }));
     sizes.push((await sizeOf(path.join(project, 'node_modules'))) / 2 ** 20);
     context.log(`install ${index + 1}: ${(ms / 1000).toFixed(1)} s, node_modules ${sizes.at(-1)!.toFixed(0)} MB`);
     return ms / 1000;
