@@ -221,6 +221,28 @@ describe('cgroups, alone (permission model off)', () => {
   });
 });
 
+describe('the shared cpu cgroup, alone', () => {
+  it.runIf(machine.cgroups.cpu != null)('puts every sandbox of the service in one cgroup capped at all cores but one, with the least weight', async () => {
+    const codeDir = tempDir('vigil-sandbox-code-');
+    const entry = path.join(codeDir, 'spin.cjs');
+    writeFileSync(entry, 'setInterval(() => {}, 1000);', { mode: 0o644 });
+    chmodSync(codeDir, 0o755);
+    const support: SandboxSupport = { ...NONE, cgroups: { memory: null, pids: null, cpu: machine.cgroups.cpu ?? null } };
+    const command = sandboxCommand({ nodeArgs: [], entry, entryArgs: [], readRoots: [codeDir], runDirectory: tempDir('vigil-sandbox-run-'), slot: slot++, limits: DEFAULT_SANDBOX_LIMITS }, support);
+    const child = spawn(command.command, command.args, { stdio: 'ignore' });
+    try {
+      const shared = path.join(machine.cgroups.cpu!, `vigil-sandboxes-${process.pid}`);
+      await waitUntil('the sandbox to join the shared cpu cgroup', () => readFileSync(path.join(shared, 'cgroup.procs'), 'utf8').split('\n').includes(String(child.pid)));
+      const quota = Number(readFileSync(path.join(shared, 'cpu.cfs_quota_us'), 'utf8'));
+      expect(quota).toBe(Math.max(50_000, (os.availableParallelism() - 1) * 100_000));
+      expect(readFileSync(path.join(shared, 'cpu.shares'), 'utf8').trim()).toBe('2');
+    } finally {
+      child.kill('SIGKILL');
+      command.release();
+    }
+  });
+});
+
 describe('describeSandbox: the notice vigil server prints once at start', () => {
   it('names every layer when all are there', () => {
     const everything: SandboxSupport = { prlimit: '/usr/bin/prlimit', nice: '/usr/bin/nice', setpriv: '/usr/bin/setpriv', bubblewrap: '/usr/bin/bwrap', cgroups: { memory: '/sys/fs/cgroup/memory', pids: '/sys/fs/cgroup/pids' } };

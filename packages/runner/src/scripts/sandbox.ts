@@ -21,7 +21,8 @@
  * (`--pdeathsig`, bubblewrap's `--die-with-parent`), so no script outlives the service.
  */
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, rmdirSync } from 'node:fs';
+import { cgroupDirectory, makeCgroup, processesIn, sharedCpuCgroup } from './cgroups.js';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -54,7 +55,7 @@ export interface SandboxSupport {
   /** Running as root with bubblewrap installed: namespaces and a uid of its own. */
   bubblewrap: string | null;
   /** Writable cgroup directories the pool may make children in (cgroup v1 `memory` and `pids`). */
-  cgroups: { memory: string | null; pids: string | null };
+  cgroups: { memory: string | null; pids: string | null; cpu?: string | null };
 }
 
 function findProgram(name: string): string | null {
@@ -68,25 +69,6 @@ function findProgram(name: string): string | null {
     }
   }
   return null;
-}
-
-/** The writable v1 hierarchy directory of this process for `controller`, or null. */
-function cgroupDirectory(controller: 'memory' | 'pids'): string | null {
-  try {
-    const line = readFileSync('/proc/self/cgroup', 'utf8')
-      .split('\n')
-      .find((entry) => entry.split(':')[1]?.split(',').includes(controller));
-    if (!line) return null;
-    const dir = path.join('/sys/fs/cgroup', controller, line.split(':').slice(2).join(':'));
-    accessSync(dir, constants.W_OK);
-    // A directory that can be written may still refuse children (a read-only cgroup mount): try one.
-    const probe = path.join(dir, `vigil-probe-${process.pid}`);
-    mkdirSync(probe);
-    rmdirSync(probe);
-    return dir;
-  } catch {
-    return null;
-  }
 }
 
 /** Whether bubblewrap can actually make its namespaces here (a container may forbid them). */
@@ -112,7 +94,7 @@ export function sandboxSupport(): SandboxSupport {
     setpriv,
     // Without setpriv the process would keep root inside the namespaces: not a sandbox worth the name.
     bubblewrap: bwrap !== null && setpriv !== null && bubblewrapWorks(bwrap) ? bwrap : null,
-    cgroups: root ? { memory: cgroupDirectory('memory'), pids: cgroupDirectory('pids') } : { memory: null, pids: null },
+    cgroups: root ? { memory: cgroupDirectory('memory'), pids: cgroupDirectory('pids'), cpu: cgroupDirectory('cpu') } : { memory: null, pids: null, cpu: null },
   };
   return detected;
 }
@@ -125,7 +107,7 @@ export function describeSandbox(support: SandboxSupport = sandboxSupport()): str
   const layers = ["Node's permission model"];
   if (support.prlimit) layers.push('resource limits');
   if (support.bubblewrap) layers.push('namespaces and a uid of their own (bubblewrap)');
-  if (support.cgroups.memory || support.cgroups.pids) layers.push('cgroup limits');
+  if (support.cgroups.memory || support.cgroups.pids || support.cgroups.cpu) layers.push('cgroup limits');
   const missing: string[] = [];
   if (!support.prlimit) missing.push('prlimit (util-linux) is not installed, so CPU, memory and open-file limits do not apply');
   if (process.getuid?.() !== 0) {
@@ -199,31 +181,6 @@ function exists(file: string): boolean {
   }
 }
 
-function makeCgroup(parent: string | null, name: string, settings: Record<string, string>): string | null {
-  if (!parent) return null;
-  const dir = path.join(parent, name);
-  try {
-    mkdirSync(dir);
-    for (const [file, value] of Object.entries(settings)) writeFileSync(path.join(dir, file), value);
-    return dir;
-  } catch {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // never made
-    }
-    return null;
-  }
-}
-
-function processesIn(cgroup: string): number[] {
-  try {
-    return readFileSync(path.join(cgroup, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
 /**
  * bubblewrap's arguments that show `readOnly` and the writable run directory at their own paths.
  * The directories on the way to each are made first, world-readable: bubblewrap would otherwise make
@@ -261,7 +218,8 @@ export function sandboxCommand(request: SandboxRequest, support: SandboxSupport 
   const readRoots = [...new Set(request.readRoots.map((dir) => path.resolve(dir)))];
   const permissions = [
     '--experimental-permission',
-    ...readRoots.map((dir) => `--allow-fs-read=${dir}`),
+    // Node 20 aborts on a path given twice (an assertion in its permission tree), so each once.
+    ...readRoots.filter((dir) => dir !== request.runDirectory).map((dir) => `--allow-fs-read=${dir}`),
     `--allow-fs-read=${request.runDirectory}`,
     `--allow-fs-write=${request.runDirectory}`,
   ];
@@ -277,6 +235,8 @@ export function sandboxCommand(request: SandboxRequest, support: SandboxSupport 
   let command: string[] = node;
   let uid: number | null = null;
   const cgroups: string[] = [];
+  /** Cgroups the process joins that other sandboxes share: never emptied or removed by this one. */
+  const joined: string[] = [];
   if (support.bubblewrap && support.setpriv) {
     uid = FIRST_SANDBOX_UID + ((request.uidKey ?? request.slot) % SANDBOX_UIDS);
     const name = `vigil-sandbox-${process.pid}-${request.slot}`;
@@ -316,16 +276,18 @@ export function sandboxCommand(request: SandboxRequest, support: SandboxSupport 
   } else if (support.setpriv) {
     command = [support.setpriv, '--pdeathsig=KILL', ...node];
   }
+  const cpu = sharedCpuCgroup(support.cgroups.cpu ?? null);
+  if (cpu) joined.push(cpu);
   // User code yields the CPU to the service: an endless loop in a script must not slow the API down.
   if (support.nice) command = [support.nice, '-n', String(SANDBOX_NICENESS), ...command];
   if (support.prlimit && request.resourceLimits !== false) {
     // Soft limit SIGXCPU (which names the limit), hard limit one second later SIGKILL (which cannot be caught).
     command = [support.prlimit, `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`, `--data=${limits.memoryBytes}`, `--nofile=${limits.openFiles}`, ...(uid !== null ? [`--nproc=${limits.processes}`] : []), '--', ...command];
   }
-  if (cgroups.length > 0) {
+  if (cgroups.length > 0 || joined.length > 0) {
     // The shell puts itself into the cgroups, then becomes the sandbox: every process it starts is
     // inside them from its first instruction. Paths are arguments, never part of the script.
-    command = ['/bin/sh', '-c', 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 97; shift; done; shift; exec "$@"', 'vigil-sandbox', ...cgroups.map((dir) => path.join(dir, 'cgroup.procs')), '--', ...command];
+    command = ['/bin/sh', '-c', 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 97; shift; done; shift; exec "$@"', 'vigil-sandbox', ...[...cgroups, ...joined].map((dir) => path.join(dir, 'cgroup.procs')), '--', ...command];
   }
   return {
     command: command[0]!,
