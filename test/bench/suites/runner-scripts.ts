@@ -1,5 +1,5 @@
 /**
- * Scripts in the check runner (issue #17): what a setup script adds to an API check run with the
+ * Scripts in the check runner: what a setup script adds to an API check run with the
  * warm pool (goal ≤ 20 ms), beside the same run without a script measured in the same invocation;
  * and a multi-step run's overhead over the spec's own test time, cold (an empty Playwright transform
  * cache, as after a deploy) and warm (the cache filled by earlier runs).

@@ -132,7 +132,7 @@ async function healthMethod(): Promise<Target> {
   return pick(definition, 'grpc.health.v1.Health/Check');
 }
 
-/** The method of the check's own .proto; server reflection is not implemented. */
+/** The method of the check's own .proto: server reflection is not supported (a run that asks for it fails saying so). */
 async function behaviorMethod(config: { method?: string | null; serviceDefinition?: string | null; protoContent?: string | null }): Promise<Target> {
   if (!config.method) return { error: 'a BEHAVIOR gRPC monitor needs "request.grpcConfig.method" (package.Service/Method)' };
   if (config.serviceDefinition !== 'PROTO_FILE') return { error: 'gRPC server reflection is not supported by this runner; set "serviceDefinition": "PROTO_FILE" and "protoContent"' };

@@ -1,7 +1,7 @@
 /**
- * The boundary between the scheduler (which decides what is due) and whatever executes runs
- * (DESIGN §10): here an in-process queue with a concurrency cap; later a PostgreSQL job queue that
- * runner agents per location pull from. The scheduler only ever calls `submit`.
+ * The boundary between the scheduler (which decides what is due) and whatever executes runs: here
+ * an in-process queue with a concurrency cap; later a PostgreSQL job queue that runner agents per
+ * location pull from. The scheduler only ever calls `submit`.
  *
  * The cap is shared by every account of a multi-tenant service, so the queue is fair between them:
  * one account's checks against a target that hangs (each run holding its slot until the check's
