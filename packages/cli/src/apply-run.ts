@@ -1,5 +1,5 @@
 /**
- * The body of `vigil apply` and `vigil destroy` (DESIGN §7): lock state, finish what an interrupted
+ * The body of `vigil apply` and `vigil destroy`: lock state, finish what an interrupted
  * apply left pending, plan, confirm, walk the plan, report root causes. The lock is held from before
  * the plan is made until the last state write, so no second apply can interleave.
  */

@@ -1,5 +1,5 @@
 /**
- * Which monitoring service a command talks to (DESIGN §8): `VIGIL_API_URL` / `VIGIL_API_KEY` /
+ * Which monitoring service a command talks to: `VIGIL_API_URL` / `VIGIL_API_KEY` /
  * `VIGIL_ACCOUNT_ID`, else the config's `api.baseUrl`, else the embedded local service: an
  * in-process `vigil server` on a loopback port whose database lives in the project at
  * `.vigil/local/`. Under `CI=true` that fallback is refused unless `--local` is given, because a CI
@@ -74,7 +74,7 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
   const dataDir = path.join(options.root, '.vigil', 'local');
   const { chmod, mkdir } = await import('node:fs/promises');
   // The database holds secret values: vigil's own directory is private to the owner, also when an
-  // older vigil created it 0755 (issue 15 item 5). The server makes the files in it 0600.
+  // older vigil created it 0755. The server makes the files in it 0600.
   await mkdir(path.dirname(dataDir), { recursive: true });
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);

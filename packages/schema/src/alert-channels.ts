@@ -1,5 +1,5 @@
 /**
- * Alert channels (spec §2.7, §4.4, DESIGN §3.2). `config` depends on `type`, so every schema here
+ * Alert channels (spec §2.7, §4.4). `config` depends on `type`, so every schema here
  * is a discriminated union on `type`; an unknown type is reported at `type`, a bad config field at
  * its own path (`config.address`).
  */
@@ -136,7 +136,7 @@ function perTypeRequiredConfig<F extends z.ZodRawShape>(fields: F) {
   ] as const;
 }
 
-/** Body of `POST /v1/alert-channels` (extension, DESIGN §3.2). */
+/** Body of `POST /v1/alert-channels` (extension). */
 export const AlertChannelCreate = z.discriminatedUnion('type', perType(alertChannelCreateFields));
 export type AlertChannelCreate = z.infer<typeof AlertChannelCreate>;
 export type AlertChannelCreateInput = z.input<typeof AlertChannelCreate>;

@@ -1,5 +1,5 @@
 /**
- * Check groups (spec §2.4, §4.2, DESIGN §3.2): `POST /v2/check-groups`, `PUT /v2/check-groups/{id}`,
+ * Check groups (spec §2.4, §4.2): `POST /v2/check-groups`, `PUT /v2/check-groups/{id}`,
  * and the v1 read/delete calls. Same Create/Update/response pattern as checks.ts.
  */
 import { z } from 'zod';

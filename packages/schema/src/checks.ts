@@ -1,5 +1,5 @@
 /**
- * Checks (spec §2.3, §4.1, DESIGN §3.2): API, multi-step and generic create, their PUT bodies and
+ * Checks (spec §2.3, §4.1): API, multi-step and generic create, their PUT bodies and
  * responses, and the `frequencyOffset` rules of spec §8.
  *
  * Every resource follows one pattern: a defaults-free field shape; `XCreate` = shape + documented
@@ -99,7 +99,7 @@ export const commonCheckDefaults = {
   frequency: FREQUENCY_DEFAULT as 10,
 };
 
-/** Response-only fields the service adds to every check (DESIGN §3.3). */
+/** Response-only fields the service adds to every check. */
 export const checkResponseFields = {
   ...withDefaults(RESPONSE_ARRAYS, RESPONSE_ARRAY_DEFAULTS),
   id: z.string(),

@@ -80,7 +80,7 @@ export const Assertions = z.array(Assertion).max(ASSERTIONS_MAX);
 export const BasicAuth = z.object({ username: z.string(), password: z.string() });
 export type BasicAuth = z.infer<typeof BasicAuth>;
 
-/** What the service returns for `basicAuth` when none was sent (DESIGN §3.3). */
+/** What the service returns for `basicAuth` when none was sent. */
 export const EMPTY_BASIC_AUTH: BasicAuth = { username: '', password: '' };
 
 export const Dependency = z.object({ path: z.string(), content: z.string() });
@@ -111,7 +111,7 @@ export const RESPONSE_ARRAY_DEFAULTS = { tags: [] as string[], privateLocations:
 
 /**
  * Alert settings. Every part has a default so that parsing `{}` yields the fully populated object
- * the service returns (DESIGN §3.3: "alertSettings comes back fully populated").
+ * the service returns ("alertSettings comes back fully populated").
  */
 export const AlertSettings = z.object({
   escalationType: EscalationType.default('RUN_BASED'),

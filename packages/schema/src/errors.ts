@@ -1,5 +1,5 @@
 /**
- * The error body of DESIGN §3.3 and `formatIssues`, which turns a ZodError into that body's
+ * The error body and `formatIssues`, which turns a ZodError into that body's
  * `message` and `validation.keys`.
  *
  * Messages imitate Joi (which the real service uses), because users and tests compare them:
@@ -23,7 +23,7 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** The `error` phrase for each status code the service uses (DESIGN §3.3). */
+/** The `error` phrase for each status code the service uses. */
 export const HTTP_ERROR_NAMES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',

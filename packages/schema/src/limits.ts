@@ -23,7 +23,7 @@ export const ENVIRONMENT_VARIABLES_MAX = 50;
 /**
  * Array fields the spec leaves unbounded. The real service's OpenAPI document gives no maximum for
  * them either, but an unbounded array lets one request store (2 MiB of) 400,000 tags that every later
- * list call, filter and plan then walks (issue 15 item 3). These are generous for real use.
+ * list call, filter and plan then walks. These are generous for real use.
  */
 /** `tags` of a check, check group or maintenance window. */
 export const TAGS_MAX = 100;
@@ -69,7 +69,7 @@ export const SSL_EXPIRY_THRESHOLD_MAX = 30;
 export const INCIDENT_NAME_MAX = 255;
 
 /**
- * Longest `script` of a check, in characters: 1 MiB of (ASCII) source, the size issue #10 holds
+ * Longest `script` of a check, in characters: 1 MiB of (ASCII) source, the size the hardening suite holds
  * the service and `vigil validate` to. The body limit of the service sits above it.
  */
 export const SCRIPT_MAX_LENGTH = 1024 * 1024;

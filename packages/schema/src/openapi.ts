@@ -13,7 +13,7 @@ type JsonSchema = Record<string, unknown>;
 
 const ERROR_REF = { $ref: '#/components/schemas/ErrorBody' };
 
-/** DESIGN §3.3: selects the account; absent means the key's own account. */
+/** Selects the account; absent means the key's own account. */
 const ACCOUNT_HEADER = {
   name: 'x-service-account',
   in: 'header',
@@ -22,7 +22,7 @@ const ACCOUNT_HEADER = {
   description: "Account to act on; defaults to the API key's own account",
 };
 
-/** DESIGN §3.3: a repeated POST with the same key returns the original response (24 h). */
+/** A repeated POST with the same key returns the original response (24 h). */
 const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
   in: 'header',

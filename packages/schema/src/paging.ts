@@ -1,4 +1,4 @@
-/** Query and path parameters shared by many endpoints (DESIGN §3.3 list conventions, spec §8). */
+/** Query and path parameters shared by many endpoints (list conventions, spec §8). */
 import { z } from 'zod';
 import {
   HEARTBEAT_LIMIT_DEFAULT,
@@ -25,7 +25,7 @@ export const HeartbeatPageQuery = z.object({
 });
 export type HeartbeatPageQuery = z.infer<typeof HeartbeatPageQuery>;
 
-/** `autoAssignAlerts` (default true) on check and group creates/updates (DESIGN §3.3). */
+/** `autoAssignAlerts` (default true) on check and group creates/updates. */
 export const AutoAssignQuery = z.object({ autoAssignAlerts: queryBoolean().default(true) });
 export type AutoAssignQuery = z.infer<typeof AutoAssignQuery>;
 

@@ -1,6 +1,6 @@
 /**
  * The service's rate limit as `vigil server --rate-limit` takes it and `VIGIL_RATE_LIMIT` tells the
- * CLI: `N/S`, N requests per S seconds (DESIGN §3.3; the hosted service's default is 600/60).
+ * CLI: `N/S`, N requests per S seconds (the hosted service's default is 600/60).
  */
 
 export interface RateLimitOptions {

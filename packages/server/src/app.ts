@@ -1,10 +1,10 @@
 /**
- * The Hono app: cross-cutting conventions of DESIGN §3.3 as middleware (request log, fault
+ * The Hono app: cross-cutting conventions as middleware (request log, fault
  * injection, auth and account selection, rate limits, JSON errors), then the route modules.
  *
  * Why Hono: it runs on the web-standard Request/Response (so `app.request()` works in tests without a
  * socket), its router is among the fastest on Node, it is small and actively maintained, and it does
- * not impose a validation layer — ours comes from @vigil/schema so the 400 body matches DESIGN §3.3
+ * not impose a validation layer — ours comes from @vigil/schema so the 400 body matches
  * exactly, which framework validators (Fastify/ajv, zod-openapi hooks) would each format their way.
  */
 import { Hono, type Context } from 'hono';

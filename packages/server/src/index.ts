@@ -1,5 +1,5 @@
 /**
- * @vigil/server — the reference monitoring service (DESIGN §2, §3): `startServer` for a listening
+ * @vigil/server — the reference monitoring service: `startServer` for a listening
  * service (CLI, embedded local target, tests, benchmarks), `createApp` for the bare Hono app.
  */
 export { startServer, type RunningServer, type ServerOptions } from './start.js';

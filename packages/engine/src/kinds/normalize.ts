@@ -1,5 +1,5 @@
 /**
- * Brings a desired payload and a remote object into one comparable shape (DESIGN §6): every field
+ * Brings a desired payload and a remote object into one comparable shape: every field
  * vigil manages present (a field left out of the code is sent as cleared, since the service merges
  * updates and would otherwise keep the old value), documented defaults applied, server-computed
  * fields dropped, set-like fields sorted, secrets replaced by their hashes.

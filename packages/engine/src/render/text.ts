@@ -1,4 +1,4 @@
-/** The Terraform-like text plan of DESIGN §6. */
+/** The Terraform-like text plan. */
 import { hasChanges, type Change, type FieldChange, type Plan } from '../plan/types.js';
 import { visibleFields } from './defaults.js';
 import { ACTION_PHRASE, ACTION_SYMBOL, formatValue, summaryLine } from './values.js';

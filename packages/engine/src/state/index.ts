@@ -1,4 +1,4 @@
-/** State (DESIGN §5): the document, its backends and lock, the apply journal and `vigil state` edits. */
+/** State: the document, its backends and lock, the apply journal and `vigil state` edits. */
 export type {
   Address,
   ForceUnlockResult,

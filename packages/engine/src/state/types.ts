@@ -1,5 +1,5 @@
 /**
- * The state document of DESIGN §5 and the backend interface every state store implements. These
+ * The state document and the backend interface every state store implements. These
  * types are the contract between the planner, apply, the `vigil state` commands and the backends.
  */
 import type { ResourceKind } from '@vigil/constructs';

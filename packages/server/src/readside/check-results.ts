@@ -1,7 +1,7 @@
 /**
  * Selection of check results for `GET /v1/check-results/{checkId}` (spec §4.1).
  *
- * Order: oldest first by `created_at`, ties by id — the server-wide list order of DESIGN §3.3, so
+ * Order: oldest first by `created_at`, ties by id — the server-wide list order, so
  * walking the pages of a window never skips or repeats a result. (The real service does not state
  * an order; one convention for every list is worth more than guessing.)
  */

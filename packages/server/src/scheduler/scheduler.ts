@@ -1,5 +1,5 @@
 /**
- * The service's scheduler (DESIGN §10): every tick, the slots that fell due since the last tick are
+ * The service's scheduler: every tick, the slots that fell due since the last tick are
  * claimed in the database and handed to the run queue. Ticks follow the schedule: the timer is set
  * for just after the earliest due moment (a heap of checks by next due moment), so a run starts
  * within milliseconds of its slot instead of up to a fixed tick later.
