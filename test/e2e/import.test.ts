@@ -82,6 +82,15 @@ async function seedMixedAccount(): Promise<void> {
     degradedResponseTime: 3000,
     request: { url: 'https://example.com/pay', assertions: [{ source: 'RESPONSE_TIME', comparison: 'LESS_THAN', target: '800' }] },
   });
+  // The group's own locations and retry strategy, set on the check too: a group passes its checks
+  // neither, so the code must write them or the next plan would reset them.
+  await create(`/v1/checks/api${query}`, {
+    name: 'Refunds',
+    groupId: group.id,
+    locations: ['eu-west-1'],
+    retryStrategy: { type: 'FIXED', baseBackoffSeconds: 30 },
+    request: { url: 'https://example.com/refunds' },
+  });
   await create(`/v1/checks/multistep${query}`, {
     name: 'Checkout',
     frequency: 15,
@@ -130,7 +139,7 @@ describe('vigil import', () => {
     const imported = await run(['import'], SECRETS);
     expect(imported.stderr).toBe('');
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toContain('Adopted 14 resources:');
+    expect(imported.stdout).toContain('Adopted 15 resources:');
     expect(imported.stdout).toContain('  CHECKOUT_TOKEN  (multistep-check.checkout environmentVariables[0].value; the service does not return it; use the real value)');
 
     const files = await generated();
@@ -148,7 +157,7 @@ describe('vigil import', () => {
     expect(plan.code).toBe(0);
   }, 120_000);
 
-  it('writes files that pass tsc --noEmit with vigil/constructs mapped to the CLI entry', async () => {
+  it('writes files that pass tsc --noEmit with the package constructs entry mapped to the CLI entry', async () => {
     await seedMixedAccount();
     expect((await run(['import'], SECRETS)).code).toBe(0);
     await writeFile(
@@ -157,7 +166,7 @@ describe('vigil import', () => {
         compilerOptions: {
           strict: true, noEmit: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', noUncheckedIndexedAccess: true,
           verbatimModuleSyntax: true, skipLibCheck: true, types: ['node'], typeRoots: [path.join(REPO_ROOT, 'node_modules/@types')],
-          baseUrl: '.', paths: { 'vigil/constructs': [path.join(REPO_ROOT, 'packages/cli/src/constructs.ts')] },
+          baseUrl: '.', paths: { '@vigil-mon/cli/constructs': [path.join(REPO_ROOT, 'packages/cli/src/constructs.ts')] },
         },
         include: ['imported/*.ts'],
       }),
@@ -190,7 +199,7 @@ describe('vigil import', () => {
   });
 
   it.each([
-    [['bogus'], 'Error: unknown kind "bogus" in filter "bogus"; kinds are alert-channel, api-check, browser-check, check-group, dns-monitor, grpc-monitor, heartbeat-monitor, icmp-monitor, maintenance-window, multistep-check, playwright-check, private-location, ssl-monitor, status-page-service, tcp-monitor, traceroute-monitor, url-monitor'],
+    [['bogus'], 'Error: unknown kind "bogus" in filter "bogus"; kinds are alert-channel, api-check, browser-check, check-group, dashboard, dns-monitor, grpc-monitor, heartbeat-monitor, icmp-monitor, maintenance-window, multistep-check, playwright-check, private-location, ssl-monitor, status-page-service, tcp-monitor, traceroute-monitor, url-monitor'],
     [['api-check.'], 'Error: filter "api-check." has no remote id after the dot; write api-check or api-check.<id>'],
     [['--name', '('], 'Error: --name "(" is not a valid regular expression: Invalid regular expression: /(/: Unterminated group'],
   ])('rejects the bad input %j with exit code 2', async (args, message) => {

@@ -1,10 +1,12 @@
 /**
- * Renders an import plan as `*.monitor.ts` files with ts-morph: imports from `vigil/constructs`,
- * from sibling generated files and from the project's files that export managed constructs, one exported variable per resource others can refer to, and
- * the TypeScript formatter over the result.
+ * Renders an import plan as `*.monitor.ts` files with ts-morph: imports from the package's
+ * constructs entry point, from sibling generated files and from the project's files that export
+ * managed constructs, one exported variable per resource others can refer to, and the TypeScript
+ * formatter over the result.
  */
 import type { Code, ImportPlan, ImportedResource } from '@vigil/engine';
 import { commentText, escapeUnsafe, propertyKey, tsString } from '@vigil/engine';
+import { PACKAGE_NAME } from '@vigil/constructs/package-name';
 import { IndentationText, Project, QuoteKind } from 'ts-morph';
 
 export interface GeneratedFile {
@@ -76,10 +78,10 @@ function moduleSpecifier(file: string): string {
 
 /**
  * The files of `plan`, formatted. `constructsModule` is where the constructs are imported from
- * (`vigil/constructs` for users).
+ * (the installed package's `constructs` entry point unless told otherwise).
  */
 export function renderImportFiles(plan: ImportPlan, options: { constructsModule?: string } = {}): GeneratedFile[] {
-  const constructsModule = options.constructsModule ?? 'vigil/constructs';
+  const constructsModule = options.constructsModule ?? `${PACKAGE_NAME}/constructs`;
   const byAddress = new Map<string, ImportedResource>(plan.resources.map((resource) => [resource.address, resource]));
   const variables = new Map<string, string>();
   for (const resource of plan.resources) if (resource.variable) variables.set(resource.address, resource.variable);

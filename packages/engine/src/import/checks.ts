@@ -53,17 +53,6 @@ export function browserCheckLayer(checks: CheckDefaults | undefined): CheckInher
   return inheritanceFromConfig(defaults as CheckDefaults, 'browser-check');
 }
 
-/** What an imported group passes down: only the props its generated code sets. */
-export function inheritanceFromGroup(group: Payload, written: ReadonlySet<string>): CheckInheritance {
-  const inherited: CheckInheritance = {};
-  for (const key of ['locations', 'privateLocations', 'runtimeId', 'runParallel'] as const) {
-    if (written.has(key)) inherited[key] = group[key];
-  }
-  if (written.has('retryStrategy') && group.retryStrategy !== 'FALLBACK') inherited.retryStrategy = group.retryStrategy;
-  if (written.has('alertEscalationPolicy') && group.useGlobalAlertSettings === false) inherited.alertSettings = group.alertSettings;
-  return inherited;
-}
-
 export function subscriptions(view: Payload, context: MapContext): Code {
   const list = Array.isArray(view.alertChannelSubscriptions) ? (view.alertChannelSubscriptions as Array<{ alertChannelId: number; activated?: boolean }>) : [];
   if (list.some((subscription) => subscription.activated === false)) {

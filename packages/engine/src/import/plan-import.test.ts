@@ -42,14 +42,14 @@ describe('planImport', () => {
     ]);
   });
 
-  it('leaves out what a check inherits from its imported group, and refers to the group by variable', () => {
+  it("writes a grouped check's own locations (a group passes its checks none) and refers to the group by variable", () => {
     const result = plan([
       group(1, { name: 'Payments', locations: ['eu-west-1'] }),
       apiCheck('a', { name: 'Same', groupId: 1, locations: ['eu-west-1'] }),
       apiCheck('b', { name: 'Other', groupId: 1, locations: ['us-east-1'] }),
     ]);
     const [, same, other] = result.resources;
-    expect(propsOf(same!.props)).toEqual({ name: 'Same', group: 'ref', request: 'object' });
+    expect(propsOf(same!.props)).toEqual({ name: 'Same', locations: 'array', group: 'ref', request: 'object' });
     expect(propsOf(other!.props)).toEqual({ name: 'Other', locations: 'array', group: 'ref', request: 'object' });
     expect(same!.dependsOn).toEqual(['check-group.payments']);
     expect(result.files).toEqual([{ name: 'payments.monitor.ts', addresses: ['check-group.payments', 'api-check.same', 'api-check.other'] }]);

@@ -12,7 +12,7 @@ import { normalizeRemote } from '../kinds/normalize.js';
 import type { Payload } from '../kinds/types.js';
 import { replaceAtPath } from '../kinds/paths.js';
 import { hashSecret, type Address, type RemoteId, type StateDocument } from '../state/index.js';
-import { browserCheckLayer, inheritanceFromConfig, type CheckInheritance } from './checks.js';
+import { browserCheckLayer, inheritanceFromConfig } from './checks.js';
 import { call, literal, tsString, usesOf, type Code, type ObjectCode } from './code.js';
 import type { MapContext, MappedResource } from './context.js';
 import { UniqueNames, environmentName, fileStem, slugify, variableName } from './names.js';
@@ -190,7 +190,6 @@ export function planImport(input: ImportInput): ImportPlan {
   const envNames = new UniqueNames([], '_');
   const required: RequiredVariable[] = [];
   const configInheritance = inheritanceFromConfig(input.checkDefaults);
-  const groupInheritance = new Map<string, CheckInheritance>();
   const resources: ImportedResource[] = [];
 
   for (const { candidate, address, logicalId } of ordered) {
@@ -234,16 +233,14 @@ export function planImport(input: ImportInput): ImportPlan {
     const { remote } = candidate;
     const adapter = adapterFor(candidate.kind);
     const { placement } = adapter.importing;
-    // A check inherits from its group when that group is imported too, else from the config.
+    // A check's file is its group's when that group is imported too.
     const group =
       adapter.isCheck && remote.groupId !== null && remote.groupId !== undefined ? byRemote.get(key('check-group', remote.groupId as RemoteId)) : undefined;
-    // config (for this kind) → group → a browser check's own layer of the config, as synth cascades.
-    const fromGroup = group ? groupInheritance.get(group.address) : undefined;
+    // config (for this kind) → a browser check's own layer of the config, as synth cascades.
     const inherited = adapter.isCheck
-      ? { ...inheritanceFromConfig(input.checkDefaults, candidate.kind), ...fromGroup, ...(candidate.kind === 'browser-check' ? browserCheckLayer(input.checkDefaults) : {}) }
+      ? { ...inheritanceFromConfig(input.checkDefaults, candidate.kind), ...(candidate.kind === 'browser-check' ? browserCheckLayer(input.checkDefaults) : {}) }
       : configInheritance;
     const mapped = adapter.importing.map(remote, { adapter, inherited, context });
-    if (mapped.passesDown) groupInheritance.set(address, mapped.passesDown);
     let file: string;
     switch (placement.file) {
       case 'shared':

@@ -1,6 +1,6 @@
 import { CheckGroupCreate } from '@vigil/schema';
 import { alertEscalationCode, retryStrategyCode } from '../import/builders.js';
-import { assertions, basicAuth, inheritanceFromGroup, keyValues, subscriptions, variables } from '../import/checks.js';
+import { assertions, basicAuth, keyValues, subscriptions, variables } from '../import/checks.js';
 import { ObjectBuilder, fromValue, literal, type Code } from '../import/code.js';
 import { baselineOf, differs, remoteView } from '../import/context.js';
 import { defineAdapter } from './define.js';
@@ -15,16 +15,12 @@ export const checkGroupAdapter = defineAdapter({
   importing: { order: 40, placement: { file: 'own' }, slugFallback: 'group', variableSuffix: 'Group', fromIdClass: 'CheckGroup', map: mapCheckGroup },
 });
 
-/** A group; its checks inherit what its code sets, so they write only what differs from that. */
+/** A group, with the props the service stores on it; its checks keep their own settings. */
 function mapCheckGroup(remote: RemoteObject, { adapter, inherited, context }: MapInput): MappedResource {
   const view = remoteView(adapter, remote);
   const baseline = baselineOf(adapter, { name: 'x' });
   const props = new ObjectBuilder().set('name', literal(String(view.name)));
-  const written = new Set<string>();
-  const set = (key: string, code: Code) => {
-    props.set(key, code);
-    written.add(key);
-  };
+  const set = (key: string, code: Code) => props.set(key, code);
   for (const key of ['activated', 'muted', 'tags', 'locations', 'privateLocations', 'concurrency', 'runtimeId', 'runParallel', 'setupSnippetId', 'tearDownSnippetId', 'localSetupScript', 'localTearDownScript'] as const) {
     if (view[key] !== undefined && differs(view[key], baseline[key])) set(key, fromValue(view[key]));
   }
@@ -54,5 +50,5 @@ function mapCheckGroup(remote: RemoteObject, { adapter, inherited, context }: Ma
     context.warn('keeps alert settings while using the global ones; the code cannot express that and would reset them');
   }
   if (differs(view.retryStrategy, baseline.retryStrategy)) set('retryStrategy', retryStrategyCode(view.retryStrategy));
-  return { construct: 'CheckGroup', props: props.build(), extraKeys, passesDown: inheritanceFromGroup(view, written) };
+  return { construct: 'CheckGroup', props: props.build(), extraKeys };
 }

@@ -105,13 +105,15 @@ export interface MappedResource {
   readonly construct: string;
   readonly props: ObjectCode;
   readonly extraKeys: readonly string[];
-  /** A group's: what its checks inherit from it (config → group), to write only what differs. */
-  readonly passesDown?: CheckInheritance;
 }
 
 export interface MapInput {
   readonly adapter: KindAdapter;
-  /** What a check would inherit (from its group, else the config); for other kinds the config's. */
+  /**
+   * What a resource inherits from the config's check defaults. A group passes its checks nothing
+   * the import writes (only `frequency`, which the service does not store on a group), so a
+   * grouped check inherits from the config alone.
+   */
   readonly inherited: CheckInheritance;
   readonly context: MapContext;
 }
