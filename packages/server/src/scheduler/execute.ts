@@ -9,8 +9,8 @@
  * second, a commit of their own each (results, status, claim, alert state: four per run) was most
  * of the service's time and held the event loop in bursts that delayed the next runs' starts.
  */
-import type { Runner, RunResult, RunVariable } from '@vigil/runner';
-import { applyGroupDefaults, groupVariables, resolveGroupBaseUrl, type GroupRunDefaults } from '@vigil/runner/group-defaults';
+import { RUN_WIRE_VERSION, type RunJob as WireRunJob } from '@vigil/schema';
+import { runJob, type Runner, type RunResult } from '@vigil/runner';
 import { sslDaysRemaining, type Alerting } from '../alerting/index.js';
 import { readSideOf } from '../readside/context.js';
 import { statusesOf } from '../readside/statuses.js';
@@ -36,20 +36,14 @@ export function executeRuns(options: ExecuteOptions): ExecuteRun {
   const results = readSideOf(options.store).results;
   const statuses = statusesOf(options.store);
   return async (job, signal) => {
-    const group = job.group as GroupRunDefaults | undefined;
-    const check = applyGroupDefaults(job.check, group);
-    const variables = resolveGroupBaseUrl([...variablesOf(job.check.environmentVariables), ...variablesOf(groupVariables(group))]);
-    const outcome = await options.runner.run({ ...check, checkType: String(check.checkType), id: job.slot.checkId }, { location: job.slot.location, variables, signal, tenant: job.slot.accountId });
+    const report = await runJob(options.runner, wireJobOf(job), signal);
     if (signal.aborted) return;
-    // The slot's moment identifies the run: all tries of one slot share it.
-    const checkRunId = Math.floor(job.slot.dueMs / 1000);
-    const { final } = outcome;
+    const { final, attempts } = report;
+    const checkRunId = final.checkRunId;
     const certificateExpiresAt = final.certificateExpiresAt ?? null;
     const stored = options.store.writeBatched(() => {
       // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
-      for (const { certificateExpiresAt: _expiry, ...result } of [...outcome.attempts, outcome.final]) {
-        results.recordResult(job.slot.accountId, { ...result, checkId: job.slot.checkId, checkRunId });
-      }
+      for (const { certificateExpiresAt: _expiry, ...result } of [...attempts, final]) results.recordResult(job.slot.accountId, result);
       statuses.record(job.slot.accountId, {
         name: String(job.check.name ?? final.name),
         checkId: job.slot.checkId,
@@ -103,9 +97,17 @@ function hostOf(url: string | undefined): string | null {
   }
 }
 
-function variablesOf(value: unknown): RunVariable[] {
-  if (!Array.isArray(value)) return [];
-  return value
-    .filter((variable): variable is { key: string; value: string; secret?: boolean } => typeof variable?.key === 'string' && typeof variable.value === 'string')
-    .map((variable) => ({ key: variable.key, value: variable.value, ...(variable.secret ? { secret: true } : {}) }));
+/** The claimed slot as the wire job every runner executes (in this process or an agent). */
+export function wireJobOf(job: RunJob): WireRunJob {
+  const { slot } = job;
+  return {
+    wireVersion: RUN_WIRE_VERSION,
+    key: slot.key,
+    accountId: slot.accountId,
+    checkId: slot.checkId,
+    location: slot.location,
+    dueMs: slot.dueMs,
+    check: job.check as WireRunJob['check'],
+    group: job.group ?? null,
+  };
 }
