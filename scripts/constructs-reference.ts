@@ -59,6 +59,8 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
       'EmailAlertChannelProps',
       'SlackAlertChannel',
       'SlackAlertChannelProps',
+      'SlackAppAlertChannel',
+      'SlackAppAlertChannelProps',
       'WebhookAlertChannel',
       'WebhookAlertChannelProps',
       'SmsAlertChannel',

@@ -198,7 +198,7 @@ describe('vigil server alerts through a webhook channel', () => {
   it('refuses a --provider-url that is not NAME=URL with a known provider', async () => {
     const result = await vigil(['server', '--provider-url', 'twilio=http://127.0.0.1:1'], { cwd: workdir });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('Error: --provider-url must be NAME=URL with NAME one of pagerduty, opsgenie, opsgenie-eu and an http(s) URL, got "twilio=http://127.0.0.1:1"\n');
+    expect(result.stderr).toBe('Error: --provider-url must be NAME=URL with NAME one of pagerduty, opsgenie, opsgenie-eu, slack and an http(s) URL, got "twilio=http://127.0.0.1:1"\n');
   });
 
   it('refuses an --smtp that is not an smtp:// or smtps:// URL', async () => {

@@ -8,6 +8,7 @@ import { PagerdutyAlertChannel } from './pagerduty-alert-channel.js';
 import { PhoneCallAlertChannel } from './phone-call-alert-channel.js';
 import { isExternalRef } from './ref.js';
 import { SlackAlertChannel } from './slack-alert-channel.js';
+import { SlackAppAlertChannel } from './slack-app-alert-channel.js';
 import { SmsAlertChannel } from './sms-alert-channel.js';
 import { WebhookAlertChannel } from './webhook-alert-channel.js';
 
@@ -20,6 +21,12 @@ describe('alert channel synth', () => {
       'SlackAlertChannel',
       () => new SlackAlertChannel('c', { url: 'https://hooks.slack.com/services/T/B/X', channel: '#ops' }),
       { type: 'SLACK', config: { url: 'https://hooks.slack.com/services/T/B/X', channel: '#ops' } },
+      [],
+    ],
+    [
+      'SlackAppAlertChannel',
+      () => new SlackAppAlertChannel('c', { slackChannels: ['#alerts', '@alice'] }),
+      { type: 'SLACK_APP', config: { slackChannels: ['#alerts', '@alice'] } },
       [],
     ],
     [
@@ -80,10 +87,24 @@ describe('alert channel rules', () => {
     ]);
   });
 
+  it('reports a SlackAppAlertChannel given slackChannel for slackChannels: the prop misspelt and the required one missing', async () => {
+    const project = await load(() => {
+      new SlackAppAlertChannel('c', { slackChannel: ['#ops'] } as never); // @at:app-singular
+    });
+    const source = markerLocation(import.meta.url, 'app-singular');
+    expect(project.validate()).toEqual([
+      { severity: 'warning', address: 'alert-channel.c', path: 'slackChannel', message: '"slackChannel" is not a prop of SlackAppAlertChannel', hint: 'Did you mean "slackChannels"?', source },
+      { severity: 'error', address: 'alert-channel.c', path: 'slackChannels', message: '"slackChannels" is required', source },
+    ]);
+  });
+
   // Each row creates its channel on the row's own line, so the row's marker is the expected location.
   it.each([
     ['an invalid e-mail address', 'email', () => new EmailAlertChannel('c', { address: 'not-an-address' }), 'address', '"address" must be a valid email', undefined], // @at:email
     ['a Slack URL that is not a URL', 'slack', () => new SlackAlertChannel('c', { url: 'hooks.slack.com' }), 'url', '"url" must be an absolute http:// or https:// URL, got "hooks.slack.com"', 'Did you mean "https://hooks.slack.com"? {{NAME}} placeholders are allowed, e.g. "{{BASE_URL}}/health".'], // @at:slack
+    ['a Slack App channel with no Slack channel', 'app-none', () => new SlackAppAlertChannel('c', { slackChannels: [] }), 'slackChannels', '"slackChannels" must contain at least 1 items', undefined], // @at:app-none
+    ['an empty Slack channel name, at its index', 'app-empty', () => new SlackAppAlertChannel('c', { slackChannels: ['#ops', ''] }), 'slackChannels[1]', '"slackChannels[1]" is not allowed to be empty', undefined], // @at:app-empty
+    ['Slack channels given as one string', 'app-string', () => new SlackAppAlertChannel('c', { slackChannels: '#ops' as never }), 'slackChannels', '"slackChannels" must be an array', undefined], // @at:app-string
     ['a lower-case webhook method', 'webhook', () => new WebhookAlertChannel('c', { name: 'Hook', url: 'https://example.com', method: 'get' as never }), 'method', '"method" must be one of [GET, POST, PUT, HEAD, DELETE, PATCH]', undefined], // @at:webhook
     ['an empty SMS number, named as the prop', 'sms', () => new SmsAlertChannel('c', { name: 'Ana', phoneNumber: '' }), 'phoneNumber', '"phoneNumber" is not allowed to be empty', undefined], // @at:sms
     ['an empty phone-call name', 'call', () => new PhoneCallAlertChannel('c', { name: '', phoneNumber: '+1' }), 'name', '"name" is not allowed to be empty', undefined], // @at:call

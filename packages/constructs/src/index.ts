@@ -50,6 +50,7 @@ export { StatusPageService, type StatusPageServiceProps, type StatusPageServiceR
 export { AlertChannel, type AlertChannelProps, type AlertChannelReference } from './alert-channel.js';
 export { EmailAlertChannel, type EmailAlertChannelProps } from './email-alert-channel.js';
 export { SlackAlertChannel, type SlackAlertChannelProps } from './slack-alert-channel.js';
+export { SlackAppAlertChannel, type SlackAppAlertChannelProps } from './slack-app-alert-channel.js';
 export { WebhookAlertChannel, type WebhookAlertChannelProps } from './webhook-alert-channel.js';
 export { MSTeamsAlertChannel, TelegramAlertChannel, IncidentioAlertChannel, type MSTeamsAlertChannelProps, type TelegramAlertChannelProps, type IncidentioAlertChannelProps } from './webhook-channels.js';
 export { SmsAlertChannel, type SmsAlertChannelProps } from './sms-alert-channel.js';

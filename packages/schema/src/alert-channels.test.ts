@@ -19,6 +19,7 @@ describe('AlertChannelCreate (spec §2.7, DESIGN §3.2)', () => {
   it.each([
     ['EMAIL', { address: 'a@example.com' }],
     ['SLACK', { url: 'https://hooks.slack.com/x', channel: '#ops' }],
+    ['SLACK_APP', { slackChannels: ['#alerts', '@oncall', 'C0123456789'] }],
     ['WEBHOOK', { name: 'hook', url: 'https://example.com/hook', method: 'PUT', headers: [{ key: 'a', value: 'b' }] }],
     ['SMS', { name: 'oncall', number: '+15550100' }],
     ['CALL', { name: 'oncall', number: '+15550100' }],
@@ -38,11 +39,16 @@ describe('AlertChannelCreate (spec §2.7, DESIGN §3.2)', () => {
   it.each<[string, unknown, string[], string]>([
     ['sslExpiryThreshold 0', { type: 'EMAIL', config: { address: 'a@example.com' }, sslExpiryThreshold: 0 }, ['sslExpiryThreshold'], '"sslExpiryThreshold" must be greater than or equal to 1'],
     ['sslExpiryThreshold 31', { type: 'EMAIL', config: { address: 'a@example.com' }, sslExpiryThreshold: 31 }, ['sslExpiryThreshold'], '"sslExpiryThreshold" must be less than or equal to 30'],
-    ['an unknown type', { type: 'PIGEON', config: {} }, ['type'], '"type" must be one of [EMAIL, SLACK, WEBHOOK, SMS, PAGERDUTY, OPSGENIE, CALL]'],
+    ['an unknown type', { type: 'PIGEON', config: {} }, ['type'], '"type" must be one of [EMAIL, SLACK, SLACK_APP, WEBHOOK, SMS, PAGERDUTY, OPSGENIE, CALL]'],
     ['a bad e-mail address', { type: 'EMAIL', config: { address: 'nope' } }, ['config.address'], '"config.address" must be a valid email'],
     ['a missing config', { type: 'SLACK' }, ['config'], '"config" is required'],
     ['a webhook without url', { type: 'WEBHOOK', config: { name: 'h' } }, ['config.url'], '"config.url" is required'],
     ['an unknown opsgenie region', { type: 'OPSGENIE', config: { name: 'o', apiKey: 'k', region: 'APAC', priority: 'P1' } }, ['config.region'], '"config.region" must be one of [EU, US]'],
+    ['a Slack App channel without slackChannels', { type: 'SLACK_APP', config: {} }, ['config.slackChannels'], '"config.slackChannels" is required'],
+    ['a Slack App channel with no Slack channel', { type: 'SLACK_APP', config: { slackChannels: [] } }, ['config.slackChannels'], '"config.slackChannels" must contain at least 1 items'],
+    ['a Slack App channel given one string', { type: 'SLACK_APP', config: { slackChannels: '#ops' } }, ['config.slackChannels'], '"config.slackChannels" must be an array'],
+    ['an empty Slack channel name', { type: 'SLACK_APP', config: { slackChannels: ['#ops', ''] } }, ['config.slackChannels.1'], '"config.slackChannels[1]" is not allowed to be empty'],
+    ['a Slack App channel with an incoming-webhook config', { type: 'SLACK_APP', config: { url: 'https://hooks.slack.com/x' } }, ['config.slackChannels'], '"config.slackChannels" is required'],
     ['a missing opsgenie priority', { type: 'OPSGENIE', config: { name: 'o', apiKey: 'k', region: 'EU' } }, ['config.priority'], '"config.priority" is required'],
   ])('rejects %s', (_name, input, keys, message) => {
     expectRejected(AlertChannelCreate, input, { keys, message });

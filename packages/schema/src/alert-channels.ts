@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { KeyValues } from './embedded.js';
 import { allOptional, withDefaults } from './helpers.js';
 import { SSL_EXPIRY_THRESHOLD_MAX, SSL_EXPIRY_THRESHOLD_MIN } from './limits.js';
-import { HttpMethod, OpsgeniePriority, OpsgenieRegion } from './values.js';
+import { ALERT_CHANNEL_TYPES, HttpMethod, OpsgeniePriority, OpsgenieRegion, type AlertChannelType } from './values.js';
 
 export const EmailAlertChannelConfig = z.object({ address: z.email() });
 export type EmailAlertChannelConfig = z.infer<typeof EmailAlertChannelConfig>;
@@ -50,16 +50,25 @@ export const OpsgenieAlertChannelConfig = z.object({
 });
 export type OpsgenieAlertChannelConfig = z.infer<typeof OpsgenieAlertChannelConfig>;
 
-/** `config` schema per channel type, as data for code that needs to pick one. */
+/**
+ * The Checkly Slack App: Slack `#channel` names (or channel ids) and `@handle`s to post to. The bot
+ * token is not part of a channel: it belongs to the account's installation of the app, so the same
+ * config works for every account that installed it.
+ */
+export const SlackAppAlertChannelConfig = z.object({ slackChannels: z.array(z.string().min(1)).min(1) });
+export type SlackAppAlertChannelConfig = z.infer<typeof SlackAppAlertChannelConfig>;
+
+/** `config` schema per channel type: the one table every per-type schema below is built from. */
 export const ALERT_CHANNEL_CONFIGS = {
   EMAIL: EmailAlertChannelConfig,
   SLACK: SlackAlertChannelConfig,
+  SLACK_APP: SlackAppAlertChannelConfig,
   WEBHOOK: WebhookAlertChannelConfig,
   SMS: PhoneAlertChannelConfig,
-  CALL: PhoneAlertChannelConfig,
   PAGERDUTY: PagerdutyAlertChannelConfig,
   OPSGENIE: OpsgenieAlertChannelConfig,
-} as const;
+  CALL: PhoneAlertChannelConfig,
+} as const satisfies Record<AlertChannelType, z.ZodType>;
 
 const alertChannelFields = {
   sendRecovery: z.boolean().optional(),
@@ -96,44 +105,19 @@ const alertChannelResponseFields = {
   updated_at: z.string().nullable(),
 };
 
-const CONFIGS = [
-  ['EMAIL', EmailAlertChannelConfig],
-  ['SLACK', SlackAlertChannelConfig],
-  ['WEBHOOK', WebhookAlertChannelConfig],
-  ['SMS', PhoneAlertChannelConfig],
-  ['PAGERDUTY', PagerdutyAlertChannelConfig],
-  ['OPSGENIE', OpsgenieAlertChannelConfig],
-  ['CALL', PhoneAlertChannelConfig],
-] as const;
-
-/** One union member per type, from the shared fields, with `config` required. */
-function perType<F extends z.ZodRawShape>(fields: F) {
-  const member = <T extends string, C extends z.ZodType>(type: T, config: C) =>
-    z.object({ ...fields, type: z.literal(type), config });
-  return [
-    member(CONFIGS[0][0], CONFIGS[0][1]),
-    member(CONFIGS[1][0], CONFIGS[1][1]),
-    member(CONFIGS[2][0], CONFIGS[2][1]),
-    member(CONFIGS[3][0], CONFIGS[3][1]),
-    member(CONFIGS[4][0], CONFIGS[4][1]),
-    member(CONFIGS[5][0], CONFIGS[5][1]),
-    member(CONFIGS[6][0], CONFIGS[6][1]),
-  ] as const;
+/** One union member: the shared fields, `type` and that type's `config` (required). */
+function member<F extends z.ZodRawShape, T extends AlertChannelType>(fields: F, type: T) {
+  return z.object({ ...fields, type: z.literal(type), config: ALERT_CHANNEL_CONFIGS[type] });
 }
 
-/** As `perType`, for the PUT: the other fields merge, `config` is required (a whole one). */
-function perTypeRequiredConfig<F extends z.ZodRawShape>(fields: F) {
-  const member = <T extends string, C extends z.ZodType>(type: T, config: C) =>
-    z.object({ ...fields, type: z.literal(type), config });
-  return [
-    member(CONFIGS[0][0], CONFIGS[0][1]),
-    member(CONFIGS[1][0], CONFIGS[1][1]),
-    member(CONFIGS[2][0], CONFIGS[2][1]),
-    member(CONFIGS[3][0], CONFIGS[3][1]),
-    member(CONFIGS[4][0], CONFIGS[4][1]),
-    member(CONFIGS[5][0], CONFIGS[5][1]),
-    member(CONFIGS[6][0], CONFIGS[6][1]),
-  ] as const;
+type Members<F extends z.ZodRawShape, Types extends readonly AlertChannelType[]> = {
+  readonly [I in keyof Types]: ReturnType<typeof member<F, Types[I] & AlertChannelType>>;
+};
+
+/** One member per channel type, in `ALERT_CHANNEL_TYPES` order (the order errors list the types in). */
+function perType<F extends z.ZodRawShape>(fields: F): Members<F, typeof ALERT_CHANNEL_TYPES> {
+  // `map` loses the tuple's element types; `Members` restores them, one per type as built here.
+  return ALERT_CHANNEL_TYPES.map((type) => member(fields, type)) as unknown as Members<F, typeof ALERT_CHANNEL_TYPES>;
 }
 
 /** Body of `POST /v1/alert-channels` (extension). */
@@ -146,7 +130,7 @@ export type AlertChannelCreateInput = z.input<typeof AlertChannelCreate>;
  * are required, as the real document has them (`type` decides how `config` is validated; a PUT
  * cannot change a channel's type).
  */
-export const AlertChannelUpdate = z.discriminatedUnion('type', perTypeRequiredConfig(allOptional(alertChannelFields)));
+export const AlertChannelUpdate = z.discriminatedUnion('type', perType(allOptional(alertChannelFields)));
 export type AlertChannelUpdate = z.infer<typeof AlertChannelUpdate>;
 
 /** An alert channel as the service returns it. */

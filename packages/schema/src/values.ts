@@ -57,7 +57,8 @@ export const INCIDENT_STATUSES = ['INVESTIGATING', 'IDENTIFIED', 'MONITORING', '
 export const IncidentStatus = z.enum(INCIDENT_STATUSES, missingAware);
 export type IncidentStatus = z.infer<typeof IncidentStatus>;
 
-export const ALERT_CHANNEL_TYPES = ['EMAIL', 'SLACK', 'WEBHOOK', 'SMS', 'PAGERDUTY', 'OPSGENIE', 'CALL'] as const;
+/** In the real service's order: `SLACK_APP` (the Checkly Slack App) follows the incoming-webhook `SLACK`. */
+export const ALERT_CHANNEL_TYPES = ['EMAIL', 'SLACK', 'SLACK_APP', 'WEBHOOK', 'SMS', 'PAGERDUTY', 'OPSGENIE', 'CALL'] as const;
 export const AlertChannelType = z.enum(ALERT_CHANNEL_TYPES, missingAware);
 export type AlertChannelType = z.infer<typeof AlertChannelType>;
 

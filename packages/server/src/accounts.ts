@@ -8,6 +8,11 @@ export interface AccountKey {
   readonly apiKey: string;
   readonly accountId: string;
   readonly name?: string;
+  /**
+   * The bot token (`xoxb-…`) of the Slack App the account installed in its Slack workspace: what
+   * its SLACK_APP channels post with. Not part of any channel, so no API response carries it.
+   */
+  readonly slackAppToken?: string;
 }
 
 export interface Account {
@@ -50,7 +55,23 @@ export class AccountRegistry {
 }
 
 /**
- * Reads `--accounts FILE`: a JSON array of `{apiKey, accountId, name?}` (or `{"accounts": [...]}`).
+ * The Slack App bot token of each account that has one. An account listed with several keys may
+ * name its token on any of its entries; two different tokens for one account are a mistake that
+ * would post with either at random, so they are refused.
+ */
+export function slackAppTokensOf(keys: readonly AccountKey[]): Map<string, string> {
+  const tokens = new Map<string, string>();
+  for (const { accountId, slackAppToken } of keys) {
+    if (slackAppToken === undefined) continue;
+    const known = tokens.get(accountId);
+    if (known !== undefined && known !== slackAppToken) throw new Error(`account ${accountId} is given two different Slack App tokens; give it one`);
+    tokens.set(accountId, slackAppToken);
+  }
+  return tokens;
+}
+
+/**
+ * Reads `--accounts FILE`: a JSON array of `{apiKey, accountId, name?, slackAppToken?}` (or `{"accounts": [...]}`).
  * Throws an Error whose message names the file and the bad entry.
  */
 export function readAccountsFile(file: string): AccountKey[] {
@@ -61,18 +82,30 @@ export function readAccountsFile(file: string): AccountKey[] {
     throw new Error(`cannot read accounts file ${file}: ${(error as Error).message}`);
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { accounts?: unknown } | null)?.accounts;
-  if (!Array.isArray(list)) throw new Error(`accounts file ${file} must hold a JSON array of {apiKey, accountId, name?}`);
-  return list.map((entry: unknown, index) => {
-    const candidate = entry as Partial<Record<'apiKey' | 'accountId' | 'name', unknown>> | null;
+  if (!Array.isArray(list)) throw new Error(`accounts file ${file} must hold a JSON array of {apiKey, accountId, name?, slackAppToken?}`);
+  const keys = list.map((entry: unknown, index): AccountKey => {
+    const candidate = entry as Partial<Record<'apiKey' | 'accountId' | 'name' | 'slackAppToken', unknown>> | null;
     if (
       typeof candidate?.apiKey !== 'string' ||
       candidate.apiKey === '' ||
       typeof candidate.accountId !== 'string' ||
       candidate.accountId === '' ||
-      (candidate.name !== undefined && typeof candidate.name !== 'string')
+      (candidate.name !== undefined && typeof candidate.name !== 'string') ||
+      (candidate.slackAppToken !== undefined && (typeof candidate.slackAppToken !== 'string' || candidate.slackAppToken === ''))
     ) {
-      throw new Error(`accounts file ${file}: entry ${index} must be {apiKey: string, accountId: string, name?: string}`);
+      throw new Error(`accounts file ${file}: entry ${index} must be {apiKey: string, accountId: string, name?: string, slackAppToken?: non-empty string}`);
     }
-    return { apiKey: candidate.apiKey, accountId: candidate.accountId, ...(candidate.name ? { name: candidate.name } : {}) };
+    return {
+      apiKey: candidate.apiKey,
+      accountId: candidate.accountId,
+      ...(candidate.name ? { name: candidate.name } : {}),
+      ...(candidate.slackAppToken !== undefined ? { slackAppToken: candidate.slackAppToken } : {}),
+    };
   });
+  try {
+    slackAppTokensOf(keys);
+  } catch (error) {
+    throw new Error(`accounts file ${file}: ${(error as Error).message}`);
+  }
+  return keys;
 }

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { HTTP_ERROR_NAMES } from '@vigil/schema';
 import { serve } from '@hono/node-server';
-import type { AccountKey } from './accounts.js';
+import { slackAppTokensOf, type AccountKey } from './accounts.js';
 import { createApp } from './app.js';
 import { parsePublicUrl } from './heartbeats/ping-urls.js';
 import { startScheduling, type SchedulingOptions } from './scheduler/index.js';
@@ -83,6 +83,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl);
+  const slackAppTokens = slackAppTokensOf(options.accounts ?? []);
   // Known once listening; no request is served before.
   let listeningUrl: string | undefined;
   const service = createApp({ ...options, publicUrl: () => publicUrl ?? listeningUrl });
@@ -100,7 +101,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   listeningUrl = url;
-  const scheduling = options.scheduler ? startScheduling(service.store, options.scheduler === true ? {} : options.scheduler) : undefined;
+  const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
+  // The accounts' Slack App tokens reach only the outbox, which looks one up per notification.
+  const scheduling = schedulingOptions ? startScheduling(service.store, { ...schedulingOptions, alerting: { slackAppTokens, ...schedulingOptions.alerting } }) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -1,5 +1,7 @@
 /** `vigil server` as a user runs it: a subprocess of the real binary. */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +64,30 @@ describe('vigil server', () => {
     expect(result.status).toBe(2);
     expect(result.stderr.startsWith(message)).toBe(true);
     expect(result.stdout).toBe('');
+  });
+
+  it.each([
+    [
+      'two Slack App tokens for one account',
+      [{ apiKey: 'k1', accountId: 'a1', slackAppToken: 'xoxb-one' }, { apiKey: 'k2', accountId: 'a1', slackAppToken: 'xoxb-two' }],
+      'accounts file FILE: account a1 is given two different Slack App tokens; give it one',
+    ],
+    [
+      'an empty Slack App token',
+      [{ apiKey: 'k1', accountId: 'a1', slackAppToken: '' }],
+      'accounts file FILE: entry 0 must be {apiKey: string, accountId: string, name?: string, slackAppToken?: non-empty string}',
+    ],
+  ])('refuses an accounts file with %s, with exit 2', (_name, accounts, message) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-accounts-'));
+    try {
+      const file = path.join(dir, 'accounts.json');
+      writeFileSync(file, JSON.stringify(accounts));
+      const result = spawnSync(process.execPath, [bin, 'server', '--accounts', file], { encoding: 'utf8', timeout: 20_000 });
+      expect(result.stderr.trim()).toBe(`Error: ${message.replace('FILE', file)}`);
+      expect(result.status).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('documents the fault switches in --help', () => {

@@ -44,7 +44,9 @@ Fault injection (--faults SPEC, comma-separated name=value, for testing clients)
 
 Accounts: --api-key K --account-id ID pairs (repeat both flags, paired in order; one key may be
 paired with several accounts and pick one with the x-service-account header), or --accounts FILE
-holding a JSON array of {"apiKey", "accountId", "name"?}. Default: key "vigil-local", account "local".
+holding a JSON array of {"apiKey", "accountId", "name"?, "slackAppToken"?}; slackAppToken is the bot
+token of the Slack App the account installed, which its Slack App channels post with.
+Default: key "vigil-local", account "local".
 
 Example:
   vigil server --port 8080 --data ./.vigil/server --api-key secret --account-id acme --rate-limit 600/60
@@ -104,7 +106,7 @@ export function registerServer(program: Command): void {
     .option('--data <dir>', 'directory for the database (vigil.db), relative to the current directory; :memory: keeps nothing', DEFAULT_SERVER_DATA)
     .option('--api-key <key>', 'API key accepted by the service (repeatable; pairs with --account-id)', collect)
     .option('--account-id <id>', 'account of the preceding --api-key (repeatable)', collect)
-    .option('--accounts <file>', 'JSON file with [{apiKey, accountId, name?}] instead of --api-key/--account-id')
+    .option('--accounts <file>', 'JSON file with [{apiKey, accountId, name?, slackAppToken?}] instead of --api-key/--account-id')
     .option('--rate-limit <n/s>', 'per API key: at most N requests per S seconds (analytics: 30 per window); off unless given')
     .option('--faults <spec>', 'inject faults, e.g. latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42 (see below)')
     .option('--seed <file>', 'JSON file with status pages, subscriptions and check results to load')
@@ -112,7 +114,7 @@ export function registerServer(program: Command): void {
     .option('--retention <days>', 'delete check results older than this many days (1 to 3650)', '30')
     .option('--deny-network <cidr>', 'never connect checks to this IPv4/IPv6 CIDR (repeatable; adds to the default link-local and cloud metadata denials; "none" drops the defaults)', collect)
     .option('--smtp <url>', 'SMTP server for e-mail alert channels, smtp://[user:pass@]host:port or smtps://… (without it e-mail alerts are recorded UNDELIVERABLE)')
-    .option('--provider-url <name=url>', 'base URL of an alert provider instead of its public one: pagerduty, opsgenie or opsgenie-eu (repeatable)', collect)
+    .option('--provider-url <name=url>', 'base URL of an alert provider instead of its public one: pagerduty, opsgenie, opsgenie-eu or slack (repeatable)', collect)
     .option('--public-url <url>', "URL clients reach this service at, when not http://127.0.0.1:PORT (e.g. behind a reverse proxy): the base of heartbeat monitors' pingUrl")
     .addOption(
       new Option('--log-format <format>', 'stderr lines (failed checks, alerts sent, failed deliveries): text, or json (one JSON object per line)')

@@ -28,9 +28,10 @@ export const alertChannelAdapter = defineAdapter({
   },
 });
 
-/** A channel without a name is called by the address it notifies. */
+/** A channel without a name is called by the address it notifies (a Slack App channel: its Slack channels). */
 function channelDisplayName(remote: RemoteObject): string {
   const config = (remote.config ?? {}) as Record<string, unknown>;
+  if (Array.isArray(config.slackChannels) && config.slackChannels.length > 0) return config.slackChannels.join(', ');
   for (const key of ['name', 'address', 'channel', 'serviceName', 'account']) {
     const value = config[key];
     if (typeof value === 'string' && value !== '') return value;
@@ -50,6 +51,7 @@ interface ChannelShape {
 const CHANNELS: Readonly<Record<string, ChannelShape>> = {
   EMAIL: { construct: 'EmailAlertChannel', fields: [['address', 'address']] },
   SLACK: { construct: 'SlackAlertChannel', fields: [['url', 'url'], ['channel', 'channel']] },
+  SLACK_APP: { construct: 'SlackAppAlertChannel', fields: [['slackChannels', 'slackChannels']] },
   WEBHOOK: {
     construct: 'WebhookAlertChannel',
     fields: [['name', 'name'], ['url', 'url'], ['method', 'method'], ['headers', 'headers'], ['queryParameters', 'queryParameters'], ['template', 'template'], ['webhookSecret', 'webhookSecret'], ['webhookType', 'webhookType']],

@@ -69,7 +69,7 @@ describe('a CommonJS Checkly project', () => {
         'package.json': JSON.stringify({ name: 'checkly-js', type: 'commonjs' }),
         'checkly.config.js': "const { defineConfig } = require('checkly');\nmodule.exports = defineConfig({ projectName: 'P', logicalId: 'p' });\n",
         '__checks__/ping.check.js': "const { StatusPage, ApiCheck } = require('checkly/constructs');\n\nnew StatusPage('ping', { name: 'Ping' });\n",
-        '__checks__/alerts.check.js': "const {\n  EmailAlertChannel,\n  SlackAppAlertChannel: App,\n  Nonsense,\n} = require('checkly/constructs');\n",
+        '__checks__/alerts.check.js': "const {\n  EmailAlertChannel,\n  PrivateLocationGroupAssignment: Assign,\n  Nonsense,\n} = require('checkly/constructs');\n",
       };
       for (const [file, contents] of Object.entries(files)) {
         mkdirSync(path.dirname(path.join(checkly, file)), { recursive: true });
@@ -77,7 +77,7 @@ describe('a CommonJS Checkly project', () => {
       }
       const loaded = await loadProject({ cwd: checkly });
       expect(loaded.diagnostics.map((d) => `${d.source?.file}:${d.source?.line}:${d.source?.column} ${d.message}`)).toEqual([
-        '__checks__/alerts.check.js:3:3 "SlackAppAlertChannel" is not supported by vigil yet',
+        '__checks__/alerts.check.js:3:3 "PrivateLocationGroupAssignment" is not supported by vigil yet',
         '__checks__/alerts.check.js:4:3 "checkly/constructs" has no export named "Nonsense"',
         '__checks__/ping.check.js:1:9 "StatusPage" is not supported by vigil yet',
       ]);

@@ -12,12 +12,14 @@
  * same bytes, also where the template draws a `{{$UUID}}`. `webhookSecret` signs the exact body:
  * `x-checkly-signature` is the hex HMAC-SHA256 of the body under the secret, as the real service
  * sends it.
- * SLACK: an incoming-webhook `{ text }` message. EMAIL: through the SMTP server of `smtpUrl`
- * (nodemailer), UNDELIVERABLE without one. Every request and e-mail carries
+ * SLACK: an incoming-webhook `{ text }` message. SLACK_APP: a Web API `chat.postMessage` per Slack
+ * channel with the account's Slack App bot token (alerting/slack-app.ts). EMAIL: through the SMTP
+ * server of `smtpUrl` (nodemailer), UNDELIVERABLE without one. Every request and e-mail carries
  * `x-vigil-notification-id`, the same on every retry, for the receiver's de-duplication.
  * PAGERDUTY: an Events API v2 `trigger` (a recovery `resolve`s), deduplicated by the check id.
  * OPSGENIE: an alert (aliased by the check id; a recovery closes it) with the channel's priority.
- * Provider base URLs are overridable (`vigil server --provider-url NAME=URL`).
+ * Provider base URLs (PagerDuty, Opsgenie, Slack's Web API) are overridable
+ * (`vigil server --provider-url NAME=URL`).
  * ALERT_SSL (a certificate expiring soon) goes through the same channels; PagerDuty and Opsgenie
  * get it as a warning of its own (dedup key / alias `CHECK_ID:ssl`), so it never resolves or
  * merges with the check's failure incident.
@@ -27,53 +29,17 @@
  * a channel URL cannot make the service an SSRF proxy: a denied address is UNDELIVERABLE.
  */
 import { createHmac } from 'node:crypto';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { guardLookup, type NetworkPolicy } from '@vigil/runner';
 import { createTransport } from 'nodemailer';
 import { BoundedMap } from '../bounded-map.js';
+import { NOTIFICATION_ID_HEADER, post, providerUrl, type AlertContext, type SendOptions, type SendOutcome } from './delivery.js';
+import { sendSlackApp } from './slack-app.js';
 import { renderWebhookTemplate, TemplateError, type TemplateValue } from './webhook-template.js';
 
-export interface AlertContext {
-  notificationId: string;
-  alertType: string;
-  checkId: string;
-  checkName: string;
-  checkType: string;
-  checkResultId: string | null;
-  responseTime: number | null;
-  runLocation: string | null;
-  startedAt: string | null;
-  errorMessage: string | null;
-  groupName: string | null;
-  tags: string[];
-  statusCode: number | null;
-  statusText: string | null;
-  /** ALERT_SSL only: whole days until the certificate expires, and the host it was served for. */
-  sslDaysRemaining?: number | null;
-  sslCheckDomain?: string | null;
-}
-
-export type SendOutcome = { kind: 'sent'; result: string } | { kind: 'undeliverable'; reason: string } | { kind: 'failed'; reason: string };
-
-export interface SendOptions {
-  timeoutMs: number;
-  /** `smtp://user:pass@host:port` or `smtps://…`; without it e-mail is UNDELIVERABLE. */
-  smtpUrl?: string | undefined;
-  /** Addresses webhooks and Slack may not reach (the runner's policy for checks). */
-  policy?: NetworkPolicy | undefined;
-  /** Base URLs of providers by name (`pagerduty`, `opsgenie`), overriding the public ones (tests). */
-  providerUrls?: Readonly<Record<string, string>> | undefined;
-  /** The e-mail sender (default `vigil@localhost`). */
-  mailFrom?: string | undefined;
-  /** Ends an HTTP delivery early: a stopping service is not held by a slow receiver's timeout. */
-  signal?: AbortSignal | undefined;
-}
+export { NOTIFICATION_ID_HEADER, PROVIDER_BASE_URLS, type AlertContext, type SendOptions, type SendOutcome } from './delivery.js';
 
 /** The outbox `channel_type` of an incident update e-mailed to a status page's subscriber. */
 export const SUBSCRIBER_DELIVERY = 'STATUS_PAGE_SUBSCRIBER';
 
-export const NOTIFICATION_ID_HEADER = 'x-vigil-notification-id';
 export const SIGNATURE_HEADER = 'x-checkly-signature';
 
 const ALERT_TITLES: Record<string, string> = {
@@ -146,8 +112,12 @@ export async function sendToChannel(type: string, config: Record<string, unknown
   switch (type) {
     case 'WEBHOOK':
       return sendWebhook(config, context, options);
-    case 'SLACK':
-      return post(String(config.url ?? ''), 'POST', { 'content-type': 'application/json' }, JSON.stringify({ text: slackText(context), ...(config.channel ? { channel: config.channel } : {}) }), context, options);
+    case 'SLACK': {
+      const body = JSON.stringify({ text: slackText(context), ...(config.channel ? { channel: config.channel } : {}) });
+      return post({ url: String(config.url ?? ''), method: 'POST', headers: { 'content-type': 'application/json' }, body }, context, options);
+    }
+    case 'SLACK_APP':
+      return sendSlackApp(config, alertMessage(context), context, options);
     case 'EMAIL':
       return sendEmail(config, context, options);
     case 'PAGERDUTY':
@@ -187,75 +157,14 @@ async function sendWebhook(config: Record<string, unknown>, context: AlertContex
   }
   for (const { key, value } of keyValues(config.queryParameters)) url.searchParams.append(key, value);
   const method = String(config.method ?? 'POST').toUpperCase();
-  return post(url.href, method, headers, method === 'GET' || method === 'HEAD' ? undefined : body, context, options);
+  return post({ url: url.href, method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body }, context, options);
 }
-
-async function post(url: string, method: string, headers: Record<string, string>, body: string | undefined, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
-  if (!/^https?:\/\//.test(url)) return { kind: 'undeliverable', reason: `"${url}" is not an http(s) URL` };
-  const target = new URL(url);
-  // Literal addresses are never looked up, so the policy is asked directly.
-  const refusal = options.policy?.refusal(target.hostname);
-  if (refusal) return { kind: 'undeliverable', reason: refusal.message };
-  let response: { status: number; text: string };
-  try {
-    response = await exchange(target, method, { ...headers, [NOTIFICATION_ID_HEADER]: context.notificationId, 'user-agent': 'vigil-alerting' }, body, options);
-  } catch (error) {
-    const refused = [error, (error as { cause?: unknown }).cause].find((candidate) => (candidate as { code?: string } | undefined)?.code === 'ERR_VIGIL_NETWORK_POLICY');
-    if (refused) return { kind: 'undeliverable', reason: (refused as Error).message };
-    throw error;
-  }
-  if (response.status >= 200 && response.status < 300) return { kind: 'sent', result: `${response.status} ${response.text}`.trim() };
-  throw new Error(`the receiver answered HTTP ${response.status}${response.text ? `: ${response.text}` : ''}`);
-}
-
-/** One HTTP exchange, the whole of it within `timeoutMs`; keeps the first 500 characters of the answer. */
-function exchange(target: URL, method: string, headers: Record<string, string>, body: string | undefined, options: SendOptions): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
-      target,
-      {
-        method,
-        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        ...(options.policy ? { lookup: guardLookup(options.policy) } : {}),
-      },
-      (response: IncomingMessage) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          if (text.length < 500) text += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: text.slice(0, 500) }));
-        response.on('error', reject);
-      },
-    );
-    const timer = setTimeout(() => request.destroy(new Error('the receiver did not answer in time')), options.timeoutMs);
-    const abort = () => request.destroy(new Error('the service stopped before the receiver answered'));
-    if (options.signal?.aborted) abort();
-    options.signal?.addEventListener('abort', abort, { once: true });
-    request.on('close', () => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', abort);
-    });
-    request.on('error', (error: NodeJS.ErrnoException) => reject(error.code && !error.message.includes(error.code) ? new Error(`${error.message} (${error.code})`, { cause: error }) : error));
-    request.end(body);
-  });
-}
-
-export const PROVIDER_BASE_URLS: Readonly<Record<string, string>> = {
-  pagerduty: 'https://events.pagerduty.com',
-  opsgenie: 'https://api.opsgenie.com',
-  'opsgenie-eu': 'https://api.eu.opsgenie.com',
-};
 
 const RECOVERIES = new Set(['ALERT_RECOVERY', 'ALERT_DEGRADED_RECOVERY']);
 
 /** The provider-side identity of the alert: the check's failure incident, or its certificate warning. */
 function providerAlias(context: AlertContext): string {
   return context.alertType === 'ALERT_SSL' ? `${context.checkId}:ssl` : context.checkId;
-}
-
-function providerUrl(name: string, path: string, options: SendOptions): string {
-  return `${(options.providerUrls?.[name] ?? PROVIDER_BASE_URLS[name]!).replace(/\/+$/, '')}${path}`;
 }
 
 function sendPagerduty(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
@@ -270,7 +179,7 @@ function sendPagerduty(config: Record<string, unknown>, context: AlertContext, o
       custom_details: { alertType: context.alertType, checkResultId: context.checkResultId, responseTime: context.responseTime, error: context.errorMessage },
     },
   };
-  return post(providerUrl('pagerduty', '/v2/enqueue', options), 'POST', { 'content-type': 'application/json' }, JSON.stringify(body), context, options);
+  return post({ url: providerUrl('pagerduty', '/v2/enqueue', options), method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, context, options);
 }
 
 function sendOpsgenie(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
@@ -278,10 +187,11 @@ function sendOpsgenie(config: Record<string, unknown>, context: AlertContext, op
   const headers = { 'content-type': 'application/json', authorization: `GenieKey ${String(config.apiKey ?? '')}` };
   const alias = encodeURIComponent(providerAlias(context));
   if (RECOVERIES.has(context.alertType)) {
-    return post(providerUrl(provider, `/v2/alerts/${alias}/close?identifierType=alias`, options), 'POST', headers, JSON.stringify({ note: alertTitle(context) }), context, options);
+    const url = providerUrl(provider, `/v2/alerts/${alias}/close?identifierType=alias`, options);
+    return post({ url, method: 'POST', headers, body: JSON.stringify({ note: alertTitle(context) }) }, context, options);
   }
   const body = { message: alertTitle(context).slice(0, 130), alias: providerAlias(context), priority: String(config.priority ?? 'P3'), description: slackText(context), tags: context.tags };
-  return post(providerUrl(provider, '/v2/alerts', options), 'POST', headers, JSON.stringify(body), context, options);
+  return post({ url: providerUrl(provider, '/v2/alerts', options), method: 'POST', headers, body: JSON.stringify(body) }, context, options);
 }
 
 function sendEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
@@ -324,12 +234,18 @@ async function mail(message: { to: string; subject: string; text: string; notifi
   }
 }
 
+/** The alert's title and what else is known of it (where, how slow, the error), for chat messages. */
+function alertMessage(context: AlertContext): { title: string; details: string[] } {
+  const details: string[] = [];
+  if (context.runLocation) details.push(`location ${context.runLocation}`);
+  if (context.responseTime !== null) details.push(`${context.responseTime} ms`);
+  if (context.errorMessage) details.push(context.errorMessage);
+  return { title: alertTitle(context), details };
+}
+
 function slackText(context: AlertContext): string {
-  const parts = [alertTitle(context)];
-  if (context.runLocation) parts.push(`location ${context.runLocation}`);
-  if (context.responseTime !== null) parts.push(`${context.responseTime} ms`);
-  if (context.errorMessage) parts.push(context.errorMessage);
-  return parts.join(' · ');
+  const { title, details } = alertMessage(context);
+  return [title, ...details].join(' · ');
 }
 
 function keyValues(value: unknown): Array<{ key: string; value: string }> {

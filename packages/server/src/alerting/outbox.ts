@@ -55,10 +55,15 @@ export interface OutboxOptions {
   smtpUrl?: string | undefined;
   /** Provider base URLs by name (`vigil server --provider-url NAME=URL`). */
   providerUrls?: Readonly<Record<string, string>> | undefined;
+  /**
+   * Bot tokens of the Slack App installations, by account id (`slackAppToken` of `--accounts FILE`).
+   * Looked up when a notification is sent, so neither the outbox rows nor the notifications hold one.
+   */
+  slackAppTokens?: ReadonlyMap<string, string> | undefined;
   /** CIDRs webhooks and Slack may not reach (default: the service's link-local and metadata denials). */
   denyNetworks?: readonly string[] | undefined;
   /** `signal` aborts when a stopping service gives up waiting for the delivery. */
-  send?: (type: string, config: Record<string, unknown>, context: AlertContext, signal: AbortSignal) => Promise<SendOutcome>;
+  send?: (type: string, config: Record<string, unknown>, context: AlertContext, signal: AbortSignal, accountId: string) => Promise<SendOutcome>;
   log?: (line: string) => void;
   /** Told how each delivery attempt ended, for the service's log. */
   onDelivery?: (event: DeliveryEvent) => void;
@@ -141,7 +146,11 @@ export class Outbox implements NotificationQueue {
     this.#onDelivery = options.onDelivery;
     const timeoutMs = options.timeoutMs ?? 10_000;
     const policy = parseNetworkPolicy(options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS);
-    this.#send = options.send ?? ((type, config, context, signal) => sendToChannel(type, config, context, { timeoutMs, smtpUrl: options.smtpUrl, providerUrls: options.providerUrls, policy, signal }));
+    const { smtpUrl, providerUrls, slackAppTokens } = options;
+    this.#send =
+      options.send ??
+      ((type, config, context, signal, accountId) =>
+        sendToChannel(type, config, context, { timeoutMs, smtpUrl, providerUrls, policy, signal, slackAppToken: slackAppTokens?.get(accountId) }));
   }
 
   /** Queues a notification; call inside the transaction that changes the alert state. */
@@ -217,7 +226,7 @@ export class Outbox implements NotificationQueue {
       this.#tell(row, doc, { outcome, attempts, ...(error === undefined ? {} : { error: maskChannel(doc.alertConfig).redact(error) ?? error }) });
     let outcome: SendOutcome;
     try {
-      outcome = await this.#send(row.channel_type, doc.alertConfig, doc.context, this.#abandon.signal);
+      outcome = await this.#send(row.channel_type, doc.alertConfig, doc.context, this.#abandon.signal, row.account_id);
     } catch (error) {
       if (this.#abandon.signal.aborted) return;
       const message = errorMessage(error);

@@ -80,7 +80,7 @@ export function summarizeChannels(channelsById: ReadonlyMap<number, StoredDoc>, 
         summary.sms.push({ number: String(config['number'] ?? ''), name: String(config['name'] ?? '') });
         break;
       default:
-        // CALL, PAGERDUTY and OPSGENIE have no place in the summary the spec defines.
+        // SLACK_APP, CALL, PAGERDUTY and OPSGENIE have no place in the summary the spec defines.
         break;
     }
   }
