@@ -10,7 +10,8 @@
 import { Hono, type Context } from 'hono';
 import { AccountRegistry, type AccountKey } from './accounts.js';
 import { clientAddress, CredentialFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
-import { HttpError } from './http/errors.js';
+import { DomainError } from './domain/errors.js';
+import { HttpError, httpErrorOf } from './http/errors.js';
 import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
 import { requestedAccounts, selectAccount } from './http/account-header.js';
 import { requestHeader } from './http/headers.js';
@@ -73,6 +74,7 @@ function bearerToken(header: string | undefined): string | undefined {
 }
 
 function errorResponse(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof DomainError) error = httpErrorOf(error);
   if (error instanceof HttpError) return c.json(error.toBody(), error.status as 400, error.headers);
   process.stderr.write(`vigil server: unexpected error on ${c.req.method} ${c.req.path}: ${error.stack ?? String(error)}\n`);
   return c.json(new HttpError(500, 'An internal server error occurred').toBody(), 500);

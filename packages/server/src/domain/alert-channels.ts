@@ -1,5 +1,5 @@
 /** Alert channels: the `subscriptions` read from the index, and cleanup of subscribers on delete. */
-import { badRequest, notFound } from '../http/errors.js';
+import { invalid, notFound } from './errors.js';
 import type { AlertChannelSubscription, StoredDoc, Store } from '../store/index.js';
 import { mergeUpdate } from './documents.js';
 
@@ -20,10 +20,7 @@ export function getChannel(store: Store, accountId: string, id: number): StoredD
 export function updateChannel(store: Store, accountId: string, id: number, body: ChannelBody): StoredDoc {
   const stored = getChannel(store, accountId, id);
   if (body['type'] !== undefined && body['type'] !== stored['type']) {
-    throw badRequest(`"type" cannot be changed from ${String(stored['type'])} to ${String(body['type'])}; create a new alert channel instead`, {
-      source: 'payload',
-      keys: ['type'],
-    });
+    throw invalid(`"type" cannot be changed from ${String(stored['type'])} to ${String(body['type'])}; create a new alert channel instead`, ['type']);
   }
   const merged = mergeUpdate(stored, body);
   merged['updated_at'] = new Date().toISOString();

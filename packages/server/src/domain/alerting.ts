@@ -2,17 +2,14 @@
  * Alert-channel subscriptions of checks and groups: the `autoAssignAlerts` query, channel
  * `autoSubscribe`, reference checks, and the `alertChannels` summary in check responses.
  */
-import { badRequest } from '../http/errors.js';
+import { invalid } from './errors.js';
 import type { AlertChannelSubscription, StoredDoc, Store, SubscriptionOwnerKind } from '../store/index.js';
 
 /** Every listed channel id must be one of the account's channels (400 naming the bad entry). */
 export function assertChannelsExist(store: Store, accountId: string, subscriptions: readonly AlertChannelSubscription[] | undefined): void {
   subscriptions?.forEach((subscription, index) => {
     if (!store.alertChannels.get(accountId, subscription.alertChannelId)) {
-      throw badRequest(`"alertChannelSubscriptions[${index}].alertChannelId" references alert channel ${subscription.alertChannelId}, which does not exist`, {
-        source: 'payload',
-        keys: [`alertChannelSubscriptions.${index}.alertChannelId`],
-      });
+      throw invalid(`"alertChannelSubscriptions[${index}].alertChannelId" references alert channel ${subscription.alertChannelId}, which does not exist`, [`alertChannelSubscriptions.${index}.alertChannelId`]);
     }
   });
 }

@@ -1,5 +1,5 @@
 /** Check groups: subscriptions, merge on PUT, and the 409 for deleting a group that holds checks. */
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from './errors.js';
 import type { AlertChannelSubscription, StoredDoc, Store } from '../store/index.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';

@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
 import { resolveIncidentOfDeletedCheck } from '../alerting/incidents.js';
-import { badRequest, notFound } from '../http/errors.js';
-import { JsonBytes, RawJson, SerializedPage } from '../http/raw-json.js';
+import { invalid, notFound } from './errors.js';
+import { JsonBytes, RawJson, SerializedPage } from './json-text.js';
 import type { AlertChannelSubscription, Filter, Page, PageRequest, StoredDoc, Store } from '../store/index.js';
 import type { CheckVariant } from './check-variants.js';
 import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
@@ -38,15 +38,12 @@ const ABSENT_AS_NULL = nullsForAbsent(NULL_WHEN_ABSENT);
 function assertReferences(store: Store, accountId: string, body: CheckBody): void {
   const groupId = body['groupId'];
   if (typeof groupId === 'number' && !store.checkGroups.get(accountId, groupId)) {
-    throw badRequest(`"groupId" references check group ${groupId}, which does not exist`, { source: 'payload', keys: ['groupId'] });
+    throw invalid(`"groupId" references check group ${groupId}, which does not exist`, ['groupId']);
   }
   assertChannelsExist(store, accountId, body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined);
   const trigger = body['triggerIncident'] as { serviceId?: string } | null | undefined;
   if (trigger?.serviceId !== undefined && !store.services.get(accountId, trigger.serviceId)) {
-    throw badRequest(`"triggerIncident.serviceId" references status-page service ${trigger.serviceId}, which does not exist`, {
-      source: 'payload',
-      keys: ['triggerIncident.serviceId'],
-    });
+    throw invalid(`"triggerIncident.serviceId" references status-page service ${trigger.serviceId}, which does not exist`, ['triggerIncident.serviceId']);
   }
 }
 
@@ -107,10 +104,7 @@ export function updateCheck(
   const stored = getCheck(store, accountId, options.id, options.variant);
   const { body } = options;
   if (body['checkType'] !== undefined && body['checkType'] !== stored['checkType']) {
-    throw badRequest(`"checkType" cannot be changed from ${String(stored['checkType'])} to ${String(body['checkType'])}; create a new check instead`, {
-      source: 'payload',
-      keys: ['checkType'],
-    });
+    throw invalid(`"checkType" cannot be changed from ${String(stored['checkType'])} to ${String(body['checkType'])}; create a new check instead`, ['checkType']);
   }
   assertReferences(store, accountId, body);
   const merged = mergeUpdate(stored, body);
@@ -120,7 +114,7 @@ export function updateCheck(
   const offset = merged['frequencyOffset'] as number;
   const problem = frequencyOffsetProblem(frequency, offset, frequencyOffsetKind(merged['checkType']));
   if (problem !== undefined) {
-    if (body['frequencyOffset'] !== undefined) throw badRequest(problem, { source: 'payload', keys: ['frequencyOffset'] });
+    if (body['frequencyOffset'] !== undefined) throw invalid(problem, ['frequencyOffset']);
     // An offset the caller never chose is re-assigned to fit the new frequency.
     merged['frequencyOffset'] = assignFrequencyOffset(String(stored.id), frequency);
   }
@@ -143,35 +137,7 @@ export function deleteCheck(store: Store, accountId: string, id: string): void {
   resolveIncidentOfDeletedCheck(store, accountId, check);
 }
 
-/**
- * Every given tag must be present. One condition whatever the number of tags, with the tags as one
- * JSON parameter: a condition per tag made each distinct count a new cached statement (940 counts
- * grew the server to 2.2 GB) and ~950 tags nested past SQLite's expression depth (a 500).
- */
-const ALL_TAGS_PRESENT = "NOT EXISTS (SELECT 1 FROM json_each(?) AS wanted WHERE wanted.value NOT IN (SELECT value FROM json_each(doc, '$.tags')))";
-
-/** List filters of `GET /v1/checks`: every given tag must be present; `checkType` matches exactly. */
-/**
- * The SQL filters of `GET /v1/checks`. `statusIds` are the ids of the checks with the asked
- * `status` (from the check statuses, readside/statuses.ts): passed as a value, not a join, so the
- * collection's cached page positions follow the statuses instead of outliving them.
- */
-export function checkFilters(
-  query: { tag?: string | string[] | undefined; checkType?: string | undefined; search?: string | undefined; apiCheckUrlFilterPattern?: string | undefined },
-  statusIds?: readonly string[],
-): Filter[] {
-  const filters: Filter[] = [];
-  const tags = query.tag === undefined ? [] : Array.isArray(query.tag) ? query.tag : [query.tag];
-  if (tags.length > 0) filters.push({ sql: ALL_TAGS_PRESENT, values: [JSON.stringify(tags)] });
-  if (query.checkType !== undefined) filters.push({ sql: 'check_type = ?', values: [query.checkType] });
-  // instr, not LIKE: `%` and `_` in a search are plain characters.
-  if (query.search) filters.push({ sql: "instr(lower(json_extract(doc, '$.name')), lower(?)) > 0", values: [query.search] });
-  if (query.apiCheckUrlFilterPattern) {
-    filters.push({ sql: "check_type = 'API' AND instr(lower(json_extract(doc, '$.request.url')), lower(?)) > 0", values: [query.apiCheckUrlFilterPattern] });
-  }
-  if (statusIds !== undefined) filters.push({ sql: 'id IN (SELECT value FROM json_each(?))', values: [JSON.stringify(statusIds)] });
-  return filters;
-}
+export { checkFilters } from '../store/check-filters.js';
 
 /**
  * Response shape of stored checks: `alertChannels` summary added, secret values hidden, and the

@@ -2,6 +2,8 @@
  * Every error the service answers with has the body of DESIGN §3.3:
  * `{statusCode, error, message, validation?}`, `validation` only on 400s that name fields.
  */
+import type { DomainError, DomainRefusal } from '../domain/errors.js';
+
 export type ValidationSource = 'payload' | 'query' | 'params';
 
 export interface ValidationDetail {
@@ -58,6 +60,14 @@ export class HttpError extends Error {
       ...(this.validation ? { validation: this.validation } : {}),
     };
   }
+}
+
+const STATUS_OF_REFUSAL: Readonly<Record<DomainRefusal, number>> = { invalid: 400, 'not-found': 404, conflict: 409 };
+
+/** A domain refusal as the API answers it; the fields at fault are the request body's. */
+export function httpErrorOf(error: DomainError): HttpError {
+  const status = STATUS_OF_REFUSAL[error.refusal];
+  return new HttpError(status, error.message, error.fields.length > 0 ? { validation: { source: 'payload', keys: error.fields } } : {});
 }
 
 export function badRequest(message: string, validation?: ValidationDetail): HttpError {

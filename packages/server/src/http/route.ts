@@ -13,7 +13,7 @@ import { readJsonBody } from './body.js';
 import { HttpError, badRequest, conflict, type ValidationSource } from './errors.js';
 import { requestHeader } from './headers.js';
 import { pagingHeaders } from './paging.js';
-import { JsonBytes, RawJson, SerializedPage, bodyText, bodyValue, serializeList } from './raw-json.js';
+import { JsonBytes, RawJson, SerializedPage, bodyText, bodyValue, serializeList } from '../domain/json-text.js';
 import type { AppEnv } from './types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -14,13 +14,15 @@
  * `status`. The handler returns the response body; for a `list: true` entry it returns
  * `{ items, total }` (`Page`) and the route sets the JSON array body, `content-range` and `link`
  * (it reads `limit`/`page` from the validated query). Status 204 sends no body. A handler may return
- * `new RawJson(text)` (`../http/raw-json.js`; or list items of it) to send JSON text it already has.
+ * `new RawJson(text)` (`../domain/json-text.js`; or list items of it) to send JSON text it already has.
  *
  * Already done for every route before the handler runs: authentication (401), `x-service-account`
  * (403), rate limits (429), fault injection, the request log. `account.id` is the tenant: every read
  * and write MUST filter on it, and an id of another tenant is answered exactly like a missing id
- * (`throw notFound('Check', id)` → 404). Errors: throw `HttpError` or the helpers `badRequest`,
- * `notFound`, `conflict` from `../http/errors.js`; anything else becomes a 500.
+ * (`throw notFound('Check', id)` → 404). Errors: domain rules throw `DomainError`
+ * (`../domain/errors.js`: invalid → 400 naming the fields, not found → 404, conflict → 409); a
+ * handler may throw `HttpError` or `badRequest`/`notFound`/`conflict` from `../http/errors.js` for
+ * what only HTTP knows. Anything else becomes a 500.
  *
  * Write handlers (POST, PUT, PATCH, DELETE) MUST be synchronous: each runs in its own savepoint of
  * the group commit (`store.writeBatched`), so a throw undoes only its own writes, and the response
@@ -51,7 +53,7 @@ import * as openapi from './openapi.js';
 import * as services from './status-page-services.js';
 // Read side (check results, analytics, error groups, heartbeats, incidents, subscriptions, accounts,
 // triggers) and the `--seed` loader, which must run after the core modules' tables exist.
-import * as seed from '../readside/seed-module.js';
+import * as seed from './seed.js';
 import * as accountsRoutes from './accounts.js';
 import * as analytics from './analytics.js';
 import * as checkResults from './check-results.js';

@@ -1,11 +1,11 @@
 /**
  * Route-module adapter for `--seed`: loads `ctx.seed` (if any) into the store when the app is built,
- * before it serves a request. See seed.ts for the format.
+ * before it serves a request. See readside/seed.ts for the format.
  */
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
-import type { RouteContext } from '../routes/index.js';
-import { loadSeed } from './seed.js';
+import type { RouteContext } from './index.js';
+import { loadSeed } from '../readside/seed.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   if (ctx.seed === undefined) return;
