@@ -96,6 +96,29 @@ describe('Alerting', () => {
     expect(sent.map((entry) => `${entry.type} ${entry.alertType}`).sort()).toEqual(['SLACK ALERT_FAILURE', 'WEBHOOK ALERT_FAILURE', 'WEBHOOK ALERT_RECOVERY']);
   });
 
+  it.each([
+    // A group that sets no escalation (null) leaves each check its own: two reminders, five minutes apart.
+    ['keeps its own reminders in a group without an escalation', null, {}, ['0:ALERT_FAILURE', '5:ALERT_FAILURE_REMAIN', '10:ALERT_FAILURE_REMAIN']],
+    // A group with its own escalation imposes it on every check: one reminder, ten minutes on.
+    ["follows the group's reminders in a group with its own escalation", false, { reminders: { amount: 1, interval: 10 } }, ['0:ALERT_FAILURE', '10:ALERT_FAILURE_REMAIN']],
+  ] as const)('a failing check %s', async (_name, useGlobalAlertSettings, groupSettings, expected) => {
+    const store = world();
+    const group = store.checkGroups.insert(ACCOUNT, (id) => ({ id, name: 'Shop', tags: [], alertSettings: groupSettings, useGlobalAlertSettings }));
+    const { checkId } = seed(store, {
+      groupId: group.id,
+      alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, reminders: { amount: 2, interval: 5 } },
+    });
+    const { sent, send } = recorder();
+    const subject = alerting(store, { send });
+    const minuteOf = new Map<string, number>();
+    for (let minute = 0; minute <= 20; minute += 1) {
+      subject.onFinalResult(ACCOUNT, checkId, run(true, minute));
+      await subject.idle();
+      for (const entry of sent) if (!minuteOf.has(entry.id)) minuteOf.set(entry.id, minute);
+    }
+    expect(sent.map((entry) => `${minuteOf.get(entry.id)}:${entry.alertType}`)).toEqual(expected);
+  });
+
   it("sends the check's and its group's tags once each", async () => {
     const store = world();
     const group = store.checkGroups.insert(ACCOUNT, (id) => ({ id, name: 'Shop', tags: ['shop', 'prod'], alertSettings: {}, useGlobalAlertSettings: false }));
