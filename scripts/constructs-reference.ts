@@ -50,6 +50,11 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
     names: ['CheckGroupV2', 'CheckGroup', 'CheckGroupV2Props', 'CheckGroupProps', 'CheckGroupV1', 'CheckGroupV1Props', 'ApiCheckDefaults', 'MaintenanceWindow', 'MaintenanceWindowProps', 'DateInput', 'StatusPageService', 'StatusPageServiceProps', 'PrivateLocation', 'PrivateLocationProps', 'PrivateLocationReference'],
   },
   {
+    title: 'Dashboards',
+    intro: '`vigil server` stores dashboards and serves them through its API (`/v1/dashboards`); it does not render them as web pages yet.',
+    names: ['Dashboard', 'DashboardProps', 'DashboardCss'],
+  },
+  {
     title: 'Alert channels',
     intro: 'Every alert channel takes the common alert channel props plus its own.',
     names: [
@@ -129,6 +134,9 @@ const VALUE_TYPES = [
   'AssertionComparison',
   'RetryStrategyType',
   'RetryOnlyOn',
+  'DashboardWidth',
+  'DashboardRefreshRate',
+  'DashboardPaginationRate',
 ] as const;
 
 /** Methods the loader calls on constructs (bundling, synthesis); users never do. */

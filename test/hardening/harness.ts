@@ -105,6 +105,7 @@ export async function createResources(baseUrl: string, tenant: (typeof TENANTS)[
   const incident = await sendOk(baseUrl, key, 'incidents.create', {}, { ...SAMPLE_BODIES['incidents.create'], services: [{ id: service.id }] });
   const window = await sendOk(baseUrl, key, 'maintenanceWindows.create', {}, SAMPLE_BODIES['maintenanceWindows.create']);
   const privateLocation = await sendOk(baseUrl, key, 'privateLocations.create', {}, SAMPLE_BODIES['privateLocations.create']);
+  const dashboard = await sendOk(baseUrl, key, 'dashboards.create', {}, SAMPLE_BODIES['dashboards.create']);
   const errorGroups = (await sendOk(baseUrl, key, 'errorGroups.listForCheck', { checkId: seeded.apiCheck })) as Array<{ id: string }>;
   const results = (await sendOk(baseUrl, key, 'checkResults.listV2', { checkId: seeded.apiCheck })) as { entries: Array<{ id: string }> };
   return {
@@ -118,6 +119,7 @@ export async function createResources(baseUrl: string, tenant: (typeof TENANTS)[
     service: service.id,
     maintenanceWindow: window.id,
     privateLocation: privateLocation.id,
+    dashboard: dashboard.dashboardId,
     statusPage: seeded.statusPage,
     errorGroup: errorGroups[0]?.id ?? 'no-error-group',
     checkResult: results.entries[0]?.id ?? 'no-check-result',

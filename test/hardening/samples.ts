@@ -17,6 +17,7 @@ export interface ResourceIds {
   readonly service: string;
   readonly maintenanceWindow: number;
   readonly privateLocation: string;
+  readonly dashboard: string;
   readonly statusPage: string;
   readonly errorGroup: string;
   readonly checkResult: string;
@@ -83,6 +84,9 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   'maintenanceWindows.update': { name: 'Fuzz window 2' },
   'privateLocations.create': { name: 'Fuzz location', slugName: 'fuzz-location', icon: 'location', proxyUrl: null },
   'privateLocations.update': { name: 'Fuzz location 2' },
+  // No customUrl: it names one dashboard across the service, and every tenant creates this sample.
+  'dashboards.create': { header: 'Fuzz dashboard', tags: ['fuzz'], refreshRate: 300, checksPerPage: 10, logo: 'https://example.com/logo.png' },
+  'dashboards.update': { header: 'Fuzz dashboard 2', paginate: false },
   'errorGroups.patch': { archivedUntilNextEvent: true },
 };
 
@@ -101,6 +105,7 @@ function idFor(id: EndpointId, param: string, ids: ResourceIds): string | number
   if (param === 'checkResultId') return ids.checkResult;
   if (param === 'statusPageId') return ids.statusPage;
   if (param === 'accountId') return ids.accountId;
+  if (param === 'dashboardId') return ids.dashboard;
   if (param === 'groupId') return ids.group;
   if (param === 'checkId') return id === 'heartbeats.listEvents' ? ids.check : ids.apiCheck;
   // `{id}`: what kind of resource depends on the collection.

@@ -7,6 +7,7 @@ import { checkResultsApi } from './collections/check-results.js';
 import { checkStatusesApi } from './collections/check-statuses.js';
 import { alertNotificationsApi } from './collections/alert-notifications.js';
 import { checksApi } from './collections/checks.js';
+import { dashboardsApi } from './collections/dashboards.js';
 import { errorGroupsApi } from './collections/error-groups.js';
 import { runtimesApi } from './collections/runtimes.js';
 import { heartbeatsApi } from './collections/heartbeats.js';
@@ -43,6 +44,7 @@ export function createClient(options: ClientOptions) {
     analytics: analyticsApi(caller),
     alertChannels: alertChannelsApi(caller),
     statusPages: statusPagesApi(caller),
+    dashboards: dashboardsApi(caller),
     maintenanceWindows: maintenanceWindowsApi(caller),
     privateLocations: privateLocationsApi(caller),
     errorGroups: errorGroupsApi(caller),

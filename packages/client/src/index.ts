@@ -17,6 +17,7 @@ export type * from './collections/analytics.js';
 export type * from './collections/check-groups.js';
 export type * from './collections/check-results.js';
 export type * from './collections/checks.js';
+export type * from './collections/dashboards.js';
 export type * from './collections/error-groups.js';
 export type * from './collections/heartbeats.js';
 export type * from './collections/maintenance-windows.js';

@@ -16,4 +16,7 @@ export type {
   AssertionComparison,
   RetryStrategyType,
   RetryOnlyOn,
+  DashboardWidth,
+  DashboardRefreshRate,
+  DashboardPaginationRate,
 } from '@vigil/schema';

@@ -77,6 +77,7 @@ import {
 } from './status-pages.js';
 import { CheckGroupTrigger } from './triggers.js';
 import { CLIENT_ENDPOINTS } from './client-endpoints.js';
+import { DASHBOARD_ENDPOINTS } from './dashboard-endpoints.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -95,6 +96,8 @@ export interface EndpointDef {
   list?: boolean;
   /** A collection paged by cursor: `{length, entries, nextId}`, `nextId` passed back for the next page (null on the last). */
   cursor?: boolean;
+  /** When the call answers 409, for the OpenAPI document. */
+  conflict?: string;
   summary: string;
   deprecated?: boolean;
 }
@@ -440,6 +443,7 @@ export const ENDPOINTS = {
     summary: 'Get an account',
   },
 
+  ...DASHBOARD_ENDPOINTS,
   ...CLIENT_ENDPOINTS,
 } as const satisfies Record<string, EndpointDef>;
 

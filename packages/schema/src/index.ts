@@ -23,6 +23,7 @@ export * from './maintenance-windows.js';
 export * from './private-locations.js';
 export * from './alert-channels.js';
 export * from './status-pages.js';
+export * from './dashboards.js';
 export * from './check-results.js';
 export * from './run-wire.js';
 export * from './jsonpath.js';

@@ -67,6 +67,9 @@ export const MAINTENANCE_WINDOW_DESCRIPTION_MAX = 2000;
 export const SSL_EXPIRY_THRESHOLD_MIN = 1;
 export const SSL_EXPIRY_THRESHOLD_MAX = 30;
 export const INCIDENT_NAME_MAX = 255;
+/** `checksPerPage` of a dashboard (the real service's document). */
+export const DASHBOARD_CHECKS_PER_PAGE_MIN = 1;
+export const DASHBOARD_CHECKS_PER_PAGE_MAX = 20;
 
 /**
  * Longest `script` of a check, in characters: 1 MiB of (ASCII) source, the size the hardening suite holds

@@ -65,6 +65,7 @@ function errorResponses(def: EndpointDef): Record<string, unknown> {
   codes.push(['401', 'Missing or bad API key'], ['403', 'Account not accessible with this key']);
   if (def.params) codes.push(['404', 'Not found']);
   if (def.method === 'DELETE' && def.path.includes('check-groups')) codes.push(['409', 'Group still holds checks']);
+  if (def.conflict !== undefined) codes.push(['409', def.conflict]);
   if (def.body) codes.push(['413', 'Body larger than 2 MiB']);
   codes.push(['429', 'Rate limited; see Retry-After']);
   return Object.fromEntries(

@@ -143,3 +143,20 @@ export const REMINDER_INTERVALS = [1, 2, 3, 4, 5, 10, 15, 30] as const;
 export const FAILED_RUN_THRESHOLDS = [1, 2, 3, 4, 5] as const;
 export const MINUTES_FAILING_THRESHOLDS = [5, 10, 15, 30] as const;
 export const PARALLEL_RUN_FAILURE_PERCENTAGES = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100] as const;
+
+/** `width` of a dashboard: the whole screen, or a 960-pixel column in its centre. */
+export const DASHBOARD_WIDTHS = ['FULL', '960PX'] as const;
+export const DashboardWidth = z.enum(DASHBOARD_WIDTHS, missingAware);
+export type DashboardWidth = z.infer<typeof DashboardWidth>;
+
+/**
+ * Seconds between reloads of a dashboard, and between its page turns. The real document types both
+ * as any number; these are the values Checkly's construct types them as and its web app offers.
+ */
+export const DASHBOARD_REFRESH_RATES = [60, 300, 600] as const;
+export const DashboardRefreshRate = z.literal(DASHBOARD_REFRESH_RATES, missingAware);
+export type DashboardRefreshRate = z.infer<typeof DashboardRefreshRate>;
+
+export const DASHBOARD_PAGINATION_RATES = [30, 60, 300] as const;
+export const DashboardPaginationRate = z.literal(DASHBOARD_PAGINATION_RATES, missingAware);
+export type DashboardPaginationRate = z.infer<typeof DashboardPaginationRate>;

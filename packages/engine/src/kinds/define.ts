@@ -27,6 +27,13 @@ export interface AdapterDefinition {
   readonly setFields?: readonly string[];
   readonly replaceOn?: readonly string[];
   readonly prepareRemote?: (remote: RemoteObject) => RemoteObject;
+  /**
+   * Where the id the kind's paths take is: the remote object's field and the path parameter's name.
+   * Default `id` for both; a dashboard is addressed by its `dashboardId`, not its numeric `id`.
+   */
+  readonly remoteId?: { readonly field: string; readonly param: string };
+  /** See {@link KindAdapter.nameOf}; default the payload's `name`. */
+  readonly nameOf?: (payload: Payload) => string;
 }
 
 function asRemote(value: unknown, what: string): RemoteObject {
@@ -38,6 +45,7 @@ function asRemote(value: unknown, what: string): RemoteObject {
 
 export function defineAdapter(definition: AdapterDefinition): KindAdapter {
   const { endpoints, kind } = definition;
+  const { field: idField, param: idParam } = definition.remoteId ?? { field: 'id', param: 'id' };
   const writeQuery = definition.sendsAutoAssignAlerts ? { autoAssignAlerts: false } : undefined;
   return {
     kind,
@@ -48,13 +56,11 @@ export function defineAdapter(definition: AdapterDefinition): KindAdapter {
     replaceOn: definition.replaceOn ?? [],
     ...(definition.prepareRemote ? { prepareRemote: definition.prepareRemote } : {}),
     remoteIdOf(remote: RemoteObject): RemoteId {
-      const id = remote.id;
-      if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`a ${kind} from the service has no id; this is a bug in the service`);
+      const id = remote[idField];
+      if (typeof id !== 'string' && typeof id !== 'number') throw new Error(`a ${kind} from the service has no ${idField}; this is a bug in the service`);
       return id;
     },
-    nameOf(payload: Payload): string {
-      return typeof payload.name === 'string' ? payload.name : '';
-    },
+    nameOf: definition.nameOf ?? ((payload: Payload): string => (typeof payload.name === 'string' ? payload.name : '')),
     async *list(api: ServiceCalls): AsyncIterable<RemoteObject> {
       for await (const item of api.listAll(endpoints.list, definition.listQuery ? { query: definition.listQuery } : {})) {
         yield asRemote(item, `a ${kind} list`);
@@ -65,11 +71,11 @@ export function defineAdapter(definition: AdapterDefinition): KindAdapter {
       return asRemote(created, `the create of a ${kind}`);
     },
     async update(api, remoteId, payload) {
-      const updated = await api.call(endpoints.update, { params: { id: remoteId }, body: payload, ...(writeQuery ? { query: writeQuery } : {}) });
+      const updated = await api.call(endpoints.update, { params: { [idParam]: remoteId }, body: payload, ...(writeQuery ? { query: writeQuery } : {}) });
       return asRemote(updated, `the update of a ${kind}`);
     },
     async remove(api, remoteId) {
-      await api.call(endpoints.remove, { params: { id: remoteId } });
+      await api.call(endpoints.remove, { params: { [idParam]: remoteId } });
     },
   };
 }

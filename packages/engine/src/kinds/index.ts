@@ -4,6 +4,7 @@ import { apiCheckAdapter } from './api-check.js';
 import { browserCheckAdapter } from './browser-check.js';
 import { playwrightCheckAdapter } from './playwright-check.js';
 import { checkGroupAdapter } from './check-group.js';
+import { dashboardAdapter } from './dashboard.js';
 import { dnsMonitorAdapter } from './dns-monitor.js';
 import { tcpMonitorAdapter } from './tcp-monitor.js';
 import { urlMonitorAdapter } from './url-monitor.js';
@@ -29,6 +30,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'maintenance-window': maintenanceWindowAdapter,
   'private-location': privateLocationAdapter,
   'status-page-service': statusPageServiceAdapter,
+  dashboard: dashboardAdapter,
   'alert-channel': alertChannelAdapter,
   'dns-monitor': dnsMonitorAdapter,
   'tcp-monitor': tcpMonitorAdapter,

@@ -47,6 +47,7 @@ import type { Store } from '../store/index.js';
 import * as alertChannels from './alert-channels.js';
 import * as checkGroups from './check-groups.js';
 import * as checks from './checks.js';
+import * as dashboards from './dashboards.js';
 import * as maintenanceWindows from './maintenance-windows.js';
 import * as privateLocations from './private-locations.js';
 import * as openapi from './openapi.js';
@@ -87,7 +88,7 @@ export interface RouteModule {
 
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
-  openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services,
+  openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services, dashboards,
   checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, clientReads, seed,
 ];
 

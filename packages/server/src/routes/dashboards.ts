@@ -1,0 +1,103 @@
+/**
+ * Dashboards: create, list, get, update (merge), delete. The service stores a dashboard and serves
+ * it through these calls only; it does not render dashboards as web pages.
+ *
+ * A dashboard has a numeric `id` (counted per account, like groups) and a `dashboardId`, the id its
+ * paths take. `customUrl` (a subdomain) and `customDomain` (a host name) each name one dashboard
+ * across the whole service, not per account, because the page is reached by that name alone: a
+ * value any other dashboard holds, another tenant's included, is refused with 409. They are compared
+ * without case, as DNS names are. The table is this module's own, created by its own migration scope.
+ */
+import { ENDPOINTS } from '@vigil/schema';
+import type { Hono } from 'hono';
+import { mergeUpdate } from '../domain/documents.js';
+import { conflict, notFound } from '../http/errors.js';
+import type { AppEnv } from '../http/types.js';
+import { Collection, uuidV7, type IndexedColumn } from '../store/collection.js';
+import type { StoredDoc } from '../store/index.js';
+import type { RouteContext } from './index.js';
+
+const SCOPE = 'dashboards';
+const TABLE = 'dashboards';
+
+/** The fields that name a dashboard across the service, and the column each is kept in. */
+const NAME_COLUMNS = { customUrl: 'custom_url', customDomain: 'custom_domain' } as const;
+type NameField = keyof typeof NAME_COLUMNS;
+const NAME_FIELDS = Object.keys(NAME_COLUMNS) as NameField[];
+
+/** The value a name is compared by: lower case, and absent when empty. */
+function nameKey(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value.toLowerCase() : null;
+}
+
+const COLUMNS: readonly IndexedColumn[] = [
+  { column: 'dashboard_id', value: (doc) => String(doc['dashboardId']) },
+  ...NAME_FIELDS.map((field): IndexedColumn => ({ column: NAME_COLUMNS[field], value: (doc) => nameKey(doc[field]) })),
+];
+
+/**
+ * The collection layout (see collection.ts) with ids unique per account, as integer ids are counted
+ * per account, plus the columns above. The unique indexes hold the service-wide rule even if a
+ * route forgot to check it first.
+ */
+const TABLE_SQL = `CREATE TABLE ${TABLE} (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    dashboard_id TEXT NOT NULL UNIQUE,
+    custom_url TEXT,
+    custom_domain TEXT,
+    UNIQUE (account_id, id)
+  );
+  CREATE INDEX ${TABLE}_account_seq ON ${TABLE} (account_id, seq);
+  CREATE UNIQUE INDEX ${TABLE}_custom_url ON ${TABLE} (custom_url) WHERE custom_url IS NOT NULL;
+  CREATE UNIQUE INDEX ${TABLE}_custom_domain ON ${TABLE} (custom_domain) WHERE custom_domain IS NOT NULL;`;
+
+export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
+  const { store } = ctx;
+  store.migrate(SCOPE, [{ version: 1, name: 'dashboards', up: (db) => db.exec(TABLE_SQL) }]);
+  const dashboards = new Collection<StoredDoc>(store.db, TABLE, 'integer', COLUMNS);
+  const byDashboardId = store.db.prepare(`SELECT doc FROM ${TABLE} WHERE account_id = ? AND dashboard_id = ?`).pluck();
+  const byName = (column: string) => ({
+    inAccount: store.db.prepare(`SELECT doc FROM ${TABLE} WHERE account_id = ? AND ${column} = ?`).pluck(),
+    /** Across the service: the `dashboardId` of the dashboard holding the name. */
+    holder: store.db.prepare(`SELECT dashboard_id FROM ${TABLE} WHERE ${column} = ?`).pluck(),
+  });
+  const names = { customUrl: byName(NAME_COLUMNS.customUrl), customDomain: byName(NAME_COLUMNS.customDomain) };
+
+  /** The account's dashboard named `key`: its dashboardId, or its customUrl / customDomain when `type` says. */
+  const find = (accountId: string, key: string, type?: NameField): StoredDoc => {
+    const text = type === undefined ? byDashboardId.get(accountId, key) : names[type].inAccount.get(accountId, nameKey(key));
+    if (typeof text !== 'string') throw notFound('Dashboard', key);
+    return JSON.parse(text) as StoredDoc;
+  };
+
+  /** 409 when another dashboard of the service (`self` excepted) holds the doc's customUrl or customDomain. */
+  const refuseTaken = (doc: Record<string, unknown>, self: unknown): void => {
+    for (const field of NAME_FIELDS) {
+      const key = nameKey(doc[field]);
+      if (key === null) continue;
+      const holder = names[field].holder.get(key);
+      if (holder !== undefined && holder !== self) throw conflict(`${field} ${JSON.stringify(doc[field])} is already taken by another dashboard`);
+    }
+  };
+
+  ctx.route(ENDPOINTS['dashboards.create'], ({ account, body }) => {
+    refuseTaken(body, undefined);
+    const now = new Date().toISOString();
+    return dashboards.insert(account.id, (id) => ({ ...body, id, dashboardId: uuidV7(), created_at: now }));
+  });
+  ctx.route(ENDPOINTS['dashboards.list'], ({ account, query }) => dashboards.page(account.id, { limit: query.limit, page: query.page }));
+  ctx.route(ENDPOINTS['dashboards.get'], ({ account, params, query }) => find(account.id, params.dashboardId, query.type));
+  ctx.route(ENDPOINTS['dashboards.update'], ({ account, params, body }) => {
+    const stored = find(account.id, params.dashboardId);
+    const merged = mergeUpdate(stored, body);
+    refuseTaken(merged, stored['dashboardId']);
+    dashboards.replace(account.id, merged);
+    return merged;
+  });
+  ctx.route(ENDPOINTS['dashboards.delete'], ({ account, params }) => {
+    dashboards.remove(account.id, find(account.id, params.dashboardId).id);
+  });
+}
