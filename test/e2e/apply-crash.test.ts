@@ -1,5 +1,5 @@
 /**
- * Crash safety (DESIGN §7): an apply SIGKILLed at a random point, then run again, leaves exactly the
+ * Crash safety: an apply SIGKILLed at a random point, then run again, leaves exactly the
  * desired resources on the service (no duplicate, no orphan) and a consistent state. The kill points
  * are spread over the whole apply, so some land between a create's response and its state write —
  * the case the journal and Idempotency-Key exist for.

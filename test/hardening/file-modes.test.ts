@@ -1,6 +1,6 @@
 /**
  * The service's database holds secret variable values, so what holds it is private to the owner
- * (issue 15 item 5): `vigil server --data DIR` made DIR 0755 and vigil.db, -wal, -shm 0644, and the
+ * `vigil server --data DIR` made DIR 0755 and vigil.db, -wal, -shm 0644, and the
  * embedded service's `.vigil/local/` likewise. Both are checked through the real CLI.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

@@ -90,7 +90,7 @@ describe('deeply nested bodies', () => {
   const postCheck = (body: string): Promise<Reply> =>
     send(service.server.url, 'POST', '/v1/checks?autoAssignAlerts=false', { apiKey: TENANTS[0].apiKey, body, headers: { 'content-type': 'application/json' } });
 
-  // maxResponseTime takes "any type" on this call (spec §4.1), so only the depth limit stands between
+  // maxResponseTime takes "any type" on this call, so only the depth limit stands between
   // such a value and the recursive code behind validation (it answered 500 before the limit).
   it('refuses a 50,000-level value in an any-type field with 400 naming the field', async () => {
     const reply = await postCheck(heartbeatCheck(nested(50_000)));

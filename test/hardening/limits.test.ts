@@ -93,7 +93,7 @@ describe('the service at each limit and one past it', () => {
       pastLimit: { ...SAMPLE_BODIES['incidents.create'], name: 'n'.repeat(INCIDENT_NAME_MAX + 1) },
       key: 'name',
     },
-    // Arrays the spec leaves unbounded (issue 15 item 3: a check with 400,000 tags was stored).
+    // Arrays the spec leaves unbounded (a check with 400,000 tags was stored).
     ...(
       [
         ['tags', 'a check', API, SAMPLE_BODIES['checks.createApi'], (n: number) => ({ tags: strings(n, 't') }), TAGS_MAX],

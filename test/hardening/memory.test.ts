@@ -1,5 +1,5 @@
 /**
- * One tenant must not be able to grow the service's memory (issue 15 item 3). Before the fix, 940
+ * One tenant must not be able to grow the service's memory. Before the fix, 940
  * `GET /v1/checks` calls, each with a different number of `tag` filters, grew the server from 96 MB
  * to 2.2 GB (a prepared statement cached per distinct WHERE clause, never dropped), ~950 tags in one
  * call answered 500 (SQLite's expression depth), and a check with 400,000 tags was stored.

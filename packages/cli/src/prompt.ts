@@ -1,4 +1,4 @@
-/** The one question apply asks, answered on a TTY only (DESIGN §7). */
+/** The one question apply asks, answered on a TTY only. */
 import { createInterface } from 'node:readline';
 import { CliError } from './errors.js';
 

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 
-/** Where the service found the invalid input of a 400 (DESIGN §3.3). */
+/** Where the service found the invalid input of a 400. */
 export type ValidationSource = 'payload' | 'query' | 'params';
 
 /**

@@ -88,7 +88,7 @@ export class ConcurrencyLimiter {
   }
 }
 
-/** The service's separate, tighter budget for `/v1/analytics/*` (DESIGN §3.3). */
+/** The service's separate, tighter budget for `/v1/analytics/*`. */
 export const DEFAULT_ANALYTICS_PACING: PacingOptions = { requests: 30, windowSeconds: 60 };
 
 const ANALYTICS_PREFIX = '/v1/analytics/';

@@ -7,7 +7,7 @@ import { externalRef, numericIdProblem, type ExternalRef } from './ref.js';
 import type { PropKeys } from './unknown-props.js';
 import type { AlertChannelType } from '@vigil/schema';
 
-/** Props shared by every alert channel (spec §2.7). */
+/** Props shared by every alert channel. */
 export interface AlertChannelProps extends ConstructProps {
   /** Notify when a failing check recovers. */
   sendRecovery?: boolean;

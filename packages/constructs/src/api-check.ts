@@ -28,7 +28,7 @@ export interface BasicAuth {
   password: string;
 }
 
-/** The HTTP request an API check sends (spec §2.2 "API check request"). */
+/** The HTTP request an API check sends (the API's request of an API check). */
 export interface Request {
   /** The URL to request (at most 2048 characters). */
   url: string;

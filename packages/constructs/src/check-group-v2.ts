@@ -19,7 +19,7 @@ import type { PropKeys } from './unknown-props.js';
 import { ScriptSlots, type ScriptBundleRequest, type ScriptField, type ScriptOwner, type ScriptSource } from './script.js';
 import type { Location, RuntimeId } from './values.js';
 
-/** What the group's API checks inherit (spec §2.2 "group apiCheckDefaults"). */
+/** What the group's API checks inherit (a group's `apiCheckDefaults`). */
 export interface ApiCheckDefaults {
   /** Base URL the checks' URLs build on. */
   url?: string;
@@ -56,7 +56,7 @@ export interface CheckGroupV2Props extends ConstructProps {
   concurrency?: number;
   /** Request parts every API check in the group inherits. */
   apiCheckDefaults?: ApiCheckDefaults;
-  /** Defaults for the group's browser checks, as the service stores them (spec §2.4). */
+  /** Defaults for the group's browser checks, as the service stores them. */
   browserCheckDefaults?: string;
   /**
    * Browser checks of the group's spec files (`testMatch`, globs relative to this file) and the

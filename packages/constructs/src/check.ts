@@ -1,5 +1,5 @@
 /**
- * What API and multi-step checks share: the props of spec §2.3 common to both, the defaults
+ * What API and multi-step checks share: the props of the API common to both, the defaults
  * cascade (config → group → the check's own props) and the payload fields built from them.
  */
 import { FREQUENCIES, MULTI_STEP_FREQUENCIES, SUB_MINUTE_CHECK_KINDS, frequencyOffsetProblem, type IncidentSeverity } from '@vigil/schema';
@@ -45,7 +45,7 @@ export interface EnvironmentVariable {
   secret?: boolean;
 }
 
-/** Props shared by API and multi-step checks (spec §2.3). */
+/** Props shared by API and multi-step checks. */
 export interface CheckProps extends ConstructProps {
   /** Name of the check. Required. */
   name: string;
@@ -283,7 +283,7 @@ const OFFSET_HINT =
   'frequencyOffset spreads runs over time: 10, 20 or 30 with frequency 0, 1..frequency×10 up to an hour, 1..frequency/60 above.';
 
 /**
- * `frequency`/`frequencyOffset`, with the offset rules of spec §8, and one the schema cannot see:
+ * `frequency`/`frequencyOffset`, with the offset rules of the API, and one the schema cannot see:
  * a sub-minute frequency without the offset that says how often.
  */
 function frequencyFields(

@@ -1,6 +1,6 @@
 /**
  * How often a check runs. The sub-minute values become frequency 0 with an offset of 10, 20 or 30
- * seconds, as spec §8 requires.
+ * seconds, as the API requires.
  */
 export class Frequency {
   static readonly EVERY_10S = new Frequency(0, 10);

@@ -6,7 +6,7 @@ import type { RetryOnlyOn, RetryStrategyType } from './values.js';
  */
 export type RetryCondition = RetryOnlyOn | RetryOnlyOn[];
 
-/** How a failing check is retried before it counts as failed (spec §2.2 retryStrategy). */
+/** How a failing check is retried before it counts as failed (`retryStrategy`). */
 export interface RetryStrategy {
   /** `FIXED`, `LINEAR`, `EXPONENTIAL` or `SINGLE_RETRY`. */
   type: RetryStrategyType;

@@ -16,7 +16,7 @@ export {
 export type { LoadProjectOptions, LoadedProject } from './load/index.js';
 export { buildResourceGraph } from './load/resource-graph.js';
 export * from './state/index.js';
-/** Kinds, refresh, plan, render and apply (DESIGN §6, §7). */
+/** Kinds, refresh, plan, render and apply. */
 export { ADAPTERS, adapterFor } from './kinds/index.js';
 export type { CallRequest, KindAdapter, Payload, RemoteObject, ServiceCalls } from './kinds/index.js';
 export { refresh, type RemoteSnapshot } from './refresh/refresh.js';

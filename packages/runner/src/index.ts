@@ -1,4 +1,4 @@
-/** @vigil/runner: runs one check and returns a check result (spec §2.5). See docs/testing.md. */
+/** @vigil/runner: runs one check and returns a check result. See docs/testing.md. */
 export { createRunner, abortableSleep, DEFAULT_MAX_BODY_BYTES } from './runner.js';
 export { runJob, checkRunIdOf, type RunnerReport } from './job.js';
 export { BUILT_IN_EXECUTORS, executorRegistry } from './executors/registry.js';

@@ -18,7 +18,7 @@ export interface RetryPlan {
 
 const NO_RETRIES: RetryPlan = { maxRetries: 0, backoffMs: () => 0, maxDurationMs: 0, onlyOnNetworkError: false };
 
-/** The real service's documented ceiling for `maxDurationSeconds` (spec §2.3 `retryStrategy`). */
+/** The real service's documented ceiling for `maxDurationSeconds` (of `retryStrategy`). */
 const MAX_DURATION_SECONDS = 600;
 
 /**

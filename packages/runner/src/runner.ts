@@ -1,6 +1,6 @@
 /**
  * `createRunner`: one run of one check = tries until one passes or the retry plan is spent. Every
- * failed try before the last becomes an ATTEMPT result, the last one the FINAL result (spec §2.5).
+ * failed try before the last becomes an ATTEMPT result, the last one the FINAL result.
  * The runner never throws for anything a target or user code does: an executor that throws is a
  * runner fault and becomes a result with `hasErrors: true`.
  */

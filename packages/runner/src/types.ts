@@ -1,6 +1,6 @@
 /**
  * The public shapes of `@vigil/runner` (agreed in RUNNER-API.md; three parties build against them).
- * A result is the check result of spec §2.5 (`CheckResult` in `@vigil/schema`), with the parts the
+ * A result is the check result of the API (`CheckResult` in `@vigil/schema`), with the parts the
  * runner always fills typed precisely, so a reporter needs no casts.
  */
 import type { ApiCheckResult, AssertionResult, CheckResult } from '@vigil/schema';
@@ -49,7 +49,7 @@ export interface JobLog {
   teardown: JobLogLine[];
 }
 
-/** Milliseconds each phase of the request took (spec §2.10 names). */
+/** Milliseconds each phase of the request took (as the API names them). */
 export type TimingPhases = {
   /** Waiting for a socket (0 on a fresh connection, kept for the real service's shape). */
   wait: number;
@@ -95,7 +95,7 @@ export type ApiRunResult = Omit<ApiCheckResult, 'assertions' | 'response' | 'job
   jobLog: JobLog;
 };
 
-/** A check result of spec §2.5 as the runner produces it (assignable to `CheckResult`). */
+/** A check result of the API as the runner produces it (assignable to `CheckResult`). */
 export type RunResult = Omit<CheckResult, 'apiCheckResult' | 'multiStepCheckResult' | 'browserCheckResult'> & {
   apiCheckResult: ApiRunResult | null;
   multiStepCheckResult: Record<string, unknown> | null;

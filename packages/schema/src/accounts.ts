@@ -1,4 +1,4 @@
-/** Accounts (spec §2.9, §4.8; beta). `settings` and `alertSettings` are open (spec §2.10). */
+/** Accounts (beta). `settings` and `alertSettings` are open. */
 import { z } from 'zod';
 
 export const Account = z.object({

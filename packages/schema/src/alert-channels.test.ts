@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { AlertChannel, AlertChannelCreate, AlertChannelUpdate } from './alert-channels.js';
 import { expectAccepted, expectRejected } from './test-support.js';
 
-describe('AlertChannelCreate (spec §2.7, DESIGN §3.2)', () => {
+describe('AlertChannelCreate', () => {
   it('fills the notification defaults', () => {
     expect(expectAccepted(AlertChannelCreate, { type: 'EMAIL', config: { address: 'ops@example.com' } })).toEqual({
       type: 'EMAIL',

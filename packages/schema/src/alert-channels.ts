@@ -1,5 +1,5 @@
 /**
- * Alert channels (spec §2.7, §4.4). `config` depends on `type`, so every schema here
+ * Alert channels. `config` depends on `type`, so every schema here
  * is a discriminated union on `type`; an unknown type is reported at `type`, a bad config field at
  * its own path (`config.address`).
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiCheckAnalyticsQuery, MultiStepCheckAnalyticsQuery, TcpCheckAnalyticsQuery, analyticsMetricNames } from './analytics.js';
 import { expectAccepted, expectRejected } from './test-support.js';
 
-describe('analytics metric names (spec §4.3)', () => {
+describe('analytics metric names', () => {
   it('lists base metrics, then every suffix of each time base', () => {
     const api = analyticsMetricNames('api-checks');
     expect(api).toHaveLength(8 + 6 * 10);

@@ -1,5 +1,5 @@
 /**
- * Analytics (spec §2.6, §4.3): the per-type endpoints (the spec's three, and those the real
+ * Analytics: the per-type endpoints (the spec's three, and those the real
  * document adds for DNS, URL, heartbeat, browser and Playwright checks), their metric names and
  * `groupBy` values as data, their queries and the report.
  */
@@ -177,7 +177,7 @@ export const AnalyticsSeries = z.object({
 });
 export type AnalyticsSeries = z.infer<typeof AnalyticsSeries>;
 
-/** Response of the three analytics endpoints (spec §2.6). */
+/** Response of the three analytics endpoints. */
 export const AnalyticsReport = z.object({
   checkId: z.string(),
   name: z.string(),

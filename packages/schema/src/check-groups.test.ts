@@ -4,7 +4,7 @@ import { expectAccepted, expectRejected } from './test-support.js';
 
 const env = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `K${i}`, value: 'v' }));
 
-describe('CheckGroupCreate (spec §2.4)', () => {
+describe('CheckGroupCreate', () => {
   it('fills the documented v2 defaults: activated, concurrency 3, FALLBACK retries, checks keep their own alerting and scheduling', () => {
     const parsed = expectAccepted(CheckGroupCreate, { name: 'g' });
     expect(parsed).toMatchObject({
@@ -49,7 +49,7 @@ describe('CheckGroupCreate (spec §2.4)', () => {
 });
 
 describe('CheckGroupUpdate (PUT /v2/check-groups/{id})', () => {
-  it('requires name, as spec §4.2 says, and fills nothing else', () => {
+  it('requires name, as the API says, and fills nothing else', () => {
     expect(expectAccepted(CheckGroupUpdate, { name: 'g' })).toEqual({ name: 'g' });
     expectRejected(CheckGroupUpdate, { concurrency: 2 }, { keys: ['name'], message: '"name" is required' });
   });

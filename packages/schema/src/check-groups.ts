@@ -1,5 +1,5 @@
 /**
- * Check groups (spec §2.4, §4.2): `POST /v2/check-groups`, `PUT /v2/check-groups/{id}`,
+ * Check groups: `POST /v2/check-groups`, `PUT /v2/check-groups/{id}`,
  * and the v1 read/delete calls. Same Create/Update/response pattern as checks.ts.
  */
 import { z } from 'zod';
@@ -74,7 +74,7 @@ export type CheckGroupCreate = z.infer<typeof CheckGroupCreate>;
 export type CheckGroupCreateInput = z.input<typeof CheckGroupCreate>;
 
 /**
- * Body of `PUT /v2/check-groups/{id}`. Merge semantics, nothing defaulted — except that spec §4.2
+ * Body of `PUT /v2/check-groups/{id}`. Merge semantics, nothing defaulted — except that the API
  * makes `name` required on this call, so it stays required here.
  */
 export const CheckGroupUpdate = z.object({ ...allOptional(checkGroupFields), name: checkGroupFields.name });

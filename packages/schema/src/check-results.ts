@@ -1,4 +1,4 @@
-/** Check results (spec §2.5) and the query of `GET /v1/check-results/{checkId}` (spec §4.1). */
+/** Check results and the query of `GET /v1/check-results/{checkId}`. */
 import { z } from 'zod';
 import { queryBoolean, queryInt } from './helpers.js';
 import { PageQuery } from './paging.js';
@@ -37,7 +37,7 @@ export const AssertionResult = z.object({
 });
 export type AssertionResult = z.infer<typeof AssertionResult>;
 
-/** `apiCheckResult` of an API check's result; inner timing objects are open (spec §2.10). */
+/** `apiCheckResult` of an API check's result; inner timing objects are open. */
 export const ApiCheckResult = z.object({
   assertions: z.array(AssertionResult),
   request: z.object({

@@ -8,7 +8,7 @@ const api = (extra: Record<string, unknown> = {}) => ({ name: 'home', request: {
 const multi = (extra: Record<string, unknown> = {}) => ({ name: 'flow', script: 'await page.goto(x)', ...extra });
 const env = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `K${i}`, value: 'v' }));
 
-describe('ApiCheckCreate rules (spec §2.3, §8)', () => {
+describe('ApiCheckCreate rules', () => {
   const valid: Array<[string, Record<string, unknown>]> = [
     ['minimal check', api()],
     ['sub-minute with offset 10', api({ frequency: 0, frequencyOffset: 10 })],

@@ -1,6 +1,6 @@
 /**
- * Checks (spec §2.3, §4.1): API, multi-step and generic create, their PUT bodies and
- * responses, and the `frequencyOffset` rules of spec §8.
+ * Checks: API, multi-step and generic create, their PUT bodies and
+ * responses, and the `frequencyOffset` rules of the API
  *
  * Every resource follows one pattern: a defaults-free field shape; `XCreate` = shape + documented
  * defaults (parsing fills them; the server stores the parsed output and the constructs use the same
@@ -54,7 +54,7 @@ const OtherTypeRequest = z.looseObject({ method: z.undefined().optional() });
 
 const ResponseTime = z.number().min(RESPONSE_TIME_MIN).max(RESPONSE_TIME_MAX).nullable();
 
-/** Fields every check kind shares (spec §2.3), without defaults. */
+/** Fields every check kind shares, without defaults. */
 export const commonCheckFields = {
   name: z.string().min(1),
   /** Markdown shown with the check (the real service's field; Checkly projects set it). */
@@ -83,7 +83,7 @@ export const commonCheckFields = {
   localTearDownScript: z.string().nullable().optional(),
 };
 
-/** Defaults of spec §2.3 shared by every create call. */
+/** Defaults of the API shared by every create call. */
 export const commonCheckDefaults = {
   activated: true,
   muted: false,
@@ -110,7 +110,7 @@ export const checkResponseFields = {
 };
 
 /**
- * The `frequencyOffset` rules of spec §8 as a superRefine. Runs only when both values are known:
+ * The `frequencyOffset` rules of the API as a superRefine. Runs only when both values are known:
  * on a PUT that omits one of them, the server re-checks the merged record with
  * `frequencyOffsetProblem`.
  */
@@ -236,7 +236,7 @@ const genericCheckFields = {
   sslCheckDomain: z.string().optional(),
   environmentVariables: EnvironmentVariables.optional(),
   dependencies: Dependencies.nullable().optional(),
-  /** "any type" in spec §4.1 for this call. */
+  /** "any type" in the API for this call. */
   degradedResponseTime: z.unknown().optional(),
   maxResponseTime: z.unknown().optional(),
 };

@@ -1,4 +1,4 @@
-/** Embedded objects of spec §2.2, shared by checks, check groups and alert channels. */
+/** Embedded objects of the API, shared by checks, check groups and alert channels. */
 import { z } from 'zod';
 import {
   ALERT_CHANNEL_SUBSCRIPTIONS_MAX,
@@ -63,7 +63,7 @@ export type EnvironmentVariable = z.infer<typeof EnvironmentVariable>;
 export const EnvironmentVariableResponse = EnvironmentVariable.extend({ value: z.string().nullable() });
 export type EnvironmentVariableResponse = z.infer<typeof EnvironmentVariableResponse>;
 
-/** At most 50 environment variables (spec §8). */
+/** At most 50 environment variables. */
 export const EnvironmentVariables = z.array(EnvironmentVariable).max(ENVIRONMENT_VARIABLES_MAX).nullable();
 
 export const Assertion = z.object({
@@ -244,7 +244,7 @@ export const HeartbeatConfig = z.object({
 });
 export type HeartbeatConfig = z.infer<typeof HeartbeatConfig>;
 
-/** `alertChannels` summary in check responses (response only, spec §2.2). */
+/** `alertChannels` summary in check responses (response only). */
 export const AlertChannelsSummary = z.object({
   email: z.array(z.object({ address: z.string() })),
   webhook: z.array(

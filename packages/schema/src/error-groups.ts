@@ -1,4 +1,4 @@
-/** Error groups (spec §2.9, §4.7). */
+/** Error groups. */
 import { z } from 'zod';
 
 export const ErrorGroup = z.object({

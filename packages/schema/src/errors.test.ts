@@ -87,7 +87,7 @@ describe('formatIssues on a huge invalid list', () => {
 });
 
 describe('ErrorBody', () => {
-  it('accepts the 400 body of DESIGN §3.3 and a body without validation', () => {
+  it('accepts the 400 body of the service and a body without validation', () => {
     expect(
       ErrorBody.parse({
         statusCode: 400,

@@ -1,4 +1,4 @@
-/** Heartbeat events (spec §2.9, §4.1): `GET /v1/checks/heartbeats/{checkId}/events`. */
+/** Heartbeat events: `GET /v1/checks/heartbeats/{checkId}/events`. */
 import { z } from 'zod';
 import { DateTimeString } from './helpers.js';
 import { HeartbeatPageQuery } from './paging.js';

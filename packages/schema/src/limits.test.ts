@@ -4,7 +4,7 @@ import { ApiCheck, ApiCheckCreate, Check } from './checks.js';
 import { ALERT_CHANNEL_SUBSCRIPTIONS_MAX, TAGS_MAX, frequencyOffsetProblem, maxFrequencyOffset, type FrequencyOffsetCheckKind } from './limits.js';
 import { MaintenanceWindow } from './maintenance-windows.js';
 
-describe('frequencyOffsetProblem (spec §8)', () => {
+describe('frequencyOffsetProblem', () => {
   const cases: Array<[string, number, number, FrequencyOffsetCheckKind, string | undefined]> = [
     ['rule 1: sub-minute accepts 10', 0, 10, 'API', undefined],
     ['rule 1: sub-minute accepts 30 on TCP', 0, 30, 'TCP', undefined],

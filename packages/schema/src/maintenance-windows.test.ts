@@ -10,7 +10,7 @@ const window = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe('MaintenanceWindowCreate (spec §2.9, §4.6)', () => {
+describe('MaintenanceWindowCreate', () => {
   it('defaults tags to [], the repetition fields and timezone to null, and silences or pauses nothing', () => {
     expect(expectAccepted(MaintenanceWindowCreate, window())).toEqual({
       ...window(),

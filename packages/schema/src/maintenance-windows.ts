@@ -1,4 +1,4 @@
-/** Maintenance windows (spec §2.9, §4.6). */
+/** Maintenance windows. */
 import { z } from 'zod';
 import { RESPONSE_ARRAYS, Tags } from './embedded.js';
 import { DateString, allOptional, whenFieldsValid, withDefaults } from './helpers.js';

@@ -5,7 +5,7 @@ import { HeartbeatEventsQuery } from './heartbeats.js';
 import { AutoAssignQuery, NumericIdParams, PageQuery } from './paging.js';
 import { expectAccepted, expectRejected } from './test-support.js';
 
-describe('PageQuery (DESIGN §3.3, spec §8)', () => {
+describe('PageQuery', () => {
   it('defaults to limit 10, page 1 and reads numbers from query strings', () => {
     expect(PageQuery.parse({})).toEqual({ limit: 10, page: 1 });
     expect(PageQuery.parse({ limit: '1', page: '7' })).toEqual({ limit: 1, page: 7 });

@@ -1,4 +1,4 @@
-/** Query and path parameters shared by many endpoints (list conventions, spec §8). */
+/** Query and path parameters shared by many endpoints (list conventions). */
 import { z } from 'zod';
 import {
   HEARTBEAT_LIMIT_DEFAULT,

@@ -14,7 +14,7 @@ import { expectAccepted } from './test-support.js';
 
 const stamps = { created_at: '2025-01-01T00:00:00.000Z', updated_at: null };
 
-/** One realistic response per resource of spec §2, as the service would send it. */
+/** One realistic response per resource of the API, as the service would send it. */
 const samples: Array<[string, z.ZodType, unknown]> = [
   ['a check group with a secret variable', CheckGroup, {
     ...CheckGroupCreate.parse({ name: 'g' }), id: 1, ...stamps,

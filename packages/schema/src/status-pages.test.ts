@@ -4,7 +4,7 @@ import { expectAccepted, expectRejected } from './test-support.js';
 
 const incident = (extra: Record<string, unknown> = {}) => ({ name: 'Outage', severity: 'MAJOR', services: [{ id: 's1' }], ...extra });
 
-describe('IncidentCreate (spec §2.8)', () => {
+describe('IncidentCreate', () => {
   it('starts INVESTIGATING with no status posts unless told otherwise', () => {
     expect(expectAccepted(IncidentCreate, incident())).toEqual({ ...incident(), lastUpdateStatus: 'INVESTIGATING', incidentUpdates: [] });
   });

@@ -1,5 +1,5 @@
 /**
- * Status-page resources (spec §2.8, §4.5): services, incidents, incident updates and
+ * Status-page resources: services, incidents, incident updates and
  * subscriptions.
  *
  * Naming, because "incident update" means two things:

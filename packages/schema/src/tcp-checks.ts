@@ -59,7 +59,7 @@ export type TcpRequest = z.infer<typeof TcpRequest>;
 const tcpCheckFields = {
   ...commonCheckFields,
   checkType: z.literal('TCP').optional(),
-  /** TCP checks may run sub-minute (spec §8 rule 1), so frequency 0 is offered as for API checks. */
+  /** TCP checks may run sub-minute, so frequency 0 is offered as for API checks. */
   frequency: Frequency.optional(),
   degradedResponseTime: TcpResponseTime.optional(),
   maxResponseTime: TcpResponseTime.optional(),

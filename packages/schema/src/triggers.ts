@@ -1,4 +1,4 @@
-/** The deprecated check-group trigger (spec §2.9, §4.2). */
+/** The deprecated check-group trigger. */
 import { z } from 'zod';
 
 export const CheckGroupTrigger = z.object({

@@ -7,7 +7,7 @@ import { MaintenanceWindowUpdate } from './maintenance-windows.js';
 import { IncidentUpdate, StatusPageServiceUpdate } from './status-pages.js';
 
 /**
- * PUT merges (DESIGN §3.3): whatever the caller omits must stay omitted after parsing, or the
+ * PUT merges: whatever the caller omits must stay omitted after parsing, or the
  * server would overwrite stored values with defaults.
  */
 describe('every Update schema fills no defaults', () => {

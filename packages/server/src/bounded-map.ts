@@ -2,7 +2,7 @@
  * A Map with a size bound that forgets its least recently used entry when full. Every cache and
  * per-client table of the service is one of these: anything keyed by what callers send (a filter
  * shape, a client address, an API key) would otherwise grow with the number of distinct values a
- * caller can invent (issue 15: one tenant grew the server from 96 MB to 2.2 GB).
+ * caller can invent (one tenant grew the server from 96 MB to 2.2 GB).
  */
 export class BoundedMap<K, V> {
   readonly #entries = new Map<K, V>();

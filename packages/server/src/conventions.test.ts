@@ -1,4 +1,4 @@
-/** The cross-cutting rules of DESIGN §3.3, checked over plain HTTP against a real server. */
+/** The cross-cutting rules of the service, checked over plain HTTP against a real server. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Analytics over a day of results (issue 18): `GET /v1/analytics/api-checks/{id}?quickRange=last24Hours`
+ * Analytics over a day of results: `GET /v1/analytics/api-checks/{id}?quickRange=last24Hours`
  * for a check that ran every 10 s for 24 hours (8,640 FINAL results, 1 % failing), served by
  * `vigil server` in its own process from an on-disk database. Also the stored size of those results
  * (table and index pages per result, from SQLite's dbstat), the figure the scheduler suite measures

@@ -1,5 +1,5 @@
 /**
- * The check runner (issue 17): the wall time of one API check run against a loopback target next to
+ * The check runner: the wall time of one API check run against a loopback target next to
  * a raw undici request on a fresh connection (what the run cannot avoid doing), and the runner's CPU
  * per run. The target runs in its own process, so this process's CPU is the client side alone.
  */

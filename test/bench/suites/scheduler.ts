@@ -1,5 +1,5 @@
 /**
- * The service monitors (issue 18): `vigil server` with its scheduler on, N API checks every minute
+ * The service monitors: `vigil server` with its scheduler on, N API checks every minute
  * against a loopback target in its own process. Figures: start lag (when a run started minus the
  * moment its slot was due, to the millisecond) p50/p99, missed slots, the server's CPU, `GET /v1/checks` and
  * check-results p99 while it runs, and the size of a passing result: stored (table and index pages

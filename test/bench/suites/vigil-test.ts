@@ -1,5 +1,5 @@
 /**
- * `vigil test` at scale (issue 17): 1,000 generated API checks against a loopback target at
+ * `vigil test` at scale: 1,000 generated API checks against a loopback target at
  * parallelism 50, the whole CLI process (load, runs, report), wall time and peak RSS. Baseline, in
  * the same run: what the work cannot avoid — loading the project (`vigil validate`, also a whole
  * process) plus raw undici making the same 1,000 requests, each on a fresh connection as a check run

@@ -34,7 +34,7 @@ export interface TestOutcome {
   /** Why it failed, in one line; null when it passed. For skipped runs, why it was skipped. */
   error: string | null;
   assertions: AssertionReport[];
-  /** The FINAL check result (spec §2.5); null when skipped. */
+  /** The FINAL check result; null when skipped. */
   result: RunResult | null;
 }
 

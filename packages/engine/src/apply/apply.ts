@@ -1,5 +1,5 @@
 /**
- * Executes a plan (DESIGN §7): every change becomes one or two operations on a graph; creates and
+ * Executes a plan: every change becomes one or two operations on a graph; creates and
  * updates wait for what they reference, deletes wait for whatever still refers to them. Each
  * operation is journaled in state before its call and resolved after it, so a process killed at any
  * moment leaves a state the next apply can finish from (see recover.ts). Apply never re-diffs: it

@@ -1,5 +1,5 @@
 /**
- * Finishes what an interrupted apply left pending (DESIGN §7), before anything is planned:
+ * Finishes what an interrupted apply left pending, before anything is planned:
  * - a create is re-sent with its journaled Idempotency-Key, so the service answers with the resource
  *   it created the first time (or creates it now, if the first call never arrived); when that is not
  *   possible (the resource left the code, or the service refuses the replay) it is found by name

@@ -1,5 +1,5 @@
 /**
- * The JSON plan format (`formatVersion: 1`, DESIGN §6) as a zod schema: what `vigil plan --json`
+ * The JSON plan format (`formatVersion: 1`) as a zod schema: what `vigil plan --json`
  * prints and `--out` saves, and what `vigil apply plan.json` reads back. Scripts may rely on it.
  */
 import { RESOURCE_KINDS } from '@vigil/constructs';

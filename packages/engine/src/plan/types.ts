@@ -62,7 +62,7 @@ export interface PlanSummary {
   readonly noop: number;
 }
 
-/** The JSON plan of DESIGN §6 (`formatVersion: 1`). */
+/** The JSON plan (`formatVersion: 1`). */
 export interface Plan {
   readonly formatVersion: 1;
   readonly project: string;

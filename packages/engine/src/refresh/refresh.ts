@@ -1,5 +1,5 @@
 /**
- * Reads the service's current state: one paginated list per managed kind (DESIGN §6), never one GET
+ * Reads the service's current state: one paginated list per managed kind, never one GET
  * per resource, so a 10,000-resource refresh is ~100 requests instead of 10,000.
  */
 import type { ResourceKind } from '@vigil/constructs';

@@ -2,7 +2,7 @@ import { RESOURCE_KINDS } from '@vigil/constructs';
 import { StateError } from './errors.js';
 import type { Address, ResourceKind } from './types.js';
 
-/** DESIGN §4: logical ids are `[A-Za-z0-9_\-/#.]+`. */
+/** Logical ids are `[A-Za-z0-9_\-/#.]+`. */
 export const LOGICAL_ID_PATTERN = /^[A-Za-z0-9_\-/#.]+$/;
 
 export interface ParsedAddress {

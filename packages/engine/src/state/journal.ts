@@ -1,5 +1,5 @@
 /**
- * The write-ahead journal apply keeps in state (DESIGN §7): an operation is recorded before its call
+ * The write-ahead journal apply keeps in state: an operation is recorded before its call
  * and resolved after it, each step written atomically by the caller. These functions are pure: they
  * return a new document and never touch the one given.
  */

@@ -75,7 +75,7 @@ describe('API executor against real loopback targets', () => {
     expect(phases.total).toBeGreaterThanOrEqual(phases.tcp + phases.firstByte);
     expect(result.responseTime).toBeGreaterThan(0);
     expect(api.jobLog.request.map((line) => line.msg)).toEqual([`GET ${target.url}/ok`, expect.stringMatching(/^200 OK in \d+ ms$/)]);
-    // The result is the service's check result (spec §2.5): the schema the read side serves parses it unchanged.
+    // The result is the service's check result: the schema the read side serves parses it unchanged.
     const parsed = CheckResult.parse(result);
     expect(parsed.apiCheckResult).toEqual(JSON.parse(JSON.stringify(result.apiCheckResult)));
   });

@@ -16,7 +16,7 @@ export function assertChannelsExist(store: Store, accountId: string, subscriptio
 
 /**
  * The subscriptions a check or group ends up with: the ones sent (or kept), plus every channel of
- * the account when `autoAssignAlerts` is true (DESIGN §3.3), plus — for a new check — every channel
+ * the account when `autoAssignAlerts` is true, plus — for a new check — every channel
  * with `autoSubscribe`. A channel already listed keeps its sent `activated` value.
  */
 export function resolveSubscriptions(
@@ -49,7 +49,7 @@ export interface AlertChannelsSummary {
   sms: Array<{ number: string; name: string }>;
 }
 
-/** The response-only `alertChannels` of a check: its activated channels, by kind (spec §2.2). */
+/** The response-only `alertChannels` of a check: its activated channels, by kind. */
 export function summarizeChannels(channelsById: ReadonlyMap<number, StoredDoc>, subscriptions: readonly AlertChannelSubscription[]): AlertChannelsSummary {
   const summary: AlertChannelsSummary = { email: [], webhook: [], slack: [], sms: [] };
   for (const subscription of subscriptions) {

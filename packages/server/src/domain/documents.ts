@@ -1,4 +1,4 @@
-/** Rules shared by every stored resource: PUT merge and secret hiding (DESIGN §3.3). */
+/** Rules shared by every stored resource: PUT merge and secret hiding. */
 import type { StoredDoc } from '../store/index.js';
 
 /**

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError, badRequest } from './errors.js';
 
 /**
- * Request bodies above this are refused with 413 before they are parsed (DESIGN §3.3). Twice the
+ * Request bodies above this are refused with 413 before they are parsed. Twice the
  * longest script (`SCRIPT_MAX_LENGTH`, 1 MiB), so a check at that limit still fits with its other
  * fields and is refused by validation, naming `script`, rather than by size.
  */

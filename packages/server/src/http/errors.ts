@@ -1,5 +1,5 @@
 /**
- * Every error the service answers with has the body of DESIGN §3.3:
+ * Every error the service answers with has one body:
  * `{statusCode, error, message, validation?}`, `validation` only on 400s that name fields.
  */
 import type { DomainError, DomainRefusal } from '../domain/errors.js';

@@ -1,5 +1,5 @@
 /**
- * List paging headers (DESIGN §3.3). `content-range: <start>-<end>/<total>` with zero-based, inclusive
+ * List paging headers. `content-range: <start>-<end>/<total>` with zero-based, inclusive
  * item positions (`0-9/25` for the first page of 10); a page past the end reads `*\/<total>`.
  * `link` carries `rel="next"` while more pages follow and `rel="last"` always, both as absolute URLs
  * that keep every other query parameter of the request.

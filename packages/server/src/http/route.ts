@@ -169,7 +169,7 @@ function fingerprint(c: Context<AppEnv>, bodyText: string): string {
 }
 
 /**
- * `Idempotency-Key` (DESIGN §3.3): the first successful response is stored with the key, in the same
+ * `Idempotency-Key`: the first successful response is stored with the key, in the same
  * transaction as the write it describes, so a response lost to a dropped connection or a crash is
  * replayed and never repeated. A repeat with another method, path or body is refused with 422
  * (the key was reused for a different request); a repeat while the first is still running gets 409.

@@ -1,5 +1,5 @@
 /**
- * Analytics reports computed from stored check results (spec §4.3).
+ * Analytics reports computed from stored check results.
  *
  * Decisions, documented here because clients chart these numbers:
  * - Only FINAL results count; ATTEMPT results are retries whose outcome the FINAL result carries.

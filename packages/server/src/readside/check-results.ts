@@ -1,5 +1,5 @@
 /**
- * Selection of check results for `GET /v1/check-results/{checkId}` (spec §4.1).
+ * Selection of check results for `GET /v1/check-results/{checkId}`.
  *
  * Order: oldest first by `created_at`, ties by id — the server-wide list order, so
  * walking the pages of a window never skips or repeats a result. (The real service does not state

@@ -1,5 +1,5 @@
 /**
- * Heartbeat events of `GET /v1/checks/heartbeats/{checkId}/events` (spec §4.1, §2.9).
+ * Heartbeat events of `GET /v1/checks/heartbeats/{checkId}/events`.
  *
  * Decisions:
  * - Events in `[startTime, endTime)`, newest first: at most 10 fit on a page, and the newest are

@@ -1,5 +1,5 @@
 /**
- * Status-page incidents and their updates (spec §2.8, §3, §4.5; create/delete per DESIGN §3.2).
+ * Status-page incidents and their updates .
  *
  * `lastUpdateStatus` is the status of the most recently posted update. Decision — an update after
  * RESOLVED: a new update with a non-RESOLVED status REOPENS the incident (its `lastUpdateStatus`

@@ -1,5 +1,5 @@
 /**
- * How a check result is kept on disk (issue 18: ≤ 500 bytes per passing result). The facts that
+ * How a check result is kept on disk (≤ 500 bytes per passing result). The facts that
  * filters and analytics read are columns of `check_results` (see tables.ts, migration 5), so those
  * reads never touch the document; the rest of the document is stored as raw DEFLATE against a fixed
  * dictionary of typical result JSON, which turns the repeated key names and shapes into a few bytes.
@@ -96,7 +96,7 @@ export function phasesColumnOf(doc: Doc): string | null {
  * what the target sent: its response `body` is stored as "" and its response `headers` as {}. The
  * body and headers of a failing or degraded run are what someone looks at to find out why; those of
  * a passing one are large (up to the runner's body cap) and are never read again. The shape stays
- * the one the API documents (spec §2.5: `body` string, `headers` object).
+ * the one the API documents (the API: `body` string, `headers` object).
  */
 export function reducePassing(doc: Doc): Doc {
   if (doc['hasFailures'] !== false || doc['hasErrors'] === true || doc['isDegraded'] === true) return doc;

@@ -133,7 +133,7 @@ describe('ResultsStore compact rows', () => {
     expect(after.map((entry) => entry.document())).toEqual([recorded.find((result) => result.id === tied[1])!, recorded[0]!]);
   });
 
-  it('stores a passing API result in at most 500 bytes of table and index pages (issue 18)', () => {
+  it('stores a passing API result in at most 500 bytes of table and index pages', () => {
     const store = openStore();
     const { results } = readSideOf(store);
     const checks = Array.from({ length: 20 }, () => randomUUID());

@@ -104,7 +104,7 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     version: 4,
     name: 'check-group trigger ids counted per account',
     up: (db) => {
-      // A trigger's id was its row's, one counter for every tenant (issue 15 item 6); new triggers
+      // A trigger's id was its row's, one counter for every tenant; new triggers
       // take per-account ids (store/id-counters.ts) above every id handed out before.
       db.prepare("INSERT INTO id_floors (collection, floor) SELECT 'check_group_triggers', coalesce(max(id), 0) FROM check_group_triggers").run();
     },

@@ -1,5 +1,5 @@
 /**
- * Accounts (beta, spec §4.8): the accounts the calling API key belongs to. Identity comes from the
+ * Accounts (beta): the accounts the calling API key belongs to. Identity comes from the
  * server's key configuration; `name`, `runtimeId`, `settings` and `alertSettings` from the seed's
  * account `profile` when given, else defaults (the newest runtime, the default alert settings).
  * An account the key does not belong to is 404, like any other tenant's id.

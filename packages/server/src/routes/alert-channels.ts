@@ -1,4 +1,4 @@
-/** Alert channels: list, get, and the extension create, update and delete (DESIGN §3.2). */
+/** Alert channels: list, get, and the extension create, update and delete. */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { createChannel, deleteChannel, getChannel, presentChannel, updateChannel } from '../domain/alert-channels.js';

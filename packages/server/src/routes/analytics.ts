@@ -1,5 +1,5 @@
 /**
- * The analytics endpoints (spec §4.3, and the real document's DNS, URL, heartbeat, browser and Playwright ones). Each reads one check of its type (another type, or
+ * The analytics endpoints (the spec's, and the real document's DNS, URL, heartbeat, browser and Playwright ones). Each reads one check of its type (another type, or
  * another tenant's check, is 404) and computes the report from the check's stored results; the
  * computation and its documented decisions live in readside/analytics.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Error groups (spec §4.7): listed per check, archived with PATCH. Groups are folded from stored
+ * Error groups: listed per check, archived with PATCH. Groups are folded from stored
  * results when they are recorded (readside/results-store.ts); cleaning, hashing and archive rules
  * live in readside/error-groups.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Status-page incidents and their updates: create and delete (DESIGN §3.2), get and PUT (merge), and
+ * Status-page incidents and their updates: create and delete, get and PUT (merge), and
  * POST of an incident update, which moves `lastUpdateStatus`. The status rules — including what an
  * update after RESOLVED does (it reopens) — are in readside/incidents.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * No id the service hands out tells a tenant what other tenants do (issue 15 item 6): integer ids
+ * No id the service hands out tells a tenant what other tenants do: integer ids
  * came from one service-wide counter, so the gap between two of your own group ids was the number of
  * groups everyone else created meanwhile. The same held for check-group trigger ids and alert-channel
  * subscription ids.

@@ -1,5 +1,5 @@
 /**
- * When a check runs, as a pure function of (check, time window) → due slots (DESIGN §10). Nothing
+ * When a check runs, as a pure function of (check, time window) → due slots. Nothing
  * here reads a clock or a database, so the same function serves the in-process scheduler, a future
  * job-queue producer, tests and `vigil status`' "next run".
  *

@@ -30,7 +30,7 @@ export const PRIVATE_FILE_MODE = 0o600;
 const DATABASE_FILE_SUFFIXES = ['', '-wal', '-shm'] as const;
 
 /**
- * Makes the database's directory and files private to the owner (issue 15 item 5: they were 0755 and
+ * Makes the database's directory and files private to the owner (they were 0755 and
  * 0644, secrets readable by every local user). Directories it creates are 0700; the database file is
  * created 0600 before SQLite opens it, and SQLite gives `-wal` and `-shm` the database file's mode.
  * An existing directory is not changed (it may be the user's own, shared on purpose); if other users

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
 
-/** How long a stored response answers a repeated `Idempotency-Key` (DESIGN §3.3: 24 hours). */
+/** How long a stored response answers a repeated `Idempotency-Key` (24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface StoredResponse {

@@ -125,7 +125,7 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
     name: 'integer ids counted per account',
     up: (db) => {
       // Integer ids came from one counter shared by every tenant, so the id of a new group told a
-      // tenant how many groups every other tenant had created since (issue 15 item 6). Each account
+      // tenant how many groups every other tenant had created since. Each account
       // now counts its own; ids of deleted resources are still never handed out again.
       db.exec(`CREATE TABLE id_counters (
         collection TEXT NOT NULL,

@@ -20,7 +20,7 @@ export interface Subscriber {
 
 /**
  * A subscription's public id, derived from what it joins. It was the index row's rowid: one counter
- * for every tenant, so its jumps showed how much other tenants wrote (issue 15 item 6), and it
+ * for every tenant, so its jumps showed how much other tenants wrote, and it
  * changed whenever the owner was saved. Nothing is looked up by it; it only has to be stable and
  * positive.
  */
