@@ -1,6 +1,6 @@
 /**
  * Checks: API, multi-step and generic create, their PUT bodies and
- * responses, and the `frequencyOffset` rules of the API
+ * responses, and the `frequencyOffset` rules of the API.
  *
  * Every resource follows one pattern: a defaults-free field shape; `XCreate` = shape + documented
  * defaults (parsing fills them; the server stores the parsed output and the constructs use the same
