@@ -18,6 +18,7 @@ import { requestHeader } from './http/headers.js';
 import { RateLimiter, type RateDecision, type RateLimitOptions } from './http/rate-limit.js';
 import { requestLogWriter } from './http/request-log.js';
 import type { AppEnv } from './http/types.js';
+import { HEALTH_PATH } from './routes/health.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
 import { isPingPath } from './routes/pings.js';
 import { Store } from './store/index.js';
@@ -66,7 +67,7 @@ export interface ServiceApp {
 const ANALYTICS_PREFIX = '/v1/analytics/';
 
 /** Paths served without authentication. */
-const PUBLIC_PATHS = new Set(['/openapi.json']);
+const PUBLIC_PATHS = new Set(['/openapi.json', HEALTH_PATH]);
 
 function bearerToken(header: string | undefined): string | undefined {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -55,6 +55,7 @@ import * as services from './status-page-services.js';
 // Read side (check results, analytics, error groups, heartbeats, incidents, subscriptions, accounts,
 // triggers) and the `--seed` loader, which must run after the core modules' tables exist.
 import * as seed from './seed.js';
+import * as health from './health.js';
 import * as accountsRoutes from './accounts.js';
 import * as analytics from './analytics.js';
 import * as checkResults from './check-results.js';
@@ -88,7 +89,7 @@ export interface RouteModule {
 
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
-  openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services, dashboards,
+  health, openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services, dashboards,
   checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, clientReads, seed,
 ];
 

@@ -112,6 +112,19 @@ export class Store {
     }
   }
 
+  /**
+   * Whether the database answers a query now, for health checks: the engine's name, or the reason
+   * it does not answer. Never throws, so a probe cannot turn a sick database into a crash.
+   */
+  health(): { engine: 'sqlite'; up: true } | { engine: 'sqlite'; up: false; reason: string } {
+    try {
+      this.db.prepare('SELECT 1').get();
+      return { engine: 'sqlite', up: true };
+    } catch (error) {
+      return { engine: 'sqlite', up: false, reason: (error as Error).message };
+    }
+  }
+
   close(): void {
     this.#commitBatch();
     if (this.db.open) this.db.close();
