@@ -112,10 +112,12 @@ describe('--deny-network and the default denials', () => {
   });
 });
 
-describe('bad --deny-network and --retention values', () => {
+describe('bad --deny-network, --retention and --rollup-retention values', () => {
   it.each([
     [['--deny-network', '169.254.0.0/40'], 'Error: --deny-network: "169.254.0.0/40" is not a CIDR: the prefix length must be a whole number from 0 to 32 for an IPv4 address'],
     [['--retention', '0'], 'Error: --retention must be a whole number of days from 1 to 3650, got "0"'],
+    [['--rollup-retention', '0'], 'Error: --rollup-retention must be a whole number of days from 1 to 3650, got "0"'],
+    [['--rollup-retention', 'abc'], 'Error: --rollup-retention must be a whole number of days from 1 to 3650, got "abc"'],
   ])('%j exits 2 before the service starts', (args, message) => {
     const result = spawnSync(process.execPath, [bin, 'server', '--port', '0', ...args], { encoding: 'utf8', timeout: 60_000 });
     expect(result.stderr.trim()).toBe(message);

@@ -26,6 +26,7 @@ interface ServerFlags {
   requestLog?: string;
   scheduler: boolean;
   retention: string;
+  rollupRetention: string;
   denyNetwork?: string[];
   smtp?: string;
   providerUrl?: string[];
@@ -52,9 +53,10 @@ Example:
   vigil server --port 8080 --data ./.vigil/server --api-key secret --account-id acme --rate-limit 600/60
 `;
 
-function parseRetention(text: string): number {
+/** `--retention` and `--rollup-retention`: whole days, at most ten years. */
+function parseRetention(flag: string, text: string): number {
   const days = Number(text);
-  if (!Number.isInteger(days) || days < 1 || days > 3650) throw usageError(`--retention must be a whole number of days from 1 to 3650, got "${text}"`);
+  if (!Number.isInteger(days) || days < 1 || days > 3650) throw usageError(`${flag} must be a whole number of days from 1 to 3650, got "${text}"`);
   return days;
 }
 
@@ -112,6 +114,7 @@ export function registerServer(program: Command): void {
     .option('--seed <file>', 'JSON file with status pages, subscriptions and check results to load')
     .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account}')
     .option('--retention <days>', 'delete check results older than this many days (1 to 3650)', '30')
+    .option('--rollup-retention <days>', 'keep daily rollups of check results this many days (1 to 3650; hourly ones --retention + 30 days, at most this); analytics past --retention are answered from them', '400')
     .option('--deny-network <cidr>', 'never connect checks to this IPv4/IPv6 CIDR (repeatable; adds to the default link-local and cloud metadata denials; "none" drops the defaults)', collect)
     .option('--smtp <url>', 'SMTP server for e-mail alert channels, smtp://[user:pass@]host:port or smtps://… (without it e-mail alerts are recorded UNDELIVERABLE)')
     .option('--provider-url <name=url>', 'base URL of an alert provider instead of its public one: pagerduty, opsgenie, opsgenie-eu or slack (repeatable)', collect)
@@ -161,7 +164,8 @@ export function registerServer(program: Command): void {
       }
       const seed = flags.seed === undefined ? undefined : readJson(flags.seed, '--seed');
       // Parsed before the service starts: a bad value is a usage error (exit 2), not a failed start.
-      const retentionDays = parseRetention(flags.retention);
+      const retentionDays = parseRetention('--retention', flags.retention);
+      const rollupRetentionDays = parseRetention('--rollup-retention', flags.rollupRetention);
       const runner = await import('@vigil/runner');
       const denyNetworks = serviceDenyNetworks(flags.denyNetwork ?? [], runner.DEFAULT_SERVICE_DENY_NETWORKS);
       try {
@@ -205,7 +209,8 @@ export function registerServer(program: Command): void {
           ...(publicUrl !== undefined ? { publicUrl } : {}),
           scheduler: flags.scheduler
             ? {
-                retentionDays: parseRetention(flags.retention),
+                retentionDays,
+                rollupRetentionDays,
                 denyNetworks,
                 alerting: { ...(flags.smtp !== undefined ? { smtpUrl: flags.smtp } : {}), providerUrls, onDelivery: (event) => log.delivery(event) },
                 onCheckFailed: (event) => log.checkFailed(event),

@@ -21,10 +21,33 @@
  * - Browser checks' web vitals (`TTFB`, `FCP`, `LCP`, `CLS`, `TBT`) and error counts are names the
  *   real document offers, but a run here records none of them: their values are null (no values),
  *   never 0, which would read as a measurement.
+ *
+ * Past the raw retention (rollups-store.ts, analytics-rollups.ts):
+ * - A window starting before the raw-result horizon (the cutoff of the last prune: results created
+ *   before it are deleted) is answered from hourly and daily rollups for its older part and from raw
+ *   results for the rest. The raw part starts at the first full hour after the horizon; hourly rows
+ *   answer before it, daily rows before the hourly rows' own horizon (rounded to a whole day). A
+ *   window starting at or after the horizon is raw results only, exactly as before. A rollup row
+ *   counts when its hour (day) starts inside the window, so a window starting mid-hour in the rollup
+ *   part leaves that hour out, and one ending mid-hour there counts the whole hour.
+ * - From rollups: `availability`, `retries`, and the response time base (`responseTime`, `total`)
+ *   with every suffix. count, sum, min, max, avg and stddev are exact; median and percentiles come
+ *   from a log-scale histogram and are within 0.99 % of the exact value (plus 0.5 ms where response
+ *   times below 1 ms take part; rollup-histogram.ts), also for a row mixing raw results and rollups.
+ * - Not from rollups, which keep no phases, status codes or outcome per response time: the timing
+ *   phases (`wait`, `dns`, `tcp`, `firstByte`, `download`, `connection`, `data`) are null for the
+ *   rollup part (a row wholly in it is null; a row spanning both parts aggregates its raw results'
+ *   phases only); `groupBy=statusCode` leaves the rollup part out of every series (no rows there);
+ *   a `filterByStatus` keeping only one of success/failure leaves the rollup part out entirely.
+ * - With `aggregationInterval`, rollup rows are bucketed by their start like results by their
+ *   creation: an interval shorter than the rollup's hour (day) gives one row per hour (day) there,
+ *   stamped with the start of the bucket the hour (day) starts in.
  */
 import type { AnalyticsKind, StatusFilter } from '@vigil/schema';
 import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
+import { responseTimeWithRollups, totalsOf, type RollupTotals } from './analytics-rollups.js';
 import type { ResultFacts } from './result-facts.js';
+import type { RollupRow } from './rollups-store.js';
 import { inWindow, type TimeWindow } from './windows.js';
 
 export type { AnalyticsKind, StatusFilter };
@@ -210,8 +233,11 @@ export interface AnalyticsComputation {
   totalSeries: number;
 }
 
-/** Computes the `series` and `metadata` of a report from a check's stored results. */
-export function computeAnalytics(results: readonly ResultFacts[], query: AnalyticsQuery): AnalyticsComputation {
+/**
+ * Computes the `series` and `metadata` of a report from a check's stored results and, for the part
+ * of the window raw results no longer cover, its rollup rows (analytics-rollups.ts `analyticsInputs`).
+ */
+export function computeAnalytics(results: readonly ResultFacts[], query: AnalyticsQuery, rollupRows: readonly RollupRow[] = []): AnalyticsComputation {
   const metrics = query.metrics.map((name) => {
     const parsed = parseMetric(query.kind, name);
     if (!parsed) throw new Error(`this is a bug in vigil: metric ${name} passed validation for ${query.kind}`);
@@ -222,13 +248,15 @@ export function computeAnalytics(results: readonly ResultFacts[], query: Analyti
     .filter((r) => r.resultType === 'FINAL' && inWindow(r.createdAt, query.window))
     .filter((r) => statuses.size === 0 || statuses.has(r.hasFailures ? 'failure' : 'success'))
     .sort((a, b) => a.createdAt - b.createdAt || compareText(a.id, b.id));
+  // A rollup row does not say which of its response times failed: a one-sided filter cannot split it.
+  const rollups = statuses.size === 1 ? [] : rollupRows.filter((row) => inWindow(row.startMs, query.window));
 
-  const groups = groupResults(wanted, query.groupBy);
+  const groups = groupResults(wanted, rollups, query.groupBy);
   const start = (query.page - 1) * query.limit;
-  const series = groups.slice(start, start + query.limit).map(({ key, members }): SeriesEntry => {
+  const series = groups.slice(start, start + query.limit).map(({ key, members, rollups: rollupMembers }): SeriesEntry => {
     const data = query.aggregationInterval === undefined
-      ? [{ timestamp: new Date(query.window.from).toISOString(), ...rowOf(members, metrics) }]
-      : bucketRows(members, metrics, query.window.from, query.aggregationInterval * 60_000);
+      ? [{ timestamp: new Date(query.window.from).toISOString(), ...rowOf(members, rollupMembers, metrics) }]
+      : bucketRows(members, rollupMembers, metrics, query.window.from, query.aggregationInterval * 60_000);
     switch (query.groupBy) {
       case undefined:
         return { data };
@@ -249,55 +277,64 @@ interface Group {
   /** The groupBy value; null for the single series of an ungrouped report. */
   key: string | number | null;
   members: ResultFacts[];
+  rollups: RollupRow[];
 }
 
-function groupResults(results: readonly ResultFacts[], groupBy: AnalyticsGroupBy | undefined): Group[] {
+function groupResults(results: readonly ResultFacts[], rollups: readonly RollupRow[], groupBy: AnalyticsGroupBy | undefined): Group[] {
   // Without groupBy the one series exists even when empty, so a chart still gets its null row.
-  if (groupBy === undefined) return [{ key: null, members: [...results] }];
-  const byKey = new Map<string | number | null, ResultFacts[]>();
-  for (const result of results) {
-    // A run without a response (DNS failure, timeout) is status code 0, as browsers report it.
-    const key = groupBy === 'runLocation' ? result.runLocation : (result.statusCode ?? 0);
-    const members = byKey.get(key);
-    if (members) members.push(result);
-    else byKey.set(key, [result]);
-  }
-  return [...byKey.entries()]
-    .map(([key, members]) => ({ key, members }))
-    .sort((a, b) => compareKeys(a.key, b.key));
+  if (groupBy === undefined) return [{ key: null, members: [...results], rollups: [...rollups] }];
+  const byKey = new Map<string | number | null, Group>();
+  const groupOf = (key: string | number) => {
+    let group = byKey.get(key);
+    if (!group) byKey.set(key, (group = { key, members: [], rollups: [] }));
+    return group;
+  };
+  // A run without a response (DNS failure, timeout) is status code 0, as browsers report it.
+  for (const result of results) groupOf(groupBy === 'runLocation' ? result.runLocation : (result.statusCode ?? 0)).members.push(result);
+  // Rollup rows keep the location but no status codes.
+  if (groupBy === 'runLocation') for (const row of rollups) groupOf(row.location).rollups.push(row);
+  return [...byKey.values()].sort((a, b) => compareKeys(a.key, b.key));
 }
 
 function bucketRows(
   results: readonly ResultFacts[],
+  rollups: readonly RollupRow[],
   metrics: readonly ParsedMetric[],
   windowStart: number,
   intervalMs: number,
 ): SeriesRow[] {
-  const buckets = new Map<number, ResultFacts[]>();
-  for (const result of results) {
-    const bucketStart = windowStart + Math.floor((result.createdAt - windowStart) / intervalMs) * intervalMs;
-    const members = buckets.get(bucketStart);
-    if (members) members.push(result);
-    else buckets.set(bucketStart, [result]);
-  }
+  const buckets = new Map<number, { members: ResultFacts[]; rollups: RollupRow[] }>();
+  const bucketAt = (instant: number) => {
+    const bucketStart = windowStart + Math.floor((instant - windowStart) / intervalMs) * intervalMs;
+    let bucket = buckets.get(bucketStart);
+    if (!bucket) buckets.set(bucketStart, (bucket = { members: [], rollups: [] }));
+    return bucket;
+  };
+  for (const result of results) bucketAt(result.createdAt).members.push(result);
+  for (const row of rollups) bucketAt(row.startMs).rollups.push(row);
   return [...buckets.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([bucketStart, members]) => ({ timestamp: new Date(bucketStart).toISOString(), ...rowOf(members, metrics) }));
+    .map(([bucketStart, bucket]) => ({ timestamp: new Date(bucketStart).toISOString(), ...rowOf(bucket.members, bucket.rollups, metrics) }));
 }
 
-function rowOf(results: readonly ResultFacts[], metrics: readonly ParsedMetric[]): Record<string, number | null> {
+function rowOf(results: readonly ResultFacts[], rollups: readonly RollupRow[], metrics: readonly ParsedMetric[]): Record<string, number | null> {
+  const totals = rollups.length === 0 ? undefined : totalsOf(rollups);
   const row: Record<string, number | null> = {};
-  for (const metric of metrics) row[metric.name] = valueOf(results, metric);
+  for (const metric of metrics) row[metric.name] = valueOf(results, totals, metric);
   return row;
 }
 
-function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): number | null {
+/** A metric over raw results and, when the row reaches into the rollup part, the rollups' totals. */
+function valueOf(results: readonly ResultFacts[], rollups: RollupTotals | undefined, metric: ParsedMetric): number | null {
   const source = metric.base.source;
   switch (source.kind) {
-    case 'availability':
-      return results.length === 0 ? null : (100 * results.filter((r) => !r.hasFailures).length) / results.length;
+    case 'availability': {
+      const count = results.length + (rollups?.results ?? 0);
+      const passing = results.filter((r) => !r.hasFailures).length + (rollups?.passing ?? 0);
+      return count === 0 ? null : (100 * passing) / count;
+    }
     case 'retries':
-      return results.reduce((total, r) => total + r.attempts, 0);
+      return results.reduce((total, r) => total + r.attempts, rollups?.attempts ?? 0);
     case 'unrecorded':
       return null;
     case 'responseTime':
@@ -308,6 +345,8 @@ function valueOf(results: readonly ResultFacts[], metric: ParsedMetric): number 
         const value = source.kind === 'responseTime' ? r.responseTime : r.timingPhases[source.phase];
         if (value !== null && value !== undefined) values.push(value);
       }
+      // Rollups keep response times only; a timing phase has its raw values alone.
+      if (rollups && source.kind === 'responseTime') return responseTimeWithRollups(values, rollups, metric.aggregation ?? 'avg');
       return aggregate(values, metric.aggregation ?? 'avg');
     }
     default:

@@ -5,10 +5,13 @@
 import type { Store } from '../store/index.js';
 import { PagesStore } from './pages-store.js';
 import { ResultsStore } from './results-store.js';
+import { RollupsStore } from './rollups-store.js';
 import { READSIDE_MIGRATIONS, READSIDE_SCOPE } from './tables.js';
 
 export interface ReadSide {
   readonly results: ResultsStore;
+  /** The hourly and daily rollups the results store keeps; pruned by the scheduler. */
+  readonly rollups: RollupsStore;
   readonly pages: PagesStore;
 }
 
@@ -18,7 +21,8 @@ export function readSideOf(store: Store): ReadSide {
   let readSide = readSides.get(store);
   if (!readSide) {
     store.migrate(READSIDE_SCOPE, READSIDE_MIGRATIONS);
-    readSide = { results: new ResultsStore(store.db), pages: new PagesStore(store.db) };
+    const rollups = new RollupsStore(store.db);
+    readSide = { results: new ResultsStore(store.db, rollups), rollups, pages: new PagesStore(store.db) };
     readSides.set(store, readSide);
   }
   return readSide;

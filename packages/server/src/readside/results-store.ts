@@ -15,6 +15,7 @@ import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
 import { decodeResult, encodeResult, ENCODING_V1, idFromKey, idKey, phasesColumnOf, reducePassing, responseOf } from './result-codec.js';
 import type { RawResult, ResultFacts } from './result-facts.js';
+import { RollupsStore, type RollupFact } from './rollups-store.js';
 
 /** A stored check result: the wire document (shape in @vigil/schema) with the fields we index. */
 export type StoredResult = RawResult & Record<string, unknown>;
@@ -174,6 +175,18 @@ export function compactResultRow(db: SqliteDatabase): (accountId: string, result
   };
 }
 
+/** What a FINAL result adds to its rollups: the same facts its compact row keeps, and whether it was degraded. */
+function rollupFactOf(createdMs: number, result: StoredResult): RollupFact {
+  return {
+    createdMs,
+    location: result.runLocation,
+    failed: result.hasFailures,
+    degraded: result['isDegraded'] === true,
+    attempts: result.attempts ?? 0,
+    responseTime: typeof result.responseTime === 'number' ? result.responseTime : null,
+  };
+}
+
 function seriesLookup(db: SqliteDatabase, create: true): (accountId: string, checkId: string) => number;
 function seriesLookup(db: SqliteDatabase, create: false): (accountId: string, checkId: string) => number | undefined;
 function seriesLookup(db: SqliteDatabase, create: boolean): (accountId: string, checkId: string) => number | undefined {
@@ -188,6 +201,7 @@ function seriesLookup(db: SqliteDatabase, create: boolean): (accountId: string, 
 
 export class ResultsStore {
   readonly #db: SqliteDatabase;
+  readonly #rollups: RollupsStore;
   readonly #insertResult: (accountId: string, result: StoredResult) => boolean;
   readonly #seriesOf: (accountId: string, checkId: string) => number | undefined;
   readonly #factsInRange: Statement;
@@ -203,8 +217,9 @@ export class ResultsStore {
   readonly #groupsOfCheck: Statement;
   readonly #countGroupsOfCheck: Statement;
 
-  constructor(db: SqliteDatabase) {
+  constructor(db: SqliteDatabase, rollups = new RollupsStore(db)) {
     this.#db = db;
+    this.#rollups = rollups;
     this.#insertResult = compactResultRow(db);
     this.#seriesOf = seriesLookup(db, false);
     // Ties by id: as text for the ids the API hands out, which is what a UUID's bytes sort as too.
@@ -237,13 +252,15 @@ export class ResultsStore {
   /**
    * Stores a result (a result id already stored is left alone, so loading a seed twice is harmless)
    * and folds its error messages into the check's error groups. Returns whether it was new. What is
-   * stored (and folded) is bounded first: result-bounds.ts.
+   * stored (and folded) is bounded first: result-bounds.ts. A FINAL result is also added to its
+   * hourly and daily rollups (rollups-store.ts), in the same transaction.
    */
   recordResult(accountId: string, unbounded: StoredResult): boolean {
     const result = boundResult(unbounded);
     return this.#db.transaction(() => {
       const createdMs = Date.parse(result.created_at);
       if (!this.#insertResult(accountId, reducePassing(result) as StoredResult)) return false;
+      if (result.resultType !== 'ATTEMPT') this.#rollups.record(accountId, result.checkId, rollupFactOf(createdMs, result));
       for (const message of errorMessagesOf(result)) {
         this.#foldError(accountId, { checkId: result.checkId, message, at: createdMs });
       }
@@ -260,6 +277,11 @@ export class ResultsStore {
     }
     const next = recordError(JSON.parse(row.state) as ErrorGroupState, occurrence, randomUUID);
     this.#updateGroup.run(JSON.stringify(next), accountId, next.id);
+  }
+
+  /** The rollup rows answering for `window` and the part left to raw results (rollups-store.ts `coverageOf`). */
+  rollupsFor(accountId: string, checkId: string, window: { from: number; to: number }): ReturnType<RollupsStore['rollupsFor']> {
+    return this.#rollups.rollupsFor(this.#seriesOf(accountId, checkId), window);
   }
 
   /** A check's results created in `[fromMs, toMs)`, oldest first (ties by id). */

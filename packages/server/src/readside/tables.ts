@@ -6,6 +6,7 @@
  */
 import type { Migration, SqliteDatabase } from '../store/index.js';
 import { compactResultRow, COMPACT_RESULTS_SQL, type StoredResult } from './results-store.js';
+import { backfillRollups, ROLLUPS_SQL } from './rollups-store.js';
 
 export const READSIDE_SCOPE = 'readside';
 
@@ -113,6 +114,14 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'check results in compact rows',
     up: (db) => compactCheckResults(db),
+  },
+  {
+    version: 6,
+    name: 'hourly and daily rollups of check results',
+    up: (db) => {
+      db.exec(ROLLUPS_SQL);
+      backfillRollups(db);
+    },
   },
 ];
 

@@ -1,12 +1,14 @@
 /**
  * The analytics endpoints (the spec's, and the real document's DNS, URL, heartbeat, browser and Playwright ones). Each reads one check of its type (another type, or
- * another tenant's check, is 404) and computes the report from the check's stored results; the
- * computation and its documented decisions live in readside/analytics.ts.
+ * another tenant's check, is 404) and computes the report from the check's stored results (and,
+ * past the raw retention, its rollups); the computation and its documented decisions live in
+ * readside/analytics.ts.
  */
 import { ENDPOINTS, type AnalyticsKind } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
+import { analyticsInputs } from '../readside/analytics-rollups.js';
 import { computeAnalytics, type AnalyticsGroupBy, type StatusFilter } from '../readside/analytics.js';
 import { readSideOf } from '../readside/context.js';
 import { analyticsWindow, type QuickRange } from '../readside/windows.js';
@@ -49,7 +51,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
       const key = query.to === undefined ? 'from' : 'to';
       throw badRequest(key === 'to' ? '"to" must be greater than "from"' : '"from" must be in the past', { source: 'query', keys: [key] });
     }
-    const facts = results.factsBetween(accountId, checkId, window.from, window.to);
+    const { facts, rollups } = analyticsInputs(results, accountId, checkId, window);
     const { series, metadata } = computeAnalytics(facts, {
       kind,
       metrics: query.metrics,
@@ -59,7 +61,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
       filterByStatus: query.filterByStatus,
       page: query.page,
       limit: query.limit,
-    });
+    }, rollups);
     return {
       checkId: String(check.id),
       name: String(check['name']),

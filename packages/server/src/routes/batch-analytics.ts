@@ -8,6 +8,7 @@
 import { ENDPOINTS, type BatchAnalyticsItem, type CheckType } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
+import { analyticsInputs } from '../readside/analytics-rollups.js';
 import { computeAnalytics } from '../readside/analytics.js';
 import { readSideOf } from '../readside/context.js';
 import { quickRangeWindow } from '../readside/windows.js';
@@ -24,8 +25,8 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     for (const checkId of new Set(body.checkIds)) {
       const check = ctx.store.checks.get(account.id, checkId);
       if (!check) continue;
-      const facts = results.factsBetween(account.id, checkId, window.from, window.to);
-      const { series } = computeAnalytics(facts, { kind: 'api-checks', metrics: RESPONSE_METRICS, window, page: 1, limit: 1 });
+      const { facts, rollups } = analyticsInputs(results, account.id, checkId, window);
+      const { series } = computeAnalytics(facts, { kind: 'api-checks', metrics: RESPONSE_METRICS, window, page: 1, limit: 1 }, rollups);
       const row = series[0]?.data[0] ?? {};
       const value = (name: string): number | null => (typeof row[name] === 'number' ? row[name] : null);
       items.push({

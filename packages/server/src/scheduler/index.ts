@@ -37,6 +37,8 @@ export interface SchedulingOptions {
   refreshMs?: number;
   /** Days check results are kept (default 30). */
   retentionDays?: number;
+  /** Days daily rollups of results are kept (default 400; hourly ones: Scheduler's `rollupRetentionDays`). */
+  rollupRetentionDays?: number;
   /** Alert delivery (outbox worker) options; alerting runs with the scheduler. */
   alerting?: AlertingOptions;
   /** Where a run that failed inside the service (not a failing check) is reported; default stderr. */
@@ -111,6 +113,7 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
     ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
     ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
     ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
+    ...(options.rollupRetentionDays !== undefined ? { rollupRetentionDays: options.rollupRetentionDays } : {}),
   });
   scheduler.start();
   const started = scheduler;

@@ -63,6 +63,11 @@ export interface SchedulerOptions {
   refreshMs?: number;
   /** Check results older than this many days are deleted (default 30). */
   retentionDays?: number;
+  /**
+   * Daily rollups of results older than this many days are deleted (default 400); hourly ones after
+   * `retentionDays` + 30 days, or this many days if that is shorter.
+   */
+  rollupRetentionDays?: number;
   /** Called on every housekeeping with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
   onTick?: (nowMs: number) => void;
 }
@@ -71,6 +76,15 @@ export interface SchedulerOptions {
 const PRUNE_BATCH = 500;
 /** How often old results and claims are pruned. */
 const PRUNE_EVERY_MS = 60_000;
+/** Default of `rollupRetentionDays`: a year of daily history, plus a month to compare a year ago with. */
+export const DEFAULT_ROLLUP_RETENTION_DAYS = 400;
+/**
+ * Hourly rollups outlive the raw results by this much: a month past the raw retention still charts
+ * hour by hour (last month against this one), while a year of hourly rows (24 times the daily ones
+ * per check and location) is not worth its size for ranges charted by the day anyway.
+ */
+const HOURLY_ROLLUP_EXTRA_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
 /** Claims only guard against running a slot twice around a restart; two days is plenty. */
 const CLAIM_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
 /**
@@ -102,6 +116,9 @@ export class Scheduler {
   readonly #claim;
   readonly #finish;
   readonly #retentionMs: number;
+  readonly #hourlyRollupRetentionMs: number;
+  readonly #dailyRollupRetentionMs: number;
+  readonly #rollups;
   readonly #pruneResults;
   readonly #pruneClaims;
   readonly #groupRows;
@@ -138,8 +155,13 @@ export class Scheduler {
       'INSERT OR IGNORE INTO scheduled_runs (account_id, slot_key, check_id, due_ms, location, claimed_ms) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.#finish = db.prepare('UPDATE scheduled_runs SET finished_ms = ? WHERE account_id = ? AND slot_key = ?');
-    this.#retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
-    readSideOf(options.store); // results are pruned from the read side's table: make sure it exists
+    const retentionDays = options.retentionDays ?? 30;
+    const rollupRetentionDays = options.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
+    this.#retentionMs = retentionDays * DAY_MS;
+    this.#hourlyRollupRetentionMs = Math.min(retentionDays + HOURLY_ROLLUP_EXTRA_DAYS, rollupRetentionDays) * DAY_MS;
+    this.#dailyRollupRetentionMs = rollupRetentionDays * DAY_MS;
+    // Results are pruned from the read side's table (which this makes sure exists), rollups through its store.
+    this.#rollups = readSideOf(options.store).rollups;
     this.#pruneResults = db.prepare(`DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT ${PRUNE_BATCH})`);
     this.#pruneClaims = db.prepare(`DELETE FROM scheduled_runs WHERE rowid IN (SELECT rowid FROM scheduled_runs WHERE due_ms < ? LIMIT ${PRUNE_BATCH})`);
     this.#groupRows = db.prepare('SELECT account_id, id, doc FROM check_groups');
@@ -148,13 +170,19 @@ export class Scheduler {
   }
 
   /**
-   * Deletes results older than the retention and claims older than two days, a batch at a time
-   * (each batch its own short statement), until none is left. Returns how many results went.
+   * Deletes results older than the retention, rollups older than theirs and claims older than two
+   * days, a batch at a time (each batch its own short statement), until none is left. Returns how
+   * many results went.
    */
   prune(nowMs = this.#now()): number {
     this.#prunedAt = nowMs;
     let removed = 0;
-    for (let batch = this.#pruneResults.run(nowMs - this.#retentionMs).changes; batch > 0; batch = this.#pruneResults.run(nowMs - this.#retentionMs).changes) removed += batch;
+    const cutoff = nowMs - this.#retentionMs;
+    for (let batch = this.#pruneResults.run(cutoff).changes; batch > 0; batch = this.#pruneResults.run(cutoff).changes) removed += batch;
+    // From here on, analytics before the cutoff are answered from rollups.
+    this.#rollups.rawPrunedBefore(cutoff);
+    this.#rollups.prune('hourly', nowMs - this.#hourlyRollupRetentionMs);
+    this.#rollups.prune('daily', nowMs - this.#dailyRollupRetentionMs);
     while (this.#pruneClaims.run(nowMs - CLAIM_RETENTION_MS).changes > 0);
     return removed;
   }
