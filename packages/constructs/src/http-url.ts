@@ -27,14 +27,30 @@ export function isHttpUrl(value: string): boolean {
 /**
  * Reports a `url` prop that is not an absolute http(s) URL, as the service would only fail the
  * check's runs (or the alert's deliveries) later. Values of other types are left to the schema.
+ * A webhook's URL is only warned about (`severity: 'warning'`): the service stores any text there,
+ * and projects keep a placeholder until someone has the real URL; its deliveries fail until then.
  */
-export function checkHttpUrl(context: BuildContext, value: unknown, propPath: string, payloadPath: PathSegment[]): void {
+export function checkHttpUrl(
+  context: BuildContext,
+  value: unknown,
+  propPath: string,
+  payloadPath: PathSegment[],
+  severity: 'error' | 'warning' = 'error',
+): void {
   // An empty or overlong value gets the schema's own message, which says exactly that.
   if (typeof value !== 'string' || value === '' || value.length > MAX_URL_LENGTH || isHttpUrl(value)) return;
   const withScheme = `https://${value}`;
   // Only for a host without its scheme (`example.com/x`), not for a path (`/hooks`) or another scheme.
   const looksLikeHost = /^[a-z0-9]/i.test(value) && !value.includes('://');
   const suggestion = looksLikeHost && isHttpUrl(withScheme) ? `Did you mean "${withScheme}"? ` : '';
+  if (severity === 'warning') {
+    context.warning(
+      propPath,
+      `"${propPath}" is not an absolute http:// or https:// URL (got ${JSON.stringify(value)}): the service stores it, but every notification to it will fail`,
+      `${suggestion}Set the receiver's URL before relying on this channel.`,
+    );
+    return;
+  }
   context.error(
     propPath,
     `"${propPath}" must be an absolute http:// or https:// URL, got ${JSON.stringify(value)}`,

@@ -8,7 +8,7 @@ import type { KeyValue } from './api-check.js';
 export interface WebhookAlertChannelProps extends AlertChannelProps {
   /** Friendly name to recognise the integration. */
   name: string;
-  /** The URL the webhook request is sent to (a string or a `URL`). */
+  /** The URL the webhook request is sent to (a string or a `URL`). Text that is not an http(s) URL (a placeholder) is warned about, not refused: the service stores it, and notifications fail until it is set. */
   url: string | URL;
   /** HTTP method of the webhook request, like an API check's. Default `POST`. */
   method?: HttpMethod;
@@ -54,7 +54,7 @@ export class WebhookAlertChannel extends AlertChannel {
 
   protected channelConfig(context: BuildContext): ChannelConfig {
     const { name, url, method, headers, queryParameters, template, webhookSecret, webhookType } = this.props;
-    checkHttpUrl(context, urlText(url), 'url', ['config', 'url']);
+    checkHttpUrl(context, urlText(url), 'url', ['config', 'url'], 'warning');
     if (typeof webhookType === 'string' && !/^WEBHOOK_[A-Z0-9_]+$/.test(webhookType)) {
       context.error('webhookType', `"webhookType" must be WEBHOOK_ followed by capital letters, digits or _, e.g. "WEBHOOK_MSTEAMS", got ${JSON.stringify(webhookType)}`);
     }

@@ -55,10 +55,25 @@ describe("Checkly's webhook-based alert channels", () => {
 
   it.each([
     ['an unknown prop, with the props it has', () => new MSTeamsAlertChannel('c', { name: 'T', url: 'https://example.com', channel: '#x' } as never), '"channel" is not a prop of MSTeamsAlertChannel'],
-    ['a URL that is not http(s)', () => new IncidentioAlertChannel('c', { name: 'I', url: 'ftp://example.com', apiKey: 'k' }), '"url" must be an absolute http:// or https:// URL, got "ftp://example.com"'],
     ['a malformed webhookType', () => new WebhookAlertChannel('c', { name: 'W', url: 'https://example.com', webhookType: 'teams' }), '"webhookType" must be WEBHOOK_ followed by capital letters, digits or _, e.g. "WEBHOOK_MSTEAMS", got "teams"'],
   ])('reports %s', async (_, define, message) => {
     const found = problems(await load(define)).map((problem) => problem.message);
     expect(found[0]).toBe(message);
+  });
+
+  it.each([
+    ['Incident.io', () => new IncidentioAlertChannel('c', { name: 'I', url: 'ftp://example.com', apiKey: 'k' }), 'ftp://example.com'],
+    // Checkly's own example projects keep this placeholder; the service stores it as it stores any text.
+    ['MS Teams', () => new MSTeamsAlertChannel('c', { name: 'T', url: 'INSERT_WEBHOOK_HERE' }), 'INSERT_WEBHOOK_HERE'],
+    ['a plain webhook', () => new WebhookAlertChannel('c', { name: 'W', url: 'INSERT_WEBHOOK_HERE' }), 'INSERT_WEBHOOK_HERE'],
+  ])('warns, without refusing, about a %s URL that is not http(s), since the service takes any text there', async (_, define, url) => {
+    const project = await load(define);
+    expect(problems(project)).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        message: `"url" is not an absolute http:// or https:// URL (got ${JSON.stringify(url)}): the service stores it, but every notification to it will fail`,
+      }),
+    ]);
+    expect(AlertChannelCreate.safeParse(specOf(project, 'alert-channel.c').payload).success).toBe(true);
   });
 });

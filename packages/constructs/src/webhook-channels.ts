@@ -18,7 +18,7 @@ function webhookConfig(fields: { name: string; webhookType: string; url: unknown
 export interface MSTeamsAlertChannelProps extends AlertChannelProps {
   /** Friendly name to recognise the integration. */
   name: string;
-  /** The Microsoft Teams workflow (incoming webhook) URL, a string or a `URL`. */
+  /** The Microsoft Teams workflow (incoming webhook) URL, a string or a `URL`. A placeholder such as `INSERT_WEBHOOK_HERE` is warned about, not refused; notifications fail until it is set. */
   url: string | URL;
   /** The message body: an Adaptive Card JSON template. Default: the Checkly CLI's card. */
   payload?: string;
@@ -52,7 +52,7 @@ export class MSTeamsAlertChannel extends AlertChannel {
 
   protected channelConfig(context: BuildContext): ChannelConfig {
     const { name, url, payload } = this.props;
-    checkHttpUrl(context, urlText(url), 'url', ['config', 'url']);
+    checkHttpUrl(context, urlText(url), 'url', ['config', 'url'], 'warning');
     return { config: webhookConfig({ name, webhookType: 'WEBHOOK_MSTEAMS', url: urlText(url), template: payload ?? MSTEAMS_TEMPLATE }) };
   }
 }
@@ -152,7 +152,7 @@ export class IncidentioAlertChannel extends AlertChannel {
 
   protected channelConfig(context: BuildContext): ChannelConfig {
     const { name, url, apiKey, payload } = this.props;
-    checkHttpUrl(context, urlText(url), 'url', ['config', 'url']);
+    checkHttpUrl(context, urlText(url), 'url', ['config', 'url'], 'warning');
     context.secret(['config', 'headers', 0, 'value']);
     return {
       config: webhookConfig({

@@ -17,7 +17,12 @@ export type SlackAlertChannelConfig = z.infer<typeof SlackAlertChannelConfig>;
 
 export const WebhookAlertChannelConfig = z.object({
   name: z.string().min(1),
-  url: z.url(),
+  /**
+   * Any non-empty text, as the real service takes it: projects keep placeholders such as
+   * `INSERT_WEBHOOK_HERE` until someone has the URL. Deliveries to a value that is not an http(s)
+   * URL are recorded as undeliverable with that reason, and the constructs warn about it.
+   */
+  url: z.string().min(1),
   method: HttpMethod.default('POST'),
   headers: KeyValues.default([]),
   queryParameters: KeyValues.default([]),
