@@ -69,15 +69,15 @@ describe('vigil validate in a Checkly project', () => {
     const root = project({
       'checkly.config.ts': CHECKLY_CONFIG,
       '__checks__/api.check.ts': API_CHECK,
-      '__checks__/ping.check.ts': `import { StatusPage } from 'checkly/constructs'
+      '__checks__/ping.check.ts': `import { AlertChannelSubscription } from 'checkly/constructs'
 
-new StatusPage('ping-1', { name: 'Ping', request: { hostname: 'danube-web.shop' } })
+new AlertChannelSubscription('ping-1', { name: 'Ping', request: { hostname: 'danube-web.shop' } })
 `,
     });
     const run = await runVigil(['validate'], { cwd: root });
     expect(run.stdout.trim().split('\n')).toEqual([
-      '__checks__/ping.check.ts:1:10  error  "StatusPage" is not supported by vigil yet',
-      '  hint: "checkly/constructs" in vigil has no StatusPage; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
+      '__checks__/ping.check.ts:1:10  error  "AlertChannelSubscription" is not supported by vigil yet',
+      '  hint: "checkly/constructs" in vigil has no AlertChannelSubscription; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
       '1 error',
     ]);
     expect(run.code).toBe(1);

@@ -25,6 +25,7 @@ export const RESOURCE_KINDS = [
   'maintenance-window',
   'private-location',
   'status-page-service',
+  'status-page',
   'dashboard',
   'alert-channel',
   'dns-monitor',

@@ -19,4 +19,6 @@ export type {
   DashboardWidth,
   DashboardRefreshRate,
   DashboardPaginationRate,
+  StatusPageTheme,
+  StatusPageThemeColors,
 } from '@vigil/schema';

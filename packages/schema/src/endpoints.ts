@@ -78,6 +78,7 @@ import {
 import { CheckGroupTrigger } from './triggers.js';
 import { CLIENT_ENDPOINTS } from './client-endpoints.js';
 import { DASHBOARD_ENDPOINTS } from './dashboard-endpoints.js';
+import { STATUS_PAGE_ENDPOINTS } from './status-page-endpoints.js';
 
 export type HttpVerb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -352,7 +353,7 @@ export const ENDPOINTS = {
   },
   'statusPageServices.delete': {
     method: 'DELETE', path: '/v1/status-pages/services/{id}', params: StringIdParams, status: 204,
-    summary: 'Delete a status-page service',
+    conflict: 'Service still used by a check or shown on a status page', summary: 'Delete a status-page service',
   },
   'subscriptions.list': {
     method: 'GET', path: '/v1/status-pages/{statusPageId}/subscriptions', params: StatusPageIdParams, query: PageQuery,
@@ -444,6 +445,7 @@ export const ENDPOINTS = {
   },
 
   ...DASHBOARD_ENDPOINTS,
+  ...STATUS_PAGE_ENDPOINTS,
   ...CLIENT_ENDPOINTS,
 } as const satisfies Record<string, EndpointDef>;
 

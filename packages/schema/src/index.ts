@@ -24,6 +24,7 @@ export * from './private-locations.js';
 export * from './alert-channels.js';
 export * from './status-pages.js';
 export * from './dashboards.js';
+export * from './status-page.js';
 export * from './check-results.js';
 export * from './run-wire.js';
 export * from './jsonpath.js';

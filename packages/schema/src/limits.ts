@@ -70,6 +70,8 @@ export const INCIDENT_NAME_MAX = 255;
 /** `checksPerPage` of a dashboard (the real service's document). */
 export const DASHBOARD_CHECKS_PER_PAGE_MIN = 1;
 export const DASHBOARD_CHECKS_PER_PAGE_MAX = 20;
+/** `description` of a status page (the real service's document). */
+export const STATUS_PAGE_DESCRIPTION_MAX = 500;
 
 /**
  * Longest `script` of a check, in characters: 1 MiB of (ASCII) source, the size the hardening suite holds

@@ -160,3 +160,8 @@ export type DashboardRefreshRate = z.infer<typeof DashboardRefreshRate>;
 export const DASHBOARD_PAGINATION_RATES = [30, 60, 300] as const;
 export const DashboardPaginationRate = z.literal(DASHBOARD_PAGINATION_RATES, missingAware);
 export type DashboardPaginationRate = z.infer<typeof DashboardPaginationRate>;
+
+/** `defaultTheme` of a status page: the viewer's system setting, or always dark or light. */
+export const STATUS_PAGE_THEMES = ['AUTO', 'DARK', 'LIGHT'] as const;
+export const StatusPageTheme = z.enum(STATUS_PAGE_THEMES, missingAware);
+export type StatusPageTheme = z.infer<typeof StatusPageTheme>;

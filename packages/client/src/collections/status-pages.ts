@@ -1,9 +1,18 @@
 import type { EndpointBody, EndpointQuery } from '@vigil/schema';
 import type { CreateOptions, EndpointCaller } from '../caller.js';
 
-/** Status pages: services, incidents, incident updates and subscriptions. */
+/** Status pages themselves (by their `statusPageId`), and their services, incidents, incident updates and subscriptions. */
 export function statusPagesApi(caller: EndpointCaller) {
   return {
+    /** Oldest first; pass the page's `nextId` back to get the next one. */
+    list: (query: EndpointQuery<'statusPages.list'> = {}) => caller.call('statusPages.list', { query }),
+    listAll: () => caller.listAll('statusPages.list'),
+    get: (statusPageId: string) => caller.call('statusPages.get', { params: { statusPageId } }),
+    create: (body: EndpointBody<'statusPages.create'>, options: CreateOptions = {}) =>
+      caller.call('statusPages.create', { body, idempotencyKey: options.idempotencyKey }),
+    /** `name`, `url` and `cards` are required; the other fields left out keep their values. */
+    update: (statusPageId: string, body: EndpointBody<'statusPages.update'>) => caller.call('statusPages.update', { params: { statusPageId }, body }),
+    delete: (statusPageId: string) => caller.call('statusPages.delete', { params: { statusPageId } }),
     services: {
       list: (query: EndpointQuery<'statusPageServices.list'> = {}) => caller.call('statusPageServices.list', { query }),
       listAll: () => caller.listAll('statusPageServices.list'),

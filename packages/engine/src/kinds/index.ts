@@ -17,6 +17,7 @@ import { multiStepCheckAdapter } from './multistep-check.js';
 import { heartbeatMonitorAdapter } from './heartbeat-monitor.js';
 import { privateLocationAdapter } from './private-location.js';
 import { statusPageServiceAdapter } from './status-page-service.js';
+import { statusPageAdapter } from './status-page.js';
 import type { KindAdapter } from './types.js';
 
 /** Every kind vigil manages; the planner and apply are generic over this table. */
@@ -30,6 +31,7 @@ export const ADAPTERS: Readonly<Record<ResourceKind, KindAdapter>> = {
   'maintenance-window': maintenanceWindowAdapter,
   'private-location': privateLocationAdapter,
   'status-page-service': statusPageServiceAdapter,
+  'status-page': statusPageAdapter,
   dashboard: dashboardAdapter,
   'alert-channel': alertChannelAdapter,
   'dns-monitor': dnsMonitorAdapter,

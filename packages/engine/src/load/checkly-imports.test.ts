@@ -48,14 +48,14 @@ describe('loadProject of a Checkly project', () => {
   it('reports every construct vigil lacks at its import, in every file, in one load', async () => {
     const root = project({
       'checkly.config.ts': CHECKLY_CONFIG,
-      'a.check.ts': "import { StatusPage, ApiCheck } from 'checkly/constructs';\n\nconsole.log(StatusPage, ApiCheck);\n",
+      'a.check.ts': "import { AlertChannelSubscription, ApiCheck } from 'checkly/constructs';\n\nconsole.log(AlertChannelSubscription, ApiCheck);\n",
       'b.check.ts': "import { PrivateLocationCheckAssignment } from 'checkly/constructs';\nimport { PrivateLocationGroupAssignment } from 'checkly/constructs';\n\nconsole.log(PrivateLocationCheckAssignment, PrivateLocationGroupAssignment);\n",
     });
     const loaded = await loadProject({ cwd: root });
     const hint = (name: string) =>
       `"checkly/constructs" in vigil has no ${name}; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.`;
     expect(loaded.diagnostics).toEqual([
-      { severity: 'error', message: '"StatusPage" is not supported by vigil yet', hint: hint('StatusPage'), source: { file: 'a.check.ts', line: 1, column: 10 } },
+      { severity: 'error', message: '"AlertChannelSubscription" is not supported by vigil yet', hint: hint('AlertChannelSubscription'), source: { file: 'a.check.ts', line: 1, column: 10 } },
       { severity: 'error', message: '"PrivateLocationCheckAssignment" is not supported by vigil yet', hint: hint('PrivateLocationCheckAssignment'), source: { file: 'b.check.ts', line: 1, column: 10 } },
       { severity: 'error', message: '"PrivateLocationGroupAssignment" is not supported by vigil yet', hint: hint('PrivateLocationGroupAssignment'), source: { file: 'b.check.ts', line: 2, column: 10 } },
     ]);
@@ -64,14 +64,14 @@ describe('loadProject of a Checkly project', () => {
   it('reports a construct vigil lacks that is used through a namespace import at its use, and evaluates nothing', async () => {
     const root = project({
       'checkly.config.ts': CHECKLY_CONFIG,
-      'a.check.ts': "import * as checkly from 'checkly/constructs';\n\nnew checkly.StatusPage('ping', { name: 'Ping' });\n",
+      'a.check.ts': "import * as checkly from 'checkly/constructs';\n\nnew checkly.AlertChannelSubscription('ping', { name: 'Ping' });\n",
     });
     const loaded = await loadProject({ cwd: root });
     expect(loaded.diagnostics).toEqual([
       {
         severity: 'error',
-        message: '"StatusPage" is not supported by vigil yet',
-        hint: '"checkly/constructs" in vigil has no StatusPage; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
+        message: '"AlertChannelSubscription" is not supported by vigil yet',
+        hint: '"checkly/constructs" in vigil has no AlertChannelSubscription; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
         source: { file: 'a.check.ts', line: 3, column: 13 },
       },
     ]);
@@ -81,14 +81,14 @@ describe('loadProject of a Checkly project', () => {
     const root = project({
       'package.json': JSON.stringify({ name: 'legacy', type: 'commonjs' }),
       'checkly.config.ts': CHECKLY_CONFIG.replace("'**/*.check.ts'", "'**/*.check.js'"),
-      'a.check.js': "const { ApiCheck, StatusPage } = require('checkly/constructs');\n\nnew StatusPage('cert', { name: 'Cert' });\n",
+      'a.check.js': "const { ApiCheck, AlertChannelSubscription } = require('checkly/constructs');\n\nnew AlertChannelSubscription('cert', { name: 'Cert' });\n",
     });
     const loaded = await loadProject({ cwd: root });
     expect(loaded.diagnostics).toEqual([
       {
         severity: 'error',
-        message: '"StatusPage" is not supported by vigil yet',
-        hint: '"checkly/constructs" in vigil has no StatusPage; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
+        message: '"AlertChannelSubscription" is not supported by vigil yet',
+        hint: '"checkly/constructs" in vigil has no AlertChannelSubscription; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
         source: { file: 'a.check.js', line: 1, column: 19 },
       },
     ]);
@@ -98,14 +98,14 @@ describe('loadProject of a Checkly project', () => {
     const root = project({
       'package.json': JSON.stringify({ name: 'legacy', type: 'commonjs' }),
       'checkly.config.ts': CHECKLY_CONFIG.replace("'**/*.check.ts'", "'**/*.check.js'"),
-      'a.check.js': "const constructs = require('checkly/constructs');\n\nnew constructs.StatusPage('cert', { name: 'Cert' });\n",
+      'a.check.js': "const constructs = require('checkly/constructs');\n\nnew constructs.AlertChannelSubscription('cert', { name: 'Cert' });\n",
     });
     const loaded = await loadProject({ cwd: root });
     expect(loaded.diagnostics).toEqual([
       {
         severity: 'error',
-        message: '"StatusPage" is not supported by vigil yet',
-        hint: 'vigil has no StatusPage construct, so requiring it gave undefined; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
+        message: '"AlertChannelSubscription" is not supported by vigil yet',
+        hint: 'vigil has no AlertChannelSubscription construct, so requiring it gave undefined; remove it from this file (or keep it in Checkly). docs/migrating-from-checkly.md lists what vigil supports.',
         source: { file: 'a.check.js', line: 3, column: 1 },
       },
     ]);

@@ -68,7 +68,7 @@ describe('a CommonJS Checkly project', () => {
       const files: Record<string, string> = {
         'package.json': JSON.stringify({ name: 'checkly-js', type: 'commonjs' }),
         'checkly.config.js': "const { defineConfig } = require('checkly');\nmodule.exports = defineConfig({ projectName: 'P', logicalId: 'p' });\n",
-        '__checks__/ping.check.js': "const { StatusPage, ApiCheck } = require('checkly/constructs');\n\nnew StatusPage('ping', { name: 'Ping' });\n",
+        '__checks__/ping.check.js': "const { AlertChannelSubscription, ApiCheck } = require('checkly/constructs');\n\nnew AlertChannelSubscription('ping', { name: 'Ping' });\n",
         '__checks__/alerts.check.js': "const {\n  EmailAlertChannel,\n  PrivateLocationGroupAssignment: Assign,\n  Nonsense,\n} = require('checkly/constructs');\n",
       };
       for (const [file, contents] of Object.entries(files)) {
@@ -79,7 +79,7 @@ describe('a CommonJS Checkly project', () => {
       expect(loaded.diagnostics.map((d) => `${d.source?.file}:${d.source?.line}:${d.source?.column} ${d.message}`)).toEqual([
         '__checks__/alerts.check.js:3:3 "PrivateLocationGroupAssignment" is not supported by vigil yet',
         '__checks__/alerts.check.js:4:3 "checkly/constructs" has no export named "Nonsense"',
-        '__checks__/ping.check.js:1:9 "StatusPage" is not supported by vigil yet',
+        '__checks__/ping.check.js:1:9 "AlertChannelSubscription" is not supported by vigil yet',
       ]);
     } finally {
       rmSync(checkly, { recursive: true, force: true });

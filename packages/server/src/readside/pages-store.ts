@@ -1,7 +1,7 @@
 /**
  * Storage of status pages and their subscriptions, incidents, account profiles and the deprecated
- * check-group triggers. Status pages and subscriptions have no write endpoint in the contract: they
- * come from `--seed`.
+ * check-group triggers. Status pages are written by `/v1/status-pages` and by `--seed`;
+ * subscriptions have no write endpoint in the contract: they come from `--seed`.
  */
 import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
@@ -13,9 +13,27 @@ import type { IncidentState } from './incidents.js';
 export interface StatusPageDoc {
   id: string;
   name: string;
+  /** The subdomain the page is served at (lower case); unique across the service. Seeded pages have none. */
+  url?: string;
+  /** A domain of the user's (lower case) that serves the page; unique across the service. */
+  customDomain?: string | null;
   /** The page's cards (real API shape): the services it shows, by id. */
-  cards?: Array<{ name: string; services: Array<{ id: string }> }>;
+  cards?: StatusPageCardDoc[];
+  /** The rest of the page as the API stores it (theme, logo, timestamps). */
+  [field: string]: unknown;
 }
+
+export interface StatusPageCardDoc {
+  /** Absent on pages from --seed. */
+  id?: string;
+  name: string;
+  services: Array<{ id: string }>;
+  created_at?: string;
+  updated_at?: string | null;
+}
+
+/** Where a page's name is kept, for `statusPageHolding`. */
+export type StatusPageNameColumn = 'url' | 'custom_domain';
 
 export type SubscriptionDoc = Subscription;
 
@@ -36,6 +54,10 @@ export class PagesStore {
   readonly #subscriptionsOf: Statement;
   readonly #countSubscriptionsOf: Statement;
   readonly #pagesOf: Statement;
+  readonly #pagesAfter: Statement;
+  readonly #holding: Record<StatusPageNameColumn, Statement>;
+  readonly #deletePage: Statement;
+  readonly #deleteSubscriptionsOf: Statement;
   readonly #verifiedOf: Statement;
   readonly #insertIncident: Statement;
   readonly #incident: Statement;
@@ -49,8 +71,16 @@ export class PagesStore {
 
   constructor(db: SqliteDatabase) {
     this.#upsertPage = db.prepare(
-      'INSERT INTO status_pages (account_id, id, doc) VALUES (?, ?, ?) ON CONFLICT (account_id, id) DO UPDATE SET doc = excluded.doc',
+      `INSERT INTO status_pages (account_id, id, doc, url, custom_domain) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, id) DO UPDATE SET doc = excluded.doc, url = excluded.url, custom_domain = excluded.custom_domain`,
     );
+    this.#pagesAfter = db.prepare('SELECT rowid AS seq, doc FROM status_pages WHERE account_id = ? AND rowid > ? ORDER BY rowid LIMIT ?');
+    this.#holding = {
+      url: db.prepare('SELECT account_id AS accountId, id FROM status_pages WHERE url = ?'),
+      custom_domain: db.prepare('SELECT account_id AS accountId, id FROM status_pages WHERE custom_domain = ?'),
+    };
+    this.#deletePage = db.prepare('DELETE FROM status_pages WHERE account_id = ? AND id = ?');
+    this.#deleteSubscriptionsOf = db.prepare('DELETE FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ?');
     this.#page = db.prepare('SELECT doc FROM status_pages WHERE account_id = ? AND id = ?');
     this.#insertSubscription = db.prepare(
       'INSERT OR IGNORE INTO status_page_subscriptions (account_id, status_page_id, id, doc) VALUES (?, ?, ?, ?)',
@@ -79,7 +109,24 @@ export class PagesStore {
   }
 
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
-    this.#upsertPage.run(accountId, page.id, JSON.stringify(page));
+    const name = (value: unknown) => (typeof value === 'string' && value !== '' ? value.toLowerCase() : null);
+    this.#upsertPage.run(accountId, page.id, JSON.stringify(page), name(page.url), name(page.customDomain));
+  }
+
+  /** Up to `limit` of the account's pages stored after row `after`, oldest first, with their row numbers (a cursor). */
+  statusPagesAfter(accountId: string, after: number, limit: number): Array<{ seq: number; page: StatusPageDoc }> {
+    return (this.#pagesAfter.all(accountId, after, limit) as Array<{ seq: number; doc: string }>).map((row) => ({ seq: row.seq, page: JSON.parse(row.doc) as StatusPageDoc }));
+  }
+
+  /** The page of the whole service (any account) whose url or custom domain is `value` (lower case). */
+  statusPageHolding(column: StatusPageNameColumn, value: string): { accountId: string; id: string } | undefined {
+    return this.#holding[column].get(value) as { accountId: string; id: string } | undefined;
+  }
+
+  /** Deletes a page and its subscriptions, which belong to no other page. */
+  deleteStatusPage(accountId: string, id: string): void {
+    this.#deleteSubscriptionsOf.run(accountId, id);
+    this.#deletePage.run(accountId, id);
   }
 
   statusPage(accountId: string, id: string): StatusPageDoc | undefined {

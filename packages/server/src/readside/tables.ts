@@ -123,6 +123,21 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
       backfillRollups(db);
     },
   },
+  {
+    version: 7,
+    name: 'status pages named by url and custom domain',
+    up: (db) => {
+      // A page is reached by its url (a subdomain) or custom domain alone, so each names one page of
+      // the whole service; the unique indexes hold that even if a route forgot to check first.
+      // Pages stored before (from --seed) have neither.
+      db.exec(`
+        ALTER TABLE status_pages ADD COLUMN url TEXT;
+        ALTER TABLE status_pages ADD COLUMN custom_domain TEXT;
+        CREATE UNIQUE INDEX status_pages_url ON status_pages (url) WHERE url IS NOT NULL;
+        CREATE UNIQUE INDEX status_pages_custom_domain ON status_pages (custom_domain) WHERE custom_domain IS NOT NULL;
+      `);
+    },
+  },
 ];
 
 /**

@@ -66,6 +66,7 @@ import * as heartbeats from './heartbeats.js';
 import * as pings from './pings.js';
 import * as incidents from './incidents.js';
 import * as subscriptions from './subscriptions.js';
+import * as statusPages from './status-pages.js';
 import * as triggers from './triggers.js';
 import * as clientReads from './client-reads.js';
 
@@ -90,7 +91,7 @@ export interface RouteModule {
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   health, openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services, dashboards,
-  checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, accountsRoutes, triggers, clientReads, seed,
+  checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, statusPages, accountsRoutes, triggers, clientReads, seed,
 ];
 
 export function buildRouteContext(options: {

@@ -1,13 +1,16 @@
 /**
  * Status-page services: create, list, get, update, delete. A service's `checks` are the checks whose
  * `triggerIncident.serviceId` points at it; deleting a service those checks still use is refused
- * (409, naming them), the same rule as for groups, so no check is left pointing at nothing.
+ * (409, naming them), the same rule as for groups, so no check is left pointing at nothing. So is
+ * deleting a service a status page's card shows (the real document says nothing of either), naming
+ * the pages, so no card is left showing nothing in its place.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { mergeUpdate } from '../domain/documents.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
+import { readSideOf } from '../readside/context.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
 
@@ -61,6 +64,10 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     const users = usersOf.all(account.id, params.id) as Array<{ id: string }>;
     if (users.length > 0) {
       throw conflict(`Status-page service ${params.id} is still used by checks: ${users.map((check) => check.id).join(', ')}`);
+    }
+    const pages = readSideOf(store).pages.statusPagesShowing(account.id, params.id);
+    if (pages.length > 0) {
+      throw conflict(`Status-page service ${params.id} is still shown on status pages: ${pages.map((page) => `${JSON.stringify(page.name)} (${page.id})`).join(', ')}`);
     }
     services.remove(account.id, params.id);
   });
