@@ -50,6 +50,11 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
     names: ['CheckGroupV2', 'CheckGroup', 'CheckGroupV2Props', 'CheckGroupProps', 'CheckGroupV1', 'CheckGroupV1Props', 'ApiCheckDefaults', 'MaintenanceWindow', 'MaintenanceWindowProps', 'DateInput', 'StatusPageService', 'StatusPageServiceProps', 'PrivateLocation', 'PrivateLocationProps', 'PrivateLocationReference'],
   },
   {
+    title: 'Status pages',
+    intro: "`vigil server` stores status pages and serves them through its API (`/v1/status-pages`); it does not render the public page yet. A page's cards show StatusPageService constructs (above), created before it.",
+    names: ['StatusPage', 'StatusPageProps', 'StatusPageCardProps', 'StatusPageThemeColors', 'StatusPageColors'],
+  },
+  {
     title: 'Dashboards',
     intro: '`vigil server` stores dashboards and serves them through its API (`/v1/dashboards`); it does not render them as web pages yet.',
     names: ['Dashboard', 'DashboardProps', 'DashboardCss'],
@@ -137,6 +142,7 @@ const VALUE_TYPES = [
   'DashboardWidth',
   'DashboardRefreshRate',
   'DashboardPaginationRate',
+  'StatusPageTheme',
 ] as const;
 
 /** Methods the loader calls on constructs (bundling, synthesis); users never do. */

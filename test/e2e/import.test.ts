@@ -199,7 +199,7 @@ describe('vigil import', () => {
   });
 
   it.each([
-    [['bogus'], 'Error: unknown kind "bogus" in filter "bogus"; kinds are alert-channel, api-check, browser-check, check-group, dashboard, dns-monitor, grpc-monitor, heartbeat-monitor, icmp-monitor, maintenance-window, multistep-check, playwright-check, private-location, ssl-monitor, status-page-service, tcp-monitor, traceroute-monitor, url-monitor'],
+    [['bogus'], 'Error: unknown kind "bogus" in filter "bogus"; kinds are alert-channel, api-check, browser-check, check-group, dashboard, dns-monitor, grpc-monitor, heartbeat-monitor, icmp-monitor, maintenance-window, multistep-check, playwright-check, private-location, ssl-monitor, status-page, status-page-service, tcp-monitor, traceroute-monitor, url-monitor'],
     [['api-check.'], 'Error: filter "api-check." has no remote id after the dot; write api-check or api-check.<id>'],
     [['--name', '('], 'Error: --name "(" is not a valid regular expression: Invalid regular expression: /(/: Unterminated group'],
   ])('rejects the bad input %j with exit code 2', async (args, message) => {

@@ -87,6 +87,10 @@ export const SAMPLE_BODIES: Partial<Record<EndpointId, Record<string, unknown>>>
   // No customUrl: it names one dashboard across the service, and every tenant creates this sample.
   'dashboards.create': { header: 'Fuzz dashboard', tags: ['fuzz'], refreshRate: 300, checksPerPage: 10, logo: 'https://example.com/logo.png' },
   'dashboards.update': { header: 'Fuzz dashboard 2', paginate: false },
+  // A url names one status page across the service: the suites address the seeded pages instead, and
+  // a second create of this sample answers 409, a refusal like any other.
+  'statusPages.create': { name: 'Fuzz status', url: 'fuzz-status', cards: [{ name: 'Fuzz card' }], defaultTheme: 'DARK', logo: 'https://example.com/logo.png' },
+  'statusPages.update': { name: 'Fuzz status 2', url: 'fuzz-status-2', cards: [{ name: 'Fuzz card 2', services: [] }] },
   'errorGroups.patch': { archivedUntilNextEvent: true },
 };
 

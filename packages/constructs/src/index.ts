@@ -47,7 +47,7 @@ export { CheckGroupV1, type CheckGroupV1Props } from './check-group-v1.js';
 export { MaintenanceWindow, type MaintenanceWindowProps, type DateInput } from './maintenance-window.js';
 export { PrivateLocation, type PrivateLocationProps, type PrivateLocationReference } from './private-location.js';
 export { StatusPageService, type StatusPageServiceProps, type StatusPageServiceReference } from './status-page-service.js';
-export { StatusPage, type StatusPageProps, type StatusPageCardProps } from './status-page.js';
+export { StatusPage, type StatusPageProps, type StatusPageCardProps, type StatusPageThemeColors, type StatusPageColors } from './status-page.js';
 export { Dashboard, type DashboardProps, type DashboardCss } from './dashboard.js';
 export { AlertChannel, type AlertChannelProps, type AlertChannelReference } from './alert-channel.js';
 export { EmailAlertChannel, type EmailAlertChannelProps } from './email-alert-channel.js';

@@ -1,4 +1,4 @@
-import { StatusPageCreate, type StatusPageTheme, type StatusPageThemeColors } from '@vigil/schema';
+import { StatusPageCreate, type STATUS_PAGE_COLOR_KEYS, type StatusPageTheme } from '@vigil/schema';
 import type { z } from 'zod';
 import type { BuildContext, RefTarget } from './build-context.js';
 import { Construct, type ConstructProps } from './construct.js';
@@ -6,6 +6,21 @@ import { formatPath, type PathSegment } from './path.js';
 import { isConstruct, isExternalRef, unwrapConstructRef } from './ref.js';
 import type { StatusPageServiceReference } from './status-page-service.js';
 import { reportUnknownProps, type PropKeys } from './unknown-props.js';
+
+/**
+ * The colours of one theme, each in upper-case hex such as `#1A2B3C` or `#FFF`; all twelve are
+ * required: bodyBackgroundColor, headerBackgroundColor, headerFontColor, titleFontColor,
+ * bodyFontColor, bodyFontColorMuted, navigationFontColor, linkFontColor, cardBackgroundColor,
+ * borderColor, primaryButtonBackgroundColor, primaryButtonFontColor.
+ */
+export type StatusPageColors = Record<(typeof STATUS_PAGE_COLOR_KEYS)[number], string>;
+
+export interface StatusPageThemeColors {
+  /** The colours of the light theme. */
+  light: StatusPageColors;
+  /** The colours of the dark theme. */
+  dark: StatusPageColors;
+}
 
 export interface StatusPageCardProps {
   /** Title of the card. */

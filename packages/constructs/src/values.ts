@@ -20,5 +20,4 @@ export type {
   DashboardRefreshRate,
   DashboardPaginationRate,
   StatusPageTheme,
-  StatusPageThemeColors,
 } from '@vigil/schema';

@@ -1,6 +1,7 @@
 /**
  * `--seed FILE`: a JSON document that fills the read side with realistic data (the contract has no
- * write endpoint for check results, heartbeat events, status pages or subscriptions).
+ * write endpoint for check results, heartbeat events or subscriptions; status pages it has, and
+ * seeded ones are the same pages as those).
  *
  * Format (every list optional):
  *
