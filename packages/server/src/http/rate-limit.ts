@@ -1,19 +1,14 @@
 /**
  * Per-API-key rate limiting with fixed windows: `requests` per `windowSeconds`, and a separate, smaller
- * bucket for the analytics endpoints (the real service limits those more tightly).
+ * bucket for the analytics endpoints (the real service limits those more tightly). Each process counts
+ * on its own; the `RateLimitWindows` port (store/ports.ts) makes the same decisions from a shared database.
  */
 import type { RateLimitOptions } from '@vigil/schema';
 import { BoundedMap } from '../bounded-map.js';
+import type { RateDecision } from '../store/ports.js';
 
 export { parseRateLimit, RateLimitSpecError, type RateLimitOptions } from '@vigil/schema';
-
-export interface RateDecision {
-  readonly allowed: boolean;
-  readonly limit: number;
-  readonly remaining: number;
-  /** Whole seconds until the window resets (the `Retry-After` value when refused). */
-  readonly resetSeconds: number;
-}
+export type { RateDecision };
 
 interface Window {
   startedAt: number;

@@ -20,34 +20,11 @@
  */
 import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import { readSideOf } from '../readside/context.js';
-import type { SqliteDatabase, Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { SlotClaimTable } from '../store/sqlite/slot-claims.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { DueHeap } from './due-heap.js';
 import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.js';
-
-export const SCHEDULER_SCOPE = 'scheduler';
-
-export const SCHEDULER_MIGRATIONS = [
-  {
-    version: 1,
-    name: 'claimed slots',
-    up: (db: SqliteDatabase) => {
-      db.exec(`
-        CREATE TABLE scheduled_runs (
-          account_id TEXT NOT NULL,
-          slot_key TEXT NOT NULL,
-          check_id TEXT NOT NULL,
-          due_ms INTEGER NOT NULL,
-          location TEXT NOT NULL,
-          claimed_ms INTEGER NOT NULL,
-          finished_ms INTEGER,
-          PRIMARY KEY (account_id, slot_key)
-        );
-        CREATE INDEX scheduled_runs_due ON scheduled_runs (due_ms);
-      `);
-    },
-  },
-];
 
 /** Check types with nothing to run: the service waits for them (heartbeat pings). */
 const PASSIVE = new Set(['HEARTBEAT']);
@@ -113,14 +90,12 @@ export class Scheduler {
   readonly #tickMs: number;
   readonly #refreshMs: number;
   readonly #onTick: ((nowMs: number) => void) | undefined;
-  readonly #claim;
-  readonly #finish;
+  readonly #claims: SlotClaimTable;
   readonly #retentionMs: number;
   readonly #hourlyRollupRetentionMs: number;
   readonly #dailyRollupRetentionMs: number;
   readonly #rollups;
   readonly #pruneResults;
-  readonly #pruneClaims;
   readonly #groupRows;
   readonly #checkRows;
   readonly #checkDoc;
@@ -149,12 +124,8 @@ export class Scheduler {
     this.#tickMs = options.tickMs ?? 200;
     this.#refreshMs = options.refreshMs ?? 5000;
     this.#onTick = options.onTick;
-    options.store.migrate(SCHEDULER_SCOPE, SCHEDULER_MIGRATIONS);
     const db = options.store.db;
-    this.#claim = db.prepare(
-      'INSERT OR IGNORE INTO scheduled_runs (account_id, slot_key, check_id, due_ms, location, claimed_ms) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.#finish = db.prepare('UPDATE scheduled_runs SET finished_ms = ? WHERE account_id = ? AND slot_key = ?');
+    this.#claims = new SlotClaimTable(db);
     const retentionDays = options.retentionDays ?? 30;
     const rollupRetentionDays = options.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
     this.#retentionMs = retentionDays * DAY_MS;
@@ -163,7 +134,6 @@ export class Scheduler {
     // Results are pruned from the read side's table (which this makes sure exists), rollups through its store.
     this.#rollups = readSideOf(options.store).rollups;
     this.#pruneResults = db.prepare(`DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT ${PRUNE_BATCH})`);
-    this.#pruneClaims = db.prepare(`DELETE FROM scheduled_runs WHERE rowid IN (SELECT rowid FROM scheduled_runs WHERE due_ms < ? LIMIT ${PRUNE_BATCH})`);
     this.#groupRows = db.prepare('SELECT account_id, id, doc FROM check_groups');
     this.#checkRows = db.prepare('SELECT account_id, id, doc FROM checks');
     this.#checkDoc = db.prepare('SELECT doc FROM checks WHERE account_id = ? AND id = ?').pluck();
@@ -183,7 +153,7 @@ export class Scheduler {
     this.#rollups.rawPrunedBefore(cutoff);
     this.#rollups.prune('hourly', nowMs - this.#hourlyRollupRetentionMs);
     this.#rollups.prune('daily', nowMs - this.#dailyRollupRetentionMs);
-    while (this.#pruneClaims.run(nowMs - CLAIM_RETENTION_MS).changes > 0);
+    while (this.#claims.pruneBatch(nowMs - CLAIM_RETENTION_MS) > 0);
     return removed;
   }
 
@@ -207,7 +177,7 @@ export class Scheduler {
 
   /** Marks a slot's run as finished (for `vigil status` and the retention of claims). */
   finished(slot: Slot): void {
-    this.#finish.run(this.#now(), slot.accountId, slot.key);
+    this.#claims.finish(slot.accountId, slot.key, this.#now());
   }
 
   /**
@@ -235,8 +205,7 @@ export class Scheduler {
         if (entry.removed) continue;
         for (const slot of dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs)) {
           if (this.#paused(entry, slot.dueMs)) continue;
-          const claimed = this.#claim.run(slot.accountId, slot.key, slot.checkId, slot.dueMs, slot.location, claimedAt).changes > 0;
-          if (claimed) jobs.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
+          if (this.#claims.claim(slot, claimedAt)) jobs.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
         }
         entry.nextDueMs = nextDueMs(entry.schedule, nowMs);
         this.#heap.push(entry);

@@ -6,7 +6,7 @@
 import { hasSecretValues } from '../domain/documents.js';
 import { Collection, type IndexedColumn, type PublicId } from './collection.js';
 import { migrate, openDatabase, type DatabaseLocation, type Migration, type OpenOptions, type SqliteDatabase } from './database.js';
-import { IdempotencyStore } from './idempotency.js';
+import { IdempotencyStore } from './sqlite/idempotency.js';
 import { CORE_MIGRATIONS } from './migrations.js';
 import { SubscriptionIndex } from './subscriptions.js';
 

@@ -1,0 +1,113 @@
+/**
+ * What every engine of the storage ports (ports.ts) does the same way: the checks of their input,
+ * with one wording, and the few rules that are arithmetic rather than SQL. Keeping them here is what
+ * lets the contract suite expect the same error from SQLite and PostgreSQL.
+ */
+import { createHash } from 'node:crypto';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
+import type { RateDecision, RateLimitRequest, SlotClaim, StoredResponse } from './ports.js';
+
+/** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Bad input to a port: a bug of the caller, never something a client of the API can cause. */
+export class StoreInputError extends Error {
+  override readonly name = 'StoreInputError';
+}
+
+function text(name: string, value: unknown, maxLength = Number.POSITIVE_INFINITY): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) {
+    const bound = Number.isFinite(maxLength) ? `of 1 to ${maxLength} characters` : 'that is not empty';
+    throw new StoreInputError(`${name} must be a string ${bound}, got ${shown(value)}`);
+  }
+  return value;
+}
+
+/** Moments are milliseconds since the epoch; a float or a negative one is a unit mix-up. */
+function moment(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new StoreInputError(`${name} must be a whole number of milliseconds since the epoch, got ${shown(value)}`);
+  }
+  return value;
+}
+
+function positive(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new StoreInputError(`${name} must be a whole number of at least 1, got ${shown(value)}`);
+  }
+  return value;
+}
+
+function shown(value: unknown): string {
+  if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  return value === undefined ? 'undefined' : typeof value === 'number' ? String(value) : typeof value;
+}
+
+export function checkIdempotencyKey(accountId: unknown, key: unknown, now: unknown): void {
+  text('accountId', accountId);
+  text('Idempotency-Key', key, IDEMPOTENCY_KEY_MAX_LENGTH);
+  moment('now', now);
+}
+
+export function checkStoredResponse(response: StoredResponse): void {
+  text('fingerprint', response.fingerprint);
+  if (!Number.isInteger(response.status) || response.status < 100 || response.status > 599) {
+    throw new StoreInputError(`status must be an HTTP status code (100 to 599), got ${shown(response.status)}`);
+  }
+  if (typeof response.body !== 'string') throw new StoreInputError(`body must be the response's JSON text, got ${shown(response.body)}`);
+}
+
+export function checkRateLimitRequest(request: RateLimitRequest): void {
+  text('key', request.key);
+  positive('limit', request.limit);
+  positive('windowMs', request.windowMs);
+  moment('now', request.now);
+}
+
+/** The stored name of a rate-limit window: the key names an API key, which no table may hold. */
+export function windowId(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/**
+ * The decision for a window as an engine left it after counting one request: `hits` counts requests
+ * up to `limit + 1` (a refused one is the `limit + 1`th and is not counted further), so the request
+ * was allowed exactly when `hits <= limit`. The same numbers the in-memory limiter gives.
+ */
+export function rateDecision(request: RateLimitRequest, window: { startedMs: number; hits: number }): RateDecision {
+  const resetSeconds = Math.max(1, Math.ceil((window.startedMs + request.windowMs - request.now) / 1000));
+  const allowed = window.hits <= request.limit;
+  return { allowed, limit: request.limit, remaining: allowed ? request.limit - window.hits : 0, resetSeconds };
+}
+
+export function checkSlot(slot: SlotClaim): void {
+  text('accountId', slot.accountId);
+  text('checkId', slot.checkId);
+  text('location', slot.location);
+  moment('dueMs', slot.dueMs);
+  const expected = `${slot.checkId}@${slot.dueMs}@${slot.location}`;
+  if (slot.key !== expected) {
+    throw new StoreInputError(`slot key ${shown(slot.key)} is not checkId@dueMs@location (${JSON.stringify(expected)})`);
+  }
+}
+
+/** The slots of one claim, checked; a slot listed twice is a scheduler bug, not a race to settle. */
+export function checkSlots(slots: readonly SlotClaim[], claimedMs: number): void {
+  moment('claimedMs', claimedMs);
+  const seen = new Set<string>();
+  for (const slot of slots) {
+    checkSlot(slot);
+    const id = `${slot.accountId}\u0000${slot.key}`;
+    if (seen.has(id)) throw new StoreInputError(`slot "${slot.key}" of account "${slot.accountId}" is listed twice in one claim`);
+    seen.add(id);
+  }
+}
+
+export function checkSlotKey(accountId: unknown, key: unknown): void {
+  text('accountId', accountId);
+  text('slot key', key);
+}
+
+export function checkMoment(name: string, value: unknown): void {
+  moment(name, value);
+}

@@ -1,0 +1,116 @@
+/**
+ * Storage ports: what the service asks of its database for the state that replicas of `vigil server`
+ * must share, written once and implemented by each engine (`sqlite/`, `postgres/`). The contract
+ * suite (`contract/`) runs the same assertions against every engine.
+ *
+ * Every method returns a Promise, even though SQLite answers synchronously: a PostgreSQL engine
+ * answers over the network, and a port that returned plain values could only ever be SQLite.
+ * What a method resolves to is settled: a write has committed before its Promise resolves, so a
+ * replica that reads after it sees it.
+ *
+ * The three aggregates here are those replicas cannot keep in their own memory without changing what
+ * clients see: a replayed POST must find the first response whichever replica it reaches, a rate limit
+ * must count every replica's requests, and a slot must run once however many schedulers see it due.
+ */
+
+/** A POST's first successful response, remembered under its `Idempotency-Key`. */
+export interface StoredResponse {
+  /** Hash of method, path and body of the first request; a repeat with another fingerprint is refused. */
+  readonly fingerprint: string;
+  readonly status: number;
+  readonly body: string;
+}
+
+/** What `remember` left stored: this call's response, or the one another request stored first. */
+export type Remembered =
+  | { readonly stored: true; readonly response: StoredResponse }
+  | { readonly stored: false; readonly response: StoredResponse };
+
+/**
+ * Responses of POSTs by (account, key), for `IDEMPOTENCY_TTL_MS` after they were stored. Keys of one
+ * account never answer another's requests.
+ */
+export interface IdempotencyKeys {
+  /** The response stored for the key, unless it is older than the TTL at `now`. */
+  lookup(accountId: string, key: string, now: number): Promise<StoredResponse | undefined>;
+  /**
+   * Stores `response` for the key unless a response younger than the TTL is already stored: the first
+   * writer wins, so two replicas that ran the same POST at once agree on the one response to replay.
+   * An expired response is replaced.
+   */
+  remember(accountId: string, key: string, response: StoredResponse, now: number): Promise<Remembered>;
+}
+
+/** One request counted against a fixed window. */
+export interface RateLimitRequest {
+  /**
+   * Whose window: the limiter's own name for it (bucket and API key). Engines store a SHA-256 of it,
+   * never the text, because the text holds an API key.
+   */
+  readonly key: string;
+  /** Requests allowed per window (at least 1). */
+  readonly limit: number;
+  /** The window's length in milliseconds (at least 1). */
+  readonly windowMs: number;
+  readonly now: number;
+}
+
+export interface RateDecision {
+  readonly allowed: boolean;
+  readonly limit: number;
+  readonly remaining: number;
+  /** Whole seconds until the window resets (the `Retry-After` value when refused). */
+  readonly resetSeconds: number;
+}
+
+/**
+ * Fixed windows counted in the database, deciding exactly as the in-memory `RateLimiter`
+ * (http/rate-limit.ts) does: a window starts at the first request after the previous one ended, a
+ * refused request does not count, and the decision and the count are one atomic step, so replicas
+ * sharing a database share the limit.
+ */
+export interface RateLimitWindows {
+  take(request: RateLimitRequest): Promise<RateDecision>;
+}
+
+/** A scheduled run of one check at one location, as the scheduler computes it (scheduler/slots.ts). */
+export interface SlotClaim {
+  readonly accountId: string;
+  /** `${checkId}@${dueMs}@${location}`: unique per account. */
+  readonly key: string;
+  readonly checkId: string;
+  readonly dueMs: number;
+  readonly location: string;
+}
+
+export interface ClaimState {
+  readonly claimedMs: number;
+  /** Null while the run is going on (or was lost with its process). */
+  readonly finishedMs: number | null;
+}
+
+/**
+ * Claims of slots: a slot is claimed once, ever, by one caller, so a slot runs at most once per
+ * location across restarts and across schedulers on the same database.
+ */
+export interface SlotClaims {
+  /**
+   * Claims the slots not claimed before and resolves to those this call claimed, in the order given.
+   * Of several callers claiming the same slot at once, exactly one gets it.
+   */
+  claim(slots: readonly SlotClaim[], claimedMs: number): Promise<SlotClaim[]>;
+  /** Marks a claimed slot's run as finished; false when the slot was never claimed (or was pruned). */
+  finish(accountId: string, key: string, finishedMs: number): Promise<boolean>;
+  find(accountId: string, key: string): Promise<ClaimState | undefined>;
+  /** Deletes claims of slots due before `dueBeforeMs`, which no scheduler will see due again; resolves to how many. */
+  prune(dueBeforeMs: number): Promise<number>;
+}
+
+/** The ports of one engine on one database, as one replica holds them. */
+export interface StoragePorts {
+  readonly idempotency: IdempotencyKeys;
+  readonly rateLimits: RateLimitWindows;
+  readonly slotClaims: SlotClaims;
+  /** Releases this replica's connections; the data stays. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,28 @@
+/**
+ * The PostgreSQL engine of the storage ports: `openPostgresPorts` connects, brings the schema up to
+ * date (migrations.ts; safe when replicas start at once) and returns the ports one replica uses.
+ */
+import type { StoragePorts } from '../ports.js';
+import { openPostgres, type PostgresOptions } from './database.js';
+import { PostgresIdempotencyKeys } from './idempotency.js';
+import { migratePostgres } from './migrations.js';
+import { PostgresRateLimitWindows } from './rate-limits.js';
+import { PostgresSlotClaims } from './slot-claims.js';
+
+export type { PostgresOptions } from './database.js';
+
+export async function openPostgresPorts(options: PostgresOptions): Promise<StoragePorts> {
+  const { db, close } = openPostgres(options);
+  try {
+    await migratePostgres(db);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    idempotency: new PostgresIdempotencyKeys(db),
+    rateLimits: new PostgresRateLimitWindows(db),
+    slotClaims: new PostgresSlotClaims(db),
+    close,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * The PostgreSQL schema, as one numbered list of steps, and the runner that applies them.
+ *
+ * The runner takes a transaction-scoped advisory lock before it reads what is applied: replicas that
+ * start at once queue on the lock, the first applies the missing steps, and the others then find them
+ * applied and do nothing. PostgreSQL's DDL is transactional, so every step and its `vigil_migrations`
+ * row commit together with the rest or not at all: a crash mid-migration leaves the schema as it was.
+ *
+ * Append steps; never edit one once committed, because databases have already run it. A database
+ * migrated by a newer vigil has versions this list does not know: they are left alone, so an older
+ * replica keeps running during a rolling upgrade.
+ */
+import { sql, type Kysely, type QueryExecutorProvider } from 'kysely';
+
+export interface PostgresMigration {
+  readonly version: number;
+  readonly name: string;
+  /** Runs inside the runner's transaction; statements are written as SQL text (`sql.raw`). */
+  readonly up: (tx: QueryExecutorProvider) => Promise<void>;
+}
+
+/** Runs statements written as SQL text, one after the other (pg runs one statement per query here). */
+function statements(...texts: string[]): (tx: QueryExecutorProvider) => Promise<void> {
+  return async (tx) => {
+    for (const text of texts) await sql.raw(text).execute(tx);
+  };
+}
+
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'idempotency keys',
+    up: statements(
+      `CREATE TABLE idempotency_keys (
+        account_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        PRIMARY KEY (account_id, key)
+      )`,
+      'CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at)',
+    ),
+  },
+  {
+    version: 2,
+    name: 'rate-limit windows',
+    // UNLOGGED: every API request writes here, and a window is worth less than its WAL record. A
+    // crash (or a failover to a standby) empties the table, which only restarts every window.
+    up: statements(
+      `CREATE UNLOGGED TABLE rate_windows (
+        id TEXT PRIMARY KEY,
+        started_ms BIGINT NOT NULL,
+        hits BIGINT NOT NULL,
+        expires_ms BIGINT NOT NULL
+      )`,
+      'CREATE INDEX rate_windows_expiry ON rate_windows (expires_ms)',
+    ),
+  },
+  {
+    version: 3,
+    name: 'claimed slots',
+    up: statements(
+      `CREATE TABLE scheduled_runs (
+        account_id TEXT NOT NULL,
+        slot_key TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        due_ms BIGINT NOT NULL,
+        location TEXT NOT NULL,
+        claimed_ms BIGINT NOT NULL,
+        finished_ms BIGINT,
+        PRIMARY KEY (account_id, slot_key)
+      )`,
+      'CREATE INDEX scheduled_runs_due ON scheduled_runs (due_ms)',
+    ),
+  },
+];
+
+/**
+ * The advisory lock the runner holds: one fixed number for the whole database, the bytes of "vigilmig",
+ * chosen so no other application's lock on the same server is likely to be the same.
+ */
+export const MIGRATION_LOCK = 0x76_69_67_69_6c_6d_69_67n;
+
+/** Applies the steps this database has not run; resolves to the versions it applied, in order. */
+export async function migratePostgres<Schema>(db: Kysely<Schema>, steps: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<number[]> {
+  const versions = steps.map((step) => step.version);
+  if (new Set(versions).size !== versions.length || versions.some((version) => !Number.isSafeInteger(version) || version < 1)) {
+    throw new Error('PostgreSQL migrations have duplicate or invalid versions; this is a bug in vigil');
+  }
+  return db.transaction().execute(async (tx) => {
+    await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`.execute(tx);
+    await sql`CREATE TABLE IF NOT EXISTS vigil_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`.execute(tx);
+    const applied = new Set((await sql<{ version: number }>`SELECT version FROM vigil_migrations`.execute(tx)).rows.map((row) => row.version));
+    const done: number[] = [];
+    for (const step of [...steps].sort((a, b) => a.version - b.version)) {
+      if (applied.has(step.version)) continue;
+      await step.up(tx);
+      await sql`INSERT INTO vigil_migrations (version, name) VALUES (${step.version}, ${step.name})`.execute(tx);
+      done.push(step.version);
+    }
+    return done;
+  });
+}

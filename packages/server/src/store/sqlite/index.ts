@@ -1,0 +1,18 @@
+/**
+ * The SQLite engine of the storage ports, on a `Store`'s connection. Several `Store`s opened on the
+ * same file behave as replicas do on one PostgreSQL database (the contract suite relies on it).
+ */
+import type { StoragePorts } from '../ports.js';
+import type { BatchedSqlite } from './batched.js';
+import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
+import { SqliteRateLimitWindows } from './rate-limits.js';
+import { SqliteSlotClaims } from './slot-claims.js';
+
+export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: IdempotencyStore; close(): void }): StoragePorts {
+  return {
+    idempotency: new SqliteIdempotencyKeys(store, store.idempotency),
+    rateLimits: new SqliteRateLimitWindows(store),
+    slotClaims: new SqliteSlotClaims(store),
+    close: async () => store.close(),
+  };
+}
