@@ -1,5 +1,6 @@
 /**
- * How a check result is kept on disk (≤ 500 bytes per passing result). The facts that
+ * How a check result is kept on disk: ENCODING_V1 (≤ 500 bytes per passing result), the rows it
+ * wrote, and the parts of ENCODING_V2 (result-rows.ts) that are about one result's columns. The facts that
  * filters and analytics read are columns of `check_results` (see tables.ts, migration 5), so those
  * reads never touch the document; the rest of the document is stored as raw DEFLATE against a fixed
  * dictionary of typical result JSON, which turns the repeated key names and shapes into a few bytes.
@@ -12,9 +13,17 @@
  * ENCODING value next to it, and rows keep the encoding they were written with.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { Reader, Writer } from './varint.js';
 
 /** `check_results.encoding`: 1 = DEFLATE with DICTIONARY_V1. */
 export const ENCODING_V1 = 1;
+/**
+ * The compact row of result-rows.ts: a derived id as its discriminator, the location as a key of
+ * `check_results_locations`, timing phases packed (`packPhases`), and a body that is either a delta
+ * from the reference `ref` (result-delta.ts) or, with no `ref`, what ENCODING_V1 writes. Its value is
+ * 0 because SQLite stores the integers 0 and 1 in no bytes, and this is the form of most rows.
+ */
+export const ENCODING_V2 = 0;
 
 const TIMESTAMP = '2026-01-01T00:00:00.000Z';
 const DICTIONARY_V1 = Buffer.from(
@@ -74,6 +83,60 @@ export interface ResultColumns {
   phases: string | null;
 }
 
+/** The whole document under DICTIONARY_V1, as the references of result-rows.ts are kept. */
+export function deflateDocument(doc: Doc): Buffer {
+  return deflateRawSync(JSON.stringify(doc), { dictionary: DICTIONARY_V1, level: 9 });
+}
+
+export function inflateDocument(body: Buffer): Doc {
+  return JSON.parse(inflateRawSync(body, { dictionary: DICTIONARY_V1 }).toString('utf8')) as Doc;
+}
+
+/**
+ * The timing phase sets the runner writes (API, TCP, DNS and gRPC results), in its key order. Phases
+ * with one of these key lists and values in hundredths of a ms are packed as the set's index and a
+ * varint per value: 11 bytes instead of some 70 of JSON.
+ */
+const PHASE_SETS: readonly (readonly string[])[] = [
+  ['wait', 'dns', 'tcp', 'firstByte', 'download', 'total'],
+  ['wait', 'dns', 'tcp', 'firstByte', 'download'],
+  ['dns', 'connection', 'data', 'total'],
+  ['dns', 'connection', 'data'],
+  ['total'],
+];
+
+/** The phases column of an ENCODING_V2 row: packed (a BLOB), else JSON (TEXT), or null when there are none. */
+export function packPhases(phases: unknown): Buffer | string | null {
+  if (phases === undefined) return null;
+  const json = JSON.stringify(phases);
+  const values = objectAt(phases);
+  const keys = values ? Object.keys(values) : [];
+  const set = PHASE_SETS.findIndex((names) => names.length === keys.length && names.every((name, index) => name === keys[index]));
+  if (!values || set < 0) return json;
+  const out = new Writer();
+  out.varint(set);
+  for (const key of keys) {
+    const value = values[key];
+    const hundredths = typeof value === 'number' ? Math.round(value * 100) : Number.NaN;
+    if (!Number.isSafeInteger(hundredths) || hundredths / 100 !== value) return json;
+    out.zigzag(hundredths);
+  }
+  return Buffer.from(out.bytes);
+}
+
+/** The phases of a phases column (either form), as the object they were. */
+export function unpackPhases(column: Buffer | string | null): unknown {
+  if (column === null) return undefined;
+  if (typeof column === 'string') return JSON.parse(column);
+  const input = new Reader(column);
+  const names = PHASE_SETS[input.varint()];
+  if (!names) throw new Error('a stored check result has timing phases of an unknown set');
+  const phases: Record<string, number> = {};
+  for (const name of names) phases[name] = input.zigzag() / 100;
+  return phases;
+}
+
+
 type Doc = Record<string, unknown>;
 
 function objectAt(value: unknown): Doc | undefined {
@@ -117,6 +180,7 @@ export function encodeResult(doc: Doc, columns: ResultColumns): Buffer {
   return deflateRawSync(JSON.stringify(stripped), { dictionary: DICTIONARY_V1, level: 9 });
 }
 
+/** An ENCODING_V1 body (the rows of result-rows.ts decode ENCODING_V2 ones, whose full bodies come here too). */
 export function decodeResult(body: Buffer, encoding: number, columns: ResultColumns): Doc {
   if (encoding !== ENCODING_V1) throw new Error(`check result ${columns.id} has an unknown storage encoding ${encoding}`);
   const doc = JSON.parse(inflateRawSync(body, { dictionary: DICTIONARY_V1 }).toString('utf8')) as Doc;

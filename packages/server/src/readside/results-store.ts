@@ -3,9 +3,10 @@
  * result folds its errors into the check's error groups in the same transaction, so the groups are
  * always exactly what the stored results say.
  *
- * A result is one compact row (result-codec.ts): the facts filters and analytics need as columns,
- * the rest of the document deflated. Lists filter and page on the columns and decode only the
- * documents they return; analytics never decodes one.
+ * A result is one compact row (result-rows.ts): the facts filters and analytics need as columns,
+ * the rest of the document as a delta from a reference result of its check (passing) or deflated
+ * (failing). Lists filter and page on the columns and decode only the documents they return;
+ * analytics never decodes one.
  */
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
@@ -13,8 +14,10 @@ import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
 import { recordError, errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
-import { decodeResult, encodeResult, ENCODING_V1, idFromKey, idKey, phasesColumnOf, reducePassing, responseOf } from './result-codec.js';
+import { encodeResult, ENCODING_V1, idKey, phasesColumnOf, reducePassing, responseOf, unpackPhases } from './result-codec.js';
 import type { RawResult, ResultFacts } from './result-facts.js';
+import { derivableTime } from './result-ids.js';
+import { columnKey, idOfRow, locationOfRow, ResultRows, ROW_COLUMNS, type DocRow, type FactTuple, type Locations, type RowKey } from './result-rows.js';
 import { RollupsStore, type RollupFact } from './rollups-store.js';
 
 /** A stored check result: the wire document (shape in @vigil/schema) with the fields we index. */
@@ -50,25 +53,12 @@ export const COMPACT_RESULTS_SQL = `
   CREATE INDEX check_results_series_time ON check_results (series, created_ms);
 `;
 
-const FACT_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases';
-
-interface FactRow {
-  id: Buffer | string;
-  created_ms: number;
+interface FactRow extends DocRow {
   final: number;
   has_failures: number;
-  run_location: string;
   attempts: number;
   response_time: number | null;
   status_code: number | null;
-  phases: string | null;
-}
-
-type FactTuple = [Buffer | string, number, number, number, string, number, number | null, number | null, string | null];
-
-interface DocRow extends FactRow {
-  encoding: number;
-  body: Buffer;
 }
 
 /** A result as the facts columns give it, with its document decoded only when asked for. */
@@ -91,19 +81,19 @@ class RowFacts implements ResultFacts {
   readonly attempts: number;
   readonly responseTime: number | null;
   readonly statusCode: number | null;
-  readonly #idKey: Buffer | string;
-  readonly #phases: string | null;
+  readonly #idKey: RowKey;
+  readonly #phases: Buffer | string | null;
   #id: string | undefined;
   #timingPhases: Record<string, number> | undefined;
 
-  /** `row`: the FACT_COLUMNS in their order (the statement's raw mode: no object per row). */
-  constructor(checkId: string, row: FactTuple) {
+  /** `row`: the ROW_COLUMNS in their order (the statement's raw mode: no object per row). */
+  constructor(checkId: string, row: FactTuple, locations: Locations) {
     this.checkId = checkId;
     this.#idKey = row[0];
     this.createdAt = row[1];
     this.resultType = row[2] === 1 ? 'FINAL' : 'ATTEMPT';
     this.hasFailures = row[3] === 1;
-    this.runLocation = row[4];
+    this.runLocation = locationOfRow(row[9], row[4], locations);
     this.attempts = row[5];
     this.responseTime = row[6];
     this.statusCode = row[7];
@@ -111,7 +101,7 @@ class RowFacts implements ResultFacts {
   }
 
   get id(): string {
-    return (this.#id ??= idFromKey(this.#idKey));
+    return (this.#id ??= idOfRow(this.checkId, this.#idKey, this.createdAt));
   }
 
   get timingPhases(): Readonly<Record<string, number>> {
@@ -119,9 +109,9 @@ class RowFacts implements ResultFacts {
   }
 }
 
-/** The finite numbers of a phases column; the parsed object itself when all of it is (the usual case). */
-function finitePhases(column: string | null): Record<string, number> {
-  const phases = column === null ? undefined : (JSON.parse(column) as unknown);
+/** The finite numbers of a phases column (either form); the parsed object itself when all of it is (the usual case). */
+function finitePhases(column: Buffer | string | null): Record<string, number> {
+  const phases = unpackPhases(column);
   if (phases === null || typeof phases !== 'object' || Array.isArray(phases)) return {};
   const parsed = phases as Record<string, unknown>;
   let clean = true;
@@ -135,17 +125,15 @@ function finitePhases(column: string | null): Record<string, number> {
   return timingPhases;
 }
 
-function factsOfRow(checkId: string, row: FactRow): ResultFacts {
-  return new RowFacts(checkId, [row.id, row.created_ms, row.final, row.has_failures, row.run_location, row.attempts, row.response_time, row.status_code, row.phases]);
-}
-
-function documentOfRow(checkId: string, row: DocRow): StoredResult {
-  return decodeResult(row.body, row.encoding, { id: idFromKey(row.id), checkId, createdMs: row.created_ms, phases: row.phases }) as StoredResult;
+function factsOfRow(checkId: string, row: FactRow, locations: Locations): ResultFacts {
+  const tuple: FactTuple = [row.id, row.created_ms, row.final, row.has_failures, row.run_location, row.attempts, row.response_time, row.status_code, row.phases, row.encoding];
+  return new RowFacts(checkId, tuple, locations);
 }
 
 /**
- * The insert of one compact row, creating the (account, check) series on first use. Shared by the
- * store and migration 5, so both write exactly the same rows. Returns whether the row was new.
+ * The ENCODING_V1 insert of one compact row, creating the (account, check) series on first use:
+ * migration 5 carries older databases over with it (before migration 8 exists, so rows of that time
+ * are all of one form). The store writes result-rows.ts rows. Returns whether the row was new.
  */
 export function compactResultRow(db: SqliteDatabase): (accountId: string, result: StoredResult) => boolean {
   const seriesOf = seriesLookup(db, true);
@@ -202,12 +190,12 @@ function seriesLookup(db: SqliteDatabase, create: boolean): (accountId: string, 
 export class ResultsStore {
   readonly #db: SqliteDatabase;
   readonly #rollups: RollupsStore;
-  readonly #insertResult: (accountId: string, result: StoredResult) => boolean;
+  readonly #rows: ResultRows;
+  readonly #seriesFor: (accountId: string, checkId: string) => number;
   readonly #seriesOf: (accountId: string, checkId: string) => number | undefined;
   readonly #factsInRange: Statement;
   readonly #docsInRange: Statement;
   readonly #newestFirst: Statement;
-  readonly #oneResult: Statement;
   readonly #insertEvent: Statement;
   readonly #eventsOfCheck: Statement;
   readonly #groupByHash: Statement;
@@ -217,26 +205,31 @@ export class ResultsStore {
   readonly #groupsOfCheck: Statement;
   readonly #countGroupsOfCheck: Statement;
 
-  constructor(db: SqliteDatabase, rollups = new RollupsStore(db)) {
+  /** `options.referenceRows`: how many rows a reference result serves (result-rows.ts; tests make it small). */
+  constructor(db: SqliteDatabase, rollups = new RollupsStore(db), options: { referenceRows?: number } = {}) {
     this.#db = db;
     this.#rollups = rollups;
-    this.#insertResult = compactResultRow(db);
+    this.#rows = new ResultRows(db, options);
+    this.#seriesFor = seriesLookup(db, true);
     this.#seriesOf = seriesLookup(db, false);
-    // Ties by id: as text for the ids the API hands out, which is what a UUID's bytes sort as too.
+    // Ties by id: as text for the ids the API hands out, which is what a UUID's bytes sort as too, and
+    // what the discriminators of derived ids of one instant sort as (a derived id's column is an
+    // integer, which SQLite sorts before any other id: a tie between the two kinds, a result stored
+    // by the service and one imported in the same millisecond, is ordered that way).
     // Facts come in index order only (ties as stored): their readers order ties themselves, and
     // sorting a day of rows by id too would cost a temporary b-tree per query.
+    const docColumns = `${ROW_COLUMNS}, ref, body`;
     this.#factsInRange = db.prepare(
-      `SELECT ${FACT_COLUMNS} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms`,
+      `SELECT ${ROW_COLUMNS} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms`,
     ).raw(true);
     this.#docsInRange = db.prepare(
-      `SELECT ${FACT_COLUMNS}, encoding, body FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id`,
+      `SELECT ${docColumns} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id`,
     );
     this.#newestFirst = db.prepare(
-      `SELECT ${FACT_COLUMNS}, encoding, body FROM check_results
+      `SELECT ${docColumns} FROM check_results
         WHERE series = ? AND created_ms >= ? AND created_ms < ? AND (created_ms < ? OR (created_ms = ? AND id < ?))
         ORDER BY created_ms DESC, id DESC`,
     );
-    this.#oneResult = db.prepare(`SELECT ${FACT_COLUMNS}, encoding, body FROM check_results WHERE series = ? AND id = ?`);
     this.#insertEvent = db.prepare(
       'INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc) VALUES (?, ?, ?, ?, ?)',
     );
@@ -259,12 +252,36 @@ export class ResultsStore {
     const result = boundResult(unbounded);
     return this.#db.transaction(() => {
       const createdMs = Date.parse(result.created_at);
-      if (!this.#insertResult(accountId, reducePassing(result) as StoredResult)) return false;
+      if (!this.#rows.insert(this.#seriesFor(accountId, result.checkId), reducePassing(result) as StoredResult)) return false;
       if (result.resultType !== 'ATTEMPT') this.#rollups.record(accountId, result.checkId, rollupFactOf(createdMs, result));
       for (const message of errorMessagesOf(result)) {
         this.#foldError(accountId, { checkId: result.checkId, message, at: createdMs });
       }
       return true;
+    })();
+  }
+
+  /**
+   * Stores the tries of one run (ATTEMPT results, then the FINAL one) under ids the store derives
+   * (result-ids.ts): each try's id becomes the derived id of its check and `created_at`, and the run's
+   * `sequenceId`, shared by its tries, becomes the first try's id. The runner's ids are random, and a
+   * random id costs its row 16 bytes and an index entry; a derived one costs nothing. Returns the
+   * tries as stored, which is what alerts and the API must name. A try whose `created_at` is not a
+   * time keeps the runner's ids.
+   */
+  recordRun(accountId: string, tries: readonly StoredResult[]): StoredResult[] {
+    return this.#db.transaction(() => {
+      const runnerSequence = tries[0]?.['sequenceId'];
+      let sequenceId: string | undefined;
+      return tries.map((tried, index) => {
+        const createdMs = Date.parse(tried.created_at);
+        const id = derivableTime(createdMs) ? this.#rows.freeId(this.#seriesOf(accountId, tried.checkId), tried.checkId, createdMs) : undefined;
+        if (index === 0) sequenceId = id;
+        const stored: StoredResult = { ...tried, ...(id ? { id } : {}) };
+        if (sequenceId && typeof runnerSequence === 'string' && tried['sequenceId'] === runnerSequence) stored['sequenceId'] = sequenceId;
+        this.recordResult(accountId, stored);
+        return stored;
+      });
     })();
   }
 
@@ -288,14 +305,16 @@ export class ResultsStore {
   resultsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): StoredResult[] {
     const series = this.#seriesOf(accountId, checkId);
     if (series === undefined) return [];
-    return (this.#docsInRange.all(series, fromMs, toMs) as DocRow[]).map((row) => documentOfRow(checkId, row));
+    const locations = this.#rows.locations();
+    return (this.#docsInRange.all(series, fromMs, toMs) as DocRow[]).map((row) => this.#rows.document(checkId, row, locations) as StoredResult);
   }
 
   /** The facts of a check's results created in `[fromMs, toMs)`, oldest first (ties in no particular order), without decoding a document. */
   factsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): ResultFacts[] {
     const series = this.#seriesOf(accountId, checkId);
     if (series === undefined) return [];
-    return (this.#factsInRange.all(series, fromMs, toMs) as FactTuple[]).map((row) => new RowFacts(checkId, row));
+    const locations = this.#rows.locations();
+    return (this.#factsInRange.all(series, fromMs, toMs) as FactTuple[]).map((row) => new RowFacts(checkId, row, locations));
   }
 
   /**
@@ -305,15 +324,17 @@ export class ResultsStore {
   *newestFirst(accountId: string, checkId: string, fromMs: number, toMs: number, before: { createdMs: number; id: string }): Generator<ResultEntry> {
     const series = this.#seriesOf(accountId, checkId);
     if (series === undefined) return;
-    const rows = this.#newestFirst.iterate(series, fromMs, toMs, before.createdMs, before.createdMs, idKey(before.id)) as Iterable<DocRow>;
-    for (const row of rows) yield { facts: factsOfRow(checkId, row), document: () => documentOfRow(checkId, row) };
+    const locations = this.#rows.locations();
+    const position = columnKey(checkId, before.id, before.createdMs);
+    const rows = this.#newestFirst.iterate(series, fromMs, toMs, before.createdMs, before.createdMs, position) as Iterable<FactRow>;
+    for (const row of rows) yield { facts: factsOfRow(checkId, row, locations), document: () => this.#rows.document(checkId, row, locations) as StoredResult };
   }
 
   /** One result of a check, or undefined. */
   result(accountId: string, checkId: string, id: string): StoredResult | undefined {
     const series = this.#seriesOf(accountId, checkId);
-    const row = series === undefined ? undefined : (this.#oneResult.get(series, idKey(id)) as DocRow | undefined);
-    return row ? documentOfRow(checkId, row) : undefined;
+    const row = series === undefined ? undefined : this.#rows.find(series, checkId, id);
+    return row ? (this.#rows.document(checkId, row, this.#rows.locations()) as StoredResult) : undefined;
   }
 
   /** Every stored result of a check, oldest first. */

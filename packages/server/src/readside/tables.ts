@@ -6,6 +6,7 @@
  */
 import type { Migration, SqliteDatabase } from '../store/index.js';
 import { compactResultRow, COMPACT_RESULTS_SQL, type StoredResult } from './results-store.js';
+import { RESULT_REFERENCES_SQL } from './result-rows.js';
 import { backfillRollups, ROLLUPS_SQL } from './rollups-store.js';
 
 export const READSIDE_SCOPE = 'readside';
@@ -137,6 +138,13 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
         CREATE UNIQUE INDEX status_pages_custom_domain ON status_pages (custom_domain) WHERE custom_domain IS NOT NULL;
       `);
     },
+  },
+  {
+    version: 8,
+    name: 'check results as deltas from reference results, derived ids, location keys',
+    // Only adds: rows stored before keep ENCODING_V1 and read as they are; the index on every id
+    // becomes one on the ids that are not derived (result-rows.ts), built from the rows there are.
+    up: (db) => db.exec(RESULT_REFERENCES_SQL),
   },
 ];
 

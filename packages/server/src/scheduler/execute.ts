@@ -38,12 +38,15 @@ export function executeRuns(options: ExecuteOptions): ExecuteRun {
   return async (job, signal) => {
     const report = await runJob(options.runner, wireJobOf(job), signal);
     if (signal.aborted) return;
-    const { final, attempts } = report;
-    const checkRunId = final.checkRunId;
-    const certificateExpiresAt = final.certificateExpiresAt ?? null;
+    const { attempts } = report;
+    const checkRunId = report.final.checkRunId;
+    const certificateExpiresAt = report.final.certificateExpiresAt ?? null;
+    // The store gives the tries the ids it derives (ResultsStore.recordRun); alerts name the FINAL result by the stored one.
+    let final = report.final;
     const stored = options.store.writeBatched(() => {
       // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
-      for (const { certificateExpiresAt: _expiry, ...result } of [...attempts, final]) results.recordResult(job.slot.accountId, result);
+      const tries = [...attempts, report.final].map(({ certificateExpiresAt: _expiry, ...result }) => result);
+      final = { ...report.final, id: results.recordRun(job.slot.accountId, tries).at(-1)!.id };
       statuses.record(job.slot.accountId, {
         name: String(job.check.name ?? final.name),
         checkId: job.slot.checkId,

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runnerLikeResult } from '../../../../test/bench/suites/analytics.js';
+import { Store } from '../store/index.js';
+import { readSideOf } from './context.js';
+import { reducePassing } from './result-codec.js';
+import { parseDerivedId } from './result-ids.js';
+import { ResultsStore, compactResultRow, type StoredResult } from './results-store.js';
+import { RollupsStore } from './rollups-store.js';
+import { READSIDE_MIGRATIONS, READSIDE_SCOPE } from './tables.js';
+
+const stores: Store[] = [];
+afterEach(() => stores.splice(0).forEach((store) => store.close()));
+
+function openStore(): Store {
+  const store = new Store(':memory:');
+  stores.push(store);
+  return store;
+}
+
+/** A results store whose references serve `referenceRows` rows (the service's serve 1,000). */
+function resultsWith(store: Store, referenceRows: number): ResultsStore {
+  readSideOf(store);
+  return new ResultsStore(store.db, new RollupsStore(store.db), { referenceRows });
+}
+
+const T0 = Date.parse('2026-11-24T08:00:00.000Z');
+
+/** A TCP result as the runner makes it: the API result shape with a socket request and response. */
+function tcpResult(checkId: string, at: number, failing = false): StoredResult {
+  return {
+    id: randomUUID(), name: 'Redis', checkId, hasFailures: failing, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
+    runLocation: 'eu-west-1', startedAt: new Date(at - 3).toISOString(), stoppedAt: new Date(at).toISOString(), created_at: new Date(at).toISOString(),
+    responseTime: 3,
+    apiCheckResult: {
+      assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', property: '', target: 'PONG', regex: null, actual: failing ? '' : '+PONG', passed: !failing, error: null }],
+      request: { host: '127.0.0.1', port: 6379, data: 'PING\r\n' },
+      response: { data: failing ? '' : '+PONG\r\n', timingPhases: { dns: 0, connection: 1.12 + (at % 7) / 100, data: 0.84, total: 2.71 } },
+      requestError: failing ? 'connect ECONNREFUSED 127.0.0.1:6379' : null,
+    },
+    browserCheckResult: null, multiStepCheckResult: null, checkRunId: Math.floor(at / 1000), attempts: 0, resultType: 'FINAL', sequenceId: randomUUID(),
+    error: failing ? 'connect ECONNREFUSED 127.0.0.1:6379' : null,
+  };
+}
+
+function dnsResult(checkId: string, at: number): StoredResult {
+  return {
+    id: randomUUID(), name: 'DNS', checkId, hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
+    runLocation: 'us-east-1', startedAt: new Date(at - 12).toISOString(), stoppedAt: new Date(at).toISOString(), created_at: new Date(at).toISOString(),
+    responseTime: 12, apiCheckResult: null, browserCheckResult: null, multiStepCheckResult: null,
+    dnsCheckResult: { query: { name: 'example.com', recordType: 'A', nameServer: '1.1.1.1' }, response: { rcode: 'NOERROR', answers: [{ data: '93.184.216.34', ttl: 3600 - (at % 60) }] }, timingPhases: { total: 12 } },
+    checkRunId: Math.floor(at / 1000), attempts: 0, resultType: 'FINAL', sequenceId: randomUUID(), error: null,
+  };
+}
+
+function multiStepResult(checkId: string, at: number, failing = false): StoredResult {
+  return {
+    id: randomUUID(), name: 'Checkout flow', checkId, hasFailures: failing, hasErrors: failing, isDegraded: false, overMaxResponseTime: false,
+    runLocation: 'eu-west-1', startedAt: new Date(at - 2400).toISOString(), stoppedAt: new Date(at).toISOString(), created_at: new Date(at).toISOString(),
+    responseTime: 2400, apiCheckResult: null, browserCheckResult: null,
+    multiStepCheckResult: {
+      playwrightTestResults: [{ title: 'checkout', status: failing ? 'failed' : 'passed', duration: 2380 + (at % 13) }],
+      errors: failing ? ['step 2 failed: expected 200, got 503'] : [],
+      jobLog: [{ time: at - 2400, level: 'INFO', msg: 'Running 1 test using 1 worker' }, { time: at, level: 'INFO', msg: `1 ${failing ? 'failed' : 'passed'} (${(2380 + (at % 13)) / 1000}s)` }],
+    },
+    checkRunId: Math.floor(at / 1000), attempts: 0, resultType: 'FINAL', sequenceId: randomUUID(), error: failing ? 'step 2 failed' : null,
+  };
+}
+
+/** What reading a result back gives: the document as recorded, reduced as `reducePassing` documents. */
+const asStored = (result: StoredResult) => JSON.stringify(reducePassing(result));
+
+describe('ResultsStore rows with derived ids and deltas from references', () => {
+  it('reads every shape back as recorded: passing, failing and degraded API, TCP, DNS and multi-step runs', () => {
+    const store = openStore();
+    const { results } = readSideOf(store);
+    const makers = [
+      (checkId: string, at: number, index: number) => runnerLikeResult(checkId, at, index % 5 === 3),
+      (checkId: string, at: number, index: number) => ({ ...runnerLikeResult(checkId, at, false), isDegraded: index % 4 === 1 }),
+      (checkId: string, at: number, index: number) => tcpResult(checkId, at, index % 6 === 2),
+      (checkId: string, at: number) => dnsResult(checkId, at),
+      (checkId: string, at: number, index: number) => multiStepResult(checkId, at, index % 7 === 4),
+    ];
+    for (const make of makers) {
+      const checkId = randomUUID();
+      const recorded = Array.from({ length: 12 }, (_, index) => results.recordRun('acct', [make(checkId, T0 + index * 10_000, index)])[0]!);
+      expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
+      for (const result of recorded) expect(JSON.stringify(results.result('acct', checkId, result.id))).toBe(asStored(result));
+      const newest = [...results.newestFirst('acct', checkId, 0, Number.MAX_SAFE_INTEGER, { createdMs: Number.MAX_SAFE_INTEGER, id: '' })];
+      expect(newest.map((entry) => JSON.stringify(entry.document()))).toEqual(recorded.map(asStored).reverse());
+      expect(newest.map((entry) => [entry.facts.id, entry.facts.runLocation])).toEqual(recorded.map((result) => [result.id, result.runLocation]).reverse());
+    }
+  });
+
+  it('gives a run derived ids, unique per check and instant, and the first try\'s id as the sequence id', () => {
+    const { results } = readSideOf(openStore());
+    const checkId = randomUUID();
+    const attempt = { ...runnerLikeResult(checkId, T0, true), resultType: 'ATTEMPT', sequenceId: 'runner-sequence' };
+    const final = { ...runnerLikeResult(checkId, T0, false), attempts: 1, sequenceId: 'runner-sequence' };
+    const [storedAttempt, storedFinal] = results.recordRun('acct', [attempt, final]);
+    expect(parseDerivedId(checkId, storedAttempt!.id)).toEqual({ createdMs: T0, k: 0 });
+    expect(parseDerivedId(checkId, storedFinal!.id)).toEqual({ createdMs: T0, k: 1 });
+    expect([storedAttempt!['sequenceId'], storedFinal!['sequenceId']]).toEqual([storedAttempt!.id, storedAttempt!.id]);
+    expect(parseDerivedId(randomUUID(), storedFinal!.id)).toBeUndefined();
+    expect(JSON.stringify(results.result('acct', checkId, storedFinal!.id))).toBe(asStored(storedFinal!));
+    expect(results.recordResult('acct', storedFinal!)).toBe(false);
+    expect(results.resultsOf('acct', checkId)).toHaveLength(2);
+  });
+
+  it('reads a database holding ENCODING_V1 rows and new rows, by range and by id', () => {
+    const store = openStore();
+    store.migrate(READSIDE_SCOPE, READSIDE_MIGRATIONS.filter((step) => step.version < 8));
+    const checkId = randomUUID();
+    const old = [runnerLikeResult(checkId, T0, false), runnerLikeResult(checkId, T0 + 10_000, true), { ...runnerLikeResult(checkId, T0 + 20_000, false), id: 'seeded-1' }];
+    const insertV1 = compactResultRow(store.db);
+    store.transaction(() => old.forEach((result) => insertV1('acct', reducePassing(result) as StoredResult)));
+    const { results } = readSideOf(store);
+    const recent = [30_000, 40_000, 50_000].map((offset, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + offset, index === 1)])[0]!);
+    expect(store.db.prepare('SELECT encoding, COUNT(*) AS n FROM check_results GROUP BY encoding ORDER BY encoding').all()).toEqual([{ encoding: 0, n: 3 }, { encoding: 1, n: 3 }]);
+    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual([...old, ...recent].map(asStored));
+    for (const result of [...old, ...recent]) expect(JSON.stringify(results.result('acct', checkId, result.id))).toBe(asStored(result));
+    expect(results.recordResult('acct', old[0]!)).toBe(false);
+    expect(results.factsBetween('acct', checkId, T0, T0 + 60_000).map((facts) => [facts.id, facts.hasFailures, facts.runLocation])).toEqual(
+      [...old, ...recent].map((result) => [result.id, result.hasFailures, result.runLocation]),
+    );
+  });
+
+  it('still decodes every older row after its reference is replaced every few rows', () => {
+    const store = openStore();
+    const results = resultsWith(store, 4);
+    const checkId = randomUUID();
+    const recorded = Array.from({ length: 23 }, (_, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + index * 10_000, index === 9)])[0]!);
+    const references = store.db.prepare('SELECT current, uses FROM check_results_references ORDER BY key').all();
+    expect(references).toEqual([...Array.from({ length: 5 }, () => ({ current: 0, uses: 4 })), { current: 1, uses: 2 }]);
+    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
+  });
+
+  it('takes a new reference when a passing result has drifted far from the current one', () => {
+    const store = openStore();
+    const results = resultsWith(store, 1000);
+    const checkId = randomUUID();
+    const moved = (at: number) => {
+      const result = runnerLikeResult(checkId, at, false);
+      const check = result.apiCheckResult as { request: Record<string, unknown> };
+      check.request = { ...check.request, url: 'https://shop.example.com/api/v2/health?region=eu&verbose=true', headers: { accept: 'application/json', 'x-probe': 'vigil' } };
+      return result;
+    };
+    const recorded = [runnerLikeResult(checkId, T0, false), moved(T0 + 10_000), moved(T0 + 20_000)].map((result) => results.recordRun('acct', [result])[0]!);
+    expect(store.db.prepare('SELECT current, uses FROM check_results_references ORDER BY key').all()).toEqual([{ current: 0, uses: 1 }, { current: 1, uses: 2 }]);
+    expect(store.db.prepare('SELECT length(body) FROM check_results ORDER BY created_ms').pluck().all().at(-1)).toBeLessThan(40);
+    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
+  });
+
+  it('never loses a reference a row still uses when old rows are pruned, and drops the ones no row uses', () => {
+    const store = openStore();
+    const results = resultsWith(store, 4);
+    const checkId = randomUUID();
+    const recorded = Array.from({ length: 23 }, (_, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + index * 10_000, false)])[0]!);
+    // The scheduler's pruning statement, as it runs: batches by rowid of rows older than the cutoff.
+    const prune = store.db.prepare('DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT 3)');
+    const cutoff = T0 + 10 * 10_000;
+    while (prune.run(cutoff).changes > 0);
+    // Rows 10..22 remain: they use references 3 (rows 8..11, partly pruned), 4, 5 and the current 6.
+    expect(store.db.prepare('SELECT key, uses FROM check_results_references ORDER BY key').all()).toEqual([
+      { key: 3, uses: 2 }, { key: 4, uses: 4 }, { key: 5, uses: 4 }, { key: 6, uses: 3 },
+    ]);
+    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.slice(10).map(asStored));
+    while (prune.run(Number.MAX_SAFE_INTEGER).changes > 0);
+    // The current reference stays for the rows to come, unused.
+    expect(store.db.prepare('SELECT key, uses, current FROM check_results_references').all()).toEqual([{ key: 6, uses: 0, current: 1 }]);
+    const next = results.recordRun('acct', [runnerLikeResult(checkId, T0 + 300_000, false)])[0]!;
+    expect(JSON.stringify(results.result('acct', checkId, next.id))).toBe(asStored(next));
+  });
+
+  it('stores a passing result in at most 94 bytes: half of what Uptime Kuma takes per result', () => {
+    // Growth of every table a result writes to (rows, time index, references, locations, series,
+    // hourly and daily rollups: all of dbstat) between 1,000 and 2,000 results of one check every
+    // 10 s, 99 % passing: what a result adds, without the first page every table and index has.
+    const store = openStore();
+    const { results } = readSideOf(store);
+    const checkId = randomUUID();
+    const bytes = () => store.db.prepare('SELECT SUM(pgsize) FROM dbstat').pluck().get() as number;
+    const record = (from: number) => store.transaction(() => {
+      for (let index = from; index < from + 1000; index++) results.recordRun('local', [runnerLikeResult(checkId, T0 + index * 10_000, index % 100 === 7)]);
+    });
+    record(0);
+    const before = bytes();
+    record(1000);
+    expect((bytes() - before) / 1000).toBeLessThanOrEqual(94);
+  });
+});

@@ -1,0 +1,275 @@
+/**
+ * The rows of `check_results` as ENCODING_V2 writes them, and the reading of rows of either encoding.
+ * What a passing result costs (about 85 bytes of row and time-index entry, 90 with its share of
+ * references and rollups, where ENCODING_V1 took about 370):
+ *
+ * - `id`: the discriminator of a derived id (result-ids.ts), which SQLite stores in no bytes, and no
+ *   entry in an id index; other ids keep their 16 bytes (or text) and the partial index on them.
+ * - `run_location`: the key of the location in `check_results_locations` (one or two digits).
+ * - `phases`: packed (result-codec.ts `packPhases`), about 11 bytes.
+ * - `body`: for a passing result, its delta from the check's current reference result (result-delta.ts),
+ *   some 20 bytes; failing and degraded results keep their full document (ENCODING_V1's body).
+ *
+ * References: a check's first passing result becomes its reference (kept whole, in
+ * `check_results_references`), and a new one is taken every REFERENCE_ROWS rows or when a passing
+ * result has drifted so far from it that a delta would cost more than a quarter of the whole result, so deltas
+ * stay small while a check's responses change over time. `uses` counts the rows taking deltas from a
+ * reference; the delete trigger of migration 8 lowers it, and deletes a replaced reference once no row
+ * uses it, so pruning results (by any statement) never leaves a row without its reference.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from '../store/index.js';
+import { decodeDelta, encodeDelta, referenceOf, type DeltaContext, type DeltaReference } from './result-delta.js';
+import { decodeResult, deflateDocument, encodeResult, ENCODING_V1, ENCODING_V2, idFromKey, idKey, inflateDocument, packPhases, responseOf, unpackPhases } from './result-codec.js';
+import { derivedResultId, MAX_DISCRIMINATOR, parseDerivedId } from './result-ids.js';
+
+type Doc = Record<string, unknown>;
+
+/** Rows a reference serves before the next passing result becomes the check's reference. */
+export const REFERENCE_ROWS = 1000;
+
+/** What migration 8 adds to the compact results table of migration 5. */
+export const RESULT_REFERENCES_SQL = `
+  ALTER TABLE check_results ADD COLUMN ref INTEGER;
+  CREATE TABLE check_results_references (
+    key INTEGER PRIMARY KEY,
+    series INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    current INTEGER NOT NULL,
+    uses INTEGER NOT NULL,
+    doc BLOB NOT NULL
+  );
+  CREATE UNIQUE INDEX check_results_references_current ON check_results_references (series) WHERE current = 1;
+  CREATE TABLE check_results_locations (
+    key INTEGER PRIMARY KEY,
+    name TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX check_results_locations_name ON check_results_locations (name);
+  CREATE UNIQUE INDEX check_results_explicit_id ON check_results (series, id) WHERE typeof(id) <> 'integer';
+  DROP INDEX check_results_series_id;
+  CREATE TRIGGER check_results_release_reference AFTER DELETE ON check_results WHEN old.ref IS NOT NULL BEGIN
+    UPDATE check_results_references SET uses = uses - 1 WHERE key = old.ref;
+    DELETE FROM check_results_references WHERE key = old.ref AND uses <= 0 AND current = 0;
+  END;
+`;
+
+/** The columns rows are read with, in this order (FactTuple follows it). */
+export const ROW_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding';
+
+export type RowKey = Buffer | string | number;
+export type FactTuple = [RowKey, number, number, number, string, number, number | null, number | null, Buffer | string | null, number];
+
+export interface DocRow {
+  id: RowKey;
+  created_ms: number;
+  run_location: string;
+  response_time: number | null;
+  phases: Buffer | string | null;
+  encoding: number;
+  ref: number | null;
+  body: Buffer;
+}
+
+/** Location names by the key ENCODING_V2 rows keep, read once per query (the table has a row per location). */
+export type Locations = ReadonlyMap<string, string>;
+
+/** The API id of a row. */
+export function idOfRow(checkId: string, key: RowKey, createdMs: number): string {
+  return typeof key === 'number' ? derivedResultId(checkId, createdMs, key) : idFromKey(key);
+}
+
+/** The location of a row as the API names it. */
+export function locationOfRow(encoding: number, column: string, locations: Locations): string {
+  return encoding === ENCODING_V2 ? (locations.get(column) ?? column) : column;
+}
+
+/**
+ * The `id` column value a result id of `checkId` created at `createdMs` has (the same rule the writer
+ * uses, so keyset positions compare like stored rows): its discriminator as a SQLite integer when
+ * the id is that check's derived id of that time, else ENCODING_V1's key.
+ */
+export function columnKey(checkId: string, id: string, createdMs: number): bigint | Buffer | string {
+  const derived = parseDerivedId(checkId, id);
+  return derived && derived.createdMs === createdMs ? BigInt(derived.k) : idKey(id);
+}
+
+function passing(doc: Doc): boolean {
+  return doc['hasFailures'] === false && doc['hasErrors'] !== true && doc['isDegraded'] !== true;
+}
+
+interface CachedReference {
+  raw: Buffer;
+  reference: DeltaReference;
+}
+
+export class ResultRows {
+  readonly #referenceRows: number;
+  readonly #insert: Statement;
+  readonly #byDerived: Statement;
+  readonly #byExplicit: Statement;
+  readonly #discriminators: Statement;
+  readonly #current: Statement;
+  readonly #reference: Statement;
+  readonly #addReference: Statement;
+  readonly #retire: Statement;
+  readonly #dropUnused: Statement;
+  readonly #use: Statement;
+  readonly #locationKey: Statement;
+  readonly #addLocation: Statement;
+  readonly #locations: Statement;
+  /** Parsed references by key; an entry counts only while its stored bytes are the same (a rolled-back key can come back with another). */
+  readonly #cache = new Map<number, CachedReference>();
+
+  constructor(db: SqliteDatabase, options: { referenceRows?: number } = {}) {
+    this.#referenceRows = options.referenceRows ?? REFERENCE_ROWS;
+    this.#insert = db.prepare(
+      `INSERT INTO check_results (series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body, ref)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ENCODING_V2}, ?, ?)`,
+    );
+    const select = `SELECT ${ROW_COLUMNS}, ref, body FROM check_results`;
+    this.#byDerived = db.prepare(`${select} WHERE series = ? AND created_ms = ? AND id = ?`);
+    // `typeof(id) <> 'integer'` spelled as in the partial index, so the planner uses it.
+    this.#byExplicit = db.prepare(`${select} WHERE series = ? AND id = ? AND typeof(id) <> 'integer'`);
+    this.#discriminators = db.prepare("SELECT id FROM check_results WHERE series = ? AND created_ms = ? AND typeof(id) = 'integer'").pluck();
+    this.#current = db.prepare('SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ? AND current = 1');
+    this.#reference = db.prepare('SELECT created_ms, doc FROM check_results_references WHERE key = ?');
+    this.#addReference = db.prepare('INSERT INTO check_results_references (series, created_ms, current, uses, doc) VALUES (?, ?, 1, 0, ?)');
+    this.#retire = db.prepare('UPDATE check_results_references SET current = 0 WHERE key = ?');
+    this.#dropUnused = db.prepare('DELETE FROM check_results_references WHERE key = ? AND uses <= 0');
+    this.#use = db.prepare('UPDATE check_results_references SET uses = uses + 1 WHERE key = ?');
+    this.#locationKey = db.prepare('SELECT key FROM check_results_locations WHERE name = ?').pluck();
+    this.#addLocation = db.prepare('INSERT INTO check_results_locations (name) VALUES (?)');
+    this.#locations = db.prepare('SELECT key, name FROM check_results_locations');
+  }
+
+  locations(): Locations {
+    return new Map((this.#locations.all() as Array<{ key: number; name: string }>).map((row) => [String(row.key), row.name]));
+  }
+
+  /** The stored row of result `id` of the check in `series`, whichever way its id is kept. */
+  find(series: number, checkId: string, id: string): DocRow | undefined {
+    const derived = parseDerivedId(checkId, id);
+    const row = derived ? (this.#byDerived.get(series, derived.createdMs, BigInt(derived.k)) as DocRow | undefined) : undefined;
+    return row ?? (this.#byExplicit.get(series, idKey(id)) as DocRow | undefined);
+  }
+
+  /** The derived id a new result of the check in `series` created at `createdMs` takes: the first discriminator free at that instant. */
+  freeId(series: number | undefined, checkId: string, createdMs: number): string | undefined {
+    const taken = new Set(series === undefined ? [] : (this.#discriminators.all(series, createdMs) as number[]));
+    for (let k = 0; k <= MAX_DISCRIMINATOR; k++) if (!taken.has(k)) return derivedResultId(checkId, createdMs, k);
+    return undefined;
+  }
+
+  /** Writes `result` (already bounded and reduced) as an ENCODING_V2 row unless its id is stored; returns whether it was. */
+  insert(series: number, result: Doc & { id: string; checkId: string; created_at: string }): boolean {
+    if (this.find(series, result.checkId, result.id)) return false;
+    // What is stored is what its JSON keeps (no undefined members, no -0), which is what is read back.
+    const doc = JSON.parse(JSON.stringify(result)) as Doc;
+    const createdMs = Date.parse(result.created_at);
+    const phases = responseOf(doc)?.['timingPhases'];
+    const runLocation = String(doc['runLocation']);
+    const responseTime = typeof doc['responseTime'] === 'number' ? doc['responseTime'] : null;
+    const context: DeltaContext = { id: result.id, checkId: result.checkId, createdMs, runLocation, responseTime, phases };
+    let ref: number | null = null;
+    let body: Buffer | undefined;
+    if (passing(doc) && Number.isSafeInteger(createdMs)) ({ ref, body } = this.#delta(series, doc, context));
+    body ??= encodeResult(doc, { id: result.id, checkId: result.checkId, createdMs, phases: phases === undefined ? null : JSON.stringify(phases) });
+    const status = responseOf(doc)?.['status'];
+    const attempts = doc['attempts'];
+    this.#insert.run(
+      series,
+      createdMs,
+      columnKey(result.checkId, result.id, createdMs),
+      doc['resultType'] === 'ATTEMPT' ? 0 : 1,
+      doc['hasFailures'] === true ? 1 : 0,
+      this.#locationKeyOf(runLocation),
+      typeof attempts === 'number' ? attempts : 0,
+      responseTime,
+      typeof status === 'number' ? status : null,
+      packPhases(phases),
+      body,
+      ref,
+    );
+    if (ref !== null) this.#use.run(ref);
+    return true;
+  }
+
+  /** The document of a row of either encoding. */
+  document(checkId: string, row: DocRow, locations: Locations): Doc {
+    const id = idOfRow(checkId, row.id, row.created_ms);
+    if (row.encoding === ENCODING_V1) return decodeResult(row.body, ENCODING_V1, { id, checkId, createdMs: row.created_ms, phases: row.phases as string | null });
+    if (row.encoding !== ENCODING_V2) throw new Error(`check result ${id} has an unknown storage encoding ${row.encoding}`);
+    const phases = unpackPhases(row.phases);
+    if (row.ref === null) return decodeResult(row.body, ENCODING_V1, { id, checkId, createdMs: row.created_ms, phases: phases === undefined ? null : JSON.stringify(phases) });
+    const runLocation = locationOfRow(row.encoding, row.run_location, locations);
+    return decodeDelta(row.body, { id, checkId, createdMs: row.created_ms, runLocation, responseTime: row.response_time, phases }, this.#referenceByKey(row.ref));
+  }
+
+  /**
+   * The delta of a passing result from its check's reference, taking a new reference when there is
+   * none yet, the current one has served REFERENCE_ROWS rows, or the result drifted too far from it.
+   * No delta (a full body) when even a fresh reference would not give one that decodes to the result.
+   */
+  #delta(series: number, doc: Doc, context: DeltaContext): { ref: number | null; body: Buffer | undefined } {
+    const current = this.#current.get(series) as { key: number; uses: number; created_ms: number; doc: Buffer } | undefined;
+    if (current && current.uses < this.#referenceRows) {
+      const reference = this.#cached(current.key, current.created_ms, current.doc);
+      const delta = this.#verified(doc, context, reference);
+      // Small deltas need no comparison; a large one is worth a new reference once it costs more than
+      // a quarter of the whole result (then the check's results have changed, and the next ones will
+      // look like this one; a result unlike any other costs one reference of about its own size).
+      if (delta && (delta.length <= 48 || delta.length * 4 <= encodeResult(doc, { id: context.id, checkId: context.checkId, createdMs: context.createdMs, phases: null }).length)) {
+        return { ref: current.key, body: delta };
+      }
+    }
+    const reference = referenceOf(doc, context);
+    const delta = this.#verified(doc, context, reference);
+    if (!delta) return { ref: null, body: undefined };
+    if (current) {
+      this.#retire.run(current.key);
+      this.#dropUnused.run(current.key);
+    }
+    const raw = deflateDocument(doc);
+    const key = Number(this.#addReference.run(series, context.createdMs, raw).lastInsertRowid);
+    this.#cache.set(key, { raw, reference });
+    return { ref: key, body: delta };
+  }
+
+  /** The delta, if decoding it gives the result back exactly. */
+  #verified(doc: Doc, context: DeltaContext, reference: DeltaReference): Buffer | undefined {
+    const delta = encodeDelta(doc, context, reference);
+    try {
+      return JSON.stringify(decodeDelta(delta, context, reference)) === JSON.stringify(doc) ? delta : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #referenceByKey(key: number): DeltaReference {
+    const row = this.#reference.get(key) as { created_ms: number; doc: Buffer } | undefined;
+    if (!row) throw new Error(`check result reference ${key} is missing; this is a bug in vigil`);
+    return this.#cached(key, row.created_ms, row.doc);
+  }
+
+  #cached(key: number, createdMs: number, raw: Buffer): DeltaReference {
+    const hit = this.#cache.get(key);
+    if (hit && hit.raw.equals(raw)) return hit.reference;
+    const doc = inflateDocument(raw);
+    const reference = referenceOf(doc, {
+      id: String(doc['id']),
+      checkId: String(doc['checkId']),
+      createdMs,
+      runLocation: doc['runLocation'],
+      responseTime: typeof doc['responseTime'] === 'number' ? doc['responseTime'] : null,
+      phases: responseOf(doc)?.['timingPhases'],
+    });
+    if (this.#cache.size >= 1000) this.#cache.clear();
+    this.#cache.set(key, { raw, reference });
+    return reference;
+  }
+
+  #locationKeyOf(name: string): string {
+    const key = (this.#locationKey.get(name) as number | undefined) ?? Number(this.#addLocation.run(name).lastInsertRowid);
+    return String(key);
+  }
+}
