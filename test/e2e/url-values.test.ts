@@ -1,7 +1,9 @@
 /**
  * `url` props that are not absolute http(s) URLs used to validate and plan (a check of
  * `example.com/x` only fails when it runs); now each is an error at the construct's file:line,
- * naming the field, with `{{NAME}}` placeholders accepted. Hints name no internal spec sections.
+ * naming the field, with `{{NAME}}` placeholders accepted — except a webhook's, which the service
+ * stores as any text (projects keep placeholders there), so it is a warning. Hints name no
+ * internal spec sections.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -40,7 +42,7 @@ afterAll(async () => {
 });
 
 describe('url values', () => {
-  it('that are not absolute http(s) URLs are errors at file:line naming the field; placeholders pass', async () => {
+  it('that are not absolute http(s) URLs are errors at file:line naming the field (a webhook URL only a warning); placeholders pass', async () => {
     const result = await vigil(['validate'], { cwd: root });
     const placeholders = '{{NAME}} placeholders are allowed, e.g. "{{BASE_URL}}/health".';
     expect(result).toEqual({
@@ -53,13 +55,13 @@ describe('url values', () => {
         `  hint: ${placeholders}`,
         'checks/urls.monitor.ts:6:1  error  "apiCheckDefaults.url" must be an absolute http:// or https:// URL, got "api.example.com"  (check-group.group.apiCheckDefaults.url)',
         `  hint: Did you mean "https://api.example.com"? ${placeholders}`,
-        'checks/urls.monitor.ts:7:1  error  "url" must be an absolute http:// or https:// URL, got "/hooks/alerts"  (alert-channel.hook.url)',
-        `  hint: ${placeholders}`,
+        'checks/urls.monitor.ts:7:1  warning  "url" is not an absolute http:// or https:// URL (got "/hooks/alerts"): the service stores it, but every notification to it will fail  (alert-channel.hook.url)',
+        "  hint: Set the receiver's URL before relying on this channel.",
         'checks/urls.monitor.ts:8:1  error  "url" must be an absolute http:// or https:// URL, got "hooks.slack.com/services/T0"  (alert-channel.slack.url)',
         `  hint: Did you mean "https://hooks.slack.com/services/T0"? ${placeholders}`,
         `vigil.config.ts:2:16  error  vigil.config: "checks.locations[0]" must be one of [${LOCATIONS.join(', ')}]`,
         '  hint: Use data-center locations such as "eu-west-1" or "us-east-1".',
-        '6 errors',
+        '5 errors, 1 warning',
         '',
       ].join('\n'),
       stderr: '',
