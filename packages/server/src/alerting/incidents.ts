@@ -29,7 +29,7 @@ import type { PagesStore } from '../readside/pages-store.js';
 import type { StoredDoc, Store } from '../store/index.js';
 import { SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
 import { OutboxWriter, type NotificationQueue } from './outbox.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
+import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 /** The check whose alert moved, and the context its notifications carry. */
 export interface IncidentCause {

@@ -29,7 +29,7 @@ import { Outbox, type OutboxOptions } from './outbox.js';
 import { combineParallel, ParallelSlots, type ParallelSlot } from './parallel.js';
 import { DEFAULT_SSL_EXPIRY_THRESHOLD, sslDaysRemaining, utcDay } from './ssl.js';
 import { INITIAL_ALERT_STATE, nextAlertState, type AlertState, type AlertType } from './state.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
+import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 export { isInMaintenance } from './maintenance.js';
 export { nextAlertState, type AlertState, type AlertType } from './state.js';

@@ -10,7 +10,7 @@ import type { Page, Store } from '../store/index.js';
 import { SUBSCRIBER_DELIVERY } from './channels.js';
 import { maskChannel } from './masking.js';
 import type { NotificationDoc, NotificationRow } from './outbox.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
+import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 export interface NotificationFilter {
   fromMs: number;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
 import type { AlertContext } from './channels.js';
 import { Outbox, type NotificationDoc } from './outbox.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './tables.js';
+import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {

@@ -1,5 +1,5 @@
 /**
- * The notification outbox: rows of `alert_notifications` (alerting/tables.ts) and the worker that
+ * The notification outbox: rows of `alert_notifications` (store/sqlite/alerting-tables.ts) and the worker that
  * delivers them. At least once: a row is settled (SENT, FAILED, UNDELIVERABLE) only after its
  * attempt ends, so a row whose attempt a crash cut short is attempted again after the restart.
  *
@@ -10,30 +10,14 @@
  *   send that resolves `failed` (a webhook template that cannot be rendered) is FAILED at once.
  */
 import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
-import type { Statement } from 'better-sqlite3';
 import type { Store } from '../store/index.js';
+import { OutboxTable, type NotificationRow } from '../store/sqlite/outbox.js';
 import { sendToChannel, type AlertContext, type SendOutcome } from './channels.js';
 import { maskChannel } from './masking.js';
 
 export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'UNDELIVERABLE';
 
-export interface NotificationRow {
-  seq: number;
-  account_id: string;
-  id: string;
-  check_id: string;
-  alert_channel_id: number;
-  channel_type: string;
-  alert_type: string;
-  delivery: DeliveryStatus;
-  attempts: number;
-  next_attempt_ms: number | null;
-  created_ms: number;
-  settled_ms: number | null;
-  last_error: string | null;
-  notification_result: string | null;
-  doc: string;
-}
+export type { NotificationRow } from '../store/sqlite/outbox.js';
 
 /** What a row's `doc` holds: everything the delivery needs, fixed when the alert happened. */
 export interface NotificationDoc {
@@ -91,28 +75,22 @@ export interface NotificationQueue {
 
 /** Writes outbox rows without delivering them: whichever Outbox runs on the database delivers them. */
 export class OutboxWriter implements NotificationQueue {
-  readonly #insert: Statement;
+  readonly #table: OutboxTable;
   readonly #now: () => number;
 
-  constructor(store: Store, now: () => number = Date.now) {
-    this.#insert = store.db.prepare(
-      `INSERT INTO alert_notifications (account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, next_attempt_ms, created_ms, doc)
-       VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
-    );
+  constructor(store: Store, now: () => number = Date.now, table = new OutboxTable(store.db)) {
+    this.#table = table;
     this.#now = now;
   }
 
   enqueue(accountId: string, row: { id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }): void {
-    const now = this.#now();
-    this.#insert.run(accountId, row.id, row.checkId, row.alertChannelId, row.channelType, row.alertType, now, now, JSON.stringify(row.doc));
+    this.#table.insert({ ...row, accountId, doc: JSON.stringify(row.doc) }, this.#now());
   }
 }
 
 export class Outbox implements NotificationQueue {
   readonly #writer: OutboxWriter;
-  readonly #due: Statement;
-  readonly #settle: Statement;
-  readonly #retry: Statement;
+  readonly #table: OutboxTable;
   readonly #concurrency: number;
   readonly #maxAttempts: number;
   readonly #backoffMs: number;
@@ -128,15 +106,8 @@ export class Outbox implements NotificationQueue {
   #stopped = false;
 
   constructor(store: Store, options: OutboxOptions = {}) {
-    const db = store.db;
-    this.#writer = new OutboxWriter(store, options.now);
-    this.#due = db.prepare(
-      "SELECT * FROM alert_notifications WHERE delivery = 'PENDING' AND next_attempt_ms <= ? ORDER BY next_attempt_ms, seq LIMIT ?",
-    );
-    this.#settle = db.prepare(
-      'UPDATE alert_notifications SET delivery = ?, attempts = ?, settled_ms = ?, next_attempt_ms = NULL, last_error = ?, notification_result = ? WHERE id = ?',
-    );
-    this.#retry = db.prepare('UPDATE alert_notifications SET attempts = ?, next_attempt_ms = ?, last_error = ? WHERE id = ?');
+    this.#table = new OutboxTable(store.db);
+    this.#writer = new OutboxWriter(store, options.now, this.#table);
     this.#concurrency = options.concurrency ?? 10;
     this.#maxAttempts = options.maxAttempts ?? 6;
     this.#backoffMs = options.backoffMs ?? 2000;
@@ -198,7 +169,7 @@ export class Outbox implements NotificationQueue {
     if (this.#stopped) return;
     const free = this.#concurrency - this.#inFlight.size;
     if (free <= 0) return;
-    const rows = this.#due.all(this.#now(), free + this.#inFlight.size) as NotificationRow[];
+    const rows = this.#table.due(this.#now(), free + this.#inFlight.size);
     for (const row of rows) {
       if (this.#inFlight.size >= this.#concurrency) break;
       if (this.#inFlight.has(row.id)) continue;
@@ -231,18 +202,18 @@ export class Outbox implements NotificationQueue {
       if (this.#abandon.signal.aborted) return;
       const message = errorMessage(error);
       if (attempts >= this.#maxAttempts) {
-        this.#settle.run('FAILED', attempts, this.#now(), message, null, row.id);
+        this.#table.settle(null, row.id, { delivery: 'FAILED', attempts, error: message, result: null }, this.#now());
         told('failed', message);
       } else {
         const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (attempts - 1));
-        this.#retry.run(attempts, this.#now() + delay, message, row.id);
+        this.#table.defer(null, row.id, { attempts, nextAttemptMs: this.#now() + delay, error: message });
         told('retrying', message);
       }
       return;
     }
     if (this.#abandon.signal.aborted) return;
-    if (outcome.kind === 'sent') this.#settle.run('SENT', attempts, this.#now(), null, outcome.result, row.id);
-    else this.#settle.run(outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, this.#now(), outcome.reason, null, row.id);
+    if (outcome.kind === 'sent') this.#table.settle(null, row.id, { delivery: 'SENT', attempts, error: null, result: outcome.result }, this.#now());
+    else this.#table.settle(null, row.id, { delivery: outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, error: outcome.reason, result: null }, this.#now());
     if (outcome.kind === 'sent') told('sent');
     else told(outcome.kind, outcome.reason);
   }

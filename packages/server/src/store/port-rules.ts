@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import type { RateDecision, RateLimitRequest, SlotClaim, StoredResponse } from './ports.js';
+import type { QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -110,4 +110,26 @@ export function checkSlotKey(accountId: unknown, key: unknown): void {
 
 export function checkMoment(name: string, value: unknown): void {
   moment(name, value);
+}
+
+export function checkQueuedNotification(notification: QueuedNotification): void {
+  text('notification id', notification.id);
+  text('accountId', notification.accountId);
+  text('checkId', notification.checkId);
+  positive('alertChannelId', notification.alertChannelId);
+  text('channelType', notification.channelType);
+  text('alertType', notification.alertType);
+  text('doc', notification.doc);
+}
+
+export function checkOutboxClaim(owner: unknown, nowMs: unknown, leaseMs: unknown, limit: unknown): void {
+  text('lease owner', owner, 200);
+  moment('nowMs', nowMs);
+  positive('leaseMs', leaseMs);
+  positive('limit', limit);
+}
+
+export function checkOutboxOwner(owner: unknown, id: unknown): void {
+  text('lease owner', owner, 200);
+  text('notification id', id);
 }

@@ -8,9 +8,10 @@
  * What a method resolves to is settled: a write has committed before its Promise resolves, so a
  * replica that reads after it sees it.
  *
- * The three aggregates here are those replicas cannot keep in their own memory without changing what
+ * The aggregates here are those replicas cannot keep in their own memory without changing what
  * clients see: a replayed POST must find the first response whichever replica it reaches, a rate limit
- * must count every replica's requests, and a slot must run once however many schedulers see it due.
+ * must count every replica's requests, a slot must run once however many schedulers see it due, and a
+ * notification must be delivered by someone even when the replica that claimed it dies.
  */
 
 /** A POST's first successful response, remembered under its `Idempotency-Key`. */
@@ -106,11 +107,58 @@ export interface SlotClaims {
   prune(dueBeforeMs: number): Promise<number>;
 }
 
+/** A notification to deliver, as the alert state transition that caused it queued it. */
+export interface QueuedNotification {
+  /** Unique across the service; the receiver's deduplication key. */
+  readonly id: string;
+  readonly accountId: string;
+  readonly checkId: string;
+  readonly alertChannelId: number;
+  readonly channelType: string;
+  readonly alertType: string;
+  /** JSON of what the delivery needs (context, channel config at the time). */
+  readonly doc: string;
+}
+
+/** A claimed notification: held by one owner until its lease runs out or it is settled or deferred. */
+export interface ClaimedNotification extends QueuedNotification {
+  /** Delivery attempts made before this claim. */
+  readonly attempts: number;
+  readonly leaseUntilMs: number;
+}
+
+export type SettledDelivery = 'SENT' | 'FAILED' | 'UNDELIVERABLE';
+
+/**
+ * The notification outbox. A notification is queued once (in the transaction of the state change
+ * that caused it) and delivered at least once, by whichever replica claims it: a claim is a lease,
+ * so a replica that dies mid-delivery leaves the notification to another once the lease expires, and
+ * the late one can no longer settle it (its `settle`/`defer` answer false). Receivers see the same
+ * notification id on a repeat and deduplicate by it.
+ */
+export interface NotificationOutbox {
+  /** Queues a PENDING notification due at `nowMs`. */
+  enqueue(notification: QueuedNotification, nowMs: number): Promise<void>;
+  /**
+   * Claims up to `limit` PENDING notifications due at `nowMs` whose lease is free or expired, for
+   * `owner` until `nowMs + leaseMs`, oldest first. Of replicas claiming at once, each notification
+   * goes to exactly one.
+   */
+  claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedNotification[]>;
+  /** Records the final outcome; false when `owner` no longer holds the lease (someone else took over). */
+  settle(owner: string, id: string, outcome: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null }, nowMs: number): Promise<boolean>;
+  /** Gives the notification back for another attempt at `nextAttemptMs`; false when `owner` lost the lease. */
+  defer(owner: string, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): Promise<boolean>;
+  /** The delivery state of a notification (for tests and the notifications API). */
+  find(id: string): Promise<{ delivery: 'PENDING' | SettledDelivery; attempts: number; leaseOwner: string | null } | undefined>;
+}
+
 /** The ports of one engine on one database, as one replica holds them. */
 export interface StoragePorts {
   readonly idempotency: IdempotencyKeys;
   readonly rateLimits: RateLimitWindows;
   readonly slotClaims: SlotClaims;
+  readonly outbox: NotificationOutbox;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

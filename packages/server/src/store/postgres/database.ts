@@ -5,7 +5,7 @@
  * engines. pg returns BIGINT as a string (a JavaScript number cannot hold every 64-bit value); this
  * pool parses it into a number, refusing what is not a safe integer rather than rounding it.
  */
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type Generated } from 'kysely';
 import pg from 'pg';
 
 export interface IdempotencyKeysTable {
@@ -34,10 +34,31 @@ export interface ScheduledRunsTable {
   finished_ms: number | null;
 }
 
+export interface AlertNotificationsTable {
+  seq: Generated<number>;
+  account_id: string;
+  id: string;
+  check_id: string;
+  alert_channel_id: number;
+  channel_type: string;
+  alert_type: string;
+  delivery: string;
+  attempts: Generated<number>;
+  next_attempt_ms: number | null;
+  created_ms: number;
+  settled_ms: number | null;
+  last_error: string | null;
+  notification_result: string | null;
+  doc: string;
+  lease_owner: string | null;
+  lease_until_ms: number | null;
+}
+
 export interface PostgresSchema {
   idempotency_keys: IdempotencyKeysTable;
   rate_windows: RateWindowsTable;
   scheduled_runs: ScheduledRunsTable;
+  alert_notifications: AlertNotificationsTable;
 }
 
 export interface PostgresOptions {

@@ -5,6 +5,7 @@
 import type { StoragePorts } from '../ports.js';
 import { openPostgres, type PostgresOptions } from './database.js';
 import { PostgresIdempotencyKeys } from './idempotency.js';
+import { PostgresNotificationOutbox } from './outbox.js';
 import { migratePostgres } from './migrations.js';
 import { PostgresRateLimitWindows } from './rate-limits.js';
 import { PostgresSlotClaims } from './slot-claims.js';
@@ -23,6 +24,7 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Stora
     idempotency: new PostgresIdempotencyKeys(db),
     rateLimits: new PostgresRateLimitWindows(db),
     slotClaims: new PostgresSlotClaims(db),
+    outbox: new PostgresNotificationOutbox(db),
     close,
   };
 }

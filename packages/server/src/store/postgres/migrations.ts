@@ -75,6 +75,34 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX scheduled_runs_due ON scheduled_runs (due_ms)',
     ),
   },
+  {
+    version: 4,
+    name: 'notification outbox with leases',
+    up: statements(
+      `CREATE TABLE alert_notifications (
+        seq BIGSERIAL PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        id TEXT NOT NULL UNIQUE,
+        check_id TEXT NOT NULL,
+        alert_channel_id BIGINT NOT NULL,
+        channel_type TEXT NOT NULL,
+        alert_type TEXT NOT NULL,
+        delivery TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_ms BIGINT,
+        created_ms BIGINT NOT NULL,
+        settled_ms BIGINT,
+        last_error TEXT,
+        notification_result TEXT,
+        doc TEXT NOT NULL,
+        lease_owner TEXT,
+        lease_until_ms BIGINT
+      )`,
+      // Only PENDING rows are ever claimed: the index stays the size of the backlog, not the history.
+      "CREATE INDEX alert_notifications_due ON alert_notifications (next_attempt_ms, seq) WHERE delivery = 'PENDING'",
+      'CREATE INDEX alert_notifications_account ON alert_notifications (account_id, created_ms)',
+    ),
+  },
 ];
 
 /**

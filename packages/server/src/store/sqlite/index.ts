@@ -5,6 +5,7 @@
 import type { StoragePorts } from '../ports.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
+import { SqliteNotificationOutbox } from './outbox.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
 import { SqliteSlotClaims } from './slot-claims.js';
 
@@ -13,6 +14,7 @@ export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: Idemp
     idempotency: new SqliteIdempotencyKeys(store, store.idempotency),
     rateLimits: new SqliteRateLimitWindows(store),
     slotClaims: new SqliteSlotClaims(store),
+    outbox: new SqliteNotificationOutbox(store),
     close: async () => store.close(),
   };
 }

@@ -5,8 +5,10 @@
  * so a restart neither forgets a notification nor sends a settled one again.
  * `check_incidents` is the incident a check's `triggerIncident` has open (at most one per check);
  * `ssl_expiry_alerts` the UTC day each channel last got a check's SSL expiry alert (once a day).
+ * Step 3 gives outbox rows a lease (owner, expiry), so that replicas sharing a database each deliver
+ * a notification they claimed, and another delivers it once a dead replica's lease has run out.
  */
-import type { Migration } from '../store/index.js';
+import type { Migration } from '../database.js';
 
 export const ALERTING_SCOPE = 'alerting';
 
@@ -64,6 +66,16 @@ export const ALERTING_MIGRATIONS: readonly Migration[] = [
           day INTEGER NOT NULL,
           PRIMARY KEY (account_id, check_id, alert_channel_id)
         );
+      `);
+    },
+  },
+  {
+    version: 3,
+    name: 'outbox leases',
+    up: (db) => {
+      db.exec(`
+        ALTER TABLE alert_notifications ADD COLUMN lease_owner TEXT;
+        ALTER TABLE alert_notifications ADD COLUMN lease_until_ms INTEGER;
       `);
     },
   },

@@ -1,0 +1,97 @@
+/** The notification outbox port, the same assertions on every engine (see engines.ts). */
+import { describe, expect, it } from 'vitest';
+import type { QueuedNotification } from '../ports.js';
+import { enginesUnderTest, twoReplicas } from './engines.js';
+
+const engines = enginesUnderTest();
+const NOW = Date.UTC(2026, 10, 1);
+const LEASE = 60_000;
+
+function notification(index: number): QueuedNotification {
+  return {
+    id: `n-${String(index).padStart(4, '0')}`,
+    accountId: 'acc',
+    checkId: `check-${index % 7}`,
+    alertChannelId: 1 + (index % 3),
+    channelType: 'WEBHOOK',
+    alertType: 'ALERT_FAILURE',
+    doc: JSON.stringify({ index }),
+  };
+}
+
+const ids = (list: ReadonlyArray<{ id: string }>) => list.map((entry) => entry.id).sort();
+
+describe.each(engines)('notification outbox on $name', (engine) => {
+  it('hands each of 100 due notifications to exactly one of two replicas claiming at once', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const all = Array.from({ length: 100 }, (_, i) => notification(i));
+    for (const entry of all) await a.outbox.enqueue(entry, NOW);
+    const rounds = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).outbox.claimDue(`replica-${i % 2}`, NOW, LEASE, 15)));
+    const claimed = rounds.flat();
+    expect(claimed).toHaveLength(100);
+    expect(ids(claimed)).toEqual(ids(all));
+    expect(await b.outbox.claimDue('replica-1', NOW, LEASE, 10)).toEqual([]);
+  });
+
+  it('claims oldest first, and leaves notifications that are not due yet', async () => {
+    const [a] = await twoReplicas(engine);
+    await a.outbox.enqueue(notification(2), NOW + 10);
+    await a.outbox.enqueue(notification(1), NOW);
+    await a.outbox.enqueue(notification(3), NOW + 5_000);
+    const claimed = await a.outbox.claimDue('replica-0', NOW + 10, LEASE, 10);
+    expect(claimed.map((entry) => [entry.id, entry.attempts, entry.leaseUntilMs])).toEqual([
+      ['n-0001', 0, NOW + 10 + LEASE],
+      ['n-0002', 0, NOW + 10 + LEASE],
+    ]);
+    expect(claimed[0]).toMatchObject({ accountId: 'acc', checkId: 'check-1', alertChannelId: 2, channelType: 'WEBHOOK', alertType: 'ALERT_FAILURE', doc: '{"index":1}' });
+  });
+
+  it('gives a dead replica\'s notification to another once its lease ran out, and refuses the late settle of the first', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.outbox.enqueue(notification(1), NOW);
+    expect(ids(await a.outbox.claimDue('replica-a', NOW, LEASE, 5))).toEqual(['n-0001']);
+    // While the lease holds, nobody else gets it.
+    expect(await b.outbox.claimDue('replica-b', NOW + LEASE - 1, LEASE, 5)).toEqual([]);
+    // replica-a died mid-delivery: at the lease's end replica-b takes over and delivers.
+    expect(ids(await b.outbox.claimDue('replica-b', NOW + LEASE, LEASE, 5))).toEqual(['n-0001']);
+    expect(await b.outbox.settle('replica-b', 'n-0001', { delivery: 'SENT', attempts: 1, error: null, result: '200 OK' }, NOW + LEASE + 5)).toBe(true);
+    // replica-a comes back and tries to record its own outcome: too late, the outcome stands.
+    expect(await a.outbox.settle('replica-a', 'n-0001', { delivery: 'FAILED', attempts: 1, error: 'timeout', result: null }, NOW + LEASE + 9)).toBe(false);
+    expect(await a.outbox.find('n-0001')).toEqual({ delivery: 'SENT', attempts: 1, leaseOwner: null });
+    expect(await a.outbox.claimDue('replica-a', NOW + 10 * LEASE, LEASE, 5)).toEqual([]);
+  });
+
+  it('defers a failed attempt to its next moment, releasing the lease, and counts the attempts', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.outbox.enqueue(notification(1), NOW);
+    await a.outbox.claimDue('replica-a', NOW, LEASE, 5);
+    expect(await b.outbox.defer('replica-b', 'n-0001', { attempts: 1, nextAttemptMs: NOW + 2_000, error: 'HTTP 503' })).toBe(false);
+    expect(await a.outbox.defer('replica-a', 'n-0001', { attempts: 1, nextAttemptMs: NOW + 2_000, error: 'HTTP 503' })).toBe(true);
+    expect(await a.outbox.find('n-0001')).toEqual({ delivery: 'PENDING', attempts: 1, leaseOwner: null });
+    expect(await b.outbox.claimDue('replica-b', NOW + 1_999, LEASE, 5)).toEqual([]);
+    const [again] = await b.outbox.claimDue('replica-b', NOW + 2_000, LEASE, 5);
+    expect(again).toMatchObject({ id: 'n-0001', attempts: 1 });
+  });
+
+  it('refuses a second notification with the same id', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.outbox.enqueue(notification(1), NOW);
+    await expect(b.outbox.enqueue(notification(1), NOW)).rejects.toThrow();
+    expect(await a.outbox.claimDue('replica-a', NOW, LEASE, 5)).toHaveLength(1);
+  });
+
+  it.each([
+    ['an empty owner', { owner: '', now: NOW, lease: LEASE, limit: 5 }, 'lease owner must be a string of 1 to 200 characters, got ""'],
+    ['a fractional moment', { owner: 'r', now: NOW + 0.5, lease: LEASE, limit: 5 }, `nowMs must be a whole number of milliseconds since the epoch, got ${NOW + 0.5}`],
+    ['a lease of 0', { owner: 'r', now: NOW, lease: 0, limit: 5 }, 'leaseMs must be a whole number of at least 1, got 0'],
+    ['a limit of 0', { owner: 'r', now: NOW, lease: LEASE, limit: 0 }, 'limit must be a whole number of at least 1, got 0'],
+  ])('refuses a claim with %s', async (_name, claim, message) => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.outbox.claimDue(claim.owner, claim.now, claim.lease, claim.limit)).rejects.toThrow(message);
+  });
+
+  it('refuses to queue a notification without a channel', async () => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.outbox.enqueue({ ...notification(1), alertChannelId: 0 }, NOW)).rejects.toThrow('alertChannelId must be a whole number of at least 1, got 0');
+  });
+});

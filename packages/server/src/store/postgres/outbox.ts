@@ -1,0 +1,115 @@
+/**
+ * The notification outbox in PostgreSQL. A claim takes due rows with `FOR UPDATE SKIP LOCKED`: a
+ * replica claiming at the same moment skips the rows another is locking instead of waiting for them,
+ * so concurrent claims split the backlog between replicas and never hand a row to two. The lease is
+ * what survives the claim's transaction: another replica takes the row once it has run out. Same rules
+ * as store/sqlite/outbox.ts.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { ClaimedNotification, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
+import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification } from '../port-rules.js';
+import type { AlertNotificationsTable, PostgresSchema } from './database.js';
+
+type Row = { [K in keyof AlertNotificationsTable]: AlertNotificationsTable[K] extends import('kysely').Generated<infer T> ? T : AlertNotificationsTable[K] };
+
+function claimedOf(row: Row): ClaimedNotification {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    checkId: row.check_id,
+    alertChannelId: row.alert_channel_id,
+    channelType: row.channel_type,
+    alertType: row.alert_type,
+    doc: row.doc,
+    attempts: row.attempts,
+    leaseUntilMs: row.lease_until_ms ?? 0,
+  };
+}
+
+export class PostgresNotificationOutbox implements NotificationOutbox {
+  readonly #db: Kysely<PostgresSchema>;
+
+  constructor(db: Kysely<PostgresSchema>) {
+    this.#db = db;
+  }
+
+  async enqueue(notification: QueuedNotification, nowMs: number): Promise<void> {
+    checkQueuedNotification(notification);
+    checkMoment('nowMs', nowMs);
+    await this.#db
+      .insertInto('alert_notifications')
+      .values({
+        account_id: notification.accountId,
+        id: notification.id,
+        check_id: notification.checkId,
+        alert_channel_id: notification.alertChannelId,
+        channel_type: notification.channelType,
+        alert_type: notification.alertType,
+        delivery: 'PENDING',
+        next_attempt_ms: nowMs,
+        created_ms: nowMs,
+        doc: notification.doc,
+        settled_ms: null,
+        last_error: null,
+        notification_result: null,
+        lease_owner: null,
+        lease_until_ms: null,
+      })
+      .execute();
+  }
+
+  async claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedNotification[]> {
+    checkOutboxClaim(owner, nowMs, leaseMs, limit);
+    const { rows } = await sql<Row>`
+      UPDATE alert_notifications SET lease_owner = ${owner}, lease_until_ms = ${nowMs + leaseMs}
+      WHERE seq IN (
+        SELECT seq FROM alert_notifications
+        WHERE delivery = 'PENDING' AND next_attempt_ms <= ${nowMs} AND (lease_until_ms IS NULL OR lease_until_ms <= ${nowMs})
+        ORDER BY next_attempt_ms, seq
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING *`.execute(this.#db);
+    return rows.sort((a, b) => (a.next_attempt_ms ?? 0) - (b.next_attempt_ms ?? 0) || a.seq - b.seq).map(claimedOf);
+  }
+
+  async settle(owner: string, id: string, outcome: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null }, nowMs: number): Promise<boolean> {
+    checkOutboxOwner(owner, id);
+    checkMoment('nowMs', nowMs);
+    const result = await this.#db
+      .updateTable('alert_notifications')
+      .set({
+        delivery: outcome.delivery,
+        attempts: outcome.attempts,
+        settled_ms: nowMs,
+        next_attempt_ms: null,
+        last_error: outcome.error,
+        notification_result: outcome.result,
+        lease_owner: null,
+        lease_until_ms: null,
+      })
+      .where('id', '=', id)
+      .where('delivery', '=', 'PENDING')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async defer(owner: string, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): Promise<boolean> {
+    checkOutboxOwner(owner, id);
+    checkMoment('nextAttemptMs', retry.nextAttemptMs);
+    const result = await this.#db
+      .updateTable('alert_notifications')
+      .set({ attempts: retry.attempts, next_attempt_ms: retry.nextAttemptMs, last_error: retry.error, lease_owner: null, lease_until_ms: null })
+      .where('id', '=', id)
+      .where('delivery', '=', 'PENDING')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async find(id: string) {
+    const row = await this.#db.selectFrom('alert_notifications').select(['delivery', 'attempts', 'lease_owner']).where('id', '=', id).executeTakeFirst();
+    return row === undefined ? undefined : { delivery: row.delivery as 'PENDING' | SettledDelivery, attempts: row.attempts, leaseOwner: row.lease_owner };
+  }
+}

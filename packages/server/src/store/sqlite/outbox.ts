@@ -1,0 +1,155 @@
+/**
+ * The notification outbox in SQLite (`alert_notifications`, created by store/sqlite/alerting-tables.ts).
+ * The in-process delivery worker (alerting/outbox.ts) uses `OutboxTable` synchronously inside the
+ * alert state's transaction; `SqliteNotificationOutbox` is the same SQL behind the async port.
+ *
+ * Settling and deferring name the lease owner (`lease_owner IS ?`): the worker of a single process
+ * never leases (owner null) and matches rows without one, while a replica that claimed a row with a
+ * lease can settle it only while it still holds it, so a replica whose lease ran out cannot overwrite
+ * the outcome recorded by the one that took over.
+ */
+import type { Statement } from 'better-sqlite3';
+import { migrate, type SqliteDatabase } from '../database.js';
+import type { ClaimedNotification, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
+import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification } from '../port-rules.js';
+import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './alerting-tables.js';
+import { committed, type BatchedSqlite } from './batched.js';
+
+/** An outbox row as stored. */
+export interface NotificationRow {
+  seq: number;
+  account_id: string;
+  id: string;
+  check_id: string;
+  alert_channel_id: number;
+  channel_type: string;
+  alert_type: string;
+  delivery: 'PENDING' | SettledDelivery;
+  attempts: number;
+  next_attempt_ms: number | null;
+  created_ms: number;
+  settled_ms: number | null;
+  last_error: string | null;
+  notification_result: string | null;
+  doc: string;
+  lease_owner: string | null;
+  lease_until_ms: number | null;
+}
+
+export class OutboxTable {
+  readonly #insert: Statement;
+  readonly #due: Statement;
+  readonly #claim: Statement;
+  readonly #settle: Statement;
+  readonly #defer: Statement;
+  readonly #find: Statement;
+
+  constructor(db: SqliteDatabase) {
+    migrate(db, ALERTING_SCOPE, ALERTING_MIGRATIONS);
+    this.#insert = db.prepare(
+      `INSERT INTO alert_notifications (account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, next_attempt_ms, created_ms, doc)
+       VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
+    );
+    this.#due = db.prepare(
+      "SELECT * FROM alert_notifications WHERE delivery = 'PENDING' AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_ms, seq LIMIT ?",
+    );
+    // One statement: SQLite runs it under the write lock, so no other connection claims the same rows.
+    this.#claim = db.prepare(
+      `UPDATE alert_notifications SET lease_owner = ?, lease_until_ms = ?
+       WHERE seq IN (SELECT seq FROM alert_notifications
+                     WHERE delivery = 'PENDING' AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?)
+                     ORDER BY next_attempt_ms, seq LIMIT ?)
+       RETURNING *`,
+    );
+    this.#settle = db.prepare(
+      `UPDATE alert_notifications SET delivery = ?, attempts = ?, settled_ms = ?, next_attempt_ms = NULL, last_error = ?, notification_result = ?,
+         lease_owner = NULL, lease_until_ms = NULL
+       WHERE id = ? AND delivery = 'PENDING' AND lease_owner IS ?`,
+    );
+    this.#defer = db.prepare(
+      `UPDATE alert_notifications SET attempts = ?, next_attempt_ms = ?, last_error = ?, lease_owner = NULL, lease_until_ms = NULL
+       WHERE id = ? AND delivery = 'PENDING' AND lease_owner IS ?`,
+    );
+    this.#find = db.prepare('SELECT delivery, attempts, lease_owner FROM alert_notifications WHERE id = ?');
+  }
+
+  insert(notification: QueuedNotification, nowMs: number): void {
+    const { accountId, id, checkId, alertChannelId, channelType, alertType, doc } = notification;
+    this.#insert.run(accountId, id, checkId, alertChannelId, channelType, alertType, nowMs, nowMs, doc);
+  }
+
+  /** Due rows nobody holds a live lease on, oldest first (the single-process worker: no lease taken). */
+  due(nowMs: number, limit: number): NotificationRow[] {
+    return this.#due.all(nowMs, nowMs, limit) as NotificationRow[];
+  }
+
+  claim(owner: string, nowMs: number, leaseMs: number, limit: number): NotificationRow[] {
+    const rows = this.#claim.all(owner, nowMs + leaseMs, nowMs, nowMs, limit) as NotificationRow[];
+    // RETURNING gives no order; claims are handed out oldest first.
+    return rows.sort((a, b) => (a.next_attempt_ms ?? 0) - (b.next_attempt_ms ?? 0) || a.seq - b.seq);
+  }
+
+  settle(owner: string | null, id: string, outcome: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null }, nowMs: number): boolean {
+    return this.#settle.run(outcome.delivery, outcome.attempts, nowMs, outcome.error, outcome.result, id, owner).changes > 0;
+  }
+
+  defer(owner: string | null, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): boolean {
+    return this.#defer.run(retry.attempts, retry.nextAttemptMs, retry.error, id, owner).changes > 0;
+  }
+
+  find(id: string): { delivery: string; attempts: number; lease_owner: string | null } | undefined {
+    return this.#find.get(id) as { delivery: string; attempts: number; lease_owner: string | null } | undefined;
+  }
+}
+
+export function claimedOf(row: NotificationRow): ClaimedNotification {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    checkId: row.check_id,
+    alertChannelId: row.alert_channel_id,
+    channelType: row.channel_type,
+    alertType: row.alert_type,
+    doc: row.doc,
+    attempts: row.attempts,
+    leaseUntilMs: row.lease_until_ms ?? 0,
+  };
+}
+
+export class SqliteNotificationOutbox implements NotificationOutbox {
+  readonly #store: BatchedSqlite;
+  readonly #table: OutboxTable;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
+    this.#table = new OutboxTable(store.db);
+  }
+
+  async enqueue(notification: QueuedNotification, nowMs: number): Promise<void> {
+    checkQueuedNotification(notification);
+    checkMoment('nowMs', nowMs);
+    await committed(this.#store, () => this.#table.insert(notification, nowMs));
+  }
+
+  async claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedNotification[]> {
+    checkOutboxClaim(owner, nowMs, leaseMs, limit);
+    return (await committed(this.#store, () => this.#table.claim(owner, nowMs, leaseMs, limit))).map(claimedOf);
+  }
+
+  async settle(owner: string, id: string, outcome: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null }, nowMs: number): Promise<boolean> {
+    checkOutboxOwner(owner, id);
+    checkMoment('nowMs', nowMs);
+    return committed(this.#store, () => this.#table.settle(owner, id, outcome, nowMs));
+  }
+
+  async defer(owner: string, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): Promise<boolean> {
+    checkOutboxOwner(owner, id);
+    checkMoment('nextAttemptMs', retry.nextAttemptMs);
+    return committed(this.#store, () => this.#table.defer(owner, id, retry));
+  }
+
+  async find(id: string) {
+    const row = this.#table.find(id);
+    return row === undefined ? undefined : { delivery: row.delivery as 'PENDING' | SettledDelivery, attempts: row.attempts, leaseOwner: row.lease_owner };
+  }
+}
