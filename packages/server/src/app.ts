@@ -18,6 +18,7 @@ import { requestHeader } from './http/headers.js';
 import { RateLimiter, type RateDecision, type RateLimitOptions } from './http/rate-limit.js';
 import { requestLogWriter } from './http/request-log.js';
 import type { AppEnv } from './http/types.js';
+import { isPublicPagePath } from './public-pages/routes.js';
 import { HEALTH_PATH } from './routes/health.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
 import { isPingPath } from './routes/pings.js';
@@ -131,7 +132,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   });
 
   app.use('*', async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path)) return next();
+    if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path) || isPublicPagePath(c.req.method, c.req.path)) return next();
     const header = requestHeader(c, 'authorization');
     const token = bearerToken(header);
     const own = token === undefined ? undefined : accounts.accountsOf(token);

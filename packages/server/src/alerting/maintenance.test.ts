@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isInMaintenance, isPaused, type MaintenanceWindowLike } from './maintenance.js';
+import { coversCheck, isInMaintenance, isPaused, occurrencesBetween, type MaintenanceWindowLike } from './maintenance.js';
 
 const once: MaintenanceWindowLike = { startsAt: '2026-03-01T10:00:00.000Z', endsAt: '2026-03-01T12:00:00.000Z', repeatUnit: 'DAY', tags: ['api'] };
 const daily: MaintenanceWindowLike = { ...once, repeatInterval: 1 };
@@ -90,5 +90,27 @@ describe('silenceAllAlerts, silenceAlertsTags and pauseAllChecks', () => {
     expect(isPaused([{ ...base, pauseAllChecks: true }], ['api'], after)).toBe(false);
     expect(isPaused([{ ...base, tags: [], pauseAllChecks: true }], [], during)).toBe(true);
     expect(isPaused([base], ['api'], during)).toBe(false);
+  });
+});
+
+describe('occurrencesBetween and coversCheck (what a status page shows as maintenance)', () => {
+  const nightly = { startsAt: '2026-03-01T02:00:00.000Z', endsAt: '2026-03-01T03:00:00.000Z', repeatUnit: 'DAY', repeatInterval: 1, repeatEndsAt: '2026-03-04', tags: ['shop'] };
+
+  it('lists the occurrences overlapping a range, up to the last start day', () => {
+    const found = occurrencesBetween(nightly, Date.parse('2026-03-02T02:30:00Z'), Date.parse('2026-03-10T00:00:00Z'));
+    expect(found.map((each) => new Date(each.from).toISOString())).toEqual(['2026-03-02T02:00:00.000Z', '2026-03-03T02:00:00.000Z', '2026-03-04T02:00:00.000Z']);
+  });
+
+  it('gives a one-off window once, and nothing for a range before it', () => {
+    const once = { startsAt: '2026-03-01T02:00:00Z', endsAt: '2026-03-01T03:00:00Z' };
+    expect(occurrencesBetween(once, 0, Date.parse('2026-03-05T00:00:00Z'))).toEqual([{ from: Date.parse('2026-03-01T02:00:00Z'), to: Date.parse('2026-03-01T03:00:00Z') }]);
+    expect(occurrencesBetween(once, 0, Date.parse('2026-03-01T02:00:00Z'))).toEqual([]);
+  });
+
+  it('covers a check by shared tags or pauseAllChecks without tags; silencing alerts is not maintenance', () => {
+    expect(coversCheck(nightly, ['shop'])).toBe(true);
+    expect(coversCheck(nightly, ['search'])).toBe(false);
+    expect(coversCheck({ ...nightly, tags: [], pauseAllChecks: true }, ['search'])).toBe(true);
+    expect(coversCheck({ ...nightly, tags: [], silenceAllAlerts: true, silenceAlertsTags: ['search'] }, ['search'])).toBe(false);
   });
 });

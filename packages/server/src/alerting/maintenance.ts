@@ -83,6 +83,43 @@ export function isActive(window: MaintenanceWindowLike, nowMs: number): boolean 
   return false;
 }
 
+/**
+ * Whether the window is about the check with these tags (its own and its group's): it shares one of
+ * its `tags`, or it pauses every check. What a status page calls maintenance: a window that only
+ * silences alerts (`silenceAllAlerts`, `silenceAlertsTags`) is not work on the check.
+ */
+export function coversCheck(window: MaintenanceWindowLike, tags: readonly string[]): boolean {
+  return sharesTag(window.tags, tags) || (window.pauseAllChecks === true && (window.tags ?? []).length === 0);
+}
+
+/** The window's occurrences overlapping `[fromMs, toMs)`, oldest first, each `[from, to)` in epoch ms. */
+export function occurrencesBetween(window: MaintenanceWindowLike, fromMs: number, toMs: number): Array<{ from: number; to: number }> {
+  const startMs = Date.parse(window.startsAt);
+  const endMs = Date.parse(window.endsAt);
+  if (!Number.isFinite(startMs) || !(endMs > startMs) || toMs <= startMs) return [];
+  const interval = window.repeatInterval ?? 0;
+  if (interval < 1) return endMs > fromMs ? [{ from: startMs, to: endMs }] : [];
+  const zone = window.timezone;
+  const unit = String(window.repeatUnit);
+  const startWall = wallOf(startMs, zone);
+  const wallDurationMs = wallOf(endMs, zone) - startWall;
+  const lastStartDay = lastStartDayOf(window.repeatEndsAt);
+  // The same generous bounds as isActive: from the first occurrence that can still be running at
+  // `fromMs` to the last that can begin before `toMs`.
+  const [shortestMs, longestMs] = periodsMs(unit).map((ms) => ms * interval) as [number, number];
+  const oldest = Math.max(0, Math.floor((fromMs - startMs - wallDurationMs - HOUR_MS) / (longestMs + HOUR_MS)) - 1);
+  const newest = Math.floor((toMs - startMs) / (shortestMs - HOUR_MS)) + 1;
+  const found: Array<{ from: number; to: number }> = [];
+  for (let k = oldest; k <= newest; k++) {
+    const beginWall = addCalendarUnits(startWall, unit, interval * k);
+    if (lastStartDay !== undefined && Math.floor(beginWall / DAY_MS) > lastStartDay) break;
+    const from = instantOf(beginWall, zone);
+    const to = instantOf(beginWall + wallDurationMs, zone);
+    if (from < toMs && to > fromMs) found.push({ from, to });
+  }
+  return found;
+}
+
 /** `repeatEndsAt` as a day number (days since the epoch of its calendar date); undefined when none. */
 function lastStartDayOf(repeatEndsAt: string | null | undefined): number | undefined {
   if (!repeatEndsAt) return undefined;

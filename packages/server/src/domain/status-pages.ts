@@ -1,6 +1,6 @@
 /**
  * Rules of status pages (`/v1/status-pages`). The service stores a page and serves it through the
- * API; it does not render pages as web pages yet. Pages live in the read side's `status_pages` table
+ * API; public-pages/ renders it for visitors. Pages live in the read side's `status_pages` table
  * beside the pages `--seed` writes, so subscriptions and incident notices work the same for both.
  *
  * - `url` and `customDomain` each name one page across the whole service, not per account, since a

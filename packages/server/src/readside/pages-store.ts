@@ -63,6 +63,7 @@ export class PagesStore {
   readonly #incident: Statement;
   readonly #updateIncident: Statement;
   readonly #deleteIncident: Statement;
+  readonly #incidentsOpenOrSince: Statement;
   readonly #upsertProfile: Statement;
   readonly #profile: Statement;
   readonly #trigger: Statement;
@@ -99,6 +100,11 @@ export class PagesStore {
     this.#incident = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?');
     this.#updateIncident = db.prepare('UPDATE incidents SET state = ? WHERE account_id = ? AND id = ?');
     this.#deleteIncident = db.prepare('DELETE FROM incidents WHERE account_id = ? AND id = ?');
+    this.#incidentsOpenOrSince = db.prepare(
+      `SELECT state FROM incidents WHERE account_id = ?
+         AND (json_extract(state, '$.lastUpdateStatus') <> 'RESOLVED' OR json_extract(state, '$.updated_at') >= ?)
+       ORDER BY seq DESC`,
+    );
     this.#upsertProfile = db.prepare(
       'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
     );
@@ -170,6 +176,15 @@ export class PagesStore {
 
   replaceIncident(accountId: string, incident: IncidentState): void {
     this.#updateIncident.run(JSON.stringify(incident), accountId, incident.id);
+  }
+
+  /**
+   * The account's incidents still open, and those changed at or after `sinceIso`, newest first: what
+   * a public status page shows. Incidents are few (a person or one failure episode opens each), so
+   * the account's rows are read and filtered here rather than indexed.
+   */
+  incidentsOpenOrUpdatedSince(accountId: string, sinceIso: string): IncidentState[] {
+    return (this.#incidentsOpenOrSince.all(accountId, sinceIso) as Array<{ state: string }>).map((row) => JSON.parse(row.state) as IncidentState);
   }
 
   deleteIncident(accountId: string, id: string): boolean {

@@ -18,7 +18,7 @@ import { encodeResult, ENCODING_V1, idKey, phasesColumnOf, reducePassing, respon
 import type { RawResult, ResultFacts } from './result-facts.js';
 import { derivableTime } from './result-ids.js';
 import { columnKey, idOfRow, locationOfRow, ResultRows, ROW_COLUMNS, type DocRow, type FactTuple, type Locations, type RowKey } from './result-rows.js';
-import { RollupsStore, type RollupFact } from './rollups-store.js';
+import { RollupsStore, type Horizons, type RollupFact, type RollupGranularity, type RollupRow } from './rollups-store.js';
 
 /** A stored check result: the wire document (shape in @vigil/schema) with the fields we index. */
 export type StoredResult = RawResult & Record<string, unknown>;
@@ -299,6 +299,16 @@ export class ResultsStore {
   /** The rollup rows answering for `window` and the part left to raw results (rollups-store.ts `coverageOf`). */
   rollupsFor(accountId: string, checkId: string, window: { from: number; to: number }): ReturnType<RollupsStore['rollupsFor']> {
     return this.#rollups.rollupsFor(this.#seriesOf(accountId, checkId), window);
+  }
+
+  /** A check's rollup rows of one granularity starting in `window` (rollups-store.ts `rowsOf`). */
+  rollupRowsOf(accountId: string, checkId: string, granularity: RollupGranularity, window: { from: number; to: number }): RollupRow[] {
+    return this.#rollups.rowsOf(this.#seriesOf(accountId, checkId), granularity, window);
+  }
+
+  /** How far back raw results and hourly rollups are complete (rollups-store.ts `Horizons`). */
+  horizons(): Horizons {
+    return this.#rollups.horizons();
   }
 
   /** A check's results created in `[fromMs, toMs)`, oldest first (ties by id). */

@@ -226,6 +226,15 @@ export class RollupsStore {
     return { raw: coverage.raw, rows };
   }
 
+  /**
+   * Every stored row of one granularity starting in `window`, whatever the coverage: a reader that
+   * needs whole days or hours (a status page's uptime bars) picks the granularity itself.
+   */
+  rowsOf(series: number | undefined, granularity: RollupGranularity, window: TimeWindow): RollupRow[] {
+    if (series === undefined) return [];
+    return (this.#rows[granularity].all(series, window.from, window.to) as StoredRow[]).map((row) => rowOf(row, TABLES[granularity].spanMs));
+  }
+
   horizons(): Horizons {
     return { raw: this.#horizon.get('raw') as number | undefined, hourly: this.#horizon.get('hourly') as number | undefined };
   }

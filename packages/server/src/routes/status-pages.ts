@@ -1,7 +1,7 @@
 /**
  * Status pages: create, list (by cursor, as the real document pages them), get, update, delete.
  * The rules (service-wide names, card services, card identity) are in domain/status-pages.ts; the
- * service stores pages and serves them through these calls only, without rendering them.
+ * public page visitors read is rendered by public-pages/.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';

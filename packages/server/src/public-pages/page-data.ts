@@ -1,0 +1,223 @@
+/**
+ * Everything a public status page shows, read through the stores and turned into plain data the
+ * renderers (HTML, summary.json, Atom, badges) share, so the four never disagree about a state.
+ * Pages are found by name across every account, as they are reached: by their `url` slug or, on a
+ * request whose Host is a page's `customDomain`, at that host.
+ */
+import { isActive, coversCheck, occurrencesBetween, type MaintenanceWindowLike } from '../alerting/maintenance.js';
+import type { IncidentState, IncidentUpdateState } from '../readside/incidents.js';
+import type { PagesStore, StatusPageDoc } from '../readside/pages-store.js';
+import type { ResultsStore } from '../readside/results-store.js';
+import type { StatusStore } from '../readside/statuses.js';
+import type { Store, StoredDoc } from '../store/index.js';
+import { webUrl } from './escape.js';
+import { componentStatus, pageStatus, serviceState, type ComponentStatus, type Indicator, type ServiceState } from './states.js';
+import { dayWindow, shareOf, uptimeDays, DAY_MS, type DayUptime, type Interval } from './uptime.js';
+
+export interface PublicPageDeps {
+  readonly store: Store;
+  readonly pages: PagesStore;
+  readonly results: ResultsStore;
+  readonly statuses: StatusStore;
+}
+
+export interface FoundPage {
+  readonly accountId: string;
+  readonly page: StatusPageDoc;
+}
+
+/** The host a request names, lower case and without its port. */
+export function hostnameOf(host: string | undefined): string | undefined {
+  if (!host) return undefined;
+  const match = /^(\[[^\]]*\]|[^:]*)(?::\d*)?$/.exec(host.trim().toLowerCase());
+  return match?.[1] || undefined;
+}
+
+/**
+ * The page a request asks for: by `slug` (`/status/{url}`), or the page whose custom domain is the
+ * request's host when there is no slug (`/`). A request arriving on one page's custom domain is
+ * answered only with that page, so an account's domain never shows another account's page.
+ */
+export function findPage(pages: PagesStore, request: { host: string | undefined; slug?: string }): FoundPage | undefined {
+  const hostname = hostnameOf(request.host);
+  const onDomain = hostname === undefined ? undefined : pages.statusPageHolding('custom_domain', hostname);
+  const held = request.slug === undefined ? onDomain : pages.statusPageHolding('url', request.slug.toLowerCase());
+  if (!held || (onDomain && (onDomain.accountId !== held.accountId || onDomain.id !== held.id))) return undefined;
+  const page = pages.statusPage(held.accountId, held.id);
+  return page ? { accountId: held.accountId, page } : undefined;
+}
+
+export interface ServiceView {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly updatedAt: string | null;
+  readonly state: ServiceState;
+  readonly component: ComponentStatus;
+  /** Per UTC day, oldest first; empty when the view was loaded without uptime. */
+  readonly days: readonly DayUptime[];
+  /** The share of passing results over `days`, undefined without data. */
+  readonly uptime: number | undefined;
+}
+
+export interface MaintenanceView {
+  readonly id: string;
+  readonly name: string;
+  /** The occurrence shown: the one running now, else the next. */
+  readonly from: number;
+  readonly to: number;
+  readonly active: boolean;
+  readonly serviceIds: readonly string[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface PageView {
+  readonly id: string;
+  readonly accountId: string;
+  readonly name: string;
+  readonly slug: string;
+  readonly customDomain: string | undefined;
+  readonly description: string | undefined;
+  readonly logo: URL | undefined;
+  readonly favicon: URL | undefined;
+  readonly redirectTo: URL | undefined;
+  readonly theme: 'AUTO' | 'DARK' | 'LIGHT';
+  readonly cards: ReadonlyArray<{ readonly id: string; readonly name: string; readonly services: readonly ServiceView[] }>;
+  readonly services: ReadonlyMap<string, ServiceView>;
+  /** Open incidents on the page's services, newest first, each with its updates newest first. */
+  readonly activeIncidents: readonly IncidentState[];
+  /** Resolved incidents on its services changed within the history, newest first. */
+  readonly pastIncidents: readonly IncidentState[];
+  readonly maintenances: readonly MaintenanceView[];
+  readonly status: { readonly indicator: Indicator; readonly description: string };
+  readonly updatedAt: string;
+  readonly nowMs: number;
+}
+
+export interface ViewOptions {
+  readonly nowMs: number;
+  /** Days of resolved incidents to show. */
+  readonly historyDays: number;
+  /** Days of uptime bars; 0 reads none. */
+  readonly uptimeDays: number;
+  /** How far ahead scheduled maintenance is listed. */
+  readonly maintenanceAheadDays: number;
+}
+
+export const PAGE_VIEW: Omit<ViewOptions, 'nowMs'> = { historyDays: 14, uptimeDays: 90, maintenanceAheadDays: 30 };
+
+interface LinkedCheck {
+  readonly id: string;
+  readonly tags: readonly string[];
+}
+
+export function loadPageView(deps: PublicPageDeps, found: FoundPage, options: ViewOptions): PageView {
+  const { accountId, page } = found;
+  const { store } = deps;
+  const { nowMs } = options;
+  const windows = store.maintenanceWindows.all(accountId).map((doc) => doc as unknown as MaintenanceWindowLike & StoredDoc);
+  const serviceIds = [...new Set((page.cards ?? []).flatMap((card) => card.services.map((ref) => ref.id)))];
+  const checksOf = new Map(serviceIds.map((id) => [id, linkedChecks(store, accountId, id)]));
+  const incidents = deps.pages
+    .incidentsOpenOrUpdatedSince(accountId, new Date(nowMs - options.historyDays * DAY_MS).toISOString())
+    .filter((incident) => incident.serviceIds.some((id) => checksOf.has(id)))
+    .map((incident) => ({ ...incident, incidentUpdates: newestFirst(incident.incidentUpdates) }));
+  const open = incidents.filter((incident) => incident.lastUpdateStatus !== 'RESOLVED');
+  const uptimeWindow = dayWindow(Math.max(options.uptimeDays, 1), nowMs);
+
+  const services = new Map<string, ServiceView>();
+  for (const id of serviceIds) {
+    const doc = store.services.get(accountId, id);
+    if (!doc) continue;
+    const checks = checksOf.get(id) ?? [];
+    const covering = (check: LinkedCheck) => windows.filter((window) => coversCheck(window, check.tags));
+    const facts = {
+      openIncidents: open.filter((incident) => incident.serviceIds.includes(id)),
+      inMaintenance: checks.some((check) => covering(check).some((window) => isActive(window, nowMs))),
+      checkDegraded: checks.some((check) => {
+        const status = deps.statuses.get(accountId, check.id);
+        return status !== undefined && status.isDegraded && !status.hasFailures && !status.hasErrors;
+      }),
+    };
+    const state = serviceState(facts);
+    const days =
+      options.uptimeDays > 0
+        ? uptimeDays(deps.results, {
+            accountId,
+            nowMs,
+            days: options.uptimeDays,
+            checks: checks.map((check) => ({
+              checkId: check.id,
+              maintenance: covering(check).flatMap((window): Interval[] => occurrencesBetween(window, uptimeWindow.from, uptimeWindow.to)),
+            })),
+          })
+        : [];
+    services.set(id, {
+      id,
+      name: String(doc['name'] ?? ''),
+      createdAt: String(doc['created_at'] ?? ''),
+      updatedAt: typeof doc['updated_at'] === 'string' ? doc['updated_at'] : null,
+      state,
+      component: componentStatus(state, facts),
+      days,
+      uptime: shareOf(days),
+    });
+  }
+
+  const maintenances = windows.flatMap((window): MaintenanceView[] => {
+    const touched = serviceIds.filter((id) => (checksOf.get(id) ?? []).some((check) => coversCheck(window, check.tags)));
+    const next = touched.length === 0 ? undefined : occurrencesBetween(window, nowMs, nowMs + options.maintenanceAheadDays * DAY_MS)[0];
+    if (!next) return [];
+    const stamps = { createdAt: String(window['created_at'] ?? ''), updatedAt: String(window['updated_at'] ?? window['created_at'] ?? '') };
+    return [{ id: String(window.id), name: String(window['name'] ?? ''), ...next, active: next.from <= nowMs, serviceIds: touched, ...stamps }];
+  });
+  maintenances.sort((a, b) => a.from - b.from);
+
+  const stamps = [String(page['updated_at'] ?? page['created_at'] ?? ''), ...incidents.map((incident) => incident.updated_at)].filter((stamp) => stamp !== '');
+  return {
+    id: page.id,
+    accountId,
+    name: page.name,
+    slug: page.url ?? '',
+    customDomain: typeof page.customDomain === 'string' && page.customDomain !== '' ? page.customDomain : undefined,
+    description: typeof page['description'] === 'string' && page['description'] !== '' ? page['description'] : undefined,
+    logo: webUrl(page['logo']),
+    favicon: webUrl(page['favicon']),
+    redirectTo: webUrl(page['redirectTo']),
+    theme: page['defaultTheme'] === 'DARK' || page['defaultTheme'] === 'LIGHT' ? page['defaultTheme'] : 'AUTO',
+    cards: (page.cards ?? []).map((card, index) => ({
+      id: card.id ?? `card-${index}`,
+      name: card.name,
+      services: card.services.flatMap((ref) => services.get(ref.id) ?? []),
+    })),
+    services,
+    activeIncidents: open,
+    pastIncidents: incidents.filter((incident) => incident.lastUpdateStatus === 'RESOLVED'),
+    maintenances,
+    status: pageStatus([...services.values()].map((service) => service.component)),
+    updatedAt: stamps.length === 0 ? new Date(nowMs).toISOString() : stamps.reduce((a, b) => (a > b ? a : b)),
+    nowMs,
+  };
+}
+
+/** The checks whose `triggerIncident.serviceId` is the service, with their own and their group's tags. */
+function linkedChecks(store: Store, accountId: string, serviceId: string): LinkedCheck[] {
+  return store.checks.all(accountId, [{ sql: 'service_id = ?', values: [serviceId] }]).map((check) => {
+    const group = typeof check['groupId'] === 'number' ? store.checkGroups.get(accountId, check['groupId']) : undefined;
+    return { id: String(check.id), tags: [...new Set([...stringsOf(check['tags']), ...stringsOf(group?.['tags'])])] };
+  });
+}
+
+function stringsOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** When an update says it happened: its public date, else when it was posted. */
+export function updateTime(update: IncidentUpdateState): string {
+  return update.publicIncidentUpdateDate ?? update.created_at;
+}
+
+function newestFirst(updates: readonly IncidentUpdateState[]): IncidentUpdateState[] {
+  return [...updates].sort((a, b) => (updateTime(a) < updateTime(b) ? 1 : updateTime(a) > updateTime(b) ? -1 : 0));
+}

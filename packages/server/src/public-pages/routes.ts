@@ -1,0 +1,105 @@
+/**
+ * The public status pages' routes, served without an API key (app.ts lets `isPublicPagePath` through
+ * before authentication):
+ *
+ *     GET /status-assets/{file}               CSS and the fallback favicon
+ *     GET /status/{url}                       the page (HTML)
+ *     GET /status/{url}/summary.json          Statuspage-shaped summary
+ *     GET /status/{url}/feed.atom             incidents as Atom
+ *     GET /status/{url}/badge/{serviceId}.svg one service's state
+ *     GET /                                   the page whose customDomain is the request's Host
+ *
+ * A page that does not exist, or one asked for on another page's custom domain, is a 404: HTML for
+ * the page, the API's JSON error for the rest. These are not endpoints of the monitoring API, so
+ * they are registered on the app directly rather than through `ctx.route` and the ENDPOINTS table.
+ */
+import type { Context, Hono } from 'hono';
+import { HttpError } from '../http/errors.js';
+import type { AppEnv } from '../http/types.js';
+import { readSideOf } from '../readside/context.js';
+import { statusesOf } from '../readside/statuses.js';
+import type { RouteContext } from '../routes/index.js';
+import { ASSET_PREFIX, ASSETS } from './assets.js';
+import { atomFeed, badgeSvg, summaryJson } from './feeds.js';
+import { findPage, loadPageView, PAGE_VIEW, type FoundPage, type PageView, type PublicPageDeps, type ViewOptions } from './page-data.js';
+import { renderNotFound, renderPage } from './render-html.js';
+
+/** Whether a request is for a public page, served without authentication. Only reads are public. */
+export function isPublicPagePath(method: string, path: string): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  return path === '/' || path.startsWith('/status/') || path.startsWith(ASSET_PREFIX);
+}
+
+/** The feed reaches further back than the page's list of past incidents. */
+const FEED_VIEW: Omit<ViewOptions, 'nowMs'> = { historyDays: 90, uptimeDays: 0, maintenanceAheadDays: 30 };
+/** summary.json and badges need states, not bars. */
+const STATE_VIEW: Omit<ViewOptions, 'nowMs'> = { ...PAGE_VIEW, uptimeDays: 0 };
+
+const PAGE_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  // States change with every run: a visitor reloading must see the current one.
+  'cache-control': 'no-cache',
+};
+
+/** The page's policy: everything from this service; images also from the page's own logo and favicon hosts. */
+function contentSecurityPolicy(view: PageView | undefined): string {
+  const images = new Set(["'self'"]);
+  for (const url of [view?.logo, view?.favicon]) if (url) images.add(url.origin);
+  return `default-src 'self'; img-src ${[...images].join(' ')}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
+
+function notFoundError(what: string): HttpError {
+  return new HttpError(404, `Status page ${what} not found`);
+}
+
+export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
+  const readSide = readSideOf(ctx.store);
+  const deps: PublicPageDeps = { store: ctx.store, pages: readSide.pages, results: readSide.results, statuses: statusesOf(ctx.store) };
+  const origin = (c: Context<AppEnv>) => ctx.publicUrl() ?? new URL(c.req.url).origin;
+  const find = (c: Context<AppEnv>, slug?: string): FoundPage | undefined =>
+    findPage(deps.pages, { host: c.req.header('host'), ...(slug === undefined ? {} : { slug }) });
+  const view = (found: FoundPage, options: Omit<ViewOptions, 'nowMs'>) => loadPageView(deps, found, { ...options, nowMs: Date.now() });
+
+  const html = (c: Context<AppEnv>, found: FoundPage | undefined) => {
+    if (!found) return c.html(renderNotFound(), 404, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(undefined) });
+    const shown = view(found, PAGE_VIEW);
+    return c.html(renderPage(shown), 200, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(shown) });
+  };
+
+  app.get(`${ASSET_PREFIX}:file`, (c) => {
+    const asset = Object.hasOwn(ASSETS, c.req.param('file')) ? ASSETS[c.req.param('file')] : undefined;
+    if (!asset) throw new HttpError(404, `Route GET ${c.req.path} not found`);
+    return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+  });
+
+  app.get('/', (c) => html(c, find(c)));
+  app.get('/status/:slug', (c) => html(c, find(c, c.req.param('slug'))));
+
+  app.get('/status/:slug/summary.json', (c) => {
+    const found = find(c, c.req.param('slug'));
+    if (!found) throw notFoundError(c.req.param('slug'));
+    // Widgets on the owner's other sites read it from the browser.
+    return c.json(summaryJson(view(found, STATE_VIEW), origin(c)), 200, { ...PAGE_HEADERS, 'access-control-allow-origin': '*' });
+  });
+
+  app.get('/status/:slug/feed.atom', (c) => {
+    const found = find(c, c.req.param('slug'));
+    if (!found) throw notFoundError(c.req.param('slug'));
+    return c.body(atomFeed(view(found, FEED_VIEW), origin(c)), 200, { ...PAGE_HEADERS, 'content-type': 'application/atom+xml; charset=utf-8' });
+  });
+
+  app.get('/status/:slug/badge/:file', (c) => {
+    const found = find(c, c.req.param('slug'));
+    if (!found) throw notFoundError(c.req.param('slug'));
+    const file = c.req.param('file');
+    const service = file.endsWith('.svg') ? view(found, STATE_VIEW).services.get(file.slice(0, -'.svg'.length)) : undefined;
+    if (!service) throw new HttpError(404, `Service ${file.replace(/\.svg$/, '')} is not on status page ${c.req.param('slug')}`);
+    return c.body(badgeSvg(service), 200, {
+      ...PAGE_HEADERS,
+      'content-type': 'image/svg+xml; charset=utf-8',
+      'content-security-policy': "default-src 'none'",
+      'access-control-allow-origin': '*',
+    });
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * The 90-day uptime bars of a status page's services: per UTC day, the share of the FINAL results of
+ * the service's linked checks that passed, leaving out results inside a maintenance window that
+ * covers their check. Read from the rollups rather than the results, so a page view costs a few
+ * indexed reads however often the checks run:
+ *
+ * - a day no window touched counts its daily rollup rows (every location);
+ * - a day a window touched counts the hourly rows of the hours the window does not touch; an hour
+ *   it touches in part counts its raw FINAL results outside the window, while the raw results are
+ *   still kept (`--retention`), and is left out whole after; an hour it covers whole is left out;
+ * - a day a window touched whose hourly rows are already pruned (past the hourly rollups'
+ *   retention) is left out whole, since a daily row cannot tell which results fell in the window.
+ * A day with no result counted is "no data".
+ */
+import type { ResultFacts } from '../readside/result-facts.js';
+import type { Horizons, RollupGranularity, RollupRow } from '../readside/rollups-store.js';
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** `[from, to)` in epoch milliseconds. */
+export interface Interval {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** Where uptime reads from: the read side's results store. */
+export interface UptimeSource {
+  horizons(): Horizons;
+  rollupRowsOf(accountId: string, checkId: string, granularity: RollupGranularity, window: Interval): RollupRow[];
+  factsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): ResultFacts[];
+}
+
+export interface DayUptime {
+  /** The UTC day, `YYYY-MM-DD`. */
+  readonly day: string;
+  readonly startMs: number;
+  /** FINAL results counted, and how many of them passed. */
+  results: number;
+  passed: number;
+  /** Whether a maintenance window touched the day for one of the checks (its results there were left out). */
+  maintenance: boolean;
+}
+
+export interface UptimeRequest {
+  readonly accountId: string;
+  /** The service's linked checks, each with the maintenance intervals covering it. */
+  readonly checks: ReadonlyArray<{ readonly checkId: string; readonly maintenance: readonly Interval[] }>;
+  readonly days: number;
+  readonly nowMs: number;
+}
+
+/** The UTC days ending with today's, oldest first. */
+export function dayWindow(days: number, nowMs: number): Interval {
+  const today = Math.floor(nowMs / DAY_MS) * DAY_MS;
+  return { from: today - (days - 1) * DAY_MS, to: today + DAY_MS };
+}
+
+export function uptimeDays(source: UptimeSource, request: UptimeRequest): DayUptime[] {
+  const window = dayWindow(request.days, request.nowMs);
+  const out: DayUptime[] = [];
+  for (let start = window.from; start < window.to; start += DAY_MS) {
+    out.push({ day: new Date(start).toISOString().slice(0, 10), startMs: start, results: 0, passed: 0, maintenance: false });
+  }
+  const horizons = source.horizons();
+  for (const check of request.checks) {
+    const intervals = merged(check.maintenance);
+    const touches = (from: number, to: number) => intervals.some((each) => each.from < to && each.to > from);
+    const covers = (from: number, to: number) => intervals.some((each) => each.from <= from && each.to >= to);
+    for (const row of source.rollupRowsOf(request.accountId, check.checkId, 'daily', window)) {
+      if (touches(row.startMs, row.startMs + DAY_MS)) continue;
+      add(out[(row.startMs - window.from) / DAY_MS], row.results, row.results - row.failures);
+    }
+    for (const day of out) {
+      const dayEnd = day.startMs + DAY_MS;
+      if (!touches(day.startMs, dayEnd)) continue;
+      day.maintenance = true;
+      if (horizons.hourly !== undefined && day.startMs < horizons.hourly) continue;
+      for (const row of source.rollupRowsOf(request.accountId, check.checkId, 'hourly', { from: day.startMs, to: dayEnd })) {
+        const hourEnd = row.startMs + HOUR_MS;
+        if (!touches(row.startMs, hourEnd)) add(day, row.results, row.results - row.failures);
+        else if (!covers(row.startMs, hourEnd) && (horizons.raw === undefined || row.startMs >= horizons.raw)) {
+          const outside = source
+            .factsBetween(request.accountId, check.checkId, row.startMs, hourEnd)
+            .filter((fact) => fact.resultType === 'FINAL' && !touches(fact.createdAt, fact.createdAt + 1));
+          add(day, outside.length, outside.filter((fact) => !fact.hasFailures).length);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The share of passing results over the days, undefined when none was counted. */
+export function shareOf(days: readonly Pick<DayUptime, 'results' | 'passed'>[]): number | undefined {
+  let results = 0;
+  let passed = 0;
+  for (const day of days) {
+    results += day.results;
+    passed += day.passed;
+  }
+  return results === 0 ? undefined : passed / results;
+}
+
+/**
+ * A share as a visitor reads it: two decimals, never rounded up to 100 % while a result failed
+ * (99.996 % shows as 99.99 %, not 100.00 %).
+ */
+export function percent(share: number): string {
+  return `${(Math.floor(share * 10_000) / 100).toFixed(2)} %`;
+}
+
+function add(day: DayUptime | undefined, results: number, passed: number): void {
+  if (!day) return;
+  day.results += results;
+  day.passed += passed;
+}
+
+/** Overlapping or adjacent intervals joined, so "covers" sees a run of windows as one. */
+function merged(intervals: readonly Interval[]): Interval[] {
+  const sorted = [...intervals].sort((a, b) => a.from - b.from);
+  const out: Interval[] = [];
+  for (const each of sorted) {
+    const last = out.at(-1);
+    if (last && each.from <= last.to) out[out.length - 1] = { from: last.from, to: Math.max(last.to, each.to) };
+    else out.push(each);
+  }
+  return out;
+}
