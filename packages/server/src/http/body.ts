@@ -21,16 +21,17 @@ export interface RawBody {
  *
  * Under @hono/node-server the Node request (`incoming`) is read directly: touching the web
  * `Request.body` makes the adapter build a full undici Request with a web stream, which cost more
- * CPU than the rest of a create call together.
+ * CPU than the rest of a create call together. `maxBytes` is larger only where the contract stores
+ * documents bigger than any resource (a project's state).
  */
-export async function readJsonBody(request: Request, incoming?: IncomingMessage): Promise<RawBody> {
+export async function readJsonBody(request: Request, incoming?: IncomingMessage, maxBytes = MAX_BODY_BYTES): Promise<RawBody> {
   const declared = Number((incoming ? incoming.headers['content-length'] : request.headers.get('content-length')) ?? Number.NaN);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > maxBytes) throw tooLarge(maxBytes);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const take = (chunk: Uint8Array): void => {
     size += chunk.byteLength;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
+    if (size > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk);
   };
   if (incoming) {
@@ -116,6 +117,6 @@ function pathPastDepth(json: unknown, limit: number): PropertyKey[] | undefined 
   return undefined;
 }
 
-function tooLarge(): HttpError {
-  return new HttpError(413, `Payload content length greater than maximum allowed: ${MAX_BODY_BYTES}`);
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `Payload content length greater than maximum allowed: ${maxBytes}`);
 }

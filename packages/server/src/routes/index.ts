@@ -69,6 +69,7 @@ import * as subscriptions from './subscriptions.js';
 import * as statusPages from './status-pages.js';
 import * as triggers from './triggers.js';
 import * as clientReads from './client-reads.js';
+import * as state from './state.js';
 import * as publicPages from '../public-pages/routes.js';
 
 export interface RouteContext {
@@ -92,7 +93,7 @@ export interface RouteModule {
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   health, openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services, dashboards,
-  checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, statusPages, accountsRoutes, triggers, clientReads, publicPages, seed,
+  checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, statusPages, accountsRoutes, triggers, clientReads, state, publicPages, seed,
 ];
 
 export function buildRouteContext(options: {

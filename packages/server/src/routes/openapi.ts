@@ -8,6 +8,7 @@ import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
 import { healthOpenApiPaths } from './health.js';
+import { stateOpenApiPaths } from './state.js';
 import { pingOpenApiPaths } from './pings.js';
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
@@ -16,7 +17,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     if (document === undefined) {
       const serverUrl = ctx.publicUrl();
       const built = buildOpenApiDocument(serverUrl === undefined ? {} : { serverUrl });
-      document = { ...built, paths: { ...(built.paths as object), ...pingOpenApiPaths(), ...healthOpenApiPaths() } };
+      document = { ...built, paths: { ...(built.paths as object), ...pingOpenApiPaths(), ...healthOpenApiPaths(), ...stateOpenApiPaths() } };
     }
     return c.json(document);
   });

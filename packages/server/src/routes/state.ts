@@ -1,0 +1,175 @@
+/**
+ * `/v1/state/{project}`: where `vigil plan`/`apply` keep a project's state on the service it targets
+ * (the `service` state backend), so a team shares one state and one lock instead of committing
+ * `.vigil/state.json`. The calls are Terraform's http state backend protocol, so the same client code
+ * (and tools that already speak it) work against it:
+ *
+ * - `GET` → 200 with the document as stored, or 404 when there is none.
+ * - `POST ?ID=<lock id>` stores a document. While the project is locked, only with the holder's id
+ *   (423 otherwise, naming the holder). A document's `lineage` never changes (409) and its `serial`
+ *   only grows (409); re-sending the stored document unchanged answers 200, so a retry after a lost
+ *   response is harmless.
+ * - `LOCK` (or `POST …/lock`) with lock info `{ID, Operation, Info, Who, Version, Created, Path}` →
+ *   200 when taken (or already held under that ID), 423 with the holder's lock info when held.
+ * - `UNLOCK` (or `POST …/unlock`) with the lock info of the lock to release → 200; 423 with the
+ *   holder's when another id holds it. Breaking a dead client's lock is an UNLOCK with its id, which
+ *   the 423 of a LOCK attempt tells.
+ * - `DELETE` removes the document (same lock rule as POST).
+ *
+ * Every call is per account (the API key's), like every other resource.
+ */
+import type { Context, Hono } from 'hono';
+import { readJsonBody } from '../http/body.js';
+import { HttpError, badRequest } from '../http/errors.js';
+import type { AppEnv } from '../http/types.js';
+import { committed } from '../store/sqlite/batched.js';
+import { StateDocumentsTable, type HeldLock } from '../store/sqlite/state-documents.js';
+import type { RouteContext } from './index.js';
+
+export const STATE_PATH_PREFIX = '/v1/state/';
+/** State documents grow with the project (about 1.5 kB a resource): room for tens of thousands. */
+export const MAX_STATE_BYTES = 64 * 1024 * 1024;
+const MAX_LOCK_INFO_BYTES = 64 * 1024;
+const MAX_PROJECT_LENGTH = 200;
+
+function projectOf(c: Context<AppEnv>): string {
+  const project = c.req.param('project') ?? '';
+  // eslint-disable-next-line no-control-regex
+  if (project === '' || project.length > MAX_PROJECT_LENGTH || /[\u0000-\u001f\u007f]/.test(project)) {
+    throw badRequest(`the project must be 1 to ${MAX_PROJECT_LENGTH} printable characters`, { source: 'params', keys: ['project'] });
+  }
+  return project;
+}
+
+function objectBody(json: unknown, what: string): Record<string, unknown> {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw badRequest(`the body must be ${what} (a JSON object)`);
+  return json as Record<string, unknown>;
+}
+
+/** A lock's info as the client sent it; its `ID` names the lock. */
+function lockIdOf(info: Record<string, unknown>): string {
+  const id = info['ID'];
+  if (typeof id !== 'string' || id === '' || id.length > 200) throw badRequest('"ID" of the lock info must be a string of 1 to 200 characters', { source: 'payload', keys: ['ID'] });
+  return id;
+}
+
+function locked(c: Context<AppEnv>, holder: HeldLock): Response {
+  return c.body(holder.info, 423, { 'content-type': 'application/json' });
+}
+
+export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
+  const table = new StateDocumentsTable(ctx.store.db);
+  const path = `${STATE_PATH_PREFIX}:project`;
+
+  app.get(path, (c) => {
+    const stored = table.get(c.get('account').id, projectOf(c));
+    if (!stored) throw new HttpError(404, `no state is stored for project "${projectOf(c)}"`);
+    return c.body(stored.doc, 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  });
+
+  app.post(path, async (c) => {
+    const accountId = c.get('account').id;
+    const project = projectOf(c);
+    const { text, json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_STATE_BYTES);
+    const document = objectBody(json, 'a state document');
+    const { lineage, serial } = document;
+    if (typeof lineage !== 'string' || lineage === '') throw badRequest('"lineage" must be a non-empty string', { source: 'payload', keys: ['lineage'] });
+    if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial < 0) throw badRequest('"serial" must be a whole number of at least 0', { source: 'payload', keys: ['serial'] });
+    const lockId = c.req.query('ID');
+    return committed(ctx.store, () => {
+      const holder = table.held(accountId, project);
+      if (holder && holder.lockId !== lockId) return locked(c, holder);
+      const stored = table.get(accountId, project);
+      if (stored) {
+        if (stored.lineage !== lineage) {
+          throw new HttpError(409, `the document's lineage "${lineage}" is not the stored state's "${stored.lineage}": it belongs to another state`);
+        }
+        if (serial === stored.serial && text === stored.doc) return c.body(null, 200);
+        if (serial <= stored.serial) {
+          throw new HttpError(409, `the document's serial ${serial} is not newer than the stored state's ${stored.serial}: state moved on since it was read`);
+        }
+      }
+      table.put(accountId, project, { lineage, serial, doc: text }, Date.now());
+      return c.body(null, 200);
+    });
+  });
+
+  app.delete(path, (c) => {
+    const accountId = c.get('account').id;
+    const project = projectOf(c);
+    const lockId = c.req.query('ID');
+    return committed(ctx.store, () => {
+      const holder = table.held(accountId, project);
+      if (holder && holder.lockId !== lockId) return locked(c, holder);
+      if (!table.remove(accountId, project)) throw new HttpError(404, `no state is stored for project "${project}"`);
+      return c.body(null, 200);
+    });
+  });
+
+  const lock = async (c: Context<AppEnv>) => {
+    const accountId = c.get('account').id;
+    const project = projectOf(c);
+    const { text, json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_LOCK_INFO_BYTES);
+    const lockId = lockIdOf(objectBody(json, 'the lock info'));
+    const { taken, holder } = await committed(ctx.store, () => table.lock(accountId, project, lockId, text, Date.now()));
+    if (taken || holder.lockId === lockId) return c.body(holder.info, 200, { 'content-type': 'application/json' });
+    return locked(c, holder);
+  };
+  const unlock = async (c: Context<AppEnv>) => {
+    const accountId = c.get('account').id;
+    const project = projectOf(c);
+    const { json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_LOCK_INFO_BYTES);
+    const lockId = lockIdOf(objectBody(json, 'the lock info'));
+    return committed(ctx.store, () => {
+      const holder = table.held(accountId, project);
+      if (!holder || table.unlock(accountId, project, lockId)) return c.body(null, 200);
+      return locked(c, holder);
+    });
+  };
+  app.on('LOCK', path, lock);
+  app.on('UNLOCK', path, unlock);
+  // For proxies and clients that cannot send methods other than the usual ones.
+  app.post(`${path}/lock`, lock);
+  app.post(`${path}/unlock`, unlock);
+}
+
+/**
+ * The calls in `GET /openapi.json` (they are not in the endpoint table, whose methods are the usual
+ * ones). OpenAPI has no place for the LOCK and UNLOCK methods, so the document lists their POST
+ * forms, which behave the same.
+ */
+export function stateOpenApiPaths(): Record<string, Record<string, unknown>> {
+  const project = { name: 'project', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: MAX_PROJECT_LENGTH }, description: "The project's logical id" };
+  const lockId = { name: 'ID', in: 'query', required: false, schema: { type: 'string' }, description: 'The id of the lock the caller holds' };
+  const lockInfo = {
+    required: true,
+    content: { 'application/json': { schema: { type: 'object', required: ['ID'], properties: { ID: { type: 'string', minLength: 1, maxLength: 200 }, Operation: { type: 'string' }, Info: { type: 'string' }, Who: { type: 'string' }, Version: { type: 'string' }, Created: { type: 'string' }, Path: { type: 'string' } } } } },
+  };
+  const heldBy = { description: "Locked by another: the body is the holder's lock info", content: { 'application/json': { schema: { type: 'object' } } } };
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
+  const lockOperation = (summary: string, operationId: string) => ({
+    operationId,
+    summary,
+    tags: ['state'],
+    parameters: [project],
+    requestBody: lockInfo,
+    responses: { 200: { description: 'Done' }, 400: error('The lock info has no ID'), 423: heldBy },
+  });
+  const paths: Record<string, Record<string, unknown>> = {
+    [`${STATE_PATH_PREFIX}{project}`]: {
+      get: { operationId: 'state.get', summary: "A project's state document (Terraform http backend protocol)", tags: ['state'], parameters: [project], responses: { 200: { description: 'The document as stored', content: { 'application/json': { schema: { type: 'object' } } } }, 404: error('No state is stored') } },
+      post: {
+        operationId: 'state.put',
+        summary: "Stores a project's state document",
+        tags: ['state'],
+        parameters: [project, lockId],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['lineage', 'serial'], properties: { lineage: { type: 'string', minLength: 1 }, serial: { type: 'integer', minimum: 0 } } } } } },
+        responses: { 200: { description: 'Stored' }, 400: error('Not a state document'), 409: error('Another lineage, or a serial not newer than the stored one'), 413: error(`Larger than ${MAX_STATE_BYTES} bytes`), 423: heldBy },
+      },
+      delete: { operationId: 'state.delete', summary: "Removes a project's state document", tags: ['state'], parameters: [project, lockId], responses: { 200: { description: 'Removed' }, 404: error('No state is stored'), 423: heldBy } },
+    },
+    [`${STATE_PATH_PREFIX}{project}/lock`]: { post: lockOperation("Locks a project's state (also as method LOCK on the state's URL)", 'state.lock') },
+    [`${STATE_PATH_PREFIX}{project}/unlock`]: { post: lockOperation("Unlocks a project's state (also as method UNLOCK on the state's URL)", 'state.unlock') },
+  };
+  return paths;
+}
