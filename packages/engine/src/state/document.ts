@@ -7,7 +7,7 @@ import { RESOURCE_KINDS } from '@vigil/constructs';
 import { z } from 'zod';
 import { tryParseAddress } from './addresses.js';
 import { StateError } from './errors.js';
-import type { StateDocument, StateTarget } from './types.js';
+import type { StateDocument, StateTarget, StateWriteOptions } from './types.js';
 
 export const STATE_VERSION = 1;
 
@@ -278,6 +278,56 @@ export function retargetState(
     );
   }
   return { ...state, target: targetOf(target) };
+}
+
+/**
+ * The rules every backend applies to a write, so that they agree: a document of another lineage
+ * never replaces the stored one (it belongs to another project or target) unless forced, and the
+ * stored serial only grows. `storedLineage` and `storedSerial` describe what the backend holds
+ * (`undefined` and 0 when it holds nothing). Returns the serial to store.
+ */
+export function serialForWrite(
+  stored: { lineage: string | undefined; serial: number },
+  document: Pick<StateDocument, 'lineage' | 'serial'>,
+  options: StateWriteOptions & { location: string },
+): number {
+  const { location } = options;
+  if (!options.force && stored.lineage !== undefined && document.lineage !== stored.lineage) {
+    throw new StateError(
+      'state-lineage-mismatch',
+      `refusing to overwrite state ${location} (lineage ${stored.lineage}) with a document of lineage ${document.lineage}: they belong to different projects or targets`,
+    );
+  }
+  if (!options.keepSerial) return stored.serial + 1;
+  if (document.serial > stored.serial) return document.serial;
+  if (options.force) return stored.serial + 1;
+  throw new StateError(
+    'state-serial-stale',
+    `refusing to overwrite state ${location} (serial ${stored.serial}) with a document of serial ${document.serial}: it is not newer, so it would undo later writes`,
+  );
+}
+
+/**
+ * Whether `incoming` may replace `stored` (`vigil state push`): same lineage and a newer serial,
+ * the rules a write applies, checked before any lock or write so the refusal can say how to force it.
+ */
+export function assertReplaceable(stored: StateDocument | undefined, incoming: StateDocument, options: { location: string; source: string; forceHint: string }): void {
+  if (stored === undefined) return;
+  const hint = ` If ${options.source} really should replace it, ${options.forceHint}.`;
+  if (stored.lineage !== incoming.lineage) {
+    throw new StateError(
+      'state-lineage-mismatch',
+      `refusing to replace state ${options.location} (lineage ${stored.lineage}, serial ${stored.serial}) with ${options.source} (lineage ${incoming.lineage}): ` +
+        `they belong to different projects or targets.${hint}`,
+    );
+  }
+  if (incoming.serial <= stored.serial) {
+    throw new StateError(
+      'state-serial-stale',
+      `refusing to replace state ${options.location} (serial ${stored.serial}) with ${options.source} (serial ${incoming.serial}): ` +
+        `it is not newer, so it would undo later writes (e.g. an apply made since it was pulled).${hint}`,
+    );
+  }
 }
 
 // Resource entries are never mutated once in a document (journal edits copy), so their JSON can be

@@ -9,6 +9,7 @@ export type StateErrorCode =
   | 'state-target-mismatch'
   | 'state-target-moved'
   | 'state-lineage-mismatch'
+  | 'state-serial-stale'
   | 'state-io'
   | 'address-invalid'
   | 'address-unknown'

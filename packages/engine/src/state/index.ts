@@ -2,6 +2,8 @@
 export type {
   Address,
   ForceUnlockResult,
+  LockHolder,
+  LockOptions,
   JournalEntry,
   JournalOperation,
   JournalStep,
@@ -13,11 +15,13 @@ export type {
   StateLock,
   StateResource,
   StateTarget,
+  StateWriteOptions,
 } from './types.js';
 export { StateError, isStateError, type StateErrorCode } from './errors.js';
 export { LOGICAL_ID_PATTERN, closestAddress, formatAddress, parseAddress, tryParseAddress, type ParsedAddress } from './addresses.js';
 export {
   STATE_VERSION,
+  assertReplaceable,
   assertSameTarget,
   bindToTarget,
   emptyState,
@@ -26,10 +30,14 @@ export {
   parseStateDocument,
   retargetState,
   sameTarget,
+  serialForWrite,
+  serializeState,
   stateDocumentSchema,
 } from './document.js';
 export { applyJournalStep, beginOperation, completeOperation, newJournalEntry, pendingOperations } from './journal.js';
 export { getResource, moveResource, removeResource, unprotectResource, withProtection } from './edit.js';
 export { DEFAULT_STATE_PATH, createLocalBackend, type LocalBackendOptions } from './local-backend.js';
+export { createHttpBackend, type HttpBackendOptions } from './http-backend.js';
+export { displayAddress, type HttpStateCredentials } from './http-transport.js';
 export { describeOwner, isProcessAlive } from './lock-file.js';
 export { formatDuration, parseLockTimeout } from './duration.js';

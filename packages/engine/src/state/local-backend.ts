@@ -6,11 +6,11 @@ import { constants as fsConstants, readlinkSync } from 'node:fs';
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { removeLeftoverTempFiles, syncDirectory, writeFileAtomically } from './atomic-file.js';
-import { parseStateDocument, serializeState } from './document.js';
+import { parseStateDocument, serialForWrite, serializeState } from './document.js';
 import { StateError, isStateError } from './errors.js';
-import { acquireLockFile, holdsLock, releaseLockFile, removeLockFile, type LockFingerprint } from './lock-file.js';
+import { acquireLockFile, describeOwner, holdsLock, readLockFile, releaseLockFile, removeLockFile, type LockFingerprint } from './lock-file.js';
 import { STEP_LOG_SUFFIX, encodeSteps, replaySteps } from './step-log.js';
-import type { JournalStep, LockOwner, StateBackend, StateDocument, StateLock } from './types.js';
+import type { JournalStep, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
 
 /**
  * The step log is opened for synchronous data writes where the platform has them, so a step is
@@ -125,7 +125,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
     return (await readStored())?.document;
   }
 
-  async function lock(lockOptions: { timeoutMs: number; command: string }): Promise<StateLock> {
+  async function lock(lockOptions: LockOptions): Promise<StateLock> {
     const { owner, fingerprint } = await asStateError(`lock state ${location}`, () =>
       acquireLockFile({
         lockPath,
@@ -134,6 +134,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
         command: lockOptions.command,
         unlockCommand,
         ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+        ...(lockOptions.onWait === undefined ? {} : { onWait: lockOptions.onWait }),
       }),
     );
     try {
@@ -162,25 +163,20 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
     // one on disk and serials stay in call order.
     let queue: Promise<void> = Promise.resolve();
 
-    async function assertWritable(document: Pick<StateDocument, 'lineage'>): Promise<void> {
+    async function assertWritable(document: Pick<StateDocument, 'lineage' | 'serial'>, writeOptions: StateWriteOptions = {}): Promise<number> {
       if (released) throw new Error('this is a bug in vigil: state written after its lock was released');
-      if (lineage !== undefined && document.lineage !== lineage) {
-        throw new StateError(
-          'state-lineage-mismatch',
-          `refusing to overwrite state ${location} (lineage ${lineage}) with a document of lineage ${document.lineage}: they belong to different projects or targets`,
-        );
-      }
+      const nextSerial = serialForWrite({ lineage, serial }, document, { ...writeOptions, location });
       if (!(await holdsLock(lockPath, owner.id, fingerprint))) {
         throw new StateError(
           'state-locked',
           `lost the lock on state ${location} (it was removed, e.g. by vigil state unlock --force); not writing, so whoever holds it now is not overwritten`,
         );
       }
+      return nextSerial;
     }
 
-    async function writeNow(document: StateDocument): Promise<void> {
-      await assertWritable(document);
-      const next = { ...document, serial: serial + 1 };
+    async function writeNow(document: StateDocument, writeOptions?: StateWriteOptions): Promise<void> {
+      const next = { ...document, serial: await assertWritable(document, writeOptions) };
       await asStateError(`write state ${location}`, () => writeFileAtomically(path, `${serializeState(next)}\n`));
       serial = next.serial;
       checkpointSerial = next.serial;
@@ -201,7 +197,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
 
     async function appendNow(steps: readonly JournalStep[]): Promise<void> {
       if (!canAppend()) throw new Error('this is a bug in vigil: journal steps appended while the state needs a whole write');
-      await assertWritable({ lineage: lineage! });
+      await assertWritable({ lineage: lineage!, serial });
       const base = checkpointSerial!;
       await asStateError(`append to state log ${displayPath(logPath)}`, async () => {
         if (!log) {
@@ -227,8 +223,8 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
       get serial() {
         return serial;
       },
-      write(document) {
-        const result = queue.then(() => writeNow(document));
+      write(document, writeOptions) {
+        const result = queue.then(() => writeNow(document, writeOptions));
         queue = result.catch(() => undefined);
         return result;
       },
@@ -258,6 +254,13 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
       const content = await removeLockFile(lockPath);
       if (content === undefined) return { removed: false };
       return 'owner' in content ? { removed: true, owner: content.owner } : { removed: true };
+    },
+    async lockHolder() {
+      const content = await readLockFile(lockPath);
+      if (content === undefined) return undefined;
+      return 'owner' in content
+        ? { owner: content.owner, description: describeOwner(content.owner) }
+        : { description: `an unknown holder (the lock file ${displayPath(lockPath)}, created ${content.createdAt}, names no owner)` };
     },
   };
 }

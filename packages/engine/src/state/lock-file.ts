@@ -10,7 +10,7 @@ import { dirname, isAbsolute, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatDuration } from './duration.js';
 import { StateError } from './errors.js';
-import type { LockOwner } from './types.js';
+import type { LockHolder, LockOwner } from './types.js';
 
 /** What a lock file says: its owner, or that it cannot be read (mid-creation, or damaged). */
 export type LockFileContent = { owner: LockOwner } | { unreadable: true; createdAt: string };
@@ -25,6 +25,8 @@ export interface AcquireLockOptions {
   unlockCommand: string;
   /** How often to look again while waiting. */
   pollMs?: number;
+  /** Called once, when waiting starts, with who holds the lock. */
+  onWait?: (holder: LockHolder) => void;
 }
 
 function currentUser(): string {
@@ -59,6 +61,7 @@ export async function acquireLockFile(options: AcquireLockOptions): Promise<{ ow
   await mkdir(dirname(options.lockPath), { recursive: true });
   const deadline = Date.now() + options.timeoutMs;
   const pollMs = options.pollMs ?? 100;
+  let waiting = false;
   for (;;) {
     const fingerprint = await tryCreate(options.lockPath, owner);
     if (fingerprint) return { owner, fingerprint };
@@ -69,6 +72,10 @@ export async function acquireLockFile(options: AcquireLockOptions): Promise<{ ow
     }
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new StateError('state-locked', lockedMessage(options, content));
+    if (!waiting) {
+      waiting = true;
+      options.onWait?.('owner' in content ? { owner: content.owner, description: describeOwner(content.owner) } : { description: `an unknown holder (lock file created ${content.createdAt})` });
+    }
     // Jitter keeps two waiters from retrying in lockstep.
     await sleep(Math.min(remaining, pollMs * (0.5 + Math.random())));
   }

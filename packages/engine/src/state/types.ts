@@ -86,7 +86,7 @@ export interface LockOwner {
   createdAt: string;
 }
 
-/** A place where state lives (a local file; a remote store can implement the same). */
+/** A place where state lives: a local file, or a server speaking Terraform's http backend protocol. */
 export interface StateBackend {
   /** Where the state is, for messages: `.vigil/state.json`. */
   describe(): string;
@@ -94,17 +94,51 @@ export interface StateBackend {
    * Takes the exclusive lock, waiting up to `timeoutMs` for another holder to let go. Fails with a
    * `StateError` naming the owner (code `state-locked`, or `state-lock-stale` when the owner is dead).
    */
-  lock(options: { timeoutMs: number; command: string }): Promise<StateLock>;
+  lock(options: LockOptions): Promise<StateLock>;
   /** The current document, validated; `undefined` when there is none yet. Needs no lock. */
   read(): Promise<StateDocument | undefined>;
   /** Removes the lock whoever holds it (`vigil state unlock --force`). */
   forceUnlock(): Promise<ForceUnlockResult>;
+  /** Who holds the lock now, without taking or breaking it; `undefined` when nobody does. */
+  lockHolder(): Promise<LockHolder | undefined>;
+}
+
+export interface LockOptions {
+  timeoutMs: number;
+  command: string;
+  /**
+   * Called once, when the lock is held by someone else and the backend starts waiting for it, with
+   * who holds it, so the command can say what it is waiting for.
+   */
+  onWait?: (holder: LockHolder) => void;
+}
+
+/**
+ * Who holds a lock: `owner` when a vigil wrote it, and always a description for messages (a lock
+ * taken by another tool names no vigil owner).
+ */
+export interface LockHolder {
+  owner?: LockOwner;
+  description: string;
+}
+
+/**
+ * How a write sets the stored serial and lineage. By default the stored copy gets the next serial
+ * and must have the stored lineage; `vigil state push` and `migrate` copy a document as it is.
+ */
+export interface StateWriteOptions {
+  /** Store the document's own serial; it must be newer than the stored one unless `force` is set. */
+  keepSerial?: boolean;
+  /** Replace a document of another lineage or a newer serial (`vigil state push --force`). */
+  force?: boolean;
 }
 
 /** What `forceUnlock` removed: `owner` is absent when the lock named no readable owner. */
 export interface ForceUnlockResult {
   removed: boolean;
   owner?: LockOwner;
+  /** Who held it, for messages, also when it was not a vigil. */
+  holder?: string;
 }
 
 /** Proof of holding the lock; the only way to write. */
@@ -113,7 +147,7 @@ export interface StateLock {
    * Writes the document atomically. The stored copy gets the next serial (previous serial + 1); the
    * argument is not modified, and `serial` reports the stored value afterwards.
    */
-  write(document: StateDocument): Promise<void>;
+  write(document: StateDocument, options?: StateWriteOptions): Promise<void>;
   /**
    * Records journal steps durably without rewriting the whole document; `read()` returns the
    * document with them applied, and the stored copy's serial grows by one per step. Only while

@@ -1,0 +1,265 @@
+/**
+ * The `http` backend: state on a server speaking Terraform's http backend protocol, so a team shares
+ * one state and one lock from every checkout and CI job. GET reads the document (404 or 204: none
+ * yet); LOCK takes the lock with a lock-info body (200 taken; 423 or 409 with the holder's lock info
+ * when held); the update method (POST) writes the whole document to `address?ID=<lock id>`; UNLOCK
+ * releases; DELETE removes the document. The rules on lineage and serial are the local backend's
+ * (document.ts); the server may enforce them too (409), and the lock ID lets it refuse a writer
+ * whose lock was broken.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname, userInfo } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseStateDocument, serialForWrite, serializeState } from './document.js';
+import { formatDuration } from './duration.js';
+import { StateError } from './errors.js';
+import { lockInfoOf, parseHolder, type ReportedHolder } from './http-lock-info.js';
+import { createHttpTransport, describeReply, displayAddress, type HttpReply, type HttpStateCredentials } from './http-transport.js';
+import { isDeadOnThisHost } from './lock-file.js';
+import type { LockHolder, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
+
+export interface HttpBackendOptions {
+  /** The document's URL: GET, the update method and DELETE go there. */
+  address: string;
+  /** Where LOCK goes; default `address`. */
+  lockAddress?: string;
+  /** Where UNLOCK goes; default `lockAddress`, else `address`. */
+  unlockAddress?: string;
+  lockMethod?: string;
+  unlockMethod?: string;
+  updateMethod?: string;
+  /** From the environment, never from the config file: they must not end up in a repository. */
+  credentials?: HttpStateCredentials;
+  /** Retries of a request that failed on the network or with a 5xx/429 (default 2, as Terraform). */
+  retryMax?: number;
+  retryWaitMinMs?: number;
+  retryWaitMaxMs?: number;
+  /** Sent with every request. */
+  headers?: Record<string, string>;
+  /** The command that breaks the lock, quoted in lock errors. */
+  unlockCommand?: string;
+  /** Recorded in the lock info's `Version`. */
+  version?: string;
+  /** The first wait between two LOCK attempts while the lock is held (ms); it doubles up to 2 s. */
+  pollMs?: number;
+}
+
+const MAX_POLL_MS = 2000;
+
+function currentUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env['USER'] ?? 'unknown';
+  }
+}
+
+function withoutCredentials(address: string, field: string): URL {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    throw new StateError('state-io', `the http state ${field} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new StateError('state-io', `the http state ${field} ${displayAddress(url)} is not an http(s) URL`);
+  // Credentials come from the environment; a URL's user info would also be refused by fetch.
+  url.username = '';
+  url.password = '';
+  return url;
+}
+
+const ok = (status: number) => status >= 200 && status < 300;
+
+export function createHttpBackend(options: HttpBackendOptions): StateBackend {
+  const address = withoutCredentials(options.address, 'address');
+  const lockAddress = withoutCredentials(options.lockAddress ?? options.address, 'lockAddress');
+  const unlockAddress = withoutCredentials(options.unlockAddress ?? options.lockAddress ?? options.address, 'unlockAddress');
+  const lockMethod = options.lockMethod ?? 'LOCK';
+  const unlockMethod = options.unlockMethod ?? 'UNLOCK';
+  const updateMethod = options.updateMethod ?? 'POST';
+  const location = `http state at ${displayAddress(address)}`;
+  const unlockCommand = options.unlockCommand ?? 'vigil state unlock --force';
+  const version = options.version ?? 'vigil';
+  const transport = createHttpTransport({
+    credentials: options.credentials ?? {},
+    retryMax: options.retryMax ?? 2,
+    retryWaitMinMs: options.retryWaitMinMs ?? 1000,
+    retryWaitMaxMs: options.retryWaitMaxMs ?? 30_000,
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
+    userAgent: `vigil/${version}`,
+  });
+  const { redact } = transport;
+
+  function failure(doing: string, method: string, reply: HttpReply): StateError {
+    const credentials = reply.status === 401 || reply.status === 403 ? ' (check VIGIL_STATE_HTTP_USERNAME / VIGIL_STATE_HTTP_PASSWORD or VIGIL_STATE_HTTP_TOKEN, or the API key for the service backend)' : '';
+    return new StateError('state-io', `cannot ${doing} ${location}: ${method} answered ${describeReply(reply, redact)}${credentials}`);
+  }
+
+  function withId(url: URL, id: string): URL {
+    const copy = new URL(url);
+    copy.searchParams.set('ID', id);
+    return copy;
+  }
+
+  async function read(): Promise<StateDocument | undefined> {
+    const reply = await transport.request('GET', address);
+    if (reply.status === 404 || reply.status === 204) return undefined;
+    if (!ok(reply.status)) throw failure('read', 'GET', reply);
+    // Terraform's servers answer an empty 200 for a state never written.
+    if (reply.text.trim() === '') return undefined;
+    return parseStateDocument(reply.text, location);
+  }
+
+  /** One LOCK: taken, or held by the holder the server names. */
+  async function tryLock(owner: LockOwner): Promise<{ taken: true } | { taken: false; holder: ReportedHolder }> {
+    const reply = await transport.request(lockMethod, lockAddress, JSON.stringify(lockInfoOf(owner, version)));
+    if (ok(reply.status)) return { taken: true };
+    if (reply.status === 423 || reply.status === 409) {
+      const holder = parseHolder(reply.text);
+      // A retried LOCK whose first answer was lost finds the lock held by itself.
+      if (holder.id === owner.id) return { taken: true };
+      return { taken: false, holder };
+    }
+    throw failure('lock', lockMethod, reply);
+  }
+
+  async function unlockWith(body: string): Promise<HttpReply> {
+    return transport.request(unlockMethod, unlockAddress, body);
+  }
+
+  function newOwner(command: string): LockOwner {
+    return { id: randomUUID(), pid: process.pid, host: hostname(), user: currentUser(), command, createdAt: new Date().toISOString() };
+  }
+
+  function lockedError(holder: ReportedHolder, timeoutMs: number): StateError {
+    if (holder.owner && isDeadOnThisHost(holder.owner)) {
+      return new StateError(
+        'state-lock-stale',
+        `state ${location} is locked by ${holder.description}, but that process is no longer running (it crashed or was killed), so the lock is stale. ` +
+          `If no other vigil is using this state, remove the lock with: ${unlockCommand}`,
+      );
+    }
+    const waited =
+      timeoutMs > 0 ? `gave up after waiting ${formatDuration(timeoutMs)} (--lock-timeout)` : 'retry when it is done, or wait for it with --lock-timeout (e.g. --lock-timeout 5m)';
+    return new StateError('state-locked', `state ${location} is locked by ${holder.description}; ${waited}. If that process is gone, remove the lock with: ${unlockCommand}`);
+  }
+
+  async function lock(lockOptions: LockOptions): Promise<StateLock> {
+    const owner = newOwner(lockOptions.command);
+    const deadline = Date.now() + lockOptions.timeoutMs;
+    let pollMs = options.pollMs ?? 250;
+    let waiting = false;
+    for (;;) {
+      const attempt = await tryLock(owner);
+      if (attempt.taken) break;
+      const remaining = deadline - Date.now();
+      const dead = attempt.holder.owner !== undefined && isDeadOnThisHost(attempt.holder.owner);
+      if (dead || remaining <= 0) throw lockedError(attempt.holder, lockOptions.timeoutMs);
+      if (!waiting) {
+        waiting = true;
+        const { raw: _raw, id: _id, ...holder } = attempt.holder;
+        lockOptions.onWait?.(holder);
+      }
+      // Jitter keeps two waiters from asking in lockstep; the doubling spares the server.
+      await sleep(Math.min(remaining, pollMs * (0.5 + Math.random())));
+      pollMs = Math.min(MAX_POLL_MS, pollMs * 2);
+    }
+    try {
+      return createLock(owner, await read());
+    } catch (error) {
+      await unlockWith(JSON.stringify(lockInfoOf(owner, version))).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  function createLock(owner: LockOwner, stored: StateDocument | undefined): StateLock {
+    let serial = stored?.serial ?? 0;
+    let lineage = stored?.lineage;
+    let released = false;
+    // One request at a time, in call order, so the last write called is the one stored.
+    let queue: Promise<void> = Promise.resolve();
+
+    async function writeNow(document: StateDocument, writeOptions: StateWriteOptions = {}): Promise<void> {
+      if (released) throw new Error('this is a bug in vigil: state written after its lock was released');
+      const next = { ...document, serial: serialForWrite({ lineage, serial }, document, { ...writeOptions, location }) };
+      if (writeOptions.force && lineage !== undefined && next.lineage !== lineage) {
+        // A server refuses a document of another lineage (409): a forced replacement removes the old one first.
+        const removed = await transport.request('DELETE', withId(address, owner.id));
+        if (!ok(removed.status) && removed.status !== 404) throw failure('replace', 'DELETE', removed);
+      }
+      const reply = await transport.request(updateMethod, withId(address, owner.id), `${serializeState(next)}\n`);
+      if (reply.status === 423) {
+        throw new StateError(
+          'state-locked',
+          `lost the lock on state ${location}: the server says it is held by ${parseHolder(reply.text).description} (it was broken, e.g. by vigil state unlock --force); not writing, so whoever holds it now is not overwritten`,
+        );
+      }
+      if (reply.status === 409) {
+        throw new StateError(
+          'state-lineage-mismatch',
+          `${location} refused the write of serial ${next.serial} (lineage ${next.lineage}): ${describeReply(reply, redact)}. ` +
+            'It holds a document of another lineage or a newer serial: someone else wrote it, or it belongs to another project.',
+        );
+      }
+      if (!ok(reply.status)) throw failure('write', updateMethod, reply);
+      serial = next.serial;
+      lineage = next.lineage;
+    }
+
+    return {
+      get serial() {
+        return serial;
+      },
+      // Each write sends the whole document: the protocol has no way to append journal steps.
+      canAppendSteps: false,
+      write(document, writeOptions) {
+        const result = queue.then(() => writeNow(document, writeOptions));
+        queue = result.catch(() => undefined);
+        return result;
+      },
+      async release() {
+        if (released) return;
+        released = true;
+        await queue;
+        const reply = await unlockWith(JSON.stringify(lockInfoOf(owner, version)));
+        // 409/423: the lock was broken and is someone else's now; theirs is left alone.
+        if (!ok(reply.status) && reply.status !== 404 && reply.status !== 409 && reply.status !== 423) throw failure('unlock', unlockMethod, reply);
+      },
+    };
+  }
+
+  /**
+   * The protocol has no call that reads a lock: a LOCK attempt learns it. When it succeeds nobody
+   * held the lock, and it is released again at once.
+   */
+  async function probe(): Promise<ReportedHolder | undefined> {
+    const owner = newOwner('vigil state unlock (checking who holds the lock)');
+    const attempt = await tryLock(owner);
+    if (!attempt.taken) return attempt.holder;
+    const reply = await unlockWith(JSON.stringify(lockInfoOf(owner, version)));
+    if (!ok(reply.status)) throw failure('unlock', unlockMethod, reply);
+    return undefined;
+  }
+
+  return {
+    describe: () => location,
+    read,
+    lock,
+    async lockHolder(): Promise<LockHolder | undefined> {
+      const holder = await probe();
+      if (holder === undefined) return undefined;
+      return { ...(holder.owner ? { owner: holder.owner } : {}), description: holder.description };
+    },
+    async forceUnlock() {
+      const holder = await probe();
+      if (holder === undefined) return { removed: false };
+      if (holder.id === undefined) {
+        throw new StateError('state-io', `${location} is locked by ${holder.description}, but the server did not send the lock's ID, so vigil cannot unlock it; remove the lock on the server`);
+      }
+      // UNLOCK with the holder's own lock info is what its owner would send.
+      const reply = await unlockWith(holder.raw);
+      if (!ok(reply.status)) throw failure('unlock', unlockMethod, reply);
+      return { removed: true, ...(holder.owner ? { owner: holder.owner } : {}), holder: holder.description };
+    },
+  };
+}
