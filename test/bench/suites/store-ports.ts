@@ -1,0 +1,128 @@
+/**
+ * What the storage ports replicas share cost on each engine, with two replicas on one database as
+ * `vigil server` replicas would run: slots claimed (the scheduler's tick claims a batch at a time,
+ * both replicas the same slots at once, each slot won once) and notifications delivered through the
+ * outbox (both replicas claiming with leases and settling until the backlog is empty).
+ *
+ * PostgreSQL is the embedded server from npm on loopback, durable (fsync on), in this run's temporary
+ * own temporary directory; its figure sits beside SQLite's (same run), which is the single-process default. These
+ * are the measured costs behind the choice of plain `INSERT … ON CONFLICT` claims and
+ * `FOR UPDATE SKIP LOCKED` outbox claims over a job-queue library.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Store } from '../../../packages/server/src/store/index.js';
+import type { SlotClaim, StoragePorts } from '../../../packages/server/src/store/ports.js';
+import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
+import { openPostgresPorts } from '../../../packages/server/src/store/postgres/index.js';
+import { sqlitePorts } from '../../../packages/server/src/store/sqlite/index.js';
+import { repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+
+const SLOT_BATCH = 100;
+const CLAIMED_MS = Date.UTC(2026, 10, 1);
+
+function slots(count: number): SlotClaim[] {
+  return Array.from({ length: count }, (_, index) => {
+    const checkId = `check-${index % 1000}`;
+    const dueMs = CLAIMED_MS + Math.floor(index / 1000) * 60_000;
+    return { accountId: 'acc', key: `${checkId}@${dueMs}@eu-west-1`, checkId, dueMs, location: 'eu-west-1' };
+  });
+}
+
+/** Claims per second: both replicas claim every slot, batch by batch, at once. */
+async function claimRate(replicas: readonly StoragePorts[], count: number): Promise<number> {
+  const all = slots(count);
+  let won = 0;
+  const elapsed = await timeMs(async () => {
+    for (let start = 0; start < all.length; start += SLOT_BATCH) {
+      const batch = all.slice(start, start + SLOT_BATCH);
+      const claimed = await Promise.all(replicas.map((replica) => replica.slotClaims.claim(batch, CLAIMED_MS)));
+      won += claimed.reduce((sum, list) => sum + list.length, 0);
+    }
+  });
+  if (won !== count) throw new Error(`store-ports: ${won} of ${count} slots were won, not each exactly once`);
+  return count / (elapsed / 1000);
+}
+
+/** Notifications per second: enqueued, then drained by both replicas claiming 10 at a time. */
+async function outboxRate(replicas: readonly StoragePorts[], count: number): Promise<number> {
+  for (let index = 0; index < count; index += 1) {
+    await replicas[0]!.outbox.enqueue({ id: `n-${index}`, accountId: 'acc', checkId: `check-${index % 50}`, alertChannelId: 1, channelType: 'WEBHOOK', alertType: 'ALERT_FAILURE', doc: '{"context":{}}' }, CLAIMED_MS);
+  }
+  let settled = 0;
+  const elapsed = await timeMs(() =>
+    Promise.all(
+      replicas.map(async (replica, which) => {
+        for (;;) {
+          const claimed = await replica.outbox.claimDue(`replica-${which}`, CLAIMED_MS + 1, 60_000, 10);
+          if (claimed.length === 0) return;
+          for (const notification of claimed) {
+            if (await replica.outbox.settle(`replica-${which}`, notification.id, { delivery: 'SENT', attempts: 1, error: null, result: '200' }, CLAIMED_MS + 2)) settled += 1;
+          }
+        }
+      }),
+    ),
+  );
+  if (settled !== count) throw new Error(`store-ports: ${settled} of ${count} notifications were settled, not each exactly once`);
+  return count / (elapsed / 1000);
+}
+
+export const suite: BenchSuite = {
+  name: 'store-ports',
+  async run(context: BenchContext): Promise<BenchFigure[]> {
+    const slotCount = context.full ? 100_000 : 10_000;
+    const notificationCount = context.full ? 10_000 : 2_000;
+    // A directory of its own: as root, PostgreSQL's own user must be able to pass through it.
+    const pgDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-pg-'));
+    const postgres = await startEmbeddedPostgres({ dir: pgDir, port: 0, durable: true });
+    let databases = 0;
+    const onSqlite = async <T>(measure: (replicas: StoragePorts[]) => Promise<T>): Promise<T> => {
+      const file = path.join(context.tmpDir, `sqlite-${++databases}.db`);
+      const replicas = [sqlitePorts(new Store({ file })), sqlitePorts(new Store({ file }))];
+      try {
+        return await measure(replicas);
+      } finally {
+        await Promise.all(replicas.map((replica) => replica.close()));
+      }
+    };
+    const onPostgres = async <T>(measure: (replicas: StoragePorts[]) => Promise<T>): Promise<T> => {
+      const connectionString = await postgres.createDatabase(`bench_${++databases}`);
+      const replicas = [await openPostgresPorts({ connectionString }), await openPostgresPorts({ connectionString })];
+      try {
+        return await measure(replicas);
+      } finally {
+        await Promise.all(replicas.map((replica) => replica.close()));
+      }
+    };
+    try {
+      const claimsSqlite = await repeat(context.runs, () => onSqlite((replicas) => claimRate(replicas, slotCount)));
+      const claimsPostgres = await repeat(context.runs, () => onPostgres((replicas) => claimRate(replicas, slotCount)));
+      const outboxSqlite = await repeat(context.runs, () => onSqlite((replicas) => outboxRate(replicas, notificationCount)));
+      const outboxPostgres = await repeat(context.runs, () => onPostgres((replicas) => outboxRate(replicas, notificationCount)));
+      return [
+        {
+          id: 'store-ports.slot-claims',
+          label: 'slot claims on PostgreSQL, two replicas claiming the same slots at once',
+          unit: 'slots/s',
+          better: 'higher',
+          runs: claimsPostgres,
+          baseline: { label: 'the same on SQLite, two connections to one file', runs: claimsSqlite },
+          note: `${slotCount} slots in batches of ${SLOT_BATCH}, each won by exactly one replica; embedded PostgreSQL on loopback, fsync on`,
+        },
+        {
+          id: 'store-ports.outbox',
+          label: 'notifications claimed with a lease and settled on PostgreSQL, two replicas draining one backlog',
+          unit: 'notifications/s',
+          better: 'higher',
+          runs: outboxPostgres,
+          baseline: { label: 'the same on SQLite, two connections to one file', runs: outboxSqlite },
+          note: `${notificationCount} notifications, claims of 10, each settled exactly once (no delivery: the storage cost only)`,
+        },
+      ];
+    } finally {
+      await postgres.stop();
+      await rm(pgDir, { recursive: true, force: true });
+    }
+  },
+};
