@@ -17,10 +17,12 @@ import { requestedAccounts, selectAccount } from './http/account-header.js';
 import { requestHeader } from './http/headers.js';
 import { RateLimiter, type RateDecision, type RateLimitOptions } from './http/rate-limit.js';
 import { requestLogWriter } from './http/request-log.js';
+import { ServiceMetrics } from './metrics/index.js';
 import type { AppEnv } from './http/types.js';
 import { isPublicPagePath } from './public-pages/routes.js';
 import { HEALTH_PATH } from './routes/health.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
+import { isMetricsToken, METRICS_PATH, register as registerMetrics, routeTemplateOf } from './routes/metrics.js';
 import { isPingPath } from './routes/pings.js';
 import { Store } from './store/index.js';
 
@@ -56,11 +58,20 @@ export interface AppOptions {
    * when it is known only once the server listens. Without it responses carry no such URLs.
    */
   readonly publicUrl?: string | (() => string | undefined);
+  /**
+   * The operator's bearer token for `GET /metrics`: with it the metrics cover every account and the
+   * service itself; with an account's API key, that account's checks only (routes/metrics.ts).
+   */
+  readonly metricsToken?: string;
+  /** The most checks one `/metrics` scrape exports (default DEFAULT_MAX_CHECKS). */
+  readonly metricsMaxChecks?: number;
 }
 
 export interface ServiceApp {
   readonly app: Hono<AppEnv>;
   readonly store: Store;
+  /** What `GET /metrics` serves; the scheduler feeds it (start.ts). */
+  readonly metrics: ServiceMetrics;
   /** Closes the database; the app must not serve requests afterwards. */
   close(): void;
 }
@@ -96,6 +107,8 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     options.databaseFile !== undefined ? { file: options.databaseFile } : (options.dataDir ?? ':memory:'),
     options.onWarning ? { warn: options.onWarning } : {},
   );
+  const metrics = new ServiceMetrics(store, options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks });
+  const { metricsToken } = options;
   const app = new Hono<AppEnv>();
 
   app.onError(errorResponse);
@@ -103,6 +116,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
 
   app.use('*', async (c, next) => {
     const arrived = log ? new Date().toISOString() : '';
+    const started = performance.now();
     let fault: FaultDecision = 'none';
     try {
       if (faults.active) {
@@ -116,6 +130,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
       // Turned into the response here rather than by onError, so the log line has the final status.
       c.res = errorResponse(error instanceof Error ? error : new Error(String(error)), c);
     } finally {
+      metrics.requestEnded(c.req.method, routeTemplateOf(c), c.res.status, (performance.now() - started) / 1000);
       log?.({
         t: arrived,
         method: c.req.method,
@@ -135,6 +150,10 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path) || isPublicPagePath(c.req.method, c.req.path)) return next();
     const header = requestHeader(c, 'authorization');
     const token = bearerToken(header);
+    if (token !== undefined && c.req.path === METRICS_PATH && isMetricsToken(token, metricsToken)) {
+      c.set('operator', true);
+      return next();
+    }
     const own = token === undefined ? undefined : accounts.accountsOf(token);
     const now = Date.now();
     // The key is looked up before any failure count is read: a count is charged to bad keys and their
@@ -178,8 +197,9 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl,
   });
   for (const module of ROUTE_MODULES) module.register(app, context);
+  registerMetrics(app, metrics, accounts);
 
-  return { app, store, close: () => store.close() };
+  return { app, store, metrics, close: () => store.close() };
 }
 
 function rateHeaders(decision: RateDecision): Record<string, string> {

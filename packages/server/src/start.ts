@@ -43,6 +43,8 @@ export interface ServerOptions {
    * on a request's Host header).
    */
   readonly publicUrl?: string;
+  /** The operator's bearer token for `GET /metrics` (every account and the service); without it, account keys see their own checks. */
+  readonly metricsToken?: string;
 }
 
 export interface RunningServer {
@@ -103,7 +105,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   listeningUrl = url;
   const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
   // The accounts' Slack App tokens reach only the outbox, which looks one up per notification.
-  const scheduling = schedulingOptions ? startScheduling(service.store, { ...schedulingOptions, alerting: { slackAppTokens, ...schedulingOptions.alerting } }) : undefined;
+  const scheduling = schedulingOptions ? startScheduling(service.store, { ...schedulingOptions, metrics: service.metrics, alerting: { slackAppTokens, ...schedulingOptions.alerting } }) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -31,6 +31,7 @@ interface ServerFlags {
   smtp?: string;
   providerUrl?: string[];
   publicUrl?: string;
+  metricsToken?: string;
   logFormat: LogFormat;
 }
 
@@ -120,6 +121,10 @@ export function registerServer(program: Command): void {
     .option('--provider-url <name=url>', 'base URL of an alert provider instead of its public one: pagerduty, opsgenie, opsgenie-eu or slack (repeatable)', collect)
     .option('--public-url <url>', "URL clients reach this service at, when not http://127.0.0.1:PORT (e.g. behind a reverse proxy): the base of heartbeat monitors' pingUrl")
     .addOption(
+      new Option('--metrics-token <token>', "bearer token of the operator's GET /metrics: every account's checks plus the scheduler, notification, HTTP and process metrics (an account's API key sees its own checks only)")
+        .env('VIGIL_METRICS_TOKEN'),
+    )
+    .addOption(
       new Option('--log-format <format>', 'stderr lines (failed checks, alerts sent, failed deliveries): text, or json (one JSON object per line)')
         .choices([...LOG_FORMATS])
         .default('text'),
@@ -188,6 +193,8 @@ export function registerServer(program: Command): void {
         }
       }
 
+      if (flags.metricsToken !== undefined && flags.metricsToken.trim() === '') throw usageError('--metrics-token must not be empty');
+
       const log = serverLog(flags.logFormat);
       // The scheduler's own failures, already worded `vigil server: …` for the text log.
       const serviceLine = (line: string) => (flags.logFormat === 'json' ? log.notice('service-error', 'error', line.replace(/^vigil server: /, '')) : process.stderr.write(`${line}\n`));
@@ -207,6 +214,7 @@ export function registerServer(program: Command): void {
           ...(seed !== undefined ? { seed } : {}),
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
           ...(publicUrl !== undefined ? { publicUrl } : {}),
+          ...(flags.metricsToken !== undefined ? { metricsToken: flags.metricsToken } : {}),
           scheduler: flags.scheduler
             ? {
                 retentionDays,

@@ -7,5 +7,7 @@ export interface AppEnv {
   Variables: {
     account: Account;
     apiKey: string;
+    /** Set instead of the two above when `GET /metrics` was called with the operator's metrics token. */
+    operator: true;
   };
 }

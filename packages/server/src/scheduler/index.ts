@@ -6,9 +6,10 @@
 import { createRunner, DEFAULT_SERVICE_DENY_NETWORKS, type Runner, type RunResult } from '@vigil/runner';
 import { Alerting, type AlertingOptions } from '../alerting/index.js';
 import { HeartbeatWatch } from '../heartbeats/watch.js';
+import type { ServiceMetrics } from '../metrics/index.js';
 import type { Store } from '../store/index.js';
 import { executeRuns } from './execute.js';
-import { InProcessRunQueue } from './queue.js';
+import { InProcessRunQueue, type ExecuteRun } from './queue.js';
 import { Scheduler } from './scheduler.js';
 
 export { dueSlots, nextDueMs, DEFAULT_LOCATION, type Slot, type SchedulableCheck } from './slots.js';
@@ -45,6 +46,8 @@ export interface SchedulingOptions {
   log?: (line: string) => void;
   /** Told each stored FINAL result of a check that failed (for the service's log). */
   onCheckFailed?: (event: CheckFailedEvent) => void;
+  /** Told when runs start and are stored, how deliveries end, and given the queue to read (`GET /metrics`). */
+  metrics?: ServiceMetrics;
 }
 
 export interface CheckFailedEvent {
@@ -69,15 +72,36 @@ export interface Scheduling {
 export function startScheduling(store: Store, options: SchedulingOptions = {}): Scheduling {
   const runner = options.runner ?? createRunner({ denyNetworks: options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const { metrics } = options;
+  const now = options.now ?? Date.now;
   let scheduler: Scheduler | undefined;
-  const alerting = new Alerting(store, { denyNetworks: options.denyNetworks, ...options.alerting });
+  const onDelivery = options.alerting?.onDelivery;
+  const alerting = new Alerting(store, {
+    denyNetworks: options.denyNetworks,
+    ...options.alerting,
+    onDelivery: (event) => {
+      metrics?.delivered(event);
+      onDelivery?.(event);
+    },
+  });
   alerting.start();
-  const execute = executeRuns({
+  const executeStored = executeRuns({
     store,
     runner,
     alerting,
     onStored: (job, final) => {
       scheduler?.finished(job.slot);
+      metrics?.runStored({
+        accountId: job.slot.accountId,
+        checkId: job.slot.checkId,
+        checkName: String(job.check.name ?? final.name ?? ''),
+        checkType: String(job.check.checkType ?? ''),
+        location: job.slot.location,
+        hasFailures: final.hasFailures,
+        hasErrors: final.hasErrors,
+        isDegraded: final.isDegraded === true,
+        responseTime: typeof final.responseTime === 'number' ? final.responseTime : null,
+      });
       if (!final.hasFailures && !final.hasErrors) return;
       const { accountId, checkId, location } = job.slot;
       try {
@@ -87,12 +111,17 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
       }
     },
   });
+  const execute: ExecuteRun = (job, signal) => {
+    metrics?.runStarted(job.slot.dueMs, now());
+    return executeStored(job, signal);
+  };
   const queue = new InProcessRunQueue(execute, {
     concurrency: options.concurrency ?? 50,
     ...(options.reservedRuns !== undefined ? { reserve: options.reservedRuns } : {}),
     onError: (error, job) =>
       log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
   });
+  metrics?.watchQueue(queue);
   const heartbeats = new HeartbeatWatch({
     store,
     alerting,

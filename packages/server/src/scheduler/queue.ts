@@ -138,6 +138,16 @@ export class InProcessRunQueue implements RunQueue {
     return this.#waiting + this.#running;
   }
 
+  /** Runs in flight now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Claimed slots waiting for a free run slot. */
+  get waiting(): number {
+    return this.#waiting;
+  }
+
   /** Slots replaced while waiting by the next slot of the same check and location (missed). */
   get superseded(): number {
     return this.#superseded;

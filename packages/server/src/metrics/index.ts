@@ -1,0 +1,160 @@
+/**
+ * The service's Prometheus metrics: one `ServiceMetrics` per app, fed by the scheduler (runs
+ * started and stored, its queue), the outbox (deliveries) and the HTTP layer (requests), and read
+ * by `GET /metrics` (routes/metrics.ts). docs/local-service.md lists every metric.
+ *
+ * Why prom-client: it is the Prometheus client for Node that Prometheus itself links to, has no
+ * native code, formats and escapes the text exposition format (label values are user text: check
+ * names), and brings the process metrics (CPU, memory, event loop lag, GC) every Node exporter has.
+ *
+ * Each app has registries of its own, never prom-client's global one: tests start many apps in one
+ * process, and a second app must not throw on registering the same names or mix in the first's
+ * counts. The process metrics are the exception, shared by every app of the process (processRegistry).
+ */
+import type { DeliveryEvent } from '../alerting/outbox.js';
+import { readSideOf } from '../readside/context.js';
+import type { Store } from '../store/index.js';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CheckMetrics, type ChecksView, type StoredRun } from './checks.js';
+
+export { DEFAULT_MAX_CHECKS, RESPONSE_TIME_BUCKETS, outcomeOf, type StoredRun } from './checks.js';
+
+/** Seconds from a slot's due moment to its run's start: milliseconds normally, seconds when the queue is full. */
+const START_LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+/** Seconds an API request took. */
+const REQUEST_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Methods the API serves; anything else is counted as `other`, so a client cannot mint label values. */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The run queue as the metrics see it (scheduler/queue.ts). */
+export interface QueueGauges {
+  readonly running: number;
+  readonly waiting: number;
+  /** Slots replaced while waiting by the next slot of the same check and location, since the queue started. */
+  readonly superseded: number;
+}
+
+/** A scrape's audience: one tenant sees its own checks; the operator (the metrics token) sees everything. */
+export type MetricsView = { kind: 'account'; accountId: string } | { kind: 'operator'; accountIds: readonly string[] };
+
+let sharedProcessRegistry: Registry | undefined;
+
+/**
+ * Node's process metrics, collected once per process: they describe the process, not an app, and
+ * each collection starts an event-loop monitor and a GC observer that are never stopped, which a
+ * test process starting hundreds of apps must not pile up. Created at the first scrape.
+ */
+function processRegistry(): Registry {
+  if (!sharedProcessRegistry) {
+    sharedProcessRegistry = new Registry();
+    collectDefaultMetrics({ register: sharedProcessRegistry });
+  }
+  return sharedProcessRegistry;
+}
+
+export class ServiceMetrics {
+  readonly #store: Store;
+  readonly #checks: CheckMetrics;
+  readonly #service = new Registry();
+  readonly #startLag: Histogram;
+  readonly #missed: Counter;
+  readonly #notifications: Counter;
+  readonly #requests: Counter;
+  readonly #requestSeconds: Histogram;
+  readonly #omitted: Gauge;
+  #queue: QueueGauges | undefined;
+  #countedSuperseded = 0;
+  #openIncidents: ((accountId: string) => number) | undefined;
+
+  constructor(store: Store, options: { maxChecks?: number } = {}) {
+    this.#store = store;
+    this.#checks = new CheckMetrics(store, options);
+    const registers = [this.#service];
+    this.#startLag = new Histogram({
+      name: 'vigil_scheduler_start_lag_seconds',
+      help: "Time from a slot's due moment to the start of its run",
+      buckets: START_LAG_BUCKETS,
+      registers,
+    });
+    const queue = () => this.#queue;
+    new Gauge({ name: 'vigil_scheduler_runs_in_flight', help: 'Runs executing now', registers, collect() { this.set(queue()?.running ?? 0); } });
+    new Gauge({ name: 'vigil_scheduler_runs_queued', help: 'Claimed slots waiting for a free run slot', registers, collect() { this.set(queue()?.waiting ?? 0); } });
+    this.#missed = new Counter({
+      name: 'vigil_scheduler_missed_slots_total',
+      help: 'Slots that were claimed but never ran, by reason (superseded: the next slot of the same check and location came while it still waited)',
+      labelNames: ['reason'],
+      registers,
+      collect: () => this.#countSuperseded(),
+    });
+    this.#missed.inc({ reason: 'superseded' }, 0);
+    this.#notifications = new Counter({
+      name: 'vigil_notifications_total',
+      help: 'Alert notifications settled, by channel type and outcome (sent, failed after its retries, undeliverable)',
+      labelNames: ['channel_type', 'outcome'],
+      registers,
+    });
+    this.#requests = new Counter({ name: 'vigil_http_requests_total', help: 'API requests answered, by method, route template and status', labelNames: ['method', 'route', 'status'], registers });
+    this.#requestSeconds = new Histogram({ name: 'vigil_http_request_duration_seconds', help: 'Time to answer an API request, by method and route template', labelNames: ['method', 'route'], buckets: REQUEST_BUCKETS, registers });
+    this.#omitted = new Gauge({ name: 'vigil_metrics_checks_omitted', help: 'Checks left out of the last scrape because it reached the most checks one scrape exports', registers: [] });
+  }
+
+  /** The scheduler's queue, read at each scrape. */
+  watchQueue(queue: QueueGauges): void {
+    this.#queue = queue;
+    this.#countedSuperseded = queue.superseded;
+  }
+
+  runStarted(dueMs: number, nowMs: number): void {
+    this.#startLag.observe(Math.max(0, nowMs - dueMs) / 1000);
+  }
+
+  runStored(run: StoredRun): void {
+    this.#checks.recordRun(run);
+  }
+
+  delivered(event: Pick<DeliveryEvent, 'channelType' | 'outcome'>): void {
+    // A retry is an attempt, not a settled notification; its final outcome is counted when it settles.
+    if (event.outcome === 'retrying') return;
+    this.#notifications.inc({ channel_type: event.channelType, outcome: event.outcome });
+  }
+
+  requestEnded(method: string, route: string, status: number, seconds: number): void {
+    const known = METHODS.has(method) ? method : 'other';
+    this.#requests.inc({ method: known, route, status: String(status) });
+    this.#requestSeconds.observe({ method: known, route }, seconds);
+  }
+
+  /** The text exposition of the view, and its content type. */
+  async scrape(view: MetricsView): Promise<{ contentType: string; text: string }> {
+    const accountIds = view.kind === 'account' ? [view.accountId] : view.accountIds;
+    const { registry: checks, omitted } = await this.#checks.registry({ accountIds } satisfies ChecksView);
+    this.#omitted.set(omitted);
+    const accounts = new Registry();
+    accounts.registerMetric(this.#omitted);
+    const incidents = new Gauge({ name: 'vigil_open_incidents', help: 'Incidents of the account not resolved yet', labelNames: ['account'], registers: [accounts] });
+    for (const accountId of accountIds) incidents.set({ account: accountId }, this.#openIncidentsOf(accountId));
+    const parts = view.kind === 'operator' ? [checks, accounts, this.#service, processRegistry()] : [checks, accounts];
+    const registry = Registry.merge(parts);
+    return { contentType: registry.contentType, text: await registry.metrics() };
+  }
+
+  #countSuperseded(): void {
+    const queue = this.#queue;
+    if (!queue) return;
+    const added = queue.superseded - this.#countedSuperseded;
+    if (added > 0) this.#missed.inc({ reason: 'superseded' }, added);
+    this.#countedSuperseded = queue.superseded;
+  }
+
+  #openIncidentsOf(accountId: string): number {
+    if (!this.#openIncidents) {
+      // The incidents table belongs to the read side, which creates it.
+      readSideOf(this.#store);
+      const count = this.#store.db
+        .prepare("SELECT COUNT(*) FROM incidents WHERE account_id = ? AND json_extract(state, '$.lastUpdateStatus') <> 'RESOLVED'")
+        .pluck();
+      this.#openIncidents = (accountId) => Number(count.get(accountId));
+    }
+    return this.#openIncidents(accountId);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `vigil server` serves Prometheus metrics: a check runs on its schedule against a loopback target,
+ * and `GET /metrics` shows its last run to the account's key and, with the service's own metrics, to
+ * the operator's token given through VIGIL_METRICS_TOKEN.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startVigilServer, waitFor } from '../support/cli.js';
+
+const OPERATOR_TOKEN = 'e2e-operator-token';
+let target: Server;
+let targetUrl = '';
+let service: { child: ChildProcess; url: string; stderr(): string } | undefined;
+
+beforeAll(async () => {
+  target = createServer((_request, response) => response.writeHead(200).end('ok'));
+  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  service = await startVigilServer(['--data', ':memory:'], { env: { ...process.env, VIGIL_METRICS_TOKEN: OPERATOR_TOKEN } });
+});
+
+afterAll(async () => {
+  service?.child.kill('SIGKILL');
+  target.closeAllConnections();
+  await new Promise((resolve) => target.close(resolve));
+});
+
+async function scrape(token: string): Promise<{ status: number; text: string }> {
+  const response = await fetch(`${service!.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  return { status: response.status, text: await response.text() };
+}
+
+describe('vigil server GET /metrics', () => {
+  it("shows a check's run against a loopback target to its account and to the operator", async () => {
+    const created = await fetch(`${service!.url}/v1/checks/api`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Loopback home', frequency: 0, frequencyOffset: 10, locations: ['eu-west-1'], request: { url: `${targetUrl}/` } }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const labels = `account="local",check_id="${id}",check_name="Loopback home",check_type="API"`;
+
+    const operator = await waitFor("the check's first run in the operator's metrics", async () => {
+      const { text } = await scrape(OPERATOR_TOKEN);
+      return text.includes(`vigil_check_up{${labels}} 1`) ? text : undefined;
+    });
+    expect(operator).toContain(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} `);
+    expect(operator).toMatch(/^vigil_scheduler_start_lag_seconds_count [1-9]/m);
+    expect(operator).toMatch(/^process_resident_memory_bytes /m);
+    expect(operator).not.toContain(targetUrl);
+
+    const account = await scrape('vigil-local');
+    expect(account.status).toBe(200);
+    expect(account.text).toContain(`vigil_check_up{${labels}} 1`);
+    expect(account.text).not.toMatch(/^vigil_scheduler_/m);
+    expect((await scrape('wrong-token')).status).toBe(401);
+  }, 120_000);
+});
