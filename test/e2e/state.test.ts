@@ -193,15 +193,17 @@ describe('vigil state mv and rm', () => {
 });
 
 describe('vigil state and the lock', () => {
-  it('fails naming the owner while another process holds the lock, and reports how long it waited', async () => {
+  it('says whose lock it waits for, then fails naming the owner and how long it waited', async () => {
     const backend = createLocalBackend({ path: statePath });
     const lock = await backend.lock({ timeoutMs: 0, command: 'vigil apply' });
     try {
       const owner = JSON.parse(await readFile(`${statePath}.lock`, 'utf8')) as { user: string; createdAt: string };
       const result = await runVigil(['state', 'rm', 'alert-channel.oncall', '--lock-timeout', '200ms', '--config', config]);
       expect(result.code).toBe(1);
+      const holder = `pid ${process.pid} on ${hostname()} (user ${owner.user}, "vigil apply", since ${owner.createdAt})`;
       expect(result.stderr).toBe(
-        `Error: state ${statePath} is locked by pid ${process.pid} on ${hostname()} (user ${owner.user}, "vigil apply", since ${owner.createdAt}); gave up after waiting 200ms (--lock-timeout).\n`,
+        `Waiting up to 200ms for the lock on ${statePath}, held by ${holder}…\n` +
+          `Error: state ${statePath} is locked by ${holder}; gave up after waiting 200ms (--lock-timeout).\n`,
       );
     } finally {
       await lock.release();

@@ -29,7 +29,9 @@ export interface RunOptions {
 export async function takeLock(session: Session, timeoutMs: number, mode: string): Promise<StateLock> {
   const { isStateError } = await import('@vigil/engine');
   try {
-    return await session.backend.lock({ timeoutMs, command: `vigil ${mode}` });
+    const { lockWaitNotice } = await import('./state-backend.js');
+    const onWait = await lockWaitNotice(session.backend.describe(), timeoutMs);
+    return await session.backend.lock({ timeoutMs, command: `vigil ${mode}`, onWait });
   } catch (error) {
     if (isStateError(error)) throw new CliError(error.message, { cause: error });
     throw error;

@@ -45,13 +45,12 @@ export async function openSession(command: Command, options: { local?: boolean; 
   if (printDiagnostics(loaded.diagnostics, (text) => process.stderr.write(text))) {
     throw new CliError('the project has errors (listed above); nothing was planned', { exitCode: 1 });
   }
-  const { createLocalBackend, DEFAULT_STATE_PATH, getAtPath } = await import('@vigil/engine');
+  const { getAtPath } = await import('@vigil/engine');
   const path = await import('node:path');
   const target = await resolveTarget({ root: loaded.root, configApi: loaded.config?.api, local: options.local ?? false });
   // Known before the first call, so whatever the service answers can be scrubbed of them.
   registerSecrets([target.apiKey, ...loaded.specs.flatMap((spec) => spec.secrets.map((secret) => getAtPath(spec.payload, secret)))]);
   if (target.embedded) options.log(target.embedded.announcement);
-  const statePath = path.resolve(loaded.root, loaded.config?.state?.path ?? DEFAULT_STATE_PATH);
   const { serviceCalls } = await import('./service-calls.js');
   const { unlockCommandFor } = await import('./commands/state.js');
   const calls = serviceCalls({
@@ -62,11 +61,13 @@ export async function openSession(command: Command, options: { local?: boolean; 
     ...(target.pacing === undefined ? {} : { pacing: target.pacing }),
   });
   try {
+    const { openStateBackend } = await import('./state-backend.js');
+    const backend = await openStateBackend({ root: loaded.root, config: loaded.config, unlockCommand: unlockCommandFor(command) });
     return {
       loaded,
       target,
       calls,
-      backend: createLocalBackend({ path: statePath, unlockCommand: unlockCommandFor(command) }),
+      backend,
       projectName: loaded.config?.projectName ?? path.basename(loaded.root),
       stateTarget: await identifiedTarget(target, calls),
       log: options.log,

@@ -32,6 +32,25 @@ const checkDefaultFields = {
   playwrightConfig: PlaywrightConfig.optional(),
 };
 
+/**
+ * An http state address. Credentials in it would be committed with the config and sent to every
+ * log that quotes the URL, so they are refused here and read from the environment instead.
+ */
+const StateUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .refine((value) => !URL.canParse(value) || (new URL(value).username === '' && new URL(value).password === ''), {
+    error: 'must not contain credentials (set VIGIL_STATE_HTTP_USERNAME and VIGIL_STATE_HTTP_PASSWORD, or VIGIL_STATE_HTTP_TOKEN)',
+  });
+
+/** An HTTP method as Terraform's http backend takes it: `LOCK`, `PUT`, ... */
+const HttpMethod = z.string().refine((value) => /^[A-Z]+$/.test(value), { error: 'must be an HTTP method in capitals, e.g. "LOCK" or "PUT"' });
+
+/** Options a user may look for in `state` that are deliberately only in the environment. */
+const ENVIRONMENT_ONLY_STATE_OPTIONS: Record<string, string> = {
+  password: 'The password is read from VIGIL_STATE_HTTP_PASSWORD only, so it never sits in the repository.',
+  token: 'The token is read from VIGIL_STATE_HTTP_TOKEN only, so it never sits in the repository.',
+};
+
 /** The reporters of `vigil test` (packages/cli/src/testing/reporters.ts; a test there holds them equal). */
 export const CLI_REPORTERS = ['list', 'dot', 'ci', 'github', 'json', 'junit'] as const;
 
@@ -58,7 +77,25 @@ const VigilConfigSchema = z.strictObject({
       playwrightChecks: z.array(z.looseObject({ logicalId: z.string().regex(LOGICAL_ID_PATTERN), playwrightConfigPath: z.string().min(1).optional() })).optional(),
     })
     .optional(),
-  state: z.strictObject({ backend: z.literal('local'), path: z.string().min(1).optional() }).optional(),
+  state: z
+    .discriminatedUnion('backend', [
+      z.strictObject({ backend: z.literal('local'), path: z.string().min(1).optional() }),
+      z.strictObject({
+        backend: z.literal('http'),
+        address: StateUrl,
+        lockAddress: StateUrl.optional(),
+        unlockAddress: StateUrl.optional(),
+        lockMethod: HttpMethod.optional(),
+        unlockMethod: HttpMethod.optional(),
+        updateMethod: HttpMethod.optional(),
+        username: z.string().min(1).optional(),
+        retryMax: z.number().int().min(0).max(10).optional(),
+        retryWaitMin: z.number().min(0).optional(),
+        retryWaitMax: z.number().min(0).optional(),
+      }),
+      z.strictObject({ backend: z.literal('service') }),
+    ])
+    .optional(),
   api: z.strictObject({ baseUrl: z.url().optional(), accountId: z.string().min(1).optional() }).optional(),
   cli: z
     .strictObject({
@@ -85,7 +122,8 @@ const CONFIG_HINTS: Record<string, string> = {
   'checks.runtimeId': 'Use one of the runtime ids listed, e.g. "2026.04" (the newest).',
   'cli.retries': 'vigil test retries a failed run at most 3 times, as the Checkly CLI does.',
   'cli.reporters': `vigil test's reporters are ${CLI_REPORTERS.join(', ')}.`,
-  state: 'Only the local backend exists: `state: { backend: "local", path: ".vigil/state.json" }`.',
+  state:
+    'Backends are `{ backend: "local", path? }`, `{ backend: "service" }` (state kept by the target service) and `{ backend: "http", address, ... }` (Terraform\'s http backend protocol).',
   api: 'The service is configured with `api: { baseUrl, accountId }` or the VIGIL_API_URL / VIGIL_ACCOUNT_ID variables.',
 };
 
@@ -112,6 +150,8 @@ function suggestOption(path: readonly PathSegment[], key: string): string | unde
 
 function unknownOption(path: PathSegment[]): { path: PathSegment[]; message: string; hint: string | undefined } {
   const name = formatPath(path);
+  const environmentOnly = path[0] === 'state' && path.length === 2 ? ENVIRONMENT_ONLY_STATE_OPTIONS[String(path[1])] : undefined;
+  if (environmentOnly !== undefined) return { path, message: `"${name}" is not a config option`, hint: environmentOnly };
   if (CHECKLY_ONLY_OPTIONS.has(name)) {
     return {
       path,

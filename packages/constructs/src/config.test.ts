@@ -6,6 +6,8 @@ import { Project } from './project.js';
 import { RetryStrategyBuilder } from './retry-strategy.js';
 
 const valid: VigilConfig = { projectName: 'Shop', logicalId: 'shop-monitoring' };
+const STATE_HINT =
+  'Backends are `{ backend: "local", path? }`, `{ backend: "service" }` (state kept by the target service) and `{ backend: "http", address, ... }` (Terraform\'s http backend protocol).';
 const LOCATIONS =
   '[us-east-1, us-east-2, us-west-1, us-west-2, ca-central-1, sa-east-1, eu-west-1, eu-central-1, eu-west-2, eu-west-3, ' +
   'eu-north-1, eu-south-1, me-south-1, ap-southeast-1, ap-northeast-1, ap-east-1, ap-southeast-2, ap-southeast-3, ' +
@@ -66,9 +68,31 @@ describe('defineConfig', () => {
     ],
     ['an empty checkMatch list', { checks: { checkMatch: [] } }, [{ path: 'checks.checkMatch', message: 'vigil.config: "checks.checkMatch" must contain at least 1 items' }]],
     [
-      'a state backend other than local',
+      'a state backend vigil does not have',
       { state: { backend: 's3' } },
-      [{ path: 'state.backend', message: 'vigil.config: "state.backend" must be [local]', hint: 'Only the local backend exists: `state: { backend: "local", path: ".vigil/state.json" }`.' }],
+      [{ path: 'state.backend', message: 'vigil.config: "state.backend" must be one of [local, http, service]', hint: STATE_HINT }],
+    ],
+    [
+      'an http state address with credentials in it',
+      { state: { backend: 'http', address: 'https://ci:hunter2@state.example.com/shop' } },
+      [
+        {
+          path: 'state.address',
+          message: 'vigil.config: "state.address" must not contain credentials (set VIGIL_STATE_HTTP_USERNAME and VIGIL_STATE_HTTP_PASSWORD, or VIGIL_STATE_HTTP_TOKEN)',
+          hint: STATE_HINT,
+        },
+      ],
+    ],
+    ['an http state without an address', { state: { backend: 'http' } }, [{ path: 'state.address', message: 'vigil.config: "state.address" must be a string', hint: STATE_HINT }]],
+    [
+      'an http state password in the config',
+      { state: { backend: 'http', address: 'https://state.example.com/shop', password: 'hunter2' } },
+      [{ path: 'state.password', message: 'vigil.config: "state.password" is not a config option', hint: 'The password is read from VIGIL_STATE_HTTP_PASSWORD only, so it never sits in the repository.' }],
+    ],
+    [
+      'an http state lock method in lower case',
+      { state: { backend: 'http', address: 'https://state.example.com/shop', lockMethod: 'lock' } },
+      [{ path: 'state.lockMethod', message: 'vigil.config: "state.lockMethod" must be an HTTP method in capitals, e.g. "LOCK" or "PUT"', hint: STATE_HINT }],
     ],
     [
       'an API base URL that is not a URL',

@@ -142,11 +142,50 @@ export interface CliConfig {
 }
 
 /** Where Vigil keeps the state of what it created. */
-export interface StateConfig {
-  /** Only `local` for now: a JSON file next to the project. */
+export type StateConfig = LocalStateConfig | HttpStateConfig | ServiceStateConfig;
+
+/** A JSON file in the project (commit it, or use a remote backend). */
+export interface LocalStateConfig {
   backend: 'local';
   /** State file path relative to the project root. Default `.vigil/state.json`. */
   path?: string;
+}
+
+/**
+ * State on a server speaking Terraform's http backend protocol (GET, POST, LOCK, UNLOCK, DELETE).
+ * Credentials come from the environment only: `VIGIL_STATE_HTTP_USERNAME` and
+ * `VIGIL_STATE_HTTP_PASSWORD` (basic auth), or `VIGIL_STATE_HTTP_TOKEN` (a bearer token).
+ */
+export interface HttpStateConfig {
+  backend: 'http';
+  /** The state's URL: read with GET, written with `updateMethod`, removed with DELETE. */
+  address: string;
+  /** Where the lock is taken. Default: `address` (vigil always locks). */
+  lockAddress?: string;
+  /** Where the lock is released. Default: `lockAddress`. */
+  unlockAddress?: string;
+  /** Default `LOCK`. */
+  lockMethod?: string;
+  /** Default `UNLOCK`. */
+  unlockMethod?: string;
+  /** Default `POST`. */
+  updateMethod?: string;
+  /** Basic-auth user name (not secret); `VIGIL_STATE_HTTP_USERNAME` wins. The password is only read from `VIGIL_STATE_HTTP_PASSWORD`. */
+  username?: string;
+  /** Retries of a request that failed on the network or with a 5xx. Default 2. */
+  retryMax?: number;
+  /** Seconds before the first retry, doubling up to `retryWaitMax`. Default 1. */
+  retryWaitMin?: number;
+  /** Longest wait between retries, in seconds. Default 30. */
+  retryWaitMax?: number;
+}
+
+/**
+ * State kept by the service Vigil manages, at `<service URL>/v1/state/<logicalId>`, with the same
+ * API key as every other call.
+ */
+export interface ServiceStateConfig {
+  backend: 'service';
 }
 
 /** The monitoring service to manage. Environment variables (`VIGIL_API_URL`, ...) take precedence. */

@@ -1,16 +1,19 @@
 /**
- * `vigil state list | show | mv | rm | unprotect | unlock | retarget`: inspect and edit state. Only
+ * `vigil state list | show | mv | rm | unprotect | unlock | retarget` (and pull, push and migrate,
+ * in state-copy.ts): inspect and edit state, on whichever backend the config names. Only
  * `show` (a heartbeat's ping URL) and `retarget` (who the service is) ask the service anything.
- * Reads need no lock (writes are atomic renames, so a reader never sees half a document); edits
+ * Reads need no lock (writes replace the whole document at once, so a reader never sees half of one); edits
  * take the lock like apply does.
  */
 import type { Command } from 'commander';
+import type { VigilConfig } from '@vigil/constructs';
 import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
 import { CliError, oneLine, usageError } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 import { loadFromCommand, printDiagnostics } from './validate.js';
+import { registerStateCopies } from './state-copy.js';
 
-interface StateContext {
+export interface StateContext {
   backend: StateBackend;
   /** The config's `api` (`baseUrl`, `accountId`), for the one edit that asks the service. */
   configApi: { baseUrl?: string | undefined; accountId?: string | undefined } | undefined;
@@ -33,7 +36,7 @@ function quoteArgument(value: string): string {
 }
 
 /** State errors are the user's to act on: print their message alone, exit 1. */
-async function userErrors<T>(run: () => Promise<T>): Promise<T> {
+export async function userErrors<T>(run: () => Promise<T>): Promise<T> {
   const { isStateError } = await import('@vigil/engine');
   try {
     return await run();
@@ -49,20 +52,22 @@ async function userErrors<T>(run: () => Promise<T>): Promise<T> {
  * not matter here (fixing state is often what is needed while they are broken); a config that cannot
  * be evaluated does, because it may move the state file.
  */
-async function openState(command: Command): Promise<StateContext> {
+export async function openState(command: Command): Promise<StateContext & { root: string; config: VigilConfig }> {
   const loaded = await loadFromCommand(command);
   if (loaded.config === undefined) {
     printDiagnostics(loaded.diagnostics, (text) => process.stderr.write(text));
     throw new CliError('cannot find the state: the config file has errors (listed above)');
   }
-  const { createLocalBackend, DEFAULT_STATE_PATH } = await import('@vigil/engine');
-  const path = await import('node:path');
+  // A config error in `state` would send the command to the wrong backend: stop on it.
+  const stateErrors = loaded.diagnostics.filter((diagnostic) => diagnostic.severity === 'error' && diagnostic.path?.startsWith('state') === true);
+  if (printDiagnostics(stateErrors, (text) => process.stderr.write(text))) throw new CliError('cannot find the state: its config has errors (listed above)');
+  const { openStateBackend } = await import('../state-backend.js');
   const unlockCommand = unlockCommandFor(command);
-  const statePath = path.resolve(loaded.root, loaded.config.state?.path ?? DEFAULT_STATE_PATH);
-  return { backend: createLocalBackend({ path: statePath, unlockCommand }), unlockCommand, configApi: loaded.config.api };
+  const backend = await openStateBackend({ root: loaded.root, config: loaded.config, unlockCommand });
+  return { backend, unlockCommand, configApi: loaded.config.api, root: loaded.root, config: loaded.config };
 }
 
-async function readExisting(backend: StateBackend, verb: string): Promise<StateDocument> {
+export async function readExisting(backend: StateBackend, verb: string): Promise<StateDocument> {
   const document = await backend.read();
   if (document === undefined) throw new CliError(`no state at ${backend.describe()} yet (nothing has been applied); nothing to ${verb}`);
   return document;
@@ -74,7 +79,9 @@ async function editUnderLock(
   options: { timeoutMs: number; command: string; verb: string },
   edit: (document: StateDocument) => StateDocument,
 ): Promise<{ before: StateDocument; after: StateDocument }> {
-  const lock: StateLock = await context.backend.lock({ timeoutMs: options.timeoutMs, command: options.command });
+  const { lockWaitNotice } = await import('../state-backend.js');
+  const onWait = await lockWaitNotice(context.backend.describe(), options.timeoutMs);
+  const lock: StateLock = await context.backend.lock({ timeoutMs: options.timeoutMs, command: options.command, onWait });
   try {
     const before = await readExisting(context.backend, options.verb);
     const after = edit(before);
@@ -176,23 +183,45 @@ async function unprotect(command: Command, address: string, options: { lockTimeo
 
 async function unlock(command: Command, options: { force?: boolean }): Promise<void> {
   const { backend } = await openState(command);
+  const location = backend.describe();
   if (!options.force) {
-    throw new CliError(
-      `vigil state unlock removes the lock on ${backend.describe()} whoever holds it; if you are sure no vigil is using this state, run it again with --force`,
-    );
+    if (!interactive()) {
+      throw new CliError(
+        `vigil state unlock removes the lock on ${location} whoever holds it; if you are sure no vigil is using this state, run it again with --force`,
+      );
+    }
+    // On a terminal, say who holds it and ask, rather than make the user guess and retype.
+    const holder = await backend.lockHolder();
+    if (holder === undefined) {
+      process.stdout.write(`No lock on ${location}; nothing to do.\n`);
+      return;
+    }
+    const { confirm } = await import('../prompt.js');
+    const answer = await confirm(`Remove the lock on ${location}, held by ${holder.description}? Its holder can no longer write this state.`);
+    if (answer !== 'yes') {
+      process.stdout.write('The lock was left as it is.\n');
+      return;
+    }
   }
   const { describeOwner, isProcessAlive } = await import('@vigil/engine');
   const { hostname } = await import('node:os');
   const result = await backend.forceUnlock();
   if (!result.removed) {
-    process.stdout.write(`No lock on ${backend.describe()}; nothing to do.\n`);
+    process.stdout.write(`No lock on ${location}; nothing to do.\n`);
     return;
   }
   const owner = result.owner;
-  process.stdout.write(`Removed the lock on ${backend.describe()}${owner === undefined ? ' (it named no owner)' : `, held by ${describeOwner(owner)}`}.\n`);
+  const held = owner !== undefined ? `, held by ${describeOwner(owner)}` : result.holder !== undefined ? `, held by ${result.holder}` : ' (it named no owner)';
+  process.stdout.write(`Removed the lock on ${location}${held}.\n`);
   if (owner !== undefined && owner.host === hostname() && isProcessAlive(owner.pid)) {
     process.stderr.write(`warning: pid ${owner.pid} is still running; it can no longer write this state and will fail when it tries.\n`);
   }
+}
+
+/** A person at a terminal who can answer a question: not CI, standard input a TTY. */
+function interactive(): boolean {
+  const ci = process.env['CI'];
+  return process.stdin.isTTY === true && (ci === undefined || ci === '' || ci === 'false' || ci === '0');
 }
 
 /**
@@ -217,7 +246,8 @@ async function retarget(command: Command, url: string, options: { lockTimeout: s
   const me = await currentAccount(calls);
   const target = { baseUrl, accountId: accountId ?? me?.id ?? '', ...(me?.serviceId === undefined ? {} : { serviceId: me.serviceId }) };
   const location = context.backend.describe();
-  const lock: StateLock = await context.backend.lock({ timeoutMs, command: 'vigil state retarget' });
+  const { lockWaitNotice } = await import('../state-backend.js');
+  const lock: StateLock = await context.backend.lock({ timeoutMs, command: 'vigil state retarget', onWait: await lockWaitNotice(location, timeoutMs) });
   try {
     const before = await readExisting(context.backend, 'retarget');
     if (normaliseBaseUrl(before.target.baseUrl) === normaliseBaseUrl(baseUrl) && before.target.serviceId === target.serviceId) {
@@ -251,7 +281,9 @@ export function registerState(program: Command): void {
       'after',
       [
         '',
-        'State lives in .vigil/state.json under the project root (or the config\'s state.path).',
+        'State lives where the config\'s state block says: .vigil/state.json under the project root by default (state.path),',
+        'on the target service (backend "service") or on a server speaking Terraform\'s http backend protocol (backend "http").',
+        'pull prints it, push replaces it from a file, migrate copies it from another backend to the configured one.',
         'mv renames an address (e.g. after renaming a logical id) so the resource is not recreated;',
         'rm makes vigil forget a resource and leaves it as it is in the service.',
         'unprotect lets a plan delete a resource that was protected when last applied (e.g. after its construct was removed).',
@@ -306,7 +338,9 @@ export function registerState(program: Command): void {
 
   state
     .command('unlock')
-    .description('remove a stale state lock left by a vigil that crashed or was killed')
-    .option('--force', 'confirm: remove the lock whoever holds it')
+    .description('remove a state lock left by a vigil that crashed or was killed, naming who held it')
+    .option('--force', 'remove the lock whoever holds it without asking (scripts, CI); on a terminal, vigil otherwise names the holder and asks')
     .action(async (options: { force?: boolean }, command: Command) => userErrors(() => unlock(command, options)));
+
+  registerStateCopies(state);
 }

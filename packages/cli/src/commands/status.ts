@@ -60,9 +60,9 @@ export function registerStatus(program: Command): void {
         throw new CliError('vigil status needs a service that runs checks: set VIGIL_API_URL and VIGIL_API_KEY (the embedded service of plan/apply never runs them)');
       }
       const target = await resolveTarget({ root: loaded.root, configApi: loaded.config?.api });
-      const { ADAPTERS, createLocalBackend, DEFAULT_STATE_PATH, isStateError, printable } = await import('@vigil/engine');
-      const path = await import('node:path');
-      const backend = createLocalBackend({ path: path.resolve(loaded.root, loaded.config?.state?.path ?? DEFAULT_STATE_PATH), unlockCommand: 'vigil state unlock --force' });
+      const { ADAPTERS, isStateError, printable } = await import('@vigil/engine');
+      const { openStateBackend } = await import('../state-backend.js');
+      const backend = await openStateBackend({ root: loaded.root, config: loaded.config, unlockCommand: 'vigil state unlock --force' });
       let state;
       try {
         state = await backend.read();

@@ -1,0 +1,87 @@
+/**
+ * The state backend a project's config names, built the same way for plan, apply, status and every
+ * `vigil state` command: `local` (a file under the project root), `http` (a server speaking
+ * Terraform's http backend protocol) or `service` (the http protocol at the target service's
+ * `/v1/state/<logicalId>`, with its API key). Credentials come from the environment only and are
+ * registered as secrets, so no message the CLI prints can carry them.
+ */
+import path from 'node:path';
+import type { StateBackend } from '@vigil/engine';
+import type { StateConfig, VigilConfig } from '@vigil/constructs';
+import { CliError, registerSecrets } from './errors.js';
+import { VERSION } from './version.js';
+
+export interface StateBackendContext {
+  /** The project root: a local state path is relative to it. */
+  readonly root: string;
+  readonly config: Pick<VigilConfig, 'logicalId' | 'api' | 'state'> | undefined;
+  /** The command that breaks the lock, quoted in lock errors. */
+  readonly unlockCommand: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * What a command prints (on stderr) when the state lock is held and it starts waiting: what it waits
+ * for, who holds it and for how long it will wait, so a CI log shows why a job stands still.
+ */
+export async function lockWaitNotice(location: string, timeoutMs: number): Promise<(holder: { description: string }) => void> {
+  const { formatDuration } = await import('@vigil/engine');
+  return (holder) => process.stderr.write(`Waiting up to ${formatDuration(timeoutMs)} for the lock on ${location}, held by ${holder.description}…\n`);
+}
+
+/** The URL of a project's state on the service at `baseUrl`. */
+export function serviceStateAddress(baseUrl: string, logicalId: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/v1/state/${encodeURIComponent(logicalId)}`;
+}
+
+/** The backend `state` describes (the config's `state` when not given). */
+export async function openStateBackend(context: StateBackendContext, state: StateConfig | undefined = context.config?.state): Promise<StateBackend> {
+  const engine = await import('@vigil/engine');
+  const env = context.env ?? process.env;
+  const backend = state ?? { backend: 'local' as const };
+  switch (backend.backend) {
+    case 'local':
+      return engine.createLocalBackend({ path: path.resolve(context.root, backend.path ?? engine.DEFAULT_STATE_PATH), unlockCommand: context.unlockCommand });
+    case 'http': {
+      const username = env['VIGIL_STATE_HTTP_USERNAME'] || backend.username;
+      const password = env['VIGIL_STATE_HTTP_PASSWORD'] || undefined;
+      const token = env['VIGIL_STATE_HTTP_TOKEN'] || undefined;
+      registerSecrets([password, token]);
+      return engine.createHttpBackend({
+        address: backend.address,
+        ...(backend.lockAddress === undefined ? {} : { lockAddress: backend.lockAddress }),
+        ...(backend.unlockAddress === undefined ? {} : { unlockAddress: backend.unlockAddress }),
+        ...(backend.lockMethod === undefined ? {} : { lockMethod: backend.lockMethod }),
+        ...(backend.unlockMethod === undefined ? {} : { unlockMethod: backend.unlockMethod }),
+        ...(backend.updateMethod === undefined ? {} : { updateMethod: backend.updateMethod }),
+        credentials: token ? { token } : username !== undefined || password !== undefined ? { username, password } : {},
+        ...(backend.retryMax === undefined ? {} : { retryMax: backend.retryMax }),
+        ...(backend.retryWaitMin === undefined ? {} : { retryWaitMinMs: backend.retryWaitMin * 1000 }),
+        ...(backend.retryWaitMax === undefined ? {} : { retryWaitMaxMs: backend.retryWaitMax * 1000 }),
+        unlockCommand: context.unlockCommand,
+        version: VERSION,
+      });
+    }
+    case 'service': {
+      const baseUrl = env['VIGIL_API_URL'] || context.config?.api?.baseUrl;
+      const apiKey = env['VIGIL_API_KEY'];
+      if (!baseUrl || !apiKey) {
+        throw new CliError(
+          'state.backend "service" keeps state on the monitoring service vigil manages: set VIGIL_API_URL (or api.baseUrl in vigil.config.ts) and VIGIL_API_KEY',
+        );
+      }
+      if (!context.config) throw new Error('this is a bug in vigil: the service state backend needs the project config');
+      registerSecrets([apiKey]);
+      const accountId = env['VIGIL_ACCOUNT_ID'] || context.config.api?.accountId;
+      const address = serviceStateAddress(baseUrl, context.config.logicalId);
+      return engine.createHttpBackend({
+        address,
+        credentials: { token: apiKey },
+        ...(accountId ? { headers: { 'x-service-account': accountId } } : {}),
+        unlockCommand: context.unlockCommand,
+        version: VERSION,
+      });
+    }
+  }
+  throw new CliError(`state.backend ${JSON.stringify((backend as { backend: unknown }).backend)} is not a state backend: use "local", "http" or "service"`);
+}
