@@ -8,6 +8,7 @@ import { startServer } from '@vigil/server';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { REPO_ROOT, VIGIL_BIN, vigil } from '../support/cli.js';
+import { startTerraformStateServer } from '../support/terraform-http-state-server.js';
 
 const WORKFLOW = path.join(REPO_ROOT, 'examples/ci/vigil.yml');
 
@@ -66,6 +67,15 @@ describe('the CI recipe (examples/ci/vigil.yml)', () => {
     const apply = jobs['apply']!;
     expect(apply.if).toContain("github.ref == 'refs/heads/main'");
     expect(vigilInvocations(scriptsOf(apply))).toContainEqual({ subcommand: 'apply', flags: ['--auto-approve', '--lock-timeout'] });
+  });
+
+  it('keeps state off the repository: the apply job writes nothing to it, and a fork only validates and tests', async () => {
+    const { jobs } = await loadWorkflow();
+    expect(JSON.stringify(jobs['apply'])).not.toMatch(/git (add|commit|push)/);
+    expect((jobs['apply'] as Job & { permissions?: Record<string, string> }).permissions).toEqual({ contents: 'read' });
+    const plan = jobs['plan']!.steps as ReadonlyArray<Step & { id?: string; if?: string }>;
+    const sameRepository = 'github.event.pull_request.head.repo.full_name == github.repository';
+    expect(plan.filter((step) => step.run?.includes('vigil plan') || step.uses?.startsWith('actions/github-script@')).map((step) => step.if)).toEqual([sameRepository, sameRepository]);
   });
 
   it('runs only vigil subcommands and flags that the CLI has', async () => {
@@ -137,6 +147,7 @@ describe('the CI recipe, run against a service', () => {
     const workflow = await loadWorkflow();
     expect(workflow.defaults?.run?.['working-directory']).toBe('monitoring');
     const server = await startServer({ port: 0, dataDir: ':memory:' });
+    const states = await startTerraformStateServer({ credentials: { token: 'state-token' } });
     const storefront = await startStorefront();
     const checkout = await mkdtemp(path.join(tmpdir(), 'vigil-ci-'));
     try {
@@ -148,7 +159,11 @@ describe('the CI recipe, run against a service', () => {
       // loopback stand-in for the example's shop.example.com.
       const monitor = path.join(checkout, 'monitoring', 'checks', 'storefront.monitor.ts');
       await writeFile(monitor, (await readFile(monitor, 'utf8')).replaceAll('https://shop.example.com', storefront.url));
-      const env = { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'vigil-local', VIGIL_ACCOUNT_ID: '' };
+      // The recipe keeps state off the repository, on a remote backend: here Terraform's http
+      // protocol on a loopback server (the service backend speaks the same protocol).
+      const config = path.join(checkout, 'monitoring', 'vigil.config.ts');
+      await writeFile(config, (await readFile(config, 'utf8')).replace("logicalId: 'quickstart',", `logicalId: 'quickstart',\n  state: { backend: 'http', address: '${states.url}/quickstart' },`));
+      const env = { VIGIL_API_URL: server.url, VIGIL_API_KEY: 'vigil-local', VIGIL_ACCOUNT_ID: '', VIGIL_STATE_HTTP_TOKEN: 'state-token' };
 
       storefront.products = '[]';
       const failingTest = await runVigilSteps(workflow.jobs['plan']!, { checkout, env });
@@ -165,11 +180,14 @@ describe('the CI recipe, run against a service', () => {
 
       const main = await runVigilSteps(workflow.jobs['apply']!, { checkout, env });
       expect(main.code).toBe(0);
+      expect(JSON.parse(states.document('/quickstart')!)).toMatchObject({ project: 'Quickstart', journal: [] });
+      await expect(readFile(path.join(checkout, 'monitoring', '.vigil', 'state.json'))).rejects.toThrow('ENOENT');
 
       const nextPullRequest = await runVigilSteps(workflow.jobs['plan']!, { checkout, env });
       expect(nextPullRequest).toEqual({ code: 0, output: 'exitcode=0\n' });
     } finally {
       await server.close();
+      await states.close();
       await storefront.close();
       await rm(checkout, { recursive: true, force: true });
     }

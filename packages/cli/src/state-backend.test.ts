@@ -1,0 +1,56 @@
+/**
+ * The backend each `state` block opens: the service backend is Terraform's http protocol at the
+ * target's `/v1/state/<logicalId>` with the API key as a bearer token, and the http backend takes
+ * its credentials from the environment only.
+ */
+import { emptyState } from '@vigil/engine';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startTerraformStateServer, type TerraformStateServer } from '../../../test/support/terraform-http-state-server.js';
+import { openStateBackend, serviceStateAddress } from './state-backend.js';
+
+let server: TerraformStateServer;
+
+beforeEach(async () => {
+  server = await startTerraformStateServer();
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+async function writeOnce(backend: Awaited<ReturnType<typeof openStateBackend>>): Promise<void> {
+  const lock = await backend.lock({ timeoutMs: 0, command: 'vigil apply' });
+  await lock.write(emptyState({ project: 'shop', target: { baseUrl: server.url, accountId: 'acme' } }));
+  await lock.release();
+}
+
+describe('openStateBackend', () => {
+  it("keeps service state at the target's /v1/state/<logicalId>, sent with the API key and the account", async () => {
+    const backend = await openStateBackend(
+      { root: '/project', config: { logicalId: 'shop/eu', api: { accountId: 'acme' } }, unlockCommand: 'vigil state unlock --force', env: { VIGIL_API_URL: `${server.url}/`, VIGIL_API_KEY: 'key-123' } },
+      { backend: 'service' },
+    );
+    expect(backend.describe()).toBe(`http state at ${server.url}/v1/state/shop%2Feu`);
+    await writeOnce(backend);
+    expect(server.document('/v1/state/shop%2Feu')).toContain('"project": "shop"');
+    expect(new Set(server.requests.map((request) => `${request.method} ${request.path.split('?')[0]} ${request.authorization}`))).toEqual(
+      new Set(['LOCK /v1/state/shop%2Feu Bearer key-123', 'GET /v1/state/shop%2Feu Bearer key-123', 'POST /v1/state/shop%2Feu Bearer key-123', 'UNLOCK /v1/state/shop%2Feu Bearer key-123']),
+    );
+    expect(serviceStateAddress('https://api.example.com/', 'shop')).toBe('https://api.example.com/v1/state/shop');
+  });
+
+  it('refuses the service backend without a target to keep state on', async () => {
+    await expect(openStateBackend({ root: '/project', config: { logicalId: 'shop' }, unlockCommand: 'x', env: {} }, { backend: 'service' })).rejects.toThrow(
+      'state.backend "service" keeps state on the monitoring service vigil manages: set VIGIL_API_URL (or api.baseUrl in vigil.config.ts) and VIGIL_API_KEY',
+    );
+  });
+
+  it('sends the http backend basic auth from the environment, the user name from the config unless the environment has one', async () => {
+    const address = `${server.url}/states/shop`;
+    const env = { VIGIL_STATE_HTTP_PASSWORD: 'pw' };
+    await writeOnce(await openStateBackend({ root: '/project', config: { logicalId: 'shop' }, unlockCommand: 'x', env }, { backend: 'http', address, username: 'ci' }));
+    expect(server.requests.at(-1)?.authorization).toBe(`Basic ${Buffer.from('ci:pw').toString('base64')}`);
+    await writeOnce(await openStateBackend({ root: '/project', config: { logicalId: 'shop' }, unlockCommand: 'x', env: { VIGIL_STATE_HTTP_TOKEN: 'tok' } }, { backend: 'http', address: `${address}-2`, username: 'ci' }));
+    expect(server.requests.at(-1)?.authorization).toBe('Bearer tok');
+  });
+});
