@@ -20,6 +20,7 @@ import { requestLogWriter } from './http/request-log.js';
 import { ServiceMetrics } from './metrics/index.js';
 import type { AppEnv } from './http/types.js';
 import { isPublicPagePath } from './public-pages/routes.js';
+import type { SubscriptionMailOptions } from './public-pages/subscription-store.js';
 import { HEALTH_PATH } from './routes/health.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
 import { isMetricsToken, METRICS_PATH, register as registerMetrics, routeTemplateOf } from './routes/metrics.js';
@@ -58,6 +59,11 @@ export interface AppOptions {
    * when it is known only once the server listens. Without it responses carry no such URLs.
    */
   readonly publicUrl?: string | (() => string | undefined);
+  /**
+   * Set when subscribers' e-mail is delivered (an SMTP server and the outbox running): the public
+   * pages then offer e-mail subscriptions, with these limits on the form (default DEFAULT_SUBSCRIBE_LIMITS).
+   */
+  readonly subscriptionMail?: SubscriptionMailOptions;
   /**
    * The operator's bearer token for `GET /metrics`: with it the metrics cover every account and the
    * service itself; with an account's API key, that account's checks only (routes/metrics.ts).
@@ -195,6 +201,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     seed: options.seed,
     checkResponses: options.checkResponses ?? false,
     publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl,
+    subscriptionMail: options.subscriptionMail,
   });
   for (const module of ROUTE_MODULES) module.register(app, context);
   registerMetrics(app, metrics, accounts);

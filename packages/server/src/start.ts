@@ -6,6 +6,8 @@ import { serve } from '@hono/node-server';
 import { slackAppTokensOf, type AccountKey } from './accounts.js';
 import { createApp } from './app.js';
 import { parsePublicUrl } from './heartbeats/ping-urls.js';
+import { subscriberLinks } from './public-pages/subscriber-links.js';
+import type { SubscribeLimits } from './public-pages/subscription-store.js';
 import { startScheduling, type SchedulingOptions } from './scheduler/index.js';
 import type { RateLimitOptions } from './http/rate-limit.js';
 import type { AuthFailureLimit } from './http/auth-failures.js';
@@ -43,6 +45,8 @@ export interface ServerOptions {
    * on a request's Host header).
    */
   readonly publicUrl?: string;
+  /** Limits of the public pages' subscription form (default DEFAULT_SUBSCRIBE_LIMITS); the form is offered only with the scheduler and an `smtpUrl`. */
+  readonly subscribeLimits?: Partial<SubscribeLimits>;
   /** The operator's bearer token for `GET /metrics` (every account and the service); without it, account keys see their own checks. */
   readonly metricsToken?: string;
 }
@@ -88,7 +92,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const slackAppTokens = slackAppTokensOf(options.accounts ?? []);
   // Known once listening; no request is served before.
   let listeningUrl: string | undefined;
-  const service = createApp({ ...options, publicUrl: () => publicUrl ?? listeningUrl });
+  // Subscribers' e-mail goes out through the scheduler's outbox, so the form is offered only when that runs with an SMTP server.
+  const mailing = typeof options.scheduler === 'object' && options.scheduler.alerting?.smtpUrl;
+  const service = createApp({
+    ...options,
+    publicUrl: () => publicUrl ?? listeningUrl,
+    ...(mailing ? { subscriptionMail: { limits: options.subscribeLimits } } : {}),
+  });
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
@@ -105,7 +115,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   listeningUrl = url;
   const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
   // The accounts' Slack App tokens reach only the outbox, which looks one up per notification.
-  const scheduling = schedulingOptions ? startScheduling(service.store, { ...schedulingOptions, metrics: service.metrics, alerting: { slackAppTokens, ...schedulingOptions.alerting } }) : undefined;
+  // Subscribers' e-mails get their signed links when the outbox sends them (public-pages/subscriber-links.ts).
+  const alerting = { slackAppTokens, subscriberLinks: subscriberLinks(service.store, () => publicUrl ?? listeningUrl), ...(schedulingOptions ? schedulingOptions.alerting : {}) };
+  const scheduling = schedulingOptions ? startScheduling(service.store, { ...schedulingOptions, metrics: service.metrics, alerting }) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,

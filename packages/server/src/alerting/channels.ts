@@ -24,7 +24,11 @@
  * get it as a warning of its own (dedup key / alias `CHECK_ID:ssl`), so it never resolves or
  * merges with the check's failure incident.
  * STATUS_PAGE_SUBSCRIBER is not a channel but rides the same outbox: an incident update e-mailed to
- * one VERIFIED subscriber of a status page (alerting/incidents.ts), through the same SMTP server.
+ * one VERIFIED subscriber of a status page (alerting/incidents.ts), or the verification e-mail of a
+ * subscription made on the public page (`kind: 'verification'`, public-pages/subscribe-routes.ts),
+ * through the same SMTP server. Both carry the subscription's unsubscribe link in the text and as
+ * `List-Unsubscribe` with `List-Unsubscribe-Post` (RFC 8058), so a mail client's unsubscribe button
+ * is one POST, when the page has a public address to link to.
  * Webhook, Slack and provider requests obey the service's network policy (`--deny-network`, like checks), so
  * a channel URL cannot make the service an SSRF proxy: a denied address is UNDELIVERABLE.
  */
@@ -35,7 +39,7 @@ import { NOTIFICATION_ID_HEADER, post, providerUrl, type AlertContext, type Send
 import { sendSlackApp } from './slack-app.js';
 import { renderWebhookTemplate, TemplateError, type TemplateValue } from './webhook-template.js';
 
-export { NOTIFICATION_ID_HEADER, PROVIDER_BASE_URLS, type AlertContext, type SendOptions, type SendOutcome } from './delivery.js';
+export { NOTIFICATION_ID_HEADER, PROVIDER_BASE_URLS, type AlertContext, type SendOptions, type SendOutcome, type SubscriberMailLinks } from './delivery.js';
 
 /** The outbox `channel_type` of an incident update e-mailed to a status page's subscriber. */
 export const SUBSCRIBER_DELIVERY = 'STATUS_PAGE_SUBSCRIBER';
@@ -198,15 +202,31 @@ function sendEmail(config: Record<string, unknown>, context: AlertContext, optio
   return mail({ to: String(config.address ?? ''), subject: alertTitle(context), text: slackText(context), notificationId: context.notificationId }, options);
 }
 
-/** An incident update for one subscriber; `config` is fixed when the update was posted. */
+/** An incident update, or a verification request, for one subscriber; `config` is fixed when it was queued. */
 function sendSubscriberEmail(config: Record<string, unknown>, context: AlertContext, options: SendOptions): Promise<SendOutcome> {
+  const links = options.mailLinks ?? {};
+  const pageName = String(config.statusPageName ?? '');
+  const unsubscribe = links.unsubscribeUrl ? `\n\nTo stop these e-mails: ${links.unsubscribeUrl}` : '';
+  const headers: Record<string, string> = links.unsubscribeUrl
+    ? { 'List-Unsubscribe': `<${links.unsubscribeUrl}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' }
+    : {};
+  if (config.kind === 'verification') {
+    // A verification mail without its link would ask the reader for something they cannot do.
+    if (!links.verifyUrl) return Promise.resolve({ kind: 'undeliverable', reason: `status page ${String(config.statusPageId ?? '')} no longer has a public address to confirm at` });
+    const text = [
+      `Someone, hopefully you, asked to receive e-mails about incidents on the status page ${pageName}.`,
+      `To confirm, open this link and press the button: ${links.verifyUrl}`,
+      'The link works for 24 hours. If you did not ask for this, ignore this e-mail: nothing is sent until the subscription is confirmed.',
+    ].join('\n\n');
+    return mail({ to: String(config.address ?? ''), subject: `[${pageName}] Confirm your subscription`, text: text + unsubscribe, notificationId: context.notificationId, headers }, options);
+  }
   const status = String(config.status ?? '');
-  const subject = `[${String(config.statusPageName ?? '')}] ${status === 'RESOLVED' ? 'Resolved' : 'Incident'}: ${String(config.incidentName ?? '')}`;
+  const subject = `[${pageName}] ${status === 'RESOLVED' ? 'Resolved' : 'Incident'}: ${String(config.incidentName ?? '')}`;
   const text = [`${String(config.incidentName ?? '')} (${String(config.severity ?? '')})`, `Status: ${status}`, String(config.description ?? '')].filter((line) => line !== '').join('\n');
-  return mail({ to: String(config.address ?? ''), subject, text, notificationId: context.notificationId }, options);
+  return mail({ to: String(config.address ?? ''), subject, text: text + unsubscribe, notificationId: context.notificationId, headers }, options);
 }
 
-async function mail(message: { to: string; subject: string; text: string; notificationId: string }, options: SendOptions): Promise<SendOutcome> {
+async function mail(message: { to: string; subject: string; text: string; notificationId: string; headers?: Record<string, string> }, options: SendOptions): Promise<SendOutcome> {
   if (!options.smtpUrl) return { kind: 'undeliverable', reason: 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent' };
   const url = new URL(options.smtpUrl);
   const secure = url.protocol === 'smtps:';
@@ -226,7 +246,7 @@ async function mail(message: { to: string; subject: string; text: string; notifi
       to: message.to,
       subject: message.subject,
       text: message.text,
-      headers: { [NOTIFICATION_ID_HEADER]: message.notificationId },
+      headers: { ...message.headers, [NOTIFICATION_ID_HEADER]: message.notificationId },
     });
     return { kind: 'sent', result: String(info.response ?? '').slice(0, 500) };
   } finally {

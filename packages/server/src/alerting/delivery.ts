@@ -43,6 +43,16 @@ export interface SendOptions {
   slackAppToken?: string | undefined;
   /** Ends an HTTP delivery early: a stopping service is not held by a slow receiver's timeout. */
   signal?: AbortSignal | undefined;
+  /** A status-page subscriber e-mail's signed links, made when it is sent (public-pages/subscriber-links.ts). */
+  mailLinks?: SubscriberMailLinks | undefined;
+}
+
+/** The links a mail to a status page's subscriber carries; absent when the page has no public address. */
+export interface SubscriberMailLinks {
+  /** Confirms a PENDING subscription (the verification e-mail only). */
+  readonly verifyUrl?: string;
+  /** Removes the subscription with one POST (RFC 8058), or shows a button on a GET. */
+  readonly unsubscribeUrl?: string;
 }
 
 export const NOTIFICATION_ID_HEADER = 'x-vigil-notification-id';

@@ -145,6 +145,8 @@ export class CheckIncidents {
               context: { ...cause.context, notificationId: id, alertType: `INCIDENT_${incident.lastUpdateStatus}` },
               alertConfig: {
                 address: subscription.address,
+                // Names the subscription its unsubscribe link removes (signed when the mail is sent).
+                subscriptionId: subscription.id,
                 statusPageId: page.id,
                 statusPageName: page.name,
                 incidentId: incident.id,

@@ -12,7 +12,7 @@
 import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
 import type { Store } from '../store/index.js';
 import { OutboxTable, type NotificationRow } from '../store/sqlite/outbox.js';
-import { sendToChannel, type AlertContext, type SendOutcome } from './channels.js';
+import { sendToChannel, SUBSCRIBER_DELIVERY, type AlertContext, type SendOutcome, type SubscriberMailLinks } from './channels.js';
 import { maskChannel } from './masking.js';
 
 export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'UNDELIVERABLE';
@@ -44,6 +44,12 @@ export interface OutboxOptions {
    * Looked up when a notification is sent, so neither the outbox rows nor the notifications hold one.
    */
   slackAppTokens?: ReadonlyMap<string, string> | undefined;
+  /**
+   * The signed links of a subscriber e-mail (`STATUS_PAGE_SUBSCRIBER` rows), made when it is sent:
+   * the signing key and the service's public URL are not the outbox's to know, and a link made at
+   * send time is never older than the mail.
+   */
+  subscriberLinks?: ((accountId: string, config: Record<string, unknown>) => SubscriberMailLinks | undefined) | undefined;
   /** CIDRs webhooks and Slack may not reach (default: the service's link-local and metadata denials). */
   denyNetworks?: readonly string[] | undefined;
   /** `signal` aborts when a stopping service gives up waiting for the delivery. */
@@ -117,11 +123,19 @@ export class Outbox implements NotificationQueue {
     this.#onDelivery = options.onDelivery;
     const timeoutMs = options.timeoutMs ?? 10_000;
     const policy = parseNetworkPolicy(options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS);
-    const { smtpUrl, providerUrls, slackAppTokens } = options;
+    const { smtpUrl, providerUrls, slackAppTokens, subscriberLinks } = options;
     this.#send =
       options.send ??
       ((type, config, context, signal, accountId) =>
-        sendToChannel(type, config, context, { timeoutMs, smtpUrl, providerUrls, policy, signal, slackAppToken: slackAppTokens?.get(accountId) }));
+        sendToChannel(type, config, context, {
+          timeoutMs,
+          smtpUrl,
+          providerUrls,
+          policy,
+          signal,
+          slackAppToken: slackAppTokens?.get(accountId),
+          mailLinks: type === SUBSCRIBER_DELIVERY ? subscriberLinks?.(accountId, config) : undefined,
+        }));
   }
 
   /** Queues a notification; call inside the transaction that changes the alert state. */

@@ -68,6 +68,13 @@ h3 { font-size: 1.05rem; margin: 0 0 .5rem; }
 .updates p { margin: 0; }
 .meta { color: var(--muted); font-size: .9rem; }
 .empty { color: var(--muted); }
+.subscribe form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-end; }
+.subscribe label { flex-basis: 100%; font-weight: 600; }
+input, button { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--border); border-radius: .375rem; padding: .5rem .75rem; }
+input { flex: 1 1 14rem; min-width: 0; }
+button { background: var(--card); cursor: pointer; }
+input:focus-visible, button:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.error { color: var(--bad); font-weight: 600; }
 footer { margin: 3rem auto 2rem; color: var(--muted); font-size: .9rem; }
 footer a { margin-right: 1rem; }
 `;

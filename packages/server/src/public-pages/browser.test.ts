@@ -5,20 +5,9 @@
  * PATH); a machine without one fails these tests, naming what to install (`.ci/run` installs
  * Debian's chromium), rather than passing without having looked at the page.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { at, HOSTILE, startPageFixture, type PageFixture } from './test-fixture.js';
-
-function chromiumPath(): string | undefined {
-  const configured = process.env['VIGIL_CHROMIUM_PATH'];
-  if (configured) return configured;
-  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
-    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
-  }
-  return undefined;
-}
+import { at, chromiumPath, HOSTILE, startPageFixture, type PageFixture } from './test-fixture.js';
 
 const executablePath = chromiumPath();
 

@@ -31,7 +31,8 @@ function time(value: string | number): string {
 
 const STATUS_WORDS: Readonly<Record<string, string>> = { INVESTIGATING: 'Investigating', IDENTIFIED: 'Identified', MONITORING: 'Monitoring', RESOLVED: 'Resolved' };
 
-function document(options: { title: string; theme: string; favicon: string; head?: string; body: string }): string {
+/** A whole HTML document of the public pages: the page, its 404 and the subscription pages share it. */
+export function document(options: { title: string; theme: string; favicon: string; head?: string; body: string }): string {
   return `<!doctype html>
 <html lang="en" data-theme="${e(options.theme)}">
 <head>
@@ -50,7 +51,8 @@ ${options.body}
 `;
 }
 
-export function renderPage(view: PageView): string {
+/** The page; `extra` is markup placed after the past incidents (the subscription form when e-mail is available). */
+export function renderPage(view: PageView, extra = ''): string {
   const base = basePath(view.slug);
   const logo = view.logo ? `<img src="${e(view.logo.href)}" alt="${e(view.name)} logo">` : '';
   // `redirectTo` is where a click on the logo leads (the owner's own site); without a logo it is a text link.
@@ -70,7 +72,7 @@ ${renderMaintenances(view)}
 <section aria-labelledby="past"><h2 id="past">Past incidents</h2>
 ${view.pastIncidents.length === 0 ? '<p class="empty">No incidents in the last 14 days.</p>' : view.pastIncidents.map((incident) => renderIncident(view, incident)).join('\n')}
 </section>
-</main>
+${extra}</main>
 <footer class="wrap"><a href="${base}/feed.atom">Atom feed</a><a href="${base}/summary.json">summary.json</a><span>Updated ${time(view.nowMs)}</span></footer>`;
   return document({
     title: `${view.name} status`,

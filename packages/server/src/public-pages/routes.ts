@@ -8,6 +8,7 @@
  *     GET /status/{url}/feed.atom             incidents as Atom
  *     GET /status/{url}/badge/{serviceId}.svg one service's state
  *     GET /                                   the page whose customDomain is the request's Host
+ *     POST /status/{url}/subscribe, GET|POST …/verify, …/unsubscribe   e-mail subscriptions (subscribe-routes.ts)
  *
  * A page that does not exist, or one asked for on another page's custom domain, is a 404: HTML for
  * the page, the API's JSON error for the rest. These are not endpoints of the monitoring API, so
@@ -23,9 +24,12 @@ import { ASSET_PREFIX, ASSETS } from './assets.js';
 import { atomFeed, badgeSvg, summaryJson } from './feeds.js';
 import { findPage, loadPageView, PAGE_VIEW, type FoundPage, type PageView, type PublicPageDeps, type ViewOptions } from './page-data.js';
 import { renderNotFound, renderPage } from './render-html.js';
+import { subscribeForm } from './render-subscribe.js';
+import { registerSubscriptions, SUBSCRIBE_POST_PATH } from './subscribe-routes.js';
 
-/** Whether a request is for a public page, served without authentication. Only reads are public. */
+/** Whether a request is for a public page, served without authentication: reads, and the subscription forms' POSTs. */
 export function isPublicPagePath(method: string, path: string): boolean {
+  if (method === 'POST') return SUBSCRIBE_POST_PATH.test(path);
   if (method !== 'GET' && method !== 'HEAD') return false;
   return path === '/' || path.startsWith('/status/') || path.startsWith(ASSET_PREFIX);
 }
@@ -46,7 +50,7 @@ const PAGE_HEADERS = {
 function contentSecurityPolicy(view: PageView | undefined): string {
   const images = new Set(["'self'"]);
   for (const url of [view?.logo, view?.favicon]) if (url) images.add(url.origin);
-  return `default-src 'self'; img-src ${[...images].join(' ')}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+  return `default-src 'self'; img-src ${[...images].join(' ')}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`;
 }
 
 function notFoundError(what: string): HttpError {
@@ -64,8 +68,18 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   const html = (c: Context<AppEnv>, found: FoundPage | undefined) => {
     if (!found) return c.html(renderNotFound(), 404, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(undefined) });
     const shown = view(found, PAGE_VIEW);
-    return c.html(renderPage(shown), 200, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(shown) });
+    const form = ctx.subscriptionMail && typeof found.page.url === 'string' ? subscribeForm(found.page.url) : '';
+    return c.html(renderPage(shown, form), 200, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(shown) });
   };
+
+  registerSubscriptions(app, {
+    store: ctx.store,
+    publicUrl: ctx.publicUrl,
+    mail: ctx.subscriptionMail,
+    find: (c, slug) => find(c, slug),
+    // A link's token is in the URL: kept out of caches and of the Referer of the link back to the page.
+    html: (c, body, status) => c.html(body, status, { ...PAGE_HEADERS, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-security-policy': contentSecurityPolicy(undefined) }),
+  });
 
   app.get(`${ASSET_PREFIX}:file`, (c) => {
     const asset = Object.hasOwn(ASSETS, c.req.param('file')) ? ASSETS[c.req.param('file')] : undefined;

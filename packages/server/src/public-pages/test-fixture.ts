@@ -3,7 +3,20 @@
  * and their results come from `--seed` (the API has no write endpoint for results), everything else
  * is made through the API as a user would.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { ServerOptions } from '../start.js';
 import { startTestServer, type TestApi } from '../test-support.js';
+
+/** Chromium as the runner finds it: VIGIL_CHROMIUM_PATH, else `chromium` on PATH. */
+export function chromiumPath(): string | undefined {
+  const configured = process.env['VIGIL_CHROMIUM_PATH'];
+  if (configured) return configured;
+  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
+    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(path.join(dir, name))) return path.join(dir, name);
+  }
+  return undefined;
+}
 
 export const SHOP_CHECK = '0c0a0000-0000-4000-8000-000000000001';
 export const SEARCH_CHECK = '0c0a0000-0000-4000-8000-000000000002';
@@ -31,7 +44,7 @@ function result(checkId: string, createdAt: string, hasFailures: boolean) {
  * (02:00–03:00, excluded), so that day is 100 %; two days ago 3 passing and 1 failing (75 %).
  * Search: passing today, and in an active maintenance window. Docs: no linked check.
  */
-export async function startPageFixture(options: { logo?: (url: string) => string } = {}): Promise<PageFixture> {
+export async function startPageFixture(options: { logo?: (url: string) => string; server?: ServerOptions } = {}): Promise<PageFixture> {
   const seed = {
     accounts: [
       {
@@ -50,7 +63,7 @@ export async function startPageFixture(options: { logo?: (url: string) => string
       },
     ],
   };
-  const api = await startTestServer({ seed });
+  const api = await startTestServer({ ...options.server, seed });
   const created = async (path: string, body: unknown): Promise<any> => {
     const reply = await api.post(path, body);
     if (reply.status >= 300) throw new Error(`POST ${path}: ${reply.status} ${JSON.stringify(reply.body)}`);

@@ -71,6 +71,7 @@ import * as triggers from './triggers.js';
 import * as clientReads from './client-reads.js';
 import * as state from './state.js';
 import * as publicPages from '../public-pages/routes.js';
+import type { SubscriptionMailOptions } from '../public-pages/subscription-store.js';
 
 export interface RouteContext {
   readonly store: Store;
@@ -82,6 +83,8 @@ export interface RouteContext {
    * responses carry (a heartbeat's `pingUrl`); undefined for an app served without a socket.
    */
   publicUrl(): string | undefined;
+  /** Present when the service sends e-mail to status-page subscribers: the public pages then offer the subscription form. */
+  readonly subscriptionMail?: SubscriptionMailOptions | undefined;
   /** Registers one endpoint of the contract; see the comment at the top of this file. */
   route<E extends EndpointSpec>(endpoint: E, handler: RouteHandler<E>): void;
 }
@@ -103,6 +106,7 @@ export function buildRouteContext(options: {
   seed: unknown;
   checkResponses: boolean;
   publicUrl?: () => string | undefined;
+  subscriptionMail?: SubscriptionMailOptions | undefined;
 }): RouteContext {
   const { app, store } = options;
   return {
@@ -110,6 +114,7 @@ export function buildRouteContext(options: {
     accounts: options.accounts,
     seed: options.seed,
     publicUrl: options.publicUrl ?? (() => undefined),
+    subscriptionMail: options.subscriptionMail,
     route: (endpoint, handler) => registerRoute({ app, store, checkResponses: options.checkResponses }, endpoint, handler),
   };
 }
