@@ -1,7 +1,8 @@
 /**
  * Storage of status pages and their subscriptions, incidents, account profiles and the deprecated
  * check-group triggers. Status pages are written by `/v1/status-pages` and by `--seed`;
- * subscriptions have no write endpoint in the contract: they come from `--seed`.
+ * subscriptions have no write endpoint in the contract: they come from `--seed` and from the public
+ * page's form (public-pages/subscription-store.ts, which also verifies and removes them).
  */
 import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';

@@ -1,7 +1,8 @@
 /**
  * `GET /v1/status-pages/{statusPageId}/subscriptions`: a status page's e-mail subscriptions, in order
- * of creation. Subscriptions come from `--seed` (the contract cannot create them), on pages from
- * `--seed` or `/v1/status-pages`; another tenant's status page is 404.
+ * of creation. Subscriptions come from `--seed` (the contract cannot create them) and from the
+ * public page's form (public-pages/subscribe-routes.ts), on pages from `--seed` or
+ * `/v1/status-pages`; another tenant's status page is 404.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
