@@ -43,7 +43,8 @@ afterAll(async () => {
 async function checkout(dir: string, options: { state: string; logicalId: string; frequency?: number }): Promise<GeneratedProject> {
   const project = await generateProject({ root: path.join(workspace, dir), ...SIZE, ...(options.frequency === undefined ? {} : { frequency: options.frequency }) });
   const config = await readFile(project.configPath, 'utf8');
-  const state = options.state === 'local' ? "{ backend: 'local' }" : `{ backend: 'http', address: '${states.url}/states/${options.state}' }`;
+  const state =
+    options.state === 'local' ? "{ backend: 'local' }" : options.state === 'service' ? "{ backend: 'service' }" : `{ backend: 'http', address: '${states.url}/states/${options.state}' }`;
   await writeFile(project.configPath, config.replace("logicalId: 'generated',", `logicalId: '${options.logicalId}',\n  state: ${state},`));
   return project;
 }
@@ -72,6 +73,12 @@ async function checksNamed(prefix: string): Promise<string[]> {
   const response = await fetch(`${service.url}/v1/checks?limit=100`, { headers: { authorization: 'Bearer vigil-local' } });
   const checks = (await response.json()) as Array<{ name: string; tags: string[] }>;
   return checks.filter((check) => check.name.startsWith(prefix)).map((check) => check.name);
+}
+
+function countByName(names: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const name of [...names].sort()) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return counts;
 }
 
 const posts = (name: string) => states.requests.filter((request) => request.method === 'POST' && request.path.startsWith(`/states/${name}?`)).length;
@@ -116,6 +123,7 @@ describe('state on an http backend, shared by two checkouts', () => {
     const env = targetEnv(service.url, { VIGIL_STATE_HTTP_TOKEN: TOKEN });
     const creates = () => readFile(requestLog, 'utf8').then((text) => text.split('\n').filter((line) => line.includes('"POST"')).length);
     const before = await creates();
+    const namesBefore = await checksNamed('Check ');
     const { child, done } = startVigil(['apply', '--auto-approve'], { cwd: a.root, env });
     while ((await creates()) < before + 5 && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 2));
     child.kill('SIGKILL');
@@ -138,12 +146,8 @@ describe('state on an http backend, shared by two checkouts', () => {
     const state = stored('crash');
     expect(state.journal).toEqual([]);
     expect(Object.keys(state.resources).sort()).toEqual([...b.addresses].sort());
-    const names = await checksNamed('Check ');
-    // The shared project's checks have the same names: each name exactly twice (shared + crash), never more.
-    const counts = new Map<string, number>();
-    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
-    expect([...counts.values()].every((count) => count === 2)).toBe(true);
-    expect([...counts.keys()].sort()).toEqual([...b.checkNames].sort());
+    // Other projects of this file have checks of the same names: the crashed project added exactly one of each.
+    expect(countByName(await checksNamed('Check '))).toEqual(new Map([...countByName(namesBefore)].map(([name, count]) => [name, count + 1])));
     expect((await run(a, ['plan', '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);
 
@@ -212,4 +216,62 @@ describe('state on an http backend, shared by two checkouts', () => {
     const nothing = await run(a, ['state', 'unlock', '--force']);
     expect(nothing.stdout).toBe(`No lock on ${location('shared')}; nothing to do.\n`);
   }, 60_000);
+});
+
+describe("state on the target service (state: { backend: 'service' })", () => {
+  const serviceState = async (project: string) => {
+    const response = await fetch(`${service.url}/v1/state/${project}`, { headers: { authorization: 'Bearer vigil-local' } });
+    return response.status === 404 ? undefined : ((await response.json()) as { lineage: string; serial: number; journal: unknown[]; resources: Record<string, unknown> });
+  };
+  const serviceLocation = (project: string) => `http state at ${service.url}/v1/state/${project}`;
+
+  it('applies from one checkout, plans nothing from the other, and concurrent applies take turns on the lock', async () => {
+    const a = await checkout('svc-a', { state: 'service', logicalId: 'svc' });
+    const b = await checkout('svc-b', { state: 'service', logicalId: 'svc' });
+    const applied = await run(a, ['apply', '--auto-approve']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+    expect(Object.keys((await serviceState('svc'))!.resources).sort()).toEqual([...a.addresses].sort());
+    const planned = await run(b, ['plan', '--detailed-exitcode']);
+    expect(planned.stdout).toBe('No changes. Your monitoring matches the code.\n');
+    for (const project of [a, b]) expect(await exists(path.join(project.root, '.vigil', 'state.json'))).toBe(false);
+
+    const a2 = await checkout('svc-a', { state: 'service', logicalId: 'svc', frequency: 5 });
+    const b2 = await checkout('svc-b', { state: 'service', logicalId: 'svc', frequency: 5 });
+    const env = targetEnv(service.url);
+    const results = await Promise.all([a2, b2].map((project) => startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: project.root, env }).done));
+    expect(results.map((result) => result.code)).toEqual([0, 0]);
+    const waited = results.filter((result) => result.stderr.includes('Waiting up to 2m for the lock on'));
+    expect(waited).toHaveLength(1);
+    expect(waited[0]!.stderr).toContain(`Waiting up to 2m for the lock on ${serviceLocation('svc')}, held by pid `);
+    expect((await serviceState('svc'))!.journal).toEqual([]);
+    expect((await run(b2, ['plan', '--detailed-exitcode'])).code).toBe(0);
+  }, 180_000);
+
+  it('migrates local state to the service, and unlocks a lock left by a killed apply naming its owner', async () => {
+    const project = await checkout('svc-migrate', { state: 'local', logicalId: 'svc-migrated' });
+    expect((await run(project, ['apply', '--auto-approve'])).code).toBe(0);
+    const local = JSON.parse(await readFile(path.join(project.root, '.vigil', 'state.json'), 'utf8')) as { lineage: string; serial: number };
+    await writeFile(project.configPath, (await readFile(project.configPath, 'utf8')).replace("{ backend: 'local' }", "{ backend: 'service' }"));
+    const migrated = await run(project, ['state', 'migrate', '--from', 'local']);
+    expect(migrated.stderr).toBe('');
+    expect(migrated.stdout).toContain(`Copied the state from .vigil/state.json to ${serviceLocation('svc-migrated')}: lineage ${local.lineage}, serial ${local.serial}`);
+    expect(await serviceState('svc-migrated')).toMatchObject({ lineage: local.lineage, serial: local.serial });
+    await rm(path.join(project.root, '.vigil'), { recursive: true, force: true });
+    expect((await run(project, ['plan', '--detailed-exitcode'])).code).toBe(0);
+
+    const changed = await checkout('svc-migrate', { state: 'service', logicalId: 'svc-migrated', frequency: 5 });
+    const { child, done } = startVigil(['apply', '--auto-approve'], { cwd: changed.root, env: targetEnv(service.url) });
+    while ((await serviceState('svc-migrated'))!.serial === local.serial && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 2));
+    child.kill('SIGKILL');
+    await done;
+    const pulled = await run(changed, ['state', 'pull']);
+    expect(JSON.parse(pulled.stdout)).toEqual(await serviceState('svc-migrated'));
+    const unlocked = await run(changed, ['state', 'unlock', '--force']);
+    expect(unlocked.stdout).toMatch(new RegExp(`^Removed the lock on ${serviceLocation('svc-migrated').replace(/[.]/g, '\\.')}, held by pid ${child.pid} on .+ \\(user .+, "vigil apply", since .+\\)\\.\\n$`));
+    const finished = await run(changed, ['apply', '--auto-approve']);
+    expect(finished.code).toBe(0);
+    expect((await serviceState('svc-migrated'))!.journal).toEqual([]);
+    expect((await run(changed, ['plan', '--detailed-exitcode'])).code).toBe(0);
+  }, 180_000);
 });

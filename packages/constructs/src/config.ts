@@ -146,6 +146,7 @@ export type StateConfig = LocalStateConfig | HttpStateConfig | ServiceStateConfi
 
 /** A JSON file in the project (commit it, or use a remote backend). */
 export interface LocalStateConfig {
+  /** A file in the project. */
   backend: 'local';
   /** State file path relative to the project root. Default `.vigil/state.json`. */
   path?: string;
@@ -157,6 +158,7 @@ export interface LocalStateConfig {
  * `VIGIL_STATE_HTTP_PASSWORD` (basic auth), or `VIGIL_STATE_HTTP_TOKEN` (a bearer token).
  */
 export interface HttpStateConfig {
+  /** A server speaking Terraform's http backend protocol. */
   backend: 'http';
   /** The state's URL: read with GET, written with `updateMethod`, removed with DELETE. */
   address: string;
@@ -185,6 +187,7 @@ export interface HttpStateConfig {
  * API key as every other call.
  */
 export interface ServiceStateConfig {
+  /** The service `VIGIL_API_URL` (or `api.baseUrl`) points at, authenticated with `VIGIL_API_KEY`. */
   backend: 'service';
 }
 
