@@ -97,8 +97,10 @@ export class SubscriptionStore {
       this.#prune.run(nowMs - DAY_MS);
       const keys = { page: this.#key('page', request.pageKey), address: this.#key('address', request.address.toLowerCase()), client: this.#key('client', request.client) };
       const count = (statement: Statement, key: string, sinceMs: number) => (statement.get(key, sinceMs) as { n: number }).n;
+      // A client past its limit is not recorded again: its count already refuses it for the hour, and a
+      // flood from one address must not grow the table.
+      if (count(this.#countClient, keys.client, nowMs - HOUR_MS) >= limits.perClientPerHour) return false;
       const mail =
-        count(this.#countClient, keys.client, nowMs - HOUR_MS) < limits.perClientPerHour &&
         count(this.#countAddress, keys.address, nowMs - DAY_MS) < limits.perAddressPerDay &&
         count(this.#countPage, keys.page, nowMs - HOUR_MS) < limits.perPagePerHour;
       this.#record.run(nowMs, keys.page, keys.address, keys.client, mail ? 1 : 0);

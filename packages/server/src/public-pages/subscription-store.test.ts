@@ -1,0 +1,48 @@
+/** The form's limits as the store counts them, on a clock the test sets. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../store/index.js';
+import { SubscriptionStore, type SubscribeLimits } from './subscription-store.js';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 2, 1);
+const LIMITS: SubscribeLimits = { perAddressPerDay: 3, perClientPerHour: 10, perPagePerHour: 100 };
+let store: Store | undefined;
+afterEach(() => store?.close());
+
+function subscriptions(): SubscriptionStore {
+  store = new Store(':memory:');
+  return new SubscriptionStore(store);
+}
+
+const ask = (subs: SubscriptionStore, overrides: { address?: string; client?: string; page?: string; nowMs?: number; limits?: Partial<SubscribeLimits> } = {}) =>
+  subs.admit({ pageKey: overrides.page ?? 'acme/p', address: overrides.address ?? 'a@example.com', client: overrides.client ?? '10.0.0.1', nowMs: overrides.nowMs ?? T0, limits: { ...LIMITS, ...overrides.limits } });
+
+describe('the subscription form limits', () => {
+  it('mail one address three times a day, whatever its case and page, and again a day later', () => {
+    const subs = subscriptions();
+    const answers = ['a@example.com', 'A@EXAMPLE.COM', 'a@example.com', 'a@example.com'].map((address, i) => ask(subs, { address, page: `acme/p${i}`, client: `10.0.0.${i}` }));
+    expect(answers).toEqual([true, true, true, false]);
+    expect(ask(subs, { nowMs: T0 + 24 * HOUR + 1 })).toBe(true);
+  });
+
+  it('count every submission of a client, mailed or not, for an hour', () => {
+    const subs = subscriptions();
+    const answers = Array.from({ length: 11 }, (_, i) => ask(subs, { address: `x${i % 2}@example.com` }));
+    expect(answers.filter(Boolean)).toHaveLength(6);
+    expect(ask(subs, { address: 'fresh@example.com' })).toBe(false);
+    expect(ask(subs, { address: 'fresh@example.com', nowMs: T0 + HOUR + 1 })).toBe(true);
+  });
+
+  it('cap the mails of one page per hour across clients and addresses', () => {
+    const subs = subscriptions();
+    const answers = Array.from({ length: 4 }, (_, i) => ask(subs, { address: `p${i}@example.com`, client: `10.1.0.${i}`, limits: { perPagePerHour: 3 } }));
+    expect(answers).toEqual([true, true, true, false]);
+    expect(ask(subs, { address: 'other@example.com', page: 'acme/other', limits: { perPagePerHour: 3 } })).toBe(true);
+  });
+
+  it('keep one signing key per database', () => {
+    const subs = subscriptions();
+    expect(subs.secret).toHaveLength(32);
+    expect(new SubscriptionStore(store!).secret.equals(subs.secret)).toBe(true);
+  });
+});
