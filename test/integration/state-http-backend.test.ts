@@ -202,3 +202,25 @@ describe('http state backend credentials', () => {
     expect(error.message).toBe(`cannot read http state at ${server.url}${PATH}: GET answered 400 Bad Request: {"error":"injected failure","authorization":"Bearer (redacted)"}`);
   });
 });
+
+describe('http state backend against vigil server', () => {
+  it('uses separate lock and unlock addresses and methods, as the service offers them for proxies (POST …/lock, POST …/unlock)', async () => {
+    const { startServer } = await import('@vigil/server');
+    const service = await startServer({ port: 0, dataDir: ':memory:' });
+    try {
+      const address = `${service.url}/v1/state/shop`;
+      const options = { address, lockAddress: `${address}/lock`, unlockAddress: `${address}/unlock`, lockMethod: 'POST', unlockMethod: 'POST', credentials: { token: 'vigil-local' }, pollMs: 5 };
+      const first = createHttpBackend(options);
+      const lock = await first.lock({ timeoutMs: 0, command: 'vigil apply' });
+      await lock.write(document());
+      const error = await failure(() => createHttpBackend(options).lock({ timeoutMs: 0, command: 'vigil apply' }));
+      expect(error.code).toBe('state-locked');
+      expect(error.message).toContain(`state http state at ${address} is locked by pid ${process.pid} on ${hostname()}`);
+      await lock.release();
+      expect(await createHttpBackend(options).read()).toMatchObject({ serial: 1 });
+      expect(await createHttpBackend(options).forceUnlock()).toEqual({ removed: false });
+    } finally {
+      await service.close();
+    }
+  });
+});
