@@ -1,5 +1,5 @@
 /**
- * `kill -9` of `vigil server` in the middle of a run (issue 18, "Safety and faults"): the loopback
+ * `kill -9` of `vigil server` in the middle of a run: the loopback
  * target holds the request of the second slot and the test kills the server while it waits. The
  * webhook receiver of the failure alert is down (503) until the crash, then up. After a restart on
  * the same data directory: no slot ran twice, at most one slot was missed (the one the crash cut

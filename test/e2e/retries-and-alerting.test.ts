@@ -1,5 +1,5 @@
 /**
- * Issue 15, items 9–11: what a group without an escalation policy, noRetries() and singleRetry()
+ * What a group without an escalation policy, noRetries() and singleRetry()
  * store on the service, and that the plan after applying them is empty.
  */
 import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Faults that must stay local (issue 18, "Safety and faults"): a target that never answers, a webhook
+ * Faults that must stay local: a target that never answers, a webhook
  * receiver that answers after 20 s, one that refuses connections and an SMTP server that accepts
  * connections and never speaks. Meanwhile the other checks run every slot and the healthy receiver
  * gets its notification while the slow one still holds its request. (Proved by order and count: a

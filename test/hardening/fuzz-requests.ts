@@ -39,7 +39,7 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.double(),
   fc.constant(null).map(() => 'x'.repeat(HUGE)),
   // Lists stay in the low thousands: each wrong item costs the service one validation issue, and
-  // 20,000 of them take seconds (see the report of issue #10); larger lists run under VIGIL_STRESS.
+  // 20,000 of them take seconds; larger lists run under VIGIL_STRESS.
   fc.nat({ max: STRESS ? 20_000 : 2_000 }).map((n) => Array.from({ length: n }, (_, i) => i)),
   fc.nat({ max: STRESS ? 20_000 : 2_000 }).map((n) => Array.from({ length: n }, () => 'tag')),
   fc.integer({ min: 100, max: 100_000 }).map((depth) => deepMarker(depth)),

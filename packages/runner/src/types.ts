@@ -1,5 +1,5 @@
 /**
- * The public shapes of `@vigil/runner` (agreed in RUNNER-API.md; three parties build against them).
+ * The public shapes of `@vigil/runner`: the CLI (`vigil test`), the service's scheduler and runner agents build against them.
  * A result is the check result of the API (`CheckResult` in `@vigil/schema`), with the parts the
  * runner always fills typed precisely, so a reporter needs no casts.
  */

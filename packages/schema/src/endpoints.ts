@@ -1,5 +1,5 @@
 /**
- * Every endpoint of spec §4 and its extensions as data. The server routes and validates from this
+ * Every endpoint of the API and its extensions as data. The server routes and validates from this
  * table, the client types its calls from it, and `GET /openapi.json` is generated from it, so a
  * shape changes in one place only.
  *

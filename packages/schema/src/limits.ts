@@ -1,5 +1,5 @@
 /**
- * Every limit of spec §8 as a named constant, so the server, the constructs and the tests quote one
+ * Every limit of the API as a named constant, so the server, the constructs and the tests quote one
  * number instead of repeating it.
  */
 
@@ -99,7 +99,7 @@ export type FrequencyOffsetCheckKind = 'API' | 'TCP' | 'URL' | 'DNS' | 'MULTI_ST
 export const SUB_MINUTE_CHECK_KINDS: readonly FrequencyOffsetCheckKind[] = ['API', 'TCP', 'URL', 'DNS'];
 
 /**
- * The largest `frequencyOffset` allowed for a frequency above 0 (spec §8 rules 2 and 3):
+ * The largest `frequencyOffset` allowed for a frequency above 0:
  * floor(frequency × 10) up to 60 minutes, ceil(frequency / 60) above.
  */
 export function maxFrequencyOffset(frequency: number): number {
@@ -107,7 +107,7 @@ export function maxFrequencyOffset(frequency: number): number {
 }
 
 /**
- * Checks `frequencyOffset` against the four rules of spec §8. Returns `undefined` when the pair is
+ * Checks `frequencyOffset` against the four rules of the API. Returns `undefined` when the pair is
  * valid, otherwise the complete, user-facing message (it names the field in double quotes, like
  * every message of `formatIssues`, so the constructs can show it unchanged).
  * Only API, TCP, URL and DNS checks may run sub-minute; for other kinds frequency 0 is reported here too,

@@ -111,7 +111,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Reco
     info: {
       title: 'Vigil monitoring service',
       version: '1.0.0',
-      description: 'The monitoring service API implemented by `vigil server` (spec + DESIGN §3.2 extensions).',
+      description: 'The monitoring service API implemented by `vigil server` (the monitoring API and the extensions Vigil adds, such as state and heartbeat pings).',
     },
     ...(options.serverUrl ? { servers: [{ url: options.serverUrl }] } : {}),
     security: [{ bearer: [] }],

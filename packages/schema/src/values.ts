@@ -1,5 +1,5 @@
 /**
- * Value sets of spec §2.1, plus the values the spec leaves out (§2.10), settled from the real
+ * Value sets of the API, plus the values the spec leaves open, settled from the real
  * service's OpenAPI document (`shared/reference/real-service-openapi.json`). Each set is exported
  * twice: as a readonly tuple (`LOCATIONS`) for code that iterates, and as a zod enum (`Location`)
  * whose inferred type has the same name.
@@ -28,7 +28,7 @@ export const Location = z.enum(LOCATIONS, missingAware);
 export type Location = z.infer<typeof Location>;
 
 /**
- * Runtime ids, newest first: spec §2.1's, and `2026.04`, which the real service's document lists and
+ * Runtime ids, newest first: the API's, and `2026.04`, which the real service's document lists and
  * Checkly's own docs use (a project written for it must load).
  */
 export const RUNTIME_IDS = ['2026.04', '2025.04', '2024.09', '2024.02', '2023.09', '2023.02', '2022.10'] as const;

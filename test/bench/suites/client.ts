@@ -1,5 +1,5 @@
 /**
- * The API client (issue #3): its overhead per call over raw `fetch` (1,000 sequential GETs, both
+ * The API client: its overhead per call over raw `fetch` (1,000 sequential GETs, both
  * measured in the same run against the same service), and, with `--full`, how close 1,000 paced
  * creates come to the 100 s that a 600 / 60 s rate limit allows, and how many 429s they meet.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue #5: load + validate of generated projects (1,000 files × 10 constructs and 100 × 100),
+ * Load + validate of generated projects (1,000 files × 10 constructs and 100 × 100),
  * median wall time and peak RSS, beside the per-file baseline the Checkly CLI uses (every file
  * imported separately through jiti), measured in the same run. Each measurement is a fresh process
  * (load/worker.ts), so peak RSS and module caches belong to that one load.
@@ -86,7 +86,7 @@ function measureCli(root: string, expectedResources: number): Promise<Measuremen
   });
 }
 
-/** Issue #5's goal, for 10,000 constructs however they are spread over files. */
+/** The goal for 10,000 constructs however they are spread over files. */
 const LOAD_GOAL: BenchGoal = {
   text: '≤ 2 s and ≥ 3× faster than baseline',
   met: (median, baseline) => median <= 2000 && baseline !== undefined && baseline / median >= 3,

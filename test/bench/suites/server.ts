@@ -1,5 +1,5 @@
 /**
- * The reference service under load (issue #2): requests/s and p99 latency of `POST /v1/checks/api`
+ * The reference service under load: requests/s and p99 latency of `POST /v1/checks/api`
  * and of `GET /v1/checks?limit=100&page=N` with 10,000 stored checks, measured with autocannon.
  *
  * The service runs as `vigil server` in its own process with an on-disk database (WAL), as users run

@@ -22,7 +22,7 @@ export interface AdapterDefinition {
   };
   /** Extra query for the list call (checks are filtered by type). */
   readonly listQuery?: Readonly<Record<string, unknown>>;
-  /** Check and group writes subscribe to every alert channel unless told not to (DESIGN §3.3). */
+  /** Check and group writes subscribe to every alert channel unless told not to. */
   readonly sendsAutoAssignAlerts?: boolean;
   readonly setFields?: readonly string[];
   readonly replaceOn?: readonly string[];
