@@ -20,6 +20,7 @@ import type { AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResul
 import { interpolate, variableLookup } from '../variables.js';
 import { HTTPS_TYPE, jsonAnswer, textAnswer, type DnsJsonAnswer } from './dns-answer.js';
 import { runFields } from './run-fields.js';
+import { monitorEnvelope as envelope, runnerFault as fault } from './monitor-result.js';
 
 export const dnsExecutor: Executor = { checkType: 'DNS', run: runDnsMonitor };
 
@@ -269,26 +270,4 @@ function tryDecode(decode: () => dnsPacket.Packet): dnsPacket.Packet | null {
   } catch {
     return null;
   }
-}
-
-function envelope(startedAt: Date, responseTime: number) {
-  return {
-    hasErrors: false,
-    responseTime,
-    startedAt: startedAt.toISOString(),
-    stoppedAt: new Date().toISOString(),
-    apiCheckResult: null,
-    multiStepCheckResult: null,
-  };
-}
-
-function fault(startedAt: Date, message: string): TryResult {
-  return {
-    ...envelope(startedAt, 0),
-    hasFailures: true,
-    hasErrors: true,
-    isDegraded: null,
-    overMaxResponseTime: null,
-    failure: { kind: 'RUNNER', message },
-  };
 }

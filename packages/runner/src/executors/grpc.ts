@@ -15,6 +15,9 @@ import { GRPC_HEALTH_STATUSES, GrpcCheckCreate, type GrpcAssertion } from '@vigi
 import type { AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
 import { resolveThroughPolicy } from './icmp.js';
+import { monitorEnvelope as envelope, monitorFailure, runnerFault as fault } from './monitor-result.js';
+
+const failed = monitorFailure.bind(null, 'grpcCheckResult');
 
 export const grpcExecutor: Executor = { checkType: 'GRPC', run: runGrpcMonitor };
 
@@ -219,23 +222,4 @@ async function evaluateGrpcAssertions(
   rest.forEach((assertion, index) => bySource.set(assertion, restOutcomes[index]!));
   health.forEach((assertion, index) => bySource.set(assertion, healthOutcomes[index]!));
   return assertions.map((assertion) => ({ ...bySource.get(assertion)!, source: assertion.source, property: assertion.property }));
-}
-
-function failed(startedAt: Date, responseTime: number, kind: FailureKind, message: string, result: Record<string, unknown>, context: ExecutorContext): TryResult {
-  return {
-    ...envelope(startedAt, responseTime),
-    hasFailures: true,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    failure: { kind, message: context.redact(message) },
-    grpcCheckResult: { ...result, requestError: context.redact(message) },
-  };
-}
-
-function envelope(startedAt: Date, responseTime: number) {
-  return { hasErrors: false, responseTime, startedAt: startedAt.toISOString(), stoppedAt: new Date().toISOString(), apiCheckResult: null, multiStepCheckResult: null };
-}
-
-function fault(startedAt: Date, message: string): TryResult {
-  return { ...envelope(startedAt, 0), hasFailures: true, hasErrors: true, isDegraded: null, overMaxResponseTime: null, failure: { kind: 'RUNNER', message } };
 }

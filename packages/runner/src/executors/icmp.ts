@@ -14,6 +14,9 @@ import { IcmpCheckCreate, type IcmpAssertion } from '@vigil/schema';
 import { guardLookup, type NetworkPolicy } from '../network-policy.js';
 import type { AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
+import { monitorEnvelope as envelope, monitorFailure, runnerFault as fault } from './monitor-result.js';
+
+const failed = monitorFailure.bind(null, 'icmpCheckResult');
 
 export const icmpExecutor: Executor = { checkType: 'ICMP', run: runIcmpMonitor };
 
@@ -137,23 +140,4 @@ async function evaluateIcmpAssertions(context: ExecutorContext, assertions: read
       : { source: 'JSON_BODY', label: source, comparison, property, target, regex });
   const evaluated = await context.assertions.evaluate(inputs, { status: 0, headers: {}, body: JSON.stringify(response), responseTime });
   return evaluated.map((outcome, index) => ({ ...outcome, source: assertions[index]!.source, property: assertions[index]!.property }));
-}
-
-function failed(startedAt: Date, responseTime: number, kind: FailureKind, message: string, result: Record<string, unknown>, context: ExecutorContext): TryResult {
-  return {
-    ...envelope(startedAt, responseTime),
-    hasFailures: true,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    failure: { kind, message: context.redact(message) },
-    icmpCheckResult: { ...result, requestError: context.redact(message) },
-  };
-}
-
-function envelope(startedAt: Date, responseTime: number) {
-  return { hasErrors: false, responseTime, startedAt: startedAt.toISOString(), stoppedAt: new Date().toISOString(), apiCheckResult: null, multiStepCheckResult: null };
-}
-
-function fault(startedAt: Date, message: string): TryResult {
-  return { ...envelope(startedAt, 0), hasFailures: true, hasErrors: true, isDegraded: null, overMaxResponseTime: null, failure: { kind: 'RUNNER', message } };
 }

@@ -16,6 +16,7 @@ import type { AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResul
 import { interpolate, variableLookup } from '../variables.js';
 import { runFields } from './run-fields.js';
 import { baselineFindings, certificateFacts, connectionFacts, peerCertificate, tlsVersionRank, type BaselineFinding, type CertificateFacts, type ConnectionFacts } from './ssl-facts.js';
+import { monitorEnvelope as envelope, runnerFault as fault } from './monitor-result.js';
 
 export const sslExecutor: Executor = { checkType: 'SSL', run: runSslMonitor };
 
@@ -249,19 +250,4 @@ function shake(options: ShakeOptions): Promise<Handshake> {
       finish({ socket: null, error: { kind: 'NETWORK_ERROR', message: refused ? error.message : `TLS handshake with ${target} failed: ${error.message}` } });
     });
   });
-}
-
-function envelope(startedAt: Date, responseTime: number) {
-  return {
-    hasErrors: false,
-    responseTime,
-    startedAt: startedAt.toISOString(),
-    stoppedAt: new Date().toISOString(),
-    apiCheckResult: null,
-    multiStepCheckResult: null,
-  };
-}
-
-function fault(startedAt: Date, message: string): TryResult {
-  return { ...envelope(startedAt, 0), hasFailures: true, hasErrors: true, isDegraded: null, overMaxResponseTime: null, failure: { kind: 'RUNNER', message } };
 }

@@ -18,6 +18,7 @@ import { guardLookup } from '../network-policy.js';
 import type { ApiRunResult, AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
 import { runFields } from './run-fields.js';
+import { runnerFault as fault } from './monitor-result.js';
 
 /** How long the read waits for more after the last byte before it takes the answer as complete. */
 export const QUIET_MS = 100;
@@ -259,19 +260,4 @@ function measure(marks: Marks, finished: number): Pick<ApiRunResult['response'],
 
 function round(milliseconds: number): number {
   return Math.max(0, Math.round(milliseconds * 100) / 100);
-}
-
-function fault(startedAt: Date, message: string): TryResult {
-  return {
-    hasFailures: true,
-    hasErrors: true,
-    isDegraded: null,
-    overMaxResponseTime: null,
-    responseTime: 0,
-    startedAt: startedAt.toISOString(),
-    stoppedAt: new Date().toISOString(),
-    apiCheckResult: null,
-    multiStepCheckResult: null,
-    failure: { kind: 'RUNNER', message },
-  };
 }

@@ -13,6 +13,9 @@ import { TRACEROUTE_DEFAULT_PORTS, TracerouteCheckCreate, type TracerouteAsserti
 import type { AssertionOutcome, Executor, ExecutorContext, FailureKind, TryResult, WireCheck } from '../types.js';
 import { interpolate, variableLookup } from '../variables.js';
 import { resolveThroughPolicy } from './icmp.js';
+import { monitorEnvelope as envelope, monitorFailure, runnerFault as fault } from './monitor-result.js';
+
+const failed = monitorFailure.bind(null, 'tracerouteCheckResult');
 
 export const tracerouteExecutor: Executor = { checkType: 'TRACEROUTE', run: runTracerouteMonitor };
 
@@ -225,23 +228,4 @@ async function evaluateTracerouteAssertions(context: ExecutorContext, assertions
   const inputs = assertions.map(({ source, comparison, property, target, regex }) => ({ source: 'JSON_BODY', label: source, comparison, property: ASSERTION_PATHS[source]!(property), target, regex }));
   const evaluated = await context.assertions.evaluate(inputs, { status: 0, headers: {}, body: JSON.stringify(response), responseTime });
   return evaluated.map((outcome, index) => ({ ...outcome, source: assertions[index]!.source, property: assertions[index]!.property }));
-}
-
-function failed(startedAt: Date, responseTime: number, kind: FailureKind, message: string, result: Record<string, unknown>, context: ExecutorContext): TryResult {
-  return {
-    ...envelope(startedAt, responseTime),
-    hasFailures: true,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    failure: { kind, message: context.redact(message) },
-    tracerouteCheckResult: { ...result, requestError: context.redact(message) },
-  };
-}
-
-function envelope(startedAt: Date, responseTime: number) {
-  return { hasErrors: false, responseTime, startedAt: startedAt.toISOString(), stoppedAt: new Date().toISOString(), apiCheckResult: null, multiStepCheckResult: null };
-}
-
-function fault(startedAt: Date, message: string): TryResult {
-  return { ...envelope(startedAt, 0), hasFailures: true, hasErrors: true, isDegraded: null, overMaxResponseTime: null, failure: { kind: 'RUNNER', message } };
 }
