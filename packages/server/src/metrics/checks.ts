@@ -26,6 +26,12 @@ export const RESPONSE_TIME_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 6
 export const DEFAULT_MAX_CHECKS = 50_000;
 
 const CHECK_LABELS = ['account', 'check_id', 'check_name', 'check_type'] as const;
+/**
+ * Tags and group change more often than a check's identity; as labels of every series they would
+ * start new series (and break rate()) on each edit. They live on one `vigil_check_info` series per
+ * check, joined in queries: `vigil_check_up * on(account, check_id) group_left(group, tags) vigil_check_info`.
+ */
+const INFO_LABELS = [...CHECK_LABELS, 'group', 'tags'] as const;
 const RUN_LABELS = [...CHECK_LABELS, 'location'] as const;
 type RunLabel = (typeof RUN_LABELS)[number];
 type RunLabels = Record<RunLabel, string>;
@@ -53,6 +59,14 @@ interface Tracked {
   type: string;
   series: Map<string, RunLabels>;
   lastResponseSeconds: number | null;
+}
+
+interface LiveCheck {
+  name: string;
+  type: string;
+  groupId: string | null;
+  /** Sorted, without repeats, comma-separated. */
+  tags: string;
 }
 
 /** Which accounts a scrape shows: one tenant's, or every configured account's (the operator's). */
@@ -126,10 +140,12 @@ export class CheckMetrics {
     const lastRun = gauge('vigil_check_last_run_timestamp_seconds', 'When the last FINAL run of the check ended (Unix time)');
     const responseTime = gauge('vigil_check_last_response_time_seconds', 'Response time of the last FINAL run of the check this process stored');
     const ssl = gauge('vigil_check_ssl_days_remaining', "Days until the certificate of the check's target expires, as of the run that last saw it");
+    const info = new Gauge({ name: 'vigil_check_info', help: "Always 1: the check's group (its name) and tags (sorted, comma-separated), to join on account and check_id", labelNames: INFO_LABELS, registers: [registry] });
     const shown = new Set<string>();
     let omitted = 0;
     for (const accountId of view.accountIds) {
       const live = this.#liveChecks(accountId);
+      const groups = new Map(this.#store.checkGroups.all(accountId).map((group) => [String(group.id), String(group.name ?? '')]));
       for (const status of this.#statuses.list(accountId)) {
         const check = live.get(status.checkId);
         if (!check) continue;
@@ -141,6 +157,7 @@ export class CheckMetrics {
         shown.add(key);
         const labels = { account: accountId, check_id: status.checkId, check_name: check.name, check_type: check.type };
         setStatus({ up, degraded, lastRun, ssl }, labels, status);
+        info.set({ ...labels, group: check.groupId === null ? '' : (groups.get(check.groupId) ?? ''), tags: check.tags }, 1);
         const tracked = this.#tracked.get(key);
         if (tracked?.lastResponseSeconds != null && tracked.name === check.name && tracked.type === check.type) responseTime.set(labels, tracked.lastResponseSeconds);
       }
@@ -150,16 +167,18 @@ export class CheckMetrics {
     return { registry: Registry.merge([registry, runs]), omitted };
   }
 
-  /** The account's checks as they are now: names and types for labels, and what still exists. */
-  #liveChecks(accountId: string): Map<string, { name: string; type: string }> {
-    const live = new Map<string, { name: string; type: string }>();
+  /** The account's checks as they are now: names, types, groups and tags for labels, and what still exists. */
+  #liveChecks(accountId: string): Map<string, LiveCheck> {
+    const live = new Map<string, LiveCheck>();
     for (const doc of this.#store.checks.all(accountId)) {
-      live.set(String(doc.id), { name: String(doc.name ?? ''), type: String(doc.checkType ?? '') });
+      const tags = Array.isArray(doc.tags) ? [...new Set(doc.tags.map(String))].sort().join(',') : '';
+      const groupId = doc.groupId === null || doc.groupId === undefined ? null : String(doc.groupId);
+      live.set(String(doc.id), { name: String(doc.name ?? ''), type: String(doc.checkType ?? ''), groupId, tags });
     }
     return live;
   }
 
-  #prune(accountId: string, live: Map<string, { name: string; type: string }>): void {
+  #prune(accountId: string, live: Map<string, LiveCheck>): void {
     const prefix = `${accountId}\n`;
     for (const [key, tracked] of this.#tracked) {
       if (!key.startsWith(prefix)) continue;

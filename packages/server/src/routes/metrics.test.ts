@@ -52,7 +52,7 @@ interface World {
   scheduling: Scheduling;
   call(method: string, path: string, key: string, body?: unknown): Promise<Response>;
   scrape(key: string): Promise<{ status: number; text: string; contentType: string | null }>;
-  createCheck(key: string, name: string): Promise<string>;
+  createCheck(key: string, name: string, extra?: Record<string, unknown>): Promise<string>;
   /** Runs the one slot of every check due in the first 10 s (checks run every 10 s at a hashed phase), and waits until each of `checkIds` has its status. */
   runOnce(checkIds: Array<{ accountId: string; checkId: string }>): Promise<void>;
 }
@@ -87,8 +87,8 @@ function world(options: { maxChecks?: number } = {}): World {
       const response = await call('GET', '/metrics', key);
       return { status: response.status, text: await response.text(), contentType: response.headers.get('content-type') };
     },
-    async createCheck(key, name) {
-      const response = await call('POST', '/v1/checks/api', key, apiCheckBody({ name, frequency: 0, frequencyOffset: 10, locations: ['eu-west-1'], request: { url: 'https://user:pw@shop.example.com/health' } }));
+    async createCheck(key, name, extra = {}) {
+      const response = await call('POST', '/v1/checks/api', key, apiCheckBody({ name, frequency: 0, frequencyOffset: 10, locations: ['eu-west-1'], request: { url: 'https://user:pw@shop.example.com/health' }, ...extra }));
       const created = (await response.json()) as { id: string };
       expect(response.status, JSON.stringify(created)).toBe(201);
       return String(created.id);
@@ -124,7 +124,8 @@ function malformedLines(text: string): string[] {
 describe('GET /metrics', () => {
   it("exports a passing and a failing check's last run, runs by outcome and response times, with the name escaped and no URL", async () => {
     const w = world();
-    const up = await w.createCheck(TEST_API_KEY, 'Shop "main"\nhome');
+    const group = (await (await w.call('POST', '/v2/check-groups', TEST_API_KEY, { name: 'Storefront' })).json()) as { id: number };
+    const up = await w.createCheck(TEST_API_KEY, 'Shop "main"\nhome', { groupId: group.id, tags: ['web', 'api', 'web'] });
     const down = await w.createCheck(TEST_API_KEY, 'Cart down');
     await w.runOnce([{ accountId: TEST_ACCOUNT, checkId: up }, { accountId: TEST_ACCOUNT, checkId: down }]);
     const { status, text, contentType } = await w.scrape(TEST_API_KEY);
@@ -137,6 +138,7 @@ describe('GET /metrics', () => {
       `vigil_check_last_run_timestamp_seconds{${upLabels}} ${(T0 + 1500) / 1000}`,
       `vigil_check_last_response_time_seconds{${upLabels}} 0.12`,
       `vigil_check_ssl_days_remaining{${upLabels}} 20`,
+      `vigil_check_info{${upLabels},group="Storefront",tags="api,web"} 1`,
       `vigil_check_runs_total{${upLabels},location="eu-west-1",outcome="passed"} 1`,
       `vigil_check_runs_total{${upLabels},location="eu-west-1",outcome="failed"} 0`,
       `vigil_check_runs_total{${upLabels},location="eu-west-1",outcome="degraded"} 0`,
@@ -153,6 +155,7 @@ describe('GET /metrics', () => {
       `vigil_check_last_run_timestamp_seconds{${downLabels}} ${(T0 + 1500) / 1000}`,
       `vigil_check_last_response_time_seconds{${downLabels}} 0.48`,
       `vigil_check_ssl_days_remaining{${downLabels}} 20`,
+      `vigil_check_info{${downLabels},group="",tags=""} 1`,
       `vigil_check_runs_total{${downLabels},location="eu-west-1",outcome="passed"} 0`,
       `vigil_check_runs_total{${downLabels},location="eu-west-1",outcome="failed"} 1`,
       `vigil_check_runs_total{${downLabels},location="eu-west-1",outcome="degraded"} 0`,
@@ -168,11 +171,11 @@ describe('GET /metrics', () => {
     const kept = await w.createCheck(TEST_API_KEY, 'Kept');
     const deleted = await w.createCheck(TEST_API_KEY, 'Deleted');
     await w.runOnce([{ accountId: TEST_ACCOUNT, checkId: kept }, { accountId: TEST_ACCOUNT, checkId: deleted }]);
-    expect(seriesOf((await w.scrape(TEST_API_KEY)).text, deleted)).toHaveLength(5 + 4 + 13);
+    expect(seriesOf((await w.scrape(TEST_API_KEY)).text, deleted)).toHaveLength(6 + 4 + 13);
     expect((await w.call('DELETE', `/v1/checks/${deleted}`, TEST_API_KEY)).status).toBe(204);
     const { text } = await w.scrape(TEST_API_KEY);
     expect(seriesOf(text, deleted)).toEqual([]);
-    expect(seriesOf(text, kept)).toHaveLength(5 + 4 + 13);
+    expect(seriesOf(text, kept)).toHaveLength(6 + 4 + 13);
   });
 
   it("shows an account's key its own checks only, and none of the service's metrics", async () => {
@@ -249,7 +252,7 @@ describe('GET /metrics', () => {
     const second = await w.createCheck(TEST_API_KEY, 'Second');
     await w.runOnce([{ accountId: TEST_ACCOUNT, checkId: first }, { accountId: TEST_ACCOUNT, checkId: second }]);
     const { text } = await w.scrape(TEST_API_KEY);
-    expect(seriesOf(text, first)).toHaveLength(5 + 4 + 13);
+    expect(seriesOf(text, first)).toHaveLength(6 + 4 + 13);
     expect(seriesOf(text, second)).toEqual([]);
     expect(text).toContain('vigil_metrics_checks_omitted 1');
   });
