@@ -11,7 +11,7 @@
  *     POST /status/{url}/subscribe, GET|POST …/verify, …/unsubscribe   e-mail subscriptions (subscribe-routes.ts)
  *
  * A page that does not exist, or one asked for on another page's custom domain, is a 404: HTML for
- * the page, the API's JSON error for the rest. These are not endpoints of the monitoring API, so
+ * `/status/{url}`, the API's JSON error for the rest (and for `/` on a host that is no page's domain). These are not endpoints of the monitoring API, so
  * they are registered on the app directly rather than through `ctx.route` and the ENDPOINTS table.
  */
 import type { Context, Hono } from 'hono';
@@ -87,7 +87,13 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
   });
 
-  app.get('/', (c) => html(c, find(c)));
+  // `/` is a page only on a page's custom domain; anywhere else it is the API's own missing route,
+  // with its JSON error body (a client of the API never gets a page of HTML).
+  app.get('/', (c) => {
+    const found = find(c);
+    if (!found) throw new HttpError(404, `Route ${c.req.method} ${c.req.path} not found`);
+    return html(c, found);
+  });
   app.get('/status/:slug', (c) => html(c, find(c, c.req.param('slug'))));
 
   app.get('/status/:slug/summary.json', (c) => {
