@@ -15,8 +15,26 @@ export function buildProgram(): Command {
   return program;
 }
 
+let closedPipeHandled = false;
+
+/**
+ * A reader that stops early (`vigil state list | head -3`) closes the pipe under the output: that
+ * ends the command quietly, as Unix tools end, instead of an unhandled EPIPE and a stack trace.
+ */
+function endQuietlyOnClosedPipe(): void {
+  if (closedPipeHandled) return;
+  closedPipeHandled = true;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+  }
+}
+
 /** Runs the CLI and resolves to the process exit code; never throws. */
 export async function main(argv: readonly string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
   const program = buildProgram();
   try {
     await program.parseAsync([...argv]);
