@@ -22,7 +22,7 @@ export interface CheckDefaults {
   /**
    * Directories outside the project root that check scripts (`code.entrypoint`,
    * `setupScript.entrypoint`, ... and the files they import) may come from, relative to the project
-   * root or absolute, e.g. `['../shared/checks']` in a monorepo. Scripts are bundled and uploaded to
+   * root or absolute, e.g. `['../common/checks']` in a monorepo. Scripts are bundled and uploaded to
    * the monitoring service, so by default only files inside the project root are.
    */
   allowedScriptDirectories?: string[];
