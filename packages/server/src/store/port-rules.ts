@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import type { QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse } from './ports.js';
+import type { ClaimedNotification, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -132,4 +132,21 @@ export function checkOutboxClaim(owner: unknown, nowMs: unknown, leaseMs: unknow
 export function checkOutboxOwner(owner: unknown, id: unknown): void {
   text('lease owner', owner, 200);
   text('notification id', id);
+}
+
+/** An outbox row as both engines store it (same column names), as the port hands it out. */
+export function claimedOf(row: {
+  id: string; account_id: string; check_id: string; alert_channel_id: number; channel_type: string; alert_type: string; doc: string; attempts: number; lease_until_ms: number | null;
+}): ClaimedNotification {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    checkId: row.check_id,
+    alertChannelId: row.alert_channel_id,
+    channelType: row.channel_type,
+    alertType: row.alert_type,
+    doc: row.doc,
+    attempts: row.attempts,
+    leaseUntilMs: row.lease_until_ms ?? 0,
+  };
 }

@@ -7,24 +7,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { ClaimedNotification, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
-import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification } from '../port-rules.js';
+import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification, claimedOf } from '../port-rules.js';
 import type { AlertNotificationsTable, PostgresSchema } from './database.js';
 
 type Row = { [K in keyof AlertNotificationsTable]: AlertNotificationsTable[K] extends import('kysely').Generated<infer T> ? T : AlertNotificationsTable[K] };
-
-function claimedOf(row: Row): ClaimedNotification {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    checkId: row.check_id,
-    alertChannelId: row.alert_channel_id,
-    channelType: row.channel_type,
-    alertType: row.alert_type,
-    doc: row.doc,
-    attempts: row.attempts,
-    leaseUntilMs: row.lease_until_ms ?? 0,
-  };
-}
 
 export class PostgresNotificationOutbox implements NotificationOutbox {
   readonly #db: Kysely<PostgresSchema>;

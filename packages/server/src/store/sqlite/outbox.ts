@@ -11,7 +11,7 @@
 import type { Statement } from 'better-sqlite3';
 import { migrate, type SqliteDatabase } from '../database.js';
 import type { ClaimedNotification, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
-import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification } from '../port-rules.js';
+import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification, claimedOf } from '../port-rules.js';
 import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './alerting-tables.js';
 import { committed, type BatchedSqlite } from './batched.js';
 
@@ -100,20 +100,6 @@ export class OutboxTable {
   find(id: string): { delivery: string; attempts: number; lease_owner: string | null } | undefined {
     return this.#find.get(id) as { delivery: string; attempts: number; lease_owner: string | null } | undefined;
   }
-}
-
-export function claimedOf(row: NotificationRow): ClaimedNotification {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    checkId: row.check_id,
-    alertChannelId: row.alert_channel_id,
-    channelType: row.channel_type,
-    alertType: row.alert_type,
-    doc: row.doc,
-    attempts: row.attempts,
-    leaseUntilMs: row.lease_until_ms ?? 0,
-  };
 }
 
 export class SqliteNotificationOutbox implements NotificationOutbox {
