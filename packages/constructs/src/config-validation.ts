@@ -42,6 +42,17 @@ const StateUrl = z
     error: 'must not contain credentials (set VIGIL_STATE_HTTP_USERNAME and VIGIL_STATE_HTTP_PASSWORD, or VIGIL_STATE_HTTP_TOKEN)',
   });
 
+/**
+ * A PostgreSQL connection URL without a password: the password comes from PGPASSWORD, or the whole
+ * URL from VIGIL_STATE_PG_URL, so the config can be committed.
+ */
+const PostgresUrl = z
+  .string()
+  .refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), { error: 'must be a postgres:// URL' })
+  .refine((value) => !URL.canParse(value) || new URL(value).password === '', {
+    error: 'must not contain a password (set PGPASSWORD, or the whole URL in VIGIL_STATE_PG_URL)',
+  });
+
 /** An HTTP method as Terraform's http backend takes it: `LOCK`, `PUT`, ... */
 const HttpMethod = z.string().refine((value) => /^[A-Z]+$/.test(value), { error: 'must be an HTTP method in capitals, e.g. "LOCK" or "PUT"' });
 
@@ -49,6 +60,8 @@ const HttpMethod = z.string().refine((value) => /^[A-Z]+$/.test(value), { error:
 const ENVIRONMENT_ONLY_STATE_OPTIONS: Record<string, string> = {
   password: 'The password is read from VIGIL_STATE_HTTP_PASSWORD only, so it never sits in the repository.',
   token: 'The token is read from VIGIL_STATE_HTTP_TOKEN only, so it never sits in the repository.',
+  accessKeyId: 'S3 credentials are read from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN only, so they never sit in the repository.',
+  secretAccessKey: 'S3 credentials are read from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN only, so they never sit in the repository.',
 };
 
 /** The reporters of `vigil test` (packages/cli/src/testing/reporters.ts; a test there holds them equal). */
@@ -94,6 +107,14 @@ const VigilConfigSchema = z.strictObject({
         retryWaitMax: z.number().min(0).optional(),
       }),
       z.strictObject({ backend: z.literal('service') }),
+      z.strictObject({ backend: z.literal('postgres'), connectionString: PostgresUrl.optional() }),
+      z.strictObject({
+        backend: z.literal('s3'),
+        bucket: z.string().refine((value) => /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(value), { error: 'must be an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)' }),
+        key: z.string().min(1).refine((value) => !value.startsWith('/') && !value.endsWith('.lock'), { error: 'must be an object key that does not start with "/" or end in ".lock" (vigil keeps its lock at <key>.lock)' }),
+        region: z.string().refine((value) => /^[a-z0-9-]+$/.test(value), { error: 'must be a region name, e.g. "eu-west-1"' }).optional(),
+        endpoint: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+      }),
     ])
     .optional(),
   api: z.strictObject({ baseUrl: z.url().optional(), accountId: z.string().min(1).optional() }).optional(),
@@ -123,7 +144,7 @@ const CONFIG_HINTS: Record<string, string> = {
   'cli.retries': 'vigil test retries a failed run at most 3 times, as the Checkly CLI does.',
   'cli.reporters': `vigil test's reporters are ${CLI_REPORTERS.join(', ')}.`,
   state:
-    'Backends are `{ backend: "local", path? }`, `{ backend: "service" }` (state kept by the target service) and `{ backend: "http", address, ... }` (Terraform\'s http backend protocol).',
+    'Backends are `{ backend: "local", path? }`, `{ backend: "service" }` (state kept by the target service), `{ backend: "http", address, ... }` (Terraform\'s http backend protocol), `{ backend: "postgres", connectionString? }` and `{ backend: "s3", bucket, key, region?, endpoint? }`.',
   api: 'The service is configured with `api: { baseUrl, accountId }` or the VIGIL_API_URL / VIGIL_ACCOUNT_ID variables.',
 };
 

@@ -7,7 +7,8 @@ import { RetryStrategyBuilder } from './retry-strategy.js';
 
 const valid: VigilConfig = { projectName: 'Shop', logicalId: 'shop-monitoring' };
 const STATE_HINT =
-  'Backends are `{ backend: "local", path? }`, `{ backend: "service" }` (state kept by the target service) and `{ backend: "http", address, ... }` (Terraform\'s http backend protocol).';
+  'Backends are `{ backend: "local", path? }`, `{ backend: "service" }` (state kept by the target service), `{ backend: "http", address, ... }` (Terraform\'s http backend protocol), ' +
+  '`{ backend: "postgres", connectionString? }` and `{ backend: "s3", bucket, key, region?, endpoint? }`.';
 const LOCATIONS =
   '[us-east-1, us-east-2, us-west-1, us-west-2, ca-central-1, sa-east-1, eu-west-1, eu-central-1, eu-west-2, eu-west-3, ' +
   'eu-north-1, eu-south-1, me-south-1, ap-southeast-1, ap-northeast-1, ap-east-1, ap-southeast-2, ap-southeast-3, ' +
@@ -69,8 +70,44 @@ describe('defineConfig', () => {
     ['an empty checkMatch list', { checks: { checkMatch: [] } }, [{ path: 'checks.checkMatch', message: 'vigil.config: "checks.checkMatch" must contain at least 1 items' }]],
     [
       'a state backend vigil does not have',
-      { state: { backend: 's3' } },
-      [{ path: 'state.backend', message: 'vigil.config: "state.backend" must be one of [local, http, service]', hint: STATE_HINT }],
+      { state: { backend: 'gcs' } },
+      [{ path: 'state.backend', message: 'vigil.config: "state.backend" must be one of [local, http, service, postgres, s3]', hint: STATE_HINT }],
+    ],
+    [
+      'a postgres connection string with a password in it',
+      { state: { backend: 'postgres', connectionString: 'postgres://ci:hunter2@db.example.com/vigil' } },
+      [{ path: 'state.connectionString', message: 'vigil.config: "state.connectionString" must not contain a password (set PGPASSWORD, or the whole URL in VIGIL_STATE_PG_URL)', hint: STATE_HINT }],
+    ],
+    [
+      'a postgres connection string that is not a postgres URL',
+      { state: { backend: 'postgres', connectionString: 'mysql://db.example.com/vigil' } },
+      [{ path: 'state.connectionString', message: 'vigil.config: "state.connectionString" must be a postgres:// URL', hint: STATE_HINT }],
+    ],
+    [
+      'an s3 state without a bucket',
+      { state: { backend: 's3', key: 'shop.json' } },
+      [{ path: 'state.bucket', message: 'vigil.config: "state.bucket" is required', hint: STATE_HINT }],
+    ],
+    [
+      'an s3 bucket name with capitals',
+      { state: { backend: 's3', bucket: 'My_Bucket', key: 'shop.json' } },
+      [{ path: 'state.bucket', message: 'vigil.config: "state.bucket" must be an S3 bucket name (3 to 63 lower-case letters, digits, dots and hyphens)', hint: STATE_HINT }],
+    ],
+    [
+      'an s3 key that ends in .lock',
+      { state: { backend: 's3', bucket: 'states', key: 'shop.lock' } },
+      [{ path: 'state.key', message: 'vigil.config: "state.key" must be an object key that does not start with "/" or end in ".lock" (vigil keeps its lock at <key>.lock)', hint: STATE_HINT }],
+    ],
+    [
+      'an s3 secret key in the config',
+      { state: { backend: 's3', bucket: 'states', key: 'shop.json', secretAccessKey: 'abc' } },
+      [
+        {
+          path: 'state.secretAccessKey',
+          message: 'vigil.config: "state.secretAccessKey" is not a config option',
+          hint: 'S3 credentials are read from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN only, so they never sit in the repository.',
+        },
+      ],
     ],
     [
       'an http state address with credentials in it',

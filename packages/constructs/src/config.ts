@@ -142,7 +142,7 @@ export interface CliConfig {
 }
 
 /** Where Vigil keeps the state of what it created. */
-export type StateConfig = LocalStateConfig | HttpStateConfig | ServiceStateConfig;
+export type StateConfig = LocalStateConfig | HttpStateConfig | ServiceStateConfig | PostgresStateConfig | S3StateConfig;
 
 /** A JSON file in the project (commit it, or use a remote backend). */
 export interface LocalStateConfig {
@@ -189,6 +189,35 @@ export interface HttpStateConfig {
 export interface ServiceStateConfig {
   /** The service `VIGIL_API_URL` (or `api.baseUrl`) points at, authenticated with `VIGIL_API_KEY`. */
   backend: 'service';
+}
+
+/**
+ * State in a PostgreSQL database: one table per project (`vigil_state_<logicalId>`), locked with an
+ * advisory lock that PostgreSQL releases itself when the holder's session ends.
+ */
+export interface PostgresStateConfig {
+  backend: 'postgres';
+  /**
+   * `postgres://user@host:5432/db`, without a password (set `PGPASSWORD`, or the whole URL in
+   * `VIGIL_STATE_PG_URL`, which wins). Optional when `VIGIL_STATE_PG_URL` is set.
+   */
+  connectionString?: string;
+}
+
+/**
+ * State in an S3 bucket (AWS or an S3-compatible store), locked with a lock object `<key>.lock`
+ * created with a conditional write. Credentials come from `AWS_ACCESS_KEY_ID`,
+ * `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` only.
+ */
+export interface S3StateConfig {
+  backend: 's3';
+  bucket: string;
+  /** The state object's key, e.g. `vigil/shop.json`. */
+  key: string;
+  /** Default `AWS_REGION`, else `AWS_DEFAULT_REGION`. */
+  region?: string;
+  /** An S3-compatible endpoint (e.g. MinIO); objects are then addressed path-style. Default: AWS. */
+  endpoint?: string;
 }
 
 /** The monitoring service to manage. Environment variables (`VIGIL_API_URL`, ...) take precedence. */
