@@ -41,3 +41,4 @@ export { createHttpBackend, type HttpBackendOptions } from './http-backend.js';
 export { displayAddress, type HttpStateCredentials } from './http-transport.js';
 export { describeOwner, isProcessAlive } from './lock-file.js';
 export { formatDuration, parseLockTimeout } from './duration.js';
+export { createPostgresBackend, displayConnectionString, stateTableName, type PostgresBackendOptions } from './postgres-backend.js';
