@@ -42,3 +42,5 @@ export { displayAddress, type HttpStateCredentials } from './http-transport.js';
 export { describeOwner, isProcessAlive } from './lock-file.js';
 export { formatDuration, parseLockTimeout } from './duration.js';
 export { createPostgresBackend, displayConnectionString, stateTableName, type PostgresBackendOptions } from './postgres-backend.js';
+export { createS3Backend, type S3BackendOptions } from './s3-backend.js';
+export type { AwsCredentials } from './s3-signing.js';
