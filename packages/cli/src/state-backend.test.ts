@@ -53,4 +53,35 @@ describe('openStateBackend', () => {
     await writeOnce(await openStateBackend({ root: '/project', config: { logicalId: 'shop' }, unlockCommand: 'x', env: { VIGIL_STATE_HTTP_TOKEN: 'tok' } }, { backend: 'http', address: `${address}-2`, username: 'ci' }));
     expect(server.requests.at(-1)?.authorization).toBe('Bearer tok');
   });
+
+  it('opens postgres state from VIGIL_STATE_PG_URL, which wins over the config, and refuses it without a database', async () => {
+    const context = { root: '/project', config: { logicalId: 'shop-eu' }, unlockCommand: 'x' };
+    const backend = await openStateBackend(
+      { ...context, env: { VIGIL_STATE_PG_URL: 'postgres://ci:pg-secret-1@127.0.0.1:1/vigil?sslmode=disable' } },
+      { backend: 'postgres', connectionString: 'postgres://other@db.example.com/vigil' },
+    );
+    expect(backend.describe()).toMatch(/^postgres state vigil_state_shop_eu_[0-9a-f]{8} at postgres:\/\/ci@127\.0\.0\.1:1\/vigil$/);
+    const failed = await backend.read().then(
+      () => 'read',
+      (error: Error) => error.message,
+    );
+    expect(failed).toMatch(/^cannot connect to postgres state .+ at postgres:\/\/ci@127\.0\.0\.1:1\/vigil: connect ECONNREFUSED 127\.0\.0\.1:1$/);
+    await expect(openStateBackend({ ...context, env: {} }, { backend: 'postgres' })).rejects.toThrow(
+      'state.backend "postgres" needs a database: set VIGIL_STATE_PG_URL (postgres://user:password@host:5432/database), or state.connectionString without the password and PGPASSWORD',
+    );
+  });
+
+  it('opens s3 state with the AWS variables, the region from the config or AWS_REGION, and refuses it without credentials or a region', async () => {
+    const context = { root: '/project', config: { logicalId: 'shop' }, unlockCommand: 'x' };
+    const aws = { AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'secret' };
+    const state = { backend: 's3' as const, bucket: 'states', key: 'shop.json' };
+    expect((await openStateBackend({ ...context, env: { ...aws, AWS_REGION: 'eu-west-1' } }, state)).describe()).toBe('s3 state s3://states/shop.json');
+    expect((await openStateBackend({ ...context, env: aws }, { ...state, region: 'us-east-1', endpoint: 'http://127.0.0.1:9000/' })).describe()).toBe(
+      's3 state s3://states/shop.json at http://127.0.0.1:9000',
+    );
+    await expect(openStateBackend({ ...context, env: { AWS_REGION: 'eu-west-1' } }, state)).rejects.toThrow(
+      'state.backend "s3" reads its credentials from the environment: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials)',
+    );
+    await expect(openStateBackend({ ...context, env: aws }, state)).rejects.toThrow('state.backend "s3" needs a region: set state.region in vigil.config.ts, or AWS_REGION');
+  });
 });

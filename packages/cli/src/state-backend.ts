@@ -2,7 +2,8 @@
  * The state backend a project's config names, built the same way for plan, apply, status and every
  * `vigil state` command: `local` (a file under the project root), `http` (a server speaking
  * Terraform's http backend protocol) or `service` (the http protocol at the target service's
- * `/v1/state/<logicalId>`, with its API key). Credentials come from the environment only and are
+ * `/v1/state/<logicalId>`, with its API key), `postgres` (a table per project in a PostgreSQL
+ * database) or `s3` (an object in a bucket). Credentials come from the environment only and are
  * registered as secrets, so no message the CLI prints can carry them.
  */
 import path from 'node:path';
@@ -82,6 +83,45 @@ export async function openStateBackend(context: StateBackendContext, state: Stat
         version: VERSION,
       });
     }
+    case 'postgres': {
+      const connectionString = env['VIGIL_STATE_PG_URL'] || backend.connectionString;
+      if (!connectionString) {
+        throw new CliError('state.backend "postgres" needs a database: set VIGIL_STATE_PG_URL (postgres://user:password@host:5432/database), or state.connectionString without the password and PGPASSWORD');
+      }
+      if (!context.config) throw new Error('this is a bug in vigil: the postgres state backend needs the project config');
+      registerSecrets([passwordOf(connectionString), env['PGPASSWORD']]);
+      return engine.createPostgresBackend({ connectionString, workspace: context.config.logicalId, unlockCommand: context.unlockCommand });
+    }
+    case 's3': {
+      const accessKeyId = env['AWS_ACCESS_KEY_ID'];
+      const secretAccessKey = env['AWS_SECRET_ACCESS_KEY'];
+      const sessionToken = env['AWS_SESSION_TOKEN'] || undefined;
+      if (!accessKeyId || !secretAccessKey) {
+        throw new CliError('state.backend "s3" reads its credentials from the environment: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials)');
+      }
+      const region = backend.region ?? (env['AWS_REGION'] || env['AWS_DEFAULT_REGION']);
+      if (!region) throw new CliError('state.backend "s3" needs a region: set state.region in vigil.config.ts, or AWS_REGION');
+      registerSecrets([secretAccessKey, sessionToken]);
+      const endpoint = backend.endpoint ?? (env['AWS_ENDPOINT_URL_S3'] || undefined);
+      return engine.createS3Backend({
+        bucket: backend.bucket,
+        key: backend.key,
+        region,
+        ...(endpoint === undefined ? {} : { endpoint }),
+        credentials: { accessKeyId, secretAccessKey, sessionToken },
+        unlockCommand: context.unlockCommand,
+        version: VERSION,
+      });
+    }
   }
-  throw new CliError(`state.backend ${JSON.stringify((backend as { backend: unknown }).backend)} is not a state backend: use "local", "http" or "service"`);
+  throw new CliError(`state.backend ${JSON.stringify((backend as { backend: unknown }).backend)} is not a state backend: use "local", "http", "service", "postgres" or "s3"`);
+}
+
+function passwordOf(connectionString: string): string | undefined {
+  try {
+    const password = new URL(connectionString).password;
+    return password === '' ? undefined : decodeURIComponent(password);
+  } catch {
+    return undefined;
+  }
 }

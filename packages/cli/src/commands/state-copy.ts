@@ -52,13 +52,21 @@ async function push(command: Command, file: string, options: { force?: boolean; 
   }
 }
 
-/** `local`, `service`, or an http(s) URL: the backend `--from` names. */
+/**
+ * `local`, `service`, `postgres` (the database in VIGIL_STATE_PG_URL), `s3://bucket/key` (region and
+ * endpoint from AWS_REGION and AWS_ENDPOINT_URL_S3), or an http(s) URL: the backend `--from` names.
+ */
 function sourceConfig(from: string, fromPath: string | undefined): StateConfig {
   if (from === 'local') return { backend: 'local', ...(fromPath === undefined ? {} : { path: fromPath }) };
   if (fromPath !== undefined) throw usageError('--from-path only goes with --from local');
   if (from === 'service') return { backend: 'service' };
+  if (from === 'postgres') return { backend: 'postgres' };
+  const s3 = /^s3:\/\/([^/]+)\/(.+)$/.exec(from);
+  if (s3) return { backend: 's3', bucket: s3[1]!, key: s3[2]! };
   if (/^https?:\/\//.test(from) && URL.canParse(from)) return { backend: 'http', address: from };
-  throw usageError(`--from ${JSON.stringify(from)}: name the backend state is in now: local, service, or the http backend's address (http(s)://…)`);
+  throw usageError(
+    `--from ${JSON.stringify(from)}: name the backend state is in now: local, service, postgres (the database in VIGIL_STATE_PG_URL), s3://bucket/key, or the http backend's address (http(s)://…)`,
+  );
 }
 
 async function waitNotice(location: string, timeoutMs: number): Promise<(holder: { description: string }) => void> {
@@ -151,7 +159,7 @@ export function registerStateCopies(state: Command): void {
   state
     .command('migrate')
     .description('copy the state from the backend it is in now (--from) to the one vigil.config.ts names')
-    .requiredOption('--from <backend>', 'where the state is now: local, service, or an http backend\'s address (http(s)://…)')
+    .requiredOption('--from <backend>', 'where the state is now: local, service, postgres (VIGIL_STATE_PG_URL), s3://bucket/key, or an http backend\'s address (http(s)://…)')
     .option('--from-path <file>', 'with --from local: the state file, relative to the project root (default .vigil/state.json)')
     .option('--lock-timeout <duration>', 'how long to wait for each state lock (e.g. 30s, 5m)', '0s')
     .addHelpText(
