@@ -10,6 +10,7 @@
 import { Hono, type Context } from 'hono';
 import { AccountRegistry, type AccountKey } from './accounts.js';
 import { clientAddress, CredentialFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
+import { isDashboardPath, registerDashboard } from './dashboard/index.js';
 import { DomainError } from './domain/errors.js';
 import { HttpError, httpErrorOf } from './http/errors.js';
 import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
@@ -154,6 +155,8 @@ export function createApp(options: AppOptions = {}): ServiceApp {
 
   app.use('*', async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path) || isPublicPagePath(c.req.method, c.req.path)) return next();
+    // The dashboard's pages authenticate with their own session cookie (dashboard/web.ts).
+    if (isDashboardPath(c.req.method, c.req.path)) return next();
     const header = requestHeader(c, 'authorization');
     const token = bearerToken(header);
     if (token !== undefined && c.req.path === METRICS_PATH && isMetricsToken(token, metricsToken)) {
@@ -203,6 +206,8 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl,
     subscriptionMail: options.subscriptionMail,
   });
+  // Before the public pages: `/` is the dashboard except on a status page's custom domain, where it falls through to that page.
+  registerDashboard(app, { store, accounts, publicUrl: context.publicUrl });
   for (const module of ROUTE_MODULES) module.register(app, context);
   registerMetrics(app, metrics, accounts);
 

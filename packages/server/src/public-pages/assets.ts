@@ -10,11 +10,11 @@
 
 export const ASSET_PREFIX = '/status-assets/';
 
-const LIGHT = `
+export const LIGHT = `
   color-scheme: light;
   --bg: #ffffff; --fg: #1f2328; --muted: #4b5563; --card: #f6f8fa; --border: #c9d1d9; --link: #0a58ad; --focus: #0a58ad;
   --ok: #1a7f37; --warn: #9a6700; --bad: #c21b27; --maint: #0a58ad; --none: #6e7781;`;
-const DARK = `
+export const DARK = `
   color-scheme: dark;
   --bg: #0d1117; --fg: #e6edf3; --muted: #a4adb8; --card: #161b22; --border: #3b434d; --link: #6cb6ff; --focus: #6cb6ff;
   --ok: #3fb950; --warn: #d29922; --bad: #ff6a61; --maint: #6cb6ff; --none: #7d8590;`;

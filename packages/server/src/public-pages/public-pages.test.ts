@@ -90,10 +90,10 @@ describe('custom domains', () => {
     expect(page.text).toContain('Checkout is failing');
   });
 
-  it('answers 404 at / on any other host (the API\'s JSON error, not a page), and for another page asked for on a custom domain', async () => {
+  it('leaves / on any other host to the dashboard\'s sign-in, and answers 404 for another page asked for on a custom domain', async () => {
     const elsewhere = await visit('/', { host: 'other.test' });
-    expect(elsewhere.status).toBe(404);
-    expect(JSON.parse(elsewhere.text)).toEqual({ statusCode: 404, error: 'Not Found', message: 'Route GET / not found' });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.text).toContain('<h1>Sign in to Vigil</h1>');
     const second = await fixture.api.post('/v1/status-pages', { name: 'Other', url: 'other-page', cards: [] });
     expect(second.status).toBe(201);
     expect((await visit('/status/other-page')).status).toBe(200);

@@ -11,7 +11,8 @@
  *     POST /status/{url}/subscribe, GET|POST …/verify, …/unsubscribe   e-mail subscriptions (subscribe-routes.ts)
  *
  * A page that does not exist, or one asked for on another page's custom domain, is a 404: HTML for
- * `/status/{url}`, the API's JSON error for the rest (and for `/` on a host that is no page's domain). These are not endpoints of the monitoring API, so
+ * `/status/{url}`, the API's JSON error for the rest (`/` on a host that is no page's domain is the
+ * dashboard's, registered before these: dashboard/index.ts). These are not endpoints of the monitoring API, so
  * they are registered on the app directly rather than through `ctx.route` and the ENDPOINTS table.
  */
 import type { Context, Hono } from 'hono';
@@ -87,8 +88,8 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
   });
 
-  // `/` is a page only on a page's custom domain; anywhere else it is the API's own missing route,
-  // with its JSON error body (a client of the API never gets a page of HTML).
+  // `/` is a page only on a page's custom domain; the dashboard answers it on any other host and
+  // passes it on only for a custom domain, so the 404 below is for a page removed in between.
   app.get('/', (c) => {
     const found = find(c);
     if (!found) throw new HttpError(404, `Route ${c.req.method} ${c.req.path} not found`);

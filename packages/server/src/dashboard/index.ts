@@ -1,0 +1,81 @@
+/**
+ * The signed-in web dashboard of `vigil server`: server-rendered HTML pages over the same stores and
+ * read side the API reads, with a little script only where it earns its place (the charts).
+ *
+ *     GET  /                                   sign in (on a status page's custom domain: that page)
+ *     POST /dashboard/sign-in, /dashboard/sign-out, GET|POST /dashboard/account     sign-in.ts
+ *     GET  /dashboard/checks                   the checks list (checks-list.ts)
+ *     GET  /dashboard/checks/{id}[...]         a check, its analytics, results and error groups (check-page.ts)
+ *     GET  /dashboard/incidents[...]           incidents, with updates and resolving (incidents.ts)
+ *     GET  /dashboard/maintenance-windows, alert-channels, status-pages     read-only lists (resources.ts)
+ *     GET  /dashboard/assets/{file}            CSS, script, uPlot
+ *
+ * app.ts lets these paths through without an API key: the dashboard authenticates with its own
+ * session cookie (web.ts, sessions.ts), and a request without one never reaches an account's data.
+ */
+import type { Hono } from 'hono';
+import type { AccountRegistry } from '../accounts.js';
+import type { AppEnv } from '../http/types.js';
+import { findPage } from '../public-pages/page-data.js';
+import { readSideOf } from '../readside/context.js';
+import { statusesOf } from '../readside/statuses.js';
+import type { Store } from '../store/index.js';
+import { dashboardAsset, DASHBOARD_ASSET_PREFIX } from './assets.js';
+import { registerCheckPage } from './check-page.js';
+import { registerChecksList } from './checks-list.js';
+import { registerIncidents } from './incidents.js';
+import { messagePage } from './layout.js';
+import { PageReads } from './page-reads.js';
+import { registerResources } from './resources.js';
+import { SessionStore } from './sessions.js';
+import { registerSignIn } from './sign-in.js';
+import type { RateLimitOptions } from '../http/rate-limit.js';
+import { page, signedIn, viewerOf, type DashboardDeps } from './web.js';
+
+const PREFIX = '/dashboard/';
+
+/** Whether the auth middleware lets the request through for the dashboard to authenticate itself. */
+export function isDashboardPath(method: string, path: string): boolean {
+  if (path === '/') return method === 'GET' || method === 'HEAD';
+  return path.startsWith(PREFIX) && (method === 'GET' || method === 'HEAD' || method === 'POST');
+}
+
+export interface DashboardOptions {
+  readonly store: Store;
+  readonly accounts: AccountRegistry;
+  readonly publicUrl: () => string | undefined;
+  /** Sign-in attempts per client address (default DEFAULT_SIGN_IN_LIMIT). */
+  readonly signInLimit?: RateLimitOptions | undefined;
+}
+
+/** Registers the dashboard; call before the public pages' routes, so `/` on a custom domain falls through to them. */
+export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions): void {
+  const { store } = options;
+  const readSide = readSideOf(store);
+  const statuses = statusesOf(store);
+  const deps: DashboardDeps = {
+    sessions: new SessionStore(),
+    accounts: options.accounts,
+    publicUrl: options.publicUrl,
+    isStatusPageHost: (c) => c.req.header('host') !== undefined && findPage(readSide.pages, { host: c.req.header('host') }) !== undefined,
+  };
+  const reads = new PageReads(store);
+
+  app.get(`${DASHBOARD_ASSET_PREFIX}:file`, (c) => {
+    const asset = dashboardAsset(c.req.param('file'));
+    if (!asset) return page(c, messagePage('Not found', 'There is no such file.'), 404);
+    return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
+  });
+  registerSignIn(app, deps, options.signInLimit);
+  registerChecksList(app, { ...deps, store, statuses, reads });
+  registerCheckPage(app, { ...deps, store, readSide, statuses, reads });
+  registerIncidents(app, { ...deps, store, pages: readSide.pages, reads });
+  registerResources(app, { ...deps, store, pages: readSide.pages });
+
+  // Anything else under /dashboard/ is a page that does not exist, said in HTML rather than the API's JSON.
+  app.all(`${PREFIX}*`, (c) => {
+    const who = signedIn(c, deps);
+    if (who instanceof Response) return who;
+    return page(c, messagePage('Page not found', 'There is no such page in the dashboard.', viewerOf(deps, who.session)), 404);
+  });
+}

@@ -1,0 +1,107 @@
+/**
+ * Read-only lists: maintenance windows, alert channels and status pages, each saying whether Vigil
+ * code manages it.
+ *
+ * Which file declares a resource is not recorded anywhere the service can see: `vigil apply` sends
+ * the resource's fields only, and the project state records each resource's address (`kind:logicalId`)
+ * and remote id, not its source file. So a list says "managed by code" with the project and address
+ * when a project keeps its state on this service (the `service` state backend, routes/state.ts) and
+ * that state holds the resource; for projects whose state is a local file the service cannot know,
+ * and says nothing. Changes belong in the code that declares them, so these pages offer no edits.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { Hono } from 'hono';
+import type { AppEnv } from '../http/types.js';
+import type { PagesStore } from '../readside/pages-store.js';
+import type { Store, StoredDoc } from '../store/index.js';
+import { html, timeTag, type SafeHtml } from './html.js';
+import { renderPage, type Section } from './layout.js';
+import { page, signedIn, type DashboardDeps } from './web.js';
+
+export interface ResourcesDeps extends DashboardDeps {
+  readonly store: Store;
+  readonly pages: PagesStore;
+}
+
+export interface ManagedBy {
+  readonly project: string;
+  readonly address: string;
+}
+
+/** Resources of one kind held in the account's state documents on this service, by remote id. */
+export class ManagedResources {
+  readonly #store: Store;
+  #statement: Statement | undefined;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  of(accountId: string, kind: string): Map<string, ManagedBy> {
+    // Prepared on first use: the state routes create their table after the dashboard registers.
+    this.#statement ??= this.#store.db.prepare(
+      `SELECT d.project AS project, r.key AS address, CAST(json_extract(r.value, '$.remoteId') AS TEXT) AS remoteId
+       FROM state_documents d, json_each(d.doc, '$.resources') r
+       WHERE d.account_id = ? AND json_valid(d.doc) AND json_extract(r.value, '$.kind') = ?`,
+    );
+    const rows = this.#statement.all(accountId, kind) as Array<{ project: string; address: string; remoteId: string | null }>;
+    return new Map(rows.filter((row) => row.remoteId !== null).map((row) => [row.remoteId!, { project: row.project, address: row.address }]));
+  }
+}
+
+function managedCell(managed: ManagedBy | undefined): SafeHtml {
+  if (!managed) return html`<span class="meta">not in a project state on this service</span>`;
+  return html`Managed by code: project <strong>${managed.project}</strong>, <code>${managed.address}</code>`;
+}
+
+interface Column {
+  readonly heading: string;
+  readonly cell: (doc: StoredDoc) => SafeHtml | string;
+}
+
+function listPage(title: string, section: Section, docs: readonly StoredDoc[], columns: readonly Column[], managed: Map<string, ManagedBy>): SafeHtml {
+  const intro = html`<p class="meta">Read-only: change these in the code that declares them and run <code>vigil apply</code>.</p>`;
+  if (docs.length === 0) return html`<h1>${title}</h1>${intro}<p class="empty">None.</p>`;
+  const rows = docs.map((doc) => html`<tr>${columns.map((column) => html`<td>${column.cell(doc)}</td>`)}<td>${managedCell(managed.get(String(doc.id)))}</td></tr>`);
+  void section;
+  return html`<h1>${title}</h1>${intro}<div class="scroll"><table><thead><tr>${columns.map((column) => html`<th scope="col">${column.heading}</th>`)}<th scope="col">Managed by</th></tr></thead>
+<tbody>${rows}</tbody></table></div>`;
+}
+
+const text = (doc: StoredDoc, key: string) => (doc[key] === undefined || doc[key] === null ? '' : String(doc[key]));
+const list = (doc: StoredDoc, key: string) => (Array.isArray(doc[key]) ? (doc[key] as unknown[]).map(String).join(', ') : '');
+
+export function registerResources(app: Hono<AppEnv>, deps: ResourcesDeps): void {
+  const { store, pages } = deps;
+  const managed = new ManagedResources(store);
+
+  const serve = (path: string, title: string, section: Section, kind: string, load: (accountId: string) => StoredDoc[], columns: readonly Column[]) => {
+    app.get(path, (c) => {
+      const who = signedIn(c, deps);
+      if (who instanceof Response) return who;
+      const accountId = who.session.accountId;
+      const body = listPage(title, section, load(accountId), columns, managed.of(accountId, kind));
+      return page(c, renderPage({ title, viewer: who.viewer, section, body }));
+    });
+  };
+
+  serve('/dashboard/maintenance-windows', 'Maintenance windows', 'maintenance-windows', 'maintenance-window', (accountId) => store.maintenanceWindows.all(accountId), [
+    { heading: 'Name', cell: (doc) => text(doc, 'name') },
+    { heading: 'Starts', cell: (doc) => timeTag(text(doc, 'startsAt')) },
+    { heading: 'Ends', cell: (doc) => timeTag(text(doc, 'endsAt')) },
+    { heading: 'Repeats', cell: (doc) => (doc['repeatUnit'] ? `every ${text(doc, 'repeatInterval') || '1'} ${text(doc, 'repeatUnit').toLowerCase()}` : 'no') },
+    { heading: 'Tags', cell: (doc) => list(doc, 'tags') },
+  ]);
+  serve('/dashboard/alert-channels', 'Alert channels', 'alert-channels', 'alert-channel', (accountId) => store.alertChannels.all(accountId), [
+    { heading: 'Id', cell: (doc) => String(doc.id) },
+    { heading: 'Type', cell: (doc) => text(doc, 'type') },
+    // Only the channel's name-like fields: its config holds webhook URLs and keys that a page must not show.
+    { heading: 'Name', cell: (doc) => String((doc['config'] as Record<string, unknown> | undefined)?.['name'] ?? (doc['config'] as Record<string, unknown> | undefined)?.['address'] ?? '') },
+    { heading: 'Sends', cell: (doc) => ['sendFailure', 'sendRecovery', 'sendDegraded'].filter((key) => doc[key] === true).map((key) => key.slice(4).toLowerCase()).join(', ') },
+  ]);
+  serve('/dashboard/status-pages', 'Status pages', 'status-pages', 'status-page', (accountId) => pages.statusPagesAfter(accountId, 0, 1000).map((entry) => entry.page as unknown as StoredDoc), [
+    { heading: 'Name', cell: (doc) => html`<a href="/status/${encodeURIComponent(text(doc, 'url'))}">${text(doc, 'name')}</a>` },
+    { heading: 'Address', cell: (doc) => html`<code>/status/${text(doc, 'url')}</code>` },
+    { heading: 'Custom domain', cell: (doc) => text(doc, 'customDomain') },
+  ]);
+}
