@@ -14,8 +14,8 @@ import path from 'node:path';
 import { readSideOf } from '../../../packages/server/src/readside/context.js';
 import { reducePassing } from '../../../packages/server/src/readside/result-codec.js';
 import { compactResultRow, type StoredResult } from '../../../packages/server/src/readside/results-store.js';
-import { READSIDE_MIGRATIONS, READSIDE_SCOPE } from '../../../packages/server/src/readside/tables.js';
 import { Store } from '../../../packages/server/src/store/index.js';
+import { stepNumberOf } from '../../../packages/server/src/store/sqlite/migrations/index.js';
 import { median, repeat, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 import { startServiceProcess } from '../lib/service-process.js';
 
@@ -79,12 +79,12 @@ export function storedBytesPerResult(store: Store): { bytes: number; results: nu
 
 /**
  * The growth per result of the same workload written as ENCODING_V1 rows with their unique id index
- * (the form before migration 8; migration 5 still writes it), into a database of its own.
+ * (the form before result references; the step that compacted results still writes it), into a database of its own.
  */
 function encodingV1Growth(tmpDir: string, checkId: string): number {
-  const store = new Store(path.join(tmpDir, 'v1'));
+  // The schema as it was before result references (readside step 8 of the old numbering).
+  const store = new Store(path.join(tmpDir, 'v1'), { through: stepNumberOf({ scope: 'readside', version: 7 }) });
   try {
-    store.migrate(READSIDE_SCOPE, READSIDE_MIGRATIONS.filter((step) => step.version < 8));
     const insert = compactResultRow(store.db);
     const end = Date.now() - 5_000;
     const record = (from: number, to: number) => store.transaction(() => {

@@ -29,7 +29,6 @@ import type { PagesStore } from '../readside/pages-store.js';
 import type { StoredDoc, Store } from '../store/index.js';
 import { SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
 import { OutboxWriter, type NotificationQueue } from './outbox.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 /** The check whose alert moved, and the context its notifications carry. */
 export interface IncidentCause {
@@ -181,7 +180,6 @@ const forDeletions = new WeakMap<Store, CheckIncidents>();
 export function resolveIncidentOfDeletedCheck(store: Store, accountId: string, check: StoredDoc, atMs: number = Date.now()): void {
   let incidents = forDeletions.get(store);
   if (!incidents) {
-    store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
     incidents = new CheckIncidents(store, new OutboxWriter(store));
     forDeletions.set(store, incidents);
   }

@@ -29,7 +29,6 @@ import { Outbox, type OutboxOptions } from './outbox.js';
 import { combineParallel, ParallelSlots, type ParallelSlot } from './parallel.js';
 import { DEFAULT_SSL_EXPIRY_THRESHOLD, sslDaysRemaining, utcDay } from './ssl.js';
 import { INITIAL_ALERT_STATE, nextAlertState, type AlertState, type AlertType } from './state.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 export { isInMaintenance } from './maintenance.js';
 export { nextAlertState, type AlertState, type AlertType } from './state.js';
@@ -84,7 +83,6 @@ export class Alerting {
 
   constructor(store: Store, options: AlertingOptions = {}) {
     this.#store = store;
-    store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
     this.#now = options.now ?? Date.now;
     this.#outbox = new Outbox(store, options);
     this.#getState = store.db.prepare('SELECT doc FROM alert_states WHERE account_id = ? AND check_id = ?');

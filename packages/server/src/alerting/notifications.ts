@@ -10,7 +10,6 @@ import type { Page, Store } from '../store/index.js';
 import { SUBSCRIBER_DELIVERY } from './channels.js';
 import { maskChannel } from './masking.js';
 import type { NotificationDoc, NotificationRow } from './outbox.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 export interface NotificationFilter {
   fromMs: number;
@@ -25,7 +24,6 @@ export class NotificationLog {
   readonly #inWindow: Statement;
 
   constructor(store: Store) {
-    store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
     this.#inWindow = store.db.prepare(
       `SELECT * FROM alert_notifications WHERE account_id = ? AND created_ms >= ? AND created_ms < ?
        AND (? IS NULL OR alert_channel_id = ?) AND channel_type <> '${SUBSCRIBER_DELIVERY}' ORDER BY created_ms DESC, seq DESC`,

@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
 import type { AlertContext } from './channels.js';
 import { Outbox, type NotificationDoc } from './outbox.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -16,7 +15,6 @@ afterEach(async () => {
 
 function storeWithTables(file?: string): Store {
   const store = new Store(file ? { file } : ':memory:');
-  store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
   cleanups.push(() => store.close());
   return store;
 }

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
-import { migrate, openDatabase } from '../store/database.js';
-import { CORE_MIGRATIONS } from '../store/migrations.js';
+import { openDatabase } from '../store/database.js';
+import { migrateSqlite } from '../store/sqlite/migrations/index.js';
 import { multiStepCheckBody } from '../test-support.js';
 
 const API_KEY = 'k';
@@ -50,7 +50,7 @@ describe('has_secret', () => {
   it('is backfilled when a database made before migration 5 is opened', async () => {
     const dir = tempDir();
     const db = openDatabase({ dir });
-    migrate(db, 'core', CORE_MIGRATIONS.filter((step) => step.version <= 4));
+    migrateSqlite(db, { through: 4 });
     const insert = db.prepare('INSERT INTO checks (account_id, id, doc, check_type) VALUES (?, ?, ?, ?)');
     const doc = (id: string, environmentVariables: unknown) =>
       JSON.stringify({ id, name: id, checkType: 'API', environmentVariables, alertChannelSubscriptions: [] });

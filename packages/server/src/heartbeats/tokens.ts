@@ -8,36 +8,6 @@ import type { Statement } from 'better-sqlite3';
 import { readSideOf } from '../readside/context.js';
 import type { SqliteDatabase, StoredDoc, Store } from '../store/index.js';
 
-export const HEARTBEATS_SCOPE = 'heartbeats';
-
-export const HEARTBEAT_MIGRATIONS = [
-  {
-    version: 1,
-    name: 'ping-token look-up, reported deadlines, processed pings',
-    up: (db: SqliteDatabase) => {
-      db.exec(`
-        -- Partial: only heartbeat rows pay for the expression, so writes of other checks do not.
-        CREATE INDEX checks_heartbeat_ping_token ON checks (json_extract(doc, '$.heartbeat.pingToken')) WHERE check_type = 'HEARTBEAT';
-
-        -- The last missed window reported per check (deadlines.ts): a window is reported once, also
-        -- across restarts.
-        CREATE TABLE heartbeat_deadlines (
-          account_id TEXT NOT NULL,
-          check_id TEXT NOT NULL,
-          reported_due_ms INTEGER NOT NULL,
-          PRIMARY KEY (account_id, check_id)
-        );
-
-        -- How far the pings in heartbeat_events have become results and alerts (a rowid).
-        CREATE TABLE heartbeat_ping_cursor (
-          id INTEGER PRIMARY KEY CHECK (id = 1),
-          event_rowid INTEGER NOT NULL
-        );
-      `);
-    },
-  },
-];
-
 /** The `heartbeat` of a check being created: a HEARTBEAT check gets a fresh token. */
 export function heartbeatOnCreate(checkType: unknown, heartbeat: unknown): Record<string, unknown> {
   if (checkType !== 'HEARTBEAT' || !isObject(heartbeat)) return {};
@@ -63,14 +33,10 @@ interface Lookups {
 
 const prepared = new WeakMap<Store, Lookups>();
 
-/**
- * Creates the tables and prepares the look-ups; the ping route calls it when it registers, so a
- * migration never runs inside a ping's write.
- */
+/** Prepares the look-ups; the ping route calls it when it registers, not inside a ping's write. */
 export function lookupsOf(store: Store): Lookups {
   let lookups = prepared.get(store);
   if (!lookups) {
-    store.migrate(HEARTBEATS_SCOPE, HEARTBEAT_MIGRATIONS);
     readSideOf(store); // heartbeat_events
     lookups = {
       byToken: store.db.prepare("SELECT account_id, doc FROM checks WHERE check_type = 'HEARTBEAT' AND json_extract(doc, '$.heartbeat.pingToken') = ?"),

@@ -23,7 +23,7 @@ import { statusesOf } from '../readside/statuses.js';
 import { DEFAULT_LOCATION } from '../scheduler/slots.js';
 import type { StoredDoc, Store } from '../store/index.js';
 import { isUnreported, latestMissedWindow, missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
-import { anchorMsOf, HEARTBEAT_MIGRATIONS, HEARTBEATS_SCOPE } from './tokens.js';
+import { anchorMsOf } from './tokens.js';
 
 export interface HeartbeatWatchOptions {
   store: Store;
@@ -78,7 +78,6 @@ export class HeartbeatWatch {
     this.#alerting = options.alerting;
     this.#refreshMs = options.refreshMs ?? 5000;
     readSideOf(options.store);
-    options.store.migrate(HEARTBEATS_SCOPE, HEARTBEAT_MIGRATIONS);
     const db = options.store.db;
     this.#newEvents = db.prepare(`SELECT rowid, account_id, check_id, doc FROM heartbeat_events WHERE rowid > ? ORDER BY rowid LIMIT ${PING_BATCH}`);
     this.#cursor = db.prepare('SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1');

@@ -27,7 +27,6 @@ import { OutboxWriter } from '../alerting/outbox.js';
 import { clientAddress } from '../http/auth-failures.js';
 import type { AppEnv } from '../http/types.js';
 import type { Store } from '../store/index.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from '../store/sqlite/alerting-tables.js';
 import { escapeMarkup as e } from './escape.js';
 import type { FoundPage } from './page-data.js';
 import { renderNotFound } from './render-html.js';
@@ -78,7 +77,6 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
   const { store } = deps;
   // Made now, before any request: its migration and secret must not run inside a request's group commit.
   const subscriptions = subscriptionStoreOf(store);
-  store.migrate(ALERTING_SCOPE, ALERTING_MIGRATIONS);
   const outbox = new OutboxWriter(store);
   const limits: SubscribeLimits = { ...DEFAULT_SUBSCRIBE_LIMITS, ...deps.mail?.limits };
   const infoOf = (found: FoundPage): SubscribePageInfo => ({

@@ -15,7 +15,6 @@ import { readSideOf } from '../readside/context.js';
 import type { PagesStore, SubscriptionDoc } from '../readside/pages-store.js';
 import type { Store } from '../store/index.js';
 
-const SCOPE = 'public-subscriptions';
 const SECRET_NAME = 'subscription-links';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -52,27 +51,6 @@ export class SubscriptionStore {
   readonly #decide: (request: SubscribeRequest) => boolean;
 
   constructor(store: Store) {
-    store.migrate(SCOPE, [
-      {
-        version: 1,
-        name: 'link secret, subscribe requests',
-        up: (db) =>
-          db.exec(`
-            CREATE TABLE service_secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
-            CREATE TABLE subscribe_requests (
-              seq INTEGER PRIMARY KEY AUTOINCREMENT,
-              at_ms INTEGER NOT NULL,
-              page_key TEXT NOT NULL,
-              address_key TEXT NOT NULL,
-              client_key TEXT NOT NULL,
-              mailed INTEGER NOT NULL
-            );
-            CREATE INDEX subscribe_requests_address ON subscribe_requests (address_key, at_ms);
-            CREATE INDEX subscribe_requests_client ON subscribe_requests (client_key, at_ms);
-            CREATE INDEX subscribe_requests_page ON subscribe_requests (page_key, at_ms);
-          `),
-      },
-    ]);
     const { db } = store;
     // Two replicas starting at once both insert; the first row wins and both read it back.
     db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)').run(SECRET_NAME, randomBytes(32));
@@ -158,7 +136,7 @@ export interface SubscribeRequest {
 
 const stores = new WeakMap<Store, SubscriptionStore>();
 
-/** The database's subscription store, made (and its tables migrated) on first use. */
+/** The database's subscription store, made on first use. */
 export function subscriptionStoreOf(store: Store): SubscriptionStore {
   let found = stores.get(store);
   if (!found) {

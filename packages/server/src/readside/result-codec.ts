@@ -1,7 +1,7 @@
 /**
  * How a check result is kept on disk: ENCODING_V1 (≤ 500 bytes per passing result), the rows it
  * wrote, and the parts of ENCODING_V2 (result-rows.ts) that are about one result's columns. The facts that
- * filters and analytics read are columns of `check_results` (see tables.ts, migration 5), so those
+ * filters and analytics read are columns of `check_results` (created by step 14 of store/sqlite/migrations/), so those
  * reads never touch the document; the rest of the document is stored as raw DEFLATE against a fixed
  * dictionary of typical result JSON, which turns the repeated key names and shapes into a few bytes.
  *

@@ -7,7 +7,7 @@ import { reducePassing } from './result-codec.js';
 import { parseDerivedId } from './result-ids.js';
 import { ResultsStore, compactResultRow, type StoredResult } from './results-store.js';
 import { RollupsStore } from './rollups-store.js';
-import { READSIDE_MIGRATIONS, READSIDE_SCOPE } from './tables.js';
+import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
 
 const stores: Store[] = [];
 afterEach(() => stores.splice(0).forEach((store) => store.close()));
@@ -108,12 +108,13 @@ describe('ResultsStore rows with derived ids and deltas from references', () => 
   });
 
   it('reads a database holding ENCODING_V1 rows and new rows, by range and by id', () => {
-    const store = openStore();
-    store.migrate(READSIDE_SCOPE, READSIDE_MIGRATIONS.filter((step) => step.version < 8));
+    const store = new Store(':memory:', { through: stepNumberOf({ scope: 'readside', version: 7 }) });
+    stores.push(store);
     const checkId = randomUUID();
     const old = [runnerLikeResult(checkId, T0, false), runnerLikeResult(checkId, T0 + 10_000, true), { ...runnerLikeResult(checkId, T0 + 20_000, false), id: 'seeded-1' }];
     const insertV1 = compactResultRow(store.db);
     store.transaction(() => old.forEach((result) => insertV1('acct', reducePassing(result) as StoredResult)));
+    migrateSqlite(store.db); // the steps after, as the next start runs them
     const { results } = readSideOf(store);
     const recent = [30_000, 40_000, 50_000].map((offset, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + offset, index === 1)])[0]!);
     expect(store.db.prepare('SELECT encoding, COUNT(*) AS n FROM check_results GROUP BY encoding ORDER BY encoding').all()).toEqual([{ encoding: 0, n: 3 }, { encoding: 1, n: 3 }]);

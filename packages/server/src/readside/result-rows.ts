@@ -14,7 +14,7 @@
  * `check_results_references`), and a new one is taken every REFERENCE_ROWS rows or when a passing
  * result has drifted so far from it that a delta would cost more than a quarter of the whole result, so deltas
  * stay small while a check's responses change over time. `uses` counts the rows taking deltas from a
- * reference; the delete trigger of migration 8 lowers it, and deletes a replaced reference once no row
+ * reference; the delete trigger of step 17 (store/sqlite/migrations/readside.ts) lowers it, and deletes a replaced reference once no row
  * uses it, so pruning results (by any statement) never leaves a row without its reference.
  */
 import type { Statement } from 'better-sqlite3';
@@ -28,30 +28,6 @@ type Doc = Record<string, unknown>;
 /** Rows a reference serves before the next passing result becomes the check's reference. */
 export const REFERENCE_ROWS = 1000;
 
-/** What migration 8 adds to the compact results table of migration 5. */
-export const RESULT_REFERENCES_SQL = `
-  ALTER TABLE check_results ADD COLUMN ref INTEGER;
-  CREATE TABLE check_results_references (
-    key INTEGER PRIMARY KEY,
-    series INTEGER NOT NULL,
-    created_ms INTEGER NOT NULL,
-    current INTEGER NOT NULL,
-    uses INTEGER NOT NULL,
-    doc BLOB NOT NULL
-  );
-  CREATE UNIQUE INDEX check_results_references_current ON check_results_references (series) WHERE current = 1;
-  CREATE TABLE check_results_locations (
-    key INTEGER PRIMARY KEY,
-    name TEXT NOT NULL
-  );
-  CREATE UNIQUE INDEX check_results_locations_name ON check_results_locations (name);
-  CREATE UNIQUE INDEX check_results_explicit_id ON check_results (series, id) WHERE typeof(id) <> 'integer';
-  DROP INDEX check_results_series_id;
-  CREATE TRIGGER check_results_release_reference AFTER DELETE ON check_results WHEN old.ref IS NOT NULL BEGIN
-    UPDATE check_results_references SET uses = uses - 1 WHERE key = old.ref;
-    DELETE FROM check_results_references WHERE key = old.ref AND uses <= 0 AND current = 0;
-  END;
-`;
 
 /** The columns rows are read with, in this order (FactTuple follows it). */
 export const ROW_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding';

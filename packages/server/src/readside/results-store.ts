@@ -23,35 +23,6 @@ import { RollupsStore, type Horizons, type RollupFact, type RollupGranularity, t
 /** A stored check result: the wire document (shape in @vigil/schema) with the fields we index. */
 export type StoredResult = RawResult & Record<string, unknown>;
 
-/**
- * The compact results table (readside migration 5). `series` stands for one (account, check) pair
- * of `result_series`, so the rows and both indexes carry a small integer instead of two ids, and a
- * query by series is a query within one tenant's check.
- */
-export const COMPACT_RESULTS_SQL = `
-  CREATE TABLE IF NOT EXISTS result_series (
-    key INTEGER PRIMARY KEY,
-    account_id TEXT NOT NULL,
-    check_id TEXT NOT NULL,
-    UNIQUE (account_id, check_id)
-  );
-  CREATE TABLE check_results (
-    series INTEGER NOT NULL,
-    created_ms INTEGER NOT NULL,
-    id NOT NULL,
-    final INTEGER NOT NULL,
-    has_failures INTEGER NOT NULL,
-    run_location TEXT NOT NULL,
-    attempts INTEGER NOT NULL,
-    response_time REAL,
-    status_code INTEGER,
-    phases TEXT,
-    encoding INTEGER NOT NULL,
-    body BLOB NOT NULL
-  );
-  CREATE UNIQUE INDEX check_results_series_id ON check_results (series, id);
-  CREATE INDEX check_results_series_time ON check_results (series, created_ms);
-`;
 
 interface FactRow extends DocRow {
   final: number;
@@ -132,8 +103,8 @@ function factsOfRow(checkId: string, row: FactRow, locations: Locations): Result
 
 /**
  * The ENCODING_V1 insert of one compact row, creating the (account, check) series on first use:
- * migration 5 carries older databases over with it (before migration 8 exists, so rows of that time
- * are all of one form). The store writes result-rows.ts rows. Returns whether the row was new.
+ * step 14 of store/sqlite/migrations/ carries older databases over with it (before step 17 exists,
+ * so rows of that time are all of one form). The store writes result-rows.ts rows. Returns whether the row was new.
  */
 export function compactResultRow(db: SqliteDatabase): (accountId: string, result: StoredResult) => boolean {
   const seriesOf = seriesLookup(db, true);

@@ -7,7 +7,7 @@ import { HISTOGRAM_RELATIVE_ERROR } from './rollup-histogram.js';
 import { coverageOf, DAY_MS, HOUR_MS, type RollupRow } from './rollups-store.js';
 import { totalsOf, responseTimeWithRollups } from './analytics-rollups.js';
 import { aggregate } from './stats.js';
-import { READSIDE_MIGRATIONS, READSIDE_SCOPE } from './tables.js';
+import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
 
 const stores: Store[] = [];
 afterEach(() => stores.splice(0).forEach((store) => store.close()));
@@ -144,14 +144,15 @@ describe('rollups kept as results are recorded', () => {
   });
 
   it('are back-filled by the migration from the raw results of a database that had none', () => {
-    const store = openStore();
+    const store = new Store(':memory:', { through: stepNumberOf({ scope: 'readside', version: 5 }) });
+    stores.push(store);
     const generated = generatedResults('check-1', 400);
     // The read side as it was before rollups: migrations 1..5, results written in compact rows only.
-    store.migrate(READSIDE_SCOPE, READSIDE_MIGRATIONS.slice(0, 5));
     const insert = compactResultRow(store.db);
     store.transaction(() => generated.forEach((result) => insert('acct', result)));
     expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'result_rollups_hourly'").pluck().get()).toBe(0);
 
+    migrateSqlite(store.db); // the steps after, as the next start runs them
     readSideOf(store);
     expectRollupsToMatch(store.db, generated);
   });

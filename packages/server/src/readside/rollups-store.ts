@@ -27,32 +27,6 @@ const TABLES: Readonly<Record<RollupGranularity, { table: string; spanMs: number
   daily: { table: 'result_rollups_daily', spanMs: DAY_MS },
 };
 
-/** The rollup tables (readside migration 6). Not named check_results_*: the stored-size benchmark sums those. */
-export const ROLLUPS_SQL = [
-  ...Object.values(TABLES).map(({ table }) => `
-    CREATE TABLE ${table} (
-      series INTEGER NOT NULL,
-      start_ms INTEGER NOT NULL,
-      location TEXT NOT NULL,
-      results INTEGER NOT NULL,
-      failures INTEGER NOT NULL,
-      degraded INTEGER NOT NULL,
-      attempts INTEGER NOT NULL,
-      rt_count INTEGER NOT NULL,
-      rt_sum REAL NOT NULL,
-      rt_sq_sum REAL NOT NULL,
-      rt_min REAL,
-      rt_max REAL,
-      rt_hist TEXT NOT NULL,
-      UNIQUE (series, start_ms, location)
-    );
-    CREATE INDEX ${table}_start ON ${table} (start_ms);`),
-  `CREATE TABLE rollup_horizons (
-    name TEXT PRIMARY KEY,
-    before_ms INTEGER NOT NULL
-  );`,
-].join('\n');
-
 /** One rollup row as analytics reads it. */
 export interface RollupRow {
   startMs: number;
@@ -272,7 +246,7 @@ function rowOf(row: StoredRow, spanMs: number): RollupRow {
 }
 
 /**
- * Migration 6: the rollups of the FINAL results a database already holds, read in batches of
+ * Step 15 (store/sqlite/migrations/readside.ts): the rollups of the FINAL results a database already holds, read in batches of
  * rows (a statement cannot write while another on the connection is still reading). Whether a
  * result was degraded is only in its document, so each one is decoded once here.
  */

@@ -7,25 +7,6 @@ import type { CheckStatus } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase, Store } from '../store/index.js';
 
-const SCOPE = 'check-statuses';
-
-const MIGRATIONS = [
-  {
-    version: 1,
-    name: 'check statuses',
-    up: (db: SqliteDatabase) => {
-      db.exec(`
-        CREATE TABLE check_statuses (
-          account_id TEXT NOT NULL,
-          check_id TEXT NOT NULL,
-          doc TEXT NOT NULL,
-          PRIMARY KEY (account_id, check_id)
-        );
-      `);
-    },
-  },
-];
-
 /** The fields of a FINAL result a status is made from. */
 export interface FinalResultFacts {
   name: string;
@@ -47,7 +28,6 @@ export class StatusStore {
   readonly #one: Statement;
 
   constructor(store: Store) {
-    store.migrate(SCOPE, MIGRATIONS);
     const db = store.db;
     this.#get = db.prepare('SELECT doc FROM check_statuses WHERE account_id = ? AND check_id = ?');
     this.#put = db.prepare('INSERT OR REPLACE INTO check_statuses (account_id, check_id, doc) VALUES (?, ?, ?)');

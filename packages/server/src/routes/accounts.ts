@@ -19,16 +19,6 @@ import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { pages } = readSideOf(ctx.store);
-  ctx.store.migrate('service-identity', [
-    {
-      version: 1,
-      name: 'service id',
-      up: (db) => {
-        db.exec('CREATE TABLE service_identity (id TEXT NOT NULL)');
-        db.prepare('INSERT INTO service_identity (id) VALUES (?)').run(randomUUID());
-      },
-    },
-  ]);
   const serviceId = (ctx.store.db.prepare('SELECT id FROM service_identity').get() as { id: string }).id;
 
   const present = (account: Account): AccountResponse => {

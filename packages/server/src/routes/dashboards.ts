@@ -6,7 +6,7 @@
  * paths take. `customUrl` (a subdomain) and `customDomain` (a host name) each name one dashboard
  * across the whole service, not per account, because the page is reached by that name alone: a
  * value any other dashboard holds, another tenant's included, is refused with 409. They are compared
- * without case, as DNS names are. The table is this module's own, created by its own migration scope.
+ * without case, as DNS names are. The table is this module's own (step 24 of store/sqlite/migrations/).
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
@@ -17,7 +17,6 @@ import { Collection, uuidV7, type IndexedColumn } from '../store/collection.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
 
-const SCOPE = 'dashboards';
 const TABLE = 'dashboards';
 
 /** The fields that name a dashboard across the service, and the column each is kept in. */
@@ -35,28 +34,8 @@ const COLUMNS: readonly IndexedColumn[] = [
   ...NAME_FIELDS.map((field): IndexedColumn => ({ column: NAME_COLUMNS[field], value: (doc) => nameKey(doc[field]) })),
 ];
 
-/**
- * The collection layout (see collection.ts) with ids unique per account, as integer ids are counted
- * per account, plus the columns above. The unique indexes hold the service-wide rule even if a
- * route forgot to check it first.
- */
-const TABLE_SQL = `CREATE TABLE ${TABLE} (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    account_id TEXT NOT NULL,
-    id TEXT NOT NULL,
-    doc TEXT NOT NULL,
-    dashboard_id TEXT NOT NULL UNIQUE,
-    custom_url TEXT,
-    custom_domain TEXT,
-    UNIQUE (account_id, id)
-  );
-  CREATE INDEX ${TABLE}_account_seq ON ${TABLE} (account_id, seq);
-  CREATE UNIQUE INDEX ${TABLE}_custom_url ON ${TABLE} (custom_url) WHERE custom_url IS NOT NULL;
-  CREATE UNIQUE INDEX ${TABLE}_custom_domain ON ${TABLE} (custom_domain) WHERE custom_domain IS NOT NULL;`;
-
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
-  store.migrate(SCOPE, [{ version: 1, name: 'dashboards', up: (db) => db.exec(TABLE_SQL) }]);
   const dashboards = new Collection<StoredDoc>(store.db, TABLE, 'integer', COLUMNS);
   const byDashboardId = store.db.prepare(`SELECT doc FROM ${TABLE} WHERE account_id = ? AND dashboard_id = ?`).pluck();
   const byName = (column: string) => ({

@@ -30,8 +30,8 @@
  * is written in the same savepoint). GET handlers may be async.
  *
  * Storage: `ctx.store.db` is the better-sqlite3 database (prepare statements once, in `register`).
- * Own tables are created with `ctx.store.migrate('<scope>', [{ version: 1, name, up(db) {...} }])`:
- * numbered, append-only steps per scope, recorded in the `migrations` table. Core collections are
+ * A new table is a new step appended to the one list in store/sqlite/migrations/ (the store runs
+ * every step when it opens the database). Core collections are
  * `ctx.store.checks`, `.checkGroups`, `.maintenanceWindows`, `.services`, `.alertChannels`
  * (`get(accountId, id)`, `page(accountId, {limit, page, filters})`, ...). `ctx.seed` is the parsed
  * `--seed` file (or undefined); a module that loads seed data must tolerate a restart on the same

@@ -1,23 +1,21 @@
 /**
  * Private locations: create, list, get, update (merge; the slug cannot change), delete. The slug is
  * unique per account, since checks name a private location by it (`privateLocations: ['dc-1']`).
- * The table is this module's own, created by its own migration scope.
+ * The table is this module's own (step 26 of store/sqlite/migrations/).
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { mergeUpdate } from '../domain/documents.js';
 import { conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { Collection, collectionTableSql } from '../store/collection.js';
+import { Collection } from '../store/collection.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
 
-const SCOPE = 'private-locations';
 const TABLE = 'private_locations';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
-  store.migrate(SCOPE, [{ version: 1, name: 'private locations', up: (db) => db.exec(collectionTableSql(TABLE)) }]);
   const locations = new Collection<StoredDoc>(store.db, TABLE, 'uuid');
   const find = (accountId: string, id: string): StoredDoc => {
     const doc = locations.get(accountId, id);

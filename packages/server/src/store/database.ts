@@ -1,5 +1,5 @@
 /**
- * Opening the SQLite database and migrating it.
+ * Opening the SQLite database (sqlite/migrations/ brings its schema up to date).
  *
  * Durability: WAL with `synchronous = NORMAL`. Every acknowledged write is a committed transaction in
  * the WAL file, which survives a killed process (SIGKILL); only an OS crash or power loss can lose the
@@ -12,13 +12,6 @@ import Database from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 
 export type { SqliteDatabase };
-
-/** One numbered, append-only step of a migration scope. Never edit a step once committed: add one. */
-export interface Migration {
-  readonly version: number;
-  readonly name: string;
-  readonly up: (db: SqliteDatabase) => void;
-}
 
 /** Where the database lives: in memory, `vigil.db` inside a directory, or an exact file path. */
 export type DatabaseLocation = ':memory:' | { readonly dir: string } | { readonly file: string };
@@ -93,37 +86,5 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  db.exec(`CREATE TABLE IF NOT EXISTS migrations (
-    scope TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    name TEXT NOT NULL,
-    applied_at TEXT NOT NULL,
-    PRIMARY KEY (scope, version)
-  )`);
   return db;
-}
-
-/**
- * Applies the steps of `scope` that this database has not seen yet, in version order, each in its own
- * transaction together with its `migrations` row, so a crash mid-migration leaves no half-applied step.
- * Scopes let independently written modules (core collections, read-side tables) own their own numbering.
- */
-export function migrate(db: SqliteDatabase, scope: string, steps: readonly Migration[]): void {
-  const versions = steps.map((step) => step.version);
-  if (new Set(versions).size !== versions.length) {
-    throw new Error(`migration scope "${scope}" has duplicate versions; this is a bug in vigil`);
-  }
-  const applied = new Set(
-    (db.prepare('SELECT version FROM migrations WHERE scope = ?').all(scope) as Array<{ version: number }>).map(
-      (row) => row.version,
-    ),
-  );
-  const record = db.prepare('INSERT INTO migrations (scope, version, name, applied_at) VALUES (?, ?, ?, ?)');
-  for (const step of [...steps].sort((a, b) => a.version - b.version)) {
-    if (applied.has(step.version)) continue;
-    db.transaction(() => {
-      step.up(db);
-      record.run(scope, step.version, step.name, new Date().toISOString());
-    })();
-  }
 }

@@ -1,5 +1,5 @@
 /**
- * Integer public ids counted per account (core migration 6): one tenant's ids must say nothing about
+ * Integer public ids counted per account (step 6 of sqlite/migrations/): one tenant's ids must say nothing about
  * what other tenants create. A counter never steps back, so an id of a deleted
  * resource is not handed out again; it starts above `id_floors.floor`, the ids a table handed out
  * service-wide before counting became per account.

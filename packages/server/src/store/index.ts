@@ -1,25 +1,25 @@
 /**
- * The service's storage: one SQLite database (see database.ts for durability), the core collections,
- * the alert-subscription index and the idempotency keys. Read-side modules add their own tables with
- * `store.migrate(scope, steps)` and prepare statements on `store.db`.
+ * The service's storage: one SQLite database (see database.ts for durability), migrated to the one
+ * list of steps in sqlite/migrations/ when it is opened, the core collections, the
+ * alert-subscription index and the idempotency keys.
  */
 import { hasSecretValues } from '../domain/documents.js';
 import { Collection, type IndexedColumn, type PublicId } from './collection.js';
-import { migrate, openDatabase, type DatabaseLocation, type Migration, type OpenOptions, type SqliteDatabase } from './database.js';
+import { openDatabase, type DatabaseLocation, type OpenOptions, type SqliteDatabase } from './database.js';
 import { IdempotencyStore } from './sqlite/idempotency.js';
-import { CORE_MIGRATIONS } from './migrations.js';
+import { migrateSqlite, type MigrateOptions } from './sqlite/migrations/index.js';
 import { SubscriptionIndex } from './subscriptions.js';
 
 export { Collection, PAGE_LIMIT, type Filter, type SplicedPage, type IndexedColumn, type IdKind, type Page, type PageRequest, type PublicId } from './collection.js';
-export type { DatabaseLocation, Migration, SqliteDatabase } from './database.js';
+export type { DatabaseLocation, SqliteDatabase } from './database.js';
 export type { AlertChannelSubscription, Subscriber, SubscriptionOwnerKind } from './subscriptions.js';
 
 /** A stored resource: the JSON document as the API returns it (before response-time decoration). */
 export type StoredDoc = { id: PublicId } & Record<string, unknown>;
 
 /**
- * Check fields that list filters and the 409/`checks` look-ups query (migration 4), and whether the
- * check's response differs from its stored document (migration 5).
+ * Check fields that list filters and the 409/`checks` look-ups query (step 4), and whether the
+ * check's response differs from its stored document (step 5).
  */
 const CHECK_COLUMNS: readonly IndexedColumn[] = [
   { column: 'check_type', value: (doc) => (typeof doc['checkType'] === 'string' ? doc['checkType'] : null) },
@@ -45,9 +45,9 @@ export class Store {
   readonly idempotency: IdempotencyStore;
 
   /** @param location a directory for `vigil.db`, `{file}` for an exact path, or `':memory:'`. */
-  constructor(location: string | DatabaseLocation, options: OpenOptions = {}) {
+  constructor(location: string | DatabaseLocation, options: OpenOptions & MigrateOptions = {}) {
     this.db = openDatabase(typeof location === 'string' ? (location === ':memory:' ? location : { dir: location }) : location, options);
-    migrate(this.db, 'core', CORE_MIGRATIONS);
+    migrateSqlite(this.db, options);
     this.checks = new Collection(this.db, 'checks', 'uuid', CHECK_COLUMNS);
     this.checkGroups = new Collection(this.db, 'check_groups', 'integer');
     this.maintenanceWindows = new Collection(this.db, 'maintenance_windows', 'integer');
@@ -55,12 +55,6 @@ export class Store {
     this.alertChannels = new Collection(this.db, 'alert_channels', 'integer');
     this.subscriptions = new SubscriptionIndex(this.db);
     this.idempotency = new IdempotencyStore(this.db);
-  }
-
-  /** Applies a module's own numbered steps (scope = the module's name); idempotent across restarts. */
-  migrate(scope: string, steps: readonly Migration[]): void {
-    if (scope === 'core') throw new Error('the "core" migration scope belongs to the store; this is a bug in vigil');
-    migrate(this.db, scope, steps);
   }
 
   /** Runs `work` in one transaction (nested calls become savepoints). `work` must be synchronous. */

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { uuidV7 } from './collection.js';
-import { migrate, openDatabase } from './database.js';
+import { openDatabase } from './database.js';
 import { Store } from './index.js';
-import { CORE_MIGRATIONS } from './migrations.js';
+import { migrateSqlite } from './sqlite/migrations/index.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -31,33 +31,6 @@ describe('Store', () => {
   it('uses WAL journaling for a data directory', () => {
     const store = new Store(tempDir());
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    store.close();
-  });
-
-  it('records each core migration once, however often the database is opened', () => {
-    const dir = tempDir();
-    new Store(dir).close();
-    const store = new Store(dir);
-    const rows = store.db.prepare("SELECT version, name FROM migrations WHERE scope = 'core' ORDER BY version").all();
-    expect(rows).toEqual([
-      { version: 1, name: 'resource collections' },
-      { version: 2, name: 'alert channel subscriptions' },
-      { version: 3, name: 'idempotency keys' },
-      { version: 4, name: 'plain columns instead of JSON expression indexes on checks' },
-      { version: 5, name: 'secret flag column on checks' },
-      { version: 6, name: 'integer ids counted per account' },
-    ]);
-    store.close();
-  });
-
-  it('applies a module scope only for versions it has not seen', () => {
-    const store = new Store(':memory:');
-    const runs: number[] = [];
-    const step = (version: number) => ({ version, name: `step ${version}`, up: () => void runs.push(version) });
-    store.migrate('readside', [step(1)]);
-    store.migrate('readside', [step(1), step(2)]);
-    expect(runs).toEqual([1, 2]);
-    expect(() => store.migrate('core', [])).toThrow('the "core" migration scope belongs to the store');
     store.close();
   });
 
@@ -218,7 +191,7 @@ describe('Store.writeBatched (group commit)', () => {
   it('migrates a database with service-wide ids: every id kept, none ever handed out again in any account', () => {
     const dir = tempDir();
     const old = openDatabase({ dir });
-    migrate(old, 'core', CORE_MIGRATIONS.filter((step) => step.version <= 5));
+    migrateSqlite(old, { through: 5 });
     const insert = old.prepare('INSERT INTO check_groups (account_id, id, doc) VALUES (?, ?, ?)');
     for (const [account, id] of [['acme', 1], ['globex', 2], ['acme', 3], ['globex', 4]] as const) insert.run(account, String(id), JSON.stringify({ id, account }));
     old.prepare("DELETE FROM check_groups WHERE id = '4'").run();

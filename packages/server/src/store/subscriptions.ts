@@ -28,7 +28,7 @@ export function subscriptionId(ownerKind: SubscriptionOwnerKind, ownerId: string
   return (createHash('sha256').update(`${ownerKind}\u0000${ownerId}\u0000${channelId}`).digest().readUInt32BE(0) & 0x7fffffff) + 1;
 }
 
-/** The reverse index channel → subscribers of `alert_subscriptions` (see migration 2). */
+/** The reverse index channel → subscribers of `alert_subscriptions` (step 2 of sqlite/migrations/). */
 export class SubscriptionIndex {
   readonly #clear: Statement;
   readonly #add: Statement;

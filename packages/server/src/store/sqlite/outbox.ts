@@ -1,5 +1,5 @@
 /**
- * The notification outbox in SQLite (`alert_notifications`, created by store/sqlite/alerting-tables.ts).
+ * The notification outbox in SQLite (`alert_notifications`, created by steps 7 and 9 of migrations/alerting.ts).
  * The in-process delivery worker (alerting/outbox.ts) uses `OutboxTable` synchronously inside the
  * alert state's transaction; `SqliteNotificationOutbox` is the same SQL behind the async port.
  *
@@ -9,10 +9,9 @@
  * the outcome recorded by the one that took over.
  */
 import type { Statement } from 'better-sqlite3';
-import { migrate, type SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../database.js';
 import type { ClaimedNotification, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
 import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification, claimedOf } from '../port-rules.js';
-import { ALERTING_MIGRATIONS, ALERTING_SCOPE } from './alerting-tables.js';
 import { committed, type BatchedSqlite } from './batched.js';
 
 /** An outbox row as stored. */
@@ -45,7 +44,6 @@ export class OutboxTable {
   readonly #find: Statement;
 
   constructor(db: SqliteDatabase) {
-    migrate(db, ALERTING_SCOPE, ALERTING_MIGRATIONS);
     this.#insert = db.prepare(
       `INSERT INTO alert_notifications (account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, next_attempt_ms, created_ms, doc)
        VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,

@@ -3,29 +3,10 @@
  * upsert whose RETURNING row is the decision, so two connections never both take the last request.
  */
 import type { Statement } from 'better-sqlite3';
-import { migrate, type Migration, type SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../database.js';
 import type { RateDecision, RateLimitRequest, RateLimitWindows } from '../ports.js';
 import { checkRateLimitRequest, rateDecision, windowId } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
-
-export const RATE_LIMIT_SCOPE = 'rate-limits';
-
-export const RATE_LIMIT_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'rate-limit windows',
-    up: (db) => {
-      // expires_ms is when the window ended as of its start: what the purge looks at.
-      db.exec(`CREATE TABLE rate_windows (
-        id TEXT PRIMARY KEY,
-        started_ms INTEGER NOT NULL,
-        hits INTEGER NOT NULL,
-        expires_ms INTEGER NOT NULL
-      );
-      CREATE INDEX rate_windows_expiry ON rate_windows (expires_ms);`);
-    },
-  },
-];
 
 /** How often a connection deletes ended windows (piggybacking on a request; no timer). */
 const PURGE_EVERY_MS = 60_000;
@@ -37,7 +18,6 @@ export class RateWindowTable {
   #lastPurge = 0;
 
   constructor(db: SqliteDatabase) {
-    migrate(db, RATE_LIMIT_SCOPE, RATE_LIMIT_MIGRATIONS);
     // A window that has run its length starts again at this request; otherwise the request counts,
     // up to limit + 1 (see rateDecision). SET expressions read the row as it was before the update.
     this.#take = db.prepare(

@@ -4,35 +4,10 @@
  * async port. A claim is an `INSERT OR IGNORE` of the slot's key: whoever inserts the row owns the slot.
  */
 import type { Statement } from 'better-sqlite3';
-import { migrate, type Migration, type SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../database.js';
 import type { ClaimState, SlotClaim, SlotClaims } from '../ports.js';
 import { checkMoment, checkSlotKey, checkSlots } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
-
-/** The migration scope the scheduler has always used for this table; databases already record it. */
-export const SLOT_CLAIM_SCOPE = 'scheduler';
-
-export const SLOT_CLAIM_MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'claimed slots',
-    up: (db) => {
-      db.exec(`
-        CREATE TABLE scheduled_runs (
-          account_id TEXT NOT NULL,
-          slot_key TEXT NOT NULL,
-          check_id TEXT NOT NULL,
-          due_ms INTEGER NOT NULL,
-          location TEXT NOT NULL,
-          claimed_ms INTEGER NOT NULL,
-          finished_ms INTEGER,
-          PRIMARY KEY (account_id, slot_key)
-        );
-        CREATE INDEX scheduled_runs_due ON scheduled_runs (due_ms);
-      `);
-    },
-  },
-];
 
 /** Rows deleted per statement when pruning, so a large backlog never holds the database for long. */
 const PRUNE_BATCH = 500;
@@ -45,7 +20,6 @@ export class SlotClaimTable {
   readonly #prune: Statement;
 
   constructor(db: SqliteDatabase) {
-    migrate(db, SLOT_CLAIM_SCOPE, SLOT_CLAIM_MIGRATIONS);
     this.#claim = db.prepare(
       'INSERT OR IGNORE INTO scheduled_runs (account_id, slot_key, check_id, due_ms, location, claimed_ms) VALUES (?, ?, ?, ?, ?, ?)',
     );

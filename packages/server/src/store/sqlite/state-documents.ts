@@ -5,37 +5,7 @@
  * serial only grows, and while a lock is held only its holder writes.
  */
 import type { Statement } from 'better-sqlite3';
-import { migrate, type Migration, type SqliteDatabase } from '../database.js';
-
-const SCOPE = 'state-documents';
-
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'state documents and their locks',
-    up: (db) => {
-      db.exec(`
-        CREATE TABLE state_documents (
-          account_id TEXT NOT NULL,
-          project TEXT NOT NULL,
-          lineage TEXT NOT NULL,
-          serial INTEGER NOT NULL,
-          doc TEXT NOT NULL,
-          updated_ms INTEGER NOT NULL,
-          PRIMARY KEY (account_id, project)
-        );
-        CREATE TABLE state_locks (
-          account_id TEXT NOT NULL,
-          project TEXT NOT NULL,
-          lock_id TEXT NOT NULL,
-          info TEXT NOT NULL,
-          created_ms INTEGER NOT NULL,
-          PRIMARY KEY (account_id, project)
-        );
-      `);
-    },
-  },
-];
+import type { SqliteDatabase } from '../database.js';
 
 export interface StoredState {
   readonly lineage: string;
@@ -59,7 +29,6 @@ export class StateDocumentsTable {
   readonly #unlock: Statement;
 
   constructor(db: SqliteDatabase) {
-    migrate(db, SCOPE, MIGRATIONS);
     this.#get = db.prepare('SELECT lineage, serial, doc FROM state_documents WHERE account_id = ? AND project = ?');
     this.#put = db.prepare(
       `INSERT INTO state_documents (account_id, project, lineage, serial, doc, updated_ms) VALUES (?, ?, ?, ?, ?, ?)

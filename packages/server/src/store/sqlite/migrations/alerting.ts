@@ -1,20 +1,19 @@
 /**
- * The alerting tables, as numbered steps of the `alerting` migration scope (append, never rewrite).
+ * Steps 7-9: the alerting tables (once the `alerting` scope, versions 1-3).
  * `alert_states` holds each check's AlertState; `alert_notifications` is the outbox: a row is written
  * in the transaction that changes the state, and stays PENDING until a delivery attempt settles it,
  * so a restart neither forgets a notification nor sends a settled one again.
  * `check_incidents` is the incident a check's `triggerIncident` has open (at most one per check);
  * `ssl_expiry_alerts` the UTC day each channel last got a check's SSL expiry alert (once a day).
- * Step 3 gives outbox rows a lease (owner, expiry), so that replicas sharing a database each deliver
+ * Step 9 gives outbox rows a lease (owner, expiry), so that replicas sharing a database each deliver
  * a notification they claimed, and another delivers it once a dead replica's lease has run out.
  */
-import type { Migration } from '../database.js';
+import type { SqliteStep } from './step.js';
 
-export const ALERTING_SCOPE = 'alerting';
-
-export const ALERTING_MIGRATIONS: readonly Migration[] = [
+export const ALERTING_STEPS: readonly SqliteStep[] = [
   {
-    version: 1,
+    step: 7,
+    was: { scope: 'alerting', version: 1 },
     name: 'alert states, notification outbox',
     up: (db) => {
       db.exec(`
@@ -48,7 +47,8 @@ export const ALERTING_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 2,
+    step: 8,
+    was: { scope: 'alerting', version: 2 },
     name: 'incidents opened by checks, SSL expiry alert days',
     up: (db) => {
       db.exec(`
@@ -70,7 +70,8 @@ export const ALERTING_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 3,
+    step: 9,
+    was: { scope: 'alerting', version: 3 },
     name: 'outbox leases',
     up: (db) => {
       db.exec(`

@@ -1,15 +1,16 @@
 /**
- * The core schema, as numbered steps of the `core` scope. Append new steps; never rewrite old ones,
- * because a database created by an older vigil has already run them.
+ * Steps 1-6: the resource collections, the alert-subscription index, idempotency keys and per-account
+ * integer ids (once the `core` scope, versions 1-6).
  */
-import { collectionTableSql } from './collection.js';
-import type { Migration, SqliteDatabase } from './database.js';
+import { collectionTableSql } from '../../collection.js';
+import type { SqliteDatabase } from '../../database.js';
+import type { SqliteStep } from './step.js';
 
-/** The collections whose public ids are integers (migration 6 makes them per account). */
+/** The collections whose public ids are integers (step 6 makes them per account). */
 export const INTEGER_ID_TABLES = ['check_groups', 'maintenance_windows', 'alert_channels'] as const;
 
 /**
- * Migration 6 on one table: `id` unique per account instead of across the service, and the ids the
+ * Step 6 on one table: `id` unique per account instead of across the service, and the ids the
  * table has handed out so far remembered as its floor, so no account is ever given an id that an
  * older vigil already used (and may have deleted) in that table.
  */
@@ -32,9 +33,10 @@ function perAccountIds(db: SqliteDatabase, table: string): void {
   db.prepare('INSERT INTO id_floors (collection, floor) VALUES (?, ?)').run(table, highWater);
 }
 
-export const CORE_MIGRATIONS: readonly Migration[] = [
+export const CORE_STEPS: readonly SqliteStep[] = [
   {
-    version: 1,
+    step: 1,
+    was: { scope: 'core', version: 1 },
     name: 'resource collections',
     up: (db) => {
       for (const table of ['checks', 'check_groups', 'maintenance_windows', 'services', 'alert_channels']) {
@@ -50,7 +52,8 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 2,
+    step: 2,
+    was: { scope: 'core', version: 2 },
     name: 'alert channel subscriptions',
     up: (db) => {
       // The check or group documents hold their subscriptions; this table is the reverse index, kept
@@ -67,7 +70,8 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 3,
+    step: 3,
+    was: { scope: 'core', version: 3 },
     name: 'idempotency keys',
     up: (db) => {
       db.exec(`CREATE TABLE idempotency_keys (
@@ -83,7 +87,8 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 4,
+    step: 4,
+    was: { scope: 'core', version: 4 },
     name: 'plain columns instead of JSON expression indexes on checks',
     up: (db) => {
       // Expression indexes made SQLite parse every check document three times per write; the
@@ -106,7 +111,8 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 5,
+    step: 5,
+    was: { scope: 'core', version: 5 },
     name: 'secret flag column on checks',
     up: (db) => {
       // Whether a check holds a secret environment variable (its value is hidden on the way out), so a
@@ -121,7 +127,8 @@ export const CORE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 6,
+    step: 6,
+    was: { scope: 'core', version: 6 },
     name: 'integer ids counted per account',
     up: (db) => {
       // Integer ids came from one counter shared by every tenant, so the id of a new group told a

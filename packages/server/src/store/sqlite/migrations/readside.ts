@@ -1,19 +1,98 @@
 /**
- * The read side's own tables, as numbered steps of the `readside` migration scope (append new steps,
- * never rewrite old ones). Every table carries `account_id`, and every query filters on it, so another
- * tenant's id reads as missing. Documents are stored as JSON as the API returns them; the columns
- * next to them exist only for filtering and ordering.
+ * Steps 10-17: the read side's tables (once the `readside` scope, versions 1-8). Every table carries
+ * `account_id` (or a series standing for one account's check), and every query filters on it, so
+ * another tenant's id reads as missing. Documents are stored as JSON as the API returns them; the
+ * columns next to them exist only for filtering and ordering.
  */
-import type { Migration, SqliteDatabase } from '../store/index.js';
-import { compactResultRow, COMPACT_RESULTS_SQL, type StoredResult } from './results-store.js';
-import { RESULT_REFERENCES_SQL } from './result-rows.js';
-import { backfillRollups, ROLLUPS_SQL } from './rollups-store.js';
+import type { SqliteDatabase } from '../../database.js';
+import { backfillRollups, compactResultRow, type StoredResult } from './readside-data.js';
+import type { SqliteStep } from './step.js';
 
-export const READSIDE_SCOPE = 'readside';
+/**
+ * The compact results table (step 14). `series` stands for one (account, check) pair
+ * of `result_series`, so the rows and both indexes carry a small integer instead of two ids, and a
+ * query by series is a query within one tenant's check.
+ */
+const COMPACT_RESULTS_SQL = `
+  CREATE TABLE IF NOT EXISTS result_series (
+    key INTEGER PRIMARY KEY,
+    account_id TEXT NOT NULL,
+    check_id TEXT NOT NULL,
+    UNIQUE (account_id, check_id)
+  );
+  CREATE TABLE check_results (
+    series INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    id NOT NULL,
+    final INTEGER NOT NULL,
+    has_failures INTEGER NOT NULL,
+    run_location TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    response_time REAL,
+    status_code INTEGER,
+    phases TEXT,
+    encoding INTEGER NOT NULL,
+    body BLOB NOT NULL
+  );
+  CREATE UNIQUE INDEX check_results_series_id ON check_results (series, id);
+  CREATE INDEX check_results_series_time ON check_results (series, created_ms);
+`;
 
-export const READSIDE_MIGRATIONS: readonly Migration[] = [
+/** The rollup tables (step 15). Not named check_results_*: the stored-size benchmark sums those. */
+const ROLLUPS_SQL = [
+  ...['result_rollups_hourly', 'result_rollups_daily'].map((table) => `
+    CREATE TABLE ${table} (
+      series INTEGER NOT NULL,
+      start_ms INTEGER NOT NULL,
+      location TEXT NOT NULL,
+      results INTEGER NOT NULL,
+      failures INTEGER NOT NULL,
+      degraded INTEGER NOT NULL,
+      attempts INTEGER NOT NULL,
+      rt_count INTEGER NOT NULL,
+      rt_sum REAL NOT NULL,
+      rt_sq_sum REAL NOT NULL,
+      rt_min REAL,
+      rt_max REAL,
+      rt_hist TEXT NOT NULL,
+      UNIQUE (series, start_ms, location)
+    );
+    CREATE INDEX ${table}_start ON ${table} (start_ms);`),
+  `CREATE TABLE rollup_horizons (
+    name TEXT PRIMARY KEY,
+    before_ms INTEGER NOT NULL
+  );`,
+].join('\n');
+
+/** What step 17 adds to the compact results table of step 14. */
+const RESULT_REFERENCES_SQL = `
+  ALTER TABLE check_results ADD COLUMN ref INTEGER;
+  CREATE TABLE check_results_references (
+    key INTEGER PRIMARY KEY,
+    series INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    current INTEGER NOT NULL,
+    uses INTEGER NOT NULL,
+    doc BLOB NOT NULL
+  );
+  CREATE UNIQUE INDEX check_results_references_current ON check_results_references (series) WHERE current = 1;
+  CREATE TABLE check_results_locations (
+    key INTEGER PRIMARY KEY,
+    name TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX check_results_locations_name ON check_results_locations (name);
+  CREATE UNIQUE INDEX check_results_explicit_id ON check_results (series, id) WHERE typeof(id) <> 'integer';
+  DROP INDEX check_results_series_id;
+  CREATE TRIGGER check_results_release_reference AFTER DELETE ON check_results WHEN old.ref IS NOT NULL BEGIN
+    UPDATE check_results_references SET uses = uses - 1 WHERE key = old.ref;
+    DELETE FROM check_results_references WHERE key = old.ref AND uses <= 0 AND current = 0;
+  END;
+`;
+
+export const READSIDE_STEPS: readonly SqliteStep[] = [
   {
-    version: 1,
+    step: 10,
+    was: { scope: 'readside', version: 1 },
     name: 'check results, heartbeat events, error groups',
     up: (db) => {
       db.exec(`
@@ -51,7 +130,8 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 2,
+    step: 11,
+    was: { scope: 'readside', version: 2 },
     name: 'status pages, subscriptions, incidents',
     up: (db) => {
       db.exec(`
@@ -83,7 +163,8 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 3,
+    step: 12,
+    was: { scope: 'readside', version: 3 },
     name: 'account profiles, check-group triggers',
     up: (db) => {
       db.exec(`
@@ -103,7 +184,8 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 4,
+    step: 13,
+    was: { scope: 'readside', version: 4 },
     name: 'check-group trigger ids counted per account',
     up: (db) => {
       // A trigger's id was its row's, one counter for every tenant; new triggers
@@ -112,12 +194,14 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 5,
+    step: 14,
+    was: { scope: 'readside', version: 5 },
     name: 'check results in compact rows',
     up: (db) => compactCheckResults(db),
   },
   {
-    version: 6,
+    step: 15,
+    was: { scope: 'readside', version: 6 },
     name: 'hourly and daily rollups of check results',
     up: (db) => {
       db.exec(ROLLUPS_SQL);
@@ -125,7 +209,8 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 7,
+    step: 16,
+    was: { scope: 'readside', version: 7 },
     name: 'status pages named by url and custom domain',
     up: (db) => {
       // A page is reached by its url (a subdomain) or custom domain alone, so each names one page of
@@ -140,7 +225,8 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
     },
   },
   {
-    version: 8,
+    step: 17,
+    was: { scope: 'readside', version: 8 },
     name: 'check results as deltas from reference results, derived ids, location keys',
     // Only adds: rows stored before keep ENCODING_V1 and read as they are; the index on every id
     // becomes one on the ids that are not derived (result-rows.ts), built from the rows there are.
@@ -149,7 +235,7 @@ export const READSIDE_MIGRATIONS: readonly Migration[] = [
 ];
 
 /**
- * Migration 5: results move from one JSON document per row (about 1.5 kB for a passing API run) to
+ * Step 14: results move from one JSON document per row (about 1.5 kB for a passing API run) to
  * the compact rows of result-codec.ts, keyed by a small per-(account, check) series number instead
  * of both ids. Every stored result is carried over as it was (the passing-run reduction applies to
  * results recorded from then on), in the order it was stored.
