@@ -62,7 +62,13 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
   const reads = new PageReads(store);
 
   app.get(`${DASHBOARD_ASSET_PREFIX}:file`, (c) => {
-    const asset = dashboardAsset(c.req.param('file'));
+    let asset;
+    try {
+      asset = dashboardAsset(c.req.param('file'));
+    } catch {
+      // uPlot's package is missing (a bundle shipped without it): the page keeps its tables, without charts.
+      asset = undefined;
+    }
     if (!asset) return page(c, messagePage('Not found', 'There is no such file.'), 404);
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
   });
