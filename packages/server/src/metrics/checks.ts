@@ -1,43 +1,55 @@
 /**
- * The per-check series of `GET /metrics`.
+ * The per-check series of `GET /metrics`, written as text (exposition.ts).
  *
  * What a check's last FINAL run said (up, degraded, when, SSL days) is read from the stored check
- * statuses at scrape time, never kept here: the statuses survive a restart, and their read joins
- * the checks table, so a deleted check's series are gone from the next scrape without anyone
- * telling this module. Only what no table holds lives in memory: the runs counted by outcome, the
- * response times' histogram and the last response time, since this process started. Those are
- * dropped at scrape time for checks that no longer exist or whose name or type changed (a renamed
- * check starts new series, as any change of a label value does in Prometheus).
+ * statuses at every scrape, never kept here: the statuses survive a restart and are written by the
+ * scheduler and the heartbeat watch alike, so the table is the one place that is always current.
+ * The read takes the raw status documents with one prepared statement; a document equal to the one
+ * the previous scrape saw reuses that scrape's lines instead of being parsed again, so only the
+ * checks that ran since cost anything. The labels come from the check catalog (check-catalog.ts),
+ * which follows the checks as they are written, so a deleted check's series are gone from the next
+ * scrape and a renamed or retagged one shows its new labels there.
+ *
+ * Only what no table holds lives in memory: the runs counted by outcome, the response times'
+ * histogram and the last response time, since this process started, updated as each result is
+ * stored. Those are dropped at scrape time for checks that no longer exist or whose name or type
+ * changed (a renamed check starts new series, as any change of a label value does in Prometheus).
  *
  * Series per check: up, degraded, last run timestamp, last response time, and SSL days remaining
- * when its last run saw a certificate (at most 5); per location it ran in, 4 run counters (one per
- * outcome) and the histogram's RESPONSE_TIME_BUCKETS + 3 lines (each bucket, +Inf, sum, count):
- * 5 + 17 × locations in all. A scrape exports at most `maxChecks` checks and counts the others.
+ * when its last run saw a certificate (at most 5), plus its info line; per location it ran in, 4
+ * run counters (one per outcome) and the histogram's RESPONSE_TIME_BUCKETS + 3 lines (each bucket,
+ * +Inf, sum, count): 6 + 17 × locations in all. A scrape exports at most `maxChecks` checks and
+ * counts the others.
  */
-import type { CheckStatus } from '@vigil/schema';
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { statusesOf, type StatusStore } from '../readside/statuses.js';
+import type { Statement } from 'better-sqlite3';
+import { statusesOf } from '../readside/statuses.js';
 import type { Store } from '../store/index.js';
+import { CheckCatalog, type CatalogCheck, type RenderedCheck, type StatusLines } from './check-catalog.js';
+import { escapeLabelValue, formatSampleValue, linesOf, type Family, type FamilySamples, type Lines } from './exposition.js';
 
 /** Seconds: from a fast loopback answer up to the longest timeout a check may have. */
 export const RESPONSE_TIME_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const BUCKET_LABELS = RESPONSE_TIME_BUCKETS.map((bound) => `le="${formatSampleValue(bound)}",`);
 
 /** The most checks one scrape exports; past it a scrape would cost seconds and Prometheus' memory. */
 export const DEFAULT_MAX_CHECKS = 50_000;
 
-const CHECK_LABELS = ['account', 'check_id', 'check_name', 'check_type'] as const;
+export type RunOutcome = 'passed' | 'failed' | 'degraded' | 'error';
+const OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'degraded', 'error'];
+
+const UP: Family = { name: 'vigil_check_up', type: 'gauge', help: '1 when the last FINAL run of the check passed (degraded counts as passed), 0 when it failed or errored' };
+const DEGRADED: Family = { name: 'vigil_check_degraded', type: 'gauge', help: '1 when the last FINAL run of the check was degraded' };
+const LAST_RUN: Family = { name: 'vigil_check_last_run_timestamp_seconds', type: 'gauge', help: 'When the last FINAL run of the check ended (Unix time)' };
+const LAST_RESPONSE_TIME: Family = { name: 'vigil_check_last_response_time_seconds', type: 'gauge', help: 'Response time of the last FINAL run of the check this process stored' };
+const SSL_DAYS: Family = { name: 'vigil_check_ssl_days_remaining', type: 'gauge', help: "Days until the certificate of the check's target expires, as of the run that last saw it" };
 /**
  * Tags and group change more often than a check's identity; as labels of every series they would
  * start new series (and break rate()) on each edit. They live on one `vigil_check_info` series per
  * check, joined in queries: `vigil_check_up * on(account, check_id) group_left(group, tags) vigil_check_info`.
  */
-const INFO_LABELS = [...CHECK_LABELS, 'group', 'tags'] as const;
-const RUN_LABELS = [...CHECK_LABELS, 'location'] as const;
-type RunLabel = (typeof RUN_LABELS)[number];
-type RunLabels = Record<RunLabel, string>;
-
-export type RunOutcome = 'passed' | 'failed' | 'degraded' | 'error';
-const OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'degraded', 'error'];
+const INFO: Family = { name: 'vigil_check_info', type: 'gauge', help: "Always 1: the check's group (its name) and tags (sorted, comma-separated), to join on account and check_id" };
+const RUNS: Family = { name: 'vigil_check_runs_total', type: 'counter', help: 'FINAL runs of the check since the service started, by outcome' };
+const RESPONSE_TIMES: Family = { name: 'vigil_check_response_time_seconds', type: 'histogram', help: 'Response time of the FINAL runs of the check since the service started' };
 
 /** What a stored FINAL result contributes to the in-memory series. */
 export interface StoredRun {
@@ -53,20 +65,29 @@ export interface StoredRun {
   responseTime: number | null;
 }
 
-/** The in-memory facts of one check, and the label sets it has series under. */
-interface Tracked {
-  name: string;
-  type: string;
-  series: Map<string, RunLabels>;
-  lastResponseSeconds: number | null;
+/** The runs of one check in one location since the process started, and their lines as last written. */
+interface RunSeries {
+  /** The check's labels and `location`, escaped. */
+  readonly labels: string;
+  readonly outcomes: number[];
+  /** Runs per bucket, not cumulative: `buckets[i]` counts the times in (bound i-1, bound i]. */
+  readonly buckets: number[];
+  sum: number;
+  count: number;
+  /** The 4 counter lines and the 13 histogram lines, written at the first scrape after a run. */
+  lines?: { runs: Lines; histogram: Lines };
 }
 
-interface LiveCheck {
-  name: string;
-  type: string;
-  groupId: string | null;
-  /** Sorted, without repeats, comma-separated. */
-  tags: string;
+/** The in-memory facts of one check: the name and type its runs were labelled with, and its series. */
+interface Tracked {
+  readonly name: string;
+  readonly type: string;
+  /** The check's labels as its runs named it, escaped. */
+  readonly labels: string;
+  readonly series: Map<string, RunSeries>;
+  lastResponseSeconds: number | null;
+  /** The last response time's line, written at the first scrape after a run. */
+  lastResponseLine?: Lines;
 }
 
 /** Which accounts a scrape shows: one tenant's, or every configured account's (the operator's). */
@@ -80,146 +101,172 @@ export function outcomeOf(run: Pick<StoredRun, 'hasFailures' | 'hasErrors' | 'is
   return run.isDegraded ? 'degraded' : 'passed';
 }
 
-const keyOf = (accountId: string, checkId: string) => `${accountId}\n${checkId}`;
-
 export class CheckMetrics {
-  readonly #statuses: StatusStore;
-  readonly #store: Store;
+  readonly #catalog: CheckCatalog;
+  readonly #statusRows: Statement;
   readonly #maxChecks: number;
-  readonly #tracked = new Map<string, Tracked>();
-  // Registered nowhere: a scrape copies the series of the checks it shows (see `registry`).
-  readonly #runs = new Counter({ name: 'vigil_check_runs_total', help: 'FINAL runs of the check since the service started, by outcome', labelNames: [...RUN_LABELS, 'outcome'], registers: [] });
-  readonly #responseTimes = new Histogram({
-    name: 'vigil_check_response_time_seconds',
-    help: 'Response time of the FINAL runs of the check since the service started',
-    labelNames: RUN_LABELS,
-    buckets: RESPONSE_TIME_BUCKETS,
-    registers: [],
-  });
+  /** Per account, per check id. */
+  readonly #tracked = new Map<string, Map<string, Tracked>>();
 
   constructor(store: Store, options: { maxChecks?: number } = {}) {
-    this.#store = store;
-    this.#statuses = statusesOf(store);
+    statusesOf(store); // creates the statuses table on a fresh database
+    this.#catalog = new CheckCatalog(store);
+    this.#statusRows = store.db.prepare('SELECT check_id, doc FROM check_statuses WHERE account_id = ?').raw();
     this.#maxChecks = options.maxChecks ?? DEFAULT_MAX_CHECKS;
   }
 
   /** Counts a stored FINAL result. */
   recordRun(run: StoredRun): void {
-    const key = keyOf(run.accountId, run.checkId);
-    let tracked = this.#tracked.get(key);
-    if (tracked && (tracked.name !== run.checkName || tracked.type !== run.checkType)) {
-      this.#forget(key, tracked);
-      tracked = undefined;
+    let account = this.#tracked.get(run.accountId);
+    if (!account) {
+      account = new Map();
+      this.#tracked.set(run.accountId, account);
     }
-    if (!tracked) {
-      tracked = { name: run.checkName, type: run.checkType, series: new Map(), lastResponseSeconds: null };
-      this.#tracked.set(key, tracked);
+    let tracked = account.get(run.checkId);
+    if (!tracked || tracked.name !== run.checkName || tracked.type !== run.checkType) {
+      const labels = `account="${escapeLabelValue(run.accountId)}",check_id="${escapeLabelValue(run.checkId)}",check_name="${escapeLabelValue(run.checkName)}",check_type="${escapeLabelValue(run.checkType)}"`;
+      tracked = { name: run.checkName, type: run.checkType, labels, series: new Map(), lastResponseSeconds: null };
+      account.set(run.checkId, tracked);
     }
-    const labels: RunLabels = { account: run.accountId, check_id: run.checkId, check_name: run.checkName, check_type: run.checkType, location: run.location };
-    if (!tracked.series.has(run.location)) {
-      tracked.series.set(run.location, labels);
+    let series = tracked.series.get(run.location);
+    if (!series) {
+      const labels = `${tracked.labels},location="${escapeLabelValue(run.location)}"`;
       // Every outcome from the first run on, so rate() over a series that starts failing later works.
-      for (const outcome of OUTCOMES) this.#runs.inc({ ...labels, outcome }, 0);
+      series = { labels, outcomes: OUTCOMES.map(() => 0), buckets: RESPONSE_TIME_BUCKETS.map(() => 0), sum: 0, count: 0 };
+      tracked.series.set(run.location, series);
     }
-    this.#runs.inc({ ...labels, outcome: outcomeOf(run) });
+    series.outcomes[OUTCOMES.indexOf(outcomeOf(run))]! += 1;
     if (run.responseTime !== null && Number.isFinite(run.responseTime)) {
-      tracked.lastResponseSeconds = run.responseTime / 1000;
-      this.#responseTimes.observe(labels, tracked.lastResponseSeconds);
+      const seconds = run.responseTime / 1000;
+      tracked.lastResponseSeconds = seconds;
+      delete tracked.lastResponseLine;
+      const bucket = RESPONSE_TIME_BUCKETS.findIndex((bound) => seconds <= bound);
+      if (bucket >= 0) series.buckets[bucket]! += 1;
+      series.sum += seconds;
+      series.count += 1;
     }
+    delete series.lines;
   }
 
   /**
-   * A registry holding the per-check series of the view's accounts, built for one scrape. Drops the
-   * in-memory series of the view's checks that were deleted or renamed on the way.
+   * The per-check families of the view's accounts, and how many checks were left out past
+   * `maxChecks`. Drops the in-memory series of the view's checks that were deleted or renamed.
    */
-  async registry(view: ChecksView): Promise<{ registry: Registry; omitted: number }> {
-    const registry = new Registry();
-    const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames: CHECK_LABELS, registers: [registry] });
-    const up = gauge('vigil_check_up', '1 when the last FINAL run of the check passed (degraded counts as passed), 0 when it failed or errored');
-    const degraded = gauge('vigil_check_degraded', '1 when the last FINAL run of the check was degraded');
-    const lastRun = gauge('vigil_check_last_run_timestamp_seconds', 'When the last FINAL run of the check ended (Unix time)');
-    const responseTime = gauge('vigil_check_last_response_time_seconds', 'Response time of the last FINAL run of the check this process stored');
-    const ssl = gauge('vigil_check_ssl_days_remaining', "Days until the certificate of the check's target expires, as of the run that last saw it");
-    const info = new Gauge({ name: 'vigil_check_info', help: "Always 1: the check's group (its name) and tags (sorted, comma-separated), to join on account and check_id", labelNames: INFO_LABELS, registers: [registry] });
-    const shown = new Set<string>();
+  scrape(view: ChecksView): { families: FamilySamples[]; omitted: number } {
+    const up: Lines[] = [];
+    const degraded: Lines[] = [];
+    const lastRun: Lines[] = [];
+    const lastResponseTime: Lines[] = [];
+    const sslDays: Lines[] = [];
+    const info: Lines[] = [];
+    const runs: Lines[] = [];
+    const responseTimes: Lines[] = [];
+    let shown = 0;
     let omitted = 0;
     for (const accountId of view.accountIds) {
-      const live = this.#liveChecks(accountId);
-      const groups = new Map(this.#store.checkGroups.all(accountId).map((group) => [String(group.id), String(group.name ?? '')]));
-      for (const status of this.#statuses.list(accountId)) {
-        const check = live.get(status.checkId);
-        if (!check) continue;
-        if (shown.size >= this.#maxChecks) {
+      const checks = this.#catalog.checksOf(accountId);
+      const tracked = this.#tracked.get(accountId);
+      if (tracked) this.#prune(tracked, checks);
+      // A deleted check's status row is left behind; walking the checks skips it, in their order.
+      const statusDocs = new Map(this.#statusRows.all(accountId) as Array<[string, string]>);
+      for (const [checkId, check] of checks) {
+        const doc = statusDocs.get(checkId);
+        if (doc === undefined) continue; // not run yet
+        if (shown >= this.#maxChecks) {
           omitted++;
           continue;
         }
-        const key = keyOf(accountId, status.checkId);
-        shown.add(key);
-        const labels = { account: accountId, check_id: status.checkId, check_name: check.name, check_type: check.type };
-        setStatus({ up, degraded, lastRun, ssl }, labels, status);
-        info.set({ ...labels, group: check.groupId === null ? '' : (groups.get(check.groupId) ?? ''), tags: check.tags }, 1);
-        const tracked = this.#tracked.get(key);
-        if (tracked?.lastResponseSeconds != null && tracked.name === check.name && tracked.type === check.type) responseTime.set(labels, tracked.lastResponseSeconds);
+        shown++;
+        const rendered = this.#render(accountId, check, doc);
+        const status = rendered.status;
+        up.push(status.up);
+        degraded.push(status.degraded);
+        if (status.lastRun) lastRun.push(status.lastRun);
+        if (status.sslDays) sslDays.push(status.sslDays);
+        info.push(rendered.info);
+        const runsOfCheck = tracked?.get(checkId);
+        if (!runsOfCheck) continue;
+        if (runsOfCheck.lastResponseSeconds !== null) {
+          runsOfCheck.lastResponseLine ??= linesOf(`${LAST_RESPONSE_TIME.name}{${runsOfCheck.labels}} ${formatSampleValue(runsOfCheck.lastResponseSeconds)}\n`);
+          lastResponseTime.push(runsOfCheck.lastResponseLine);
+        }
+        for (const series of runsOfCheck.series.values()) {
+          series.lines ??= seriesLines(series);
+          runs.push(series.lines.runs);
+          responseTimes.push(series.lines.histogram);
+        }
       }
-      this.#prune(accountId, live);
     }
-    const runs = await this.#copy([this.#runs, this.#responseTimes], shown);
-    return { registry: Registry.merge([registry, runs]), omitted };
+    const families: FamilySamples[] = [
+      { family: UP, samples: up },
+      { family: DEGRADED, samples: degraded },
+      { family: LAST_RUN, samples: lastRun },
+      { family: LAST_RESPONSE_TIME, samples: lastResponseTime },
+      { family: SSL_DAYS, samples: sslDays },
+      { family: INFO, samples: info },
+      { family: RUNS, samples: runs },
+      { family: RESPONSE_TIMES, samples: responseTimes },
+    ];
+    return { families, omitted };
   }
 
-  /** The account's checks as they are now: names, types, groups and tags for labels, and what still exists. */
-  #liveChecks(accountId: string): Map<string, LiveCheck> {
-    const live = new Map<string, LiveCheck>();
-    for (const doc of this.#store.checks.all(accountId)) {
-      const tags = Array.isArray(doc.tags) ? [...new Set(doc.tags.map(String))].sort().join(',') : '';
-      const groupId = doc.groupId === null || doc.groupId === undefined ? null : String(doc.groupId);
-      live.set(String(doc.id), { name: String(doc.name ?? ''), type: String(doc.checkType ?? ''), groupId, tags });
+  /** The check's status and info lines: the previous scrape's when its status document and group name are unchanged. */
+  #render(accountId: string, check: CatalogCheck, statusDoc: string): RenderedCheck {
+    const groupName = this.#catalog.groupName(accountId, check.groupId);
+    let rendered = check.rendered;
+    if (!rendered) {
+      rendered = { statusDoc, status: statusLines(check.labels, statusDoc), infoGroup: groupName, info: infoLine(check, groupName) };
+      check.rendered = rendered;
+      return rendered;
     }
-    return live;
+    if (rendered.statusDoc !== statusDoc) {
+      rendered.statusDoc = statusDoc;
+      rendered.status = statusLines(check.labels, statusDoc);
+    }
+    if (rendered.infoGroup !== groupName) {
+      rendered.infoGroup = groupName;
+      rendered.info = infoLine(check, groupName);
+    }
+    return rendered;
   }
 
-  #prune(accountId: string, live: Map<string, LiveCheck>): void {
-    const prefix = `${accountId}\n`;
-    for (const [key, tracked] of this.#tracked) {
-      if (!key.startsWith(prefix)) continue;
-      const check = live.get(key.slice(prefix.length));
-      if (!check || check.name !== tracked.name || check.type !== tracked.type) this.#forget(key, tracked);
+  /** Forgets the runs of checks that no longer exist, or that were renamed or changed type since they ran. */
+  #prune(tracked: Map<string, Tracked>, checks: ReadonlyMap<string, CatalogCheck>): void {
+    for (const [checkId, runs] of tracked) {
+      const check = checks.get(checkId);
+      if (!check || check.name !== runs.name || check.type !== runs.type) tracked.delete(checkId);
     }
-  }
-
-  #forget(key: string, tracked: Tracked): void {
-    for (const labels of tracked.series.values()) {
-      for (const outcome of OUTCOMES) this.#runs.remove({ ...labels, outcome });
-      this.#responseTimes.remove(labels);
-    }
-    this.#tracked.delete(key);
-  }
-
-  /**
-   * The series of `metrics` whose check is in `shown`, as a registry of their own. prom-client's
-   * aggregation is its public way to build a registry from values, histograms included.
-   */
-  async #copy(metrics: ReadonlyArray<Counter | Histogram>, shown: ReadonlySet<string>): Promise<Registry> {
-    const kept: object[] = [];
-    for (const metric of metrics) {
-      const values = await metric.get();
-      kept.push({ ...values, values: values.values.filter(({ labels }) => shown.has(keyOf(String(labels.account), String(labels.check_id)))) });
-    }
-    return AggregatorRegistry.aggregate([kept]) as Registry;
   }
 }
 
-interface StatusGauges {
-  up: Gauge<string>;
-  degraded: Gauge<string>;
-  lastRun: Gauge<string>;
-  ssl: Gauge<string>;
+/** The up, degraded, last run and SSL days lines of a stored status; the last two are absent when the status has none. */
+function statusLines(labels: string, statusDoc: string): StatusLines {
+  const status = JSON.parse(statusDoc) as { hasFailures?: unknown; hasErrors?: unknown; isDegraded?: unknown; updated_at?: unknown; sslDaysRemaining?: unknown };
+  const ended = typeof status.updated_at === 'string' ? Date.parse(status.updated_at) : Number.NaN;
+  return {
+    up: linesOf(`${UP.name}{${labels}} ${status.hasFailures === true || status.hasErrors === true ? 0 : 1}\n`),
+    degraded: linesOf(`${DEGRADED.name}{${labels}} ${status.isDegraded === true ? 1 : 0}\n`),
+    ...(Number.isFinite(ended) ? { lastRun: linesOf(`${LAST_RUN.name}{${labels}} ${formatSampleValue(ended / 1000)}\n`) } : {}),
+    ...(typeof status.sslDaysRemaining === 'number' ? { sslDays: linesOf(`${SSL_DAYS.name}{${labels}} ${formatSampleValue(status.sslDaysRemaining)}\n`) } : {}),
+  };
 }
 
-function setStatus(gauges: StatusGauges, labels: Record<string, string>, status: CheckStatus): void {
-  gauges.up.set(labels, status.hasFailures || status.hasErrors ? 0 : 1);
-  gauges.degraded.set(labels, status.isDegraded ? 1 : 0);
-  const ended = Date.parse(status.updated_at ?? '');
-  if (Number.isFinite(ended)) gauges.lastRun.set(labels, ended / 1000);
-  if (typeof status.sslDaysRemaining === 'number') gauges.ssl.set(labels, status.sslDaysRemaining);
+function infoLine(check: CatalogCheck, groupName: string): Lines {
+  return linesOf(`${INFO.name}{${check.labels},group="${escapeLabelValue(groupName)}",tags="${escapeLabelValue(check.tags)}"} 1\n`);
+}
+
+function seriesLines(series: RunSeries): { runs: Lines; histogram: Lines } {
+  const runs = OUTCOMES.map((outcome, index) => `${RUNS.name}{${series.labels},outcome="${outcome}"} ${series.outcomes[index]}\n`).join('');
+  const lines: string[] = [];
+  let cumulative = 0;
+  for (let index = 0; index < RESPONSE_TIME_BUCKETS.length; index++) {
+    cumulative += series.buckets[index]!;
+    lines.push(`${RESPONSE_TIMES.name}_bucket{${BUCKET_LABELS[index]}${series.labels}} ${cumulative}\n`);
+  }
+  lines.push(
+    `${RESPONSE_TIMES.name}_bucket{le="+Inf",${series.labels}} ${series.count}\n`,
+    `${RESPONSE_TIMES.name}_sum{${series.labels}} ${formatSampleValue(series.sum)}\n`,
+    `${RESPONSE_TIMES.name}_count{${series.labels}} ${series.count}\n`,
+  );
+  return { runs: linesOf(runs), histogram: linesOf(lines.join('')) };
 }

@@ -4,8 +4,10 @@
  * by `GET /metrics` (routes/metrics.ts). docs/local-service.md lists every metric.
  *
  * Why prom-client: it is the Prometheus client for Node that Prometheus itself links to, has no
- * native code, formats and escapes the text exposition format (label values are user text: check
- * names), and brings the process metrics (CPU, memory, event loop lag, GC) every Node exporter has.
+ * native code, and brings the process metrics (CPU, memory, event loop lag, GC) every Node exporter
+ * has. It keeps the service-wide metrics (a few dozen series). The per-check series (tens of
+ * thousands at 10,000 checks) and the per-account ones are written as text by checks.ts instead:
+ * prom-client's label objects made a scrape of 10,000 checks take hundreds of milliseconds.
  *
  * Each app has registries of its own, never prom-client's global one: tests start many apps in one
  * process, and a second app must not throw on registering the same names or mix in the first's
@@ -15,7 +17,8 @@ import type { DeliveryEvent } from '../alerting/outbox.js';
 import { readSideOf } from '../readside/context.js';
 import type { Store } from '../store/index.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CheckMetrics, type ChecksView, type StoredRun } from './checks.js';
+import { CheckMetrics, type StoredRun } from './checks.js';
+import { CONTENT_TYPE, escapeLabelValue, expositionBody, linesOf, type Family } from './exposition.js';
 
 export { DEFAULT_MAX_CHECKS, RESPONSE_TIME_BUCKETS, outcomeOf, type StoredRun } from './checks.js';
 
@@ -25,6 +28,9 @@ const START_LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 
 const REQUEST_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** Methods the API serves; anything else is counted as `other`, so a client cannot mint label values. */
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+const OMITTED: Family = { name: 'vigil_metrics_checks_omitted', type: 'gauge', help: 'Checks left out of the last scrape because it reached the most checks one scrape exports' };
+const OPEN_INCIDENTS: Family = { name: 'vigil_open_incidents', type: 'gauge', help: 'Incidents of the account not resolved yet' };
 
 /** The run queue as the metrics see it (scheduler/queue.ts). */
 export interface QueueGauges {
@@ -61,7 +67,6 @@ export class ServiceMetrics {
   readonly #notifications: Counter;
   readonly #requests: Counter;
   readonly #requestSeconds: Histogram;
-  readonly #omitted: Gauge;
   #queue: QueueGauges | undefined;
   #countedSuperseded = 0;
   #openIncidents: ((accountId: string) => number) | undefined;
@@ -95,7 +100,6 @@ export class ServiceMetrics {
     });
     this.#requests = new Counter({ name: 'vigil_http_requests_total', help: 'API requests answered, by method, route template and status', labelNames: ['method', 'route', 'status'], registers });
     this.#requestSeconds = new Histogram({ name: 'vigil_http_request_duration_seconds', help: 'Time to answer an API request, by method and route template', labelNames: ['method', 'route'], buckets: REQUEST_BUCKETS, registers });
-    this.#omitted = new Gauge({ name: 'vigil_metrics_checks_omitted', help: 'Checks left out of the last scrape because it reached the most checks one scrape exports', registers: [] });
   }
 
   /** The scheduler's queue, read at each scrape. */
@@ -124,18 +128,15 @@ export class ServiceMetrics {
     this.#requestSeconds.observe({ method: known, route }, seconds);
   }
 
-  /** The text exposition of the view, and its content type. */
-  async scrape(view: MetricsView): Promise<{ contentType: string; text: string }> {
+  /** The text exposition of the view as UTF-8, and its content type. */
+  async scrape(view: MetricsView): Promise<{ contentType: string; body: Uint8Array<ArrayBuffer> }> {
     const accountIds = view.kind === 'account' ? [view.accountId] : view.accountIds;
-    const { registry: checks, omitted } = await this.#checks.registry({ accountIds } satisfies ChecksView);
-    this.#omitted.set(omitted);
-    const accounts = new Registry();
-    accounts.registerMetric(this.#omitted);
-    const incidents = new Gauge({ name: 'vigil_open_incidents', help: 'Incidents of the account not resolved yet', labelNames: ['account'], registers: [accounts] });
-    for (const accountId of accountIds) incidents.set({ account: accountId }, this.#openIncidentsOf(accountId));
-    const parts = view.kind === 'operator' ? [checks, accounts, this.#service, processRegistry()] : [checks, accounts];
-    const registry = Registry.merge(parts);
-    return { contentType: registry.contentType, text: await registry.metrics() };
+    const checks = this.#checks.scrape({ accountIds });
+    const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#openIncidentsOf(accountId)}\n`));
+    const families = [...checks.families, { family: OMITTED, samples: [linesOf(`${OMITTED.name} ${checks.omitted}\n`)] }, { family: OPEN_INCIDENTS, samples: incidents }];
+    // The service's families are the operator's only; prom-client's text ends with a newline, as ours does.
+    const service = view.kind === 'operator' ? await Registry.merge([this.#service, processRegistry()]).metrics() : undefined;
+    return { contentType: CONTENT_TYPE, body: expositionBody(families, service) };
   }
 
   #countSuperseded(): void {

@@ -37,7 +37,7 @@ export function register(app: Hono<AppEnv>, metrics: ServiceMetrics, accounts: A
     const view: MetricsView = c.get('operator') === true
       ? { kind: 'operator', accountIds: accounts.all().map((account) => account.id) }
       : { kind: 'account', accountId: c.get('account').id };
-    const { contentType, text } = await metrics.scrape(view);
-    return c.body(text, 200, { 'content-type': contentType, 'cache-control': 'no-store' });
+    const { contentType, body } = await metrics.scrape(view);
+    return c.body(body, 200, { 'content-type': contentType, 'cache-control': 'no-store' });
   });
 }

@@ -1,0 +1,245 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { statusesOf } from '../readside/statuses.js';
+import { Store } from '../store/index.js';
+import { CheckMetrics, RESPONSE_TIME_BUCKETS, type StoredRun } from './checks.js';
+import { expositionBody } from './exposition.js';
+
+const ACCOUNT = 'acme';
+const ENDED = '2030-01-01T00:00:01.500Z';
+
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+});
+
+function memoryStore(): Store {
+  const store = new Store(':memory:');
+  stores.push(store);
+  return store;
+}
+
+function addCheck(store: Store, fields: Record<string, unknown>): string {
+  return String(store.checks.insert(ACCOUNT, (id) => ({ id, name: 'Check', checkType: 'API', activated: true, ...fields })).id);
+}
+
+function recordStatus(store: Store, checkId: string, outcome: { failed?: boolean; degraded?: boolean; at?: string; sslDays?: number } = {}): void {
+  statusesOf(store).record(ACCOUNT, {
+    name: 'ignored: labels come from the check',
+    checkId,
+    hasFailures: outcome.failed === true,
+    hasErrors: false,
+    isDegraded: outcome.degraded === true,
+    responseTime: 100,
+    runLocation: 'eu-west-1',
+    checkRunId: 1,
+    stoppedAt: outcome.at ?? ENDED,
+    ...(outcome.sslDays === undefined ? {} : { sslDaysRemaining: outcome.sslDays }),
+  });
+}
+
+function run(checkId: string, name: string, fields: Partial<StoredRun> = {}): StoredRun {
+  return { accountId: ACCOUNT, checkId, checkName: name, checkType: 'API', location: 'eu-west-1', hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 120, ...fields };
+}
+
+function textOf(metrics: CheckMetrics): string {
+  return Buffer.from(expositionBody(metrics.scrape({ accountIds: [ACCOUNT] }).families)).toString('utf8');
+}
+
+/** The sample lines of a check (comments and other checks left out). */
+function samplesOf(text: string, checkId: string): string[] {
+  return text.split('\n').filter((line) => line.includes(`check_id="${checkId}"`));
+}
+
+function sampleLines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+describe('CheckMetrics text', () => {
+  it('writes the same samples prom-client writes for the same values, label values with quotes, backslashes and newlines included', async () => {
+    const store = memoryStore();
+    const group = store.checkGroups.insert(ACCOUNT, (id) => ({ id, name: 'Shop\\"front"\nEU' }));
+    const name = 'Say "hi"\\n\nnow';
+    const checkId = addCheck(store, { name, groupId: group.id, tags: ['b"2', 'a\\1', 'c\n3'] });
+    recordStatus(store, checkId, { degraded: true, sslDays: 12.5 });
+    const metrics = new CheckMetrics(store);
+    const runs = [
+      run(checkId, name, { responseTime: 40 }),
+      run(checkId, name, { responseTime: 480, hasFailures: true }),
+      run(checkId, name, { responseTime: 61_000, hasErrors: true }),
+      run(checkId, name, { location: 'us-"east"', responseTime: 100, isDegraded: true }),
+      run(checkId, name, { location: 'us-"east"', responseTime: null }),
+    ];
+    for (const stored of runs) metrics.recordRun(stored);
+
+    const expected = new Registry();
+    const registers = [expected];
+    const checkLabels = { account: ACCOUNT, check_id: checkId, check_name: name, check_type: 'API' };
+    const labelNames = Object.keys(checkLabels);
+    const gauge = (metric: string, value: number, extra: Record<string, string> = {}) =>
+      new Gauge({ name: metric, help: 'h', labelNames: [...labelNames, ...Object.keys(extra)], registers }).set({ ...checkLabels, ...extra }, value);
+    gauge('vigil_check_up', 1);
+    gauge('vigil_check_degraded', 1);
+    gauge('vigil_check_last_run_timestamp_seconds', Date.parse(ENDED) / 1000);
+    gauge('vigil_check_last_response_time_seconds', 0.1);
+    gauge('vigil_check_ssl_days_remaining', 12.5);
+    gauge('vigil_check_info', 1, { group: 'Shop\\"front"\nEU', tags: 'a\\1,b"2,c\n3' });
+    const counter = new Counter({ name: 'vigil_check_runs_total', help: 'h', labelNames: [...labelNames, 'location', 'outcome'], registers });
+    const histogram = new Histogram({ name: 'vigil_check_response_time_seconds', help: 'h', labelNames: [...labelNames, 'location'], buckets: RESPONSE_TIME_BUCKETS, registers });
+    for (const location of ['eu-west-1', 'us-"east"']) {
+      for (const outcome of ['passed', 'failed', 'degraded', 'error']) counter.inc({ ...checkLabels, location, outcome }, 0);
+    }
+    for (const stored of runs) {
+      const outcome = stored.hasErrors ? 'error' : stored.hasFailures ? 'failed' : stored.isDegraded ? 'degraded' : 'passed';
+      counter.inc({ ...checkLabels, location: stored.location, outcome });
+      if (stored.responseTime !== null) histogram.observe({ ...checkLabels, location: stored.location }, stored.responseTime / 1000);
+    }
+
+    const text = textOf(metrics);
+    expect(sampleLines(text)).toEqual(sampleLines(await expected.metrics()));
+    // Spelled out once, so a change in prom-client cannot hide a change in ours.
+    expect(samplesOf(text, checkId)[0]).toBe(`vigil_check_up{account="acme",check_id="${checkId}",check_name="Say \\"hi\\"\\\\n\\nnow",check_type="API"} 1`);
+    expect(text).toContain(`,group="Shop\\\\\\"front\\"\\nEU",tags="a\\\\1,b\\"2,c\\n3"} 1`);
+  });
+
+  it('writes each family once, HELP and TYPE first, families apart by a blank line, every line ending in a newline', () => {
+    const store = memoryStore();
+    const checkId = addCheck(store, { name: 'One' });
+    recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    metrics.recordRun(run(checkId, 'One'));
+    const text = textOf(metrics);
+    const families = text.split('\n\n').map((family) => family.split('\n').slice(0, 2).join('\n'));
+    expect(families).toEqual(
+      [
+        ['vigil_check_up', 'gauge'],
+        ['vigil_check_degraded', 'gauge'],
+        ['vigil_check_last_run_timestamp_seconds', 'gauge'],
+        ['vigil_check_last_response_time_seconds', 'gauge'],
+        ['vigil_check_ssl_days_remaining', 'gauge'],
+        ['vigil_check_info', 'gauge'],
+        ['vigil_check_runs_total', 'counter'],
+        ['vigil_check_response_time_seconds', 'histogram'],
+      ].map(([name, type]) => expect.stringMatching(new RegExp(`^# HELP ${name} [^\\n]+\\n# TYPE ${name} ${type}$`))),
+    );
+    expect(text).toMatch(/\n[^\n]+_count\{[^}]+\} 1\n$/);
+  });
+});
+
+describe('CheckMetrics freshness', () => {
+  it("shows a new result's status and run at the next scrape", () => {
+    const store = memoryStore();
+    const checkId = addCheck(store, { name: 'Api' });
+    recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    metrics.recordRun(run(checkId, 'Api', { responseTime: 120 }));
+    const labels = `account="acme",check_id="${checkId}",check_name="Api",check_type="API"`;
+    const before = samplesOf(textOf(metrics), checkId);
+    expect(before).toContain(`vigil_check_up{${labels}} 1`);
+
+    recordStatus(store, checkId, { failed: true, at: '2030-01-01T00:01:00.000Z' });
+    metrics.recordRun(run(checkId, 'Api', { responseTime: 700, hasFailures: true }));
+    const after = samplesOf(textOf(metrics), checkId);
+    expect(after).toEqual(
+      expect.arrayContaining([
+        `vigil_check_up{${labels}} 0`,
+        `vigil_check_last_run_timestamp_seconds{${labels}} ${Date.parse('2030-01-01T00:01:00.000Z') / 1000}`,
+        `vigil_check_last_response_time_seconds{${labels}} 0.7`,
+        `vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} 1`,
+        `vigil_check_runs_total{${labels},location="eu-west-1",outcome="failed"} 1`,
+        `vigil_check_response_time_seconds_bucket{le="0.5",${labels},location="eu-west-1"} 1`,
+        `vigil_check_response_time_seconds_bucket{le="1",${labels},location="eu-west-1"} 2`,
+        `vigil_check_response_time_seconds_count{${labels},location="eu-west-1"} 2`,
+      ]),
+    );
+    expect(after).not.toContain(`vigil_check_up{${labels}} 1`);
+  });
+
+  it('shows a tag change and a group rename in the info line, and keeps the other series as they were', () => {
+    const store = memoryStore();
+    const group = store.checkGroups.insert(ACCOUNT, (id) => ({ id, name: 'Old group' }));
+    const checkId = addCheck(store, { name: 'Tagged', tags: ['web'], groupId: group.id });
+    recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    const labels = `account="acme",check_id="${checkId}",check_name="Tagged",check_type="API"`;
+    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_info{${labels},group="Old group",tags="web"} 1`);
+
+    store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, checkId)!, tags: ['web', 'payments'] });
+    store.checkGroups.replace(ACCOUNT, { ...group, name: 'New group' });
+    const after = samplesOf(textOf(metrics), checkId);
+    expect(after.filter((line) => line.startsWith('vigil_check_info'))).toEqual([`vigil_check_info{${labels},group="New group",tags="payments,web"} 1`]);
+    expect(after).toContain(`vigil_check_up{${labels}} 1`);
+  });
+
+  it("drops a deleted check's series, its runs too, though its status row is left behind", () => {
+    const store = memoryStore();
+    const kept = addCheck(store, { name: 'Kept' });
+    const deleted = addCheck(store, { name: 'Deleted' });
+    for (const checkId of [kept, deleted]) recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    metrics.recordRun(run(deleted, 'Deleted'));
+    metrics.recordRun(run(kept, 'Kept'));
+    // up, degraded, last run, last response time, info (no certificate seen); 4 run counters; 13 histogram lines
+    expect(samplesOf(textOf(metrics), deleted)).toHaveLength(5 + 4 + 13);
+
+    store.checks.remove(ACCOUNT, deleted);
+    const text = textOf(metrics);
+    expect(samplesOf(text, deleted)).toEqual([]);
+    expect(samplesOf(text, kept)).toHaveLength(5 + 4 + 13);
+    expect(statusesOf(store).get(ACCOUNT, deleted)).toBeUndefined(); // the API no longer lists it either
+  });
+
+  it('starts new series for a renamed check: its runs under the old name are dropped, its status shows the new name', () => {
+    const store = memoryStore();
+    const checkId = addCheck(store, { name: 'Before' });
+    recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    metrics.recordRun(run(checkId, 'Before'));
+    textOf(metrics);
+
+    store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, checkId)!, name: 'After' });
+    const renamed = samplesOf(textOf(metrics), checkId);
+    expect(renamed.filter((line) => line.includes('check_name="Before"'))).toEqual([]);
+    expect(renamed).toHaveLength(4); // up, degraded, last run, info; no runs yet under the new name
+
+    metrics.recordRun(run(checkId, 'After'));
+    const ranAgain = samplesOf(textOf(metrics), checkId);
+    expect(ranAgain).toContain(`vigil_check_runs_total{account="acme",check_id="${checkId}",check_name="After",check_type="API",location="eu-west-1",outcome="passed"} 1`);
+  });
+
+  it('sees checks written by another connection to the same database', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
+    const store = new Store(dir);
+    stores.push(store);
+    const first = addCheck(store, { name: 'First' });
+    recordStatus(store, first);
+    // Opened after the insert: a collection counts its rows' order from where the file was at opening.
+    const other = new Store(dir);
+    stores.push(other);
+    const metrics = new CheckMetrics(store);
+    expect(sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_up'))).toHaveLength(1);
+
+    const second = addCheck(other, { name: 'Second' });
+    recordStatus(other, second);
+    other.checks.replace(ACCOUNT, { ...other.checks.get(ACCOUNT, first)!, name: 'First renamed' });
+    const ups = sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_up'));
+    expect(ups).toEqual([
+      `vigil_check_up{account="acme",check_id="${first}",check_name="First renamed",check_type="API"} 1`,
+      `vigil_check_up{account="acme",check_id="${second}",check_name="Second",check_type="API"} 1`,
+    ]);
+  });
+
+  it('exports at most maxChecks checks, in the order they were created, and counts the rest', () => {
+    const store = memoryStore();
+    const ids = ['A', 'B', 'C'].map((name) => addCheck(store, { name }));
+    for (const checkId of [...ids].reverse()) recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store, { maxChecks: 2 });
+    const { families, omitted } = metrics.scrape({ accountIds: [ACCOUNT] });
+    const text = Buffer.from(expositionBody(families)).toString('utf8');
+    expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up')).map((line) => /check_name="(\w)"/.exec(line)?.[1])).toEqual(['A', 'B']);
+    expect(omitted).toBe(1);
+  });
+});

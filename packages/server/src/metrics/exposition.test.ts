@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { escapeLabelValue, expositionBody, formatSampleValue, linesOf } from './exposition.js';
+
+describe('escapeLabelValue', () => {
+  it('escapes backslash, double quote and line feed, and nothing else', () => {
+    expect(escapeLabelValue('plain name – ünïcode, {braces} = ok')).toBe('plain name – ünïcode, {braces} = ok');
+    expect(escapeLabelValue('a\\b')).toBe('a\\\\b');
+    expect(escapeLabelValue('say "hi"')).toBe('say \\"hi\\"');
+    expect(escapeLabelValue('two\nlines')).toBe('two\\nlines');
+    expect(escapeLabelValue('tab\tand\rreturn')).toBe('tab\tand\rreturn');
+    // Each backslash doubled before quotes get theirs, so `\"` cannot end the value early.
+    expect(escapeLabelValue('\\"\n')).toBe('\\\\\\"\\n');
+  });
+});
+
+describe('formatSampleValue', () => {
+  it('prints numbers as JavaScript does and non-finite ones as the format names them', () => {
+    expect([0, 1, 0.12, 1893456001.5, -3, 1e21].map(formatSampleValue)).toEqual(['0', '1', '0.12', '1893456001.5', '-3', '1e+21']);
+    expect([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY].map(formatSampleValue)).toEqual(['NaN', '+Inf', '-Inf']);
+  });
+});
+
+describe('expositionBody', () => {
+  it('writes each family as HELP, TYPE and its samples, a blank line between families, an empty family as its header', () => {
+    const things = { name: 'x_total', help: 'Things', type: 'counter' } as const;
+    const level = { name: 'y', help: 'Level', type: 'gauge' } as const;
+    const samples = ['x_total{a="1"} 2\n', 'x_total{a="2"} 3\n'].map(linesOf);
+    expect(Buffer.from(expositionBody([{ family: things, samples }, { family: level, samples: [] }])).toString()).toBe(
+      '# HELP x_total Things\n# TYPE x_total counter\nx_total{a="1"} 2\nx_total{a="2"} 3\n\n# HELP y Level\n# TYPE y gauge\n',
+    );
+  });
+
+  it('appends more families in the same layout after a blank line', () => {
+    const level = { name: 'y', help: 'Level', type: 'gauge' } as const;
+    expect(Buffer.from(expositionBody([{ family: level, samples: [linesOf('y 1\n')] }], '# HELP z Z\n# TYPE z gauge\nz 2\n')).toString()).toBe('# HELP y Level\n# TYPE y gauge\ny 1\n\n# HELP z Z\n# TYPE z gauge\nz 2\n');
+  });
+});
