@@ -97,6 +97,12 @@ export const CheckResult = z.object({
   grpcCheckResult: Json.nullable().optional(),
   checkRunId: z.number(),
   attempts: z.number(),
+  /**
+   * Set on the result of a run no runner executed (no agent of its location connected and the
+   * location not run by the service itself), with why (extension). Such a result has `hasErrors`
+   * and no tries; it moves no alert state.
+   */
+  notExecuted: z.object({ reason: z.string() }).optional(),
   resultType: ResultType.exclude(['ALL']),
   sequenceId: z.string().nullable(),
   /**

@@ -27,6 +27,7 @@ export * from './dashboards.js';
 export * from './status-page.js';
 export * from './check-results.js';
 export * from './run-wire.js';
+export * from './agent-wire.js';
 export * from './jsonpath.js';
 export * from './analytics.js';
 export * from './heartbeats.js';

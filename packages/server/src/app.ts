@@ -9,6 +9,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { AccountRegistry, type AccountKey } from './accounts.js';
+import { isAgentKeyPath } from './agents/routes.js';
 import { clientAddress, CredentialFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
 import { isDashboardPath, registerDashboard } from './dashboard/index.js';
 import { DomainError } from './domain/errors.js';
@@ -154,7 +155,8 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   });
 
   app.use('*', async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path) || isPublicPagePath(c.req.method, c.req.path)) return next();
+    // Agents authenticate with their location's key, checked by their routes (agents/routes.ts).
+    if (PUBLIC_PATHS.has(c.req.path) || isPingPath(c.req.path) || isPublicPagePath(c.req.method, c.req.path) || isAgentKeyPath(c.req.path)) return next();
     // The dashboard's pages authenticate with their own session cookie (dashboard/web.ts).
     if (isDashboardPath(c.req.method, c.req.path)) return next();
     const header = requestHeader(c, 'authorization');

@@ -4,6 +4,8 @@
  */
 export { startServer, type RunningServer, type ServerOptions } from './start.js';
 export { createApp, type AppOptions, type ServiceApp } from './app.js';
+export { AgentKeyError, agentKeySource, parseAgentKey, type AgentKey } from './agents/keys.js';
+export { DEFAULT_AGENT_LEASE_MS, MIN_AGENT_LEASE_MS } from './agents/hub.js';
 export { DEFAULT_ACCOUNT_KEY, readAccountsFile, type Account, type AccountKey } from './accounts.js';
 export { parseFaults, FaultSpecError, type FaultSpec } from './http/faults.js';
 export { parseRateLimit, RateLimitSpecError, type RateLimitOptions } from './http/rate-limit.js';

@@ -4,6 +4,10 @@ import type { Duplex } from 'node:stream';
 import { HTTP_ERROR_NAMES } from '@vigil/schema';
 import { serve } from '@hono/node-server';
 import { slackAppTokensOf, type AccountKey } from './accounts.js';
+import { AgentHub } from './agents/hub.js';
+import type { AgentKeyRing } from './agents/keys.js';
+import { registerAgentRoutes } from './agents/routes.js';
+import type { LocalLocations } from './agents/routing.js';
 import { createApp } from './app.js';
 import { parsePublicUrl } from './heartbeats/ping-urls.js';
 import { subscriberLinks } from './public-pages/subscriber-links.js';
@@ -49,6 +53,18 @@ export interface ServerOptions {
   readonly subscribeLimits?: Partial<SubscribeLimits>;
   /** The operator's bearer token for `GET /metrics` (every account and the service); without it, account keys see their own checks. */
   readonly metricsToken?: string;
+  /**
+   * Runner agents (`vigil agent`): the keys in force (one location each) and which locations this
+   * process still runs itself (default: every location that has no agent key). Needs `scheduler`.
+   */
+  readonly agents?: AgentOptions;
+}
+
+export interface AgentOptions {
+  readonly keys: () => AgentKeyRing;
+  readonly localLocations?: LocalLocations;
+  /** How long a job handed to an agent is its own without a renewal (default 30 s, at most 60 s). */
+  readonly leaseMs?: number;
 }
 
 export interface RunningServer {
@@ -99,6 +115,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     publicUrl: () => publicUrl ?? listeningUrl,
     ...(mailing ? { subscriptionMail: { limits: options.subscribeLimits } } : {}),
   });
+  const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
+  let agents: { hub: AgentHub; localLocations: LocalLocations } | undefined;
+  if (options.agents) {
+    if (!schedulingOptions) {
+      service.close();
+      throw new Error('runner agents need the scheduler: they execute its runs');
+    }
+    const hub = new AgentHub({ store: service.store, ...(options.agents.leaseMs === undefined ? {} : { leaseMs: options.agents.leaseMs }) });
+    registerAgentRoutes(service.app, { hub, keys: options.agents.keys });
+    agents = { hub, localLocations: options.agents.localLocations ?? { except: new Set(options.agents.keys().locations()) } };
+  }
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
@@ -113,11 +140,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { port } = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   listeningUrl = url;
-  const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
   // The accounts' Slack App tokens reach only the outbox, which looks one up per notification.
   // Subscribers' e-mails get their signed links when the outbox sends them (public-pages/subscriber-links.ts).
   const alerting = { slackAppTokens, subscriberLinks: subscriberLinks(service.store, () => publicUrl ?? listeningUrl), ...(schedulingOptions ? schedulingOptions.alerting : {}) };
-  const scheduling = schedulingOptions ? startScheduling(service.store, { ...schedulingOptions, metrics: service.metrics, alerting }) : undefined;
+  const scheduling = schedulingOptions ? startScheduling(service.store, { ...schedulingOptions, metrics: service.metrics, alerting, ...(agents ? { agents } : {}) }) : undefined;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -10,7 +10,7 @@
  * of the service's time and held the event loop in bursts that delayed the next runs' starts.
  */
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob } from '@vigil/schema';
-import { runJob, type Runner, type RunResult } from '@vigil/runner';
+import { runJob, type Runner, type RunnerReport, type RunResult } from '@vigil/runner';
 import { sslDaysRemaining, type Alerting } from '../alerting/index.js';
 import { readSideOf } from '../readside/context.js';
 import { statusesOf } from '../readside/statuses.js';
@@ -33,17 +33,45 @@ export interface ExecuteOptions {
  * written to is about to close.
  */
 export function executeRuns(options: ExecuteOptions): ExecuteRun {
-  const results = readSideOf(options.store).results;
-  const statuses = statusesOf(options.store);
+  const record = reportRecorder(options);
   return async (job, signal) => {
     const report = await runJob(options.runner, wireJobOf(job), signal);
     if (signal.aborted) return;
+    await record(job, report);
+  };
+}
+
+export interface RecordOptions {
+  /**
+   * Runs first inside the transaction that stores the results; a throw refuses the report and
+   * stores nothing (an agent's lease that is no longer its own).
+   */
+  guard?: () => void;
+  /**
+   * False for a run no runner executed: it is stored and shown, and moves no alert state (a
+   * location's outage alerts through the other locations' results, not through its own silence).
+   */
+  alert?: boolean;
+}
+
+/** Records a run's report for its claimed slot; the one way results are stored, wherever the run happened. */
+export type RecordReport = (job: RunJob, report: RunnerReport, recordOptions?: RecordOptions) => Promise<void>;
+
+/**
+ * Stores a report's tries, updates the check's status, marks the slot finished and moves the alert
+ * state: the same for a run in this process and a run an agent reported.
+ */
+export function reportRecorder(options: Omit<ExecuteOptions, 'runner'>): RecordReport {
+  const results = readSideOf(options.store).results;
+  const statuses = statusesOf(options.store);
+  return async (job, report, recordOptions = {}) => {
     const { attempts } = report;
     const checkRunId = report.final.checkRunId;
     const certificateExpiresAt = report.final.certificateExpiresAt ?? null;
     // The store gives the tries the ids it derives (ResultsStore.recordRun); alerts name the FINAL result by the stored one.
     let final = report.final;
     const stored = options.store.writeBatched(() => {
+      recordOptions.guard?.();
       // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
       const tries = [...attempts, report.final].map(({ certificateExpiresAt: _expiry, ...result }) => result);
       final = { ...report.final, id: results.recordRun(job.slot.accountId, tries).at(-1)!.id };
@@ -82,7 +110,7 @@ export function executeRuns(options: ExecuteOptions): ExecuteRun {
     // undoes the stored run nor re-runs the slot.
     let alertingFailure: { error: unknown } | undefined;
     try {
-      const alerting = options.alerting;
+      const alerting = recordOptions.alert === false ? undefined : options.alerting;
       if (alerting) options.store.writeBatched(() => alerting.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel));
     } catch (error) {
       alertingFailure = { error };

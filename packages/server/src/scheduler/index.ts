@@ -8,8 +8,10 @@ import { Alerting, type AlertingOptions } from '../alerting/index.js';
 import { HeartbeatWatch } from '../heartbeats/watch.js';
 import type { ServiceMetrics } from '../metrics/index.js';
 import type { Store } from '../store/index.js';
-import { executeRuns } from './execute.js';
-import { InProcessRunQueue, type ExecuteRun } from './queue.js';
+import type { AgentHub } from '../agents/hub.js';
+import { LocationRoutedQueue, type LocalLocations } from '../agents/routing.js';
+import { executeRuns, reportRecorder } from './execute.js';
+import { InProcessRunQueue, type ExecuteRun, type RunJob, type RunQueue } from './queue.js';
 import { Scheduler } from './scheduler.js';
 
 export { dueSlots, nextDueMs, DEFAULT_LOCATION, type Slot, type SchedulableCheck } from './slots.js';
@@ -48,6 +50,12 @@ export interface SchedulingOptions {
   onCheckFailed?: (event: CheckFailedEvent) => void;
   /** Told when runs start and are stored, how deliveries end, and given the queue to read (`GET /metrics`). */
   metrics?: ServiceMetrics;
+  /**
+   * Runner agents: runs of locations this process does not run itself are queued for the agents
+   * of their location (agents/hub.ts) and recorded when an agent reports them. Without it, every
+   * location runs in this process.
+   */
+  agents?: { hub: AgentHub; localLocations: LocalLocations };
 }
 
 export interface CheckFailedEvent {
@@ -85,11 +93,10 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
     },
   });
   alerting.start();
-  const executeStored = executeRuns({
+  const recording = {
     store,
-    runner,
     alerting,
-    onStored: (job, final) => {
+    onStored: (job: RunJob, final: RunResult) => {
       scheduler?.finished(job.slot);
       metrics?.runStored({
         accountId: job.slot.accountId,
@@ -110,7 +117,8 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
         log(`vigil server: logging a failed run failed: ${String((error as Error)?.stack ?? error)}`);
       }
     },
-  });
+  };
+  const executeStored = executeRuns({ ...recording, runner });
   const execute: ExecuteRun = (job, signal) => {
     metrics?.runStarted(job.slot.dueMs, now());
     return executeStored(job, signal);
@@ -122,6 +130,9 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
       log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
   });
   metrics?.watchQueue(queue);
+  const agents = options.agents;
+  agents?.hub.start(reportRecorder(recording));
+  const handOff: RunQueue = agents ? new LocationRoutedQueue(queue, agents.hub, agents.localLocations) : queue;
   const heartbeats = new HeartbeatWatch({
     store,
     alerting,
@@ -130,7 +141,7 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   });
   scheduler = new Scheduler({
     store,
-    queue,
+    queue: handOff,
     onTick: (nowMs) => {
       try {
         heartbeats.tick(nowMs);
@@ -149,6 +160,7 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   let stopping: Promise<void> | undefined;
   const stop = async (drainMs: number) => {
     started.stop();
+    agents?.hub.stop();
     // Deliveries stop with the runs, not after them: the outbox's timer would otherwise still poll
     // a database the caller closes when the runs' drain gives up.
     const [runs] = await Promise.all([queue.stop(drainMs, ABORT_GRACE_MS), alerting.stop(drainMs)]);

@@ -8,6 +8,7 @@
  * (the old rows stay), so no step runs twice, and the steps it lacks then run in list order.
  */
 import type { SqliteDatabase } from '../../database.js';
+import { AGENT_STEPS } from './agents.js';
 import { ALERTING_STEPS } from './alerting.js';
 import { CORE_STEPS } from './core.js';
 import { READSIDE_STEPS } from './readside.js';
@@ -23,7 +24,7 @@ export const SCHEMA_SCOPE = 'schema';
  * In order. Core comes first because later steps use its tables (the read side's step 13 writes
  * `id_floors`, the heartbeats' step 19 indexes `checks.check_type`).
  */
-export const SQLITE_STEPS: readonly SqliteStep[] = [...CORE_STEPS, ...ALERTING_STEPS, ...READSIDE_STEPS, ...SERVICE_STEPS];
+export const SQLITE_STEPS: readonly SqliteStep[] = [...CORE_STEPS, ...ALERTING_STEPS, ...READSIDE_STEPS, ...SERVICE_STEPS, ...AGENT_STEPS];
 
 checkNumbering(SQLITE_STEPS);
 

@@ -1,0 +1,268 @@
+/**
+ * Where runs of locations not executed in this process go: queued (with their claimed slot) in the
+ * agent lease table, handed to the agents of their location that poll for them, recorded through
+ * the same path as in-process runs when an agent reports them.
+ *
+ * - Leases: a job is handed with a lease of `leaseMs`; an agent renews the leases of the runs it is
+ *   executing on every poll. A lease that expires goes to the next agent of the location that
+ *   polls, and only the current lease's report is recorded (agent-leases.ts), so a run killed with
+ *   its agent is executed once more by a peer and recorded once.
+ * - Not executed: a run waiting for a lease period with no live agent of its location is recorded
+ *   as not executed (notExecutedReport), never dropped silently. It moves no alert state.
+ * - Agents are known by what they last said (their poll): id, location, versions, runs in flight.
+ *   One silent for two lease periods is gone. This is this process's view; a run never depends on
+ *   it except for the not-executed decision above.
+ */
+import { MAX_AGENT_LEASE_MS, type AgentInfo, type AgentPoll, type RunReport } from '@vigil/schema';
+import type { RunnerReport } from '@vigil/runner';
+import type { RecordReport } from '../scheduler/execute.js';
+import type { RunJob } from '../scheduler/queue.js';
+import type { Store } from '../store/index.js';
+import { AgentLeaseTable, type LeasedRun } from '../store/sqlite/agent-leases.js';
+import { notExecutedReport, runJobOfWire, wireJobOfRun } from './jobs.js';
+
+/** Default lease period: long enough for a poll round trip, short enough that a lost run is re-run soon. */
+export const DEFAULT_AGENT_LEASE_MS = 30_000;
+/** Shorter leases would expire between an agent's polls on a busy machine. */
+export const MIN_AGENT_LEASE_MS = 1000;
+/** The longest a poll is held open when there is nothing to hand out. */
+const MAX_POLL_MS = 20_000;
+
+export interface AgentHubOptions {
+  store: Store;
+  /** Lease period (at most MAX_AGENT_LEASE_MS). */
+  leaseMs?: number;
+  now?: () => number;
+  log?: (line: string) => void;
+}
+
+interface KnownAgent {
+  agentId: string;
+  location: string;
+  agentVersion: string;
+  wireVersion: number;
+  lastSeenMs: number;
+  runsInFlight: number;
+  /** Polls of this agent open now: an agent waiting in a poll is live however long it waits. */
+  polling: number;
+}
+
+/** A report refused, for the route to answer (409 or 400). */
+export class ReportRefusal extends Error {
+  override readonly name = 'ReportRefusal';
+  constructor(
+    readonly kind: 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class AgentHub {
+  readonly leaseMs: number;
+  readonly #table: AgentLeaseTable;
+  readonly #store: Store;
+  readonly #now: () => number;
+  readonly #log: (line: string) => void;
+  readonly #agents = new Map<string, KnownAgent>();
+  /** Polls waiting for work, by location. */
+  readonly #waiters = new Map<string, Set<() => void>>();
+  #record: RecordReport | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: AgentHubOptions) {
+    this.#store = options.store;
+    this.#table = new AgentLeaseTable(options.store.db);
+    this.leaseMs = options.leaseMs ?? DEFAULT_AGENT_LEASE_MS;
+    if (!Number.isInteger(this.leaseMs) || this.leaseMs < MIN_AGENT_LEASE_MS || this.leaseMs > MAX_AGENT_LEASE_MS) {
+      throw new RangeError(`the agent lease must be from ${MIN_AGENT_LEASE_MS / 1000} s to ${MAX_AGENT_LEASE_MS / 1000} s, not ${this.leaseMs} ms`);
+    }
+    this.#now = options.now ?? Date.now;
+    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+  }
+
+  /** How long a poll waits for work: a third of a lease, so an agent renews its leases in time. */
+  get pollMs(): number {
+    return Math.min(MAX_POLL_MS, Math.max(100, Math.floor(this.leaseMs / 3)));
+  }
+
+  /** Starts recording reports and sweeping; before, reports are refused as not ready. */
+  start(record: RecordReport): void {
+    this.#record = record;
+    this.#stopped = false;
+    const every = Math.max(50, Math.min(1000, Math.floor(this.leaseMs / 6)));
+    this.#timer = setInterval(() => {
+      try {
+        this.sweep();
+      } catch (error) {
+        this.#log(`vigil server: sweeping agent runs failed: ${String((error as Error)?.stack ?? error)}`);
+      }
+    }, every);
+    this.#timer.unref();
+  }
+
+  /** Ends every open poll (they answer no jobs) and stops sweeping. */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
+  }
+
+  /** Queues a claimed slot for its location's agents (the scheduler's hand-off point). */
+  enqueue(job: RunJob): void {
+    // In the scheduler's tick transaction, like the slot's claim.
+    this.#store.writeBatched(() => this.#table.enqueue(wireJobOfRun(job), this.#now()));
+    this.#wake(job.slot.location);
+  }
+
+  /**
+   * An agent's poll: renews its leases, then hands out up to `capacity` runs of its location,
+   * waiting up to `pollMs` for one to come. Resolves to no jobs when the wait ends empty-handed, the
+   * hub stops, or `signal` aborts (the agent went away: nothing is leased to it then).
+   */
+  async poll(poll: AgentPoll, signal?: AbortSignal): Promise<LeasedRun[]> {
+    const agent = this.#seen(poll);
+    agent.polling++;
+    try {
+      if (poll.leases.length > 0) this.#store.writeBatched(() => this.#table.renew(poll.agentId, poll.leases, this.#now(), this.leaseMs));
+      const deadline = this.#now() + this.pollMs;
+      for (;;) {
+        if (this.#stopped || signal?.aborted) return [];
+        const jobs = poll.capacity > 0 ? this.#claim(poll) : [];
+        if (jobs.length > 0) return jobs;
+        const left = deadline - this.#now();
+        if (left <= 0) return [];
+        await this.#waitFor(poll.location, left, signal);
+      }
+    } finally {
+      agent.polling--;
+      agent.lastSeenMs = this.#now();
+    }
+  }
+
+  #claim(poll: AgentPoll): LeasedRun[] {
+    const { result } = this.#store.writeBatched(() => this.#table.claim(poll.location, poll.agentId, poll.capacity, this.#now(), this.leaseMs));
+    return result;
+  }
+
+  /**
+   * Records an agent's report under its lease: refused (ReportRefusal) unless the lease is the
+   * run's current one and the run has no result yet. The results are stored, the status updated
+   * and the alert state moved exactly as for a run in this process.
+   */
+  async report(agentId: string, location: string, leaseId: string, report: RunReport): Promise<void> {
+    const record = this.#record;
+    if (!record) throw new ReportRefusal('conflict', 'the service is not running its scheduler yet; report again later');
+    const known = this.#agents.get(agentId);
+    if (known) known.lastSeenMs = this.#now();
+    const wire = this.#table.jobOfLease(leaseId);
+    if (!wire) throw new ReportRefusal('conflict', `lease ${leaseId} is not held: its run was handed to another agent after the lease expired, or it never existed; this result is not recorded`);
+    if (wire.location !== location) throw new ReportRefusal('conflict', `lease ${leaseId} is for location ${wire.location}, not ${location}`);
+    const job = runJobOfWire(wire);
+    // Checked again inside the transaction that stores the results, so two reports racing for one run record one.
+    const guard = () => {
+      const outcome = this.#table.complete(leaseId, report.key, this.#now());
+      if (outcome.kind === 'completed') return;
+      if (outcome.kind === 'other-run') throw new ReportRefusal('invalid', `lease ${leaseId} is for run ${outcome.key}, not ${report.key}`);
+      if (outcome.kind === 'already-finished') {
+        throw new ReportRefusal('conflict', outcome.outcome === 'reported' ? `run ${outcome.key} already has its result; this one is not recorded` : `run ${outcome.key} was recorded as ${outcome.outcome}; this result is not recorded`);
+      }
+      throw new ReportRefusal('conflict', `lease ${leaseId} is not held: its run was handed to another agent after the lease expired; this result is not recorded`);
+    };
+    // The run's identity comes from the lease, whatever the agent wrote into its tries.
+    const stamp = <T extends object>(result: T): T => ({ ...result, runLocation: job.slot.location, checkId: job.slot.checkId });
+    await record(job, { ...report, attempts: report.attempts.map(stamp), final: stamp(report.final) } as RunnerReport, { guard });
+  }
+
+  /** Every agent this process heard from, live or gone (gone: silent for two lease periods). */
+  agents(): AgentInfo[] {
+    const now = this.#now();
+    return [...this.#agents.values()]
+      .map((agent) => ({
+        agentId: agent.agentId,
+        location: agent.location,
+        agentVersion: agent.agentVersion,
+        wireVersion: agent.wireVersion,
+        lastSeenAt: new Date(agent.lastSeenMs).toISOString(),
+        runsInFlight: agent.runsInFlight,
+        state: this.#live(agent, now) ? ('live' as const) : ('gone' as const),
+      }))
+      .sort((a, b) => a.location.localeCompare(b.location) || a.agentId.localeCompare(b.agentId));
+  }
+
+  /**
+   * Records as not executed the runs that waited a lease period or more in a location with no live
+   * agent; wakes the polls of locations whose runs became claimable (an expired lease); prunes.
+   * Public so tests can drive it.
+   */
+  sweep(): void {
+    const record = this.#record;
+    const now = this.#now();
+    for (const location of this.#table.openLocations()) {
+      if (this.#liveIn(location, now)) {
+        this.#wake(location);
+        continue;
+      }
+      if (!record) continue;
+      for (const run of this.#table.waiting(location, now - this.leaseMs, now)) {
+        const job = runJobOfWire(run.job);
+        const reason = run.handouts > 0 ? `its agent went away and no other agent of location ${location} is connected` : `no agent of location ${location} is connected and the location is not run by the service itself`;
+        record(job, notExecutedReport(job, reason, now), {
+          alert: false,
+          guard: () => {
+            if (!this.#table.giveUp(run.accountId, run.key, now)) throw new ReportRefusal('conflict', 'finished meanwhile');
+          },
+        }).catch((error: unknown) => {
+          if (!(error instanceof ReportRefusal)) this.#log(`vigil server: recording run ${run.key} as not executed failed: ${String((error as Error)?.stack ?? error)}`);
+        });
+      }
+    }
+    this.#store.writeBatched(() => this.#table.pruneBatch(now));
+  }
+
+  #seen(poll: AgentPoll): KnownAgent {
+    const now = this.#now();
+    let agent = this.#agents.get(poll.agentId);
+    if (!agent) {
+      agent = { agentId: poll.agentId, location: poll.location, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: 0, polling: 0 };
+      this.#agents.set(poll.agentId, agent);
+    }
+    Object.assign(agent, { location: poll.location, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: poll.leases.length });
+    return agent;
+  }
+
+  #live(agent: KnownAgent, now: number): boolean {
+    return agent.polling > 0 || now - agent.lastSeenMs < 2 * this.leaseMs;
+  }
+
+  #liveIn(location: string, now: number): boolean {
+    for (const agent of this.#agents.values()) if (agent.location === location && this.#live(agent, now)) return true;
+    return false;
+  }
+
+  #wake(location: string): void {
+    const waiters = this.#waiters.get(location);
+    if (!waiters) return;
+    this.#waiters.delete(location);
+    for (const wake of waiters) wake();
+  }
+
+  #waitFor(location: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      let waiters = this.#waiters.get(location);
+      if (!waiters) this.#waiters.set(location, (waiters = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.#waiters.get(location)?.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      waiters.add(done);
+    });
+  }
+}
+

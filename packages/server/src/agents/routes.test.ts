@@ -1,0 +1,190 @@
+import { RUN_WIRE_VERSION, type RunJob as WireRunJob, type RunReport } from '@vigil/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, type ServiceApp } from '../app.js';
+import { readSideOf } from '../readside/context.js';
+import { reportRecorder } from '../scheduler/execute.js';
+import { AgentHub } from './hub.js';
+import { AgentKeyRing } from './keys.js';
+import { registerAgentRoutes } from './routes.js';
+
+const KEY = 'eu-agent-key-0123456789';
+const OTHER_KEY = 'us-agent-key-0123456789';
+const LEASE_MS = 1500;
+
+interface World {
+  service: ServiceApp;
+  hub: AgentHub;
+  checkId: string;
+}
+
+const worlds: World[] = [];
+afterEach(() => {
+  for (const world of worlds.splice(0)) {
+    world.hub.stop();
+    world.service.close();
+  }
+});
+
+function world(): World {
+  const service = createApp();
+  const hub = new AgentHub({ store: service.store, leaseMs: LEASE_MS });
+  const keys = new AgentKeyRing([
+    { location: 'eu-west-1', key: KEY },
+    { location: 'us-east-1', key: OTHER_KEY },
+  ]);
+  registerAgentRoutes(service.app, { hub, keys: () => keys });
+  hub.start(reportRecorder({ store: service.store }));
+  const check = service.store.checks.insert('local', (id) => ({ id, name: 'Shop', checkType: 'API', activated: true, locations: ['eu-west-1'] }));
+  const created = { service, hub, checkId: String(check.id) };
+  worlds.push(created);
+  return created;
+}
+
+function post(target: World, path: string, body: unknown, key: string | null = KEY): Promise<Response> {
+  return Promise.resolve(
+    target.service.app.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }) },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+const poll = (overrides: Record<string, unknown> = {}) => ({ agentId: 'agent-1', wireVersion: RUN_WIRE_VERSION, agentVersion: '0.0.0-test', location: 'eu-west-1', capacity: 1, leases: [], ...overrides });
+
+function queue(target: World, dueMs = 1_700_000_000_000): string {
+  const key = `${target.checkId}@${dueMs}@eu-west-1`;
+  target.hub.enqueue({ slot: { accountId: 'local', checkId: target.checkId, dueMs, location: 'eu-west-1', key }, check: { id: target.checkId, name: 'Shop', checkType: 'API' } });
+  return key;
+}
+
+function reportOf(job: WireRunJob, hasFailures = false): RunReport {
+  const at = new Date(job.dueMs).toISOString();
+  const final = {
+    id: 'r1', name: 'Shop', checkId: job.checkId, hasFailures, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
+    runLocation: 'somewhere-else', startedAt: at, stoppedAt: at, created_at: at, responseTime: 12,
+    apiCheckResult: null, browserCheckResult: null, multiStepCheckResult: null,
+    checkRunId: Math.floor(job.dueMs / 1000), attempts: 0, resultType: 'FINAL' as const, sequenceId: null, error: null,
+  };
+  return { wireVersion: RUN_WIRE_VERSION, key: job.key, attempts: [], final };
+}
+
+/** Polls until a job is handed out (204s while none is claimable, e.g. until a lease expires). */
+async function leaseOne(target: World, agentId = 'agent-1'): Promise<{ leaseId: string; job: WireRunJob }> {
+  let response = await post(target, '/v1/agent/jobs', poll({ agentId }));
+  while (response.status === 204) response = await post(target, '/v1/agent/jobs', poll({ agentId }));
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { jobs: Array<{ leaseId: string; leaseExpiresAt: string; job: WireRunJob }>; leaseMs: number };
+  expect(body.leaseMs).toBe(LEASE_MS);
+  expect(body.jobs).toHaveLength(1);
+  return body.jobs[0]!;
+}
+
+describe('agent routes', () => {
+  it('answers a poll without a key 401 Missing authentication, and a wrong key 401 Bad Token, at once', async () => {
+    const target = world();
+    const missing = await post(target, '/v1/agent/jobs', poll(), null);
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Missing authentication' });
+    const wrong = await post(target, '/v1/agent/jobs', poll(), 'not-the-key-0123456789');
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Bad Token' });
+    const wrongReport = await post(target, '/v1/agent/results', {}, 'vigil-local');
+    expect(await wrongReport.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Bad Token' });
+  });
+
+  it('refuses an agent of another run wire version, naming both versions', async () => {
+    const target = world();
+    const response = await post(target, '/v1/agent/jobs', poll({ wireVersion: RUN_WIRE_VERSION + 1 }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: `the agent speaks run wire version ${RUN_WIRE_VERSION + 1}; this side speaks version ${RUN_WIRE_VERSION}`,
+      validation: { source: 'payload', keys: ['wireVersion'] },
+    });
+  });
+
+  it('refuses a report of another run wire version the same way', async () => {
+    const target = world();
+    const response = await post(target, '/v1/agent/results', { agentId: 'agent-1', leaseId: 'x', report: { wireVersion: 7 } });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(`the agent speaks run wire version 7; this side speaks version ${RUN_WIRE_VERSION}`);
+  });
+
+  it('answers a malformed poll 400 naming the fields', async () => {
+    const target = world();
+    const response = await post(target, '/v1/agent/jobs', poll({ capacity: -1, agentId: 'has space' }));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { message: string; validation: { keys: string[] } };
+    expect(body.validation.keys.sort()).toEqual(['agentId', 'capacity']);
+    expect(body.message).toBe('"agentId" has an invalid format. "capacity" must be greater than or equal to 0');
+  });
+
+  it("refuses a poll for a location that is not the key's", async () => {
+    const target = world();
+    const response = await post(target, '/v1/agent/jobs', poll({ location: 'us-east-1' }));
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ statusCode: 403, error: 'Forbidden', message: 'this agent key is for location eu-west-1, not us-east-1' });
+  });
+
+  it('answers 204 when no job comes within the poll time', async () => {
+    const target = world();
+    const response = await post(target, '/v1/agent/jobs', poll());
+    expect(response.status).toBe(204);
+  });
+
+  it('hands a queued job under a lease, records its report once with the location of the lease, and refuses the duplicate 409', async () => {
+    const target = world();
+    const key = queue(target);
+    const { leaseId, job } = await leaseOne(target);
+    expect(job.key).toBe(key);
+    const first = await post(target, '/v1/agent/results', { agentId: 'agent-1', leaseId, report: reportOf(job) });
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ recorded: true, key });
+    const again = await post(target, '/v1/agent/results', { agentId: 'agent-1', leaseId, report: reportOf(job, true) });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toEqual({ statusCode: 409, error: 'Conflict', message: `run ${key} already has its result; this one is not recorded` });
+    const stored = readSideOf(target.service.store).results.factsBetween('local', target.checkId, 0, Date.now() + 1);
+    expect(stored.map((facts) => [facts.hasFailures, facts.runLocation])).toEqual([[false, 'eu-west-1']]);
+  });
+
+  it('refuses 409 the report of an agent whose lease expired and went to a peer, and records the peer\'s', async () => {
+    const target = world();
+    queue(target);
+    const stale = await leaseOne(target, 'agent-1');
+    // Held until the lease expires: then the peer's poll gets the run.
+    const fresh = await leaseOne(target, 'agent-2');
+    expect(fresh.job.key).toBe(stale.job.key);
+    const late = await post(target, '/v1/agent/results', { agentId: 'agent-1', leaseId: stale.leaseId, report: reportOf(stale.job, true) });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toEqual({
+      statusCode: 409,
+      error: 'Conflict',
+      message: `lease ${stale.leaseId} is not held: its run was handed to another agent after the lease expired, or it never existed; this result is not recorded`,
+    });
+    const current = await post(target, '/v1/agent/results', { agentId: 'agent-2', leaseId: fresh.leaseId, report: reportOf(fresh.job) });
+    expect(current.status).toBe(200);
+  });
+
+  it("refuses a report of another location's key 409", async () => {
+    const target = world();
+    queue(target);
+    const { leaseId, job } = await leaseOne(target);
+    const response = await post(target, '/v1/agent/results', { agentId: 'agent-9', leaseId, report: reportOf(job) }, OTHER_KEY);
+    expect(response.status).toBe(409);
+    expect(((await response.json()) as { message: string }).message).toBe(`lease ${leaseId} is for location eu-west-1, not us-east-1`);
+  });
+
+  it('lists the agents it heard from for an account key', async () => {
+    const target = world();
+    await post(target, '/v1/agent/jobs', poll({ capacity: 0 }));
+    const response = await target.service.app.request('/v1/agent/agents', { headers: { authorization: 'Bearer vigil-local' } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([
+      { agentId: 'agent-1', location: 'eu-west-1', agentVersion: '0.0.0-test', wireVersion: RUN_WIRE_VERSION, lastSeenAt: expect.any(String), runsInFlight: 0, state: 'live' },
+    ]);
+    const anonymous = await target.service.app.request('/v1/agent/agents');
+    expect(anonymous.status).toBe(401);
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * Runs waiting for a runner agent, and the leases agents hold on them. The scheduler claims a slot
+ * (slot-claims.ts) and, when its location is not run in-process, queues it here; an agent of that
+ * location takes it with a lease that expires unless renewed. A lease that expires is handed to the
+ * next agent of the location that asks; a report counts only under the lease the run holds now, and
+ * only once, so a run is recorded at most once however many agents tried it.
+ *
+ * Rows stay after they finish (how is `outcome`) so a late report can be told "already recorded"
+ * rather than "unknown"; finished rows are pruned after a day. The table is step 27 of the schema
+ * (migrations/agents.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import type { RunJob as WireRunJob } from '@vigil/schema';
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from '../database.js';
+
+/** A run handed to an agent: the wire job and the lease it holds until `leaseExpiresMs`. */
+export interface LeasedRun {
+  leaseId: string;
+  leaseExpiresMs: number;
+  job: WireRunJob;
+}
+
+/** A run still waiting (never handed out, or its lease expired). */
+export interface OpenRun {
+  accountId: string;
+  key: string;
+  job: WireRunJob;
+  queuedMs: number;
+  /** How many times it was handed out before. */
+  handouts: number;
+}
+
+/** Why a report is refused, or the run it completes. */
+export type Completion =
+  | { kind: 'completed'; job: WireRunJob; agentId: string }
+  | { kind: 'unknown-lease' }
+  | { kind: 'already-finished'; key: string; outcome: string }
+  | { kind: 'other-run'; key: string };
+
+interface Row {
+  account_id: string;
+  slot_key: string;
+  job: string;
+  queued_ms: number;
+  lease_id: string | null;
+  agent_id: string | null;
+  lease_expires_ms: number | null;
+  handouts: number;
+  finished_ms: number | null;
+  outcome: string | null;
+}
+
+/** Finished rows kept this long for "already recorded" answers to late reports. */
+const FINISHED_RETENTION_MS = 24 * 60 * 60 * 1000;
+const PRUNE_BATCH = 500;
+
+/** The synchronous table, used inside the store's group commit like the slot claims. */
+export class AgentLeaseTable {
+  readonly #insert: Statement;
+  readonly #supersede: Statement;
+  readonly #claimable: Statement;
+  readonly #lease: Statement;
+  readonly #renew: Statement;
+  readonly #byLease: Statement;
+  readonly #finish: Statement;
+  readonly #openLocations: Statement;
+  readonly #waitingSince: Statement;
+  readonly #held: Statement;
+  readonly #prune: Statement;
+  readonly #db: SqliteDatabase;
+
+  constructor(db: SqliteDatabase) {
+    this.#db = db;
+    this.#insert = db.prepare(
+      'INSERT OR IGNORE INTO agent_runs (account_id, slot_key, check_id, location, due_ms, job, queued_ms) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    // An older slot of the same check and location still waiting for its first agent is replaced by
+    // the newer one, as the in-process queue does: running it late says nothing the newer run does
+    // not. One an agent started is not: its run was under way, and goes to a peer when its lease expires.
+    this.#supersede = db.prepare(`
+      UPDATE agent_runs SET finished_ms = ?, outcome = 'superseded'
+      WHERE account_id = ? AND check_id = ? AND location = ? AND due_ms < ? AND finished_ms IS NULL AND handouts = 0`);
+    this.#claimable = db.prepare(`
+      SELECT account_id, slot_key FROM agent_runs
+      WHERE location = ? AND finished_ms IS NULL AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
+      ORDER BY due_ms LIMIT ?`);
+    this.#lease = db.prepare(
+      'UPDATE agent_runs SET lease_id = ?, agent_id = ?, lease_expires_ms = ?, handouts = handouts + 1 WHERE account_id = ? AND slot_key = ? RETURNING job',
+    );
+    this.#renew = db.prepare('UPDATE agent_runs SET lease_expires_ms = ? WHERE lease_id = ? AND agent_id = ? AND finished_ms IS NULL');
+    this.#byLease = db.prepare('SELECT * FROM agent_runs WHERE lease_id = ?');
+    this.#finish = db.prepare('UPDATE agent_runs SET finished_ms = ?, outcome = ? WHERE account_id = ? AND slot_key = ? AND finished_ms IS NULL');
+    this.#openLocations = db.prepare('SELECT DISTINCT location FROM agent_runs WHERE finished_ms IS NULL').pluck();
+    this.#waitingSince = db.prepare(`
+      SELECT * FROM agent_runs
+      WHERE location = ? AND finished_ms IS NULL AND queued_ms <= ? AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
+      ORDER BY due_ms LIMIT ?`);
+    this.#held = db.prepare('SELECT agent_id AS agentId, COUNT(*) AS runs FROM agent_runs WHERE finished_ms IS NULL AND lease_expires_ms > ? GROUP BY agent_id');
+    this.#prune = db.prepare(`DELETE FROM agent_runs WHERE rowid IN (SELECT rowid FROM agent_runs WHERE finished_ms < ? LIMIT ${PRUNE_BATCH})`);
+  }
+
+  /** Queues a claimed slot's job for its location's agents; false when that slot is queued already. */
+  enqueue(job: WireRunJob, nowMs: number): boolean {
+    this.#supersede.run(nowMs, job.accountId, job.checkId, job.location, job.dueMs);
+    return this.#insert.run(job.accountId, job.key, job.checkId, job.location, job.dueMs, JSON.stringify(job), nowMs).changes > 0;
+  }
+
+  /**
+   * Hands up to `max` runs of `location` to `agentId`, oldest slot first: runs never handed out and
+   * runs whose lease expired. Each gets a fresh lease id, so the previous holder's report no longer counts.
+   */
+  claim(location: string, agentId: string, max: number, nowMs: number, leaseMs: number): LeasedRun[] {
+    if (max <= 0) return [];
+    return this.#db.transaction(() => {
+      const rows = this.#claimable.all(location, nowMs, max) as Array<Pick<Row, 'account_id' | 'slot_key'>>;
+      return rows.map((row) => {
+        const leaseId = randomUUID();
+        const leaseExpiresMs = nowMs + leaseMs;
+        const { job } = this.#lease.get(leaseId, agentId, leaseExpiresMs, row.account_id, row.slot_key) as { job: string };
+        return { leaseId, leaseExpiresMs, job: JSON.parse(job) as WireRunJob };
+      });
+    })();
+  }
+
+  /** Extends the leases `agentId` still holds; returns those that were extended (the rest are lost). */
+  renew(agentId: string, leaseIds: readonly string[], nowMs: number, leaseMs: number): string[] {
+    return this.#db.transaction(() => leaseIds.filter((leaseId) => this.#renew.run(nowMs + leaseMs, leaseId, agentId).changes > 0))();
+  }
+
+  /**
+   * Finishes the run leased under `leaseId` as reported, when that lease is the run's current one
+   * and the run is not finished: the only way a report is recorded. A lease that expired but was
+   * not handed to anyone else still counts (the run was executed and nobody else has it).
+   */
+  complete(leaseId: string, key: string, nowMs: number): Completion {
+    const row = this.#byLease.get(leaseId) as Row | undefined;
+    if (!row) return { kind: 'unknown-lease' };
+    if (row.slot_key !== key) return { kind: 'other-run', key: row.slot_key };
+    if (row.finished_ms !== null) return { kind: 'already-finished', key: row.slot_key, outcome: row.outcome ?? 'reported' };
+    this.#finish.run(nowMs, 'reported', row.account_id, row.slot_key);
+    return { kind: 'completed', job: JSON.parse(row.job) as WireRunJob, agentId: row.agent_id ?? '' };
+  }
+
+  /** The job of the run `leaseId` was handed with (current lease or a finished run's last one). */
+  jobOfLease(leaseId: string): WireRunJob | undefined {
+    const row = this.#byLease.get(leaseId) as Row | undefined;
+    return row ? (JSON.parse(row.job) as WireRunJob) : undefined;
+  }
+
+  /** Locations with runs not finished. */
+  openLocations(): string[] {
+    return this.#openLocations.all() as string[];
+  }
+
+  /** Runs of `location` queued at or before `queuedBeforeMs` that no agent holds now. */
+  waiting(location: string, queuedBeforeMs: number, nowMs: number, limit = PRUNE_BATCH): OpenRun[] {
+    return (this.#waitingSince.all(location, queuedBeforeMs, nowMs, limit) as Row[]).map((row) => ({
+      accountId: row.account_id,
+      key: row.slot_key,
+      job: JSON.parse(row.job) as WireRunJob,
+      queuedMs: row.queued_ms,
+      handouts: row.handouts,
+    }));
+  }
+
+  /** Finishes a run no agent will report (no agent of its location): false when it finished already. */
+  giveUp(accountId: string, key: string, nowMs: number): boolean {
+    return this.#finish.run(nowMs, 'not-executed', accountId, key).changes > 0;
+  }
+
+  /** Runs each agent holds a live lease on. */
+  heldByAgent(nowMs: number): Map<string, number> {
+    return new Map((this.#held.all(nowMs) as Array<{ agentId: string; runs: number }>).map((row) => [row.agentId, row.runs]));
+  }
+
+  /** Deletes one batch of rows finished over a day before `nowMs`; how many went. */
+  pruneBatch(nowMs: number): number {
+    return this.#prune.run(nowMs - FINISHED_RETENTION_MS).changes;
+  }
+}
