@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAgent } from './agent.js';
 import { registerApply } from './apply.js';
 import { registerDestroy } from './destroy.js';
 import { registerImport } from './import.js';
@@ -32,4 +33,5 @@ export const COMMANDS: ReadonlyArray<(program: Command) => void> = [
   registerStatus,
   registerWhoami,
   registerServer,
+  registerAgent,
 ];

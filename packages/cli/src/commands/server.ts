@@ -1,7 +1,7 @@
 /**
  * `vigil server`: runs the reference monitoring service in the foreground until SIGINT/SIGTERM.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { CliError, usageError } from '../errors.js';
 import { loadServer } from '../server-module.js';
@@ -33,6 +33,10 @@ interface ServerFlags {
   publicUrl?: string;
   metricsToken?: string;
   logFormat: LogFormat;
+  agentKey?: string[];
+  agentKeysFile?: string;
+  localLocations?: string;
+  agentLease?: string;
 }
 
 const FAULTS_HELP = `
@@ -49,6 +53,13 @@ paired with several accounts and pick one with the x-service-account header), or
 holding a JSON array of {"apiKey", "accountId", "name"?, "slackAppToken"?}; slackAppToken is the bot
 token of the Slack App the account installed, which its Slack App channels post with.
 Default: key "vigil-local", account "local".
+
+Runner agents (vigil agent): --agent-key LOCATION=KEY (repeatable) or --agent-keys-file FILE (one
+LOCATION=KEY a line, # comments; read again when it changes, so removing a line revokes that key)
+let agents run the checks of those locations; keys are at least 16 characters. By default this
+process still runs every location that has no agent key; --local-locations LIST (comma-separated)
+or none says exactly which locations it runs itself. A run of any other location waits for an
+agent of its location; with none connected it is recorded as not executed (see docs/agents.md).
 
 Example:
   vigil server --port 8080 --data ./.vigil/server --api-key secret --account-id acme --rate-limit 600/60
@@ -101,6 +112,46 @@ function readJson(file: string, flag: string): unknown {
   }
 }
 
+type ServerModule = Awaited<ReturnType<typeof loadServer>>;
+
+/** The agent flags as the service's `agents` option; undefined when none is given. */
+function agentOptions(flags: ServerFlags, server: ServerModule): NonNullable<Parameters<ServerModule['startServer']>[0]>['agents'] {
+  const given = flags.agentKey !== undefined || flags.agentKeysFile !== undefined || flags.localLocations !== undefined || flags.agentLease !== undefined;
+  if (!given) return undefined;
+  if (!flags.scheduler) throw usageError('--agent-key, --agent-keys-file, --local-locations and --agent-lease need the scheduler: drop --no-scheduler');
+  let keys;
+  try {
+    const flagged = (flags.agentKey ?? []).map((spec) => server.parseAgentKey(spec, '--agent-key'));
+    keys = server.agentKeySource({
+      keys: flagged,
+      ...(flags.agentKeysFile === undefined ? {} : { file: flags.agentKeysFile }),
+      warn: (message) => process.stderr.write(`${message}\n`),
+      readFile: (file) => {
+        const text = readFileSync(file, 'utf8');
+        const stats = statSync(file);
+        return { text, stamp: `${stats.mtimeMs}:${stats.size}` };
+      },
+    });
+    keys();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw usageError(code === 'ENOENT' ? `--agent-keys-file ${flags.agentKeysFile}: no such file` : (error as Error).message);
+  }
+  let localLocations: { only: Set<string> } | undefined;
+  if (flags.localLocations !== undefined) {
+    const listed = flags.localLocations.split(',').map((location) => location.trim()).filter((location) => location !== '');
+    if (listed.length === 0) throw usageError('--local-locations must list locations, or be none');
+    localLocations = { only: new Set(listed.length === 1 && listed[0] === 'none' ? [] : listed) };
+  }
+  let leaseMs: number | undefined;
+  if (flags.agentLease !== undefined) {
+    const match = /^(\d+)(ms|s)$/.exec(flags.agentLease.trim());
+    leaseMs = match ? Number(match[1]) * (match[2] === 's' ? 1000 : 1) : Number.NaN;
+    if (!(leaseMs >= server.MIN_AGENT_LEASE_MS && leaseMs <= 60_000)) throw usageError(`--agent-lease must be a duration from 1s to 60s (e.g. 30s or 1500ms), got "${flags.agentLease}"`);
+  }
+  return { keys, ...(localLocations ? { localLocations } : {}), ...(leaseMs === undefined ? {} : { leaseMs }) };
+}
+
 export function registerServer(program: Command): void {
   program
     .command('server')
@@ -129,6 +180,10 @@ export function registerServer(program: Command): void {
         .choices([...LOG_FORMATS])
         .default('text'),
     )
+    .option('--agent-key <location=key>', 'accept runner agents (vigil agent) of LOCATION presenting KEY (repeatable; prefer --agent-keys-file: flags show in ps)', collect)
+    .option('--agent-keys-file <file>', 'file of LOCATION=KEY lines for runner agents, read again when it changes')
+    .option('--local-locations <list>', 'comma-separated locations this process runs itself, or none (default: every location without an agent key)')
+    .option('--agent-lease <duration>', 'how long a job handed to an agent stays its own without a renewal, 1s to 60s (default 30s)')
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -195,6 +250,8 @@ export function registerServer(program: Command): void {
 
       if (flags.metricsToken !== undefined && flags.metricsToken.trim() === '') throw usageError('--metrics-token must not be empty');
 
+      const agents = agentOptions(flags, server);
+
       const log = serverLog(flags.logFormat);
       // The scheduler's own failures, already worded `vigil server: …` for the text log.
       const serviceLine = (line: string) => (flags.logFormat === 'json' ? log.notice('service-error', 'error', line.replace(/^vigil server: /, '')) : process.stderr.write(`${line}\n`));
@@ -215,6 +272,7 @@ export function registerServer(program: Command): void {
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
           ...(publicUrl !== undefined ? { publicUrl } : {}),
           ...(flags.metricsToken !== undefined ? { metricsToken: flags.metricsToken } : {}),
+          ...(agents ? { agents } : {}),
           scheduler: flags.scheduler
             ? {
                 retentionDays,

@@ -12,7 +12,8 @@ export interface StatusLine {
   kind: string;
   name: string;
   remoteId: string;
-  state: 'passing' | 'degraded' | 'failing' | 'no runs yet';
+  /** `not executed`: the last run had no runner (no agent of its location connected). */
+  state: 'passing' | 'degraded' | 'failing' | 'not executed' | 'no runs yet';
   /** Alerts are silenced: the check is muted, or an active maintenance window covers it. */
   muted: boolean;
   inMaintenance: boolean;
@@ -41,6 +42,7 @@ export function registerStatus(program: Command): void {
     .command('status')
     .description("show whether each of the project's managed checks and monitors is passing, degraded or failing on the service")
     .option('--json', 'print a JSON array of {address, kind, name, remoteId, state, muted, inMaintenance, activated, reason, lastRunLocation, lastRunAt, sslDaysRemaining, pingUrl}')
+    .option('--agents', "list the service's runner agents instead (vigil agent): location, live or gone, last seen, runs in flight, version")
     .addHelpText(
       'after',
       [
@@ -50,11 +52,15 @@ export function registerStatus(program: Command): void {
         'runs checks: VIGIL_API_URL and VIGIL_API_KEY (a `vigil server`, or the hosted service); the',
         'embedded service of plan/apply never runs checks.',
         'Exits 1 when any check is failing (muted ones and ones in maintenance too: they fail, they only',
-        'do not alert), 0 otherwise.',
+        'do not alert) or its last run was not executed (no agent of its location), 0 otherwise.',
+        'With --agents: the runner agents the service heard from; exits 1 when any of them is gone',
+        '(silent for two lease periods). Needs only VIGIL_API_URL and VIGIL_API_KEY, no project.',
       ].join('\n'),
     )
-    .action(async (options: { json?: boolean }, command: Command) => {
+    .action(async (options: { json?: boolean; agents?: boolean }, command: Command) => {
+      if (options.agents && process.env['VIGIL_API_URL']) return printAgents(options.json === true);
       const loaded = await loadFromCommand(command);
+      if (options.agents) return printAgents(options.json === true, loaded.config?.api?.baseUrl);
       const { resolveTarget } = await import('../target.js');
       if (!process.env['VIGIL_API_URL'] && !loaded.config?.api?.baseUrl) {
         throw new CliError('vigil status needs a service that runs checks: set VIGIL_API_URL and VIGIL_API_KEY (the embedded service of plan/apply never runs them)');
@@ -102,17 +108,19 @@ export function registerStatus(program: Command): void {
             const status = statusById.get(remoteId);
             const remote = checkById.get(remoteId);
             const tags = [...strings(remote?.tags), ...(remote?.groupId == null ? [] : (groupTags.get(String(remote.groupId)) ?? []))];
-            const failing = status !== undefined && (status.hasFailures || status.hasErrors);
+            // A run no runner executed says nothing of the check: it is its own state, with the reason.
+            const notExecuted = status !== undefined && status.hasErrors && !status.hasFailures ? await notExecutedReason(client, remoteId) : null;
+            const failing = notExecuted === null && status !== undefined && (status.hasFailures || status.hasErrors);
             return {
               address,
               kind: resource.kind,
               name: status?.name ?? String(remote?.name ?? (resource.applied as { name?: unknown } | undefined)?.name ?? ''),
               remoteId,
-              state: !status ? 'no runs yet' : failing ? 'failing' : status.isDegraded ? 'degraded' : 'passing',
+              state: !status ? 'no runs yet' : notExecuted !== null ? 'not executed' : failing ? 'failing' : status.isDegraded ? 'degraded' : 'passing',
               muted: remote?.muted === true,
               inMaintenance: isInMaintenance(windows, tags, now),
               activated: remote?.activated !== false,
-              reason: failing ? await lastFailure(client, remoteId, failureReason) : null,
+              reason: notExecuted ?? (failing ? await lastFailure(client, remoteId, failureReason) : null),
               lastRunLocation: status?.lastRunLocation ?? null,
               lastRunAt: status?.updated_at ?? null,
               sslDaysRemaining: status?.sslDaysRemaining ?? null,
@@ -129,7 +137,7 @@ export function registerStatus(program: Command): void {
       }
       if (options.json) process.stdout.write(`${JSON.stringify(lines, null, 2)}\n`);
       else process.stdout.write(table(lines, printable));
-      if (lines.some((line) => line.state === 'failing')) process.exitCode = 1;
+      if (lines.some((line) => line.state === 'failing' || line.state === 'not executed')) process.exitCode = 1;
     });
 }
 
@@ -150,6 +158,51 @@ async function lastFailure(client: Client, checkId: string, reasonOf: (result: n
   const page = await client.checkResults.pageNewestFirst(checkId, { limit: 1, hasFailures: true });
   const [newest] = page.entries;
   return newest ? reasonOf(newest as never) : 'the last run failed';
+}
+
+/** Why the newest FINAL result was not executed, or null when it was (then the check failed inside the service). */
+async function notExecutedReason(client: Client, checkId: string): Promise<string | null> {
+  const page = await client.checkResults.pageNewestFirst(checkId, { limit: 1 });
+  const reason = page.entries[0]?.notExecuted?.reason;
+  return reason === undefined ? null : `not executed: ${reason}`;
+}
+
+interface AgentRow {
+  agentId: string;
+  location: string;
+  agentVersion: string;
+  lastSeenAt: string;
+  runsInFlight: number;
+  state: 'live' | 'gone';
+}
+
+/** `vigil status --agents`: GET /v1/agent/agents as a table (or JSON); exit 1 when one is gone. */
+async function printAgents(json: boolean, configUrl?: string): Promise<void> {
+  const baseUrl = (process.env['VIGIL_API_URL'] || configUrl || '').replace(/\/+$/, '');
+  const apiKey = process.env['VIGIL_API_KEY'];
+  if (!baseUrl || !apiKey) throw new CliError('vigil status --agents needs the service that agents connect to: set VIGIL_API_URL and VIGIL_API_KEY');
+  const accountId = process.env['VIGIL_ACCOUNT_ID'];
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/v1/agent/agents`, { headers: { authorization: `Bearer ${apiKey}`, ...(accountId ? { 'x-service-account': accountId } : {}) } });
+  } catch (error) {
+    throw new CliError(`cannot reach ${baseUrl}: ${(error as Error).message}`, { cause: error });
+  }
+  if (response.status === 404) throw new CliError(`${baseUrl} runs no agents (start vigil server with --agent-key or --agent-keys-file)`);
+  if (!response.ok) throw new CliError(`cannot list agents on ${baseUrl}: HTTP ${response.status}`);
+  const agents = (await response.json()) as AgentRow[];
+  const { printable } = await import('@vigil/engine');
+  if (json) process.stdout.write(`${JSON.stringify(agents, null, 2)}\n`);
+  else if (agents.length === 0) process.stdout.write('No agent has connected.\n');
+  else {
+    const rows = [
+      ['AGENT', 'LOCATION', 'STATE', 'LAST SEEN', 'IN FLIGHT', 'VERSION'],
+      ...agents.map((agent) => [printable(agent.agentId), printable(agent.location), agent.state, agent.lastSeenAt, String(agent.runsInFlight), printable(agent.agentVersion)]),
+    ];
+    const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+    process.stdout.write(`${rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n')}\n`);
+  }
+  if (agents.some((agent) => agent.state === 'gone')) process.exitCode = 1;
 }
 
 /** What the NOTE column says: why alerts are silent, and why the check does not run. */

@@ -1,0 +1,183 @@
+/**
+ * The loop of `vigil agent`: one long poll at a time for jobs (which also renews the leases of the
+ * runs in flight), each job run with `runJob` and its report posted under its lease.
+ *
+ * - A poll asks for as many jobs as there are free run slots. With none free it is a heartbeat
+ *   (capacity 0); when a run ends, that poll is cut short so the freed slot is offered at once.
+ * - Reports are retried (network errors, 5xx) while their lease could still be current; a 409 means
+ *   the run went to a peer or already has its result, and the report is dropped.
+ * - The server unreachable: the poll is retried after a wait that doubles up to `maxBackoffMs`.
+ */
+import { AgentJobs, RUN_WIRE_VERSION, type AgentLeasedJob, type RunReport } from '@vigil/schema';
+import { createRunner, runJob } from '@vigil/runner';
+import { CliError } from './errors.js';
+
+export interface AgentLoopOptions {
+  serverUrl: string;
+  key: string;
+  location: string;
+  agentId: string;
+  concurrency: number;
+  denyNetworks: readonly string[];
+  /** On stop, how long runs in flight get before they are abandoned. */
+  drainMs: number;
+  maxBackoffMs: number;
+  version: string;
+  stop: AbortSignal;
+  log: (line: string) => void;
+}
+
+interface InFlight {
+  readonly controller: AbortController;
+  readonly done: Promise<void>;
+}
+
+/** A refusal that no retry mends: the agent stops with it. */
+class Refused extends CliError {}
+
+export async function runAgent(options: AgentLoopOptions): Promise<void> {
+  const { log } = options;
+  const runner = createRunner({ denyNetworks: options.denyNetworks });
+  const inFlight = new Map<string, InFlight>();
+  let leaseMs = 30_000;
+  let backoffMs = 500;
+  let connected = false;
+  /** Cuts short a heartbeat poll when a slot frees up. */
+  let heartbeat: AbortController | undefined;
+  const label = `vigil agent ${options.agentId} (${options.location})`;
+
+  const post = (path: string, body: unknown, signal: AbortSignal) =>
+    fetch(`${options.serverUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
+
+  const start = (leased: AgentLeasedJob) => {
+    const controller = new AbortController();
+    const done = (async () => {
+      try {
+        const report = await runJob(runner, leased.job, controller.signal);
+        if (controller.signal.aborted) return;
+        await deliver(leased, report as RunReport, controller.signal);
+      } catch (error) {
+        if (!controller.signal.aborted) log(`${label}: run ${leased.job.key} failed inside the agent: ${(error as Error).message}`);
+      } finally {
+        inFlight.delete(leased.leaseId);
+        heartbeat?.abort();
+      }
+    })();
+    inFlight.set(leased.leaseId, { controller, done });
+  };
+
+  const deliver = async (leased: AgentLeasedJob, report: RunReport, signal: AbortSignal) => {
+    let wait = 250;
+    // Past its lease a report can still count (nobody took the run), so it is tried for two periods.
+    const giveUpAt = Date.now() + 2 * leaseMs;
+    for (;;) {
+      try {
+        const response = await post('/v1/agent/results', { agentId: options.agentId, leaseId: leased.leaseId, report }, signal);
+        if (response.ok) return;
+        const message = await messageOf(response);
+        if (response.status === 409) {
+          log(`${label}: result of ${leased.job.key} not recorded: ${message}`);
+          return;
+        }
+        if (response.status < 500 && response.status !== 429) {
+          log(`${label}: result of ${leased.job.key} refused (${response.status}): ${message}`);
+          return;
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        log(`${label}: reporting ${leased.job.key} failed: ${(error as Error).message}`);
+      }
+      if (Date.now() + wait > giveUpAt) {
+        log(`${label}: gave up reporting ${leased.job.key}; its lease expires and another agent runs it`);
+        return;
+      }
+      await sleep(wait, signal);
+      wait = Math.min(wait * 2, options.maxBackoffMs);
+    }
+  };
+
+  try {
+    while (!options.stop.aborted) {
+      const capacity = options.concurrency - inFlight.size;
+      const poll = new AbortController();
+      if (capacity === 0) heartbeat = poll;
+      const onStop = () => poll.abort();
+      options.stop.addEventListener('abort', onStop, { once: true });
+      try {
+        const response = await post('/v1/agent/jobs', { agentId: options.agentId, wireVersion: RUN_WIRE_VERSION, agentVersion: options.version, location: options.location, capacity, leases: [...inFlight.keys()] }, poll.signal);
+        if (!connected) {
+          connected = true;
+          log(`${label}: connected to ${options.serverUrl}, running up to ${options.concurrency} at once`);
+        }
+        backoffMs = 500;
+        if (response.status === 204) continue;
+        if (response.ok) {
+          const answer = AgentJobs.safeParse(await response.json());
+          if (!answer.success) throw new Error('the server answered jobs this agent cannot read; is it another vigil version?');
+          leaseMs = answer.data.leaseMs;
+          for (const leased of answer.data.jobs) start(leased);
+          continue;
+        }
+        const message = await messageOf(response);
+        if (response.status === 400 || response.status === 401 || response.status === 403) {
+          throw new Refused(`${label}: the server refused this agent (${response.status}): ${message}`);
+        }
+        throw new Error(`HTTP ${response.status}: ${message}`);
+      } catch (error) {
+        if (error instanceof Refused) throw error;
+        if (options.stop.aborted || (poll.signal.aborted && heartbeat === poll)) continue;
+        connected = false;
+        log(`${label}: cannot reach ${options.serverUrl} (${(error as Error).message}); retrying in ${(backoffMs / 1000).toFixed(1)} s`);
+        await sleep(backoffMs, options.stop);
+        backoffMs = Math.min(backoffMs * 2, options.maxBackoffMs);
+      } finally {
+        options.stop.removeEventListener('abort', onStop);
+        if (heartbeat === poll) heartbeat = undefined;
+      }
+    }
+    log(`${label}: stopping; ${inFlight.size} run(s) in flight get ${options.drainMs / 1000} s to finish`);
+  } finally {
+    await drain(inFlight, options.drainMs, log, label);
+    await runner.close();
+  }
+}
+
+/** Waits for the runs in flight up to `drainMs`, then abandons the rest (their leases expire). */
+async function drain(inFlight: Map<string, InFlight>, drainMs: number, log: (line: string) => void, label: string): Promise<void> {
+  if (inFlight.size === 0) return;
+  const all = Promise.all([...inFlight.values()].map((run) => run.done));
+  const timedOut = await Promise.race([all.then(() => false), sleep(drainMs).then(() => true)]);
+  if (!timedOut) return;
+  log(`${label}: abandoned ${inFlight.size} run(s); their leases expire and another agent of the location runs them`);
+  for (const run of inFlight.values()) run.controller.abort();
+  await Promise.race([all, sleep(1000)]);
+}
+
+async function messageOf(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === 'string') return body.message;
+  } catch {
+    // Not the service's error body: say what came.
+  }
+  return text.slice(0, 200) || response.statusText;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
