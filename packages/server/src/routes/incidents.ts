@@ -10,6 +10,7 @@ import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { readSideOf } from '../readside/context.js';
 import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
+import { ServiceQueries } from '../store/sqlite/service-queries.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
@@ -17,9 +18,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   // A service's `checks` are computed exactly as the services routes do: the checks whose
   // `triggerIncident.serviceId` points at it.
-  const checksOfService = store.db.prepare(
-    "SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND service_id = ? ORDER BY seq",
-  );
+  const queries = new ServiceQueries(store.db);
 
   const serviceIdsOf = (accountId: string, refs: readonly IncidentServiceRef[]): string[] =>
     refs.map((ref, index) => {
@@ -38,7 +37,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     const services = serviceIds.flatMap((id) => {
       const service = store.services.get(accountId, id);
       if (!service) return [];
-      return [{ ...service, accountId, checks: checksOfService.all(accountId, id) as Array<{ id: string; name: string }> }];
+      return [{ ...service, accountId, checks: queries.checksOfService(accountId, id) }];
     });
     return { ...rest, services };
   };
@@ -67,18 +66,17 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   ctx.route(ENDPOINTS['incidents.get'], ({ account, params }) => present(account.id, find(account.id, params.incidentId)));
 
   // Newest first; the cursor is the row's insertion sequence, so new incidents never shift later pages.
-  const newestIncidents = ctx.store.db.prepare('SELECT seq, state FROM incidents WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
   ctx.route(ENDPOINTS['incidents.list'], ({ account, query }) => {
     const before = query.nextId === undefined ? Number.MAX_SAFE_INTEGER : Number(Buffer.from(query.nextId, 'base64url').toString('utf8'));
     if (!Number.isSafeInteger(before) || before < 1) {
       throw badRequest('"nextId" is not a cursor this service gave out; pass the nextId of the previous page', { source: 'query', keys: ['nextId'] });
     }
-    const rows = newestIncidents.all(account.id, before, query.limit + 1) as Array<{ seq: number; state: string }>;
+    const rows = queries.incidentsBefore(account.id, before, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
       length: page.length,
-      entries: page.map((row) => present(account.id, JSON.parse(row.state) as IncidentState)),
+      entries: page.map((row) => present(account.id, JSON.parse(row.doc) as IncidentState)),
       nextId: rows.length > query.limit && last ? Buffer.from(String(last.seq), 'utf8').toString('base64url') : null,
     };
   });

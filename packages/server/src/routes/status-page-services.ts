@@ -12,18 +12,17 @@ import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { readSideOf } from '../readside/context.js';
 import type { StoredDoc } from '../store/index.js';
+import { ServiceQueries } from '../store/sqlite/service-queries.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   const services = store.services;
-  const usersOf = store.db.prepare(
-    "SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND service_id = ? ORDER BY seq",
-  );
+  const queries = new ServiceQueries(store.db);
   const present = (accountId: string, doc: StoredDoc): StoredDoc => ({
     ...doc,
     accountId,
-    checks: usersOf.all(accountId, String(doc.id)) as Array<{ id: string; name: string }>,
+    checks: queries.checksOfService(accountId, String(doc.id)),
   });
   const find = (accountId: string, id: string): StoredDoc => {
     const doc = services.get(accountId, id);
@@ -37,13 +36,12 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   });
   // Oldest first, as every list; the cursor is the row's insertion sequence, so a service created or
   // deleted meanwhile never makes a later page skip or repeat one.
-  const oldestAfter = store.db.prepare('SELECT seq, doc FROM services WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?');
   ctx.route(ENDPOINTS['statusPageServices.list'], ({ account, query }) => {
     const after = query.nextId === undefined ? 0 : Number(Buffer.from(query.nextId, 'base64url').toString('utf8'));
     if (!Number.isSafeInteger(after) || (query.nextId !== undefined && after < 1)) {
       throw badRequest('"nextId" is not a cursor this service gave out; pass the nextId of the previous page', { source: 'query', keys: ['nextId'] });
     }
-    const rows = oldestAfter.all(account.id, after, query.limit + 1) as Array<{ seq: number; doc: string }>;
+    const rows = queries.servicesAfter(account.id, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
@@ -61,7 +59,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   });
   ctx.route(ENDPOINTS['statusPageServices.delete'], ({ account, params }) => {
     find(account.id, params.id);
-    const users = usersOf.all(account.id, params.id) as Array<{ id: string }>;
+    const users = queries.checksOfService(account.id, params.id);
     if (users.length > 0) {
       throw conflict(`Status-page service ${params.id} is still used by checks: ${users.map((check) => check.id).join(', ')}`);
     }
