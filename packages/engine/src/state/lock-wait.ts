@@ -12,7 +12,8 @@ import type { LockHolder, LockOptions } from './types.js';
 
 const MAX_POLL_MS = 2000;
 
-export type LockAttempt<T> = { taken: true; value: T } | { taken: false; holder: LockHolder };
+/** `holder` absent: the lock was released between the attempt and the look at who held it; try again now. */
+export type LockAttempt<T> = { taken: true; value: T } | { taken: false; holder?: LockHolder | undefined };
 
 export interface LockWaitOptions<T> extends LockOptions {
   /** `state <location>` in messages. */
@@ -54,6 +55,12 @@ export async function waitForLock<T>(options: LockWaitOptions<T>): Promise<T> {
   for (;;) {
     const attempt = await options.attempt();
     if (attempt.taken) return attempt.value;
+    if (attempt.holder === undefined) {
+      if (Date.now() >= deadline + 1000) throw lockedError(options, { description: 'a holder that never finished taking it' });
+      // Nobody to name yet: a short pause keeps a flapping lock from spinning this loop.
+      await sleep(10);
+      continue;
+    }
     const now = Date.now();
     const dead = attempt.holder.owner !== undefined && isDeadOnThisHost(attempt.holder.owner);
     deadSince = dead ? (deadSince ?? now) : undefined;

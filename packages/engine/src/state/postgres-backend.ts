@@ -34,6 +34,8 @@ export interface PostgresBackendOptions {
   pollMs?: number;
 }
 
+/** How vigil's sessions are named in pg_stat_activity. */
+const APPLICATION_NAME = 'vigil state';
 /** The first key of every vigil advisory lock ('vigl'), so they do not collide with an application's. */
 const ADVISORY_NAMESPACE = 0x7669676c;
 /** Appended steps after which the whole document is written again, as the local backend does. */
@@ -131,7 +133,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
 
   async function connect(): Promise<PgClient> {
     const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: options.connectionString, application_name: 'vigil state', keepAlive: true });
+    const client = new pg.Client({ connectionString: options.connectionString, application_name: APPLICATION_NAME, keepAlive: true });
     // A connection that drops between queries reports here; the next query then fails and says so.
     client.on('error', () => undefined);
     try {
@@ -182,7 +184,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
   }
 
   /** Who holds the advisory lock now: the PostgreSQL session, and the vigil it recorded if that session wrote the lock row. */
-  async function holderOf(client: PgClient): Promise<(LockHolder & { sessionPid: number }) | undefined> {
+  async function holderOf(client: PgClient): Promise<(LockHolder & { sessionPid: number; vigilSession: boolean }) | undefined> {
     const held = await client.query<{ pid: number; usename: string | null; client_addr: string | null; application_name: string | null }>(
       `SELECT l.pid, a.usename, a.client_addr::text AS client_addr, a.application_name
          FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
@@ -194,9 +196,13 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
     if (session === undefined) return undefined;
     const lockRow = (await rows(client, ['lock']))[0];
     const owner = lockRow !== undefined && lockRow.session_pid === session.pid ? parseOwner(lockRow.body) : undefined;
-    if (owner) return { owner, description: describeOwner(owner), sessionPid: session.pid };
+    if (owner) return { owner, description: describeOwner(owner), sessionPid: session.pid, vigilSession: true };
     const from = [session.usename && `user ${session.usename}`, session.client_addr && `from ${session.client_addr}`, session.application_name && `"${session.application_name}"`].filter(Boolean).join(', ');
-    return { description: `PostgreSQL session ${session.pid}${from === '' ? '' : ` (${from})`}, which names no vigil owner`, sessionPid: session.pid };
+    return {
+      description: `PostgreSQL session ${session.pid}${from === '' ? '' : ` (${from})`}, which names no vigil owner`,
+      sessionPid: session.pid,
+      vigilSession: session.application_name === APPLICATION_NAME,
+    };
   }
 
   async function lock(lockOptions: LockOptions): Promise<StateLock> {
@@ -213,8 +219,11 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
         attempt: async (): Promise<LockAttempt<true>> => {
           const taken = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [ADVISORY_NAMESPACE, key]);
           if (taken.rows[0]?.taken) return { taken: true, value: true };
-          // Released between the attempt and the look: the next attempt takes it.
-          return { taken: false, holder: (await holderOf(client)) ?? { description: 'a holder that just let go' } };
+          // No holder: released between the attempt and the look, and the next attempt takes it. A
+          // vigil's session without its lock row is between taking the lock and naming itself.
+          const holder = await holderOf(client);
+          if (holder !== undefined && holder.owner === undefined && holder.vigilSession) return { taken: false };
+          return { taken: false, holder: holder && { ...(holder.owner ? { owner: holder.owner } : {}), description: holder.description } };
         },
       }).catch((error: unknown) => Promise.reject(failure('lock', error)));
       await client
@@ -363,8 +372,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
       return withClient('find who locks', async (client) => {
         const holder = await holderOf(client);
         if (holder === undefined) return undefined;
-        const { sessionPid: _sessionPid, ...rest } = holder;
-        return rest;
+        return { ...(holder.owner ? { owner: holder.owner } : {}), description: holder.description };
       });
     },
     async forceUnlock() {

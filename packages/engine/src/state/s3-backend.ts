@@ -123,7 +123,7 @@ export function createS3Backend(options: S3BackendOptions): StateBackend {
     // 409: AWS's answer to a conditional write racing another one on the same key; the lock is someone's.
     if (reply.status !== 200 && reply.status !== 412 && reply.status !== 409) throw failure('lock', 'PUT', reply);
     const current = await readLock();
-    if (current === undefined) return { taken: false, holder: { description: 'a holder that just let go' } };
+    if (current === undefined) return { taken: false };
     const holder = parseHolder(current.text);
     // Ours: taken now, or by a retried PUT whose first answer was lost.
     if (holder.id === owner.id) return { taken: true, value: current.etag };
