@@ -188,3 +188,44 @@ describe('agent routes', () => {
     expect(anonymous.status).toBe(401);
   });
 });
+
+describe('agent hub', () => {
+  it('lists the agent routes in /openapi.json', async () => {
+    const target = world();
+    const document = (await (await target.service.app.request('/openapi.json')).json()) as { paths: Record<string, unknown> };
+    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(['/v1/agent/jobs', '/v1/agent/results', '/v1/agent/agents']));
+  });
+
+  it('records a run as not executed once it waited a lease period with no live agent of its location, and never while one is live', async () => {
+    const service = createApp();
+    let clock = 1_700_000_000_000;
+    const hub = new AgentHub({ store: service.store, leaseMs: LEASE_MS, now: () => clock });
+    worlds.push({ service, hub, checkId: '' });
+    hub.start(reportRecorder({ store: service.store }));
+    const check = service.store.checks.insert('local', (id) => ({ id, name: 'Shop', checkType: 'API', activated: true, locations: ['eu-west-1', 'us-east-1'] }));
+    const checkId = String(check.id);
+    const enqueue = (location: string) =>
+      hub.enqueue({ slot: { accountId: 'local', checkId, dueMs: clock, location, key: `${checkId}@${clock}@${location}` }, check: { id: checkId, name: 'Shop', checkType: 'API' } });
+    // An agent of us-east-1 polls (a heartbeat, gone at once: this clock does not move by itself): its location is live.
+    await hub.poll({ agentId: 'us-agent', wireVersion: RUN_WIRE_VERSION, agentVersion: 't', location: 'us-east-1', capacity: 0, leases: [] }, AbortSignal.abort());
+    enqueue('eu-west-1');
+    enqueue('us-east-1');
+    clock += LEASE_MS - 1;
+    hub.sweep();
+    clock += 1;
+    hub.sweep();
+    await new Promise((resolve) => setImmediate(resolve));
+    const stored = readSideOf(service.store).results.factsBetween('local', checkId, 0, clock + 1);
+    expect(stored.map((facts) => facts.runLocation)).toEqual(['eu-west-1']);
+    const result = readSideOf(service.store).results.result('local', checkId, stored[0]!.id) as Record<string, unknown>;
+    expect(result).toMatchObject({
+      hasErrors: true,
+      hasFailures: false,
+      attempts: 0,
+      notExecuted: { reason: 'no agent of location eu-west-1 is connected and the location is not run by the service itself' },
+    });
+    expect(hub.agents().map((agent) => [agent.agentId, agent.state])).toEqual([['us-agent', 'live']]);
+    clock += 2 * LEASE_MS;
+    expect(hub.agents().map((agent) => [agent.agentId, agent.state])).toEqual([['us-agent', 'gone']]);
+  });
+});

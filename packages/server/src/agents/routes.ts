@@ -96,13 +96,16 @@ function parsed<T>(schema: { safeParse(value: unknown): { success: true; data: T
 /** The agent endpoints for `/openapi.json`. */
 export function agentOpenApiPaths(): Record<string, Record<string, unknown>> {
   const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
-  const agentKey = [{ agentKey: [] }];
+  // Not the API key: an agent key in the same Authorization header, which the document's scheme does not describe.
+  const agentKey: unknown[] = [];
+  const byAgentKey = ' (Authorization: Bearer AGENT_KEY, a key given to vigil server --agent-key, not an API key)';
   const json = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
   return {
     [AGENT_JOBS_PATH]: {
       post: {
         operationId: 'agent.jobs',
         summary: "Long poll of a runner agent for its location's jobs, each under a lease; renews the leases it lists",
+        description: `Answers up to capacity jobs, or 204 after the poll time${byAgentKey}`,
         tags: ['agents'],
         security: agentKey,
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['agentId', 'wireVersion', 'agentVersion', 'location', 'capacity'], properties: { agentId: { type: 'string' }, wireVersion: { type: 'integer' }, agentVersion: { type: 'string' }, location: { type: 'string' }, capacity: { type: 'integer', minimum: 0 }, leases: { type: 'array', items: { type: 'string' } } } } } } },
@@ -113,6 +116,7 @@ export function agentOpenApiPaths(): Record<string, Record<string, unknown>> {
       post: {
         operationId: 'agent.results',
         summary: "A run's report (RunReport) under the lease its job was handed with; recorded once",
+        description: `409 when the lease was handed to another agent or the run already has its result${byAgentKey}`,
         tags: ['agents'],
         security: agentKey,
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['agentId', 'leaseId', 'report'], properties: { agentId: { type: 'string' }, leaseId: { type: 'string' }, report: { type: 'object' } } } } } },
