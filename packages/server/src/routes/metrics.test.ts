@@ -185,6 +185,31 @@ describe('GET /metrics', () => {
     expect(seriesOf(text, kept)).toHaveLength(6 + 4 + 13);
   });
 
+  it('shows an edit made through the API at the next scrape: new tags and group on the info line, a rename on every series', async () => {
+    const w = world();
+    const group = (await (await w.call('POST', '/v2/check-groups', TEST_API_KEY, { name: 'Storefront' })).json()) as { id: number };
+    const id = await w.createCheck(TEST_API_KEY, 'Home', { groupId: group.id, tags: ['web'] });
+    await w.runOnce([{ accountId: TEST_ACCOUNT, checkId: id }]);
+    const labels = (name: string) => `account="acme",check_id="${id}",check_name="${name}",check_type="API"`;
+    expect(seriesOf((await w.scrape(TEST_API_KEY)).text, id)).toContain(`vigil_check_info{${labels('Home')},group="Storefront",tags="web"} 1`);
+
+    expect((await w.call('PUT', `/v1/checks/api/${id}`, TEST_API_KEY, { tags: ['web', 'pay"ments'], groupId: null })).status).toBe(200);
+    const retagged = seriesOf((await w.scrape(TEST_API_KEY)).text, id);
+    expect(retagged).toContain(`vigil_check_info{${labels('Home')},group="",tags="pay\\"ments,web"} 1`);
+    expect(retagged).toContain(`vigil_check_runs_total{${labels('Home')},location="eu-west-1",outcome="passed"} 1`);
+
+    expect((await w.call('PUT', `/v1/checks/api/${id}`, TEST_API_KEY, { name: 'Home v2' })).status).toBe(200);
+    const renamed = seriesOf((await w.scrape(TEST_API_KEY)).text, id);
+    // The runs counted under the old name are dropped: the new name is a new series, from zero.
+    expect(renamed).toEqual([
+      `vigil_check_up{${labels('Home v2')}} 1`,
+      `vigil_check_degraded{${labels('Home v2')}} 0`,
+      `vigil_check_last_run_timestamp_seconds{${labels('Home v2')}} ${(T0 + 1500) / 1000}`,
+      `vigil_check_ssl_days_remaining{${labels('Home v2')}} 20`,
+      `vigil_check_info{${labels('Home v2')},group="",tags="pay\\"ments,web"} 1`,
+    ]);
+  });
+
   it("shows an account's key its own checks only, and none of the service's metrics", async () => {
     const w = world();
     const ours = await w.createCheck(TEST_API_KEY, 'Ours');
