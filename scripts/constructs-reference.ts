@@ -18,7 +18,7 @@ const SECTIONS: ReadonlyArray<{ title: string; intro: string; names: readonly st
   {
     title: 'Project config',
     intro: '`vigil.config.ts` default-exports `defineConfig({...})` (import it from `@vigil-mon/cli`).',
-    names: ['defineConfig', 'VigilConfig', 'ChecklyConfig', 'CheckDefaults', 'StateConfig', 'LocalStateConfig', 'HttpStateConfig', 'ServiceStateConfig', 'ApiConfig', 'CliConfig', 'MultiStepCheckDefaults', 'BrowserCheckDefaults', 'PlaywrightCheckEntry'],
+    names: ['defineConfig', 'VigilConfig', 'ChecklyConfig', 'CheckDefaults', 'StateConfig', 'LocalStateConfig', 'HttpStateConfig', 'ServiceStateConfig', 'PostgresStateConfig', 'S3StateConfig', 'ApiConfig', 'CliConfig', 'MultiStepCheckDefaults', 'BrowserCheckDefaults', 'PlaywrightCheckEntry'],
   },
   {
     title: 'Checks',

@@ -15,7 +15,7 @@ export type { Diagnostic, ExternalRefEdge, ResourceKind, ResourceSpec, RefEdge, 
 export { RESOURCE_KINDS } from './types.js';
 
 // Config.
-export { defineConfig, DEFAULT_CHECK_MATCH, multiStepCheckDefaults, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type LocalStateConfig, type HttpStateConfig, type ServiceStateConfig, type ApiConfig, type CliConfig, type MultiStepCheckDefaults, type BrowserCheckDefaults, type PlaywrightCheckEntry } from './config.js';
+export { defineConfig, DEFAULT_CHECK_MATCH, multiStepCheckDefaults, type VigilConfig, type ChecklyConfig, type CheckDefaults, type StateConfig, type LocalStateConfig, type HttpStateConfig, type ServiceStateConfig, type PostgresStateConfig, type S3StateConfig, type ApiConfig, type CliConfig, type MultiStepCheckDefaults, type BrowserCheckDefaults, type PlaywrightCheckEntry } from './config.js';
 
 // Constructs.
 export { ApiCheck, type ApiCheckProps, type Request, type KeyValue, type BasicAuth } from './api-check.js';
