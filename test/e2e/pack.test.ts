@@ -6,7 +6,7 @@
  * `@vigil-mon/cli/constructs`, a project written with the pre-rename `vigil` specifiers. All of that
  * without better-sqlite3, an optional peer the install leaves out (it compiles from source where no
  * prebuilt binary can be downloaded); the embedded local service and `vigil server` say how to get
- * it, and work once it is installed.
+ * it, and work once it is installed (the dashboard then serves uPlot from the package's own copy).
  *
  * One install serves every test. The registry is reached only for the package's dependencies; every
  * service the tests talk to is on loopback.
@@ -130,6 +130,47 @@ async function withService<T>(work: (env: Record<string, string>) => Promise<T>)
   }
 }
 
+/** `name=value` of each cookie a response sets, for sending back as a browser would. */
+function cookiesOf(response: Response): string {
+  return response.headers.getSetCookie().map((cookie) => cookie.split(';')[0]!).join('; ');
+}
+
+/**
+ * Signs in to the dashboard of the service at `url`, opens an API check's page (the page that draws
+ * charts) and fetches every script it names: each must be served, as JavaScript, from the installed package.
+ */
+async function expectChartScriptsServed(url: string): Promise<void> {
+  const created = await fetch(`${url}/v1/checks/api`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Charted', activated: false, request: { method: 'GET', url: 'https://example.com/' } }),
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const form = await fetch(`${url}/`);
+  const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+  expect(csrf).toBeDefined();
+  const signedIn = await fetch(`${url}/dashboard/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: cookiesOf(form), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf: csrf!, apiKey: 'vigil-local' }),
+  });
+  expect(signedIn.status).toBe(303);
+  const checkPage = await fetch(`${url}/dashboard/checks/${id}`, { headers: { cookie: cookiesOf(signedIn) } });
+  expect(checkPage.status).toBe(200);
+  const scripts = [...(await checkPage.text()).matchAll(/<script src="([^"]+)"/g)].map((match) => match[1]!);
+  expect(scripts).toEqual(['/dashboard/assets/uplot.js', '/dashboard/assets/dashboard.js']);
+  for (const script of scripts) {
+    const asset = await fetch(`${url}${script}`);
+    expect(asset.status, script).toBe(200);
+    expect(asset.headers.get('content-type'), script).toBe('text/javascript; charset=utf-8');
+    expect((await asset.text()).length, script).toBeGreaterThan(0);
+  }
+  const uplot = await (await fetch(`${url}/dashboard/assets/uplot.js`)).text();
+  expect(uplot).toContain('uPlot');
+}
+
 describe('pnpm pack:cli', () => {
   beforeAll(async () => {
     const packed = await must('npx', ['-y', 'pnpm@10', 'pack:cli'], REPO_ROOT);
@@ -168,6 +209,14 @@ describe('pnpm pack:cli', () => {
     expect(manifest.peerDependenciesMeta).toEqual({ 'better-sqlite3': { optional: true } });
     // Nothing native was installed, so nothing was compiled.
     expect(existsSync(path.join(project, 'node_modules', 'better-sqlite3'))).toBe(false);
+    // The dashboard's accessibility scanner is for the repository's tests only.
+    expect(Object.keys(manifest.dependencies)).not.toContain('axe-core');
+    expect(existsSync(path.join(project, 'node_modules', 'axe-core'))).toBe(false);
+  });
+
+  it('ships uPlot\'s script, stylesheet and licence beside the bundle, for the dashboard\'s charts', () => {
+    const copied = path.join(project, 'node_modules', PACKAGE, 'dist', 'assets', 'uplot');
+    for (const file of ['uPlot.iife.min.js', 'uPlot.min.css', 'LICENSE']) expect(existsSync(path.join(copied, file)), file).toBe(true);
   });
 
   it('installs the vendored tarball as a file: dependency whose integrity npm ci checks', async () => {
@@ -363,7 +412,7 @@ describe('pnpm pack:cli', () => {
       expect(planned.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
     }, STEP_TIMEOUT);
 
-    it('npx vigil server starts the local monitoring service on loopback', async () => {
+    it('npx vigil server starts the local monitoring service on loopback, and its dashboard serves the chart scripts from the package', async () => {
       // The installed bin itself rather than npx, so that stopping it stops the server.
       const bin = path.join(project, 'node_modules', '.bin', 'vigil');
       const child = spawn(bin, ['server', '--port', '0', '--data', path.join(project, '.vigil', 'server')], {
@@ -384,6 +433,7 @@ describe('pnpm pack:cli', () => {
         const response = await fetch(`${url}/v1/checks`, { headers: { authorization: 'Bearer vigil-local' } });
         expect(response.status).toBe(200);
         expect(await response.json()).toEqual([]);
+        await expectChartScriptsServed(url);
       } finally {
         child.kill('SIGTERM');
       }

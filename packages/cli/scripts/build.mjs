@@ -12,9 +12,16 @@
  * are one module instance: user code loaded by the CLI imports them from here (validate.ts,
  * cliModuleAliases). Packages in EXTERNAL stay out of the bundle and resolve from node_modules,
  * which is why the published package depends on them (pack.mjs derives that list).
+ *
+ * Files the code reads at run time rather than imports go beside the bundle in dist/assets/: uPlot's
+ * script and stylesheet, which the dashboard serves to browsers (server/src/dashboard/assets.ts).
+ * Copied rather than made a dependency, as every other package the CLI uses without running its own
+ * binaries is bundled: the published package then needs nothing more installed to draw charts, and
+ * the repository's own bundle (which resolves packages from packages/cli/node_modules) draws them too.
  */
 import { build } from 'esbuild';
-import { rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -39,6 +46,17 @@ export const COMMON_OPTIONS = {
   keepNames: true,
   logLevel: 'warning',
 };
+
+/** uPlot's files the dashboard serves, with its licence, from the server package's dependency. */
+export const UPLOT_FILES = ['dist/uPlot.iife.min.js', 'dist/uPlot.min.css', 'LICENSE'];
+
+async function copyRunTimeAssets(outdir) {
+  const serverRequire = createRequire(path.join(CLI_ROOT, '..', 'server', 'package.json'));
+  const uplotRoot = path.dirname(serverRequire.resolve('uplot/package.json'));
+  const target = path.join(outdir, 'assets', 'uplot');
+  await mkdir(target, { recursive: true });
+  for (const file of UPLOT_FILES) await copyFile(path.join(uplotRoot, file), path.join(target, path.basename(file)));
+}
 
 /** Builds the ESM bundle into `outdir` and resolves to esbuild's metafile (what it imports). */
 export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
@@ -68,6 +86,7 @@ export async function buildCli(outdir = path.join(CLI_ROOT, 'dist')) {
     // CommonJS dependencies (commander, deep-diff) call require() for Node built-ins.
     banner: { js: "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);" },
   });
+  await copyRunTimeAssets(outdir);
   // Written last: its time is the bundle's, which bin/vigil.mjs compares with the sources'.
   await writeFile(path.join(outdir, 'BUILT'), `${new Date().toISOString()}\n`);
   return result.metafile;

@@ -36,6 +36,13 @@ const STAGE_DIST = path.join(STAGE, 'dist');
 
 const log = (line) => process.stdout.write(`${line}\n`);
 
+/**
+ * Packages the bundles import that the published package must not depend on: `pg` requires
+ * pg-native (a libpq binding compiled from source) only when its `pg.native` getter is read, which
+ * nothing in Vigil does.
+ */
+export const NEVER_DEPENDENCIES = ['pg-native'];
+
 /** `@scope/name/sub` → `@scope/name`, `name/sub` → `name`. */
 export function packageNameOf(specifier) {
   const parts = specifier.split('/');
@@ -194,6 +201,7 @@ async function main() {
   const declared = await buildDeclarations();
 
   const imported = new Set([...externalPackages(esm), ...cjs.flatMap((metafile) => [...externalPackages(metafile)]), ...declared]);
+  for (const name of NEVER_DEPENDENCIES) imported.delete(name);
   const peerDependencies = source.peerDependencies ?? {};
   const dependencies = deriveDependencies({ imported, manifests: await bundledWorkspacePackages(source.name), peers: peerDependencies });
   const manifest = {

@@ -2,8 +2,8 @@
  * The dashboard's assets, all served by the service under `/dashboard/assets/` so a page makes no
  * request to anyone else and its Content-Security-Policy stays `'self'`: the stylesheet (the public
  * pages' colours, so both surfaces read alike and keep their contrast in both themes), the small
- * script that draws the check page's charts and enhances forms, and uPlot with its CSS, read from
- * the installed `uplot` package once, when first asked for.
+ * script that draws the check page's charts and enhances forms, and uPlot with its CSS, read once,
+ * when first asked for (uplotFile).
  *
  * Pages work without the script: filters are a GET form, actions are POST forms, and the charts'
  * numbers are also in a table beside them.
@@ -89,8 +89,14 @@ export interface Asset {
   readonly body: string;
 }
 
-/** uPlot's files, read from the installed package the first time they are asked for. */
+declare const __VIGIL_BUNDLED__: boolean | undefined;
+
+/**
+ * uPlot's files, read the first time they are asked for: in the CLI's bundle from the copy its build
+ * puts beside it (dist/assets/uplot/), from the installed `uplot` package otherwise.
+ */
 function uplotFile(file: string): string {
+  if (typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__) return readFileSync(new URL(`./assets/uplot/${file}`, import.meta.url), 'utf8');
   const require = createRequire(import.meta.url);
   return readFileSync(require.resolve(`uplot/dist/${file}`), 'utf8');
 }
