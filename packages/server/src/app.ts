@@ -27,6 +27,7 @@ import { HEALTH_PATH } from './routes/health.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
 import { isMetricsToken, METRICS_PATH, register as registerMetrics, routeTemplateOf } from './routes/metrics.js';
 import { isPingPath } from './routes/pings.js';
+import { openRepositories, type Repositories } from './repositories.js';
 import { Store } from './store/index.js';
 
 export interface AppOptions {
@@ -78,6 +79,8 @@ export interface AppOptions {
 export interface ServiceApp {
   readonly app: Hono<AppEnv>;
   readonly store: Store;
+  /** What the service keeps, built once on `store`: hand it to the scheduler (start.ts). */
+  readonly repositories: Repositories;
   /** What `GET /metrics` serves; the scheduler feeds it (start.ts). */
   readonly metrics: ServiceMetrics;
   /** Closes the database; the app must not serve requests afterwards. */
@@ -115,6 +118,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     options.databaseFile !== undefined ? { file: options.databaseFile } : (options.dataDir ?? ':memory:'),
     options.onWarning ? { warn: options.onWarning } : {},
   );
+  const repositories = openRepositories(store);
   const metrics = new ServiceMetrics(store, options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks });
   const { metricsToken } = options;
   const app = new Hono<AppEnv>();
@@ -201,7 +205,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   const { publicUrl } = options;
   const context = buildRouteContext({
     app,
-    store,
+    repositories,
     accounts,
     seed: options.seed,
     checkResponses: options.checkResponses ?? false,
@@ -209,11 +213,11 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     subscriptionMail: options.subscriptionMail,
   });
   // Before the public pages: `/` is the dashboard except on a status page's custom domain, where it falls through to that page.
-  registerDashboard(app, { store, accounts, publicUrl: context.publicUrl });
+  registerDashboard(app, { repositories, accounts, publicUrl: context.publicUrl });
   for (const module of ROUTE_MODULES) module.register(app, context);
   registerMetrics(app, metrics, accounts);
 
-  return { app, store, metrics, close: () => store.close() };
+  return { app, store, repositories, metrics, close: () => store.close() };
 }
 
 function rateHeaders(decision: RateDecision): Record<string, string> {

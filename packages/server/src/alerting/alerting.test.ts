@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
 import type { AlertContext, SendOutcome } from './channels.js';
 import { Alerting, type AlertingOptions, type FinalResultFacts } from './index.js';
+import { openRepositories } from '../repositories.js';
 
 const ACCOUNT = 'acct';
 const T0 = Date.UTC(2030, 0, 1);
@@ -41,7 +42,7 @@ function recorder(outcome: (context: AlertContext) => Promise<SendOutcome> = asy
 }
 
 function alerting(store: Store, options: AlertingOptions) {
-  const subject = new Alerting(store, { pollMs: 10_000, backoffMs: 1, ...options });
+  const subject = new Alerting(openRepositories(store), { pollMs: 10_000, backoffMs: 1, ...options });
   cleanups.push(() => void subject.stop());
   return subject;
 }

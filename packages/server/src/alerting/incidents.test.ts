@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { deleteCheck } from '../domain/checks.js';
 import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
-import { notificationLogOf } from './notifications.js';
+import { NotificationLog } from './notifications.js';
 import { Alerting, type FinalResultFacts } from './index.js';
+import { openRepositories } from '../repositories.js';
 
 const ACCOUNT = 'acct';
 const OTHER = 'other';
@@ -22,7 +23,7 @@ function world(file?: string) {
 
 function alerting(store: Store) {
   // No --smtp: subscriber e-mails end UNDELIVERABLE, as EMAIL channels do.
-  const subject = new Alerting(store, { pollMs: 10_000, backoffMs: 1 });
+  const subject = new Alerting(openRepositories(store), { pollMs: 10_000, backoffMs: 1 });
   cleanups.push(() => void subject.stop());
   return subject;
 }
@@ -125,7 +126,7 @@ describe('triggerIncident', () => {
       { alert_type: 'INCIDENT_RESOLVED', delivery: 'UNDELIVERABLE', last_error: noSmtp, address: 'fan@example.com' },
     ]);
     expect(incidents(store)).toHaveLength(2);
-    expect(notificationLogOf(store).list(ACCOUNT, { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER }, { page: 1, limit: 100 }).total).toBe(0);
+    expect(new NotificationLog(store).list(ACCOUNT, { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER }, { page: 1, limit: 100 }).total).toBe(0);
   });
 
   it('a muted check opens no incident until the silence ends while it still fails; a recovery while muted still resolves the incident', () => {
@@ -152,7 +153,7 @@ describe('triggerIncident', () => {
     const serviceId = statusPage(first);
     const checkId = check(first, serviceId);
     // The first process dies with its subscriber e-mail in flight.
-    const before = new Alerting(first, { pollMs: 10_000, send: () => new Promise(() => undefined) });
+    const before = new Alerting(openRepositories(first), { pollMs: 10_000, send: () => new Promise(() => undefined) });
     before.onFinalResult(ACCOUNT, checkId, run(true, 0));
     first.close();
 
@@ -194,7 +195,7 @@ describe('triggerIncident', () => {
     for (const checkId of [deleted, kept]) subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     await subject.idle();
 
-    store.transaction(() => deleteCheck(store, ACCOUNT, deleted));
+    store.transaction(() => deleteCheck(store, openRepositories(store).deletedCheckIncidents, ACCOUNT, deleted));
 
     const [shop, cart] = incidents(store);
     expect(shop.lastUpdateStatus).toBe('RESOLVED');
@@ -221,7 +222,7 @@ describe('triggerIncident', () => {
     subject.onFinalResult(ACCOUNT, recovered, run(false, 1));
     subject.onFinalResult(ACCOUNT, passing, run(false, 1));
     const before = incidents(store);
-    for (const checkId of [recovered, passing]) store.transaction(() => deleteCheck(store, ACCOUNT, checkId));
+    for (const checkId of [recovered, passing]) store.transaction(() => deleteCheck(store, openRepositories(store).deletedCheckIncidents, ACCOUNT, checkId));
     expect(incidents(store)).toEqual(before);
     expect(store.db.prepare('SELECT * FROM check_incidents').all()).toEqual([]);
   });

@@ -13,7 +13,7 @@
  * - Resolved by the first passing run after the failure, whether or not that recovery is notified
  *   (a check muted after its incident opened still closes it): a status page never stays red for a
  *   service that is up again.
- * - Resolved too when the check is deleted through the API (`resolveIncidentOfDeletedCheck`, in the
+ * - Resolved too when the check is deleted through the API (`checkDeleted`, from `Repositories.deletedCheckIncidents`, in the
  *   deletion's transaction), with the update "Check 'NAME' was deleted.": nothing would run the
  *   check again to resolve it, and its `check_incidents` row would outlive it.
  * - `notifySubscribers`: each update (INVESTIGATING, RESOLVED) is e-mailed to the VERIFIED
@@ -23,12 +23,11 @@
 import { randomUUID } from 'node:crypto';
 import { INCIDENT_NAME_MAX, INCIDENT_UPDATES_MAX, TriggerIncident } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
-import { readSideOf } from '../readside/context.js';
 import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
 import type { PagesStore } from '../readside/pages-store.js';
 import type { StoredDoc, Store } from '../store/index.js';
 import { SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
-import { OutboxWriter, type NotificationQueue } from './outbox.js';
+import type { NotificationQueue } from './outbox.js';
 
 /** The check whose alert moved, and the context its notifications carry. */
 export interface IncidentCause {
@@ -46,9 +45,9 @@ export class CheckIncidents {
   readonly #remember: Statement;
   readonly #forget: Statement;
 
-  constructor(store: Store, outbox: NotificationQueue) {
+  constructor(store: Store, pages: PagesStore, outbox: NotificationQueue) {
     this.#store = store;
-    this.#pages = readSideOf(store).pages;
+    this.#pages = pages;
     this.#outbox = outbox;
     this.#openOf = store.db.prepare('SELECT incident_id FROM check_incidents WHERE account_id = ? AND check_id = ?');
     this.#remember = store.db.prepare('INSERT OR REPLACE INTO check_incidents (account_id, check_id, incident_id) VALUES (?, ?, ?)');
@@ -168,22 +167,6 @@ export class CheckIncidents {
 /** The RESOLVED update of the incident a deleted check had open. */
 export function deletedCheckUpdate(checkName: string): string {
   return `Check '${checkName}' was deleted.`;
-}
-
-const forDeletions = new WeakMap<Store, CheckIncidents>();
-
-/**
- * Resolves the incident `check` has open, if any, and forgets it: call where the check is deleted,
- * in the same transaction. Its subscriber e-mails are queued for whichever outbox runs on the
- * database (none in the embedded service of plan/apply: they wait there, as all notifications do).
- */
-export function resolveIncidentOfDeletedCheck(store: Store, accountId: string, check: StoredDoc, atMs: number = Date.now()): void {
-  let incidents = forDeletions.get(store);
-  if (!incidents) {
-    incidents = new CheckIncidents(store, new OutboxWriter(store));
-    forDeletions.set(store, incidents);
-  }
-  incidents.checkDeleted(accountId, check, atMs);
 }
 
 /** The check's trigger, or undefined when it has none (or one the schema would not accept). */

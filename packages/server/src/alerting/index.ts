@@ -20,7 +20,8 @@
 import { randomUUID } from 'node:crypto';
 import { AlertSettings, DEFAULT_ALERT_SETTINGS } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
-import { readSideOf } from '../readside/context.js';
+import type { PagesStore } from '../readside/pages-store.js';
+import type { Repositories } from '../repositories.js';
 import type { StoredDoc, Store } from '../store/index.js';
 import type { AlertContext } from './channels.js';
 import { CheckIncidents } from './incidents.js';
@@ -79,10 +80,13 @@ export class Alerting {
   readonly #putState: Statement;
   readonly #sslAlertDue: Statement;
   readonly #incidents: CheckIncidents;
+  readonly #pages: PagesStore;
   readonly #parallel = new ParallelSlots();
 
-  constructor(store: Store, options: AlertingOptions = {}) {
+  constructor(repositories: Pick<Repositories, 'store' | 'readSide'>, options: AlertingOptions = {}) {
+    const { store } = repositories;
     this.#store = store;
+    this.#pages = repositories.readSide.pages;
     this.#now = options.now ?? Date.now;
     this.#outbox = new Outbox(store, options);
     this.#getState = store.db.prepare('SELECT doc FROM alert_states WHERE account_id = ? AND check_id = ?');
@@ -92,7 +96,7 @@ export class Alerting {
       `INSERT INTO ssl_expiry_alerts (account_id, check_id, alert_channel_id, day) VALUES (?, ?, ?, ?)
        ON CONFLICT (account_id, check_id, alert_channel_id) DO UPDATE SET day = excluded.day WHERE day < excluded.day`,
     );
-    this.#incidents = new CheckIncidents(store, this.#outbox);
+    this.#incidents = new CheckIncidents(store, this.#pages, this.#outbox);
   }
 
   /** The status-page incident a check's `triggerIncident` has open, if any (tests, status). */
@@ -251,7 +255,7 @@ export class Alerting {
     // sets neither (`null`, a v2 group's default) leaves each check its own, as the real service does.
     const owner = group && typeof group.useGlobalAlertSettings === 'boolean' ? group : check;
     if (owner.useGlobalAlertSettings === true) {
-      const account = readSideOf(this.#store).pages.profile(accountId)?.alertSettings;
+      const account = this.#pages.profile(accountId)?.alertSettings;
       const parsed = AlertSettings.safeParse(account ?? {});
       return parsed.success ? parsed.data : DEFAULT_ALERT_SETTINGS;
     }

@@ -61,14 +61,3 @@ function toApi(row: NotificationRow): AlertNotification {
     lastError: channel.redact(row.last_error),
   };
 }
-
-const logs = new WeakMap<Store, NotificationLog>();
-
-export function notificationLogOf(store: Store): NotificationLog {
-  let log = logs.get(store);
-  if (!log) {
-    log = new NotificationLog(store);
-    logs.set(store, log);
-  }
-  return log;
-}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
 import { Alerting, type FinalResultFacts } from './index.js';
 import { combineParallel, ParallelSlots } from './parallel.js';
+import { openRepositories } from '../repositories.js';
 
 const T0 = Date.UTC(2030, 0, 1);
 
@@ -72,7 +73,7 @@ describe('Alerting of a runParallel check', () => {
         alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 }, parallelRunFailureThreshold: { enabled: true, percentage: 50 } },
       }));
       const checkId = String(check.id);
-      const alerting = new Alerting(store, { pollMs: 10_000 });
+      const alerting = new Alerting(openRepositories(store), { pollMs: 10_000 });
       const feed = (dueMs: number, pattern: string) =>
         slot(pattern).flatMap((entry) => alerting.onFinalResult('acct', checkId, { ...entry, stoppedAt: new Date(T0 + dueMs).toISOString() }, { dueMs, locations: pattern.length }));
       expect(feed(0, 'FFF')).toEqual([]);

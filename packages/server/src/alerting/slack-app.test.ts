@@ -10,6 +10,7 @@ import { startTestServer, TEST_ACCOUNT } from '../test-support.js';
 import { sendToChannel, type AlertContext } from './channels.js';
 import { Alerting } from './index.js';
 import type { DeliveryEvent } from './outbox.js';
+import { openRepositories } from '../repositories.js';
 
 const TOKEN = 'xoxb-1111-2222-slackbottoken';
 const context: AlertContext = {
@@ -136,7 +137,7 @@ describe('a failing check with a Slack App channel', () => {
     store.subscriptions.set(TEST_ACCOUNT, 'check', check.id, [{ alertChannelId: channel.id as number, activated: true }, { alertChannelId: broken.id as number, activated: true }]);
     answers = { '#broken': 500 };
     const log: DeliveryEvent[] = [];
-    const alerting = new Alerting(store, {
+    const alerting = new Alerting(openRepositories(store), {
       providerUrls: { slack: base },
       slackAppTokens: new Map([[TEST_ACCOUNT, TOKEN]]),
       denyNetworks: [],

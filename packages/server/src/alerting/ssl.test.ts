@@ -3,6 +3,7 @@ import { Store } from '../store/index.js';
 import type { AlertContext, SendOutcome } from './channels.js';
 import { Alerting, type FinalResultFacts } from './index.js';
 import { sslDaysRemaining } from './ssl.js';
+import { openRepositories } from '../repositories.js';
 
 const ACCOUNT = 'acct';
 const DAY = 24 * 60 * 60 * 1000;
@@ -41,7 +42,7 @@ describe('SSL expiry alerts', () => {
       sent.push({ url: config.url, alertType: context.alertType, days: context.sslDaysRemaining, domain: context.sslCheckDomain });
       return { kind: 'sent', result: '200' };
     };
-    const alerting = new Alerting(store, { pollMs: 10_000, send });
+    const alerting = new Alerting(openRepositories(store), { pollMs: 10_000, send });
     cleanups.push(() => void alerting.stop());
     return { store, checkId, alerting, sent };
   }

@@ -10,7 +10,7 @@
  *     POST /dashboard/checks/{id}/error-groups/{groupId}/archive
  */
 import type { Context, Hono } from 'hono';
-import { notificationLogOf } from '../alerting/notifications.js';
+import type { NotificationLog } from '../alerting/notifications.js';
 import type { AppEnv } from '../http/types.js';
 import type { ReadSide } from '../readside/context.js';
 import type { StatusStore } from '../readside/statuses.js';
@@ -31,6 +31,7 @@ export interface CheckPageDeps extends DashboardDeps {
   readonly store: Store;
   readonly readSide: ReadSide;
   readonly statuses: StatusStore;
+  readonly notificationLog: NotificationLog;
   readonly reads: PageReads;
 }
 
@@ -84,7 +85,7 @@ ${phases.length > 0 ? html`<figure><figcaption>Timing phases, mean (ms)</figcapt
 export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void {
   const { store, readSide, statuses, reads } = deps;
   const { results } = readSide;
-  const notifications = notificationLogOf(store);
+  const notifications = deps.notificationLog;
 
   app.get('/dashboard/checks/:id', (c) => {
     const who = signedIn(c, deps);

@@ -17,9 +17,7 @@ import type { Hono } from 'hono';
 import type { AccountRegistry } from '../accounts.js';
 import type { AppEnv } from '../http/types.js';
 import { findPage } from '../public-pages/page-data.js';
-import { readSideOf } from '../readside/context.js';
-import { statusesOf } from '../readside/statuses.js';
-import type { Store } from '../store/index.js';
+import type { Repositories } from '../repositories.js';
 import { dashboardAsset, DASHBOARD_ASSET_PREFIX } from './assets.js';
 import { registerCheckPage } from './check-page.js';
 import { registerChecksList } from './checks-list.js';
@@ -41,7 +39,8 @@ export function isDashboardPath(method: string, path: string): boolean {
 }
 
 export interface DashboardOptions {
-  readonly store: Store;
+  /** What the service keeps, built once for the app (../repositories.ts). */
+  readonly repositories: Repositories;
   readonly accounts: AccountRegistry;
   readonly publicUrl: () => string | undefined;
   /** Sign-in attempts per client address (default DEFAULT_SIGN_IN_LIMIT). */
@@ -50,9 +49,7 @@ export interface DashboardOptions {
 
 /** Registers the dashboard; call before the public pages' routes, so `/` on a custom domain falls through to them. */
 export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions): void {
-  const { store } = options;
-  const readSide = readSideOf(store);
-  const statuses = statusesOf(store);
+  const { store, readSide, statuses, notificationLog } = options.repositories;
   const deps: DashboardDeps = {
     sessions: new SessionStore(),
     accounts: options.accounts,
@@ -74,7 +71,7 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
   });
   registerSignIn(app, deps, options.signInLimit);
   registerChecksList(app, { ...deps, store, statuses, reads });
-  registerCheckPage(app, { ...deps, store, readSide, statuses, reads });
+  registerCheckPage(app, { ...deps, store, readSide, statuses, notificationLog, reads });
   registerIncidents(app, { ...deps, store, pages: readSide.pages, reads });
   registerResources(app, { ...deps, store, pages: readSide.pages });
 

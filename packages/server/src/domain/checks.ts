@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
-import { resolveIncidentOfDeletedCheck } from '../alerting/incidents.js';
+import type { CheckIncidents } from '../alerting/incidents.js';
 import { invalid, notFound } from './errors.js';
 import { JsonBytes, RawJson, SerializedPage } from './json-text.js';
 import type { AlertChannelSubscription, Filter, Page, PageRequest, StoredDoc, Store } from '../store/index.js';
@@ -129,12 +129,13 @@ export function updateCheck(
   return merged;
 }
 
-export function deleteCheck(store: Store, accountId: string, id: string): void {
+/** `incidents`: where the incident the check has open is resolved (`Repositories.deletedCheckIncidents`). */
+export function deleteCheck(store: Store, incidents: Pick<CheckIncidents, 'checkDeleted'>, accountId: string, id: string): void {
   const check = store.checks.get(accountId, id);
   if (!check || !store.checks.remove(accountId, id)) throw notFound('Check', id);
   store.subscriptions.set(accountId, 'check', id, []);
   // Nothing runs the check any more to resolve an incident it opened: resolved here, in the deletion's transaction.
-  resolveIncidentOfDeletedCheck(store, accountId, check);
+  incidents.checkDeleted(accountId, check, Date.now());
 }
 
 export { checkFilters } from '../store/check-filters.js';

@@ -6,10 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { HeartbeatConfig, type HeartbeatEvent } from '@vigil/schema';
-import { readSideOf } from '../readside/context.js';
-import type { Store } from '../store/index.js';
+import type { Repositories } from '../repositories.js';
 import { pingState } from './deadlines.js';
-import { anchorMsOf, checkOfToken, type PingTarget } from './tokens.js';
+import type { PingTarget } from './tokens.js';
 
 /** What the caller tells about itself; both are untrusted text, stored as given within these lengths. */
 export const PING_SOURCE_MAX = 100;
@@ -28,12 +27,16 @@ export interface PingInput {
  * Records a ping; undefined when no heartbeat monitor has the token. `target` is the token's monitor
  * when the caller already looked it up in the same synchronous turn.
  */
-export function recordPing(store: Store, input: PingInput, target: PingTarget | undefined = checkOfToken(store, input.token)): HeartbeatEvent | undefined {
+export function recordPing(
+  repositories: Pick<Repositories, 'readSide' | 'pingTokens'>,
+  input: PingInput,
+  target: PingTarget | undefined = repositories.pingTokens.checkOfToken(input.token),
+): HeartbeatEvent | undefined {
   if (!target) return undefined;
   const { accountId, check } = target;
   const checkId = String(check.id);
-  const { results } = readSideOf(store);
-  const anchorMs = anchorMsOf(store, accountId, check);
+  const { results } = repositories.readSide;
+  const anchorMs = repositories.pingTokens.anchorMsOf(accountId, check);
   const heartbeat = HeartbeatConfig.safeParse(check['heartbeat']);
   const event: HeartbeatEvent = {
     id: randomUUID(),

@@ -4,9 +4,8 @@
  * which send `heartbeat` without it. The token is the only credential of `/ping/{token}`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
-import { readSideOf } from '../readside/context.js';
-import type { SqliteDatabase, StoredDoc, Store } from '../store/index.js';
+import type { StoredDoc, Store } from '../store/index.js';
+import { PingTokenTable } from '../store/sqlite/heartbeats.js';
 
 /** The `heartbeat` of a check being created: a HEARTBEAT check gets a fresh token. */
 export function heartbeatOnCreate(checkType: unknown, heartbeat: unknown): Record<string, unknown> {
@@ -26,41 +25,29 @@ export interface PingTarget {
   check: StoredDoc;
 }
 
-interface Lookups {
-  byToken: Statement;
-  lastPing: Statement;
-}
+/** Heartbeat monitors by ping token, in any account, and when each was last pinged. */
+export class PingTokens {
+  readonly #table: PingTokenTable;
 
-const prepared = new WeakMap<Store, Lookups>();
-
-/** Prepares the look-ups; the ping route calls it when it registers, not inside a ping's write. */
-export function lookupsOf(store: Store): Lookups {
-  let lookups = prepared.get(store);
-  if (!lookups) {
-    readSideOf(store); // heartbeat_events
-    lookups = {
-      byToken: store.db.prepare("SELECT account_id, doc FROM checks WHERE check_type = 'HEARTBEAT' AND json_extract(doc, '$.heartbeat.pingToken') = ?"),
-      lastPing: store.db.prepare('SELECT max(at_ms) AS at FROM heartbeat_events WHERE account_id = ? AND check_id = ?'),
-    };
-    prepared.set(store, lookups);
+  constructor(store: Store) {
+    this.#table = new PingTokenTable(store.db);
   }
-  return lookups;
-}
 
-/** The heartbeat monitor a ping token belongs to, in any account. */
-export function checkOfToken(store: Store, token: string): PingTarget | undefined {
-  const row = lookupsOf(store).byToken.get(token) as { account_id: string; doc: string } | undefined;
-  return row ? { accountId: row.account_id, check: JSON.parse(row.doc) as StoredDoc } : undefined;
-}
+  /** The heartbeat monitor a ping token belongs to, in any account. */
+  checkOfToken(token: string): PingTarget | undefined {
+    const row = this.#table.checkOfToken(token);
+    return row ? { accountId: row.account_id, check: JSON.parse(row.doc) as StoredDoc } : undefined;
+  }
 
-/**
- * What a heartbeat's deadline is measured from: its last ping, or its creation when it was never
- * pinged (deadlines.ts).
- */
-export function anchorMsOf(store: Store, accountId: string, check: StoredDoc): number {
-  const row = lookupsOf(store).lastPing.get(accountId, String(check.id)) as { at: number | null };
-  const createdMs = Date.parse(String(check['created_at']));
-  return row.at ?? (Number.isFinite(createdMs) ? createdMs : 0);
+  /**
+   * What a heartbeat's deadline is measured from: its last ping, or its creation when it was never
+   * pinged (deadlines.ts).
+   */
+  anchorMsOf(accountId: string, check: StoredDoc): number {
+    const lastPingMs = this.#table.lastPingMs(accountId, String(check.id));
+    const createdMs = Date.parse(String(check['created_at']));
+    return lastPingMs ?? (Number.isFinite(createdMs) ? createdMs : 0);
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,8 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
 import type { FinalResultFacts } from '../alerting/index.js';
-import { readSideOf } from '../readside/context.js';
-import { statusesOf } from '../readside/statuses.js';
 import { HeartbeatWatch } from './watch.js';
 
 const KEY = 'k';
@@ -90,7 +88,7 @@ describe('HeartbeatWatch', () => {
     const check = await heartbeat(svc);
     const created = Date.parse(check.created_at);
     const { seen, alerting } = recorder();
-    const watch = new HeartbeatWatch({ store: svc.store, alerting });
+    const watch = new HeartbeatWatch({ repositories: svc.repositories, alerting });
 
     expect(watch.tick(created + 39_000)).toBe(0);
     expect(watch.tick(created + 40_000)).toBe(1);
@@ -98,24 +96,24 @@ describe('HeartbeatWatch', () => {
     expect(seen.map(({ facts }) => [facts.hasFailures, facts.error])).toEqual([[true, 'No ping received within 30 seconds (period) + 10 seconds (grace)']]);
 
     // A restart: a new watch on the same database reports nothing twice, but the next window.
-    const restarted = new HeartbeatWatch({ store: svc.store, alerting });
+    const restarted = new HeartbeatWatch({ repositories: svc.repositories, alerting });
     expect(restarted.tick(created + 50_000)).toBe(0);
     expect(restarted.tick(created + 70_000)).toBe(1);
 
     await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
     expect(restarted.tick(Date.now())).toBe(1);
     expect(seen.at(-1)!.facts).toMatchObject({ hasFailures: false, error: null });
-    const results = readSideOf(svc.store).results.resultsOf('acme', check.id);
+    const results = svc.repositories.readSide.results.resultsOf('acme', check.id);
     // Oldest first: the ping carries the real clock, earlier than the simulated deadlines.
     expect(results.map((result) => result.hasFailures)).toEqual([false, true, true]);
-    expect(statusesOf(svc.store).get('acme', check.id)).toMatchObject({ hasFailures: false, lastRunLocation: 'local' });
+    expect(svc.repositories.statuses.get('acme', check.id)).toMatchObject({ hasFailures: false, lastRunLocation: 'local' });
   });
 
   it('turns a /fail ping into a failing result and measures the next deadline from it', async () => {
     const svc = service();
     const check = await heartbeat(svc);
     const { seen, alerting } = recorder();
-    const watch = new HeartbeatWatch({ store: svc.store, alerting });
+    const watch = new HeartbeatWatch({ repositories: svc.repositories, alerting });
     await call(svc, 'POST', `/ping/${check.heartbeat.pingToken}/fail`);
     const pinged = Date.now();
     expect(watch.tick(pinged)).toBe(1);
@@ -127,12 +125,12 @@ describe('HeartbeatWatch', () => {
   it('prunes events older than the retention, once they became results', async () => {
     const svc = service();
     const check = await heartbeat(svc);
-    const watch = new HeartbeatWatch({ store: svc.store, retentionDays: 1 });
+    const watch = new HeartbeatWatch({ repositories: svc.repositories, retentionDays: 1 });
     await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
     expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(0);
     watch.tick(Date.now());
     expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(1);
-    expect(readSideOf(svc.store).results.heartbeatEventsOf('acme', check.id)).toEqual([]);
+    expect(svc.repositories.readSide.results.heartbeatEventsOf('acme', check.id)).toEqual([]);
   });
 
   it('watches a heartbeat made through the generic call with its shorter period', async () => {
@@ -140,7 +138,7 @@ describe('HeartbeatWatch', () => {
     const created = await call(svc, 'POST', '/v1/checks', { name: 'fast', checkType: 'HEARTBEAT', script: null, heartbeat: { period: 5, periodUnit: 'seconds', grace: 0, graceUnit: 'seconds' } });
     const check = (await call(svc, 'GET', `/v1/checks/${created.body.id}`)).body as { created_at: string; heartbeat: { pingToken: string } };
     expect(check.heartbeat.pingToken).toMatch(/^[0-9a-f-]{36}$/);
-    const watch = new HeartbeatWatch({ store: svc.store });
+    const watch = new HeartbeatWatch({ repositories: svc.repositories });
     expect(watch.tick(Date.parse(check.created_at) + 5_000)).toBe(1);
   });
 
@@ -150,7 +148,7 @@ describe('HeartbeatWatch', () => {
     const on = await heartbeat(svc);
     await call(svc, 'GET', `/ping/${on.heartbeat.pingToken}`);
     const { seen, alerting } = recorder();
-    const watch = new HeartbeatWatch({ store: svc.store, alerting });
+    const watch = new HeartbeatWatch({ repositories: svc.repositories, alerting });
     expect(watch.tick(Date.parse(off.created_at) + 39_999)).toBe(0);
     expect(seen).toEqual([]);
     expect(watch.tick(Date.parse(off.created_at) + 3_600_000)).toBe(1);

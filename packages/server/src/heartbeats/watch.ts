@@ -16,17 +16,15 @@
  */
 import { createHash } from 'node:crypto';
 import { HeartbeatConfig, type HeartbeatEvent } from '@vigil/schema';
-import type { Statement } from 'better-sqlite3';
 import type { Alerting, FinalResultFacts } from '../alerting/index.js';
-import { readSideOf } from '../readside/context.js';
-import { statusesOf } from '../readside/statuses.js';
+import type { Repositories } from '../repositories.js';
 import { DEFAULT_LOCATION } from '../scheduler/slots.js';
 import type { StoredDoc, Store } from '../store/index.js';
+import { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
 import { isUnreported, latestMissedWindow, missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
-import { anchorMsOf } from './tokens.js';
 
 export interface HeartbeatWatchOptions {
-  store: Store;
+  repositories: Pick<Repositories, 'store' | 'readSide' | 'statuses' | 'pingTokens'>;
   /** Told every FINAL result after it is stored; absent: results and statuses only. */
   alerting?: Pick<Alerting, 'onFinalResult'>;
   /** How often the set of heartbeat monitors is re-read (default 5 s, as the scheduler). */
@@ -51,47 +49,25 @@ interface Watched {
   nextDueMs: number;
 }
 
-interface EventRow {
-  rowid: number;
-  account_id: string;
-  check_id: string;
-  doc: string;
-}
-
 export class HeartbeatWatch {
   readonly #store: Store;
+  readonly #repositories: HeartbeatWatchOptions['repositories'];
+  readonly #table: HeartbeatWatchTable;
   readonly #alerting: Pick<Alerting, 'onFinalResult'> | undefined;
   readonly #refreshMs: number;
-  readonly #newEvents: Statement;
-  readonly #cursor: Statement;
-  readonly #moveCursor: Statement;
-  readonly #claimWindow: Statement;
-  readonly #reported: Statement;
-  readonly #pruneEvents: Statement;
   readonly #retentionMs: number;
   #prunedAt = Number.NEGATIVE_INFINITY;
   #watched = new Map<string, Watched>();
   #loadedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: HeartbeatWatchOptions) {
-    this.#store = options.store;
+    this.#repositories = options.repositories;
+    this.#store = options.repositories.store;
+    this.#table = new HeartbeatWatchTable(this.#store.db, { pings: PING_BATCH, prune: PRUNE_BATCH });
     this.#alerting = options.alerting;
     this.#refreshMs = options.refreshMs ?? 5000;
-    readSideOf(options.store);
-    const db = options.store.db;
-    this.#newEvents = db.prepare(`SELECT rowid, account_id, check_id, doc FROM heartbeat_events WHERE rowid > ? ORDER BY rowid LIMIT ${PING_BATCH}`);
-    this.#cursor = db.prepare('SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1');
-    this.#moveCursor = db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET event_rowid = excluded.event_rowid');
-    this.#claimWindow = db.prepare(
-      `INSERT INTO heartbeat_deadlines (account_id, check_id, reported_due_ms) VALUES (?, ?, ?)
-       ON CONFLICT (account_id, check_id) DO UPDATE SET reported_due_ms = excluded.reported_due_ms WHERE reported_due_ms < excluded.reported_due_ms`,
-    );
-    this.#reported = db.prepare('SELECT account_id, check_id, reported_due_ms FROM heartbeat_deadlines');
     this.#retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
-    this.#pruneEvents = db.prepare(`DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND rowid <= ? LIMIT ${PRUNE_BATCH})`);
-    if (this.#cursor.get() === undefined) {
-      this.#moveCursor.run((db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM heartbeat_events').get() as { last: number }).last);
-    }
+    if (this.#table.cursor() === undefined) this.#table.moveCursor(this.#table.lastEventRowid());
   }
 
   /** Processes new pings, then reports missed deadlines as of `nowMs`. Returns the results stored. */
@@ -108,17 +84,16 @@ export class HeartbeatWatch {
    */
   prune(nowMs: number): number {
     this.#prunedAt = nowMs;
-    const processed = (this.#cursor.get() as { event_rowid: number }).event_rowid;
+    const processed = this.#table.cursor() ?? 0;
     let removed = 0;
-    for (let batch = this.#pruneEvents.run(nowMs - this.#retentionMs, processed).changes; batch > 0; batch = this.#pruneEvents.run(nowMs - this.#retentionMs, processed).changes) removed += batch;
+    for (let batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs, processed); batch > 0; batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs, processed)) removed += batch;
     return removed;
   }
 
   #processPings(): number {
     let stored = 0;
     for (;;) {
-      const from = (this.#cursor.get() as { event_rowid: number }).event_rowid;
-      const rows = this.#newEvents.all(from) as EventRow[];
+      const rows = this.#table.eventsAfter(this.#table.cursor() ?? 0);
       if (rows.length === 0) return stored;
       const alerts: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
       this.#store.transaction(() => {
@@ -137,7 +112,7 @@ export class HeartbeatWatch {
           }
           stored += 1;
         }
-        this.#moveCursor.run(rows.at(-1)!.rowid);
+        this.#table.moveCursor(rows.at(-1)!.rowid);
       });
       // After the results are committed, as the scheduler does: an alerting failure never re-stores a ping.
       for (const { accountId, checkId, facts } of alerts) this.#alerting?.onFinalResult(accountId, checkId, facts);
@@ -157,7 +132,7 @@ export class HeartbeatWatch {
         const checkId = String(watched.check.id);
         watched.reportedDueMs = window.dueMs;
         // The claim is the idempotency key: a window another tick or process reported is left alone.
-        if (this.#claimWindow.run(watched.accountId, checkId, window.dueMs).changes === 0) continue;
+        if (!this.#table.claimWindow(watched.accountId, checkId, window.dueMs)) continue;
         const id = windowResultId(watched.accountId, checkId, window.dueMs);
         const facts = this.#recordRun(watched.accountId, watched.check, { id, atMs: window.dueMs, error: missedMessage(watched.heartbeat) });
         missed.push({ accountId: watched.accountId, checkId, facts });
@@ -173,7 +148,7 @@ export class HeartbeatWatch {
     const at = new Date(run.atMs).toISOString();
     const failed = run.error !== null;
     const checkRunId = Math.floor(run.atMs / 1000);
-    readSideOf(this.#store).results.recordResult(accountId, {
+    this.#repositories.readSide.results.recordResult(accountId, {
       id: run.id,
       name: String(check['name'] ?? ''),
       checkId,
@@ -195,7 +170,7 @@ export class HeartbeatWatch {
       sequenceId: null,
       error: run.error,
     });
-    statusesOf(this.#store).record(accountId, {
+    this.#repositories.statuses.record(accountId, {
       name: String(check['name'] ?? ''),
       checkId,
       hasFailures: failed,
@@ -222,11 +197,11 @@ export class HeartbeatWatch {
   #reload(nowMs: number): void {
     this.#loadedAt = nowMs;
     const reported = new Map<string, number>();
-    for (const row of this.#reported.all() as Array<{ account_id: string; check_id: string; reported_due_ms: number }>) {
+    for (const row of this.#table.reportedWindows()) {
       reported.set(keyOf(row.account_id, row.check_id), row.reported_due_ms);
     }
     const watched = new Map<string, Watched>();
-    for (const row of this.#store.db.prepare("SELECT account_id, doc FROM checks WHERE check_type = 'HEARTBEAT'").all() as Array<{ account_id: string; doc: string }>) {
+    for (const row of this.#table.heartbeatChecks()) {
       const check = JSON.parse(row.doc) as StoredDoc;
       if (check['activated'] === false) continue;
       const groupId = check['groupId'];
@@ -236,7 +211,7 @@ export class HeartbeatWatch {
       // a readable period has no deadline to keep.
       if (!heartbeat.success) continue;
       const key = keyOf(row.account_id, String(check.id));
-      const anchorMs = anchorMsOf(this.#store, row.account_id, check);
+      const anchorMs = this.#repositories.pingTokens.anchorMsOf(row.account_id, check);
       watched.set(key, {
         accountId: row.account_id,
         check,

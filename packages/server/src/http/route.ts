@@ -93,12 +93,14 @@ function respond(c: Context<AppEnv>, outcome: Outcome): Response {
   return c.json(outcome.body as object, outcome.status as 200, outcome.headers);
 }
 
-/** The idempotency state of POSTs in flight, so a concurrent repeat gets 409 instead of a duplicate. */
-const inFlight = new WeakMap<Store, Set<string>>();
-
 export interface RouteOptions {
   readonly app: import('hono').Hono<AppEnv>;
   readonly store: Store;
+  /**
+   * The `Idempotency-Key`s of POSTs in flight (account and key), so a concurrent repeat gets 409
+   * instead of a duplicate: one set per app, shared by all its routes.
+   */
+  readonly idempotencyInFlight: Set<string>;
   /** Parse every response with the endpoint's schema and answer 500 on a mismatch (tests). */
   readonly checkResponses: boolean;
 }
@@ -159,7 +161,7 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
       return respond(c, result);
     }
     const request = { accountId: account.id, key, fingerprint: fingerprint(c, raw?.text ?? '') };
-    return respond(c, await runIdempotent(store, request, () => handler(input), toOutcome));
+    return respond(c, await runIdempotent(store, options.idempotencyInFlight, request, () => handler(input), toOutcome));
   });
 }
 
@@ -177,6 +179,7 @@ function fingerprint(c: Context<AppEnv>, bodyText: string): string {
  */
 async function runIdempotent(
   store: Store,
+  running: Set<string>,
   request: { accountId: string; key: string; fingerprint: string },
   handle: () => unknown,
   toOutcome: (result: unknown) => Outcome,
@@ -189,8 +192,6 @@ async function runIdempotent(
     }
     return { status: stored.status, body: JSON.parse(stored.body) as unknown, headers: { 'idempotent-replayed': 'true' } };
   }
-  const running = inFlight.get(store) ?? new Set<string>();
-  inFlight.set(store, running);
   const slot = `${request.accountId}\u0000${request.key}`;
   if (running.has(slot)) throw conflict(`a request with Idempotency-Key "${request.key}" is still in progress`);
   running.add(slot);

@@ -18,8 +18,6 @@
 import type { Context, Hono } from 'hono';
 import { HttpError } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
-import { statusesOf } from '../readside/statuses.js';
 import type { RouteContext } from '../routes/index.js';
 import { ASSET_PREFIX, ASSETS } from './assets.js';
 import { atomFeed, badgeSvg, summaryJson } from './feeds.js';
@@ -59,8 +57,8 @@ function notFoundError(what: string): HttpError {
 }
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
-  const readSide = readSideOf(ctx.store);
-  const deps: PublicPageDeps = { store: ctx.store, pages: readSide.pages, results: readSide.results, statuses: statusesOf(ctx.store) };
+  const { readSide, statuses } = ctx.repositories;
+  const deps: PublicPageDeps = { store: ctx.store, pages: readSide.pages, results: readSide.results, statuses };
   const origin = (c: Context<AppEnv>) => ctx.publicUrl() ?? new URL(c.req.url).origin;
   const find = (c: Context<AppEnv>, slug?: string): FoundPage | undefined =>
     findPage(deps.pages, { host: c.req.header('host'), ...(slug === undefined ? {} : { slug }) });
@@ -75,6 +73,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
 
   registerSubscriptions(app, {
     store: ctx.store,
+    subscriptions: ctx.repositories.statusPageSubscriptions,
     publicUrl: ctx.publicUrl,
     mail: ctx.subscriptionMail,
     find: (c, slug) => find(c, slug),

@@ -31,7 +31,7 @@ import { escapeMarkup as e } from './escape.js';
 import type { FoundPage } from './page-data.js';
 import { renderNotFound } from './render-html.js';
 import { addressRefusedPage, subscribePage, type SubscribePageInfo } from './render-subscribe.js';
-import { DEFAULT_SUBSCRIBE_LIMITS, subscriptionStoreOf, type SubscribeLimits, type SubscriptionMailOptions } from './subscription-store.js';
+import { DEFAULT_SUBSCRIBE_LIMITS, type SubscribeLimits, type SubscriptionMailOptions, type SubscriptionStore } from './subscription-store.js';
 import { checkAddress, checkToken, TOKEN_LIFETIME_MS, type TokenPurpose } from './subscription-tokens.js';
 
 /** The paths whose POST is public (app.ts lets them through before authentication). */
@@ -42,6 +42,7 @@ const FORM_MAX_BYTES = 4096;
 
 export interface SubscribeDeps {
   readonly store: Store;
+  readonly subscriptions: SubscriptionStore;
   readonly publicUrl: () => string | undefined;
   /** Present when the service sends e-mail (`--smtp` with the scheduler delivering); absent, the form is not offered. */
   readonly mail: SubscriptionMailOptions | undefined;
@@ -74,9 +75,7 @@ export function fromOwnOrigin(headers: { origin?: string | undefined; referer?: 
 }
 
 export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): void {
-  const { store } = deps;
-  // Made now, before any request: its migration and secret must not run inside a request's group commit.
-  const subscriptions = subscriptionStoreOf(store);
+  const { store, subscriptions } = deps;
   const outbox = new OutboxWriter(store);
   const limits: SubscribeLimits = { ...DEFAULT_SUBSCRIBE_LIMITS, ...deps.mail?.limits };
   const infoOf = (found: FoundPage): SubscribePageInfo => ({

@@ -5,15 +5,13 @@
  * address, so its mails carry no links.
  */
 import type { SubscriberMailLinks } from '../alerting/channels.js';
-import { readSideOf } from '../readside/context.js';
-import type { Store } from '../store/index.js';
+import type { Repositories } from '../repositories.js';
 import { basePath } from './render-html.js';
-import { subscriptionStoreOf } from './subscription-store.js';
 import { signToken, TOKEN_LIFETIME_MS, type TokenPurpose } from './subscription-tokens.js';
 
-export function subscriberLinks(store: Store, publicUrl: () => string | undefined, now: () => number = Date.now) {
-  const { pages } = readSideOf(store);
-  const secret = subscriptionStoreOf(store).secret;
+export function subscriberLinks(repositories: Pick<Repositories, 'readSide' | 'statusPageSubscriptions'>, publicUrl: () => string | undefined, now: () => number = Date.now) {
+  const { pages } = repositories.readSide;
+  const secret = repositories.statusPageSubscriptions.secret;
   return (accountId: string, config: Record<string, unknown>): SubscriberMailLinks | undefined => {
     const base = publicUrl();
     const { statusPageId, subscriptionId } = config;

@@ -5,9 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
-import { readSideOf } from '../readside/context.js';
 import { subscriberLinks } from './subscriber-links.js';
-import { subscriptionStoreOf } from './subscription-store.js';
 import { signToken } from './subscription-tokens.js';
 
 const BASE = 'http://status.test';
@@ -26,10 +24,10 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 function pending(id: string, address: string): void {
-  subscriptionStoreOf(service.store).addPending('acme', pageId, { id, type: 'EMAIL', address, status: 'PENDING', created_at: new Date().toISOString(), updated_at: null });
+  service.repositories.statusPageSubscriptions.addPending('acme', pageId, { id, type: 'EMAIL', address, status: 'PENDING', created_at: new Date().toISOString(), updated_at: null });
 }
 
-const statusOf = (id: string) => subscriptionStoreOf(service.store).byId('acme', pageId, id)?.status;
+const statusOf = (id: string) => service.repositories.statusPageSubscriptions.byId('acme', pageId, id)?.status;
 const request = async (url: string, method = 'GET') => {
   const response = await service.app.request(url.replace(BASE, ''), { method });
   return { status: response.status, text: await response.text(), cache: response.headers.get('cache-control') };
@@ -38,7 +36,7 @@ const request = async (url: string, method = 'GET') => {
 describe('links of subscription e-mails', () => {
   it('verify with the link the outbox makes: GET shows a button and changes nothing, POST verifies', async () => {
     pending('s-1', 'one@example.com');
-    const links = subscriberLinks(service.store, () => BASE)('acme', { kind: 'verification', statusPageId: pageId, subscriptionId: 's-1', verifyExpiresAtMs: Date.now() + 60_000 });
+    const links = subscriberLinks(service.repositories, () => BASE)('acme', { kind: 'verification', statusPageId: pageId, subscriptionId: 's-1', verifyExpiresAtMs: Date.now() + 60_000 });
     expect(links?.verifyUrl).toMatch(/^http:\/\/status\.test\/status\/acme\/verify\?token=/);
     expect(links?.unsubscribeUrl).toMatch(/^http:\/\/status\.test\/status\/acme\/unsubscribe\?token=/);
     const shown = await request(links!.verifyUrl!);
@@ -53,7 +51,7 @@ describe('links of subscription e-mails', () => {
 
   it('refuse an expired link with its exact message, changing nothing', async () => {
     pending('s-2', 'two@example.com');
-    const { secret } = subscriptionStoreOf(service.store);
+    const { secret } = service.repositories.statusPageSubscriptions;
     const subject = { accountId: 'acme', statusPageId: pageId, subscriptionId: 's-2' };
     const verify = `/status/acme/verify?token=${signToken(secret, 'verify', subject, Date.now() - 1000)}`;
     const unsubscribe = `/status/acme/unsubscribe?token=${signToken(secret, 'unsubscribe', subject, Date.now() - 1000)}`;
@@ -76,7 +74,7 @@ describe('links of subscription e-mails', () => {
   });
 
   it('are not made for a page without a public address', () => {
-    readSideOf(service.store).pages.saveStatusPage('acme', { id: 'seeded', name: 'Seeded', cards: [] });
-    expect(subscriberLinks(service.store, () => BASE)('acme', { statusPageId: 'seeded', subscriptionId: 's-1' })).toBeUndefined();
+    service.repositories.readSide.pages.saveStatusPage('acme', { id: 'seeded', name: 'Seeded', cards: [] });
+    expect(subscriberLinks(service.repositories, () => BASE)('acme', { statusPageId: 'seeded', subscriptionId: 's-1' })).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 /** The form's limits as the store counts them, on a clock the test sets. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { PagesStore } from '../readside/pages-store.js';
 import { Store } from '../store/index.js';
 import { SubscriptionStore, type SubscribeLimits } from './subscription-store.js';
 
@@ -11,7 +12,7 @@ afterEach(() => store?.close());
 
 function subscriptions(): SubscriptionStore {
   store = new Store(':memory:');
-  return new SubscriptionStore(store);
+  return new SubscriptionStore(store, new PagesStore(store.db));
 }
 
 const ask = (subs: SubscriptionStore, overrides: { address?: string; client?: string; page?: string; nowMs?: number; limits?: Partial<SubscribeLimits> } = {}) =>
@@ -43,6 +44,6 @@ describe('the subscription form limits', () => {
   it('keep one signing key per database', () => {
     const subs = subscriptions();
     expect(subs.secret).toHaveLength(32);
-    expect(new SubscriptionStore(store!).secret.equals(subs.secret)).toBe(true);
+    expect(new SubscriptionStore(store!, new PagesStore(store!.db)).secret.equals(subs.secret)).toBe(true);
   });
 });

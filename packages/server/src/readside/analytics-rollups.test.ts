@@ -8,6 +8,7 @@ import { readSideOf } from './context.js';
 import type { StoredResult } from './results-store.js';
 import { HISTOGRAM_RELATIVE_ERROR } from './rollup-histogram.js';
 import { DAY_MS, HOUR_MS } from './rollups-store.js';
+import { openRepositories } from '../repositories.js';
 
 const stores: Store[] = [];
 afterEach(() => stores.splice(0).forEach((store) => store.close()));
@@ -45,7 +46,7 @@ function storeWithHistory(): Store {
 }
 
 function prune(store: Store): void {
-  new Scheduler({ store, queue: { submit: () => undefined, pending: 0, idle: async () => undefined } as never, now: () => NOW, retentionDays: 30 }).prune(NOW);
+  new Scheduler({ repositories: openRepositories(store), queue: { submit: () => undefined, pending: 0, idle: async () => undefined } as never, now: () => NOW, retentionDays: 30 }).prune(NOW);
 }
 
 function report(store: Store, query: Partial<AnalyticsQuery> & { metrics: string[] }) {
@@ -141,7 +142,7 @@ describe('retention of rollups', () => {
     // 46 days on, raw retention 12 days: OLD's hours (older than 12 + 30 days) are gone, its days
     // (younger than the rollup retention of 50 days) are kept and answer for it.
     const later = T0 + 46 * DAY_MS;
-    new Scheduler({ store, queue, now: () => later, retentionDays: 12, rollupRetentionDays: 50 }).prune(later);
+    new Scheduler({ repositories: openRepositories(store), queue, now: () => later, retentionDays: 12, rollupRetentionDays: 50 }).prune(later);
     expect(count('result_rollups_hourly')).toBe(hourlyBefore - 48 * 2);
     expect(count('result_rollups_daily')).toBe(dailyBefore);
     expect(rollups.horizons()).toEqual({ raw: later - 12 * DAY_MS, hourly: later - 42 * DAY_MS });
@@ -149,7 +150,7 @@ describe('retention of rollups', () => {
 
     // Past the rollup retention nothing is left of OLD; the recent days stay.
     const muchLater = T0 + 60 * DAY_MS;
-    new Scheduler({ store, queue, now: () => muchLater, retentionDays: 12, rollupRetentionDays: 50 }).prune(muchLater);
+    new Scheduler({ repositories: openRepositories(store), queue, now: () => muchLater, retentionDays: 12, rollupRetentionDays: 50 }).prune(muchLater);
     expect(count('result_rollups_daily')).toBe(2);
     expect(report(store, { metrics: ['availability'] }).series[0]!.data[0]).toMatchObject({ availability: null });
   });

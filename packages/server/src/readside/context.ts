@@ -1,8 +1,8 @@
 /**
- * The read side's stores for one service store: its statements are prepared once per database,
- * however many route modules ask.
+ * The read side's stores on one database. `openReadSide` is called once per opened store, by
+ * `openRepositories` (../repositories.ts); everything else gets that one from it.
  */
-import type { Store } from '../store/index.js';
+import type { SqliteDatabase, Store } from '../store/index.js';
 import { PagesStore } from './pages-store.js';
 import { ResultsStore } from './results-store.js';
 import { RollupsStore } from './rollups-store.js';
@@ -14,14 +14,17 @@ export interface ReadSide {
   readonly pages: PagesStore;
 }
 
-const readSides = new WeakMap<Store, ReadSide>();
+export function openReadSide(db: SqliteDatabase): ReadSide {
+  const rollups = new RollupsStore(db);
+  return { results: new ResultsStore(db, rollups), rollups, pages: new PagesStore(db) };
+}
 
+/**
+ * COMPATIBILITY for metrics/ (and the agents' tests) only, until they take the read side from
+ * `Repositories`: a fresh, unshared read side on every call. Fine for what they do with it (make
+ * sure tables exist, read results); never write results through it, since the service's own read
+ * side caches the reference results it writes against.
+ */
 export function readSideOf(store: Store): ReadSide {
-  let readSide = readSides.get(store);
-  if (!readSide) {
-    const rollups = new RollupsStore(store.db);
-    readSide = { results: new ResultsStore(store.db, rollups), rollups, pages: new PagesStore(store.db) };
-    readSides.set(store, readSide);
-  }
-  return readSide;
+  return openReadSide(store.db);
 }

@@ -84,16 +84,13 @@ export class StatusStore {
   }
 }
 
-const stores = new WeakMap<Store, StatusStore>();
-
-/** One StatusStore per database, however many modules ask. */
+/**
+ * COMPATIBILITY for metrics/ only, which calls it to make sure the statuses table exists (every
+ * migrated database has it): a fresh, unshared StatusStore. Everything else uses
+ * `Repositories.statuses`.
+ */
 export function statusesOf(store: Store): StatusStore {
-  let statuses = stores.get(store);
-  if (!statuses) {
-    statuses = new StatusStore(store);
-    stores.set(store, statuses);
-  }
-  return statuses;
+  return new StatusStore(store);
 }
 
 function maxOf(previous: number | null, value: number | null): number | null {

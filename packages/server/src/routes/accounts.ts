@@ -14,12 +14,11 @@ import type { Hono } from 'hono';
 import type { Account } from '../accounts.js';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import { serviceIdOf } from '../store/sqlite/service-queries.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { pages } = readSideOf(ctx.store);
+  const { pages } = ctx.repositories.readSide;
   const serviceId = serviceIdOf(ctx.store.db);
 
   const present = (account: Account): AccountResponse => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import { Store } from '../store/index.js';
 import { OTHER_API_KEY, TEST_ACCOUNT, apiFor, startTestServer, type TestApi } from '../test-support.js';
+import { openRepositories } from '../repositories.js';
 
 let api: TestApi;
 let dir: string;
@@ -22,7 +23,7 @@ async function seedNotifications(dataDir: string): Promise<void> {
   emailId = email.id as number;
   const check = store.checks.insert(TEST_ACCOUNT, (id) => ({ id, name: 'Shop', checkType: 'API', useGlobalAlertSettings: true }));
   store.subscriptions.set(TEST_ACCOUNT, 'check', check.id, [{ alertChannelId: hookId, activated: true }, { alertChannelId: emailId, activated: true }]);
-  const alerting = new Alerting(store, {
+  const alerting = new Alerting(openRepositories(store), {
     send: async (type) => (type === 'EMAIL' ? { kind: 'undeliverable', reason: 'no SMTP server is configured for this service, so e-mail cannot be sent' } : { kind: 'sent', result: '200 ok' }),
   });
   const result = { id: 'result-1', hasFailures: true, hasErrors: false, isDegraded: false, responseTime: 5, runLocation: 'eu-west-1', startedAt: null, stoppedAt: new Date(NOW - 120_000).toISOString() };

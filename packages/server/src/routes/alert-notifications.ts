@@ -5,7 +5,6 @@
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { notificationLogOf } from '../alerting/notifications.js';
 import { badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
@@ -13,7 +12,7 @@ import type { RouteContext } from './index.js';
 const DAY_S = 24 * 60 * 60;
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const log = notificationLogOf(ctx.store);
+  const log = ctx.repositories.notificationLog;
 
   ctx.route(ENDPOINTS['alertNotifications.list'], ({ account, query }) => {
     if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {

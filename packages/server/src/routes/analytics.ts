@@ -10,7 +10,6 @@ import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { analyticsInputs } from '../readside/analytics-rollups.js';
 import { computeAnalytics, type AnalyticsGroupBy, type StatusFilter } from '../readside/analytics.js';
-import { readSideOf } from '../readside/context.js';
 import { analyticsWindow, type QuickRange } from '../readside/windows.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';
@@ -39,7 +38,7 @@ interface AnalyticsQueryInput {
 }
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = readSideOf(ctx.store);
+  const { results } = ctx.repositories.readSide;
 
   const report = (kind: AnalyticsKind, accountId: string, checkId: string, query: AnalyticsQueryInput) => {
     const check: StoredDoc | undefined = ctx.store.checks.get(accountId, checkId);

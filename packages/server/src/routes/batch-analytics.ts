@@ -10,14 +10,13 @@ import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import { analyticsInputs } from '../readside/analytics-rollups.js';
 import { computeAnalytics } from '../readside/analytics.js';
-import { readSideOf } from '../readside/context.js';
 import { quickRangeWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
 
 const RESPONSE_METRICS = ['availability', 'responseTime_avg', 'responseTime_p50', 'responseTime_p95', 'responseTime_p99'] as const;
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = readSideOf(ctx.store);
+  const { results } = ctx.repositories.readSide;
 
   ctx.route(ENDPOINTS['analytics.batch'], ({ account, query, body }) => {
     const window = quickRangeWindow(query.quickRange, Date.now());

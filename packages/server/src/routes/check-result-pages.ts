@@ -14,7 +14,6 @@ import type { Hono } from 'hono';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { presentResult } from '../readside/check-results.js';
-import { readSideOf } from '../readside/context.js';
 import type { ResultFacts } from '../readside/result-facts.js';
 import { present as presentErrorGroup } from './error-groups.js';
 import type { RouteContext } from './index.js';
@@ -57,7 +56,7 @@ function project(doc: Record<string, unknown>, fields: readonly string[] | undef
 }
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = readSideOf(ctx.store);
+  const { results } = ctx.repositories.readSide;
 
   ctx.route(ENDPOINTS['checkResults.listV2'], ({ account, params, query }) => {
     const check = ctx.store.checks.get(account.id, params.checkId);

@@ -11,12 +11,11 @@ import type { Hono } from 'hono';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { presentResult, selectCheckResults } from '../readside/check-results.js';
-import { readSideOf } from '../readside/context.js';
 import { checkResultWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = readSideOf(ctx.store);
+  const { results } = ctx.repositories.readSide;
 
   ctx.route(ENDPOINTS['checkResults.list'], ({ account, params, query }) => {
     const check = ctx.store.checks.get(account.id, params.checkId);

@@ -7,11 +7,10 @@ import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { statusesOf } from '../readside/statuses.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const statuses = statusesOf(ctx.store);
+  const statuses = ctx.repositories.statuses;
 
   ctx.route(ENDPOINTS['checkStatuses.list'], ({ account }) => statuses.list(account.id));
 

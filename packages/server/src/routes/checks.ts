@@ -4,7 +4,6 @@ import type { Hono } from 'hono';
 import { CHECK_VARIANTS, type CheckVariant } from '../domain/check-variants.js';
 import { checkFilters, createCheck, deleteCheck, getCheck, presentCheck, presentCheckPage, updateCheck } from '../domain/checks.js';
 import type { AppEnv } from '../http/types.js';
-import { statusesOf } from '../readside/statuses.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
@@ -23,11 +22,11 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   }
   writes('generic', { create: ENDPOINTS['checks.create'], update: ENDPOINTS['checks.update'] });
 
-  const statuses = statusesOf(store);
+  const statuses = ctx.repositories.statuses;
   ctx.route(ENDPOINTS['checks.list'], ({ account, query }) => {
     const statusIds = query.status === undefined ? undefined : statuses.idsWith(account.id, query.status);
     return presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query, statusIds) }, ctx.publicUrl());
   });
   ctx.route(ENDPOINTS['checks.get'], ({ account, params }) => presentCheck(store, account.id, getCheck(store, account.id, params.id), ctx.publicUrl()));
-  ctx.route(ENDPOINTS['checks.delete'], ({ account, params }) => deleteCheck(store, account.id, params.id));
+  ctx.route(ENDPOINTS['checks.delete'], ({ account, params }) => deleteCheck(store, ctx.repositories.deletedCheckIncidents, account.id, params.id));
 }

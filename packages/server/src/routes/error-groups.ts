@@ -7,7 +7,6 @@ import { ENDPOINTS, type ErrorGroup } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import type { ErrorGroupState } from '../readside/error-groups.js';
 import type { RouteContext } from './index.js';
 
@@ -26,7 +25,7 @@ export function present(group: ErrorGroupState): ErrorGroup {
 }
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = readSideOf(ctx.store);
+  const { results } = ctx.repositories.readSide;
 
   ctx.route(ENDPOINTS['errorGroups.listForCheck'], ({ account, params, query }) => {
     if (!ctx.store.checks.get(account.id, params.checkId)) throw notFound('Check', params.checkId);

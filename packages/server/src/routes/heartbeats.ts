@@ -9,13 +9,12 @@ import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import { heartbeatRecord } from '../readside/heartbeats.js';
 import { heartbeatWindow, inWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = readSideOf(ctx.store);
+  const { results } = ctx.repositories.readSide;
 
   ctx.route(ENDPOINTS['heartbeats.listEvents'], ({ account, params, query }) => {
     const check = ctx.store.checks.get(account.id, params.checkId);

@@ -8,13 +8,12 @@ import { ENDPOINTS, INCIDENT_UPDATES_MAX, type IncidentServiceRef } from '@vigil
 import type { Hono } from 'hono';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
 import { ServiceQueries } from '../store/sqlite/service-queries.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { pages } = readSideOf(ctx.store);
+  const { pages } = ctx.repositories.readSide;
   const { store } = ctx;
   // A service's `checks` are computed exactly as the services routes do: the checks whose
   // `triggerIncident.serviceId` points at it.

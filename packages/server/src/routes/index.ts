@@ -44,6 +44,7 @@ import type { AccountRegistry } from '../accounts.js';
 import { registerRoute, type EndpointSpec, type RouteHandler } from '../http/route.js';
 import type { AppEnv } from '../http/types.js';
 import type { Store } from '../store/index.js';
+import type { Repositories } from '../repositories.js';
 import * as alertChannels from './alert-channels.js';
 import * as checkGroups from './check-groups.js';
 import * as checks from './checks.js';
@@ -75,6 +76,8 @@ import type { SubscriptionMailOptions } from '../public-pages/subscription-store
 
 export interface RouteContext {
   readonly store: Store;
+  /** What the service keeps, built once for the app (../repositories.ts). */
+  readonly repositories: Repositories;
   readonly accounts: AccountRegistry;
   /** The parsed `--seed` file, if any. */
   readonly seed: unknown;
@@ -101,20 +104,23 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
 
 export function buildRouteContext(options: {
   app: Hono<AppEnv>;
-  store: Store;
+  repositories: Repositories;
   accounts: AccountRegistry;
   seed: unknown;
   checkResponses: boolean;
   publicUrl?: () => string | undefined;
   subscriptionMail?: SubscriptionMailOptions | undefined;
 }): RouteContext {
-  const { app, store } = options;
+  const { app, repositories } = options;
+  const { store } = repositories;
+  const idempotencyInFlight = new Set<string>();
   return {
     store,
+    repositories,
     accounts: options.accounts,
     seed: options.seed,
     publicUrl: options.publicUrl ?? (() => undefined),
     subscriptionMail: options.subscriptionMail,
-    route: (endpoint, handler) => registerRoute({ app, store, checkResponses: options.checkResponses }, endpoint, handler),
+    route: (endpoint, handler) => registerRoute({ app, store, idempotencyInFlight, checkResponses: options.checkResponses }, endpoint, handler),
   };
 }

@@ -2,7 +2,6 @@ import type { Runner, RunOutcome, RunResult } from '@vigil/runner';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SendOutcome } from '../alerting/channels.js';
 import { createApp, type ServiceApp } from '../app.js';
-import { statusesOf } from '../readside/statuses.js';
 import { startScheduling, type Scheduling } from '../scheduler/index.js';
 import { apiCheckBody, OTHER_ACCOUNT, OTHER_API_KEY, TEST_ACCOUNT, TEST_API_KEY } from '../test-support.js';
 
@@ -69,7 +68,7 @@ function world(options: { maxChecks?: number } = {}): World {
   });
   // Notifications are "sent" without a receiver; the outbox looks for them every 10 ms.
   const send = async (): Promise<SendOutcome> => ({ kind: 'sent', result: '200' });
-  const scheduling = startScheduling(service.store, { runner, metrics: service.metrics, now: () => T0, refreshMs: 0, alerting: { pollMs: 10, send } });
+  const scheduling = startScheduling(service.repositories, { runner, metrics: service.metrics, now: () => T0, refreshMs: 0, alerting: { pollMs: 10, send } });
   cleanups.push(() => service.close(), () => scheduling.stop(0));
   const call = (method: string, path: string, key: string, body?: unknown) =>
     Promise.resolve(
@@ -95,7 +94,7 @@ function world(options: { maxChecks?: number } = {}): World {
     },
     async runOnce(checks) {
       scheduling.scheduler.tick(T0 + 10_000);
-      const statuses = statusesOf(service.store);
+      const statuses = service.repositories.statuses;
       for (let waited = 0; !checks.every(({ accountId, checkId }) => statuses.get(accountId, checkId)); waited += 10) {
         if (waited > 10_000) throw new Error('the first runs of the checks were not stored within 10 s');
         await new Promise((resolve) => setTimeout(resolve, 10));

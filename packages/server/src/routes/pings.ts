@@ -12,7 +12,6 @@
  */
 import type { Context, Hono } from 'hono';
 import { recordPing } from '../heartbeats/pings.js';
-import { checkOfToken, lookupsOf } from '../heartbeats/tokens.js';
 import { HttpError } from '../http/errors.js';
 import { requestHeader } from '../http/headers.js';
 import { clientAddress, CredentialFailures } from '../http/auth-failures.js';
@@ -60,8 +59,7 @@ function refuse(seconds: number, what: string): HttpError {
 }
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { store } = ctx;
-  lookupsOf(store);
+  const { store, repositories } = ctx;
   const perToken = new RateLimiter(PER_TOKEN);
   const unknownTokens = new CredentialFailures(UNKNOWN_TOKENS);
 
@@ -70,7 +68,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const now = Date.now();
     // The token is looked up before any count of unknown tokens is read, so a job whose token is
     // good is never refused for what other callers from its address (often the same host) got wrong.
-    const target = checkOfToken(store, token);
+    const target = repositories.pingTokens.checkOfToken(token);
     if (!target) {
       const address = clientAddress(c);
       const refusal = unknownTokens.refusal(address, token, now);
@@ -85,7 +83,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const source = c.req.query('source') ?? `HTTP ${c.req.method}`;
     // writeBatched runs its work at once, in this turn, so the monitor looked up above is current.
     const { committed } = store.writeBatched(() =>
-      recordPing(store, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }, target),
+      recordPing(repositories, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }, target),
     );
     await committed;
     return c.text('OK\n', 200);

@@ -10,7 +10,6 @@ import type { Hono } from 'hono';
 import { mergeUpdate } from '../domain/documents.js';
 import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import type { StoredDoc } from '../store/index.js';
 import { ServiceQueries } from '../store/sqlite/service-queries.js';
 import type { RouteContext } from './index.js';
@@ -63,7 +62,7 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     if (users.length > 0) {
       throw conflict(`Status-page service ${params.id} is still used by checks: ${users.map((check) => check.id).join(', ')}`);
     }
-    const pages = readSideOf(store).pages.statusPagesShowing(account.id, params.id);
+    const pages = ctx.repositories.readSide.pages.statusPagesShowing(account.id, params.id);
     if (pages.length > 0) {
       throw conflict(`Status-page service ${params.id} is still shown on status pages: ${pages.map((page) => `${JSON.stringify(page.name)} (${page.id})`).join(', ')}`);
     }

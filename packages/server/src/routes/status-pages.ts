@@ -8,7 +8,6 @@ import type { Hono } from 'hono';
 import { createStatusPage, deleteStatusPage, getStatusPage, presentStatusPage, updateStatusPage, type StatusPageDeps } from '../domain/status-pages.js';
 import { badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import type { RouteContext } from './index.js';
 
 /** The row number a `nextId` stands for; 0 (from the start) without one. */
@@ -22,7 +21,7 @@ function cursorOf(nextId: string | undefined): number {
 }
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const deps: StatusPageDeps = { store: ctx.store, pages: readSideOf(ctx.store).pages };
+  const deps: StatusPageDeps = { store: ctx.store, pages: ctx.repositories.readSide.pages };
 
   ctx.route(ENDPOINTS['statusPages.create'], ({ account, body }) => presentStatusPage(deps, account.id, createStatusPage(deps, account.id, body)));
   // Oldest first; the cursor is the row's number, so a page created or deleted meanwhile never

@@ -8,11 +8,10 @@ import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { pages } = readSideOf(ctx.store);
+  const { pages } = ctx.repositories.readSide;
 
   ctx.route(ENDPOINTS['subscriptions.list'], ({ account, params, query }) => {
     if (!pages.statusPage(account.id, params.statusPageId)) throw notFound('Status page', params.statusPageId);

@@ -6,11 +6,10 @@ import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { readSideOf } from '../readside/context.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { pages } = readSideOf(ctx.store);
+  const { pages } = ctx.repositories.readSide;
 
   ctx.route(ENDPOINTS['triggers.getCheckGroup'], ({ account, params }) => {
     if (!ctx.store.checkGroups.get(account.id, params.groupId)) throw notFound('Check group', params.groupId);

@@ -2,10 +2,9 @@ import type { Runner, RunOutcome, RunResult } from '@vigil/runner';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import type { AlertContext, SendOutcome } from '../alerting/channels.js';
-import { statusesOf } from '../readside/statuses.js';
-import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
 import { executeRuns } from './execute.js';
+import { openRepositories } from '../repositories.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const cleanups: Array<() => void> = [];
@@ -48,6 +47,7 @@ function fakeRunner(failing: readonly string[], expiresInDays: number | null): R
 
 function world(check: Record<string, unknown>, channel: Record<string, unknown>) {
   const store = new Store(':memory:');
+  const repositories = openRepositories(store);
   cleanups.push(() => store.close());
   const hook = store.alertChannels.insert('acct', (id) => ({ id, type: 'WEBHOOK', config: { url: 'http://127.0.0.1:1/hook' }, ...channel }));
   const created = store.checks.insert('acct', (id) => ({ id, name: 'Shop', checkType: 'API', activated: true, ...check }));
@@ -57,9 +57,9 @@ function world(check: Record<string, unknown>, channel: Record<string, unknown>)
     sent.push(`${context.alertType}${context.sslDaysRemaining === undefined ? '' : ` ${context.sslDaysRemaining}`}`);
     return { kind: 'sent', result: '200' };
   };
-  const alerting = new Alerting(store, { pollMs: 10_000, send });
+  const alerting = new Alerting(repositories, { pollMs: 10_000, send });
   cleanups.push(() => void alerting.stop());
-  return { store, check: created, alerting, sent };
+  return { store, repositories, check: created, alerting, sent };
 }
 
 const job = (check: Record<string, unknown>, location: string, dueMs: number) => ({
@@ -69,18 +69,18 @@ const job = (check: Record<string, unknown>, location: string, dueMs: number) =>
 
 describe('executeRuns', () => {
   it("passes an https run's certificate expiry to the check status (sslDaysRemaining) and to SSL alerts, but does not store it in the result", async () => {
-    const { store, check, alerting, sent } = world({ locations: ['eu-west-1'] }, { sslExpiry: true, sslExpiryThreshold: 7 });
-    const execute = executeRuns({ store, runner: fakeRunner([], 5), alerting });
+    const { store, repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, { sslExpiry: true, sslExpiryThreshold: 7 });
+    const execute = executeRuns({ repositories, runner: fakeRunner([], 5), alerting });
     await execute(job(check, 'eu-west-1', Date.now()), new AbortController().signal);
     await alerting.idle();
-    expect(statusesOf(store).get('acct', String(check.id))).toMatchObject({ sslDaysRemaining: 5 });
+    expect(repositories.statuses.get('acct', String(check.id))).toMatchObject({ sslDaysRemaining: 5 });
     expect(sent).toEqual(['ALERT_SSL 5']);
-    const stored = readSideOf(store).results.resultsOf('acct', String(check.id));
+    const stored = repositories.readSide.results.resultsOf('acct', String(check.id));
     expect(stored.map((result) => result['certificateExpiresAt'])).toEqual([undefined]);
   });
 
   it('drops a run that ends after a stopping service gave up on it: nothing is stored, no status, no alert', async () => {
-    const { store, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
+    const { store, repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
     const stopping = new AbortController();
     const runner = fakeRunner(['eu-west-1'], null);
     const slow: Runner = { ...runner, run: async (check, context) => {
@@ -89,18 +89,18 @@ describe('executeRuns', () => {
       expect(context.signal).toBe(stopping.signal);
       return runner.run(check, context);
     } };
-    const execute = executeRuns({ store, runner: slow, alerting });
+    const execute = executeRuns({ repositories, runner: slow, alerting });
     await execute(job(check, 'eu-west-1', Date.now()), stopping.signal);
     await alerting.idle();
-    expect(readSideOf(store).results.resultsOf('acct', String(check.id))).toEqual([]);
-    expect(statusesOf(store).get('acct', String(check.id))).toBeUndefined();
+    expect(repositories.readSide.results.resultsOf('acct', String(check.id))).toEqual([]);
+    expect(repositories.statuses.get('acct', String(check.id))).toBeUndefined();
     expect(sent).toEqual([]);
   });
 
   it('evaluates the locations of a runParallel slot together: one failing location of three fails the slot once', async () => {
     const locations = ['eu-west-1', 'us-east-1', 'ap-south-1'];
-    const { store, check, alerting, sent } = world({ locations, runParallel: true }, {});
-    const execute = executeRuns({ store, runner: fakeRunner(['us-east-1'], null), alerting });
+    const { store, repositories, check, alerting, sent } = world({ locations, runParallel: true }, {});
+    const execute = executeRuns({ repositories, runner: fakeRunner(['us-east-1'], null), alerting });
     const dueMs = Date.now();
     for (const location of locations) await execute(job(check, location, dueMs), new AbortController().signal);
     await alerting.idle();

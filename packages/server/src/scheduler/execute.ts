@@ -12,14 +12,16 @@
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob } from '@vigil/schema';
 import { runJob, type Runner, type RunnerReport, type RunResult } from '@vigil/runner';
 import { sslDaysRemaining, type Alerting } from '../alerting/index.js';
-import { readSideOf } from '../readside/context.js';
-import { statusesOf } from '../readside/statuses.js';
+import { openReadSide } from '../readside/context.js';
+import { StatusStore } from '../readside/statuses.js';
+import type { Repositories } from '../repositories.js';
 import type { Store } from '../store/index.js';
 import type { ExecuteRun, RunJob } from './queue.js';
 import { schedulable } from './scheduler.js';
 
 export interface ExecuteOptions {
-  store: Store;
+  /** Where results and statuses are stored. */
+  repositories: Pick<Repositories, 'store' | 'readSide' | 'statuses'>;
   runner: Runner;
   /** Told every FINAL result after it is stored (alert state and notifications). */
   alerting?: Pick<Alerting, 'onFinalResult'>;
@@ -54,6 +56,12 @@ export interface RecordOptions {
   alert?: boolean;
 }
 
+/**
+ * COMPATIBILITY for the agents' tests (agents/ is being changed by other work) until they pass
+ * `service.repositories`: a store alone gets a read side and statuses of its own.
+ */
+type StoreOnlyRecordOptions = Omit<ExecuteOptions, 'runner' | 'repositories'> & { store: Store };
+
 /** Records a run's report for its claimed slot; the one way results are stored, wherever the run happened. */
 export type RecordReport = (job: RunJob, report: RunnerReport, recordOptions?: RecordOptions) => Promise<void>;
 
@@ -61,16 +69,17 @@ export type RecordReport = (job: RunJob, report: RunnerReport, recordOptions?: R
  * Stores a report's tries, updates the check's status, marks the slot finished and moves the alert
  * state: the same for a run in this process and a run an agent reported.
  */
-export function reportRecorder(options: Omit<ExecuteOptions, 'runner'>): RecordReport {
-  const results = readSideOf(options.store).results;
-  const statuses = statusesOf(options.store);
+export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOnlyRecordOptions): RecordReport {
+  const repositories = 'repositories' in options ? options.repositories : { store: options.store, readSide: openReadSide(options.store.db), statuses: new StatusStore(options.store) };
+  const { store, statuses } = repositories;
+  const { results } = repositories.readSide;
   return async (job, report, recordOptions = {}) => {
     const { attempts } = report;
     const checkRunId = report.final.checkRunId;
     const certificateExpiresAt = report.final.certificateExpiresAt ?? null;
     // The store gives the tries the ids it derives (ResultsStore.recordRun); alerts name the FINAL result by the stored one.
     let final = report.final;
-    const stored = options.store.writeBatched(() => {
+    const stored = store.writeBatched(() => {
       recordOptions.guard?.();
       // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
       const tries = [...attempts, report.final].map(({ certificateExpiresAt: _expiry, ...result }) => result);
@@ -111,7 +120,7 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'>): RecordR
     let alertingFailure: { error: unknown } | undefined;
     try {
       const alerting = recordOptions.alert === false ? undefined : options.alerting;
-      if (alerting) options.store.writeBatched(() => alerting.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel));
+      if (alerting) store.writeBatched(() => alerting.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel));
     } catch (error) {
       alertingFailure = { error };
     }

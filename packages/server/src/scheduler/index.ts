@@ -7,7 +7,7 @@ import { createRunner, DEFAULT_SERVICE_DENY_NETWORKS, type Runner, type RunResul
 import { Alerting, type AlertingOptions } from '../alerting/index.js';
 import { HeartbeatWatch } from '../heartbeats/watch.js';
 import type { ServiceMetrics } from '../metrics/index.js';
-import type { Store } from '../store/index.js';
+import type { Repositories } from '../repositories.js';
 import type { AgentHub } from '../agents/hub.js';
 import { LocationRoutedQueue, type LocalLocations } from '../agents/routing.js';
 import { executeRuns, reportRecorder } from './execute.js';
@@ -77,14 +77,14 @@ export interface Scheduling {
   stop(drainMs?: number): Promise<void>;
 }
 
-export function startScheduling(store: Store, options: SchedulingOptions = {}): Scheduling {
+export function startScheduling(repositories: Repositories, options: SchedulingOptions = {}): Scheduling {
   const runner = options.runner ?? createRunner({ denyNetworks: options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { metrics } = options;
   const now = options.now ?? Date.now;
   let scheduler: Scheduler | undefined;
   const onDelivery = options.alerting?.onDelivery;
-  const alerting = new Alerting(store, {
+  const alerting = new Alerting(repositories, {
     denyNetworks: options.denyNetworks,
     ...options.alerting,
     onDelivery: (event) => {
@@ -94,7 +94,7 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   });
   alerting.start();
   const recording = {
-    store,
+    repositories,
     alerting,
     onStored: (job: RunJob, final: RunResult) => {
       scheduler?.finished(job.slot);
@@ -134,13 +134,13 @@ export function startScheduling(store: Store, options: SchedulingOptions = {}): 
   agents?.hub.start(reportRecorder(recording));
   const handOff: RunQueue = agents ? new LocationRoutedQueue(queue, agents.hub, agents.localLocations) : queue;
   const heartbeats = new HeartbeatWatch({
-    store,
+    repositories,
     alerting,
     ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
     ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
   });
   scheduler = new Scheduler({
-    store,
+    repositories,
     queue: handOff,
     onTick: (nowMs) => {
       try {

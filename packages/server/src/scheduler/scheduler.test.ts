@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Store } from '../store/index.js';
-import { readSideOf } from '../readside/context.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { Scheduler } from './scheduler.js';
+import { openRepositories } from '../repositories.js';
 
 /** A queue that only records what it was handed. */
 class RecordingQueue implements RunQueue {
@@ -33,7 +33,7 @@ function storeWith(checks: Array<Record<string, unknown>>, groups: Array<Record<
 }
 
 function scheduler(store: Store, queue: RunQueue): Scheduler {
-  return new Scheduler({ store, queue, now: () => T0, refreshMs: 0 });
+  return new Scheduler({ repositories: openRepositories(store), queue, now: () => T0, refreshMs: 0 });
 }
 
 describe('Scheduler.tick', () => {
@@ -105,8 +105,9 @@ describe('Scheduler.prune', () => {
   it('deletes results older than the retention in batches and keeps newer ones', () => {
     const store = storeWith([]);
     const queue = new RecordingQueue();
-    const subject = new Scheduler({ store, queue, now: () => T0, retentionDays: 1 });
-    const { results } = readSideOf(store);
+    const repositories = openRepositories(store);
+    const subject = new Scheduler({ repositories, queue, now: () => T0, retentionDays: 1 });
+    const { results } = repositories.readSide;
     const day = 24 * 60 * 60 * 1000;
     const result = (id: string, createdMs: number) => ({ id, checkId: 'c', created_at: new Date(createdMs).toISOString(), runLocation: 'eu-west-1', hasFailures: false });
     store.db.transaction(() => {
@@ -125,7 +126,7 @@ describe('Scheduler timing', () => {
     vi.useFakeTimers({ now: T0 });
     const store = storeWith([{ name: 'every 10 s' }]);
     const queue = new RecordingQueue();
-    const subject = new Scheduler({ store, queue, tickMs: 1000 });
+    const subject = new Scheduler({ repositories: openRepositories(store), queue, tickMs: 1000 });
     subject.start();
     await vi.advanceTimersByTimeAsync(30_000);
     subject.stop();
@@ -138,7 +139,7 @@ describe('Scheduler timing', () => {
   it('schedules a check created after the start at the next tick, without waiting for the refresh interval', () => {
     const store = storeWith([]);
     const queue = new RecordingQueue();
-    const subject = new Scheduler({ store, queue, now: () => T0, refreshMs: 60 * 60_000 });
+    const subject = new Scheduler({ repositories: openRepositories(store), queue, now: () => T0, refreshMs: 60 * 60_000 });
     subject.tick(T0);
     store.checks.insert('acct', (id) => ({ id, name: 'new', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
     subject.tick(T0 + 20_000);
@@ -151,7 +152,7 @@ describe('Scheduler timing', () => {
     const other = new Store(dir);
     stores.push(store, other);
     const queue = new RecordingQueue();
-    const subject = new Scheduler({ store, queue, now: () => T0, refreshMs: 5_000 });
+    const subject = new Scheduler({ repositories: openRepositories(store), queue, now: () => T0, refreshMs: 5_000 });
     subject.tick(T0);
     other.checks.insert('acct', (id) => ({ id, name: 'from elsewhere', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
     // Inside the refresh interval this process has not looked yet; after it, the check runs.

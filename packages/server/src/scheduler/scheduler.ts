@@ -19,8 +19,9 @@
  *   alerting/maintenance.ts): its slots inside the window are skipped, not run late.
  */
 import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
-import { readSideOf } from '../readside/context.js';
+import type { Repositories } from '../repositories.js';
 import type { Store } from '../store/index.js';
+import { ScheduleTable } from '../store/sqlite/schedule.js';
 import { SlotClaimTable } from '../store/sqlite/slot-claims.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { DueHeap } from './due-heap.js';
@@ -30,7 +31,8 @@ import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.j
 const PASSIVE = new Set(['HEARTBEAT']);
 
 export interface SchedulerOptions {
-  store: Store;
+  /** The checks and groups it schedules, the claims, and the results and rollups it prunes. */
+  repositories: Pick<Repositories, 'store' | 'readSide'>;
   queue: RunQueue;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
@@ -95,10 +97,7 @@ export class Scheduler {
   readonly #hourlyRollupRetentionMs: number;
   readonly #dailyRollupRetentionMs: number;
   readonly #rollups;
-  readonly #pruneResults;
-  readonly #groupRows;
-  readonly #checkRows;
-  readonly #checkDoc;
+  readonly #table: ScheduleTable;
   #prunedAt = 0;
   #entries = new Map<string, Entry>();
   #heap = new DueHeap<Entry>();
@@ -118,25 +117,22 @@ export class Scheduler {
   #running = false;
 
   constructor(options: SchedulerOptions) {
-    this.#store = options.store;
+    this.#store = options.repositories.store;
     this.#queue = options.queue;
     this.#now = options.now ?? Date.now;
     this.#tickMs = options.tickMs ?? 200;
     this.#refreshMs = options.refreshMs ?? 5000;
     this.#onTick = options.onTick;
-    const db = options.store.db;
+    const db = this.#store.db;
     this.#claims = new SlotClaimTable(db);
     const retentionDays = options.retentionDays ?? 30;
     const rollupRetentionDays = options.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
     this.#retentionMs = retentionDays * DAY_MS;
     this.#hourlyRollupRetentionMs = Math.min(retentionDays + HOURLY_ROLLUP_EXTRA_DAYS, rollupRetentionDays) * DAY_MS;
     this.#dailyRollupRetentionMs = rollupRetentionDays * DAY_MS;
-    // Results are pruned from the read side's table (which this makes sure exists), rollups through its store.
-    this.#rollups = readSideOf(options.store).rollups;
-    this.#pruneResults = db.prepare(`DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT ${PRUNE_BATCH})`);
-    this.#groupRows = db.prepare('SELECT account_id, id, doc FROM check_groups');
-    this.#checkRows = db.prepare('SELECT account_id, id, doc FROM checks');
-    this.#checkDoc = db.prepare('SELECT doc FROM checks WHERE account_id = ? AND id = ?').pluck();
+    // Raw results are pruned here, rollups through the read side's store.
+    this.#rollups = options.repositories.readSide.rollups;
+    this.#table = new ScheduleTable(db, PRUNE_BATCH);
   }
 
   /**
@@ -148,7 +144,7 @@ export class Scheduler {
     this.#prunedAt = nowMs;
     let removed = 0;
     const cutoff = nowMs - this.#retentionMs;
-    for (let batch = this.#pruneResults.run(cutoff).changes; batch > 0; batch = this.#pruneResults.run(cutoff).changes) removed += batch;
+    for (let batch = this.#table.pruneResultsBatch(cutoff); batch > 0; batch = this.#table.pruneResultsBatch(cutoff)) removed += batch;
     // From here on, analytics before the cutoff are answered from rollups.
     this.#rollups.rawPrunedBefore(cutoff);
     this.#rollups.prune('hourly', nowMs - this.#hourlyRollupRetentionMs);
@@ -273,7 +269,7 @@ export class Scheduler {
     }
     if (nowMs - this.#loadedAt < this.#refreshMs) return;
     this.#loadedAt = nowMs;
-    if (this.#store.db.pragma('data_version', { simple: true }) !== this.#readDataVersion) this.#readAll(nowMs);
+    if (this.#table.dataVersion() !== this.#readDataVersion) this.#readAll(nowMs);
   }
 
   #readAll(nowMs: number): void {
@@ -282,14 +278,14 @@ export class Scheduler {
     this.#pausing = new Map();
     this.#checksRevision = this.#store.checks.revision;
     this.#groupsRevision = this.#store.checkGroups.revision;
-    this.#readDataVersion = this.#store.db.pragma('data_version', { simple: true }) as number;
+    this.#readDataVersion = this.#table.dataVersion();
     this.#groups = new Map();
-    for (const row of this.#groupRows.all() as Row[]) {
+    for (const row of this.#table.groupRows()) {
       this.#groups.set(`${row.account_id}\n${row.id}`, { doc: row.doc, group: JSON.parse(row.doc) as Record<string, unknown> });
     }
     const previous = this.#entries;
     this.#entries = new Map();
-    for (const row of this.#checkRows.all() as Row[]) {
+    for (const row of this.#table.checkRows()) {
       const key = `${row.account_id}\n${row.id}`;
       const entry = this.#entryOf(row, previous.get(key), nowMs);
       if (entry) this.#entries.set(key, entry);
@@ -300,7 +296,7 @@ export class Scheduler {
   #readOne(accountId: string, id: string, nowMs: number): void {
     const key = `${accountId}\n${id}`;
     const known = this.#entries.get(key);
-    const doc = this.#checkDoc.get(accountId, id) as string | undefined;
+    const doc = this.#table.checkDoc(accountId, id);
     const entry = doc === undefined ? undefined : this.#entryOf({ account_id: accountId, id, doc }, known, nowMs);
     if (entry === known) return;
     if (known) known.removed = true;
@@ -351,8 +347,9 @@ export function schedulable(accountId: string, id: string, check: Record<string,
   if (check.activated === false || group?.activated === false) return null;
   if (PASSIVE.has(String(check.checkType))) return null;
   const frequency = typeof check.frequency === 'number' ? check.frequency : 10;
-  const own = Array.isArray(check.locations) ? (check.locations as string[]) : [];
-  const fromGroup = Array.isArray(group?.locations) ? (group.locations as string[]) : [];
+  // Private locations' slugs run beside the public locations; their runs go to their agents (agents/routing.ts).
+  const own = [...stringsOf(check.locations), ...stringsOf(check.privateLocations)];
+  const fromGroup = [...stringsOf(group?.locations), ...stringsOf(group?.privateLocations)];
   const runParallel = typeof check.runParallel === 'boolean' ? check.runParallel : group?.runParallel === true;
   return {
     accountId,

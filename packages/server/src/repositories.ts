@@ -1,0 +1,47 @@
+/**
+ * The one object that holds what the service keeps, built once per opened `Store` (createApp does it)
+ * and handed to the routes, the dashboard, the public pages, the scheduler, alerting and heartbeats.
+ * Each part below prepares its statements when it is built, so building it once is what keeps a
+ * statement from being prepared per request; before this object, each module kept its own registry
+ * keyed by the `Store` for that.
+ */
+import { CheckIncidents } from './alerting/incidents.js';
+import { NotificationLog } from './alerting/notifications.js';
+import { OutboxWriter } from './alerting/outbox.js';
+import { PingTokens } from './heartbeats/tokens.js';
+import { SubscriptionStore } from './public-pages/subscription-store.js';
+import { openReadSide, type ReadSide } from './readside/context.js';
+import { StatusStore } from './readside/statuses.js';
+import type { Store } from './store/index.js';
+
+export interface Repositories {
+  readonly store: Store;
+  /** Results, rollups, error groups, heartbeat events, status pages, incidents and accounts' profiles. */
+  readonly readSide: ReadSide;
+  /** One row per check, rewritten by each FINAL result. */
+  readonly statuses: StatusStore;
+  /** `GET /v1/alert-notifications`: the outbox as the API lists it. */
+  readonly notificationLog: NotificationLog;
+  /** Heartbeat monitors by ping token, and their last ping. */
+  readonly pingTokens: PingTokens;
+  /** The public subscription form's subscriptions, link key and rate-limit counts. */
+  readonly statusPageSubscriptions: SubscriptionStore;
+  /**
+   * Resolves the incident of a check deleted through the API, in the deletion's transaction; its
+   * subscriber e-mails are queued for whichever outbox runs on the database.
+   */
+  readonly deletedCheckIncidents: CheckIncidents;
+}
+
+export function openRepositories(store: Store): Repositories {
+  const readSide = openReadSide(store.db);
+  return {
+    store,
+    readSide,
+    statuses: new StatusStore(store),
+    notificationLog: new NotificationLog(store),
+    pingTokens: new PingTokens(store),
+    statusPageSubscriptions: new SubscriptionStore(store, readSide.pages),
+    deletedCheckIncidents: new CheckIncidents(store, readSide.pages, new OutboxWriter(store)),
+  };
+}
