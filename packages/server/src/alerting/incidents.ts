@@ -22,10 +22,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { INCIDENT_NAME_MAX, INCIDENT_UPDATES_MAX, TriggerIncident } from '@vigil/schema';
-import type { Statement } from 'better-sqlite3';
 import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
 import type { PagesStore } from '../readside/pages-store.js';
 import type { StoredDoc, Store } from '../store/index.js';
+import { CheckIncidentTable } from '../store/sqlite/alerting.js';
 import { SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
 import type { NotificationQueue } from './outbox.js';
 
@@ -41,24 +41,20 @@ export class CheckIncidents {
   readonly #store: Store;
   readonly #pages: PagesStore;
   readonly #outbox: NotificationQueue;
-  readonly #openOf: Statement;
-  readonly #remember: Statement;
-  readonly #forget: Statement;
+  readonly #table: CheckIncidentTable;
 
   constructor(store: Store, pages: PagesStore, outbox: NotificationQueue) {
     this.#store = store;
     this.#pages = pages;
     this.#outbox = outbox;
-    this.#openOf = store.db.prepare('SELECT incident_id FROM check_incidents WHERE account_id = ? AND check_id = ?');
-    this.#remember = store.db.prepare('INSERT OR REPLACE INTO check_incidents (account_id, check_id, incident_id) VALUES (?, ?, ?)');
-    this.#forget = store.db.prepare('DELETE FROM check_incidents WHERE account_id = ? AND check_id = ?');
+    this.#table = new CheckIncidentTable(store.db);
   }
 
   /** The incident this check has open (not resolved, not deleted), if any. */
   openIncidentOf(accountId: string, checkId: string): IncidentState | undefined {
-    const row = this.#openOf.get(accountId, checkId) as { incident_id: string } | undefined;
-    if (!row) return undefined;
-    const incident = this.#pages.incident(accountId, row.incident_id);
+    const incidentId = this.#table.openIncidentId(accountId, checkId);
+    if (incidentId === undefined) return undefined;
+    const incident = this.#pages.incident(accountId, incidentId);
     return incident && incident.lastUpdateStatus !== 'RESOLVED' ? incident : undefined;
   }
 
@@ -80,7 +76,7 @@ export class CheckIncidents {
       { newId: randomUUID, now: new Date(cause.atMs) },
     );
     this.#pages.insertIncident(cause.accountId, incident);
-    this.#remember.run(cause.accountId, checkId, incident.id);
+    this.#table.remember(cause.accountId, checkId, incident.id);
     return trigger.notifySubscribers && this.#mailSubscribers(cause, incident, description) > 0;
   }
 
@@ -111,7 +107,7 @@ export class CheckIncidents {
   #close(cause: IncidentCause, description: string): boolean {
     const checkId = cause.context.checkId;
     const open = this.openIncidentOf(cause.accountId, checkId);
-    this.#forget.run(cause.accountId, checkId);
+    this.#table.forget(cause.accountId, checkId);
     if (!open) return false;
     const notify = triggerOf(cause.check)?.notifySubscribers === true;
     const now = new Date(cause.atMs);

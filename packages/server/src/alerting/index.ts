@@ -19,10 +19,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AlertSettings, DEFAULT_ALERT_SETTINGS } from '@vigil/schema';
-import type { Statement } from 'better-sqlite3';
 import type { PagesStore } from '../readside/pages-store.js';
 import type { Repositories } from '../repositories.js';
 import type { StoredDoc, Store } from '../store/index.js';
+import { AlertStateTable } from '../store/sqlite/alerting.js';
 import type { AlertContext } from './channels.js';
 import { CheckIncidents } from './incidents.js';
 import { isInMaintenance, type MaintenanceWindowLike } from './maintenance.js';
@@ -76,9 +76,7 @@ export class Alerting {
   readonly #store: Store;
   readonly #outbox: Outbox;
   readonly #now: () => number;
-  readonly #getState: Statement;
-  readonly #putState: Statement;
-  readonly #sslAlertDue: Statement;
+  readonly #states: AlertStateTable;
   readonly #incidents: CheckIncidents;
   readonly #pages: PagesStore;
   readonly #parallel = new ParallelSlots();
@@ -89,13 +87,7 @@ export class Alerting {
     this.#pages = repositories.readSide.pages;
     this.#now = options.now ?? Date.now;
     this.#outbox = new Outbox(store, options);
-    this.#getState = store.db.prepare('SELECT doc FROM alert_states WHERE account_id = ? AND check_id = ?');
-    this.#putState = store.db.prepare('INSERT OR REPLACE INTO alert_states (account_id, check_id, doc) VALUES (?, ?, ?)');
-    // Claims today's SSL alert of a check for a channel: a change only when none was sent today.
-    this.#sslAlertDue = store.db.prepare(
-      `INSERT INTO ssl_expiry_alerts (account_id, check_id, alert_channel_id, day) VALUES (?, ?, ?, ?)
-       ON CONFLICT (account_id, check_id, alert_channel_id) DO UPDATE SET day = excluded.day WHERE day < excluded.day`,
-    );
+    this.#states = new AlertStateTable(store.db);
     this.#incidents = new CheckIncidents(store, this.#pages, this.#outbox);
   }
 
@@ -120,8 +112,8 @@ export class Alerting {
 
   /** The alert state of a check (INITIAL when it never had a FINAL result). */
   stateOf(accountId: string, checkId: string): AlertState {
-    const row = this.#getState.get(accountId, checkId) as { doc: string } | undefined;
-    return row ? (JSON.parse(row.doc) as AlertState) : INITIAL_ALERT_STATE;
+    const doc = this.#states.get(accountId, checkId);
+    return doc === undefined ? INITIAL_ALERT_STATE : (JSON.parse(doc) as AlertState);
   }
 
   /**
@@ -168,7 +160,7 @@ export class Alerting {
         { failed: result.hasFailures || result.hasErrors, degraded: result.isDegraded === true, atMs, suppressed },
         this.#settingsOf(accountId, check, group),
       );
-      this.#putState.run(accountId, checkId, JSON.stringify(step.state));
+      this.#states.put(accountId, checkId, JSON.stringify(step.state));
       const base = this.#contextOf(subject, result);
       const checkAlertIds = new Map(step.alerts.map((alert) => [alert, randomUUID()]));
       let queued = false;
@@ -202,7 +194,7 @@ export class Alerting {
       const checkAlertId = randomUUID();
       let queued = false;
       for (const channel of channels) {
-        if (this.#sslAlertDue.run(subject.accountId, subject.checkId, channel.id, utcDay(atMs)).changes === 0) continue;
+        if (!this.#states.claimSslAlert(subject.accountId, subject.checkId, channel.id, utcDay(atMs))) continue;
         this.#enqueue(subject.accountId, channel, base, 'ALERT_SSL', checkAlertId);
         queued = true;
       }

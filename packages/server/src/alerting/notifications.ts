@@ -5,8 +5,8 @@
  * to status-page subscribers share the outbox but are no alert channel's notifications: not listed.
  */
 import type { AlertNotification } from '@vigil/schema';
-import type { Statement } from 'better-sqlite3';
 import type { Page, Store } from '../store/index.js';
+import { NotificationLogTable } from '../store/sqlite/alerting.js';
 import { SUBSCRIBER_DELIVERY } from './channels.js';
 import { maskChannel } from './masking.js';
 import type { NotificationDoc, NotificationRow } from './outbox.js';
@@ -21,18 +21,14 @@ export interface NotificationFilter {
 const FAILED = new Set(['FAILED', 'UNDELIVERABLE']);
 
 export class NotificationLog {
-  readonly #inWindow: Statement;
+  readonly #table: NotificationLogTable;
 
   constructor(store: Store) {
-    this.#inWindow = store.db.prepare(
-      `SELECT * FROM alert_notifications WHERE account_id = ? AND created_ms >= ? AND created_ms < ?
-       AND (? IS NULL OR alert_channel_id = ?) AND channel_type <> '${SUBSCRIBER_DELIVERY}' ORDER BY created_ms DESC, seq DESC`,
-    );
+    this.#table = new NotificationLogTable(store.db, SUBSCRIBER_DELIVERY);
   }
 
   list(accountId: string, filter: NotificationFilter, paging: { page: number; limit: number }): Page<AlertNotification> {
-    const channel = filter.alertChannelId ?? null;
-    const rows = (this.#inWindow.all(accountId, filter.fromMs, filter.toMs, channel, channel) as NotificationRow[]).filter(
+    const rows = this.#table.inWindow(accountId, filter.fromMs, filter.toMs, filter.alertChannelId ?? null).filter(
       (row) => filter.hasFailures === undefined || FAILED.has(row.delivery) === filter.hasFailures,
     );
     const start = (paging.page - 1) * paging.limit;
