@@ -24,6 +24,13 @@ describe('vigil agent flags', () => {
     [['--server', 'ftp://example', '--location', 'eu-west-1', '--key', KEY], {}, '--server must be an http(s) URL, got "ftp://example"'],
     [['--server', 'http://user:pw@127.0.0.1:1', '--location', 'eu-west-1', '--key', KEY], {}, '--server must not carry credentials: give the key with --key or VIGIL_AGENT_KEY'],
     [['--server', 'http://127.0.0.1:1', '--location', 'eu west', '--key', KEY], {}, '--location must be 1 to 64 characters, without "@" or white space, got "eu west"'],
+    [['--server', 'http://127.0.0.1:1', '--key', KEY], {}, 'which location does this agent run? --location LOCATION or --private-location SLUG'],
+    [['--server', 'http://127.0.0.1:1', '--location', 'eu-west-1', '--private-location', 'office-dc', '--key', KEY], {}, 'give either --location or --private-location, not both'],
+    [
+      ['--server', 'http://127.0.0.1:1', '--private-location', 'eu-west-1', '--key', KEY],
+      {},
+      '--private-location must be a private location\'s slugName: 1 to 30 letters, digits or dashes, and not a data-center location name such as "eu-west-1", got "eu-west-1"',
+    ],
     [['--server', 'http://127.0.0.1:1', '--location', 'eu-west-1', '--concurrency', '0'], { VIGIL_AGENT_KEY: KEY }, '--concurrency must be a whole number from 1 to 1000, got "0"'],
     [['--server', 'http://127.0.0.1:1', '--location', 'eu-west-1', '--drain', 'soon'], { VIGIL_AGENT_KEY: KEY }, '--drain must be a number of seconds from 0 to 3600, got "soon"'],
     [['--server', 'http://127.0.0.1:1', '--location', 'eu-west-1', '--id', 'a b'], { VIGIL_AGENT_KEY: KEY }, '--id must be 1 to 100 letters, digits, ".", "_", ":" or "-", got "a b"'],

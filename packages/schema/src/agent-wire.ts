@@ -66,5 +66,7 @@ export const AgentInfo = z.object({
   runsInFlight: z.number(),
   /** `live`, or `gone` once silent for two lease periods. */
   state: z.enum(['live', 'gone']),
+  /** Set for an agent of a private location (its key is that location's): the location's id. */
+  privateLocationId: z.string().optional(),
 });
 export type AgentInfo = z.infer<typeof AgentInfo>;

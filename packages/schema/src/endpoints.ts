@@ -50,7 +50,7 @@ import { CheckStatus } from './check-statuses.js';
 import { AlertNotification, AlertNotificationsQuery } from './alert-notifications.js';
 import { HeartbeatEventRecord, HeartbeatEventsQuery } from './heartbeats.js';
 import { MaintenanceWindow, MaintenanceWindowCreate, MaintenanceWindowUpdate } from './maintenance-windows.js';
-import { PrivateLocation, PrivateLocationCreate, PrivateLocationUpdate } from './private-locations.js';
+import { PrivateLocation, PrivateLocationCreate, PrivateLocationKey, PrivateLocationKeyCreated, PrivateLocationKeyParams, PrivateLocationUpdate } from './private-locations.js';
 import {
   AccountIdParams,
   AutoAssignQuery,
@@ -402,6 +402,18 @@ export const ENDPOINTS = {
   'privateLocations.delete': {
     method: 'DELETE', path: '/v1/private-locations/{id}', params: StringIdParams, status: 204,
     summary: 'Delete a private location',
+  },
+  'privateLocations.createKey': {
+    method: 'POST', path: '/v1/private-locations/{id}/keys', params: StringIdParams, response: PrivateLocationKeyCreated,
+    status: 201, summary: "Create an agent key of a private location (rawKey is shown this once)",
+  },
+  'privateLocations.listKeys': {
+    method: 'GET', path: '/v1/private-locations/{id}/keys', params: StringIdParams, response: z.array(PrivateLocationKey),
+    status: 200, summary: "List a private location's agent keys, masked (extension)",
+  },
+  'privateLocations.deleteKey': {
+    method: 'DELETE', path: '/v1/private-locations/{id}/keys/{keyId}', params: PrivateLocationKeyParams, status: 204,
+    summary: 'Revoke an agent key of a private location: its agents are refused from now on',
   },
 
   // Error groups ------------------------------------------------------------------------------

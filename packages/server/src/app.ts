@@ -9,6 +9,8 @@
  */
 import { Hono, type Context } from 'hono';
 import { AccountRegistry, type AccountKey } from './accounts.js';
+import { AgentHub } from './agents/hub.js';
+import { PrivateLocationKeys } from './agents/private-keys.js';
 import { isAgentKeyPath } from './agents/routes.js';
 import { clientAddress, CredentialFailures, DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
 import { isDashboardPath, registerDashboard } from './dashboard/index.js';
@@ -74,6 +76,8 @@ export interface AppOptions {
   readonly metricsToken?: string;
   /** The most checks one `/metrics` scrape exports (default DEFAULT_MAX_CHECKS). */
   readonly metricsMaxChecks?: number;
+  /** How long a job handed to a runner agent is its own without a renewal (default 30 s, at most 60 s). */
+  readonly agentLeaseMs?: number;
 }
 
 export interface ServiceApp {
@@ -83,6 +87,11 @@ export interface ServiceApp {
   readonly repositories: Repositories;
   /** What `GET /metrics` serves; the scheduler feeds it (start.ts). */
   readonly metrics: ServiceMetrics;
+  /**
+   * Runner agents: the hub their runs wait in (started with the scheduler), private locations' keys,
+   * and the count of bad credentials their routes share with API keys (start.ts registers the routes).
+   */
+  readonly agents: { readonly hub: AgentHub; readonly privateKeys: PrivateLocationKeys; readonly authFailures: CredentialFailures | undefined };
   /** Closes the database; the app must not serve requests afterwards. */
   close(): void;
 }
@@ -121,6 +130,9 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   const repositories = openRepositories(store);
   const metrics = new ServiceMetrics(store, options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks });
   const { metricsToken } = options;
+  // An agent's run counts as started when it is first handed out, as an in-process run when it starts.
+  const agentHub = new AgentHub({ store, onRunStarted: (dueMs, nowMs) => metrics.runStarted(dueMs, nowMs), ...(options.agentLeaseMs === undefined ? {} : { leaseMs: options.agentLeaseMs }) });
+  const agents = { hub: agentHub, privateKeys: new PrivateLocationKeys(store.db), authFailures };
   const app = new Hono<AppEnv>();
 
   app.onError(errorResponse);
@@ -211,13 +223,14 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     checkResponses: options.checkResponses ?? false,
     publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl,
     subscriptionMail: options.subscriptionMail,
+    agents,
   });
   // Before the public pages: `/` is the dashboard except on a status page's custom domain, where it falls through to that page.
   registerDashboard(app, { repositories, accounts, publicUrl: context.publicUrl });
   for (const module of ROUTE_MODULES) module.register(app, context);
   registerMetrics(app, metrics, accounts);
 
-  return { app, store, repositories, metrics, close: () => store.close() };
+  return { app, store, repositories, metrics, agents, close: () => store.close() };
 }
 
 function rateHeaders(decision: RateDecision): Record<string, string> {

@@ -4,8 +4,8 @@ import type { Duplex } from 'node:stream';
 import { HTTP_ERROR_NAMES } from '@vigil/schema';
 import { serve } from '@hono/node-server';
 import { slackAppTokensOf, type AccountKey } from './accounts.js';
-import { AgentHub } from './agents/hub.js';
-import type { AgentKeyRing } from './agents/keys.js';
+import type { AgentHub } from './agents/hub.js';
+import { AgentKeyRing } from './agents/keys.js';
 import { registerAgentRoutes } from './agents/routes.js';
 import type { LocalLocations } from './agents/routing.js';
 import { createApp } from './app.js';
@@ -79,6 +79,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+const NO_OPERATOR_AGENT_KEYS = new AgentKeyRing([]);
+
 /** How long `close()` waits for in-flight requests, runs and deliveries before cutting them off. */
 const DRAIN_TIMEOUT_MS = 5000;
 
@@ -112,19 +114,22 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const mailing = typeof options.scheduler === 'object' && options.scheduler.alerting?.smtpUrl;
   const service = createApp({
     ...options,
+    ...(options.agents?.leaseMs === undefined ? {} : { agentLeaseMs: options.agents.leaseMs }),
     publicUrl: () => publicUrl ?? listeningUrl,
     ...(mailing ? { subscriptionMail: { limits: options.subscribeLimits } } : {}),
   });
   const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
+  if (options.agents && !schedulingOptions) {
+    service.close();
+    throw new Error('runner agents need the scheduler: they execute its runs');
+  }
+  // With the scheduler, agents are always served: private locations' keys are made through the API, no flag needed.
   let agents: { hub: AgentHub; localLocations: LocalLocations } | undefined;
-  if (options.agents) {
-    if (!schedulingOptions) {
-      service.close();
-      throw new Error('runner agents need the scheduler: they execute its runs');
-    }
-    const hub = new AgentHub({ store: service.store, ...(options.agents.leaseMs === undefined ? {} : { leaseMs: options.agents.leaseMs }) });
-    registerAgentRoutes(service.app, { hub, keys: options.agents.keys });
-    agents = { hub, localLocations: options.agents.localLocations ?? { except: new Set(options.agents.keys().locations()) } };
+  if (schedulingOptions) {
+    const { hub, privateKeys, authFailures } = service.agents;
+    const keys = options.agents?.keys ?? (() => NO_OPERATOR_AGENT_KEYS);
+    registerAgentRoutes(service.app, { hub, keys, privateKeys, ...(authFailures ? { authFailures } : {}) });
+    agents = { hub, localLocations: options.agents?.localLocations ?? { except: new Set(keys().locations()) } };
   }
   let server: Server;
   try {

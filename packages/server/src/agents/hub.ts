@@ -12,6 +12,10 @@
  * - Agents are known by what they last said (their poll): id, location, versions, runs in flight.
  *   One silent for two lease periods is gone. This is this process's view; a run never depends on
  *   it except for the not-executed decision above.
+ * - Queues: a public location's runs wait in one queue named after it; a private location's in the
+ *   queue of its account (`slug@account`, routing.ts), so an agent only ever gets its own account's runs.
+ * - A revoked key (a private location's key deleted) ends the polls of its agents at once and
+ *   frees the runs they held for the location's other agents.
  */
 import { MAX_AGENT_LEASE_MS, type AgentInfo, type AgentPoll, type RunReport } from '@vigil/schema';
 import type { RunnerReport } from '@vigil/runner';
@@ -20,6 +24,7 @@ import type { RunJob } from '../scheduler/queue.js';
 import type { Store } from '../store/index.js';
 import { AgentLeaseTable, type LeasedRun } from '../store/sqlite/agent-leases.js';
 import { notExecutedReport, runJobOfWire, wireJobOfRun } from './jobs.js';
+import { agentQueueOf, describeQueue } from './routing.js';
 
 /** Default lease period: long enough for a poll round trip, short enough that a lost run is re-run soon. */
 export const DEFAULT_AGENT_LEASE_MS = 30_000;
@@ -34,11 +39,24 @@ export interface AgentHubOptions {
   leaseMs?: number;
   now?: () => number;
   log?: (line: string) => void;
+  /** Told when a run is first handed to an agent: it starts then (`GET /metrics` counts it as in-process starts). */
+  onRunStarted?: (dueMs: number, nowMs: number) => void;
+}
+
+/** Who an agent is by its key: the queue it serves and, for a private location's key, whose key. */
+export interface AgentIdentity {
+  /** The location's name, or `slug@account` for a private location (routing.ts). */
+  readonly queue: string;
+  /** The location it names (a private location's slug). */
+  readonly location: string;
+  readonly privateLocation?: { readonly accountId: string; readonly id: string; readonly keyId: string };
 }
 
 interface KnownAgent {
   agentId: string;
   location: string;
+  queue: string;
+  privateLocation: AgentIdentity['privateLocation'];
   agentVersion: string;
   wireVersion: number;
   lastSeenMs: number;
@@ -65,8 +83,12 @@ export class AgentHub {
   readonly #now: () => number;
   readonly #log: (line: string) => void;
   readonly #agents = new Map<string, KnownAgent>();
-  /** Polls waiting for work, by location. */
+  /** Polls waiting for work, by queue. */
   readonly #waiters = new Map<string, Set<() => void>>();
+  /** Open polls of agents holding a private location's key, by key id: ended when it is revoked. */
+  readonly #pollsByKey = new Map<string, Set<AbortController>>();
+  readonly #onRunStarted: ((dueMs: number, nowMs: number) => void) | undefined;
+  #superseded = 0;
   #record: RecordReport | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
@@ -80,6 +102,7 @@ export class AgentHub {
     }
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.#onRunStarted = options.onRunStarted;
   }
 
   /** How long a poll waits for work: a third of a lease, so an agent renews its leases in time. */
@@ -112,9 +135,22 @@ export class AgentHub {
 
   /** Queues a claimed slot for its location's agents (the scheduler's hand-off point). */
   enqueue(job: RunJob): void {
+    const wire = wireJobOfRun(job);
+    const queue = agentQueueOf(wire);
     // In the scheduler's tick transaction, like the slot's claim.
-    this.#store.writeBatched(() => this.#table.enqueue(wireJobOfRun(job), this.#now()));
-    this.#wake(job.slot.location);
+    const { result } = this.#store.writeBatched(() => this.#table.enqueue(wire, this.#now(), queue));
+    this.#superseded += result.superseded;
+    this.#wake(queue);
+  }
+
+  /** Runs replaced while waiting by the next slot of their check and location, since this process started. */
+  get superseded(): number {
+    return this.#superseded;
+  }
+
+  /** Runs leased to an agent now, and runs waiting for one. */
+  counts(): { running: number; waiting: number } {
+    return this.#table.counts(this.#now());
   }
 
   /**
@@ -122,29 +158,66 @@ export class AgentHub {
    * waiting up to `pollMs` for one to come. Resolves to no jobs when the wait ends empty-handed, the
    * hub stops, or `signal` aborts (the agent went away: nothing is leased to it then).
    */
-  async poll(poll: AgentPoll, signal?: AbortSignal): Promise<LeasedRun[]> {
-    const agent = this.#seen(poll);
+  async poll(poll: AgentPoll, identity: AgentIdentity, signal?: AbortSignal): Promise<LeasedRun[]> {
+    const agent = this.#seen(poll, identity);
+    const ended = new AbortController();
+    const end = () => ended.abort();
+    signal?.addEventListener('abort', end, { once: true });
+    if (signal?.aborted) ended.abort();
+    const keyId = identity.privateLocation?.keyId;
+    if (keyId !== undefined) {
+      let polls = this.#pollsByKey.get(keyId);
+      if (!polls) this.#pollsByKey.set(keyId, (polls = new Set()));
+      polls.add(ended);
+    }
     agent.polling++;
     try {
       if (poll.leases.length > 0) this.#store.writeBatched(() => this.#table.renew(poll.agentId, poll.leases, this.#now(), this.leaseMs));
       const deadline = this.#now() + this.pollMs;
       for (;;) {
-        if (this.#stopped || signal?.aborted) return [];
-        const jobs = poll.capacity > 0 ? this.#claim(poll) : [];
+        if (this.#stopped || ended.signal.aborted) return [];
+        const jobs = poll.capacity > 0 ? this.#claim(poll, identity.queue) : [];
         if (jobs.length > 0) return jobs;
         const left = deadline - this.#now();
         if (left <= 0) return [];
-        await this.#waitFor(poll.location, left, signal);
+        await this.#waitFor(identity.queue, left, ended.signal);
       }
     } finally {
+      signal?.removeEventListener('abort', end);
+      if (keyId !== undefined) {
+        const polls = this.#pollsByKey.get(keyId);
+        polls?.delete(ended);
+        if (polls?.size === 0) this.#pollsByKey.delete(keyId);
+      }
       agent.polling--;
       agent.lastSeenMs = this.#now();
     }
   }
 
-  #claim(poll: AgentPoll): LeasedRun[] {
-    const { result } = this.#store.writeBatched(() => this.#table.claim(poll.location, poll.agentId, poll.capacity, this.#now(), this.leaseMs));
+  #claim(poll: AgentPoll, queue: string): LeasedRun[] {
+    const now = this.#now();
+    const { result } = this.#store.writeBatched(() => this.#table.claim(queue, poll.agentId, poll.capacity, now, this.leaseMs));
+    for (const run of result) if (run.first) this.#onRunStarted?.(run.job.dueMs, now);
     return result;
+  }
+
+  /**
+   * A private location's key was revoked: the polls of its agents end now (their route answers
+   * 401), and the runs they held go to the location's other agents without waiting for the leases
+   * to expire (a report of the revoked agent is refused by its key anyway).
+   */
+  revokeKey(keyId: string): void {
+    for (const ended of this.#pollsByKey.get(keyId) ?? []) ended.abort();
+    this.#pollsByKey.delete(keyId);
+    const holders = [...this.#agents.values()].filter((agent) => agent.privateLocation?.keyId === keyId);
+    if (holders.length === 0) return;
+    this.releaseLeases(holders.map((agent) => agent.agentId));
+    for (const queue of new Set(holders.map((agent) => agent.queue))) this.#wake(queue);
+  }
+
+  /** Ends the live leases of these agents now (their key was refused after their poll was answered). */
+  releaseLeases(agentIds: readonly string[]): void {
+    this.#store.writeBatched(() => this.#table.release(agentIds, this.#now()));
   }
 
   /**
@@ -152,14 +225,15 @@ export class AgentHub {
    * run's current one and the run has no result yet. The results are stored, the status updated
    * and the alert state moved exactly as for a run in this process.
    */
-  async report(agentId: string, location: string, leaseId: string, report: RunReport): Promise<void> {
+  async report(agentId: string, identity: AgentIdentity, leaseId: string, report: RunReport): Promise<void> {
     const record = this.#record;
     if (!record) throw new ReportRefusal('conflict', 'the service is not running its scheduler yet; report again later');
     const known = this.#agents.get(agentId);
     if (known) known.lastSeenMs = this.#now();
     const wire = this.#table.jobOfLease(leaseId);
     if (!wire) throw new ReportRefusal('conflict', `lease ${leaseId} is not held: its run was handed to another agent after the lease expired, or it never existed; this result is not recorded`);
-    if (wire.location !== location) throw new ReportRefusal('conflict', `lease ${leaseId} is for location ${wire.location}, not ${location}`);
+    const queue = this.#table.queueOfLease(leaseId) ?? agentQueueOf(wire);
+    if (queue !== identity.queue) throw new ReportRefusal('conflict', `lease ${leaseId} is for ${describeQueue(queue)}, not ${describeQueue(identity.queue).replace(/^location /, '')}`);
     const job = runJobOfWire(wire);
     // Checked again inside the transaction that stores the results, so two reports racing for one run record one.
     const guard = () => {
@@ -176,10 +250,14 @@ export class AgentHub {
     await record(job, { ...report, attempts: report.attempts.map(stamp), final: stamp(report.final) } as RunnerReport, { guard });
   }
 
-  /** Every agent this process heard from, live or gone (gone: silent for two lease periods). */
-  agents(): AgentInfo[] {
+  /**
+   * Every agent this process heard from, live or gone (gone: silent for two lease periods): those of
+   * public locations, and with `accountId` that account's private locations' agents.
+   */
+  agents(accountId?: string): AgentInfo[] {
     const now = this.#now();
     return [...this.#agents.values()]
+      .filter((agent) => agent.privateLocation === undefined || agent.privateLocation.accountId === accountId)
       .map((agent) => ({
         agentId: agent.agentId,
         location: agent.location,
@@ -188,8 +266,16 @@ export class AgentHub {
         lastSeenAt: new Date(agent.lastSeenMs).toISOString(),
         runsInFlight: agent.runsInFlight,
         state: this.#live(agent, now) ? ('live' as const) : ('gone' as const),
+        ...(agent.privateLocation ? { privateLocationId: agent.privateLocation.id } : {}),
       }))
       .sort((a, b) => a.location.localeCompare(b.location) || a.agentId.localeCompare(b.agentId));
+  }
+
+  /** The agents of one private location, live or gone, with whether each is live. */
+  agentsOfPrivateLocation(accountId: string, privateLocationId: string): Array<AgentInfo & { live: boolean }> {
+    return this.agents(accountId)
+      .filter((agent) => agent.privateLocationId === privateLocationId)
+      .map((agent) => ({ ...agent, live: agent.state === 'live' }));
   }
 
   /**
@@ -200,15 +286,19 @@ export class AgentHub {
   sweep(): void {
     const record = this.#record;
     const now = this.#now();
-    for (const location of this.#table.openLocations()) {
-      if (this.#liveIn(location, now)) {
-        this.#wake(location);
+    for (const queue of this.#table.openLocations()) {
+      if (this.#liveIn(queue, now)) {
+        this.#wake(queue);
         continue;
       }
       if (!record) continue;
-      for (const run of this.#table.waiting(location, now - this.leaseMs, now)) {
+      const where = describeQueue(queue);
+      for (const run of this.#table.waiting(queue, now - this.leaseMs, now)) {
         const job = runJobOfWire(run.job);
-        const reason = run.handouts > 0 ? `its agent went away and no other agent of location ${location} is connected` : `no agent of location ${location} is connected and the location is not run by the service itself`;
+        const reason =
+          run.handouts > 0 ? `its agent went away and no other agent of ${where} is connected`
+          : where.startsWith('private') ? `no agent of ${where} is connected`
+          : `no agent of ${where} is connected and the location is not run by the service itself`;
         record(job, notExecutedReport(job, reason, now), {
           alert: false,
           guard: () => {
@@ -222,14 +312,14 @@ export class AgentHub {
     this.#store.writeBatched(() => this.#table.pruneBatch(now));
   }
 
-  #seen(poll: AgentPoll): KnownAgent {
+  #seen(poll: AgentPoll, identity: AgentIdentity): KnownAgent {
     const now = this.#now();
     let agent = this.#agents.get(poll.agentId);
     if (!agent) {
-      agent = { agentId: poll.agentId, location: poll.location, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: 0, polling: 0 };
+      agent = { agentId: poll.agentId, location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: 0, polling: 0 };
       this.#agents.set(poll.agentId, agent);
     }
-    Object.assign(agent, { location: poll.location, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: poll.leases.length });
+    Object.assign(agent, { location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: poll.leases.length });
     return agent;
   }
 
@@ -237,8 +327,8 @@ export class AgentHub {
     return agent.polling > 0 || now - agent.lastSeenMs < 2 * this.leaseMs;
   }
 
-  #liveIn(location: string, now: number): boolean {
-    for (const agent of this.#agents.values()) if (agent.location === location && this.#live(agent, now)) return true;
+  #liveIn(queue: string, now: number): boolean {
+    for (const agent of this.#agents.values()) if (agent.queue === queue && this.#live(agent, now)) return true;
     return false;
   }
 

@@ -207,7 +207,7 @@ describe('agent hub', () => {
     const enqueue = (location: string) =>
       hub.enqueue({ slot: { accountId: 'local', checkId, dueMs: clock, location, key: `${checkId}@${clock}@${location}` }, check: { id: checkId, name: 'Shop', checkType: 'API' } });
     // An agent of us-east-1 polls (a heartbeat, gone at once: this clock does not move by itself): its location is live.
-    await hub.poll({ agentId: 'us-agent', wireVersion: RUN_WIRE_VERSION, agentVersion: 't', location: 'us-east-1', capacity: 0, leases: [] }, AbortSignal.abort());
+    await hub.poll({ agentId: 'us-agent', wireVersion: RUN_WIRE_VERSION, agentVersion: 't', location: 'us-east-1', capacity: 0, leases: [] }, { queue: 'us-east-1', location: 'us-east-1' }, AbortSignal.abort());
     enqueue('eu-west-1');
     enqueue('us-east-1');
     clock += LEASE_MS - 1;

@@ -8,17 +8,24 @@
  * - `GET /v1/agent/agents`: the agents this service heard from (with an account's API key).
  *
  * The first two authenticate with an agent key (`Authorization: Bearer KEY`), never an account
- * key: a key is for one location, and the location an agent names must be its key's.
+ * key: an operator's key for a public location (`--agent-key`), or a private location's key made
+ * through the API. A key is for one location, and the location an agent names must be its key's.
+ * Bad keys are counted per client address and per key like bad API keys (http/auth-failures.ts):
+ * past the limit the answer is 429 instead of 401. A key is looked up again when a poll ends, so a
+ * key revoked while an agent waits is refused in that poll's answer.
  */
 import { AgentPoll, AgentResult, formatIssues, wireVersionMismatch } from '@vigil/schema';
 import type { Context, Hono } from 'hono';
 import { readJsonBody, MAX_BODY_BYTES } from '../http/body.js';
+import { clientAddress, type CredentialFailures } from '../http/auth-failures.js';
 import { badRequest, HttpError } from '../http/errors.js';
 import { requestHeader } from '../http/headers.js';
 import type { AppEnv } from '../http/types.js';
 import type { ValidationSource } from '../http/errors.js';
-import { ReportRefusal, type AgentHub } from './hub.js';
+import { ReportRefusal, type AgentHub, type AgentIdentity } from './hub.js';
 import type { AgentKeyRing } from './keys.js';
+import type { PrivateLocationKeys } from './private-keys.js';
+import { describeQueue } from './routing.js';
 
 export const AGENT_JOBS_PATH = '/v1/agent/jobs';
 export const AGENT_RESULTS_PATH = '/v1/agent/results';
@@ -34,27 +41,55 @@ const MAX_REPORT_BYTES = 4 * MAX_BODY_BYTES;
 
 export interface AgentRoutesOptions {
   hub: AgentHub;
-  /** The keys in force now (a keys file is read again when it changes). */
+  /** The operator's keys of public locations in force now (a keys file is read again when it changes). */
   keys: () => AgentKeyRing;
+  /** Private locations' keys (made through the API); without it only the operator's keys are known. */
+  privateKeys?: PrivateLocationKeys;
+  /** The app's count of bad credentials, shared with API keys; without it bad keys are not limited. */
+  authFailures?: CredentialFailures;
 }
 
 export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptions): void {
-  const { hub } = options;
-  const locationOfKey = (c: Context<AppEnv>): string => {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(requestHeader(c, 'authorization') ?? '');
-    if (!match) throw new HttpError(401, 'Missing authentication');
-    const location = options.keys().locationOf(match[1]!);
-    if (location === undefined) throw new HttpError(401, 'Bad Token');
-    return location;
+  const { hub, authFailures } = options;
+  const presentedKey = (c: Context<AppEnv>): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(requestHeader(c, 'authorization') ?? '')?.[1];
+  const identityOf = (key: string): AgentIdentity | undefined => {
+    const location = options.keys().locationOf(key);
+    if (location !== undefined) return { queue: location, location };
+    return options.privateKeys?.identify(key);
+  };
+  const authenticate = (c: Context<AppEnv>): AgentIdentity => {
+    const key = presentedKey(c);
+    const identity = key === undefined ? undefined : identityOf(key);
+    if (identity) return identity;
+    // Only a bad key meets the limit: a good one is never held back by its neighbours' failures.
+    const address = clientAddress(c);
+    const now = Date.now();
+    const refusal = authFailures?.refusal(address, key, now);
+    if (refusal) {
+      const from = refusal.by === 'address' ? 'from this address' : 'with this key';
+      throw new HttpError(429, `Too many failed authentication attempts ${from}; retry in ${refusal.seconds} s`, { headers: { 'retry-after': String(refusal.seconds) } });
+    }
+    authFailures?.fail(address, key, now);
+    throw new HttpError(401, key === undefined ? 'Missing authentication' : 'Bad Token');
+  };
+  const stillValid = (c: Context<AppEnv>, identity: AgentIdentity): boolean => {
+    const key = presentedKey(c);
+    const now = key === undefined ? undefined : identityOf(key);
+    return now !== undefined && now.queue === identity.queue;
   };
 
   app.post(AGENT_JOBS_PATH, async (c) => {
-    const keyLocation = locationOfKey(c);
+    const identity = authenticate(c);
     const { json } = await readJsonBody(c.req.raw, c.env?.incoming);
     refuseOtherWire((json as { wireVersion?: unknown } | undefined)?.wireVersion);
     const poll = parsed(AgentPoll, json, 'payload');
-    if (poll.location !== keyLocation) throw new HttpError(403, `this agent key is for location ${keyLocation}, not ${poll.location}`);
-    const leased = await hub.poll(poll, c.req.raw.signal);
+    if (poll.location !== identity.location) throw new HttpError(403, `this agent key is for ${describeQueue(identity.queue)}, not ${poll.location}`);
+    const leased = await hub.poll(poll, identity, c.req.raw.signal);
+    if (!stillValid(c, identity)) {
+      // Revoked while the poll waited: nothing handed out in it stays with this agent.
+      if (leased.length > 0) hub.releaseLeases([poll.agentId]);
+      throw new HttpError(401, 'Bad Token');
+    }
     if (leased.length === 0) return c.body(null, 204);
     return c.json({
       jobs: leased.map((run) => ({ leaseId: run.leaseId, leaseExpiresAt: new Date(run.leaseExpiresMs).toISOString(), job: run.job })),
@@ -63,12 +98,12 @@ export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptio
   });
 
   app.post(AGENT_RESULTS_PATH, async (c) => {
-    const keyLocation = locationOfKey(c);
+    const identity = authenticate(c);
     const { json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_REPORT_BYTES);
     refuseOtherWire((json as { report?: { wireVersion?: unknown } } | undefined)?.report?.wireVersion);
     const result = parsed(AgentResult, json, 'payload');
     try {
-      await hub.report(result.agentId, keyLocation, result.leaseId, result.report);
+      await hub.report(result.agentId, identity, result.leaseId, result.report);
     } catch (error) {
       if (error instanceof ReportRefusal) throw new HttpError(error.kind === 'invalid' ? 400 : 409, error.message);
       throw error;
@@ -76,8 +111,9 @@ export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptio
     return c.json({ recorded: true, key: result.report.key });
   });
 
-  // Behind the app's account authentication like every API route.
-  app.get(AGENT_LIST_PATH, (c) => c.json(hub.agents()));
+  // Behind the app's account authentication like every API route: an account sees the agents of
+  // public locations and of its own private locations.
+  app.get(AGENT_LIST_PATH, (c) => c.json(hub.agents(c.get('account')?.id)));
 }
 
 /** A peer of another run wire version is refused before its body is read any further, naming both versions. */
@@ -98,7 +134,7 @@ export function agentOpenApiPaths(): Record<string, Record<string, unknown>> {
   const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
   // Not the API key: an agent key in the same Authorization header, which the document's scheme does not describe.
   const agentKey: unknown[] = [];
-  const byAgentKey = ' (Authorization: Bearer AGENT_KEY, a key given to vigil server --agent-key, not an API key)';
+  const byAgentKey = ' (Authorization: Bearer AGENT_KEY, a key given to vigil server --agent-key or made with POST /v1/private-locations/{id}/keys, not an API key)';
   const json = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
   return {
     [AGENT_JOBS_PATH]: {
@@ -109,7 +145,7 @@ export function agentOpenApiPaths(): Record<string, Record<string, unknown>> {
         tags: ['agents'],
         security: agentKey,
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['agentId', 'wireVersion', 'agentVersion', 'location', 'capacity'], properties: { agentId: { type: 'string' }, wireVersion: { type: 'integer' }, agentVersion: { type: 'string' }, location: { type: 'string' }, capacity: { type: 'integer', minimum: 0 }, leases: { type: 'array', items: { type: 'string' } } } } } } },
-        responses: { 200: json('{jobs: [{leaseId, leaseExpiresAt, job (RunJob)}], leaseMs}'), 204: { description: 'No job came within the poll time' }, 400: error('Not a poll, or another run wire version'), 401: error('Missing or unknown agent key'), 403: error("The key is another location's") },
+        responses: { 200: json('{jobs: [{leaseId, leaseExpiresAt, job (RunJob)}], leaseMs}'), 204: { description: 'No job came within the poll time' }, 400: error('Not a poll, or another run wire version'), 401: error('Missing or unknown agent key, or revoked while the poll waited'), 429: error('Too many bad keys from this address or with this key'), 403: error("The key is another location's") },
       },
     },
     [AGENT_RESULTS_PATH]: {
@@ -120,11 +156,11 @@ export function agentOpenApiPaths(): Record<string, Record<string, unknown>> {
         tags: ['agents'],
         security: agentKey,
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['agentId', 'leaseId', 'report'], properties: { agentId: { type: 'string' }, leaseId: { type: 'string' }, report: { type: 'object' } } } } } },
-        responses: { 200: json('{recorded: true, key}'), 400: error('Not a report, or another run wire version'), 401: error('Missing or unknown agent key'), 409: error('The lease is no longer the run’s, or the run already has its result') },
+        responses: { 200: json('{recorded: true, key}'), 400: error('Not a report, or another run wire version'), 401: error('Missing, unknown or revoked agent key'), 429: error('Too many bad keys from this address or with this key'), 409: error('The lease is no longer the run’s, or the run already has its result') },
       },
     },
     [AGENT_LIST_PATH]: {
-      get: { operationId: 'agent.list', summary: 'The runner agents this service heard from: location, versions, last seen, runs in flight, live or gone', tags: ['agents'], responses: { 200: json('An array of agents') } },
+      get: { operationId: 'agent.list', summary: "The runner agents this service heard from (public locations' and this account's private locations'): location, versions, last seen, runs in flight, live or gone", tags: ['agents'], responses: { 200: json('An array of agents') } },
     },
   };
 }

@@ -41,6 +41,8 @@
  */
 import type { Hono } from 'hono';
 import type { AccountRegistry } from '../accounts.js';
+import type { AgentHub } from '../agents/hub.js';
+import type { PrivateLocationKeys } from '../agents/private-keys.js';
 import { registerRoute, type EndpointSpec, type RouteHandler } from '../http/route.js';
 import type { AppEnv } from '../http/types.js';
 import type { Store } from '../store/index.js';
@@ -88,6 +90,8 @@ export interface RouteContext {
   publicUrl(): string | undefined;
   /** Present when the service sends e-mail to status-page subscribers: the public pages then offer the subscription form. */
   readonly subscriptionMail?: SubscriptionMailOptions | undefined;
+  /** Runner agents: their hub (who is connected; ending a revoked key's polls) and private locations' keys. */
+  readonly agents: { readonly hub: AgentHub; readonly privateKeys: PrivateLocationKeys };
   /** Registers one endpoint of the contract; see the comment at the top of this file. */
   route<E extends EndpointSpec>(endpoint: E, handler: RouteHandler<E>): void;
 }
@@ -110,6 +114,7 @@ export function buildRouteContext(options: {
   checkResponses: boolean;
   publicUrl?: () => string | undefined;
   subscriptionMail?: SubscriptionMailOptions | undefined;
+  agents: { hub: AgentHub; privateKeys: PrivateLocationKeys };
 }): RouteContext {
   const { app, repositories } = options;
   const { store } = repositories;
@@ -121,6 +126,7 @@ export function buildRouteContext(options: {
     seed: options.seed,
     publicUrl: options.publicUrl ?? (() => undefined),
     subscriptionMail: options.subscriptionMail,
+    agents: options.agents,
     route: (endpoint, handler) => registerRoute({ app, store, idempotencyInFlight, checkResponses: options.checkResponses }, endpoint, handler),
   };
 }

@@ -129,10 +129,12 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
     onError: (error, job) =>
       log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
   });
-  metrics?.watchQueue(queue);
   const agents = options.agents;
   agents?.hub.start(reportRecorder(recording));
-  const handOff: RunQueue = agents ? new LocationRoutedQueue(queue, agents.hub, agents.localLocations) : queue;
+  const routed = agents ? new LocationRoutedQueue(queue, agents.hub, agents.localLocations) : undefined;
+  // Runs leased to agents count in the same gauges as runs executing here.
+  metrics?.watchQueue(routed ?? queue);
+  const handOff: RunQueue = routed ?? queue;
   const heartbeats = new HeartbeatWatch({
     repositories,
     alerting,

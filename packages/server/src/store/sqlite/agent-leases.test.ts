@@ -29,9 +29,9 @@ function job(checkId: string, dueMs: number, location = 'eu-west-1'): RunJob {
 describe('AgentLeaseTable', () => {
   it('hands a queued run to one agent of its location at a time, oldest slot first', () => {
     const leases = table();
-    expect(leases.enqueue(job('b', 2000), 2000)).toBe(true);
-    expect(leases.enqueue(job('a', 1000), 2000)).toBe(true);
-    expect(leases.enqueue(job('c', 1000, 'us-east-1'), 2000)).toBe(true);
+    expect(leases.enqueue(job('b', 2000), 2000).queued).toBe(true);
+    expect(leases.enqueue(job('a', 1000), 2000).queued).toBe(true);
+    expect(leases.enqueue(job('c', 1000, 'us-east-1'), 2000).queued).toBe(true);
     const first = leases.claim('eu-west-1', 'agent-1', 1, 2100, LEASE_MS);
     expect(first.map((run) => run.job.key)).toEqual(['a@1000@eu-west-1']);
     expect(first[0]!.leaseExpiresMs).toBe(2100 + LEASE_MS);
@@ -42,8 +42,8 @@ describe('AgentLeaseTable', () => {
 
   it('queues a slot once', () => {
     const leases = table();
-    expect(leases.enqueue(job('a', 1000), 1000)).toBe(true);
-    expect(leases.enqueue(job('a', 1000), 1000)).toBe(false);
+    expect(leases.enqueue(job('a', 1000), 1000).queued).toBe(true);
+    expect(leases.enqueue(job('a', 1000), 1000).queued).toBe(false);
   });
 
   it('hands a run again once its lease expired, under a new lease id', () => {

@@ -19,6 +19,8 @@ export interface LeasedRun {
   leaseId: string;
   leaseExpiresMs: number;
   job: WireRunJob;
+  /** Its first hand-out: the run starts now (a later one is the same run tried again). */
+  first: boolean;
 }
 
 /** A run still waiting (never handed out, or its lease expired). */
@@ -68,6 +70,9 @@ export class AgentLeaseTable {
   readonly #waitingSince: Statement;
   readonly #held: Statement;
   readonly #prune: Statement;
+  readonly #release: Statement;
+  readonly #counts: Statement;
+  readonly #queueOfLease: Statement;
   readonly #db: SqliteDatabase;
 
   constructor(db: SqliteDatabase) {
@@ -86,7 +91,7 @@ export class AgentLeaseTable {
       WHERE location = ? AND finished_ms IS NULL AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
       ORDER BY due_ms LIMIT ?`);
     this.#lease = db.prepare(
-      'UPDATE agent_runs SET lease_id = ?, agent_id = ?, lease_expires_ms = ?, handouts = handouts + 1 WHERE account_id = ? AND slot_key = ? RETURNING job',
+      'UPDATE agent_runs SET lease_id = ?, agent_id = ?, lease_expires_ms = ?, handouts = handouts + 1 WHERE account_id = ? AND slot_key = ? RETURNING job, handouts',
     );
     this.#renew = db.prepare('UPDATE agent_runs SET lease_expires_ms = ? WHERE lease_id = ? AND agent_id = ? AND finished_ms IS NULL');
     this.#byLease = db.prepare('SELECT * FROM agent_runs WHERE lease_id = ?');
@@ -97,13 +102,23 @@ export class AgentLeaseTable {
       WHERE location = ? AND finished_ms IS NULL AND queued_ms <= ? AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
       ORDER BY due_ms LIMIT ?`);
     this.#held = db.prepare('SELECT agent_id AS agentId, COUNT(*) AS runs FROM agent_runs WHERE finished_ms IS NULL AND lease_expires_ms > ? GROUP BY agent_id');
+    this.#release = db.prepare('UPDATE agent_runs SET lease_expires_ms = ? WHERE agent_id = ? AND finished_ms IS NULL AND lease_expires_ms > ?');
+    this.#counts = db.prepare(`
+      SELECT COALESCE(SUM(lease_expires_ms > @now), 0) AS running, COALESCE(SUM(lease_expires_ms IS NULL OR lease_expires_ms <= @now), 0) AS waiting
+      FROM agent_runs WHERE finished_ms IS NULL`);
+    this.#queueOfLease = db.prepare('SELECT location FROM agent_runs WHERE lease_id = ?').pluck();
     this.#prune = db.prepare(`DELETE FROM agent_runs WHERE rowid IN (SELECT rowid FROM agent_runs WHERE finished_ms < ? LIMIT ${PRUNE_BATCH})`);
   }
 
-  /** Queues a claimed slot's job for its location's agents; false when that slot is queued already. */
-  enqueue(job: WireRunJob, nowMs: number): boolean {
-    this.#supersede.run(nowMs, job.accountId, job.checkId, job.location, job.dueMs);
-    return this.#insert.run(job.accountId, job.key, job.checkId, job.location, job.dueMs, JSON.stringify(job), nowMs).changes > 0;
+  /**
+   * Queues a claimed slot's job for the agents of `queue` (its location's name, or a private
+   * location's `slug@account`): how many older runs it replaced, and whether it was queued (false
+   * when that slot is queued already).
+   */
+  enqueue(job: WireRunJob, nowMs: number, queue: string = job.location): { queued: boolean; superseded: number } {
+    const superseded = this.#supersede.run(nowMs, job.accountId, job.checkId, queue, job.dueMs).changes;
+    const queued = this.#insert.run(job.accountId, job.key, job.checkId, queue, job.dueMs, JSON.stringify(job), nowMs).changes > 0;
+    return { queued, superseded };
   }
 
   /**
@@ -117,8 +132,8 @@ export class AgentLeaseTable {
       return rows.map((row) => {
         const leaseId = randomUUID();
         const leaseExpiresMs = nowMs + leaseMs;
-        const { job } = this.#lease.get(leaseId, agentId, leaseExpiresMs, row.account_id, row.slot_key) as { job: string };
-        return { leaseId, leaseExpiresMs, job: JSON.parse(job) as WireRunJob };
+        const { job, handouts } = this.#lease.get(leaseId, agentId, leaseExpiresMs, row.account_id, row.slot_key) as { job: string; handouts: number };
+        return { leaseId, leaseExpiresMs, job: JSON.parse(job) as WireRunJob, first: handouts === 1 };
       });
     })();
   }
@@ -148,12 +163,27 @@ export class AgentLeaseTable {
     return row ? (JSON.parse(row.job) as WireRunJob) : undefined;
   }
 
-  /** Locations with runs not finished. */
+  /** The queue (location, or private location's `slug@account`) of the run leased under `leaseId`. */
+  queueOfLease(leaseId: string): string | undefined {
+    return this.#queueOfLease.get(leaseId) as string | undefined;
+  }
+
+  /** Ends the live leases of these agents now, so the next agent of their queue takes those runs. */
+  release(agentIds: readonly string[], nowMs: number): number {
+    return this.#db.transaction(() => agentIds.reduce((sum, agentId) => sum + this.#release.run(nowMs, agentId, nowMs).changes, 0))();
+  }
+
+  /** Runs leased to an agent now, and runs waiting for one. */
+  counts(nowMs: number): { running: number; waiting: number } {
+    return this.#counts.get({ now: nowMs }) as { running: number; waiting: number };
+  }
+
+  /** Queues (locations, or private locations' `slug@account`) with runs not finished. */
   openLocations(): string[] {
     return this.#openLocations.all() as string[];
   }
 
-  /** Runs of `location` queued at or before `queuedBeforeMs` that no agent holds now. */
+  /** Runs of `location` (a queue) queued at or before `queuedBeforeMs` that no agent holds now. */
   waiting(location: string, queuedBeforeMs: number, nowMs: number, limit = PRUNE_BATCH): OpenRun[] {
     return (this.#waitingSince.all(location, queuedBeforeMs, nowMs, limit) as Row[]).map((row) => ({
       accountId: row.account_id,

@@ -1,6 +1,7 @@
 /**
  * Step 27: runs queued for runner agents of locations not run in-process, and the leases agents
- * hold on them (store/sqlite/agent-leases.ts).
+ * hold on them (store/sqlite/agent-leases.ts). Step 28: private locations' agent keys, as digests
+ * (store/sqlite/private-location-keys.ts).
  */
 import type { SqliteStep } from './step.js';
 
@@ -29,6 +30,24 @@ export const AGENT_STEPS: readonly SqliteStep[] = [
         CREATE INDEX agent_runs_open ON agent_runs (location, due_ms) WHERE finished_ms IS NULL;
         CREATE UNIQUE INDEX agent_runs_lease ON agent_runs (lease_id);
         CREATE INDEX agent_runs_finished ON agent_runs (finished_ms) WHERE finished_ms IS NOT NULL;
+      `);
+    },
+  },
+  {
+    step: 28,
+    name: "private locations' agent keys",
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE private_location_keys (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          id TEXT NOT NULL UNIQUE,
+          account_id TEXT NOT NULL,
+          private_location_id TEXT NOT NULL,
+          key_digest BLOB NOT NULL UNIQUE,
+          masked_key TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        );
+        CREATE INDEX private_location_keys_location ON private_location_keys (account_id, private_location_id);
       `);
     },
   },
