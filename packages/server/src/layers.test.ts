@@ -57,8 +57,6 @@ const SQL_NOT_YET_MOVED = [
   'readside/result-rows.ts',
   'readside/results-store.ts',
   'readside/rollups-store.ts',
-  'readside/seed.ts',
-  'readside/statuses.ts',
   'store/check-filters.ts',
   'store/collection.ts',
   'store/id-counters.ts',

@@ -8,6 +8,7 @@ import { apiFor } from '../test-support.js';
 import { readSideOf } from './context.js';
 import { IDS, SEED } from './fixtures/seed-fixture.js';
 import { loadSeed, resolveTime, SeedError } from './seed.js';
+import { openRepositories } from '../repositories.js';
 
 const stores: Store[] = [];
 function memoryStore(): Store {
@@ -21,13 +22,13 @@ afterEach(() => {
 
 describe('loadSeed', () => {
   it('loads the fixture and reports what it added', () => {
-    const summary = loadSeed(memoryStore(), SEED);
+    const summary = loadSeed(openRepositories(memoryStore()), SEED);
     expect(summary).toEqual({ checks: 5, checkResults: 18, heartbeatEvents: 17, statusPages: 2, subscriptions: 13 });
   });
 
   it('keeps the seed’s check ids and creates checks with the create defaults', () => {
     const store = memoryStore();
-    loadSeed(store, SEED);
+    loadSeed(openRepositories(store), SEED);
     expect(store.checks.get('acme', IDS.apiCheck)).toMatchObject({
       id: IDS.apiCheck,
       checkType: 'API',
@@ -41,8 +42,8 @@ describe('loadSeed', () => {
 
   it('adds nothing when the same seed is loaded again', () => {
     const store = memoryStore();
-    loadSeed(store, SEED);
-    expect(loadSeed(store, SEED)).toEqual({ checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 });
+    loadSeed(openRepositories(store), SEED);
+    expect(loadSeed(openRepositories(store), SEED)).toEqual({ checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM check_results').get()).toEqual({ n: 18 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM status_page_subscriptions').get()).toEqual({ n: 13 });
   });
@@ -51,8 +52,8 @@ describe('loadSeed', () => {
     const store = memoryStore();
     const serviceId = '3f1c1a52-6f0e-4c1e-9d55-0d5f3f1b7a10';
     const seed = { accounts: [{ accountId: 'acme', statusPages: [{ id: 'p1', name: 'Acme', cards: [{ name: 'Web', services: [{ id: serviceId, name: 'Shop' }] }] }] }] };
-    loadSeed(store, seed);
-    loadSeed(store, seed);
+    loadSeed(openRepositories(store), seed);
+    loadSeed(openRepositories(store), seed);
     expect(store.services.get('acme', serviceId)).toMatchObject({ id: serviceId, name: 'Shop' });
     expect(store.services.all('acme')).toHaveLength(1);
     expect(store.services.get('globex', serviceId)).toBeUndefined();
@@ -77,11 +78,11 @@ describe('loadSeed', () => {
     ['an unknown heartbeat state', account({ heartbeatEvents: [{ checkId: 'x', state: 'ON_TIME', timestamp: 'now' }] }),
       /^seed: accounts\.0\.heartbeatEvents\.0\.state: /],
   ])('refuses %s, naming the path', (_case, seed, message) => {
-    expect(() => loadSeed(memoryStore(), seed)).toThrow(message);
+    expect(() => loadSeed(openRepositories(memoryStore()), seed)).toThrow(message);
   });
 
   it('refuses an account the server does not know', () => {
-    expect(() => loadSeed(memoryStore(), account({}), { knownAccountIds: ['other'] })).toThrow(
+    expect(() => loadSeed(openRepositories(memoryStore()), account({}), { knownAccountIds: ['other'] })).toThrow(
       new SeedError('seed: accounts.0.accountId: account "acme" is not configured on this server'),
     );
   });
@@ -89,7 +90,7 @@ describe('loadSeed', () => {
   it('stores nothing from a seed that fails part-way', () => {
     const store = memoryStore();
     const seed = account({ checks: [apiCheck], checkResults: [{ checkId: 'missing', created_at: 'now', runLocation: 'eu-west-1' }] });
-    expect(() => loadSeed(store, seed)).toThrow(SeedError);
+    expect(() => loadSeed(openRepositories(store), seed)).toThrow(SeedError);
     expect(store.checks.get('acme', 'c1')).toBeUndefined();
   });
 });

@@ -38,8 +38,9 @@ import { z } from 'zod';
 import { HeartbeatEventState, Location, ResultType, SubscriptionStatus } from '@vigil/schema';
 import { createCheck } from '../domain/checks.js';
 import { createSchemaOf, variantOfType } from '../domain/check-variants.js';
+import type { Repositories } from '../repositories.js';
 import type { Store, StoredDoc } from '../store/index.js';
-import { readSideOf } from './context.js';
+import { renameSeededCheck, renameSeededService } from '../store/sqlite/seeded-ids.js';
 import type { StoredResult } from './results-store.js';
 
 /** A seed that does not fit the format; the message names the offending path. */
@@ -127,7 +128,8 @@ export interface SeedSummary {
 }
 
 /** Validates `seed` and stores what it holds (see the module comment); returns what was added. */
-export function loadSeed(store: Store, seed: unknown, options: LoadSeedOptions = {}): SeedSummary {
+export function loadSeed(repositories: Pick<Repositories, 'store' | 'readSide'>, seed: unknown, options: LoadSeedOptions = {}): SeedSummary {
+  const { store } = repositories;
   const parsed = SeedFile.safeParse(seed);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -135,7 +137,7 @@ export function loadSeed(store: Store, seed: unknown, options: LoadSeedOptions =
   }
   const now = options.now ?? new Date();
   const summary: SeedSummary = { checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 };
-  const { results, pages } = readSideOf(store);
+  const { results, pages } = repositories.readSide;
   store.transaction(() => {
     parsed.data.accounts.forEach((account, accountIndex) => {
       const at = `accounts.${accountIndex}`;
@@ -209,12 +211,7 @@ function seedCheck(store: Store, accountId: string, check: { id: string; checkTy
   }
   const created = createCheck(store, accountId, { variant, body: body.data as Record<string, unknown>, autoAssignAlerts: false });
   const allocatedId = String(created.id);
-  store.db
-    .prepare("UPDATE checks SET id = ?, doc = json_set(doc, '$.id', ?) WHERE account_id = ? AND id = ?")
-    .run(seedId, seedId, accountId, allocatedId);
-  store.db
-    .prepare("UPDATE alert_subscriptions SET owner_id = ? WHERE account_id = ? AND owner_kind = 'check' AND owner_id = ?")
-    .run(seedId, accountId, allocatedId);
+  renameSeededCheck(store.db, accountId, allocatedId, seedId);
   return true;
 }
 
@@ -223,7 +220,7 @@ function seedService(store: Store, accountId: string, id: string, name: string):
   if (store.services.get(accountId, id)) return;
   const now = new Date().toISOString();
   const created = store.services.insert(accountId, (allocated) => ({ name, id: allocated, created_at: now, updated_at: null }));
-  store.db.prepare("UPDATE services SET id = ?, doc = json_set(doc, '$.id', ?) WHERE account_id = ? AND id = ?").run(id, id, accountId, String(created.id));
+  renameSeededService(store.db, accountId, String(created.id), id);
 }
 
 function completeResult(

@@ -4,8 +4,8 @@
  * still exist are listed (the join drops a deleted check's row).
  */
 import type { CheckStatus } from '@vigil/schema';
-import type { Statement } from 'better-sqlite3';
-import type { SqliteDatabase, Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { StatusTable } from '../store/sqlite/statuses.js';
 
 /** The fields of a FINAL result a status is made from. */
 export interface FinalResultFacts {
@@ -22,27 +22,16 @@ export interface FinalResultFacts {
 }
 
 export class StatusStore {
-  readonly #get: Statement;
-  readonly #put: Statement;
-  readonly #list: Statement;
-  readonly #one: Statement;
+  readonly #table: StatusTable;
 
   constructor(store: Store) {
-    const db = store.db;
-    this.#get = db.prepare('SELECT doc FROM check_statuses WHERE account_id = ? AND check_id = ?');
-    this.#put = db.prepare('INSERT OR REPLACE INTO check_statuses (account_id, check_id, doc) VALUES (?, ?, ?)');
-    this.#list = db.prepare(
-      'SELECT s.doc FROM check_statuses s JOIN checks c ON c.account_id = s.account_id AND c.id = s.check_id WHERE s.account_id = ? ORDER BY c.seq',
-    );
-    this.#one = db.prepare(
-      'SELECT s.doc FROM check_statuses s JOIN checks c ON c.account_id = s.account_id AND c.id = s.check_id WHERE s.account_id = ? AND s.check_id = ?',
-    );
+    this.#table = new StatusTable(store.db);
   }
 
   /** Folds a FINAL result into its check's status. */
   record(accountId: string, result: FinalResultFacts): CheckStatus {
-    const row = this.#get.get(accountId, result.checkId) as { doc: string } | undefined;
-    const previous = row ? (JSON.parse(row.doc) as CheckStatus) : undefined;
+    const stored = this.#table.stored(accountId, result.checkId);
+    const previous = stored === undefined ? undefined : (JSON.parse(stored) as CheckStatus);
     const time = result.responseTime;
     const now = result.stoppedAt ?? new Date().toISOString();
     const status: CheckStatus = {
@@ -59,12 +48,12 @@ export class StatusStore {
       created_at: previous?.created_at ?? now,
       updated_at: now,
     };
-    this.#put.run(accountId, result.checkId, JSON.stringify(status));
+    this.#table.put(accountId, result.checkId, JSON.stringify(status));
     return status;
   }
 
   list(accountId: string): CheckStatus[] {
-    return (this.#list.all(accountId) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as CheckStatus);
+    return this.#table.list(accountId).map((doc) => JSON.parse(doc) as CheckStatus);
   }
 
   /** The ids of the account's checks whose last run was passing, failing (failures or errors) or degraded. */
@@ -79,8 +68,8 @@ export class StatusStore {
   }
 
   get(accountId: string, checkId: string): CheckStatus | undefined {
-    const row = this.#one.get(accountId, checkId) as { doc: string } | undefined;
-    return row ? (JSON.parse(row.doc) as CheckStatus) : undefined;
+    const doc = this.#table.one(accountId, checkId);
+    return doc === undefined ? undefined : (JSON.parse(doc) as CheckStatus);
   }
 }
 

@@ -9,5 +9,5 @@ import { loadSeed } from '../readside/seed.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   if (ctx.seed === undefined) return;
-  loadSeed(ctx.store, ctx.seed, { knownAccountIds: ctx.accounts.all().map((account) => account.id) });
+  loadSeed(ctx.repositories, ctx.seed, { knownAccountIds: ctx.accounts.all().map((account) => account.id) });
 }

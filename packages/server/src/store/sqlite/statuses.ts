@@ -1,0 +1,43 @@
+/**
+ * Check statuses' SQL: one row per check (`check_statuses`); lists join the checks, so a deleted
+ * check's row is never listed.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from '../database.js';
+
+export class StatusTable {
+  readonly #get: Statement;
+  readonly #put: Statement;
+  readonly #list: Statement;
+  readonly #one: Statement;
+
+  constructor(db: SqliteDatabase) {
+    this.#get = db.prepare('SELECT doc FROM check_statuses WHERE account_id = ? AND check_id = ?');
+    this.#put = db.prepare('INSERT OR REPLACE INTO check_statuses (account_id, check_id, doc) VALUES (?, ?, ?)');
+    this.#list = db.prepare(
+      'SELECT s.doc FROM check_statuses s JOIN checks c ON c.account_id = s.account_id AND c.id = s.check_id WHERE s.account_id = ? ORDER BY c.seq',
+    );
+    this.#one = db.prepare(
+      'SELECT s.doc FROM check_statuses s JOIN checks c ON c.account_id = s.account_id AND c.id = s.check_id WHERE s.account_id = ? AND s.check_id = ?',
+    );
+  }
+
+  /** The stored status (JSON), whether or not its check still exists. */
+  stored(accountId: string, checkId: string): string | undefined {
+    return (this.#get.get(accountId, checkId) as { doc: string } | undefined)?.doc;
+  }
+
+  put(accountId: string, checkId: string, doc: string): void {
+    this.#put.run(accountId, checkId, doc);
+  }
+
+  /** The statuses (JSON) of the account's existing checks, in the checks' order. */
+  list(accountId: string): string[] {
+    return (this.#list.all(accountId) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+
+  /** The status (JSON) of an existing check. */
+  one(accountId: string, checkId: string): string | undefined {
+    return (this.#one.get(accountId, checkId) as { doc: string } | undefined)?.doc;
+  }
+}
