@@ -10,10 +10,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { createPostgresBackend, createS3Backend, type StateBackend, type StateDocument } from '@vigil/engine';
+import { createPostgresBackend, createS3Backend, stateTableName, type StateBackend, type StateDocument } from '@vigil/engine';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVigil, targetEnv, vigil, type VigilResult } from '../support/cli.js';
+import { startVigil, targetEnv, vigil, waitFor, type VigilResult } from '../support/cli.js';
 import { generateProject, type GeneratedProject } from '../support/generate-project.js';
 import { useTestPostgres } from '../support/postgres.js';
 import { startS3ConditionalServer, type S3ConditionalServer } from '../support/s3-conditional-server.js';
@@ -57,6 +57,8 @@ interface Flavour {
   open(logicalId: string): StateBackend;
   /** What a lock held by a process killed with SIGKILL needs before the next apply: nothing, or unlock --force. */
   killedLeavesLock: boolean;
+  /** Makes every state write wait until the returned function is called, so that a holder stays inside its apply. */
+  holdWrites(logicalId: string): Promise<() => Promise<void>>;
 }
 
 const flavours: Flavour[] = [
@@ -66,6 +68,19 @@ const flavours: Flavour[] = [
     env: () => ({ VIGIL_STATE_PG_URL: databaseUrl }),
     open: (logicalId) => createPostgresBackend({ connectionString: databaseUrl, workspace: logicalId }),
     killedLeavesLock: false,
+    async holdWrites(logicalId) {
+      // A whole write reads the document row FOR UPDATE first, so it waits behind this transaction's
+      // lock on that row (journal steps, INSERTs, go through: the holder stops at its next whole write).
+      const { default: pg } = await import('pg');
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query('BEGIN');
+      await client.query(`SELECT 1 FROM ${stateTableName(logicalId)} WHERE kind = 'document' FOR UPDATE`);
+      return async () => {
+        await client.query('COMMIT');
+        await client.end();
+      };
+    },
   },
   {
     name: 's3',
@@ -73,6 +88,10 @@ const flavours: Flavour[] = [
     env: () => AWS,
     open: (logicalId) => createS3Backend({ bucket: 'states', key: `vigil/${logicalId}.json`, region: 'us-east-1', endpoint: s3.url, credentials: { accessKeyId: AWS.AWS_ACCESS_KEY_ID, secretAccessKey: AWS.AWS_SECRET_ACCESS_KEY } }),
     killedLeavesLock: true,
+    holdWrites: async () => {
+      const release = s3.holdStateWrites();
+      return async () => release();
+    },
   },
 ];
 
@@ -126,13 +145,21 @@ describe.each(flavours)('state on the $name backend, shared by two checkouts', (
     const a2 = await checkout(flavour, id('a'), id('shared'), { frequency: 5 });
     const b2 = await checkout(flavour, id('b'), id('shared'), { frequency: 5 });
     const env = targetEnv(service.url, flavour.env());
-    const results = await Promise.all([a2, b2].map((project) => startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: project.root, env }).done));
+    const location = flavour.open(id('shared')).describe();
+    // The first apply is kept inside its lock (its state writes wait) until the second has said it waits.
+    const releaseWrites = await flavour.holdWrites(id('shared'));
+    const first = startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: a2.root, env });
+    await waitFor('the first apply to hold the lock', async () => ((await flavour.open(id('shared')).lockHolder())?.owner?.pid === first.child.pid ? true : undefined), { timeoutMs: 60_000 });
+    const second = startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: b2.root, env });
+    let secondStderr = '';
+    second.child.stderr!.on('data', (chunk: string) => (secondStderr += chunk));
+    await waitFor('the second apply to say it waits for the lock', async () => (secondStderr.includes('Waiting up to 2m') ? true : undefined), { timeoutMs: 60_000 });
+    await releaseWrites();
+    const results = await Promise.all([first.done, second.done]);
     outputs.push(...results);
     expect(results.map((result) => result.code)).toEqual([0, 0]);
-    const waited = results.filter((result) => result.stderr.includes('Waiting up to 2m for the lock on'));
-    expect(waited).toHaveLength(1);
-    const location = flavour.open(id('shared')).describe();
-    expect(waited[0]!.stderr).toMatch(new RegExp(`^Waiting up to 2m for the lock on ${escape(location)}, held by pid \\d+ on .+ \\(user .+, "vigil apply", since .+\\)…\\n$`));
+    expect(results[0]!.stderr).toBe('');
+    expect(results[1]!.stderr).toMatch(new RegExp(`^Waiting up to 2m for the lock on ${escape(location)}, held by pid ${first.child.pid} on .+ \\(user .+, "vigil apply", since .+\\)…\\n$`));
     expect((await stored(flavour, id('shared'))).journal).toEqual([]);
     expect((await run(flavour, b2, ['plan', '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);
@@ -203,6 +230,38 @@ describe.each(flavours)('state on the $name backend, shared by two checkouts', (
     expect((await run(flavour, a, ['plan', '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);
 
+  it('pulls, pushes (refused unless newer, then forced), moves and removes entries in it', async () => {
+    const a = await checkout(flavour, id('a'), id('shared'), { frequency: 10 });
+    const location = flavour.open(id('shared')).describe();
+    const pulled = await run(flavour, a, ['state', 'pull']);
+    expect(pulled.code).toBe(0);
+    const before = await stored(flavour, id('shared'));
+    expect(JSON.parse(pulled.stdout)).toEqual(before);
+    const file = path.join(workspace, `${flavour.name}-pulled.json`);
+    await writeFile(file, pulled.stdout);
+    const refused = await run(flavour, a, ['state', 'push', file]);
+    expect(refused.stderr).toBe(
+      `Error: refusing to replace state ${location} (serial ${before.serial}) with ${file} (serial ${before.serial}): it is not newer, so it would undo later writes (e.g. an apply made since it was pulled). ` +
+        `If ${file} really should replace it, run it again with --force (vigil state push --force FILE).\n`,
+    );
+    const forced = await run(flavour, a, ['state', 'push', '--force', file]);
+    expect(forced.stdout).toBe(`Pushed ${file} to ${location}: lineage ${before.lineage}, serial ${before.serial + 1} (it held serial ${before.serial}).\n`);
+
+    const [first] = Object.keys(before.resources).filter((address) => address.startsWith('api-check.')).sort();
+    const moved = await run(flavour, a, ['state', 'mv', first!, `${first!}-renamed`]);
+    expect(moved.code).toBe(0);
+    expect(Object.keys((await stored(flavour, id('shared'))).resources)).toContain(`${first!}-renamed`);
+    expect((await run(flavour, a, ['state', 'mv', `${first!}-renamed`, first!])).code).toBe(0);
+    const pushedBack = path.join(workspace, `${flavour.name}-after-rm.json`);
+    const removed = await run(flavour, a, ['state', 'rm', first!]);
+    expect(removed.stdout).toMatch(new RegExp(`^Removed ${escape(first!)} from state`));
+    expect(Object.keys((await stored(flavour, id('shared'))).resources)).not.toContain(first);
+    // Put the entry back, so the remote check stays managed.
+    await writeFile(pushedBack, JSON.stringify({ ...before, serial: (await stored(flavour, id('shared'))).serial + 1 }));
+    expect((await run(flavour, a, ['state', 'push', pushedBack])).code).toBe(0);
+    expect((await stored(flavour, id('shared'))).resources).toEqual(before.resources);
+  }, 120_000);
+
   it('migrates a project applied with local state to it with one command, read back and compared', async () => {
     const project = await checkout(flavour, id('migrate'), id('migrated'), { local: true });
     expect((await run(flavour, project, ['apply', '--auto-approve'])).code).toBe(0);
@@ -220,5 +279,33 @@ describe.each(flavours)('state on the $name backend, shared by two checkouts', (
     const listed = await run(flavour, project, ['state', 'list']);
     expect(listed.stdout.trim().split('\n')).toHaveLength(project.addresses.length);
     expect((await run(flavour, project, ['plan', '--detailed-exitcode'])).stdout).toBe('No changes. Your monitoring matches the code.\n');
+  }, 120_000);
+});
+
+describe('migrating between the postgres and s3 backends', () => {
+  it('copies postgres state to s3 with --from postgres, and back with --from s3://bucket/key', async () => {
+    const [pgFlavour, s3Flavour] = flavours as [Flavour, Flavour];
+    const logicalId = 'between';
+    // An s3 source named by URL takes its region and endpoint from the environment.
+    const env = { ...pgFlavour.env(), ...s3Flavour.env(), AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_S3: s3.url };
+    const project = await checkout(pgFlavour, 'between', logicalId);
+    const runBoth = async (args: string[]) => {
+      const result = await vigil(args, { cwd: project.root, env: targetEnv(service.url, env) });
+      outputs.push(result);
+      return result;
+    };
+    expect((await runBoth(['apply', '--auto-approve'])).code).toBe(0);
+    const original = await stored(pgFlavour, logicalId);
+    await writeFile(project.configPath, (await readFile(project.configPath, 'utf8')).replace(pgFlavour.state(logicalId), s3Flavour.state(logicalId)));
+    const toS3 = await runBoth(['state', 'migrate', '--from', 'postgres']);
+    expect(toS3.stderr).toBe('');
+    expect(toS3.stdout).toContain(`Copied the state from ${pgFlavour.open(logicalId).describe()} to ${s3Flavour.open(logicalId).describe()}: lineage ${original.lineage}, serial ${original.serial}`);
+    expect(await stored(s3Flavour, logicalId)).toEqual(original);
+    expect((await runBoth(['plan', '--detailed-exitcode'])).code).toBe(0);
+
+    await writeFile(project.configPath, (await readFile(project.configPath, 'utf8')).replace(s3Flavour.state(logicalId), pgFlavour.state(logicalId)));
+    const back = await runBoth(['state', 'migrate', '--from', `s3://states/vigil/${logicalId}.json`]);
+    expect(back.stderr).toBe('');
+    expect(back.stdout).toBe(`${pgFlavour.open(logicalId).describe()} already holds this state (lineage ${original.lineage}, serial ${original.serial}); nothing to copy.\n`);
   }, 120_000);
 });

@@ -26,6 +26,8 @@ export interface S3ConditionalServer {
   /** The object's text, if any. */
   object(bucket: string, key: string): string | undefined;
   putObject(bucket: string, key: string, text: string): void;
+  /** Holds every PUT of a state object (not a `.lock`) until the returned function is called, to keep a holder inside its apply. */
+  holdStateWrites(): () => void;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ function errorXml(code: string, message: string): string {
 export async function startS3ConditionalServer(options: { accessKeyId: string; buckets: string[] }): Promise<S3ConditionalServer> {
   const objects = new Map<string, { text: string; etag: string }>();
   const requests: S3Request[] = [];
+  let writesHeld: Promise<void> | undefined;
   const etagOf = (text: string) => `"${createHash('md5').update(text).digest('hex')}"`;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<number> {
@@ -63,8 +66,10 @@ export async function startS3ConditionalServer(options: { accessKeyId: string; b
         if (!existing) return send(404, errorXml('NoSuchKey', 'The specified key does not exist.'));
         return send(200, existing.text, { etag: existing.etag });
       case 'PUT': {
-        if (ifNoneMatch === '*' && existing) return failed();
-        if (ifMatch !== undefined && (!existing || existing.etag !== ifMatch)) return failed();
+        if (!name.endsWith('.lock')) await writesHeld;
+        const current = objects.get(name);
+        if (ifNoneMatch === '*' && current) return failed();
+        if (ifMatch !== undefined && (!current || current.etag !== ifMatch)) return failed();
         const etag = etagOf(body);
         objects.set(name, { text: body, etag });
         return send(200, '', { etag });
@@ -100,6 +105,14 @@ export async function startS3ConditionalServer(options: { accessKeyId: string; b
     requests,
     object: (bucket, key) => objects.get(`${bucket}/${key}`)?.text,
     putObject: (bucket, key, text) => objects.set(`${bucket}/${key}`, { text, etag: etagOf(text) }),
+    holdStateWrites() {
+      let release!: () => void;
+      writesHeld = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        writesHeld = undefined;
+        release();
+      };
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -14,7 +14,7 @@
  *
  * The connection string's password never appears in a message: locations show the URL without it.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client as PgClient } from 'pg';
@@ -22,8 +22,11 @@ import { parseStateDocument, serialForWrite, serializeState } from './document.j
 import { StateError, isStateError } from './errors.js';
 import { describeOwner } from './lock-file.js';
 import { waitForLock, type LockAttempt } from './lock-wait.js';
+import { advisoryKey, displayConnectionString, quoteIdentifier, stateTableName } from './postgres-names.js';
 import { encodeSteps, replaySteps } from './step-log.js';
 import type { JournalStep, LockHolder, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
+
+export { displayConnectionString, stateTableName };
 
 export interface PostgresBackendOptions {
   /** `postgres://user:password@host:port/database?...`; the password is only ever used to connect. */
@@ -42,43 +45,6 @@ const ADVISORY_NAMESPACE = 0x7669676c;
 const CHECKPOINT_STEPS = 5000;
 /** How long a dead holder's session may keep the lock before it is reported stale (PostgreSQL notices the closed connection). */
 const DEAD_HOLDER_GRACE_MS = 3000;
-
-/**
- * The table of a project's state: `vigil_state_` and the logical id, when the id is already a plain
- * lower-case identifier of at most 40 characters (`shop` → `vigil_state_shop`). Otherwise its
- * letters are lower-cased, every other character becomes `_`, it is cut at 40 characters and the
- * first 8 hex digits of the SHA-256 of the exact id are appended (`Shop/EU` →
- * `vigil_state_shop_eu_<hash>`), so two ids never share a table and the name stays within
- * PostgreSQL's 63 bytes. The name is always quoted where it is used.
- */
-export function stateTableName(workspace: string): string {
-  const slug = workspace.toLowerCase().replace(/[^a-z0-9_]/g, '_');
-  if (slug === workspace && slug.length <= 40) return `vigil_state_${slug}`;
-  const hash = createHash('sha256').update(workspace, 'utf8').digest('hex').slice(0, 8);
-  return `vigil_state_${slug.slice(0, 40)}_${hash}`;
-}
-
-/** The second advisory-lock key: 31 bits of the table name's hash (a collision only makes two projects take turns). */
-function advisoryKey(table: string): number {
-  return createHash('sha256').update(`vigil-state:${table}`, 'utf8').digest().readUInt32BE(0) & 0x7fffffff;
-}
-
-/** `postgres://user@host:port/database`: what messages show of a connection string. */
-export function displayConnectionString(connectionString: string): string {
-  let url: URL;
-  try {
-    url = new URL(connectionString);
-  } catch {
-    throw new StateError('state-io', 'the postgres state connection string is not a URL (postgres://user@host:5432/database)');
-  }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new StateError('state-io', 'the postgres state connection string must start with postgres://');
-  const user = url.username === '' ? '' : `${url.username}@`;
-  return `postgres://${user}${url.host}${url.pathname}`;
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 function currentUser(): string {
   try {
