@@ -11,7 +11,7 @@ import { useTestPostgres } from '../../../../test/support/postgres.js';
 import { emptyState } from './document.js';
 import { isStateError, type StateError } from './errors.js';
 import { beginOperation, newJournalEntry } from './journal.js';
-import { createPostgresBackend, displayConnectionString, stateTableName } from './postgres-backend.js';
+import { ADVISORY_NAMESPACE, advisoryKey, createPostgresBackend, displayConnectionString, stateTableName } from './postgres-backend.js';
 import type { StateDocument } from './types.js';
 
 const postgres = useTestPostgres();
@@ -171,6 +171,31 @@ describe('the postgres backend', () => {
     const again = await breaker.lock({ timeoutMs: 0, command: 'vigil apply' });
     expect(again.serial).toBe(1);
     await again.release();
+  }, 60_000);
+
+  it('names a session of another application that holds the lock, and does not end it', async () => {
+    const url = await postgres.freshDatabase();
+    const other = new pg.Client({ connectionString: url, application_name: 'reporting' });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1, $2)', [ADVISORY_NAMESPACE, advisoryKey('vigil_state_shop')]);
+      const { rows } = await other.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const pid = rows[0]!.pid;
+      const backend = createPostgresBackend({ connectionString: url, workspace: 'shop' });
+      const description = `PostgreSQL session ${pid} (user vigil, from 127.0.0.1/32, "reporting"), which names no vigil owner`;
+      expect(await backend.lockHolder()).toEqual({ description });
+      const refused = await caught(backend.lock({ timeoutMs: 0, command: 'vigil apply' }));
+      expect(refused.message).toBe(
+        `state ${backend.describe()} is locked by ${description}; retry when it is done, or wait for it with --lock-timeout (e.g. --lock-timeout 5m). If that process is gone, remove the lock with: vigil state unlock --force`,
+      );
+      const kept = await caught(backend.forceUnlock());
+      expect(kept.message).toBe(
+        `${backend.describe()} is locked by ${description}, which is not a vigil session; vigil does not end other applications' sessions. If it must go, end it yourself: SELECT pg_terminate_backend(${pid})`,
+      );
+      expect((await other.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await other.end();
+    }
   }, 60_000);
 
   it('never names the password, also when it cannot connect', async () => {

@@ -26,7 +26,7 @@ import { advisoryKey, displayConnectionString, quoteIdentifier, stateTableName }
 import { encodeSteps, replaySteps } from './step-log.js';
 import type { JournalStep, LockHolder, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
 
-export { displayConnectionString, stateTableName };
+export { ADVISORY_NAMESPACE, advisoryKey, displayConnectionString, stateTableName };
 
 export interface PostgresBackendOptions {
   /** `postgres://user:password@host:port/database?...`; the password is only ever used to connect. */
@@ -348,6 +348,14 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
           // A row left by a holder whose session ended says nothing true any more.
           if ((await rows(client, ['lock'])).length > 0) await client.query(`DELETE FROM ${quoted} WHERE kind = 'lock'`);
           return { removed: false };
+        }
+        if (!holder.vigilSession) {
+          // Another application holding this advisory-lock key is not vigil's to end.
+          throw new StateError(
+            'state-io',
+            `${location} is locked by ${holder.description}, which is not a vigil session; vigil does not end other applications' sessions. ` +
+              `If it must go, end it yourself: SELECT pg_terminate_backend(${holder.sessionPid})`,
+          );
         }
         try {
           await client.query('SELECT pg_terminate_backend($1)', [holder.sessionPid]);
