@@ -57,11 +57,6 @@ const SQL_NOT_YET_MOVED = [
   'readside/result-rows.ts',
   'readside/results-store.ts',
   'readside/rollups-store.ts',
-  'store/check-filters.ts',
-  'store/collection.ts',
-  'store/id-counters.ts',
-  'store/index.ts',
-  'store/subscriptions.ts',
 ];
 
 describe('layers of the server', () => {

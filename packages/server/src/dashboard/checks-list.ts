@@ -1,7 +1,7 @@
 /**
  * `GET /dashboard/checks`: the account's checks, 50 to a page, with their state, last run, a
  * sparkline of the last 24 hours' response times, tags and group; filtered by state, tag and type
- * and searched by name with the same filters `GET /v1/checks` uses (store/check-filters.ts). A page
+ * and searched by name with the same filters `GET /v1/checks` uses (store/sqlite/check-filters.ts). A page
  * costs the same whatever the number of checks: one paged query for the checks, one for their
  * statuses and one for their hourly rollups.
  */
@@ -9,7 +9,7 @@ import { CHECK_TYPES, type CheckStatus } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import type { StatusStore } from '../readside/statuses.js';
-import { checkFilters } from '../store/check-filters.js';
+import { checkFilters } from '../store/sqlite/check-filters.js';
 import type { Store, StoredDoc } from '../store/index.js';
 import { html, ms, queryOf, timeTag, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';

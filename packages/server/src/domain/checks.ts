@@ -138,7 +138,7 @@ export function deleteCheck(store: Store, incidents: Pick<CheckIncidents, 'check
   incidents.checkDeleted(accountId, check, Date.now());
 }
 
-export { checkFilters } from '../store/check-filters.js';
+export { checkFilters } from '../store/sqlite/check-filters.js';
 
 /**
  * Response shape of stored checks: `alertChannels` summary added, secret values hidden, and the

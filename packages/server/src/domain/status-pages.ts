@@ -13,7 +13,7 @@
  */
 import type { StatusPageCardInput, StatusPageCreate, StatusPageUpdate } from '@vigil/schema';
 import type { PagesStore, StatusPageCardDoc, StatusPageDoc, StatusPageNameColumn } from '../readside/pages-store.js';
-import { uuidV7 } from '../store/collection.js';
+import { uuidV7 } from '../store/sqlite/collection.js';
 import type { Store } from '../store/index.js';
 import { mergeUpdate } from './documents.js';
 import { conflict, invalid, notFound } from './errors.js';

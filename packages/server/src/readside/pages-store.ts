@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
 import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
-import { idCounter, type NextId } from '../store/id-counters.js';
+import { idCounter, type NextId } from '../store/sqlite/id-counters.js';
 import type { IncidentState } from './incidents.js';
 
 export interface StatusPageDoc {

@@ -13,7 +13,7 @@ import type { Hono } from 'hono';
 import { mergeUpdate } from '../domain/documents.js';
 import { conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { uuidV7, type IndexedColumn } from '../store/collection.js';
+import { uuidV7, type IndexedColumn } from '../store/sqlite/collection.js';
 import { DASHBOARD_NAME_COLUMNS, DashboardTable, type DashboardNameField } from '../store/sqlite/dashboards.js';
 import type { StoredDoc } from '../store/index.js';
 import type { RouteContext } from './index.js';

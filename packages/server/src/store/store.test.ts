@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { uuidV7 } from './collection.js';
+import { uuidV7 } from './sqlite/collection.js';
 import { openDatabase } from './database.js';
 import { Store } from './index.js';
 import { migrateSqlite } from './sqlite/migrations/index.js';

@@ -3,9 +3,9 @@
  * `custom_domain`): the collection and the look-ups by the names that identify a dashboard.
  */
 import type { Statement } from 'better-sqlite3';
-import { Collection, type IndexedColumn } from '../collection.js';
+import { Collection, type IndexedColumn } from './collection.js';
 import type { SqliteDatabase } from '../database.js';
-import type { StoredDoc } from '../index.js';
+import type { StoredDoc } from './store.js';
 
 /** The fields that name a dashboard across the service, and the column each is kept in. */
 export const DASHBOARD_NAME_COLUMNS = { customUrl: 'custom_url', customDomain: 'custom_domain' } as const;

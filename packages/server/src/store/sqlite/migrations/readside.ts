@@ -189,7 +189,7 @@ export const READSIDE_STEPS: readonly SqliteStep[] = [
     name: 'check-group trigger ids counted per account',
     up: (db) => {
       // A trigger's id was its row's, one counter for every tenant; new triggers
-      // take per-account ids (store/id-counters.ts) above every id handed out before.
+      // take per-account ids (store/sqlite/id-counters.ts) above every id handed out before.
       db.prepare("INSERT INTO id_floors (collection, floor) SELECT 'check_group_triggers', coalesce(max(id), 0) FROM check_group_triggers").run();
     },
   },

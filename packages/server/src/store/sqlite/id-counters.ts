@@ -4,7 +4,7 @@
  * resource is not handed out again; it starts above `id_floors.floor`, the ids a table handed out
  * service-wide before counting became per account.
  */
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from '../database.js';
 
 /** The next id of `collection` for `accountId`; call inside the transaction that stores the row. */
 export type NextId = (collection: string, accountId: string) => number;

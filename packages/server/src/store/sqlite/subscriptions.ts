@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
-import type { SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from '../database.js';
 import type { PublicId } from './collection.js';
 
 export type SubscriptionOwnerKind = 'check' | 'group';

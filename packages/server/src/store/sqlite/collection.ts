@@ -1,0 +1,335 @@
+/**
+ * A collection is one table of JSON documents owned by accounts. Every collection has the same
+ * columns: `seq` (insertion order, never reused, so paging is stable: oldest first, and ties cannot
+ * happen), `account_id` (tenancy: every query filters on it, so another tenant's id reads as missing),
+ * `id` (the public id as text) and `doc` (the stored resource as JSON).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import { BoundedMap } from '../../bounded-map.js';
+import type { SqliteDatabase } from '../database.js';
+import { idCounter, type NextId } from './id-counters.js';
+
+export type IdKind = 'uuid' | 'integer';
+export type PublicId = string | number;
+
+/**
+ * A SQL condition on the collection's rows (`doc` is the JSON column), with its positional values.
+ * The SQL must not depend on the values (not even on how many there are): each distinct condition
+ * text prepares and caches its own statements, so a list of values goes in as one JSON parameter.
+ */
+export interface Filter {
+  readonly sql: string;
+  readonly values: readonly unknown[];
+}
+
+export interface PageRequest {
+  readonly limit: number;
+  readonly page: number;
+  readonly filters?: readonly Filter[];
+}
+
+/**
+ * A value copied from the document into its own column on every write, so filters and indexes read
+ * a plain column instead of SQLite parsing the JSON document (several times per insert).
+ */
+export interface IndexedColumn {
+  readonly column: string;
+  readonly value: (doc: Record<string, unknown>) => string | number | null;
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  readonly total: number;
+}
+
+/**
+ * A version 7 UUID (RFC 9562): a millisecond timestamp then random bits. Still an opaque UUID to
+ * callers, but new ids sort after old ones, so inserting into the `id` index appends to its last
+ * page instead of dirtying a random page per create (half the WAL writes of a random UUID).
+ */
+export function uuidV7(now = Date.now()): string {
+  // The random bits come from a version 4 UUID: randomUUID draws from a pooled entropy buffer,
+  // where randomBytes(16) was a CSPRNG call per id (~5 µs of a create). Its variant bits and the 74
+  // random bits after its version digit are what version 7 needs too.
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
+}
+
+/** DDL for a collection table; used by migrations, so a collection's layout is versioned with them. */
+export function collectionTableSql(table: string): string {
+  return `CREATE TABLE ${table} (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id TEXT NOT NULL,
+    id TEXT NOT NULL UNIQUE,
+    doc TEXT NOT NULL
+  );
+  CREATE INDEX ${table}_account_seq ON ${table} (account_id, seq);`;
+}
+
+/** A page serialised by SQLite (see `Collection.pageSpliced`). */
+export interface SplicedPage {
+  /** UTF-8 JSON array text. */
+  readonly json: Buffer;
+  /** How many documents it holds. */
+  readonly count: number;
+  readonly total: number;
+}
+
+interface PageStatements {
+  readonly docs: Statement;
+  readonly rows: Statement;
+  readonly count: Statement;
+  /** Every matching seq in order, to find where pages start. */
+  readonly seqs: Statement;
+}
+
+interface ListPositions {
+  readonly total: number;
+  /** `starts[i]` is the seq of the row at position `i * POSITION_STRIDE`. */
+  starts?: number[];
+}
+
+/** Rows between remembered positions; a page start is a seek plus at most this many index steps. */
+const POSITION_STRIDE = 64;
+/** Below this offset, stepping over the index entries is cheaper than reading every position once. */
+const DEEP_OFFSET = 1000;
+const MAX_REMEMBERED_FILTERS = 64;
+/**
+ * Prepared statements kept per collection, by WHERE clause. Filters have a handful of shapes (see
+ * Filter), so this only caps what a future filter built from caller input could cost: each entry
+ * holds four compiled statements.
+ */
+const MAX_CACHED_WHERE_CLAUSES = 16;
+
+/**
+ * better-sqlite3's SQLite is built with STAT4, which marks a bare `LIMIT ?` parameter as one the
+ * plan may depend on: every bind then expires the statement and the next run prepares it again
+ * (~10 µs per query, more than reading a one-row page). A parameter inside an expression is not
+ * marked; the values are integers either way.
+ */
+export const PAGE_LIMIT = 'LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)';
+
+function everyNth(values: readonly number[], n: number): number[] {
+  const picked: number[] = [];
+  for (let index = 0; index < values.length; index += n) picked.push(values[index]!);
+  return picked;
+}
+
+/** Writes remembered for `changedSince`; a reader further behind reads the whole collection. */
+const CHANGE_LOG_SIZE = 4096;
+
+export class Collection<T extends { id: PublicId }> {
+  readonly table: string;
+  readonly idKind: IdKind;
+  readonly #db: SqliteDatabase;
+  #nextSeq: number;
+  readonly #insert: Statement;
+  /** Integer collections: the account's next id (see id-counters.ts). */
+  readonly #nextId: NextId | undefined;
+  readonly #get: Statement;
+  readonly #update: Statement;
+  readonly #delete: Statement;
+  readonly #columns: readonly IndexedColumn[];
+  readonly #pageCache = new BoundedMap<string, PageStatements>(MAX_CACHED_WHERE_CLAUSES);
+  readonly #splicedCache = new BoundedMap<string, Statement>(MAX_CACHED_WHERE_CLAUSES);
+  /**
+   * What list calls learned about each filter since the last write: its total and, once a deep page
+   * was asked for, where every POSITION_STRIDE-th row starts. Dropped on every write. Callers page
+   * through an unchanged collection (`vigil plan` reads every page), so page N costs a seek instead of
+   * stepping over (N-1) × limit index entries, which made deep pages several times dearer than page 1.
+   */
+  readonly #positions = new BoundedMap<string, ListPositions>(MAX_REMEMBERED_FILTERS);
+  #revision = 0;
+  /** The documents written at the latest revisions, oldest first (at most CHANGE_LOG_SIZE). */
+  readonly #changes: Array<{ revision: number; accountId: string; id: string }> = [];
+  /** `changedSince` answers for revisions at or after this one; older ones need a full read. */
+  #changesKnownFrom = 0;
+
+  constructor(db: SqliteDatabase, table: string, idKind: IdKind, columns: readonly IndexedColumn[] = []) {
+    this.#db = db;
+    this.table = table;
+    this.idKind = idKind;
+    this.#columns = columns;
+    // AUTOINCREMENT keeps the high-water mark in sqlite_sequence, so row order never restarts.
+    // Integer ids come from per-account counters (id_counters), which never step back either: a
+    // deleted group's id does not come back as another group.
+    const row = db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined;
+    this.#nextSeq = (row?.seq ?? 0) + 1;
+    const extra = columns.map((column) => `, ${column.column}`).join('');
+    const extraValues = columns.map(() => ', ?').join('');
+    const extraSet = columns.map((column) => `, ${column.column} = ?`).join('');
+    this.#insert = db.prepare(`INSERT INTO ${table} (seq, account_id, id, doc${extra}) VALUES (?, ?, ?, ?${extraValues})`);
+    this.#nextId = idKind === 'integer' ? idCounter(db) : undefined;
+    this.#get = db.prepare(`SELECT doc FROM ${table} WHERE account_id = ? AND id = ?`);
+    this.#update = db.prepare(`UPDATE ${table} SET doc = ?${extraSet} WHERE account_id = ? AND id = ?`);
+    this.#delete = db.prepare(`DELETE FROM ${table} WHERE account_id = ? AND id = ?`);
+  }
+
+  /** Allocates the id, lets `build` make the document around it, and stores it. */
+  insert(accountId: string, build: (id: PublicId) => T): T {
+    const seq = this.#nextSeq;
+    // Counted per account, in the transaction of the insert: a rolled-back create gives its id back.
+    const id: PublicId = this.#nextId ? this.#nextId(this.table, accountId) : uuidV7();
+    const doc = build(id);
+    this.#insert.run(seq, accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
+    this.#nextSeq = seq + 1;
+    this.#wrote(accountId, String(id));
+    return doc;
+  }
+
+  /**
+   * Goes up on every write through this collection (a rolled-back one too), so a reader that keeps
+   * a copy of the whole collection (the scheduler) re-reads it only after a change. Writes by other
+   * connections do not count: watch the database's `data_version` for those.
+   */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /**
+   * The documents written through this collection after `revision` (each once), so a reader's copy
+   * can follow with a read of those rows only; undefined when that is no longer known (too many
+   * writes since, or a rolled-back batch): read everything.
+   */
+  changedSince(revision: number): Array<{ accountId: string; id: string }> | undefined {
+    if (revision < this.#changesKnownFrom) return undefined;
+    const changed = new Map<string, { accountId: string; id: string }>();
+    for (let index = this.#changes.length - 1; index >= 0 && this.#changes[index]!.revision > revision; index--) {
+      const change = this.#changes[index]!;
+      changed.set(`${change.accountId}\n${change.id}`, { accountId: change.accountId, id: change.id });
+    }
+    return [...changed.values()];
+  }
+
+  get(accountId: string, id: PublicId): T | undefined {
+    const row = this.#get.get(accountId, String(id)) as { doc: string } | undefined;
+    return row ? (JSON.parse(row.doc) as T) : undefined;
+  }
+
+  replace(accountId: string, doc: T): void {
+    this.#update.run(JSON.stringify(doc), ...this.#columnValues(doc), accountId, String(doc.id));
+    this.#wrote(accountId, String(doc.id));
+  }
+
+  remove(accountId: string, id: PublicId): boolean {
+    this.#wrote(accountId, String(id));
+    return this.#delete.run(accountId, String(id)).changes > 0;
+  }
+
+  /** Drops what list calls learned (after a rolled-back write). */
+  forgetPositions(): void {
+    this.#positions.clear();
+    this.#revision += 1;
+    // Which rows the rolled-back writes touched is not known here: readers must read everything.
+    this.#changes.length = 0;
+    this.#changesKnownFrom = this.#revision;
+  }
+
+  #wrote(accountId: string, id: string): void {
+    this.#positions.clear();
+    this.#revision += 1;
+    this.#changes.push({ revision: this.#revision, accountId, id });
+    if (this.#changes.length > CHANGE_LOG_SIZE) this.#changesKnownFrom = this.#changes.splice(0, this.#changes.length - CHANGE_LOG_SIZE).at(-1)!.revision;
+  }
+
+  #columnValues(doc: T): Array<string | number | null> {
+    return this.#columns.map((column) => column.value(doc));
+  }
+
+  /** One page in insertion order plus the total that matches the filters. */
+  page(accountId: string, request: PageRequest): Page<T> {
+    const { items, total } = this.pageText(accountId, request);
+    return { items: items.map((doc) => JSON.parse(doc) as T), total };
+  }
+
+  /** As `page`, with each document as its stored JSON text (for responses built without parsing). */
+  pageText(accountId: string, request: PageRequest): Page<string> {
+    const { statements, args, total } = this.#locate(accountId, request);
+    return { items: args === undefined ? [] : (statements.docs.all(...args) as string[]), total };
+  }
+
+  /**
+   * As `pageText`, with each document's public id. Only for callers that need the ids: with them,
+   * better-sqlite3 builds an object per row, which costs about as much as reading the documents.
+   */
+  pageRows(accountId: string, request: PageRequest): Page<{ id: string; doc: string }> {
+    const { statements, args, total } = this.#locate(accountId, request);
+    return { items: args === undefined ? [] : (statements.rows.all(...args) as Array<{ id: string; doc: string }>), total };
+  }
+
+  /**
+   * As `pageText`, but SQLite writes the page as one JSON array with `tail` in place of each stored
+   * document's closing brace, returned as a single buffer: no string per document is made in the
+   * JavaScript heap, scanned and encoded again, which was most of the CPU and garbage of a list call.
+   * Undefined when a document of the page has `flagColumn` set (the caller must present it in JS).
+   * Relies on stored documents being JSON objects written by `JSON.stringify` (ending in `}`).
+   */
+  pageSpliced(accountId: string, request: PageRequest, tail: string, flagColumn: string): SplicedPage | undefined {
+    const { args, total, where } = this.#locate(accountId, request);
+    if (args === undefined) return { json: Buffer.from('[]'), count: 0, total };
+    const key = `${flagColumn}\u0000${where}`;
+    let statement = this.#splicedCache.get(key);
+    if (!statement) {
+      // The cast to BLOB makes length() and substr() count bytes instead of walking UTF-8 characters.
+      // No ORDER BY inside group_concat: it made SQLite sort the page in a temporary B-tree (twice the
+      // cost of the query). A LIMITed subquery under an aggregate is not flattened but run as a
+      // co-routine, so the aggregate takes its rows in `seq` order (check-secrets.test.ts compares
+      // pages with the checks read one by one).
+      statement = this.#db
+        .prepare(
+          `SELECT max(${flagColumn}), count(*), CAST('[' || coalesce(group_concat(substr(CAST(doc AS BLOB), 1, length(CAST(doc AS BLOB)) - 1) || ?, ','), '') || ']' AS BLOB)
+           FROM (SELECT seq, doc, ${flagColumn} FROM ${this.table} WHERE ${where} AND seq >= ? ORDER BY seq ${PAGE_LIMIT})`,
+        )
+        .raw();
+      this.#splicedCache.set(key, statement);
+    }
+    const [flagged, count, json] = statement.get(tail, ...args) as [number | null, number, Buffer];
+    return flagged ? undefined : { json, count, total };
+  }
+
+  /** The statements for the request's filters, and their arguments for its page (none past the end). */
+  #locate(accountId: string, request: PageRequest): { statements: PageStatements; args?: unknown[]; total: number; where: string } {
+    const filters = request.filters ?? [];
+    const where = ['account_id = ?', ...filters.map((filter) => `(${filter.sql})`)].join(' AND ');
+    const statements = this.#statements(where);
+    const values = [accountId, ...filters.flatMap((filter) => filter.values)];
+    const key = JSON.stringify([where, values]);
+    let known = this.#positions.get(key);
+    if (!known) {
+      known = { total: (statements.count.get(...values) as { total: number }).total };
+      this.#positions.set(key, known);
+    }
+    const total = known.total;
+    const offset = (request.page - 1) * Math.max(request.limit, 0);
+    if (offset >= total) return { statements, total, where };
+    let from = 0;
+    let skip = offset;
+    if (offset >= DEEP_OFFSET) {
+      known.starts ??= everyNth(statements.seqs.all(...values) as number[], POSITION_STRIDE);
+      const stride = Math.floor(offset / POSITION_STRIDE);
+      from = known.starts[stride]!;
+      skip = offset - stride * POSITION_STRIDE;
+    }
+    return { statements, args: [...values, from, request.limit, skip], total, where };
+  }
+
+  #statements(where: string): PageStatements {
+    let statements = this.#pageCache.get(where);
+    if (!statements) {
+      statements = {
+        docs: this.#db.prepare(`SELECT doc FROM ${this.table} WHERE ${where} AND seq >= ? ORDER BY seq ${PAGE_LIMIT}`).pluck(),
+        rows: this.#db.prepare(`SELECT id, doc FROM ${this.table} WHERE ${where} AND seq >= ? ORDER BY seq ${PAGE_LIMIT}`),
+        count: this.#db.prepare(`SELECT COUNT(*) AS total FROM ${this.table} WHERE ${where}`),
+        seqs: this.#db.prepare(`SELECT seq FROM ${this.table} WHERE ${where} ORDER BY seq`).pluck(),
+      };
+      this.#pageCache.set(where, statements);
+    }
+    return statements;
+  }
+
+  /** Every document of the account matching the filters, in insertion order (for small collections). */
+  all(accountId: string, filters: readonly Filter[] = []): T[] {
+    return this.page(accountId, { limit: -1, page: 1, filters }).items;
+  }
+}
