@@ -29,7 +29,8 @@
  * is sent after the shared COMMIT. POSTs honour `Idempotency-Key` automatically (the stored response
  * is written in the same savepoint). GET handlers may be async.
  *
- * Storage: `ctx.store.db` is the better-sqlite3 database (prepare statements once, in `register`).
+ * Storage: no SQL here (layers.test.ts fails on it): a query is a named method of a table class in
+ * store/sqlite/, built once (in `register`, or in `ctx.repositories` when several modules share it).
  * A new table is a new step appended to the one list in store/sqlite/migrations/ (the store runs
  * every step when it opens the database). Core collections are
  * `ctx.store.checks`, `.checkGroups`, `.maintenanceWindows`, `.services`, `.alertChannels`
