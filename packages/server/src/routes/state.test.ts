@@ -75,6 +75,50 @@ describe('/v1/state/{project}', () => {
     expect(replies.filter((reply) => reply.status === 423)).toHaveLength(19);
   });
 
+  it('tells the holder and every waiter how long the lock lasts and when it expires unless renewed', async () => {
+    const path = freshProject();
+    const before = Date.now();
+    const taken = await api.call('LOCK', path, { body: lockInfo('lock-a') });
+    const after = Date.now();
+    expect(taken).toMatchObject({ status: 200, body: { ...lockInfo('lock-a'), ttlSeconds: 300, expired: false } });
+    const expiresMs = Date.parse((taken.body as { expiresAt: string }).expiresAt);
+    expect(expiresMs).toBeGreaterThanOrEqual(before + 300_000);
+    expect(expiresMs).toBeLessThanOrEqual(after + 300_000);
+    expect(await api.call('LOCK', path, { body: lockInfo('lock-b') })).toMatchObject({ status: 423, body: { ...lockInfo('lock-a'), ttlSeconds: 300, expiresAt: new Date(expiresMs).toISOString(), expired: false } });
+    // Taking it again under its id renews it: the expiry moves on.
+    const renewed = await api.call('LOCK', path, { body: lockInfo('lock-a') });
+    expect(Date.parse((renewed.body as { expiresAt: string }).expiresAt)).toBeGreaterThanOrEqual(expiresMs);
+  });
+
+  it('keeps an expired lock held, reported as expired, until its holder renews it or an UNLOCK with its id breaks it', async () => {
+    const path = freshProject();
+    expect(await api.call('LOCK', path, { body: { ...lockInfo('lock-a'), ttlSeconds: 1 } })).toMatchObject({ status: 200, body: { ttlSeconds: 1, expired: false } });
+    let refused = await api.call('LOCK', path, { body: lockInfo('lock-b') });
+    // Waits for the lock's one second to pass, as the service sees it.
+    while ((refused.body as { expired?: boolean }).expired !== true) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      refused = await api.call('LOCK', path, { body: lockInfo('lock-b') });
+    }
+    expect(refused).toMatchObject({ status: 423, body: { ...lockInfo('lock-a'), ttlSeconds: 1, expired: true } });
+    expect((await api.post(`${path}?ID=lock-b`, documentOf(1))).status).toBe(423);
+    expect(await api.call('LOCK', path, { body: { ...lockInfo('lock-a'), ttlSeconds: 1 } })).toMatchObject({ status: 200, body: { ID: 'lock-a', expired: false } });
+    // What a breaker sends back is the lock info it was answered with, extension fields and all.
+    expect((await api.call('UNLOCK', path, { body: refused.body as Record<string, unknown> })).status).toBe(200);
+    expect((await api.call('LOCK', path, { body: lockInfo('lock-b') })).status).toBe(200);
+  });
+
+  it.each<[unknown, string]>([
+    [0, 'zero'],
+    [1.5, 'a fraction'],
+    ['60', 'text'],
+    [3601, 'more than an hour'],
+  ])('refuses a lock info whose ttlSeconds is %s (%s)', async (ttlSeconds) => {
+    expect(await api.call('LOCK', freshProject(), { body: { ...lockInfo('lock-a'), ttlSeconds } })).toMatchObject({
+      status: 400,
+      body: { message: '"ttlSeconds" of the lock info must be a whole number of seconds from 1 to 3600' },
+    });
+  });
+
   it('refuses lock info without an ID', async () => {
     expect(await api.call('LOCK', freshProject(), { body: { Operation: 'apply' } })).toMatchObject({ status: 400, body: { message: '"ID" of the lock info must be a string of 1 to 200 characters' } });
   });
@@ -106,5 +150,13 @@ describe('/v1/state/{project}', () => {
     const document = (await api.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     expect(Object.keys(document.paths['/v1/state/{project}'] ?? {}).sort()).toEqual(['delete', 'get', 'post']);
     expect(Object.keys(document.paths['/v1/state/{project}/lock'] ?? {})).toEqual(['post']);
+    const lock = document.paths['/v1/state/{project}/lock']!['post'] as {
+      requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+      responses: Record<string, { content?: { 'application/json': { schema: { required: string[]; properties: Record<string, unknown> } } } }>;
+    };
+    expect(lock.requestBody.content['application/json'].schema.properties['ttlSeconds']).toMatchObject({ type: 'integer', minimum: 1, maximum: 3600, default: 300 });
+    for (const status of ['200', '423']) {
+      expect(lock.responses[status]!.content!['application/json'].schema.required).toEqual(['ID', 'ttlSeconds', 'expiresAt', 'expired']);
+    }
   });
 });

@@ -11,6 +11,11 @@
  *   response is harmless.
  * - `LOCK` (or `POST …/lock`) with lock info `{ID, Operation, Info, Who, Version, Created, Path}` →
  *   200 when taken (or already held under that ID), 423 with the holder's lock info when held.
+ *   A lock expires `ttlSeconds` after it was taken (the lock info may ask for 1 to 3600 s; default
+ *   300) unless its holder renews it by sending LOCK again under its ID. Every lock info the service
+ *   answers with carries `ttlSeconds`, `expiresAt` and `expired`, so a waiter can tell a holder that
+ *   is still working from one that was killed, on any machine. An expired lock stays held (the
+ *   journal it guarded may need finishing): a person breaks it with an UNLOCK.
  * - `UNLOCK` (or `POST …/unlock`) with the lock info of the lock to release → 200; 423 with the
  *   holder's when another id holds it. Breaking a dead client's lock is an UNLOCK with its id, which
  *   the 423 of a LOCK attempt tells.
@@ -31,6 +36,9 @@ export const STATE_PATH_PREFIX = '/v1/state/';
 export const MAX_STATE_BYTES = 64 * 1024 * 1024;
 const MAX_LOCK_INFO_BYTES = 64 * 1024;
 const MAX_PROJECT_LENGTH = 200;
+/** Long enough that a holder renewing every third of it rides out a slow network; short enough that a killed apply's lock reads as stale within minutes. */
+export const DEFAULT_LOCK_TTL_SECONDS = 300;
+const MAX_LOCK_TTL_SECONDS = 3600;
 
 function projectOf(c: Context<AppEnv>): string {
   const project = c.req.param('project') ?? '';
@@ -53,8 +61,27 @@ function lockIdOf(info: Record<string, unknown>): string {
   return id;
 }
 
+/** How long a lock lasts without renewal: what its lock info asks for, else the default. */
+function ttlSecondsOf(info: Record<string, unknown>): number {
+  const ttl = info['ttlSeconds'];
+  if (ttl === undefined) return DEFAULT_LOCK_TTL_SECONDS;
+  if (typeof ttl !== 'number' || !Number.isSafeInteger(ttl) || ttl < 1 || ttl > MAX_LOCK_TTL_SECONDS) {
+    throw badRequest(`"ttlSeconds" of the lock info must be a whole number of seconds from 1 to ${MAX_LOCK_TTL_SECONDS}`, { source: 'payload', keys: ['ttlSeconds'] });
+  }
+  return ttl;
+}
+
+/** The holder's lock info as it sent it, with when the lock lapses unless renewed. */
+function lockInfoOfHolder(holder: HeldLock, nowMs: number): string {
+  // Stored only after it parsed as an object (lockIdOf), so this cannot fail.
+  const info = JSON.parse(holder.info) as Record<string, unknown>;
+  const ttlSeconds = ttlSecondsOf(info);
+  const expiresMs = holder.expiresMs ?? holder.createdMs + ttlSeconds * 1000;
+  return JSON.stringify({ ...info, ttlSeconds, expiresAt: new Date(expiresMs).toISOString(), expired: expiresMs <= nowMs });
+}
+
 function locked(c: Context<AppEnv>, holder: HeldLock): Response {
-  return c.body(holder.info, 423, { 'content-type': 'application/json' });
+  return c.body(lockInfoOfHolder(holder, Date.now()), 423, { 'content-type': 'application/json' });
 }
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
@@ -110,9 +137,12 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const accountId = c.get('account').id;
     const project = projectOf(c);
     const { text, json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_LOCK_INFO_BYTES);
-    const lockId = lockIdOf(objectBody(json, 'the lock info'));
-    const { taken, holder } = await committed(ctx.store, () => table.lock(accountId, project, lockId, text, Date.now()));
-    if (taken || holder.lockId === lockId) return c.body(holder.info, 200, { 'content-type': 'application/json' });
+    const info = objectBody(json, 'the lock info');
+    const lockId = lockIdOf(info);
+    const ttlSeconds = ttlSecondsOf(info);
+    const nowMs = Date.now();
+    const { taken, holder } = await committed(ctx.store, () => table.lock(accountId, project, { lockId, info: text, nowMs, expiresMs: nowMs + ttlSeconds * 1000 }));
+    if (taken || holder.lockId === lockId) return c.body(lockInfoOfHolder(holder, nowMs), 200, { 'content-type': 'application/json' });
     return locked(c, holder);
   };
   const unlock = async (c: Context<AppEnv>) => {
@@ -141,19 +171,58 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
 export function stateOpenApiPaths(): Record<string, Record<string, unknown>> {
   const project = { name: 'project', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: MAX_PROJECT_LENGTH }, description: "The project's logical id" };
   const lockId = { name: 'ID', in: 'query', required: false, schema: { type: 'string' }, description: 'The id of the lock the caller holds' };
+  const terraformLockInfo = {
+    ID: { type: 'string', minLength: 1, maxLength: 200 },
+    Operation: { type: 'string' },
+    Info: { type: 'string' },
+    Who: { type: 'string' },
+    Version: { type: 'string' },
+    Created: { type: 'string' },
+    Path: { type: 'string' },
+  };
   const lockInfo = {
     required: true,
-    content: { 'application/json': { schema: { type: 'object', required: ['ID'], properties: { ID: { type: 'string', minLength: 1, maxLength: 200 }, Operation: { type: 'string' }, Info: { type: 'string' }, Who: { type: 'string' }, Version: { type: 'string' }, Created: { type: 'string' }, Path: { type: 'string' } } } } },
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['ID'],
+          properties: {
+            ...terraformLockInfo,
+            ttlSeconds: {
+              type: 'integer',
+              minimum: 1,
+              maximum: MAX_LOCK_TTL_SECONDS,
+              default: DEFAULT_LOCK_TTL_SECONDS,
+              description: 'Vigil extension: how long the lock lasts unless its holder renews it by sending LOCK again with the same ID',
+            },
+          },
+        },
+      },
+    },
   };
-  const heldBy = { description: "Locked by another: the body is the holder's lock info", content: { 'application/json': { schema: { type: 'object' } } } };
+  const heldLock = {
+    type: 'object',
+    required: ['ID', 'ttlSeconds', 'expiresAt', 'expired'],
+    properties: {
+      ...terraformLockInfo,
+      ttlSeconds: { type: 'integer', description: 'Vigil extension: how long the lock lasts without renewal' },
+      expiresAt: { type: 'string', format: 'date-time', description: 'Vigil extension: when the lock lapses unless its holder renews it' },
+      expired: {
+        type: 'boolean',
+        description: 'Vigil extension: the holder did not renew the lock in time (it was killed or lost the service); the lock stays held until an UNLOCK with its ID breaks it',
+      },
+    },
+  };
+  const heldBy = { description: "Locked by another: the body is the holder's lock info", content: { 'application/json': { schema: heldLock } } };
   const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
-  const lockOperation = (summary: string, operationId: string) => ({
+  const lockOperation = (summary: string, operationId: string, done: Record<string, unknown>) => ({
     operationId,
     summary,
     tags: ['state'],
     parameters: [project],
     requestBody: lockInfo,
-    responses: { 200: { description: 'Done' }, 400: error('The lock info has no ID'), 423: heldBy },
+    responses: { 200: done, 400: error('The lock info has no ID, or a ttlSeconds out of range'), 423: heldBy },
   });
   const paths: Record<string, Record<string, unknown>> = {
     [`${STATE_PATH_PREFIX}{project}`]: {
@@ -168,8 +237,13 @@ export function stateOpenApiPaths(): Record<string, Record<string, unknown>> {
       },
       delete: { operationId: 'state.delete', summary: "Removes a project's state document", tags: ['state'], parameters: [project, lockId], responses: { 200: { description: 'Removed' }, 404: error('No state is stored'), 423: heldBy } },
     },
-    [`${STATE_PATH_PREFIX}{project}/lock`]: { post: lockOperation("Locks a project's state (also as method LOCK on the state's URL)", 'state.lock') },
-    [`${STATE_PATH_PREFIX}{project}/unlock`]: { post: lockOperation("Unlocks a project's state (also as method UNLOCK on the state's URL)", 'state.unlock') },
+    [`${STATE_PATH_PREFIX}{project}/lock`]: {
+      post: lockOperation("Locks a project's state, or renews the caller's lock (also as method LOCK on the state's URL)", 'state.lock', {
+        description: 'Taken or renewed: the body is the lock info with its expiry',
+        content: { 'application/json': { schema: heldLock } },
+      }),
+    },
+    [`${STATE_PATH_PREFIX}{project}/unlock`]: { post: lockOperation("Unlocks a project's state (also as method UNLOCK on the state's URL)", 'state.unlock', { description: 'Unlocked' }) },
   };
   return paths;
 }

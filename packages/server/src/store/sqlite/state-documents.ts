@@ -3,6 +3,10 @@
  * account and project, with the project's lock. The service stores what the client sends and checks
  * only what keeps two writers from corrupting each other's view: the lineage never changes, the
  * serial only grows, and while a lock is held only its holder writes.
+ *
+ * A lock expires unless its holder renews it (takes it again under its id) in time. An expired lock
+ * is not released: it is still held, and reported as expired, so a person decides to break it (its
+ * holder may have been killed half-way through an apply whose journal the next apply must finish).
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
@@ -18,6 +22,8 @@ export interface HeldLock {
   /** The lock-info JSON its holder sent. */
   readonly info: string;
   readonly createdMs: number;
+  /** When the lock lapses unless renewed; null for a lock taken before locks expired. */
+  readonly expiresMs: number | null;
 }
 
 export class StateDocumentsTable {
@@ -27,6 +33,7 @@ export class StateDocumentsTable {
   readonly #lock: Statement;
   readonly #getLock: Statement;
   readonly #unlock: Statement;
+  readonly #renew: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#get = db.prepare('SELECT lineage, serial, doc FROM state_documents WHERE account_id = ? AND project = ?');
@@ -35,8 +42,9 @@ export class StateDocumentsTable {
        ON CONFLICT (account_id, project) DO UPDATE SET lineage = excluded.lineage, serial = excluded.serial, doc = excluded.doc, updated_ms = excluded.updated_ms`,
     );
     this.#remove = db.prepare('DELETE FROM state_documents WHERE account_id = ? AND project = ?');
-    this.#lock = db.prepare('INSERT OR IGNORE INTO state_locks (account_id, project, lock_id, info, created_ms) VALUES (?, ?, ?, ?, ?)');
-    this.#getLock = db.prepare('SELECT lock_id AS lockId, info, created_ms AS createdMs FROM state_locks WHERE account_id = ? AND project = ?');
+    this.#lock = db.prepare('INSERT OR IGNORE INTO state_locks (account_id, project, lock_id, info, created_ms, expires_ms) VALUES (?, ?, ?, ?, ?, ?)');
+    this.#getLock = db.prepare('SELECT lock_id AS lockId, info, created_ms AS createdMs, expires_ms AS expiresMs FROM state_locks WHERE account_id = ? AND project = ?');
+    this.#renew = db.prepare('UPDATE state_locks SET expires_ms = ? WHERE account_id = ? AND project = ? AND lock_id = ?');
     this.#unlock = db.prepare('DELETE FROM state_locks WHERE account_id = ? AND project = ? AND lock_id = ?');
   }
 
@@ -52,9 +60,13 @@ export class StateDocumentsTable {
     return this.#remove.run(accountId, project).changes > 0;
   }
 
-  /** Takes the lock unless someone holds it; resolves to the holder either way. */
-  lock(accountId: string, project: string, lockId: string, info: string, nowMs: number): { taken: boolean; holder: HeldLock } {
-    const taken = this.#lock.run(accountId, project, lockId, info, nowMs).changes > 0;
+  /**
+   * Takes the lock until `expiresMs` unless someone holds it, or renews it until then when `lockId`
+   * holds it already; resolves to the holder either way.
+   */
+  lock(accountId: string, project: string, lock: { lockId: string; info: string; nowMs: number; expiresMs: number }): { taken: boolean; holder: HeldLock } {
+    const taken = this.#lock.run(accountId, project, lock.lockId, lock.info, lock.nowMs, lock.expiresMs).changes > 0;
+    if (!taken) this.#renew.run(lock.expiresMs, accountId, project, lock.lockId);
     return { taken, holder: this.held(accountId, project)! };
   }
 
