@@ -63,6 +63,8 @@ interface KnownAgent {
   runsInFlight: number;
   /** Polls of this agent open now: an agent waiting in a poll is live however long it waits. */
   polling: number;
+  /** Its key was revoked: gone from then on, until it polls again with a key that is good. */
+  revoked: boolean;
 }
 
 /** A report refused, for the route to answer (409 or 400). */
@@ -211,6 +213,7 @@ export class AgentHub {
     this.#pollsByKey.delete(keyId);
     const holders = [...this.#agents.values()].filter((agent) => agent.privateLocation?.keyId === keyId);
     if (holders.length === 0) return;
+    for (const agent of holders) agent.revoked = true;
     this.releaseLeases(holders.map((agent) => agent.agentId));
     for (const queue of new Set(holders.map((agent) => agent.queue))) this.#wake(queue);
   }
@@ -316,14 +319,15 @@ export class AgentHub {
     const now = this.#now();
     let agent = this.#agents.get(poll.agentId);
     if (!agent) {
-      agent = { agentId: poll.agentId, location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: 0, polling: 0 };
+      agent = { agentId: poll.agentId, location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: 0, polling: 0, revoked: false };
       this.#agents.set(poll.agentId, agent);
     }
-    Object.assign(agent, { location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: poll.leases.length });
+    Object.assign(agent, { location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: poll.leases.length, revoked: false });
     return agent;
   }
 
   #live(agent: KnownAgent, now: number): boolean {
+    if (agent.revoked) return false;
     return agent.polling > 0 || now - agent.lastSeenMs < 2 * this.leaseMs;
   }
 

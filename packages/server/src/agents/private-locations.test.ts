@@ -97,6 +97,10 @@ describe('private locations’ agents', () => {
     expect(await ended.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Bad Token' });
     const next = await poll(service, acme.rawKey, 'acme-agent');
     expect(await next.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Bad Token' });
+    // Gone at once: the location lists no agent, and its runs are not held for one.
+    expect(service.agents.hub.agents('acme')).toMatchObject([{ agentId: 'acme-agent', state: 'gone' }]);
+    const location = (await (await call(service, 'GET', `/v1/private-locations/${acme.locationId}`, acme.apiKey)).json()) as Record<string, unknown>;
+    expect(location).toMatchObject({ agentCount: 0, runningAgents: [] });
   });
 
   it('hands the runs a revoked agent held to the location’s other agent at once', async () => {
