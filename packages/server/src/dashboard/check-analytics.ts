@@ -1,14 +1,25 @@
 /**
- * The numbers behind a check page's charts, computed by the analytics read side exactly as
- * `GET /v1/analytics/{kind}/{id}` computes them (raw results, and rollups past the raw retention):
- * response-time percentiles, availability and the mean of each timing phase, per bucket of a quick
- * range. Served as JSON to the page's chart script, and as a summary row for the page's table.
+ * The numbers behind a check page's charts: response-time percentiles, availability and the mean of
+ * each timing phase, per bucket of a quick range, with the analytics read side's rules
+ * (`computeAnalytics`). Served as JSON to the page's chart script (`chartData`), and as one summary
+ * row for the page's table (`chartSummary`, which does not bucket).
+ *
+ * Where the numbers come from:
+ * - the last 24 hours: the raw results, exactly as `GET /v1/analytics/{kind}/{id}` answers (rollups
+ *   past the raw retention);
+ * - longer ranges: the hourly rollups (daily rows before the hourly rollups' retention) for every
+ *   whole hour before the last day, the raw results for the last day from its first whole hour. A
+ *   month at one result a minute is 43,200 rows to read but 720 hourly rows, which is what keeps the
+ *   page near its budget. The window starts on a whole hour, so every hourly row falls in one
+ *   bucket. Availability stays exact; percentiles are the histogram's (within 0.99 %); rollups keep
+ *   no timing phases, so phases are those of the last day's results (`phasesFrom` says from when).
  */
 import type { AnalyticsKind } from '@vigil/schema';
-import { analyticsInputs } from '../readside/analytics-rollups.js';
-import { BASE_METRICS, computeAnalytics } from '../readside/analytics.js';
+import { analyticsInputs, type AnalyticsInputs } from '../readside/analytics-rollups.js';
+import { BASE_METRICS, computeAnalytics, type AnalyticsQuery } from '../readside/analytics.js';
 import type { ResultsStore } from '../readside/results-store.js';
-import { quickRangeWindow } from '../readside/windows.js';
+import { DAY_MS, HOUR_MS } from '../readside/rollups-store.js';
+import { quickRangeWindow, type TimeWindow } from '../readside/windows.js';
 
 /** The quick ranges the page offers, with the bucket width that keeps each chart near 100–170 points. */
 export const RANGES = {
@@ -56,43 +67,101 @@ export function chartMetricsOf(kind: AnalyticsKind): ChartMetrics {
   };
 }
 
-export interface ChartData {
+/** What the page's table shows: the whole range as one row. */
+export interface ChartSummary {
   readonly range: DashboardRange;
   readonly from: string;
   readonly to: string;
+  readonly labels: Record<string, string>;
+  readonly summary: Record<string, number | null>;
+  /** Where the timing phases start when they cover less than the range (ISO 8601): rollups keep none. */
+  readonly phasesFrom?: string;
+}
+
+export interface ChartData extends ChartSummary {
   /** Bucket starts, UNIX seconds (uPlot's x axis). */
   readonly timestamps: number[];
   /** Values per metric, aligned with `timestamps`; null where a bucket had none. */
   readonly series: Record<string, Array<number | null>>;
-  readonly labels: Record<string, string>;
-  /** The whole range as one row: what the page's summary table shows. */
-  readonly summary: Record<string, number | null>;
 }
 
-export function chartData(results: ResultsStore, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): ChartData {
+/**
+ * The stored data a chart of `window` reads, as the top of this file says: raw results for a day or
+ * less, else rollup rows up to `rawFrom` and raw results after it.
+ */
+function chartInputs(results: ResultsStore, accountId: string, checkId: string, window: TimeWindow): AnalyticsInputs & { rawFrom: number } {
+  if (window.to - window.from <= DAY_MS) return { ...analyticsInputs(results, accountId, checkId, window), rawFrom: window.from };
+  const rawFrom = Math.max(window.from, Math.floor((window.to - DAY_MS) / HOUR_MS) * HOUR_MS);
+  // The last day as the API answers it (rollups only where its raw results are already pruned).
+  const recent = analyticsInputs(results, accountId, checkId, { from: rawFrom, to: window.to });
+  const hourlyHorizon = results.horizons().hourly;
+  // Hourly rows where they are still kept; whole days before that, as the API's coverage does.
+  const hourlyFrom = hourlyHorizon === undefined ? window.from : Math.min(Math.max(window.from, Math.ceil(hourlyHorizon / DAY_MS) * DAY_MS), rawFrom);
+  const daily = window.from < hourlyFrom ? results.rollupRowsOf(accountId, checkId, 'daily', { from: window.from, to: hourlyFrom }) : [];
+  const hourly = hourlyFrom < rawFrom ? results.rollupRowsOf(accountId, checkId, 'hourly', { from: hourlyFrom, to: rawFrom }) : [];
+  return { facts: recent.facts, rollups: [...daily, ...hourly, ...recent.rollups], rawFrom };
+}
+
+/** The window of a range: longer ranges start on the hour after `range` ago, so hourly rows fit the buckets. */
+function chartWindow(range: DashboardRange, nowMs: number): TimeWindow {
   const window = quickRangeWindow(range, nowMs);
+  return window.to - window.from <= DAY_MS ? window : { from: Math.ceil(window.from / HOUR_MS) * HOUR_MS, to: window.to };
+}
+
+interface ChartPlan {
+  readonly window: TimeWindow;
+  readonly metrics: string[];
+  readonly labels: Record<string, string>;
+  readonly inputs: AnalyticsInputs & { rawFrom: number };
+  readonly query: AnalyticsQuery;
+}
+
+function planChart(results: ResultsStore, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): ChartPlan {
+  const window = chartWindow(range, nowMs);
   const chosen = chartMetricsOf(kind);
   const metrics = [...chosen.percentiles, chosen.availability, ...chosen.phases.map((phase) => phase.metric)];
-  const { facts, rollups } = analyticsInputs(results, accountId, checkId, window);
-  const bucketed = computeAnalytics(facts, { kind, metrics, window, aggregationInterval: RANGES[range].bucketMinutes, page: 1, limit: 1 }, rollups);
-  const whole = computeAnalytics(facts, { kind, metrics, window, page: 1, limit: 1 }, rollups);
-  const rows = bucketed.series[0]?.data ?? [];
-  const series: Record<string, Array<number | null>> = {};
-  for (const metric of metrics) series[metric] = rows.map((row) => (typeof row[metric] === 'number' ? (row[metric] as number) : null));
   const labels: Record<string, string> = {};
   for (const metric of chosen.percentiles) labels[metric] = metric.slice(metric.lastIndexOf('_') + 1);
   labels['availability'] = 'Availability';
   for (const phase of chosen.phases) labels[phase.metric] = phase.label;
-  const summaryRow = whole.series[0]?.data[0] ?? {};
-  const summary: Record<string, number | null> = {};
-  for (const metric of metrics) summary[metric] = typeof summaryRow[metric] === 'number' ? (summaryRow[metric] as number) : null;
+  const inputs = chartInputs(results, accountId, checkId, window);
+  return { window, metrics, labels, inputs, query: { kind, metrics, window, page: 1, limit: 1 } };
+}
+
+function valuesOf(row: Record<string, unknown>, metrics: readonly string[]): Record<string, number | null> {
+  const values: Record<string, number | null> = {};
+  for (const metric of metrics) values[metric] = typeof row[metric] === 'number' ? (row[metric] as number) : null;
+  return values;
+}
+
+function summaryOf(plan: ChartPlan, range: DashboardRange): ChartSummary {
+  const { window, metrics, labels, inputs, query } = plan;
+  const whole = computeAnalytics(inputs.facts, query, inputs.rollups);
   return {
     range,
     from: new Date(window.from).toISOString(),
     to: new Date(window.to).toISOString(),
+    labels,
+    summary: valuesOf(whole.series[0]?.data[0] ?? {}, metrics),
+    ...(inputs.rawFrom > window.from ? { phasesFrom: new Date(inputs.rawFrom).toISOString() } : {}),
+  };
+}
+
+/** The whole range as one row, for the page's table (no buckets: the chart script asks for those). */
+export function chartSummary(results: ResultsStore, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): ChartSummary {
+  return summaryOf(planChart(results, accountId, checkId, kind, range, nowMs), range);
+}
+
+/** The range's buckets for the charts, and its summary row, from one read of the stored data. */
+export function chartData(results: ResultsStore, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): ChartData {
+  const plan = planChart(results, accountId, checkId, kind, range, nowMs);
+  const bucketed = computeAnalytics(plan.inputs.facts, { ...plan.query, aggregationInterval: RANGES[range].bucketMinutes }, plan.inputs.rollups);
+  const rows = bucketed.series[0]?.data ?? [];
+  const series: Record<string, Array<number | null>> = {};
+  for (const metric of plan.metrics) series[metric] = rows.map((row) => (typeof row[metric] === 'number' ? (row[metric] as number) : null));
+  return {
+    ...summaryOf(plan, range),
     timestamps: rows.map((row) => Date.parse(String(row['timestamp'])) / 1000),
     series,
-    labels,
-    summary,
   };
 }

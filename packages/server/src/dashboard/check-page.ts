@@ -15,7 +15,7 @@ import type { AppEnv } from '../http/types.js';
 import type { ReadSide } from '../readside/context.js';
 import type { StatusStore } from '../readside/statuses.js';
 import type { Store, StoredDoc } from '../store/index.js';
-import { analyticsKindOf, chartData, chartMetricsOf, rangeOf, RANGES, type DashboardRange } from './check-analytics.js';
+import { analyticsKindOf, chartData, chartMetricsOf, chartSummary, rangeOf, RANGES, type ChartSummary, type DashboardRange } from './check-analytics.js';
 import { stateBadge, stateOf } from './checks-list.js';
 import { html, ms, queryOf, timeTag, type SafeHtml } from './html.js';
 import { incidentRows } from './incidents.js';
@@ -60,7 +60,7 @@ ${service ? html`<dt>Incidents open on</dt><dd>status-page service ${String(serv
 </dl>`;
 }
 
-function analyticsSection(checkId: string, data: ReturnType<typeof chartData>, phases: ReadonlyArray<{ metric: string; label: string }>, percentiles: readonly string[]): SafeHtml {
+function analyticsSection(checkId: string, data: ChartSummary, phases: ReadonlyArray<{ metric: string; label: string }>, percentiles: readonly string[]): SafeHtml {
   const range = data.range;
   const links = (Object.keys(RANGES) as DashboardRange[]).map(
     (name) => html`<a href="/dashboard/checks/${encodeURIComponent(checkId)}${queryOf({ range: name })}#analytics"${name === range ? html` aria-current="true"` : ''}>${RANGES[name].label}</a>`,
@@ -69,14 +69,16 @@ function analyticsSection(checkId: string, data: ReturnType<typeof chartData>, p
   const summaryRows = [
     ...percentiles.map((metric) => html`<tr><th scope="row">Response time ${data.labels[metric]}</th><td>${ms(data.summary[metric])}</td></tr>`),
     html`<tr><th scope="row">Availability</th><td>${percent(data.summary['availability'])}</td></tr>`,
-    ...phases.map((phase) => html`<tr><th scope="row">${phase.label} (mean)</th><td>${ms(data.summary[phase.metric])}</td></tr>`),
+    ...phases.map((phase) => html`<tr><th scope="row">${phase.label} (mean${data.phasesFrom === undefined ? '' : html`, since ${timeTag(data.phasesFrom)}`})</th><td>${ms(data.summary[phase.metric])}</td></tr>`),
   ];
+  // Longer ranges are charted from hourly rollups, which keep no timing phases (check-analytics.ts).
+  const phasesNote = data.phasesFrom === undefined ? '' : html` <span class="meta">(from the results since ${timeTag(data.phasesFrom)}; hourly rollups keep no phases)</span>`;
   return html`<section id="analytics" aria-labelledby="analytics-title"><h2 id="analytics-title">Analytics</h2>
 <nav class="ranges" aria-label="Time range">${links}</nav>
 <div class="chart-grid">
 ${percentiles.length > 0 ? html`<figure><figcaption>Response time p50, p95, p99 (ms)</figcaption><div class="chart" data-chart="percentiles" data-src="${src}" role="img" aria-label="Response time percentiles chart; the numbers are in the table below"></div></figure>` : ''}
 <figure><figcaption>Availability (%)</figcaption><div class="chart" data-chart="availability" data-src="${src}" role="img" aria-label="Availability chart; the numbers are in the table below"></div></figure>
-${phases.length > 0 ? html`<figure><figcaption>Timing phases, mean (ms)</figcaption><div class="chart" data-chart="phases" data-src="${src}" role="img" aria-label="Timing phases chart; the numbers are in the table below"></div></figure>` : ''}
+${phases.length > 0 ? html`<figure><figcaption>Timing phases, mean (ms)${phasesNote}</figcaption><div class="chart" data-chart="phases" data-src="${src}" role="img" aria-label="Timing phases chart; the numbers are in the table below"></div></figure>` : ''}
 </div>
 <table class="narrow"><caption>${RANGES[range].label}, all locations</caption><tbody>${summaryRows}</tbody></table>
 </section>`;
@@ -105,7 +107,7 @@ export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void 
     const chosen = kind ? chartMetricsOf(kind) : undefined;
     const analytics =
       kind && chosen
-        ? analyticsSection(checkId, chartData(results, accountId, checkId, kind, range, now), chosen.phases, chosen.percentiles)
+        ? analyticsSection(checkId, chartSummary(results, accountId, checkId, kind, range, now), chosen.phases, chosen.percentiles)
         : html`<section><h2>Analytics</h2><p class="empty">This check type has no analytics yet.</p></section>`;
 
     // Newest first, read lazily: a page of results decodes only its own documents.

@@ -195,6 +195,10 @@ describe('the pages', () => {
     expect(data.range).toBe('last7Days');
     expect(Object.keys(data.series)).toEqual(expect.arrayContaining(['responseTime_p50', 'responseTime_p95', 'responseTime_p99', 'availability', 'dns_avg']));
     expect(data.timestamps.length).toBe(data.series.availability.length);
+    // A week is charted from hourly rollups, which keep no timing phases: the table says whose phases it shows.
+    const week = await browser.get(`/dashboard/checks/${FAILING_CHECK}?range=last7Days`);
+    expect(week.text).toMatch(/<th scope="row">DNS \(mean, since <time datetime="[^"]+">/);
+    expect(page.text).toContain('<th scope="row">DNS (mean)</th>');
   });
 
   it('shows a result in full: assertion with its actual value, request, response, phases and log, escaped', async () => {
