@@ -16,6 +16,7 @@
 import type { Hono } from 'hono';
 import type { AccountRegistry } from '../accounts.js';
 import type { AppEnv } from '../http/types.js';
+import { gzipText } from '../public-pages/compression.js';
 import { findPage } from '../public-pages/page-data.js';
 import type { Repositories } from '../repositories.js';
 import { dashboardAsset, DASHBOARD_ASSET_PREFIX } from './assets.js';
@@ -57,6 +58,9 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
     isStatusPageHost: (c) => c.req.header('host') !== undefined && findPage(readSide.pages, { host: c.req.header('host') }) !== undefined,
   };
   const reads = new PageReads(store);
+  // `/` too: the sign-in page, or on a custom domain the status page the handlers below pass it on to.
+  const compression = gzipText();
+  for (const path of ['/', `${PREFIX}*`]) app.use(path, compression);
 
   app.get(`${DASHBOARD_ASSET_PREFIX}:file`, (c) => {
     let asset;

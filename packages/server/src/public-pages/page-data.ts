@@ -7,17 +7,16 @@
 import { isActive, coversCheck, occurrencesBetween, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { IncidentState, IncidentUpdateState } from '../readside/incidents.js';
 import type { PagesStore, StatusPageDoc } from '../readside/pages-store.js';
-import type { ResultsStore } from '../readside/results-store.js';
 import type { StatusStore } from '../readside/statuses.js';
 import type { Store, StoredDoc } from '../store/index.js';
 import { webUrl } from './escape.js';
 import { componentStatus, pageStatus, serviceState, type ComponentStatus, type Indicator, type ServiceState } from './states.js';
-import { dayWindow, shareOf, uptimeDays, DAY_MS, type DayUptime, type Interval } from './uptime.js';
+import { dayWindow, shareOf, uptimeOfServices, DAY_MS, type DayUptime, type Interval, type UptimeCheck, type UptimeSource } from './uptime.js';
 
 export interface PublicPageDeps {
   readonly store: Store;
   readonly pages: PagesStore;
-  readonly results: ResultsStore;
+  readonly uptime: UptimeSource;
   readonly statuses: StatusStore;
 }
 
@@ -126,12 +125,23 @@ export function loadPageView(deps: PublicPageDeps, found: FoundPage, options: Vi
   const open = incidents.filter((incident) => incident.lastUpdateStatus !== 'RESOLVED');
   const uptimeWindow = dayWindow(Math.max(options.uptimeDays, 1), nowMs);
 
+  const covering = (check: LinkedCheck) => windows.filter((window) => coversCheck(window, check.tags));
+  const uptimeChecks = new Map<string, UptimeCheck[]>(
+    serviceIds.map((id) => [
+      id,
+      (checksOf.get(id) ?? []).map((check) => ({
+        checkId: check.id,
+        maintenance: covering(check).flatMap((window): Interval[] => occurrencesBetween(window, uptimeWindow.from, uptimeWindow.to)),
+      })),
+    ]),
+  );
+  const uptime = options.uptimeDays > 0 ? uptimeOfServices(deps.uptime, { accountId, nowMs, days: options.uptimeDays, services: uptimeChecks }) : undefined;
+
   const services = new Map<string, ServiceView>();
   for (const id of serviceIds) {
     const doc = store.services.get(accountId, id);
     if (!doc) continue;
     const checks = checksOf.get(id) ?? [];
-    const covering = (check: LinkedCheck) => windows.filter((window) => coversCheck(window, check.tags));
     const facts = {
       openIncidents: open.filter((incident) => incident.serviceIds.includes(id)),
       inMaintenance: checks.some((check) => covering(check).some((window) => isActive(window, nowMs))),
@@ -141,18 +151,7 @@ export function loadPageView(deps: PublicPageDeps, found: FoundPage, options: Vi
       }),
     };
     const state = serviceState(facts);
-    const days =
-      options.uptimeDays > 0
-        ? uptimeDays(deps.results, {
-            accountId,
-            nowMs,
-            days: options.uptimeDays,
-            checks: checks.map((check) => ({
-              checkId: check.id,
-              maintenance: covering(check).flatMap((window): Interval[] => occurrencesBetween(window, uptimeWindow.from, uptimeWindow.to)),
-            })),
-          })
-        : [];
+    const days = uptime?.get(id) ?? [];
     services.set(id, {
       id,
       name: String(doc['name'] ?? ''),

@@ -1,5 +1,6 @@
 /** The public status page over plain HTTP against a real server: no API key, states, bars, feeds, 404s. */
 import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { at, HOSTILE, startPageFixture, type PageFixture } from './test-fixture.js';
 
@@ -12,7 +13,7 @@ afterAll(async () => {
 });
 
 /** A GET without an API key, as a visitor's browser sends it; through node:http, since fetch cannot set Host. */
-function visit(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string }> {
+function visit(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const request = http.get(`${fixture.api.server.url}${path}`, { headers }, (response) => {
       const chunks: Buffer[] = [];
@@ -20,7 +21,8 @@ function visit(path: string, headers: Record<string, string> = {}): Promise<{ st
       response.on('end', () => {
         const received = new Headers();
         for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') received.set(name, value);
-        resolve({ status: response.statusCode ?? 0, headers: received, text: Buffer.concat(chunks).toString('utf8') });
+        const body = Buffer.concat(chunks);
+        resolve({ status: response.statusCode ?? 0, headers: received, text: body.toString('utf8'), body });
       });
     });
     request.on('error', reject);
@@ -34,6 +36,22 @@ describe('GET /status/{url}', () => {
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'self'; img-src 'self';/);
     expect(page.text).not.toMatch(/<script/i);
+  });
+
+  it('sends the page gzipped to a client that accepts gzip, as it is to one that does not', async () => {
+    const plain = await visit('/status/acme');
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(plain.headers.get('vary')).toMatch(/accept-encoding/i);
+    const zipped = await visit('/status/acme', { 'accept-encoding': 'gzip, deflate, br' });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    expect(zipped.headers.get('vary')).toMatch(/accept-encoding/i);
+    expect(zipped.headers.get('content-security-policy')).toBe(plain.headers.get('content-security-policy'));
+    expect(Number(zipped.headers.get('content-length'))).toBe(zipped.body.byteLength);
+    expect(zipped.body.byteLength).toBeLessThan(plain.body.byteLength / 4);
+    // The footer's time may move on between the two requests.
+    const withoutTime = (html: string) => html.replace(/<span>Updated <time[^]*?<\/time><\/span>/, '');
+    expect(withoutTime(gunzipSync(zipped.body).toString('utf8'))).toBe(withoutTime(plain.text));
+    expect((await visit('/status/acme', { 'accept-encoding': 'gzip;q=0' })).headers.get('content-encoding')).toBeNull();
   });
 
   it('escapes every stored name: a hostile service, card, page name and update text stay text', async () => {
@@ -52,9 +70,9 @@ describe('GET /status/{url}', () => {
 
   it('labels each day bar: a result inside a maintenance window is left out, days without results say no data', async () => {
     const { text } = await visit('/status/acme');
-    expect(text).toContain(`aria-label="${at(3, 0).slice(0, 10)}: 100.00 % of 4 runs passed; maintenance excluded"`);
-    expect(text).toContain(`aria-label="${at(2, 0).slice(0, 10)}: 75.00 % of 4 runs passed"`);
-    expect(text).toContain(`aria-label="${at(4, 0).slice(0, 10)}: no data"`);
+    expect(text).toContain(`title="${at(3, 0).slice(0, 10)}: 100.00 % of 4 runs passed; maintenance excluded"`);
+    expect(text).toContain(`title="${at(2, 0).slice(0, 10)}: 75.00 % of 4 runs passed"`);
+    expect(text).toContain(`title="${at(4, 0).slice(0, 10)}: no data"`);
     expect(text.match(/role="img"/g)?.length).toBe(3 * 90);
   });
 

@@ -98,17 +98,18 @@ function renderService(service: ServiceView): string {
 <p class="sr">${e(service.name)}: ${e(overall)} over the last ${days} days.</p></li>`;
 }
 
-/** One day's bar: green all passed, yellow at least 99 %, red below, grey without data. */
+/**
+ * One day's bar: green all passed, yellow at least 99 %, red below, grey without data. Its label is
+ * written once, as `title`: the tooltip a pointer shows and, with no `aria-label`, the image's
+ * accessible name too. Written twice it was half of a 90-day, 20-service page's bytes.
+ */
 function renderBar(day: DayUptime): string {
   const maintenance = day.maintenance ? '; maintenance excluded' : '';
-  if (day.results === 0) {
-    const label = `${day.day}: no data${maintenance}`;
-    return `<li class="nodata"><span role="img" aria-label="${e(label)}" title="${e(label)}"></span></li>`;
-  }
+  if (day.results === 0) return `<li class="nodata"><span role="img" title="${e(`${day.day}: no data${maintenance}`)}"></span></li>`;
   const share = day.passed / day.results;
   const kind = day.passed === day.results ? 'up' : share >= 0.99 ? 'partial' : 'down';
   const label = `${day.day}: ${percent(share)} of ${day.results} ${day.results === 1 ? 'run' : 'runs'} passed${maintenance}`;
-  return `<li class="${kind}"><span role="img" aria-label="${e(label)}" title="${e(label)}"></span></li>`;
+  return `<li class="${kind}"><span role="img" title="${e(label)}"></span></li>`;
 }
 
 function serviceNames(view: PageView, ids: readonly string[]): string {

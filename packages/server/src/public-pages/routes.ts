@@ -19,11 +19,14 @@ import type { Context, Hono } from 'hono';
 import { HttpError } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from '../routes/index.js';
+import { RollupTotalsTable } from '../store/sqlite/rollup-totals.js';
 import { ASSET_PREFIX, ASSETS } from './assets.js';
+import { gzipText } from './compression.js';
 import { atomFeed, badgeSvg, summaryJson } from './feeds.js';
 import { findPage, loadPageView, PAGE_VIEW, type FoundPage, type PageView, type PublicPageDeps, type ViewOptions } from './page-data.js';
 import { renderNotFound, renderPage } from './render-html.js';
 import { subscribeForm } from './render-subscribe.js';
+import { uptimeSource } from './uptime.js';
 import { registerSubscriptions, SUBSCRIBE_POST_PATH } from './subscribe-routes.js';
 
 /** Whether a request is for a public page, served without authentication: reads, and the subscription forms' POSTs. */
@@ -58,7 +61,7 @@ function notFoundError(what: string): HttpError {
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   const { readSide, statuses } = ctx.repositories;
-  const deps: PublicPageDeps = { store: ctx.store, pages: readSide.pages, results: readSide.results, statuses };
+  const deps: PublicPageDeps = { store: ctx.store, pages: readSide.pages, uptime: uptimeSource(readSide.results, new RollupTotalsTable(ctx.store.db)), statuses };
   const origin = (c: Context<AppEnv>) => ctx.publicUrl() ?? new URL(c.req.url).origin;
   const find = (c: Context<AppEnv>, slug?: string): FoundPage | undefined =>
     findPage(deps.pages, { host: c.req.header('host'), ...(slug === undefined ? {} : { slug }) });
@@ -70,6 +73,10 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const form = ctx.subscriptionMail && typeof found.page.url === 'string' ? subscribeForm(found.page.url) : '';
     return c.html(renderPage(shown, form), 200, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(shown) });
   };
+
+  // Before the routes, so it wraps them (`/` on a custom domain is wrapped by the dashboard's).
+  const compression = gzipText();
+  for (const path of ['/status/*', `${ASSET_PREFIX}*`]) app.use(path, compression);
 
   registerSubscriptions(app, {
     store: ctx.store,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResultFacts } from '../readside/result-facts.js';
 import type { Horizons, RollupGranularity, RollupRow } from '../readside/rollups-store.js';
-import { DAY_MS, HOUR_MS, percent, shareOf, uptimeDays, type Interval, type UptimeSource } from './uptime.js';
+import { DAY_MS, HOUR_MS, percent, shareOf, uptimeDays, uptimeOfServices, type Interval, type UptimeSource } from './uptime.js';
 
 const NOW = Date.UTC(2026, 2, 10, 15, 0);
 const TODAY = Date.UTC(2026, 2, 10);
@@ -23,6 +23,8 @@ function sourceOf(results: Array<[number, boolean]>, horizons: Horizons = {}): U
   const source = {
     rawReads: 0,
     horizons: () => horizons,
+    dailyTotals: (_account: string, checkIds: readonly string[], window: Interval) =>
+      new Map(checkIds.map((checkId) => [checkId, rows(DAY_MS, window).map(({ startMs, results: count, failures }) => ({ startMs, results: count, failures }))])),
     rollupRowsOf: (_account: string, _check: string, granularity: RollupGranularity, window: Interval) => rows(granularity === 'daily' ? DAY_MS : HOUR_MS, window),
     factsBetween: (_account: string, checkId: string, from: number, to: number): ResultFacts[] => {
       source.rawReads += 1;
@@ -78,6 +80,26 @@ describe('uptime bars', () => {
     const days = bars(source, [{ from: day(1, 2), to: day(1, 2, 30) }, { from: day(1, 2, 20), to: day(1, 3) }]);
     expect(days[3]).toMatchObject({ results: 0, maintenance: true });
     expect(source.rawReads).toBe(0);
+  });
+});
+
+describe("a page's uptime bars", () => {
+  it('reads the daily totals of every service once, and gives each service its own checks', () => {
+    const source = sourceOf([[day(1, 1), false], [day(1, 2), true]]);
+    const asked: string[][] = [];
+    const dailyTotals = source.dailyTotals;
+    source.dailyTotals = (account, checkIds, window) => {
+      asked.push([...checkIds]);
+      return dailyTotals(account, checkIds, window);
+    };
+    const services = new Map([
+      ['s1', [{ checkId: 'c1', maintenance: [] }]],
+      ['s2', [{ checkId: 'c1', maintenance: [] }, { checkId: 'c2', maintenance: [] }]],
+    ]);
+    const bars = uptimeOfServices(source, { accountId: 'a', nowMs: NOW, days: 5, services });
+    expect(asked).toEqual([['c1', 'c2']]);
+    expect(bars.get('s1')![3]).toMatchObject({ results: 2, passed: 1 });
+    expect(bars.get('s2')![3]).toMatchObject({ results: 4, passed: 2 });
   });
 });
 

@@ -10,10 +10,13 @@
  *   still kept (`--retention`), and is left out whole after; an hour it covers whole is left out;
  * - a day a window touched whose hourly rows are already pruned (past the hourly rollups'
  *   retention) is left out whole, since a daily row cannot tell which results fell in the window.
- * A day with no result counted is "no data".
+ * A day with no result counted is "no data". The daily totals of every check on a page come from
+ * one read (`dailyTotals`), without the rows' response-time histograms.
  */
 import type { ResultFacts } from '../readside/result-facts.js';
+import type { ResultsStore } from '../readside/results-store.js';
 import type { Horizons, RollupGranularity, RollupRow } from '../readside/rollups-store.js';
+import type { DailyTotal, RollupTotalsTable } from '../store/sqlite/rollup-totals.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -24,11 +27,22 @@ export interface Interval {
   readonly to: number;
 }
 
-/** Where uptime reads from: the read side's results store. */
+/** Where uptime reads from: the read side's results store and the daily rollups' totals. */
 export interface UptimeSource {
   horizons(): Horizons;
+  /** Per check, the daily rows starting in `window`, summed over locations. */
+  dailyTotals(accountId: string, checkIds: readonly string[], window: Interval): ReadonlyMap<string, readonly DailyTotal[]>;
   rollupRowsOf(accountId: string, checkId: string, granularity: RollupGranularity, window: Interval): RollupRow[];
   factsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): ResultFacts[];
+}
+
+export function uptimeSource(results: ResultsStore, totals: RollupTotalsTable): UptimeSource {
+  return {
+    horizons: () => results.horizons(),
+    dailyTotals: (accountId, checkIds, window) => totals.dailyTotals(accountId, checkIds, window.from, window.to),
+    rollupRowsOf: (accountId, checkId, granularity, window) => results.rollupRowsOf(accountId, checkId, granularity, window),
+    factsBetween: (accountId, checkId, fromMs, toMs) => results.factsBetween(accountId, checkId, fromMs, toMs),
+  };
 }
 
 export interface DayUptime {
@@ -42,10 +56,16 @@ export interface DayUptime {
   maintenance: boolean;
 }
 
+/** A linked check of a service, with the maintenance intervals covering it. */
+export interface UptimeCheck {
+  readonly checkId: string;
+  readonly maintenance: readonly Interval[];
+}
+
 export interface UptimeRequest {
   readonly accountId: string;
-  /** The service's linked checks, each with the maintenance intervals covering it. */
-  readonly checks: ReadonlyArray<{ readonly checkId: string; readonly maintenance: readonly Interval[] }>;
+  /** The service's linked checks. */
+  readonly checks: readonly UptimeCheck[];
   readonly days: number;
   readonly nowMs: number;
 }
@@ -56,39 +76,61 @@ export function dayWindow(days: number, nowMs: number): Interval {
   return { from: today - (days - 1) * DAY_MS, to: today + DAY_MS };
 }
 
+/** One service's bars. */
 export function uptimeDays(source: UptimeSource, request: UptimeRequest): DayUptime[] {
+  const { checks, ...rest } = request;
+  return uptimeOfServices(source, { ...rest, services: new Map([['', checks]]) }).get('')!;
+}
+
+/** The bars of several services (a page's), with one read of their checks' daily totals. */
+export function uptimeOfServices(
+  source: UptimeSource,
+  request: Omit<UptimeRequest, 'checks'> & { readonly services: ReadonlyMap<string, readonly UptimeCheck[]> },
+): Map<string, DayUptime[]> {
   const window = dayWindow(request.days, request.nowMs);
-  const out: DayUptime[] = [];
-  for (let start = window.from; start < window.to; start += DAY_MS) {
-    out.push({ day: new Date(start).toISOString().slice(0, 10), startMs: start, results: 0, passed: 0, maintenance: false });
-  }
+  const checkIds = [...new Set([...request.services.values()].flatMap((checks) => checks.map((check) => check.checkId)))];
+  const daily = source.dailyTotals(request.accountId, checkIds, window);
   const horizons = source.horizons();
-  for (const check of request.checks) {
-    const intervals = merged(check.maintenance);
-    const touches = (from: number, to: number) => intervals.some((each) => each.from < to && each.to > from);
-    const covers = (from: number, to: number) => intervals.some((each) => each.from <= from && each.to >= to);
-    for (const row of source.rollupRowsOf(request.accountId, check.checkId, 'daily', window)) {
-      if (touches(row.startMs, row.startMs + DAY_MS)) continue;
-      add(out[(row.startMs - window.from) / DAY_MS], row.results, row.results - row.failures);
-    }
-    for (const day of out) {
-      const dayEnd = day.startMs + DAY_MS;
-      if (!touches(day.startMs, dayEnd)) continue;
-      day.maintenance = true;
-      if (horizons.hourly !== undefined && day.startMs < horizons.hourly) continue;
-      for (const row of source.rollupRowsOf(request.accountId, check.checkId, 'hourly', { from: day.startMs, to: dayEnd })) {
-        const hourEnd = row.startMs + HOUR_MS;
-        if (!touches(row.startMs, hourEnd)) add(day, row.results, row.results - row.failures);
-        else if (!covers(row.startMs, hourEnd) && (horizons.raw === undefined || row.startMs >= horizons.raw)) {
-          const outside = source
-            .factsBetween(request.accountId, check.checkId, row.startMs, hourEnd)
-            .filter((fact) => fact.resultType === 'FINAL' && !touches(fact.createdAt, fact.createdAt + 1));
-          add(day, outside.length, outside.filter((fact) => !fact.hasFailures).length);
-        }
+  const dayNames: Array<{ day: string; startMs: number }> = [];
+  for (let start = window.from; start < window.to; start += DAY_MS) dayNames.push({ day: new Date(start).toISOString().slice(0, 10), startMs: start });
+  const byService = new Map<string, DayUptime[]>();
+  for (const [serviceId, checks] of request.services) {
+    const out: DayUptime[] = dayNames.map(({ day, startMs }) => ({ day, startMs, results: 0, passed: 0, maintenance: false }));
+    for (const check of checks) addCheck(source, request.accountId, { check, days: out, window, horizons, daily: daily.get(check.checkId) ?? [] });
+    byService.set(serviceId, out);
+  }
+  return byService;
+}
+
+function addCheck(
+  source: UptimeSource,
+  accountId: string,
+  { check, days, window, horizons, daily }: { check: UptimeCheck; days: DayUptime[]; window: Interval; horizons: Horizons; daily: readonly DailyTotal[] },
+): void {
+  const intervals = merged(check.maintenance);
+  const touches = (from: number, to: number) => intervals.some((each) => each.from < to && each.to > from);
+  const covers = (from: number, to: number) => intervals.some((each) => each.from <= from && each.to >= to);
+  for (const row of daily) {
+    if (touches(row.startMs, row.startMs + DAY_MS)) continue;
+    add(days[(row.startMs - window.from) / DAY_MS], row.results, row.results - row.failures);
+  }
+  if (intervals.length === 0) return;
+  for (const day of days) {
+    const dayEnd = day.startMs + DAY_MS;
+    if (!touches(day.startMs, dayEnd)) continue;
+    day.maintenance = true;
+    if (horizons.hourly !== undefined && day.startMs < horizons.hourly) continue;
+    for (const row of source.rollupRowsOf(accountId, check.checkId, 'hourly', { from: day.startMs, to: dayEnd })) {
+      const hourEnd = row.startMs + HOUR_MS;
+      if (!touches(row.startMs, hourEnd)) add(day, row.results, row.results - row.failures);
+      else if (!covers(row.startMs, hourEnd) && (horizons.raw === undefined || row.startMs >= horizons.raw)) {
+        const outside = source
+          .factsBetween(accountId, check.checkId, row.startMs, hourEnd)
+          .filter((fact) => fact.resultType === 'FINAL' && !touches(fact.createdAt, fact.createdAt + 1));
+        add(day, outside.length, outside.filter((fact) => !fact.hasFailures).length);
       }
     }
   }
-  return out;
 }
 
 /** The share of passing results over the days, undefined when none was counted. */
