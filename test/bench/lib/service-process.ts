@@ -29,6 +29,8 @@ export interface ServiceProcessOptions {
   readonly requestLog?: string;
   /** Run checks on their schedule; off by default (most suites measure the API alone). */
   readonly scheduler?: boolean;
+  /** More `vigil server` flags, appended as given (e.g. `--max-runs-in-flight 50`). */
+  readonly extraArgs?: readonly string[];
 }
 
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
@@ -36,6 +38,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const args = ['server', ...(options.scheduler ? [] : ['--no-scheduler']), '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
   if (options.rateLimit) args.push('--rate-limit', options.rateLimit);
   if (options.requestLog) args.push('--request-log', options.requestLog);
+  args.push(...(options.extraArgs ?? []));
   // VIGIL_BENCH_PROFILE=DIR: a V8 CPU profile of the service, written to DIR when it stops (NODE_OPTIONS refuses --cpu-prof).
   const profileDir = process.env['VIGIL_BENCH_PROFILE'];
   const nodeFlags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
