@@ -15,4 +15,5 @@ export { PROVIDER_BASE_URLS } from './alerting/channels.js';
 export { parsePublicUrl } from './heartbeats/ping-urls.js';
 export type { RequestLogEntry } from './http/request-log.js';
 export type { CheckFailedEvent } from './scheduler/index.js';
+export { defaultMaxRunsInFlight, defaultProcessRuns, defaultSandboxedRuns, MIN_RUNS_IN_FLIGHT } from './scheduler/concurrency.js';
 export type { DeliveryEvent } from './alerting/outbox.js';

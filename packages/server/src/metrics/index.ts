@@ -86,12 +86,13 @@ export class ServiceMetrics {
     new Gauge({ name: 'vigil_scheduler_runs_queued', help: 'Claimed slots waiting for a free run slot', registers, collect() { this.set(queue()?.waiting ?? 0); } });
     this.#missed = new Counter({
       name: 'vigil_scheduler_missed_slots_total',
-      help: 'Slots that were claimed but never ran, by reason (superseded: the next slot of the same check and location came while it still waited)',
+      help: 'Slots that were claimed but never ran, by reason (superseded: the next slot of the same check and location came while it still waited; queue-full: pushed out of a full line of waiting runs)',
       labelNames: ['reason'],
       registers,
       collect: () => this.#countSuperseded(),
     });
     this.#missed.inc({ reason: 'superseded' }, 0);
+    this.#missed.inc({ reason: 'queue-full' }, 0);
     this.#notifications = new Counter({
       name: 'vigil_notifications_total',
       help: 'Alert notifications settled, by channel type and outcome (sent, failed after its retries, undeliverable)',
@@ -110,6 +111,11 @@ export class ServiceMetrics {
 
   runStarted(dueMs: number, nowMs: number): void {
     this.#startLag.observe(Math.max(0, nowMs - dueMs) / 1000);
+  }
+
+  /** A claimed slot that will never run, told as it is given up (superseded slots are read from the queue instead). */
+  slotMissed(reason: 'queue-full'): void {
+    this.#missed.inc({ reason });
   }
 
   runStored(run: StoredRun): void {

@@ -239,6 +239,7 @@ describe('GET /metrics', () => {
     expect(text).toContain('vigil_scheduler_runs_in_flight 0');
     expect(text).toContain('vigil_scheduler_runs_queued 0');
     expect(text).toContain('vigil_scheduler_missed_slots_total{reason="superseded"} 0');
+    expect(text).toContain('vigil_scheduler_missed_slots_total{reason="queue-full"} 0');
     expect(text).toContain('vigil_http_requests_total{method="GET",route="/metrics",status="200"} 1');
     expect(text).toContain('vigil_http_requests_total{method="POST",route="/v1/checks/api",status="201"} 2');
     expect(text).toMatch(/^vigil_http_request_duration_seconds_count\{method="POST",route="\/v1\/checks\/api"\} 2$/m);

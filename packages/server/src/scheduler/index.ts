@@ -10,13 +10,16 @@ import type { ServiceMetrics } from '../metrics/index.js';
 import type { Repositories } from '../repositories.js';
 import type { AgentHub } from '../agents/hub.js';
 import { LocationRoutedQueue, type LocalLocations } from '../agents/routing.js';
+import { defaultMaxRunsInFlight, defaultProcessRuns, defaultSandboxedRuns, type RunLane } from './concurrency.js';
 import { executeRuns, reportRecorder } from './execute.js';
-import { InProcessRunQueue, type ExecuteRun, type RunJob, type RunQueue } from './queue.js';
+import { LanedRunQueue } from './lanes.js';
+import type { ExecuteRun, RunJob, RunQueue } from './queue.js';
 import { Scheduler } from './scheduler.js';
 
 export { dueSlots, nextDueMs, DEFAULT_LOCATION, type Slot, type SchedulableCheck } from './slots.js';
 export { Scheduler, schedulable } from './scheduler.js';
 export type { RunJob, RunQueue } from './queue.js';
+export { defaultMaxRunsInFlight } from './concurrency.js';
 
 /** How long a stop waits for runs and deliveries in flight when not told (the HTTP server's drain). */
 export const DEFAULT_DRAIN_MS = 5000;
@@ -24,11 +27,22 @@ export const DEFAULT_DRAIN_MS = 5000;
 const ABORT_GRACE_MS = 1000;
 
 export interface SchedulingOptions {
-  /** Runs in flight at once, all accounts together (default 50). */
-  concurrency?: number;
   /**
-   * Free run slots kept for accounts holding fewer runs than this (default a tenth of `concurrency`,
-   * rounded down: 5 of 50), so an account filling the rest cannot make another's next run wait (queue.ts).
+   * Network runs (API, TCP, DNS, …) in flight at most, all accounts together: the limit follows the
+   * rate slots fall due times how long runs take, between 50 and this (concurrency.ts; default
+   * `defaultMaxRunsInFlight()`, from the open-file limit and memory).
+   */
+  maxRunsInFlight?: number;
+  /** Exactly this many network runs in flight instead of a limit that follows the load (tests, embedding). */
+  concurrency?: number;
+  /** Browser, multi-step and Playwright runs in flight at most (default one per core, at least two). */
+  sandboxedRuns?: number;
+  /** ICMP and traceroute runs in flight at most (default eight per core). */
+  processRuns?: number;
+  /**
+   * Free run slots kept for accounts holding fewer runs than this (default a tenth of the network
+   * limit of the moment, rounded down: 5 of 50), so an account filling the rest cannot make
+   * another's next run wait (queue.ts).
    */
   reservedRuns?: number;
   /** Default: a runner of its own, closed on stop. */
@@ -56,6 +70,28 @@ export interface SchedulingOptions {
    * location runs in this process.
    */
   agents?: { hub: AgentHub; localLocations: LocalLocations };
+}
+
+/** Lines a full lane's drops are told in; at most one a minute per lane, so an overloaded service does not also flood its log. */
+const DROP_LOG_EVERY_MS = 60_000;
+const LANE_RUNS: Record<RunLane, string> = {
+  network: 'network runs (raise --max-runs-in-flight if the machine has room)',
+  sandboxed: 'browser and multi-step runs (one per core)',
+  process: 'ICMP and traceroute runs',
+};
+
+function dropReporter(log: (line: string) => void, now: () => number): (lane: RunLane) => void {
+  const counts = new Map<RunLane, { dropped: number; loggedAt: number }>();
+  return (lane) => {
+    const count = counts.get(lane) ?? { dropped: 0, loggedAt: Number.NEGATIVE_INFINITY };
+    counts.set(lane, count);
+    count.dropped++;
+    if (now() - count.loggedAt < DROP_LOG_EVERY_MS) return;
+    const since = count.loggedAt === Number.NEGATIVE_INFINITY ? '' : ' since the last such line';
+    log(`vigil server: ${count.dropped} due run(s) dropped${since} because the line of ${LANE_RUNS[lane]} was full; their slots count as missed`);
+    count.dropped = 0;
+    count.loggedAt = now();
+  };
 }
 
 export interface CheckFailedEvent {
@@ -123,11 +159,19 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
     metrics?.runStarted(job.slot.dueMs, now());
     return executeStored(job, signal);
   };
-  const queue = new InProcessRunQueue(execute, {
-    concurrency: options.concurrency ?? 50,
+  const droppedLog = dropReporter(log, now);
+  const queue = new LanedRunQueue(execute, {
+    maxRunsInFlight: options.maxRunsInFlight ?? defaultMaxRunsInFlight(),
+    ...(options.concurrency !== undefined ? { fixedRunsInFlight: options.concurrency } : {}),
+    sandboxedRuns: options.sandboxedRuns ?? defaultSandboxedRuns(),
+    processRuns: options.processRuns ?? defaultProcessRuns(),
     ...(options.reservedRuns !== undefined ? { reserve: options.reservedRuns } : {}),
     onError: (error, job) =>
       log(`vigil server: the run of check ${job.slot.checkId} at ${new Date(job.slot.dueMs).toISOString()} (${job.slot.location}) failed inside the service: ${String((error as Error)?.stack ?? error)}`),
+    onDropped: (_job, lane) => {
+      metrics?.slotMissed('queue-full');
+      droppedLog(lane);
+    },
   });
   const agents = options.agents;
   agents?.hub.start(reportRecorder(recording));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AdaptiveLimit } from './concurrency.js';
 import { InProcessRunQueue, type RunJob } from './queue.js';
 
 /** Runs that end only when the test says so; `started` lists the runs in the order they started. */
@@ -168,5 +169,80 @@ describe('InProcessRunQueue.stop', () => {
     expect(await queue.stop(10, 10)).toEqual({ dropped: 0, aborted: 1 });
     expect(signals.get('a-1')!.aborted).toBe(true);
     expect(queue.pending).toBe(1);
+  });
+});
+
+describe('InProcessRunQueue with a bounded line', () => {
+  /** A queue of one run in flight, held by `busy`, with `maxWaiting` places in line; drops recorded by slot key. */
+  function boundedHarness(maxWaiting: number) {
+    const started: string[] = [];
+    const dropped: string[] = [];
+    const finishers: Array<() => void> = [];
+    const queue = new InProcessRunQueue(
+      (job) => new Promise<void>((resolve) => (started.push(job.slot.key), finishers.push(resolve))),
+      { concurrency: 1, reserve: 0, maxWaiting, onError: () => undefined, onDropped: (job) => dropped.push(job.slot.key) },
+    );
+    queue.submit(job('other', 'busy'));
+    return { queue, started, dropped, finishers };
+  }
+
+  it('drops the run first in line of the account with the most runs waiting, never the newcomer, and reports each drop', async () => {
+    const { queue, started, dropped, finishers } = boundedHarness(4);
+    queue.submit(job('hog', 'h1', 10_000));
+    queue.submit(job('hog', 'h2', 11_000));
+    queue.submit(job('hog', 'h3', 12_000));
+    queue.submit(job('quiet', 'q1', 13_000));
+    // Five waiting for four places: the hog holds three, so its oldest goes.
+    queue.submit(job('quiet', 'q2', 14_000));
+    // Two, two and one: the tie goes against the line whose first run is older (the hog's h2).
+    queue.submit(job('x', 'x1', 14_500));
+    // The quiet account holds three now: its own oldest goes, not the newcomer.
+    queue.submit(job('quiet', 'q3', 15_000));
+    expect(dropped).toEqual(['h1@10000@eu-west-1', 'h2@11000@eu-west-1', 'q1@13000@eu-west-1']);
+    expect([queue.dropped, queue.waiting, queue.superseded]).toEqual([3, 4, 0]);
+    for (let run = 0; run < 4; run++) {
+      finishers[run]!();
+      await settle();
+    }
+    expect(started).toEqual(['busy@0@eu-west-1', 'h3@12000@eu-west-1', 'q2@14000@eu-west-1', 'x1@14500@eu-west-1', 'q3@15000@eu-west-1']);
+  });
+
+  it('replaces a waiting slot by its next one without counting it against the bound', () => {
+    const { queue, dropped } = boundedHarness(2);
+    queue.submit(job('a', 'c1', 10_000));
+    queue.submit(job('a', 'c2', 10_000));
+    queue.submit(job('a', 'c1', 20_000));
+    expect(dropped).toEqual([]);
+    expect([queue.waiting, queue.superseded, queue.dropped]).toEqual([2, 1, 0]);
+  });
+
+  it('drops every slot handed over when nothing may wait, and still runs those that find a free slot', () => {
+    const { queue, started, dropped } = boundedHarness(0);
+    queue.submit(job('a', 'late', 10_000));
+    expect(started).toEqual(['busy@0@eu-west-1']);
+    expect(dropped).toEqual(['late@10000@eu-west-1']);
+    expect(queue.pending).toBe(1);
+  });
+});
+
+describe('InProcessRunQueue with a limit that follows the load', () => {
+  it('starts more runs once slow runs end at a high due rate, and never more than the maximum', async () => {
+    let clock = 0;
+    const finishers = new Map<string, () => void>();
+    const queue = new InProcessRunQueue(
+      (job) => new Promise<void>((resolve) => finishers.set(job.slot.checkId, resolve)),
+      { concurrency: new AdaptiveLimit({ min: 2, max: 6 }), reserve: 0, onError: () => undefined, now: () => clock },
+    );
+    for (const checkId of ['c1', 'c2', 'c3', 'c4']) queue.submit(job('a', checkId));
+    // Nothing has ended yet: the floor.
+    expect([queue.limit, queue.running]).toEqual([2, 2]);
+    clock = 1000;
+    finishers.get('c1')!();
+    finishers.get('c2')!();
+    await settle();
+    // 4 due in a second, runs of a second: 4 × 1 × 1.5 = 6 in flight at most; the two waiting start.
+    expect([queue.limit, queue.running, queue.waiting]).toEqual([6, 2, 0]);
+    for (let index = 5; index <= 20; index++) queue.submit(job('a', `c${index}`));
+    expect([queue.limit, queue.running, queue.waiting]).toEqual([6, 6, 12]);
   });
 });

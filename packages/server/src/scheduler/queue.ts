@@ -21,9 +21,18 @@
  *   it (the older one counts as missed): running it late says nothing the newer run does not, and
  *   an account whose runs all hang would otherwise queue a slot per check per period without end.
  *   So an account never has more runs waiting than it has checks and locations.
+ * - At most `maxWaiting` runs wait in all. A slot due while the line is full pushes out the run
+ *   first in line of the account with the most runs waiting (its oldest place): that account is
+ *   the one outrunning its share, and its oldest run is the latest already, the one whose check's
+ *   next slot comes soonest. The dropped slot is reported (`onDropped`) and counts as missed.
+ *
+ * The limit on runs in flight is a `RunLimit` (concurrency.ts): fixed, or following the rate slots
+ * fall due and how long runs take. The queue tells it of every due slot and every run's duration,
+ * and asks it before every start; the fair share and the reserve follow the limit of the moment.
  *
  * Every dispatch costs the accounts it looks at, never the runs queued behind them.
  */
+import { FixedLimit, type RunLimit } from './concurrency.js';
 import type { Slot } from './slots.js';
 
 /** One claimed slot to run: the slot and the stored documents it was computed from. */
@@ -46,12 +55,18 @@ export interface RunQueue {
 export type ExecuteRun = (job: RunJob, signal: AbortSignal) => Promise<void>;
 
 export interface InProcessRunQueueOptions {
-  /** Runs in flight at once, all accounts together. */
-  concurrency: number;
-  /** Free slots kept for accounts holding fewer runs than this (default a tenth of `concurrency`, rounded down). */
+  /** Runs in flight at once, all accounts together: a number, or a limit that follows the load. */
+  concurrency: number | RunLimit;
+  /** Free slots kept for accounts holding fewer runs than this (default a tenth of the limit of the moment, rounded down). */
   reserve?: number;
+  /** Runs waiting at most, all accounts together (default: no bound but the one per check and location). */
+  maxWaiting?: number;
   /** A run that failed inside the service (not a failing check). */
   onError: (error: unknown, job: RunJob) => void;
+  /** Told of each slot dropped from a full line; it never runs and counts as missed. */
+  onDropped?: (job: RunJob) => void;
+  /** Milliseconds, for the due rate and the runs' durations the limit learns from (default `performance.now`). */
+  now?: () => number;
 }
 
 /** What a stop left behind: runs never started, and runs aborted at the deadline. Both slots count as missed. */
@@ -71,6 +86,17 @@ class Fifo<T> {
 
   push(item: T): void {
     this.#items.push(item);
+  }
+
+  /** The item that `shift` would return, without removing it. */
+  peek(): T | undefined {
+    return this.#head < this.#items.length ? this.#items[this.#head] : undefined;
+  }
+
+  /** Removes one item wherever it is: O(length), for the rare removal from the middle. */
+  remove(item: T): void {
+    const index = this.#items.indexOf(item, this.#head);
+    if (index >= 0) this.#items.splice(index, 1);
   }
 
   shift(): T | undefined {
@@ -114,9 +140,12 @@ const placeOf = (job: RunJob) => `${job.slot.checkId}\n${job.slot.location}`;
  */
 export class InProcessRunQueue implements RunQueue {
   readonly #execute: ExecuteRun;
-  readonly #concurrency: number;
-  readonly #reserve: number;
+  readonly #limit: RunLimit;
+  readonly #reserve: number | undefined;
+  readonly #maxWaiting: number;
   readonly #onError: InProcessRunQueueOptions['onError'];
+  readonly #onDropped: InProcessRunQueueOptions['onDropped'];
+  readonly #now: () => number;
   readonly #tenants = new Map<string, Tenant>();
   /** Accounts with runs waiting, in turn order; each at most once. */
   readonly #turns = new Fifo<Tenant>();
@@ -124,14 +153,23 @@ export class InProcessRunQueue implements RunQueue {
   #running = 0;
   #waiting = 0;
   #superseded = 0;
+  #dropped = 0;
   #idle: Array<() => void> = [];
   #stopped = false;
 
   constructor(execute: ExecuteRun, options: InProcessRunQueueOptions) {
     this.#execute = execute;
-    this.#concurrency = Math.max(1, Math.floor(options.concurrency));
-    this.#reserve = Math.min(this.#concurrency - 1, Math.max(0, Math.floor(options.reserve ?? this.#concurrency / 10)));
+    this.#limit = typeof options.concurrency === 'number' ? new FixedLimit(options.concurrency) : options.concurrency;
+    this.#reserve = options.reserve === undefined ? undefined : Math.max(0, Math.floor(options.reserve));
+    this.#maxWaiting = Math.max(0, Math.floor(options.maxWaiting ?? Number.POSITIVE_INFINITY));
     this.#onError = options.onError;
+    this.#onDropped = options.onDropped;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Runs in flight at most, now. */
+  get limit(): number {
+    return this.#limit.current(this.#now());
   }
 
   get pending(): number {
@@ -153,6 +191,11 @@ export class InProcessRunQueue implements RunQueue {
     return this.#superseded;
   }
 
+  /** Slots dropped from a full line (missed). */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
   /** Runs in flight per account (tests, diagnostics). */
   runningOf(accountId: string): number {
     return this.#tenants.get(accountId)?.running ?? 0;
@@ -161,6 +204,7 @@ export class InProcessRunQueue implements RunQueue {
   submit(job: RunJob): void {
     // A stopping service claims nothing more; a job handed over anyway is a missed slot.
     if (this.#stopped) return;
+    this.#limit.due(this.#now());
     let tenant = this.#tenants.get(job.slot.accountId);
     if (!tenant) {
       tenant = { waiting: new Fifo(), places: new Map(), running: 0 };
@@ -179,6 +223,37 @@ export class InProcessRunQueue implements RunQueue {
     tenant.places.set(place, waiting);
     this.#waiting++;
     this.#pump();
+    // Counted after the pump: a run that starts at once never waited. The newcomer is last in its
+    // line, so it is pushed out only when every line holds one run and it is the oldest of them.
+    if (this.#waiting > this.#maxWaiting) this.#dropOldestOfLongestLine();
+  }
+
+  /** Drops the run first in line of the account with the most runs waiting (ties: the one whose first run is older). */
+  #dropOldestOfLongestLine(): void {
+    let longest: Tenant | undefined;
+    for (const tenant of this.#tenants.values()) {
+      const length = tenant.waiting.length;
+      if (length === 0) continue;
+      if (!longest || length > longest.waiting.length || (length === longest.waiting.length && tenant.waiting.peek()!.job.slot.dueMs < longest.waiting.peek()!.job.slot.dueMs)) longest = tenant;
+    }
+    if (!longest) return;
+    const { job } = longest.waiting.shift()!;
+    longest.places.delete(placeOf(job));
+    this.#waiting--;
+    if (longest.waiting.length === 0) {
+      this.#turns.remove(longest);
+      if (longest.running === 0) this.#tenants.delete(job.slot.accountId);
+    }
+    this.#drop(job);
+  }
+
+  #drop(job: RunJob): void {
+    this.#dropped++;
+    try {
+      this.#onDropped?.(job);
+    } catch (error) {
+      this.#onError(error, job);
+    }
   }
 
   drain(): Promise<void> {
@@ -220,20 +295,24 @@ export class InProcessRunQueue implements RunQueue {
   }
 
   #pump(): void {
-    while (!this.#stopped && this.#running < this.#concurrency) {
-      const tenant = this.#nextTurn();
+    if (this.#stopped || this.#turns.length === 0) return;
+    const limit = this.#limit.current(this.#now());
+    // The reserve follows the limit (a tenth of it) unless it was given; it always leaves one slot to share.
+    const reserve = Math.min(limit - 1, this.#reserve ?? Math.floor(limit / 10));
+    while (this.#running < limit) {
+      const tenant = this.#nextTurn(limit, reserve);
       if (!tenant) return;
       this.#start(tenant);
     }
   }
 
   /** Takes the account whose run starts next off the turns; none when the free slots are all reserved. */
-  #nextTurn(): Tenant | undefined {
+  #nextTurn(limit: number, reserve: number): Tenant | undefined {
     const turns = this.#turns.length;
     if (turns === 0) return undefined;
-    const free = this.#concurrency - this.#running;
-    const share = Math.max(1, Math.ceil(this.#concurrency / this.#tenants.size));
-    const allowed = (tenant: Tenant) => free > this.#reserve || tenant.running < this.#reserve;
+    const free = limit - this.#running;
+    const share = Math.max(1, Math.ceil(limit / this.#tenants.size));
+    const allowed = (tenant: Tenant) => free > reserve || tenant.running < reserve;
     // A full round leaves the turns in their order: the fallback below is the next in turn.
     let fallback: Tenant | undefined;
     for (let looked = 0; looked < turns; looked++) {
@@ -257,12 +336,15 @@ export class InProcessRunQueue implements RunQueue {
     this.#running++;
     const controller = new AbortController();
     this.#inFlight.add(controller);
+    const startedAt = this.#now();
     this.#execute(job, controller.signal)
       // A run the stop aborted is dropped on purpose: what it threw on the way out is no failure of the service.
       .catch((error: unknown) => {
         if (!controller.signal.aborted) this.#onError(error, job);
       })
       .finally(() => {
+        // A run cut short by the stop says nothing about how long runs take.
+        if (!controller.signal.aborted) this.#limit.ended(this.#now() - startedAt);
         this.#inFlight.delete(controller);
         this.#running--;
         tenant.running--;
