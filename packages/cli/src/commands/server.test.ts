@@ -112,8 +112,13 @@ describe('--deny-network and the default denials', () => {
   });
 });
 
-describe('bad --deny-network, --retention and --rollup-retention values', () => {
+describe('bad --deny-network, --retention, --rollup-retention and --max-runs-in-flight values', () => {
   it.each([
+    [['--max-runs-in-flight', '0'], 'Error: --max-runs-in-flight must be a whole number from 1 to 100,000, got "0"'],
+    [['--max-runs-in-flight', '1.5'], 'Error: --max-runs-in-flight must be a whole number from 1 to 100,000, got "1.5"'],
+    [['--max-runs-in-flight', 'many'], 'Error: --max-runs-in-flight must be a whole number from 1 to 100,000, got "many"'],
+    [['--max-runs-in-flight', '100001'], 'Error: --max-runs-in-flight must be a whole number from 1 to 100,000, got "100001"'],
+    [['--max-runs-in-flight', '500', '--no-scheduler'], 'Error: --max-runs-in-flight needs the scheduler: drop --no-scheduler'],
     [['--deny-network', '169.254.0.0/40'], 'Error: --deny-network: "169.254.0.0/40" is not a CIDR: the prefix length must be a whole number from 0 to 32 for an IPv4 address'],
     [['--retention', '0'], 'Error: --retention must be a whole number of days from 1 to 3650, got "0"'],
     [['--rollup-retention', '0'], 'Error: --rollup-retention must be a whole number of days from 1 to 3650, got "0"'],

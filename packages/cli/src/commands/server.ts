@@ -37,6 +37,7 @@ interface ServerFlags {
   agentKeysFile?: string;
   localLocations?: string;
   agentLease?: string;
+  maxRunsInFlight?: string;
 }
 
 const FAULTS_HELP = `
@@ -114,6 +115,18 @@ function readJson(file: string, flag: string): unknown {
 
 type ServerModule = Awaited<ReturnType<typeof loadServer>>;
 
+/** The most a service can hold in flight is bounded by its sockets long before this; a larger value is a typo. */
+const MAX_RUNS_IN_FLIGHT_CEILING = 100_000;
+
+/** `--max-runs-in-flight`: a whole number, at most MAX_RUNS_IN_FLIGHT_CEILING. */
+export function parseMaxRunsInFlight(text: string): number {
+  const runs = Number(text);
+  if (!/^\d+$/.test(text.trim()) || runs < 1 || runs > MAX_RUNS_IN_FLIGHT_CEILING) {
+    throw usageError(`--max-runs-in-flight must be a whole number from 1 to ${MAX_RUNS_IN_FLIGHT_CEILING.toLocaleString('en-US')}, got "${text}"`);
+  }
+  return runs;
+}
+
 /** The agent flags as the service's `agents` option; undefined when none is given. */
 function agentOptions(flags: ServerFlags, server: ServerModule): NonNullable<Parameters<ServerModule['startServer']>[0]>['agents'] {
   const given = flags.agentKey !== undefined || flags.agentKeysFile !== undefined || flags.localLocations !== undefined || flags.agentLease !== undefined;
@@ -184,6 +197,10 @@ export function registerServer(program: Command): void {
     .option('--agent-keys-file <file>', 'file of LOCATION=KEY lines for runner agents, read again when it changes')
     .option('--local-locations <list>', 'comma-separated locations this process runs itself, or none (default: every location without an agent key)')
     .option('--agent-lease <duration>', 'how long a job handed to an agent stays its own without a renewal, 1s to 60s (default 30s)')
+    .option(
+      '--max-runs-in-flight <n>',
+      'network checks (API, TCP, DNS, SSL, URL, gRPC) running at once at most; the limit follows the due rate and run durations between 50 and this (default: half the open-file limit, or 1 MiB per run of a quarter of memory and half the heap, whichever is lower; at least 50). Browser/multi-step and ICMP/traceroute runs have caps of their own per core',
+    )
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags) => {
@@ -251,6 +268,11 @@ export function registerServer(program: Command): void {
       if (flags.metricsToken !== undefined && flags.metricsToken.trim() === '') throw usageError('--metrics-token must not be empty');
 
       const agents = agentOptions(flags, server);
+      let maxRunsInFlight: number | undefined;
+      if (flags.maxRunsInFlight !== undefined) {
+        if (!flags.scheduler) throw usageError('--max-runs-in-flight needs the scheduler: drop --no-scheduler');
+        maxRunsInFlight = parseMaxRunsInFlight(flags.maxRunsInFlight);
+      }
 
       const log = serverLog(flags.logFormat);
       // The scheduler's own failures, already worded `vigil server: …` for the text log.
@@ -278,6 +300,7 @@ export function registerServer(program: Command): void {
                 retentionDays,
                 rollupRetentionDays,
                 denyNetworks,
+                ...(maxRunsInFlight !== undefined ? { maxRunsInFlight } : {}),
                 alerting: { ...(flags.smtp !== undefined ? { smtpUrl: flags.smtp } : {}), providerUrls, onDelivery: (event) => log.delivery(event) },
                 onCheckFailed: (event) => log.checkFailed(event),
                 log: serviceLine,
@@ -293,6 +316,11 @@ export function registerServer(program: Command): void {
       // Once, in plain words, before the service announces itself: an operator must know how far
       // user code is contained on this machine.
       if (flags.scheduler) log.notice('sandbox', 'info', `sandbox: ${runner.describeSandbox()}`);
+      if (flags.scheduler) {
+        const network = maxRunsInFlight ?? server.defaultMaxRunsInFlight();
+        const floor = Math.min(network, server.MIN_RUNS_IN_FLIGHT);
+        log.notice('runs-in-flight', 'info', `runs in flight: ${floor === network ? network : `${floor} to ${network}`} network, ${server.defaultSandboxedRuns()} browser/multi-step, ${server.defaultProcessRuns()} ICMP/traceroute`);
+      }
       process.stdout.write(`listening on ${running.url}\n`);
 
       const signal = await signalled;
