@@ -41,13 +41,14 @@ describe('vigil server GET /metrics', () => {
     });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const labels = `account="local",check_id="${id}",check_name="Loopback home",check_type="API"`;
+    const labels = `account="local",check_id="${id}"`;
 
     const operator = await waitFor("the check's first run in the operator's metrics", async () => {
       const { text } = await scrape(OPERATOR_TOKEN);
       return text.includes(`vigil_check_up{${labels}} 1`) ? text : undefined;
     });
     expect(operator).toContain(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} `);
+    expect(operator).toContain(`vigil_check_info{${labels},check_name="Loopback home",check_type="API",group="",tags=""} 1`);
     expect(operator).toMatch(/^vigil_scheduler_start_lag_seconds_count [1-9]/m);
     expect(operator).toMatch(/^process_resident_memory_bytes /m);
     expect(operator).not.toContain(targetUrl);

@@ -46,10 +46,10 @@ function holdsSql(file: string): boolean {
 }
 
 /**
- * Folders other work is changing now (agents/, metrics/), and the dashboard, whose batch reads are
- * to join the read side's stores when those move; their statements move to the engines after that.
+ * Folders other work is changing now (agents/), and the dashboard, whose batch reads are to join
+ * the read side's stores when those move; their statements move to the engines after that.
  */
-const SQL_EXCEPTED_FOLDERS = ['agents', 'dashboard', 'metrics'];
+const SQL_EXCEPTED_FOLDERS = ['agents', 'dashboard'];
 
 /**
  * Files outside the engines that still hold SQL: the list shrinks as each moves into store/sqlite/

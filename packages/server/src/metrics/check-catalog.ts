@@ -1,6 +1,7 @@
 /**
- * The checks as the metrics label them, kept between scrapes: per check its name, type, group and
- * tags, and the escaped label text every one of its series starts with. Parsing 10,000 check
+ * The checks as the metrics know them, kept between scrapes: per check its name, type, group and
+ * tags (the labels of its `vigil_check_info` line), and the escaped `account` and `check_id` label
+ * text every one of its series starts with. Parsing 10,000 check
  * documents on every scrape cost about 50 ms; here a scrape reads only the documents written since
  * the last one, from the checks collection's change log, so it stays fresh at almost no cost:
  * - an edit or a delete through this process's connection shows in the collection's revision;
@@ -9,9 +10,10 @@
  * - group names follow the groups collection the same way (a rename changes `vigil_check_info`).
  */
 import type { Store, StoredDoc } from '../store/index.js';
+import type { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { escapeLabelValue, type Lines } from './exposition.js';
 
-/** One check as its series label it, plus what the scrape caches next to it (see checks.ts). */
+/** One check as its info line labels it, plus what the scrape caches next to it (see checks.ts). */
 export interface CatalogCheck {
   readonly checkId: string;
   readonly name: string;
@@ -19,7 +21,7 @@ export interface CatalogCheck {
   readonly groupId: string | null;
   /** Sorted, without repeats, comma-separated. */
   readonly tags: string;
-  /** `account="…",check_id="…",check_name="…",check_type="…"`, escaped. */
+  /** `account="…",check_id="…"`, escaped: the labels of every series of the check. */
   readonly labels: string;
   /** The scrape's rendering of the check's stored status and info line; dropped with the entry when the check changes. */
   rendered?: RenderedCheck;
@@ -49,16 +51,18 @@ interface AccountCatalog {
 
 export class CheckCatalog {
   readonly #store: Store;
+  readonly #reads: MetricsReads;
   readonly #accounts = new Map<string, AccountCatalog>();
   #checksRevision: number;
   #groupsRevision: number;
   #dataVersion: number;
 
-  constructor(store: Store) {
+  constructor(store: Store, reads: MetricsReads) {
     this.#store = store;
+    this.#reads = reads;
     this.#checksRevision = store.checks.revision;
     this.#groupsRevision = store.checkGroups.revision;
-    this.#dataVersion = this.#readDataVersion();
+    this.#dataVersion = reads.dataVersion();
   }
 
   /** The account's checks as they are now, in insertion order. */
@@ -87,7 +91,7 @@ export class CheckCatalog {
 
   /** Applies what was written since the last call: the changed checks one by one, or everything again. */
   #follow(): void {
-    const dataVersion = this.#readDataVersion();
+    const dataVersion = this.#reads.dataVersion();
     if (dataVersion !== this.#dataVersion) {
       this.#dataVersion = dataVersion;
       this.#forgetAll();
@@ -125,10 +129,6 @@ export class CheckCatalog {
     this.#checksRevision = this.#store.checks.revision;
     this.#groupsRevision = this.#store.checkGroups.revision;
   }
-
-  #readDataVersion(): number {
-    return this.#store.db.pragma('data_version', { simple: true }) as number;
-  }
 }
 
 function catalogCheckOf(accountId: string, doc: StoredDoc): CatalogCheck {
@@ -137,7 +137,7 @@ function catalogCheckOf(accountId: string, doc: StoredDoc): CatalogCheck {
   const type = String(doc['checkType'] ?? '');
   const tags = Array.isArray(doc['tags']) ? [...new Set(doc['tags'].map(String))].sort().join(',') : '';
   const group = doc['groupId'];
-  const labels = `account="${escapeLabelValue(accountId)}",check_id="${escapeLabelValue(checkId)}",check_name="${escapeLabelValue(name)}",check_type="${escapeLabelValue(type)}"`;
+  const labels = `account="${escapeLabelValue(accountId)}",check_id="${escapeLabelValue(checkId)}"`;
   return { checkId, name, type, groupId: group === null || group === undefined ? null : String(group), tags, labels };
 }
 

@@ -41,8 +41,8 @@ function recordStatus(store: Store, checkId: string, outcome: { failed?: boolean
   });
 }
 
-function run(checkId: string, name: string, fields: Partial<StoredRun> = {}): StoredRun {
-  return { accountId: ACCOUNT, checkId, checkName: name, checkType: 'API', location: 'eu-west-1', hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 120, ...fields };
+function run(checkId: string, fields: Partial<StoredRun> = {}): StoredRun {
+  return { accountId: ACCOUNT, checkId, location: 'eu-west-1', hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 120, ...fields };
 }
 
 function textOf(metrics: CheckMetrics): string {
@@ -67,17 +67,17 @@ describe('CheckMetrics text', () => {
     recordStatus(store, checkId, { degraded: true, sslDays: 12.5 });
     const metrics = new CheckMetrics(store);
     const runs = [
-      run(checkId, name, { responseTime: 40 }),
-      run(checkId, name, { responseTime: 480, hasFailures: true }),
-      run(checkId, name, { responseTime: 61_000, hasErrors: true }),
-      run(checkId, name, { location: 'us-"east"', responseTime: 100, isDegraded: true }),
-      run(checkId, name, { location: 'us-"east"', responseTime: null }),
+      run(checkId, { responseTime: 40 }),
+      run(checkId, { responseTime: 480, hasFailures: true }),
+      run(checkId, { responseTime: 61_000, hasErrors: true }),
+      run(checkId, { location: 'us-"east"', responseTime: 100, isDegraded: true }),
+      run(checkId, { location: 'us-"east"', responseTime: null }),
     ];
     for (const stored of runs) metrics.recordRun(stored);
 
     const expected = new Registry();
     const registers = [expected];
-    const checkLabels = { account: ACCOUNT, check_id: checkId, check_name: name, check_type: 'API' };
+    const checkLabels = { account: ACCOUNT, check_id: checkId };
     const labelNames = Object.keys(checkLabels);
     const gauge = (metric: string, value: number, extra: Record<string, string> = {}) =>
       new Gauge({ name: metric, help: 'h', labelNames: [...labelNames, ...Object.keys(extra)], registers }).set({ ...checkLabels, ...extra }, value);
@@ -86,7 +86,7 @@ describe('CheckMetrics text', () => {
     gauge('vigil_check_last_run_timestamp_seconds', Date.parse(ENDED) / 1000);
     gauge('vigil_check_last_response_time_seconds', 0.1);
     gauge('vigil_check_ssl_days_remaining', 12.5);
-    gauge('vigil_check_info', 1, { group: 'Shop\\"front"\nEU', tags: 'a\\1,b"2,c\n3' });
+    gauge('vigil_check_info', 1, { check_name: name, check_type: 'API', group: 'Shop\\"front"\nEU', tags: 'a\\1,b"2,c\n3' });
     const counter = new Counter({ name: 'vigil_check_runs_total', help: 'h', labelNames: [...labelNames, 'location', 'outcome'], registers });
     const histogram = new Histogram({ name: 'vigil_check_response_time_seconds', help: 'h', labelNames: [...labelNames, 'location'], buckets: RESPONSE_TIME_BUCKETS, registers });
     for (const location of ['eu-west-1', 'us-"east"']) {
@@ -101,8 +101,8 @@ describe('CheckMetrics text', () => {
     const text = textOf(metrics);
     expect(sampleLines(text)).toEqual(sampleLines(await expected.metrics()));
     // Spelled out once, so a change in prom-client cannot hide a change in ours.
-    expect(samplesOf(text, checkId)[0]).toBe(`vigil_check_up{account="acme",check_id="${checkId}",check_name="Say \\"hi\\"\\\\n\\nnow",check_type="API"} 1`);
-    expect(text).toContain(`,group="Shop\\\\\\"front\\"\\nEU",tags="a\\\\1,b\\"2,c\\n3"} 1`);
+    expect(samplesOf(text, checkId)[0]).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
+    expect(text).toContain(`vigil_check_info{account="acme",check_id="${checkId}",check_name="Say \\"hi\\"\\\\n\\nnow",check_type="API",group="Shop\\\\\\"front\\"\\nEU",tags="a\\\\1,b\\"2,c\\n3"} 1`);
   });
 
   it('writes each family once, HELP and TYPE first, families apart by a blank line, every line ending in a newline', () => {
@@ -110,7 +110,7 @@ describe('CheckMetrics text', () => {
     const checkId = addCheck(store, { name: 'One' });
     recordStatus(store, checkId);
     const metrics = new CheckMetrics(store);
-    metrics.recordRun(run(checkId, 'One'));
+    metrics.recordRun(run(checkId));
     const text = textOf(metrics);
     const families = text.split('\n\n').map((family) => family.split('\n').slice(0, 2).join('\n'));
     expect(families).toEqual(
@@ -135,13 +135,13 @@ describe('CheckMetrics freshness', () => {
     const checkId = addCheck(store, { name: 'Api' });
     recordStatus(store, checkId);
     const metrics = new CheckMetrics(store);
-    metrics.recordRun(run(checkId, 'Api', { responseTime: 120 }));
-    const labels = `account="acme",check_id="${checkId}",check_name="Api",check_type="API"`;
+    metrics.recordRun(run(checkId, { responseTime: 120 }));
+    const labels = `account="acme",check_id="${checkId}"`;
     const before = samplesOf(textOf(metrics), checkId);
     expect(before).toContain(`vigil_check_up{${labels}} 1`);
 
     recordStatus(store, checkId, { failed: true, at: '2030-01-01T00:01:00.000Z' });
-    metrics.recordRun(run(checkId, 'Api', { responseTime: 700, hasFailures: true }));
+    metrics.recordRun(run(checkId, { responseTime: 700, hasFailures: true }));
     const after = samplesOf(textOf(metrics), checkId);
     expect(after).toEqual(
       expect.arrayContaining([
@@ -164,13 +164,13 @@ describe('CheckMetrics freshness', () => {
     const checkId = addCheck(store, { name: 'Tagged', tags: ['web'], groupId: group.id });
     recordStatus(store, checkId);
     const metrics = new CheckMetrics(store);
-    const labels = `account="acme",check_id="${checkId}",check_name="Tagged",check_type="API"`;
-    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_info{${labels},group="Old group",tags="web"} 1`);
+    const labels = `account="acme",check_id="${checkId}"`;
+    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_info{${labels},check_name="Tagged",check_type="API",group="Old group",tags="web"} 1`);
 
     store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, checkId)!, tags: ['web', 'payments'] });
     store.checkGroups.replace(ACCOUNT, { ...group, name: 'New group' });
     const after = samplesOf(textOf(metrics), checkId);
-    expect(after.filter((line) => line.startsWith('vigil_check_info'))).toEqual([`vigil_check_info{${labels},group="New group",tags="payments,web"} 1`]);
+    expect(after.filter((line) => line.startsWith('vigil_check_info'))).toEqual([`vigil_check_info{${labels},check_name="Tagged",check_type="API",group="New group",tags="payments,web"} 1`]);
     expect(after).toContain(`vigil_check_up{${labels}} 1`);
   });
 
@@ -180,8 +180,8 @@ describe('CheckMetrics freshness', () => {
     const deleted = addCheck(store, { name: 'Deleted' });
     for (const checkId of [kept, deleted]) recordStatus(store, checkId);
     const metrics = new CheckMetrics(store);
-    metrics.recordRun(run(deleted, 'Deleted'));
-    metrics.recordRun(run(kept, 'Kept'));
+    metrics.recordRun(run(deleted));
+    metrics.recordRun(run(kept));
     // up, degraded, last run, last response time, info (no certificate seen); 4 run counters; 13 histogram lines
     expect(samplesOf(textOf(metrics), deleted)).toHaveLength(5 + 4 + 13);
 
@@ -192,22 +192,21 @@ describe('CheckMetrics freshness', () => {
     expect(statusesOf(store).get(ACCOUNT, deleted)).toBeUndefined(); // the API no longer lists it either
   });
 
-  it('starts new series for a renamed check: its runs under the old name are dropped, its status shows the new name', () => {
+  it('renames a check on its info line only: its other series keep their labels and their counts', () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Before' });
     recordStatus(store, checkId);
     const metrics = new CheckMetrics(store);
-    metrics.recordRun(run(checkId, 'Before'));
-    textOf(metrics);
+    metrics.recordRun(run(checkId));
+    const before = samplesOf(textOf(metrics), checkId);
 
     store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, checkId)!, name: 'After' });
+    const labels = `account="acme",check_id="${checkId}"`;
     const renamed = samplesOf(textOf(metrics), checkId);
-    expect(renamed.filter((line) => line.includes('check_name="Before"'))).toEqual([]);
-    expect(renamed).toHaveLength(4); // up, degraded, last run, info; no runs yet under the new name
+    expect(renamed).toEqual(before.map((line) => (line.startsWith('vigil_check_info{') ? `vigil_check_info{${labels},check_name="After",check_type="API",group="",tags=""} 1` : line)));
 
-    metrics.recordRun(run(checkId, 'After'));
-    const ranAgain = samplesOf(textOf(metrics), checkId);
-    expect(ranAgain).toContain(`vigil_check_runs_total{account="acme",check_id="${checkId}",check_name="After",check_type="API",location="eu-west-1",outcome="passed"} 1`);
+    metrics.recordRun(run(checkId));
+    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} 2`);
   });
 
   it('sees checks written by another connection to the same database', () => {
@@ -225,10 +224,10 @@ describe('CheckMetrics freshness', () => {
     const second = addCheck(other, { name: 'Second' });
     recordStatus(other, second);
     other.checks.replace(ACCOUNT, { ...other.checks.get(ACCOUNT, first)!, name: 'First renamed' });
-    const ups = sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_up'));
-    expect(ups).toEqual([
-      `vigil_check_up{account="acme",check_id="${first}",check_name="First renamed",check_type="API"} 1`,
-      `vigil_check_up{account="acme",check_id="${second}",check_name="Second",check_type="API"} 1`,
+    const infos = sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_info'));
+    expect(infos).toEqual([
+      `vigil_check_info{account="acme",check_id="${first}",check_name="First renamed",check_type="API",group="",tags=""} 1`,
+      `vigil_check_info{account="acme",check_id="${second}",check_name="Second",check_type="API",group="",tags=""} 1`,
     ]);
   });
 
@@ -239,7 +238,7 @@ describe('CheckMetrics freshness', () => {
     const metrics = new CheckMetrics(store, { maxChecks: 2 });
     const { families, omitted } = metrics.scrape({ accountIds: [ACCOUNT] });
     const text = Buffer.from(expositionBody(families)).toString('utf8');
-    expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up')).map((line) => /check_name="(\w)"/.exec(line)?.[1])).toEqual(['A', 'B']);
+    expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_info')).map((line) => /check_name="(\w)"/.exec(line)?.[1])).toEqual(['A', 'B']);
     expect(omitted).toBe(1);
   });
 });

@@ -6,14 +6,19 @@
  * scheduler and the heartbeat watch alike, so the table is the one place that is always current.
  * The read takes the raw status documents with one prepared statement; a document equal to the one
  * the previous scrape saw reuses that scrape's lines instead of being parsed again, so only the
- * checks that ran since cost anything. The labels come from the check catalog (check-catalog.ts),
+ * checks that ran since cost anything. The checks come from the check catalog (check-catalog.ts),
  * which follows the checks as they are written, so a deleted check's series are gone from the next
- * scrape and a renamed or retagged one shows its new labels there.
+ * scrape and a renamed or retagged one shows its new name, group or tags there.
+ *
+ * Every series is labelled by ids only (`account`, `check_id`, and `location` where it has one): a
+ * check's name, type, group and tags are on its `vigil_check_info` line alone, joined in queries
+ * (Prometheus' info-metric pattern). Repeated on each of a check's 17 run and histogram lines per
+ * location they made most of a scrape's bytes (35 MiB at 10,000 checks), and a rename started new
+ * series, breaking rate() across it; an id never changes.
  *
  * Only what no table holds lives in memory: the runs counted by outcome, the response times'
  * histogram and the last response time, since this process started, updated as each result is
- * stored. Those are dropped at scrape time for checks that no longer exist or whose name or type
- * changed (a renamed check starts new series, as any change of a label value does in Prometheus).
+ * stored. Those are dropped at scrape time for checks that no longer exist.
  *
  * Series per check: up, degraded, last run timestamp, last response time, and SSL days remaining
  * when its last run saw a certificate (at most 5), plus its info line; per location it ran in, 4
@@ -21,9 +26,8 @@
  * +Inf, sum, count): 6 + 17 × locations in all. A scrape exports at most `maxChecks` checks and
  * counts the others.
  */
-import type { Statement } from 'better-sqlite3';
-import { statusesOf } from '../readside/statuses.js';
 import type { Store } from '../store/index.js';
+import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { CheckCatalog, type CatalogCheck, type RenderedCheck, type StatusLines } from './check-catalog.js';
 import { escapeLabelValue, formatSampleValue, linesOf, type Family, type FamilySamples, type Lines } from './exposition.js';
 
@@ -43,11 +47,12 @@ const LAST_RUN: Family = { name: 'vigil_check_last_run_timestamp_seconds', type:
 const LAST_RESPONSE_TIME: Family = { name: 'vigil_check_last_response_time_seconds', type: 'gauge', help: 'Response time of the last FINAL run of the check this process stored' };
 const SSL_DAYS: Family = { name: 'vigil_check_ssl_days_remaining', type: 'gauge', help: "Days until the certificate of the check's target expires, as of the run that last saw it" };
 /**
- * Tags and group change more often than a check's identity; as labels of every series they would
- * start new series (and break rate()) on each edit. They live on one `vigil_check_info` series per
- * check, joined in queries: `vigil_check_up * on(account, check_id) group_left(group, tags) vigil_check_info`.
+ * What a check is called and how it is grouped change more often than its identity; as labels of
+ * every series they would start new series (and break rate()) on each edit. They live on one
+ * `vigil_check_info` series per check, joined in queries:
+ * `vigil_check_up * on(account, check_id) group_left(check_name, group, tags) vigil_check_info`.
  */
-const INFO: Family = { name: 'vigil_check_info', type: 'gauge', help: "Always 1: the check's group (its name) and tags (sorted, comma-separated), to join on account and check_id" };
+const INFO: Family = { name: 'vigil_check_info', type: 'gauge', help: "Always 1: the check's name, type, group (its name) and tags (sorted, comma-separated), to join on account and check_id" };
 const RUNS: Family = { name: 'vigil_check_runs_total', type: 'counter', help: 'FINAL runs of the check since the service started, by outcome' };
 const RESPONSE_TIMES: Family = { name: 'vigil_check_response_time_seconds', type: 'histogram', help: 'Response time of the FINAL runs of the check since the service started' };
 
@@ -55,8 +60,6 @@ const RESPONSE_TIMES: Family = { name: 'vigil_check_response_time_seconds', type
 export interface StoredRun {
   accountId: string;
   checkId: string;
-  checkName: string;
-  checkType: string;
   location: string;
   hasFailures: boolean;
   hasErrors: boolean;
@@ -67,7 +70,7 @@ export interface StoredRun {
 
 /** The runs of one check in one location since the process started, and their lines as last written. */
 interface RunSeries {
-  /** The check's labels and `location`, escaped. */
+  /** `account`, `check_id` and `location`, escaped. */
   readonly labels: string;
   readonly outcomes: number[];
   /** Runs per bucket, not cumulative: `buckets[i]` counts the times in (bound i-1, bound i]. */
@@ -78,11 +81,9 @@ interface RunSeries {
   lines?: { runs: Lines; histogram: Lines };
 }
 
-/** The in-memory facts of one check: the name and type its runs were labelled with, and its series. */
+/** The in-memory facts of one check: its series per location and its last response time. */
 interface Tracked {
-  readonly name: string;
-  readonly type: string;
-  /** The check's labels as its runs named it, escaped. */
+  /** `account` and `check_id`, escaped. */
   readonly labels: string;
   readonly series: Map<string, RunSeries>;
   lastResponseSeconds: number | null;
@@ -103,15 +104,14 @@ export function outcomeOf(run: Pick<StoredRun, 'hasFailures' | 'hasErrors' | 'is
 
 export class CheckMetrics {
   readonly #catalog: CheckCatalog;
-  readonly #statusRows: Statement;
+  readonly #reads: MetricsReads;
   readonly #maxChecks: number;
   /** Per account, per check id. */
   readonly #tracked = new Map<string, Map<string, Tracked>>();
 
   constructor(store: Store, options: { maxChecks?: number } = {}) {
-    statusesOf(store); // creates the statuses table on a fresh database
-    this.#catalog = new CheckCatalog(store);
-    this.#statusRows = store.db.prepare('SELECT check_id, doc FROM check_statuses WHERE account_id = ?').raw();
+    this.#reads = new MetricsReads(store.db);
+    this.#catalog = new CheckCatalog(store, this.#reads);
     this.#maxChecks = options.maxChecks ?? DEFAULT_MAX_CHECKS;
   }
 
@@ -123,9 +123,9 @@ export class CheckMetrics {
       this.#tracked.set(run.accountId, account);
     }
     let tracked = account.get(run.checkId);
-    if (!tracked || tracked.name !== run.checkName || tracked.type !== run.checkType) {
-      const labels = `account="${escapeLabelValue(run.accountId)}",check_id="${escapeLabelValue(run.checkId)}",check_name="${escapeLabelValue(run.checkName)}",check_type="${escapeLabelValue(run.checkType)}"`;
-      tracked = { name: run.checkName, type: run.checkType, labels, series: new Map(), lastResponseSeconds: null };
+    if (!tracked) {
+      const labels = `account="${escapeLabelValue(run.accountId)}",check_id="${escapeLabelValue(run.checkId)}"`;
+      tracked = { labels, series: new Map(), lastResponseSeconds: null };
       account.set(run.checkId, tracked);
     }
     let series = tracked.series.get(run.location);
@@ -150,7 +150,7 @@ export class CheckMetrics {
 
   /**
    * The per-check families of the view's accounts, and how many checks were left out past
-   * `maxChecks`. Drops the in-memory series of the view's checks that were deleted or renamed.
+   * `maxChecks`. Drops the in-memory series of the view's checks that were deleted.
    */
   scrape(view: ChecksView): { families: FamilySamples[]; omitted: number } {
     const up: Lines[] = [];
@@ -168,7 +168,7 @@ export class CheckMetrics {
       const tracked = this.#tracked.get(accountId);
       if (tracked) this.#prune(tracked, checks);
       // A deleted check's status row is left behind; walking the checks skips it, in their order.
-      const statusDocs = new Map(this.#statusRows.all(accountId) as Array<[string, string]>);
+      const statusDocs = this.#reads.statusDocsByCheck(accountId);
       for (const [checkId, check] of checks) {
         const doc = statusDocs.get(checkId);
         if (doc === undefined) continue; // not run yet
@@ -230,11 +230,10 @@ export class CheckMetrics {
     return rendered;
   }
 
-  /** Forgets the runs of checks that no longer exist, or that were renamed or changed type since they ran. */
+  /** Forgets the runs of checks that no longer exist. */
   #prune(tracked: Map<string, Tracked>, checks: ReadonlyMap<string, CatalogCheck>): void {
-    for (const [checkId, runs] of tracked) {
-      const check = checks.get(checkId);
-      if (!check || check.name !== runs.name || check.type !== runs.type) tracked.delete(checkId);
+    for (const checkId of tracked.keys()) {
+      if (!checks.has(checkId)) tracked.delete(checkId);
     }
   }
 }
@@ -252,7 +251,8 @@ function statusLines(labels: string, statusDoc: string): StatusLines {
 }
 
 function infoLine(check: CatalogCheck, groupName: string): Lines {
-  return linesOf(`${INFO.name}{${check.labels},group="${escapeLabelValue(groupName)}",tags="${escapeLabelValue(check.tags)}"} 1\n`);
+  const names = `check_name="${escapeLabelValue(check.name)}",check_type="${escapeLabelValue(check.type)}"`;
+  return linesOf(`${INFO.name}{${check.labels},${names},group="${escapeLabelValue(groupName)}",tags="${escapeLabelValue(check.tags)}"} 1\n`);
 }
 
 function seriesLines(series: RunSeries): { runs: Lines; histogram: Lines } {

@@ -14,8 +14,8 @@
  * counts. The process metrics are the exception, shared by every app of the process (processRegistry).
  */
 import type { DeliveryEvent } from '../alerting/outbox.js';
-import { readSideOf } from '../readside/context.js';
 import type { Store } from '../store/index.js';
+import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CheckMetrics, type StoredRun } from './checks.js';
 import { CONTENT_TYPE, escapeLabelValue, expositionBody, linesOf, type Family } from './exposition.js';
@@ -59,7 +59,7 @@ function processRegistry(): Registry {
 }
 
 export class ServiceMetrics {
-  readonly #store: Store;
+  readonly #reads: MetricsReads;
   readonly #checks: CheckMetrics;
   readonly #service = new Registry();
   readonly #startLag: Histogram;
@@ -69,10 +69,9 @@ export class ServiceMetrics {
   readonly #requestSeconds: Histogram;
   #queue: QueueGauges | undefined;
   #countedSuperseded = 0;
-  #openIncidents: ((accountId: string) => number) | undefined;
 
   constructor(store: Store, options: { maxChecks?: number } = {}) {
-    this.#store = store;
+    this.#reads = new MetricsReads(store.db);
     this.#checks = new CheckMetrics(store, options);
     const registers = [this.#service];
     this.#startLag = new Histogram({
@@ -138,7 +137,7 @@ export class ServiceMetrics {
   async scrape(view: MetricsView): Promise<{ contentType: string; body: Uint8Array<ArrayBuffer> }> {
     const accountIds = view.kind === 'account' ? [view.accountId] : view.accountIds;
     const checks = this.#checks.scrape({ accountIds });
-    const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#openIncidentsOf(accountId)}\n`));
+    const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#reads.openIncidents(accountId)}\n`));
     const families = [...checks.families, { family: OMITTED, samples: [linesOf(`${OMITTED.name} ${checks.omitted}\n`)] }, { family: OPEN_INCIDENTS, samples: incidents }];
     // The service's families are the operator's only; prom-client's text ends with a newline, as ours does.
     const service = view.kind === 'operator' ? await Registry.merge([this.#service, processRegistry()]).metrics() : undefined;
@@ -151,17 +150,5 @@ export class ServiceMetrics {
     const added = queue.superseded - this.#countedSuperseded;
     if (added > 0) this.#missed.inc({ reason: 'superseded' }, added);
     this.#countedSuperseded = queue.superseded;
-  }
-
-  #openIncidentsOf(accountId: string): number {
-    if (!this.#openIncidents) {
-      // The incidents table belongs to the read side, which creates it.
-      readSideOf(this.#store);
-      const count = this.#store.db
-        .prepare("SELECT COUNT(*) FROM incidents WHERE account_id = ? AND json_extract(state, '$.lastUpdateStatus') <> 'RESOLVED'")
-        .pluck();
-      this.#openIncidents = (accountId) => Number(count.get(accountId));
-    }
-    return this.#openIncidents(accountId);
   }
 }

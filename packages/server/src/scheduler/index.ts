@@ -137,8 +137,6 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
       metrics?.runStored({
         accountId: job.slot.accountId,
         checkId: job.slot.checkId,
-        checkName: String(job.check.name ?? final.name ?? ''),
-        checkType: String(job.check.checkType ?? ''),
         location: job.slot.location,
         hasFailures: final.hasFailures,
         hasErrors: final.hasErrors,
