@@ -10,6 +10,7 @@ import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import type { StatusStore } from '../readside/statuses.js';
 import { checkFilters } from '../store/sqlite/check-filters.js';
+import { checkStateOf } from '../store/sqlite/statuses.js';
 import type { Store, StoredDoc } from '../store/index.js';
 import { html, ms, queryOf, timeTag, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
@@ -22,9 +23,7 @@ export type CheckState = (typeof STATES)[number] | 'unknown';
 const DAY_MS = 86_400_000;
 
 export function stateOf(status: CheckStatus | undefined): CheckState {
-  if (!status) return 'unknown';
-  if (status.hasFailures || status.hasErrors) return 'failing';
-  return status.isDegraded ? 'degraded' : 'passing';
+  return status ? checkStateOf(status) : 'unknown';
 }
 
 const STATE_LABEL: Readonly<Record<CheckState, string>> = { passing: 'Passing', failing: 'Failing', degraded: 'Degraded', unknown: 'No runs yet' };
@@ -100,15 +99,15 @@ ${query.q || query.state || query.tag || query.type ? html`<a href="/dashboard/c
 }
 
 export function registerChecksList(app: Hono<AppEnv>, deps: ChecksListDeps): void {
-  const { store, statuses, reads } = deps;
+  const { store, reads } = deps;
 
   app.get('/dashboard/checks', (c) => {
     const who = signedIn(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
     const query = listQuery(new URL(c.req.url));
-    const statusIds = query.state === undefined ? undefined : statuses.idsWith(accountId, query.state as 'passing' | 'failing' | 'degraded');
-    const filters = checkFilters({ tag: query.tag, checkType: query.type, search: query.q }, statusIds);
+    const status = query.state === undefined || query.state === 'unknown' ? undefined : { accountId, state: query.state };
+    const filters = checkFilters({ tag: query.tag, checkType: query.type, search: query.q }, status);
     const found = store.checks.page(accountId, { limit: CHECKS_PER_PAGE, page: query.page, filters });
     const ids = found.items.map((check) => String(check.id));
     const statusById = reads.statusesOf(accountId, ids);

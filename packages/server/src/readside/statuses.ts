@@ -5,7 +5,7 @@
  */
 import type { CheckStatus } from '@vigil/schema';
 import type { Store } from '../store/index.js';
-import { StatusTable } from '../store/sqlite/statuses.js';
+import { checkStateOf, StatusTable } from '../store/sqlite/statuses.js';
 
 /** The fields of a FINAL result a status is made from. */
 export interface FinalResultFacts {
@@ -48,23 +48,12 @@ export class StatusStore {
       created_at: previous?.created_at ?? now,
       updated_at: now,
     };
-    this.#table.put(accountId, result.checkId, JSON.stringify(status));
+    this.#table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status));
     return status;
   }
 
   list(accountId: string): CheckStatus[] {
     return this.#table.list(accountId).map((doc) => JSON.parse(doc) as CheckStatus);
-  }
-
-  /** The ids of the account's checks whose last run was passing, failing (failures or errors) or degraded. */
-  idsWith(accountId: string, wanted: 'passing' | 'failing' | 'degraded'): string[] {
-    return this.list(accountId)
-      .filter((status) => {
-        const failing = status.hasFailures || status.hasErrors;
-        const state = failing ? 'failing' : status.isDegraded ? 'degraded' : 'passing';
-        return state === wanted;
-      })
-      .map((status) => status.checkId);
   }
 
   get(accountId: string, checkId: string): CheckStatus | undefined {

@@ -8,19 +8,23 @@ import { Store } from '../store/index.js';
 import { TEST_ACCOUNT, startTestServer, type TestApi } from '../test-support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'vigil-checks-filters-'));
+const databaseFile = path.join(dir, 'vigil.db');
+const idsByName = new Map<string, string>();
+
+type LastRun = { hasFailures: boolean; hasErrors?: boolean; isDegraded?: boolean };
+function recordStatus(store: Store, name: string, last: LastRun): void {
+  statusesOf(store).record(TEST_ACCOUNT, {
+    name, checkId: idsByName.get(name)!, hasFailures: last.hasFailures, hasErrors: last.hasErrors ?? false, isDegraded: last.isDegraded ?? false,
+    responseTime: 10, runLocation: 'eu-west-1', checkRunId: 1, stoppedAt: '2026-01-05T10:00:00.000Z',
+  });
+}
 
 beforeAll(async () => {
-  const databaseFile = path.join(dir, 'vigil.db');
   const store = new Store({ file: databaseFile });
-  const statuses = statusesOf(store);
-  const check = (name: string, extra: Record<string, unknown>, last?: { hasFailures: boolean; hasErrors?: boolean; isDegraded?: boolean }) => {
+  const check = (name: string, extra: Record<string, unknown>, last?: LastRun) => {
     const doc = store.checks.insert(TEST_ACCOUNT, (id) => ({ id, name, activated: true, muted: false, frequency: 10, created_at: '2026-01-05T09:00:00.000Z', updated_at: null, ...extra }));
-    if (last) {
-      statuses.record(TEST_ACCOUNT, {
-        name, checkId: String(doc.id), hasFailures: last.hasFailures, hasErrors: last.hasErrors ?? false, isDegraded: last.isDegraded ?? false,
-        responseTime: 10, runLocation: 'eu-west-1', checkRunId: 1, stoppedAt: '2026-01-05T10:00:00.000Z',
-      });
-    }
+    idsByName.set(name, String(doc.id));
+    if (last) recordStatus(store, name, last);
   };
   const apiCheck = (url: string) => ({ checkType: 'API', request: { method: 'GET', url } });
   check('Shop API', apiCheck('https://shop.Example.com/health'), { hasFailures: false });
@@ -58,6 +62,20 @@ describe('GET /v1/checks filters', () => {
   it('counts only the matching checks in content-range', async () => {
     const reply = await apiRef.get('/v1/checks?status=failing');
     expect(reply.headers.get('content-range')).toBe('0-1/2');
+  });
+
+  it('follows a status that changed after the last list, though no check was written', async () => {
+    expect(await names('status=degraded')).toEqual(['Blog']);
+    const store = new Store({ file: databaseFile });
+    try {
+      recordStatus(store, 'Blog', { hasFailures: false });
+      expect(await names('status=degraded')).toEqual([]);
+      expect(await names('status=passing')).toEqual(['Shop API', 'Blog', 'Shop page']);
+      expect((await apiRef.get('/v1/checks?status=passing')).headers.get('content-range')).toBe('0-2/3');
+    } finally {
+      recordStatus(store, 'Blog', { hasFailures: false, isDegraded: true });
+      store.close();
+    }
   });
 
   it('refuses an unknown status, naming it', async () => {

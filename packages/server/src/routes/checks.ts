@@ -22,10 +22,9 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   }
   writes('generic', { create: ENDPOINTS['checks.create'], update: ENDPOINTS['checks.update'] });
 
-  const statuses = ctx.repositories.statuses;
   ctx.route(ENDPOINTS['checks.list'], ({ account, query }) => {
-    const statusIds = query.status === undefined ? undefined : statuses.idsWith(account.id, query.status);
-    return presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query, statusIds) }, ctx.publicUrl());
+    const status = query.status === undefined ? undefined : { accountId: account.id, state: query.status };
+    return presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query, status) }, ctx.publicUrl());
   });
   ctx.route(ENDPOINTS['checks.get'], ({ account, params }) => presentCheck(store, account.id, getCheck(store, account.id, params.id), ctx.publicUrl()));
   ctx.route(ENDPOINTS['checks.delete'], ({ account, params }) => deleteCheck(store, ctx.repositories.deletedCheckIncidents, account.id, params.id));

@@ -3,6 +3,7 @@
  * URL and a status. Kept beside the collection that runs them, so no other layer writes SQL.
  */
 import type { Filter } from './collection.js';
+import type { CheckState } from './statuses.js';
 
 /**
  * Every given tag must be present. One condition whatever the number of tags, with the tags as one
@@ -12,13 +13,13 @@ import type { Filter } from './collection.js';
 const ALL_TAGS_PRESENT = "NOT EXISTS (SELECT 1 FROM json_each(?) AS wanted WHERE wanted.value NOT IN (SELECT value FROM json_each(doc, '$.tags')))";
 
 /**
- * The SQL filters of `GET /v1/checks`. `statusIds` are the ids of the checks with the asked
- * `status` (from the check statuses, readside/statuses.ts): passed as a value, not a join, so the
- * collection's cached page positions follow the statuses instead of outliving them.
+ * The SQL filters of `GET /v1/checks`. `status` keeps the checks whose last run is in that state:
+ * one read of the statuses' state index (step 30 of migrations/). Statuses change without a write
+ * to the checks, so that filter is `volatile`: the collection does not remember its totals.
  */
 export function checkFilters(
   query: { tag?: string | string[] | undefined; checkType?: string | undefined; search?: string | undefined; apiCheckUrlFilterPattern?: string | undefined },
-  statusIds?: readonly string[],
+  status?: { readonly accountId: string; readonly state: CheckState },
 ): Filter[] {
   const filters: Filter[] = [];
   const tags = query.tag === undefined ? [] : Array.isArray(query.tag) ? query.tag : [query.tag];
@@ -29,6 +30,8 @@ export function checkFilters(
   if (query.apiCheckUrlFilterPattern) {
     filters.push({ sql: "check_type = 'API' AND instr(lower(json_extract(doc, '$.request.url')), lower(?)) > 0", values: [query.apiCheckUrlFilterPattern] });
   }
-  if (statusIds !== undefined) filters.push({ sql: 'id IN (SELECT value FROM json_each(?))', values: [JSON.stringify(statusIds)] });
+  if (status !== undefined) {
+    filters.push({ sql: 'id IN (SELECT check_id FROM check_statuses WHERE account_id = ? AND state = ?)', values: [status.accountId, status.state], volatile: true });
+  }
   return filters;
 }

@@ -21,6 +21,12 @@ export type PublicId = string | number;
 export interface Filter {
   readonly sql: string;
   readonly values: readonly unknown[];
+  /**
+   * The condition reads another table, written without this collection knowing (check statuses):
+   * what list calls learn about it (totals, positions) is not remembered, since no write through
+   * this collection would drop it.
+   */
+  readonly volatile?: boolean;
 }
 
 export interface PageRequest {
@@ -294,18 +300,20 @@ export class Collection<T extends { id: PublicId }> {
     const where = ['account_id = ?', ...filters.map((filter) => `(${filter.sql})`)].join(' AND ');
     const statements = this.#statements(where);
     const values = [accountId, ...filters.flatMap((filter) => filter.values)];
+    const remember = !filters.some((filter) => filter.volatile === true);
     const key = JSON.stringify([where, values]);
-    let known = this.#positions.get(key);
+    let known = remember ? this.#positions.get(key) : undefined;
     if (!known) {
       known = { total: (statements.count.get(...values) as { total: number }).total };
-      this.#positions.set(key, known);
+      if (remember) this.#positions.set(key, known);
     }
     const total = known.total;
     const offset = (request.page - 1) * Math.max(request.limit, 0);
     if (offset >= total) return { statements, total, where };
     let from = 0;
     let skip = offset;
-    if (offset >= DEEP_OFFSET) {
+    // Positions are worth reading every row for only when they are kept for the next page.
+    if (offset >= DEEP_OFFSET && remember) {
       known.starts ??= everyNth(statements.seqs.all(...values) as number[], POSITION_STRIDE);
       const stride = Math.floor(offset / POSITION_STRIDE);
       from = known.starts[stride]!;

@@ -1,9 +1,18 @@
 /**
- * Check statuses' SQL: one row per check (`check_statuses`); lists join the checks, so a deleted
- * check's row is never listed.
+ * Check statuses' SQL: one row per check (`check_statuses`) with its state in a column of its own
+ * (indexed per account: the checks list's state filter reads it, check-filters.ts); lists join the
+ * checks, so a deleted check's row is never listed.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
+
+export type CheckState = 'passing' | 'failing' | 'degraded';
+
+/** A status's state: failing with failures or errors, else degraded when degraded, else passing (step 30 backfills by the same rule). */
+export function checkStateOf(status: { hasFailures: boolean; hasErrors: boolean; isDegraded: boolean }): CheckState {
+  if (status.hasFailures || status.hasErrors) return 'failing';
+  return status.isDegraded ? 'degraded' : 'passing';
+}
 
 export class StatusTable {
   readonly #get: Statement;
@@ -13,7 +22,7 @@ export class StatusTable {
 
   constructor(db: SqliteDatabase) {
     this.#get = db.prepare('SELECT doc FROM check_statuses WHERE account_id = ? AND check_id = ?');
-    this.#put = db.prepare('INSERT OR REPLACE INTO check_statuses (account_id, check_id, doc) VALUES (?, ?, ?)');
+    this.#put = db.prepare('INSERT OR REPLACE INTO check_statuses (account_id, check_id, doc, state) VALUES (?, ?, ?, ?)');
     this.#list = db.prepare(
       'SELECT s.doc FROM check_statuses s JOIN checks c ON c.account_id = s.account_id AND c.id = s.check_id WHERE s.account_id = ? ORDER BY c.seq',
     );
@@ -27,8 +36,8 @@ export class StatusTable {
     return (this.#get.get(accountId, checkId) as { doc: string } | undefined)?.doc;
   }
 
-  put(accountId: string, checkId: string, doc: string): void {
-    this.#put.run(accountId, checkId, doc);
+  put(accountId: string, checkId: string, doc: string, state: CheckState): void {
+    this.#put.run(accountId, checkId, doc, state);
   }
 
   /** The statuses (JSON) of the account's existing checks, in the checks' order. */
