@@ -30,7 +30,7 @@ export async function takeLock(session: Session, timeoutMs: number, mode: string
   const { isStateError } = await import('@vigil/engine');
   try {
     const { lockWaitNotice } = await import('./state-backend.js');
-    const onWait = await lockWaitNotice(session.backend.describe(), timeoutMs);
+    const onWait = await lockWaitNotice(session.backend.describe(), timeoutMs, session.unlockCommand);
     return await session.backend.lock({ timeoutMs, command: `vigil ${mode}`, onWait });
   } catch (error) {
     if (isStateError(error)) throw new CliError(error.message, { cause: error });

@@ -7,7 +7,7 @@
  * registered as secrets, so no message the CLI prints can carry them.
  */
 import path from 'node:path';
-import type { StateBackend } from '@vigil/engine';
+import type { LockHolder, StateBackend } from '@vigil/engine';
 import type { StateConfig, VigilConfig } from '@vigil/constructs';
 import { CliError, registerSecrets } from './errors.js';
 import { VERSION } from './version.js';
@@ -23,11 +23,24 @@ export interface StateBackendContext {
 
 /**
  * What a command prints (on stderr) when the state lock is held and it starts waiting: what it waits
- * for, who holds it and for how long it will wait, so a CI log shows why a job stands still.
+ * for, who holds it, for how long it will wait and, on a server whose locks expire, when the holder's
+ * does unless renewed, so a CI log shows why a job stands still. A lock that expired (at once, or
+ * while this command waits) is stale: the notice says so, with the command that removes it.
  */
-export async function lockWaitNotice(location: string, timeoutMs: number): Promise<(holder: { description: string }) => void> {
+export async function lockWaitNotice(location: string, timeoutMs: number, unlockCommand: string): Promise<(holder: LockHolder) => void> {
   const { formatDuration } = await import('@vigil/engine');
-  return (holder) => process.stderr.write(`Waiting up to ${formatDuration(timeoutMs)} for the lock on ${location}, held by ${holder.description}…\n`);
+  let waiting = false;
+  return (holder) => {
+    const stale = `without being renewed, so it is stale: its holder was killed or lost its connection. If no other vigil is using this state, remove it with: ${unlockCommand}`;
+    if (waiting) {
+      if (holder.expired) process.stderr.write(`The lock on ${location}, held by ${holder.description}, expired at ${holder.expiresAt} ${stale}\n`);
+      return;
+    }
+    waiting = true;
+    const expiry =
+      holder.expiresAt === undefined ? '…' : holder.expired ? `; that lock expired at ${holder.expiresAt} ${stale}` : `; it expires at ${holder.expiresAt} unless its holder renews it…`;
+    process.stderr.write(`Waiting up to ${formatDuration(timeoutMs)} for the lock on ${location}, held by ${holder.description}${expiry}\n`);
+  };
 }
 
 /** The URL of a project's state on the service at `baseUrl`. */

@@ -19,6 +19,8 @@ export interface Session {
   readonly target: Target;
   readonly calls: ServiceCalls;
   readonly backend: StateBackend;
+  /** The command that removes a stale lock on this project's state, `--config` included. */
+  readonly unlockCommand: string;
   readonly projectName: string;
   /**
    * The target state is bound to: the URL, the account the service says the key acts on and, when
@@ -62,12 +64,14 @@ export async function openSession(command: Command, options: { local?: boolean; 
   });
   try {
     const { openStateBackend } = await import('./state-backend.js');
-    const backend = await openStateBackend({ root: loaded.root, config: loaded.config, unlockCommand: unlockCommandFor(command) });
+    const unlockCommand = unlockCommandFor(command);
+    const backend = await openStateBackend({ root: loaded.root, config: loaded.config, unlockCommand });
     return {
       loaded,
       target,
       calls,
       backend,
+      unlockCommand,
       projectName: loaded.config?.projectName ?? path.basename(loaded.root),
       stateTarget: await identifiedTarget(target, calls),
       log: options.log,

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { StateConfig } from '@vigil/constructs';
-import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
+import type { LockHolder, StateBackend, StateDocument, StateLock } from '@vigil/engine';
 import { CliError, usageError } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 
@@ -38,9 +38,9 @@ async function push(command: Command, file: string, options: { force?: boolean; 
     throw new CliError(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   const incoming = parseStateDocument(text, file);
-  const { backend } = await (await shared()).openState(command);
+  const { backend, unlockCommand } = await (await shared()).openState(command);
   const location = backend.describe();
-  const lock = await backend.lock({ timeoutMs, command: `vigil state push ${file}`, onWait: await waitNotice(location, timeoutMs) });
+  const lock = await backend.lock({ timeoutMs, command: `vigil state push ${file}`, onWait: await waitNotice(location, timeoutMs, unlockCommand) });
   try {
     const stored = await backend.read();
     if (!options.force) assertReplaceable(stored, incoming, { location, source: file, forceHint: PUSH_FORCE_HINT });
@@ -69,8 +69,8 @@ function sourceConfig(from: string, fromPath: string | undefined): StateConfig {
   );
 }
 
-async function waitNotice(location: string, timeoutMs: number): Promise<(holder: { description: string }) => void> {
-  return (await import('../state-backend.js')).lockWaitNotice(location, timeoutMs);
+async function waitNotice(location: string, timeoutMs: number, unlockCommand: string): Promise<(holder: LockHolder) => void> {
+  return (await import('../state-backend.js')).lockWaitNotice(location, timeoutMs, unlockCommand);
 }
 
 /**
@@ -92,8 +92,8 @@ async function migrate(command: Command, options: { from: string; fromPath?: str
   }
   const locks: StateLock[] = [];
   try {
-    locks.push(await from.lock({ timeoutMs, command: 'vigil state migrate', onWait: await waitNotice(from.describe(), timeoutMs) }));
-    const toLock = await to.lock({ timeoutMs, command: 'vigil state migrate', onWait: await waitNotice(to.describe(), timeoutMs) });
+    locks.push(await from.lock({ timeoutMs, command: 'vigil state migrate', onWait: await waitNotice(from.describe(), timeoutMs, context.unlockCommand) }));
+    const toLock = await to.lock({ timeoutMs, command: 'vigil state migrate', onWait: await waitNotice(to.describe(), timeoutMs, context.unlockCommand) });
     locks.push(toLock);
     const document = await from.read();
     if (document === undefined) throw new CliError(`no state at ${from.describe()}: nothing to migrate (check --from${source.backend === 'local' ? ' and --from-path' : ''})`);

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { VigilConfig } from '@vigil/constructs';
-import type { StateBackend, StateDocument, StateLock } from '@vigil/engine';
+import type { ForceUnlockResult, StateBackend, StateDocument, StateLock } from '@vigil/engine';
 import { CliError, oneLine, usageError } from '../errors.js';
 import { parseLockTimeoutFlag } from '../flags.js';
 import { loadFromCommand, printDiagnostics } from './validate.js';
@@ -80,7 +80,7 @@ async function editUnderLock(
   edit: (document: StateDocument) => StateDocument,
 ): Promise<{ before: StateDocument; after: StateDocument }> {
   const { lockWaitNotice } = await import('../state-backend.js');
-  const onWait = await lockWaitNotice(context.backend.describe(), options.timeoutMs);
+  const onWait = await lockWaitNotice(context.backend.describe(), options.timeoutMs, context.unlockCommand);
   const lock: StateLock = await context.backend.lock({ timeoutMs: options.timeoutMs, command: options.command, onWait });
   try {
     const before = await readExisting(context.backend, options.verb);
@@ -185,17 +185,24 @@ async function unlock(command: Command, options: { force?: boolean }): Promise<v
   const { backend } = await openState(command);
   const location = backend.describe();
   if (!options.force) {
+    let holder = await backend.lockHolder();
+    if (holder?.expired) {
+      // Its server says nobody renewed it in time: no running vigil holds it, so no --force is needed.
+      const result = await backend.forceUnlock({ onlyExpired: true });
+      if (result.removed) return reportUnlocked(location, result);
+      // Renewed or replaced since: what holds it now is a live lock, treated as any other.
+      holder = result.holder === undefined ? undefined : { description: result.holder };
+    }
+    if (holder === undefined) {
+      process.stdout.write(`No lock on ${location}; nothing to do.\n`);
+      return;
+    }
     if (!interactive()) {
       throw new CliError(
         `vigil state unlock removes the lock on ${location} whoever holds it; if you are sure no vigil is using this state, run it again with --force`,
       );
     }
     // On a terminal, say who holds it and ask, rather than make the user guess and retype.
-    const holder = await backend.lockHolder();
-    if (holder === undefined) {
-      process.stdout.write(`No lock on ${location}; nothing to do.\n`);
-      return;
-    }
     const { confirm } = await import('../prompt.js');
     const answer = await confirm(`Remove the lock on ${location}, held by ${holder.description}? Its holder can no longer write this state.`);
     if (answer !== 'yes') {
@@ -203,16 +210,21 @@ async function unlock(command: Command, options: { force?: boolean }): Promise<v
       return;
     }
   }
-  const { describeOwner, isProcessAlive } = await import('@vigil/engine');
-  const { hostname } = await import('node:os');
   const result = await backend.forceUnlock();
   if (!result.removed) {
     process.stdout.write(`No lock on ${location}; nothing to do.\n`);
     return;
   }
+  await reportUnlocked(location, result);
+}
+
+async function reportUnlocked(location: string, result: ForceUnlockResult): Promise<void> {
+  const { describeOwner, isProcessAlive } = await import('@vigil/engine');
+  const { hostname } = await import('node:os');
   const owner = result.owner;
   const held = owner !== undefined ? `, held by ${describeOwner(owner)}` : result.holder !== undefined ? `, held by ${result.holder}` : ' (it named no owner)';
-  process.stdout.write(`Removed the lock on ${location}${held}.\n`);
+  const expired = result.expired && result.expiresAt !== undefined ? `; it had expired at ${result.expiresAt} without being renewed` : '';
+  process.stdout.write(`Removed the lock on ${location}${held}${expired}.\n`);
   if (owner !== undefined && owner.host === hostname() && isProcessAlive(owner.pid)) {
     process.stderr.write(`warning: pid ${owner.pid} is still running; it can no longer write this state and will fail when it tries.\n`);
   }
@@ -247,7 +259,7 @@ async function retarget(command: Command, url: string, options: { lockTimeout: s
   const target = { baseUrl, accountId: accountId ?? me?.id ?? '', ...(me?.serviceId === undefined ? {} : { serviceId: me.serviceId }) };
   const location = context.backend.describe();
   const { lockWaitNotice } = await import('../state-backend.js');
-  const lock: StateLock = await context.backend.lock({ timeoutMs, command: 'vigil state retarget', onWait: await lockWaitNotice(location, timeoutMs) });
+  const lock: StateLock = await context.backend.lock({ timeoutMs, command: 'vigil state retarget', onWait: await lockWaitNotice(location, timeoutMs, context.unlockCommand) });
   try {
     const before = await readExisting(context.backend, 'retarget');
     if (normaliseBaseUrl(before.target.baseUrl) === normaliseBaseUrl(baseUrl) && before.target.serviceId === target.serviceId) {

@@ -6,16 +6,21 @@
  * releases; DELETE removes the document. The rules on lineage and serial are the local backend's
  * (document.ts); the server may enforce them too (409), and the lock ID lets it refuse a writer
  * whose lock was broken.
+ *
+ * A server whose locks expire unless renewed (the service backend's `vigil server` says so with
+ * `ttlSeconds` in the lock info it answers) gets the same LOCK again every third of that time while
+ * the lock is held. A waiter names when the holder's lock expires, and reports an expired one as
+ * stale: a vigil that still ran would have renewed it, wherever it runs.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname, userInfo } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseStateDocument, serialForWrite, serializeState } from './document.js';
-import { formatDuration } from './duration.js';
 import { StateError } from './errors.js';
-import { lockInfoOf, parseHolder, type ReportedHolder } from './http-lock-info.js';
+import { lockInfoOf, parseHolder, ttlSecondsOf, type ReportedHolder } from './http-lock-info.js';
 import { createHttpTransport, describeReply, displayAddress, type HttpReply, type HttpStateCredentials } from './http-transport.js';
 import { isDeadOnThisHost } from './lock-file.js';
+import { lockedError } from './lock-wait.js';
 import type { LockHolder, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
 
 export interface HttpBackendOptions {
@@ -42,9 +47,13 @@ export interface HttpBackendOptions {
   version?: string;
   /** The first wait between two LOCK attempts while the lock is held (ms); it doubles up to 2 s. */
   pollMs?: number;
+  /** Asks a server whose locks expire to let this one live that long without renewal (default: the server's choice). */
+  lockTtlSeconds?: number;
 }
 
 const MAX_POLL_MS = 2000;
+/** Renewals come this many times per TTL, so one or two lost on the way do not let the lock lapse. */
+const RENEWALS_PER_TTL = 3;
 
 function currentUser(): string {
   try {
@@ -111,13 +120,16 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
   }
 
   /** One LOCK: taken, or held by the holder the server names. */
-  async function tryLock(owner: LockOwner): Promise<{ taken: true } | { taken: false; holder: ReportedHolder }> {
-    const reply = await transport.request(lockMethod, lockAddress, JSON.stringify(lockInfoOf(owner, version)));
-    if (ok(reply.status)) return { taken: true };
+  const ownLockInfo = (owner: LockOwner) => JSON.stringify(lockInfoOf(owner, version, options.lockTtlSeconds));
+
+  /** One LOCK: taken (with how long the server keeps it without renewal, if it says), or held by the holder the server names. */
+  async function tryLock(owner: LockOwner): Promise<{ taken: true; ttlSeconds?: number | undefined } | { taken: false; holder: ReportedHolder }> {
+    const reply = await transport.request(lockMethod, lockAddress, ownLockInfo(owner));
+    if (ok(reply.status)) return { taken: true, ttlSeconds: ttlSecondsOf(reply.text) };
     if (reply.status === 423 || reply.status === 409) {
       const holder = parseHolder(reply.text);
       // A retried LOCK whose first answer was lost finds the lock held by itself.
-      if (holder.id === owner.id) return { taken: true };
+      if (holder.id === owner.id) return { taken: true, ttlSeconds: ttlSecondsOf(reply.text) };
       return { taken: false, holder };
     }
     throw failure('lock', lockMethod, reply);
@@ -127,36 +139,33 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
     return transport.request(unlockMethod, unlockAddress, body);
   }
 
+  const waitOptions = (timeoutMs: number) => ({ location, unlockCommand, timeoutMs });
+
   function newOwner(command: string): LockOwner {
     return { id: randomUUID(), pid: process.pid, host: hostname(), user: currentUser(), command, createdAt: new Date().toISOString() };
-  }
-
-  function lockedError(holder: ReportedHolder, timeoutMs: number): StateError {
-    if (holder.owner && isDeadOnThisHost(holder.owner)) {
-      return new StateError(
-        'state-lock-stale',
-        `state ${location} is locked by ${holder.description}, but that process is no longer running (it crashed or was killed), so the lock is stale. ` +
-          `If no other vigil is using this state, remove the lock with: ${unlockCommand}`,
-      );
-    }
-    const waited =
-      timeoutMs > 0 ? `gave up after waiting ${formatDuration(timeoutMs)} (--lock-timeout)` : 'retry when it is done, or wait for it with --lock-timeout (e.g. --lock-timeout 5m)';
-    return new StateError('state-locked', `state ${location} is locked by ${holder.description}; ${waited}. If that process is gone, remove the lock with: ${unlockCommand}`);
   }
 
   async function lock(lockOptions: LockOptions): Promise<StateLock> {
     const owner = newOwner(lockOptions.command);
     const deadline = Date.now() + lockOptions.timeoutMs;
     let pollMs = options.pollMs ?? 250;
-    let waiting = false;
+    // What the waiter was last told: who holds the lock, and whether it had expired.
+    let announced: { id: string | undefined; expired: boolean } | undefined;
+    let ttlSeconds: number | undefined;
     for (;;) {
       const attempt = await tryLock(owner);
-      if (attempt.taken) break;
+      if (attempt.taken) {
+        ttlSeconds = attempt.ttlSeconds;
+        break;
+      }
       const remaining = deadline - Date.now();
       const dead = attempt.holder.owner !== undefined && isDeadOnThisHost(attempt.holder.owner);
-      if (dead || remaining <= 0) throw lockedError(attempt.holder, lockOptions.timeoutMs);
-      if (!waiting) {
-        waiting = true;
+      const expired = attempt.holder.expired === true;
+      // An expired lock is waited for only when asked to: its holder may yet come back and renew it.
+      if (dead || remaining <= 0) throw lockedError(waitOptions(lockOptions.timeoutMs), attempt.holder);
+      // Told once, and again when the lock it waits for lapses: the waiter can then act on it.
+      if (announced === undefined || (expired && !(announced.id === attempt.holder.id && announced.expired))) {
+        announced = { id: attempt.holder.id, expired };
         const { raw: _raw, id: _id, ...holder } = attempt.holder;
         lockOptions.onWait?.(holder);
       }
@@ -165,22 +174,25 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
       pollMs = Math.min(MAX_POLL_MS, pollMs * 2);
     }
     try {
-      return createLock(owner, await read());
+      return createLock(owner, await read(), ttlSeconds);
     } catch (error) {
-      await unlockWith(JSON.stringify(lockInfoOf(owner, version))).catch(() => undefined);
+      await unlockWith(ownLockInfo(owner)).catch(() => undefined);
       throw error;
     }
   }
 
-  function createLock(owner: LockOwner, stored: StateDocument | undefined): StateLock {
+  function createLock(owner: LockOwner, stored: StateDocument | undefined, ttlSeconds: number | undefined): StateLock {
     let serial = stored?.serial ?? 0;
     let lineage = stored?.lineage;
     let released = false;
     // One request at a time, in call order, so the last write called is the one stored.
     let queue: Promise<void> = Promise.resolve();
+    const renewal = ttlSeconds === undefined ? undefined : renewWhileHeld(owner, ttlSeconds);
 
     async function writeNow(document: StateDocument, writeOptions: StateWriteOptions = {}): Promise<void> {
       if (released) throw new Error('this is a bug in vigil: state written after its lock was released');
+      const taken = renewal?.lostTo();
+      if (taken !== undefined) throw lostLock(taken.description);
       const next = { ...document, serial: serialForWrite({ lineage, serial }, document, { ...writeOptions, location }) };
       if (writeOptions.force && lineage !== undefined && next.lineage !== lineage) {
         // A server refuses a document of another lineage (409): a forced replacement removes the old one first.
@@ -188,12 +200,7 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
         if (!ok(removed.status) && removed.status !== 404) throw failure('replace', 'DELETE', removed);
       }
       const reply = await transport.request(updateMethod, withId(address, owner.id), `${serializeState(next)}\n`);
-      if (reply.status === 423) {
-        throw new StateError(
-          'state-locked',
-          `lost the lock on state ${location}: the server says it is held by ${parseHolder(reply.text).description} (it was broken, e.g. by vigil state unlock --force); not writing, so whoever holds it now is not overwritten`,
-        );
-      }
+      if (reply.status === 423) throw lostLock(parseHolder(reply.text).description);
       if (reply.status === 409) {
         throw new StateError(
           'state-lineage-mismatch',
@@ -221,9 +228,53 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
         if (released) return;
         released = true;
         await queue;
-        const reply = await unlockWith(JSON.stringify(lockInfoOf(owner, version)));
+        // A renewal arriving after the UNLOCK would take the lock again.
+        await renewal?.stop();
+        const reply = await unlockWith(ownLockInfo(owner));
         // 409/423: the lock was broken and is someone else's now; theirs is left alone.
         if (!ok(reply.status) && reply.status !== 404 && reply.status !== 409 && reply.status !== 423) throw failure('unlock', unlockMethod, reply);
+      },
+    };
+  }
+
+  function lostLock(holder: string): StateError {
+    return new StateError(
+      'state-locked',
+      `lost the lock on state ${location}: the server says it is held by ${holder} (it was broken, e.g. by vigil state unlock --force); not writing, so whoever holds it now is not overwritten`,
+    );
+  }
+
+  /**
+   * Sends the same LOCK again every third of the TTL until stopped. A renewal the server refuses
+   * (someone broke the lock and took it) is kept, for the next write to refuse; one lost on the
+   * network is left to the next.
+   */
+  function renewWhileHeld(owner: LockOwner, ttlSeconds: number): { lostTo(): ReportedHolder | undefined; stop(): Promise<void> } {
+    let lostTo: ReportedHolder | undefined;
+    let inFlight: Promise<void> = Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const schedule = () => {
+      if (stopped) return;
+      timer = setTimeout(() => {
+        inFlight = tryLock(owner).then(
+          (attempt) => {
+            if (attempt.taken) schedule();
+            else lostTo = attempt.holder;
+          },
+          () => schedule(),
+        );
+      }, (ttlSeconds * 1000) / RENEWALS_PER_TTL);
+      // The renewals keep the lock, not the process: a command that is done exits.
+      timer.unref();
+    };
+    schedule();
+    return {
+      lostTo: () => lostTo,
+      async stop() {
+        stopped = true;
+        clearTimeout(timer);
+        await inFlight;
       },
     };
   }
@@ -236,10 +287,12 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
     const owner = newOwner('vigil state unlock (checking who holds the lock)');
     const attempt = await tryLock(owner);
     if (!attempt.taken) return attempt.holder;
-    const reply = await unlockWith(JSON.stringify(lockInfoOf(owner, version)));
+    const reply = await unlockWith(ownLockInfo(owner));
     if (!ok(reply.status)) throw failure('unlock', unlockMethod, reply);
     return undefined;
   }
+
+  const expiryOf = (holder: ReportedHolder) => (holder.expiresAt === undefined ? {} : { expiresAt: holder.expiresAt, expired: holder.expired === true });
 
   return {
     describe: () => location,
@@ -248,18 +301,20 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
     async lockHolder(): Promise<LockHolder | undefined> {
       const holder = await probe();
       if (holder === undefined) return undefined;
-      return { ...(holder.owner ? { owner: holder.owner } : {}), description: holder.description };
+      return { ...(holder.owner ? { owner: holder.owner } : {}), description: holder.description, ...expiryOf(holder) };
     },
-    async forceUnlock() {
+    async forceUnlock(unlockOptions) {
       const holder = await probe();
       if (holder === undefined) return { removed: false };
+      const found = { ...(holder.owner ? { owner: holder.owner } : {}), holder: holder.description, ...expiryOf(holder) };
+      if (unlockOptions?.onlyExpired && holder.expired !== true) return { removed: false, ...found, expired: false };
       if (holder.id === undefined) {
         throw new StateError('state-io', `${location} is locked by ${holder.description}, but the server did not send the lock's ID, so vigil cannot unlock it; remove the lock on the server`);
       }
       // UNLOCK with the holder's own lock info is what its owner would send.
       const reply = await unlockWith(holder.raw);
       if (!ok(reply.status)) throw failure('unlock', unlockMethod, reply);
-      return { removed: true, ...(holder.owner ? { owner: holder.owner } : {}), holder: holder.description };
+      return { removed: true, ...found };
     },
   };
 }

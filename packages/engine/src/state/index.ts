@@ -1,6 +1,7 @@
 /** State: the document, its backends and lock, the apply journal and `vigil state` edits. */
 export type {
   Address,
+  ForceUnlockOptions,
   ForceUnlockResult,
   LockHolder,
   LockOptions,

@@ -250,7 +250,9 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
     describe: () => location,
     read,
     lock,
-    async forceUnlock() {
+    async forceUnlock(options) {
+      // Its locks never expire: only an explicit --force removes one.
+      if (options?.onlyExpired) return { removed: false };
       const content = await removeLockFile(lockPath);
       if (content === undefined) return { removed: false };
       return 'owner' in content ? { removed: true, owner: content.owner } : { removed: true };

@@ -2,7 +2,8 @@
  * Waiting for a state lock held elsewhere, shared by the backends whose lock lives on a server
  * (postgres, s3): poll with jitter and a growing pause, tell the caller once who it waits for, and
  * fail naming the holder, as the local and http backends do. A holder whose process is gone on this
- * host is reported as stale at once, with the command that breaks the lock.
+ * host is reported as stale at once, with the command that breaks the lock; so is one whose lock the
+ * server reports as expired (not renewed in time), by `lockedError`.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatDuration } from './duration.js';
@@ -37,6 +38,13 @@ export function lockedError(options: { location: string; unlockCommand: string; 
       'state-lock-stale',
       `state ${options.location} is locked by ${holder.description}, but that process is no longer running (it crashed or was killed), so the lock is stale. ` +
         `If no other vigil is using this state, remove the lock with: ${options.unlockCommand}`,
+    );
+  }
+  if (holder.expired && holder.expiresAt !== undefined) {
+    return new StateError(
+      'state-lock-stale',
+      `state ${options.location} is locked by ${holder.description}, but that lock expired at ${holder.expiresAt} without being renewed (a running vigil renews its lock), ` +
+        `so it is stale: its holder was killed or lost its connection. If no other vigil is using this state, remove the lock with: ${options.unlockCommand}`,
     );
   }
   const waited =

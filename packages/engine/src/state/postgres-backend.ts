@@ -341,7 +341,9 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
         return { ...(holder.owner ? { owner: holder.owner } : {}), description: holder.description };
       });
     },
-    async forceUnlock() {
+    async forceUnlock(options) {
+      // Its locks never expire: only an explicit --force removes one.
+      if (options?.onlyExpired) return { removed: false };
       return withClient('unlock', async (client) => {
         const holder = await holderOf(client);
         if (holder === undefined) {

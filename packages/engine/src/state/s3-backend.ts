@@ -228,7 +228,9 @@ export function createS3Backend(options: S3BackendOptions): StateBackend {
       const holder = parseHolder(current.text);
       return { ...(holder.owner ? { owner: holder.owner } : {}), description: holder.description };
     },
-    async forceUnlock() {
+    async forceUnlock(options) {
+      // Its locks never expire: only an explicit --force removes one.
+      if (options?.onlyExpired) return { removed: false };
       const current = await readLock();
       if (current === undefined) return { removed: false };
       const reply = await request('DELETE', lockUrl);

@@ -97,8 +97,12 @@ export interface StateBackend {
   lock(options: LockOptions): Promise<StateLock>;
   /** The current document, validated; `undefined` when there is none yet. Needs no lock. */
   read(): Promise<StateDocument | undefined>;
-  /** Removes the lock whoever holds it (`vigil state unlock --force`). */
-  forceUnlock(): Promise<ForceUnlockResult>;
+  /**
+   * Removes the lock whoever holds it (`vigil state unlock --force`); with `onlyExpired`, only a
+   * lock its server reports as expired (`vigil state unlock`), checked in the same look at the lock
+   * that removes it, so a lock taken meanwhile by a live holder is left alone.
+   */
+  forceUnlock(options?: ForceUnlockOptions): Promise<ForceUnlockResult>;
   /** Who holds the lock now, without taking or breaking it; `undefined` when nobody does. */
   lockHolder(): Promise<LockHolder | undefined>;
 }
@@ -120,6 +124,17 @@ export interface LockOptions {
 export interface LockHolder {
   owner?: LockOwner;
   description: string;
+  /**
+   * When the lock lapses unless its holder renews it (ISO), for a server whose locks expire (the
+   * service backend's); a running vigil renews its lock long before.
+   */
+  expiresAt?: string;
+  /** The server says the holder did not renew the lock in time: it was killed or lost the server, on whichever machine. The lock is still held. */
+  expired?: boolean;
+}
+
+export interface ForceUnlockOptions {
+  onlyExpired?: boolean;
 }
 
 /**
@@ -139,6 +154,10 @@ export interface ForceUnlockResult {
   owner?: LockOwner;
   /** Who held it, for messages, also when it was not a vigil. */
   holder?: string;
+  /** When the removed lock had expired (or, with `onlyExpired` and nothing removed, when the lock found expires). */
+  expiresAt?: string;
+  /** The removed lock had expired; false with `onlyExpired` when the lock found had not, and was left. */
+  expired?: boolean;
 }
 
 /** Proof of holding the lock; the only way to write. */
