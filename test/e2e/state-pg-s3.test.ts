@@ -13,7 +13,8 @@ import path from 'node:path';
 import { createPostgresBackend, createS3Backend, stateTableName, type StateBackend, type StateDocument } from '@vigil/engine';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVigil, targetEnv, vigil, waitFor, type VigilResult } from '../support/cli.js';
+import { startVigil, targetEnv, vigil, type VigilResult } from '../support/cli.js';
+import { applyConcurrently } from '../support/concurrent-applies.js';
 import { generateProject, type GeneratedProject } from '../support/generate-project.js';
 import { useTestPostgres } from '../support/postgres.js';
 import { startS3ConditionalServer, type S3ConditionalServer } from '../support/s3-conditional-server.js';
@@ -147,19 +148,17 @@ describe.each(flavours)('state on the $name backend, shared by two checkouts', (
     const env = targetEnv(service.url, flavour.env());
     const location = flavour.open(id('shared')).describe();
     // The first apply is kept inside its lock (its state writes wait) until the second has said it waits.
-    const releaseWrites = await flavour.holdWrites(id('shared'));
-    const first = startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: a2.root, env });
-    await waitFor('the first apply to hold the lock', async () => ((await flavour.open(id('shared')).lockHolder())?.owner?.pid === first.child.pid ? true : undefined), { timeoutMs: 60_000 });
-    const second = startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: b2.root, env });
-    let secondStderr = '';
-    second.child.stderr!.on('data', (chunk: string) => (secondStderr += chunk));
-    await waitFor('the second apply to say it waits for the lock', async () => (secondStderr.includes('Waiting up to 2m') ? true : undefined), { timeoutMs: 60_000 });
-    await releaseWrites();
-    const results = await Promise.all([first.done, second.done]);
-    outputs.push(...results);
-    expect(results.map((result) => result.code)).toEqual([0, 0]);
-    expect(results[0]!.stderr).toBe('');
-    expect(results[1]!.stderr).toMatch(new RegExp(`^Waiting up to 2m for the lock on ${escape(location)}, held by pid ${first.child.pid} on .+ \\(user .+, "vigil apply", since .+\\)…\\n$`));
+    const { first, second } = await applyConcurrently({
+      cwd: [a2.root, b2.root],
+      env,
+      holdWrites: () => flavour.holdWrites(id('shared')),
+      // Both backends read the lock without taking it.
+      holdsLock: async (pid) => (await flavour.open(id('shared')).lockHolder())?.owner?.pid === pid,
+    });
+    outputs.push(first, second);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    expect(first.stderr).toBe('');
+    expect(second.stderr).toMatch(new RegExp(`^Waiting up to 2m for the lock on ${escape(location)}, held by pid ${first.pid} on .+ \\(user .+, "vigil apply", since .+\\)…\\n$`));
     expect((await stored(flavour, id('shared'))).journal).toEqual([]);
     expect((await run(flavour, b2, ['plan', '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);

@@ -3,16 +3,21 @@
  * applied against a real `vigil server`, with state on a loopback server speaking Terraform's http
  * backend protocol. Two checkouts of one project share it with no state file in either: one plans
  * what the other applied, concurrent applies take turns, a killed apply is finished from the other
- * checkout, and pull, push, migrate and unlock work on it. The state server's bearer token never
- * appears in any output or document.
+ * checkout, and pull, push, migrate and unlock work on it. The same with state on the `vigil server`
+ * itself (backend `service`), reached through a proxy that can hold its state writes, whose locks
+ * expire unless renewed: a lock left by a runner killed elsewhere is reported stale once it expired,
+ * and `vigil state unlock` removes it. The state server's bearer token never appears in any output or
+ * document.
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type RunningServer } from '@vigil/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startVigil, targetEnv, vigil, type VigilResult } from '../support/cli.js';
+import { startVigil, targetEnv, vigil, waitFor, type VigilResult } from '../support/cli.js';
+import { applyConcurrently } from '../support/concurrent-applies.js';
 import { generateProject, type GeneratedProject } from '../support/generate-project.js';
+import { startHoldingProxy, type HoldingProxy } from '../support/holding-proxy.js';
 import { startTerraformStateServer, type TerraformStateServer } from '../support/terraform-http-state-server.js';
 
 const TOKEN = 'state-token-5f1c9a';
@@ -20,6 +25,8 @@ const SIZE = { files: 2, checksPerFile: 6 };
 
 let states: TerraformStateServer;
 let service: RunningServer;
+/** The service as the `service` backend's checkouts reach it: a proxy that can hold state writes. */
+let serviceProxy: HoldingProxy;
 let requestLog: string;
 let workspace: string;
 const outputs: VigilResult[] = [];
@@ -29,9 +36,12 @@ beforeAll(async () => {
   requestLog = path.join(workspace, 'requests.jsonl');
   states = await startTerraformStateServer({ credentials: { token: TOKEN } });
   service = await startServer({ port: 0, dataDir: ':memory:', requestLog });
+  // Document writes only: locks (POST …/lock, LOCK) and reads go straight through.
+  serviceProxy = await startHoldingProxy(service.url, (request, url) => request.method === 'POST' && /^\/v1\/state\/[^/]+$/.test(url.pathname));
 });
 
 afterAll(async () => {
+  await serviceProxy.close();
   await service.close();
   await states.close();
   await rm(workspace, { recursive: true, force: true });
@@ -50,7 +60,11 @@ async function checkout(dir: string, options: { state: string; logicalId: string
 }
 
 async function run(project: GeneratedProject, args: string[]): Promise<VigilResult> {
-  const result = await vigil(args, { cwd: project.root, env: targetEnv(service.url, { VIGIL_STATE_HTTP_TOKEN: TOKEN }) });
+  return runVia(project, args, service.url);
+}
+
+async function runVia(project: GeneratedProject, args: string[], serviceUrl: string): Promise<VigilResult> {
+  const result = await vigil(args, { cwd: project.root, env: targetEnv(serviceUrl, { VIGIL_STATE_HTTP_TOKEN: TOKEN }) });
   outputs.push(result);
   return result;
 }
@@ -81,6 +95,14 @@ function countByName(names: readonly string[]): Map<string, number> {
   return counts;
 }
 
+/** The pid in the lock info holding `path` on the state server, read without taking the lock. */
+function lockHolderPid(path: string): number | undefined {
+  const info = states.lock(path);
+  if (info === undefined) return undefined;
+  return (JSON.parse((JSON.parse(info) as { Info: string }).Info) as { pid?: number }).pid;
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const posts = (name: string) => states.requests.filter((request) => request.method === 'POST' && request.path.startsWith(`/states/${name}?`)).length;
 const location = (name: string) => `http state at ${states.url}/states/${name}`;
 
@@ -105,12 +127,21 @@ describe('state on an http backend, shared by two checkouts', () => {
     const a = await checkout('shared-a', { state: 'shared', logicalId: 'shared', frequency: 5 });
     const b = await checkout('shared-b', { state: 'shared', logicalId: 'shared', frequency: 5 });
     const env = targetEnv(service.url, { VIGIL_STATE_HTTP_TOKEN: TOKEN });
-    const [first, second] = await Promise.all([a, b].map((project) => startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: project.root, env }).done));
-    outputs.push(first!, second!);
-    expect([first!.code, second!.code]).toEqual([0, 0]);
-    const waited = [first!, second!].filter((result) => result.stderr.includes('Waiting up to 2m for the lock on'));
-    expect(waited).toHaveLength(1);
-    expect(waited[0]!.stderr).toMatch(new RegExp(`^Waiting up to 2m for the lock on ${location('shared').replace(/[.]/g, '\\.')}, held by pid \\d+ on .+ \\(user .+, "vigil apply", since .+\\)…\\n$`));
+    // The first apply is kept inside its lock (its state writes wait) until the second has said it waits.
+    const { first, second } = await applyConcurrently({
+      cwd: [a.root, b.root],
+      env,
+      holdWrites: async () => {
+        const release = states.holdStateWrites();
+        return async () => release();
+      },
+      holdsLock: async (pid) => lockHolderPid('/states/shared') === pid,
+    });
+    outputs.push(first, second);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    expect(first.stderr).toBe('');
+    // Terraform's protocol says nothing of expiry: the notice names the holder only.
+    expect(second.stderr).toMatch(new RegExp(`^Waiting up to 2m for the lock on ${escape(location('shared'))}, held by pid ${first.pid} on .+ \\(user .+, "vigil apply", since .+\\)…\\n$`));
     const state = stored('shared');
     expect(state.serial).toBe(posts('shared'));
     expect(state.journal).toEqual([]);
@@ -219,11 +250,34 @@ describe('state on an http backend, shared by two checkouts', () => {
 });
 
 describe("state on the target service (state: { backend: 'service' })", () => {
+  const run = (project: GeneratedProject, args: string[]) => runVia(project, args, serviceProxy.url);
   const serviceState = async (project: string) => {
     const response = await fetch(`${service.url}/v1/state/${project}`, { headers: { authorization: 'Bearer vigil-local' } });
     return response.status === 404 ? undefined : ((await response.json()) as { lineage: string; serial: number; journal: unknown[]; resources: Record<string, unknown> });
   };
-  const serviceLocation = (project: string) => `http state at ${service.url}/v1/state/${project}`;
+  const serviceLocation = (project: string) => `http state at ${serviceProxy.url}/v1/state/${project}`;
+  const OWNER = 'pid 4242 on build-7 (user ci, "vigil apply", since 2026-11-22T03:00:00.000Z)';
+  /** Takes the lock as a runner on another machine did before it was killed: with a TTL, never renewed. */
+  const lockFromElsewhere = async (project: string, id: string, ttlSeconds?: number) => {
+    const info = { pid: 4242, host: 'build-7', user: 'ci', command: 'vigil apply', createdAt: '2026-11-22T03:00:00.000Z' };
+    const response = await fetch(`${service.url}/v1/state/${project}/lock`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+      body: JSON.stringify({ ID: id, Operation: 'vigil apply', Info: JSON.stringify(info), Who: 'ci@build-7', Version: '1', Created: info.createdAt, Path: '', ...(ttlSeconds === undefined ? {} : { ttlSeconds }) }),
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { ID: string; expiresAt: string };
+  };
+  /** The service's answer to someone else asking for the lock (423 with the holder): it never takes a held lock. */
+  const heldLock = async (project: string) => {
+    const response = await fetch(`${service.url}/v1/state/${project}/lock`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+      body: JSON.stringify({ ID: 'the-test-asking' }),
+    });
+    expect(response.status).toBe(423);
+    return (await response.json()) as { expired: boolean };
+  };
 
   it('applies from one checkout, plans nothing from the other, and concurrent applies take turns on the lock', async () => {
     const a = await checkout('svc-a', { state: 'service', logicalId: 'svc' });
@@ -238,12 +292,23 @@ describe("state on the target service (state: { backend: 'service' })", () => {
 
     const a2 = await checkout('svc-a', { state: 'service', logicalId: 'svc', frequency: 5 });
     const b2 = await checkout('svc-b', { state: 'service', logicalId: 'svc', frequency: 5 });
-    const env = targetEnv(service.url);
-    const results = await Promise.all([a2, b2].map((project) => startVigil(['apply', '--auto-approve', '--lock-timeout', '2m'], { cwd: project.root, env }).done));
-    expect(results.map((result) => result.code)).toEqual([0, 0]);
-    const waited = results.filter((result) => result.stderr.includes('Waiting up to 2m for the lock on'));
-    expect(waited).toHaveLength(1);
-    expect(waited[0]!.stderr).toContain(`Waiting up to 2m for the lock on ${serviceLocation('svc')}, held by pid `);
+    // The first apply is kept inside its lock (the proxy holds its state writes) until the second has said it waits.
+    const { first, second } = await applyConcurrently({
+      cwd: [a2.root, b2.root],
+      env: targetEnv(serviceProxy.url),
+      holdWrites: async () => {
+        const release = serviceProxy.hold();
+        return async () => release();
+      },
+      // Asking the service would take the lock: a write held in the proxy is made under it, and only the first apply runs.
+      holdsLock: async () => serviceProxy.waiting() > 0,
+    });
+    outputs.push(first, second);
+    expect([first.code, second.code]).toEqual([0, 0]);
+    expect(first.stderr).toBe('');
+    expect(second.stderr).toMatch(
+      new RegExp(`^Waiting up to 2m for the lock on ${escape(serviceLocation('svc'))}, held by pid ${first.pid} on .+ \\(user .+, "vigil apply", since .+\\); it expires at \\S+Z unless its holder renews it…\\n$`),
+    );
     expect((await serviceState('svc'))!.journal).toEqual([]);
     expect((await run(b2, ['plan', '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);
@@ -261,7 +326,7 @@ describe("state on the target service (state: { backend: 'service' })", () => {
     expect((await run(project, ['plan', '--detailed-exitcode'])).code).toBe(0);
 
     const changed = await checkout('svc-migrate', { state: 'service', logicalId: 'svc-migrated', frequency: 5 });
-    const { child, done } = startVigil(['apply', '--auto-approve'], { cwd: changed.root, env: targetEnv(service.url) });
+    const { child, done } = startVigil(['apply', '--auto-approve'], { cwd: changed.root, env: targetEnv(serviceProxy.url) });
     while ((await serviceState('svc-migrated'))!.serial === local.serial && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 2));
     child.kill('SIGKILL');
     await done;
@@ -274,4 +339,43 @@ describe("state on the target service (state: { backend: 'service' })", () => {
     expect((await serviceState('svc-migrated'))!.journal).toEqual([]);
     expect((await run(changed, ['plan', '--detailed-exitcode'])).code).toBe(0);
   }, 180_000);
+
+  it('reports a lock left by a runner killed on another machine as stale once it expired, and vigil state unlock removes it naming its owner', async () => {
+    const project = await checkout('svc-expired', { state: 'service', logicalId: 'svc-expired' });
+    const location = serviceLocation('svc-expired');
+    // A live lock, renewed or not yet due, needs --force (or a person at a terminal) to be removed.
+    const live = await lockFromElsewhere('svc-expired', 'runner-live');
+    const waited = await run(project, ['state', 'rm', 'api-check.check-0-0', '--lock-timeout', '1s']);
+    expect(waited.stderr).toBe(
+      `Waiting up to 1s for the lock on ${location}, held by ${OWNER}; it expires at ${live.expiresAt} unless its holder renews it…\n` +
+        `Error: state ${location} is locked by ${OWNER}; gave up after waiting 1s (--lock-timeout). If that process is gone, remove the lock with: vigil state unlock --force\n`,
+    );
+    const refused = await run(project, ['state', 'unlock']);
+    expect(refused.stderr).toBe(`Error: vigil state unlock removes the lock on ${location} whoever holds it; if you are sure no vigil is using this state, run it again with --force\n`);
+    expect((await heldLock('svc-expired')).expired).toBe(false);
+    expect((await run(project, ['state', 'unlock', '--force'])).stdout).toBe(`Removed the lock on ${location}, held by ${OWNER}.\n`);
+
+    const { expiresAt } = await lockFromElsewhere('svc-expired', 'runner-killed', 1);
+    await waitFor('the lock of the killed runner to expire on the service', async () => ((await heldLock('svc-expired')).expired ? true : undefined), { intervalMs: 100 });
+    const stale =
+      `${OWNER}, but that lock expired at ${expiresAt} without being renewed (a running vigil renews its lock), so it is stale: its holder was killed or lost its connection. ` +
+      'If no other vigil is using this state, remove the lock with: vigil state unlock --force';
+    const blocked = await run(project, ['apply', '--auto-approve']);
+    expect(blocked.code).toBe(1);
+    expect(blocked.stderr).toBe(`Error: state ${location} is locked by ${stale}\n`);
+    const waitedOnStale = await run(project, ['apply', '--auto-approve', '--lock-timeout', '1s']);
+    expect(waitedOnStale.stderr).toBe(
+      `Waiting up to 1s for the lock on ${location}, held by ${OWNER}; that lock expired at ${expiresAt} without being renewed, so it is stale: its holder was killed or lost its connection. ` +
+        'If no other vigil is using this state, remove it with: vigil state unlock --force\n' +
+        `Error: state ${location} is locked by ${stale}\n`,
+    );
+
+    const unlocked = await run(project, ['state', 'unlock']);
+    expect(unlocked.stderr).toBe('');
+    expect(unlocked.stdout).toBe(`Removed the lock on ${location}, held by ${OWNER}; it had expired at ${expiresAt} without being renewed.\n`);
+    expect((await run(project, ['state', 'unlock'])).stdout).toBe(`No lock on ${location}; nothing to do.\n`);
+    const applied = await run(project, ['apply', '--auto-approve']);
+    expect(applied.stderr).toBe('');
+    expect(applied.code).toBe(0);
+  }, 120_000);
 });

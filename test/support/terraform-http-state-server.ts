@@ -9,8 +9,9 @@
  * - UNLOCK with lock info → 200 when its ID holds the lock (or nothing does), 409 otherwise;
  * - DELETE → 200, the document removed.
  *
- * `credentials` makes every request need that basic auth or bearer token (401 otherwise), and
- * `failNext` answers the next requests with an error, so retries can be tested.
+ * `credentials` makes every request need that basic auth or bearer token (401 otherwise),
+ * `failNext` answers the next requests with an error, so retries can be tested, and
+ * `holdStateWrites` keeps document writes waiting, so a test can keep a writer inside its lock.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +30,8 @@ export interface TerraformStateServer {
    * `echoAuthorization`, the answer quotes the request's authorization header, as careless servers do.
    */
   failNext(count: number, status?: number, options?: { echoAuthorization?: boolean }): void;
+  /** Every document write (POST) waits until the returned function is called; locks are answered meanwhile. */
+  holdStateWrites(): () => void;
   close(): Promise<void>;
 }
 
@@ -65,6 +68,7 @@ export async function startTerraformStateServer(options: TerraformStateServerOpt
   const slots = new Map<string, Slot>();
   const requests: TerraformStateServer['requests'] = [];
   let failures: { count: number; status: number; echo: boolean } = { count: 0, status: 500, echo: false };
+  let writesHeld: Promise<void> | undefined;
   const expected =
     options.credentials === undefined
       ? undefined
@@ -107,6 +111,7 @@ export async function startTerraformStateServer(options: TerraformStateServerOpt
         return reply(200);
       }
       case 'POST': {
+        if (writesHeld !== undefined) await writesHeld;
         const id = url.searchParams.get('ID') ?? undefined;
         if (state.lock !== undefined && lockId(state.lock) !== id) return reply(423, state.lock);
         if (state.document !== undefined) {
@@ -144,6 +149,14 @@ export async function startTerraformStateServer(options: TerraformStateServerOpt
     lock: (path) => slots.get(path)?.lock,
     failNext(count, status = 500, failOptions = {}) {
       failures = { count, status, echo: failOptions.echoAuthorization === true };
+    },
+    holdStateWrites() {
+      let release!: () => void;
+      writesHeld = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        writesHeld = undefined;
+        release();
+      };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
