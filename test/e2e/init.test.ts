@@ -70,6 +70,62 @@ describe('vigil init', () => {
     expect(entries.filter((line) => /^\.vigil\/?\*?$|state\.json|\.wal/.test(line))).toEqual([]);
   });
 
+  it('says to commit the local state, and how to move it to a remote backend instead', async () => {
+    const created = await run(['init']);
+    expect(created.stdout).toContain(
+      '\nCommit .vigil/state.json with your monitors (and a .vigil/state.json.wal beside it, if a killed apply left\n' +
+        'one): it is how Vigil knows what it created. To keep it out of git instead, set state in vigil.config.ts to a remote backend (service, http, postgres or s3) and run vigil state migrate --from local.\n' +
+        'Run vigil from the project directory or any directory below it.\n',
+    );
+    const config = await readFile(path.join(root, 'vigil.config.ts'), 'utf8');
+    expect(config).toContain('vigil state migrate --from local');
+    expect(config).not.toMatch(/^\s*state:/m);
+    expect(await readFile(path.join(root, '.gitignore'), 'utf8')).toMatch(/^# vigil: .*Commit \.vigil\/state\.json \(and a \.wal beside it\): it is the state\.\n/);
+  });
+
+  it('warns when an existing .gitignore keeps the local state out of git, naming the line', async () => {
+    await writeFile(path.join(root, '.gitignore'), 'dist/\n.vigil/\n');
+    const created = await run(['init']);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(
+      '\nYour .gitignore ignores .vigil/state.json (".vigil/"): then only this checkout knows what Vigil created, and an\n' +
+        'apply from any other (a teammate, CI) would create everything again. Commit it (drop that line),\n' +
+        'or keep state where every checkout finds it: set state in vigil.config.ts to a remote backend (service, http, postgres or s3) and run vigil state migrate --from local.\n',
+    );
+  });
+
+  it.each([
+    ['service', "  state: { backend: 'service' },\n", 'it uses VIGIL_API_URL and VIGIL_API_KEY, as plan and apply do'],
+    ['http', "  state: { backend: 'http', address: 'https://tfstate.example.com/shop' },\n", 'set its address in vigil.config.ts and export VIGIL_STATE_HTTP_TOKEN (or VIGIL_STATE_HTTP_USERNAME and VIGIL_STATE_HTTP_PASSWORD)'],
+    ['postgres', "  state: { backend: 'postgres' },\n", 'export VIGIL_STATE_PG_URL (postgres://user:password@host:5432/database)'],
+    ['s3', "  state: { backend: 's3', bucket: 'my-vigil-state', key: 'vigil/shop.json' },\n", 'set bucket and key in vigil.config.ts and export AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_REGION'],
+  ])('with --state %s, names that backend in a config that validates, commits nothing under .vigil/, and says what to export', async (backend, block, exports) => {
+    const created = await run(['init', 'shop', '--state', backend]);
+    expect(created.stderr).toBe('');
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(`  .gitignore (created: .vigil/, node_modules/)\n`);
+    expect(created.stdout).toContain(
+      `\nState is kept on the ${backend} backend, so nothing under .vigil/ is committed: ${exports}.\n` +
+        'State applied elsewhere before moves there with vigil state migrate --from local (or --from another backend).\n' +
+        'Run vigil from the project directory or any directory below it.\n',
+    );
+    const project = path.join(root, 'shop');
+    expect(await readFile(path.join(project, 'vigil.config.ts'), 'utf8')).toContain(block);
+    expect(await readFile(path.join(project, '.gitignore'), 'utf8')).toBe(
+      `# vigil: state is kept on the ${backend} backend (vigil.config.ts), so nothing under .vigil/ is committed.\n.vigil/\nnode_modules/\n`,
+    );
+    const validated = await run(['validate'], project);
+    expect(validated.stderr).toBe('');
+    expect(validated.stdout).toBe('✔ 1 resource valid\n');
+  });
+
+  it('refuses a --state that is not a backend, writing nothing', async () => {
+    const refused = await run(['init', '--state', 'dynamodb']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('Error: --state "dynamodb" is not a state backend: use local, service, http, postgres, s3\n');
+    expect(existsSync(path.join(root, 'vigil.config.ts'))).toBe(false);
+  });
+
   it('appends only the missing entries to an existing .gitignore', async () => {
     await writeFile(path.join(root, '.gitignore'), 'node_modules\n.vigil/local/');
     await run(['init']);

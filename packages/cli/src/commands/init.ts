@@ -4,13 +4,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { PACKAGE_NAME, PUBLISHED_ON_REGISTRY, VENDOR_DIR, tarballName } from '@vigil/constructs/package-name';
-import { CliError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { INIT_STATE_BACKENDS, REMOTE_GITIGNORE_ENTRIES, gitignoreHeader, quoted, stateIgnoredBy, stateNote, stateSource, type InitStateBackend } from './init-state.js';
 
 /**
- * What git must not track in a Vigil project: what Vigil writes that is not the record of what it
- * created. `.vigil/state.json` (and its `.wal` log after a crash) are deliberately absent: they
- * belong in the repository or a state backend, like a Terraform state (docs/state.md).
+ * What git must not track in a Vigil project with local state: what Vigil writes that is not the
+ * record of what it created. `.vigil/state.json` (and its `.wal` log after a crash) are deliberately
+ * absent: with the local backend they belong in the repository, like a Terraform state
+ * (docs/state.md). With a remote backend nothing under `.vigil/` is the record: all of it is ignored.
  */
 export const GITIGNORE_ENTRIES: readonly string[] = [
   '.vigil/local/', // the embedded local service's database
@@ -19,8 +21,6 @@ export const GITIGNORE_ENTRIES: readonly string[] = [
   '.vigil/*.lock', // the state lock
   '.vigil/*.tmp', // a state write cut short by a crash
 ];
-
-const GITIGNORE_HEADER = '# vigil: local service data, load bundles, the state lock. Commit .vigil/state.json (and a .wal beside it).';
 
 /** `node_modules` in any of the forms people write it. */
 const NODE_MODULES_ENTRIES = new Set(['node_modules', 'node_modules/', '/node_modules', '/node_modules/', '**/node_modules', '**/node_modules/']);
@@ -53,19 +53,15 @@ export function logicalIdFromName(name: string): string {
   return slug === '' ? 'monitoring' : slug;
 }
 
-/** A single-quoted TypeScript string literal, as the rest of the generated code is written. */
-function quoted(text: string): string {
-  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}
-
-function configSource(projectName: string): string {
+function configSource(projectName: string, backend: InitStateBackend): string {
+  const logicalId = logicalIdFromName(projectName);
   return `import { defineConfig } from '${PACKAGE_NAME}';
 
 export default defineConfig({
   projectName: ${quoted(projectName)},
   // State is keyed by this id: changing it later makes Vigil forget what it created.
-  logicalId: ${quoted(logicalIdFromName(projectName))},
-  checks: {
+  logicalId: ${quoted(logicalId)},
+${stateSource(backend, logicalId)}  checks: {
     checkMatch: ['**/*.monitor.ts'],
     locations: ['eu-west-1', 'us-east-1'],
     frequency: 10,
@@ -120,25 +116,27 @@ interface PackageJson {
 }
 
 /** The lines of `.gitignore` still to add: the Vigil entries (and node_modules) it does not already hold. */
-function missingGitignoreEntries(existing: string): string[] {
+function missingGitignoreEntries(existing: string, backend: InitStateBackend): string[] {
   const present = new Set(existing.split(/\r?\n/).map((line) => line.trim()));
-  const missing = GITIGNORE_ENTRIES.filter((entry) => !present.has(entry));
+  const missing = (backend === 'local' ? GITIGNORE_ENTRIES : REMOTE_GITIGNORE_ENTRIES).filter((entry) => !present.has(entry));
   if (![...present].some((line) => NODE_MODULES_ENTRIES.has(line))) missing.push('node_modules/');
   return missing;
 }
 
-async function updateGitignore(file: string): Promise<{ outcome: Outcome; added: string[] }> {
+async function updateGitignore(file: string, backend: InitStateBackend): Promise<{ outcome: Outcome; added: string[]; stateIgnoredBy: string | undefined }> {
   const existing = existsSync(file) ? await readFile(file, 'utf8') : undefined;
-  const missing = missingGitignoreEntries(existing ?? '');
+  const missing = missingGitignoreEntries(existing ?? '', backend);
+  const header = gitignoreHeader(backend);
+  const ignoredBy = stateIgnoredBy(existing ?? '');
   if (existing === undefined) {
-    await writeFile(file, `${GITIGNORE_HEADER}\n${missing.join('\n')}\n`);
-    return { outcome: 'created', added: missing };
+    await writeFile(file, `${header}\n${missing.join('\n')}\n`);
+    return { outcome: 'created', added: missing, stateIgnoredBy: undefined };
   }
-  if (missing.length === 0) return { outcome: 'unchanged', added: [] };
+  if (missing.length === 0) return { outcome: 'unchanged', added: [], stateIgnoredBy: ignoredBy };
   // Appending keeps whatever the user already ignores; only Vigil's own lines are added.
   const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
-  await appendFile(file, `${separator}${GITIGNORE_HEADER}\n${missing.join('\n')}\n`);
-  return { outcome: 'updated', added: missing };
+  await appendFile(file, `${separator}${header}\n${missing.join('\n')}\n`);
+  return { outcome: 'updated', added: missing, stateIgnoredBy: ignoredBy };
 }
 
 /** The existing package.json, parsed, with the indentation it was written with; refuses a broken one. */
@@ -232,7 +230,7 @@ function vigilCommand(root: string): { install: boolean; run: string; typecheck:
   return { install: !hasVigil || !resolvableFrom(root, 'typescript'), run: 'npx vigil', typecheck: true };
 }
 
-function nextSteps(root: string, cwd: string, declared: boolean): string {
+function nextSteps(root: string, cwd: string, declared: boolean, state: string[]): string {
   const relative = path.relative(cwd, root);
   const cd = relative === '' ? [] : [`  cd ${relative.includes(' ') ? JSON.stringify(relative) : relative}`];
   const { install, run, typecheck } = vigilCommand(root);
@@ -255,8 +253,8 @@ function nextSteps(root: string, cwd: string, declared: boolean): string {
     step(`${run} apply`, 'make the service match the code'),
     ...(typecheck ? [step('npx tsc --noEmit', 'type-check the config and the monitors')] : []),
     '',
-    'Commit .vigil/state.json with your monitors (or configure a state backend): it is how Vigil knows',
-    'what it created. Run vigil from the project directory or any directory below it.',
+    ...state,
+    'Run vigil from the project directory or any directory below it.',
   ].join('\n');
 }
 
@@ -272,6 +270,7 @@ export function registerInit(program: Command): void {
     .description('create a Vigil project: vigil.config.ts, an example monitor, package.json, tsconfig.json and .gitignore entries')
     .argument('[dir]', 'directory of the new project (created if missing)', '.')
     .option('--name <name>', 'project name (default: the directory name)')
+    .option('--state <backend>', `where state is kept: ${INIT_STATE_BACKENDS.join(', ')} (default local: .vigil/state.json, committed)`, 'local')
     .addHelpText(
       'after',
       `
@@ -284,9 +283,16 @@ is there (as file:${VENDOR_DIR}/…: the package is not on the npm registry yet)
 writes a tsconfig.json that type-checks the monitors unless one exists; and adds
 ${GITIGNORE_ENTRIES.join(', ')} (and node_modules/) to .gitignore.
 Refuses, writing nothing, if a vigil.config.* or the example monitor exists, or package.json is
-not valid JSON. .vigil/state.json is meant to be committed: it records what Vigil created.`,
+not valid JSON.
+
+State records what Vigil created. With --state local (the default) it is .vigil/state.json, meant
+to be committed. With --state service, http, postgres or s3 the config names that backend, nothing
+under .vigil/ is committed (.gitignore gets .vigil/ instead), and the next steps say what to export.
+Either way, vigil state migrate --from local|service|postgres|s3://bucket/key|URL moves state later.`,
     )
-    .action(async (dir: string, options: { name?: string }) => {
+    .action(async (dir: string, options: { name?: string; state: string }) => {
+      const backend = INIT_STATE_BACKENDS.find((name) => name === options.state);
+      if (backend === undefined) throw usageError(`--state ${JSON.stringify(options.state)} is not a state backend: use ${INIT_STATE_BACKENDS.join(', ')}`);
       const root = path.resolve(process.cwd(), dir);
       const shown = (file: string) => path.join(path.relative(process.cwd(), root) || '.', file);
       const existing = [...CONFIG_NAMES, MONITOR_FILE].filter((file) => existsSync(path.join(root, file)));
@@ -300,13 +306,13 @@ not valid JSON. .vigil/state.json is meant to be committed: it records what Vigi
 
       await mkdir(path.join(root, 'checks'), { recursive: true });
       // `wx` so a file created since the checks above is still never overwritten.
-      await writeFile(path.join(root, CONFIG_FILE), configSource(projectName), { flag: 'wx' });
+      await writeFile(path.join(root, CONFIG_FILE), configSource(projectName, backend), { flag: 'wx' });
       await writeFile(path.join(root, MONITOR_FILE), MONITOR_SOURCE, { flag: 'wx' });
       const vigilSpec = packageSpec(root);
       const pkg = await updatePackageJson(path.join(root, 'package.json'), packageJson, projectName, vigilSpec);
       const tsconfigExists = existsSync(path.join(root, 'tsconfig.json'));
       if (!tsconfigExists) await writeFile(path.join(root, 'tsconfig.json'), `${JSON.stringify(TSCONFIG, null, 2)}\n`, { flag: 'wx' });
-      const gitignore = await updateGitignore(path.join(root, '.gitignore'));
+      const gitignore = await updateGitignore(path.join(root, '.gitignore'), backend);
 
       const lines = [
         `Created a Vigil project "${projectName}" in ${root}:`,
@@ -319,6 +325,6 @@ not valid JSON. .vigil/state.json is meant to be committed: it records what Vigi
         ...(gitignore.outcome === 'unchanged' ? [] : [`  .gitignore (${gitignore.outcome}: ${gitignore.added.join(', ')})`]),
       ];
       const declared = vigilSpec !== undefined || (packageJson !== undefined && dependsOn(packageJson.manifest, PACKAGE_NAME));
-      process.stdout.write(`${lines.join('\n')}\n${nextSteps(root, process.cwd(), declared)}\n`);
+      process.stdout.write(`${lines.join('\n')}\n${nextSteps(root, process.cwd(), declared, stateNote(backend, gitignore.stateIgnoredBy))}\n`);
     });
 }
