@@ -164,7 +164,9 @@ export function registerStateCopies(state: Command): void {
     .option('--lock-timeout <duration>', 'how long to wait for each state lock (e.g. 30s, 5m)', '0s')
     .addHelpText(
       'after',
-      '\nEdit state in vigil.config.ts to the new backend first, e.g. state: { backend: \'service\' }, then run\n' +
+      '\nEdit state in vigil.config.ts to the new backend first: local, service, http, postgres or s3, e.g.\n' +
+        '  state: { backend: \'service\' }      (or { backend: \'postgres\' }, { backend: \'s3\', bucket, key }, { backend: \'http\', address })\n' +
+        'then run\n' +
         '  vigil state migrate --from local\n' +
         'Both backends are locked while the state is copied; the copy keeps its lineage and serial, is read back and compared.\n' +
         'The destination must be empty or hold an older copy of the same state. The source is left as it is.',

@@ -293,13 +293,16 @@ export function registerState(program: Command): void {
       'after',
       [
         '',
-        'State lives where the config\'s state block says: .vigil/state.json under the project root by default (state.path),',
-        'on the target service (backend "service") or on a server speaking Terraform\'s http backend protocol (backend "http").',
+        'State lives where the config\'s state block says: .vigil/state.json under the project root by default (backend "local",',
+        'state.path), on the target service (backend "service"), on a server speaking Terraform\'s http backend protocol',
+        '(backend "http"), in a PostgreSQL database (backend "postgres") or in an S3 bucket (backend "s3"); every subcommand',
+        'works the same on each.',
         'pull prints it, push replaces it from a file, migrate copies it from another backend to the configured one.',
         'mv renames an address (e.g. after renaming a logical id) so the resource is not recreated;',
         'rm makes vigil forget a resource and leaves it as it is in the service.',
         'unprotect lets a plan delete a resource that was protected when last applied (e.g. after its construct was removed).',
         'retarget points state at the new address of its service (same service id and account, checked there).',
+        'unlock removes a lock left by a vigil that crashed or was killed.',
       ].join('\n'),
     );
 
@@ -352,6 +355,16 @@ export function registerState(program: Command): void {
     .command('unlock')
     .description('remove a state lock left by a vigil that crashed or was killed, naming who held it')
     .option('--force', 'remove the lock whoever holds it without asking (scripts, CI); on a terminal, vigil otherwise names the holder and asks')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The lock is, per backend: local, the file .vigil/state.json.lock; http, the server\'s LOCK; service, the service\'s lock,',
+        'which expires unless its holder renews it (an expired lock is removed without --force, as no running vigil holds it);',
+        'postgres, an advisory lock, released when the holder\'s session ends (--force ends that session); s3, the object <key>.lock.',
+        'The next apply finishes what the killed one left in the journal.',
+      ].join('\n'),
+    )
     .action(async (options: { force?: boolean }, command: Command) => userErrors(() => unlock(command, options)));
 
   registerStateCopies(state);
