@@ -11,6 +11,7 @@
  * page after WARM_UP unmeasured ones and reports their p50 and p99; the table shows the median run.
  */
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
@@ -52,6 +53,19 @@ async function timeGets(url: string, headers: Record<string, string>, mustContai
     if (index >= WARM_UP) times.push(elapsed);
   }
   return { p50: percentile(times, 50), p99: percentile(times, 99), bytes, body: last };
+}
+
+/** The bytes of `url`'s body as sent (fetch would decode a gzipped one), asking for gzip as browsers do. */
+function bytesOnTheWire(url: string, headers: Record<string, string>): Promise<{ bytes: number; encoding: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { ...headers, 'accept-encoding': 'gzip, deflate, br' } }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => (bytes += chunk.byteLength));
+      response.on('end', () => resolve({ bytes, encoding: String(response.headers['content-encoding'] ?? 'identity') }));
+    })
+      .on('error', reject)
+      .end();
+  });
 }
 
 /**
@@ -124,7 +138,9 @@ export const suite: BenchSuite = {
       type PageName = keyof typeof pages;
       const measured = Object.fromEntries(Object.keys(pages).map((name) => [name, [] as Timed[]])) as Record<PageName, Timed[]>;
       const paints: number[] = [];
+      const statusSent: Array<{ bytes: number; encoding: string }> = [];
       for (let run = 0; run < context.runs; run++) {
+        statusSent.push(await bytesOnTheWire(`${base}${pages.status.path}`, { accept: 'text/html' }));
         for (const [name, { path: pagePath, contains }] of Object.entries(pages) as Array<[PageName, { path: string; contains: string }]>) {
           // The status page is public: asked for as a visitor asks, without the dashboard's cookie.
           measured[name].push(await timeGets(`${base}${pagePath}`, name === 'status' ? { accept: 'text/html' } : signedIn, contains));
@@ -154,7 +170,16 @@ export const suite: BenchSuite = {
       timing('chart', 'check page chart data (analytics.json), 30 days', `${monthNote}; ${kb(measured.chart[0]!.bytes)} of JSON`, checkGoal);
       const statusNote = `${SERVICES} services in two cards, each with a linked check with 90 days of hourly results, 6 incidents; public, no cookie; ${SAMPLES} requests per run`;
       figures.push({ id: 'dashboard.status-p99', label: 'public status page, p99', unit: 'ms', better: 'lower', runs: measured.status.map((timed) => timed.p99), note: statusNote, goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 } });
-      figures.push({ id: 'dashboard.status-bytes', label: 'public status page, bytes transferred (HTML, the service sends it uncompressed)', unit: 'KB', better: 'lower', runs: measured.status.map((timed) => timed.bytes / 1000), note: statusNote, goal: { text: '≤ 200 KB', met: (value) => value <= 200 } });
+      figures.push({ id: 'dashboard.status-html-bytes', label: 'public status page, HTML bytes', unit: 'KB', better: 'lower', runs: measured.status.map((timed) => timed.bytes / 1000), note: statusNote, goal: { text: '≤ 200 KB', met: (value) => value <= 200 } });
+      figures.push({
+        id: 'dashboard.status-bytes',
+        label: `public status page, bytes transferred (asked for with accept-encoding gzip; sent ${statusSent[0]!.encoding})`,
+        unit: 'KB',
+        better: 'lower',
+        runs: statusSent.map((sent) => sent.bytes / 1000),
+        note: statusNote,
+        goal: { text: '≤ 200 KB', met: (value) => value <= 200 },
+      });
       figures.push({
         id: 'dashboard.list-fcp',
         label: 'first contentful paint of the checks list in Chromium',
