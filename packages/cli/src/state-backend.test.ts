@@ -4,9 +4,9 @@
  * its credentials from the environment only.
  */
 import { emptyState } from '@vigil/engine';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTerraformStateServer, type TerraformStateServer } from '../../../test/support/terraform-http-state-server.js';
-import { openStateBackend, serviceStateAddress } from './state-backend.js';
+import { lockWaitNotice, openStateBackend, serviceStateAddress } from './state-backend.js';
 
 let server: TerraformStateServer;
 
@@ -83,5 +83,35 @@ describe('openStateBackend', () => {
       'state.backend "s3" reads its credentials from the environment: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary credentials)',
     );
     await expect(openStateBackend({ ...context, env: aws }, state)).rejects.toThrow('state.backend "s3" needs a region: set state.region in vigil.config.ts, or AWS_REGION');
+  });
+});
+
+describe('the notice a command prints while it waits for the lock', () => {
+  const holder = 'pid 4242 on build-7 (user ci, "vigil apply", since 2026-11-22T03:00:00.000Z)';
+  const location = 'http state at http://127.0.0.1:4010/v1/state/shop';
+  const command = "vigil state unlock --force --config 'my config.ts'";
+
+  async function printed(holders: Array<{ description: string; expiresAt?: string; expired?: boolean }>): Promise<string> {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const notice = await lockWaitNotice(location, 120_000, command);
+      for (const seen of holders) notice(seen);
+      return write.mock.calls.map(([text]) => String(text)).join('');
+    } finally {
+      write.mockRestore();
+    }
+  }
+
+  it('names the holder once, from a server whose locks do not expire', async () => {
+    expect(await printed([{ description: holder }, { description: holder }])).toBe(`Waiting up to 2m for the lock on ${location}, held by ${holder}…\n`);
+  });
+
+  it('says when the lock expires, and again, as stale with the command that removes it, when it lapses', async () => {
+    const expiresAt = '2026-11-27T09:05:00.000Z';
+    expect(await printed([{ description: holder, expiresAt, expired: false }, { description: holder, expiresAt, expired: true }])).toBe(
+      `Waiting up to 2m for the lock on ${location}, held by ${holder}; it expires at ${expiresAt} unless its holder renews it…\n` +
+        `The lock on ${location}, held by ${holder}, expired at ${expiresAt} without being renewed, so it is stale: its holder was killed or lost its connection. ` +
+        `If no other vigil is using this state, remove it with: ${command}\n`,
+    );
   });
 });
