@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ASSERTION_POOL_SIZE, ASSERTION_TIMEOUT_MS, AssertionPool } from './assertions/pool.js';
+import { WarmPlaywrightWorkers } from './multi-step/warm-workers.js';
 import { BUILT_IN_EXECUTORS, executorRegistry } from './executors/registry.js';
 import { parseNetworkPolicy } from './network-policy.js';
 import { retryPlan, retryable } from './retries.js';
@@ -50,6 +51,8 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     sleep: options.sleep ?? abortableSleep,
     // Throws for a malformed CIDR: a runner that cannot enforce its policy must not start.
     networkPolicy: parseNetworkPolicy(options.denyNetworks ?? []),
+    playwrightWarmWorkers: options.playwrightWarmWorkers ?? 0,
+    warmPlaywright: (options.playwrightWarmWorkers ?? 0) > 0 ? new WarmPlaywrightWorkers(options.playwrightWarmWorkers ?? 0) : null,
   };
   const registry = executorRegistry(options.executors ?? BUILT_IN_EXECUTORS);
   const makeScriptHooks = options.scriptHooks ?? ((resolved: ResolvedRunnerOptions) => createScriptPool({ size: resolved.scriptPoolSize, timeoutMs: resolved.scriptTimeoutMs, denyNetworks: resolved.networkPolicy.rules }));
@@ -120,6 +123,7 @@ export function createRunner(options: InternalRunnerOptions = {}): Runner {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      resolved.warmPlaywright?.close();
       await Promise.all([scripts?.close(), assertions.close()]);
     },
   };

@@ -5,6 +5,7 @@
  */
 import type { ApiCheckResult, AssertionResult, CheckResult } from '@vigil/schema';
 import type { AssertionEvaluator } from './assertions/pool.js';
+import type { WarmPlaywrightWorkers } from './multi-step/warm-workers.js';
 import type { NetworkPolicy } from './network-policy.js';
 
 export interface RunVariable {
@@ -135,6 +136,11 @@ export interface RunnerOptions {
    * addresses fails without a connection. Default none (`vigil server` passes its own defaults).
    */
   denyNetworks?: readonly string[];
+  /**
+   * Warm Playwright workers kept for multi-step and browser runs (each serves one tenant; see
+   * multi-step/warm-workers.ts). Default 0: every run starts Playwright afresh.
+   */
+  playwrightWarmWorkers?: number;
 }
 
 export interface Runner {
@@ -202,6 +208,8 @@ export interface ExecutorContext {
 export type ResolvedRunnerOptions = Required<Omit<RunnerOptions, 'executors' | 'denyNetworks'>> & {
   /** `denyNetworks`, parsed. */
   networkPolicy: NetworkPolicy;
+  /** The runner's warm Playwright workers; null when `playwrightWarmWorkers` is 0. */
+  warmPlaywright: WarmPlaywrightWorkers | null;
 };
 
 /** The request a setup script may change (Checkly's contract). */

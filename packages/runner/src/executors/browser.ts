@@ -44,6 +44,7 @@ export const browserExecutor: Executor = {
       signal: context.signal,
       denyNetworks: context.options.networkPolicy.rules,
       tenant: context.tenant,
+      warm: context.options.warmPlaywright,
       browser: { executablePath: chromium.executablePath, playwrightConfig: playwrightConfigOf(check) },
     });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());

@@ -30,7 +30,7 @@ export const multiStepExecutor: Executor = {
       };
     }
     const env = Object.fromEntries(variableLookup(context.variables));
-    const run = await runSpec({ code, env, timeoutMs, signal: context.signal, denyNetworks: context.options.networkPolicy.rules, tenant: context.tenant });
+    const run = await runSpec({ code, env, timeoutMs, signal: context.signal, denyNetworks: context.options.networkPolicy.rules, tenant: context.tenant, warm: context.options.warmPlaywright });
     const verdict = multiStepVerdict(run, timeoutMs, started.getTime());
     let failure: { kind: FailureKind; message: string } | null = explainFileRefusal(explainRefusal(verdict.failure, run.output, verdict.result.jobLog), run.output, verdict.result.jobLog);
     if (check.shouldFail === true && !verdict.hasErrors && (failure === null || failure.kind === 'ASSERTION')) {

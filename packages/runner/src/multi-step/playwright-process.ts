@@ -89,30 +89,40 @@ export interface PlaywrightProcessInput {
   tenant?: string | undefined;
 }
 
-/** Runs `playwright test` once; never throws for anything the code under test does. */
-export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promise<SpecRun> {
-  const cli = requirePlaywright().resolve('@playwright/test/cli');
-  const env: Record<string, string> = { ...input.env, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
+/**
+ * The whole environment of a Playwright process: the check's variables, then what the runner owns
+ * (no colours, its network policy, the tenant's transform cache, and in the sandbox a home inside
+ * the run's own directory).
+ */
+export function playwrightEnv(variables: Record<string, string>, options: { denyNetworks?: readonly string[] | undefined; cacheDir: string; home: string | undefined }): Record<string, string> {
+  const env: Record<string, string> = { ...variables, FORCE_COLOR: '0', PW_TEST_HTML_REPORT_OPEN: 'never' };
   if (process.env.PLAYWRIGHT_BROWSERS_PATH) env.PLAYWRIGHT_BROWSERS_PATH = process.env.PLAYWRIGHT_BROWSERS_PATH;
-  if (input.denyNetworks !== undefined && input.denyNetworks.length > 0) {
-    env.VIGIL_DENY_NETWORKS = input.denyNetworks.join(',');
+  if (options.denyNetworks !== undefined && options.denyNetworks.length > 0) {
+    env.VIGIL_DENY_NETWORKS = options.denyNetworks.join(',');
     env.NODE_OPTIONS = policyNodeOptions();
     // Set by the policy itself, never by a check variable: the proxy's URL (./policy-proxy.ts), and
     // Playwright's switch that would let Chromium reach loopback without the proxy.
     delete env[POLICY_PROXY_ENV];
     delete env.PLAYWRIGHT_DISABLE_FORCED_CHROMIUM_PROXIED_LOOPBACK;
   }
+  env.PWTEST_CACHE_DIR = options.cacheDir;
+  if (options.home !== undefined) {
+    // Playwright and Chromium keep profiles under the home and temporary directories, which inside
+    // the sandbox only the run's own directory can be.
+    env.HOME = options.home;
+    env.TMPDIR = options.home;
+  }
+  return env;
+}
+
+/** Runs `playwright test` once; never throws for anything the code under test does. */
+export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promise<SpecRun> {
+  const cli = requirePlaywright().resolve('@playwright/test/cli');
   // Playwright caches compiled specs in a shared directory by default: code one tenant's spec
   // planted there would run in another's. Each tenant gets a cache of its own, whatever its variables say.
   const cacheDir = await tenantCache(path.dirname(input.dir), input.tenant);
-  env.PWTEST_CACHE_DIR = cacheDir;
-  const sandbox = playwrightSandbox(cli, input, cacheDir);
-  if (sandbox) {
-    // Playwright and Chromium keep profiles under the home and temporary directories, which inside
-    // the sandbox only the run's own directory can be.
-    env.HOME = input.dir;
-    env.TMPDIR = input.dir;
-  }
+  const sandbox = playwrightSandbox({ entry: cli, entryArgs: ['test', ...input.args], runDirectory: input.dir, cacheDir, tenant: input.tenant });
+  const env = playwrightEnv(input.env, { denyNetworks: input.denyNetworks, cacheDir, home: sandbox ? input.dir : undefined });
   const child = spawn(sandbox?.command ?? process.execPath, sandbox?.args ?? [cli, 'test', ...input.args], {
     cwd: input.dir,
     env,
@@ -172,12 +182,12 @@ export async function runPlaywrightProcess(input: PlaywrightProcessInput): Promi
 let nextSandboxSlot = 1;
 
 /** A number standing for the tenant: the same tenant, the same number. */
-function tenantKey(tenant: string | undefined): number {
+export function tenantKey(tenant: string | undefined): number {
   return createHash('sha256').update(tenant ?? '').digest().readUInt32BE(0);
 }
 
 /** The tenant's own Playwright cache directory inside the workspace. */
-async function tenantCache(workspace: string, tenant: string | undefined): Promise<string> {
+export async function tenantCache(workspace: string, tenant: string | undefined): Promise<string> {
   const dir = path.join(workspace, 'cache', createHash('sha256').update(tenant ?? '').digest('hex').slice(0, 24));
   await mkdir(dir, { recursive: true });
   return dir;
@@ -195,23 +205,24 @@ function packagesRoot(file: string): string {
  * own, seeing only the system, the packages, Vigil's own code and the workspace (its run directory
  * the only place it writes). Without that, null: the run is a plain process group, as the docs say.
  */
-function playwrightSandbox(cli: string, input: PlaywrightProcessInput, cacheDir: string): SandboxCommand | null {
+export function playwrightSandbox(request: { entry: string; entryArgs: readonly string[]; runDirectory: string; cacheDir: string; tenant: string | undefined }): SandboxCommand | null {
   const support = sandboxSupport();
   if (!support.bubblewrap) return null;
   const ownCode = path.dirname(fileURLToPath(import.meta.url));
   // From sources, our code is TypeScript loaded through tsx from the repository's packages.
   const codeRoots = typeof __VIGIL_BUNDLED__ !== 'undefined' && __VIGIL_BUNDLED__ ? [ownCode] : [path.resolve(ownCode, '../../..')];
+  const { cacheDir, runDirectory } = request;
   const command = sandboxCommand(
     {
       nodeArgs: [],
-      entry: cli,
-      entryArgs: ['test', ...input.args],
-      readRoots: [path.dirname(input.dir), packagesRoot(cli), ...codeRoots],
-      runDirectory: input.dir,
+      entry: request.entry,
+      entryArgs: [...request.entryArgs],
+      readRoots: [path.dirname(runDirectory), packagesRoot(request.entry), packagesRoot(requirePlaywright().resolve('@playwright/test/cli')), ...codeRoots],
+      runDirectory,
       writeRoots: [cacheDir],
       slot: nextSandboxSlot++,
       // One uid per tenant, so a tenant's later runs can use the cache its earlier ones wrote.
-      uidKey: tenantKey(input.tenant),
+      uidKey: tenantKey(request.tenant),
       limits: { ...DEFAULT_SANDBOX_LIMITS, memoryBytes: PLAYWRIGHT_MEMORY_BYTES, processes: PLAYWRIGHT_PROCESSES },
       permissionModel: false,
       resourceLimits: false,
@@ -220,9 +231,9 @@ function playwrightSandbox(cli: string, input: PlaywrightProcessInput, cacheDir:
   );
   if (command.uid !== null) {
     // The workspace holds only code (the guarded @playwright/test); the sandbox's uid must walk through it.
-    chmodSync(path.dirname(input.dir), 0o755);
+    chmodSync(path.dirname(runDirectory), 0o755);
     chmodSync(path.dirname(cacheDir), 0o755);
-    chownTree(input.dir, command.uid);
+    chownTree(runDirectory, command.uid);
     // The tenant's uid owns its cache already after its first run; walking the tree again is waste.
     if (statSync(cacheDir).uid !== command.uid) chownTree(cacheDir, command.uid);
   }
@@ -233,7 +244,7 @@ function playwrightSandbox(cli: string, input: PlaywrightProcessInput, cacheDir:
 const PLAYWRIGHT_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
 const PLAYWRIGHT_PROCESSES = 512;
 
-function chownTree(dir: string, uid: number): void {
+export function chownTree(dir: string, uid: number): void {
   chownSync(dir, uid, uid);
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const file = path.join(dir, entry.name);

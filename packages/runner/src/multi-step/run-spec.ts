@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { endPlaywrightTurn, playwrightReporterFile, playwrightTurn, playwrightWorkspace, runPlaywrightProcess } from './playwright-process.js';
 import { CHROMIUM_PROXY_SWITCH } from './policy-proxy.js';
 import type { ReportFile } from './report.js';
+import type { WarmPlaywrightWorkers, WarmWorkerInfo } from './warm-workers.js';
 
 declare const __VIGIL_BUNDLED__: boolean | undefined;
 
@@ -24,6 +25,7 @@ declare const __VIGIL_BUNDLED__: boolean | undefined;
  */
 const SPEC_BANNER = "import { createRequire as __vigilCreateRequire } from 'node:module'; const require = __vigilCreateRequire(import.meta.url);";
 export const SPEC_FILE = 'check.spec.mjs';
+const WARM_UNUSED_REPORT = 'unused-report.json';
 
 let playwrightRequire: NodeJS.Require | undefined;
 
@@ -107,6 +109,8 @@ export interface SpecRun {
   aborted: boolean;
   exitCode: number | null;
   durationMs: number;
+  /** The warm worker that ran it; absent for a cold run. */
+  worker?: WarmWorkerInfo;
 }
 
 export interface SpecInput {
@@ -118,6 +122,8 @@ export interface SpecInput {
   denyNetworks?: readonly string[];
   /** Whose run it is: Playwright's transform cache is kept per tenant, never shared between tenants. */
   tenant?: string | undefined;
+  /** Warm workers to run in (./warm-workers.ts); absent, or none free, runs cold. */
+  warm?: WarmPlaywrightWorkers | null | undefined;
   /** A browser check's run: the Chromium found by {@link findChromium} and the check's Playwright options. */
   browser?: { executablePath: string | undefined; playwrightConfig?: SpecPlaywrightConfig | null };
 }
@@ -206,6 +212,27 @@ export async function runSpec(input: SpecInput): Promise<SpecRun> {
 
 async function runSpecNow(input: SpecInput): Promise<SpecRun> {
   const started = performance.now();
+  if (input.warm) {
+    const proxied = input.denyNetworks !== undefined && input.denyNetworks.length > 0;
+    const warm = await input.warm.run({
+      specSource: `${SPEC_BANNER} ${input.code}\n`,
+      // The warm host lists and runs tests itself and loads no reporter: the report file is never written.
+      configSource: configSource({
+        reportFile: WARM_UNUSED_REPORT,
+        timeoutMs: input.timeoutMs,
+        executablePath: input.browser ? input.browser.executablePath : chromiumExecutable(),
+        playwrightConfig: input.browser?.playwrightConfig,
+        proxied,
+      }),
+      env: input.env,
+      timeoutMs: input.timeoutMs,
+      signal: input.signal,
+      denyNetworks: input.denyNetworks,
+      tenant: input.tenant,
+      started,
+    });
+    if (warm) return warm;
+  }
   const base = await playwrightWorkspace();
   const dir = await mkdtemp(path.join(base, 'run-'));
   const reportFile = path.join(dir, 'report.json');
