@@ -37,7 +37,9 @@ class Refused extends CliError {}
 
 export async function runAgent(options: AgentLoopOptions): Promise<void> {
   const { log } = options;
-  const runner = createRunner({ denyNetworks: options.denyNetworks });
+  // An agent runs the same tenants' checks all day: multi-step and browser runs reuse a warm
+  // Playwright worker per tenant (as many as runs may be in flight, at least two).
+  const runner = createRunner({ denyNetworks: options.denyNetworks, playwrightWarmWorkers: Math.max(2, options.concurrency) });
   const inFlight = new Map<string, InFlight>();
   let leaseMs = 30_000;
   let backoffMs = 500;
