@@ -2,7 +2,7 @@
  * `GET /metrics` at 10,000 checks: the server time of one scrape by the operator's token (every
  * account's checks), from the request to the last byte of the body, over loopback from a client in
  * the same process (@hono/node-server writes the body as `vigil server` does; decoding the text is
- * the scraper's work, not timed). Two cases:
+ * the scraper's work, not timed), and to the first byte of the body. Two cases:
  * - **statuses only**: each check's last run stored, nothing else, nothing changing between
  *   scrapes (the case first measured, kept so the figures compare);
  * - **running**: each check has also run once in this process (its run counters and response-time
@@ -34,6 +34,8 @@ function percentile(values: readonly number[], p: number): number {
 interface Measured {
   medians: number[];
   p99s: number[];
+  /** Median time from the request to the first byte of the body. */
+  firstBytes: number[];
   /** Median CPU time of the process per scrape (all its threads: the garbage collector's too). */
   cpus: number[];
   bytes: number;
@@ -41,6 +43,7 @@ interface Measured {
 
 async function measure(context: BenchContext, running: boolean): Promise<Measured> {
   const p99s: number[] = [];
+  const firstBytes: number[] = [];
   const cpus: number[] = [];
   let bytes = 0;
   const medians = await repeat(context.runs, async (run) => {
@@ -56,10 +59,11 @@ async function measure(context: BenchContext, running: boolean): Promise<Measure
         const response = await get(server, agent);
         if (response.status !== 200) throw new Error(`metrics: scrape answered ${response.status}: ${Buffer.concat(response.chunks).toString('utf8', 0, 200)}`);
         bytes = response.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-        return response.chunks;
+        return response;
       };
       await scrape(); // warm-up: prepared statements, the check catalog, process metrics' first collection
       const times: number[] = [];
+      const firstByteTimes: number[] = [];
       const cpuTimes: number[] = [];
       for (let index = 0; index < SCRAPES_PER_RUN; index += 1) {
         let chunks: Buffer[] = [];
@@ -68,13 +72,19 @@ async function measure(context: BenchContext, running: boolean): Promise<Measure
           store((index * CHANGED_PER_SCRAPE) % CHECKS, CHANGED_PER_SCRAPE);
         }
         const cpuBefore = process.cpuUsage();
-        times.push(await timeMs(async () => (chunks = await scrape())));
+        const started = process.hrtime.bigint();
+        times.push(await timeMs(async () => {
+          const response = await scrape();
+          chunks = response.chunks;
+          firstByteTimes.push(Number(response.firstByteAt - started) / 1e6);
+        }));
         const cpu = process.cpuUsage(cpuBefore);
         cpuTimes.push((cpu.user + cpu.system) / 1000);
         const first = (index * CHANGED_PER_SCRAPE) % CHECKS;
         if (running) assertFresh(chunks, checkIds[first]!, round);
       }
       p99s.push(percentile(times, 99));
+      firstBytes.push(median(firstByteTimes));
       cpus.push(median(cpuTimes));
       agent.destroy();
       await new Promise((resolve) => server.close(resolve));
@@ -83,7 +93,7 @@ async function measure(context: BenchContext, running: boolean): Promise<Measure
       service.close();
     }
   });
-  return { medians, p99s, cpus, bytes };
+  return { medians, p99s, firstBytes, cpus, bytes };
 }
 
 type Serve = (options: { fetch: ServiceApp['app']['fetch']; port: number; hostname: string }, listening: () => void) => unknown;
@@ -98,14 +108,21 @@ async function listen(service: ServiceApp): Promise<http.Server> {
   });
 }
 
-/** GET /metrics over loopback, the body's chunks kept as they arrive (joining them is the scraper's work, not timed). */
-async function get(server: http.Server, agent: http.Agent): Promise<{ status: number; chunks: Buffer[] }> {
+/**
+ * GET /metrics over loopback, the body's chunks kept as they arrive (joining them is the scraper's
+ * work, not timed), and when its first byte came.
+ */
+async function get(server: http.Server, agent: http.Agent): Promise<{ status: number; chunks: Buffer[]; firstByteAt: bigint }> {
   const { port } = server.address() as AddressInfo;
   return await new Promise((resolve, reject) => {
     const request = http.get({ host: '127.0.0.1', port, path: '/metrics', agent, headers: { authorization: `Bearer ${TOKEN}` } }, (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, chunks }));
+      let firstByteAt: bigint | undefined;
+      response.on('data', (chunk: Buffer) => {
+        firstByteAt ??= process.hrtime.bigint();
+        chunks.push(chunk);
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, chunks, firstByteAt: firstByteAt ?? process.hrtime.bigint() }));
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -163,9 +180,11 @@ export const suite: BenchSuite = {
     return [
       { id: 'metrics.scrape-median', label: 'GET /metrics server time, median scrape', unit: 'ms', better: 'lower', runs: statusesOnly.medians, note },
       { id: 'metrics.scrape-p99', issue: 27, label: 'GET /metrics server time, p99 scrape', unit: 'ms', better: 'lower', runs: statusesOnly.p99s, note, goal },
+      { id: 'metrics.scrape-first-byte', label: 'GET /metrics time to first byte, median scrape', unit: 'ms', better: 'lower', runs: statusesOnly.firstBytes, note },
       { id: 'metrics.scrape-cpu', label: 'GET /metrics CPU time, median scrape', unit: 'ms', better: 'lower', runs: statusesOnly.cpus, note },
       { id: 'metrics.running-scrape-median', label: 'GET /metrics server time, median scrape, checks running', unit: 'ms', better: 'lower', runs: running.medians, note: runningNote },
       { id: 'metrics.running-scrape-p99', issue: 27, label: 'GET /metrics server time, p99 scrape, checks running', unit: 'ms', better: 'lower', runs: running.p99s, note: runningNote, goal },
+      { id: 'metrics.running-scrape-first-byte', label: 'GET /metrics time to first byte, median scrape, checks running', unit: 'ms', better: 'lower', runs: running.firstBytes, note: runningNote },
       { id: 'metrics.running-scrape-cpu', label: 'GET /metrics CPU time, median scrape, checks running', unit: 'ms', better: 'lower', runs: running.cpus, note: runningNote },
     ];
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeLabelValue, expositionBody, formatSampleValue, linesOf } from './exposition.js';
+import { escapeLabelValue, expositionBody, expositionStream, formatSampleValue, linesOf } from './exposition.js';
 
 describe('escapeLabelValue', () => {
   it('escapes backslash, double quote and line feed, and nothing else', () => {
@@ -33,5 +33,28 @@ describe('expositionBody', () => {
   it('appends more families in the same layout after a blank line', () => {
     const level = { name: 'y', help: 'Level', type: 'gauge' } as const;
     expect(Buffer.from(expositionBody([{ family: level, samples: [linesOf('y 1\n')] }], '# HELP z Z\n# TYPE z gauge\nz 2\n')).toString()).toBe('# HELP y Level\n# TYPE y gauge\ny 1\n\n# HELP z Z\n# TYPE z gauge\nz 2\n');
+  });
+});
+
+describe('expositionStream', () => {
+  async function read(stream: ReadableStream<Uint8Array>): Promise<Uint8Array[]> {
+    const pieces: Uint8Array[] = [];
+    for await (const piece of stream) pieces.push(piece);
+    return pieces;
+  }
+
+  it('sends the pieces in order, joined into batches of at least the batch size but the last', async () => {
+    const chunks = ['a 1\n', 'b 2\n', 'c 3\n', 'd ü\n', 'e 5\n'].map(linesOf);
+    const batches = await read(expositionStream(chunks, 8));
+    expect(batches.map((batch) => Buffer.from(batch).toString())).toEqual(['a 1\nb 2\n', 'c 3\nd ü\n', 'e 5\n']);
+  });
+
+  it('sends a piece larger than the batch size whole', async () => {
+    const batches = await read(expositionStream([linesOf('long line 1\n'), linesOf('x 1\n')], 4));
+    expect(batches.map((batch) => Buffer.from(batch).toString())).toEqual(['long line 1\n', 'x 1\n']);
+  });
+
+  it('ends at once when there is nothing to send', async () => {
+    expect(await read(expositionStream([]))).toEqual([]);
   });
 });

@@ -51,20 +51,48 @@ export interface FamilySamples {
 const BLANK_LINE = Buffer.from('\n');
 
 /**
- * The exposition of `families` in order: each family's HELP and TYPE lines, then its samples, and a
- * blank line between two families (as prom-client writes them), then `more` (prom-client's text of
- * further families) after one more blank line.
+ * The exposition of `families` in order, as the pieces to send one after the other: each family's
+ * HELP and TYPE lines, then its samples, and a blank line between two families (as prom-client
+ * writes them), then `more` (prom-client's text of further families) after one more blank line.
  *
- * Bytes, not a string: the samples are kept as UTF-8 between scrapes, so a scrape of 10,000 checks
- * (5 MiB) is one copy of each into the body, where joining strings took several times longer and
- * then had to be encoded for the response.
+ * The pieces are the samples' own bytes, kept as UTF-8 between scrapes and never changed once
+ * written (a check's new data gets new pieces), so a scrape refers to them instead of copying them:
+ * at 10,000 checks that have all run it is 27 MiB, which one body would copy whole before the first
+ * byte could leave.
  */
-export function expositionBody(families: readonly FamilySamples[], more?: string): Uint8Array<ArrayBuffer> {
+export function expositionChunks(families: readonly FamilySamples[], more?: string): Uint8Array[] {
   const chunks: Uint8Array[] = [];
   for (const [index, { family, samples }] of families.entries()) {
     chunks.push(Buffer.from(`${index === 0 ? '' : '\n'}# HELP ${family.name} ${family.help}\n# TYPE ${family.name} ${family.type}\n`));
     for (const sample of samples) chunks.push(sample);
   }
   if (more !== undefined) chunks.push(BLANK_LINE, Buffer.from(more));
-  return Buffer.concat(chunks);
+  return chunks;
+}
+
+/** The exposition as one body (`expositionChunks` joined). */
+export function expositionBody(families: readonly FamilySamples[], more?: string): Uint8Array<ArrayBuffer> {
+  return Buffer.concat(expositionChunks(families, more));
+}
+
+/** About how many bytes the stream hands the socket at a time. */
+export const STREAM_BATCH_BYTES = 64 * 1024;
+
+/**
+ * `chunks` as a byte stream, joined into batches of about `batchBytes`: a few hundred writes for
+ * a large scrape instead of one per check (each a promise and a socket write), and no more than a
+ * batch copied ahead of what the client has read, as the stream is pulled only when the socket
+ * has room.
+ */
+export function expositionStream(chunks: readonly Uint8Array[], batchBytes = STREAM_BATCH_BYTES): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const start = next;
+      let size = 0;
+      while (next < chunks.length && (size < batchBytes || next === start)) size += chunks[next++]!.length;
+      if (next > start) controller.enqueue(next - start === 1 ? chunks[start]! : Buffer.concat(chunks.slice(start, next), size));
+      if (next >= chunks.length) controller.close();
+    },
+  }, { highWaterMark: 0 });
 }

@@ -18,7 +18,7 @@ import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CheckMetrics, type StoredRun } from './checks.js';
-import { CONTENT_TYPE, escapeLabelValue, expositionBody, linesOf, type Family } from './exposition.js';
+import { CONTENT_TYPE, escapeLabelValue, expositionChunks, linesOf, type Family } from './exposition.js';
 
 export { DEFAULT_MAX_CHECKS, RESPONSE_TIME_BUCKETS, outcomeOf, type StoredRun } from './checks.js';
 
@@ -133,15 +133,15 @@ export class ServiceMetrics {
     this.#requestSeconds.observe({ method: known, route }, seconds);
   }
 
-  /** The text exposition of the view as UTF-8, and its content type. */
-  async scrape(view: MetricsView): Promise<{ contentType: string; body: Uint8Array<ArrayBuffer> }> {
+  /** The text exposition of the view as UTF-8, in pieces to send in order (exposition.ts), and its content type. */
+  async scrape(view: MetricsView): Promise<{ contentType: string; chunks: Uint8Array[] }> {
     const accountIds = view.kind === 'account' ? [view.accountId] : view.accountIds;
     const checks = this.#checks.scrape({ accountIds });
     const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#reads.openIncidents(accountId)}\n`));
     const families = [...checks.families, { family: OMITTED, samples: [linesOf(`${OMITTED.name} ${checks.omitted}\n`)] }, { family: OPEN_INCIDENTS, samples: incidents }];
     // The service's families are the operator's only; prom-client's text ends with a newline, as ours does.
     const service = view.kind === 'operator' ? await Registry.merge([this.#service, processRegistry()]).metrics() : undefined;
-    return { contentType: CONTENT_TYPE, body: expositionBody(families, service) };
+    return { contentType: CONTENT_TYPE, chunks: expositionChunks(families, service) };
   }
 
   #countSuperseded(): void {

@@ -101,7 +101,7 @@ function world(options: { maxChecks?: number } = {}): World {
       }
       // A run stores its result before it gives its run slot back. Asked directly, not over HTTP,
       // so the wait adds no request to the counts the tests assert.
-      const inFlight = async () => Buffer.from((await service.metrics.scrape({ kind: 'operator', accountIds: [] })).body).toString();
+      const inFlight = async () => Buffer.concat((await service.metrics.scrape({ kind: 'operator', accountIds: [] })).chunks).toString();
       for (let waited = 0; !(await inFlight()).includes('\nvigil_scheduler_runs_in_flight 0\n'); waited += 10) {
         if (waited > 10_000) throw new Error('the runs did not give their run slots back within 10 s');
         await new Promise((resolve) => setTimeout(resolve, 10));

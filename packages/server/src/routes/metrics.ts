@@ -12,6 +12,7 @@ import type { Context, Hono } from 'hono';
 import { routePath } from 'hono/route';
 import type { AccountRegistry } from '../accounts.js';
 import type { AppEnv } from '../http/types.js';
+import { expositionStream } from '../metrics/exposition.js';
 import type { MetricsView, ServiceMetrics } from '../metrics/index.js';
 
 export const METRICS_PATH = '/metrics';
@@ -37,7 +38,9 @@ export function register(app: Hono<AppEnv>, metrics: ServiceMetrics, accounts: A
     const view: MetricsView = c.get('operator') === true
       ? { kind: 'operator', accountIds: accounts.all().map((account) => account.id) }
       : { kind: 'account', accountId: c.get('account').id };
-    const { contentType, body } = await metrics.scrape(view);
-    return c.body(body, 200, { 'content-type': contentType, 'cache-control': 'no-store' });
+    const { contentType, chunks } = await metrics.scrape(view);
+    // Streamed, not joined: the pieces are kept between scrapes, and one body of tens of MiB
+    // would be a copy made before the first byte leaves and collected after the last.
+    return c.body(expositionStream(chunks), 200, { 'content-type': contentType, 'cache-control': 'no-store' });
   });
 }
