@@ -219,6 +219,11 @@ describe('pnpm pack:cli', () => {
     for (const file of ['uPlot.iife.min.js', 'uPlot.min.css', 'LICENSE']) expect(existsSync(path.join(copied, file)), file).toBe(true);
   });
 
+  it('ships the warm Playwright host beside the chunks that start it, so agents keep workers warm', () => {
+    const dist = path.join(project, 'node_modules', PACKAGE, 'dist');
+    for (const file of ['warm-host.cjs', 'warm-worker-env.cjs']) expect(existsSync(path.join(dist, file)), file).toBe(true);
+  });
+
   it('installs the vendored tarball as a file: dependency whose integrity npm ci checks', async () => {
     const manifest = JSON.parse(await readFile(path.join(project, 'package.json'), 'utf8'));
     expect(manifest.devDependencies[PACKAGE]).toBe(`file:${vendored}`);

@@ -14,7 +14,8 @@
  * which is why the published package depends on them (pack.mjs derives that list).
  *
  * Files the code reads at run time rather than imports go beside the bundle in dist/assets/: uPlot's
- * script and stylesheet, which the dashboard serves to browsers (server/src/dashboard/assets.ts).
+ * script and stylesheet, which the dashboard serves to browsers (server/src/dashboard/assets.ts); and
+ * the warm Playwright host files go beside the bundle's chunks, where the runner looks for them.
  * Copied rather than made a dependency, as every other package the CLI uses without running its own
  * binaries is bundled: the published package then needs nothing more installed to draw charts, and
  * the repository's own bundle (which resolves packages from packages/cli/node_modules) draws them too.
@@ -50,12 +51,18 @@ export const COMMON_OPTIONS = {
 /** uPlot's files the dashboard serves, with its licence, from the server package's dependency. */
 export const UPLOT_FILES = ['dist/uPlot.iife.min.js', 'dist/uPlot.min.css', 'LICENSE'];
 
+/** The warm Playwright worker's host and its environment preload (@vigil/runner's multi-step/warm-workers.ts). */
+export const WARM_HOST_FILES = ['warm-host.cjs', 'warm-worker-env.cjs'];
+
 async function copyRunTimeAssets(outdir) {
   const serverRequire = createRequire(path.join(CLI_ROOT, '..', 'server', 'package.json'));
   const uplotRoot = path.dirname(serverRequire.resolve('uplot/package.json'));
   const target = path.join(outdir, 'assets', 'uplot');
   await mkdir(target, { recursive: true });
   for (const file of UPLOT_FILES) await copyFile(path.join(uplotRoot, file), path.join(target, path.basename(file)));
+  // The warm Playwright host is plain CommonJS that Playwright's own loader runs outside the bundle;
+  // the runner finds it beside the chunk that imports it (new URL('./warm-host.cjs', import.meta.url)).
+  for (const file of WARM_HOST_FILES) await copyFile(path.join(CLI_ROOT, '..', 'runner', 'src', 'multi-step', file), path.join(outdir, file));
 }
 
 /** Builds the ESM bundle into `outdir` and resolves to esbuild's metafile (what it imports). */

@@ -60,8 +60,8 @@ interface HostMessage {
 }
 
 /**
- * The warm host's entry, beside this file. The CLI bundle does not ship it yet: there, the file is
- * missing and every run goes cold.
+ * The warm host's entry, beside this file (the CLI's build copies it beside its chunks). Should it be
+ * missing, every run goes cold rather than failing.
  */
 function hostEntry(): string | null {
   const file = fileURLToPath(new URL('./warm-host.cjs', import.meta.url));
