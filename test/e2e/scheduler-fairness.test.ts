@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVigilServer, waitFor } from '../support/cli.js';
 
 const KEYS = { a: 'key-tenant-a', b: 'key-tenant-b' } as const;
-/** The default run limit (50) less the default reserve (5): what one busy account may hold. */
+/**
+ * The network limit's floor (50) less its reserve (5): what one busy account may hold. The limit
+ * grows with the durations of runs that ended, and no hanging run ends while the test looks.
+ */
 const SLOTS_A_MAY_HOLD = 45;
 let target: Server;
 let hanging = 0;
