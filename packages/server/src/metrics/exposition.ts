@@ -75,12 +75,16 @@ export function expositionBody(families: readonly FamilySamples[], more?: string
   return Buffer.concat(expositionChunks(families, more));
 }
 
-/** About how many bytes the stream hands the socket at a time. */
-export const STREAM_BATCH_BYTES = 64 * 1024;
+/**
+ * About how many bytes the stream hands the socket at a time. Measured at 10,000 checks (27 MiB):
+ * 64 KiB and 256 KiB batches cost more CPU per scrape than 1 MiB, whose copy ahead of the client
+ * is still small.
+ */
+export const STREAM_BATCH_BYTES = 1024 * 1024;
 
 /**
- * `chunks` as a byte stream, joined into batches of about `batchBytes`: a few hundred writes for
- * a large scrape instead of one per check (each a promise and a socket write), and no more than a
+ * `chunks` as a byte stream, joined into batches of about `batchBytes`: a few dozen writes for a
+ * large scrape instead of one per check (each a promise and a socket write), and no more than a
  * batch copied ahead of what the client has read, as the stream is pulled only when the socket
  * has room.
  */
