@@ -23,15 +23,16 @@ export class RollupTotalsTable {
       SELECT s.check_id AS checkId, r.start_ms AS startMs, sum(r.results) AS results, sum(r.failures) AS failures
       FROM result_series s JOIN result_rollups_daily r ON r.series = s.key
       WHERE s.account_id = ? AND s.check_id IN (SELECT value FROM json_each(?)) AND r.start_ms >= ? AND r.start_ms < ?
-      GROUP BY s.check_id, r.start_ms`);
+      GROUP BY s.check_id, r.start_ms`).raw(true);
   }
 
   /** Per check, the days starting in `[fromMs, toMs)` that have a rollup row, in no particular order. */
   dailyTotals(accountId: string, checkIds: readonly string[], fromMs: number, toMs: number): Map<string, DailyTotal[]> {
     const byCheck = new Map<string, DailyTotal[]>();
     if (checkIds.length === 0) return byCheck;
-    const rows = this.#daily.all(accountId, JSON.stringify(checkIds), fromMs, toMs) as Array<DailyTotal & { checkId: string }>;
-    for (const { checkId, startMs, results, failures } of rows) {
+    // Rows as arrays (the statement's raw mode): 1,800 of them for a 20-service page, an object each cost a third of the read.
+    const rows = this.#daily.all(accountId, JSON.stringify(checkIds), fromMs, toMs) as Array<[string, number, number, number]>;
+    for (const [checkId, startMs, results, failures] of rows) {
       let days = byCheck.get(checkId);
       if (!days) byCheck.set(checkId, (days = []));
       days.push({ startMs, results, failures });
