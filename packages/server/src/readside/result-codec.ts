@@ -85,7 +85,12 @@ export interface ResultColumns {
 
 /** The whole document under DICTIONARY_V1, as the references of result-rows.ts are kept. */
 export function deflateDocument(doc: Doc): Buffer {
-  return deflateRawSync(JSON.stringify(doc), { dictionary: DICTIONARY_V1, level: 9 });
+  const deflated = deflateRawSync(JSON.stringify(doc), { dictionary: DICTIONARY_V1, level: 9 });
+  // zlib's output is a view on its 16 KB output chunk; a reference kept in memory (result-rows.ts)
+  // would hold the whole chunk for its few hundred bytes, so a copy of its own size is returned.
+  const own = Buffer.allocUnsafeSlow(deflated.length);
+  deflated.copy(own);
+  return own;
 }
 
 export function inflateDocument(body: Buffer): Doc {

@@ -3,8 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runnerLikeResult } from '../../../../test/bench/suites/analytics.js';
 import { Store } from '../store/index.js';
 import { readSideOf } from './context.js';
-import { reducePassing } from './result-codec.js';
+import { deflateDocument, reducePassing } from './result-codec.js';
 import { parseDerivedId } from './result-ids.js';
+import { ResultRows } from './result-rows.js';
 import { ResultsStore, compactResultRow, type StoredResult } from './results-store.js';
 import { RollupsStore } from './rollups-store.js';
 import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
@@ -188,5 +189,37 @@ describe('ResultsStore rows with derived ids and deltas from references', () => 
     const before = bytes();
     record(1000);
     expect((bytes() - before) / 1000).toBeLessThanOrEqual(94);
+  });
+});
+
+describe('ResultRows references kept in memory', () => {
+  it('holds at most its bound of parsed references, and reads rows whose reference it let go', () => {
+    const store = openStore();
+    readSideOf(store);
+    const rows = new ResultRows(store.db, { referenceCacheEntries: 3 });
+    const written: Array<{ series: number; checkId: string; id: string; doc: StoredResult }> = [];
+    for (let round = 0; round < 2; round++) {
+      for (let series = 1; series <= 10; series++) {
+        const checkId = `00000000-0000-4000-8000-${String(series).padStart(12, '0')}`;
+        const at = T0 + round * 10_000;
+        const id = rows.freeId(series, checkId, at)!;
+        const doc = { ...runnerLikeResult(checkId, at, false), id };
+        expect(rows.insert(series, doc)).toBe(true);
+        written.push({ series, checkId, id, doc });
+        expect(rows.cachedReferences).toBeLessThanOrEqual(3);
+      }
+    }
+    expect(store.db.prepare('SELECT COUNT(*) FROM check_results WHERE ref IS NOT NULL').pluck().get()).toBe(20);
+    const locations = rows.locations();
+    for (const { series, checkId, id, doc } of written) {
+      expect(JSON.stringify(rows.document(checkId, rows.find(series, checkId, id)!, locations))).toBe(JSON.stringify(JSON.parse(JSON.stringify(doc))));
+    }
+    expect(rows.cachedReferences).toBe(3);
+  });
+
+  it('keeps a deflated reference in memory of its own size, not in a view on zlib\'s 16 KB output chunk', () => {
+    const deflated = deflateDocument(runnerLikeResult(randomUUID(), T0, false));
+    expect(deflated.length).toBeLessThan(4096);
+    expect(deflated.buffer.byteLength).toBe(deflated.length);
   });
 });

@@ -22,12 +22,19 @@ import type { SqliteDatabase } from '../store/index.js';
 import { decodeDelta, encodeDelta, referenceOf, type DeltaContext, type DeltaReference } from './result-delta.js';
 import { decodeResult, deflateDocument, encodeResult, ENCODING_V1, ENCODING_V2, idFromKey, idKey, inflateDocument, packPhases, responseOf, unpackPhases } from './result-codec.js';
 import { derivedResultId, MAX_DISCRIMINATOR, parseDerivedId } from './result-ids.js';
+import { BoundedMap } from '../bounded-map.js';
 
 type Doc = Record<string, unknown>;
 
 /** Rows a reference serves before the next passing result becomes the check's reference. */
 export const REFERENCE_ROWS = 1000;
 
+/**
+ * Parsed references kept in memory: one per check writing results is the working set (every passing
+ * result is compared with its check's reference), so this is set well above the checks one service
+ * runs; past it, the least recently used are parsed again from their row when next needed.
+ */
+export const REFERENCE_CACHE_ENTRIES = 10_000;
 
 /** The columns rows are read with, in this order (FactTuple follows it). */
 export const ROW_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding';
@@ -94,10 +101,11 @@ export class ResultRows {
   readonly #addLocation: Statement;
   readonly #locations: Statement;
   /** Parsed references by key; an entry counts only while its stored bytes are the same (a rolled-back key can come back with another). */
-  readonly #cache = new Map<number, CachedReference>();
+  readonly #cache: BoundedMap<number, CachedReference>;
 
-  constructor(db: SqliteDatabase, options: { referenceRows?: number } = {}) {
+  constructor(db: SqliteDatabase, options: { referenceRows?: number; referenceCacheEntries?: number } = {}) {
     this.#referenceRows = options.referenceRows ?? REFERENCE_ROWS;
+    this.#cache = new BoundedMap(options.referenceCacheEntries ?? REFERENCE_CACHE_ENTRIES);
     this.#insert = db.prepare(
       `INSERT INTO check_results (series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body, ref)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ENCODING_V2}, ?, ?)`,
@@ -116,6 +124,11 @@ export class ResultRows {
     this.#locationKey = db.prepare('SELECT key FROM check_results_locations WHERE name = ?').pluck();
     this.#addLocation = db.prepare('INSERT INTO check_results_locations (name) VALUES (?)');
     this.#locations = db.prepare('SELECT key, name FROM check_results_locations');
+  }
+
+  /** How many parsed references are held in memory. */
+  get cachedReferences(): number {
+    return this.#cache.size;
   }
 
   locations(): Locations {
@@ -239,7 +252,6 @@ export class ResultRows {
       responseTime: typeof doc['responseTime'] === 'number' ? doc['responseTime'] : null,
       phases: responseOf(doc)?.['timingPhases'],
     });
-    if (this.#cache.size >= 1000) this.#cache.clear();
     this.#cache.set(key, { raw, reference });
     return reference;
   }
