@@ -22,6 +22,7 @@ import { createHttpTransport, describeReply, displayAddress, type HttpReply, typ
 import { isDeadOnThisHost } from './lock-file.js';
 import { lockedError } from './lock-wait.js';
 import type { LockHolder, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
+import { inTurn } from './in-turn.js';
 
 export interface HttpBackendOptions {
   /** The document's URL: GET, the update method and DELETE go there. */
@@ -186,7 +187,7 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
     let lineage = stored?.lineage;
     let released = false;
     // One request at a time, in call order, so the last write called is the one stored.
-    let queue: Promise<void> = Promise.resolve();
+    const run = inTurn();
     const renewal = ttlSeconds === undefined ? undefined : renewWhileHeld(owner, ttlSeconds);
 
     async function writeNow(document: StateDocument, writeOptions: StateWriteOptions = {}): Promise<void> {
@@ -220,14 +221,12 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
       // Each write sends the whole document: the protocol has no way to append journal steps.
       canAppendSteps: false,
       write(document, writeOptions) {
-        const result = queue.then(() => writeNow(document, writeOptions));
-        queue = result.catch(() => undefined);
-        return result;
+        return run(() => writeNow(document, writeOptions));
       },
       async release() {
         if (released) return;
         released = true;
-        await queue;
+        await run.settled();
         // A renewal arriving after the UNLOCK would take the lock again.
         await renewal?.stop();
         const reply = await unlockWith(ownLockInfo(owner));

@@ -11,6 +11,7 @@ import { StateError, isStateError } from './errors.js';
 import { acquireLockFile, describeOwner, holdsLock, readLockFile, releaseLockFile, removeLockFile, type LockFingerprint } from './lock-file.js';
 import { STEP_LOG_SUFFIX, encodeSteps, replaySteps } from './step-log.js';
 import type { JournalStep, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
+import { inTurn } from './in-turn.js';
 
 /**
  * The step log is opened for synchronous data writes where the platform has them, so a step is
@@ -161,7 +162,7 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
     let released = false;
     // Writes run one after another, so with concurrent callers the last write called is the last
     // one on disk and serials stay in call order.
-    let queue: Promise<void> = Promise.resolve();
+    const run = inTurn();
 
     async function assertWritable(document: Pick<StateDocument, 'lineage' | 'serial'>, writeOptions: StateWriteOptions = {}): Promise<number> {
       if (released) throw new Error('this is a bug in vigil: state written after its lock was released');
@@ -224,22 +225,18 @@ export function createLocalBackend(options: LocalBackendOptions): StateBackend {
         return serial;
       },
       write(document, writeOptions) {
-        const result = queue.then(() => writeNow(document, writeOptions));
-        queue = result.catch(() => undefined);
-        return result;
+        return run(() => writeNow(document, writeOptions));
       },
       get canAppendSteps() {
         return canAppend();
       },
       appendSteps(steps) {
-        const result = queue.then(() => appendNow(steps));
-        queue = result.catch(() => undefined);
-        return result;
+        return run(() => appendNow(steps));
       },
       async release() {
         if (released) return;
         released = true;
-        await queue;
+        await run.settled();
         await closeLog();
         await releaseLockFile(lockPath, owner.id);
       },

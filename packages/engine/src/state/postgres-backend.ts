@@ -25,6 +25,7 @@ import { waitForLock, type LockAttempt } from './lock-wait.js';
 import { advisoryKey, displayConnectionString, quoteIdentifier, stateTableName } from './postgres-names.js';
 import { encodeSteps, replaySteps } from './step-log.js';
 import type { JournalStep, LockHolder, LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
+import { inTurn } from './in-turn.js';
 
 export { ADVISORY_NAMESPACE, advisoryKey, displayConnectionString, stateTableName };
 
@@ -249,13 +250,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
     let lineage = stored?.document.lineage;
     let stepsSinceCheckpoint = stored?.stepsSinceCheckpoint ?? 0;
     let released = false;
-    // One operation at a time, in call order, so the last write called is the one stored.
-    let queue: Promise<unknown> = Promise.resolve();
-    const run = <T>(work: () => Promise<T>): Promise<T> => {
-      const result = queue.then(work);
-      queue = result.catch(() => undefined);
-      return result;
-    };
+    const run = inTurn();
     active = { client, run };
 
     function assertOpen(): void {
@@ -315,7 +310,7 @@ export function createPostgresBackend(options: PostgresBackendOptions): StateBac
       async release() {
         if (released) return;
         released = true;
-        await queue;
+        await run.settled();
         if (active?.client === client) active = undefined;
         try {
           // Only our own row: after a forced unlock, a successor's row is left alone.

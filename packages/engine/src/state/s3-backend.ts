@@ -20,6 +20,7 @@ import { lockInfoOf, parseHolder } from './http-lock-info.js';
 import { waitForLock, type LockAttempt } from './lock-wait.js';
 import { encodeRfc3986, signRequest, type AwsCredentials } from './s3-signing.js';
 import type { LockOptions, LockOwner, StateBackend, StateDocument, StateLock, StateWriteOptions } from './types.js';
+import { inTurn } from './in-turn.js';
 
 export interface S3BackendOptions {
   bucket: string;
@@ -160,7 +161,7 @@ export function createS3Backend(options: S3BackendOptions): StateBackend {
     let lineage = stored.document?.lineage;
     let etag = stored.etag;
     let released = false;
-    let queue: Promise<void> = Promise.resolve();
+    const run = inTurn();
 
     async function assertStillLocked(): Promise<void> {
       const current = await readLock();
@@ -205,14 +206,12 @@ export function createS3Backend(options: S3BackendOptions): StateBackend {
       },
       canAppendSteps: false,
       write(document, writeOptions) {
-        const result = queue.then(() => writeNow(document, writeOptions));
-        queue = result.catch(() => undefined);
-        return result;
+        return run(() => writeNow(document, writeOptions));
       },
       async release() {
         if (released) return;
         released = true;
-        await queue;
+        await run.settled();
         await releaseLock(owner, lockEtag);
       },
     };
