@@ -2,7 +2,8 @@
  * The dashboard in Chromium, used as a person uses it, against a real service whose scheduler runs
  * a check every 10 s against a loopback target that answers 503: sign in, find the failing check
  * with the search and the state filter, open its failed result, open the incident its
- * `triggerIncident` opened, resolve it, and see it resolved. Then axe-core (injected from
+ * `triggerIncident` opened, resolve it, and see it resolved — in the dashboard and on the public
+ * status page showing its service, which a visitor had open before. Then axe-core (injected from
  * node_modules) scans the sign-in, checks, check and incidents pages for serious or critical
  * accessibility violations, and the list is checked at 360 px and in dark mode. Chromium as the
  * public pages' browser tests find it; without one these tests fail, naming what to install.
@@ -55,6 +56,8 @@ beforeAll(async () => {
   });
   expect(created.status).toBe(201);
   checkId = created.body.id;
+  const statusPage = await api.post('/v1/status-pages', { name: 'Acme status', url: 'acme', cards: [{ name: 'Store', services: [{ id: service.body.id }] }] });
+  expect(statusPage.status).toBe(201);
   await api.post('/v1/checks/api', { name: 'Search', request: { url: 'https://search.example.com', method: 'GET' }, activated: false });
   await until('the check to fail and open its incident', async () => {
     const incidents = await api.get('/v1/status-pages/incidents');
@@ -82,6 +85,11 @@ describe('the dashboard in Chromium', () => {
     const page = await context.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
+    // A visitor has the public status page open, during the outage.
+    const visitor = await context.newPage();
+    await visitor.goto(`${api.server.url}/status/acme`);
+    expect(await visitor.getByRole('region', { name: 'Active incidents' }).innerText()).toContain('Checkout is down');
+
     await signIn(page);
 
     await page.getByLabel('Name contains').fill('checkout');
@@ -114,6 +122,11 @@ describe('the dashboard in Chromium', () => {
     expect(await page.locator('main .state').first().innerText()).toBe('Resolved');
     expect(await page.getByRole('region', { name: 'Updates' }).innerText()).toContain('Fixed the database.');
     expect(await page.getByRole('button', { name: 'Resolve incident' }).count()).toBe(0);
+
+    // The visitor reloads: the incident is no longer active, and is listed as past with its resolution.
+    await visitor.reload();
+    expect(await visitor.getByRole('region', { name: 'Active incidents' }).count()).toBe(0);
+    expect(await visitor.getByRole('region', { name: 'Past incidents' }).innerText()).toContain('Fixed the database.');
 
     expect(requested.filter((url) => !url.startsWith(`${api.server.url}/`))).toEqual([]);
     await context.close();

@@ -33,6 +33,11 @@ export function acceptsGzip(header: string | undefined): boolean {
   });
 }
 
+/** A text body gzipped at the pages' level, or null when it is too small for gzip to gain. */
+export function gzipBody(body: Buffer): Buffer | null {
+  return body.byteLength < MIN_BYTES ? null : gzipSync(body, { level: LEVEL });
+}
+
 export function gzipText(): MiddlewareHandler {
   return async (c, next) => {
     await next();
@@ -44,11 +49,11 @@ export function gzipText(): MiddlewareHandler {
     if (!acceptsGzip(c.req.header('accept-encoding'))) return;
     const body = Buffer.from(await response.arrayBuffer());
     const headers = new Headers(response.headers);
-    if (body.byteLength < MIN_BYTES) {
+    const zipped = gzipBody(body);
+    if (zipped === null) {
       c.res = new Response(body, { status: response.status, headers });
       return;
     }
-    const zipped = gzipSync(body, { level: LEVEL });
     headers.set('content-encoding', 'gzip');
     headers.set('content-length', String(zipped.byteLength));
     // Through `c.res = undefined` first: hono's setter would copy the old response's headers over the new ones.

@@ -179,6 +179,28 @@ describe('GET /status/{url}/badge/{serviceId}.svg', () => {
   });
 });
 
+// Last: these write to the fixture the tests above read.
+describe('a page kept between visitors (page-cache.ts)', () => {
+  it('shows an incident update, a renamed service and a new maintenance window at the very next visit', async () => {
+    const zipped = { 'accept-encoding': 'gzip' };
+    expect((await visit('/status/acme')).text).not.toContain('Deploying the fix');
+    expect(gunzipSync((await visit('/status/acme', zipped)).body).toString('utf8')).not.toContain('Deploying the fix');
+
+    const update = await fixture.api.post(`/v1/status-pages/incidents/${fixture.majorIncident}/incident-updates`, { description: 'Deploying the fix', status: 'MONITORING' });
+    expect(update.status).toBe(200);
+    expect((await visit('/status/acme')).text).toContain('Deploying the fix');
+    expect(gunzipSync((await visit('/status/acme', zipped)).body).toString('utf8')).toContain('Deploying the fix');
+
+    const renamed = await fixture.api.put(`/v1/status-pages/services/${fixture.services.search}`, { name: 'Product search' });
+    expect(renamed.status).toBe(200);
+    expect((await visit('/status/acme')).text).toContain('Product search');
+
+    const window = await fixture.api.post('/v1/maintenance-windows', { name: 'Search cluster move', tags: ['search'], startsAt: at(-1, 1), endsAt: at(-1, 2), repeatUnit: 'DAY' });
+    expect(window.status).toBe(201);
+    expect((await visit('/status/acme')).text).toContain('Search cluster move');
+  });
+});
+
 /**
  * A small structural XML check (no DOM in Node): every tag closes in order, every `&` starts a
  * known entity, no `<` inside text or attribute values.

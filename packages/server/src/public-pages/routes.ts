@@ -21,9 +21,10 @@ import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from '../routes/index.js';
 import { RollupTotalsTable } from '../store/sqlite/rollup-totals.js';
 import { ASSET_PREFIX, ASSETS } from './assets.js';
-import { gzipText } from './compression.js';
+import { acceptsGzip, gzipText } from './compression.js';
 import { atomFeed, badgeSvg, summaryJson } from './feeds.js';
 import { findPage, loadPageView, PAGE_VIEW, type FoundPage, type PageView, type PublicPageDeps, type ViewOptions } from './page-data.js';
+import { RenderedPageCache } from './page-cache.js';
 import { renderNotFound, renderPage } from './render-html.js';
 import { subscribeForm } from './render-subscribe.js';
 import { uptimeSource } from './uptime.js';
@@ -67,11 +68,22 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     findPage(deps.pages, { host: c.req.header('host'), ...(slug === undefined ? {} : { slug }) });
   const view = (found: FoundPage, options: Omit<ViewOptions, 'nowMs'>) => loadPageView(deps, found, { ...options, nowMs: Date.now() });
 
+  const { store } = ctx;
+  const pageCache = new RenderedPageCache(() =>
+    [readSide.pages.revision, store.services.revision, store.maintenanceWindows.revision, store.checks.revision, store.checkGroups.revision].join(':'),
+  );
   const html = (c: Context<AppEnv>, found: FoundPage | undefined) => {
     if (!found) return c.html(renderNotFound(), 404, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(undefined) });
-    const shown = view(found, PAGE_VIEW);
-    const form = ctx.subscriptionMail && typeof found.page.url === 'string' ? subscribeForm(found.page.url) : '';
-    return c.html(renderPage(shown, form), 200, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(shown) });
+    const rendered = pageCache.get(`${found.accountId}\u0000${found.page.id}`, () => {
+      const shown = view(found, PAGE_VIEW);
+      const form = ctx.subscriptionMail && typeof found.page.url === 'string' ? subscribeForm(found.page.url) : '';
+      return { html: renderPage(shown, form), policy: contentSecurityPolicy(shown) };
+    });
+    const headers = { ...PAGE_HEADERS, 'content-security-policy': rendered.policy };
+    const gzipped = acceptsGzip(c.req.header('accept-encoding')) ? RenderedPageCache.gzipped(rendered) : null;
+    if (gzipped === null) return c.html(rendered.html, 200, headers);
+    // Sent as the compression middleware would send it, gzipped once per rendering instead of per visitor.
+    return c.body(gzipped, 200, { ...headers, 'content-type': 'text/html; charset=UTF-8', 'content-encoding': 'gzip', vary: 'accept-encoding' });
   };
 
   // Before the routes, so it wraps them (`/` on a custom domain is wrapped by the dashboard's).

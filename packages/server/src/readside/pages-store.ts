@@ -70,6 +70,7 @@ export class PagesStore {
   readonly #trigger: Statement;
   readonly #insertTrigger: Statement;
   readonly #nextId: NextId;
+  #revision = 0;
 
   constructor(db: SqliteDatabase) {
     this.#upsertPage = db.prepare(
@@ -115,7 +116,16 @@ export class PagesStore {
     this.#nextId = idCounter(db);
   }
 
+  /**
+   * Counts the writes to status pages and incidents, what a public page shows of them: a rendered
+   * page kept with an older revision is stale (public-pages/page-cache.ts).
+   */
+  get revision(): number {
+    return this.#revision;
+  }
+
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
+    this.#revision++;
     const name = (value: unknown) => (typeof value === 'string' && value !== '' ? value.toLowerCase() : null);
     this.#upsertPage.run(accountId, page.id, JSON.stringify(page), name(page.url), name(page.customDomain));
   }
@@ -132,6 +142,7 @@ export class PagesStore {
 
   /** Deletes a page and its subscriptions, which belong to no other page. */
   deleteStatusPage(accountId: string, id: string): void {
+    this.#revision++;
     this.#deleteSubscriptionsOf.run(accountId, id);
     this.#deletePage.run(accountId, id);
   }
@@ -167,6 +178,7 @@ export class PagesStore {
   }
 
   insertIncident(accountId: string, incident: IncidentState): void {
+    this.#revision++;
     this.#insertIncident.run(accountId, incident.id, JSON.stringify(incident));
   }
 
@@ -176,6 +188,7 @@ export class PagesStore {
   }
 
   replaceIncident(accountId: string, incident: IncidentState): void {
+    this.#revision++;
     this.#updateIncident.run(JSON.stringify(incident), accountId, incident.id);
   }
 
@@ -189,6 +202,7 @@ export class PagesStore {
   }
 
   deleteIncident(accountId: string, id: string): boolean {
+    this.#revision++;
     return this.#deleteIncident.run(accountId, id).changes > 0;
   }
 
