@@ -45,11 +45,8 @@ function holdsSql(file: string): boolean {
     .some((line) => /\.prepare\(/.test(line) || /\.exec\(\s*[`'"]/.test(line) || /\b(db|database)\.exec\(/.test(line) || SQL_TEXT.test(line));
 }
 
-/**
- * Folders other work is changing now (agents/), and the dashboard, whose batch reads are to join
- * the read side's stores when those move; their statements move to the engines after that.
- */
-const SQL_EXCEPTED_FOLDERS = ['agents', 'dashboard'];
+/** Folders other work is changing now (agents/); their statements move to the engines after that. */
+const SQL_EXCEPTED_FOLDERS = ['agents'];
 
 /**
  * Files outside the engines that still hold SQL: the list shrinks as each moves into store/sqlite/

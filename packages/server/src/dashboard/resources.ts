@@ -9,11 +9,11 @@
  * that state holds the resource; for projects whose state is a local file the service cannot know,
  * and says nothing. Changes belong in the code that declares them, so these pages offer no edits.
  */
-import type { Statement } from 'better-sqlite3';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import type { PagesStore } from '../readside/pages-store.js';
 import type { Store, StoredDoc } from '../store/index.js';
+import { StateResourceTable } from '../store/sqlite/dashboard-reads.js';
 import { html, timeTag, type SafeHtml } from './html.js';
 import { renderPage, type Section } from './layout.js';
 import { page, signedIn, type DashboardDeps } from './web.js';
@@ -30,21 +30,14 @@ export interface ManagedBy {
 
 /** Resources of one kind held in the account's state documents on this service, by remote id. */
 export class ManagedResources {
-  readonly #store: Store;
-  #statement: Statement | undefined;
+  readonly #table: StateResourceTable;
 
   constructor(store: Store) {
-    this.#store = store;
+    this.#table = new StateResourceTable(store.db);
   }
 
   of(accountId: string, kind: string): Map<string, ManagedBy> {
-    // Prepared on first use: the state routes create their table after the dashboard registers.
-    this.#statement ??= this.#store.db.prepare(
-      `SELECT d.project AS project, r.key AS address, CAST(json_extract(r.value, '$.remoteId') AS TEXT) AS remoteId
-       FROM state_documents d, json_each(d.doc, '$.resources') r
-       WHERE d.account_id = ? AND json_valid(d.doc) AND json_extract(r.value, '$.kind') = ?`,
-    );
-    const rows = this.#statement.all(accountId, kind) as Array<{ project: string; address: string; remoteId: string | null }>;
+    const rows = this.#table.ofKind(accountId, kind);
     return new Map(rows.filter((row) => row.remoteId !== null).map((row) => [row.remoteId!, { project: row.project, address: row.address }]));
   }
 }
