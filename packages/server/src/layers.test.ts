@@ -45,9 +45,6 @@ function holdsSql(file: string): boolean {
     .some((line) => /\.prepare\(/.test(line) || /\.exec\(\s*[`'"]/.test(line) || /\b(db|database)\.exec\(/.test(line) || SQL_TEXT.test(line));
 }
 
-/** Folders other work is changing now (agents/); their statements move to the engines after that. */
-const SQL_EXCEPTED_FOLDERS = ['agents'];
-
 /**
  * Files outside the engines that still hold SQL: the list shrinks as each moves into store/sqlite/
  * behind named methods, and a file that gains SQL fails the test below.
@@ -78,7 +75,6 @@ describe('layers of the server', () => {
   it('SQL lives in the engines (store/sqlite/, store/postgres/), apart from the files named as not yet moved', () => {
     const holding = sourceFiles('.')
       .filter((file) => !file.startsWith(`store${path.sep}sqlite${path.sep}`) && !file.startsWith(`store${path.sep}postgres${path.sep}`))
-      .filter((file) => !SQL_EXCEPTED_FOLDERS.some((folder) => file.startsWith(`${folder}${path.sep}`)))
       .filter(holdsSql)
       .map((file) => file.split(path.sep).join('/'))
       .sort();
