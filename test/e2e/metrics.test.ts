@@ -1,7 +1,8 @@
 /**
  * `vigil server` serves Prometheus metrics: a check runs on its schedule against a loopback target,
  * and `GET /metrics` shows its last run to the account's key and, with the service's own metrics, to
- * the operator's token given through VIGIL_METRICS_TOKEN.
+ * the operator's token given through VIGIL_METRICS_TOKEN; its response-time histogram has the bounds
+ * `--metrics-buckets` gave.
  */
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   target = createServer((_request, response) => response.writeHead(200).end('ok'));
   await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-  service = await startVigilServer(['--data', ':memory:'], { env: { ...process.env, VIGIL_METRICS_TOKEN: OPERATOR_TOKEN } });
+  service = await startVigilServer(['--data', ':memory:', '--metrics-buckets', '0.2,1.5'], { env: { ...process.env, VIGIL_METRICS_TOKEN: OPERATOR_TOKEN } });
 });
 
 afterAll(async () => {
@@ -49,6 +50,8 @@ describe('vigil server GET /metrics', () => {
     });
     expect(operator).toContain(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} `);
     expect(operator).toContain(`vigil_check_info{${labels},check_name="Loopback home",check_type="API",group="",tags=""} 1`);
+    const bounds = [...operator.matchAll(new RegExp(`^vigil_check_response_time_seconds_bucket\\{le="([^"]+)",${labels},location="eu-west-1"\\} `, 'gm'))].map((match) => match[1]);
+    expect(bounds).toEqual(['0.2', '1.5', '+Inf']);
     expect(operator).toMatch(/^vigil_scheduler_start_lag_seconds_count [1-9]/m);
     expect(operator).toMatch(/^process_resident_memory_bytes /m);
     expect(operator).not.toContain(targetUrl);

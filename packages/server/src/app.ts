@@ -76,6 +76,8 @@ export interface AppOptions {
   readonly metricsToken?: string;
   /** The most checks one `/metrics` scrape exports (default DEFAULT_MAX_CHECKS). */
   readonly metricsMaxChecks?: number;
+  /** Bounds of the per-check response-time histogram, seconds (default DEFAULT_RESPONSE_TIME_BUCKETS; `[]`: +Inf, sum and count only). */
+  readonly metricsBuckets?: readonly number[];
   /** How long a job handed to a runner agent is its own without a renewal (default 30 s, at most 60 s). */
   readonly agentLeaseMs?: number;
 }
@@ -128,7 +130,10 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     options.onWarning ? { warn: options.onWarning } : {},
   );
   const repositories = openRepositories(store);
-  const metrics = new ServiceMetrics(store, options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks });
+  const metrics = new ServiceMetrics(store, {
+    ...(options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks }),
+    ...(options.metricsBuckets === undefined ? {} : { responseTimeBuckets: options.metricsBuckets }),
+  });
   const { metricsToken } = options;
   // An agent's run counts as started when it is first handed out, as an in-process run when it starts.
   const agentHub = new AgentHub({ store, onRunStarted: (dueMs, nowMs) => metrics.runStarted(dueMs, nowMs), ...(options.agentLeaseMs === undefined ? {} : { leaseMs: options.agentLeaseMs }) });

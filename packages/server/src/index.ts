@@ -13,6 +13,7 @@ export { MAX_BODY_BYTES } from './http/body.js';
 export { DEFAULT_AUTH_FAILURE_LIMIT, type AuthFailureLimit } from './http/auth-failures.js';
 export { PROVIDER_BASE_URLS } from './alerting/channels.js';
 export { parsePublicUrl } from './heartbeats/ping-urls.js';
+export { DEFAULT_RESPONSE_TIME_BUCKETS, parseResponseTimeBuckets } from './metrics/response-time-buckets.js';
 export type { RequestLogEntry } from './http/request-log.js';
 export type { CheckFailedEvent } from './scheduler/index.js';
 export { defaultMaxRunsInFlight, defaultProcessRuns, defaultSandboxedRuns, MIN_RUNS_IN_FLIGHT } from './scheduler/concurrency.js';

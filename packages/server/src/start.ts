@@ -53,6 +53,8 @@ export interface ServerOptions {
   readonly subscribeLimits?: Partial<SubscribeLimits>;
   /** The operator's bearer token for `GET /metrics` (every account and the service); without it, account keys see their own checks. */
   readonly metricsToken?: string;
+  /** Bounds of the per-check response-time histogram, seconds (default DEFAULT_RESPONSE_TIME_BUCKETS; `[]`: +Inf, sum and count only). */
+  readonly metricsBuckets?: readonly number[];
   /**
    * Runner agents (`vigil agent`): the keys in force (one location each) and which locations this
    * process still runs itself (default: every location that has no agent key). Needs `scheduler`.

@@ -59,6 +59,8 @@ describe('vigil server', () => {
     { args: ['--accounts', '/nonexistent/accounts.json'], message: 'Error: cannot read accounts file /nonexistent/accounts.json' },
     { args: ['--seed', '/nonexistent/seed.json'], message: 'Error: --seed /nonexistent/seed.json' },
     { args: ['--public-url', 'vigil.example.com'], message: 'Error: --public-url: "vigil.example.com" is not a URL (expected e.g. https://vigil.example.com)' },
+    { args: ['--metrics-buckets', '0.5,0.25'], message: 'Error: --metrics-buckets: bounds must increase: 0.25 after 0.5' },
+    { args: ['--metrics-buckets', '1s'], message: 'Error: --metrics-buckets: "1s" is not a number of seconds above 0 (write e.g. 0.1,0.5,2 or none)' },
   ])('refuses $args with exit 2 and a clear error', ({ args, message }) => {
     const result = spawnSync(process.execPath, [bin, 'server', ...args], { encoding: 'utf8', timeout: 20_000 });
     expect(result.status).toBe(2);

@@ -32,6 +32,7 @@ interface ServerFlags {
   providerUrl?: string[];
   publicUrl?: string;
   metricsToken?: string;
+  metricsBuckets?: string;
   logFormat: LogFormat;
   agentKey?: string[];
   agentKeysFile?: string;
@@ -188,6 +189,7 @@ export function registerServer(program: Command): void {
       new Option('--metrics-token <token>', "bearer token of the operator's GET /metrics: every account's checks plus the scheduler, notification, HTTP and process metrics (an account's API key sees its own checks only)")
         .env('VIGIL_METRICS_TOKEN'),
     )
+    .option('--metrics-buckets <list>', 'bounds of the per-check response-time histogram in GET /metrics, comma-separated seconds (default 0.1,0.25,0.5,1,2.5,10), or none for its +Inf bucket, sum and count only')
     .addOption(
       new Option('--log-format <format>', 'stderr lines (failed checks, alerts sent, failed deliveries): text, or json (one JSON object per line)')
         .choices([...LOG_FORMATS])
@@ -266,6 +268,14 @@ export function registerServer(program: Command): void {
       }
 
       if (flags.metricsToken !== undefined && flags.metricsToken.trim() === '') throw usageError('--metrics-token must not be empty');
+      let metricsBuckets: number[] | undefined;
+      if (flags.metricsBuckets !== undefined) {
+        try {
+          metricsBuckets = server.parseResponseTimeBuckets(flags.metricsBuckets);
+        } catch (error) {
+          throw usageError(`--metrics-buckets: ${(error as Error).message}`);
+        }
+      }
 
       const agents = agentOptions(flags, server);
       let maxRunsInFlight: number | undefined;
@@ -294,6 +304,7 @@ export function registerServer(program: Command): void {
           ...(flags.requestLog !== undefined ? { requestLog: flags.requestLog } : {}),
           ...(publicUrl !== undefined ? { publicUrl } : {}),
           ...(flags.metricsToken !== undefined ? { metricsToken: flags.metricsToken } : {}),
+          ...(metricsBuckets !== undefined ? { metricsBuckets } : {}),
           ...(agents ? { agents } : {}),
           scheduler: flags.scheduler
             ? {

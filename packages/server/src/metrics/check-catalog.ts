@@ -23,24 +23,8 @@ export interface CatalogCheck {
   readonly tags: string;
   /** `account="…",check_id="…"`, escaped: the labels of every series of the check. */
   readonly labels: string;
-  /** The scrape's rendering of the check's stored status and info line; dropped with the entry when the check changes. */
-  rendered?: RenderedCheck;
-}
-
-/** What checks.ts keeps per check between scrapes: its lines, and the inputs they were written from. */
-export interface RenderedCheck {
-  statusDoc: string;
-  status: StatusLines;
-  infoGroup: string;
-  info: Lines;
-}
-
-/** The lines of a check's stored status; a status without an end time or a certificate has no line for it. */
-export interface StatusLines {
-  readonly up: Lines;
-  readonly degraded: Lines;
-  readonly lastRun?: Lines;
-  readonly sslDays?: Lines;
+  /** The scrape's info line of the check, and the group name it was written with; dropped with the entry when the check changes. */
+  info?: { group: string; line: Lines };
 }
 
 interface AccountCatalog {

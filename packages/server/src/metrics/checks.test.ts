@@ -2,17 +2,20 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
-import { CheckMetrics, RESPONSE_TIME_BUCKETS, type StoredRun } from './checks.js';
+import { MetricsReads } from '../store/sqlite/metrics-reads.js';
+import { CheckMetrics, type StoredRun } from './checks.js';
 import { expositionBody } from './exposition.js';
+import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
 const ACCOUNT = 'acme';
 const ENDED = '2030-01-01T00:00:01.500Z';
 
 const stores: Store[] = [];
 afterEach(() => {
+  vi.restoreAllMocks();
   for (const store of stores.splice(0)) store.close();
 });
 
@@ -88,7 +91,7 @@ describe('CheckMetrics text', () => {
     gauge('vigil_check_ssl_days_remaining', 12.5);
     gauge('vigil_check_info', 1, { check_name: name, check_type: 'API', group: 'Shop\\"front"\nEU', tags: 'a\\1,b"2,c\n3' });
     const counter = new Counter({ name: 'vigil_check_runs_total', help: 'h', labelNames: [...labelNames, 'location', 'outcome'], registers });
-    const histogram = new Histogram({ name: 'vigil_check_response_time_seconds', help: 'h', labelNames: [...labelNames, 'location'], buckets: RESPONSE_TIME_BUCKETS, registers });
+    const histogram = new Histogram({ name: 'vigil_check_response_time_seconds', help: 'h', labelNames: [...labelNames, 'location'], buckets: [...DEFAULT_RESPONSE_TIME_BUCKETS], registers });
     for (const location of ['eu-west-1', 'us-"east"']) {
       for (const outcome of ['passed', 'failed', 'degraded', 'error']) counter.inc({ ...checkLabels, location, outcome }, 0);
     }
@@ -182,13 +185,13 @@ describe('CheckMetrics freshness', () => {
     const metrics = new CheckMetrics(store);
     metrics.recordRun(run(deleted));
     metrics.recordRun(run(kept));
-    // up, degraded, last run, last response time, info (no certificate seen); 4 run counters; 13 histogram lines
-    expect(samplesOf(textOf(metrics), deleted)).toHaveLength(5 + 4 + 13);
+    // up, degraded, last run, last response time, info (no certificate seen); 4 run counters; 9 histogram lines (6 bounds, +Inf, sum, count)
+    expect(samplesOf(textOf(metrics), deleted)).toHaveLength(5 + 4 + 9);
 
     store.checks.remove(ACCOUNT, deleted);
     const text = textOf(metrics);
     expect(samplesOf(text, deleted)).toEqual([]);
-    expect(samplesOf(text, kept)).toHaveLength(5 + 4 + 13);
+    expect(samplesOf(text, kept)).toHaveLength(5 + 4 + 9);
     expect(statusesOf(store).get(ACCOUNT, deleted)).toBeUndefined(); // the API no longer lists it either
   });
 
@@ -228,6 +231,81 @@ describe('CheckMetrics freshness', () => {
     expect(infos).toEqual([
       `vigil_check_info{account="acme",check_id="${first}",check_name="First renamed",check_type="API",group="",tags=""} 1`,
       `vigil_check_info{account="acme",check_id="${second}",check_name="Second",check_type="API",group="",tags=""} 1`,
+    ]);
+  });
+
+  it("shows a status another connection wrote at the next scrape, and a rolled-back write's row as it stayed", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
+    const store = new Store(dir);
+    stores.push(store);
+    const checkId = addCheck(store, { name: 'Shared' });
+    recordStatus(store, checkId);
+    const other = new Store(dir);
+    stores.push(other);
+    const metrics = new CheckMetrics(store);
+    const labels = `account="acme",check_id="${checkId}"`;
+    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_up{${labels}} 1`);
+
+    recordStatus(other, checkId, { failed: true });
+    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_up{${labels}} 0`);
+
+    expect(() =>
+      store.transaction(() => {
+        recordStatus(store, checkId, { at: '2030-01-01T00:09:00.000Z' });
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    const after = samplesOf(textOf(metrics), checkId);
+    expect(after).toContain(`vigil_check_up{${labels}} 0`);
+    expect(after).toContain(`vigil_check_last_run_timestamp_seconds{${labels}} ${Date.parse(ENDED) / 1000}`);
+  });
+
+  it('reads only the status rows written since the previous scrape, and every row after another connection wrote', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
+    const store = new Store(dir);
+    stores.push(store);
+    const ids = ['A', 'B', 'C'].map((name) => addCheck(store, { name }));
+    for (const checkId of ids) recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    textOf(metrics);
+    const partial = vi.spyOn(MetricsReads.prototype, 'statusDocsOf');
+    const full = vi.spyOn(MetricsReads.prototype, 'statusDocs');
+    textOf(metrics);
+    recordStatus(store, ids[1]!, { failed: true });
+    textOf(metrics);
+    const other = new Store(dir);
+    stores.push(other);
+    recordStatus(other, ids[2]!, { failed: true });
+    const text = textOf(metrics);
+    expect(partial.mock.calls).toEqual([[ACCOUNT, [ids[1]]]]);
+    expect(full.mock.calls).toEqual([[ACCOUNT]]);
+    expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up')).map((line) => line.at(-1))).toEqual(['1', '0', '0']);
+  });
+
+  it('writes the histogram with the bounds it is given, and with none only its +Inf bucket, sum and count', () => {
+    const store = memoryStore();
+    const checkId = addCheck(store, { name: 'Timed' });
+    recordStatus(store, checkId);
+    const labels = `account="acme",check_id="${checkId}",location="eu-west-1"`;
+    const histogramOf = (text: string) => samplesOf(text, checkId).filter((line) => line.startsWith('vigil_check_response_time_seconds'));
+
+    const custom = new CheckMetrics(store, { responseTimeBuckets: [0.2, 3] });
+    custom.recordRun(run(checkId, { responseTime: 150 }));
+    custom.recordRun(run(checkId, { responseTime: 2500 }));
+    expect(histogramOf(textOf(custom))).toEqual([
+      `vigil_check_response_time_seconds_bucket{le="0.2",${labels}} 1`,
+      `vigil_check_response_time_seconds_bucket{le="3",${labels}} 2`,
+      `vigil_check_response_time_seconds_bucket{le="+Inf",${labels}} 2`,
+      `vigil_check_response_time_seconds_sum{${labels}} 2.65`,
+      `vigil_check_response_time_seconds_count{${labels}} 2`,
+    ]);
+
+    const bare = new CheckMetrics(store, { responseTimeBuckets: [] });
+    bare.recordRun(run(checkId, { responseTime: 150 }));
+    expect(histogramOf(textOf(bare))).toEqual([
+      `vigil_check_response_time_seconds_bucket{le="+Inf",${labels}} 1`,
+      `vigil_check_response_time_seconds_sum{${labels}} 0.15`,
+      `vigil_check_response_time_seconds_count{${labels}} 1`,
     ]);
   });
 

@@ -1,39 +1,38 @@
 /**
  * The per-check series of `GET /metrics`, written as text (exposition.ts).
  *
- * What a check's last FINAL run said (up, degraded, when, SSL days) is read from the stored check
- * statuses at every scrape, never kept here: the statuses survive a restart and are written by the
- * scheduler and the heartbeat watch alike, so the table is the one place that is always current.
- * The read takes the raw status documents with one prepared statement; a document equal to the one
- * the previous scrape saw reuses that scrape's lines instead of being parsed again, so only the
- * checks that ran since cost anything. The checks come from the check catalog (check-catalog.ts),
+ * What a check's last FINAL run said (up, degraded, when, SSL days) comes from the stored check
+ * statuses: they survive a restart and are written by the scheduler and the heartbeat watch alike,
+ * so the table is the one place that is always current. Their lines are kept between scrapes, and
+ * a scrape reads again only the status rows written since the previous one: the status table tells
+ * of each write through this connection (onStatusWrite), and a write by another connection changes
+ * SQLite's `data_version`, after which every row is read again. Reading all 10,000 rows was most of
+ * a scrape in which nothing had changed. The checks come from the check catalog (check-catalog.ts),
  * which follows the checks as they are written, so a deleted check's series are gone from the next
  * scrape and a renamed or retagged one shows its new name, group or tags there.
  *
  * Every series is labelled by ids only (`account`, `check_id`, and `location` where it has one): a
  * check's name, type, group and tags are on its `vigil_check_info` line alone, joined in queries
- * (Prometheus' info-metric pattern). Repeated on each of a check's 17 run and histogram lines per
- * location they made most of a scrape's bytes (35 MiB at 10,000 checks), and a rename started new
- * series, breaking rate() across it; an id never changes.
+ * (Prometheus' info-metric pattern). Repeated on each of a check's run and histogram lines per
+ * location they made most of a scrape's bytes, and a rename started new series, breaking rate()
+ * across it; an id never changes.
  *
  * Only what no table holds lives in memory: the runs counted by outcome, the response times'
  * histogram and the last response time, since this process started, updated as each result is
- * stored. Those are dropped at scrape time for checks that no longer exist.
+ * stored.
  *
  * Series per check: up, degraded, last run timestamp, last response time, and SSL days remaining
  * when its last run saw a certificate (at most 5), plus its info line; per location it ran in, 4
- * run counters (one per outcome) and the histogram's RESPONSE_TIME_BUCKETS + 3 lines (each bucket,
- * +Inf, sum, count): 6 + 17 × locations in all. A scrape exports at most `maxChecks` checks and
- * counts the others.
+ * run counters (one per outcome) and the histogram's bounds + 3 lines (each bound, +Inf, sum,
+ * count): 6 + (7 + bounds) × locations in all, 19 with the default 6 bounds in one location. A
+ * scrape exports at most `maxChecks` checks and counts the others.
  */
 import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
-import { CheckCatalog, type CatalogCheck, type RenderedCheck, type StatusLines } from './check-catalog.js';
+import { onStatusWrite } from '../store/sqlite/statuses.js';
+import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
 import { escapeLabelValue, formatSampleValue, linesOf, type Family, type FamilySamples, type Lines } from './exposition.js';
-
-/** Seconds: from a fast loopback answer up to the longest timeout a check may have. */
-export const RESPONSE_TIME_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-const BUCKET_LABELS = RESPONSE_TIME_BUCKETS.map((bound) => `le="${formatSampleValue(bound)}",`);
+import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
 /** The most checks one scrape exports; past it a scrape would cost seconds and Prometheus' memory. */
 export const DEFAULT_MAX_CHECKS = 50_000;
@@ -77,7 +76,7 @@ interface RunSeries {
   readonly buckets: number[];
   sum: number;
   count: number;
-  /** The 4 counter lines and the 13 histogram lines, written at the first scrape after a run. */
+  /** The 4 counter lines and the histogram's lines, written at the first scrape after a run. */
   lines?: { runs: Lines; histogram: Lines };
 }
 
@@ -91,9 +90,31 @@ interface Tracked {
   lastResponseLine?: Lines;
 }
 
+/** The lines of a check's stored status; a status without an end time or a certificate has no line for it. */
+interface StatusLines {
+  readonly up: Lines;
+  readonly degraded: Lines;
+  readonly lastRun?: Lines;
+  readonly sslDays?: Lines;
+}
+
+/** An account's stored statuses as lines, kept between scrapes. */
+interface AccountStatuses {
+  /** By check id, for the checks that exist and have a status. */
+  readonly lines: Map<string, StatusLines>;
+  /** Checks whose status row was written since the last scrape read it. */
+  readonly written: Set<string>;
+}
+
 /** Which accounts a scrape shows: one tenant's, or every configured account's (the operator's). */
 export interface ChecksView {
   readonly accountIds: readonly string[];
+}
+
+export interface CheckMetricsOptions {
+  maxChecks?: number;
+  /** Bounds of the response-time histogram, seconds, increasing (response-time-buckets.ts). */
+  responseTimeBuckets?: readonly number[];
 }
 
 export function outcomeOf(run: Pick<StoredRun, 'hasFailures' | 'hasErrors' | 'isDegraded'>): RunOutcome {
@@ -106,13 +127,24 @@ export class CheckMetrics {
   readonly #catalog: CheckCatalog;
   readonly #reads: MetricsReads;
   readonly #maxChecks: number;
+  readonly #buckets: readonly number[];
+  /** `le="…",` of each bound, written once. */
+  readonly #bucketLabels: readonly string[];
   /** Per account, per check id. */
   readonly #tracked = new Map<string, Map<string, Tracked>>();
+  /** Per account, from its first scrape on (until another connection writes). */
+  readonly #statuses = new Map<string, AccountStatuses>();
+  #dataVersion: number;
 
-  constructor(store: Store, options: { maxChecks?: number } = {}) {
+  constructor(store: Store, options: CheckMetricsOptions = {}) {
     this.#reads = new MetricsReads(store.db);
     this.#catalog = new CheckCatalog(store, this.#reads);
     this.#maxChecks = options.maxChecks ?? DEFAULT_MAX_CHECKS;
+    this.#buckets = [...(options.responseTimeBuckets ?? DEFAULT_RESPONSE_TIME_BUCKETS)];
+    this.#bucketLabels = this.#buckets.map((bound) => `le="${formatSampleValue(bound)}",`);
+    this.#dataVersion = this.#reads.dataVersion();
+    // An account not scraped yet has nothing to follow: its first scrape reads every row.
+    onStatusWrite(store.db, (accountId, checkId) => this.#statuses.get(accountId)?.written.add(checkId));
   }
 
   /** Counts a stored FINAL result. */
@@ -132,7 +164,7 @@ export class CheckMetrics {
     if (!series) {
       const labels = `${tracked.labels},location="${escapeLabelValue(run.location)}"`;
       // Every outcome from the first run on, so rate() over a series that starts failing later works.
-      series = { labels, outcomes: OUTCOMES.map(() => 0), buckets: RESPONSE_TIME_BUCKETS.map(() => 0), sum: 0, count: 0 };
+      series = { labels, outcomes: OUTCOMES.map(() => 0), buckets: this.#buckets.map(() => 0), sum: 0, count: 0 };
       tracked.series.set(run.location, series);
     }
     series.outcomes[OUTCOMES.indexOf(outcomeOf(run))]! += 1;
@@ -140,7 +172,7 @@ export class CheckMetrics {
       const seconds = run.responseTime / 1000;
       tracked.lastResponseSeconds = seconds;
       delete tracked.lastResponseLine;
-      const bucket = RESPONSE_TIME_BUCKETS.findIndex((bound) => seconds <= bound);
+      const bucket = this.#buckets.findIndex((bound) => seconds <= bound);
       if (bucket >= 0) series.buckets[bucket]! += 1;
       series.sum += seconds;
       series.count += 1;
@@ -150,9 +182,15 @@ export class CheckMetrics {
 
   /**
    * The per-check families of the view's accounts, and how many checks were left out past
-   * `maxChecks`. Drops the in-memory series of the view's checks that were deleted.
+   * `maxChecks`. Forgets what it kept of the view's checks that were deleted.
    */
   scrape(view: ChecksView): { families: FamilySamples[]; omitted: number } {
+    const dataVersion = this.#reads.dataVersion();
+    if (dataVersion !== this.#dataVersion) {
+      // Another connection wrote: which status rows is not known, so every account reads them all.
+      this.#dataVersion = dataVersion;
+      this.#statuses.clear();
+    }
     const up: Lines[] = [];
     const degraded: Lines[] = [];
     const lastRun: Lines[] = [];
@@ -165,25 +203,25 @@ export class CheckMetrics {
     let omitted = 0;
     for (const accountId of view.accountIds) {
       const checks = this.#catalog.checksOf(accountId);
+      const statuses = this.#statusesOf(accountId, checks);
       const tracked = this.#tracked.get(accountId);
-      if (tracked) this.#prune(tracked, checks);
-      // A deleted check's status row is left behind; walking the checks skips it, in their order.
-      const statusDocs = this.#reads.statusDocsByCheck(accountId);
+      // Kept lines of deleted checks are dropped once they outnumber the checks, so they stay few
+      // without a pass over every check at every scrape.
+      if (statuses.size > checks.size) forgetDeleted(statuses, checks);
+      if (tracked && tracked.size > checks.size) forgetDeleted(tracked, checks);
       for (const [checkId, check] of checks) {
-        const doc = statusDocs.get(checkId);
-        if (doc === undefined) continue; // not run yet
+        const status = statuses.get(checkId);
+        if (status === undefined) continue; // not run yet
         if (shown >= this.#maxChecks) {
           omitted++;
           continue;
         }
         shown++;
-        const rendered = this.#render(accountId, check, doc);
-        const status = rendered.status;
         up.push(status.up);
         degraded.push(status.degraded);
         if (status.lastRun) lastRun.push(status.lastRun);
         if (status.sslDays) sslDays.push(status.sslDays);
-        info.push(rendered.info);
+        info.push(this.#infoLine(accountId, check));
         const runsOfCheck = tracked?.get(checkId);
         if (!runsOfCheck) continue;
         if (runsOfCheck.lastResponseSeconds !== null) {
@@ -191,7 +229,7 @@ export class CheckMetrics {
           lastResponseTime.push(runsOfCheck.lastResponseLine);
         }
         for (const series of runsOfCheck.series.values()) {
-          series.lines ??= seriesLines(series);
+          series.lines ??= this.#seriesLines(series);
           runs.push(series.lines.runs);
           responseTimes.push(series.lines.histogram);
         }
@@ -210,31 +248,61 @@ export class CheckMetrics {
     return { families, omitted };
   }
 
-  /** The check's status and info lines: the previous scrape's when its status document and group name are unchanged. */
-  #render(accountId: string, check: CatalogCheck, statusDoc: string): RenderedCheck {
-    const groupName = this.#catalog.groupName(accountId, check.groupId);
-    let rendered = check.rendered;
-    if (!rendered) {
-      rendered = { statusDoc, status: statusLines(check.labels, statusDoc), infoGroup: groupName, info: infoLine(check, groupName) };
-      check.rendered = rendered;
-      return rendered;
+  /**
+   * The status lines of the account's checks as stored now: at its first scrape (or after another
+   * connection wrote) from every row, later from the rows written since the previous scrape only.
+   */
+  #statusesOf(accountId: string, checks: ReadonlyMap<string, CatalogCheck>): Map<string, StatusLines> {
+    let statuses = this.#statuses.get(accountId);
+    if (!statuses) {
+      statuses = { lines: new Map(), written: new Set() };
+      for (const [checkId, doc] of this.#reads.statusDocs(accountId)) {
+        const check = checks.get(checkId);
+        // A deleted check's row is left behind; its check is not listed.
+        if (check) statuses.lines.set(checkId, statusLines(check.labels, doc));
+      }
+      this.#statuses.set(accountId, statuses);
+      return statuses.lines;
     }
-    if (rendered.statusDoc !== statusDoc) {
-      rendered.statusDoc = statusDoc;
-      rendered.status = statusLines(check.labels, statusDoc);
+    if (statuses.written.size === 0) return statuses.lines;
+    const written = [...statuses.written];
+    statuses.written.clear();
+    // A written id without a row (its write rolled back, or the row removed) keeps no lines.
+    for (const checkId of written) statuses.lines.delete(checkId);
+    for (const [checkId, doc] of this.#reads.statusDocsOf(accountId, written)) {
+      const check = checks.get(checkId);
+      if (check) statuses.lines.set(checkId, statusLines(check.labels, doc));
     }
-    if (rendered.infoGroup !== groupName) {
-      rendered.infoGroup = groupName;
-      rendered.info = infoLine(check, groupName);
-    }
-    return rendered;
+    return statuses.lines;
   }
 
-  /** Forgets the runs of checks that no longer exist. */
-  #prune(tracked: Map<string, Tracked>, checks: ReadonlyMap<string, CatalogCheck>): void {
-    for (const checkId of tracked.keys()) {
-      if (!checks.has(checkId)) tracked.delete(checkId);
+  /** The check's info line: the one kept with it while its group's name is unchanged. */
+  #infoLine(accountId: string, check: CatalogCheck): Lines {
+    const group = this.#catalog.groupName(accountId, check.groupId);
+    if (check.info?.group !== group) check.info = { group, line: infoLine(check, group) };
+    return check.info.line;
+  }
+
+  #seriesLines(series: RunSeries): { runs: Lines; histogram: Lines } {
+    const runs = OUTCOMES.map((outcome, index) => `${RUNS.name}{${series.labels},outcome="${outcome}"} ${series.outcomes[index]}\n`).join('');
+    let histogram = '';
+    let cumulative = 0;
+    for (let index = 0; index < this.#buckets.length; index++) {
+      cumulative += series.buckets[index]!;
+      histogram += `${RESPONSE_TIMES.name}_bucket{${this.#bucketLabels[index]}${series.labels}} ${cumulative}\n`;
     }
+    histogram +=
+      `${RESPONSE_TIMES.name}_bucket{le="+Inf",${series.labels}} ${series.count}\n` +
+      `${RESPONSE_TIMES.name}_sum{${series.labels}} ${formatSampleValue(series.sum)}\n` +
+      `${RESPONSE_TIMES.name}_count{${series.labels}} ${series.count}\n`;
+    return { runs: linesOf(runs), histogram: linesOf(histogram) };
+  }
+}
+
+/** Drops the entries of checks that are no longer in `checks`. */
+function forgetDeleted(kept: Map<string, unknown>, checks: ReadonlyMap<string, CatalogCheck>): void {
+  for (const checkId of kept.keys()) {
+    if (!checks.has(checkId)) kept.delete(checkId);
   }
 }
 
@@ -253,20 +321,4 @@ function statusLines(labels: string, statusDoc: string): StatusLines {
 function infoLine(check: CatalogCheck, groupName: string): Lines {
   const names = `check_name="${escapeLabelValue(check.name)}",check_type="${escapeLabelValue(check.type)}"`;
   return linesOf(`${INFO.name}{${check.labels},${names},group="${escapeLabelValue(groupName)}",tags="${escapeLabelValue(check.tags)}"} 1\n`);
-}
-
-function seriesLines(series: RunSeries): { runs: Lines; histogram: Lines } {
-  const runs = OUTCOMES.map((outcome, index) => `${RUNS.name}{${series.labels},outcome="${outcome}"} ${series.outcomes[index]}\n`).join('');
-  const lines: string[] = [];
-  let cumulative = 0;
-  for (let index = 0; index < RESPONSE_TIME_BUCKETS.length; index++) {
-    cumulative += series.buckets[index]!;
-    lines.push(`${RESPONSE_TIMES.name}_bucket{${BUCKET_LABELS[index]}${series.labels}} ${cumulative}\n`);
-  }
-  lines.push(
-    `${RESPONSE_TIMES.name}_bucket{le="+Inf",${series.labels}} ${series.count}\n`,
-    `${RESPONSE_TIMES.name}_sum{${series.labels}} ${formatSampleValue(series.sum)}\n`,
-    `${RESPONSE_TIMES.name}_count{${series.labels}} ${series.count}\n`,
-  );
-  return { runs: linesOf(runs), histogram: linesOf(lines.join('')) };
 }

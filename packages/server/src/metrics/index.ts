@@ -17,10 +17,11 @@ import type { DeliveryEvent } from '../alerting/outbox.js';
 import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CheckMetrics, type StoredRun } from './checks.js';
+import { CheckMetrics, type CheckMetricsOptions, type StoredRun } from './checks.js';
 import { CONTENT_TYPE, escapeLabelValue, expositionChunks, linesOf, type Family } from './exposition.js';
 
-export { DEFAULT_MAX_CHECKS, RESPONSE_TIME_BUCKETS, outcomeOf, type StoredRun } from './checks.js';
+export { DEFAULT_MAX_CHECKS, outcomeOf, type CheckMetricsOptions, type StoredRun } from './checks.js';
+export { DEFAULT_RESPONSE_TIME_BUCKETS, parseResponseTimeBuckets } from './response-time-buckets.js';
 
 /** Seconds from a slot's due moment to its run's start: milliseconds normally, seconds when the queue is full. */
 const START_LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -70,7 +71,7 @@ export class ServiceMetrics {
   #queue: QueueGauges | undefined;
   #countedSuperseded = 0;
 
-  constructor(store: Store, options: { maxChecks?: number } = {}) {
+  constructor(store: Store, options: CheckMetricsOptions = {}) {
     this.#reads = new MetricsReads(store.db);
     this.#checks = new CheckMetrics(store, options);
     const registers = [this.#service];

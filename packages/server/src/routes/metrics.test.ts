@@ -149,8 +149,8 @@ describe('GET /metrics', () => {
       `vigil_check_runs_total{${upLabels},location="eu-west-1",outcome="failed"} 0`,
       `vigil_check_runs_total{${upLabels},location="eu-west-1",outcome="degraded"} 0`,
       `vigil_check_runs_total{${upLabels},location="eu-west-1",outcome="error"} 0`,
-      ...['0.05', '0.1'].map((le) => `vigil_check_response_time_seconds_bucket{le="${le}",${upLabels},location="eu-west-1"} 0`),
-      ...['0.25', '0.5', '1', '2.5', '5', '10', '30', '60', '+Inf'].map((le) => `vigil_check_response_time_seconds_bucket{le="${le}",${upLabels},location="eu-west-1"} 1`),
+      `vigil_check_response_time_seconds_bucket{le="0.1",${upLabels},location="eu-west-1"} 0`,
+      ...['0.25', '0.5', '1', '2.5', '10', '+Inf'].map((le) => `vigil_check_response_time_seconds_bucket{le="${le}",${upLabels},location="eu-west-1"} 1`),
       `vigil_check_response_time_seconds_sum{${upLabels},location="eu-west-1"} 0.12`,
       `vigil_check_response_time_seconds_count{${upLabels},location="eu-west-1"} 1`,
     ]);
@@ -177,11 +177,11 @@ describe('GET /metrics', () => {
     const kept = await w.createCheck(TEST_API_KEY, 'Kept');
     const deleted = await w.createCheck(TEST_API_KEY, 'Deleted');
     await w.runOnce([{ accountId: TEST_ACCOUNT, checkId: kept }, { accountId: TEST_ACCOUNT, checkId: deleted }]);
-    expect(seriesOf((await w.scrape(TEST_API_KEY)).text, deleted)).toHaveLength(6 + 4 + 13);
+    expect(seriesOf((await w.scrape(TEST_API_KEY)).text, deleted)).toHaveLength(6 + 4 + 9);
     expect((await w.call('DELETE', `/v1/checks/${deleted}`, TEST_API_KEY)).status).toBe(204);
     const { text } = await w.scrape(TEST_API_KEY);
     expect(seriesOf(text, deleted)).toEqual([]);
-    expect(seriesOf(text, kept)).toHaveLength(6 + 4 + 13);
+    expect(seriesOf(text, kept)).toHaveLength(6 + 4 + 9);
   });
 
   it('shows an edit made through the API at the next scrape on the info line only: new tags and group, a new name; the other series go on', async () => {
@@ -281,7 +281,7 @@ describe('GET /metrics', () => {
     const second = await w.createCheck(TEST_API_KEY, 'Second');
     await w.runOnce([{ accountId: TEST_ACCOUNT, checkId: first }, { accountId: TEST_ACCOUNT, checkId: second }]);
     const { text } = await w.scrape(TEST_API_KEY);
-    expect(seriesOf(text, first)).toHaveLength(6 + 4 + 13);
+    expect(seriesOf(text, first)).toHaveLength(6 + 4 + 9);
     expect(seriesOf(text, second)).toEqual([]);
     expect(text).toContain('vigil_metrics_checks_omitted 1');
   });

@@ -14,13 +14,43 @@ export function checkStateOf(status: { hasFailures: boolean; hasErrors: boolean;
   return status.isDegraded ? 'degraded' : 'passing';
 }
 
+/** Told of every status written through a connection: which row to read again, not what it says. */
+export type StatusWriteListener = (accountId: string, checkId: string) => void;
+
+/**
+ * Per connection, who follows its status writes: `GET /metrics` keeps each check's lines between
+ * scrapes and reads again only the rows written since, instead of all of them per scrape. Keyed by
+ * the connection, as every StatusTable on it writes the same table. A write that is rolled back is
+ * told too; the listener reads the row again and finds it as it was. Writes by other connections
+ * are not told: watch the database's `data_version` for those.
+ */
+const writeListeners = new WeakMap<SqliteDatabase, Set<StatusWriteListener>>();
+
+function listenersOf(db: SqliteDatabase): Set<StatusWriteListener> {
+  let listeners = writeListeners.get(db);
+  if (!listeners) {
+    listeners = new Set();
+    writeListeners.set(db, listeners);
+  }
+  return listeners;
+}
+
+/** Calls `listener` after each status written through `db`; returns the way to stop. */
+export function onStatusWrite(db: SqliteDatabase, listener: StatusWriteListener): () => void {
+  const listeners = listenersOf(db);
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 export class StatusTable {
+  readonly #listeners: Set<StatusWriteListener>;
   readonly #get: Statement;
   readonly #put: Statement;
   readonly #list: Statement;
   readonly #one: Statement;
 
   constructor(db: SqliteDatabase) {
+    this.#listeners = listenersOf(db);
     this.#get = db.prepare('SELECT doc FROM check_statuses WHERE account_id = ? AND check_id = ?');
     this.#put = db.prepare('INSERT OR REPLACE INTO check_statuses (account_id, check_id, doc, state) VALUES (?, ?, ?, ?)');
     this.#list = db.prepare(
@@ -38,6 +68,7 @@ export class StatusTable {
 
   put(accountId: string, checkId: string, doc: string, state: CheckState): void {
     this.#put.run(accountId, checkId, doc, state);
+    for (const listener of this.#listeners) listener(accountId, checkId);
   }
 
   /** The statuses (JSON) of the account's existing checks, in the checks' order. */
