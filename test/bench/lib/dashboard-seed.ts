@@ -30,6 +30,8 @@ const REGIONS = ['eu-west', 'us-east', 'ap-south', 'sa-east'];
 export interface ApiSeed {
   readonly chartedCheckId: string;
   readonly serviceCheckIds: readonly string[];
+  /** The incident left open on the status page: the bench posts updates to it to make the page render afresh. */
+  readonly openIncidentId: string;
 }
 
 async function created(baseUrl: string, path: string, body: unknown): Promise<{ id: string }> {
@@ -71,6 +73,7 @@ export async function seedThroughApi(baseUrl: string): Promise<ApiSeed> {
     ],
   });
   // Six incidents in the page's 14 days of history, each with three updates; the last one still open.
+  let openIncidentId = '';
   for (let index = 0; index < 6; index++) {
     const incident = await created(baseUrl, '/v1/status-pages/incidents', {
       name: `Elevated errors on ${NAME_WORDS[index]}`,
@@ -80,8 +83,9 @@ export async function seedThroughApi(baseUrl: string): Promise<ApiSeed> {
     });
     await created(baseUrl, `/v1/status-pages/incidents/${incident.id}/incident-updates`, { description: 'A database replica fell behind; traffic moved off it.', status: 'IDENTIFIED' });
     if (index < 5) await created(baseUrl, `/v1/status-pages/incidents/${incident.id}/incident-updates`, { description: 'Error rates are back to normal.', status: 'RESOLVED' });
+    else openIncidentId = incident.id;
   }
-  return { chartedCheckId: charted.id, serviceCheckIds };
+  return { chartedCheckId: charted.id, serviceCheckIds, openIncidentId };
 }
 
 /** Writes the bulk of the data set into the store at `dataDir`; the service must be stopped. */

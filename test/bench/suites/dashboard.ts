@@ -3,7 +3,9 @@
  * process from an on-disk database (test/bench/lib/dashboard-seed.ts builds the data set):
  * - the checks list of 10,000 checks: page 1, a deep page, a state filter, a name search;
  * - the page of a check with a month of results at one a minute (43,200), and its 30-day chart data;
- * - a status page of 20 services with 90 days of uptime bars and six incidents: time and size;
+ * - a status page of 20 services with 90 days of uptime bars and six incidents: time and size, as
+ *   kept between visitors and rendered afresh for the first visitor after a change, and the
+ *   service's CPU per visit (from /proc, so it does not depend on what else the machine runs);
  * - first contentful paint of the checks list in Chromium, each load in a fresh browser context
  *   (nothing cached), already signed in.
  * Times are wall time from the request to the last byte of the body, over loopback with a kept-alive
@@ -16,12 +18,15 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 import { signInToDashboard } from '../lib/dashboard-session.js';
+import { cpuMsOf } from '../lib/scheduled-checks.js';
 import { API_KEY, CHECKS, MONTH_RESULTS, NAME_WORDS, SERVICES, STATUS_PAGE_URL, seedStore, seedThroughApi } from '../lib/dashboard-seed.js';
 import { startServiceProcess } from '../lib/service-process.js';
 
 const SAMPLES = 100;
 const WARM_UP = 3;
 const PAINTS_PER_RUN = 5;
+/** Visits of the status page per run that each follow an incident update (so each renders afresh). */
+const FRESH_RENDERS = 20;
 const CHROMIUM = process.env['VIGIL_CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 function percentile(values: readonly number[], p: number): number {
@@ -53,6 +58,33 @@ async function timeGets(url: string, headers: Record<string, string>, mustContai
     if (index >= WARM_UP) times.push(elapsed);
   }
   return { p50: percentile(times, 50), p99: percentile(times, 99), bytes, body: last };
+}
+
+/**
+ * FRESH_RENDERS visits of the status page, each right after an incident update dropped the kept
+ * page: the time of the visit alone, and the service's CPU for the visit alone (its CPU over the
+ * update is read before and left out).
+ */
+async function timeFreshRenders(base: string, pagePath: string, incidentId: string, pid: number): Promise<{ p50: number; p99: number; cpuMsPerVisit: number }> {
+  const times: number[] = [];
+  let cpuMs = 0;
+  for (let index = 0; index < FRESH_RENDERS; index++) {
+    const update = await fetch(`${base}/v1/status-pages/incidents/${incidentId}/incident-updates`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ description: `Still watching the replica (${index + 1}).`, status: 'MONITORING' }),
+    });
+    if (update.status !== 200) throw new Error(`dashboard: posting an incident update answered ${update.status}: ${(await update.text()).slice(0, 300)}`);
+    await update.text();
+    const cpuBefore = cpuMsOf(pid);
+    const started = performance.now();
+    const response = await fetch(`${base}${pagePath}`, { headers: { accept: 'text/html' } });
+    const body = await response.text();
+    times.push(performance.now() - started);
+    cpuMs += cpuMsOf(pid) - cpuBefore;
+    if (response.status !== 200 || !body.includes(`Still watching the replica (${index + 1}).`)) throw new Error(`dashboard: the status page after update ${index + 1} answered ${response.status} without it`);
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99), cpuMsPerVisit: cpuMs / FRESH_RENDERS };
 }
 
 /** The bytes of `url`'s body as sent (fetch would decode a gzipped one), asking for gzip as browsers do. */
@@ -139,12 +171,18 @@ export const suite: BenchSuite = {
       const measured = Object.fromEntries(Object.keys(pages).map((name) => [name, [] as Timed[]])) as Record<PageName, Timed[]>;
       const paints: number[] = [];
       const statusSent: Array<{ bytes: number; encoding: string }> = [];
+      const statusCpuPerVisit: number[] = [];
+      const fresh: Array<{ p50: number; p99: number; cpuMsPerVisit: number }> = [];
+      const pid = service.pid!;
       for (let run = 0; run < context.runs; run++) {
         statusSent.push(await bytesOnTheWire(`${base}${pages.status.path}`, { accept: 'text/html' }));
         for (const [name, { path: pagePath, contains }] of Object.entries(pages) as Array<[PageName, { path: string; contains: string }]>) {
+          const cpuBefore = cpuMsOf(pid);
           // The status page is public: asked for as a visitor asks, without the dashboard's cookie.
           measured[name].push(await timeGets(`${base}${pagePath}`, name === 'status' ? { accept: 'text/html' } : signedIn, contains));
+          if (name === 'status') statusCpuPerVisit.push((cpuMsOf(pid) - cpuBefore) / (WARM_UP + SAMPLES));
         }
+        fresh.push(await timeFreshRenders(base, pages.status.path, seeded.openIncidentId, pid));
         paints.push(median(await firstContentfulPaints(base, pages.first.path, session.cookies)));
         context.log(`dashboard: run ${run + 1} of ${context.runs} done`);
       }
@@ -169,7 +207,13 @@ export const suite: BenchSuite = {
       timing('check', 'check page, 30 days of results', `${monthNote}; ${kb(measured.check[0]!.bytes)} of HTML`, checkGoal);
       timing('chart', 'check page chart data (analytics.json), 30 days', `${monthNote}; ${kb(measured.chart[0]!.bytes)} of JSON`, checkGoal);
       const statusNote = `${SERVICES} services in two cards, each with a linked check with 90 days of hourly results, 6 incidents; public, no cookie; ${SAMPLES} requests per run`;
+      figures.push({ id: 'dashboard.status-p50', label: 'public status page, p50', unit: 'ms', better: 'lower', runs: measured.status.map((timed) => timed.p50), note: statusNote });
       figures.push({ id: 'dashboard.status-p99', label: 'public status page, p99', unit: 'ms', better: 'lower', runs: measured.status.map((timed) => timed.p99), note: statusNote, goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 } });
+      figures.push({ id: 'dashboard.status-cpu', label: "public status page, the service's CPU per visit", unit: 'ms', better: 'lower', runs: statusCpuPerVisit, note: `${statusNote}; utime + stime of the service process over the run's visits (10 ms ticks), divided by them` });
+      const freshNote = `the same page, each visit right after an incident update (the kept page dropped, so it renders afresh); ${FRESH_RENDERS} visits per run, the update's own time and CPU left out`;
+      figures.push({ id: 'dashboard.status-fresh-p50', label: 'public status page rendered afresh, p50', unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.p50), note: freshNote });
+      figures.push({ id: 'dashboard.status-fresh-p99', label: 'public status page rendered afresh, p99', unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.p99), note: freshNote, goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 } });
+      figures.push({ id: 'dashboard.status-fresh-cpu', label: "public status page rendered afresh, the service's CPU per visit", unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.cpuMsPerVisit), note: freshNote });
       figures.push({ id: 'dashboard.status-html-bytes', label: 'public status page, HTML bytes', unit: 'KB', better: 'lower', runs: measured.status.map((timed) => timed.bytes / 1000), note: statusNote, goal: { text: '≤ 200 KB', met: (value) => value <= 200 } });
       figures.push({
         id: 'dashboard.status-bytes',
