@@ -13,13 +13,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { nextDueMs } from '../../../packages/server/src/scheduler/slots.js';
 import { startServiceProcess } from '../lib/service-process.js';
+import { api, benchMinutes, cpuMsOf, percentile, rssMbOf } from '../lib/scheduled-checks.js';
 import type { BenchContext, BenchFigure, BenchSuite } from '../harness.js';
 
-const KEY = 'vigil-local';
 const METRICS_TOKEN = 'bench-metrics-token';
 const CHECKS = 2_000;
 const PERIOD_MS = 20_000;
@@ -40,28 +39,6 @@ async function startTarget(): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['-e', TARGET_SOURCE], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   return { url: `http://127.0.0.1:${chunk.toString().trim()}`, child };
-}
-
-function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/** utime + stime of a process, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/** Resident memory of a process, in MB (Linux /proc). */
-function rssMbOf(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : Number.NaN;
-}
-
-async function api(url: string, init: RequestInit = {}, key = KEY): Promise<Response> {
-  return fetch(url, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
 }
 
 /** A gauge's value in a Prometheus text body (the service-wide families have no labels). */
@@ -95,8 +72,7 @@ const FIGURES: ReadonlyArray<{ key: keyof Measurement; label: string; unit: stri
 export const suite: BenchSuite = {
   name: 'scheduler-slow',
   async run(context: BenchContext): Promise<BenchFigure[]> {
-    const minutes = Number(process.env['VIGIL_BENCH_MINUTES'] ?? 1);
-    if (!Number.isInteger(minutes) || minutes < 1) throw new Error(`VIGIL_BENCH_MINUTES must be a positive integer, got "${process.env['VIGIL_BENCH_MINUTES']}"`);
+    const minutes = benchMinutes(1);
     const withBaseline = process.env['VIGIL_BENCH_SLOW_BASELINE'] !== 'off';
     const ours: Measurement[] = [];
     const fixed: Measurement[] = [];

@@ -11,48 +11,12 @@
  * is a whole measurement of its own (a fresh service, data directory and target); figures are medians. Checks are created before the measured window
  * opens; the window starts at the next whole minute after that.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { nextDueMs } from '../../../packages/server/src/scheduler/slots.js';
 import { Store } from '../../../packages/server/src/store/index.js';
 import { startServiceProcess } from '../lib/service-process.js';
+import { api, benchMinutes, cpuMsOf, createApiChecks, nextWholeMinutes, percentile, readWindowResults, startLoopbackTarget, waitUntil } from '../lib/scheduled-checks.js';
 import { storedBytesPerResult } from './analytics.js';
 import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
-
-const KEY = 'vigil-local';
-const MINUTE = 60_000;
-
-const TARGET_SOURCE = `
-const http = require('node:http');
-const body = JSON.stringify({ status: 'up' });
-const server = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(body));
-server.keepAliveTimeout = 1;
-server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
-`;
-
-async function startTarget(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['-e', TARGET_SOURCE], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { url: `http://127.0.0.1:${chunk.toString().trim()}`, child };
-}
-
-function percentile(values: readonly number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-/** utime + stime of a process, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-async function api(url: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, { ...init, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
-}
 
 interface Load {
   checks: number;
@@ -80,9 +44,8 @@ export const suite: BenchSuite = {
     const load: Load = {
       checks: context.full ? 10_000 : 1_000,
       fastChecks: context.full ? 0 : 100,
-      measuredMinutes: Number(process.env['VIGIL_BENCH_MINUTES'] ?? (context.full ? 4 : 1)),
+      measuredMinutes: benchMinutes(context.full ? 4 : 1),
     };
-    if (!Number.isInteger(load.measuredMinutes) || load.measuredMinutes < 1) throw new Error(`VIGIL_BENCH_MINUTES must be a positive integer, got "${process.env['VIGIL_BENCH_MINUTES']}"`);
     const measured: Measurement[] = [];
     for (let run = 0; run < context.runs; run++) {
       context.log(`scheduler: run ${run + 1} of ${context.runs}`);
@@ -105,45 +68,20 @@ export const suite: BenchSuite = {
 };
 
 async function measure(context: BenchContext, { checks, fastChecks, measuredMinutes }: Load, dataDir: string): Promise<Measurement> {
-  const target = await startTarget();
+  const target = await startLoopbackTarget();
   const service = await startServiceProcess({ dataDir, scheduler: true });
   let stopped = false;
   try {
     context.log(`scheduler: creating ${checks} API checks every minute and ${fastChecks} every 10 s`);
-    /** Each check's id and how many slots it has per minute. */
-    const created: Array<{ id: string; perMinute: number; frequency: number; frequencyOffset?: number }> = [];
-    const plan = [
+    const created = await createApiChecks(service.url, target.url, [
       ...Array.from({ length: checks }, () => ({ frequency: 1, perMinute: 1 })),
       ...Array.from({ length: fastChecks }, () => ({ frequency: 0, frequencyOffset: 10, perMinute: 6 })),
-    ];
-    for (let index = 0; index < plan.length; index += 50) {
-      const batch = await Promise.all(
-        plan.slice(index, index + 50).map(async ({ perMinute, ...schedule }, offset) => {
-          const response = await api(`${service.url}/v1/checks/api?autoAssignAlerts=false`, {
-            method: 'POST',
-            body: JSON.stringify({
-              name: `c${index + offset}`,
-              ...schedule,
-              locations: ['eu-west-1'],
-              doubleCheck: false,
-              retryStrategy: null,
-              request: { method: 'GET', url: `${target.url}/c/${index + offset}`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
-            }),
-          });
-          if (response.status !== 201) throw new Error(`create answered ${response.status}: ${await response.text()}`);
-          // The service assigns frequencyOffset when none is sent; the slot's moment depends on it.
-          const stored = (await response.json()) as { id: string; frequency: number; frequencyOffset?: number };
-          return { id: stored.id, perMinute, frequency: stored.frequency, ...(stored.frequencyOffset !== undefined ? { frequencyOffset: stored.frequencyOffset } : {}) };
-        }),
-      );
-      created.push(...batch);
-    }
+    ], ['eu-west-1']);
     const ids = created.map((check) => check.id);
-    // Counted from the next whole minute after the checks exist (and the scheduler re-read them).
-    const from = Math.ceil((Date.now() + 10_000) / MINUTE) * MINUTE;
-    const to = from + measuredMinutes * MINUTE;
+    const window = nextWholeMinutes(measuredMinutes);
+    const { from, to } = window;
     context.log(`scheduler: measuring ${measuredMinutes} minute(s) from ${new Date(from).toISOString()}`);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, from - Date.now())));
+    await waitUntil(from);
     const cpuBefore = cpuMsOf(service.pid!);
     const listLatencies: number[] = [];
     const resultLatencies: number[] = [];
@@ -160,20 +98,8 @@ async function measure(context: BenchContext, { checks, fastChecks, measuredMinu
     // Runs of the last slots may still be going; give them a moment before counting.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
 
-    const lags: number[] = [];
-    const sizes: number[] = [];
-    let missed = 0;
-    for (const { id, perMinute, frequency, frequencyOffset } of created) {
-      const results = (await (await api(`${service.url}/v1/check-results/${id}?limit=100&from=${Math.floor(from / 1000) - 60}&to=${Math.ceil(to / 1000) + 60}`)).json()) as Array<{ startedAt: string; checkRunId: number; hasFailures: boolean }>;
-      const inWindow = results.filter((result) => result.checkRunId * 1000 >= from && result.checkRunId * 1000 < to);
-      missed += Math.max(0, measuredMinutes * perMinute - inWindow.length);
-      for (const result of inWindow) {
-        // checkRunId is the due moment in whole seconds; the slot itself is due at its phase to the millisecond, the first due moment at or after it.
-        const dueMs = nextDueMs({ id, frequency, frequencyOffset: frequencyOffset ?? null }, result.checkRunId * 1000);
-        lags.push(Date.parse(result.startedAt) - dueMs);
-        if (!result.hasFailures) sizes.push(Buffer.byteLength(JSON.stringify(result)));
-      }
-    }
+    const { lags, missed, results } = await readWindowResults(service.url, created, window);
+    const sizes = results.filter((result) => !result.hasFailures).map((result) => Buffer.byteLength(JSON.stringify(result)));
     stopped = true;
     await service.stop();
     // Every run of this suite passes (the target always answers 200), so this is per passing result.
