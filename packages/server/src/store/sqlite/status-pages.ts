@@ -1,0 +1,173 @@
+/**
+ * The SQL of the read side's pages store (readside/pages-store.ts): status pages (named service-wide
+ * by url and custom domain, step 16), their subscriptions, incidents, accounts' profiles and the
+ * deprecated check-group triggers. Documents go in and come out as stored JSON; the store parses
+ * them and counts its writes.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { SqliteDatabase } from '../database.js';
+import { PAGE_LIMIT } from './collection.js';
+import { idCounter, type NextId } from './id-counters.js';
+
+/** Where a page's name is kept, for `holding`. */
+export type StatusPageNameColumn = 'url' | 'custom_domain';
+
+export class PagesTable {
+  readonly #upsertPage: Statement;
+  readonly #page: Statement;
+  readonly #insertSubscription: Statement;
+  readonly #subscriptionsOf: Statement;
+  readonly #countSubscriptionsOf: Statement;
+  readonly #pagesOf: Statement;
+  readonly #pagesAfter: Statement;
+  readonly #holding: Record<StatusPageNameColumn, Statement>;
+  readonly #deletePage: Statement;
+  readonly #deleteSubscriptionsOf: Statement;
+  readonly #verifiedOf: Statement;
+  readonly #insertIncident: Statement;
+  readonly #incident: Statement;
+  readonly #updateIncident: Statement;
+  readonly #deleteIncident: Statement;
+  readonly #incidentsOpenOrSince: Statement;
+  readonly #upsertProfile: Statement;
+  readonly #profile: Statement;
+  readonly #trigger: Statement;
+  readonly #insertTrigger: Statement;
+  readonly #nextId: NextId;
+
+  constructor(db: SqliteDatabase) {
+    this.#upsertPage = db.prepare(
+      `INSERT INTO status_pages (account_id, id, doc, url, custom_domain) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, id) DO UPDATE SET doc = excluded.doc, url = excluded.url, custom_domain = excluded.custom_domain`,
+    );
+    this.#pagesAfter = db.prepare('SELECT rowid AS seq, doc FROM status_pages WHERE account_id = ? AND rowid > ? ORDER BY rowid LIMIT ?');
+    this.#holding = {
+      url: db.prepare('SELECT account_id AS accountId, id FROM status_pages WHERE url = ?'),
+      custom_domain: db.prepare('SELECT account_id AS accountId, id FROM status_pages WHERE custom_domain = ?'),
+    };
+    this.#deletePage = db.prepare('DELETE FROM status_pages WHERE account_id = ? AND id = ?');
+    this.#deleteSubscriptionsOf = db.prepare('DELETE FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ?');
+    this.#page = db.prepare('SELECT doc FROM status_pages WHERE account_id = ? AND id = ?');
+    this.#insertSubscription = db.prepare(
+      'INSERT OR IGNORE INTO status_page_subscriptions (account_id, status_page_id, id, doc) VALUES (?, ?, ?, ?)',
+    );
+    this.#subscriptionsOf = db.prepare(
+      `SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq ${PAGE_LIMIT}`,
+    );
+    this.#countSubscriptionsOf = db.prepare(
+      'SELECT COUNT(*) AS total FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ?',
+    );
+    this.#pagesOf = db.prepare('SELECT doc FROM status_pages WHERE account_id = ? ORDER BY rowid');
+    this.#verifiedOf = db.prepare(
+      "SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND json_extract(doc, '$.status') = 'VERIFIED' ORDER BY seq",
+    );
+    this.#insertIncident = db.prepare('INSERT INTO incidents (account_id, id, state) VALUES (?, ?, ?)');
+    this.#incident = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?');
+    this.#updateIncident = db.prepare('UPDATE incidents SET state = ? WHERE account_id = ? AND id = ?');
+    this.#deleteIncident = db.prepare('DELETE FROM incidents WHERE account_id = ? AND id = ?');
+    this.#incidentsOpenOrSince = db.prepare(
+      `SELECT state FROM incidents WHERE account_id = ?
+         AND (json_extract(state, '$.lastUpdateStatus') <> 'RESOLVED' OR json_extract(state, '$.updated_at') >= ?)
+       ORDER BY seq DESC`,
+    );
+    this.#upsertProfile = db.prepare(
+      'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
+    );
+    this.#profile = db.prepare('SELECT doc FROM account_profiles WHERE account_id = ?');
+    this.#trigger = db.prepare('SELECT doc FROM check_group_triggers WHERE account_id = ? AND group_id = ?');
+    this.#insertTrigger = db.prepare('INSERT INTO check_group_triggers (account_id, group_id, doc) VALUES (?, ?, ?)');
+    this.#nextId = idCounter(db);
+  }
+
+  /** Writes a page; `url` and `customDomain` are its names (lower case), null when it has none. */
+  putPage(accountId: string, id: string, doc: string, url: string | null, customDomain: string | null): void {
+    this.#upsertPage.run(accountId, id, doc, url, customDomain);
+  }
+
+  /** Up to `limit` of the account's pages stored after row `after`, oldest first, with their row numbers. */
+  pagesAfter(accountId: string, after: number, limit: number): Array<{ seq: number; doc: string }> {
+    return this.#pagesAfter.all(accountId, after, limit) as Array<{ seq: number; doc: string }>;
+  }
+
+  /** The page of the whole service (any account) whose url or custom domain is `value`. */
+  holding(column: StatusPageNameColumn, value: string): { accountId: string; id: string } | undefined {
+    return this.#holding[column].get(value) as { accountId: string; id: string } | undefined;
+  }
+
+  /** Deletes a page and its subscriptions, which belong to no other page. */
+  deletePage(accountId: string, id: string): void {
+    this.#deleteSubscriptionsOf.run(accountId, id);
+    this.#deletePage.run(accountId, id);
+  }
+
+  page(accountId: string, id: string): string | undefined {
+    return (this.#page.get(accountId, id) as { doc: string } | undefined)?.doc;
+  }
+
+  /** The account's pages, in order of creation. */
+  pagesOf(accountId: string): string[] {
+    return (this.#pagesOf.all(accountId) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+
+  /** Adds a subscription unless its id is stored; returns whether it was new. */
+  addSubscription(accountId: string, statusPageId: string, id: string, doc: string): boolean {
+    return this.#insertSubscription.run(accountId, statusPageId, id, doc).changes > 0;
+  }
+
+  subscriptionCount(accountId: string, statusPageId: string): number {
+    return (this.#countSubscriptionsOf.get(accountId, statusPageId) as { total: number }).total;
+  }
+
+  /** A page of a status page's subscriptions, in order of creation. */
+  subscriptionsOf(accountId: string, statusPageId: string, limit: number, offset: number): string[] {
+    return (this.#subscriptionsOf.all(accountId, statusPageId, limit, offset) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+
+  /** A status page's VERIFIED subscriptions, in order of creation. */
+  verifiedSubscriptionsOf(accountId: string, statusPageId: string): string[] {
+    return (this.#verifiedOf.all(accountId, statusPageId) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+
+  insertIncident(accountId: string, id: string, state: string): void {
+    this.#insertIncident.run(accountId, id, state);
+  }
+
+  incident(accountId: string, id: string): string | undefined {
+    return (this.#incident.get(accountId, id) as { state: string } | undefined)?.state;
+  }
+
+  replaceIncident(accountId: string, id: string, state: string): void {
+    this.#updateIncident.run(state, accountId, id);
+  }
+
+  /** The account's incidents not RESOLVED, and those updated at or after `sinceIso`, newest first. */
+  incidentsOpenOrUpdatedSince(accountId: string, sinceIso: string): string[] {
+    return (this.#incidentsOpenOrSince.all(accountId, sinceIso) as Array<{ state: string }>).map((row) => row.state);
+  }
+
+  /** Returns whether there was such an incident. */
+  deleteIncident(accountId: string, id: string): boolean {
+    return this.#deleteIncident.run(accountId, id).changes > 0;
+  }
+
+  putProfile(accountId: string, doc: string): void {
+    this.#upsertProfile.run(accountId, doc);
+  }
+
+  profile(accountId: string): string | undefined {
+    return (this.#profile.get(accountId) as { doc: string } | undefined)?.doc;
+  }
+
+  trigger(accountId: string, groupId: number): string | undefined {
+    return (this.#trigger.get(accountId, groupId) as { doc: string } | undefined)?.doc;
+  }
+
+  /** The next public id of a trigger of the account (counted per account, like the API's other ids). */
+  nextTriggerId(accountId: string): number {
+    return this.#nextId('check_group_triggers', accountId);
+  }
+
+  insertTrigger(accountId: string, groupId: number, doc: string): void {
+    this.#insertTrigger.run(accountId, groupId, doc);
+  }
+}
