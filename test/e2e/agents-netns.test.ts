@@ -3,7 +3,10 @@
  * a veth pair and nothing else; an HTTP target on namespace A's own loopback, so only a process in
  * A can reach it; agent A (eu-west-1) in A, agent B (us-east-1) in B. One check on both locations
  * passes from eu-west-1 and fails from us-east-1: each location's run was executed by its agent,
- * inside its network, not by the server.
+ * inside its network, not by the server. With one location passing and one failing for real, the
+ * same target shows that `parallelRunFailureThreshold` combines the two agents' runs of a slot
+ * (50 % failing alerts at a 50 % threshold, not at 60 %), and that a check without `runParallel`
+ * rotates its slots over the two agents' locations.
  *
  * The server listens on the host's loopback as always; a relay in this test on each veth's host
  * address carries the agents' connections to it, so each namespace reaches the server and nothing
@@ -126,8 +129,25 @@ async function results(checkId: string): Promise<Array<Record<string, unknown>>>
   return (await response.json()) as Array<Record<string, unknown>>;
 }
 
+async function api(method: string, pathAndQuery: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${service!.url}${pathAndQuery}`, {
+    method,
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${pathAndQuery} answered ${response.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+/** How many failure alerts the check's alert channel was sent (e-mail: recorded, undeliverable here). */
+async function failureAlertsOf(checkId: string): Promise<number> {
+  const notifications = (await api('GET', '/v1/alert-notifications?limit=100')) as Array<{ checkId: string; alertType: string }>;
+  return notifications.filter((notification) => notification.checkId === checkId && notification.alertType === 'ALERT_FAILURE').length;
+}
+
 describe('vigil agent in network namespaces', () => {
-  it.runIf(isRoot)('runs each location inside its agent’s network: the target only namespace A reaches passes from eu-west-1 and fails from us-east-1', async () => {
+  it.runIf(isRoot)('runs each location inside its agent’s network: the target only namespace A reaches passes from eu-west-1 and fails from us-east-1; a slot of two agents' runs alerts by parallelRunFailureThreshold, and slots without runParallel rotate over the agents' locations', async () => {
     const unavailable = namespacesUnavailable();
     if (unavailable !== undefined) throw new Error(`network namespaces cannot be built on this machine, so where a run happens cannot be shown: ${unavailable}`);
     buildNamespace(NAMESPACES.a);
@@ -177,5 +197,51 @@ describe('vigil agent in network namespaces', () => {
     expect(fromB['hasFailures'] === true || fromB['hasErrors'] === true).toBe(true);
     // Namespace B has a loopback of its own where nothing listens: the connection is refused there.
     expect(JSON.stringify(fromB)).toContain('ECONNREFUSED');
+
+    // Each slot of a runParallel check is one run: eu-west-1 passes, us-east-1 fails, 50 % of its locations.
+    const channel = await api('POST', '/v1/alert-channels', { type: 'EMAIL', config: { address: 'ops@example.com' } });
+    const onTarget = (name: string, extra: Record<string, unknown>) =>
+      api('POST', '/v1/checks/api?autoAssignAlerts=false', {
+        name,
+        activated: true,
+        frequency: 0,
+        frequencyOffset: 10,
+        locations: ['eu-west-1', 'us-east-1'],
+        useGlobalAlertSettings: false,
+        alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+        request: { method: 'GET', url: `http://127.0.0.1:${targetPort}/`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200', property: '' }] },
+        ...extra,
+      });
+    const thresholdOf = (percentage: number) => ({
+      runParallel: true,
+      alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 1 }, parallelRunFailureThreshold: { enabled: true, percentage } },
+    });
+    const atHalf = await onTarget('Fails at 50 %', thresholdOf(50));
+    const atSixty = await onTarget('Fails at 60 %', thresholdOf(60));
+    const rotating = await onTarget('One location a slot', { runParallel: false });
+
+    await waitFor('the 50 % check to alert its failure', async () => ((await failureAlertsOf(atHalf.id)) > 0 ? true : undefined));
+    // Two slots of the 60 % check with both locations' results (one failing each time) and no alert:
+    // a slot's alert is queued as its last location's result is stored, so the first slot's is in.
+    await waitFor('two complete slots of the 60 % check', async () => {
+      const bySlot = new Map<number, Set<string>>();
+      for (const result of await results(atSixty.id)) {
+        const slot = Number(result['checkRunId']);
+        bySlot.set(slot, (bySlot.get(slot) ?? new Set()).add(String(result['runLocation'])));
+      }
+      return [...bySlot.values()].filter((locations) => locations.size === 2).length >= 2 ? true : undefined;
+    });
+    expect(await failureAlertsOf(atSixty.id)).toBe(0);
+
+    // Without runParallel, consecutive slots go to the next location in turn, each run by its agent.
+    const turns = await waitFor('four runs of the rotating check', async () => {
+      const found = (await results(rotating.id)).sort((a, b) => Number(a['checkRunId']) - Number(b['checkRunId']));
+      return found.length >= 4 ? found.slice(0, 4) : undefined;
+    });
+    expect(turns.map((result) => result['notExecuted'])).toEqual([undefined, undefined, undefined, undefined]);
+    const locations = turns.map((result) => String(result['runLocation']));
+    expect(new Set(locations)).toEqual(new Set(['eu-west-1', 'us-east-1']));
+    expect(locations.slice(1).every((location, index) => location !== locations[index])).toBe(true);
+    for (const result of turns) expect(result['hasFailures'] === true || result['hasErrors'] === true).toBe(result['runLocation'] === 'us-east-1');
   }, 240_000);
 });
