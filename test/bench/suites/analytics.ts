@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readSideOf } from '../../../packages/server/src/readside/context.js';
-import { reducePassing } from '../../../packages/server/src/readside/result-codec.js';
+import { reducePassing } from '../../../packages/server/src/store/formats/result-codec.js';
 import { compactResultRow, type StoredResult } from '../../../packages/server/src/readside/results-store.js';
 import { Store } from '../../../packages/server/src/store/index.js';
 import { stepNumberOf } from '../../../packages/server/src/store/sqlite/migrations/index.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { computeAnalytics } from '../readside/analytics.js';
 import { openReadSide, type ReadSide } from '../readside/context.js';
 import type { StoredResult } from '../readside/results-store.js';
-import { HISTOGRAM_RELATIVE_ERROR } from '../readside/rollup-histogram.js';
+import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { DAY_MS, HOUR_MS } from '../readside/rollups-store.js';
 import { Store } from '../store/index.js';
 import { chartData, chartSummary } from './check-analytics.js';

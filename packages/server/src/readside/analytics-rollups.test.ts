@@ -6,7 +6,7 @@ import { analyticsInputs } from './analytics-rollups.js';
 import { computeAnalytics, type AnalyticsQuery, type SeriesRow } from './analytics.js';
 import { readSideOf } from './context.js';
 import type { StoredResult } from './results-store.js';
-import { HISTOGRAM_RELATIVE_ERROR } from './rollup-histogram.js';
+import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { DAY_MS, HOUR_MS } from './rollups-store.js';
 import { openRepositories } from '../repositories.js';
 

@@ -6,7 +6,7 @@
  */
 import type { ResultFacts } from './result-facts.js';
 import type { ResultsStore } from './results-store.js';
-import { addToHistogram, bucketOf, histogramPercentile, mergeHistogram, type Histogram } from './rollup-histogram.js';
+import { addToHistogram, bucketOf, histogramPercentile, mergeHistogram, type Histogram } from '../store/formats/rollup-histogram.js';
 import type { RollupRow } from './rollups-store.js';
 import { aggregate, assertNever, type Aggregation } from './stats.js';
 import type { TimeWindow } from './windows.js';

@@ -22,7 +22,7 @@
  * costs bytes, never a changed document.
  */
 
-import { Reader, Writer } from './varint.js';
+import { Reader, Writer } from '../store/formats/varint.js';
 
 type Doc = Record<string, unknown>;
 

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runnerLikeResult } from '../../../../test/bench/suites/analytics.js';
 import { Store } from '../store/index.js';
 import { readSideOf } from './context.js';
-import { deflateDocument, reducePassing } from './result-codec.js';
+import { deflateDocument, reducePassing } from '../store/formats/result-codec.js';
 import { parseDerivedId } from './result-ids.js';
 import { ResultRows } from './result-rows.js';
 import { ResultsStore, compactResultRow, type StoredResult } from './results-store.js';

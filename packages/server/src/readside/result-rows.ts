@@ -16,11 +16,14 @@
  * stay small while a check's responses change over time. `uses` counts the rows taking deltas from a
  * reference; the delete trigger of step 17 (store/sqlite/migrations/readside.ts) lowers it, and deletes a replaced reference once no row
  * uses it, so pruning results (by any statement) never leaves a row without its reference.
+ *
+ * This decides what a row holds and which reference it takes; the statements are the engine's
+ * (store/sqlite/check-results.ts).
  */
-import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../store/index.js';
 import { decodeDelta, encodeDelta, referenceOf, type DeltaContext, type DeltaReference } from './result-delta.js';
-import { decodeResult, deflateDocument, encodeResult, ENCODING_V1, ENCODING_V2, idFromKey, idKey, inflateDocument, packPhases, responseOf, unpackPhases } from './result-codec.js';
+import { decodeResult, deflateDocument, encodeResult, ENCODING_V1, ENCODING_V2, idFromKey, idKey, inflateDocument, packPhases, responseOf, unpackPhases } from '../store/formats/result-codec.js';
+import { ResultRowTable, type DocRow, type RowKey } from '../store/sqlite/check-results.js';
 import { derivedResultId, MAX_DISCRIMINATOR, parseDerivedId } from './result-ids.js';
 import { BoundedMap } from '../bounded-map.js';
 
@@ -36,22 +39,7 @@ export const REFERENCE_ROWS = 1000;
  */
 export const REFERENCE_CACHE_ENTRIES = 10_000;
 
-/** The columns rows are read with, in this order (FactTuple follows it). */
-export const ROW_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding';
-
-export type RowKey = Buffer | string | number;
-export type FactTuple = [RowKey, number, number, number, string, number, number | null, number | null, Buffer | string | null, number];
-
-export interface DocRow {
-  id: RowKey;
-  created_ms: number;
-  run_location: string;
-  response_time: number | null;
-  phases: Buffer | string | null;
-  encoding: number;
-  ref: number | null;
-  body: Buffer;
-}
+export type { DocRow, FactTuple, RowKey } from '../store/sqlite/check-results.js';
 
 /** Location names by the key ENCODING_V2 rows keep, read once per query (the table has a row per location). */
 export type Locations = ReadonlyMap<string, string>;
@@ -87,43 +75,14 @@ interface CachedReference {
 
 export class ResultRows {
   readonly #referenceRows: number;
-  readonly #insert: Statement;
-  readonly #byDerived: Statement;
-  readonly #byExplicit: Statement;
-  readonly #discriminators: Statement;
-  readonly #current: Statement;
-  readonly #reference: Statement;
-  readonly #addReference: Statement;
-  readonly #retire: Statement;
-  readonly #dropUnused: Statement;
-  readonly #use: Statement;
-  readonly #locationKey: Statement;
-  readonly #addLocation: Statement;
-  readonly #locations: Statement;
+  readonly #table: ResultRowTable;
   /** Parsed references by key; an entry counts only while its stored bytes are the same (a rolled-back key can come back with another). */
   readonly #cache: BoundedMap<number, CachedReference>;
 
   constructor(db: SqliteDatabase, options: { referenceRows?: number; referenceCacheEntries?: number } = {}) {
     this.#referenceRows = options.referenceRows ?? REFERENCE_ROWS;
     this.#cache = new BoundedMap(options.referenceCacheEntries ?? REFERENCE_CACHE_ENTRIES);
-    this.#insert = db.prepare(
-      `INSERT INTO check_results (series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body, ref)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${ENCODING_V2}, ?, ?)`,
-    );
-    const select = `SELECT ${ROW_COLUMNS}, ref, body FROM check_results`;
-    this.#byDerived = db.prepare(`${select} WHERE series = ? AND created_ms = ? AND id = ?`);
-    // `typeof(id) <> 'integer'` spelled as in the partial index, so the planner uses it.
-    this.#byExplicit = db.prepare(`${select} WHERE series = ? AND id = ? AND typeof(id) <> 'integer'`);
-    this.#discriminators = db.prepare("SELECT id FROM check_results WHERE series = ? AND created_ms = ? AND typeof(id) = 'integer'").pluck();
-    this.#current = db.prepare('SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ? AND current = 1');
-    this.#reference = db.prepare('SELECT created_ms, doc FROM check_results_references WHERE key = ?');
-    this.#addReference = db.prepare('INSERT INTO check_results_references (series, created_ms, current, uses, doc) VALUES (?, ?, 1, 0, ?)');
-    this.#retire = db.prepare('UPDATE check_results_references SET current = 0 WHERE key = ?');
-    this.#dropUnused = db.prepare('DELETE FROM check_results_references WHERE key = ? AND uses <= 0');
-    this.#use = db.prepare('UPDATE check_results_references SET uses = uses + 1 WHERE key = ?');
-    this.#locationKey = db.prepare('SELECT key FROM check_results_locations WHERE name = ?').pluck();
-    this.#addLocation = db.prepare('INSERT INTO check_results_locations (name) VALUES (?)');
-    this.#locations = db.prepare('SELECT key, name FROM check_results_locations');
+    this.#table = new ResultRowTable(db);
   }
 
   /** How many parsed references are held in memory. */
@@ -132,19 +91,19 @@ export class ResultRows {
   }
 
   locations(): Locations {
-    return new Map((this.#locations.all() as Array<{ key: number; name: string }>).map((row) => [String(row.key), row.name]));
+    return this.#table.locations();
   }
 
   /** The stored row of result `id` of the check in `series`, whichever way its id is kept. */
   find(series: number, checkId: string, id: string): DocRow | undefined {
     const derived = parseDerivedId(checkId, id);
-    const row = derived ? (this.#byDerived.get(series, derived.createdMs, BigInt(derived.k)) as DocRow | undefined) : undefined;
-    return row ?? (this.#byExplicit.get(series, idKey(id)) as DocRow | undefined);
+    const row = derived ? this.#table.byDerivedId(series, derived.createdMs, BigInt(derived.k)) : undefined;
+    return row ?? this.#table.byExplicitId(series, idKey(id));
   }
 
   /** The derived id a new result of the check in `series` created at `createdMs` takes: the first discriminator free at that instant. */
   freeId(series: number | undefined, checkId: string, createdMs: number): string | undefined {
-    const taken = new Set(series === undefined ? [] : (this.#discriminators.all(series, createdMs) as number[]));
+    const taken = new Set(series === undefined ? [] : this.#table.discriminatorsAt(series, createdMs));
     for (let k = 0; k <= MAX_DISCRIMINATOR; k++) if (!taken.has(k)) return derivedResultId(checkId, createdMs, k);
     return undefined;
   }
@@ -165,21 +124,20 @@ export class ResultRows {
     body ??= encodeResult(doc, { id: result.id, checkId: result.checkId, createdMs, phases: phases === undefined ? null : JSON.stringify(phases) });
     const status = responseOf(doc)?.['status'];
     const attempts = doc['attempts'];
-    this.#insert.run(
+    this.#table.insert({
       series,
       createdMs,
-      columnKey(result.checkId, result.id, createdMs),
-      doc['resultType'] === 'ATTEMPT' ? 0 : 1,
-      doc['hasFailures'] === true ? 1 : 0,
-      this.#locationKeyOf(runLocation),
-      typeof attempts === 'number' ? attempts : 0,
+      id: columnKey(result.checkId, result.id, createdMs),
+      final: doc['resultType'] === 'ATTEMPT' ? 0 : 1,
+      hasFailures: doc['hasFailures'] === true ? 1 : 0,
+      runLocation: this.#table.locationKey(runLocation),
+      attempts: typeof attempts === 'number' ? attempts : 0,
       responseTime,
-      typeof status === 'number' ? status : null,
-      packPhases(phases),
+      statusCode: typeof status === 'number' ? status : null,
+      phases: packPhases(phases),
       body,
       ref,
-    );
-    if (ref !== null) this.#use.run(ref);
+    });
     return true;
   }
 
@@ -200,7 +158,7 @@ export class ResultRows {
    * No delta (a full body) when even a fresh reference would not give one that decodes to the result.
    */
   #delta(series: number, doc: Doc, context: DeltaContext): { ref: number | null; body: Buffer | undefined } {
-    const current = this.#current.get(series) as { key: number; uses: number; created_ms: number; doc: Buffer } | undefined;
+    const current = this.#table.currentReference(series);
     if (current && current.uses < this.#referenceRows) {
       const reference = this.#cached(current.key, current.created_ms, current.doc);
       const delta = this.#verified(doc, context, reference);
@@ -214,12 +172,8 @@ export class ResultRows {
     const reference = referenceOf(doc, context);
     const delta = this.#verified(doc, context, reference);
     if (!delta) return { ref: null, body: undefined };
-    if (current) {
-      this.#retire.run(current.key);
-      this.#dropUnused.run(current.key);
-    }
     const raw = deflateDocument(doc);
-    const key = Number(this.#addReference.run(series, context.createdMs, raw).lastInsertRowid);
+    const key = this.#table.replaceReference(series, current?.key, context.createdMs, raw);
     this.#cache.set(key, { raw, reference });
     return { ref: key, body: delta };
   }
@@ -235,7 +189,7 @@ export class ResultRows {
   }
 
   #referenceByKey(key: number): DeltaReference {
-    const row = this.#reference.get(key) as { created_ms: number; doc: Buffer } | undefined;
+    const row = this.#table.reference(key);
     if (!row) throw new Error(`check result reference ${key} is missing; this is a bug in vigil`);
     return this.#cached(key, row.created_ms, row.doc);
   }
@@ -254,10 +208,5 @@ export class ResultRows {
     });
     this.#cache.set(key, { raw, reference });
     return reference;
-  }
-
-  #locationKeyOf(name: string): string {
-    const key = (this.#locationKey.get(name) as number | undefined) ?? Number(this.#addLocation.run(name).lastInsertRowid);
-    return String(key);
   }
 }

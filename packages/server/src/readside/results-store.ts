@@ -6,31 +6,28 @@
  * A result is one compact row (result-rows.ts): the facts filters and analytics need as columns,
  * the rest of the document as a delta from a reference result of its check (passing) or deflated
  * (failing). Lists filter and page on the columns and decode only the documents they return;
- * analytics never decodes one.
+ * analytics never decodes one. The statements are the engine's (store/sqlite/check-results.ts,
+ * error-groups.ts, heartbeats.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
-import { PAGE_LIMIT, type SqliteDatabase } from '../store/index.js';
+import type { SqliteDatabase } from '../store/index.js';
+import { ResultRangeTable, ResultSeriesTable, type FactRow } from '../store/sqlite/check-results.js';
+import { ErrorGroupTable } from '../store/sqlite/error-groups.js';
+import { HeartbeatEventTable } from '../store/sqlite/heartbeats.js';
 import { recordError, errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
-import { encodeResult, ENCODING_V1, idKey, phasesColumnOf, reducePassing, responseOf, unpackPhases } from './result-codec.js';
+import { reducePassing, unpackPhases } from '../store/formats/result-codec.js';
 import type { RawResult, ResultFacts } from './result-facts.js';
 import { derivableTime } from './result-ids.js';
-import { columnKey, idOfRow, locationOfRow, ResultRows, ROW_COLUMNS, type DocRow, type FactTuple, type Locations, type RowKey } from './result-rows.js';
+import { columnKey, idOfRow, locationOfRow, ResultRows, type FactTuple, type Locations, type RowKey } from './result-rows.js';
 import { RollupsStore, type Horizons, type RollupFact, type RollupGranularity, type RollupRow } from './rollups-store.js';
 
 /** A stored check result: the wire document (shape in @vigil/schema) with the fields we index. */
 export type StoredResult = RawResult & Record<string, unknown>;
 
-
-interface FactRow extends DocRow {
-  final: number;
-  has_failures: number;
-  attempts: number;
-  response_time: number | null;
-  status_code: number | null;
-}
+/** Step 14's ENCODING_V1 writer; the read side's tests and benchmarks build older databases with it. */
+export { compactResultRow } from '../store/sqlite/check-results.js';
 
 /** A result as the facts columns give it, with its document decoded only when asked for. */
 export interface ResultEntry {
@@ -101,39 +98,6 @@ function factsOfRow(checkId: string, row: FactRow, locations: Locations): Result
   return new RowFacts(checkId, tuple, locations);
 }
 
-/**
- * The ENCODING_V1 insert of one compact row, creating the (account, check) series on first use:
- * step 14 of store/sqlite/migrations/ carries older databases over with it (before step 17 exists,
- * so rows of that time are all of one form). The store writes result-rows.ts rows. Returns whether the row was new.
- */
-export function compactResultRow(db: SqliteDatabase): (accountId: string, result: StoredResult) => boolean {
-  const seriesOf = seriesLookup(db, true);
-  const insert = db.prepare(
-    'INSERT OR IGNORE INTO check_results (series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  return (accountId, result) => {
-    const createdMs = Date.parse(result.created_at);
-    const phases = phasesColumnOf(result);
-    const status = responseOf(result)?.['status'];
-    return (
-      insert.run(
-        seriesOf(accountId, result.checkId),
-        createdMs,
-        idKey(result.id),
-        result.resultType === 'ATTEMPT' ? 0 : 1,
-        result.hasFailures ? 1 : 0,
-        result.runLocation,
-        result.attempts ?? 0,
-        typeof result.responseTime === 'number' ? result.responseTime : null,
-        typeof status === 'number' ? status : null,
-        phases,
-        ENCODING_V1,
-        encodeResult(result, { id: result.id, checkId: result.checkId, createdMs, phases }),
-      ).changes > 0
-    );
-  };
-}
-
 /** What a FINAL result adds to its rollups: the same facts its compact row keeps, and whether it was degraded. */
 function rollupFactOf(createdMs: number, result: StoredResult): RollupFact {
   return {
@@ -146,71 +110,24 @@ function rollupFactOf(createdMs: number, result: StoredResult): RollupFact {
   };
 }
 
-function seriesLookup(db: SqliteDatabase, create: true): (accountId: string, checkId: string) => number;
-function seriesLookup(db: SqliteDatabase, create: false): (accountId: string, checkId: string) => number | undefined;
-function seriesLookup(db: SqliteDatabase, create: boolean): (accountId: string, checkId: string) => number | undefined {
-  const find = db.prepare('SELECT key FROM result_series WHERE account_id = ? AND check_id = ?').pluck();
-  const add = db.prepare('INSERT INTO result_series (account_id, check_id) VALUES (?, ?)');
-  return (accountId, checkId) => {
-    const key = find.get(accountId, checkId) as number | undefined;
-    if (key !== undefined || !create) return key;
-    return Number(add.run(accountId, checkId).lastInsertRowid);
-  };
-}
-
 export class ResultsStore {
   readonly #db: SqliteDatabase;
   readonly #rollups: RollupsStore;
   readonly #rows: ResultRows;
-  readonly #seriesFor: (accountId: string, checkId: string) => number;
-  readonly #seriesOf: (accountId: string, checkId: string) => number | undefined;
-  readonly #factsInRange: Statement;
-  readonly #docsInRange: Statement;
-  readonly #newestFirst: Statement;
-  readonly #insertEvent: Statement;
-  readonly #eventsOfCheck: Statement;
-  readonly #groupByHash: Statement;
-  readonly #groupById: Statement;
-  readonly #insertGroup: Statement;
-  readonly #updateGroup: Statement;
-  readonly #groupsOfCheck: Statement;
-  readonly #countGroupsOfCheck: Statement;
+  readonly #series: ResultSeriesTable;
+  readonly #ranges: ResultRangeTable;
+  readonly #events: HeartbeatEventTable;
+  readonly #errorGroups: ErrorGroupTable;
 
   /** `options.referenceRows`: how many rows a reference result serves (result-rows.ts; tests make it small). */
   constructor(db: SqliteDatabase, rollups = new RollupsStore(db), options: { referenceRows?: number } = {}) {
     this.#db = db;
     this.#rollups = rollups;
     this.#rows = new ResultRows(db, options);
-    this.#seriesFor = seriesLookup(db, true);
-    this.#seriesOf = seriesLookup(db, false);
-    // Ties by id: as text for the ids the API hands out, which is what a UUID's bytes sort as too, and
-    // what the discriminators of derived ids of one instant sort as (a derived id's column is an
-    // integer, which SQLite sorts before any other id: a tie between the two kinds, a result stored
-    // by the service and one imported in the same millisecond, is ordered that way).
-    // Facts come in index order only (ties as stored): their readers order ties themselves, and
-    // sorting a day of rows by id too would cost a temporary b-tree per query.
-    const docColumns = `${ROW_COLUMNS}, ref, body`;
-    this.#factsInRange = db.prepare(
-      `SELECT ${ROW_COLUMNS} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms`,
-    ).raw(true);
-    this.#docsInRange = db.prepare(
-      `SELECT ${docColumns} FROM check_results WHERE series = ? AND created_ms >= ? AND created_ms < ? ORDER BY created_ms, id`,
-    );
-    this.#newestFirst = db.prepare(
-      `SELECT ${docColumns} FROM check_results
-        WHERE series = ? AND created_ms >= ? AND created_ms < ? AND (created_ms < ? OR (created_ms = ? AND id < ?))
-        ORDER BY created_ms DESC, id DESC`,
-    );
-    this.#insertEvent = db.prepare(
-      'INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc) VALUES (?, ?, ?, ?, ?)',
-    );
-    this.#eventsOfCheck = db.prepare('SELECT doc FROM heartbeat_events WHERE account_id = ? AND check_id = ? ORDER BY at_ms, id');
-    this.#groupByHash = db.prepare('SELECT state FROM error_groups WHERE account_id = ? AND check_id = ? AND error_hash = ?');
-    this.#groupById = db.prepare('SELECT state FROM error_groups WHERE account_id = ? AND id = ?');
-    this.#insertGroup = db.prepare('INSERT INTO error_groups (account_id, id, check_id, error_hash, state) VALUES (?, ?, ?, ?, ?)');
-    this.#updateGroup = db.prepare('UPDATE error_groups SET state = ? WHERE account_id = ? AND id = ?');
-    this.#groupsOfCheck = db.prepare(`SELECT state FROM error_groups WHERE account_id = ? AND check_id = ? ORDER BY seq ${PAGE_LIMIT}`);
-    this.#countGroupsOfCheck = db.prepare('SELECT COUNT(*) AS total FROM error_groups WHERE account_id = ? AND check_id = ?');
+    this.#series = new ResultSeriesTable(db);
+    this.#ranges = new ResultRangeTable(db);
+    this.#events = new HeartbeatEventTable(db);
+    this.#errorGroups = new ErrorGroupTable(db);
   }
 
   /**
@@ -223,7 +140,7 @@ export class ResultsStore {
     const result = boundResult(unbounded);
     return this.#db.transaction(() => {
       const createdMs = Date.parse(result.created_at);
-      if (!this.#rows.insert(this.#seriesFor(accountId, result.checkId), reducePassing(result) as StoredResult)) return false;
+      if (!this.#rows.insert(this.#series.findOrAdd(accountId, result.checkId), reducePassing(result) as StoredResult)) return false;
       if (result.resultType !== 'ATTEMPT') this.#rollups.record(accountId, result.checkId, rollupFactOf(createdMs, result));
       for (const message of errorMessagesOf(result)) {
         this.#foldError(accountId, { checkId: result.checkId, message, at: createdMs });
@@ -246,7 +163,7 @@ export class ResultsStore {
       let sequenceId: string | undefined;
       return tries.map((tried, index) => {
         const createdMs = Date.parse(tried.created_at);
-        const id = derivableTime(createdMs) ? this.#rows.freeId(this.#seriesOf(accountId, tried.checkId), tried.checkId, createdMs) : undefined;
+        const id = derivableTime(createdMs) ? this.#rows.freeId(this.#series.find(accountId, tried.checkId), tried.checkId, createdMs) : undefined;
         if (index === 0) sequenceId = id;
         const stored: StoredResult = { ...tried, ...(id ? { id } : {}) };
         if (sequenceId && typeof runnerSequence === 'string' && tried['sequenceId'] === runnerSequence) stored['sequenceId'] = sequenceId;
@@ -258,23 +175,23 @@ export class ResultsStore {
 
   #foldError(accountId: string, occurrence: { checkId: string; message: string; at: number }): void {
     const fresh = recordError(undefined, occurrence, randomUUID);
-    const row = this.#groupByHash.get(accountId, occurrence.checkId, fresh.errorHash) as { state: string } | undefined;
-    if (!row) {
-      this.#insertGroup.run(accountId, fresh.id, fresh.checkId, fresh.errorHash, JSON.stringify(fresh));
+    const stored = this.#errorGroups.byHash(accountId, occurrence.checkId, fresh.errorHash);
+    if (stored === undefined) {
+      this.#errorGroups.insert(accountId, fresh.id, fresh.checkId, fresh.errorHash, JSON.stringify(fresh));
       return;
     }
-    const next = recordError(JSON.parse(row.state) as ErrorGroupState, occurrence, randomUUID);
-    this.#updateGroup.run(JSON.stringify(next), accountId, next.id);
+    const next = recordError(JSON.parse(stored) as ErrorGroupState, occurrence, randomUUID);
+    this.#errorGroups.replace(accountId, next.id, JSON.stringify(next));
   }
 
   /** The rollup rows answering for `window` and the part left to raw results (rollups-store.ts `coverageOf`). */
   rollupsFor(accountId: string, checkId: string, window: { from: number; to: number }): ReturnType<RollupsStore['rollupsFor']> {
-    return this.#rollups.rollupsFor(this.#seriesOf(accountId, checkId), window);
+    return this.#rollups.rollupsFor(this.#series.find(accountId, checkId), window);
   }
 
   /** A check's rollup rows of one granularity starting in `window` (rollups-store.ts `rowsOf`). */
   rollupRowsOf(accountId: string, checkId: string, granularity: RollupGranularity, window: { from: number; to: number }): RollupRow[] {
-    return this.#rollups.rowsOf(this.#seriesOf(accountId, checkId), granularity, window);
+    return this.#rollups.rowsOf(this.#series.find(accountId, checkId), granularity, window);
   }
 
   /** How far back raw results and hourly rollups are complete (rollups-store.ts `Horizons`). */
@@ -284,18 +201,18 @@ export class ResultsStore {
 
   /** A check's results created in `[fromMs, toMs)`, oldest first (ties by id). */
   resultsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): StoredResult[] {
-    const series = this.#seriesOf(accountId, checkId);
+    const series = this.#series.find(accountId, checkId);
     if (series === undefined) return [];
     const locations = this.#rows.locations();
-    return (this.#docsInRange.all(series, fromMs, toMs) as DocRow[]).map((row) => this.#rows.document(checkId, row, locations) as StoredResult);
+    return this.#ranges.documents(series, fromMs, toMs).map((row) => this.#rows.document(checkId, row, locations) as StoredResult);
   }
 
   /** The facts of a check's results created in `[fromMs, toMs)`, oldest first (ties in no particular order), without decoding a document. */
   factsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): ResultFacts[] {
-    const series = this.#seriesOf(accountId, checkId);
+    const series = this.#series.find(accountId, checkId);
     if (series === undefined) return [];
     const locations = this.#rows.locations();
-    return (this.#factsInRange.all(series, fromMs, toMs) as FactTuple[]).map((row) => new RowFacts(checkId, row, locations));
+    return this.#ranges.facts(series, fromMs, toMs).map((row) => new RowFacts(checkId, row, locations));
   }
 
   /**
@@ -303,17 +220,17 @@ export class ResultsStore {
    * read lazily: a page stops reading as soon as it is full.
    */
   *newestFirst(accountId: string, checkId: string, fromMs: number, toMs: number, before: { createdMs: number; id: string }): Generator<ResultEntry> {
-    const series = this.#seriesOf(accountId, checkId);
+    const series = this.#series.find(accountId, checkId);
     if (series === undefined) return;
     const locations = this.#rows.locations();
     const position = columnKey(checkId, before.id, before.createdMs);
-    const rows = this.#newestFirst.iterate(series, fromMs, toMs, before.createdMs, before.createdMs, position) as Iterable<FactRow>;
+    const rows = this.#ranges.newestFirst(series, fromMs, toMs, before.createdMs, position);
     for (const row of rows) yield { facts: factsOfRow(checkId, row, locations), document: () => this.#rows.document(checkId, row, locations) as StoredResult };
   }
 
   /** One result of a check, or undefined. */
   result(accountId: string, checkId: string, id: string): StoredResult | undefined {
-    const series = this.#seriesOf(accountId, checkId);
+    const series = this.#series.find(accountId, checkId);
     const row = series === undefined ? undefined : this.#rows.find(series, checkId, id);
     return row ? (this.#rows.document(checkId, row, this.#rows.locations()) as StoredResult) : undefined;
   }
@@ -325,24 +242,24 @@ export class ResultsStore {
 
   /** Stores a heartbeat ping of a check (an id already stored is left alone); returns whether it was new. */
   recordHeartbeatEvent(accountId: string, checkId: string, event: HeartbeatEvent): boolean {
-    return this.#insertEvent.run(accountId, event.id, checkId, Date.parse(event.timestamp), JSON.stringify(event)).changes > 0;
+    return this.#events.add(accountId, event.id, checkId, Date.parse(event.timestamp), JSON.stringify(event));
   }
 
   heartbeatEventsOf(accountId: string, checkId: string): HeartbeatEvent[] {
-    return (this.#eventsOfCheck.all(accountId, checkId) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as HeartbeatEvent);
+    return this.#events.ofCheck(accountId, checkId).map((doc) => JSON.parse(doc) as HeartbeatEvent);
   }
 
   /** One page of a check's error groups, in order of first recording. */
   errorGroupsOf(accountId: string, checkId: string, paging: { page: number; limit: number }): { items: ErrorGroupState[]; total: number } {
-    const { total } = this.#countGroupsOfCheck.get(accountId, checkId) as { total: number };
+    const total = this.#errorGroups.countOfCheck(accountId, checkId);
     const offset = (paging.page - 1) * paging.limit;
-    const rows = offset >= total ? [] : (this.#groupsOfCheck.all(accountId, checkId, paging.limit, offset) as Array<{ state: string }>);
-    return { items: rows.map((row) => JSON.parse(row.state) as ErrorGroupState), total };
+    const states = offset >= total ? [] : this.#errorGroups.ofCheck(accountId, checkId, paging.limit, offset);
+    return { items: states.map((state) => JSON.parse(state) as ErrorGroupState), total };
   }
 
   errorGroup(accountId: string, id: string): ErrorGroupState | undefined {
-    const row = this.#groupById.get(accountId, id) as { state: string } | undefined;
-    return row ? (JSON.parse(row.state) as ErrorGroupState) : undefined;
+    const state = this.#errorGroups.byId(accountId, id);
+    return state === undefined ? undefined : (JSON.parse(state) as ErrorGroupState);
   }
 
   /** Applies an archive PATCH; `undefined` when the account has no such group. */
@@ -350,7 +267,7 @@ export class ResultsStore {
     const group = this.errorGroup(accountId, id);
     if (!group) return undefined;
     const next = applyArchivePatch(group, patch, now);
-    this.#updateGroup.run(JSON.stringify(next), accountId, id);
+    this.#errorGroups.replace(accountId, id, JSON.stringify(next));
     return next;
   }
 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Store, type SqliteDatabase } from '../store/index.js';
 import { readSideOf } from './context.js';
 import { compactResultRow, type StoredResult } from './results-store.js';
-import { HISTOGRAM_RELATIVE_ERROR } from './rollup-histogram.js';
+import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { coverageOf, DAY_MS, HOUR_MS, type RollupRow } from './rollups-store.js';
 import { totalsOf, responseTimeWithRollups } from './analytics-rollups.js';
 import { aggregate } from './stats.js';

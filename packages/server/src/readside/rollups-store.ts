@@ -4,28 +4,22 @@
  *
  * One row per (check series, location, hour) and per (check series, location, day), both UTC:
  * count of FINAL results, failures, degraded ones, the sum of their `attempts`, and their response
- * times as count, sum, sum of squares, min, max and a histogram (rollup-histogram.ts). A result
+ * times as count, sum, sum of squares, min, max and a histogram (store/formats/rollup-histogram.ts). A result
  * updates both rows in the transaction that stores it (ResultsStore.recordResult), with one UPSERT
  * each, so the rollups always say exactly what the raw results said before they were pruned.
  *
  * Coverage: pruning records how far back each kind of row has been deleted (`rollup_horizons`), and
  * `rollupsFor` splits a window by those horizons into a raw part, an hourly part and a daily part,
- * each row counted in exactly one of them (see `coverageOf`).
+ * each row counted in exactly one of them (see `coverageOf`). The statements are the engine's
+ * (store/sqlite/rollups.ts); this store says which rows answer for a window and what they mean.
  */
-import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../store/index.js';
-import { decodeResult } from './result-codec.js';
-import { bucketOf, parseHistogram, type Histogram } from './rollup-histogram.js';
+import { parseHistogram, type Histogram } from '../store/formats/rollup-histogram.js';
+import { ResultSeriesTable } from '../store/sqlite/check-results.js';
+import { DAY_MS, HOUR_MS, RollupTable, spanOf, type RollupFact, type RollupGranularity, type StoredRollupRow } from '../store/sqlite/rollups.js';
 import type { TimeWindow } from './windows.js';
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
-
-export type RollupGranularity = 'hourly' | 'daily';
-const TABLES: Readonly<Record<RollupGranularity, { table: string; spanMs: number }>> = {
-  hourly: { table: 'result_rollups_hourly', spanMs: HOUR_MS },
-  daily: { table: 'result_rollups_daily', spanMs: DAY_MS },
-};
+export { DAY_MS, HOUR_MS, type RollupFact, type RollupGranularity };
 
 /** One rollup row as analytics reads it. */
 export interface RollupRow {
@@ -43,16 +37,6 @@ export interface RollupRow {
   rtMin: number | null;
   rtMax: number | null;
   histogram: Histogram;
-}
-
-/** What one FINAL result adds to its rows. */
-export interface RollupFact {
-  createdMs: number;
-  location: string;
-  failed: boolean;
-  degraded: boolean;
-  attempts: number;
-  responseTime: number | null;
 }
 
 /**
@@ -94,61 +78,13 @@ export function coverageOf(window: TimeWindow, horizons: Horizons): Coverage {
   return coverage;
 }
 
-interface StoredRow {
-  start_ms: number;
-  location: string;
-  results: number;
-  failures: number;
-  degraded: number;
-  attempts: number;
-  rt_count: number;
-  rt_sum: number;
-  rt_sq_sum: number;
-  rt_min: number | null;
-  rt_max: number | null;
-  rt_hist: string;
-}
-
-const ROW_COLUMNS = 'start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist';
-
-/** Rows deleted per statement when pruning, as for raw results. */
-const PRUNE_BATCH = 500;
-
 export class RollupsStore {
-  readonly #seriesOf: Statement;
-  readonly #upsert: Record<RollupGranularity, Statement>;
-  readonly #rows: Record<RollupGranularity, Statement>;
-  readonly #prune: Record<RollupGranularity, Statement>;
-  readonly #horizon: Statement;
-  readonly #advanceHorizon: Statement;
+  readonly #series: ResultSeriesTable;
+  readonly #table: RollupTable;
 
   constructor(db: SqliteDatabase) {
-    this.#seriesOf = db.prepare('SELECT key FROM result_series WHERE account_id = ? AND check_id = ?').pluck();
-    const upsert = (table: string) =>
-      db.prepare(`
-        INSERT INTO ${table} (series, start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist)
-        VALUES (@series, @start, @location, 1, @failed, @degraded, @attempts, @rtCount, @rtSum, @rtSqSum, @rt, @rt, @hist)
-        ON CONFLICT (series, start_ms, location) DO UPDATE SET
-          results = results + 1,
-          failures = failures + excluded.failures,
-          degraded = degraded + excluded.degraded,
-          attempts = attempts + excluded.attempts,
-          rt_count = rt_count + excluded.rt_count,
-          rt_sum = rt_sum + excluded.rt_sum,
-          rt_sq_sum = rt_sq_sum + excluded.rt_sq_sum,
-          rt_min = min(coalesce(rt_min, excluded.rt_min), coalesce(excluded.rt_min, rt_min)),
-          rt_max = max(coalesce(rt_max, excluded.rt_max), coalesce(excluded.rt_max, rt_max)),
-          rt_hist = CASE WHEN @bucket IS NULL THEN rt_hist ELSE json_set(rt_hist, @bucket, coalesce(json_extract(rt_hist, @bucket), 0) + 1) END`);
-    const rows = (table: string) => db.prepare(`SELECT ${ROW_COLUMNS} FROM ${table} WHERE series = ? AND start_ms >= ? AND start_ms < ? ORDER BY start_ms, location`);
-    const prune = (table: string) => db.prepare(`DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE start_ms < ? LIMIT ${PRUNE_BATCH})`);
-    this.#upsert = { hourly: upsert(TABLES.hourly.table), daily: upsert(TABLES.daily.table) };
-    this.#rows = { hourly: rows(TABLES.hourly.table), daily: rows(TABLES.daily.table) };
-    this.#prune = { hourly: prune(TABLES.hourly.table), daily: prune(TABLES.daily.table) };
-    this.#horizon = db.prepare('SELECT before_ms FROM rollup_horizons WHERE name = ?').pluck();
-    // Only ever forward: after a longer retention is configured, what was deleted stays deleted.
-    this.#advanceHorizon = db.prepare(
-      'INSERT INTO rollup_horizons (name, before_ms) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET before_ms = max(before_ms, excluded.before_ms)',
-    );
+    this.#series = new ResultSeriesTable(db);
+    this.#table = new RollupTable(db);
   }
 
   /**
@@ -156,31 +92,9 @@ export class RollupsStore {
    * result, after its series exists.
    */
   record(accountId: string, checkId: string, fact: RollupFact): void {
-    const series = this.#seriesOf.get(accountId, checkId) as number | undefined;
+    const series = this.#series.find(accountId, checkId);
     if (series === undefined) throw new Error(`this is a bug in vigil: no result series for check ${checkId} while rolling up its result`);
-    this.recordInSeries(series, fact);
-  }
-
-  /** `record` for a known series (the back-fill reads it with the raw row). */
-  recordInSeries(series: number, fact: RollupFact): void {
-    const rt = fact.responseTime;
-    const bucket = rt === null ? null : bucketOf(rt);
-    const parameters = {
-      series,
-      location: fact.location,
-      failed: fact.failed ? 1 : 0,
-      degraded: fact.degraded ? 1 : 0,
-      attempts: fact.attempts,
-      rtCount: rt === null ? 0 : 1,
-      rtSum: rt ?? 0,
-      rtSqSum: rt === null ? 0 : rt * rt,
-      rt,
-      hist: bucket === null ? '{}' : `{"${bucket}":1}`,
-      bucket: bucket === null ? null : `$."${bucket}"`,
-    };
-    for (const granularity of ['hourly', 'daily'] as const) {
-      this.#upsert[granularity].run({ ...parameters, start: floorTo(fact.createdMs, TABLES[granularity].spanMs) });
-    }
+    this.#table.add(series, fact);
   }
 
   /**
@@ -194,7 +108,8 @@ export class RollupsStore {
       for (const granularity of ['daily', 'hourly'] as const) {
         const part = coverage[granularity];
         if (!part) continue;
-        for (const row of this.#rows[granularity].all(series, part.from, part.to) as StoredRow[]) rows.push(rowOf(row, TABLES[granularity].spanMs));
+        const spanMs = spanOf(granularity);
+        for (const row of this.#table.rows(series, granularity, part.from, part.to)) rows.push(rowOf(row, spanMs));
       }
     }
     return { raw: coverage.raw, rows };
@@ -206,28 +121,26 @@ export class RollupsStore {
    */
   rowsOf(series: number | undefined, granularity: RollupGranularity, window: TimeWindow): RollupRow[] {
     if (series === undefined) return [];
-    return (this.#rows[granularity].all(series, window.from, window.to) as StoredRow[]).map((row) => rowOf(row, TABLES[granularity].spanMs));
+    const spanMs = spanOf(granularity);
+    return this.#table.rows(series, granularity, window.from, window.to).map((row) => rowOf(row, spanMs));
   }
 
   horizons(): Horizons {
-    return { raw: this.#horizon.get('raw') as number | undefined, hourly: this.#horizon.get('hourly') as number | undefined };
+    return { raw: this.#table.horizon('raw'), hourly: this.#table.horizon('hourly') };
   }
 
   /** Records that raw results created before `cutoffMs` have been deleted. */
   rawPrunedBefore(cutoffMs: number): void {
-    this.#advanceHorizon.run('raw', cutoffMs);
+    this.#table.advanceHorizon('raw', cutoffMs);
   }
 
   /** Deletes rows starting before `cutoffMs`, a batch per statement; returns how many went. */
   prune(granularity: RollupGranularity, cutoffMs: number): number {
-    let removed = 0;
-    for (let batch = this.#prune[granularity].run(cutoffMs).changes; batch > 0; batch = this.#prune[granularity].run(cutoffMs).changes) removed += batch;
-    this.#advanceHorizon.run(granularity, cutoffMs);
-    return removed;
+    return this.#table.prune(granularity, cutoffMs);
   }
 }
 
-function rowOf(row: StoredRow, spanMs: number): RollupRow {
+function rowOf(row: StoredRollupRow, spanMs: number): RollupRow {
   return {
     startMs: row.start_ms,
     spanMs,
@@ -243,30 +156,4 @@ function rowOf(row: StoredRow, spanMs: number): RollupRow {
     rtMax: row.rt_max,
     histogram: parseHistogram(row.rt_hist),
   };
-}
-
-/**
- * Step 15 (store/sqlite/migrations/readside.ts): the rollups of the FINAL results a database already holds, read in batches of
- * rows (a statement cannot write while another on the connection is still reading). Whether a
- * result was degraded is only in its document, so each one is decoded once here.
- */
-export function backfillRollups(db: SqliteDatabase): void {
-  const rollups = new RollupsStore(db);
-  const batch = db.prepare(
-    'SELECT rowid, series, created_ms, has_failures, run_location, attempts, response_time, encoding, body FROM check_results WHERE final = 1 AND rowid > ? ORDER BY rowid LIMIT 1000',
-  );
-  type Row = { rowid: number; series: number; created_ms: number; has_failures: number; run_location: string; attempts: number; response_time: number | null; encoding: number; body: Buffer };
-  for (let rows = batch.all(0) as Row[]; rows.length > 0; rows = batch.all(rows.at(-1)!.rowid) as Row[]) {
-    for (const row of rows) {
-      const document = decodeResult(row.body, row.encoding, { id: '', checkId: '', createdMs: row.created_ms, phases: null });
-      rollups.recordInSeries(row.series, {
-        createdMs: row.created_ms,
-        location: row.run_location,
-        failed: row.has_failures === 1,
-        degraded: document['isDegraded'] === true,
-        attempts: row.attempts,
-        responseTime: row.response_time,
-      });
-    }
-  }
 }

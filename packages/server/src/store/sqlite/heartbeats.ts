@@ -106,3 +106,24 @@ export class HeartbeatWatchTable {
     return this.#pruneEvents.run(beforeMs, uptoRowid).changes;
   }
 }
+
+/** The pings of heartbeat monitors as the read side's results store writes and lists them. */
+export class HeartbeatEventTable {
+  readonly #insert: Statement;
+  readonly #ofCheck: Statement;
+
+  constructor(db: SqliteDatabase) {
+    this.#insert = db.prepare('INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc) VALUES (?, ?, ?, ?, ?)');
+    this.#ofCheck = db.prepare('SELECT doc FROM heartbeat_events WHERE account_id = ? AND check_id = ? ORDER BY at_ms, id');
+  }
+
+  /** Stores a ping (JSON) unless its id is stored; returns whether it was new. */
+  add(accountId: string, id: string, checkId: string, atMs: number, doc: string): boolean {
+    return this.#insert.run(accountId, id, checkId, atMs, doc).changes > 0;
+  }
+
+  /** A check's pings (JSON), oldest first. */
+  ofCheck(accountId: string, checkId: string): string[] {
+    return (this.#ofCheck.all(accountId, checkId) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+}

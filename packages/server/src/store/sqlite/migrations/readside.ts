@@ -5,7 +5,8 @@
  * columns next to them exist only for filtering and ordering.
  */
 import type { SqliteDatabase } from '../../database.js';
-import { backfillRollups, compactResultRow, type StoredResult } from './readside-data.js';
+import { compactResultRow, type ResultDocument } from '../check-results.js';
+import { backfillRollups } from '../rollups.js';
 import type { SqliteStep } from './step.js';
 
 /**
@@ -236,7 +237,7 @@ export const READSIDE_STEPS: readonly SqliteStep[] = [
 
 /**
  * Step 14: results move from one JSON document per row (about 1.5 kB for a passing API run) to
- * the compact rows of result-codec.ts, keyed by a small per-(account, check) series number instead
+ * the compact rows of store/formats/result-codec.ts, keyed by a small per-(account, check) series number instead
  * of both ids. Every stored result is carried over as it was (the passing-run reduction applies to
  * results recorded from then on), in the order it was stored.
  */
@@ -248,7 +249,7 @@ function compactCheckResults(db: SqliteDatabase): void {
   // In batches: a statement cannot write while another on the connection is still reading.
   const batch = db.prepare('SELECT rowid, account_id, doc FROM check_results_v1 WHERE rowid > ? ORDER BY rowid LIMIT 1000');
   for (let rows = batch.all(0) as Array<{ rowid: number; account_id: string; doc: string }>; rows.length > 0; rows = batch.all(rows.at(-1)!.rowid) as typeof rows) {
-    for (const row of rows) insert(row.account_id, JSON.parse(row.doc) as StoredResult);
+    for (const row of rows) insert(row.account_id, JSON.parse(row.doc) as ResultDocument);
   }
   db.exec('DROP TABLE check_results_v1');
 }

@@ -1,6 +1,6 @@
 /**
  * How a check result is kept on disk: ENCODING_V1 (≤ 500 bytes per passing result), the rows it
- * wrote, and the parts of ENCODING_V2 (result-rows.ts) that are about one result's columns. The facts that
+ * wrote, and the parts of ENCODING_V2 (readside/result-rows.ts) that are about one result's columns. The facts that
  * filters and analytics read are columns of `check_results` (created by step 14 of store/sqlite/migrations/), so those
  * reads never touch the document; the rest of the document is stored as raw DEFLATE against a fixed
  * dictionary of typical result JSON, which turns the repeated key names and shapes into a few bytes.
@@ -11,6 +11,10 @@
  *
  * The dictionary is part of the on-disk format: never edit DICTIONARY_V1. A new dictionary is a new
  * ENCODING value next to it, and rows keep the encoding they were written with.
+ *
+ * It sits in store/formats/, not in the read side that writes most rows, because the migration steps
+ * that carry stored results over (store/sqlite/migrations/) encode and decode with it too, and the
+ * store imports nothing above it.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { Reader, Writer } from './varint.js';
@@ -18,9 +22,9 @@ import { Reader, Writer } from './varint.js';
 /** `check_results.encoding`: 1 = DEFLATE with DICTIONARY_V1. */
 export const ENCODING_V1 = 1;
 /**
- * The compact row of result-rows.ts: a derived id as its discriminator, the location as a key of
+ * The compact row of readside/result-rows.ts: a derived id as its discriminator, the location as a key of
  * `check_results_locations`, timing phases packed (`packPhases`), and a body that is either a delta
- * from the reference `ref` (result-delta.ts) or, with no `ref`, what ENCODING_V1 writes. Its value is
+ * from the reference `ref` (readside/result-delta.ts) or, with no `ref`, what ENCODING_V1 writes. Its value is
  * 0 because SQLite stores the integers 0 and 1 in no bytes, and this is the form of most rows.
  */
 export const ENCODING_V2 = 0;
@@ -83,10 +87,10 @@ export interface ResultColumns {
   phases: string | null;
 }
 
-/** The whole document under DICTIONARY_V1, as the references of result-rows.ts are kept. */
+/** The whole document under DICTIONARY_V1, as the references of readside/result-rows.ts are kept. */
 export function deflateDocument(doc: Doc): Buffer {
   const deflated = deflateRawSync(JSON.stringify(doc), { dictionary: DICTIONARY_V1, level: 9 });
-  // zlib's output is a view on its 16 KB output chunk; a reference kept in memory (result-rows.ts)
+  // zlib's output is a view on its 16 KB output chunk; a reference kept in memory (readside/result-rows.ts)
   // would hold the whole chunk for its few hundred bytes, so a copy of its own size is returned.
   const own = Buffer.allocUnsafeSlow(deflated.length);
   deflated.copy(own);
@@ -185,7 +189,7 @@ export function encodeResult(doc: Doc, columns: ResultColumns): Buffer {
   return deflateRawSync(JSON.stringify(stripped), { dictionary: DICTIONARY_V1, level: 9 });
 }
 
-/** An ENCODING_V1 body (the rows of result-rows.ts decode ENCODING_V2 ones, whose full bodies come here too). */
+/** An ENCODING_V1 body (the rows of readside/result-rows.ts decode ENCODING_V2 ones, whose full bodies come here too). */
 export function decodeResult(body: Buffer, encoding: number, columns: ResultColumns): Doc {
   if (encoding !== ENCODING_V1) throw new Error(`check result ${columns.id} has an unknown storage encoding ${encoding}`);
   const doc = JSON.parse(inflateRawSync(body, { dictionary: DICTIONARY_V1 }).toString('utf8')) as Doc;

@@ -18,6 +18,9 @@
  * such estimates (analytics' R-7 rule), so it is within 0.99 % of the exact percentile of the raw
  * values, and is clamped into the exact [min, max] of the row. Values below 1 ms are read as
  * 0.5 ms: where they take part, up to 0.5 ms of absolute error comes on top.
+ *
+ * In store/formats/ because the rows' `rt_hist` column is written in these buckets by the engine
+ * (store/sqlite/rollups.ts, and the migration step that back-fills rollups), and read by analytics.
  */
 
 const GAMMA = 1.02;
@@ -59,7 +62,7 @@ export function parseHistogram(json: string): Histogram {
 
 /**
  * The p-th percentile (0..100) of the values a non-empty histogram counts, by the R-7 rule of
- * stats.ts applied to bucket estimates, clamped into the exact `[min, max]` of those values.
+ * readside/stats.ts applied to bucket estimates, clamped into the exact `[min, max]` of those values.
  */
 export function histogramPercentile(histogram: Histogram, p: number, bounds: { min: number; max: number }): number {
   const buckets = [...histogram.entries()].sort(([a], [b]) => a - b);
