@@ -11,7 +11,8 @@
  */
 import type { Store, StoredDoc } from '../store/index.js';
 import type { MetricsReads } from '../store/sqlite/metrics-reads.js';
-import { escapeLabelValue, type Lines } from './exposition.js';
+import { checkLabels } from './check-lines.js';
+import type { Lines } from './exposition.js';
 
 /** One check as its info line labels it, plus what the scrape caches next to it (see checks.ts). */
 export interface CatalogCheck {
@@ -31,6 +32,8 @@ interface AccountCatalog {
   /** In the checks' insertion order, which is the order of their series in a scrape. */
   readonly checks: Map<string, CatalogCheck>;
   groupNames?: Map<string, string>;
+  /** Changes whenever a check is added, removed or relabelled, or a group renamed: see `versionOf`. */
+  version: number;
 }
 
 export class CheckCatalog {
@@ -40,6 +43,8 @@ export class CheckCatalog {
   #checksRevision: number;
   #groupsRevision: number;
   #dataVersion: number;
+  /** The last version handed to an account; versions never repeat, so a re-read account gets a new one. */
+  #lastVersion = 0;
 
   constructor(store: Store, reads: MetricsReads) {
     this.#store = store;
@@ -54,7 +59,7 @@ export class CheckCatalog {
     this.#follow();
     let account = this.#accounts.get(accountId);
     if (!account) {
-      account = { checks: new Map() };
+      account = { checks: new Map(), version: ++this.#lastVersion };
       for (const doc of this.#store.checks.all(accountId)) {
         const check = catalogCheckOf(accountId, doc);
         account.checks.set(check.checkId, check);
@@ -62,6 +67,14 @@ export class CheckCatalog {
       this.#accounts.set(accountId, account);
     }
     return account.checks;
+  }
+
+  /**
+   * A number that changes whenever the account's checks (`checksOf`) or their info lines' group
+   * names change, so a caller can keep what it built from them until then. Call after `checksOf`.
+   */
+  versionOf(accountId: string): number {
+    return this.#accounts.get(accountId)?.version ?? 0;
   }
 
   /** The name of the account's group `groupId`, `''` for none or an unknown one. */
@@ -84,7 +97,10 @@ export class CheckCatalog {
     const { checks, checkGroups } = this.#store;
     if (checkGroups.revision !== this.#groupsRevision) {
       this.#groupsRevision = checkGroups.revision;
-      for (const account of this.#accounts.values()) delete account.groupNames;
+      for (const account of this.#accounts.values()) {
+        delete account.groupNames;
+        account.version = ++this.#lastVersion;
+      }
     }
     if (checks.revision === this.#checksRevision) return;
     const changed = checks.changedSince(this.#checksRevision);
@@ -98,13 +114,16 @@ export class CheckCatalog {
       if (!account) continue; // read in full when first asked for
       const doc = checks.get(accountId, id);
       if (!doc) {
-        account.checks.delete(id);
+        if (account.checks.delete(id)) account.version = ++this.#lastVersion;
         continue;
       }
       const check = catalogCheckOf(accountId, doc);
       const previous = account.checks.get(id);
       // An unchanged label set keeps its rendering; a new check lands last, as its insertion order says.
-      if (!previous || !sameLabels(previous, check)) account.checks.set(id, check);
+      if (!previous || !sameLabels(previous, check)) {
+        account.checks.set(id, check);
+        account.version = ++this.#lastVersion;
+      }
     }
   }
 
@@ -121,8 +140,7 @@ function catalogCheckOf(accountId: string, doc: StoredDoc): CatalogCheck {
   const type = String(doc['checkType'] ?? '');
   const tags = Array.isArray(doc['tags']) ? [...new Set(doc['tags'].map(String))].sort().join(',') : '';
   const group = doc['groupId'];
-  const labels = `account="${escapeLabelValue(accountId)}",check_id="${escapeLabelValue(checkId)}"`;
-  return { checkId, name, type, groupId: group === null || group === undefined ? null : String(group), tags, labels };
+  return { checkId, name, type, groupId: group === null || group === undefined ? null : String(group), tags, labels: checkLabels(accountId, checkId) };
 }
 
 function sameLabels(a: CatalogCheck, b: CatalogCheck): boolean {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
-import { CheckMetrics, type StoredRun } from './checks.js';
+import { BLOCK_SIZE, CheckMetrics, type StoredRun } from './checks.js';
 import { expositionBody } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
@@ -307,6 +307,42 @@ describe('CheckMetrics freshness', () => {
       `vigil_check_response_time_seconds_sum{${labels}} 0.15`,
       `vigil_check_response_time_seconds_count{${labels}} 1`,
     ]);
+  });
+
+  it('keeps more checks than a block holds in their order through results, edits, deletes and the maxChecks cut', () => {
+    const store = memoryStore();
+    const count = BLOCK_SIZE + 44;
+    const ids = store.transaction(() => Array.from({ length: count }, (_, index) => addCheck(store, { name: `C${index}` })));
+    store.transaction(() => ids.forEach((checkId) => recordStatus(store, checkId)));
+    const metrics = new CheckMetrics(store);
+    const upLines = () => sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_up{'));
+    expect(upLines()).toEqual(ids.map((checkId) => `vigil_check_up{account="acme",check_id="${checkId}"} 1`));
+
+    const [first, late, removed] = [ids[3]!, ids[BLOCK_SIZE + 10]!, ids[BLOCK_SIZE - 1]!];
+    recordStatus(store, late, { failed: true });
+    metrics.recordRun(run(first, { responseTime: 300 }));
+    let text = textOf(metrics);
+    expect(samplesOf(text, late)).toContain(`vigil_check_up{account="acme",check_id="${late}"} 0`);
+    expect(samplesOf(text, first)).toContain(`vigil_check_last_response_time_seconds{account="acme",check_id="${first}"} 0.3`);
+
+    store.checks.remove(ACCOUNT, removed);
+    const added = addCheck(store, { name: 'Added' });
+    recordStatus(store, added);
+    store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, first)!, name: 'First renamed' });
+    text = textOf(metrics);
+    const expectedOrder = [...ids.filter((checkId) => checkId !== removed), added];
+    expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up{')).map((line) => /check_id="([^"]+)"/.exec(line)?.[1])).toEqual(expectedOrder);
+    expect(samplesOf(text, first)).toContain(`vigil_check_info{account="acme",check_id="${first}",check_name="First renamed",check_type="API",group="",tags=""} 1`);
+    expect(samplesOf(text, late)).toContain(`vigil_check_up{account="acme",check_id="${late}"} 0`);
+
+    const limited = new CheckMetrics(store, { maxChecks: BLOCK_SIZE + 5 });
+    for (let scrape = 0; scrape < 2; scrape++) {
+      const { families, omitted } = limited.scrape({ accountIds: [ACCOUNT] });
+      const shown = sampleLines(Buffer.from(expositionBody(families)).toString('utf8')).filter((line) => line.startsWith('vigil_check_up{'));
+      expect(shown).toHaveLength(BLOCK_SIZE + 5);
+      expect(shown.at(-1)).toContain(expectedOrder[BLOCK_SIZE + 4]!);
+      expect(omitted).toBe(expectedOrder.length - BLOCK_SIZE - 5);
+    }
   });
 
   it('exports at most maxChecks checks, in the order they were created, and counts the rest', () => {

@@ -7,7 +7,15 @@
  * a scrape reads again only the status rows written since the previous one: the status table tells
  * of each write through this connection (onStatusWrite), and a write by another connection changes
  * SQLite's `data_version`, after which every row is read again. Reading all 10,000 rows was most of
- * a scrape in which nothing had changed. The checks come from the check catalog (check-catalog.ts),
+ * a scrape in which nothing had changed.
+ *
+ * The lines are kept joined by blocks of BLOCK_SIZE checks in the checks' order: per block, one
+ * UTF-8 piece per family. A block is written again only when one of its checks stored a result
+ * or its status changed; a scrape in which nothing changed sends the kept pieces as they are, and
+ * one in which a quarter of the checks ran writes about a quarter of the blocks. Walking 10,000
+ * checks and handing their 70,000 lines one by one to the body cost a scrape more than its reads.
+ * When a check is added, removed or relabelled, or a group renamed, the account's blocks are laid
+ * out again. The checks come from the check catalog (check-catalog.ts),
  * which follows the checks as they are written, so a deleted check's series are gone from the next
  * scrape and a renamed or retagged one shows its new name, group or tags there.
  *
@@ -31,29 +39,21 @@ import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { onStatusWrite } from '../store/sqlite/statuses.js';
 import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
-import { escapeLabelValue, formatSampleValue, linesOf, type Family, type FamilySamples, type Lines } from './exposition.js';
+import { CHECK_FAMILIES, CheckFamily, OUTCOMES, checkLabels, infoLine, lastResponseTimeLine, seriesLines, statusLines, type RunOutcome, type RunSeries, type StatusLines } from './check-lines.js';
+import { escapeLabelValue, formatSampleValue, type FamilySamples, type Lines } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
+
+export type { RunOutcome } from './check-lines.js';
 
 /** The most checks one scrape exports; past it a scrape would cost seconds and Prometheus' memory. */
 export const DEFAULT_MAX_CHECKS = 50_000;
 
-export type RunOutcome = 'passed' | 'failed' | 'degraded' | 'error';
-const OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'degraded', 'error'];
-
-const UP: Family = { name: 'vigil_check_up', type: 'gauge', help: '1 when the last FINAL run of the check passed (degraded counts as passed), 0 when it failed or errored' };
-const DEGRADED: Family = { name: 'vigil_check_degraded', type: 'gauge', help: '1 when the last FINAL run of the check was degraded' };
-const LAST_RUN: Family = { name: 'vigil_check_last_run_timestamp_seconds', type: 'gauge', help: 'When the last FINAL run of the check ended (Unix time)' };
-const LAST_RESPONSE_TIME: Family = { name: 'vigil_check_last_response_time_seconds', type: 'gauge', help: 'Response time of the last FINAL run of the check this process stored' };
-const SSL_DAYS: Family = { name: 'vigil_check_ssl_days_remaining', type: 'gauge', help: "Days until the certificate of the check's target expires, as of the run that last saw it" };
 /**
- * What a check is called and how it is grouped change more often than its identity; as labels of
- * every series they would start new series (and break rate()) on each edit. They live on one
- * `vigil_check_info` series per check, joined in queries:
- * `vigil_check_up * on(account, check_id) group_left(check_name, group, tags) vigil_check_info`.
+ * Checks per block. Smaller blocks write less again when a few checks ran, larger ones hand the
+ * body fewer pieces; at 256 a block's histogram piece is about 300 KB, written to the socket as it
+ * is (exposition.ts).
  */
-const INFO: Family = { name: 'vigil_check_info', type: 'gauge', help: "Always 1: the check's name, type, group (its name) and tags (sorted, comma-separated), to join on account and check_id" };
-const RUNS: Family = { name: 'vigil_check_runs_total', type: 'counter', help: 'FINAL runs of the check since the service started, by outcome' };
-const RESPONSE_TIMES: Family = { name: 'vigil_check_response_time_seconds', type: 'histogram', help: 'Response time of the FINAL runs of the check since the service started' };
+export const BLOCK_SIZE = 256;
 
 /** What a stored FINAL result contributes to the in-memory series. */
 export interface StoredRun {
@@ -67,19 +67,6 @@ export interface StoredRun {
   responseTime: number | null;
 }
 
-/** The runs of one check in one location since the process started, and their lines as last written. */
-interface RunSeries {
-  /** `account`, `check_id` and `location`, escaped. */
-  readonly labels: string;
-  readonly outcomes: number[];
-  /** Runs per bucket, not cumulative: `buckets[i]` counts the times in (bound i-1, bound i]. */
-  readonly buckets: number[];
-  sum: number;
-  count: number;
-  /** The 4 counter lines and the histogram's lines, written at the first scrape after a run. */
-  lines?: { runs: Lines; histogram: Lines };
-}
-
 /** The in-memory facts of one check: its series per location and its last response time. */
 interface Tracked {
   /** `account` and `check_id`, escaped. */
@@ -90,20 +77,29 @@ interface Tracked {
   lastResponseLine?: Lines;
 }
 
-/** The lines of a check's stored status; a status without an end time or a certificate has no line for it. */
-interface StatusLines {
-  readonly up: Lines;
-  readonly degraded: Lines;
-  readonly lastRun?: Lines;
-  readonly sslDays?: Lines;
+/** A block's lines as one UTF-8 piece per family (CHECK_FAMILIES' order), and how many of its checks they show. */
+interface RenderedBlock {
+  readonly pieces: readonly Lines[];
+  /** Checks with a stored status: the ones a scrape shows. */
+  readonly shown: number;
 }
 
-/** An account's stored statuses as lines, kept between scrapes. */
-interface AccountStatuses {
-  /** By check id, for the checks that exist and have a status. */
-  readonly lines: Map<string, StatusLines>;
+interface Block {
+  readonly checkIds: readonly string[];
+  /** Absent until a scrape writes it, and again once one of its checks changed. */
+  rendered?: RenderedBlock;
+}
+
+/** What the scrape keeps of an account, from its first scrape on (until another connection writes). */
+interface AccountLines {
+  /** Status lines by check id, for the checks that exist and have a status. */
+  readonly statuses: Map<string, StatusLines>;
   /** Checks whose status row was written since the last scrape read it. */
   readonly written: Set<string>;
+  /** The catalog version (CheckCatalog.versionOf) the blocks were laid out for. */
+  catalogVersion: number;
+  blocks: Block[];
+  blockOf: Map<string, Block>;
 }
 
 /** Which accounts a scrape shows: one tenant's, or every configured account's (the operator's). */
@@ -132,8 +128,7 @@ export class CheckMetrics {
   readonly #bucketLabels: readonly string[];
   /** Per account, per check id. */
   readonly #tracked = new Map<string, Map<string, Tracked>>();
-  /** Per account, from its first scrape on (until another connection writes). */
-  readonly #statuses = new Map<string, AccountStatuses>();
+  readonly #accounts = new Map<string, AccountLines>();
   #dataVersion: number;
 
   constructor(store: Store, options: CheckMetricsOptions = {}) {
@@ -144,7 +139,7 @@ export class CheckMetrics {
     this.#bucketLabels = this.#buckets.map((bound) => `le="${formatSampleValue(bound)}",`);
     this.#dataVersion = this.#reads.dataVersion();
     // An account not scraped yet has nothing to follow: its first scrape reads every row.
-    onStatusWrite(store.db, (accountId, checkId) => this.#statuses.get(accountId)?.written.add(checkId));
+    onStatusWrite(store.db, (accountId, checkId) => this.#accounts.get(accountId)?.written.add(checkId));
   }
 
   /** Counts a stored FINAL result. */
@@ -156,8 +151,7 @@ export class CheckMetrics {
     }
     let tracked = account.get(run.checkId);
     if (!tracked) {
-      const labels = `account="${escapeLabelValue(run.accountId)}",check_id="${escapeLabelValue(run.checkId)}"`;
-      tracked = { labels, series: new Map(), lastResponseSeconds: null };
+      tracked = { labels: checkLabels(run.accountId, run.checkId), series: new Map(), lastResponseSeconds: null };
       account.set(run.checkId, tracked);
     }
     let series = tracked.series.get(run.location);
@@ -178,6 +172,8 @@ export class CheckMetrics {
       series.count += 1;
     }
     delete series.lines;
+    const block = this.#accounts.get(run.accountId)?.blockOf.get(run.checkId);
+    if (block) delete block.rendered;
   }
 
   /**
@@ -189,91 +185,113 @@ export class CheckMetrics {
     if (dataVersion !== this.#dataVersion) {
       // Another connection wrote: which status rows is not known, so every account reads them all.
       this.#dataVersion = dataVersion;
-      this.#statuses.clear();
+      this.#accounts.clear();
     }
-    const up: Lines[] = [];
-    const degraded: Lines[] = [];
-    const lastRun: Lines[] = [];
-    const lastResponseTime: Lines[] = [];
-    const sslDays: Lines[] = [];
-    const info: Lines[] = [];
-    const runs: Lines[] = [];
-    const responseTimes: Lines[] = [];
+    const pieces: Lines[][] = CHECK_FAMILIES.map(() => []);
     let shown = 0;
     let omitted = 0;
     for (const accountId of view.accountIds) {
-      const checks = this.#catalog.checksOf(accountId);
-      const statuses = this.#statusesOf(accountId, checks);
-      const tracked = this.#tracked.get(accountId);
-      // Kept lines of deleted checks are dropped once they outnumber the checks, so they stay few
-      // without a pass over every check at every scrape.
-      if (statuses.size > checks.size) forgetDeleted(statuses, checks);
-      if (tracked && tracked.size > checks.size) forgetDeleted(tracked, checks);
-      for (const [checkId, check] of checks) {
-        const status = statuses.get(checkId);
-        if (status === undefined) continue; // not run yet
-        if (shown >= this.#maxChecks) {
-          omitted++;
-          continue;
+      const { account, checks } = this.#follow(accountId);
+      for (const block of account.blocks) {
+        let rendered = (block.rendered ??= this.#render(accountId, account, checks, block, Number.POSITIVE_INFINITY));
+        if (shown + rendered.shown > this.#maxChecks) {
+          // Past the limit: this scrape's own cut of the block, not kept.
+          const cut = this.#render(accountId, account, checks, block, this.#maxChecks - shown);
+          omitted += rendered.shown - cut.shown;
+          rendered = cut;
         }
-        shown++;
-        up.push(status.up);
-        degraded.push(status.degraded);
-        if (status.lastRun) lastRun.push(status.lastRun);
-        if (status.sslDays) sslDays.push(status.sslDays);
-        info.push(this.#infoLine(accountId, check));
-        const runsOfCheck = tracked?.get(checkId);
-        if (!runsOfCheck) continue;
-        if (runsOfCheck.lastResponseSeconds !== null) {
-          runsOfCheck.lastResponseLine ??= linesOf(`${LAST_RESPONSE_TIME.name}{${runsOfCheck.labels}} ${formatSampleValue(runsOfCheck.lastResponseSeconds)}\n`);
-          lastResponseTime.push(runsOfCheck.lastResponseLine);
-        }
-        for (const series of runsOfCheck.series.values()) {
-          series.lines ??= this.#seriesLines(series);
-          runs.push(series.lines.runs);
-          responseTimes.push(series.lines.histogram);
+        shown += rendered.shown;
+        for (let family = 0; family < CHECK_FAMILIES.length; family++) {
+          const piece = rendered.pieces[family]!;
+          if (piece.length > 0) pieces[family]!.push(piece);
         }
       }
     }
-    const families: FamilySamples[] = [
-      { family: UP, samples: up },
-      { family: DEGRADED, samples: degraded },
-      { family: LAST_RUN, samples: lastRun },
-      { family: LAST_RESPONSE_TIME, samples: lastResponseTime },
-      { family: SSL_DAYS, samples: sslDays },
-      { family: INFO, samples: info },
-      { family: RUNS, samples: runs },
-      { family: RESPONSE_TIMES, samples: responseTimes },
-    ];
-    return { families, omitted };
+    return { families: CHECK_FAMILIES.map((family, index) => ({ family, samples: pieces[index]! })), omitted };
   }
 
   /**
-   * The status lines of the account's checks as stored now: at its first scrape (or after another
-   * connection wrote) from every row, later from the rows written since the previous scrape only.
+   * The account's kept lines brought up to date with its checks and statuses: laid out again when
+   * its checks changed, and the status rows written since the previous scrape read again.
    */
-  #statusesOf(accountId: string, checks: ReadonlyMap<string, CatalogCheck>): Map<string, StatusLines> {
-    let statuses = this.#statuses.get(accountId);
-    if (!statuses) {
-      statuses = { lines: new Map(), written: new Set() };
+  #follow(accountId: string): { account: AccountLines; checks: ReadonlyMap<string, CatalogCheck> } {
+    const checks = this.#catalog.checksOf(accountId);
+    const catalogVersion = this.#catalog.versionOf(accountId);
+    let account = this.#accounts.get(accountId);
+    if (!account) {
+      account = { statuses: new Map(), written: new Set(), catalogVersion, blocks: [], blockOf: new Map() };
       for (const [checkId, doc] of this.#reads.statusDocs(accountId)) {
         const check = checks.get(checkId);
         // A deleted check's row is left behind; its check is not listed.
-        if (check) statuses.lines.set(checkId, statusLines(check.labels, doc));
+        if (check) account.statuses.set(checkId, statusLines(check.labels, doc));
       }
-      this.#statuses.set(accountId, statuses);
-      return statuses.lines;
+      this.#accounts.set(accountId, account);
+      this.#layOut(accountId, account, checks);
+    } else if (account.catalogVersion !== catalogVersion) {
+      account.catalogVersion = catalogVersion;
+      this.#layOut(accountId, account, checks);
     }
-    if (statuses.written.size === 0) return statuses.lines;
-    const written = [...statuses.written];
-    statuses.written.clear();
-    // A written id without a row (its write rolled back, or the row removed) keeps no lines.
-    for (const checkId of written) statuses.lines.delete(checkId);
-    for (const [checkId, doc] of this.#reads.statusDocsOf(accountId, written)) {
+    if (account.written.size > 0) {
+      const written = [...account.written];
+      account.written.clear();
+      for (const checkId of written) {
+        // A written id without a row (its write rolled back, or the row removed) keeps no lines.
+        account.statuses.delete(checkId);
+        const block = account.blockOf.get(checkId);
+        if (block) delete block.rendered;
+      }
+      for (const [checkId, doc] of this.#reads.statusDocsOf(accountId, written)) {
+        const check = checks.get(checkId);
+        if (check) account.statuses.set(checkId, statusLines(check.labels, doc));
+      }
+    }
+    return { account, checks };
+  }
+
+  /** Splits the account's checks into blocks, none written yet, and forgets what it kept of deleted checks. */
+  #layOut(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>): void {
+    const ids = [...checks.keys()];
+    account.blocks = [];
+    account.blockOf = new Map();
+    for (let start = 0; start < ids.length; start += BLOCK_SIZE) {
+      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE) };
+      account.blocks.push(block);
+      for (const checkId of block.checkIds) account.blockOf.set(checkId, block);
+    }
+    forgetDeleted(account.statuses, checks);
+    const tracked = this.#tracked.get(accountId);
+    if (tracked) forgetDeleted(tracked, checks);
+  }
+
+  /** The block's lines, of its first `limit` checks with a status. */
+  #render(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>, block: Block, limit: number): RenderedBlock {
+    const lines: Lines[][] = CHECK_FAMILIES.map(() => []);
+    const tracked = this.#tracked.get(accountId);
+    let shown = 0;
+    for (const checkId of block.checkIds) {
+      const status = account.statuses.get(checkId);
       const check = checks.get(checkId);
-      if (check) statuses.lines.set(checkId, statusLines(check.labels, doc));
+      if (status === undefined || check === undefined) continue; // not run yet
+      if (shown >= limit) break;
+      shown++;
+      lines[CheckFamily.up]!.push(status.up);
+      lines[CheckFamily.degraded]!.push(status.degraded);
+      if (status.lastRun) lines[CheckFamily.lastRun]!.push(status.lastRun);
+      if (status.sslDays) lines[CheckFamily.sslDays]!.push(status.sslDays);
+      lines[CheckFamily.info]!.push(this.#infoLine(accountId, check));
+      const runsOfCheck = tracked?.get(checkId);
+      if (!runsOfCheck) continue;
+      if (runsOfCheck.lastResponseSeconds !== null) {
+        runsOfCheck.lastResponseLine ??= lastResponseTimeLine(runsOfCheck.labels, runsOfCheck.lastResponseSeconds);
+        lines[CheckFamily.lastResponseTime]!.push(runsOfCheck.lastResponseLine);
+      }
+      for (const series of runsOfCheck.series.values()) {
+        series.lines ??= seriesLines(series, this.#bucketLabels);
+        lines[CheckFamily.runs]!.push(series.lines.runs);
+        lines[CheckFamily.responseTimes]!.push(series.lines.histogram);
+      }
     }
-    return statuses.lines;
+    return { pieces: lines.map((ofFamily) => Buffer.concat(ofFamily)), shown };
   }
 
   /** The check's info line: the one kept with it while its group's name is unchanged. */
@@ -282,21 +300,6 @@ export class CheckMetrics {
     if (check.info?.group !== group) check.info = { group, line: infoLine(check, group) };
     return check.info.line;
   }
-
-  #seriesLines(series: RunSeries): { runs: Lines; histogram: Lines } {
-    const runs = OUTCOMES.map((outcome, index) => `${RUNS.name}{${series.labels},outcome="${outcome}"} ${series.outcomes[index]}\n`).join('');
-    let histogram = '';
-    let cumulative = 0;
-    for (let index = 0; index < this.#buckets.length; index++) {
-      cumulative += series.buckets[index]!;
-      histogram += `${RESPONSE_TIMES.name}_bucket{${this.#bucketLabels[index]}${series.labels}} ${cumulative}\n`;
-    }
-    histogram +=
-      `${RESPONSE_TIMES.name}_bucket{le="+Inf",${series.labels}} ${series.count}\n` +
-      `${RESPONSE_TIMES.name}_sum{${series.labels}} ${formatSampleValue(series.sum)}\n` +
-      `${RESPONSE_TIMES.name}_count{${series.labels}} ${series.count}\n`;
-    return { runs: linesOf(runs), histogram: linesOf(histogram) };
-  }
 }
 
 /** Drops the entries of checks that are no longer in `checks`. */
@@ -304,21 +307,4 @@ function forgetDeleted(kept: Map<string, unknown>, checks: ReadonlyMap<string, C
   for (const checkId of kept.keys()) {
     if (!checks.has(checkId)) kept.delete(checkId);
   }
-}
-
-/** The up, degraded, last run and SSL days lines of a stored status; the last two are absent when the status has none. */
-function statusLines(labels: string, statusDoc: string): StatusLines {
-  const status = JSON.parse(statusDoc) as { hasFailures?: unknown; hasErrors?: unknown; isDegraded?: unknown; updated_at?: unknown; sslDaysRemaining?: unknown };
-  const ended = typeof status.updated_at === 'string' ? Date.parse(status.updated_at) : Number.NaN;
-  return {
-    up: linesOf(`${UP.name}{${labels}} ${status.hasFailures === true || status.hasErrors === true ? 0 : 1}\n`),
-    degraded: linesOf(`${DEGRADED.name}{${labels}} ${status.isDegraded === true ? 1 : 0}\n`),
-    ...(Number.isFinite(ended) ? { lastRun: linesOf(`${LAST_RUN.name}{${labels}} ${formatSampleValue(ended / 1000)}\n`) } : {}),
-    ...(typeof status.sslDaysRemaining === 'number' ? { sslDays: linesOf(`${SSL_DAYS.name}{${labels}} ${formatSampleValue(status.sslDaysRemaining)}\n`) } : {}),
-  };
-}
-
-function infoLine(check: CatalogCheck, groupName: string): Lines {
-  const names = `check_name="${escapeLabelValue(check.name)}",check_type="${escapeLabelValue(check.type)}"`;
-  return linesOf(`${INFO.name}{${check.labels},${names},group="${escapeLabelValue(groupName)}",tags="${escapeLabelValue(check.tags)}"} 1\n`);
 }

@@ -54,6 +54,13 @@ describe('expositionStream', () => {
     expect(batches.map((batch) => Buffer.from(batch).toString())).toEqual(['long line 1\n', 'x 1\n']);
   });
 
+  it('sends a piece of the alone size or more by itself, between the batches of the small ones around it', async () => {
+    const chunks = ['a 1\n', 'b 2\n', 'long piece\n', 'c 3\n'].map(linesOf);
+    const batches = await read(expositionStream(chunks, 100, 8));
+    expect(batches.map((batch) => Buffer.from(batch).toString())).toEqual(['a 1\nb 2\n', 'long piece\n', 'c 3\n']);
+    expect(batches[1]).toBe(chunks[2]);
+  });
+
   it('ends at once when there is nothing to send', async () => {
     expect(await read(expositionStream([]))).toEqual([]);
   });

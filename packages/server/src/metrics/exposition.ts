@@ -82,19 +82,29 @@ export function expositionBody(families: readonly FamilySamples[], more?: string
  */
 export const STREAM_BATCH_BYTES = 1024 * 1024;
 
+/** A chunk this large is written by itself (see `expositionStream`). */
+export const STREAM_ALONE_BYTES = 64 * 1024;
+
 /**
- * `chunks` as a byte stream, joined into batches of about `batchBytes`: a few dozen writes for a
- * large scrape instead of one per check (each a promise and a socket write), and no more than a
- * batch copied ahead of what the client has read, as the stream is pulled only when the socket
- * has room.
+ * `chunks` as a byte stream, small ones joined into batches of about `batchBytes`: a few dozen
+ * writes for a large scrape instead of one per check (each a promise and a socket write), and no
+ * more than a batch copied ahead of what the client has read, as the stream is pulled only when
+ * the socket has room. A chunk of `aloneBytes` or more (a block of checks' lines, checks.ts) is
+ * written as it is: copying it into a batch would only add a copy and its garbage.
  */
-export function expositionStream(chunks: readonly Uint8Array[], batchBytes = STREAM_BATCH_BYTES): ReadableStream<Uint8Array> {
+export function expositionStream(chunks: readonly Uint8Array[], batchBytes = STREAM_BATCH_BYTES, aloneBytes = STREAM_ALONE_BYTES): ReadableStream<Uint8Array> {
   let next = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       const start = next;
       let size = 0;
-      while (next < chunks.length && (size < batchBytes || next === start)) size += chunks[next++]!.length;
+      while (next < chunks.length && (size < batchBytes || next === start)) {
+        const length = chunks[next]!.length;
+        if (length >= aloneBytes && next > start) break;
+        size += length;
+        next++;
+        if (length >= aloneBytes) break;
+      }
       if (next > start) controller.enqueue(next - start === 1 ? chunks[start]! : Buffer.concat(chunks.slice(start, next), size));
       if (next >= chunks.length) controller.close();
     },
