@@ -147,7 +147,7 @@ async function failureAlertsOf(checkId: string): Promise<number> {
 }
 
 describe('vigil agent in network namespaces', () => {
-  it.runIf(isRoot)('runs each location inside its agent’s network: the target only namespace A reaches passes from eu-west-1 and fails from us-east-1; a slot of two agents' runs alerts by parallelRunFailureThreshold, and slots without runParallel rotate over the agents' locations', async () => {
+  it.runIf(isRoot)('runs each location inside its agent’s network: the target only namespace A reaches passes from eu-west-1 and fails from us-east-1; a slot of two agents’ runs alerts by parallelRunFailureThreshold, and slots without runParallel rotate over the agents’ locations', async () => {
     const unavailable = namespacesUnavailable();
     if (unavailable !== undefined) throw new Error(`network namespaces cannot be built on this machine, so where a run happens cannot be shown: ${unavailable}`);
     buildNamespace(NAMESPACES.a);
