@@ -12,7 +12,6 @@
 import type { Store, StoredDoc } from '../store/index.js';
 import type { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { checkLabels } from './check-lines.js';
-import type { Lines } from './exposition.js';
 
 /** One check as its info line labels it, plus what the scrape caches next to it (see checks.ts). */
 export interface CatalogCheck {
@@ -25,7 +24,7 @@ export interface CatalogCheck {
   /** `account="…",check_id="…"`, escaped: the labels of every series of the check. */
   readonly labels: string;
   /** The scrape's info line of the check, and the group name it was written with; dropped with the entry when the check changes. */
-  info?: { group: string; line: Lines };
+  info?: { group: string; line: string };
 }
 
 interface AccountCatalog {

@@ -1,10 +1,9 @@
 /**
  * The text of one check's series in `GET /metrics`: its families, and the lines each of its facts
- * makes, as UTF-8. checks.ts keeps them per check, written again only when that fact changes, and
- * joins those of a block of checks into one piece per family: joining bytes is a copy, where
- * joining strings left ropes to flatten and encode, and most of a scrape's time to the collector.
+ * makes. check-blocks.ts writes them into the pieces of the check's block when the check changed;
+ * otherwise its bytes are copied from the block's previous pieces.
  */
-import { escapeLabelValue, formatSampleValue, linesOf, type Family, type Lines } from './exposition.js';
+import { escapeLabelValue, formatSampleValue, type Family } from './exposition.js';
 
 export type RunOutcome = 'passed' | 'failed' | 'degraded' | 'error';
 export const OUTCOMES: readonly RunOutcome[] = ['passed', 'failed', 'degraded', 'error'];
@@ -28,15 +27,16 @@ const RESPONSE_TIMES: Family = { name: 'vigil_check_response_time_seconds', type
 export const CHECK_FAMILIES: readonly Family[] = [UP, DEGRADED, LAST_RUN, LAST_RESPONSE_TIME, SSL_DAYS, INFO, RUNS, RESPONSE_TIMES];
 export const CheckFamily = { up: 0, degraded: 1, lastRun: 2, lastResponseTime: 3, sslDays: 4, info: 5, runs: 6, responseTimes: 7 } as const;
 
-/** The lines of a check's stored status; a status without an end time or a certificate has no line for it. */
-export interface StatusLines {
-  readonly up: Lines;
-  readonly degraded: Lines;
-  readonly lastRun?: Lines;
-  readonly sslDays?: Lines;
+/** What a check's stored status says that its gauges show. */
+export interface StatusFacts {
+  readonly up: 0 | 1;
+  readonly degraded: 0 | 1;
+  /** Unix seconds, when the status has an end time. */
+  readonly endedSeconds: number | null;
+  readonly sslDays: number | null;
 }
 
-/** The runs of one check in one location since the process started, and their lines as last written. */
+/** The runs of one check in one location since the process started. */
 export interface RunSeries {
   /** `account`, `check_id` and `location`, escaped. */
   readonly labels: string;
@@ -45,8 +45,6 @@ export interface RunSeries {
   readonly buckets: number[];
   sum: number;
   count: number;
-  /** The 4 counter lines and the histogram's lines, written at the first scrape after a run. */
-  lines?: { runs: Lines; histogram: Lines };
 }
 
 /** `account="…",check_id="…"`, escaped: the labels every series of a check starts with. */
@@ -54,29 +52,48 @@ export function checkLabels(accountId: string, checkId: string): string {
   return `account="${escapeLabelValue(accountId)}",check_id="${escapeLabelValue(checkId)}"`;
 }
 
-/** The up, degraded, last run and SSL days lines of a stored status; the last two are absent when the status has none. */
-export function statusLines(labels: string, statusDoc: string): StatusLines {
+/** The facts of a stored status document (JSON). */
+export function statusFactsOf(statusDoc: string): StatusFacts {
   const status = JSON.parse(statusDoc) as { hasFailures?: unknown; hasErrors?: unknown; isDegraded?: unknown; updated_at?: unknown; sslDaysRemaining?: unknown };
   const ended = typeof status.updated_at === 'string' ? Date.parse(status.updated_at) : Number.NaN;
   return {
-    up: linesOf(`${UP.name}{${labels}} ${status.hasFailures === true || status.hasErrors === true ? 0 : 1}\n`),
-    degraded: linesOf(`${DEGRADED.name}{${labels}} ${status.isDegraded === true ? 1 : 0}\n`),
-    ...(Number.isFinite(ended) ? { lastRun: linesOf(`${LAST_RUN.name}{${labels}} ${formatSampleValue(ended / 1000)}\n`) } : {}),
-    ...(typeof status.sslDaysRemaining === 'number' ? { sslDays: linesOf(`${SSL_DAYS.name}{${labels}} ${formatSampleValue(status.sslDaysRemaining)}\n`) } : {}),
+    up: status.hasFailures === true || status.hasErrors === true ? 0 : 1,
+    degraded: status.isDegraded === true ? 1 : 0,
+    endedSeconds: Number.isFinite(ended) ? ended / 1000 : null,
+    sslDays: typeof status.sslDaysRemaining === 'number' ? status.sslDaysRemaining : null,
   };
 }
 
-export function infoLine(check: { labels: string; name: string; type: string; tags: string }, groupName: string): Lines {
-  const names = `check_name="${escapeLabelValue(check.name)}",check_type="${escapeLabelValue(check.type)}"`;
-  return linesOf(`${INFO.name}{${check.labels},${names},group="${escapeLabelValue(groupName)}",tags="${escapeLabelValue(check.tags)}"} 1\n`);
+/**
+ * The check's lines, one string per family of CHECK_FAMILIES (`''` where it has none): the gauges
+ * of its status, its info line, and per location its run counters and histogram.
+ */
+export function checkTexts(labels: string, status: StatusFacts, info: string, runs: { lastResponseSeconds: number | null; series: Iterable<RunSeries> } | undefined, bucketLabels: readonly string[]): string[] {
+  const texts = [
+    `${UP.name}{${labels}} ${status.up}\n`,
+    `${DEGRADED.name}{${labels}} ${status.degraded}\n`,
+    status.endedSeconds === null ? '' : `${LAST_RUN.name}{${labels}} ${formatSampleValue(status.endedSeconds)}\n`,
+    runs?.lastResponseSeconds == null ? '' : `${LAST_RESPONSE_TIME.name}{${labels}} ${formatSampleValue(runs.lastResponseSeconds)}\n`,
+    status.sslDays === null ? '' : `${SSL_DAYS.name}{${labels}} ${formatSampleValue(status.sslDays)}\n`,
+    info,
+    '',
+    '',
+  ];
+  for (const series of runs?.series ?? []) {
+    const lines = seriesLines(series, bucketLabels);
+    texts[CheckFamily.runs] += lines.runs;
+    texts[CheckFamily.responseTimes] += lines.histogram;
+  }
+  return texts;
 }
 
-export function lastResponseTimeLine(labels: string, seconds: number): Lines {
-  return linesOf(`${LAST_RESPONSE_TIME.name}{${labels}} ${formatSampleValue(seconds)}\n`);
+export function infoLine(check: { labels: string; name: string; type: string; tags: string }, groupName: string): string {
+  const names = `check_name="${escapeLabelValue(check.name)}",check_type="${escapeLabelValue(check.type)}"`;
+  return `${INFO.name}{${check.labels},${names},group="${escapeLabelValue(groupName)}",tags="${escapeLabelValue(check.tags)}"} 1\n`;
 }
 
 /** The run counters and the histogram of one series; `bucketLabels` are the bounds' `le="…",`. */
-export function seriesLines(series: RunSeries, bucketLabels: readonly string[]): { runs: Lines; histogram: Lines } {
+function seriesLines(series: RunSeries, bucketLabels: readonly string[]): { runs: string; histogram: string } {
   let runs = '';
   for (let index = 0; index < OUTCOMES.length; index++) runs += `${RUNS.name}{${series.labels},outcome="${OUTCOMES[index]}"} ${series.outcomes[index]}\n`;
   let histogram = '';
@@ -89,5 +106,5 @@ export function seriesLines(series: RunSeries, bucketLabels: readonly string[]):
     `${RESPONSE_TIMES.name}_bucket{le="+Inf",${series.labels}} ${series.count}\n` +
     `${RESPONSE_TIMES.name}_sum{${series.labels}} ${formatSampleValue(series.sum)}\n` +
     `${RESPONSE_TIMES.name}_count{${series.labels}} ${series.count}\n`;
-  return { runs: linesOf(runs), histogram: linesOf(histogram) };
+  return { runs, histogram };
 }

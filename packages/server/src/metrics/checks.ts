@@ -10,9 +10,9 @@
  * a scrape in which nothing had changed.
  *
  * The lines are kept joined by blocks of BLOCK_SIZE checks in the checks' order: per block, one
- * UTF-8 piece per family. A block is written again only when one of its checks stored a result
- * or its status changed; a scrape in which nothing changed sends the kept pieces as they are, and
- * one in which a quarter of the checks ran writes about a quarter of the blocks. Walking 10,000
+ * UTF-8 piece per family (check-blocks.ts). A block is written again only when one of its checks
+ * stored a result or its status changed, and then only those checks' text is written, the others'
+ * bytes copied; a scrape in which nothing changed sends the kept pieces as they are. Walking 10,000
  * checks and handing their 70,000 lines one by one to the body cost a scrape more than its reads.
  * When a check is added, removed or relabelled, or a group renamed, the account's blocks are laid
  * out again. The checks come from the check catalog (check-catalog.ts),
@@ -39,7 +39,8 @@ import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { onStatusWrite } from '../store/sqlite/statuses.js';
 import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
-import { CHECK_FAMILIES, CheckFamily, OUTCOMES, checkLabels, infoLine, lastResponseTimeLine, seriesLines, statusLines, type RunOutcome, type RunSeries, type StatusLines } from './check-lines.js';
+import { buildBlock, type BlockPieces } from './check-blocks.js';
+import { CHECK_FAMILIES, OUTCOMES, checkLabels, checkTexts, infoLine, statusFactsOf, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
 import { escapeLabelValue, formatSampleValue, type FamilySamples, type Lines } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
@@ -49,9 +50,9 @@ export type { RunOutcome } from './check-lines.js';
 export const DEFAULT_MAX_CHECKS = 50_000;
 
 /**
- * Checks per block. Smaller blocks write less again when a few checks ran, larger ones hand the
- * body fewer pieces; at 256 a block's histogram piece is about 300 KB, written to the socket as it
- * is (exposition.ts).
+ * Checks per block. Larger blocks hand the body fewer pieces, smaller ones copy less when a few of
+ * their checks changed; at 256 a block's histogram piece is about 300 KB, written to the socket as
+ * it is (exposition.ts).
  */
 export const BLOCK_SIZE = 256;
 
@@ -73,33 +74,27 @@ interface Tracked {
   readonly labels: string;
   readonly series: Map<string, RunSeries>;
   lastResponseSeconds: number | null;
-  /** The last response time's line, written at the first scrape after a run. */
-  lastResponseLine?: Lines;
-}
-
-/** A block's lines as one UTF-8 piece per family (CHECK_FAMILIES' order), and how many of its checks they show. */
-interface RenderedBlock {
-  readonly pieces: readonly Lines[];
-  /** Checks with a stored status: the ones a scrape shows. */
-  readonly shown: number;
 }
 
 interface Block {
   readonly checkIds: readonly string[];
-  /** Absent until a scrape writes it, and again once one of its checks changed. */
-  rendered?: RenderedBlock;
+  /** Absent until a scrape writes it. */
+  built?: BlockPieces;
+  /** Indexes of the checks that changed since it was written. */
+  readonly changed: Set<number>;
 }
 
 /** What the scrape keeps of an account, from its first scrape on (until another connection writes). */
 interface AccountLines {
-  /** Status lines by check id, for the checks that exist and have a status. */
-  readonly statuses: Map<string, StatusLines>;
+  /** What the stored statuses say, by check id, for the checks that exist and have a status. */
+  readonly statuses: Map<string, StatusFacts>;
   /** Checks whose status row was written since the last scrape read it. */
   readonly written: Set<string>;
   /** The catalog version (CheckCatalog.versionOf) the blocks were laid out for. */
   catalogVersion: number;
   blocks: Block[];
-  blockOf: Map<string, Block>;
+  /** Each check's block and its index in it. */
+  placeOf: Map<string, { block: Block; index: number }>;
 }
 
 /** Which accounts a scrape shows: one tenant's, or every configured account's (the operator's). */
@@ -165,15 +160,12 @@ export class CheckMetrics {
     if (run.responseTime !== null && Number.isFinite(run.responseTime)) {
       const seconds = run.responseTime / 1000;
       tracked.lastResponseSeconds = seconds;
-      delete tracked.lastResponseLine;
       const bucket = this.#buckets.findIndex((bound) => seconds <= bound);
       if (bucket >= 0) series.buckets[bucket]! += 1;
       series.sum += seconds;
       series.count += 1;
     }
-    delete series.lines;
-    const block = this.#accounts.get(run.accountId)?.blockOf.get(run.checkId);
-    if (block) delete block.rendered;
+    this.#changed(this.#accounts.get(run.accountId), run.checkId);
   }
 
   /**
@@ -193,16 +185,24 @@ export class CheckMetrics {
     for (const accountId of view.accountIds) {
       const { account, checks } = this.#follow(accountId);
       for (const block of account.blocks) {
-        let rendered = (block.rendered ??= this.#render(accountId, account, checks, block, Number.POSITIVE_INFINITY));
-        if (shown + rendered.shown > this.#maxChecks) {
-          // Past the limit: this scrape's own cut of the block, not kept.
-          const cut = this.#render(accountId, account, checks, block, this.#maxChecks - shown);
-          omitted += rendered.shown - cut.shown;
-          rendered = cut;
+        if (!block.built || block.changed.size > 0) {
+          block.built = buildBlock(CHECK_FAMILIES.length, block.checkIds.length, block.built, (index) => block.changed.has(index), (index) => this.#texts(accountId, account, checks, block.checkIds[index]!));
+          block.changed.clear();
         }
-        shown += rendered.shown;
+        let built = block.built;
+        if (shown + built.shown > this.#maxChecks) {
+          // Past the limit: this scrape's own cut of the block, not kept.
+          let room = this.#maxChecks - shown;
+          built = buildBlock(CHECK_FAMILIES.length, block.checkIds.length, undefined, () => true, (index) => {
+            const texts = room > 0 ? this.#texts(accountId, account, checks, block.checkIds[index]!) : undefined;
+            if (texts) room--;
+            return texts;
+          });
+          omitted += block.built.shown - built.shown;
+        }
+        shown += built.shown;
         for (let family = 0; family < CHECK_FAMILIES.length; family++) {
-          const piece = rendered.pieces[family]!;
+          const piece = built.pieces[family]!;
           if (piece.length > 0) pieces[family]!.push(piece);
         }
       }
@@ -219,11 +219,10 @@ export class CheckMetrics {
     const catalogVersion = this.#catalog.versionOf(accountId);
     let account = this.#accounts.get(accountId);
     if (!account) {
-      account = { statuses: new Map(), written: new Set(), catalogVersion, blocks: [], blockOf: new Map() };
+      account = { statuses: new Map(), written: new Set(), catalogVersion, blocks: [], placeOf: new Map() };
       for (const [checkId, doc] of this.#reads.statusDocs(accountId)) {
-        const check = checks.get(checkId);
         // A deleted check's row is left behind; its check is not listed.
-        if (check) account.statuses.set(checkId, statusLines(check.labels, doc));
+        if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOf(doc));
       }
       this.#accounts.set(accountId, account);
       this.#layOut(accountId, account, checks);
@@ -237,65 +236,47 @@ export class CheckMetrics {
       for (const checkId of written) {
         // A written id without a row (its write rolled back, or the row removed) keeps no lines.
         account.statuses.delete(checkId);
-        const block = account.blockOf.get(checkId);
-        if (block) delete block.rendered;
+        this.#changed(account, checkId);
       }
       for (const [checkId, doc] of this.#reads.statusDocsOf(accountId, written)) {
-        const check = checks.get(checkId);
-        if (check) account.statuses.set(checkId, statusLines(check.labels, doc));
+        if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOf(doc));
       }
     }
     return { account, checks };
+  }
+
+  /** Marks the check's lines as changed, so the next scrape writes them again. */
+  #changed(account: AccountLines | undefined, checkId: string): void {
+    const place = account?.placeOf.get(checkId);
+    if (place?.block.built) place.block.changed.add(place.index);
   }
 
   /** Splits the account's checks into blocks, none written yet, and forgets what it kept of deleted checks. */
   #layOut(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>): void {
     const ids = [...checks.keys()];
     account.blocks = [];
-    account.blockOf = new Map();
+    account.placeOf = new Map();
     for (let start = 0; start < ids.length; start += BLOCK_SIZE) {
-      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE) };
+      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE), changed: new Set() };
       account.blocks.push(block);
-      for (const checkId of block.checkIds) account.blockOf.set(checkId, block);
+      block.checkIds.forEach((checkId, index) => account.placeOf.set(checkId, { block, index }));
     }
     forgetDeleted(account.statuses, checks);
     const tracked = this.#tracked.get(accountId);
     if (tracked) forgetDeleted(tracked, checks);
   }
 
-  /** The block's lines, of its first `limit` checks with a status. */
-  #render(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>, block: Block, limit: number): RenderedBlock {
-    const lines: Lines[][] = CHECK_FAMILIES.map(() => []);
-    const tracked = this.#tracked.get(accountId);
-    let shown = 0;
-    for (const checkId of block.checkIds) {
-      const status = account.statuses.get(checkId);
-      const check = checks.get(checkId);
-      if (status === undefined || check === undefined) continue; // not run yet
-      if (shown >= limit) break;
-      shown++;
-      lines[CheckFamily.up]!.push(status.up);
-      lines[CheckFamily.degraded]!.push(status.degraded);
-      if (status.lastRun) lines[CheckFamily.lastRun]!.push(status.lastRun);
-      if (status.sslDays) lines[CheckFamily.sslDays]!.push(status.sslDays);
-      lines[CheckFamily.info]!.push(this.#infoLine(accountId, check));
-      const runsOfCheck = tracked?.get(checkId);
-      if (!runsOfCheck) continue;
-      if (runsOfCheck.lastResponseSeconds !== null) {
-        runsOfCheck.lastResponseLine ??= lastResponseTimeLine(runsOfCheck.labels, runsOfCheck.lastResponseSeconds);
-        lines[CheckFamily.lastResponseTime]!.push(runsOfCheck.lastResponseLine);
-      }
-      for (const series of runsOfCheck.series.values()) {
-        series.lines ??= seriesLines(series, this.#bucketLabels);
-        lines[CheckFamily.runs]!.push(series.lines.runs);
-        lines[CheckFamily.responseTimes]!.push(series.lines.histogram);
-      }
-    }
-    return { pieces: lines.map((ofFamily) => Buffer.concat(ofFamily)), shown };
+  /** The check's lines, one string per family; undefined when it has no status (it has not run yet). */
+  #texts(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>, checkId: string): string[] | undefined {
+    const status = account.statuses.get(checkId);
+    const check = checks.get(checkId);
+    if (status === undefined || check === undefined) return undefined;
+    const runs = this.#tracked.get(accountId)?.get(checkId);
+    return checkTexts(check.labels, status, this.#infoLine(accountId, check), runs && { lastResponseSeconds: runs.lastResponseSeconds, series: runs.series.values() }, this.#bucketLabels);
   }
 
   /** The check's info line: the one kept with it while its group's name is unchanged. */
-  #infoLine(accountId: string, check: CatalogCheck): Lines {
+  #infoLine(accountId: string, check: CatalogCheck): string {
     const group = this.#catalog.groupName(accountId, check.groupId);
     if (check.info?.group !== group) check.info = { group, line: infoLine(check, group) };
     return check.info.line;
