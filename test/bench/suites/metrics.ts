@@ -11,6 +11,7 @@
  *   interval. The writes are not timed; the scrape after them must show them (it is checked), so
  *   no cache can serve it stale.
  * The CPU time per scrape is the figure least moved by other work on the machine.
+ * VIGIL_BENCH_METRICS_BUCKETS=LIST measures the server started with `--metrics-buckets LIST`.
  */
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -18,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApp, type ServiceApp } from '../../../packages/server/src/app.js';
+import { parseResponseTimeBuckets } from '../../../packages/server/src/metrics/response-time-buckets.js';
 import { statusesOf } from '../../../packages/server/src/readside/statuses.js';
 import { median, repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 
@@ -48,7 +50,8 @@ async function measure(context: BenchContext, running: boolean): Promise<Measure
   const cpus: number[] = [];
   let bytes = 0;
   const medians = await repeat(context.runs, async (run) => {
-    const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, dataDir: path.join(context.tmpDir, `${running ? 'running' : 'statuses'}-${run}`) });
+    const buckets = process.env['VIGIL_BENCH_METRICS_BUCKETS'];
+    const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, ...(buckets === undefined ? {} : { metricsBuckets: parseResponseTimeBuckets(buckets) }), dataDir: path.join(context.tmpDir, `${running ? 'running' : 'statuses'}-${run}`) });
     try {
       const checkIds = createChecks(service);
       let round = 0;

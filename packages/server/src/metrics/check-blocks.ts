@@ -70,5 +70,7 @@ export function buildBlock(
     index++;
   }
   for (let family = 0; family < familyCount; family++) offsets[family]![count] = at[family]!;
-  return { pieces, offsets, shown };
+  // The pieces were allocated without zeroing: should a write ever come out shorter than its
+  // measured length, the unwritten tail must not be sent.
+  return { pieces: pieces.map((piece, family) => (at[family] === piece.length ? piece : piece.subarray(0, at[family]))), offsets, shown };
 }
