@@ -134,6 +134,40 @@ export function checkOutboxOwner(owner: unknown, id: unknown): void {
   text('notification id', id);
 }
 
+/** The input of an alert-state transition; a notification of another account, or listed twice, is a bug of the caller. */
+export function checkAlertTransition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): void {
+  checkAlertStateKey(accountId, checkId);
+  if (typeof expectedVersion !== 'number' || !Number.isSafeInteger(expectedVersion) || expectedVersion < 0) {
+    throw new StoreInputError(`expectedVersion must be a whole number of at least 0 (0: the check has no state yet), got ${shown(expectedVersion)}`);
+  }
+  if (!isJsonObject(nextState)) throw new StoreInputError(`alert state must be the JSON text of an object, got ${shown(nextState)}`);
+  moment('nowMs', nowMs);
+  const seen = new Set<string>();
+  for (const notification of notifications) {
+    checkQueuedNotification(notification);
+    if (notification.accountId !== accountId) {
+      throw new StoreInputError(`notification "${notification.id}" is of account ${shown(notification.accountId)}, not of the transition's account ${shown(accountId)}`);
+    }
+    if (seen.has(notification.id)) throw new StoreInputError(`notification "${notification.id}" is listed twice in one transition`);
+    seen.add(notification.id);
+  }
+}
+
+export function checkAlertStateKey(accountId: unknown, checkId: unknown): void {
+  text('accountId', accountId);
+  text('checkId', checkId);
+}
+
+function isJsonObject(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}
+
 /** An outbox row as both engines store it (same column names), as the port hands it out. */
 export function claimedOf(row: {
   id: string; account_id: string; check_id: string; alert_channel_id: number; channel_type: string; alert_type: string; doc: string; attempts: number; lease_until_ms: number | null;

@@ -10,8 +10,10 @@
  *
  * The aggregates here are those replicas cannot keep in their own memory without changing what
  * clients see: a replayed POST must find the first response whichever replica it reaches, a rate limit
- * must count every replica's requests, a slot must run once however many schedulers see it due, and a
- * notification must be delivered by someone even when the replica that claimed it dies.
+ * must count every replica's requests, a slot must run once however many schedulers see it due, a
+ * notification must be delivered by someone even when the replica that claimed it dies, a check's alert
+ * state must move once per result however many replicas evaluate it, a missed heartbeat must fail once,
+ * and a periodic job (pruning) must run once per period.
  */
 
 /** A POST's first successful response, remembered under its `Idempotency-Key`. */
@@ -153,12 +155,39 @@ export interface NotificationOutbox {
   find(id: string): Promise<{ delivery: 'PENDING' | SettledDelivery; attempts: number; leaseOwner: string | null } | undefined>;
 }
 
+/** A check's alert state as stored, with the version a transition from it must name. */
+export interface VersionedAlertState {
+  /** The state's JSON text (alerting/state.ts's `AlertState`; engines store it as given). */
+  readonly state: string;
+  /** 1 for the first state stored, one more at each transition. */
+  readonly version: number;
+}
+
+/**
+ * Each check's alert state, moved by compare-and-set: a replica reads the state and its version,
+ * computes the next state, and `transition` stores it only if the version is still the one it read.
+ * Of replicas evaluating the same check at once, one transition wins and the others are told to read
+ * again, so each transition happens, and notifies, exactly once.
+ */
+export interface AlertStates {
+  /** The check's state and version; undefined while it never had one. */
+  read(accountId: string, checkId: string): Promise<VersionedAlertState | undefined>;
+  /**
+   * Stores `nextState` (JSON text) if the check's version is still `expectedVersion` (0: the check has
+   * no state yet), and queues `notifications` to the outbox due at `nowMs`, in one transaction: the
+   * notifications are queued exactly when the state moved. False when another transition came first
+   * (nothing stored, nothing queued).
+   */
+  transition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): Promise<boolean>;
+}
+
 /** The ports of one engine on one database, as one replica holds them. */
 export interface StoragePorts {
   readonly idempotency: IdempotencyKeys;
   readonly rateLimits: RateLimitWindows;
   readonly slotClaims: SlotClaims;
   readonly outbox: NotificationOutbox;
+  readonly alertStates: AlertStates;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

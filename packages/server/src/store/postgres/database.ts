@@ -54,11 +54,19 @@ export interface AlertNotificationsTable {
   lease_until_ms: number | null;
 }
 
+export interface AlertStatesTable {
+  account_id: string;
+  check_id: string;
+  doc: string;
+  version: number;
+}
+
 export interface PostgresSchema {
   idempotency_keys: IdempotencyKeysTable;
   rate_windows: RateWindowsTable;
   scheduled_runs: ScheduledRunsTable;
   alert_notifications: AlertNotificationsTable;
+  alert_states: AlertStatesTable;
 }
 
 export interface PostgresOptions {

@@ -3,6 +3,7 @@
  * date (migrations.ts; safe when replicas start at once) and returns the ports one replica uses.
  */
 import type { StoragePorts } from '../ports.js';
+import { PostgresAlertStates } from './alert-states.js';
 import { openPostgres, type PostgresOptions } from './database.js';
 import { PostgresIdempotencyKeys } from './idempotency.js';
 import { PostgresNotificationOutbox } from './outbox.js';
@@ -25,6 +26,7 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Stora
     rateLimits: new PostgresRateLimitWindows(db),
     slotClaims: new PostgresSlotClaims(db),
     outbox: new PostgresNotificationOutbox(db),
+    alertStates: new PostgresAlertStates(db),
     close,
   };
 }

@@ -103,6 +103,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX alert_notifications_account ON alert_notifications (account_id, created_ms)',
     ),
   },
+  {
+    version: 5,
+    name: 'versioned alert states',
+    up: statements(
+      `CREATE TABLE alert_states (
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        version BIGINT NOT NULL,
+        PRIMARY KEY (account_id, check_id)
+      )`,
+    ),
+  },
 ];
 
 /**

@@ -12,19 +12,16 @@ import type { AlertNotificationsTable, PostgresSchema } from './database.js';
 
 type Row = { [K in keyof AlertNotificationsTable]: AlertNotificationsTable[K] extends import('kysely').Generated<infer T> ? T : AlertNotificationsTable[K] };
 
-export class PostgresNotificationOutbox implements NotificationOutbox {
-  readonly #db: Kysely<PostgresSchema>;
-
-  constructor(db: Kysely<PostgresSchema>) {
-    this.#db = db;
-  }
-
-  async enqueue(notification: QueuedNotification, nowMs: number): Promise<void> {
-    checkQueuedNotification(notification);
-    checkMoment('nowMs', nowMs);
-    await this.#db
-      .insertInto('alert_notifications')
-      .values({
+/**
+ * Queues PENDING notifications due at `nowMs`, on `db` or inside a transaction (an alert state's
+ * transition queues its notifications in its own): the one INSERT of the outbox.
+ */
+export async function insertNotifications(db: Kysely<PostgresSchema>, notifications: readonly QueuedNotification[], nowMs: number): Promise<void> {
+  if (notifications.length === 0) return;
+  await db
+    .insertInto('alert_notifications')
+    .values(
+      notifications.map((notification) => ({
         account_id: notification.accountId,
         id: notification.id,
         check_id: notification.checkId,
@@ -40,8 +37,22 @@ export class PostgresNotificationOutbox implements NotificationOutbox {
         notification_result: null,
         lease_owner: null,
         lease_until_ms: null,
-      })
-      .execute();
+      })),
+    )
+    .execute();
+}
+
+export class PostgresNotificationOutbox implements NotificationOutbox {
+  readonly #db: Kysely<PostgresSchema>;
+
+  constructor(db: Kysely<PostgresSchema>) {
+    this.#db = db;
+  }
+
+  async enqueue(notification: QueuedNotification, nowMs: number): Promise<void> {
+    checkQueuedNotification(notification);
+    checkMoment('nowMs', nowMs);
+    await insertNotifications(this.#db, [notification], nowMs);
   }
 
   async claimDue(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedNotification[]> {

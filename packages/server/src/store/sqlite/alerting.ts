@@ -2,19 +2,34 @@
  * Alerting's SQL besides the outbox (outbox.ts): each check's alert state, the SSL alerts sent per
  * day, the incident a check's `triggerIncident` has open, and the notifications as
  * `GET /v1/alert-notifications` lists them.
+ *
+ * The in-process alerting (alerting/index.ts) reads and writes the state synchronously in one
+ * transaction through `AlertStateTable`; `SqliteAlertStates` is the versioned compare-and-set of the
+ * async port on the same table, queuing its notifications with the outbox's own statement.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
-import type { NotificationRow } from './outbox.js';
+import type { AlertStates, QueuedNotification, VersionedAlertState } from '../ports.js';
+import { checkAlertStateKey, checkAlertTransition } from '../port-rules.js';
+import { committed, type BatchedSqlite } from './batched.js';
+import { OutboxTable, type NotificationRow } from './outbox.js';
 
 export class AlertStateTable {
-  readonly #get: Statement;
+  readonly #read: Statement;
   readonly #put: Statement;
+  readonly #create: Statement;
+  readonly #replace: Statement;
   readonly #sslAlertDue: Statement;
 
   constructor(db: SqliteDatabase) {
-    this.#get = db.prepare('SELECT doc FROM alert_states WHERE account_id = ? AND check_id = ?');
-    this.#put = db.prepare('INSERT OR REPLACE INTO alert_states (account_id, check_id, doc) VALUES (?, ?, ?)');
+    this.#read = db.prepare('SELECT doc, version FROM alert_states WHERE account_id = ? AND check_id = ?');
+    // Every write moves the version (step 31), so a replica's compare-and-set sees this one too.
+    this.#put = db.prepare(
+      `INSERT INTO alert_states (account_id, check_id, doc, version) VALUES (?, ?, ?, 1)
+       ON CONFLICT (account_id, check_id) DO UPDATE SET doc = excluded.doc, version = alert_states.version + 1`,
+    );
+    this.#create = db.prepare('INSERT INTO alert_states (account_id, check_id, doc, version) VALUES (?, ?, ?, 1) ON CONFLICT (account_id, check_id) DO NOTHING');
+    this.#replace = db.prepare('UPDATE alert_states SET doc = ?, version = version + 1 WHERE account_id = ? AND check_id = ? AND version = ?');
     this.#sslAlertDue = db.prepare(
       `INSERT INTO ssl_expiry_alerts (account_id, check_id, alert_channel_id, day) VALUES (?, ?, ?, ?)
        ON CONFLICT (account_id, check_id, alert_channel_id) DO UPDATE SET day = excluded.day WHERE day < excluded.day`,
@@ -23,11 +38,24 @@ export class AlertStateTable {
 
   /** The check's stored alert state (JSON), if it has one. */
   get(accountId: string, checkId: string): string | undefined {
-    return (this.#get.get(accountId, checkId) as { doc: string } | undefined)?.doc;
+    return this.read(accountId, checkId)?.state;
   }
 
+  /** The check's stored alert state (JSON) and its version, if it has one. */
+  read(accountId: string, checkId: string): VersionedAlertState | undefined {
+    const row = this.#read.get(accountId, checkId) as { doc: string; version: number } | undefined;
+    return row && { state: row.doc, version: row.version };
+  }
+
+  /** Stores the state whatever its version (the single process, which read it in the same transaction). */
   put(accountId: string, checkId: string, doc: string): void {
     this.#put.run(accountId, checkId, doc);
+  }
+
+  /** Stores the state only if its version is `expectedVersion` (0: no state yet); whether it did. */
+  compareAndSet(accountId: string, checkId: string, expectedVersion: number, doc: string): boolean {
+    const result = expectedVersion === 0 ? this.#create.run(accountId, checkId, doc) : this.#replace.run(doc, accountId, checkId, expectedVersion);
+    return result.changes > 0;
   }
 
   /** Claims the day's SSL alert of a check for a channel: true only when none was sent that day (or later). */
@@ -78,5 +106,32 @@ export class NotificationLogTable {
   /** Rows created in `[fromMs, toMs)`, of one channel when given, newest first (ties: the later written first). */
   inWindow(accountId: string, fromMs: number, toMs: number, alertChannelId: number | null): NotificationRow[] {
     return this.#inWindow.all(accountId, fromMs, toMs, alertChannelId, alertChannelId, this.#excluded) as NotificationRow[];
+  }
+}
+
+export class SqliteAlertStates implements AlertStates {
+  readonly #store: BatchedSqlite;
+  readonly #states: AlertStateTable;
+  readonly #outbox: OutboxTable;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
+    this.#states = new AlertStateTable(store.db);
+    this.#outbox = new OutboxTable(store.db);
+  }
+
+  async read(accountId: string, checkId: string): Promise<VersionedAlertState | undefined> {
+    checkAlertStateKey(accountId, checkId);
+    return this.#states.read(accountId, checkId);
+  }
+
+  async transition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): Promise<boolean> {
+    checkAlertTransition(accountId, checkId, expectedVersion, nextState, notifications, nowMs);
+    // The write comes first, so the transaction holds the write lock before it reads anything.
+    return committed(this.#store, () => {
+      if (!this.#states.compareAndSet(accountId, checkId, expectedVersion, nextState)) return false;
+      for (const notification of notifications) this.#outbox.insert(notification, nowMs);
+      return true;
+    });
   }
 }

@@ -3,6 +3,7 @@
  * same file behave as replicas do on one PostgreSQL database (the contract suite relies on it).
  */
 import type { StoragePorts } from '../ports.js';
+import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
 import { SqliteNotificationOutbox } from './outbox.js';
@@ -15,6 +16,7 @@ export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: Idemp
     rateLimits: new SqliteRateLimitWindows(store),
     slotClaims: new SqliteSlotClaims(store),
     outbox: new SqliteNotificationOutbox(store),
+    alertStates: new SqliteAlertStates(store),
     close: async () => store.close(),
   };
 }

@@ -1,0 +1,120 @@
+/** The alert-state port, the same assertions on every engine (see engines.ts). */
+import { describe, expect, it } from 'vitest';
+import type { QueuedNotification, StoragePorts } from '../ports.js';
+import { enginesUnderTest, twoReplicas } from './engines.js';
+
+const engines = enginesUnderTest();
+const NOW = Date.UTC(2026, 10, 1);
+
+function notification(id: string, accountId = 'acc'): QueuedNotification {
+  return { id, accountId, checkId: 'check-1', alertChannelId: 1, channelType: 'WEBHOOK', alertType: 'ALERT_FAILURE', doc: JSON.stringify({ id }) };
+}
+
+const state = (status: string, count = 0) => JSON.stringify({ status, count });
+
+/** Reads and moves the state until this replica's transition wins; resolves to the notification ids it tried, the winner's last. */
+async function moveOnce(ports: StoragePorts, name: string, round: number): Promise<string[]> {
+  const tried: string[] = [];
+  for (;;) {
+    const current = await ports.alertStates.read('acc', 'check-1');
+    const id = `${name}-${round}-${tried.length}`;
+    tried.push(id);
+    const count = current === undefined ? 1 : (JSON.parse(current.state) as { count: number }).count + 1;
+    if (await ports.alertStates.transition('acc', 'check-1', current?.version ?? 0, state('failing', count), [notification(id)], NOW)) return tried;
+  }
+}
+
+describe.each(engines)('alert states on $name', (engine) => {
+  it('lets one of two replicas moving a check without a state at once win, and queues only the winner\'s notifications', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const [byA, byB] = await Promise.all([
+      a.alertStates.transition('acc', 'check-1', 0, state('failing'), [notification('a-1'), notification('a-2')], NOW),
+      b.alertStates.transition('acc', 'check-1', 0, state('degraded'), [notification('b-1')], NOW),
+    ]);
+    expect([byA, byB].filter(Boolean)).toHaveLength(1);
+    const [winner, loser] = byA ? [['a-1', 'a-2'], ['b-1']] : [['b-1'], ['a-1', 'a-2']];
+    for (const id of winner) expect(await b.outbox.find(id)).toEqual({ delivery: 'PENDING', attempts: 0, leaseOwner: null });
+    for (const id of loser) expect(await a.outbox.find(id)).toBeUndefined();
+    expect(await a.alertStates.read('acc', 'check-1')).toEqual({ state: byA ? state('failing') : state('degraded'), version: 1 });
+  });
+
+  it('lets one of two replicas moving the same version at once win, after earlier transitions', async () => {
+    const [a, b] = await twoReplicas(engine);
+    expect(await a.alertStates.transition('acc', 'check-1', 0, state('passing'), [], NOW)).toBe(true);
+    expect(await b.alertStates.transition('acc', 'check-1', 1, state('failing'), [notification('first-failure')], NOW)).toBe(true);
+    const results = await Promise.all([
+      a.alertStates.transition('acc', 'check-1', 2, state('passing', 1), [notification('recovery-a')], NOW + 1),
+      b.alertStates.transition('acc', 'check-1', 2, state('passing', 2), [notification('recovery-b')], NOW + 1),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await a.alertStates.read('acc', 'check-1')).toEqual({ state: results[0] ? state('passing', 1) : state('passing', 2), version: 3 });
+    expect((await a.outbox.claimDue('r', NOW + 1, 60_000, 10)).map((queued) => queued.id).sort()).toEqual(['first-failure', results[0] ? 'recovery-a' : 'recovery-b']);
+  });
+
+  it('serialises 20 transitions raced by two replicas: each moves the version once and queues once', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const rounds = await Promise.all([a, b].map(async (ports, index) => {
+      const attempts: string[][] = [];
+      for (let round = 0; round < 10; round += 1) attempts.push(await moveOnce(ports, index === 0 ? 'a' : 'b', round));
+      return attempts;
+    }));
+    const current = await a.alertStates.read('acc', 'check-1');
+    expect(current?.version).toBe(20);
+    expect(JSON.parse(current!.state)).toEqual({ status: 'failing', count: 20 });
+    // The last attempt of each round won; only those 20 are queued, none of the attempts that lost.
+    const winners = rounds.flat().map((attempts) => attempts.at(-1)!);
+    const queued = (await b.outbox.claimDue('r', NOW, 60_000, 1000)).map((entry) => entry.id);
+    expect(queued.sort()).toEqual(winners.sort());
+    for (const lost of rounds.flat().flatMap((attempts) => attempts.slice(0, -1))) expect(await a.outbox.find(lost)).toBeUndefined();
+  });
+
+  it('refuses a transition from a version another replica moved on from, storing and queuing nothing', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.alertStates.transition('acc', 'check-1', 0, state('passing'), [], NOW);
+    const seen = await a.alertStates.read('acc', 'check-1');
+    expect(await b.alertStates.transition('acc', 'check-1', seen!.version, state('failing'), [notification('by-b')], NOW)).toBe(true);
+    expect(await a.alertStates.transition('acc', 'check-1', seen!.version, state('degraded'), [notification('by-a')], NOW)).toBe(false);
+    expect(await a.alertStates.transition('acc', 'check-1', 0, state('degraded'), [notification('by-a')], NOW)).toBe(false);
+    expect(await a.outbox.find('by-a')).toBeUndefined();
+    expect(await a.alertStates.read('acc', 'check-1')).toEqual({ state: state('failing'), version: 2 });
+  });
+
+  it('moves neither the state nor the outbox when a notification cannot be queued', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.outbox.enqueue(notification('taken'), NOW);
+    await expect(b.alertStates.transition('acc', 'check-1', 0, state('failing'), [notification('fresh'), notification('taken')], NOW)).rejects.toThrow();
+    expect(await a.alertStates.read('acc', 'check-1')).toBeUndefined();
+    expect(await a.outbox.find('fresh')).toBeUndefined();
+  });
+
+  it('keeps the states of checks and accounts apart', async () => {
+    const [a, b] = await twoReplicas(engine);
+    expect(await a.alertStates.transition('acc-1', 'check-1', 0, state('failing'), [], NOW)).toBe(true);
+    expect(await b.alertStates.transition('acc-2', 'check-1', 0, state('passing'), [], NOW)).toBe(true);
+    expect(await b.alertStates.transition('acc-1', 'check-2', 0, state('degraded'), [], NOW)).toBe(true);
+    expect(await a.alertStates.read('acc-2', 'check-1')).toEqual({ state: state('passing'), version: 1 });
+    expect(await a.alertStates.read('acc-1', 'check-3')).toBeUndefined();
+  });
+
+  it.each([
+    ['an empty account', ['', 'check-1', 0, state('failing'), [], NOW], 'accountId must be a string that is not empty, got ""'],
+    ['an empty check', ['acc', '', 0, state('failing'), [], NOW], 'checkId must be a string that is not empty, got ""'],
+    ['a negative version', ['acc', 'check-1', -1, state('failing'), [], NOW], 'expectedVersion must be a whole number of at least 0 (0: the check has no state yet), got -1'],
+    ['a fractional version', ['acc', 'check-1', 1.5, state('failing'), [], NOW], 'expectedVersion must be a whole number of at least 0 (0: the check has no state yet), got 1.5'],
+    ['a state that is no JSON', ['acc', 'check-1', 0, '{status', [], NOW], 'alert state must be the JSON text of an object, got "{status"'],
+    ['a state that is a JSON array', ['acc', 'check-1', 0, '[]', [], NOW], 'alert state must be the JSON text of an object, got "[]"'],
+    ['a fractional moment', ['acc', 'check-1', 0, state('failing'), [], NOW + 0.5], `nowMs must be a whole number of milliseconds since the epoch, got ${NOW + 0.5}`],
+    ['a notification of another account', ['acc', 'check-1', 0, state('failing'), [notification('n-1', 'other')], NOW], 'notification "n-1" is of account "other", not of the transition\'s account "acc"'],
+    ['a notification listed twice', ['acc', 'check-1', 0, state('failing'), [notification('n-1'), notification('n-1')], NOW], 'notification "n-1" is listed twice in one transition'],
+    ['a notification without a channel', ['acc', 'check-1', 0, state('failing'), [{ ...notification('n-1'), alertChannelId: 0 }], NOW], 'alertChannelId must be a whole number of at least 1, got 0'],
+  ] as const)('refuses a transition with %s, storing nothing', async (_name, args, message) => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.alertStates.transition(args[0], args[1], args[2], args[3], args[4], args[5])).rejects.toThrow(message);
+    expect(await a.alertStates.read('acc', 'check-1')).toBeUndefined();
+  });
+
+  it('refuses a read without an account', async () => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.alertStates.read('', 'check-1')).rejects.toThrow('accountId must be a string that is not empty, got ""');
+  });
+});

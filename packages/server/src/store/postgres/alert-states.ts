@@ -1,0 +1,57 @@
+/**
+ * Alert states in PostgreSQL, moved by compare-and-set on their version. A transition from version n
+ * is an `UPDATE … WHERE version = n` (from no state, an `INSERT … ON CONFLICT DO NOTHING`): of two
+ * replicas moving the same state at once, the second waits for the first's row lock, finds the version
+ * moved when it gets the row, and changes nothing. The notifications are inserted into the outbox
+ * (`alert_notifications`, the NotificationOutbox's table) in the same transaction, so they exist
+ * exactly when the state moved. Same rules as store/sqlite/alerting.ts.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { AlertStates, QueuedNotification, VersionedAlertState } from '../ports.js';
+import { checkAlertStateKey, checkAlertTransition } from '../port-rules.js';
+import type { PostgresSchema } from './database.js';
+import { insertNotifications } from './outbox.js';
+
+export class PostgresAlertStates implements AlertStates {
+  readonly #db: Kysely<PostgresSchema>;
+
+  constructor(db: Kysely<PostgresSchema>) {
+    this.#db = db;
+  }
+
+  async read(accountId: string, checkId: string): Promise<VersionedAlertState | undefined> {
+    checkAlertStateKey(accountId, checkId);
+    const row = await this.#db
+      .selectFrom('alert_states')
+      .select(['doc', 'version'])
+      .where('account_id', '=', accountId)
+      .where('check_id', '=', checkId)
+      .executeTakeFirst();
+    return row && { state: row.doc, version: row.version };
+  }
+
+  async transition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): Promise<boolean> {
+    checkAlertTransition(accountId, checkId, expectedVersion, nextState, notifications, nowMs);
+    return this.#db.transaction().execute(async (tx) => {
+      const moved =
+        expectedVersion === 0
+          ? await tx
+              .insertInto('alert_states')
+              .values({ account_id: accountId, check_id: checkId, doc: nextState, version: 1 })
+              .onConflict((conflict) => conflict.columns(['account_id', 'check_id']).doNothing())
+              .returning('version')
+              .executeTakeFirst()
+          : await tx
+              .updateTable('alert_states')
+              .set({ doc: nextState, version: sql<number>`version + 1` })
+              .where('account_id', '=', accountId)
+              .where('check_id', '=', checkId)
+              .where('version', '=', expectedVersion)
+              .returning('version')
+              .executeTakeFirst();
+      if (moved === undefined) return false;
+      await insertNotifications(tx, notifications, nowMs);
+      return true;
+    });
+  }
+}
