@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import type { ClaimedNotification, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse } from './ports.js';
+import type { ClaimedNotification, MissedDeadline, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -166,6 +166,32 @@ function isJsonObject(value: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+export function checkWatchedHeartbeat(heartbeat: WatchedHeartbeat): void {
+  text('accountId', heartbeat.accountId);
+  text('checkId', heartbeat.checkId);
+  positive('periodMs', heartbeat.periodMs);
+  if (typeof heartbeat.graceMs !== 'number' || !Number.isSafeInteger(heartbeat.graceMs) || heartbeat.graceMs < 0) {
+    throw new StoreInputError(`graceMs must be a whole number of at least 0, got ${shown(heartbeat.graceMs)}`);
+  }
+  moment('anchorMs', heartbeat.anchorMs);
+}
+
+export function checkHeartbeatKey(accountId: unknown, checkId: unknown): void {
+  text('accountId', accountId);
+  text('checkId', checkId);
+}
+
+export function checkDeadlineClaim(nowMs: unknown, limit: unknown, owner: unknown): void {
+  moment('nowMs', nowMs);
+  positive('limit', limit);
+  text('claim owner', owner, 200);
+}
+
+/** Earliest deadline first, then by check: the order a claim hands missed windows out (RETURNING has none). */
+export function byDeadline(a: MissedDeadline, b: MissedDeadline): number {
+  return a.dueMs - b.dueMs || (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.checkId < b.checkId ? -1 : a.checkId > b.checkId ? 1 : 0);
 }
 
 /** An outbox row as both engines store it (same column names), as the port hands it out. */

@@ -181,6 +181,53 @@ export interface AlertStates {
   transition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): Promise<boolean>;
 }
 
+/** A heartbeat monitor as the deadline port watches it. */
+export interface WatchedHeartbeat {
+  readonly accountId: string;
+  readonly checkId: string;
+  /** The heartbeat's period and grace in milliseconds (`heartbeatDurationMs` of what the check says). */
+  readonly periodMs: number;
+  readonly graceMs: number;
+  /** The last ping, or when the check was created while it was never pinged. */
+  readonly anchorMs: number;
+}
+
+/** A missed window of one heartbeat, claimed by one caller. */
+export interface MissedDeadline {
+  readonly accountId: string;
+  readonly checkId: string;
+  /** When the window closed without a ping: the deadline this claim is for. */
+  readonly dueMs: number;
+  /** The anchor the window was counted from (last ping, or creation). */
+  readonly anchorMs: number;
+}
+
+/**
+ * The deadlines of heartbeat monitors, by the rules of heartbeats/deadlines.ts: the first window
+ * closes `period + grace` after the anchor, the next ones one `period` apart while no ping comes, and
+ * when several closed unseen (the service was down) the latest stands for them. A window is reported
+ * once: a claim is keyed by check and deadline, so of replicas claiming at once one gets it, and a
+ * restart never reports it again.
+ */
+export interface HeartbeatDeadlines {
+  /**
+   * Watches a heartbeat, or updates its period and grace. The anchor only moves forward (an older
+   * anchor than the stored one, such as a replica's stale copy of the check, is ignored).
+   */
+  watch(heartbeat: WatchedHeartbeat): Promise<void>;
+  /** Stops watching (the check was deleted or deactivated); the windows it reported stay reported. False when it was not watched. */
+  forget(accountId: string, checkId: string): Promise<boolean>;
+  /** A ping at `pingMs` restarts the check's windows from it; false when the check is not watched or has a later ping. */
+  recordPing(accountId: string, checkId: string, pingMs: number): Promise<boolean>;
+  /**
+   * Claims, for `owner`, the latest missed window of up to `limit` heartbeats whose deadline passed by
+   * `nowMs` (inclusive) and whose window no one reported, earliest deadline first.
+   */
+  claimMissed(nowMs: number, limit: number, owner: string): Promise<MissedDeadline[]>;
+  /** The last window reported for the check and who claimed it (null: the in-process watch). */
+  reported(accountId: string, checkId: string): Promise<{ dueMs: number; owner: string | null } | undefined>;
+}
+
 /** The ports of one engine on one database, as one replica holds them. */
 export interface StoragePorts {
   readonly idempotency: IdempotencyKeys;
@@ -188,6 +235,7 @@ export interface StoragePorts {
   readonly slotClaims: SlotClaims;
   readonly outbox: NotificationOutbox;
   readonly alertStates: AlertStates;
+  readonly heartbeatDeadlines: HeartbeatDeadlines;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

@@ -61,12 +61,30 @@ export interface AlertStatesTable {
   version: number;
 }
 
+export interface HeartbeatTimingsTable {
+  account_id: string;
+  check_id: string;
+  period_ms: number;
+  grace_ms: number;
+  anchor_ms: number;
+  next_due_ms: number;
+}
+
+export interface HeartbeatDeadlinesTable {
+  account_id: string;
+  check_id: string;
+  reported_due_ms: number;
+  reported_by: string | null;
+}
+
 export interface PostgresSchema {
   idempotency_keys: IdempotencyKeysTable;
   rate_windows: RateWindowsTable;
   scheduled_runs: ScheduledRunsTable;
   alert_notifications: AlertNotificationsTable;
   alert_states: AlertStatesTable;
+  heartbeat_timings: HeartbeatTimingsTable;
+  heartbeat_deadlines: HeartbeatDeadlinesTable;
 }
 
 export interface PostgresOptions {

@@ -5,6 +5,7 @@
 import type { StoragePorts } from '../ports.js';
 import { PostgresAlertStates } from './alert-states.js';
 import { openPostgres, type PostgresOptions } from './database.js';
+import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
 import { PostgresIdempotencyKeys } from './idempotency.js';
 import { PostgresNotificationOutbox } from './outbox.js';
 import { migratePostgres } from './migrations.js';
@@ -27,6 +28,7 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Stora
     slotClaims: new PostgresSlotClaims(db),
     outbox: new PostgresNotificationOutbox(db),
     alertStates: new PostgresAlertStates(db),
+    heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
     close,
   };
 }

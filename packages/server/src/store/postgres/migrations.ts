@@ -116,6 +116,29 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 6,
+    name: 'heartbeat deadlines and reported windows',
+    up: statements(
+      `CREATE TABLE heartbeat_timings (
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        period_ms BIGINT NOT NULL,
+        grace_ms BIGINT NOT NULL,
+        anchor_ms BIGINT NOT NULL,
+        next_due_ms BIGINT NOT NULL,
+        PRIMARY KEY (account_id, check_id)
+      )`,
+      'CREATE INDEX heartbeat_timings_due ON heartbeat_timings (next_due_ms)',
+      `CREATE TABLE heartbeat_deadlines (
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        reported_due_ms BIGINT NOT NULL,
+        reported_by TEXT,
+        PRIMARY KEY (account_id, check_id)
+      )`,
+    ),
+  },
 ];
 
 /**

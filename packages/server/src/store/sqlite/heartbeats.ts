@@ -2,9 +2,17 @@
  * The heartbeat monitors' SQL: monitors by ping token, their pings (`heartbeat_events`, written by
  * the read side's results store), the cursor of pings already turned into results, and the missed
  * deadlines already reported.
+ *
+ * The in-process watch (heartbeats/watch.ts) keeps each heartbeat's deadline in memory and claims a
+ * missed window through `MissedWindowTable.claim`; `SqliteHeartbeatDeadlines` is the async port,
+ * which keeps the deadlines in `heartbeat_timings` (step 32) and claims with that same statement, so
+ * a window the watch reported is never reported by the port, nor the other way round.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
+import type { HeartbeatDeadlines, MissedDeadline, WatchedHeartbeat } from '../ports.js';
+import { byDeadline, checkDeadlineClaim, checkHeartbeatKey, checkMoment, checkWatchedHeartbeat } from '../port-rules.js';
+import { committed, type BatchedSqlite } from './batched.js';
 
 export interface HeartbeatCheckRow {
   readonly account_id: string;
@@ -48,7 +56,7 @@ export class HeartbeatWatchTable {
   readonly #cursor: Statement;
   readonly #moveCursor: Statement;
   readonly #lastEvent: Statement;
-  readonly #claimWindow: Statement;
+  readonly #windows: MissedWindowTable;
   readonly #reported: Statement;
   readonly #pruneEvents: Statement;
 
@@ -59,10 +67,7 @@ export class HeartbeatWatchTable {
     this.#cursor = db.prepare('SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1');
     this.#moveCursor = db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET event_rowid = excluded.event_rowid');
     this.#lastEvent = db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM heartbeat_events');
-    this.#claimWindow = db.prepare(
-      `INSERT INTO heartbeat_deadlines (account_id, check_id, reported_due_ms) VALUES (?, ?, ?)
-       ON CONFLICT (account_id, check_id) DO UPDATE SET reported_due_ms = excluded.reported_due_ms WHERE reported_due_ms < excluded.reported_due_ms`,
-    );
+    this.#windows = new MissedWindowTable(db);
     this.#reported = db.prepare('SELECT account_id, check_id, reported_due_ms FROM heartbeat_deadlines');
     this.#pruneEvents = db.prepare(`DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND rowid <= ? LIMIT ${batch.prune})`);
   }
@@ -93,7 +98,7 @@ export class HeartbeatWatchTable {
 
   /** Records a missed window as reported; false when it (or a later one) already was. */
   claimWindow(accountId: string, checkId: string, dueMs: number): boolean {
-    return this.#claimWindow.run(accountId, checkId, dueMs).changes > 0;
+    return this.#windows.claim(accountId, checkId, dueMs, null);
   }
 
   /** The last window reported per check. */
@@ -125,5 +130,103 @@ export class HeartbeatEventTable {
   /** A check's pings (JSON), oldest first. */
   ofCheck(accountId: string, checkId: string): string[] {
     return (this.#ofCheck.all(accountId, checkId) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+}
+
+/** The missed windows reported per check: the claim both the watch and the port make. */
+export class MissedWindowTable {
+  readonly #claim: Statement;
+  readonly #find: Statement;
+
+  constructor(db: SqliteDatabase) {
+    this.#claim = db.prepare(
+      `INSERT INTO heartbeat_deadlines (account_id, check_id, reported_due_ms, reported_by) VALUES (?, ?, ?, ?)
+       ON CONFLICT (account_id, check_id) DO UPDATE SET reported_due_ms = excluded.reported_due_ms, reported_by = excluded.reported_by
+       WHERE reported_due_ms < excluded.reported_due_ms`,
+    );
+    this.#find = db.prepare('SELECT reported_due_ms AS dueMs, reported_by AS owner FROM heartbeat_deadlines WHERE account_id = ? AND check_id = ?');
+  }
+
+  /** Records the window as reported by `owner` (null: the in-process watch); false when it, or a later one, already was. */
+  claim(accountId: string, checkId: string, dueMs: number, owner: string | null): boolean {
+    return this.#claim.run(accountId, checkId, dueMs, owner).changes > 0;
+  }
+
+  find(accountId: string, checkId: string): { dueMs: number; owner: string | null } | undefined {
+    return this.#find.get(accountId, checkId) as { dueMs: number; owner: string | null } | undefined;
+  }
+}
+
+/**
+ * The first deadline after the anchor is `anchor + period + grace`; `next_due_ms` is the next window
+ * not yet looked at. A claim moves it past `now` to the window after the latest that closed, and
+ * returns that latest one (heartbeats/deadlines.ts: `latestMissedWindow`, `nextDeadlineMs`). Integer
+ * division is the floor there, since `now >= next_due_ms >= first deadline`.
+ */
+const FIRST_DUE = '(anchor_ms + period_ms + grace_ms)';
+
+export class SqliteHeartbeatDeadlines implements HeartbeatDeadlines {
+  readonly #store: BatchedSqlite;
+  readonly #windows: MissedWindowTable;
+  readonly #watch: Statement;
+  readonly #forget: Statement;
+  readonly #ping: Statement;
+  readonly #due: Statement;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
+    this.#windows = new MissedWindowTable(store.db);
+    // Unchanged timing writes nothing: replicas re-watch every heartbeat each time they reload the checks.
+    this.#watch = store.db.prepare(
+      `INSERT INTO heartbeat_timings (account_id, check_id, period_ms, grace_ms, anchor_ms, next_due_ms)
+       VALUES (@accountId, @checkId, @periodMs, @graceMs, @anchorMs, @anchorMs + @periodMs + @graceMs)
+       ON CONFLICT (account_id, check_id) DO UPDATE SET period_ms = excluded.period_ms, grace_ms = excluded.grace_ms,
+         anchor_ms = max(anchor_ms, excluded.anchor_ms), next_due_ms = max(anchor_ms, excluded.anchor_ms) + excluded.period_ms + excluded.grace_ms
+       WHERE period_ms <> excluded.period_ms OR grace_ms <> excluded.grace_ms OR anchor_ms < excluded.anchor_ms`,
+    );
+    this.#forget = store.db.prepare('DELETE FROM heartbeat_timings WHERE account_id = ? AND check_id = ?');
+    this.#ping = store.db.prepare(
+      'UPDATE heartbeat_timings SET anchor_ms = @pingMs, next_due_ms = @pingMs + period_ms + grace_ms WHERE account_id = @accountId AND check_id = @checkId AND anchor_ms < @pingMs',
+    );
+    // One statement, and a write: the transaction takes the write lock before it reads the due rows.
+    // The CAST: better-sqlite3 binds a number as a REAL, and a REAL would make the division exact.
+    this.#due = store.db.prepare(
+      `UPDATE heartbeat_timings SET next_due_ms = ${FIRST_DUE} + ((CAST(@nowMs AS INTEGER) - ${FIRST_DUE}) / period_ms + 1) * period_ms
+       WHERE rowid IN (SELECT rowid FROM heartbeat_timings WHERE next_due_ms <= @nowMs ORDER BY next_due_ms, account_id, check_id LIMIT @limit)
+       RETURNING account_id, check_id, anchor_ms, next_due_ms - period_ms AS due_ms`,
+    );
+  }
+
+  async watch(heartbeat: WatchedHeartbeat): Promise<void> {
+    checkWatchedHeartbeat(heartbeat);
+    const { accountId, checkId, periodMs, graceMs, anchorMs } = heartbeat;
+    await committed(this.#store, () => this.#watch.run({ accountId, checkId, periodMs, graceMs, anchorMs }));
+  }
+
+  async forget(accountId: string, checkId: string): Promise<boolean> {
+    checkHeartbeatKey(accountId, checkId);
+    return committed(this.#store, () => this.#forget.run(accountId, checkId).changes > 0);
+  }
+
+  async recordPing(accountId: string, checkId: string, pingMs: number): Promise<boolean> {
+    checkHeartbeatKey(accountId, checkId);
+    checkMoment('pingMs', pingMs);
+    return committed(this.#store, () => this.#ping.run({ accountId, checkId, pingMs }).changes > 0);
+  }
+
+  async claimMissed(nowMs: number, limit: number, owner: string): Promise<MissedDeadline[]> {
+    checkDeadlineClaim(nowMs, limit, owner);
+    return committed(this.#store, () => {
+      const due = this.#due.all({ nowMs, limit }) as Array<{ account_id: string; check_id: string; anchor_ms: number; due_ms: number }>;
+      return due
+        .filter((row) => this.#windows.claim(row.account_id, row.check_id, row.due_ms, owner))
+        .map((row) => ({ accountId: row.account_id, checkId: row.check_id, dueMs: row.due_ms, anchorMs: row.anchor_ms }))
+        .sort(byDeadline);
+    });
+  }
+
+  async reported(accountId: string, checkId: string): Promise<{ dueMs: number; owner: string | null } | undefined> {
+    checkHeartbeatKey(accountId, checkId);
+    return this.#windows.find(accountId, checkId);
   }
 }

@@ -5,6 +5,7 @@
 import type { StoragePorts } from '../ports.js';
 import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
+import { SqliteHeartbeatDeadlines } from './heartbeats.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
 import { SqliteNotificationOutbox } from './outbox.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
@@ -17,6 +18,7 @@ export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: Idemp
     slotClaims: new SqliteSlotClaims(store),
     outbox: new SqliteNotificationOutbox(store),
     alertStates: new SqliteAlertStates(store),
+    heartbeatDeadlines: new SqliteHeartbeatDeadlines(store),
     close: async () => store.close(),
   };
 }

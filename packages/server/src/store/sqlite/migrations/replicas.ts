@@ -1,7 +1,9 @@
 /**
  * Step 31 on: what the storage ports (../../ports.ts) need so that replicas sharing a database act
  * as one service. Step 31 versions each check's alert state, so a transition is a compare-and-set.
- * Rows stored before it start at version 1, the version of a state stored once.
+ * Rows stored before it start at version 1, the version of a state stored once. Step 32 keeps each
+ * heartbeat's deadline in the database (the in-process watch keeps it in memory), so replicas claim
+ * missed windows from one table, and records who reported a window.
  */
 import type { SqliteStep } from './step.js';
 
@@ -11,6 +13,26 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
     name: 'alert states are versioned',
     up: (db) => {
       db.exec('ALTER TABLE alert_states ADD COLUMN version INTEGER NOT NULL DEFAULT 1');
+    },
+  },
+  {
+    step: 32,
+    name: 'heartbeat deadlines in the database, who reported a window',
+    up: (db) => {
+      db.exec(`
+        ALTER TABLE heartbeat_deadlines ADD COLUMN reported_by TEXT;
+        -- next_due_ms: the next window's deadline not yet looked at, what a claim looks up.
+        CREATE TABLE heartbeat_timings (
+          account_id TEXT NOT NULL,
+          check_id TEXT NOT NULL,
+          period_ms INTEGER NOT NULL,
+          grace_ms INTEGER NOT NULL,
+          anchor_ms INTEGER NOT NULL,
+          next_due_ms INTEGER NOT NULL,
+          PRIMARY KEY (account_id, check_id)
+        );
+        CREATE INDEX heartbeat_timings_due ON heartbeat_timings (next_due_ms);
+      `);
     },
   },
 ];
