@@ -189,6 +189,17 @@ export function checkDeadlineClaim(nowMs: unknown, limit: unknown, owner: unknow
   text('claim owner', owner, 200);
 }
 
+export function checkJobRun(jobName: unknown, nowMs: unknown, everyMs: unknown, owner: unknown): void {
+  text('job name', jobName, 200);
+  moment('nowMs', nowMs);
+  positive('everyMs', everyMs);
+  text('job owner', owner, 200);
+}
+
+export function checkJobName(jobName: unknown): void {
+  text('job name', jobName, 200);
+}
+
 /** Earliest deadline first, then by check: the order a claim hands missed windows out (RETURNING has none). */
 export function byDeadline(a: MissedDeadline, b: MissedDeadline): number {
   return a.dueMs - b.dueMs || (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.checkId < b.checkId ? -1 : a.checkId > b.checkId ? 1 : 0);

@@ -228,6 +228,20 @@ export interface HeartbeatDeadlines {
   reported(accountId: string, checkId: string): Promise<{ dueMs: number; owner: string | null } | undefined>;
 }
 
+/**
+ * Jobs every replica runs on a timer but that must run once per period across them (pruning old
+ * results, rollups and claims): whoever asks first in a period runs it, the others skip it.
+ */
+export interface PeriodicJobs {
+  /**
+   * True, for exactly one caller, when `jobName` last ran at least `everyMs` before `nowMs` (or never):
+   * that caller is recorded as having run it at `nowMs` and runs it. False for everyone else.
+   */
+  tryRun(jobName: string, nowMs: number, everyMs: number, owner: string): Promise<boolean>;
+  /** When the job last ran and who ran it (for tests and diagnostics). */
+  lastRun(jobName: string): Promise<{ atMs: number; owner: string } | undefined>;
+}
+
 /** The ports of one engine on one database, as one replica holds them. */
 export interface StoragePorts {
   readonly idempotency: IdempotencyKeys;
@@ -236,6 +250,7 @@ export interface StoragePorts {
   readonly outbox: NotificationOutbox;
   readonly alertStates: AlertStates;
   readonly heartbeatDeadlines: HeartbeatDeadlines;
+  readonly periodicJobs: PeriodicJobs;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

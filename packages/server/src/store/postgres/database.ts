@@ -77,6 +77,12 @@ export interface HeartbeatDeadlinesTable {
   reported_by: string | null;
 }
 
+export interface PeriodicJobsTable {
+  name: string;
+  last_run_ms: number;
+  last_owner: string;
+}
+
 export interface PostgresSchema {
   idempotency_keys: IdempotencyKeysTable;
   rate_windows: RateWindowsTable;
@@ -85,6 +91,7 @@ export interface PostgresSchema {
   alert_states: AlertStatesTable;
   heartbeat_timings: HeartbeatTimingsTable;
   heartbeat_deadlines: HeartbeatDeadlinesTable;
+  periodic_jobs: PeriodicJobsTable;
 }
 
 export interface PostgresOptions {

@@ -9,6 +9,7 @@ import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
 import { PostgresIdempotencyKeys } from './idempotency.js';
 import { PostgresNotificationOutbox } from './outbox.js';
 import { migratePostgres } from './migrations.js';
+import { PostgresPeriodicJobs } from './periodic-jobs.js';
 import { PostgresRateLimitWindows } from './rate-limits.js';
 import { PostgresSlotClaims } from './slot-claims.js';
 
@@ -29,6 +30,7 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Stora
     outbox: new PostgresNotificationOutbox(db),
     alertStates: new PostgresAlertStates(db),
     heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
+    periodicJobs: new PostgresPeriodicJobs(db),
     close,
   };
 }

@@ -139,6 +139,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 7,
+    name: 'periodic jobs',
+    up: statements(
+      `CREATE TABLE periodic_jobs (
+        name TEXT PRIMARY KEY,
+        last_run_ms BIGINT NOT NULL,
+        last_owner TEXT NOT NULL
+      )`,
+    ),
+  },
 ];
 
 /**

@@ -8,6 +8,7 @@ import type { BatchedSqlite } from './batched.js';
 import { SqliteHeartbeatDeadlines } from './heartbeats.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
 import { SqliteNotificationOutbox } from './outbox.js';
+import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
 import { SqliteSlotClaims } from './slot-claims.js';
 
@@ -19,6 +20,7 @@ export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: Idemp
     outbox: new SqliteNotificationOutbox(store),
     alertStates: new SqliteAlertStates(store),
     heartbeatDeadlines: new SqliteHeartbeatDeadlines(store),
+    periodicJobs: new SqlitePeriodicJobs(store),
     close: async () => store.close(),
   };
 }

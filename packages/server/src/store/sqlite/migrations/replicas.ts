@@ -3,7 +3,8 @@
  * as one service. Step 31 versions each check's alert state, so a transition is a compare-and-set.
  * Rows stored before it start at version 1, the version of a state stored once. Step 32 keeps each
  * heartbeat's deadline in the database (the in-process watch keeps it in memory), so replicas claim
- * missed windows from one table, and records who reported a window.
+ * missed windows from one table, and records who reported a window. Step 33 records when each
+ * periodic job (pruning) last ran, so one replica runs it per period.
  */
 import type { SqliteStep } from './step.js';
 
@@ -33,6 +34,17 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
         );
         CREATE INDEX heartbeat_timings_due ON heartbeat_timings (next_due_ms);
       `);
+    },
+  },
+  {
+    step: 33,
+    name: 'periodic jobs',
+    up: (db) => {
+      db.exec(`CREATE TABLE periodic_jobs (
+        name TEXT PRIMARY KEY,
+        last_run_ms INTEGER NOT NULL,
+        last_owner TEXT NOT NULL
+      )`);
     },
   },
 ];
