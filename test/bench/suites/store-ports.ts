@@ -1,8 +1,10 @@
 /**
  * What the storage ports replicas share cost on each engine, with two replicas on one database as
  * `vigil server` replicas would run: slots claimed (the scheduler's tick claims a batch at a time,
- * both replicas the same slots at once, each slot won once) and notifications delivered through the
- * outbox (both replicas claiming with leases and settling until the backlog is empty).
+ * both replicas the same slots at once, each slot won once), notifications delivered through the
+ * outbox (both replicas claiming with leases and settling until the backlog is empty), and alert
+ * states moved by compare-and-set (both replicas moving the same checks at once, a lost race read
+ * again and retried, each transition queuing one notification in its transaction).
  *
  * PostgreSQL is the embedded server from npm on loopback, durable (fsync on), in this run's temporary
  * own temporary directory; its figure sits beside SQLite's (same run), which is the single-process default. These
@@ -68,11 +70,49 @@ async function outboxRate(replicas: readonly StoragePorts[], count: number): Pro
   return count / (elapsed / 1000);
 }
 
+const ALERT_CHECKS_AT_ONCE = 10;
+
+/**
+ * Transitions per second: both replicas move each check `rounds` times (read, compute, compare-and-set
+ * with one notification; read again after a lost race), ALERT_CHECKS_AT_ONCE checks at a time.
+ */
+async function alertTransitionRate(replicas: readonly StoragePorts[], checks: number, rounds: number): Promise<{ rate: number; lostPerWon: number }> {
+  let won = 0;
+  let lost = 0;
+  const move = async (replica: StoragePorts, which: number, checkId: string) => {
+    for (let round = 0; round < rounds; round += 1) {
+      for (let attempt = 0; ; attempt += 1) {
+        const current = await replica.alertStates.read('acc', checkId);
+        const next = JSON.stringify({ status: round % 2 === 0 ? 'failing' : 'passing', moves: (current?.version ?? 0) + 1 });
+        const notification = { id: `${checkId}-${which}-${round}-${attempt}`, accountId: 'acc', checkId, alertChannelId: 1, channelType: 'WEBHOOK', alertType: 'ALERT_FAILURE', doc: '{"context":{}}' };
+        if (await replica.alertStates.transition('acc', checkId, current?.version ?? 0, next, [notification], CLAIMED_MS)) break;
+        lost += 1;
+      }
+      won += 1;
+    }
+  };
+  const elapsed = await timeMs(async () => {
+    for (let start = 0; start < checks; start += ALERT_CHECKS_AT_ONCE) {
+      const ids = Array.from({ length: Math.min(ALERT_CHECKS_AT_ONCE, checks - start) }, (_, index) => `check-${start + index}`);
+      await Promise.all(ids.flatMap((checkId) => replicas.map((replica, which) => move(replica, which, checkId))));
+    }
+  });
+  const expected = checks * rounds * replicas.length;
+  const queued = await replicas[0]!.outbox.claimDue('bench', CLAIMED_MS, 60_000, expected + 1);
+  const last = await replicas[1]!.alertStates.read('acc', 'check-0');
+  if (won !== expected || queued.length !== expected || last?.version !== rounds * replicas.length) {
+    throw new Error(`store-ports: ${won} transitions won, ${queued.length} notifications queued, version ${last?.version}; expected ${expected}, one notification each`);
+  }
+  return { rate: expected / (elapsed / 1000), lostPerWon: lost / expected };
+}
+
 export const suite: BenchSuite = {
   name: 'store-ports',
   async run(context: BenchContext): Promise<BenchFigure[]> {
     const slotCount = context.full ? 100_000 : 10_000;
     const notificationCount = context.full ? 10_000 : 2_000;
+    const alertChecks = context.full ? 1_000 : 100;
+    const alertRounds = 5;
     // A directory of its own: as root, PostgreSQL's own user must be able to pass through it.
     const pgDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-pg-'));
     const postgres = await startEmbeddedPostgres({ dir: pgDir, port: 0, durable: true });
@@ -100,6 +140,18 @@ export const suite: BenchSuite = {
       const claimsPostgres = await repeat(context.runs, () => onPostgres((replicas) => claimRate(replicas, slotCount)));
       const outboxSqlite = await repeat(context.runs, () => onSqlite((replicas) => outboxRate(replicas, notificationCount)));
       const outboxPostgres = await repeat(context.runs, () => onPostgres((replicas) => outboxRate(replicas, notificationCount)));
+      const lostRaces: number[] = [];
+      const transitionsOn = (open: typeof onSqlite) => () =>
+        open(async (replicas) => {
+          const { rate, lostPerWon } = await alertTransitionRate(replicas, alertChecks, alertRounds);
+          lostRaces.push(lostPerWon);
+          return rate;
+        });
+      const alertSqlite = await repeat(context.runs, transitionsOn(onSqlite));
+      const lostSqlite = lostRaces.splice(0);
+      const alertPostgres = await repeat(context.runs, transitionsOn(onPostgres));
+      const lostPostgres = lostRaces.splice(0);
+      const lostShown = (list: number[]) => list.map((value) => value.toFixed(2)).join(', ');
       return [
         {
           id: 'store-ports.slot-claims',
@@ -118,6 +170,15 @@ export const suite: BenchSuite = {
           runs: outboxPostgres,
           baseline: { label: 'the same on SQLite, two connections to one file', runs: outboxSqlite },
           note: `${notificationCount} notifications, claims of 10, each settled exactly once (no delivery: the storage cost only)`,
+        },
+        {
+          id: 'store-ports.alert-transitions',
+          label: 'alert-state transitions (compare-and-set + one queued notification) on PostgreSQL, two replicas moving the same checks at once',
+          unit: 'transitions/s',
+          better: 'higher',
+          runs: alertPostgres,
+          baseline: { label: 'the same on SQLite, two connections to one file', runs: alertSqlite },
+          note: `${alertChecks} checks, ${ALERT_CHECKS_AT_ONCE} at a time, each moved ${alertRounds} times by each replica; lost races per transition: PostgreSQL ${lostShown(lostPostgres)}, SQLite ${lostShown(lostSqlite)}`,
         },
       ];
     } finally {
