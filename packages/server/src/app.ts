@@ -233,7 +233,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   // Before the public pages: `/` is the dashboard except on a status page's custom domain, where it falls through to that page.
   registerDashboard(app, { repositories, accounts, publicUrl: context.publicUrl });
   for (const module of ROUTE_MODULES) module.register(app, context);
-  registerMetrics(app, metrics, accounts);
+  registerMetrics(app, metrics, accounts, { writeToSocket: !faults.active });
 
   return { app, store, repositories, metrics, agents, close: () => store.close() };
 }
