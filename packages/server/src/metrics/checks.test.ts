@@ -260,6 +260,22 @@ describe('CheckMetrics freshness', () => {
     expect(after).toContain(`vigil_check_last_run_timestamp_seconds{${labels}} ${Date.parse(ENDED) / 1000}`);
   });
 
+  it('reads every status again after a group commit it had already shown failed and was rolled back', async () => {
+    const store = memoryStore();
+    const checkId = addCheck(store, { name: 'Batched' });
+    recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    const up = () => samplesOf(textOf(metrics), checkId).find((line) => line.startsWith('vigil_check_up'));
+    expect(up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
+
+    const { committed } = store.writeBatched(() => recordStatus(store, checkId, { failed: true }));
+    // The group commit is still open: this connection reads its own write.
+    expect(up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 0`);
+    store.db.exec('ROLLBACK'); // as a COMMIT that failed leaves it; the batch's own COMMIT then fails too
+    await expect(committed).rejects.toThrow(/no transaction/);
+    expect(up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
+  });
+
   it('reads only the status rows written since the previous scrape, and every row after another connection wrote', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
     const store = new Store(dir);

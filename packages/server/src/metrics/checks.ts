@@ -133,8 +133,12 @@ export class CheckMetrics {
     this.#buckets = [...(options.responseTimeBuckets ?? DEFAULT_RESPONSE_TIME_BUCKETS)];
     this.#bucketLabels = this.#buckets.map((bound) => `le="${formatSampleValue(bound)}",`);
     this.#dataVersion = this.#reads.dataVersion();
-    // An account not scraped yet has nothing to follow: its first scrape reads every row.
-    onStatusWrite(store.db, (accountId, checkId) => this.#accounts.get(accountId)?.written.add(checkId));
+    onStatusWrite(store.db, {
+      // An account not scraped yet has nothing to follow: its first scrape reads every row.
+      written: (accountId, checkId) => this.#accounts.get(accountId)?.written.add(checkId),
+      // Which rows reverted is not known: every account reads them all again.
+      undone: () => this.#accounts.clear(),
+    });
   }
 
   /** Counts a stored FINAL result. */

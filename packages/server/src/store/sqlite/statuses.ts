@@ -14,15 +14,23 @@ export function checkStateOf(status: { hasFailures: boolean; hasErrors: boolean;
   return status.isDegraded ? 'degraded' : 'passing';
 }
 
-/** Told of every status written through a connection: which row to read again, not what it says. */
-export type StatusWriteListener = (accountId: string, checkId: string) => void;
+/**
+ * Told of every status written through a connection: which row to read again, not what it says;
+ * and, when a group commit failed and was rolled back, that rows read since may have reverted.
+ */
+export interface StatusWriteListener {
+  written(accountId: string, checkId: string): void;
+  undone(): void;
+}
 
 /**
  * Per connection, who follows its status writes: `GET /metrics` keeps each check's lines between
  * scrapes and reads again only the rows written since, instead of all of them per scrape. Keyed by
- * the connection, as every StatusTable on it writes the same table. A write that is rolled back is
- * told too; the listener reads the row again and finds it as it was. Writes by other connections
- * are not told: watch the database's `data_version` for those.
+ * the connection, as every StatusTable on it writes the same table. A write that is rolled back at
+ * once is told as a write: the listener reads the row again and finds it as it was. A group commit
+ * (Store.writeBatched) stays open until the next turn of the event loop, so its rows can be read
+ * before a failed COMMIT reverts them: that is told by `statusWritesUndone`. Writes by other
+ * connections are not told: watch the database's `data_version` for those.
  */
 const writeListeners = new WeakMap<SqliteDatabase, Set<StatusWriteListener>>();
 
@@ -35,11 +43,16 @@ function listenersOf(db: SqliteDatabase): Set<StatusWriteListener> {
   return listeners;
 }
 
-/** Calls `listener` after each status written through `db`; returns the way to stop. */
+/** Tells `listener` of each status written through `db`; returns the way to stop. */
 export function onStatusWrite(db: SqliteDatabase, listener: StatusWriteListener): () => void {
   const listeners = listenersOf(db);
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+/** Tells the listeners of `db` that writes they were told of may have been rolled back. */
+export function statusWritesUndone(db: SqliteDatabase): void {
+  for (const listener of writeListeners.get(db) ?? []) listener.undone();
 }
 
 export class StatusTable {
@@ -68,7 +81,7 @@ export class StatusTable {
 
   put(accountId: string, checkId: string, doc: string, state: CheckState): void {
     this.#put.run(accountId, checkId, doc, state);
-    for (const listener of this.#listeners) listener(accountId, checkId);
+    for (const listener of this.#listeners) listener.written(accountId, checkId);
   }
 
   /** The statuses (JSON) of the account's existing checks, in the checks' order. */

@@ -7,6 +7,7 @@ import { hasSecretValues } from '../../domain/documents.js';
 import { Collection, type IndexedColumn, type PublicId } from './collection.js';
 import { openDatabase, type DatabaseLocation, type OpenOptions, type SqliteDatabase } from '../database.js';
 import { IdempotencyStore } from './idempotency.js';
+import { statusWritesUndone } from './statuses.js';
 import { migrateSqlite, type MigrateOptions } from './migrations/index.js';
 import { SubscriptionIndex } from './subscriptions.js';
 
@@ -98,6 +99,7 @@ export class Store {
       for (const collection of [this.checks, this.checkGroups, this.maintenanceWindows, this.services, this.alertChannels]) {
         collection.forgetPositions();
       }
+      statusWritesUndone(this.db);
       batch.reject(error as Error);
     }
   }
