@@ -19,7 +19,7 @@ import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
 import { reducePassing, unpackPhases } from '../store/formats/result-codec.js';
 import type { RawResult, ResultFacts } from './result-facts.js';
-import { derivableTime } from './result-ids.js';
+import { storeRunTries } from '../store/formats/result-row-codec.js';
 import { columnKey, idOfRow, locationOfRow, ResultRows, type FactTuple, type Locations, type RowKey } from './result-rows.js';
 import { RollupsStore, type Horizons, type RollupFact, type RollupGranularity, type RollupRow } from './rollups-store.js';
 
@@ -158,19 +158,13 @@ export class ResultsStore {
    * time keeps the runner's ids.
    */
   recordRun(accountId: string, tries: readonly StoredResult[]): StoredResult[] {
-    return this.#db.transaction(() => {
-      const runnerSequence = tries[0]?.['sequenceId'];
-      let sequenceId: string | undefined;
-      return tries.map((tried, index) => {
-        const createdMs = Date.parse(tried.created_at);
-        const id = derivableTime(createdMs) ? this.#rows.freeId(this.#series.find(accountId, tried.checkId), tried.checkId, createdMs) : undefined;
-        if (index === 0) sequenceId = id;
-        const stored: StoredResult = { ...tried, ...(id ? { id } : {}) };
-        if (sequenceId && typeof runnerSequence === 'string' && tried['sequenceId'] === runnerSequence) stored['sequenceId'] = sequenceId;
-        this.recordResult(accountId, stored);
-        return stored;
-      });
-    })();
+    return this.#db.transaction(() =>
+      storeRunTries(
+        tries,
+        (tried, createdMs) => this.#rows.freeId(this.#series.find(accountId, tried.checkId), tried.checkId, createdMs),
+        (stored) => this.recordResult(accountId, stored),
+      ),
+    )();
   }
 
   #foldError(accountId: string, occurrence: { checkId: string; message: string; at: number }): void {

@@ -3,33 +3,22 @@
  * `check_results`, keyed by a per-(account, check) series number (`result_series`), the reference
  * results passing rows are deltas from (`check_results_references`), and the location names rows
  * keep by key (`check_results_locations`). The read side decides what goes in a row
- * (readside/result-rows.ts, readside/results-store.ts); these tables only store and read them.
+ * (store/formats/result-row-codec.ts, readside/results-store.ts); these tables only store and read them.
  * Statements are prepared once, when a table is built, and the hot reads keep their modes (facts in
  * raw mode: an array per row, no object).
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { encodeResult, ENCODING_V1, ENCODING_V2, idKey, phasesColumnOf, responseOf } from '../formats/result-codec.js';
+import type { CurrentReference, DocRow, RowKey } from '../formats/result-row-codec.js';
+
+export type { CurrentReference, DocRow, RowKey };
 
 /** The columns rows are read with, in this order (FactTuple follows it). */
 export const ROW_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding';
 
-/** The `id` column: a derived id's discriminator (integer), else ENCODING_V1's key of the id. */
-export type RowKey = Buffer | string | number;
 /** ROW_COLUMNS of one row, as raw mode reads them. */
 export type FactTuple = [RowKey, number, number, number, string, number, number | null, number | null, Buffer | string | null, number];
-
-/** A row with what its document is decoded from. */
-export interface DocRow {
-  id: RowKey;
-  created_ms: number;
-  run_location: string;
-  response_time: number | null;
-  phases: Buffer | string | null;
-  encoding: number;
-  ref: number | null;
-  body: Buffer;
-}
 
 /** A row with its facts and its document. */
 export interface FactRow extends DocRow {
@@ -38,14 +27,6 @@ export interface FactRow extends DocRow {
   attempts: number;
   response_time: number | null;
   status_code: number | null;
-}
-
-/** The current reference result of a series: its key, how many rows use it, and its deflated document. */
-export interface CurrentReference {
-  key: number;
-  uses: number;
-  created_ms: number;
-  doc: Buffer;
 }
 
 /** The column values of a new ENCODING_V2 row, in the order of `ResultRowTable.insert`. */
