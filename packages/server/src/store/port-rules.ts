@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import type { ClaimedNotification, MissedDeadline, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
+import { parseHistogram } from './formats/rollup-histogram.js';
+import type { CheckResultDocument, ClaimedNotification, MissedDeadline, ResultCursor, ResultRetention, RolledUpResults, RollupGranularity, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -219,5 +220,93 @@ export function claimedOf(row: {
     doc: row.doc,
     attempts: row.attempts,
     leaseUntilMs: row.lease_until_ms ?? 0,
+  };
+}
+
+export const DAY_MS = 86_400_000;
+
+/** The start of the UTC day of `ms`. */
+export function dayOf(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
+
+/** The most days one `prepareDays` call covers: a caller asking for more has its units wrong. */
+export const MAX_PREPARED_DAYS = 62;
+
+export function checkPreparedDays(fromMs: unknown, toMs: unknown): void {
+  moment('fromMs', fromMs);
+  moment('toMs', toMs);
+  if ((toMs as number) < (fromMs as number)) throw new StoreInputError(`toMs must not be before fromMs, got ${shown(fromMs)} to ${shown(toMs)}`);
+  if (dayOf(toMs as number) - dayOf(fromMs as number) >= MAX_PREPARED_DAYS * DAY_MS) throw new StoreInputError(`prepareDays covers at most ${MAX_PREPARED_DAYS} days, got ${shown(fromMs)} to ${shown(toMs)}`);
+}
+
+/** A run's tries: at least one, all of one check, each with an id, a time and a location. */
+export function checkResultRun(accountId: unknown, tries: readonly CheckResultDocument[]): void {
+  text('accountId', accountId);
+  if (!Array.isArray(tries) || tries.length === 0) throw new StoreInputError('a run must have at least one try');
+  const checkId = tries[0]!.checkId;
+  for (const tried of tries) {
+    text('result id', tried.id, 255);
+    text('checkId', tried.checkId);
+    if (tried.checkId !== checkId) throw new StoreInputError(`the tries of one run must be of one check, got ${shown(checkId)} and ${shown(tried.checkId)}`);
+    const createdMs = typeof tried.created_at === 'string' ? Date.parse(tried.created_at) : Number.NaN;
+    if (!Number.isSafeInteger(createdMs) || createdMs < 0) throw new StoreInputError(`created_at must be an ISO time after 1970, got ${shown(tried.created_at)}`);
+    text('runLocation', tried.runLocation);
+  }
+}
+
+export function checkResultKey(accountId: unknown, checkId: unknown, id?: unknown): void {
+  text('accountId', accountId);
+  text('checkId', checkId);
+  if (id !== undefined) text('result id', id, 255);
+}
+
+export function checkResultPage(accountId: unknown, checkId: unknown, page: { limit: unknown; before?: ResultCursor | undefined }): void {
+  checkResultKey(accountId, checkId);
+  positive('limit', page.limit);
+  if (page.before !== undefined) {
+    moment('before.createdMs', page.before.createdMs);
+    text('before.id', page.before.id, 255);
+  }
+}
+
+export function checkRollupRange(accountId: unknown, checkId: unknown, granularity: unknown, fromMs: unknown, toMs: unknown): asserts granularity is RollupGranularity {
+  checkResultKey(accountId, checkId);
+  if (granularity !== 'hourly' && granularity !== 'daily') throw new StoreInputError(`granularity must be "hourly" or "daily", got ${shown(granularity)}`);
+  moment('fromMs', fromMs);
+  moment('toMs', toMs);
+}
+
+export function checkRetention(nowMs: unknown, retention: ResultRetention): void {
+  moment('nowMs', nowMs);
+  positive('retention.rawMs', retention.rawMs);
+  positive('retention.hourlyMs', retention.hourlyMs);
+  positive('retention.dailyMs', retention.dailyMs);
+}
+
+/** Where a prune deletes up to: raw results by whole UTC days, rollup rows by their start. */
+export function pruneCutoffs(nowMs: number, retention: ResultRetention): { rawMs: number; hourlyMs: number; dailyMs: number } {
+  return { rawMs: dayOf(nowMs - retention.rawMs), hourlyMs: nowMs - retention.hourlyMs, dailyMs: nowMs - retention.dailyMs };
+}
+
+/** A rollup row as both engines store it (same column names; `rt_hist` the histogram's JSON text). */
+export function rolledUpOf(
+  row: { start_ms: number; location: string; results: number; failures: number; degraded: number; attempts: number; rt_count: number; rt_sum: number; rt_sq_sum: number; rt_min: number | null; rt_max: number | null; rt_hist: string },
+  spanMs: number,
+): RolledUpResults {
+  return {
+    startMs: row.start_ms,
+    spanMs,
+    location: row.location,
+    results: row.results,
+    failures: row.failures,
+    degraded: row.degraded,
+    attempts: row.attempts,
+    rtCount: row.rt_count,
+    rtSum: row.rt_sum,
+    rtSqSum: row.rt_sq_sum,
+    rtMin: row.rt_min,
+    rtMax: row.rt_max,
+    histogram: parseHistogram(row.rt_hist),
   };
 }

@@ -242,6 +242,96 @@ export interface PeriodicJobs {
   lastRun(jobName: string): Promise<{ atMs: number; owner: string } | undefined>;
 }
 
+/** A check result as stored and read back: the wire document (shape in @vigil/schema), by the fields the store keys on. */
+export type CheckResultDocument = Record<string, unknown> & {
+  readonly id: string;
+  readonly checkId: string;
+  /** ISO time; the row's `created_ms`, and the UTC day it is kept (and pruned) with. */
+  readonly created_at: string;
+  readonly runLocation: string;
+  readonly hasFailures: boolean;
+};
+
+/** Where a page of results newest first starts: strictly before this result (by time, then id). */
+export interface ResultCursor {
+  readonly createdMs: number;
+  readonly id: string;
+}
+
+export type RollupGranularity = 'hourly' | 'daily';
+
+/** One rollup row: the FINAL results of one check at one location in one UTC hour or day. */
+export interface RolledUpResults {
+  readonly startMs: number;
+  readonly spanMs: number;
+  readonly location: string;
+  readonly results: number;
+  readonly failures: number;
+  readonly degraded: number;
+  readonly attempts: number;
+  /** Response times: how many results had one, and their sum, sum of squares, min and max. */
+  readonly rtCount: number;
+  readonly rtSum: number;
+  readonly rtSqSum: number;
+  readonly rtMin: number | null;
+  readonly rtMax: number | null;
+  /** Response times counted by bucket (store/formats/rollup-histogram.ts). */
+  readonly histogram: ReadonlyMap<number, number>;
+}
+
+/** How long each kind of result data is kept, in milliseconds. */
+export interface ResultRetention {
+  /** Raw results: whole UTC days entirely older than this go. */
+  readonly rawMs: number;
+  readonly hourlyMs: number;
+  readonly dailyMs: number;
+}
+
+/** What pruning deleted up to: raw results created, and rollup rows starting, before these moments. */
+export interface PrunedBefore {
+  /** A UTC day boundary: the start of the oldest day kept. */
+  readonly rawMs: number;
+  readonly hourlyMs: number;
+  readonly dailyMs: number;
+}
+
+/**
+ * Stored check results, in the compact row format (store/formats/result-row-codec.ts: a passing
+ * result as its delta from a reference result of its check), and their hourly and daily rollups. A
+ * run's tries are appended, and its FINAL result folded into its check's rollups, in one transaction;
+ * appends of one check from several replicas are serialised on the check, so rollups add up whoever
+ * appended. Raw results are kept by UTC day and pruned a whole day at a time.
+ */
+export interface CheckResults {
+  /**
+   * Makes sure results created in `[fromMs, toMs]` have somewhere to go (on PostgreSQL, a partition per
+   * UTC day; nothing to do on SQLite). Replicas call it ahead of time, periodically; an append to a day
+   * not prepared prepares it itself, at the cost of that append.
+   */
+  prepareDays(fromMs: number, toMs: number): Promise<void>;
+  /**
+   * Stores the tries of one run of one check (ATTEMPTs, then the FINAL one; bounded by the caller) and
+   * resolves to them as stored, which is what reads return: ids derived from check and time
+   * (store/formats/result-ids.ts), the run's `sequenceId` the first try's id, and a passing result
+   * reduced as store/formats/result-codec.ts `reducePassing` says. A try whose id is stored already is left alone.
+   */
+  appendRun(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]>;
+  /** Up to `limit` of a check's results strictly before `before` (or the newest), newest first, ties by id. */
+  newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
+  /** One result of a check, or undefined. */
+  find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined>;
+  /** A check's rollup rows of one granularity starting in `[fromMs, toMs)`, by start then location. */
+  rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]>;
+  /**
+   * Deletes raw results of the UTC days that ended at least `retention.rawMs` before `nowMs`, and
+   * rollup rows starting more than their retention before `nowMs`, without holding long locks; the
+   * horizons only move forward. Resolves to where each kind was pruned up to.
+   */
+  prune(nowMs: number, retention: ResultRetention): Promise<PrunedBefore>;
+  /** Where pruning has deleted each kind up to (absent: never pruned). */
+  horizons(): Promise<{ raw?: number; hourly?: number; daily?: number }>;
+}
+
 /** The ports of one engine on one database, as one replica holds them. */
 export interface StoragePorts {
   readonly idempotency: IdempotencyKeys;
@@ -251,6 +341,7 @@ export interface StoragePorts {
   readonly alertStates: AlertStates;
   readonly heartbeatDeadlines: HeartbeatDeadlines;
   readonly periodicJobs: PeriodicJobs;
+  readonly checkResults: CheckResults;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

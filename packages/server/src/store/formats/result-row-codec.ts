@@ -7,7 +7,7 @@
  * decision about a row's bytes is made here, once, so SQLite and PostgreSQL store the same rows.
  */
 import { BoundedMap } from '../../bounded-map.js';
-import { decodeResult, deflateDocument, encodeResult, ENCODING_V1, ENCODING_V2, idFromKey, idKey, inflateDocument, packPhases, responseOf, unpackPhases } from './result-codec.js';
+import { decodeResult, deflateDocument, encodeResult, ENCODING_V1, ENCODING_V2, idFromKey, idKey, inflateDocument, packPhases, reducePassing, responseOf, unpackPhases } from './result-codec.js';
 import { decodeDelta, encodeDelta, referenceOf, type DeltaContext, type DeltaReference } from './result-delta.js';
 import { derivableTime, derivedResultId, MAX_DISCRIMINATOR, parseDerivedId } from './result-ids.js';
 
@@ -115,6 +115,11 @@ export function storeRunTries<T extends Doc & { created_at: string }>(tries: rea
     store(stored);
     return stored;
   });
+}
+
+/** A result as a row keeps it and reads it back: reduced (`reducePassing`) and what its JSON keeps. */
+export function asStored<T extends Doc>(result: T): T {
+  return JSON.parse(JSON.stringify(reducePassing(result))) as T;
 }
 
 /** What a FINAL result adds to its rollups: the facts its row keeps, and whether it was degraded. */

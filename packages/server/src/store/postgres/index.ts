@@ -4,6 +4,7 @@
  */
 import type { StoragePorts } from '../ports.js';
 import { PostgresAlertStates } from './alert-states.js';
+import { PostgresCheckResults } from './check-results.js';
 import { openPostgres, type PostgresOptions } from './database.js';
 import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
 import { PostgresIdempotencyKeys } from './idempotency.js';
@@ -31,6 +32,7 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Stora
     alertStates: new PostgresAlertStates(db),
     heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
     periodicJobs: new PostgresPeriodicJobs(db),
+    checkResults: new PostgresCheckResults(db),
     close,
   };
 }

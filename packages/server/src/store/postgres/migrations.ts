@@ -150,6 +150,80 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 8,
+    name: 'check results by day, their references and rollups',
+    // The rows are store/formats/result-row-codec.ts's, as SQLite keeps them, with two differences of
+    // type only: `id_key` is the SQLite `id` column as bytes that sort the same way (a tag byte: 0 a
+    // derived id's discriminator, 1 a text id, 2 a UUID's bytes), and packed phases and JSON phases
+    // have a column each. Partitions (one per UTC day) are made by the engine (postgres/check-results.ts).
+    up: statements(
+      `CREATE TABLE result_series (
+        key BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        UNIQUE (account_id, check_id)
+      )`,
+      `CREATE TABLE check_results_locations (
+        key BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE
+      )`,
+      // last_used_ms: the latest created_ms of a row using the reference, so that once the days up to
+      // it are dropped a replaced reference is known to be unused (dropping a partition fires no trigger).
+      `CREATE TABLE check_results_references (
+        key BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        series BIGINT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        current BOOLEAN NOT NULL,
+        uses BIGINT NOT NULL,
+        last_used_ms BIGINT NOT NULL,
+        doc BYTEA NOT NULL
+      )`,
+      'CREATE UNIQUE INDEX check_results_references_current ON check_results_references (series) WHERE current',
+      'CREATE INDEX check_results_references_retired ON check_results_references (last_used_ms) WHERE NOT current',
+      `CREATE TABLE check_results (
+        series BIGINT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        id_key BYTEA NOT NULL,
+        final SMALLINT NOT NULL,
+        has_failures SMALLINT NOT NULL,
+        run_location TEXT NOT NULL,
+        attempts DOUBLE PRECISION NOT NULL,
+        response_time DOUBLE PRECISION,
+        status_code DOUBLE PRECISION,
+        phases BYTEA,
+        phases_json TEXT,
+        encoding SMALLINT NOT NULL,
+        body BYTEA NOT NULL,
+        ref BIGINT,
+        PRIMARY KEY (series, created_ms, id_key)
+      ) PARTITION BY RANGE (created_ms)`,
+      'CREATE INDEX check_results_explicit_id ON check_results (series, id_key) WHERE get_byte(id_key, 0) <> 0',
+      ...['result_rollups_hourly', 'result_rollups_daily'].flatMap((table) => [
+        `CREATE TABLE ${table} (
+          series BIGINT NOT NULL,
+          start_ms BIGINT NOT NULL,
+          location TEXT NOT NULL,
+          results BIGINT NOT NULL,
+          failures BIGINT NOT NULL,
+          degraded BIGINT NOT NULL,
+          attempts DOUBLE PRECISION NOT NULL,
+          rt_count BIGINT NOT NULL,
+          rt_sum DOUBLE PRECISION NOT NULL,
+          rt_sq_sum DOUBLE PRECISION NOT NULL,
+          rt_min DOUBLE PRECISION,
+          rt_max DOUBLE PRECISION,
+          rt_hist JSONB NOT NULL,
+          PRIMARY KEY (series, start_ms, location)
+        )`,
+        `CREATE INDEX ${table}_start ON ${table} (start_ms)`,
+      ]),
+      `CREATE TABLE rollup_horizons (
+        name TEXT PRIMARY KEY,
+        before_ms BIGINT NOT NULL
+      )`,
+    ),
+  },
 ];
 
 /**

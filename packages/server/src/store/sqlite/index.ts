@@ -4,6 +4,7 @@
  */
 import type { StoragePorts } from '../ports.js';
 import { SqliteAlertStates } from './alerting.js';
+import { SqliteCheckResults } from './check-results-port.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteHeartbeatDeadlines } from './heartbeats.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
@@ -21,6 +22,7 @@ export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: Idemp
     alertStates: new SqliteAlertStates(store),
     heartbeatDeadlines: new SqliteHeartbeatDeadlines(store),
     periodicJobs: new SqlitePeriodicJobs(store),
+    checkResults: new SqliteCheckResults(store),
     close: async () => store.close(),
   };
 }

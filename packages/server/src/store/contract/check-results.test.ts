@@ -1,0 +1,114 @@
+/** The check-results port, the same assertions on every engine (see engines.ts). */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { CheckResultDocument } from '../ports.js';
+import { enginesUnderTest, twoReplicas } from './engines.js';
+
+const engines = enginesUnderTest();
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 10, 24, 8);
+
+/** A passing (or failing) API result as the runner makes it. */
+function result(checkId: string, at: number, options: { failing?: boolean; attempt?: boolean; location?: string; responseTime?: number } = {}): CheckResultDocument {
+  const failing = options.failing ?? false;
+  return {
+    id: randomUUID(), checkId, name: 'Homepage', hasFailures: failing, hasErrors: false, isDegraded: false,
+    runLocation: options.location ?? 'eu-west-1', created_at: new Date(at).toISOString(), startedAt: new Date(at - 40).toISOString(),
+    resultType: options.attempt ? 'ATTEMPT' : 'FINAL', attempts: 1, responseTime: options.responseTime ?? 40 + (at % 13),
+    apiCheckResult: { response: { status: failing ? 500 : 200, body: failing ? 'oops' : '{"status":"ok"}', timingPhases: { wait: 0, dns: 1, tcp: 2, firstByte: 30, download: 1, total: 34 } }, requestError: null },
+  };
+}
+
+describe.each(engines)('check results on $name', (engine) => {
+  it('reads appended results back as stored: newest first, page by page, and by id', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored: CheckResultDocument[] = [];
+    for (let i = 0; i < 12; i++) {
+      const at = T0 + i * 60_000;
+      stored.push(...(await a.checkResults.appendRun('acct', i % 4 === 3 ? [result('chk', at, { attempt: true, failing: true }), result('chk', at + 5)] : [result('chk', at, { failing: i === 5 })])));
+    }
+    // Two tries in the same millisecond get distinct derived ids.
+    stored.push(...(await a.checkResults.appendRun('acct', [result('chk', T0 + 20 * 60_000, { attempt: true }), result('chk', T0 + 20 * 60_000)])));
+    expect(new Set(stored.map((doc) => doc.id)).size).toBe(stored.length);
+    const newestFirst = [...stored].sort((x, y) => Date.parse(y.created_at) - Date.parse(x.created_at) || (x.id < y.id ? 1 : -1));
+    const pages: CheckResultDocument[] = [];
+    let before: { createdMs: number; id: string } | undefined;
+    for (;;) {
+      const page = await b.checkResults.newestFirst('acct', 'chk', { limit: 4, before });
+      if (page.length === 0) break;
+      pages.push(...page);
+      const last = page.at(-1)!;
+      before = { createdMs: Date.parse(last.created_at), id: last.id };
+    }
+    expect(pages).toEqual(newestFirst);
+    for (const doc of stored) expect(await b.checkResults.find('acct', 'chk', doc.id)).toEqual(doc);
+    expect(await b.checkResults.find('acct', 'other', stored[0]!.id)).toBeUndefined();
+    expect(await b.checkResults.newestFirst('other-acct', 'chk', { limit: 5 })).toEqual([]);
+  });
+
+  it('adds every FINAL result of two replicas appending at once to its hourly and daily rollups', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const runs = Array.from({ length: 40 }, (_, i) => [result('chk', T0 + i * 30_000, { failing: i % 10 === 0, responseTime: 100, location: i % 2 ? 'us-east-1' : 'eu-west-1' })]);
+    const attempts = Array.from({ length: 6 }, (_, i) => [result('chk', T0 + i * 30_000 + 7, { attempt: true, failing: true })]);
+    await Promise.all([...runs, ...attempts].map((run, i) => (i % 2 ? a : b).checkResults.appendRun('acct', run)));
+    const hourly = await a.checkResults.rollups('acct', 'chk', 'hourly', T0 - DAY, T0 + DAY);
+    const daily = await b.checkResults.rollups('acct', 'chk', 'daily', T0 - DAY, T0 + DAY);
+    const totals = (rows: typeof hourly) => rows.reduce((sum, row) => ({ results: sum.results + row.results, failures: sum.failures + row.failures, rtCount: sum.rtCount + row.rtCount }), { results: 0, failures: 0, rtCount: 0 });
+    expect(totals(hourly)).toEqual({ results: 40, failures: 4, rtCount: 40 });
+    expect(daily.map((row) => [row.startMs, row.location, row.results, row.failures, row.rtSum, row.rtMin, row.rtMax, [...row.histogram.values()]])).toEqual([
+      [Date.UTC(2026, 10, 24), 'eu-west-1', 20, 4, 2000, 100, 100, [20]],
+      [Date.UTC(2026, 10, 24), 'us-east-1', 20, 0, 2000, 100, 100, [20]],
+    ]);
+    expect(hourly.map((row) => [row.startMs, row.location, row.spanMs])).toEqual([[T0, 'eu-west-1', 3_600_000], [T0, 'us-east-1', 3_600_000]]);
+  });
+
+  it('prunes exactly the days older than the retention, and rollups older than theirs', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const day0 = Date.UTC(2026, 10, 1);
+    const kept: CheckResultDocument[] = [];
+    for (let d = 0; d < 5; d++) {
+      const run = await a.checkResults.appendRun('acct', [result('chk', day0 + d * DAY + 3_600_000)]);
+      const late = await a.checkResults.appendRun('acct', [result('chk', day0 + d * DAY + DAY - 1)]);
+      if (d >= 2) kept.push(...run, ...late);
+    }
+    const now = day0 + 4 * DAY + 12 * 3_600_000;
+    // Raw results of days entirely older than 2.5 days before now (days 0 and 1) go; day 2 straddles the cutoff and stays.
+    const pruned = await b.checkResults.prune(now, { rawMs: 2.5 * DAY, hourlyMs: 3 * DAY, dailyMs: 10 * DAY });
+    expect(pruned).toEqual({ raw: day0 + 2 * DAY, hourly: now - 3 * DAY, daily: now - 10 * DAY });
+    expect(await a.checkResults.newestFirst('acct', 'chk', { limit: 100 })).toEqual(kept.reverse());
+    const hourly = await a.checkResults.rollups('acct', 'chk', 'hourly', 0, now);
+    expect(hourly.every((row) => row.startMs >= now - 3 * DAY)).toBe(true);
+    expect(hourly).toHaveLength(6);
+    expect(await a.checkResults.rollups('acct', 'chk', 'daily', 0, now)).toHaveLength(5);
+    expect(await a.checkResults.horizons()).toEqual(pruned);
+    // Appending to a pruned day again works (PostgreSQL makes its partition again) and the next prune takes it.
+    await b.checkResults.appendRun('acct', [result('chk', day0 + 5)]);
+    await a.checkResults.prune(now, { rawMs: 2.5 * DAY, hourlyMs: 3 * DAY, dailyMs: 10 * DAY });
+    expect((await a.checkResults.newestFirst('acct', 'chk', { limit: 100 })).length).toBe(kept.length);
+  });
+
+  it.each([
+    ['an empty run', () => ['acct', []], 'a run must have at least one try'],
+    ['tries of two checks', () => ['acct', [result('a', T0), result('b', T0)]], 'the tries of one run must be of one check, got "a" and "b"'],
+    ['a try without a time', () => ['acct', [{ ...result('a', T0), created_at: 'yesterday' }]], 'created_at must be an ISO time after 1970, got "yesterday"'],
+    ['a try without a location', () => ['acct', [{ ...result('a', T0), runLocation: '' }]], 'runLocation must be a string that is not empty, got ""'],
+    ['no account', () => ['', [result('a', T0)]], 'accountId must be a string that is not empty, got ""'],
+  ] as const)('refuses to append %s, storing nothing', async (_name, input, message) => {
+    const [a] = await twoReplicas(engine);
+    const [accountId, tries] = input() as [string, CheckResultDocument[]];
+    await expect(a.checkResults.appendRun(accountId, tries)).rejects.toThrow(message);
+    expect(await a.checkResults.newestFirst('acct', 'a', { limit: 10 })).toEqual([]);
+  });
+
+  it('refuses bad reads, ranges and retentions with the same messages', async () => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.checkResults.newestFirst('acct', 'chk', { limit: 0 })).rejects.toThrow('limit must be a whole number of at least 1, got 0');
+    await expect(a.checkResults.newestFirst('acct', 'chk', { limit: 5, before: { createdMs: 1.5, id: 'x' } })).rejects.toThrow('before.createdMs must be a whole number of milliseconds since the epoch, got 1.5');
+    await expect(a.checkResults.find('acct', '', 'x')).rejects.toThrow('checkId must be a string that is not empty, got ""');
+    await expect(a.checkResults.rollups('acct', 'chk', 'weekly' as 'daily', 0, 1)).rejects.toThrow('granularity must be "hourly" or "daily", got "weekly"');
+    await expect(a.checkResults.prune(T0, { rawMs: 0, hourlyMs: DAY, dailyMs: DAY })).rejects.toThrow('retention.rawMs must be a whole number of at least 1, got 0');
+    await expect(a.checkResults.prepareDays(T0, T0 - 1)).rejects.toThrow(`toMs must not be before fromMs, got ${T0} to ${T0 - 1}`);
+    await expect(a.checkResults.prepareDays(T0, T0 + 62 * DAY)).rejects.toThrow(`prepareDays covers at most 62 days, got ${T0} to ${T0 + 62 * DAY}`);
+  });
+
+});

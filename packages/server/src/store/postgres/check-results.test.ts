@@ -1,0 +1,63 @@
+/** PostgreSQL's raw results are kept a partition per UTC day, and pruned by dropping whole partitions. */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { StoragePorts } from '../ports.js';
+import { partitionName } from './check-results.js';
+import { openPostgresPorts } from './index.js';
+import { useTestPostgres } from './test-database.js';
+
+const postgres = useTestPostgres();
+const DAY = 86_400_000;
+const DAY0 = Date.UTC(2026, 10, 1);
+const open: Array<{ close(): Promise<void> | void }> = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((item) => item.close()));
+});
+
+async function database(): Promise<{ ports: StoragePorts; client: pg.Client }> {
+  const connectionString = await postgres.freshDatabase();
+  const ports = await openPostgresPorts({ connectionString });
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  open.push(ports, { close: () => client.end() });
+  return { ports, client };
+}
+
+async function partitions(client: pg.Client): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    "SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'check_results'::regclass ORDER BY 1",
+  );
+  return rows.map((row) => row.name);
+}
+
+const run = (at: number) => [{ id: randomUUID(), checkId: 'chk', created_at: new Date(at).toISOString(), runLocation: 'eu-west-1', hasFailures: false, resultType: 'FINAL', responseTime: 12 }];
+
+describe('check results on PostgreSQL', () => {
+  it('prepares a partition per UTC day ahead, and an append to an unprepared day makes its own', async () => {
+    const { ports, client } = await database();
+    await ports.checkResults.prepareDays(DAY0 + 5, DAY0 + 2 * DAY);
+    expect(await partitions(client)).toEqual([partitionName(DAY0), partitionName(DAY0 + DAY), partitionName(DAY0 + 2 * DAY)]);
+    expect(partitionName(DAY0)).toBe('check_results_p20261101');
+    await ports.checkResults.appendRun('acct', run(DAY0 + 9 * DAY + 1));
+    expect(await partitions(client)).toContain('check_results_p20261110');
+    const { rows } = await client.query<{ day: string }>('SELECT tableoid::regclass::text AS day FROM check_results');
+    expect(rows).toEqual([{ day: 'check_results_p20261110' }]);
+  });
+
+  it('prunes by detaching and dropping the partitions of old days, deleting no row of the days kept', async () => {
+    const { ports, client } = await database();
+    for (let d = 0; d < 4; d++) await ports.checkResults.appendRun('acct', run(DAY0 + d * DAY + 1000));
+    await client.query('SELECT pg_stat_force_next_flush()');
+    const deletedBefore = await client.query<{ deleted: string }>("SELECT coalesce(sum(n_tup_del), 0)::text AS deleted FROM pg_stat_user_tables WHERE relname LIKE 'check_results_p%'");
+    await ports.checkResults.prune(DAY0 + 3 * DAY + 5, { rawMs: 2 * DAY, hourlyMs: 30 * DAY, dailyMs: 400 * DAY });
+    expect(await partitions(client)).toEqual(['check_results_p20261102', 'check_results_p20261103', 'check_results_p20261104']);
+    // The day's table is gone, not emptied and kept.
+    const { rows } = await client.query("SELECT relname FROM pg_class WHERE relname = 'check_results_p20261101'");
+    expect(rows).toEqual([]);
+    await client.query('SELECT pg_stat_force_next_flush()');
+    const deletedAfter = await client.query<{ deleted: string }>("SELECT coalesce(sum(n_tup_del), 0)::text AS deleted FROM pg_stat_user_tables WHERE relname LIKE 'check_results_p%'");
+    expect(deletedAfter.rows[0]!.deleted).toBe(deletedBefore.rows[0]!.deleted);
+    expect((await ports.checkResults.newestFirst('acct', 'chk', { limit: 10 })).map((doc) => doc.created_at.slice(0, 10))).toEqual(['2026-11-04', '2026-11-03', '2026-11-02']);
+  });
+});

@@ -1,0 +1,332 @@
+/**
+ * The CheckResults port on PostgreSQL. Rows are store/formats/result-row-codec.ts's, as SQLite keeps
+ * them (migration 8 says how two columns differ in type only).
+ *
+ * Raw results: `check_results` is partitioned by range of `created_ms`, one partition per UTC day.
+ * A partition is made as a plain table and then attached (`ATTACH PARTITION` takes a SHARE UPDATE
+ * EXCLUSIVE lock on the parent, which reads and writes pass; `CREATE TABLE … PARTITION OF` would take
+ * an ACCESS EXCLUSIVE one). Replicas call `prepareDays` ahead of time (today and the next days), so
+ * appends find their day ready; an append to a day without a partition (an old result imported, a
+ * clock ahead) makes it first, and one that finds its day dropped under it makes it again. There is no
+ * default partition: attaching next to one would scan it under a lock.
+ *
+ * Pruning drops whole days: `DETACH PARTITION … CONCURRENTLY` (no lock that stops reads or writes of
+ * the other days) and then `DROP TABLE` of the detached day, never a row delete. A detach left pending
+ * by a replica that died is finished (`FINALIZE`) by the next prune. Replaced references whose last
+ * row was in a dropped day go with a batched delete, as do old rollup rows (ordinary tables).
+ *
+ * Appends of one check are serialised by a row lock on its series, which is what makes choosing a
+ * free derived id, the reference a row takes its delta from and the rollup upserts safe from two
+ * replicas at once.
+ */
+import { sql, type Kysely, type QueryExecutorProvider } from 'kysely';
+import type { CheckResultDocument, CheckResults, PrunedBefore, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import { idKey, reducePassing } from '../formats/result-codec.js';
+import { bucketOf } from '../formats/rollup-histogram.js';
+import { parseDerivedId } from '../formats/result-ids.js';
+import { asStored, columnKey, freeDerivedId, ResultRowCodec, rollupFactOf, storeRunTries, type CurrentReference, type DocRow, type RowKey } from '../formats/result-row-codec.js';
+import type { PostgresSchema } from './database.js';
+
+const HOUR_MS = 3_600_000;
+const ROLLUPS: Readonly<Record<RollupGranularity, { table: string; spanMs: number }>> = {
+  hourly: { table: 'result_rollups_hourly', spanMs: HOUR_MS },
+  daily: { table: 'result_rollups_daily', spanMs: DAY_MS },
+};
+/** Advisory lock of partition creation ("vigilpar"): two replicas making the same day would collide on its name. */
+const PARTITION_LOCK = 0x76_69_67_69_6c_70_61_72n;
+/** Session advisory lock of pruning ("vigilprn"): one replica detaches at a time, the others skip. */
+const PRUNE_LOCK = 0x76_69_67_69_6c_70_72_6en;
+/** Rows deleted per statement when pruning references and rollups. */
+const PRUNE_BATCH = 5000;
+/** pg's SQLSTATE for a row no partition accepts (check_violation). */
+const NO_PARTITION = '23514';
+
+/** The partition of the UTC day starting at `dayMs`: `check_results_p20261124`. */
+export function partitionName(dayMs: number): string {
+  return `check_results_p${new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '')}`;
+}
+
+const PARTITION_NAME = /^check_results_p(\d{4})(\d\d)(\d\d)$/;
+
+function dayOfPartition(name: string): number | undefined {
+  const match = PARTITION_NAME.exec(name);
+  return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : undefined;
+}
+
+/** The `id` column as bytes that sort as SQLite sorts the column (integers, then text, then blobs). */
+function idKeyBytes(key: RowKey | bigint): Buffer {
+  if (typeof key === 'number' || typeof key === 'bigint') return Buffer.from([0, Number(key) >> 8, Number(key) & 0xff]);
+  return typeof key === 'string' ? Buffer.concat([Buffer.from([1]), Buffer.from(key, 'utf8')]) : Buffer.concat([Buffer.from([2]), key]);
+}
+
+function rowKeyOf(bytes: Buffer): RowKey {
+  if (bytes[0] === 0) return (bytes[1]! << 8) | bytes[2]!;
+  return bytes[0] === 1 ? bytes.subarray(1).toString('utf8') : Buffer.from(bytes.subarray(1));
+}
+
+interface StoredRow {
+  created_ms: number;
+  id_key: Buffer;
+  run_location: string;
+  response_time: number | null;
+  phases: Buffer | null;
+  phases_json: string | null;
+  encoding: number;
+  ref: number | null;
+  body: Buffer;
+  ref_created_ms: number | null;
+  ref_doc: Buffer | null;
+}
+
+const READ_COLUMNS = sql`r.created_ms, r.id_key, r.run_location, r.response_time, r.phases, r.phases_json, r.encoding, r.ref, r.body, f.created_ms AS ref_created_ms, f.doc AS ref_doc`;
+
+export class PostgresCheckResults implements CheckResults {
+  readonly #db: Kysely<PostgresSchema>;
+  readonly #codec: ResultRowCodec;
+  /** Days this replica knows have a partition (another replica's prune can drop one: see appendRun). */
+  readonly #days = new Set<number>();
+
+  constructor(db: Kysely<PostgresSchema>, options: { referenceRows?: number } = {}) {
+    this.#db = db;
+    this.#codec = new ResultRowCodec(options);
+  }
+
+  async prepareDays(fromMs: number, toMs: number): Promise<void> {
+    checkPreparedDays(fromMs, toMs);
+    const days: number[] = [];
+    for (let day = dayOf(fromMs); day <= dayOf(toMs); day += DAY_MS) days.push(day);
+    await this.#ensureDays(days);
+  }
+
+  async #ensureDays(days: readonly number[]): Promise<void> {
+    const missing = days.filter((day) => !this.#days.has(day));
+    if (missing.length === 0) return;
+    await this.#db.transaction().execute(async (tx) => {
+      await sql`SELECT pg_advisory_xact_lock(${PARTITION_LOCK.toString()}::bigint)`.execute(tx);
+      const attached = new Set((await this.#partitions(tx)).map((partition) => partition.name));
+      for (const day of missing) {
+        const name = partitionName(day);
+        if (attached.has(name)) continue;
+        // A table of that name left detached by an interrupted prune is attached again: its rows go at the next prune.
+        await sql.raw(`CREATE TABLE IF NOT EXISTS ${name} (LIKE check_results INCLUDING DEFAULTS)`).execute(tx);
+        await sql.raw(`ALTER TABLE check_results ATTACH PARTITION ${name} FOR VALUES FROM (${day}) TO (${day + DAY_MS})`).execute(tx);
+      }
+    });
+    for (const day of missing) this.#days.add(day);
+  }
+
+  async #partitions(db: QueryExecutorProvider): Promise<Array<{ name: string; pending: boolean }>> {
+    const { rows } = await sql<{ name: string; pending: boolean }>`
+      SELECT c.relname AS name, i.inhdetachpending AS pending FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'check_results'::regclass`.execute(db);
+    return rows;
+  }
+
+  async appendRun(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
+    checkResultRun(accountId, tries);
+    const days = [...new Set(tries.map((tried) => dayOf(Date.parse(tried.created_at))))];
+    await this.#ensureDays(days);
+    try {
+      return await this.#append(accountId, tries);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== NO_PARTITION) throw error;
+      // Another replica pruned a day this one still counted as there.
+      for (const day of days) this.#days.delete(day);
+      await this.#ensureDays(days);
+      return this.#append(accountId, tries);
+    }
+  }
+
+  async #append(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
+    const checkId = tries[0]!.checkId;
+    return this.#db.transaction().execute(async (tx) => {
+      await sql`INSERT INTO result_series (account_id, check_id) VALUES (${accountId}, ${checkId}) ON CONFLICT DO NOTHING`.execute(tx);
+      const series = (await sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId} FOR UPDATE`.execute(tx)).rows[0]!.key;
+      // Names in one order, so two appends adding the same new locations never wait on each other crosswise.
+      const names = [...new Set(tries.map((tried) => tried.runLocation))].sort();
+      await sql`INSERT INTO check_results_locations (name) SELECT unnest(${names}::text[]) ORDER BY 1 ON CONFLICT (name) DO NOTHING`.execute(tx);
+      const locationKeys = new Map(
+        (await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations WHERE name = ANY(${names}::text[])`.execute(tx)).rows.map((row) => [row.name, String(row.key)]),
+      );
+      const instants = [...new Set(tries.map((tried) => Date.parse(tried.created_at)))];
+      const taken = new Map<number, number[]>();
+      const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
+        SELECT created_ms, id_key FROM check_results WHERE series = ${series} AND created_ms = ANY(${instants}::bigint[]) AND get_byte(id_key, 0) = 0`.execute(tx);
+      for (const row of discriminators.rows) taken.set(row.created_ms, [...(taken.get(row.created_ms) ?? []), rowKeyOf(row.id_key) as number]);
+      const toStore: CheckResultDocument[] = [];
+      const stored = storeRunTries(
+        tries,
+        (_tried, createdMs) => freeDerivedId(checkId, createdMs, taken.get(createdMs) ?? []),
+        (result) => {
+          const createdMs = Date.parse(result.created_at);
+          const derived = parseDerivedId(checkId, result.id);
+          if (derived && derived.createdMs === createdMs) taken.set(createdMs, [...(taken.get(createdMs) ?? []), derived.k]);
+          toStore.push(result);
+        },
+      );
+      for (const result of toStore) {
+        if (await this.#stored(tx, series, checkId, result.id)) continue;
+        const current = (await sql<CurrentReference>`SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current`.execute(tx)).rows[0];
+        const { columns, reference } = this.#codec.plan(reducePassing(result) as CheckResultDocument, current);
+        let ref: number | null = null;
+        if (reference !== null && 'current' in reference) ref = reference.current;
+        else if (reference !== null) {
+          if (current) await sql`UPDATE check_results_references SET current = false WHERE key = ${current.key}`.execute(tx);
+          ref = (
+            await sql<{ key: number }>`INSERT INTO check_results_references (series, created_ms, current, uses, last_used_ms, doc)
+              VALUES (${series}, ${reference.fresh.createdMs}, true, 0, ${reference.fresh.createdMs}, ${reference.fresh.raw}) RETURNING key`.execute(tx)
+          ).rows[0]!.key;
+          this.#codec.remember(ref, reference.fresh);
+        }
+        const phases = columns.phases;
+        await sql`INSERT INTO check_results (series, created_ms, id_key, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding, body, ref)
+          VALUES (${series}, ${columns.createdMs}, ${idKeyBytes(columns.id)}, ${columns.final}, ${columns.hasFailures}, ${locationKeys.get(columns.runLocation)!}, ${columns.attempts},
+                  ${columns.responseTime}, ${columns.statusCode}, ${Buffer.isBuffer(phases) ? phases : null}, ${typeof phases === 'string' ? phases : null}, 0, ${columns.body}, ${ref})`.execute(tx);
+        if (ref !== null) {
+          await sql`UPDATE check_results_references SET uses = uses + 1, last_used_ms = GREATEST(last_used_ms, ${columns.createdMs}) WHERE key = ${ref}`.execute(tx);
+        }
+        if (result['resultType'] !== 'ATTEMPT') await this.#rollUp(tx, series, rollupFactOf(result));
+      }
+      return stored.map(asStored);
+    });
+  }
+
+  /** Whether result `id` of the check is stored, whichever way its id is kept. */
+  async #stored(db: QueryExecutorProvider, series: number, checkId: string, id: string): Promise<boolean> {
+    return (await this.#rowOf(db, series, checkId, id)) !== undefined;
+  }
+
+  async #rowOf(db: QueryExecutorProvider, series: number, checkId: string, id: string): Promise<StoredRow | undefined> {
+    const derived = parseDerivedId(checkId, id);
+    if (derived) {
+      const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
+        WHERE r.series = ${series} AND r.created_ms = ${derived.createdMs} AND r.id_key = ${idKeyBytes(derived.k)}`.execute(db);
+      if (rows[0]) return rows[0];
+    }
+    const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
+      WHERE r.series = ${series} AND r.id_key = ${idKeyBytes(idKey(id))} AND get_byte(r.id_key, 0) <> 0`.execute(db);
+    return rows[0];
+  }
+
+  async #rollUp(db: QueryExecutorProvider, series: number, fact: ReturnType<typeof rollupFactOf>): Promise<void> {
+    const rt = fact.responseTime;
+    const bucket = rt === null ? null : String(bucketOf(rt));
+    for (const { table, spanMs } of [ROLLUPS.hourly, ROLLUPS.daily]) {
+      await sql`INSERT INTO ${sql.table(table)} AS r (series, start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist)
+        VALUES (${series}, ${Math.floor(fact.createdMs / spanMs) * spanMs}, ${fact.location}, 1, ${fact.failed ? 1 : 0}, ${fact.degraded ? 1 : 0}, ${fact.attempts},
+                ${rt === null ? 0 : 1}, ${rt ?? 0}, ${rt === null ? 0 : rt * rt}, ${rt}, ${rt}, ${bucket === null ? '{}' : JSON.stringify({ [bucket]: 1 })}::jsonb)
+        ON CONFLICT (series, start_ms, location) DO UPDATE SET
+          results = r.results + 1,
+          failures = r.failures + excluded.failures,
+          degraded = r.degraded + excluded.degraded,
+          attempts = r.attempts + excluded.attempts,
+          rt_count = r.rt_count + excluded.rt_count,
+          rt_sum = r.rt_sum + excluded.rt_sum,
+          rt_sq_sum = r.rt_sq_sum + excluded.rt_sq_sum,
+          rt_min = LEAST(r.rt_min, excluded.rt_min),
+          rt_max = GREATEST(r.rt_max, excluded.rt_max),
+          rt_hist = CASE WHEN ${bucket}::text IS NULL THEN r.rt_hist
+                         ELSE jsonb_set(r.rt_hist, ARRAY[${bucket}::text], to_jsonb(COALESCE((r.rt_hist ->> ${bucket}::text)::bigint, 0) + 1)) END`.execute(db);
+    }
+  }
+
+  async #series(accountId: string, checkId: string): Promise<number | undefined> {
+    const { rows } = await sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId}`.execute(this.#db);
+    return rows[0]?.key;
+  }
+
+  async #documents(checkId: string, rows: readonly StoredRow[]): Promise<CheckResultDocument[]> {
+    if (rows.length === 0) return [];
+    const locations = new Map(
+      (await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations`.execute(this.#db)).rows.map((row) => [String(row.key), row.name]),
+    );
+    return rows.map((row) => {
+      const docRow: DocRow = { ...row, id: rowKeyOf(row.id_key), phases: row.phases ?? row.phases_json };
+      const reference = row.ref_doc === null ? undefined : { created_ms: row.ref_created_ms!, doc: row.ref_doc };
+      return this.#codec.decode(checkId, docRow, locations, () => reference) as CheckResultDocument;
+    });
+  }
+
+  async newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: { createdMs: number; id: string } | undefined }): Promise<CheckResultDocument[]> {
+    checkResultPage(accountId, checkId, page);
+    const series = await this.#series(accountId, checkId);
+    if (series === undefined) return [];
+    const before = page.before ?? { createdMs: Number.MAX_SAFE_INTEGER, id: '' };
+    const position = idKeyBytes(columnKey(checkId, before.id, before.createdMs));
+    const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
+      WHERE r.series = ${series} AND (r.created_ms, r.id_key) < (${before.createdMs}, ${position})
+      ORDER BY r.created_ms DESC, r.id_key DESC LIMIT ${page.limit}`.execute(this.#db);
+    return this.#documents(checkId, rows);
+  }
+
+  async find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined> {
+    checkResultKey(accountId, checkId, id);
+    const series = await this.#series(accountId, checkId);
+    const row = series === undefined ? undefined : await this.#rowOf(this.#db, series, checkId, id);
+    return row && (await this.#documents(checkId, [row]))[0];
+  }
+
+  async rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]> {
+    checkRollupRange(accountId, checkId, granularity, fromMs, toMs);
+    const series = await this.#series(accountId, checkId);
+    if (series === undefined) return [];
+    const { table, spanMs } = ROLLUPS[granularity];
+    const { rows } = await sql<Parameters<typeof rolledUpOf>[0]>`
+      SELECT start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist::text AS rt_hist
+        FROM ${sql.table(table)} WHERE series = ${series} AND start_ms >= ${fromMs} AND start_ms < ${toMs} ORDER BY start_ms, location COLLATE "C"`.execute(this.#db);
+    return rows.map((row) => rolledUpOf(row, spanMs));
+  }
+
+  async prune(nowMs: number, retention: ResultRetention): Promise<PrunedBefore> {
+    checkRetention(nowMs, retention);
+    const cutoffs = pruneCutoffs(nowMs, retention);
+    // DETACH … CONCURRENTLY runs outside a transaction, so the lock that keeps two replicas from
+    // detaching the same day is a session lock on this one connection.
+    await this.#db.connection().execute(async (connection) => {
+      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${PRUNE_LOCK.toString()}::bigint) AS locked`.execute(connection);
+      if (!rows[0]!.locked) return;
+      try {
+        for (const partition of await this.#partitions(connection)) {
+          const day = dayOfPartition(partition.name);
+          if (day === undefined || day + DAY_MS > cutoffs.rawMs) continue;
+          const mode = partition.pending ? 'FINALIZE' : 'CONCURRENTLY';
+          await sql.raw(`ALTER TABLE check_results DETACH PARTITION ${partition.name} ${mode}`).execute(connection);
+          await sql.raw(`DROP TABLE ${partition.name}`).execute(connection);
+          this.#days.delete(day);
+        }
+      } finally {
+        await sql`SELECT pg_advisory_unlock(${PRUNE_LOCK.toString()}::bigint)`.execute(connection);
+      }
+    });
+    await this.#advanceHorizon('raw', cutoffs.rawMs);
+    // Every row of a replaced reference was created by its last_used_ms, so in a day now dropped.
+    await this.#deleteInBatches(sql`DELETE FROM check_results_references WHERE key IN (
+      SELECT key FROM check_results_references WHERE NOT current AND last_used_ms < ${cutoffs.rawMs} LIMIT ${PRUNE_BATCH})`);
+    for (const granularity of ['hourly', 'daily'] as const) {
+      const cutoff = cutoffs[`${granularity}Ms`];
+      const table = sql.table(ROLLUPS[granularity].table);
+      await this.#deleteInBatches(sql`DELETE FROM ${table} WHERE (series, start_ms, location) IN (
+        SELECT series, start_ms, location FROM ${table} WHERE start_ms < ${cutoff} LIMIT ${PRUNE_BATCH})`);
+      await this.#advanceHorizon(granularity, cutoff);
+    }
+    return (await this.horizons()) as PrunedBefore;
+  }
+
+  async #deleteInBatches(statement: ReturnType<typeof sql>): Promise<void> {
+    while (Number((await statement.execute(this.#db)).numAffectedRows ?? 0) > 0);
+  }
+
+  /** Only ever forward: after a longer retention is configured, what was deleted stays deleted. */
+  async #advanceHorizon(name: 'raw' | RollupGranularity, beforeMs: number): Promise<void> {
+    await sql`INSERT INTO rollup_horizons (name, before_ms) VALUES (${name}, ${beforeMs})
+      ON CONFLICT (name) DO UPDATE SET before_ms = GREATEST(rollup_horizons.before_ms, excluded.before_ms)`.execute(this.#db);
+  }
+
+  async horizons(): Promise<{ raw?: number; hourly?: number; daily?: number }> {
+    const { rows } = await sql<{ name: 'raw' | RollupGranularity; before_ms: number }>`SELECT name, before_ms FROM rollup_horizons`.execute(this.#db);
+    const horizons: { raw?: number; hourly?: number; daily?: number } = {};
+    for (const row of rows) horizons[row.name] = row.before_ms;
+    return horizons;
+  }
+}

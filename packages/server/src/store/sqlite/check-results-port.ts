@@ -1,0 +1,107 @@
+/**
+ * The CheckResults port on SQLite, around the statements the running service uses (check-results.ts,
+ * result-rows.ts, rollups.ts, schedule.ts's batched delete of old results): the same rows, the same
+ * rollup upserts, the same pruning a batch of rows per statement (the step-17 trigger releases a pruned
+ * row's reference). Raw results live in one table here, so `prepareDays` has nothing to do.
+ */
+import type { CheckResultDocument, CheckResults, PrunedBefore, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import { reducePassing } from '../formats/result-codec.js';
+import { asStored, columnKey, rollupFactOf, storeRunTries } from '../formats/result-row-codec.js';
+import { committed, type BatchedSqlite } from './batched.js';
+import { ResultRangeTable, ResultSeriesTable } from './check-results.js';
+import { ResultRows } from './result-rows.js';
+import { RollupTable, spanOf } from './rollups.js';
+import { ScheduleTable } from './schedule.js';
+
+/** Rows deleted per statement when pruning, as the running service's scheduler does. */
+const PRUNE_BATCH = 500;
+
+export class SqliteCheckResults implements CheckResults {
+  readonly #store: BatchedSqlite;
+  readonly #series: ResultSeriesTable;
+  readonly #rows: ResultRows;
+  readonly #ranges: ResultRangeTable;
+  readonly #rollups: RollupTable;
+  readonly #schedule: ScheduleTable;
+
+  constructor(store: BatchedSqlite, options: { referenceRows?: number } = {}) {
+    this.#store = store;
+    this.#series = new ResultSeriesTable(store.db);
+    this.#rows = new ResultRows(store.db, options);
+    this.#ranges = new ResultRangeTable(store.db);
+    this.#rollups = new RollupTable(store.db);
+    this.#schedule = new ScheduleTable(store.db, PRUNE_BATCH);
+  }
+
+  async prepareDays(fromMs: number, toMs: number): Promise<void> {
+    checkPreparedDays(fromMs, toMs);
+  }
+
+  async appendRun(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
+    checkResultRun(accountId, tries);
+    const checkId = tries[0]!.checkId;
+    const stored = await committed(this.#store, () =>
+      storeRunTries(
+        tries,
+        (_tried, createdMs) => this.#rows.freeId(this.#series.find(accountId, checkId), checkId, createdMs),
+        (stored) => {
+          const series = this.#series.findOrAdd(accountId, checkId);
+          if (!this.#rows.insert(series, reducePassing(stored) as CheckResultDocument)) return;
+          if (stored['resultType'] !== 'ATTEMPT') this.#rollups.add(series, rollupFactOf(stored));
+        },
+      ),
+    );
+    return stored.map(asStored);
+  }
+
+  async newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: { createdMs: number; id: string } | undefined }): Promise<CheckResultDocument[]> {
+    checkResultPage(accountId, checkId, page);
+    const series = this.#series.find(accountId, checkId);
+    if (series === undefined) return [];
+    const before = page.before ?? { createdMs: Number.MAX_SAFE_INTEGER, id: '' };
+    const locations = this.#rows.locations();
+    const found: CheckResultDocument[] = [];
+    const rows = this.#ranges.newestFirst(series, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, before.createdMs, columnKey(checkId, before.id, before.createdMs));
+    for (const row of rows) {
+      found.push(this.#rows.document(checkId, row, locations) as CheckResultDocument);
+      if (found.length === page.limit) break;
+    }
+    return found;
+  }
+
+  async find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined> {
+    checkResultKey(accountId, checkId, id);
+    const series = this.#series.find(accountId, checkId);
+    const row = series === undefined ? undefined : this.#rows.find(series, checkId, id);
+    return row && (this.#rows.document(checkId, row, this.#rows.locations()) as CheckResultDocument);
+  }
+
+  async rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]> {
+    checkRollupRange(accountId, checkId, granularity, fromMs, toMs);
+    const series = this.#series.find(accountId, checkId);
+    if (series === undefined) return [];
+    return this.#rollups.rows(series, granularity, fromMs, toMs).map((row) => rolledUpOf(row, spanOf(granularity)));
+  }
+
+  async prune(nowMs: number, retention: ResultRetention): Promise<PrunedBefore> {
+    checkRetention(nowMs, retention);
+    const cutoffs = pruneCutoffs(nowMs, retention);
+    // Each batch its own short transaction, so writers wait for one batch at most.
+    while ((await committed(this.#store, () => this.#schedule.pruneResultsBatch(cutoffs.rawMs))) > 0);
+    await committed(this.#store, () => this.#rollups.advanceHorizon('raw', cutoffs.rawMs));
+    // Outside a transaction, as the scheduler runs them: each batch commits on its own.
+    this.#rollups.prune('hourly', cutoffs.hourlyMs);
+    this.#rollups.prune('daily', cutoffs.dailyMs);
+    return this.horizons() as Promise<PrunedBefore>;
+  }
+
+  async horizons(): Promise<{ raw?: number; hourly?: number; daily?: number }> {
+    const horizons: { raw?: number; hourly?: number; daily?: number } = {};
+    for (const name of ['raw', 'hourly', 'daily'] as const) {
+      const before = this.#rollups.horizon(name);
+      if (before !== undefined) horizons[name] = before;
+    }
+    return horizons;
+  }
+}
