@@ -1,6 +1,6 @@
 /**
  * How a check result is kept on disk: ENCODING_V1 (≤ 500 bytes per passing result), the rows it
- * wrote, and the parts of ENCODING_V2 (readside/result-rows.ts) that are about one result's columns. The facts that
+ * wrote, and the parts of ENCODING_V2 (result-row-codec.ts) that are about one result's columns. The facts that
  * filters and analytics read are columns of `check_results` (created by step 14 of store/sqlite/migrations/), so those
  * reads never touch the document; the rest of the document is stored as raw DEFLATE against a fixed
  * dictionary of typical result JSON, which turns the repeated key names and shapes into a few bytes.
@@ -22,9 +22,9 @@ import { Reader, Writer } from './varint.js';
 /** `check_results.encoding`: 1 = DEFLATE with DICTIONARY_V1. */
 export const ENCODING_V1 = 1;
 /**
- * The compact row of readside/result-rows.ts: a derived id as its discriminator, the location as a key of
+ * The compact row of result-row-codec.ts: a derived id as its discriminator, the location as a key of
  * `check_results_locations`, timing phases packed (`packPhases`), and a body that is either a delta
- * from the reference `ref` (readside/result-delta.ts) or, with no `ref`, what ENCODING_V1 writes. Its value is
+ * from the reference `ref` (result-delta.ts) or, with no `ref`, what ENCODING_V1 writes. Its value is
  * 0 because SQLite stores the integers 0 and 1 in no bytes, and this is the form of most rows.
  */
 export const ENCODING_V2 = 0;

@@ -1,5 +1,5 @@
 /**
- * A check result stored as what differs from a reference result of the same check (results-rows.ts
+ * A check result stored as what differs from a reference result of the same check (store/sqlite/result-rows.ts
  * keeps the references). Two passing runs of a check differ in a handful of leaves: timings, the
  * response time written into a log line, `startedAt`; everything else (URL, assertions, key names,
  * the shape) is the reference's. So a delta lists only the leaves that differ, each as a small binary
@@ -18,7 +18,7 @@
  *   5 string edited from the reference's (code points kept at the start, at the end, then the middle
  *     as length and UTF-8)                    6 lowercase UUID (16 bytes)
  *   7 a placeholder, true, false or null (varint), or 7 and a float64 (a number with more digits)
- * The encoder decodes what it wrote and compares (results-rows.ts), so a form this file gets wrong
+ * The encoder decodes what it wrote and compares (result-row-codec.ts), so a form this file gets wrong
  * costs bytes, never a changed document.
  */
 

@@ -10,7 +10,7 @@
  * that SQLite stores in no bytes for 0 and 1), and a look-up by id is a look-up by (check, time)
  * on the time index: neither a 16-byte column nor an index on ids is needed for it.
  *
- * Results are given derived ids when the service stores a run (ResultsStore.recordRun); ids that
+ * Results are given derived ids when the service stores a run (result-row-codec.ts `storeRunTries`); ids that
  * are not derived (seeded, imported, stored before) are kept as they are.
  */
 import { createHash } from 'node:crypto';
