@@ -4,12 +4,14 @@
  *
  * - A poll asks for as many jobs as there are free run slots. With none free it is a heartbeat
  *   (capacity 0); when a run ends, that poll is cut short so the freed slot is offered at once.
- * - Reports are retried (network errors, 5xx) while their lease could still be current; a 409 means
+ * - Reports go through a ReportCourier (agent-reports.ts): several per request when the service
+ *   takes that, retried (network errors, 5xx) while their lease could still be current; a 409 means
  *   the run went to a peer or already has its result, and the report is dropped.
  * - The server unreachable: the poll is retried after a wait that doubles up to `maxBackoffMs`.
  */
 import { AgentJobs, RUN_WIRE_VERSION, type AgentLeasedJob, type RunReport } from '@vigil/schema';
 import { createRunner, runJob } from '@vigil/runner';
+import { messageOf, ReportCourier } from './agent-reports.js';
 import { CliError } from './errors.js';
 
 export interface AgentLoopOptions {
@@ -48,13 +50,21 @@ export async function runAgent(options: AgentLoopOptions): Promise<void> {
   let heartbeat: AbortController | undefined;
   const label = `vigil agent ${options.agentId} (${options.location})`;
 
-  const post = (path: string, body: unknown, signal: AbortSignal) =>
+  const post = (path: string, body: string, signal: AbortSignal) =>
     fetch(`${options.serverUrl}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
+      body,
       signal,
     });
+  const courier = new ReportCourier({
+    agentId: options.agentId,
+    post: (body, signal) => post('/v1/agent/results', body, signal),
+    leaseMs: () => leaseMs,
+    maxBackoffMs: options.maxBackoffMs,
+    label,
+    log,
+  });
 
   const start = (leased: AgentLeasedJob) => {
     const controller = new AbortController();
@@ -62,7 +72,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<void> {
       try {
         const report = await runJob(runner, leased.job, controller.signal);
         if (controller.signal.aborted) return;
-        await deliver(leased, report as RunReport, controller.signal);
+        await courier.deliver(leased.leaseId, report as RunReport, controller.signal);
       } catch (error) {
         if (!controller.signal.aborted) log(`${label}: run ${leased.job.key} failed inside the agent: ${(error as Error).message}`);
       } finally {
@@ -73,36 +83,6 @@ export async function runAgent(options: AgentLoopOptions): Promise<void> {
     inFlight.set(leased.leaseId, { controller, done });
   };
 
-  const deliver = async (leased: AgentLeasedJob, report: RunReport, signal: AbortSignal) => {
-    let wait = 250;
-    // Past its lease a report can still count (nobody took the run), so it is tried for two periods.
-    const giveUpAt = Date.now() + 2 * leaseMs;
-    for (;;) {
-      try {
-        const response = await post('/v1/agent/results', { agentId: options.agentId, leaseId: leased.leaseId, report }, signal);
-        if (response.ok) return;
-        const message = await messageOf(response);
-        if (response.status === 409) {
-          log(`${label}: result of ${leased.job.key} not recorded: ${message}`);
-          return;
-        }
-        if (response.status < 500 && response.status !== 429) {
-          log(`${label}: result of ${leased.job.key} refused (${response.status}): ${message}`);
-          return;
-        }
-      } catch (error) {
-        if (signal.aborted) return;
-        log(`${label}: reporting ${leased.job.key} failed: ${(error as Error).message}`);
-      }
-      if (Date.now() + wait > giveUpAt) {
-        log(`${label}: gave up reporting ${leased.job.key}; its lease expires and another agent runs it`);
-        return;
-      }
-      await sleep(wait, signal);
-      wait = Math.min(wait * 2, options.maxBackoffMs);
-    }
-  };
-
   try {
     while (!options.stop.aborted) {
       const capacity = options.concurrency - inFlight.size;
@@ -111,7 +91,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<void> {
       const onStop = () => poll.abort();
       options.stop.addEventListener('abort', onStop, { once: true });
       try {
-        const response = await post('/v1/agent/jobs', { agentId: options.agentId, wireVersion: RUN_WIRE_VERSION, agentVersion: options.version, location: options.location, capacity, leases: [...inFlight.keys()] }, poll.signal);
+        const response = await post('/v1/agent/jobs', JSON.stringify({ agentId: options.agentId, wireVersion: RUN_WIRE_VERSION, agentVersion: options.version, location: options.location, capacity, leases: [...inFlight.keys()] }), poll.signal);
         if (!connected) {
           connected = true;
           log(`${label}: connected to ${options.serverUrl}, running up to ${options.concurrency} at once`);
@@ -122,6 +102,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<void> {
           const answer = AgentJobs.safeParse(await response.json());
           if (!answer.success) throw new Error('the server answered jobs this agent cannot read; is it another vigil version?');
           leaseMs = answer.data.leaseMs;
+          courier.reportsPerRequest = answer.data.reportsPerRequest ?? 0;
           for (const leased of answer.data.jobs) start(leased);
           continue;
         }
@@ -145,6 +126,7 @@ export async function runAgent(options: AgentLoopOptions): Promise<void> {
     log(`${label}: stopping; ${inFlight.size} run(s) in flight get ${options.drainMs / 1000} s to finish`);
   } finally {
     await drain(inFlight, options.drainMs, log, label);
+    courier.close();
     await runner.close();
   }
 }
@@ -158,17 +140,6 @@ async function drain(inFlight: Map<string, InFlight>, drainMs: number, log: (lin
   log(`${label}: abandoned ${inFlight.size} run(s); their leases expire and another agent of the location runs them`);
   for (const run of inFlight.values()) run.controller.abort();
   await Promise.race([all, sleep(1000)]);
-}
-
-async function messageOf(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '');
-  try {
-    const body = JSON.parse(text) as { message?: unknown };
-    if (typeof body.message === 'string') return body.message;
-  } catch {
-    // Not the service's error body: say what came.
-  }
-  return text.slice(0, 200) || response.statusText;
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -43,6 +43,11 @@ export const AgentJobs = z.object({
   jobs: z.array(AgentLeasedJob),
   /** The lease period in ms: an agent renews its leases by polling within it. */
   leaseMs: z.number().int().positive(),
+  /**
+   * Set by a service that takes several reports in one `POST /v1/agent/results` (AgentResults):
+   * how many at most. Absent from an older service, whose agents post one report per request.
+   */
+  reportsPerRequest: z.number().int().positive().optional(),
 });
 export type AgentJobs = z.infer<typeof AgentJobs>;
 
@@ -53,6 +58,41 @@ export const AgentResult = z.object({
   report: RunReport,
 });
 export type AgentResult = z.infer<typeof AgentResult>;
+
+/** The most reports one `POST /v1/agent/results` carries. */
+export const MAX_REPORTS_PER_REQUEST = 50;
+
+/**
+ * Body of `POST /v1/agent/results` with several reports, each under its own lease: the reports an
+ * agent's runs finished while its previous request was in flight. Each report is checked and
+ * answered on its own (AgentResultsAnswer); the reports themselves are validated one by one, so
+ * one malformed report does not refuse the others.
+ */
+export const AgentResults = z.object({
+  agentId: AgentPoll.shape.agentId,
+  reports: z.array(z.object({ leaseId: AgentResult.shape.leaseId, report: z.unknown() })).min(1).max(MAX_REPORTS_PER_REQUEST),
+});
+export type AgentResults = z.infer<typeof AgentResults>;
+
+/** What became of one report of an AgentResults body, in the body's order. */
+export const AgentReportOutcome = z.object({
+  leaseId: z.string(),
+  /**
+   * As for a report posted alone: 200 recorded; 409 its lease is no longer the run's or the run
+   * already has its result (not recorded; never worth retrying); 400 malformed or for another run;
+   * 500 the service failed to store it (retry).
+   */
+  status: z.number().int(),
+  /** The run's key, when recorded. */
+  key: z.string().optional(),
+  /** Why it was not recorded. */
+  message: z.string().optional(),
+});
+export type AgentReportOutcome = z.infer<typeof AgentReportOutcome>;
+
+/** Answer (200) of `POST /v1/agent/results` with an AgentResults body. */
+export const AgentResultsAnswer = z.object({ results: z.array(AgentReportOutcome) });
+export type AgentResultsAnswer = z.infer<typeof AgentResultsAnswer>;
 
 /** One agent as `GET /v1/agent/agents` lists it. */
 export const AgentInfo = z.object({

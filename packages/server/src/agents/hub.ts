@@ -253,6 +253,11 @@ export class AgentHub {
     await record(job, { ...report, attempts: report.attempts.map(stamp), final: stamp(report.final) } as RunnerReport, { guard });
   }
 
+  /** Logs a failure answered to an agent without its details (one report of several failed to store). */
+  logFailure(what: string, error: unknown): void {
+    this.#log(`vigil server: ${what} failed: ${String((error as Error)?.stack ?? error)}`);
+  }
+
   /**
    * Every agent this process heard from, live or gone (gone: silent for two lease periods): those of
    * public locations, and with `accountId` that account's private locations' agents.

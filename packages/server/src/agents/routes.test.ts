@@ -76,6 +76,7 @@ async function leaseOne(target: World, agentId = 'agent-1'): Promise<{ leaseId: 
   expect(response.status).toBe(200);
   const body = (await response.json()) as { jobs: Array<{ leaseId: string; leaseExpiresAt: string; job: WireRunJob }>; leaseMs: number };
   expect(body.leaseMs).toBe(LEASE_MS);
+  expect(body).toMatchObject({ reportsPerRequest: 50 });
   expect(body.jobs).toHaveLength(1);
   return body.jobs[0]!;
 }
@@ -165,6 +166,62 @@ describe('agent routes', () => {
     });
     const current = await post(target, '/v1/agent/results', { agentId: 'agent-2', leaseId: fresh.leaseId, report: reportOf(fresh.job) });
     expect(current.status).toBe(200);
+  });
+
+  it('answers each report of a batch as if posted alone and records only the good one', async () => {
+    const target = world();
+    // Run B: reported already, so its report again is a duplicate.
+    const earlier = queue(target, 1_700_000_000_000);
+    const done = await leaseOne(target, 'agent-2');
+    expect((await post(target, '/v1/agent/results', { agentId: 'agent-2', leaseId: done.leaseId, report: reportOf(done.job) })).status).toBe(200);
+    // Run A: agent-1's lease expired and went to agent-2, so agent-1's report is stale.
+    const key = queue(target, 1_700_000_060_000);
+    const stale = await leaseOne(target, 'agent-1');
+    const fresh = await leaseOne(target, 'agent-2');
+    expect(fresh.job.key).toBe(key);
+    const response = await post(target, '/v1/agent/results', {
+      agentId: 'agent-2',
+      reports: [
+        { leaseId: stale.leaseId, report: reportOf(stale.job, true) },
+        { leaseId: fresh.leaseId, report: reportOf(fresh.job) },
+        { leaseId: done.leaseId, report: reportOf(done.job, true) },
+        // The same lease twice in one batch: the second finds the run recorded by the first.
+        { leaseId: fresh.leaseId, report: reportOf(fresh.job, true) },
+        { leaseId: fresh.leaseId, report: { ...reportOf(fresh.job), attempts: 'none' } },
+      ],
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      results: [
+        { leaseId: stale.leaseId, status: 409, message: `lease ${stale.leaseId} is not held: its run was handed to another agent after the lease expired, or it never existed; this result is not recorded` },
+        { leaseId: fresh.leaseId, status: 200, key },
+        { leaseId: done.leaseId, status: 409, message: `run ${earlier} already has its result; this one is not recorded` },
+        { leaseId: fresh.leaseId, status: 409, message: `run ${key} already has its result; this one is not recorded` },
+        { leaseId: fresh.leaseId, status: 400, message: '"attempts" must be an array' },
+      ],
+    });
+    const stored = readSideOf(target.service.store).results.factsBetween('local', target.checkId, 0, Date.now() + 1);
+    expect(stored.map((facts) => [facts.hasFailures, facts.runLocation])).toEqual([
+      [false, 'eu-west-1'],
+      [false, 'eu-west-1'],
+    ]);
+  });
+
+  it('refuses a batch holding a report of another run wire version whole, naming both versions', async () => {
+    const target = world();
+    const response = await post(target, '/v1/agent/results', { agentId: 'agent-1', reports: [{ leaseId: 'x', report: { wireVersion: 7 } }] });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { message: string }).message).toBe(`the agent speaks run wire version 7; this side speaks version ${RUN_WIRE_VERSION}`);
+  });
+
+  it('answers a batch of no reports, or of more than 50, 400 naming reports', async () => {
+    const target = world();
+    const tooMany = Array.from({ length: 51 }, () => ({ leaseId: 'x', report: { wireVersion: RUN_WIRE_VERSION } }));
+    for (const [reports, message] of [[[], '"reports" must contain at least 1 items'], [tooMany, '"reports" must contain less than or equal to 50 items']] as const) {
+      const response = await post(target, '/v1/agent/results', { agentId: 'agent-1', reports });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({ statusCode: 400, error: 'Bad Request', message, validation: { source: 'payload', keys: ['reports'] } });
+    }
   });
 
   it("refuses a report of another location's key 409", async () => {

@@ -4,7 +4,11 @@
  * - `POST /v1/agent/jobs`: a long poll. Answers 200 with up to `capacity` leased jobs of the
  *   agent's location, or 204 when none came within the poll time. Renews the leases it lists.
  * - `POST /v1/agent/results`: one run's report under its lease; 409 when the lease is no longer the
- *   run's (handed to a peer after it expired) or the run already has its result.
+ *   run's (handed to a peer after it expired) or the run already has its result. Or, from an agent
+ *   told `reportsPerRequest` in a jobs answer, up to that many reports each under its own lease
+ *   (`{agentId, reports: [{leaseId, report}]}`): each is checked and answered exactly as if posted
+ *   alone (`{results: [{leaseId, status, key?, message?}]}`, in the body's order), and they are
+ *   recorded in one group commit instead of one request and one commit each.
  * - `GET /v1/agent/agents`: the agents this service heard from (with an account's API key).
  *
  * The first two authenticate with an agent key (`Authorization: Bearer KEY`), never an account
@@ -14,7 +18,7 @@
  * past the limit the answer is 429 instead of 401. A key is looked up again when a poll ends, so a
  * key revoked while an agent waits is refused in that poll's answer.
  */
-import { AgentPoll, AgentResult, formatIssues, wireVersionMismatch } from '@vigil/schema';
+import { AgentPoll, AgentResult, AgentResults, MAX_REPORTS_PER_REQUEST, RunReport, formatIssues, wireVersionMismatch, type AgentReportOutcome } from '@vigil/schema';
 import type { Context, Hono } from 'hono';
 import { readJsonBody, MAX_BODY_BYTES } from '../http/body.js';
 import { clientAddress, type CredentialFailures } from '../http/auth-failures.js';
@@ -94,12 +98,14 @@ export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptio
     return c.json({
       jobs: leased.map((run) => ({ leaseId: run.leaseId, leaseExpiresAt: new Date(run.leaseExpiresMs).toISOString(), job: run.job })),
       leaseMs: hub.leaseMs,
+      reportsPerRequest: MAX_REPORTS_PER_REQUEST,
     });
   });
 
   app.post(AGENT_RESULTS_PATH, async (c) => {
     const identity = authenticate(c);
     const { json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_REPORT_BYTES);
+    if (json !== null && typeof json === 'object' && 'reports' in json) return c.json({ results: await recordMany(hub, identity, json) });
     refuseOtherWire((json as { report?: { wireVersion?: unknown } } | undefined)?.report?.wireVersion);
     const result = parsed(AgentResult, json, 'payload');
     try {
@@ -114,6 +120,36 @@ export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptio
   // Behind the app's account authentication like every API route: an account sees the agents of
   // public locations and of its own private locations.
   app.get(AGENT_LIST_PATH, (c) => c.json(hub.agents(c.get('account')?.id)));
+}
+
+/**
+ * The reports of one AgentResults body, each recorded or refused on its own as if posted alone.
+ * Every report's recording starts in this turn, so they share one group commit; each still runs
+ * its lease check inside that commit (hub.report's guard), so a stale or repeated one is refused
+ * without touching the others.
+ */
+async function recordMany(hub: AgentHub, identity: AgentIdentity, json: object): Promise<AgentReportOutcome[]> {
+  // Another run wire version is the agent's, not one report's: the whole body is refused, naming both.
+  const reports = (json as { reports?: unknown }).reports;
+  if (Array.isArray(reports)) for (const entry of reports) refuseOtherWire((entry as { report?: { wireVersion?: unknown } } | null)?.report?.wireVersion);
+  const body = parsed(AgentResults, json, 'payload');
+  return Promise.all(
+    body.reports.map(async ({ leaseId, report }): Promise<AgentReportOutcome> => {
+      const checked = RunReport.safeParse(report);
+      if (!checked.success) {
+        const { message } = formatIssues(checked.error, report);
+        return { leaseId, status: 400, message };
+      }
+      try {
+        await hub.report(body.agentId, identity, leaseId, checked.data);
+        return { leaseId, status: 200, key: checked.data.key };
+      } catch (error) {
+        if (error instanceof ReportRefusal) return { leaseId, status: error.kind === 'invalid' ? 400 : 409, message: error.message };
+        hub.logFailure(`recording the report under lease ${leaseId}`, error);
+        return { leaseId, status: 500, message: 'the service failed to store this report; report it again' };
+      }
+    }),
+  );
 }
 
 /** A peer of another run wire version is refused before its body is read any further, naming both versions. */
@@ -145,18 +181,18 @@ export function agentOpenApiPaths(): Record<string, Record<string, unknown>> {
         tags: ['agents'],
         security: agentKey,
         requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['agentId', 'wireVersion', 'agentVersion', 'location', 'capacity'], properties: { agentId: { type: 'string' }, wireVersion: { type: 'integer' }, agentVersion: { type: 'string' }, location: { type: 'string' }, capacity: { type: 'integer', minimum: 0 }, leases: { type: 'array', items: { type: 'string' } } } } } } },
-        responses: { 200: json('{jobs: [{leaseId, leaseExpiresAt, job (RunJob)}], leaseMs}'), 204: { description: 'No job came within the poll time' }, 400: error('Not a poll, or another run wire version'), 401: error('Missing or unknown agent key, or revoked while the poll waited'), 429: error('Too many bad keys from this address or with this key'), 403: error("The key is another location's") },
+        responses: { 200: json('{jobs: [{leaseId, leaseExpiresAt, job (RunJob)}], leaseMs, reportsPerRequest}'), 204: { description: 'No job came within the poll time' }, 400: error('Not a poll, or another run wire version'), 401: error('Missing or unknown agent key, or revoked while the poll waited'), 429: error('Too many bad keys from this address or with this key'), 403: error("The key is another location's") },
       },
     },
     [AGENT_RESULTS_PATH]: {
       post: {
         operationId: 'agent.results',
-        summary: "A run's report (RunReport) under the lease its job was handed with; recorded once",
-        description: `409 when the lease was handed to another agent or the run already has its result${byAgentKey}`,
+        summary: "A run's report (RunReport) under the lease its job was handed with, or several reports each under its own lease; each recorded once",
+        description: `409 when the lease was handed to another agent or the run already has its result. With {agentId, reports: [{leaseId, report}]} (at most ${MAX_REPORTS_PER_REQUEST}; an agent told reportsPerRequest in a jobs answer), 200 {results: [{leaseId, status, key?, message?}]} answers each report as if posted alone${byAgentKey}`,
         tags: ['agents'],
         security: agentKey,
-        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['agentId', 'leaseId', 'report'], properties: { agentId: { type: 'string' }, leaseId: { type: 'string' }, report: { type: 'object' } } } } } },
-        responses: { 200: json('{recorded: true, key}'), 400: error('Not a report, or another run wire version'), 401: error('Missing, unknown or revoked agent key'), 429: error('Too many bad keys from this address or with this key'), 409: error('The lease is no longer the run’s, or the run already has its result') },
+        requestBody: { required: true, content: { 'application/json': { schema: { oneOf: [{ type: 'object', required: ['agentId', 'leaseId', 'report'], properties: { agentId: { type: 'string' }, leaseId: { type: 'string' }, report: { type: 'object' } } }, { type: 'object', required: ['agentId', 'reports'], properties: { agentId: { type: 'string' }, reports: { type: 'array', maxItems: MAX_REPORTS_PER_REQUEST, items: { type: 'object', required: ['leaseId', 'report'], properties: { leaseId: { type: 'string' }, report: { type: 'object' } } } } } }] } } } },
+        responses: { 200: json('{recorded: true, key}, or for several reports {results: [{leaseId, status, key?, message?}]}'), 400: error('Not a report, or another run wire version'), 401: error('Missing, unknown or revoked agent key'), 429: error('Too many bad keys from this address or with this key'), 409: error('The lease is no longer the run’s, or the run already has its result') },
       },
     },
     [AGENT_LIST_PATH]: {
