@@ -14,30 +14,15 @@
  * (store/sqlite/rollups.ts); this store says which rows answer for a window and what they mean.
  */
 import type { SqliteDatabase } from '../store/index.js';
-import { parseHistogram, type Histogram } from '../store/formats/rollup-histogram.js';
+import { rollupRowOf, type RollupRow } from '../store/formats/rollup-row.js';
 import { ResultSeriesTable } from '../store/sqlite/check-results.js';
-import { DAY_MS, HOUR_MS, RollupTable, spanOf, type RollupFact, type RollupGranularity, type StoredRollupRow } from '../store/sqlite/rollups.js';
+import { DAY_MS, HOUR_MS, RollupTable, spanOf, type RollupFact, type RollupGranularity } from '../store/sqlite/rollups.js';
 import type { TimeWindow } from './windows.js';
 
 export { DAY_MS, HOUR_MS, type RollupFact, type RollupGranularity };
 
 /** One rollup row as analytics reads it. */
-export interface RollupRow {
-  startMs: number;
-  spanMs: number;
-  location: string;
-  results: number;
-  failures: number;
-  degraded: number;
-  attempts: number;
-  /** Response times: how many results had one, and their sum, sum of squares, min and max. */
-  rtCount: number;
-  rtSum: number;
-  rtSqSum: number;
-  rtMin: number | null;
-  rtMax: number | null;
-  histogram: Histogram;
-}
+export type { RollupRow };
 
 /**
  * How far back each kind of data is complete: everything created (raw) or starting (rollup rows) at
@@ -109,7 +94,7 @@ export class RollupsStore {
         const part = coverage[granularity];
         if (!part) continue;
         const spanMs = spanOf(granularity);
-        for (const row of this.#table.rows(series, granularity, part.from, part.to)) rows.push(rowOf(row, spanMs));
+        for (const row of this.#table.rows(series, granularity, part.from, part.to)) rows.push(rollupRowOf(row, spanMs));
       }
     }
     return { raw: coverage.raw, rows };
@@ -122,7 +107,7 @@ export class RollupsStore {
   rowsOf(series: number | undefined, granularity: RollupGranularity, window: TimeWindow): RollupRow[] {
     if (series === undefined) return [];
     const spanMs = spanOf(granularity);
-    return this.#table.rows(series, granularity, window.from, window.to).map((row) => rowOf(row, spanMs));
+    return this.#table.rows(series, granularity, window.from, window.to).map((row) => rollupRowOf(row, spanMs));
   }
 
   horizons(): Horizons {
@@ -140,20 +125,3 @@ export class RollupsStore {
   }
 }
 
-function rowOf(row: StoredRollupRow, spanMs: number): RollupRow {
-  return {
-    startMs: row.start_ms,
-    spanMs,
-    location: row.location,
-    results: row.results,
-    failures: row.failures,
-    degraded: row.degraded,
-    attempts: row.attempts,
-    rtCount: row.rt_count,
-    rtSum: row.rt_sum,
-    rtSqSum: row.rt_sq_sum,
-    rtMin: row.rt_min,
-    rtMax: row.rt_max,
-    histogram: parseHistogram(row.rt_hist),
-  };
-}

@@ -5,7 +5,6 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import { parseHistogram } from './formats/rollup-histogram.js';
 import type { CheckResultDocument, ClaimedNotification, MissedDeadline, ResultCursor, ResultRetention, RolledUpResults, RollupGranularity, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
@@ -289,24 +288,5 @@ export function pruneCutoffs(nowMs: number, retention: ResultRetention): { rawMs
   return { rawMs: dayOf(nowMs - retention.rawMs), hourlyMs: nowMs - retention.hourlyMs, dailyMs: nowMs - retention.dailyMs };
 }
 
-/** A rollup row as both engines store it (same column names; `rt_hist` the histogram's JSON text). */
-export function rolledUpOf(
-  row: { start_ms: number; location: string; results: number; failures: number; degraded: number; attempts: number; rt_count: number; rt_sum: number; rt_sq_sum: number; rt_min: number | null; rt_max: number | null; rt_hist: string },
-  spanMs: number,
-): RolledUpResults {
-  return {
-    startMs: row.start_ms,
-    spanMs,
-    location: row.location,
-    results: row.results,
-    failures: row.failures,
-    degraded: row.degraded,
-    attempts: row.attempts,
-    rtCount: row.rt_count,
-    rtSum: row.rt_sum,
-    rtSqSum: row.rt_sq_sum,
-    rtMin: row.rt_min,
-    rtMax: row.rt_max,
-    histogram: parseHistogram(row.rt_hist),
-  };
-}
+/** A rollup row as both engines store it, decoded (one decoder for both: store/formats/rollup-row.ts). */
+export { rollupRowOf as rolledUpOf } from './formats/rollup-row.js';

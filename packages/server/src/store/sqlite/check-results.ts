@@ -10,7 +10,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { encodeResult, ENCODING_V1, ENCODING_V2, idKey, phasesColumnOf, responseOf } from '../formats/result-codec.js';
-import type { CurrentReference, DocRow, RowKey } from '../formats/result-row-codec.js';
+import type { CurrentReference, DocRow, PlannedColumns, RowKey } from '../formats/result-row-codec.js';
 
 export type { CurrentReference, DocRow, RowKey };
 
@@ -29,20 +29,11 @@ export interface FactRow extends DocRow {
   status_code: number | null;
 }
 
-/** The column values of a new ENCODING_V2 row, in the order of `ResultRowTable.insert`. */
-export interface NewRow {
+/** The column values of a new ENCODING_V2 row (`ResultRowTable.insert`): the planned ones with the engine's keys. */
+export interface NewRow extends Omit<PlannedColumns, 'runLocation'> {
   series: number;
-  createdMs: number;
-  id: bigint | Buffer | string;
-  final: 0 | 1;
-  hasFailures: 0 | 1;
   /** The location's key (`ResultRowTable.locationKey`). */
   runLocation: string;
-  attempts: number;
-  responseTime: number | null;
-  statusCode: number | null;
-  phases: Buffer | string | null;
-  body: Buffer;
   ref: number | null;
 }
 

@@ -10,6 +10,7 @@ import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { decodeResult } from '../formats/result-codec.js';
 import { bucketOf } from '../formats/rollup-histogram.js';
+import type { StoredRollupColumns } from '../formats/rollup-row.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -36,20 +37,7 @@ export interface RollupFact {
 }
 
 /** A rollup row as stored (`rt_hist`: the histogram's JSON). */
-export interface StoredRollupRow {
-  start_ms: number;
-  location: string;
-  results: number;
-  failures: number;
-  degraded: number;
-  attempts: number;
-  rt_count: number;
-  rt_sum: number;
-  rt_sq_sum: number;
-  rt_min: number | null;
-  rt_max: number | null;
-  rt_hist: string;
-}
+export type StoredRollupRow = StoredRollupColumns;
 
 const ROW_COLUMNS = 'start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist';
 
