@@ -1,4 +1,6 @@
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob, type RunReport } from '@vigil/schema';
+import { serve } from '@hono/node-server';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
 import { readSideOf } from '../readside/context.js';
@@ -221,6 +223,32 @@ describe('agent routes', () => {
       const response = await post(target, '/v1/agent/results', { agentId: 'agent-1', reports });
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({ statusCode: 400, error: 'Bad Request', message, validation: { source: 'payload', keys: ['reports'] } });
+    }
+  });
+
+  it('leases nothing to an agent whose poll was cut off while it waited over HTTP: the next agent gets the run', async () => {
+    const target = world();
+    const sockets = new Set<Socket>();
+    const server = serve({ fetch: target.service.app.fetch, port: 0, hostname: '127.0.0.1' });
+    server.on('connection', (socket: Socket) => sockets.add(socket));
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/agent/jobs`;
+    try {
+      const cut = new AbortController();
+      const waiting = fetch(url, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(poll()), signal: cut.signal }).catch(() => 'cut off');
+      // The poll is in: the hub knows the agent.
+      while (target.hub.agents().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      cut.abort();
+      expect(await waiting).toBe('cut off');
+      // The server saw the connection close (its response's close, which ends the poll, comes with it).
+      await Promise.all([...sockets].map((socket) => (socket.closed ? undefined : new Promise((resolve) => socket.once('close', resolve)))));
+      const key = queue(target);
+      // One poll: had the cut-off poll still waited, it would have taken the run for agent-1.
+      const next = await post(target, '/v1/agent/jobs', poll({ agentId: 'agent-2' }));
+      expect(next.status).toBe(200);
+      expect(((await next.json()) as { jobs: Array<{ job: WireRunJob }> }).jobs.map((leased) => leased.job.key)).toEqual([key]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 
