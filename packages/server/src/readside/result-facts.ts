@@ -3,6 +3,7 @@
  * wire shape lives in @vigil/schema). Keeping the extraction in one place is what makes the metric
  * mapping documentable: see `timingPhase` below and `BASE_METRICS` in analytics.ts.
  */
+import type { StoredResultFields } from '../store/formats/result-fields.js';
 
 export type ResultType = 'FINAL' | 'ATTEMPT';
 
@@ -23,15 +24,7 @@ export interface ResultFacts {
 }
 
 /** The loosely typed subset of a stored check result that the facts are read from. */
-export interface RawResult {
-  id: string;
-  checkId: string;
-  created_at: string;
-  resultType?: string | null | undefined;
-  runLocation: string;
-  hasFailures: boolean;
-  attempts?: number | null | undefined;
-  responseTime?: number | null | undefined;
+export interface RawResult extends StoredResultFields {
   apiCheckResult?: unknown;
 }
 

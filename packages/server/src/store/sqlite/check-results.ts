@@ -10,6 +10,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { encodeResult, ENCODING_V1, ENCODING_V2, idKey, phasesColumnOf, responseOf } from '../formats/result-codec.js';
+import type { StoredResultFields } from '../formats/result-fields.js';
 import type { CurrentReference, DocRow, PlannedColumns, RowKey } from '../formats/result-row-codec.js';
 
 export type { CurrentReference, DocRow, RowKey };
@@ -204,17 +205,8 @@ export class ResultRangeTable {
   }
 }
 
-/** The loosely typed fields of a result document that its ENCODING_V1 row keeps as columns. */
-export interface ResultDocument extends Record<string, unknown> {
-  id: string;
-  checkId: string;
-  created_at: string;
-  resultType?: string | null | undefined;
-  runLocation: string;
-  hasFailures: boolean;
-  attempts?: number | null | undefined;
-  responseTime?: number | null | undefined;
-}
+/** A result document, with the fields its ENCODING_V1 row keeps as columns. */
+export interface ResultDocument extends StoredResultFields, Record<string, unknown> {}
 
 /**
  * The ENCODING_V1 insert of one compact row, creating the (account, check) series on first use:
