@@ -175,6 +175,12 @@ class WarmWorker {
 /** The warm workers of one runner. */
 export class WarmPlaywrightWorkers {
   readonly #workers = new Set<WarmWorker>();
+  /**
+   * Workers being started, not yet in #workers: a replacement started in the background after a
+   * crash counts against `max` from its first moment, or a run starting meanwhile would start one
+   * too and the pool would pass `max` (and the next tenant's run then find no room and go cold).
+   */
+  #starting = 0;
   #nextRunId = 1;
   #closed = false;
 
@@ -263,15 +269,25 @@ export class WarmPlaywrightWorkers {
   /** True when there is room for one more worker, stopping the longest idle one if need be. */
   #makeRoom(): boolean {
     if (this.#closed) return false;
-    if (this.#workers.size < this.max) return true;
-    const idle = [...this.#workers].filter((worker) => !worker.busy).sort((a, b) => a.lastUsed - b.lastUsed)[0];
-    if (!idle) return false;
-    idle.kill();
+    while (this.#workers.size + this.#starting >= this.max) {
+      const idle = [...this.#workers].filter((worker) => !worker.busy).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (!idle) return false;
+      idle.kill();
+    }
     return true;
   }
 
   async #start(key: string, input: WarmRunInput): Promise<WarmWorker | null> {
-    if (this.#closed || this.#workers.size >= this.max) return null;
+    if (this.#closed || this.#workers.size + this.#starting >= this.max) return null;
+    this.#starting++;
+    try {
+      return await this.#launch(key, input);
+    } finally {
+      this.#starting--;
+    }
+  }
+
+  async #launch(key: string, input: WarmRunInput): Promise<WarmWorker | null> {
     const workspace = await playwrightWorkspace();
     const dir = await mkdtemp(path.join(workspace, 'warm-'));
     const cacheDir = await tenantCache(workspace, input.tenant);
