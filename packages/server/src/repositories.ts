@@ -13,6 +13,8 @@ import { SubscriptionStore } from './public-pages/subscription-store.js';
 import { openReadSide, type ReadSide } from './readside/context.js';
 import { StatusStore } from './readside/statuses.js';
 import type { Store } from './store/index.js';
+import type { StoragePorts } from './store/ports.js';
+import { sqlitePorts } from './store/sqlite/index.js';
 
 export interface Repositories {
   readonly store: Store;
@@ -31,6 +33,12 @@ export interface Repositories {
    * subscriber e-mails are queued for whichever outbox runs on the database.
    */
   readonly deletedCheckIncidents: CheckIncidents;
+  /**
+   * The storage ports (store/ports.ts) on this store's engine: the state replicas share, behind
+   * Promise-returning methods. Parts of the service move onto them one at a time (docs/postgres.md
+   * lists which); their `close` is not called here, since the app closes the store itself.
+   */
+  readonly ports: StoragePorts;
 }
 
 export function openRepositories(store: Store): Repositories {
@@ -43,5 +51,6 @@ export function openRepositories(store: Store): Repositories {
     pingTokens: new PingTokens(store),
     statusPageSubscriptions: new SubscriptionStore(store, readSide.pages),
     deletedCheckIncidents: new CheckIncidents(store, readSide.pages, new OutboxWriter(store)),
+    ports: sqlitePorts(store),
   };
 }
