@@ -159,13 +159,15 @@ export function createApp(options: AppOptions = {}): ServiceApp {
       // Turned into the response here rather than by onError, so the log line has the final status.
       c.res = errorResponse(error instanceof Error ? error : new Error(String(error)), c);
     } finally {
-      metrics.requestEnded(c.req.method, routeTemplateOf(c), c.res.status, (performance.now() - started) / 1000);
+      const elapsedMs = performance.now() - started;
+      metrics.requestEnded(c.req.method, routeTemplateOf(c), c.res.status, elapsedMs / 1000);
       log?.({
         t: arrived,
         method: c.req.method,
         path: c.req.path,
         status: c.res.status,
         account: c.get('account')?.id ?? null,
+        ms: Math.round(elapsedMs * 100) / 100,
         ...(fault === 'none' ? {} : { fault }),
       });
     }

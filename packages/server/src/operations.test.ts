@@ -34,6 +34,12 @@ describe('request log', () => {
       { method: 'GET', path: '/v1/checks', status: 401, account: null },
     ]);
     expect(Number.isNaN(Date.parse(lines[0].t))).toBe(false);
+    // The service's own time per request, in milliseconds with two decimals at most.
+    for (const { ms } of lines) {
+      expect(typeof ms).toBe('number');
+      expect(ms).toBeGreaterThanOrEqual(0);
+      expect(Math.round(ms * 100) / 100).toBe(ms);
+    }
   });
 });
 

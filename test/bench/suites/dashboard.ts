@@ -8,11 +8,14 @@
  *   service's CPU per visit (from /proc, so it does not depend on what else the machine runs);
  * - first contentful paint of the checks list in Chromium, each load in a fresh browser context
  *   (nothing cached), already signed in.
- * Times are wall time from the request to the last byte of the body, over loopback with a kept-alive
- * connection: the server's time plus a loopback round trip. Each run takes SAMPLES requests of each
- * page after WARM_UP unmeasured ones and reports their p50 and p99; the table shows the median run.
+ * Two times per request: the server's time, which the goals name, as the service itself logs it
+ * (`--request-log`'s `ms`: arrival to response ready), and the wall time at this client from the request
+ * to the last byte of the body over loopback with a kept-alive connection, which adds the round trip,
+ * the client's own parsing and collections, and the machine's scheduling of two processes. Each run
+ * takes SAMPLES requests of each page after WARM_UP unmeasured ones and reports their p50 and p99;
+ * the table shows the median run.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -34,16 +37,50 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/**
+ * The service's `--request-log`, read as it grows: the `ms` of the GETs of one path logged since the
+ * last read.
+ */
+class ServerTimes {
+  #offset = 0;
+  constructor(private readonly file: string) {}
+
+  /** Leaves out what was logged so far. */
+  skipLogged(): void {
+    this.#offset = readFileSync(this.file).byteLength;
+  }
+
+  /** The `ms` of the last `count` GETs of `pagePath` (its query string left out, as the log does) logged since the previous call. */
+  take(pagePath: string, count: number): number[] {
+    const text = readFileSync(this.file);
+    const fresh = text.subarray(this.#offset).toString('utf8');
+    this.#offset = text.byteLength;
+    const wanted = pagePath.split('?')[0];
+    const times = fresh
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { method: string; path: string; ms: number })
+      .filter((entry) => entry.method === 'GET' && entry.path === wanted)
+      .map((entry) => entry.ms);
+    if (times.length < count) throw new Error(`dashboard: the request log has ${times.length} GETs of ${wanted} since the last read, not ${count}`);
+    return times.slice(-count);
+  }
+}
+
 interface Timed {
   readonly p50: number;
   readonly p99: number;
+  /** The same requests' server time, from the service's request log. */
+  readonly serverP50: number;
+  readonly serverP99: number;
   readonly bytes: number;
   /** The last answer's body. */
   readonly body: string;
 }
 
 /** SAMPLES sequential GETs of `url` (after the warm-up), each checked for a 200 and `mustContain`. */
-async function timeGets(url: string, headers: Record<string, string>, mustContain: string): Promise<Timed> {
+async function timeGets(url: string, headers: Record<string, string>, mustContain: string, serverTimes: ServerTimes): Promise<Timed> {
+  serverTimes.skipLogged();
   const times: number[] = [];
   let bytes = 0;
   let last = '';
@@ -57,7 +94,8 @@ async function timeGets(url: string, headers: Record<string, string>, mustContai
     last = body;
     if (index >= WARM_UP) times.push(elapsed);
   }
-  return { p50: percentile(times, 50), p99: percentile(times, 99), bytes, body: last };
+  const server = serverTimes.take(new URL(url).pathname, SAMPLES);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), serverP50: percentile(server, 50), serverP99: percentile(server, 99), bytes, body: last };
 }
 
 /**
@@ -65,8 +103,9 @@ async function timeGets(url: string, headers: Record<string, string>, mustContai
  * page: the time of the visit alone, and the service's CPU for the visit alone (its CPU over the
  * update is read before and left out).
  */
-async function timeFreshRenders(base: string, pagePath: string, incidentId: string, pid: number): Promise<{ p50: number; p99: number; cpuMsPerVisit: number }> {
+async function timeFreshRenders(base: string, pagePath: string, incidentId: string, pid: number, serverTimes: ServerTimes): Promise<{ p50: number; p99: number; serverP99: number; cpuMsPerVisit: number }> {
   const times: number[] = [];
+  const server: number[] = [];
   let cpuMs = 0;
   for (let index = 0; index < FRESH_RENDERS; index++) {
     const update = await fetch(`${base}/v1/status-pages/incidents/${incidentId}/incident-updates`, {
@@ -83,8 +122,9 @@ async function timeFreshRenders(base: string, pagePath: string, incidentId: stri
     times.push(performance.now() - started);
     cpuMs += cpuMsOf(pid) - cpuBefore;
     if (response.status !== 200 || !body.includes(`Still watching the replica (${index + 1}).`)) throw new Error(`dashboard: the status page after update ${index + 1} answered ${response.status} without it`);
+    server.push(...serverTimes.take(pagePath, 1));
   }
-  return { p50: percentile(times, 50), p99: percentile(times, 99), cpuMsPerVisit: cpuMs / FRESH_RENDERS };
+  return { p50: percentile(times, 50), p99: percentile(times, 99), serverP99: percentile(server, 99), cpuMsPerVisit: cpuMs / FRESH_RENDERS };
 }
 
 /** The bytes of `url`'s body as sent (fetch would decode a gzipped one), asking for gzip as browsers do. */
@@ -151,7 +191,9 @@ export const suite: BenchSuite = {
     seedStore(dataDir, seeded, Date.now(), context.log);
     context.log(`dashboard: data set stored in ${Math.round((performance.now() - seedStarted) / 1000)} s`);
 
-    service = await startServiceProcess({ dataDir, apiKey: API_KEY });
+    const requestLog = path.join(context.tmpDir, 'requests.jsonl');
+    service = await startServiceProcess({ dataDir, apiKey: API_KEY, requestLog });
+    const serverTimes = new ServerTimes(requestLog);
     try {
       const session = await signInToDashboard(service.url, API_KEY);
       const signedIn = { cookie: session.cookieHeader, accept: 'text/html' };
@@ -175,17 +217,17 @@ export const suite: BenchSuite = {
       const paints: number[] = [];
       const statusSent: Array<{ bytes: number; encoding: string }> = [];
       const statusCpuPerVisit: number[] = [];
-      const fresh: Array<{ p50: number; p99: number; cpuMsPerVisit: number }> = [];
+      const fresh: Array<{ p50: number; p99: number; serverP99: number; cpuMsPerVisit: number }> = [];
       const pid = service.pid!;
       for (let run = 0; run < context.runs; run++) {
         statusSent.push(await bytesOnTheWire(`${base}${pages.status.path}`, { accept: 'text/html' }));
         for (const [name, { path: pagePath, contains }] of Object.entries(pages) as Array<[PageName, { path: string; contains: string }]>) {
           const cpuBefore = cpuMsOf(pid);
           // The status page is public: asked for as a visitor asks, without the dashboard's cookie.
-          measured[name].push(await timeGets(`${base}${pagePath}`, name === 'status' || name === 'health' ? { accept: 'text/html' } : signedIn, contains));
+          measured[name].push(await timeGets(`${base}${pagePath}`, name === 'status' || name === 'health' ? { accept: 'text/html' } : signedIn, contains, serverTimes));
           if (name === 'status') statusCpuPerVisit.push((cpuMsOf(pid) - cpuBefore) / (WARM_UP + SAMPLES));
         }
-        fresh.push(await timeFreshRenders(base, pages.status.path, seeded.openIncidentId, pid));
+        fresh.push(await timeFreshRenders(base, pages.status.path, seeded.openIncidentId, pid, serverTimes));
         paints.push(median(await firstContentfulPaints(base, pages.first.path, session.cookies)));
         context.log(`dashboard: run ${run + 1} of ${context.runs} done`);
       }
@@ -194,9 +236,12 @@ export const suite: BenchSuite = {
       const listGoal = { text: 'p99 ≤ 100 ms', met: (value: number) => value <= 100 };
       const checkGoal = { text: '≤ 300 ms', met: (value: number) => value <= 300 };
       const figures: BenchFigure[] = [];
+      // The goals name the server's time; the client's wall time is kept beside it, without a goal.
       const timing = (id: PageName, label: string, note: string, goal?: { text: string; met: (value: number) => boolean }) => {
-        figures.push({ id: `dashboard.${id}-p50`, label: `${label}, p50`, unit: 'ms', better: 'lower', runs: measured[id].map((timed) => timed.p50), note });
-        figures.push({ id: `dashboard.${id}-p99`, label: `${label}, p99`, unit: 'ms', better: 'lower', runs: measured[id].map((timed) => timed.p99), note, ...(goal ? { goal } : {}) });
+        figures.push({ id: `dashboard.${id}-server-p50`, label: `${label}, server time p50`, unit: 'ms', better: 'lower', runs: measured[id].map((timed) => timed.serverP50), note });
+        figures.push({ id: `dashboard.${id}-server-p99`, label: `${label}, server time p99`, unit: 'ms', better: 'lower', runs: measured[id].map((timed) => timed.serverP99), note, ...(goal ? { goal } : {}) });
+        figures.push({ id: `dashboard.${id}-p50`, label: `${label}, wall time at the client p50`, unit: 'ms', better: 'lower', runs: measured[id].map((timed) => timed.p50), note });
+        figures.push({ id: `dashboard.${id}-p99`, label: `${label}, wall time at the client p99`, unit: 'ms', better: 'lower', runs: measured[id].map((timed) => timed.p99), note });
       };
       /** How many checks a list page says match, from its pager ("Page 1 of 4 · 200 checks"). */
       const matching = (name: PageName) => (/· (\d+) checks?/.exec(measured[name][0]!.body)?.[1] ?? '?').replace(/\B(?=(\d{3})+$)/g, ',');
@@ -211,12 +256,12 @@ export const suite: BenchSuite = {
       timing('chart', 'check page chart data (analytics.json), 30 days', `${monthNote}; ${kb(measured.chart[0]!.bytes)} of JSON`, checkGoal);
       const statusNote = `${SERVICES} services in two cards, each with a linked check with 90 days of hourly results, 6 incidents; public, no cookie; ${SAMPLES} requests per run`;
       timing('health', 'control: GET /healthz (the service\'s cheapest answer, timed the same way)', `${SAMPLES} sequential requests per run after ${WARM_UP} unmeasured; what the machine adds to any request`);
-      figures.push({ id: 'dashboard.status-p50', label: 'public status page, p50', unit: 'ms', better: 'lower', runs: measured.status.map((timed) => timed.p50), note: statusNote });
-      figures.push({ id: 'dashboard.status-p99', label: 'public status page, p99', unit: 'ms', better: 'lower', runs: measured.status.map((timed) => timed.p99), note: statusNote, goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 } });
+      timing('status', 'public status page', statusNote, { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 });
       figures.push({ id: 'dashboard.status-cpu', label: "public status page, the service's CPU per visit", unit: 'ms', better: 'lower', runs: statusCpuPerVisit, note: `${statusNote}; utime + stime of the service process over the run's visits (10 ms ticks), divided by them` });
       const freshNote = `the same page, each visit right after an incident update (the kept page dropped, so it renders afresh); ${FRESH_RENDERS} visits per run, the update's own time and CPU left out`;
       figures.push({ id: 'dashboard.status-fresh-p50', label: 'public status page rendered afresh, p50', unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.p50), note: freshNote });
-      figures.push({ id: 'dashboard.status-fresh-p99', label: 'public status page rendered afresh, p99', unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.p99), note: freshNote, goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 } });
+      figures.push({ id: 'dashboard.status-fresh-server-p99', label: 'public status page rendered afresh, server time p99', unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.serverP99), note: freshNote, goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 } });
+      figures.push({ id: 'dashboard.status-fresh-p99', label: 'public status page rendered afresh, wall time at the client p99', unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.p99), note: freshNote });
       figures.push({ id: 'dashboard.status-fresh-cpu', label: "public status page rendered afresh, the service's CPU per visit", unit: 'ms', better: 'lower', runs: fresh.map((timed) => timed.cpuMsPerVisit), note: freshNote });
       figures.push({ id: 'dashboard.status-html-bytes', label: 'public status page, HTML bytes', unit: 'KB', better: 'lower', runs: measured.status.map((timed) => timed.bytes / 1000), note: statusNote, goal: { text: '≤ 200 KB', met: (value) => value <= 200 } });
       figures.push({

@@ -178,7 +178,7 @@ export function registerServer(program: Command): void {
     .option('--rate-limit <n/s>', 'per API key: at most N requests per S seconds (analytics: 30 per window); off unless given')
     .option('--faults <spec>', 'inject faults, e.g. latency=50ms,error=0.1,429=0.2,drop=0.05,seed=42 (see below)')
     .option('--seed <file>', 'JSON file with status pages, subscriptions and check results to load')
-    .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account}')
+    .option('--request-log <file>', 'append one JSON line per request: {t, method, path, status, account, ms}')
     .option('--retention <days>', 'delete check results older than this many days (1 to 3650)', '30')
     .option('--rollup-retention <days>', 'keep daily rollups of check results this many days (1 to 3650; hourly ones --retention + 30 days, at most this); analytics past --retention are answered from them', '400')
     .option('--deny-network <cidr>', 'never connect checks to this IPv4/IPv6 CIDR (repeatable; adds to the default link-local and cloud metadata denials; "none" drops the defaults)', collect)

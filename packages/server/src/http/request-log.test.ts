@@ -20,9 +20,9 @@ describe('the request log', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'vigil-request-log-'));
     try {
       const file = path.join(dir, 'requests.log');
-      requestLogWriter(file)({ t: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/ping/secret-ping-token/fail', status: 200, account: null });
+      requestLogWriter(file)({ t: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/ping/secret-ping-token/fail', status: 200, account: null, ms: 1.25 });
       const text = await readFile(file, 'utf8');
-      expect(JSON.parse(text)).toMatchObject({ path: '/ping/*****/fail', status: 200 });
+      expect(JSON.parse(text)).toMatchObject({ path: '/ping/*****/fail', status: 200, ms: 1.25 });
       expect(text).not.toContain('secret-ping-token');
     } finally {
       await rm(dir, { recursive: true, force: true });

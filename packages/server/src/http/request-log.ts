@@ -10,6 +10,12 @@ export interface RequestLogEntry {
   readonly status: number;
   /** The account the request acted for, or null when authentication failed. */
   readonly account: string | null;
+  /**
+   * Milliseconds from the request's arrival to its response being ready, two decimals: the service's
+   * own time for the request, without the network's. A streamed body (a `/metrics` scrape) is
+   * ready when its first piece is; its sending is not included.
+   */
+  readonly ms: number;
   /** Present when `--faults` interfered: `error`, `too-many` or `drop` (handled, then connection cut). */
   readonly fault?: string;
 }
