@@ -5,6 +5,7 @@
  * statement from being prepared per request; before this object, each module kept its own registry
  * keyed by the `Store` for that.
  */
+import { randomUUID } from 'node:crypto';
 import { CheckIncidents } from './alerting/incidents.js';
 import { NotificationLog } from './alerting/notifications.js';
 import { OutboxWriter } from './alerting/outbox.js';
@@ -39,6 +40,13 @@ export interface Repositories {
    * lists which); their `close` is not called here, since the app closes the store itself.
    */
   readonly ports: StoragePorts;
+  /**
+   * Who this process is among the processes sharing the database: the owner it names when it takes a
+   * lease or a turn through the ports (the outbox's claims, the pruning's period). New for each
+   * opened store, so a restarted service is a new replica and never mistakes the leases of its
+   * previous life for its own.
+   */
+  readonly replicaId: string;
 }
 
 export function openRepositories(store: Store): Repositories {
@@ -52,5 +60,6 @@ export function openRepositories(store: Store): Repositories {
     statusPageSubscriptions: new SubscriptionStore(store, readSide.pages),
     deletedCheckIncidents: new CheckIncidents(store, readSide.pages, new OutboxWriter(store)),
     ports: sqlitePorts(store),
+    replicaId: randomUUID(),
   };
 }
