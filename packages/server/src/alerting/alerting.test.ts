@@ -242,14 +242,16 @@ describe('Alerting', () => {
     const file = path.join(dir, 'vigil.db');
     const first = world(file);
     const { checkId } = seed(first);
-    const before = alerting(first, recorder(() => new Promise<SendOutcome>(() => undefined)));
+    // It dies mid-delivery, holding the notification's claim for 30 s.
+    const before = alerting(first, { ...recorder(() => new Promise<SendOutcome>(() => undefined)), leaseMs: 30_000 });
     before.onFinalResult(ACCOUNT, checkId, run(true, 0));
     const queuedId = (first.db.prepare('SELECT id FROM alert_notifications').get() as { id: string }).id;
     first.close();
 
+    // The next process starts once that claim has run out (its clock is that much later).
     const second = world(file);
     const { sent, send } = recorder();
-    const after = alerting(second, { send });
+    const after = alerting(second, { send, now: () => Date.now() + 30_000 });
     after.start();
     expect(after.onFinalResult(ACCOUNT, checkId, run(true, 1))).toEqual([]);
     await after.idle();

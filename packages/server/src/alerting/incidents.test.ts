@@ -6,7 +6,7 @@ import { deleteCheck } from '../domain/checks.js';
 import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
 import { NotificationLog } from './notifications.js';
-import { Alerting, type FinalResultFacts } from './index.js';
+import { Alerting, type AlertingOptions, type FinalResultFacts } from './index.js';
 import { openRepositories } from '../repositories.js';
 
 const ACCOUNT = 'acct';
@@ -21,9 +21,9 @@ function world(file?: string) {
   return store;
 }
 
-function alerting(store: Store) {
+function alerting(store: Store, options: AlertingOptions = {}) {
   // No --smtp: subscriber e-mails end UNDELIVERABLE, as EMAIL channels do.
-  const subject = new Alerting(openRepositories(store), { pollMs: 10_000, backoffMs: 1 });
+  const subject = new Alerting(openRepositories(store), { pollMs: 10_000, backoffMs: 1, ...options });
   cleanups.push(() => void subject.stop());
   return subject;
 }
@@ -152,13 +152,14 @@ describe('triggerIncident', () => {
     const first = world(file);
     const serviceId = statusPage(first);
     const checkId = check(first, serviceId);
-    // The first process dies with its subscriber e-mail in flight.
-    const before = new Alerting(openRepositories(first), { pollMs: 10_000, send: () => new Promise(() => undefined) });
+    // The first process dies with its subscriber e-mail in flight, claimed for 30 s.
+    const before = new Alerting(openRepositories(first), { pollMs: 10_000, leaseMs: 30_000, send: () => new Promise(() => undefined) });
     before.onFinalResult(ACCOUNT, checkId, run(true, 0));
     first.close();
 
+    // The next process starts once that claim has run out (its clock is that much later).
     const second = world(file);
-    const after = alerting(second);
+    const after = alerting(second, { now: () => Date.now() + 30_000 });
     after.onFinalResult(ACCOUNT, checkId, run(true, 1));
     expect(incidents(second)).toHaveLength(1);
     after.onFinalResult(ACCOUNT, checkId, run(false, 2));

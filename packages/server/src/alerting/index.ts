@@ -81,12 +81,12 @@ export class Alerting {
   readonly #pages: PagesStore;
   readonly #parallel = new ParallelSlots();
 
-  constructor(repositories: Pick<Repositories, 'store' | 'readSide'>, options: AlertingOptions = {}) {
+  constructor(repositories: Pick<Repositories, 'store' | 'readSide' | 'ports' | 'replicaId'>, options: AlertingOptions = {}) {
     const { store } = repositories;
     this.#store = store;
     this.#pages = repositories.readSide.pages;
     this.#now = options.now ?? Date.now;
-    this.#outbox = new Outbox(store, options);
+    this.#outbox = new Outbox({ store, outbox: repositories.ports.outbox, owner: repositories.replicaId }, options);
     this.#states = new AlertStateTable(store.db);
     this.#incidents = new CheckIncidents(store, this.#pages, this.#outbox);
   }

@@ -4,9 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openRepositories } from '../repositories.js';
 import { Store } from '../store/index.js';
 import type { AlertContext } from './channels.js';
-import { Outbox, type NotificationDoc } from './outbox.js';
+import { NOTIFICATION_ID_HEADER } from './delivery.js';
+import { Outbox, type NotificationDoc, type OutboxOptions, type OutboxStorage } from './outbox.js';
 
 const cleanups: Array<() => void | Promise<void>> = [];
 afterEach(async () => {
@@ -17,6 +19,12 @@ function storeWithTables(file?: string): Store {
   const store = new Store(file ? { file } : ':memory:');
   cleanups.push(() => store.close());
   return store;
+}
+
+/** The outbox worker of one service process on `store`, with that process's replica id. */
+function storageOf(store: Store): OutboxStorage {
+  const repositories = openRepositories(store);
+  return { store, outbox: repositories.ports.outbox, owner: repositories.replicaId };
 }
 
 function enqueue(outbox: Outbox, id: string, url: string): void {
@@ -43,7 +51,7 @@ describe('Outbox.stop', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'vigil.db');
     const store = storeWithTables(file);
-    const outbox = new Outbox(store, { pollMs: 60_000, timeoutMs: 60_000, denyNetworks: [] });
+    const outbox = new Outbox(storageOf(store), { pollMs: 60_000, timeoutMs: 60_000, denyNetworks: [] });
     enqueue(outbox, 'n1', url);
     const reached = new Promise<void>((resolve) => receiver.once('request', () => resolve()));
     outbox.start();
@@ -58,12 +66,19 @@ describe('Outbox.stop', () => {
   it('records an attempt that ends within the deadline', async () => {
     const store = storeWithTables();
     let answer!: () => void;
-    const outbox = new Outbox(store, {
+    let reached!: () => void;
+    const inFlight = new Promise<void>((resolve) => (reached = resolve));
+    const outbox = new Outbox(storageOf(store), {
       pollMs: 60_000,
-      send: () => new Promise((resolve) => (answer = () => resolve({ kind: 'sent', result: '204' }))),
+      send: () =>
+        new Promise((resolve) => {
+          answer = () => resolve({ kind: 'sent', result: '204' });
+          reached();
+        }),
     });
     enqueue(outbox, 'n1', 'http://127.0.0.1:1/hook');
     outbox.start();
+    await inFlight;
     const stopped = outbox.stop(60_000);
     answer();
     await stopped;
@@ -73,12 +88,118 @@ describe('Outbox.stop', () => {
   it('starts no attempt after the stop and leaves the rows enqueued meanwhile PENDING', async () => {
     const store = storeWithTables();
     const sent: string[] = [];
-    const outbox = new Outbox(store, { pollMs: 60_000, send: async (_type, _config, context) => (sent.push(context.notificationId), { kind: 'sent', result: '204' }) });
+    const outbox = new Outbox(storageOf(store), { pollMs: 60_000, send: async (_type, _config, context) => (sent.push(context.notificationId), { kind: 'sent', result: '204' }) });
     outbox.start();
     await outbox.stop(60_000);
     enqueue(outbox, 'n1', 'http://127.0.0.1:1/hook');
     outbox.pump();
     expect(sent).toEqual([]);
     expect(rows(store)).toEqual([{ id: 'n1', delivery: 'PENDING', attempts: 0, last_error: null }]);
+  });
+});
+
+/** A loopback webhook receiver that answers 204 and counts the notification ids it is sent. */
+async function countingReceiver(): Promise<{ url: string; received: Map<string, number> }> {
+  const received = new Map<string, number>();
+  const receiver = createServer((request, response) => {
+    const id = String(request.headers[NOTIFICATION_ID_HEADER]);
+    received.set(id, (received.get(id) ?? 0) + 1);
+    request.resume();
+    request.on('end', () => response.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => {
+    receiver.closeAllConnections();
+    return new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
+  return { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, received };
+}
+
+/** Two service processes' worth of storage: two Stores on one database file, as replicas share one. */
+function twoProcesses(): [Store, Store] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vigil-outbox-leases-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'vigil.db');
+  return [storeWithTables(file), storeWithTables(file)];
+}
+
+describe('Outbox leases across processes on one database', () => {
+  const T0 = Date.UTC(2030, 0, 1);
+
+  it('delivers each notification exactly once when two processes deliver the same backlog at once', async () => {
+    const { url, received } = await countingReceiver();
+    const [first, second] = twoProcesses();
+    const deliveredBy = { first: [] as string[], second: [] as string[] };
+    const worker = (store: Store, log: string[]) =>
+      new Outbox(storageOf(store), { pollMs: 60_000, concurrency: 4, denyNetworks: [], onDelivery: (event) => log.push(event.notificationId) });
+    const a = worker(first, deliveredBy.first);
+    const b = worker(second, deliveredBy.second);
+    const ids = Array.from({ length: 40 }, (_, index) => `n${index}`);
+    for (const id of ids) enqueue(a, id, url);
+    a.start();
+    b.start();
+    await Promise.all([a.idle(), b.idle()]);
+    // Both took part (each claims its first four at start), and no id reached the receiver twice.
+    expect(deliveredBy.first.length).toBeGreaterThan(0);
+    expect(deliveredBy.second.length).toBeGreaterThan(0);
+    expect([...deliveredBy.first, ...deliveredBy.second].sort()).toEqual([...ids].sort());
+    expect([...received.entries()].sort()).toEqual(ids.map((id) => [id, 1]).sort());
+    const settled = rows(first) as Array<{ delivery: string; attempts: number }>;
+    expect(settled.filter((row) => row.delivery !== 'SENT' || row.attempts !== 1)).toEqual([]);
+    await Promise.all([a.stop(), b.stop()]);
+  });
+
+  it('leaves a notification its claimer died delivering to the other process once the lease runs out, and drops the late outcome', async () => {
+    const { url, received } = await countingReceiver();
+    const [first, second] = twoProcesses();
+    let now = T0;
+    const clock = () => now;
+    // The first process claims n1 and then hangs mid-delivery: it never settles until the test lets it fail.
+    let failLate!: (error: Error) => void;
+    let reached!: () => void;
+    const claimedByFirst = new Promise<void>((resolve) => (reached = resolve));
+    const firstLog: string[] = [];
+    const firstEvents: string[] = [];
+    const dying = new Outbox(storageOf(first), {
+      pollMs: 60_000,
+      leaseMs: 30_000,
+      now: clock,
+      log: (line) => firstLog.push(line),
+      onDelivery: (event) => firstEvents.push(event.outcome),
+      send: () =>
+        new Promise((_resolve, reject) => {
+          failLate = reject;
+          reached();
+        }),
+    });
+    const other = new Outbox(storageOf(second), { pollMs: 60_000, leaseMs: 30_000, now: clock, denyNetworks: [] });
+    enqueue(dying, 'n1', url);
+    dying.pump();
+    await claimedByFirst;
+
+    // Within the lease the other process finds nothing to claim.
+    now = T0 + 29_999;
+    await other.idle();
+    expect(received.size).toBe(0);
+    expect(rows(second)).toEqual([{ id: 'n1', delivery: 'PENDING', attempts: 0, last_error: null }]);
+
+    // At the lease's end it claims and delivers it.
+    now = T0 + 30_000;
+    await other.idle();
+    expect([...received.entries()]).toEqual([['n1', 1]]);
+    expect(rows(second)).toEqual([{ id: 'n1', delivery: 'SENT', attempts: 1, last_error: null }]);
+
+    // The first process's attempt ends late, failing: the port refuses its retry, which is dropped, not retried.
+    failLate(new Error('connection reset'));
+    await dying.idle();
+    expect(firstLog).toEqual([
+      'vigil server: notification n1 was taken over by another process while this one delivered it; this attempt\'s outcome (retrying) is dropped',
+    ]);
+    expect(firstEvents).toEqual([]);
+    now = T0 + 60 * 60_000;
+    dying.pump();
+    await dying.idle();
+    expect(rows(first)).toEqual([{ id: 'n1', delivery: 'SENT', attempts: 1, last_error: null }]);
+    expect([...received.entries()]).toEqual([['n1', 1]]);
   });
 });

@@ -1,17 +1,28 @@
 /**
- * The notification outbox: rows of `alert_notifications` (store/sqlite/alerting-tables.ts) and the worker that
+ * The notification outbox: rows of `alert_notifications` (store/sqlite/outbox.ts) and the worker that
  * delivers them. At least once: a row is settled (SENT, FAILED, UNDELIVERABLE) only after its
- * attempt ends, so a row whose attempt a crash cut short is attempted again after the restart.
+ * attempt ends, so a row whose attempt a crash cut short is attempted again, by this process after a
+ * restart or by another one on the same database.
  *
+ * - Leases: the worker claims due rows through the storage port (`NotificationOutbox.claimDue`) for
+ *   its process's replica id, until `leaseMs` later, and settles or defers them through the port
+ *   naming that id. Several processes on one database therefore deliver each notification once, and
+ *   a process that dies mid-delivery leaves its rows to the others once their lease runs out. An
+ *   outcome the port refuses (the lease ran out and another process took the row over) is logged and
+ *   dropped: the row's outcome is the one of the process that holds it now.
  * - Bounded concurrency: at most `concurrency` requests in flight; each has `timeoutMs`, so a slow
  *   or dead receiver holds one slot for at most that long and never delays the others' turns.
  * - Retries: a transient failure is attempted again after `backoffMs · 2^(attempts−1)` (capped at
  *   `maxBackoffMs`), up to `maxAttempts` attempts; then the row is FAILED with the last error. A
  *   send that resolves `failed` (a webhook template that cannot be rendered) is FAILED at once.
+ *
+ * Queuing stays synchronous (`OutboxWriter`): a notification is written in the transaction of the
+ * alert state that causes it, which the async port cannot join.
  */
 import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
 import type { Store } from '../store/index.js';
-import { OutboxTable, type NotificationRow } from '../store/sqlite/outbox.js';
+import type { ClaimedNotification, NotificationOutbox, SettledDelivery } from '../store/ports.js';
+import { OutboxTable } from '../store/sqlite/outbox.js';
 import { sendToChannel, SUBSCRIBER_DELIVERY, type AlertContext, type SendOutcome, type SubscriberMailLinks } from './channels.js';
 import { maskChannel } from './masking.js';
 
@@ -34,6 +45,12 @@ export interface OutboxOptions {
   backoffMs?: number;
   maxBackoffMs?: number;
   pollMs?: number;
+  /**
+   * How long a claim keeps other processes off a row (default a minute, at least six times
+   * `timeoutMs`): longer than any attempt, since an e-mail's timeouts count per SMTP step, and short
+   * enough that a crashed process's rows go out again soon after.
+   */
+  leaseMs?: number;
   now?: () => number;
   /** SMTP server for EMAIL channels (`vigil server --smtp URL`). */
   smtpUrl?: string | undefined;
@@ -54,6 +71,7 @@ export interface OutboxOptions {
   denyNetworks?: readonly string[] | undefined;
   /** `signal` aborts when a stopping service gives up waiting for the delivery. */
   send?: (type: string, config: Record<string, unknown>, context: AlertContext, signal: AbortSignal, accountId: string) => Promise<SendOutcome>;
+  /** Where a refused late outcome or a failing claim is told (default stderr). */
   log?: (line: string) => void;
   /** Told how each delivery attempt ended, for the service's log. */
   onDelivery?: (event: DeliveryEvent) => void;
@@ -94,9 +112,25 @@ export class OutboxWriter implements NotificationQueue {
   }
 }
 
+/** Where the worker claims and settles: the store it queues in, the port on it, and whose lease it takes. */
+export interface OutboxStorage {
+  readonly store: Store;
+  readonly outbox: NotificationOutbox;
+  /** This process's replica id: the lease owner of its claims. */
+  readonly owner: string;
+}
+
+/** What an attempt ended with, as the port records it. */
+type Ending =
+  | { readonly settled: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null } }
+  | { readonly deferred: { attempts: number; nextAttemptMs: number; error: string } };
+
 export class Outbox implements NotificationQueue {
   readonly #writer: OutboxWriter;
-  readonly #table: OutboxTable;
+  readonly #port: NotificationOutbox;
+  readonly #owner: string;
+  readonly #leaseMs: number;
+  readonly #log: (line: string) => void;
   readonly #concurrency: number;
   readonly #maxAttempts: number;
   readonly #backoffMs: number;
@@ -106,14 +140,20 @@ export class Outbox implements NotificationQueue {
   readonly #send: NonNullable<OutboxOptions['send']>;
   readonly #onDelivery: OutboxOptions['onDelivery'];
   readonly #inFlight = new Map<string, Promise<void>>();
+  /** The claim under way: one at a time, so two pumps never claim more rows than there are free slots. */
+  #claiming: Promise<void> | undefined;
+  /** A pump came while a claim was under way: claim again once it ends. */
+  #pumpAgain = false;
   /** Aborts the deliveries in flight when a stop gives up waiting for them. */
   readonly #abandon = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
-  constructor(store: Store, options: OutboxOptions = {}) {
-    this.#table = new OutboxTable(store.db);
-    this.#writer = new OutboxWriter(store, options.now, this.#table);
+  constructor(storage: OutboxStorage, options: OutboxOptions = {}) {
+    this.#writer = new OutboxWriter(storage.store, options.now);
+    this.#port = storage.outbox;
+    this.#owner = storage.owner;
+    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.#concurrency = options.concurrency ?? 10;
     this.#maxAttempts = options.maxAttempts ?? 6;
     this.#backoffMs = options.backoffMs ?? 2000;
@@ -122,6 +162,7 @@ export class Outbox implements NotificationQueue {
     this.#now = options.now ?? Date.now;
     this.#onDelivery = options.onDelivery;
     const timeoutMs = options.timeoutMs ?? 10_000;
+    this.#leaseMs = options.leaseMs ?? Math.max(60_000, 6 * timeoutMs);
     const policy = parseNetworkPolicy(options.denyNetworks ?? DEFAULT_SERVICE_DENY_NETWORKS);
     const { smtpUrl, providerUrls, slackAppTokens, subscriberLinks } = options;
     this.#send =
@@ -154,13 +195,16 @@ export class Outbox implements NotificationQueue {
   /**
    * Stops starting attempts and waits for those in flight, at most `drainMs` (else until their own
    * timeout). Attempts still going then are aborted and not recorded: the database is about to
-   * close, and their rows stay PENDING, attempted again by the next process on the same data.
+   * close, and their rows stay PENDING under this process's lease, attempted again by whichever
+   * process claims them once it runs out (the next start on the same data, or another replica).
    * After this resolves nothing here touches the database.
    */
   async stop(drainMs = Number.POSITIVE_INFINITY, graceMs = 1000): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    // Rows a claim under way takes are attempted like the others, so the drain below counts them.
+    await this.#claiming;
     if (await this.#settledWithin(drainMs)) return;
     this.#abandon.abort(new Error('the service is stopping'));
     await this.#settledWithin(graceMs);
@@ -178,20 +222,40 @@ export class Outbox implements NotificationQueue {
     }
   }
 
-  /** Starts attempts for due rows while slots are free. Public so tests and enqueuers can kick it. */
+  /**
+   * Claims due rows for the free slots and starts their attempts (the claim resolves later). Public so
+   * tests and enqueuers can kick it.
+   */
   pump(): void {
     if (this.#stopped) return;
+    if (this.#claiming) {
+      this.#pumpAgain = true;
+      return;
+    }
     const free = this.#concurrency - this.#inFlight.size;
     if (free <= 0) return;
-    const rows = this.#table.due(this.#now(), free + this.#inFlight.size);
-    for (const row of rows) {
-      if (this.#inFlight.size >= this.#concurrency) break;
-      if (this.#inFlight.has(row.id)) continue;
-      const attempt = this.#attempt(row).finally(() => {
-        this.#inFlight.delete(row.id);
+    this.#claiming = this.#claimAndStart(free)
+      .catch((error: unknown) => this.#log(`vigil server: claiming notifications to deliver failed: ${String((error as Error)?.stack ?? error)}`))
+      .finally(() => {
+        this.#claiming = undefined;
+        if (!this.#pumpAgain) return;
+        this.#pumpAgain = false;
         this.pump();
       });
-      this.#inFlight.set(row.id, attempt);
+  }
+
+  async #claimAndStart(free: number): Promise<void> {
+    const claimed = await this.#port.claimDue(this.#owner, this.#now(), this.#leaseMs, free);
+    for (const notification of claimed) {
+      // Its own lease ran out while the attempt went on and this claim renewed it: the attempt settles it.
+      if (this.#inFlight.has(notification.id)) continue;
+      const attempt = this.#attempt(notification)
+        .catch((error: unknown) => this.#log(`vigil server: recording the delivery of notification ${notification.id} failed: ${String((error as Error)?.stack ?? error)}`))
+        .finally(() => {
+          this.#inFlight.delete(notification.id);
+          this.pump();
+        });
+      this.#inFlight.set(notification.id, attempt);
     }
   }
 
@@ -199,50 +263,57 @@ export class Outbox implements NotificationQueue {
   async idle(): Promise<void> {
     for (;;) {
       this.pump();
+      while (this.#claiming) await this.#claiming;
       if (this.#inFlight.size === 0) return;
       await Promise.allSettled([...this.#inFlight.values()]);
     }
   }
 
-  async #attempt(row: NotificationRow): Promise<void> {
+  async #attempt(row: ClaimedNotification): Promise<void> {
     const doc = JSON.parse(row.doc) as NotificationDoc;
     const attempts = row.attempts + 1;
-    const told = (outcome: DeliveryEvent['outcome'], error?: string) =>
+    const end = async (outcome: DeliveryEvent['outcome'], ending: Ending, error?: string) => {
+      if (!(await this.#record(row.id, ending))) {
+        this.#log(`vigil server: notification ${row.id} was taken over by another process while this one delivered it; this attempt's outcome (${outcome}) is dropped`);
+        return;
+      }
       this.#tell(row, doc, { outcome, attempts, ...(error === undefined ? {} : { error: maskChannel(doc.alertConfig).redact(error) ?? error }) });
+    };
     let outcome: SendOutcome;
     try {
-      outcome = await this.#send(row.channel_type, doc.alertConfig, doc.context, this.#abandon.signal, row.account_id);
+      outcome = await this.#send(row.channelType, doc.alertConfig, doc.context, this.#abandon.signal, row.accountId);
     } catch (error) {
       if (this.#abandon.signal.aborted) return;
       const message = errorMessage(error);
       if (attempts >= this.#maxAttempts) {
-        this.#table.settle(null, row.id, { delivery: 'FAILED', attempts, error: message, result: null }, this.#now());
-        told('failed', message);
+        await end('failed', { settled: { delivery: 'FAILED', attempts, error: message, result: null } }, message);
       } else {
         const delay = Math.min(this.#maxBackoffMs, this.#backoffMs * 2 ** (attempts - 1));
-        this.#table.defer(null, row.id, { attempts, nextAttemptMs: this.#now() + delay, error: message });
-        told('retrying', message);
+        await end('retrying', { deferred: { attempts, nextAttemptMs: this.#now() + delay, error: message } }, message);
       }
       return;
     }
     if (this.#abandon.signal.aborted) return;
-    if (outcome.kind === 'sent') this.#table.settle(null, row.id, { delivery: 'SENT', attempts, error: null, result: outcome.result }, this.#now());
-    else this.#table.settle(null, row.id, { delivery: outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, error: outcome.reason, result: null }, this.#now());
-    if (outcome.kind === 'sent') told('sent');
-    else told(outcome.kind, outcome.reason);
+    if (outcome.kind === 'sent') await end('sent', { settled: { delivery: 'SENT', attempts, error: null, result: outcome.result } });
+    else await end(outcome.kind, { settled: { delivery: outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, error: outcome.reason, result: null } }, outcome.reason);
+  }
+
+  /** Records an attempt's end under this process's lease; false when the lease passed to another process. */
+  #record(id: string, ending: Ending): Promise<boolean> {
+    return 'settled' in ending ? this.#port.settle(this.#owner, id, ending.settled, this.#now()) : this.#port.defer(this.#owner, id, ending.deferred);
   }
 
   /** A listener's failure must not leave a delivery unsettled: it is already recorded. */
-  #tell(row: NotificationRow, doc: NotificationDoc, end: Pick<DeliveryEvent, 'outcome' | 'attempts' | 'error'>): void {
+  #tell(row: ClaimedNotification, doc: NotificationDoc, end: Pick<DeliveryEvent, 'outcome' | 'attempts' | 'error'>): void {
     try {
       this.#onDelivery?.({
-        accountId: row.account_id,
+        accountId: row.accountId,
         notificationId: row.id,
-        checkId: row.check_id,
+        checkId: row.checkId,
         checkName: doc.context.checkName,
-        alertType: row.alert_type,
-        channelId: row.alert_channel_id,
-        channelType: row.channel_type,
+        alertType: row.alertType,
+        channelId: row.alertChannelId,
+        channelType: row.channelType,
         ...end,
       });
     } catch (error) {

@@ -122,6 +122,7 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
   const onDelivery = options.alerting?.onDelivery;
   const alerting = new Alerting(repositories, {
     denyNetworks: options.denyNetworks,
+    log,
     ...options.alerting,
     onDelivery: (event) => {
       metrics?.delivered(event);

@@ -1,12 +1,12 @@
 /**
  * The notification outbox in SQLite (`alert_notifications`, created by steps 7 and 9 of migrations/alerting.ts).
- * The in-process delivery worker (alerting/outbox.ts) uses `OutboxTable` synchronously inside the
- * alert state's transaction; `SqliteNotificationOutbox` is the same SQL behind the async port.
+ * Alerting queues with `OutboxTable.insert` synchronously inside the alert state's transaction; the
+ * delivery worker (alerting/outbox.ts) claims, settles and defers through `SqliteNotificationOutbox`,
+ * the same SQL behind the async port.
  *
- * Settling and deferring name the lease owner (`lease_owner IS ?`): the worker of a single process
- * never leases (owner null) and matches rows without one, while a replica that claimed a row with a
- * lease can settle it only while it still holds it, so a replica whose lease ran out cannot overwrite
- * the outcome recorded by the one that took over.
+ * Settling and deferring name the lease owner (`lease_owner IS ?`): a process that claimed a row can
+ * settle it only while it still holds the lease, so one whose lease ran out cannot overwrite the
+ * outcome recorded by the one that took over.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
@@ -37,7 +37,6 @@ export interface NotificationRow {
 
 export class OutboxTable {
   readonly #insert: Statement;
-  readonly #due: Statement;
   readonly #claim: Statement;
   readonly #settle: Statement;
   readonly #defer: Statement;
@@ -47,9 +46,6 @@ export class OutboxTable {
     this.#insert = db.prepare(
       `INSERT INTO alert_notifications (account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, next_attempt_ms, created_ms, doc)
        VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, ?, ?)`,
-    );
-    this.#due = db.prepare(
-      "SELECT * FROM alert_notifications WHERE delivery = 'PENDING' AND next_attempt_ms <= ? AND (lease_until_ms IS NULL OR lease_until_ms <= ?) ORDER BY next_attempt_ms, seq LIMIT ?",
     );
     // One statement: SQLite runs it under the write lock, so no other connection claims the same rows.
     this.#claim = db.prepare(
@@ -76,22 +72,17 @@ export class OutboxTable {
     this.#insert.run(accountId, id, checkId, alertChannelId, channelType, alertType, nowMs, nowMs, doc);
   }
 
-  /** Due rows nobody holds a live lease on, oldest first (the single-process worker: no lease taken). */
-  due(nowMs: number, limit: number): NotificationRow[] {
-    return this.#due.all(nowMs, nowMs, limit) as NotificationRow[];
-  }
-
   claim(owner: string, nowMs: number, leaseMs: number, limit: number): NotificationRow[] {
     const rows = this.#claim.all(owner, nowMs + leaseMs, nowMs, nowMs, limit) as NotificationRow[];
     // RETURNING gives no order; claims are handed out oldest first.
     return rows.sort((a, b) => (a.next_attempt_ms ?? 0) - (b.next_attempt_ms ?? 0) || a.seq - b.seq);
   }
 
-  settle(owner: string | null, id: string, outcome: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null }, nowMs: number): boolean {
+  settle(owner: string, id: string, outcome: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null }, nowMs: number): boolean {
     return this.#settle.run(outcome.delivery, outcome.attempts, nowMs, outcome.error, outcome.result, id, owner).changes > 0;
   }
 
-  defer(owner: string | null, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): boolean {
+  defer(owner: string, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): boolean {
     return this.#defer.run(retry.attempts, retry.nextAttemptMs, retry.error, id, owner).changes > 0;
   }
 
