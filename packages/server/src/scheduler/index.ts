@@ -187,6 +187,7 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
   scheduler = new Scheduler({
     repositories,
     queue: handOff,
+    log,
     onTick: (nowMs) => {
       try {
         heartbeats.tick(nowMs);
@@ -204,11 +205,11 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
   const started = scheduler;
   let stopping: Promise<void> | undefined;
   const stop = async (drainMs: number) => {
-    started.stop();
+    const pruning = started.stop();
     agents?.hub.stop();
     // Deliveries stop with the runs, not after them: the outbox's timer would otherwise still poll
     // a database the caller closes when the runs' drain gives up.
-    const [runs] = await Promise.all([queue.stop(drainMs, ABORT_GRACE_MS), alerting.stop(drainMs)]);
+    const [runs] = await Promise.all([queue.stop(drainMs, ABORT_GRACE_MS), alerting.stop(drainMs), pruning]);
     if (runs.aborted > 0) log(`vigil server: stopped ${runs.aborted} run(s) still going after ${drainMs} ms; their slots count as missed`);
     if (!options.runner) await Promise.race([runner.close(), new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS).unref())]);
   };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Store } from '../store/index.js';
 import type { RunJob, RunQueue } from './queue.js';
-import { Scheduler } from './scheduler.js';
+import { PRUNE_JOB, Scheduler } from './scheduler.js';
 import { openRepositories } from '../repositories.js';
 
 /** A queue that only records what it was handed. */
@@ -22,7 +22,11 @@ class RecordingQueue implements RunQueue {
 
 const T0 = Date.UTC(2030, 0, 1); // a period boundary for every frequency
 const stores: Store[] = [];
-afterEach(() => stores.splice(0).forEach((store) => store.close()));
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  cleanups.splice(0).forEach((cleanup) => cleanup());
+  stores.splice(0).forEach((store) => store.close());
+});
 
 function storeWith(checks: Array<Record<string, unknown>>, groups: Array<Record<string, unknown>> = []): Store {
   const store = new Store(':memory:');
@@ -116,6 +120,43 @@ describe('Scheduler.prune', () => {
     results.recordResult('acct', result('fresh', T0 - day / 2));
     expect(subject.prune(T0)).toBe(1200);
     expect(results.resultsOf('acct', 'c').map((stored) => stored.id)).toEqual(['fresh']);
+  });
+});
+
+describe('Scheduler pruning on a timer', () => {
+  it('prunes once per period of all the schedulers on one database: the one the periodic jobs port gives the turn to', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-scheduler-prune-'));
+    const [first, second] = [new Store(dir), new Store(dir)];
+    stores.push(first, second);
+    const day = 24 * 60 * 60 * 1000;
+    const [one, other] = [openRepositories(first), openRepositories(second)];
+    one.readSide.results.recordResult('acct', { id: 'old', checkId: 'c', created_at: new Date(T0 - 40 * day).toISOString(), runLocation: 'eu-west-1', hasFailures: false });
+    const prunes = vi.spyOn(Scheduler.prototype, 'prune');
+    cleanups.push(() => prunes.mockRestore());
+    const schedulerOn = (repositories: typeof one) => new Scheduler({ repositories, queue: new RecordingQueue(), now: () => T0, refreshMs: 0 });
+    const [a, b] = [schedulerOn(one), schedulerOn(other)];
+
+    // Both housekeep in the same minute: one of them prunes.
+    a.tick(T0);
+    b.tick(T0);
+    await Promise.all([a.idle(), b.idle()]);
+    expect(prunes).toHaveBeenCalledTimes(1);
+    expect(one.readSide.results.resultsOf('acct', 'c')).toEqual([]);
+    const turn = await one.ports.periodicJobs.lastRun(PRUNE_JOB);
+    expect(turn?.atMs).toBe(T0);
+    expect([one.replicaId, other.replicaId]).toContain(turn?.owner);
+
+    // A scheduler started later in that minute asks at once and is refused: its timer is its own, the turn is not.
+    const late = schedulerOn(openRepositories(second));
+    late.tick(T0 + 30_000);
+    await late.idle();
+    expect(prunes).toHaveBeenCalledTimes(1);
+
+    // The next minute is the next period: again one of them.
+    a.tick(T0 + 60_000);
+    b.tick(T0 + 60_000);
+    await Promise.all([a.idle(), b.idle()]);
+    expect(prunes).toHaveBeenCalledTimes(2);
   });
 });
 

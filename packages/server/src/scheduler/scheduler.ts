@@ -17,10 +17,14 @@
  * - What never runs: a deactivated check, a check in a deactivated group, passive checks (heartbeats),
  *   and, slot by slot, a check paused by an active maintenance window (`pauseAllChecks`,
  *   alerting/maintenance.ts): its slots inside the window are skipped, not run late.
+ * - Pruning (old results, rollups and claims) is a periodic job every process on the database runs a
+ *   timer for, but only the one the `PeriodicJobs` port gives the period's turn to prunes, so
+ *   replicas do not each delete the same rows.
  */
 import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { Repositories } from '../repositories.js';
 import type { Store } from '../store/index.js';
+import type { PeriodicJobs } from '../store/ports.js';
 import { ScheduleTable } from '../store/sqlite/schedule.js';
 import { SlotClaimTable } from '../store/sqlite/slot-claims.js';
 import type { RunJob, RunQueue } from './queue.js';
@@ -31,8 +35,11 @@ import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.j
 const PASSIVE = new Set(['HEARTBEAT']);
 
 export interface SchedulerOptions {
-  /** The checks and groups it schedules, the claims, and the results and rollups it prunes. */
-  repositories: Pick<Repositories, 'store' | 'readSide'>;
+  /**
+   * The checks and groups it schedules, the claims, the results and rollups it prunes, and the
+   * periodic jobs' port with this process's replica id, through which it takes its turn to prune.
+   */
+  repositories: Pick<Repositories, 'store' | 'readSide' | 'ports' | 'replicaId'>;
   queue: RunQueue;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
@@ -49,12 +56,16 @@ export interface SchedulerOptions {
   rollupRetentionDays?: number;
   /** Called on every housekeeping with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
   onTick?: (nowMs: number) => void;
+  /** Where a failed prune is told (default stderr). */
+  log?: (line: string) => void;
 }
 
 /** Rows deleted per statement when pruning, so a large backlog never holds the database for long. */
 const PRUNE_BATCH = 500;
 /** How often old results and claims are pruned. */
 const PRUNE_EVERY_MS = 60_000;
+/** The pruning's name in the periodic jobs' table (its turns are recorded under it). */
+export const PRUNE_JOB = 'prune-results';
 /** Default of `rollupRetentionDays`: a year of daily history, plus a month to compare a year ago with. */
 export const DEFAULT_ROLLUP_RETENTION_DAYS = 400;
 /**
@@ -92,13 +103,20 @@ export class Scheduler {
   readonly #tickMs: number;
   readonly #refreshMs: number;
   readonly #onTick: ((nowMs: number) => void) | undefined;
+  readonly #log: (line: string) => void;
+  readonly #periodicJobs: PeriodicJobs;
+  readonly #replicaId: string;
   readonly #claims: SlotClaimTable;
   readonly #retentionMs: number;
   readonly #hourlyRollupRetentionMs: number;
   readonly #dailyRollupRetentionMs: number;
   readonly #rollups;
   readonly #table: ScheduleTable;
+  /** When this process last pruned or asked for the turn to (whoever got it, the next ask is a period on). */
   #prunedAt = 0;
+  /** The prune turn under way: asked for, and run if it was this process's. */
+  #pruneTurn: Promise<void> | undefined;
+  #stopped = false;
   #entries = new Map<string, Entry>();
   #heap = new DueHeap<Entry>();
   /** What the entries reflect: the collections' revisions and the database's data_version. */
@@ -123,6 +141,9 @@ export class Scheduler {
     this.#tickMs = options.tickMs ?? 200;
     this.#refreshMs = options.refreshMs ?? 5000;
     this.#onTick = options.onTick;
+    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.#periodicJobs = options.repositories.ports.periodicJobs;
+    this.#replicaId = options.repositories.replicaId;
     const db = this.#store.db;
     this.#claims = new SlotClaimTable(db);
     const retentionDays = options.retentionDays ?? 30;
@@ -138,7 +159,7 @@ export class Scheduler {
   /**
    * Deletes results older than the retention, rollups older than theirs and claims older than two
    * days, a batch at a time (each batch its own short statement), until none is left. Returns how
-   * many results went.
+   * many results went. Runs whether or not it is this process's turn: the timer asks first.
    */
   prune(nowMs = this.#now()): number {
     this.#prunedAt = nowMs;
@@ -162,13 +183,21 @@ export class Scheduler {
   }
 
   /**
-   * Stops ticking: no slot is claimed after this. The runs already handed over are the queue's; its
-   * owner decides how long a stop waits for them (scheduler/index.ts).
+   * Stops ticking: no slot is claimed and no prune starts after this. The runs already handed over
+   * are the queue's; its owner decides how long a stop waits for them (scheduler/index.ts). Resolves
+   * once a prune turn under way has ended, after which the scheduler no longer touches the database.
    */
-  stop(): void {
+  async stop(): Promise<void> {
     this.#running = false;
+    this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    await this.idle();
+  }
+
+  /** Resolves once the prune turn under way, if any, has ended (tests, stop). */
+  async idle(): Promise<void> {
+    while (this.#pruneTurn) await this.#pruneTurn;
   }
 
   /** Marks a slot's run as finished (for `vigil status` and the retention of claims). */
@@ -253,8 +282,24 @@ export class Scheduler {
   #housekeep(nowMs: number): void {
     this.#housekeptAt = nowMs;
     this.#follow(nowMs);
-    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
+    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.#takePruneTurn(nowMs);
     this.#onTick?.(nowMs);
+  }
+
+  /**
+   * Asks the periodic jobs' port whether this period's prune is this process's, and prunes if so. The
+   * answer comes later (another engine answers over the network), so the tick does not wait for it.
+   */
+  #takePruneTurn(nowMs: number): void {
+    if (this.#pruneTurn || this.#stopped) return;
+    this.#prunedAt = nowMs;
+    this.#pruneTurn = this.#periodicJobs
+      .tryRun(PRUNE_JOB, nowMs, PRUNE_EVERY_MS, this.#replicaId)
+      .then((ours) => {
+        if (ours && !this.#stopped) this.prune(nowMs);
+      })
+      .catch((error: unknown) => this.#log(`vigil server: pruning old results failed: ${String((error as Error)?.stack ?? error)}`))
+      .finally(() => (this.#pruneTurn = undefined));
   }
 
   /** Brings the entries up to date with the stored checks and groups, reading as little as it can. */

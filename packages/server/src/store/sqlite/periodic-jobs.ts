@@ -1,8 +1,8 @@
 /**
  * Periodic jobs in SQLite (`periodic_jobs`, step 33): a row per job with when it last ran. A turn is
  * one upsert that moves `last_run_ms` only when the period has passed, so of callers asking at once
- * the first moves it and the rest find the period not over. The in-process service runs its pruning
- * on a timer of its own and writes nothing here; this is the port replicas will use.
+ * the first moves it and the rest find the period not over. The scheduler's pruning of old results,
+ * rollups and claims takes its turn here (`prune-results`).
  */
 import type { Statement } from 'better-sqlite3';
 import type { PeriodicJobs } from '../ports.js';
