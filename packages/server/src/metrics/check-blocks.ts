@@ -5,6 +5,7 @@
  * the changed checks' text. Kept per check instead, 70,000 small buffers at 10,000 checks cost a
  * scrape more in allocation and garbage collection than the copies, and doubled the memory.
  */
+import type { CheckLines } from './check-lines.js';
 
 /** A block's lines, per family. */
 export interface BlockPieces {
@@ -16,38 +17,38 @@ export interface BlockPieces {
 }
 
 /**
- * The pieces of a block of `count` checks: for check i, its texts (`textsOf(i)`, one string per
- * family, or undefined for no lines) when there are no previous pieces or `changed(i)`, else its
- * bytes in `previous`. `textsOf` is called in the checks' order.
+ * The pieces of a block of `count` checks: for check i, its lines (`linesOf(i)`, or undefined for
+ * none) when there are no previous pieces or `changed(i)`, else its bytes in `previous`. `linesOf`
+ * is called in the checks' order.
  */
 export function buildBlock(
   familyCount: number,
   count: number,
   previous: BlockPieces | undefined,
   changed: (index: number) => boolean,
-  textsOf: (index: number) => readonly string[] | undefined,
+  linesOf: (index: number) => CheckLines | undefined,
 ): BlockPieces {
-  // First the size of each piece; null marks a check whose bytes are copied.
-  const texts: Array<readonly string[] | undefined | null> = new Array(count);
+  // First how large each piece can get; null marks a check whose bytes are copied.
+  const lines: Array<CheckLines | undefined | null> = new Array(count);
   const sizes = new Array<number>(familyCount).fill(0);
   for (let index = 0; index < count; index++) {
     if (previous && !changed(index)) {
-      texts[index] = null;
+      lines[index] = null;
       for (let family = 0; family < familyCount; family++) sizes[family]! += previous.offsets[family]![index + 1]! - previous.offsets[family]![index]!;
       continue;
     }
-    const ofCheck = textsOf(index);
-    texts[index] = ofCheck;
-    if (ofCheck) for (let family = 0; family < familyCount; family++) sizes[family]! += Buffer.byteLength(ofCheck[family]!);
+    const ofCheck = linesOf(index);
+    lines[index] = ofCheck;
+    if (ofCheck) for (let family = 0; family < familyCount; family++) sizes[family]! += ofCheck.bound(family);
   }
   const pieces = sizes.map((size) => Buffer.allocUnsafe(size));
   const offsets = sizes.map(() => new Int32Array(count + 1));
   const at = new Array<number>(familyCount).fill(0);
   let shown = 0;
   for (let index = 0; index < count; ) {
-    if (texts[index] === null) {
+    if (lines[index] === null) {
       let end = index;
-      while (end < count && texts[end] === null) end++;
+      while (end < count && lines[end] === null) end++;
       for (let family = 0; family < familyCount; family++) {
         const from = previous!.offsets[family]!;
         const start = from[index]!;
@@ -60,17 +61,23 @@ export function buildBlock(
       index = end;
       continue;
     }
-    const ofCheck = texts[index];
+    const ofCheck = lines[index];
     if (ofCheck) shown++;
     for (let family = 0; family < familyCount; family++) {
       offsets[family]![index] = at[family]!;
-      const text = ofCheck?.[family];
-      if (text) at[family]! += pieces[family]!.write(text, at[family]!);
+      if (ofCheck) at[family] = ofCheck.write(family, pieces[family]!, at[family]!);
     }
     index++;
   }
   for (let family = 0; family < familyCount; family++) offsets[family]![count] = at[family]!;
-  // The pieces were allocated without zeroing: should a write ever come out shorter than its
-  // measured length, the unwritten tail must not be sent.
-  return { pieces: pieces.map((piece, family) => (at[family] === piece.length ? piece : piece.subarray(0, at[family]))), offsets, shown };
+  // The pieces were sized for the longest values; kept at their written length only, so neither
+  // the unwritten tail is sent nor its memory kept between scrapes.
+  return { pieces: pieces.map((piece, family) => (at[family] === piece.length ? piece : exactCopy(piece, at[family]!))), offsets, shown };
+}
+
+/** The first `length` bytes of `piece` in a buffer of their own (`Buffer.from` copies a buffer byte by byte). */
+function exactCopy(piece: Buffer, length: number): Buffer {
+  const exact = Buffer.allocUnsafe(length);
+  exact.set(piece.subarray(0, length));
+  return exact;
 }

@@ -23,8 +23,10 @@ export interface CatalogCheck {
   readonly tags: string;
   /** `account="…",check_id="…"`, escaped: the labels of every series of the check. */
   readonly labels: string;
+  /** `labels` as UTF-8, as the scrape writes them. */
+  readonly labelBytes: Buffer;
   /** The scrape's info line of the check, and the group name it was written with; dropped with the entry when the check changes. */
-  info?: { group: string; line: string };
+  info?: { group: string; line: Buffer };
 }
 
 interface AccountCatalog {
@@ -139,7 +141,8 @@ function catalogCheckOf(accountId: string, doc: StoredDoc): CatalogCheck {
   const type = String(doc['checkType'] ?? '');
   const tags = Array.isArray(doc['tags']) ? [...new Set(doc['tags'].map(String))].sort().join(',') : '';
   const group = doc['groupId'];
-  return { checkId, name, type, groupId: group === null || group === undefined ? null : String(group), tags, labels: checkLabels(accountId, checkId) };
+  const labels = checkLabels(accountId, checkId);
+  return { checkId, name, type, groupId: group === null || group === undefined ? null : String(group), tags, labels, labelBytes: Buffer.from(labels) };
 }
 
 function sameLabels(a: CatalogCheck, b: CatalogCheck): boolean {

@@ -40,8 +40,8 @@ import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { onStatusWrite } from '../store/sqlite/statuses.js';
 import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
 import { buildBlock, type BlockPieces } from './check-blocks.js';
-import { CHECK_FAMILIES, OUTCOMES, checkLabels, checkTexts, infoLine, statusFactsOf, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
-import { escapeLabelValue, formatSampleValue, type FamilySamples, type Lines } from './exposition.js';
+import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, statusFactsOf, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
+import { escapeLabelValue, type FamilySamples, type Lines } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
 export type { RunOutcome } from './check-lines.js';
@@ -119,8 +119,8 @@ export class CheckMetrics {
   readonly #reads: MetricsReads;
   readonly #maxChecks: number;
   readonly #buckets: readonly number[];
-  /** `le="…",` of each bound, written once. */
-  readonly #bucketLabels: readonly string[];
+  /** The heads of the histogram's bucket lines, encoded once. */
+  readonly #bucketHeads: readonly Buffer[];
   /** Per account, per check id. */
   readonly #tracked = new Map<string, Map<string, Tracked>>();
   readonly #accounts = new Map<string, AccountLines>();
@@ -131,7 +131,7 @@ export class CheckMetrics {
     this.#catalog = new CheckCatalog(store, this.#reads);
     this.#maxChecks = options.maxChecks ?? DEFAULT_MAX_CHECKS;
     this.#buckets = [...(options.responseTimeBuckets ?? DEFAULT_RESPONSE_TIME_BUCKETS)];
-    this.#bucketLabels = this.#buckets.map((bound) => `le="${formatSampleValue(bound)}",`);
+    this.#bucketHeads = bucketHeads(this.#buckets);
     this.#dataVersion = this.#reads.dataVersion();
     onStatusWrite(store.db, {
       // An account not scraped yet has nothing to follow: its first scrape reads every row.
@@ -157,7 +157,7 @@ export class CheckMetrics {
     if (!series) {
       const labels = `${tracked.labels},location="${escapeLabelValue(run.location)}"`;
       // Every outcome from the first run on, so rate() over a series that starts failing later works.
-      series = { labels, outcomes: OUTCOMES.map(() => 0), buckets: this.#buckets.map(() => 0), sum: 0, count: 0 };
+      series = { labels: Buffer.from(labels), outcomes: OUTCOMES.map(() => 0), buckets: this.#buckets.map(() => 0), sum: 0, count: 0 };
       tracked.series.set(run.location, series);
     }
     series.outcomes[OUTCOMES.indexOf(outcomeOf(run))]! += 1;
@@ -190,7 +190,7 @@ export class CheckMetrics {
       const { account, checks } = this.#follow(accountId);
       for (const block of account.blocks) {
         if (!block.built || block.changed.size > 0) {
-          block.built = buildBlock(CHECK_FAMILIES.length, block.checkIds.length, block.built, (index) => block.changed.has(index), (index) => this.#texts(accountId, account, checks, block.checkIds[index]!));
+          block.built = buildBlock(CHECK_FAMILIES.length, block.checkIds.length, block.built, (index) => block.changed.has(index), (index) => this.#lines(accountId, account, checks, block.checkIds[index]!));
           block.changed.clear();
         }
         let built = block.built;
@@ -198,9 +198,9 @@ export class CheckMetrics {
           // Past the limit: this scrape's own cut of the block, not kept.
           let room = this.#maxChecks - shown;
           built = buildBlock(CHECK_FAMILIES.length, block.checkIds.length, undefined, () => true, (index) => {
-            const texts = room > 0 ? this.#texts(accountId, account, checks, block.checkIds[index]!) : undefined;
-            if (texts) room--;
-            return texts;
+            const lines = room > 0 ? this.#lines(accountId, account, checks, block.checkIds[index]!) : undefined;
+            if (lines) room--;
+            return lines;
           });
           omitted += block.built.shown - built.shown;
         }
@@ -270,17 +270,17 @@ export class CheckMetrics {
     if (tracked) forgetDeleted(tracked, checks);
   }
 
-  /** The check's lines, one string per family; undefined when it has no status (it has not run yet). */
-  #texts(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>, checkId: string): string[] | undefined {
+  /** The check's lines; undefined when it has no status (it has not run yet). */
+  #lines(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>, checkId: string): CheckLineWriter | undefined {
     const status = account.statuses.get(checkId);
     const check = checks.get(checkId);
     if (status === undefined || check === undefined) return undefined;
     const runs = this.#tracked.get(accountId)?.get(checkId);
-    return checkTexts(check.labels, status, this.#infoLine(accountId, check), runs && { lastResponseSeconds: runs.lastResponseSeconds, series: runs.series.values() }, this.#bucketLabels);
+    return new CheckLineWriter(check.labelBytes, status, this.#infoLine(accountId, check), runs && { lastResponseSeconds: runs.lastResponseSeconds, series: runs.series.values() }, this.#bucketHeads);
   }
 
   /** The check's info line: the one kept with it while its group's name is unchanged. */
-  #infoLine(accountId: string, check: CatalogCheck): string {
+  #infoLine(accountId: string, check: CatalogCheck): Buffer {
     const group = this.#catalog.groupName(accountId, check.groupId);
     if (check.info?.group !== group) check.info = { group, line: infoLine(check, group) };
     return check.info.line;
