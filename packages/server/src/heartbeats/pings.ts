@@ -1,8 +1,10 @@
 /**
- * A ping as the service records it: one heartbeat event of the check, stored at once. Everything a
- * ping means for monitoring (a result, the check's status, a recovery alert) follows from the
- * stored event on the scheduler's next tick (watch.ts), so a ping answered here is never lost to a
- * restart, and a service running without the scheduler still records pings.
+ * A ping as the service records it: one heartbeat event of the check, stored at once, and the
+ * check's next deadline moved in the database (the HeartbeatDeadlines port), so no watch sharing the
+ * database claims a window the ping closed. Everything else a ping means for monitoring (a result,
+ * the check's status, a recovery alert) follows from the stored event on the scheduler's next tick
+ * (watch.ts), so a ping answered here is never lost to a restart, and a service running without the
+ * scheduler still records pings.
  */
 import { randomUUID } from 'node:crypto';
 import { HeartbeatConfig, type HeartbeatEvent } from '@vigil/schema';
@@ -23,15 +25,26 @@ export interface PingInput {
   atMs: number;
 }
 
+export interface RecordedPing {
+  readonly event: HeartbeatEvent;
+  /**
+   * Settles once the deadline's move has committed: false when the check has no deadline yet (no
+   * watch has read it since it was created; the watch counts from this ping when it does) or a later
+   * ping moved it already.
+   */
+  readonly deadlineMoved: Promise<boolean>;
+}
+
 /**
  * Records a ping; undefined when no heartbeat monitor has the token. `target` is the token's monitor
- * when the caller already looked it up in the same synchronous turn.
+ * when the caller already looked it up in the same synchronous turn. Called inside the caller's
+ * group commit (`writeBatched`), the event and the deadline's move commit together.
  */
 export function recordPing(
-  repositories: Pick<Repositories, 'readSide' | 'pingTokens'>,
+  repositories: Pick<Repositories, 'readSide' | 'pingTokens' | 'ports'>,
   input: PingInput,
   target: PingTarget | undefined = repositories.pingTokens.checkOfToken(input.token),
-): HeartbeatEvent | undefined {
+): RecordedPing | undefined {
   if (!target) return undefined;
   const { accountId, check } = target;
   const checkId = String(check.id);
@@ -46,5 +59,5 @@ export function recordPing(
     userAgent: input.userAgent.slice(0, PING_USER_AGENT_MAX),
   };
   results.recordHeartbeatEvent(accountId, checkId, event);
-  return event;
+  return { event, deadlineMoved: repositories.ports.heartbeatDeadlines.recordPing(accountId, checkId, input.atMs) };
 }

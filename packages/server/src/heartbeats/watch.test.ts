@@ -1,6 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
-import type { FinalResultFacts } from '../alerting/index.js';
+import { Alerting, type FinalResultFacts } from '../alerting/index.js';
+import { openRepositories } from '../repositories.js';
+import { Store } from '../store/index.js';
 import { HeartbeatWatch } from './watch.js';
 
 const KEY = 'k';
@@ -90,18 +95,18 @@ describe('HeartbeatWatch', () => {
     const { seen, alerting } = recorder();
     const watch = new HeartbeatWatch({ repositories: svc.repositories, alerting });
 
-    expect(watch.tick(created + 39_000)).toBe(0);
-    expect(watch.tick(created + 40_000)).toBe(1);
-    expect(watch.tick(created + 45_000)).toBe(0);
+    expect(await watch.tick(created + 39_000)).toBe(0);
+    expect(await watch.tick(created + 40_000)).toBe(1);
+    expect(await watch.tick(created + 45_000)).toBe(0);
     expect(seen.map(({ facts }) => [facts.hasFailures, facts.error])).toEqual([[true, 'No ping received within 30 seconds (period) + 10 seconds (grace)']]);
 
     // A restart: a new watch on the same database reports nothing twice, but the next window.
     const restarted = new HeartbeatWatch({ repositories: svc.repositories, alerting });
-    expect(restarted.tick(created + 50_000)).toBe(0);
-    expect(restarted.tick(created + 70_000)).toBe(1);
+    expect(await restarted.tick(created + 50_000)).toBe(0);
+    expect(await restarted.tick(created + 70_000)).toBe(1);
 
     await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
-    expect(restarted.tick(Date.now())).toBe(1);
+    expect(await restarted.tick(Date.now())).toBe(1);
     expect(seen.at(-1)!.facts).toMatchObject({ hasFailures: false, error: null });
     const results = svc.repositories.readSide.results.resultsOf('acme', check.id);
     // Oldest first: the ping carries the real clock, earlier than the simulated deadlines.
@@ -116,10 +121,10 @@ describe('HeartbeatWatch', () => {
     const watch = new HeartbeatWatch({ repositories: svc.repositories, alerting });
     await call(svc, 'POST', `/ping/${check.heartbeat.pingToken}/fail`);
     const pinged = Date.now();
-    expect(watch.tick(pinged)).toBe(1);
+    expect(await watch.tick(pinged)).toBe(1);
     expect(seen[0]!.facts).toMatchObject({ hasFailures: true, error: 'The job reported a failure (ping from HTTP POST)' });
-    expect(watch.tick(Date.parse(check.created_at) + 40_000)).toBe(0);
-    expect(watch.tick(pinged + 40_001)).toBe(1);
+    expect(await watch.tick(Date.parse(check.created_at) + 40_000)).toBe(0);
+    expect(await watch.tick(pinged + 40_001)).toBe(1);
   });
 
   it('prunes events older than the retention, once they became results', async () => {
@@ -128,7 +133,7 @@ describe('HeartbeatWatch', () => {
     const watch = new HeartbeatWatch({ repositories: svc.repositories, retentionDays: 1 });
     await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
     expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(0);
-    watch.tick(Date.now());
+    await watch.tick(Date.now());
     expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(1);
     expect(svc.repositories.readSide.results.heartbeatEventsOf('acme', check.id)).toEqual([]);
   });
@@ -139,7 +144,7 @@ describe('HeartbeatWatch', () => {
     const check = (await call(svc, 'GET', `/v1/checks/${created.body.id}`)).body as { created_at: string; heartbeat: { pingToken: string } };
     expect(check.heartbeat.pingToken).toMatch(/^[0-9a-f-]{36}$/);
     const watch = new HeartbeatWatch({ repositories: svc.repositories });
-    expect(watch.tick(Date.parse(check.created_at) + 5_000)).toBe(1);
+    expect(await watch.tick(Date.parse(check.created_at) + 5_000)).toBe(1);
   });
 
   it('leaves deactivated heartbeats and pings stored before its first start alone', async () => {
@@ -149,9 +154,68 @@ describe('HeartbeatWatch', () => {
     await call(svc, 'GET', `/ping/${on.heartbeat.pingToken}`);
     const { seen, alerting } = recorder();
     const watch = new HeartbeatWatch({ repositories: svc.repositories, alerting });
-    expect(watch.tick(Date.parse(off.created_at) + 39_999)).toBe(0);
+    expect(await watch.tick(Date.parse(off.created_at) + 39_999)).toBe(0);
     expect(seen).toEqual([]);
-    expect(watch.tick(Date.parse(off.created_at) + 3_600_000)).toBe(1);
+    expect(await watch.tick(Date.parse(off.created_at) + 3_600_000)).toBe(1);
     expect(seen.map(({ checkId }) => checkId)).toEqual([on.id]);
+  });
+});
+
+describe('two watches on one database', () => {
+  const dirs: string[] = [];
+  const stores: Store[] = [];
+  afterEach(() => {
+    stores.splice(0).forEach((store) => store.close());
+    dirs.splice(0).forEach((dir) => rmSync(dir, { recursive: true, force: true }));
+  });
+
+  it('fail a missed window once between them: one failing result, one notification', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vigil-heartbeat-watches-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'vigil.db');
+    const created = Date.UTC(2026, 10, 1, 8);
+    const [first, second] = [new Store({ file }), new Store({ file })];
+    stores.push(first, second);
+    const hook = first.alertChannels.insert('acme', (id) => ({ id, type: 'WEBHOOK', config: { name: 'hook', url: 'http://127.0.0.1:1/hook' } }));
+    const check = first.checks.insert('acme', (id) => ({
+      id,
+      name: 'nightly backup',
+      checkType: 'HEARTBEAT',
+      activated: true,
+      useGlobalAlertSettings: true,
+      heartbeat: { period: 30, periodUnit: 'seconds', grace: 10, graceUnit: 'seconds', pingToken: 'token' },
+      created_at: new Date(created).toISOString(),
+    }));
+    const checkId = String(check.id);
+    first.subscriptions.set('acme', 'check', check.id, [{ alertChannelId: hook.id as number, activated: true }]);
+    const due = created + 40_000;
+    const sent: string[] = [];
+    const watches = [first, second].map((store) => {
+      const repositories = openRepositories(store);
+      const alerting = new Alerting(repositories, {
+        now: () => due,
+        send: async (_type, _config, context) => (sent.push(`${context.alertType} ${context.checkResultId}`), { kind: 'sent', result: '200 ok' }),
+      });
+      return { repositories, alerting, watch: new HeartbeatWatch({ repositories, alerting }) };
+    });
+
+    expect(await Promise.all(watches.map(({ watch }) => watch.tick(due - 1)))).toEqual([0, 0]);
+    const ticks = await Promise.all(watches.map(({ watch }) => watch.tick(due)));
+    expect(ticks.sort()).toEqual([0, 1]);
+    expect(await Promise.all(watches.map(({ watch }) => watch.tick(due + 5_000)))).toEqual([0, 0]);
+
+    const { repositories } = watches[1]!;
+    const results = repositories.readSide.results.resultsOf('acme', checkId);
+    expect(results.map((result) => [result.hasFailures, result.error, result.startedAt])).toEqual([
+      [true, 'No ping received within 30 seconds (period) + 10 seconds (grace)', new Date(due).toISOString()],
+    ]);
+    await Promise.all(watches.map(({ alerting }) => alerting.idle()));
+    await Promise.all(watches.map(({ alerting }) => alerting.stop()));
+    expect(sent).toEqual([`ALERT_FAILURE ${results[0]!.id}`]);
+    const notifications = repositories.notificationLog.list('acme', { fromMs: 0, toMs: due + 86_400_000 }, { page: 1, limit: 10 });
+    expect(notifications.items.map((notification) => [notification.alertType, notification.checkResultId])).toEqual([['ALERT_FAILURE', results[0]!.id]]);
+    const reported = await repositories.ports.heartbeatDeadlines.reported('acme', checkId);
+    expect(reported?.dueMs).toBe(due);
+    expect(watches.map((watch) => watch.repositories.replicaId)).toContain(reported?.owner);
   });
 });

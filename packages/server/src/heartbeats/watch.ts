@@ -6,7 +6,11 @@
  *   `/fail` ping — with the check's status and alert evaluation, as the scheduler's runs do
  *   (scheduler/execute.ts). A passing ping after a failure is what recovers the check.
  * 2. A heartbeat whose deadline passed without a ping gets one failing FINAL result per missed
- *   window (deadlines.ts), claimed in the database first, so a restart never reports it twice.
+ *   window (deadlines.ts). The deadlines live in the database, behind the HeartbeatDeadlines port:
+ *   each refresh tells it the heartbeats there are (`watch`, and `forget` for those deleted or
+ *   deactivated), a ping moves its check's deadline when it is answered (pings.ts), and a tick
+ *   claims the windows that closed (`claimMissed`), so a window is failed once however many watches
+ *   share the database, and a restart never fails it twice.
  *
  * Processed pings are tracked by a rowid cursor stored with the results they produced, so a ping
  * stored while the scheduler was off is processed when it starts; on the very first start the cursor
@@ -15,16 +19,18 @@
  * Events are kept for the scheduler's retention (`--retention`, default 30 days), like results.
  */
 import { createHash } from 'node:crypto';
-import { HeartbeatConfig, type HeartbeatEvent } from '@vigil/schema';
+import { HeartbeatConfig, heartbeatDurationMs, type HeartbeatEvent } from '@vigil/schema';
 import type { Alerting, FinalResultFacts } from '../alerting/index.js';
 import type { Repositories } from '../repositories.js';
 import { DEFAULT_LOCATION } from '../scheduler/slots.js';
 import type { StoredDoc, Store } from '../store/index.js';
+import type { HeartbeatDeadlines, MissedDeadline, WatchedHeartbeat } from '../store/ports.js';
 import { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
-import { isUnreported, latestMissedWindow, missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
+import { missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
 
 export interface HeartbeatWatchOptions {
-  repositories: Pick<Repositories, 'store' | 'readSide' | 'statuses' | 'pingTokens'>;
+  /** `replicaId` is who this watch claims missed windows as (the port's `reported` names it). */
+  repositories: Pick<Repositories, 'store' | 'readSide' | 'statuses' | 'pingTokens' | 'ports' | 'replicaId'>;
   /** Told every FINAL result after it is stored; absent: results and statuses only. */
   alerting?: Pick<Alerting, 'onFinalResult'>;
   /** How often the set of heartbeat monitors is re-read (default 5 s, as the scheduler). */
@@ -38,42 +44,57 @@ const PING_BATCH = 500;
 /** How often old events are pruned, and how many rows per statement. */
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 500;
+/** Missed windows claimed per call, so a backlog after downtime is failed in bounded transactions. */
+const CLAIM_BATCH = 500;
 
+/** A heartbeat as this watch last told the port, and its timing in the check's own units. */
 interface Watched {
-  accountId: string;
-  check: StoredDoc;
-  heartbeat: HeartbeatTiming;
+  readonly told: WatchedHeartbeat;
+  readonly heartbeat: HeartbeatTiming;
+  /**
+   * The latest ping this watch knows of (or the creation): where its next deadline is counted from.
+   * The port has it already (the ping moved it), so a refresh that reads it tells the port nothing.
+   */
   anchorMs: number;
-  reportedDueMs: number | null;
-  /** Ticks skip the check until then. */
-  nextDueMs: number;
 }
 
 export class HeartbeatWatch {
   readonly #store: Store;
   readonly #repositories: HeartbeatWatchOptions['repositories'];
   readonly #table: HeartbeatWatchTable;
+  readonly #deadlines: HeartbeatDeadlines;
+  readonly #owner: string;
   readonly #alerting: Pick<Alerting, 'onFinalResult'> | undefined;
   readonly #refreshMs: number;
   readonly #retentionMs: number;
   #prunedAt = Number.NEGATIVE_INFINITY;
   #watched = new Map<string, Watched>();
   #loadedAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Ticks before this claim nothing: the earliest deadline of the heartbeats this watch knows, and
+   * at least once per refresh, for windows of checks another watch on the database told the port about.
+   */
+  #claimAtMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: HeartbeatWatchOptions) {
     this.#repositories = options.repositories;
     this.#store = options.repositories.store;
     this.#table = new HeartbeatWatchTable(this.#store.db, { pings: PING_BATCH, prune: PRUNE_BATCH });
+    this.#deadlines = options.repositories.ports.heartbeatDeadlines;
+    this.#owner = options.repositories.replicaId;
     this.#alerting = options.alerting;
     this.#refreshMs = options.refreshMs ?? 5000;
     this.#retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
     if (this.#table.cursor() === undefined) this.#table.moveCursor(this.#table.lastEventRowid());
   }
 
-  /** Processes new pings, then reports missed deadlines as of `nowMs`. Returns the results stored. */
-  tick(nowMs: number): number {
-    if (nowMs - this.#loadedAt >= this.#refreshMs) this.#reload(nowMs);
-    const stored = this.#processPings() + this.#reportMissed(nowMs);
+  /**
+   * Processes new pings, then reports missed deadlines as of `nowMs`; resolves to the results stored.
+   * The caller does not start a tick before the previous one settled.
+   */
+  async tick(nowMs: number): Promise<number> {
+    if (nowMs - this.#loadedAt >= this.#refreshMs) await this.#reload(nowMs);
+    const stored = this.#processPings() + (await this.#reportMissed(nowMs));
     if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
     return stored;
   }
@@ -105,11 +126,9 @@ export class HeartbeatWatch {
           const failed = event.state === 'FAILING';
           const facts = this.#recordRun(row.account_id, check, { id: event.id, atMs, error: failed ? `The job reported a failure (ping from ${event.source || 'an unnamed source'})` : null });
           alerts.push({ accountId: row.account_id, checkId: row.check_id, facts });
+          // The port's deadline moved when the ping was answered; this only keeps the claim timer in step.
           const watched = this.#watched.get(keyOf(row.account_id, row.check_id));
-          if (watched && atMs > watched.anchorMs) {
-            watched.anchorMs = atMs;
-            watched.nextDueMs = nextDeadlineMs(watched.heartbeat, atMs, atMs);
-          }
+          if (watched && atMs > watched.anchorMs) watched.anchorMs = atMs;
           stored += 1;
         }
         this.#table.moveCursor(rows.at(-1)!.rowid);
@@ -119,27 +138,67 @@ export class HeartbeatWatch {
     }
   }
 
-  #reportMissed(nowMs: number): number {
-    // Most ticks find nothing due: they open no transaction.
-    const due = [...this.#watched.values()].filter((watched) => nowMs >= watched.nextDueMs);
-    if (due.length === 0) return 0;
+  async #reportMissed(nowMs: number): Promise<number> {
+    // Most ticks come before any deadline: they ask the database nothing.
+    if (nowMs < this.#claimAtMs) return 0;
+    let reported = 0;
+    for (;;) {
+      // The claim is the idempotency key: a window another tick or watch claimed is not handed out again.
+      const claimed = await this.#deadlines.claimMissed(nowMs, CLAIM_BATCH, this.#owner);
+      reported += await this.#failMissed(claimed);
+      if (claimed.length < CLAIM_BATCH) break;
+    }
+    this.#claimAtMs = this.#nextClaimMs(nowMs);
+    return reported;
+  }
+
+  /** Stores a failing result per claimed window, then tells alerting. Resolves to how many. */
+  async #failMissed(claimed: readonly MissedDeadline[]): Promise<number> {
     const missed: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+    const gone: MissedDeadline[] = [];
     this.#store.transaction(() => {
-      for (const watched of due) {
-        const window = latestMissedWindow(watched.heartbeat, watched.anchorMs, nowMs);
-        watched.nextDueMs = nextDeadlineMs(watched.heartbeat, watched.anchorMs, nowMs);
-        if (!window || !isUnreported(window, watched.reportedDueMs)) continue;
-        const checkId = String(watched.check.id);
-        watched.reportedDueMs = window.dueMs;
-        // The claim is the idempotency key: a window another tick or process reported is left alone.
-        if (!this.#table.claimWindow(watched.accountId, checkId, window.dueMs)) continue;
-        const id = windowResultId(watched.accountId, checkId, window.dueMs);
-        const facts = this.#recordRun(watched.accountId, watched.check, { id, atMs: window.dueMs, error: missedMessage(watched.heartbeat) });
-        missed.push({ accountId: watched.accountId, checkId, facts });
+      for (const window of claimed) {
+        // The check as it is now, not as the last refresh read it: another watch may have told the
+        // port about a check this one has not read yet.
+        const check = this.#store.checks.get(window.accountId, window.checkId);
+        const heartbeat = check ? this.#watchable(window.accountId, check) : undefined;
+        if (!check || !heartbeat) {
+          gone.push(window);
+          continue;
+        }
+        const id = windowResultId(window.accountId, window.checkId, window.dueMs);
+        const facts = this.#recordRun(window.accountId, check, { id, atMs: window.dueMs, error: missedMessage(heartbeat) });
+        missed.push({ accountId: window.accountId, checkId: window.checkId, facts });
       }
     });
     for (const { accountId, checkId, facts } of missed) this.#alerting?.onFinalResult(accountId, checkId, facts);
+    // Deleted or deactivated since it was watched (perhaps while the service was down): no more deadlines.
+    for (const window of gone) {
+      await this.#deadlines.forget(window.accountId, window.checkId);
+      this.#watched.delete(keyOf(window.accountId, window.checkId));
+    }
     return missed.length;
+  }
+
+  /** The earliest deadline this watch knows of after `nowMs`, and no later than the next refresh. */
+  #nextClaimMs(nowMs: number): number {
+    let earliest = nowMs + this.#refreshMs;
+    for (const watched of this.#watched.values()) earliest = Math.min(earliest, nextDeadlineMs(watched.heartbeat, watched.anchorMs, nowMs));
+    return earliest;
+  }
+
+  /** A heartbeat's timing when the check is one the watch fails: activated, in no deactivated group, with a readable period. */
+  #watchable(accountId: string, check: StoredDoc): HeartbeatTiming | undefined {
+    if (check['checkType'] !== 'HEARTBEAT' || check['activated'] === false) return undefined;
+    const groupId = check['groupId'];
+    if (groupId !== null && groupId !== undefined && this.#store.checkGroups.get(accountId, groupId as number)?.['activated'] === false) return undefined;
+    // The generic call's looser shape (a period of 1 second is watched as one); a heartbeat without
+    // a readable period has no deadline to keep.
+    const heartbeat = HeartbeatConfig.safeParse(check['heartbeat']);
+    if (!heartbeat.success) return undefined;
+    const periodMs = heartbeatDurationMs(heartbeat.data.period, heartbeat.data.periodUnit);
+    const graceMs = heartbeatDurationMs(heartbeat.data.grace, heartbeat.data.graceUnit);
+    return Number.isSafeInteger(periodMs) && periodMs >= 1 && Number.isSafeInteger(graceMs) && graceMs >= 0 ? heartbeat.data : undefined;
   }
 
   /** Stores one FINAL result of a heartbeat (passing unless `error`) and its status; returns its alert facts. */
@@ -194,37 +253,42 @@ export class HeartbeatWatch {
     };
   }
 
-  #reload(nowMs: number): void {
+  /**
+   * Reads the heartbeat monitors and tells the port what changed since this watch last told it: a new
+   * heartbeat, a new period or grace, a later anchor (`watch`), one gone or deactivated (`forget`).
+   * Telling it what it already has would cost a write per heartbeat per refresh.
+   */
+  async #reload(nowMs: number): Promise<void> {
     this.#loadedAt = nowMs;
-    const reported = new Map<string, number>();
-    for (const row of this.#table.reportedWindows()) {
-      reported.set(keyOf(row.account_id, row.check_id), row.reported_due_ms);
-    }
+    const previous = this.#watched;
     const watched = new Map<string, Watched>();
     for (const row of this.#table.heartbeatChecks()) {
       const check = JSON.parse(row.doc) as StoredDoc;
-      if (check['activated'] === false) continue;
-      const groupId = check['groupId'];
-      if (groupId !== null && groupId !== undefined && this.#store.checkGroups.get(row.account_id, groupId as number)?.['activated'] === false) continue;
-      const heartbeat = HeartbeatConfig.safeParse(check['heartbeat']);
-      // The generic call's looser shape (a period of 1 second is watched as one); a heartbeat without
-      // a readable period has no deadline to keep.
-      if (!heartbeat.success) continue;
-      const key = keyOf(row.account_id, String(check.id));
-      const anchorMs = this.#repositories.pingTokens.anchorMsOf(row.account_id, check);
-      watched.set(key, {
+      const heartbeat = this.#watchable(row.account_id, check);
+      if (!heartbeat) continue;
+      const checkId = String(check.id);
+      const key = keyOf(row.account_id, checkId);
+      const told: WatchedHeartbeat = {
         accountId: row.account_id,
-        check,
-        heartbeat: heartbeat.data,
-        anchorMs,
-        reportedDueMs: reported.get(key) ?? null,
-        nextDueMs: nextDeadlineMs(heartbeat.data, anchorMs, nowMs),
-      });
-      // A window already missed when the check is (re)loaded is due now.
-      const window = latestMissedWindow(heartbeat.data, anchorMs, nowMs);
-      if (window && isUnreported(window, reported.get(key) ?? null)) watched.get(key)!.nextDueMs = nowMs;
+        checkId,
+        periodMs: heartbeatDurationMs(heartbeat.period, heartbeat.periodUnit),
+        graceMs: heartbeatDurationMs(heartbeat.grace, heartbeat.graceUnit),
+        anchorMs: this.#repositories.pingTokens.anchorMsOf(row.account_id, check),
+      };
+      const before = previous.get(key);
+      if (!before || before.told.periodMs !== told.periodMs || before.told.graceMs !== told.graceMs || before.anchorMs < told.anchorMs) {
+        await this.#deadlines.watch(told);
+        watched.set(key, { told, heartbeat, anchorMs: Math.max(told.anchorMs, before?.anchorMs ?? told.anchorMs) });
+      } else {
+        watched.set(key, { ...before, heartbeat });
+      }
+    }
+    for (const [key, before] of previous) {
+      if (!watched.has(key)) await this.#deadlines.forget(before.told.accountId, before.told.checkId);
     }
     this.#watched = watched;
+    // A window that closed before this read (the service was down, a check was re-activated) is claimed now.
+    this.#claimAtMs = nowMs;
   }
 }
 

@@ -82,10 +82,10 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     if (!allowed.allowed) throw refuse(allowed.resetSeconds, 'pings for this heartbeat');
     const source = c.req.query('source') ?? `HTTP ${c.req.method}`;
     // writeBatched runs its work at once, in this turn, so the monitor looked up above is current.
-    const { committed } = store.writeBatched(() =>
+    const { result: recorded, committed } = store.writeBatched(() =>
       recordPing(repositories, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }, target),
     );
-    await committed;
+    await Promise.all([committed, recorded?.deadlineMoved]);
     return c.text('OK\n', 200);
   };
 

@@ -184,16 +184,20 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
     ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
     ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
   });
+  // A heartbeat tick waits on the database's claims: the next one is skipped while it goes on, and a stop waits for it.
+  let heartbeatTick: Promise<void> | undefined;
   scheduler = new Scheduler({
     repositories,
     queue: handOff,
     log,
     onTick: (nowMs) => {
-      try {
-        heartbeats.tick(nowMs);
-      } catch (error) {
-        log(`vigil server: heartbeat deadlines failed inside the service: ${String((error as Error)?.stack ?? error)}`);
-      }
+      heartbeatTick ??= heartbeats
+        .tick(nowMs)
+        .then(
+          () => undefined,
+          (error: unknown) => log(`vigil server: heartbeat deadlines failed inside the service: ${String((error as Error)?.stack ?? error)}`),
+        )
+        .finally(() => (heartbeatTick = undefined));
     },
     ...(options.now ? { now: options.now } : {}),
     ...(options.tickMs !== undefined ? { tickMs: options.tickMs } : {}),
@@ -209,7 +213,7 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
     agents?.hub.stop();
     // Deliveries stop with the runs, not after them: the outbox's timer would otherwise still poll
     // a database the caller closes when the runs' drain gives up.
-    const [runs] = await Promise.all([queue.stop(drainMs, ABORT_GRACE_MS), alerting.stop(drainMs), pruning]);
+    const [runs] = await Promise.all([queue.stop(drainMs, ABORT_GRACE_MS), alerting.stop(drainMs), heartbeatTick, pruning]);
     if (runs.aborted > 0) log(`vigil server: stopped ${runs.aborted} run(s) still going after ${drainMs} ms; their slots count as missed`);
     if (!options.runner) await Promise.race([runner.close(), new Promise((resolve) => setTimeout(resolve, ABORT_GRACE_MS).unref())]);
   };

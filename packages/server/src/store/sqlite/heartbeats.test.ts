@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { latestMissedWindow, nextDeadlineMs } from '../../heartbeats/deadlines.js';
 import { Store } from '../index.js';
-import { HeartbeatWatchTable } from './heartbeats.js';
+import { MissedWindowTable } from './heartbeats.js';
 import { sqlitePorts } from './index.js';
 
 const stores: Store[] = [];
@@ -31,17 +31,15 @@ describe('heartbeat deadlines of the port', () => {
     }
   });
 
-  it('are reported once between the in-process watch and the port, whichever claims first', async () => {
+  it('never reports again a window a service from before the port recorded (reported by no one)', async () => {
     const store = openStore();
-    const watchTable = new HeartbeatWatchTable(store.db, { pings: 10, prune: 10 });
     const ports = sqlitePorts(store);
     await ports.heartbeatDeadlines.watch({ accountId: 'acc', checkId: 'hb', periodMs: 60_000, graceMs: 0, anchorMs: ANCHOR });
     const first = ANCHOR + 60_000;
-    expect(watchTable.claimWindow('acc', 'hb', first)).toBe(true);
+    expect(new MissedWindowTable(store.db).claim('acc', 'hb', first, null)).toBe(true);
     expect(await ports.heartbeatDeadlines.claimMissed(first, 10, 'replica')).toEqual([]);
     expect(await ports.heartbeatDeadlines.reported('acc', 'hb')).toEqual({ dueMs: first, owner: null });
     expect(await ports.heartbeatDeadlines.claimMissed(first + 60_000, 10, 'replica')).toHaveLength(1);
-    expect(watchTable.claimWindow('acc', 'hb', first + 60_000)).toBe(false);
-    expect(watchTable.reportedWindows()).toEqual([{ account_id: 'acc', check_id: 'hb', reported_due_ms: first + 60_000 }]);
+    expect(await ports.heartbeatDeadlines.reported('acc', 'hb')).toEqual({ dueMs: first + 60_000, owner: 'replica' });
   });
 });

@@ -3,10 +3,10 @@
  * the read side's results store), the cursor of pings already turned into results, and the missed
  * deadlines already reported.
  *
- * The in-process watch (heartbeats/watch.ts) keeps each heartbeat's deadline in memory and claims a
- * missed window through `MissedWindowTable.claim`; `SqliteHeartbeatDeadlines` is the async port,
- * which keeps the deadlines in `heartbeat_timings` (step 32) and claims with that same statement, so
- * a window the watch reported is never reported by the port, nor the other way round.
+ * `SqliteHeartbeatDeadlines` is the async port the watch (heartbeats/watch.ts) keeps deadlines
+ * with: in `heartbeat_timings` (step 32), a window claimed through `MissedWindowTable.claim`. Rows a
+ * service before the port wrote (`reported_by` null: its in-process watch) count as reported too, so
+ * an upgrade never fails a window again.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
@@ -56,8 +56,6 @@ export class HeartbeatWatchTable {
   readonly #cursor: Statement;
   readonly #moveCursor: Statement;
   readonly #lastEvent: Statement;
-  readonly #windows: MissedWindowTable;
-  readonly #reported: Statement;
   readonly #pruneEvents: Statement;
 
   /** `batch`: the most events one read returns, and the most one prune statement deletes. */
@@ -67,8 +65,6 @@ export class HeartbeatWatchTable {
     this.#cursor = db.prepare('SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1');
     this.#moveCursor = db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET event_rowid = excluded.event_rowid');
     this.#lastEvent = db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM heartbeat_events');
-    this.#windows = new MissedWindowTable(db);
-    this.#reported = db.prepare('SELECT account_id, check_id, reported_due_ms FROM heartbeat_deadlines');
     this.#pruneEvents = db.prepare(`DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND rowid <= ? LIMIT ${batch.prune})`);
   }
 
@@ -94,16 +90,6 @@ export class HeartbeatWatchTable {
   /** The newest event's rowid (0 without events). */
   lastEventRowid(): number {
     return (this.#lastEvent.get() as { last: number }).last;
-  }
-
-  /** Records a missed window as reported; false when it (or a later one) already was. */
-  claimWindow(accountId: string, checkId: string, dueMs: number): boolean {
-    return this.#windows.claim(accountId, checkId, dueMs, null);
-  }
-
-  /** The last window reported per check. */
-  reportedWindows(): Array<{ account_id: string; check_id: string; reported_due_ms: number }> {
-    return this.#reported.all() as Array<{ account_id: string; check_id: string; reported_due_ms: number }>;
   }
 
   /** Deletes one batch of events older than `beforeMs` and at or below `uptoRowid`; returns how many. */
@@ -133,7 +119,7 @@ export class HeartbeatEventTable {
   }
 }
 
-/** The missed windows reported per check: the claim both the watch and the port make. */
+/** The missed windows reported per check: the port's claim, which only ever moves a check's window forward. */
 export class MissedWindowTable {
   readonly #claim: Statement;
   readonly #find: Statement;
@@ -147,7 +133,7 @@ export class MissedWindowTable {
     this.#find = db.prepare('SELECT reported_due_ms AS dueMs, reported_by AS owner FROM heartbeat_deadlines WHERE account_id = ? AND check_id = ?');
   }
 
-  /** Records the window as reported by `owner` (null: the in-process watch); false when it, or a later one, already was. */
+  /** Records the window as reported by `owner` (null: a service before the port); false when it, or a later one, already was. */
   claim(accountId: string, checkId: string, dueMs: number, owner: string | null): boolean {
     return this.#claim.run(accountId, checkId, dueMs, owner).changes > 0;
   }
