@@ -147,6 +147,41 @@ describe('HeartbeatWatch', () => {
     expect(await watch.tick(Date.parse(check.created_at) + 5_000)).toBe(1);
   });
 
+  it('moves the deadline in the database when a ping is answered, before any tick reads the ping', async () => {
+    const svc = service();
+    const check = await heartbeat(svc);
+    const created = Date.parse(check.created_at);
+    const watch = new HeartbeatWatch({ repositories: svc.repositories });
+    expect(await watch.tick(created)).toBe(0);
+    // Waits for the clock to pass the creation: a ping in the same millisecond would not move the anchor.
+    while (Date.now() <= created) await new Promise((resolve) => setTimeout(resolve, 1));
+    await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
+    const deadlines = svc.repositories.ports.heartbeatDeadlines;
+    expect(await deadlines.claimMissed(created + 40_000, 10, 'another process')).toEqual([]);
+    const [missed] = await deadlines.claimMissed(Date.now() + 40_000, 10, 'another process');
+    expect(missed!.anchorMs).toBeGreaterThan(created);
+    expect(missed!.dueMs).toBe(missed!.anchorMs + 40_000);
+  });
+
+  it('follows a new period, and forgets a deleted heartbeat, on its next refresh', async () => {
+    const svc = service();
+    const check = await heartbeat(svc);
+    const created = Date.parse(check.created_at);
+    const { seen, alerting } = recorder();
+    const watch = new HeartbeatWatch({ repositories: svc.repositories, alerting });
+    expect(await watch.tick(created)).toBe(0);
+    const updated = await call(svc, 'PUT', `/v1/checks/heartbeat/${check.id}?autoAssignAlerts=false`, { heartbeat: { period: 60, periodUnit: 'seconds', grace: 10, graceUnit: 'seconds' } });
+    expect(updated.status).toBe(200);
+    expect(await watch.tick(created + 40_000)).toBe(0);
+    expect(await watch.tick(created + 70_000)).toBe(1);
+    expect(seen.map(({ facts }) => facts.error)).toEqual(['No ping received within 60 seconds (period) + 10 seconds (grace)']);
+
+    expect((await call(svc, 'DELETE', `/v1/checks/${check.id}`)).status).toBe(204);
+    expect(await watch.tick(created + 130_000)).toBe(0);
+    // Forgotten, not merely skipped: no process claims its windows any more.
+    expect(await svc.repositories.ports.heartbeatDeadlines.claimMissed(created + 3_600_000, 10, 'another process')).toEqual([]);
+  });
+
   it('leaves deactivated heartbeats and pings stored before its first start alone', async () => {
     const svc = service();
     const off = await heartbeat(svc, { activated: false });
