@@ -8,6 +8,7 @@
  * digits. Built as strings (a template per line, joined per check, measured, then encoded), the
  * 47,500 lines of 2,500 changed checks cost about three times the CPU and left as much garbage.
  */
+import type { StatusFields } from '../store/sqlite/statuses.js';
 import { escapeLabelValue, formatSampleValue, type Family } from './exposition.js';
 
 export type RunOutcome = 'passed' | 'failed' | 'degraded' | 'error';
@@ -58,8 +59,12 @@ export function checkLabels(accountId: string, checkId: string): string {
 }
 
 /** The facts of a stored status document (JSON). */
-export function statusFactsOf(statusDoc: string): StatusFacts {
-  const status = JSON.parse(statusDoc) as { hasFailures?: unknown; hasErrors?: unknown; isDegraded?: unknown; updated_at?: unknown; sslDaysRemaining?: unknown };
+export function statusFactsOfDoc(statusDoc: string): StatusFacts {
+  return statusFactsOf(JSON.parse(statusDoc) as StatusFields);
+}
+
+/** The facts of a stored status, as an object. */
+export function statusFactsOf(status: StatusFields): StatusFacts {
   const ended = typeof status.updated_at === 'string' ? Date.parse(status.updated_at) : Number.NaN;
   return {
     up: status.hasFailures === true || status.hasErrors === true ? 0 : 1,

@@ -276,7 +276,7 @@ describe('CheckMetrics freshness', () => {
     expect(up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
   });
 
-  it('reads only the status rows written since the previous scrape, and every row after another connection wrote', () => {
+  it('takes the statuses written since the previous scrape from their writes without reading their rows, and reads every row after another connection wrote', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
     const store = new Store(dir);
     stores.push(store);
@@ -293,9 +293,50 @@ describe('CheckMetrics freshness', () => {
     stores.push(other);
     recordStatus(other, ids[2]!, { failed: true });
     const text = textOf(metrics);
-    expect(partial.mock.calls).toEqual([[ACCOUNT, [ids[1]]]]);
+    expect(partial.mock.calls).toEqual([]);
     expect(full.mock.calls).toEqual([[ACCOUNT]]);
     expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up')).map((line) => line.at(-1))).toEqual(['1', '0', '0']);
+  });
+
+  it("reads again the row of a write rolled back by its savepoint, and keeps what the writes that stood said", async () => {
+    const store = memoryStore();
+    const [kept, undone, twice, stood] = ['Kept', 'Undone', 'Twice', 'Stood'].map((name) => addCheck(store, { name }));
+    for (const checkId of [kept!, undone!, twice!, stood!]) recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    textOf(metrics);
+    const partial = vi.spyOn(MetricsReads.prototype, 'statusDocsOf');
+
+    store.transaction(() => {
+      recordStatus(store, stood!, { failed: true, at: '2030-01-01T00:03:00.000Z' });
+      recordStatus(store, kept!, { failed: true });
+      recordStatus(store, twice!, { failed: true, at: '2030-01-01T00:05:00.000Z' });
+      expect(() =>
+        store.transaction(() => {
+          recordStatus(store, undone!, { failed: true });
+          recordStatus(store, twice!, { at: '2030-01-01T00:09:00.000Z' });
+          throw new Error('rolled back');
+        }),
+      ).toThrow('rolled back');
+    });
+    const { committed } = store.writeBatched(() => {
+      expect(() =>
+        store.writeBatched(() => {
+          recordStatus(store, kept!, { at: '2030-01-01T00:07:00.000Z' });
+          throw new Error('this request failed');
+        }),
+      ).toThrow('this request failed');
+    });
+    const text = textOf(metrics);
+    const line = (name: string, checkId: string) => samplesOf(text, checkId).find((sample) => sample.startsWith(`${name}{`));
+    expect(line('vigil_check_up', kept!)).toBe(`vigil_check_up{account="acme",check_id="${kept}"} 0`);
+    expect(line('vigil_check_last_run_timestamp_seconds', kept!)).toBe(`vigil_check_last_run_timestamp_seconds{account="acme",check_id="${kept}"} ${Date.parse(ENDED) / 1000}`);
+    expect(line('vigil_check_last_run_timestamp_seconds', stood!)).toBe(`vigil_check_last_run_timestamp_seconds{account="acme",check_id="${stood}"} ${Date.parse('2030-01-01T00:03:00.000Z') / 1000}`);
+    expect(line('vigil_check_up', undone!)).toBe(`vigil_check_up{account="acme",check_id="${undone}"} 1`);
+    expect(line('vigil_check_up', twice!)).toBe(`vigil_check_up{account="acme",check_id="${twice}"} 0`);
+    expect(line('vigil_check_last_run_timestamp_seconds', twice!)).toBe(`vigil_check_last_run_timestamp_seconds{account="acme",check_id="${twice}"} ${Date.parse('2030-01-01T00:05:00.000Z') / 1000}`);
+    // Only the rows whose last write was rolled back were read: not Stood's.
+    expect(partial.mock.calls.map(([, checkIds]) => [...checkIds].sort())).toEqual([[kept!, undone!, twice!].sort()]);
+    await committed;
   });
 
   it('writes the histogram with the bounds it is given, and with none only its +Inf bucket, sum and count', () => {

@@ -4,10 +4,12 @@
  * What a check's last FINAL run said (up, degraded, when, SSL days) comes from the stored check
  * statuses: they survive a restart and are written by the scheduler and the heartbeat watch alike,
  * so the table is the one place that is always current. Their lines are kept between scrapes, and
- * a scrape reads again only the status rows written since the previous one: the status table tells
- * of each write through this connection (onStatusWrite), and a write by another connection changes
- * SQLite's `data_version`, after which every row is read again. Reading all 10,000 rows was most of
- * a scrape in which nothing had changed.
+ * a scrape takes only what the status writes since the previous one said: the status table tells
+ * of each write through this connection with its document (onStatusWrite), and of those the scrape
+ * keeps the ones that still stand, reading again the rows of any rolled back since; a write by
+ * another connection changes SQLite's `data_version`, after which every row is read again. Reading
+ * all 10,000 rows was most of a scrape in which nothing had changed, and reading and parsing the
+ * 2,500 just written, about 8 ms of one after they had.
  *
  * The lines are kept joined by blocks of BLOCK_SIZE checks in the checks' order: per block, one
  * UTF-8 piece per family (check-blocks.ts). A block is written again only when one of its checks
@@ -37,10 +39,10 @@
  */
 import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
-import { onStatusWrite } from '../store/sqlite/statuses.js';
+import { confirmedStatusWrites, lastStatusWriteMark, onStatusWrite, type StatusWrite } from '../store/sqlite/statuses.js';
 import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
 import { buildBlock, type BlockPieces } from './check-blocks.js';
-import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, statusFactsOf, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
+import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, statusFactsOf, statusFactsOfDoc, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
 import { escapeLabelValue, type FamilySamples, type Lines } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
@@ -88,8 +90,10 @@ interface Block {
 interface AccountLines {
   /** What the stored statuses say, by check id, for the checks that exist and have a status. */
   readonly statuses: Map<string, StatusFacts>;
-  /** Checks whose status row was written since the last scrape read it. */
-  readonly written: Set<string>;
+  /** Checks whose status was written since the last scrape, and the last write of each as told. */
+  written: Map<string, StatusWrite>;
+  /** Every write told after the last scrape has a number above this (lastStatusWriteMark). */
+  since: number;
   /** The catalog version (CheckCatalog.versionOf) the blocks were laid out for. */
   catalogVersion: number;
   blocks: Block[];
@@ -116,6 +120,7 @@ export function outcomeOf(run: Pick<StoredRun, 'hasFailures' | 'hasErrors' | 'is
 
 export class CheckMetrics {
   readonly #catalog: CheckCatalog;
+  readonly #db: Store['db'];
   readonly #reads: MetricsReads;
   readonly #maxChecks: number;
   readonly #buckets: readonly number[];
@@ -127,6 +132,7 @@ export class CheckMetrics {
   #dataVersion: number;
 
   constructor(store: Store, options: CheckMetricsOptions = {}) {
+    this.#db = store.db;
     this.#reads = new MetricsReads(store.db);
     this.#catalog = new CheckCatalog(store, this.#reads);
     this.#maxChecks = options.maxChecks ?? DEFAULT_MAX_CHECKS;
@@ -135,7 +141,7 @@ export class CheckMetrics {
     this.#dataVersion = this.#reads.dataVersion();
     onStatusWrite(store.db, {
       // An account not scraped yet has nothing to follow: its first scrape reads every row.
-      written: (accountId, checkId) => this.#accounts.get(accountId)?.written.add(checkId),
+      written: (accountId, checkId, write) => this.#accounts.get(accountId)?.written.set(checkId, write),
       // Which rows reverted is not known: every account reads them all again.
       undone: () => this.#accounts.clear(),
     });
@@ -223,10 +229,10 @@ export class CheckMetrics {
     const catalogVersion = this.#catalog.versionOf(accountId);
     let account = this.#accounts.get(accountId);
     if (!account) {
-      account = { statuses: new Map(), written: new Set(), catalogVersion, blocks: [], placeOf: new Map() };
+      account = { statuses: new Map(), written: new Map(), since: lastStatusWriteMark(), catalogVersion, blocks: [], placeOf: new Map() };
       for (const [checkId, doc] of this.#reads.statusDocs(accountId)) {
         // A deleted check's row is left behind; its check is not listed.
-        if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOf(doc));
+        if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOfDoc(doc));
       }
       this.#accounts.set(accountId, account);
       this.#layOut(accountId, account, checks);
@@ -235,15 +241,27 @@ export class CheckMetrics {
       this.#layOut(accountId, account, checks);
     }
     if (account.written.size > 0) {
-      const written = [...account.written];
-      account.written.clear();
-      for (const checkId of written) {
-        // A written id without a row (its write rolled back, or the row removed) keeps no lines.
-        account.statuses.delete(checkId);
+      const written = account.written;
+      account.written = new Map();
+      // What the writes said stands where their numbers still do; a write rolled back since took
+      // its number with it, and its row is read again as it stayed.
+      const confirmed = confirmedStatusWrites(this.#db, accountId, account.since);
+      account.since = lastStatusWriteMark();
+      const reread: string[] = [];
+      for (const [checkId, write] of written) {
         this.#changed(account, checkId);
+        if (confirmed.get(checkId) === write.mark) {
+          if (checks.has(checkId)) account.statuses.set(checkId, write.status ? statusFactsOf(write.status) : statusFactsOfDoc(write.doc));
+        } else {
+          // A written id without a row (its write rolled back, or the row removed) keeps no lines.
+          account.statuses.delete(checkId);
+          reread.push(checkId);
+        }
       }
-      for (const [checkId, doc] of this.#reads.statusDocsOf(accountId, written)) {
-        if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOf(doc));
+      if (reread.length > 0) {
+        for (const [checkId, doc] of this.#reads.statusDocsOf(accountId, reread)) {
+          if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOfDoc(doc));
+        }
       }
     }
     return { account, checks };

@@ -48,7 +48,7 @@ export class StatusStore {
       created_at: previous?.created_at ?? now,
       updated_at: now,
     };
-    this.#table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status));
+    this.#table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status), status);
     return status;
   }
 

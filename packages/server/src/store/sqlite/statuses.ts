@@ -14,56 +14,113 @@ export function checkStateOf(status: { hasFailures: boolean; hasErrors: boolean;
   return status.isDegraded ? 'degraded' : 'passing';
 }
 
+/** The fields of a status document its listeners read; a stored status has them all. */
+export interface StatusFields {
+  readonly hasFailures?: unknown;
+  readonly hasErrors?: unknown;
+  readonly isDegraded?: unknown;
+  readonly updated_at?: unknown;
+  readonly sslDaysRemaining?: unknown;
+}
+
+/** One status write as its listeners are told of it. */
+export interface StatusWrite {
+  /** The stored document (JSON). */
+  readonly doc: string;
+  /** The same document as an object, when the writer had it: a listener then need not parse `doc`. */
+  readonly status: StatusFields | undefined;
+  /**
+   * The write's number, kept beside its row in a table that rolls back with it
+   * (`confirmedStatusWrites`): a listener keeps what the write said only once its number is
+   * still there, and reads the row again otherwise.
+   */
+  readonly mark: number;
+}
+
 /**
- * Told of every status written through a connection: which row to read again, not what it says;
- * and, when a group commit failed and was rolled back, that rows read since may have reverted.
+ * Told of every status written through a connection, with what it says; and, when a group commit
+ * failed and was rolled back, that rows read or told since may have reverted.
  */
 export interface StatusWriteListener {
-  written(accountId: string, checkId: string): void;
+  written(accountId: string, checkId: string, write: StatusWrite): void;
   undone(): void;
 }
 
 /**
  * Per connection, who follows its status writes: `GET /metrics` keeps each check's lines between
- * scrapes and reads again only the rows written since, instead of all of them per scrape. Keyed by
- * the connection, as every StatusTable on it writes the same table. A write that is rolled back at
- * once is told as a write: the listener reads the row again and finds it as it was. A group commit
- * (Store.writeBatched) stays open until the next turn of the event loop, so its rows can be read
- * before a failed COMMIT reverts them: that is told by `statusWritesUndone`. Writes by other
+ * scrapes and takes what the writes since said, instead of reading every row per scrape. Keyed by
+ * the connection, as every StatusTable on it writes the same table.
+ *
+ * A write can be rolled back after it was told: its transaction or savepoint throws (better-sqlite3
+ * rolls back and nothing tells), or a group commit (Store.writeBatched) fails at COMMIT on the next
+ * turn of the event loop. So each write also puts its number in a TEMP table, per check, in the
+ * same transaction: a rollback takes the number back with the row, and a listener that finds the
+ * number it was told (`confirmedStatusWrites`) knows the row says what it was told. A failed group
+ * commit, whose rows may already have been shown, is told by `statusWritesUndone`. Writes by other
  * connections are not told: watch the database's `data_version` for those.
  */
-const writeListeners = new WeakMap<SqliteDatabase, Set<StatusWriteListener>>();
+interface Followers {
+  readonly listeners: Set<StatusWriteListener>;
+  /** Prepared at the first write told, once the marks table exists. */
+  mark?: Statement;
+  confirmed?: Statement;
+}
 
-function listenersOf(db: SqliteDatabase): Set<StatusWriteListener> {
-  let listeners = writeListeners.get(db);
-  if (!listeners) {
-    listeners = new Set();
-    writeListeners.set(db, listeners);
+const followersByDb = new WeakMap<SqliteDatabase, Followers>();
+
+/** The last number handed to a status write (every connection of the process shares the count). */
+let lastMark = 0;
+
+function followersOf(db: SqliteDatabase): Followers {
+  let followers = followersByDb.get(db);
+  if (!followers) {
+    followers = { listeners: new Set() };
+    followersByDb.set(db, followers);
   }
-  return listeners;
+  return followers;
 }
 
 /** Tells `listener` of each status written through `db`; returns the way to stop. */
 export function onStatusWrite(db: SqliteDatabase, listener: StatusWriteListener): () => void {
-  const listeners = listenersOf(db);
+  // Created outside any transaction: one that rolled back would take the table with it.
+  if (db.inTransaction) throw new Error('onStatusWrite inside a transaction; this is a bug in vigil');
+  db.exec('CREATE TEMP TABLE IF NOT EXISTS status_write_marks (account_id TEXT NOT NULL, check_id TEXT NOT NULL, mark INTEGER NOT NULL, PRIMARY KEY (account_id, check_id))');
+  const { listeners } = followersOf(db);
   listeners.add(listener);
   return () => listeners.delete(listener);
 }
 
+/** The number of the last status write so far: every write told from now on has a larger one. */
+export function lastStatusWriteMark(): number {
+  return lastMark;
+}
+
+/**
+ * Of the account's status writes through `db` numbered above `since`, the number of each check's
+ * last one that stands (not rolled back), by check id.
+ */
+export function confirmedStatusWrites(db: SqliteDatabase, accountId: string, since: number): Map<string, number> {
+  const followers = followersOf(db);
+  followers.confirmed ??= db.prepare('SELECT check_id, mark FROM temp.status_write_marks WHERE account_id = ? AND mark > ?').raw();
+  return new Map(followers.confirmed.all(accountId, since) as Array<[string, number]>);
+}
+
 /** Tells the listeners of `db` that writes they were told of may have been rolled back. */
 export function statusWritesUndone(db: SqliteDatabase): void {
-  for (const listener of writeListeners.get(db) ?? []) listener.undone();
+  for (const listener of followersByDb.get(db)?.listeners ?? []) listener.undone();
 }
 
 export class StatusTable {
-  readonly #listeners: Set<StatusWriteListener>;
+  readonly #db: SqliteDatabase;
+  readonly #followers: Followers;
   readonly #get: Statement;
   readonly #put: Statement;
   readonly #list: Statement;
   readonly #one: Statement;
 
   constructor(db: SqliteDatabase) {
-    this.#listeners = listenersOf(db);
+    this.#db = db;
+    this.#followers = followersOf(db);
     this.#get = db.prepare('SELECT doc FROM check_statuses WHERE account_id = ? AND check_id = ?');
     this.#put = db.prepare('INSERT OR REPLACE INTO check_statuses (account_id, check_id, doc, state) VALUES (?, ?, ?, ?)');
     this.#list = db.prepare(
@@ -79,9 +136,16 @@ export class StatusTable {
     return (this.#get.get(accountId, checkId) as { doc: string } | undefined)?.doc;
   }
 
-  put(accountId: string, checkId: string, doc: string, state: CheckState): void {
+  /** `status`: `doc` as an object, when the caller has it, handed to the listeners so they need not parse it. */
+  put(accountId: string, checkId: string, doc: string, state: CheckState, status?: StatusFields): void {
     this.#put.run(accountId, checkId, doc, state);
-    for (const listener of this.#listeners) listener.written(accountId, checkId);
+    const followers = this.#followers;
+    if (followers.listeners.size === 0) return;
+    followers.mark ??= this.#db.prepare('INSERT OR REPLACE INTO temp.status_write_marks (account_id, check_id, mark) VALUES (?, ?, ?)');
+    const mark = ++lastMark;
+    followers.mark.run(accountId, checkId, mark);
+    const write: StatusWrite = { doc, status, mark };
+    for (const listener of followers.listeners) listener.written(accountId, checkId, write);
   }
 
   /** The statuses (JSON) of the account's existing checks, in the checks' order. */
