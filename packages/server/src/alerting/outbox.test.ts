@@ -38,7 +38,7 @@ function rows(store: Store) {
 }
 
 describe('Outbox.stop', () => {
-  it('aborts a delivery still going at the deadline and leaves its row PENDING, untouched, for the next start', async () => {
+  it('aborts a delivery still going at the deadline and gives its row back PENDING, as it was, due at once for the next start', async () => {
     // A receiver that takes the request and never answers.
     const receiver: Server = createServer(() => undefined);
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -60,7 +60,10 @@ describe('Outbox.stop', () => {
     // Closed right after the stop, as the service does.
     store.close();
     // Not counted as an attempt: the receiver did nothing wrong, the service went away.
-    expect(rows(storeWithTables(file))).toEqual([{ id: 'n1', delivery: 'PENDING', attempts: 0, last_error: null }]);
+    const reopened = storeWithTables(file);
+    expect(rows(reopened)).toEqual([{ id: 'n1', delivery: 'PENDING', attempts: 0, last_error: null }]);
+    const next = storageOf(reopened);
+    expect(await next.outbox.claimDue(next.owner, Date.now(), 60_000, 10)).toEqual([expect.objectContaining({ id: 'n1', attempts: 0 })]);
   });
 
   it('records an attempt that ends within the deadline', async () => {

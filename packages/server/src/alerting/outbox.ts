@@ -148,6 +148,8 @@ export class Outbox implements NotificationQueue {
   readonly #abandon = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  /** The stop has returned: the caller may have closed the database. */
+  #closed = false;
 
   constructor(storage: OutboxStorage, options: OutboxOptions = {}) {
     this.#writer = new OutboxWriter(storage.store, options.now);
@@ -194,10 +196,11 @@ export class Outbox implements NotificationQueue {
 
   /**
    * Stops starting attempts and waits for those in flight, at most `drainMs` (else until their own
-   * timeout). Attempts still going then are aborted and not recorded: the database is about to
-   * close, and their rows stay PENDING under this process's lease, attempted again by whichever
-   * process claims them once it runs out (the next start on the same data, or another replica).
-   * After this resolves nothing here touches the database.
+   * timeout). Attempts still going then are aborted and not recorded as attempts (the receiver did
+   * nothing wrong, the service went away): their leases are given back, so their rows are due again
+   * at once for the next start on the same data or another replica. An attempt that ends after the
+   * grace does not even do that, since the database may be closed by then: its row waits for its
+   * lease to run out. After this resolves nothing here touches the database.
    */
   async stop(drainMs = Number.POSITIVE_INFINITY, graceMs = 1000): Promise<void> {
     this.#stopped = true;
@@ -205,9 +208,13 @@ export class Outbox implements NotificationQueue {
     this.#timer = undefined;
     // Rows a claim under way takes are attempted like the others, so the drain below counts them.
     await this.#claiming;
-    if (await this.#settledWithin(drainMs)) return;
-    this.#abandon.abort(new Error('the service is stopping'));
-    await this.#settledWithin(graceMs);
+    try {
+      if (await this.#settledWithin(drainMs)) return;
+      this.#abandon.abort(new Error('the service is stopping'));
+      await this.#settledWithin(graceMs);
+    } finally {
+      this.#closed = true;
+    }
   }
 
   async #settledWithin(ms: number): Promise<boolean> {
@@ -283,7 +290,7 @@ export class Outbox implements NotificationQueue {
     try {
       outcome = await this.#send(row.channelType, doc.alertConfig, doc.context, this.#abandon.signal, row.accountId);
     } catch (error) {
-      if (this.#abandon.signal.aborted) return;
+      if (this.#abandon.signal.aborted) return this.#giveBack(row.id);
       const message = errorMessage(error);
       if (attempts >= this.#maxAttempts) {
         await end('failed', { settled: { delivery: 'FAILED', attempts, error: message, result: null } }, message);
@@ -293,9 +300,15 @@ export class Outbox implements NotificationQueue {
       }
       return;
     }
-    if (this.#abandon.signal.aborted) return;
+    if (this.#abandon.signal.aborted) return this.#giveBack(row.id);
     if (outcome.kind === 'sent') await end('sent', { settled: { delivery: 'SENT', attempts, error: null, result: outcome.result } });
     else await end(outcome.kind, { settled: { delivery: outcome.kind === 'failed' ? 'FAILED' : 'UNDELIVERABLE', attempts, error: outcome.reason, result: null } }, outcome.reason);
+  }
+
+  /** Hands back the lease of an attempt the stop cut short, its row as it was before the claim. */
+  async #giveBack(id: string): Promise<void> {
+    if (this.#closed) return;
+    await this.#port.release(this.#owner, id);
   }
 
   /** Records an attempt's end under this process's lease; false when the lease passed to another process. */

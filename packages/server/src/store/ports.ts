@@ -151,6 +151,12 @@ export interface NotificationOutbox {
   settle(owner: string, id: string, outcome: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null }, nowMs: number): Promise<boolean>;
   /** Gives the notification back for another attempt at `nextAttemptMs`; false when `owner` lost the lease. */
   defer(owner: string, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): Promise<boolean>;
+  /**
+   * Gives the lease up without an outcome (a stopping replica's attempt it cut short, which says nothing
+   * about the receiver): due again at once for whoever claims it, attempts and last error unchanged.
+   * False when `owner` no longer holds the lease.
+   */
+  release(owner: string, id: string): Promise<boolean>;
   /** The delivery state of a notification (for tests and the notifications API). */
   find(id: string): Promise<{ delivery: 'PENDING' | SettledDelivery; attempts: number; leaseOwner: string | null } | undefined>;
 }

@@ -73,6 +73,21 @@ describe.each(engines)('notification outbox on $name', (engine) => {
     expect(again).toMatchObject({ id: 'n-0001', attempts: 1 });
   });
 
+  it('releases a lease given up without an outcome: due again at once for another replica, its attempts unchanged', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.outbox.enqueue(notification(1), NOW);
+    await a.outbox.claimDue('replica-a', NOW, LEASE, 5);
+    expect(await a.outbox.defer('replica-a', 'n-0001', { attempts: 2, nextAttemptMs: NOW + 1_000, error: 'HTTP 503' })).toBe(true);
+    await a.outbox.claimDue('replica-a', NOW + 1_000, LEASE, 5);
+    expect(await b.outbox.release('replica-b', 'n-0001')).toBe(false);
+    expect(await a.outbox.release('replica-a', 'n-0001')).toBe(true);
+    expect(await a.outbox.release('replica-a', 'n-0001')).toBe(false);
+    expect(await a.outbox.find('n-0001')).toEqual({ delivery: 'PENDING', attempts: 2, leaseOwner: null });
+    const [again] = await b.outbox.claimDue('replica-b', NOW + 1_000, LEASE, 5);
+    expect(again).toMatchObject({ id: 'n-0001', attempts: 2 });
+    await expect(b.outbox.release('', 'n-0001')).rejects.toThrow('lease owner must be a string of 1 to 200 characters, got ""');
+  });
+
   it('refuses a second notification with the same id', async () => {
     const [a, b] = await twoReplicas(engine);
     await a.outbox.enqueue(notification(1), NOW);

@@ -105,6 +105,18 @@ export class PostgresNotificationOutbox implements NotificationOutbox {
     return Number(result.numUpdatedRows) > 0;
   }
 
+  async release(owner: string, id: string): Promise<boolean> {
+    checkOutboxOwner(owner, id);
+    const result = await this.#db
+      .updateTable('alert_notifications')
+      .set({ lease_owner: null, lease_until_ms: null })
+      .where('id', '=', id)
+      .where('delivery', '=', 'PENDING')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
   async find(id: string) {
     const row = await this.#db.selectFrom('alert_notifications').select(['delivery', 'attempts', 'lease_owner']).where('id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : { delivery: row.delivery as 'PENDING' | SettledDelivery, attempts: row.attempts, leaseOwner: row.lease_owner };

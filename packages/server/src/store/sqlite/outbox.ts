@@ -40,6 +40,7 @@ export class OutboxTable {
   readonly #claim: Statement;
   readonly #settle: Statement;
   readonly #defer: Statement;
+  readonly #release: Statement;
   readonly #find: Statement;
 
   constructor(db: SqliteDatabase) {
@@ -64,6 +65,7 @@ export class OutboxTable {
       `UPDATE alert_notifications SET attempts = ?, next_attempt_ms = ?, last_error = ?, lease_owner = NULL, lease_until_ms = NULL
        WHERE id = ? AND delivery = 'PENDING' AND lease_owner IS ?`,
     );
+    this.#release = db.prepare("UPDATE alert_notifications SET lease_owner = NULL, lease_until_ms = NULL WHERE id = ? AND delivery = 'PENDING' AND lease_owner = ?");
     this.#find = db.prepare('SELECT delivery, attempts, lease_owner FROM alert_notifications WHERE id = ?');
   }
 
@@ -84,6 +86,10 @@ export class OutboxTable {
 
   defer(owner: string, id: string, retry: { attempts: number; nextAttemptMs: number; error: string }): boolean {
     return this.#defer.run(retry.attempts, retry.nextAttemptMs, retry.error, id, owner).changes > 0;
+  }
+
+  release(owner: string, id: string): boolean {
+    return this.#release.run(id, owner).changes > 0;
   }
 
   find(id: string): { delivery: string; attempts: number; lease_owner: string | null } | undefined {
@@ -121,6 +127,11 @@ export class SqliteNotificationOutbox implements NotificationOutbox {
     checkOutboxOwner(owner, id);
     checkMoment('nextAttemptMs', retry.nextAttemptMs);
     return committed(this.#store, () => this.#table.defer(owner, id, retry));
+  }
+
+  async release(owner: string, id: string): Promise<boolean> {
+    checkOutboxOwner(owner, id);
+    return committed(this.#store, () => this.#table.release(owner, id));
   }
 
   async find(id: string) {
