@@ -46,6 +46,8 @@ const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 500;
 /** Missed windows claimed per call, so a backlog after downtime is failed in bounded transactions. */
 const CLAIM_BATCH = 500;
+/** Heartbeats told to the port (watched or forgotten) between two turns of the event loop. */
+const TELL_BATCH = 500;
 
 /** A heartbeat as this watch last told the port, and its timing in the check's own units. */
 interface Watched {
@@ -93,8 +95,10 @@ export class HeartbeatWatch {
    * The caller does not start a tick before the previous one settled.
    */
   async tick(nowMs: number): Promise<number> {
+    // Pings first: a refresh then finds the anchors they moved known, and tells the port nothing for them.
+    let stored = this.#processPings();
     if (nowMs - this.#loadedAt >= this.#refreshMs) await this.#reload(nowMs);
-    const stored = this.#processPings() + (await this.#reportMissed(nowMs));
+    stored += await this.#reportMissed(nowMs);
     if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
     return stored;
   }
@@ -201,6 +205,19 @@ export class HeartbeatWatch {
     return Number.isSafeInteger(periodMs) && periodMs >= 1 && Number.isSafeInteger(graceMs) && graceMs >= 0 ? heartbeat.data : undefined;
   }
 
+  /**
+   * Makes the port calls one after the other, giving the event loop a turn after each TELL_BATCH: the
+   * first refresh of thousands of heartbeats tells the port about each, and on SQLite each is a
+   * transaction of its own. Not one group commit: that would hold the database's write lock until the
+   * next turn, and another connection writing meanwhile (another watch on the file) would wait on it.
+   */
+  async #tellInBatches(calls: ReadonlyArray<() => Promise<unknown>>): Promise<void> {
+    for (const [index, call] of calls.entries()) {
+      await call();
+      if ((index + 1) % TELL_BATCH === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
   /** Stores one FINAL result of a heartbeat (passing unless `error`) and its status; returns its alert facts. */
   #recordRun(accountId: string, check: StoredDoc, run: { id: string; atMs: number; error: string | null }): FinalResultFacts {
     const checkId = String(check.id);
@@ -262,6 +279,7 @@ export class HeartbeatWatch {
     this.#loadedAt = nowMs;
     const previous = this.#watched;
     const watched = new Map<string, Watched>();
+    const tell: Array<() => Promise<unknown>> = [];
     for (const row of this.#table.heartbeatChecks()) {
       const check = JSON.parse(row.doc) as StoredDoc;
       const heartbeat = this.#watchable(row.account_id, check);
@@ -277,15 +295,16 @@ export class HeartbeatWatch {
       };
       const before = previous.get(key);
       if (!before || before.told.periodMs !== told.periodMs || before.told.graceMs !== told.graceMs || before.anchorMs < told.anchorMs) {
-        await this.#deadlines.watch(told);
+        tell.push(() => this.#deadlines.watch(told));
         watched.set(key, { told, heartbeat, anchorMs: Math.max(told.anchorMs, before?.anchorMs ?? told.anchorMs) });
       } else {
         watched.set(key, { ...before, heartbeat });
       }
     }
     for (const [key, before] of previous) {
-      if (!watched.has(key)) await this.#deadlines.forget(before.told.accountId, before.told.checkId);
+      if (!watched.has(key)) tell.push(() => this.#deadlines.forget(before.told.accountId, before.told.checkId));
     }
+    await this.#tellInBatches(tell);
     this.#watched = watched;
     // A window that closed before this read (the service was down, a check was re-activated) is claimed now.
     this.#claimAtMs = nowMs;
