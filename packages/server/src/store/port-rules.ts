@@ -15,7 +15,7 @@ export class StoreInputError extends Error {
   override readonly name = 'StoreInputError';
 }
 
-function text(name: string, value: unknown, maxLength = Number.POSITIVE_INFINITY): string {
+export function text(name: string, value: unknown, maxLength = Number.POSITIVE_INFINITY): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > maxLength) {
     const bound = Number.isFinite(maxLength) ? `of 1 to ${maxLength} characters` : 'that is not empty';
     throw new StoreInputError(`${name} must be a string ${bound}, got ${shown(value)}`);
@@ -24,21 +24,21 @@ function text(name: string, value: unknown, maxLength = Number.POSITIVE_INFINITY
 }
 
 /** Moments are milliseconds since the epoch; a float or a negative one is a unit mix-up. */
-function moment(name: string, value: unknown): number {
+export function moment(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw new StoreInputError(`${name} must be a whole number of milliseconds since the epoch, got ${shown(value)}`);
   }
   return value;
 }
 
-function positive(name: string, value: unknown): number {
+export function positive(name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
     throw new StoreInputError(`${name} must be a whole number of at least 1, got ${shown(value)}`);
   }
   return value;
 }
 
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (typeof value === 'string') return value.length > 40 ? `a string of ${value.length} characters` : JSON.stringify(value);
   return value === undefined ? 'undefined' : typeof value === 'number' ? String(value) : typeof value;
 }

@@ -13,8 +13,10 @@
  * must count every replica's requests, a slot must run once however many schedulers see it due, a
  * notification must be delivered by someone even when the replica that claimed it dies, a check's alert
  * state must move once per result however many replicas evaluate it, a missed heartbeat must fail once,
- * and a periodic job (pruning) must run once per period.
+ * and a periodic job (pruning) must run once per period. The resources accounts declare are one more
+ * port (document-ports.ts), with the change feed that tells each replica what another one changed.
  */
+import type { ResourceDocuments } from './document-ports.js';
 
 /** A POST's first successful response, remembered under its `Idempotency-Key`. */
 export interface StoredResponse {
@@ -348,6 +350,8 @@ export interface StoragePorts {
   readonly heartbeatDeadlines: HeartbeatDeadlines;
   readonly periodicJobs: PeriodicJobs;
   readonly checkResults: CheckResults;
+  /** Checks, groups, alert channels, maintenance windows and services, with their change feed. */
+  readonly documents: ResourceDocuments;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

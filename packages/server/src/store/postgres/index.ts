@@ -6,6 +6,7 @@ import type { StoragePorts } from '../ports.js';
 import { PostgresAlertStates } from './alert-states.js';
 import { PostgresCheckResults } from './check-results.js';
 import { openPostgres, type PostgresOptions } from './database.js';
+import { PostgresDocuments } from './documents.js';
 import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
 import { PostgresIdempotencyKeys } from './idempotency.js';
 import { PostgresNotificationOutbox } from './outbox.js';
@@ -33,6 +34,7 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Stora
     heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
     periodicJobs: new PostgresPeriodicJobs(db),
     checkResults: new PostgresCheckResults(db),
+    documents: new PostgresDocuments(db),
     close,
   };
 }

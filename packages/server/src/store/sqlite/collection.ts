@@ -4,11 +4,14 @@
  * happen), `account_id` (tenancy: every query filters on it, so another tenant's id reads as missing),
  * `id` (the public id as text) and `doc` (the stored resource as JSON).
  */
-import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { BoundedMap } from '../../bounded-map.js';
 import type { SqliteDatabase } from '../database.js';
 import { idCounter, type NextId } from './id-counters.js';
+import { uuidV7 } from '../formats/uuid-v7.js';
+import type { DocumentColumn as IndexedColumn } from '../formats/check-columns.js';
+
+export { uuidV7 } from '../formats/uuid-v7.js';
 
 export type IdKind = 'uuid' | 'integer';
 export type PublicId = string | number;
@@ -35,32 +38,13 @@ export interface PageRequest {
   readonly filters?: readonly Filter[];
 }
 
-/**
- * A value copied from the document into its own column on every write, so filters and indexes read
- * a plain column instead of SQLite parsing the JSON document (several times per insert).
- */
-export interface IndexedColumn {
-  readonly column: string;
-  readonly value: (doc: Record<string, unknown>) => string | number | null;
-}
+export type { DocumentColumn as IndexedColumn } from '../formats/check-columns.js';
 
 export interface Page<T> {
   readonly items: T[];
   readonly total: number;
 }
 
-/**
- * A version 7 UUID (RFC 9562): a millisecond timestamp then random bits. Still an opaque UUID to
- * callers, but new ids sort after old ones, so inserting into the `id` index appends to its last
- * page instead of dirtying a random page per create (half the WAL writes of a random UUID).
- */
-export function uuidV7(now = Date.now()): string {
-  // The random bits come from a version 4 UUID: randomUUID draws from a pooled entropy buffer,
-  // where randomBytes(16) was a CSPRNG call per id (~5 µs of a create). Its variant bits and the 74
-  // random bits after its version digit are what version 7 needs too.
-  const time = now.toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${randomUUID().slice(15)}`;
-}
 
 /** DDL for a collection table; used by migrations, so a collection's layout is versioned with them. */
 export function collectionTableSql(table: string): string {
@@ -129,7 +113,6 @@ export class Collection<T extends { id: PublicId }> {
   readonly table: string;
   readonly idKind: IdKind;
   readonly #db: SqliteDatabase;
-  #nextSeq: number;
   readonly #insert: Statement;
   /** Integer collections: the account's next id (see id-counters.ts). */
   readonly #nextId: NextId | undefined;
@@ -157,15 +140,14 @@ export class Collection<T extends { id: PublicId }> {
     this.table = table;
     this.idKind = idKind;
     this.#columns = columns;
-    // AUTOINCREMENT keeps the high-water mark in sqlite_sequence, so row order never restarts.
-    // Integer ids come from per-account counters (id_counters), which never step back either: a
+    // `seq` is left to AUTOINCREMENT, which keeps the high-water mark in sqlite_sequence, so row order
+    // never restarts, and two connections to the file (replicas on one database) cannot both take a
+    // value. Integer ids come from per-account counters (id_counters), which never step back either: a
     // deleted group's id does not come back as another group.
-    const row = db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').get(table) as { seq: number } | undefined;
-    this.#nextSeq = (row?.seq ?? 0) + 1;
     const extra = columns.map((column) => `, ${column.column}`).join('');
     const extraValues = columns.map(() => ', ?').join('');
     const extraSet = columns.map((column) => `, ${column.column} = ?`).join('');
-    this.#insert = db.prepare(`INSERT INTO ${table} (seq, account_id, id, doc${extra}) VALUES (?, ?, ?, ?${extraValues})`);
+    this.#insert = db.prepare(`INSERT INTO ${table} (account_id, id, doc${extra}) VALUES (?, ?, ?${extraValues})`);
     this.#nextId = idKind === 'integer' ? idCounter(db) : undefined;
     this.#get = db.prepare(`SELECT doc FROM ${table} WHERE account_id = ? AND id = ?`);
     this.#update = db.prepare(`UPDATE ${table} SET doc = ?${extraSet} WHERE account_id = ? AND id = ?`);
@@ -174,12 +156,10 @@ export class Collection<T extends { id: PublicId }> {
 
   /** Allocates the id, lets `build` make the document around it, and stores it. */
   insert(accountId: string, build: (id: PublicId) => T): T {
-    const seq = this.#nextSeq;
     // Counted per account, in the transaction of the insert: a rolled-back create gives its id back.
     const id: PublicId = this.#nextId ? this.#nextId(this.table, accountId) : uuidV7();
     const doc = build(id);
-    this.#insert.run(seq, accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
-    this.#nextSeq = seq + 1;
+    this.#insert.run(accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
     this.#wrote(accountId, String(id));
     return doc;
   }
@@ -213,9 +193,11 @@ export class Collection<T extends { id: PublicId }> {
     return row ? (JSON.parse(row.doc) as T) : undefined;
   }
 
-  replace(accountId: string, doc: T): void {
-    this.#update.run(JSON.stringify(doc), ...this.#columnValues(doc), accountId, String(doc.id));
+  /** Stores `doc` in place of the document with its id; false when the account has none. */
+  replace(accountId: string, doc: T): boolean {
+    const replaced = this.#update.run(JSON.stringify(doc), ...this.#columnValues(doc), accountId, String(doc.id)).changes > 0;
     this.#wrote(accountId, String(doc.id));
+    return replaced;
   }
 
   remove(accountId: string, id: PublicId): boolean {

@@ -5,7 +5,7 @@
 import type { StoragePorts } from '../ports.js';
 import { SqliteAlertStates } from './alerting.js';
 import { SqliteCheckResults } from './check-results-port.js';
-import type { BatchedSqlite } from './batched.js';
+import { SqliteDocuments, type SqliteDocumentStore } from './documents.js';
 import { SqliteHeartbeatDeadlines } from './heartbeats.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
 import { SqliteNotificationOutbox } from './outbox.js';
@@ -13,7 +13,7 @@ import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
 import { SqliteSlotClaims } from './slot-claims.js';
 
-export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: IdempotencyStore; close(): void }): StoragePorts {
+export function sqlitePorts(store: SqliteDocumentStore & { readonly idempotency: IdempotencyStore; close(): void }): StoragePorts {
   return {
     idempotency: new SqliteIdempotencyKeys(store, store.idempotency),
     rateLimits: new SqliteRateLimitWindows(store),
@@ -23,6 +23,7 @@ export function sqlitePorts(store: BatchedSqlite & { readonly idempotency: Idemp
     heartbeatDeadlines: new SqliteHeartbeatDeadlines(store),
     periodicJobs: new SqlitePeriodicJobs(store),
     checkResults: new SqliteCheckResults(store),
+    documents: new SqliteDocuments(store),
     close: async () => store.close(),
   };
 }

@@ -3,8 +3,8 @@
  * list of steps in migrations/ when it is opened, the core collections, the alert-subscription
  * index and the idempotency keys, and the group commit every write of an event-loop turn shares.
  */
-import { hasSecretValues } from '../../domain/documents.js';
-import { Collection, type IndexedColumn, type PublicId } from './collection.js';
+import { CHECK_COLUMNS } from '../formats/check-columns.js';
+import { Collection, type PublicId } from './collection.js';
 import { openDatabase, type DatabaseLocation, type OpenOptions, type SqliteDatabase } from '../database.js';
 import { IdempotencyStore } from './idempotency.js';
 import { statusWritesUndone } from './statuses.js';
@@ -14,22 +14,6 @@ import { SubscriptionIndex } from './subscriptions.js';
 /** A stored resource: the JSON document as the API returns it (before response-time decoration). */
 export type StoredDoc = { id: PublicId } & Record<string, unknown>;
 
-/**
- * Check fields that list filters and the 409/`checks` look-ups query (step 4), and whether the
- * check's response differs from its stored document (step 5).
- */
-const CHECK_COLUMNS: readonly IndexedColumn[] = [
-  { column: 'check_type', value: (doc) => (typeof doc['checkType'] === 'string' ? doc['checkType'] : null) },
-  { column: 'group_id', value: (doc) => (typeof doc['groupId'] === 'number' ? doc['groupId'] : null) },
-  {
-    column: 'service_id',
-    value: (doc) => {
-      const serviceId = (doc['triggerIncident'] as { serviceId?: unknown } | null | undefined)?.serviceId;
-      return typeof serviceId === 'string' ? serviceId : null;
-    },
-  },
-  { column: 'has_secret', value: (doc) => (hasSecretValues(doc) ? 1 : 0) },
-];
 
 export class Store {
   readonly db: SqliteDatabase;

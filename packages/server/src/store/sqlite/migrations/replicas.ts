@@ -4,7 +4,9 @@
  * Rows stored before it start at version 1, the version of a state stored once. Step 32 keeps each
  * heartbeat's deadline in the database (the in-process watch keeps it in memory), so replicas claim
  * missed windows from one table, and records who reported a window. Step 33 records when each
- * periodic job (pruning) last ran, so one replica runs it per period.
+ * periodic job (pruning) last ran, so one replica runs it per period. Step 34 is the documents' change
+ * feed (checks, groups, channels, windows, services): each write's position, in commit order, so every
+ * replica's scheduler learns what another one changed.
  */
 import type { SqliteStep } from './step.js';
 
@@ -45,6 +47,27 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
         last_run_ms INTEGER NOT NULL,
         last_owner TEXT NOT NULL
       )`);
+    },
+  },
+  {
+    step: 34,
+    name: 'documents change feed',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE document_changes (
+          position INTEGER PRIMARY KEY AUTOINCREMENT,
+          kind TEXT NOT NULL,
+          account_id TEXT NOT NULL,
+          id TEXT NOT NULL,
+          changed_ms INTEGER NOT NULL
+        );
+        CREATE INDEX document_changes_changed ON document_changes (changed_ms);
+        -- The highest position pruned: a reader behind it has missed changes.
+        CREATE TABLE document_changes_pruned (
+          only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+          through_position INTEGER NOT NULL
+        );
+      `);
     },
   },
 ];

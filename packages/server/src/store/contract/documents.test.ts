@@ -1,0 +1,225 @@
+/** The documents port and its change feed, the same assertions on every engine (see engines.ts). */
+import { describe, expect, it } from 'vitest';
+import type { DocumentChange, DocumentId, DocumentKind, ResourceDocument } from '../document-ports.js';
+import type { StoragePorts } from '../ports.js';
+import { enginesUnderTest, twoReplicas } from './engines.js';
+
+const engines = enginesUnderTest();
+
+const check = (name: string, extra: Record<string, unknown> = {}) => (id: DocumentId): ResourceDocument => ({ id, name, checkType: 'API', tags: [], ...extra });
+const named = (name: string) => (id: DocumentId): ResourceDocument => ({ id, name });
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+async function namesOf(ports: StoragePorts, kind: DocumentKind, query: Record<string, unknown> = {}): Promise<string[]> {
+  const { items } = await ports.documents.page(kind, 'acc', { limit: 100, page: 1, ...query });
+  return items.map((item) => String(item['name']));
+}
+
+/** Every change after `position`, read in pages of `limit`. */
+async function drain(ports: StoragePorts, position: number, limit = 100): Promise<DocumentChange[]> {
+  const changes: DocumentChange[] = [];
+  for (;;) {
+    const batch = await ports.documents.changesSince(position, limit);
+    expect(batch.reset).toBe(false);
+    changes.push(...batch.changes);
+    if (batch.changes.length === 0) return changes;
+    position = batch.position;
+  }
+}
+
+describe.each(engines)('documents on $name', (engine) => {
+  it('gives a check a version 7 UUID and a group an integer counted per account, never handed out again', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored = await a.documents.insert('checks', 'acc', check('home'));
+    expect(String(stored.id)).toMatch(UUID_V7);
+    expect(await b.documents.get('checks', 'acc', stored.id)).toEqual(stored);
+    const first = await a.documents.insert('check_groups', 'acc', named('g1'));
+    const second = await b.documents.insert('check_groups', 'acc', named('g2'));
+    expect([first.id, second.id]).toEqual([1, 2]);
+    expect(await a.documents.remove('check_groups', 'acc', 2)).toBe(true);
+    expect((await b.documents.insert('check_groups', 'acc', named('g3'))).id).toBe(3);
+    // Another tenant counts from 1: ids say nothing about what others create.
+    expect((await b.documents.insert('check_groups', 'other', named('theirs'))).id).toBe(1);
+  });
+
+  it('keeps the document as written: key order, nested values, unicode', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored = await a.documents.insert('checks', 'acc', (id) => ({ zeta: 1, id, name: 'Ünïcode ✓', alpha: { b: [1, null, 'x'], a: true } }));
+    const read = await b.documents.get('checks', 'acc', stored.id);
+    expect(JSON.stringify(read)).toBe(JSON.stringify(stored));
+  });
+
+  it('reads another account\'s document as missing, and will not replace or delete it', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored = await a.documents.insert('services', 'acc', named('api'));
+    expect(await b.documents.get('services', 'intruder', stored.id)).toBeUndefined();
+    expect(await b.documents.replace('services', 'intruder', { ...stored, name: 'taken' })).toBe(false);
+    expect(await b.documents.remove('services', 'intruder', stored.id)).toBe(false);
+    expect(await a.documents.get('services', 'acc', stored.id)).toEqual(stored);
+  });
+
+  it('replaces and removes, answering whether the document was there', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored = await a.documents.insert('alert_channels', 'acc', named('pager'));
+    expect(await b.documents.replace('alert_channels', 'acc', { ...stored, name: 'pager 2' })).toBe(true);
+    expect(await a.documents.get('alert_channels', 'acc', stored.id)).toEqual({ ...stored, name: 'pager 2' });
+    expect(await b.documents.remove('alert_channels', 'acc', stored.id)).toBe(true);
+    expect(await a.documents.remove('alert_channels', 'acc', stored.id)).toBe(false);
+    expect(await a.documents.replace('alert_channels', 'acc', stored)).toBe(false);
+    expect(await a.documents.get('alert_channels', 'acc', stored.id)).toBeUndefined();
+  });
+
+  it('pages in insertion order with the total on every page', async () => {
+    const [a, b] = await twoReplicas(engine);
+    for (let index = 0; index < 7; index++) await (index % 2 === 0 ? a : b).documents.insert('maintenance_windows', 'acc', named(`w${index}`));
+    const pages = await Promise.all([1, 2, 3, 4].map((page) => a.documents.page('maintenance_windows', 'acc', { limit: 3, page })));
+    expect(pages.map((page) => page.items.map((item) => item['name']))).toEqual([['w0', 'w1', 'w2'], ['w3', 'w4', 'w5'], ['w6'], []]);
+    expect(pages.map((page) => page.total)).toEqual([7, 7, 7, 7]);
+    expect((await b.documents.page('maintenance_windows', 'other', { limit: 3, page: 1 })).total).toBe(0);
+  });
+
+  it('filters by tags (all present), name and an API check\'s URL, folding ASCII letters only, with % and _ as plain characters', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.documents.insert('checks', 'acc', check('Checkout API', { tags: ['prod', 'eu'], request: { url: 'https://Shop.example/Pay?x=1' } }));
+    await a.documents.insert('checks', 'acc', check('checkout page', { checkType: 'BROWSER', tags: ['prod'] }));
+    await a.documents.insert('checks', 'acc', check('100%_done', { tags: ['eu'], request: { url: 'https://other.example/%_' } }));
+    await a.documents.insert('checks', 'acc', check('ÉCOLE'));
+    expect(await namesOf(b, 'checks', { tags: ['prod'] })).toEqual(['Checkout API', 'checkout page']);
+    expect(await namesOf(b, 'checks', { tags: ['prod', 'eu'] })).toEqual(['Checkout API']);
+    expect(await namesOf(b, 'checks', { tags: [] })).toHaveLength(4);
+    expect(await namesOf(b, 'checks', { nameContains: 'CHECKOUT' })).toEqual(['Checkout API', 'checkout page']);
+    expect(await namesOf(b, 'checks', { nameContains: '%_' })).toEqual(['100%_done']);
+    expect(await namesOf(b, 'checks', { nameContains: '0_' })).toEqual([]);
+    // Not folded beyond ASCII, on either engine.
+    expect(await namesOf(b, 'checks', { nameContains: 'école' })).toEqual([]);
+    expect(await namesOf(b, 'checks', { nameContains: 'École' })).toEqual(['ÉCOLE']);
+    expect(await namesOf(b, 'checks', { nameContains: '' })).toHaveLength(4);
+    expect(await namesOf(b, 'checks', { checkType: 'BROWSER' })).toEqual(['checkout page']);
+    expect(await namesOf(b, 'checks', { apiUrlContains: 'shop.EXAMPLE/pay' })).toEqual(['Checkout API']);
+    expect(await namesOf(b, 'checks', { apiUrlContains: '%_' })).toEqual(['100%_done']);
+    expect(await namesOf(b, 'checks', { tags: ['eu'], nameContains: 'api', checkType: 'API' })).toEqual(['Checkout API']);
+    const filtered = await b.documents.page('checks', 'acc', { limit: 1, page: 2, tags: ['prod'] });
+    expect(filtered).toMatchObject({ total: 2, items: [{ name: 'checkout page' }] });
+  });
+
+  it('follows a search after a replace changes the name or tags', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored = await a.documents.insert('checks', 'acc', check('old name', { tags: ['a'] }));
+    await b.documents.replace('checks', 'acc', { ...stored, name: 'New Name', tags: ['b'] });
+    expect(await namesOf(a, 'checks', { nameContains: 'old' })).toEqual([]);
+    expect(await namesOf(a, 'checks', { nameContains: 'new' })).toEqual(['New Name']);
+    expect(await namesOf(a, 'checks', { tags: ['a'] })).toEqual([]);
+    expect(await namesOf(a, 'checks', { tags: ['b'] })).toEqual(['New Name']);
+  });
+
+  it('gives every document its own id when replicas insert at once', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const inserted = await Promise.all(
+      Array.from({ length: 30 }, (_, index) => (index % 2 === 0 ? a : b).documents.insert(index % 3 === 0 ? 'checks' : 'check_groups', 'acc', named(`d${index}`))),
+    );
+    const groups = inserted.filter((doc) => typeof doc.id === 'number').map((doc) => doc.id as number);
+    expect([...groups].sort((x, y) => x - y)).toEqual(Array.from({ length: groups.length }, (_, index) => index + 1));
+    expect(new Set(inserted.map((doc) => doc.id)).size).toBe(30);
+    expect((await a.documents.page('check_groups', 'acc', { limit: 100, page: 1 })).total).toBe(groups.length);
+    expect((await b.documents.page('checks', 'acc', { limit: 100, page: 1 })).total).toBe(30 - groups.length);
+  });
+});
+
+describe.each(engines)('the documents change feed on $name', (engine) => {
+  it('starts empty, then lists each write of either replica once, in commit order', async () => {
+    const [a, b] = await twoReplicas(engine);
+    expect(await a.documents.latestPosition()).toBe(0);
+    expect(await a.documents.changesSince(0, 10)).toEqual({ changes: [], position: 0, reset: false });
+    const group = await a.documents.insert('check_groups', 'acc', named('g'));
+    const service = await b.documents.insert('services', 'acc', named('s'));
+    await a.documents.replace('check_groups', 'acc', { ...group, name: 'g2' });
+    await b.documents.remove('services', 'acc', service.id);
+    // A write that changed nothing is not a change.
+    await b.documents.remove('services', 'acc', service.id);
+    await a.documents.replace('check_groups', 'other', group);
+    const changes = await drain(b, 0, 3);
+    expect(changes.map(({ kind, accountId, id }) => `${kind} ${accountId} ${id}`)).toEqual([
+      'check_groups acc 1',
+      `services acc ${service.id}`,
+      'check_groups acc 1',
+      `services acc ${service.id}`,
+    ]);
+    const positions = changes.map((change) => change.position);
+    expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+    expect(new Set(positions).size).toBe(4);
+    expect(await a.documents.latestPosition()).toBe(positions.at(-1));
+  });
+
+  it('misses no write made while replicas write at once, reading as they go', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const seen = new Map<string, number>();
+    let position = await b.documents.latestPosition();
+    let writing = true;
+    const reader = (async () => {
+      // Reads until the writers are done and one more read finds nothing.
+      for (;;) {
+        const done = !writing;
+        const batch = await b.documents.changesSince(position, 7);
+        expect(batch.reset).toBe(false);
+        for (const change of batch.changes) seen.set(change.id, (seen.get(change.id) ?? 0) + 1);
+        position = batch.position;
+        if (done && batch.changes.length === 0) return;
+      }
+    })();
+    const written = await Promise.all(Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? a : b).documents.insert('checks', 'acc', named(`c${index}`))));
+    writing = false;
+    await reader;
+    expect([...seen.keys()].sort()).toEqual(written.map((doc) => String(doc.id)).sort());
+    expect([...seen.values()].every((count) => count === 1)).toBe(true);
+  });
+
+  it('tells a reader behind pruned entries to read everything again, and goes on from the latest position', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.documents.insert('checks', 'acc', named('one'));
+    await a.documents.insert('checks', 'acc', named('two'));
+    const latest = await a.documents.latestPosition();
+    expect(await b.documents.pruneChanges(Date.now() + 60_000)).toBe(2);
+    expect(await b.documents.pruneChanges(Date.now() + 60_000)).toBe(0);
+    expect(await a.documents.changesSince(0, 10)).toEqual({ changes: [], position: latest, reset: true });
+    // A reader that was up to date is not behind: nothing was lost for it.
+    expect(await a.documents.changesSince(latest, 10)).toEqual({ changes: [], position: latest, reset: false });
+    expect(await b.documents.latestPosition()).toBe(latest);
+    const three = await b.documents.insert('checks', 'acc', named('three'));
+    expect((await a.documents.changesSince(latest, 10)).changes.map((change) => change.id)).toEqual([String(three.id)]);
+  });
+
+  it('keeps entries written after the moment pruned to', async () => {
+    const [a] = await twoReplicas(engine);
+    await a.documents.insert('checks', 'acc', named('kept'));
+    expect(await a.documents.pruneChanges(Date.now() - 60_000)).toBe(0);
+    expect((await a.documents.changesSince(0, 10)).changes).toHaveLength(1);
+  });
+});
+
+describe.each(engines)('bad input to the documents port on $name', (engine) => {
+  it.each([
+    ['an unknown kind', (p: StoragePorts) => p.documents.get('results' as DocumentKind, 'acc', 'x'), 'kind must be one of checks, check_groups, alert_channels, maintenance_windows, services, got "results"'],
+    ['an empty account', (p: StoragePorts) => p.documents.get('checks', '', 'x'), 'accountId must be a string that is not empty, got ""'],
+    ['a text id for an integer kind', (p: StoragePorts) => p.documents.get('check_groups', 'acc', '1'), 'id of check_groups must be a whole number of at least 1, got "1"'],
+    ['an empty id', (p: StoragePorts) => p.documents.remove('checks', 'acc', ''), 'id of checks must be a string of 1 to 255 characters, got ""'],
+    ['a document built with another id', (p: StoragePorts) => p.documents.insert('check_groups', 'acc', () => ({ id: 99, name: 'x' })), 'the document built for check_groups 1 has id 99'],
+    ['an array as a document', (p: StoragePorts) => p.documents.replace('checks', 'acc', [] as unknown as ResourceDocument), 'a document of checks must be a JSON object, got an array'],
+    ['a page of 0', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 10, page: 0 }), 'page must be a whole number of at least 1, got 0'],
+    ['a limit of 0', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 0, page: 1 }), 'limit must be a whole number of at least 1, got 0'],
+    ['tags that are not strings', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 1, page: 1, tags: [1] as unknown as string[] }), 'tags must be a list of strings, got object'],
+    ['a check type filter on groups', (p: StoragePorts) => p.documents.page('check_groups', 'acc', { limit: 1, page: 1, checkType: 'API' }), 'checkType filters checks only, not check_groups'],
+    ['a negative feed position', (p: StoragePorts) => p.documents.changesSince(-1, 10), 'position must be a whole number of at least 0, got -1'],
+    ['a feed limit of 0', (p: StoragePorts) => p.documents.changesSince(0, 0), 'limit must be a whole number of at least 1, got 0'],
+    ['a prune moment that is not whole milliseconds', (p: StoragePorts) => p.documents.pruneChanges(1.5), 'beforeMs must be a whole number of milliseconds since the epoch, got 1.5'],
+  ])('refuses %s', async (_, call, message) => {
+    const [a] = await twoReplicas(engine);
+    await expect(call(a)).rejects.toThrow(message);
+  });
+
+  it('stores nothing and records no change when the built document is refused', async () => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.documents.insert('checks', 'acc', () => ({ id: 'not-the-id' }))).rejects.toThrow(/has id "not-the-id"/);
+    expect((await a.documents.page('checks', 'acc', { limit: 10, page: 1 })).total).toBe(0);
+    expect(await a.documents.latestPosition()).toBe(0);
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * The resources accounts declare (checks, groups, alert channels, maintenance windows, status-page
+ * services) as one port: JSON documents owned by accounts, and the change feed that tells every
+ * replica which of them changed. Part of the storage ports (ports.ts), with an engine per database
+ * and the same contract suite (contract/documents.test.ts).
+ *
+ * Documents are stored as the text they were written as, so a response built from one has the keys
+ * in the order the service wrote them on every engine. Paging is by insertion order, oldest first.
+ */
+
+/** The collections of account-owned documents, named as their tables are. */
+export const DOCUMENT_KINDS = ['checks', 'check_groups', 'alert_channels', 'maintenance_windows', 'services'] as const;
+export type DocumentKind = (typeof DOCUMENT_KINDS)[number];
+
+/**
+ * How a kind's public ids are made: a UUID (version 7, so new ids sort after old ones) or an integer
+ * counted per account, never handed out twice, since a deleted group's id must not come back as another
+ * group, and one tenant's ids must say nothing about what other tenants create.
+ */
+export const DOCUMENT_ID_KINDS: Readonly<Record<DocumentKind, 'uuid' | 'integer'>> = {
+  checks: 'uuid',
+  check_groups: 'integer',
+  alert_channels: 'integer',
+  maintenance_windows: 'integer',
+  services: 'uuid',
+};
+
+export type DocumentId = string | number;
+
+/** A stored resource: the document as the API returns it, with its public id. */
+export type ResourceDocument = { readonly id: DocumentId } & Readonly<Record<string, unknown>>;
+
+/**
+ * Which documents a page holds; every condition given must hold. Matching is the same on every
+ * engine: `nameContains` and `apiUrlContains` ignore the case of ASCII letters only (as SQLite's
+ * `lower`), and `%` or `_` in them are plain characters.
+ */
+export interface DocumentQuery {
+  /** Every one of these must be in the document's `tags`. */
+  readonly tags?: readonly string[];
+  /** Part of the document's `name`. */
+  readonly nameContains?: string;
+  /** Checks only: the check's `checkType`. */
+  readonly checkType?: string;
+  /** Checks only: an API check whose `request.url` contains this. */
+  readonly apiUrlContains?: string;
+}
+
+export interface DocumentPageRequest extends DocumentQuery {
+  /** Documents per page, 1 or more. */
+  readonly limit: number;
+  /** 1 for the first page. */
+  readonly page: number;
+}
+
+export interface DocumentPage {
+  readonly items: ResourceDocument[];
+  /** How many documents match the query, on every page. */
+  readonly total: number;
+}
+
+/** One write to a document: it was created, replaced or deleted (read it to know which). */
+export interface DocumentChange {
+  /** The change's position in the feed; later writes have higher positions. */
+  readonly position: number;
+  readonly kind: DocumentKind;
+  readonly accountId: string;
+  /** The public id as text. */
+  readonly id: string;
+}
+
+export interface ChangeBatch {
+  /** Oldest first, at most the limit asked for. */
+  readonly changes: DocumentChange[];
+  /** Where to ask from next: the last change's position, or the position asked from when none. */
+  readonly position: number;
+  /**
+   * The feed no longer reaches back to the position asked from (pruned): the reader must read the
+   * documents it follows again in full, and go on from `position`.
+   */
+  readonly reset: boolean;
+}
+
+export interface ResourceDocuments {
+  /**
+   * Allocates the public id, lets `build` make the document around it (its `id` must be that id) and
+   * stores it; resolves to the document as stored.
+   */
+  insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument>;
+  /** The document, or undefined; another account's id reads as missing. */
+  get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined>;
+  /** Stores `doc` in place of the document with its id; false when there is none in the account. */
+  replace(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean>;
+  /** Deletes the document; false when there was none in the account. */
+  remove(kind: DocumentKind, accountId: string, id: DocumentId): Promise<boolean>;
+  /** One page of the account's documents of `kind` that match, oldest first, with the total. */
+  page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage>;
+  /**
+   * The feed's latest position. A reader that starts following takes it first, then reads what it
+   * follows in full, then asks for changes after it: a write between the two is seen twice, never lost.
+   */
+  latestPosition(): Promise<number>;
+  /**
+   * Writes after `position`, in the order they committed, across every replica. A write is in the feed
+   * once it has committed, and no write with a lower position can appear after a higher one was read.
+   */
+  changesSince(position: number, limit: number): Promise<ChangeBatch>;
+  /** Drops feed entries written before `beforeMs`; resolves to how many. Readers behind them get a reset. */
+  pruneChanges(beforeMs: number): Promise<number>;
+}

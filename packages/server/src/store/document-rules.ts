@@ -1,0 +1,75 @@
+/**
+ * The checks of the documents port's input (document-ports.ts), worded once for every engine, and the
+ * matching rules an engine cannot leave to its SQL dialect.
+ */
+import { DOCUMENT_ID_KINDS, DOCUMENT_KINDS, type DocumentId, type DocumentKind, type DocumentPageRequest, type ResourceDocument } from './document-ports.js';
+import { moment, positive, shown, StoreInputError, text } from './port-rules.js';
+
+export function checkDocumentKind(kind: unknown): asserts kind is DocumentKind {
+  if (!(DOCUMENT_KINDS as readonly unknown[]).includes(kind)) {
+    throw new StoreInputError(`kind must be one of ${DOCUMENT_KINDS.join(', ')}, got ${shown(kind)}`);
+  }
+}
+
+export function checkDocumentKey(kind: unknown, accountId: unknown, id: unknown): asserts kind is DocumentKind {
+  checkDocumentKind(kind);
+  text('accountId', accountId);
+  checkDocumentId(kind, id);
+}
+
+function checkDocumentId(kind: DocumentKind, id: unknown): void {
+  const valid = DOCUMENT_ID_KINDS[kind] === 'integer' ? typeof id === 'number' && Number.isSafeInteger(id) && id >= 1 : typeof id === 'string' && id.length > 0 && id.length <= 255;
+  if (!valid) throw new StoreInputError(`id of ${kind} must be ${DOCUMENT_ID_KINDS[kind] === 'integer' ? 'a whole number of at least 1' : 'a string of 1 to 255 characters'}, got ${shown(id)}`);
+}
+
+/** A document to store: a JSON object whose `id` is one of its kind. */
+export function checkDocument(kind: DocumentKind, doc: unknown): asserts doc is ResourceDocument {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new StoreInputError(`a document of ${kind} must be a JSON object, got ${Array.isArray(doc) ? 'an array' : shown(doc)}`);
+  checkDocumentId(kind, (doc as { id?: unknown }).id);
+}
+
+/** The document `build` made around the id allocated for it. */
+export function checkBuiltDocument(kind: DocumentKind, id: DocumentId, doc: unknown): asserts doc is ResourceDocument {
+  checkDocument(kind, doc);
+  if (doc.id !== id) throw new StoreInputError(`the document built for ${kind} ${JSON.stringify(id)} has id ${JSON.stringify(doc.id)}`);
+}
+
+export function checkPageRequest(kind: DocumentKind, accountId: unknown, request: DocumentPageRequest): void {
+  text('accountId', accountId);
+  positive('limit', request.limit);
+  positive('page', request.page);
+  if (request.tags !== undefined && (!Array.isArray(request.tags) || request.tags.some((tag) => typeof tag !== 'string'))) {
+    throw new StoreInputError(`tags must be a list of strings, got ${shown(request.tags)}`);
+  }
+  for (const field of ['nameContains', 'checkType', 'apiUrlContains'] as const) {
+    const value = request[field];
+    if (value !== undefined && typeof value !== 'string') throw new StoreInputError(`${field} must be a string, got ${shown(value)}`);
+  }
+  for (const field of ['checkType', 'apiUrlContains'] as const) {
+    if (request[field] !== undefined && kind !== 'checks') throw new StoreInputError(`${field} filters checks only, not ${kind}`);
+  }
+}
+
+export function checkFeedRead(position: unknown, limit: unknown): void {
+  if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) {
+    throw new StoreInputError(`position must be a whole number of at least 0, got ${shown(position)}`);
+  }
+  positive('limit', limit);
+}
+
+export function checkPruneChanges(beforeMs: unknown): void {
+  moment('beforeMs', beforeMs);
+}
+
+/** The public id as the tables keep it (text), and back. */
+export function idText(id: DocumentId): string {
+  return String(id);
+}
+
+/**
+ * ASCII letters only, as SQLite's `lower` (without ICU): both engines then find the same documents for
+ * a search, whatever the database's locale.
+ */
+export function asciiLower(value: string): string {
+  return value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}

@@ -1,0 +1,180 @@
+/**
+ * The PostgreSQL engine of the documents port: a table per kind (migrations.ts, step 9) with the
+ * document as the text written and the columns the list filters match, integer ids from
+ * `document_id_counters`, and the change feed in `document_changes`.
+ *
+ * The feed's positions come from a sequence, and a sequence hands out numbers in the order writers ask,
+ * not the order they commit: a reader could see position 11 committed while 10 is still in flight,
+ * move past it, and never see 10. So a writer takes one transaction-scoped advisory lock just before it
+ * adds its entry and holds it until it commits: positions are taken one writer at a time, in commit
+ * order, and a committed position means every lower one has committed or rolled back. Writes to
+ * documents are configuration changes (a deploy, an API call), not results, so one at a time across
+ * replicas for the last statement of each costs nothing that matters.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { DOCUMENT_ID_KINDS, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments } from '../document-ports.js';
+import { asciiLower, checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageRequest, checkPruneChanges } from '../document-rules.js';
+import { CHECK_COLUMNS } from '../formats/check-columns.js';
+import { uuidV7 } from '../formats/uuid-v7.js';
+import { text } from '../port-rules.js';
+import type { PostgresSchema } from './database.js';
+
+/** The feed's advisory lock: the bytes of "vigilfed", apart from the migrations' "vigilmig". */
+export const FEED_LOCK = 0x76_69_67_69_6c_66_65_64n;
+
+type Db = Kysely<PostgresSchema> | Transaction<PostgresSchema>;
+
+/** What the list filters match, folded as the SQLite engine's SQL folds it (document-rules.ts). */
+function matchedColumns(kind: DocumentKind, doc: ResourceDocument): Record<string, unknown> {
+  const name = doc['name'];
+  const columns: Record<string, unknown> = {
+    name_folded: typeof name === 'string' ? asciiLower(name) : typeof name === 'number' ? String(name) : null,
+    tags: JSON.stringify(Array.isArray(doc['tags']) ? doc['tags'] : []),
+  };
+  if (kind === 'checks') {
+    const url = (doc['request'] as { url?: unknown } | null | undefined)?.url;
+    columns['api_url_folded'] = typeof url === 'string' ? asciiLower(url) : null;
+    for (const column of CHECK_COLUMNS) columns[column.column] = column.value(doc as Record<string, unknown>);
+  }
+  return columns;
+}
+
+export class PostgresDocuments implements ResourceDocuments {
+  readonly #db: Kysely<PostgresSchema>;
+
+  constructor(db: Kysely<PostgresSchema>) {
+    this.#db = db;
+  }
+
+  async insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument> {
+    checkDocumentKind(kind);
+    text('accountId', accountId);
+    return this.#db.transaction().execute(async (tx) => {
+      const id: DocumentId = DOCUMENT_ID_KINDS[kind] === 'integer' ? await nextId(tx, kind, accountId) : uuidV7();
+      const doc = build(id);
+      checkBuiltDocument(kind, id, doc);
+      const columns = { account_id: accountId, id: String(id), doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
+      const names = Object.keys(columns);
+      await sql`INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))}) VALUES (${sql.join(Object.values(columns))})`.execute(tx);
+      await recordChange(tx, kind, accountId, String(id));
+      return doc;
+    });
+  }
+
+  async get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined> {
+    checkDocumentKey(kind, accountId, id);
+    const { rows } = await sql<{ doc: string }>`SELECT doc FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND id = ${String(id)}`.execute(this.#db);
+    return rows[0] && (JSON.parse(rows[0].doc) as ResourceDocument);
+  }
+
+  async replace(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {
+    checkDocumentKind(kind);
+    checkDocument(kind, doc);
+    checkDocumentKey(kind, accountId, doc.id);
+    return this.#db.transaction().execute(async (tx) => {
+      const columns = { doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
+      const assignments = Object.entries(columns).map(([name, value]) => sql`${sql.ref(name)} = ${value}`);
+      const { numAffectedRows } = await sql`UPDATE ${sql.table(kind)} SET ${sql.join(assignments)} WHERE account_id = ${accountId} AND id = ${String(doc.id)}`.execute(tx);
+      if (numAffectedRows === 0n) return false;
+      await recordChange(tx, kind, accountId, String(doc.id));
+      return true;
+    });
+  }
+
+  async remove(kind: DocumentKind, accountId: string, id: DocumentId): Promise<boolean> {
+    checkDocumentKey(kind, accountId, id);
+    return this.#db.transaction().execute(async (tx) => {
+      const { numAffectedRows } = await sql`DELETE FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND id = ${String(id)}`.execute(tx);
+      if (numAffectedRows === 0n) return false;
+      await recordChange(tx, kind, accountId, String(id));
+      return true;
+    });
+  }
+
+  async page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage> {
+    checkDocumentKind(kind);
+    checkPageRequest(kind, accountId, request);
+    // Empty filters match everything, as the SQLite engine's list filters treat them.
+    const conditions = [sql`account_id = ${accountId}`];
+    if (request.tags !== undefined && request.tags.length > 0) conditions.push(sql`tags @> ${JSON.stringify(request.tags)}::jsonb`);
+    if (request.nameContains) conditions.push(sql`strpos(name_folded, ${asciiLower(request.nameContains)}) > 0`);
+    if (request.checkType !== undefined) conditions.push(sql`check_type = ${request.checkType}`);
+    if (request.apiUrlContains) conditions.push(sql`check_type = 'API' AND strpos(api_url_folded, ${asciiLower(request.apiUrlContains)}) > 0`);
+    const where = sql.join(conditions, sql` AND `);
+    // One snapshot for the total and the page, so a write between them cannot make them disagree.
+    return this.#db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (tx) => {
+        const counted = await sql<{ total: number }>`SELECT count(*)::int AS total FROM ${sql.table(kind)} WHERE ${where}`.execute(tx);
+        const total = counted.rows[0]!.total;
+        const offset = (request.page - 1) * request.limit;
+        if (offset >= total) return { items: [], total };
+        const { rows } = await sql<{ doc: string }>`SELECT doc FROM ${sql.table(kind)} WHERE ${where} ORDER BY seq LIMIT ${request.limit} OFFSET ${offset}`.execute(tx);
+        return { items: rows.map((row) => JSON.parse(row.doc) as ResourceDocument), total };
+      });
+  }
+
+  async latestPosition(): Promise<number> {
+    return latest(this.#db);
+  }
+
+  async changesSince(position: number, limit: number): Promise<ChangeBatch> {
+    checkFeedRead(position, limit);
+    return this.#db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (tx): Promise<ChangeBatch> => {
+        const pruned = await sql<{ through: number }>`SELECT coalesce(max(through_position), 0) AS through FROM document_changes_pruned`.execute(tx);
+        if (position < pruned.rows[0]!.through) return { changes: [], position: await latest(tx), reset: true };
+        const { rows } = await sql<DocumentChange>`
+          SELECT position, kind, account_id AS "accountId", id FROM document_changes
+          WHERE position > ${position} ORDER BY position LIMIT ${limit}`.execute(tx);
+        return { changes: rows, position: rows.at(-1)?.position ?? position, reset: false };
+      });
+  }
+
+  async pruneChanges(beforeMs: number): Promise<number> {
+    checkPruneChanges(beforeMs);
+    return this.#db.transaction().execute(async (tx) => {
+      const { rows } = await sql<{ pruned: number; through: number | null }>`
+        WITH gone AS (DELETE FROM document_changes WHERE changed_ms < ${beforeMs} RETURNING position)
+        SELECT count(*)::int AS pruned, max(position) AS through FROM gone`.execute(tx);
+      const { pruned, through } = rows[0]!;
+      if (through !== null) {
+        await sql`
+          INSERT INTO document_changes_pruned (only_row, through_position) VALUES (1, ${through})
+          ON CONFLICT (only_row) DO UPDATE SET through_position = greatest(document_changes_pruned.through_position, excluded.through_position)`.execute(tx);
+      }
+      return pruned;
+    });
+  }
+}
+
+/** The account's next integer id of `kind`: counted in the insert's transaction, never handed out twice. */
+async function nextId(tx: Transaction<PostgresSchema>, kind: DocumentKind, accountId: string): Promise<number> {
+  const { rows } = await sql<{ last_id: number }>`
+    INSERT INTO document_id_counters (kind, account_id, last_id) VALUES (${kind}, ${accountId}, 1)
+    ON CONFLICT (kind, account_id) DO UPDATE SET last_id = document_id_counters.last_id + 1
+    RETURNING last_id`.execute(tx);
+  return rows[0]!.last_id;
+}
+
+/** The write's entry in the feed: last in its transaction, under the feed's lock (see the top of this file). */
+async function recordChange(tx: Transaction<PostgresSchema>, kind: DocumentKind, accountId: string, id: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${FEED_LOCK.toString()}::bigint)`.execute(tx);
+  await sql`INSERT INTO document_changes (kind, account_id, id, changed_ms) VALUES (${kind}, ${accountId}, ${id}, ${Date.now()})`.execute(tx);
+}
+
+/**
+ * The highest committed position (or the pruned horizon when every entry was pruned). Not the
+ * sequence's last value, which may belong to a write that has not committed.
+ */
+async function latest(db: Db): Promise<number> {
+  const { rows } = await sql<{ latest: number }>`
+    SELECT greatest(
+      coalesce((SELECT max(position) FROM document_changes), 0),
+      coalesce((SELECT max(through_position) FROM document_changes_pruned), 0)
+    ) AS latest`.execute(db);
+  return rows[0]!.latest;
+}

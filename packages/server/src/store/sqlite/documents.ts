@@ -1,0 +1,134 @@
+/**
+ * The SQLite engine of the documents port, on the store's own collections (collection.ts), so a
+ * document written through the port and one written by the in-process routes are the same rows with
+ * the same ids, columns and paging. The change feed is `document_changes` (step 34): a write's entry is
+ * added in the write's transaction, and SQLite runs one write transaction at a time, so positions
+ * are in commit order. Only writes through the port are in the feed: the single-process service
+ * follows its collections' in-memory revisions instead.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { ChangeBatch, DocumentId, DocumentKind, DocumentPage, DocumentPageRequest, ResourceDocument, ResourceDocuments } from '../document-ports.js';
+import { checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageRequest, checkPruneChanges } from '../document-rules.js';
+import { text } from '../port-rules.js';
+import { committed, type BatchedSqlite } from './batched.js';
+import { checkFilters } from './check-filters.js';
+import type { Collection } from './collection.js';
+import type { StoredDoc } from './store.js';
+
+/** The store's collections, by the kind the port names them with. */
+export interface SqliteDocumentStore extends BatchedSqlite {
+  readonly checks: Collection<StoredDoc>;
+  readonly checkGroups: Collection<StoredDoc>;
+  readonly alertChannels: Collection<StoredDoc>;
+  readonly maintenanceWindows: Collection<StoredDoc>;
+  readonly services: Collection<StoredDoc>;
+}
+
+export class SqliteDocuments implements ResourceDocuments {
+  readonly #store: SqliteDocumentStore;
+  readonly #collections: Readonly<Record<DocumentKind, Collection<StoredDoc>>>;
+  readonly #record: Statement;
+  readonly #latest: Statement;
+  readonly #since: Statement;
+  readonly #prunedThrough: Statement;
+  readonly #prune: Statement;
+  readonly #markPruned: Statement;
+
+  constructor(store: SqliteDocumentStore) {
+    this.#store = store;
+    this.#collections = {
+      checks: store.checks,
+      check_groups: store.checkGroups,
+      alert_channels: store.alertChannels,
+      maintenance_windows: store.maintenanceWindows,
+      services: store.services,
+    };
+    const { db } = store;
+    this.#record = db.prepare('INSERT INTO document_changes (kind, account_id, id, changed_ms) VALUES (?, ?, ?, ?)');
+    this.#latest = db.prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'document_changes'), 0)").pluck();
+    this.#since = db.prepare('SELECT position, kind, account_id AS accountId, id FROM document_changes WHERE position > ? ORDER BY position LIMIT ?');
+    this.#prunedThrough = db.prepare('SELECT coalesce((SELECT through_position FROM document_changes_pruned WHERE only_row = 1), 0)').pluck();
+    this.#prune = db.prepare('DELETE FROM document_changes WHERE changed_ms < ? RETURNING position').pluck();
+    this.#markPruned = db.prepare(
+      `INSERT INTO document_changes_pruned (only_row, through_position) VALUES (1, ?)
+       ON CONFLICT (only_row) DO UPDATE SET through_position = max(through_position, excluded.through_position)`,
+    );
+  }
+
+  async insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument> {
+    checkDocumentKind(kind);
+    text('accountId', accountId);
+    return committed(this.#store, () => {
+      const doc = this.#collections[kind].insert(accountId, (id) => {
+        const built = build(id);
+        checkBuiltDocument(kind, id, built);
+        return built as StoredDoc;
+      });
+      this.#record.run(kind, accountId, String(doc.id), Date.now());
+      return doc;
+    });
+  }
+
+  async get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined> {
+    checkDocumentKey(kind, accountId, id);
+    return this.#collections[kind].get(accountId, id);
+  }
+
+  async replace(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {
+    checkDocumentKind(kind);
+    checkDocument(kind, doc);
+    checkDocumentKey(kind, accountId, doc.id);
+    return committed(this.#store, () => {
+      const replaced = this.#collections[kind].replace(accountId, doc as StoredDoc);
+      if (replaced) this.#record.run(kind, accountId, String(doc.id), Date.now());
+      return replaced;
+    });
+  }
+
+  async remove(kind: DocumentKind, accountId: string, id: DocumentId): Promise<boolean> {
+    checkDocumentKey(kind, accountId, id);
+    return committed(this.#store, () => {
+      const removed = this.#collections[kind].remove(accountId, id);
+      if (removed) this.#record.run(kind, accountId, String(id), Date.now());
+      return removed;
+    });
+  }
+
+  async page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage> {
+    checkDocumentKind(kind);
+    checkPageRequest(kind, accountId, request);
+    // The check list's filters are the collection's SQL for every kind: tags and name live in the same
+    // places of every document.
+    const filters = checkFilters({
+      tag: request.tags === undefined || request.tags.length === 0 ? undefined : [...request.tags],
+      checkType: request.checkType,
+      search: request.nameContains,
+      apiCheckUrlFilterPattern: request.apiUrlContains,
+    });
+    return this.#collections[kind].page(accountId, { limit: request.limit, page: request.page, filters });
+  }
+
+  async latestPosition(): Promise<number> {
+    return this.#latest.get() as number;
+  }
+
+  async changesSince(position: number, limit: number): Promise<ChangeBatch> {
+    checkFeedRead(position, limit);
+    const read = this.#store.db.transaction((): ChangeBatch => {
+      if (position < (this.#prunedThrough.get() as number)) return { changes: [], position: this.#latest.get() as number, reset: true };
+      const changes = this.#since.all(position, limit) as ChangeBatch['changes'];
+      return { changes, position: changes.at(-1)?.position ?? position, reset: false };
+    });
+    // One snapshot for the horizon and the rows; inside an open group commit it is a savepoint.
+    return read();
+  }
+
+  async pruneChanges(beforeMs: number): Promise<number> {
+    checkPruneChanges(beforeMs);
+    return committed(this.#store, () => {
+      const pruned = this.#prune.all(beforeMs) as number[];
+      if (pruned.length > 0) this.#markPruned.run(pruned.reduce((highest, position) => Math.max(highest, position)));
+      return pruned.length;
+    });
+  }
+}
