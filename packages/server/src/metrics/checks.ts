@@ -39,7 +39,7 @@
  */
 import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
-import { confirmedStatusWrites, lastStatusWriteMark, onStatusWrite, type StatusWrite } from '../store/sqlite/statuses.js';
+import { lastStatusWriteMark, standingStatusWrites, onStatusWrite, type StatusWrite } from '../store/sqlite/statuses.js';
 import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
 import { buildBlock, type BlockPieces } from './check-blocks.js';
 import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, statusFactsOf, statusFactsOfDoc, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
@@ -245,12 +245,14 @@ export class CheckMetrics {
       account.written = new Map();
       // What the writes said stands where their numbers still do; a write rolled back since took
       // its number with it, and its row is read again as it stayed.
-      const confirmed = confirmedStatusWrites(this.#db, accountId, account.since);
+      const marks = new Map<string, number>();
+      for (const [checkId, write] of written) marks.set(checkId, write.mark);
+      const stands = standingStatusWrites(this.#db, accountId, account.since, marks);
       account.since = lastStatusWriteMark();
       const reread: string[] = [];
       for (const [checkId, write] of written) {
         this.#changed(account, checkId);
-        if (confirmed.get(checkId) === write.mark) {
+        if (stands(checkId)) {
           if (checks.has(checkId)) account.statuses.set(checkId, write.status ? statusFactsOf(write.status) : statusFactsOfDoc(write.doc));
         } else {
           // A written id without a row (its write rolled back, or the row removed) keeps no lines.

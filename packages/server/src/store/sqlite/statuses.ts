@@ -31,7 +31,7 @@ export interface StatusWrite {
   readonly status: StatusFields | undefined;
   /**
    * The write's number, kept beside its row in a table that rolls back with it
-   * (`confirmedStatusWrites`): a listener keeps what the write said only once its number is
+   * (`standingStatusWrites`): a listener keeps what the write said only once its number is
    * still there, and reads the row again otherwise.
    */
   readonly mark: number;
@@ -55,7 +55,7 @@ export interface StatusWriteListener {
  * rolls back and nothing tells), or a group commit (Store.writeBatched) fails at COMMIT on the next
  * turn of the event loop. So each write also puts its number in a TEMP table, per check, in the
  * same transaction: a rollback takes the number back with the row, and a listener that finds the
- * number it was told (`confirmedStatusWrites`) knows the row says what it was told. A failed group
+ * number it was told (`standingStatusWrites`) knows the row says what it was told. A failed group
  * commit, whose rows may already have been shown, is told by `statusWritesUndone`. Writes by other
  * connections are not told: watch the database's `data_version` for those.
  */
@@ -63,7 +63,8 @@ interface Followers {
   readonly listeners: Set<StatusWriteListener>;
   /** Prepared at the first write told, once the marks table exists. */
   mark?: Statement;
-  confirmed?: Statement;
+  standingSum?: Statement;
+  standing?: Statement;
 }
 
 const followersByDb = new WeakMap<SqliteDatabase, Followers>();
@@ -96,13 +97,22 @@ export function lastStatusWriteMark(): number {
 }
 
 /**
- * Of the account's status writes through `db` numbered above `since`, the number of each check's
- * last one that stands (not rolled back), by check id.
+ * Which of `written` (check id → the number of the last write to it told, every one above
+ * `since`, and every write to the account numbered above `since` among them) still stand: those
+ * whose number is still kept for their check. Usually all do, which one aggregate tells: each
+ * check's kept number is at most its last write's, so the kept numbers above `since` add up to
+ * those of `written`, and are as many, only when every one is its check's last write.
  */
-export function confirmedStatusWrites(db: SqliteDatabase, accountId: string, since: number): Map<string, number> {
+export function standingStatusWrites(db: SqliteDatabase, accountId: string, since: number, written: ReadonlyMap<string, number>): (checkId: string) => boolean {
   const followers = followersOf(db);
-  followers.confirmed ??= db.prepare('SELECT check_id, mark FROM temp.status_write_marks WHERE account_id = ? AND mark > ?').raw();
-  return new Map(followers.confirmed.all(accountId, since) as Array<[string, number]>);
+  followers.standingSum ??= db.prepare('SELECT COUNT(*), COALESCE(SUM(mark), 0) FROM temp.status_write_marks WHERE account_id = ? AND mark > ?').raw();
+  const [count, sum] = followers.standingSum.get(accountId, since) as [number, number];
+  let writtenSum = 0;
+  for (const mark of written.values()) writtenSum += mark;
+  if (count === written.size && sum === writtenSum) return () => true;
+  followers.standing ??= db.prepare('SELECT check_id, mark FROM temp.status_write_marks WHERE account_id = ? AND mark > ?').raw();
+  const kept = new Map(followers.standing.all(accountId, since) as Array<[string, number]>);
+  return (checkId) => kept.get(checkId) === written.get(checkId);
 }
 
 /** Tells the listeners of `db` that writes they were told of may have been rolled back. */
