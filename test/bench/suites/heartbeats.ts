@@ -1,0 +1,146 @@
+/**
+ * What heartbeat monitors cost the service now that their deadlines live in the database (the
+ * HeartbeatDeadlines port), on an on-disk database:
+ *
+ * - A ping as the ping route records it: the event, and the check's deadline moved (`recordPing`),
+ *   16 pings per group commit as 16 requests in flight would be. Baseline, in the same run and the
+ *   same process, alternating round by round: the event alone, which is all a ping wrote before the
+ *   port. CPU per ping, not wall time, so a busy machine moves both sides alike.
+ * - The heartbeat watch at 10,000 monitors: its first refresh (it tells the port about each, one
+ *   transaction per heartbeat on SQLite), a refresh with nothing changed, and a tick between
+ *   refreshes with no deadline due. No baseline: the in-memory watch these replace is gone.
+ */
+import path from 'node:path';
+import { createApp, type ServiceApp } from '../../../packages/server/src/app.js';
+import { recordPing } from '../../../packages/server/src/heartbeats/pings.js';
+import { HeartbeatWatch } from '../../../packages/server/src/heartbeats/watch.js';
+import { median, repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+
+const PINGS_PER_COMMIT = 16;
+const PING_MONITORS = 200;
+
+function openService(dataDir: string): ServiceApp {
+  return createApp({ dataDir, accounts: [{ apiKey: 'bench', accountId: 'acme' }] });
+}
+
+/** Inserts `count` heartbeat monitors created at `createdMs`; returns their ping tokens. */
+function heartbeats(service: ServiceApp, count: number, createdMs: number): string[] {
+  const tokens = Array.from({ length: count }, (_, index) => `token-${index}`);
+  service.store.transaction(() => {
+    for (const [index, pingToken] of tokens.entries()) {
+      service.store.checks.insert('acme', (id) => ({
+        id,
+        name: `job ${index}`,
+        checkType: 'HEARTBEAT',
+        activated: true,
+        heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'seconds', pingToken },
+        created_at: new Date(createdMs).toISOString(),
+      }));
+    }
+  });
+  return tokens;
+}
+
+/** CPU microseconds per ping over `pings` pings, each group commit awaited as the route awaits it. */
+async function pingCpuUs(service: ServiceApp, tokens: readonly string[], pings: number, withDeadline: boolean): Promise<number> {
+  const { store, repositories } = service;
+  const started = process.cpuUsage();
+  for (let done = 0; done < pings; done += PINGS_PER_COMMIT) {
+    const waits: Array<Promise<unknown>> = [];
+    for (let index = done; index < done + PINGS_PER_COMMIT; index += 1) {
+      const token = tokens[index % tokens.length]!;
+      const target = repositories.pingTokens.checkOfToken(token)!;
+      const atMs = Date.now();
+      const { result, committed } = store.writeBatched(() => {
+        if (withDeadline) return recordPing(repositories, { token, failed: false, source: 'HTTP GET', userAgent: 'bench', atMs }, target);
+        // What a ping wrote before the port: the event only.
+        const event = { id: crypto.randomUUID(), state: 'RECEIVED' as const, timestamp: new Date(atMs).toISOString(), source: 'HTTP GET', userAgent: 'bench' };
+        repositories.readSide.results.recordHeartbeatEvent(target.accountId, String(target.check.id), event);
+        return undefined;
+      });
+      waits.push(committed, result?.deadlineMoved ?? Promise.resolve());
+    }
+    await Promise.all(waits);
+  }
+  const used = process.cpuUsage(started);
+  return (used.user + used.system) / pings;
+}
+
+export const suite: BenchSuite = {
+  name: 'heartbeats',
+  async run(context: BenchContext): Promise<BenchFigure[]> {
+    const pings = context.full ? 32_000 : 6_400;
+    const monitors = context.full ? 20_000 : 10_000;
+
+    const pingService = openService(path.join(context.tmpDir, 'pings'));
+    const withPort: number[] = [];
+    const eventOnly: number[] = [];
+    try {
+      const tokens = heartbeats(pingService, PING_MONITORS, Date.now());
+      // Deadlines in the database for every monitor, as the running watch keeps them.
+      await new HeartbeatWatch({ repositories: pingService.repositories }).tick(Date.now());
+      await pingCpuUs(pingService, tokens, pings / 4, true);
+      await pingCpuUs(pingService, tokens, pings / 4, false);
+      for (let run = 0; run < context.runs; run += 1) {
+        eventOnly.push(await pingCpuUs(pingService, tokens, pings, false));
+        withPort.push(await pingCpuUs(pingService, tokens, pings, true));
+      }
+    } finally {
+      pingService.close();
+    }
+
+    const first: number[] = [];
+    const unchanged: number[] = [];
+    const between = await repeat(context.runs, async (run) => {
+      const service = openService(path.join(context.tmpDir, `watch-${run}`));
+      try {
+        const createdMs = Date.now();
+        heartbeats(service, monitors, createdMs);
+        const watch = new HeartbeatWatch({ repositories: service.repositories });
+        first.push(await timeMs(() => watch.tick(createdMs + 1_000)));
+        unchanged.push(await timeMs(() => watch.tick(createdMs + 7_000)));
+        const ticks: number[] = [];
+        for (let tick = 1; tick <= 20; tick += 1) ticks.push(await timeMs(() => watch.tick(createdMs + 7_000 + tick * 200)));
+        return median(ticks);
+      } finally {
+        service.close();
+      }
+    });
+    context.log(`heartbeats: ${pings} pings per round over ${PING_MONITORS} monitors; watch at ${monitors} monitors`);
+    return [
+      {
+        id: 'heartbeats.ping-cpu',
+        label: 'CPU per ping recorded: the event and the deadline moved through the port',
+        unit: 'µs',
+        better: 'lower',
+        runs: withPort,
+        baseline: { label: 'the event alone, as before the port; same process, alternating', runs: eventOnly },
+        note: `${pings} pings per run over ${PING_MONITORS} monitors, ${PINGS_PER_COMMIT} per group commit, on-disk database, in-process (no HTTP)`,
+      },
+      {
+        id: 'heartbeats.first-refresh',
+        label: `the watch's first tick at ${monitors.toLocaleString('en-US')} heartbeat monitors (every one told to the port)`,
+        unit: 'ms',
+        better: 'lower',
+        runs: first,
+        note: 'wall time; the event loop gets a turn every 500 heartbeats',
+      },
+      {
+        id: 'heartbeats.refresh-unchanged',
+        label: `a refresh with nothing changed at ${monitors.toLocaleString('en-US')} heartbeat monitors`,
+        unit: 'ms',
+        better: 'lower',
+        runs: unchanged,
+        note: 'every monitor read, its last ping looked up, nothing told to the port; one claim that finds nothing',
+      },
+      {
+        id: 'heartbeats.tick-between-refreshes',
+        label: `a tick between refreshes with no deadline due at ${monitors.toLocaleString('en-US')} heartbeat monitors`,
+        unit: 'ms',
+        better: 'lower',
+        runs: between,
+        note: 'median of 20 ticks 200 ms apart per run: no query to the port',
+      },
+    ];
+  },
+};
