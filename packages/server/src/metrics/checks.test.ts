@@ -339,6 +339,45 @@ describe('CheckMetrics freshness', () => {
     await committed;
   });
 
+  it('writes a changed block when the body reaches it, and a scrape started after a change shows it in every family, however the scrapes before it were read', () => {
+    const store = memoryStore();
+    const [first, second] = ['First', 'Second'].map((name) => addCheck(store, { name }));
+    for (const checkId of [first!, second!]) recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    metrics.recordRun(run(first!));
+    textOf(metrics);
+    const labels = `account="acme",check_id="${first}"`;
+    const line = (text: string, name: string) => samplesOf(text, first!).find((sample) => sample.startsWith(name));
+    const bodyOf = (families: ReturnType<CheckMetrics['scrape']>['families']) => Buffer.from(expositionBody(families)).toString('utf8');
+
+    // A scrape whose body is not read yet, then a result stored: the pieces still to be sent show it.
+    metrics.recordRun(run(first!, { hasFailures: true }));
+    const pending = metrics.scrape({ accountIds: [ACCOUNT] });
+    expect(pending.families[0]!.samples.some((piece) => typeof piece === 'function')).toBe(true);
+    recordStatus(store, first!, { failed: true });
+    metrics.recordRun(run(first!, { hasErrors: true }));
+    // Another scrape in between, read whole: the status it read again and the runs since.
+    const between = bodyOf(metrics.scrape({ accountIds: [ACCOUNT] }).families);
+    expect(line(between, 'vigil_check_up{')).toBe(`vigil_check_up{${labels}} 0`);
+    expect(samplesOf(between, first!).filter((sample) => sample.startsWith('vigil_check_runs_total{'))).toEqual([
+      `vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} 1`,
+      `vigil_check_runs_total{${labels},location="eu-west-1",outcome="failed"} 1`,
+      `vigil_check_runs_total{${labels},location="eu-west-1",outcome="degraded"} 0`,
+      `vigil_check_runs_total{${labels},location="eu-west-1",outcome="error"} 1`,
+    ]);
+    // The first scrape, read now, is at least as fresh as when it began.
+    const late = bodyOf(pending.families);
+    expect(samplesOf(late, first!).filter((sample) => sample.startsWith('vigil_check_runs_total{')).map((sample) => sample.at(-1))).toEqual(['1', '1', '0', '1']);
+
+    metrics.recordRun(run(first!, { isDegraded: true }));
+    const after = textOf(metrics);
+    expect(line(after, 'vigil_check_up{')).toBe(`vigil_check_up{${labels}} 0`);
+    expect(samplesOf(after, first!).filter((sample) => sample.startsWith('vigil_check_runs_total{')).map((sample) => sample.at(-1))).toEqual(['1', '1', '1', '1']);
+    expect(line(after, 'vigil_check_response_time_seconds_count{')).toBe(`vigil_check_response_time_seconds_count{${labels},location="eu-west-1"} 4`);
+    // Nothing changed since: every piece is the kept one, none left for later.
+    expect(metrics.scrape({ accountIds: [ACCOUNT] }).families.every(({ samples }) => samples.every((piece) => typeof piece !== 'function'))).toBe(true);
+  });
+
   it('writes the histogram with the bounds it is given, and with none only its +Inf bucket, sum and count', () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Timed' });

@@ -41,9 +41,9 @@ import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { lastStatusWriteMark, standingStatusWrites, onStatusWrite, type StatusWrite } from '../store/sqlite/statuses.js';
 import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
-import { buildBlock, type BlockPieces } from './check-blocks.js';
+import { buildPiece, type FamilyPiece } from './check-blocks.js';
 import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, statusFactsOf, statusFactsOfDoc, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
-import { escapeLabelValue, type FamilySamples, type Lines } from './exposition.js';
+import { escapeLabelValue, type FamilySamples, type Piece } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
 export type { RunOutcome } from './check-lines.js';
@@ -80,10 +80,10 @@ interface Tracked {
 
 interface Block {
   readonly checkIds: readonly string[];
-  /** Absent until a scrape writes it. */
-  built?: BlockPieces;
-  /** Indexes of the checks that changed since it was written. */
-  readonly changed: Set<number>;
+  /** Per family, its piece; absent until a scrape writes it. */
+  readonly pieces: Array<FamilyPiece | undefined>;
+  /** Per family, the indexes of the checks that changed since its piece was written. */
+  readonly stale: Array<Set<number>>;
 }
 
 /** What the scrape keeps of an account, from its first scrape on (until another connection writes). */
@@ -181,6 +181,11 @@ export class CheckMetrics {
   /**
    * The per-check families of the view's accounts, and how many checks were left out past
    * `maxChecks`. Forgets what it kept of the view's checks that were deleted.
+   *
+   * A family's piece of a block whose checks changed is written when the body reaches it, not
+   * before the first byte: that work then overlaps sending what comes before it. It is written
+   * with what the checks say then, so a result stored while the body is sent may show in the
+   * families still to come; its check stays marked until each family has written it.
    */
   scrape(view: ChecksView): { families: FamilySamples[]; omitted: number } {
     const dataVersion = this.#reads.dataVersion();
@@ -189,35 +194,53 @@ export class CheckMetrics {
       this.#dataVersion = dataVersion;
       this.#accounts.clear();
     }
-    const pieces: Lines[][] = CHECK_FAMILIES.map(() => []);
+    const pieces: Piece[][] = CHECK_FAMILIES.map(() => []);
     let shown = 0;
     let omitted = 0;
     for (const accountId of view.accountIds) {
       const { account, checks } = this.#follow(accountId);
-      for (const block of account.blocks) {
-        if (!block.built || block.changed.size > 0) {
-          block.built = buildBlock(CHECK_FAMILIES.length, block.checkIds.length, block.built, (index) => block.changed.has(index), (index) => this.#lines(accountId, account, checks, block.checkIds[index]!));
-          block.changed.clear();
+      // Each check with a status has lines, and the statuses kept are those of existing checks.
+      if (shown + account.statuses.size <= this.#maxChecks) {
+        shown += account.statuses.size;
+        for (const block of account.blocks) {
+          for (let family = 0; family < CHECK_FAMILIES.length; family++) {
+            const kept = block.pieces[family];
+            pieces[family]!.push(kept && block.stale[family]!.size === 0 ? kept.piece : () => this.#piece(accountId, account, checks, block, family));
+          }
         }
-        let built = block.built;
-        if (shown + built.shown > this.#maxChecks) {
-          // Past the limit: this scrape's own cut of the block, not kept.
-          let room = this.#maxChecks - shown;
-          built = buildBlock(CHECK_FAMILIES.length, block.checkIds.length, undefined, () => true, (index) => {
-            const lines = room > 0 ? this.#lines(accountId, account, checks, block.checkIds[index]!) : undefined;
-            if (lines) room--;
+        continue;
+      }
+      for (const block of account.blocks) {
+        // Past the limit: this scrape's own cut of the block, written now and not kept, the same
+        // checks in every family.
+        let inBlock = 0;
+        for (const checkId of block.checkIds) if (account.statuses.has(checkId)) inBlock++;
+        const room = Math.max(0, Math.min(inBlock, this.#maxChecks - shown));
+        for (let family = 0; family < CHECK_FAMILIES.length; family++) {
+          let left = room;
+          const cut = buildPiece(family, block.checkIds.length, undefined, () => true, (index) => {
+            const lines = left > 0 ? this.#lines(accountId, account, checks, block.checkIds[index]!) : undefined;
+            if (lines) left--;
             return lines;
           });
-          omitted += block.built.shown - built.shown;
+          pieces[family]!.push(cut.piece);
         }
-        shown += built.shown;
-        for (let family = 0; family < CHECK_FAMILIES.length; family++) {
-          const piece = built.pieces[family]!;
-          if (piece.length > 0) pieces[family]!.push(piece);
-        }
+        shown += room;
+        omitted += inBlock - room;
       }
     }
     return { families: CHECK_FAMILIES.map((family, index) => ({ family, samples: pieces[index]! })), omitted };
+  }
+
+  /** The block's piece of `family`, written again first if any of its checks changed since. */
+  #piece(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>, block: Block, family: number): Buffer {
+    const stale = block.stale[family]!;
+    const kept = block.pieces[family];
+    if (kept && stale.size === 0) return kept.piece;
+    const built = buildPiece(family, block.checkIds.length, kept, (index) => stale.has(index), (index) => this.#lines(accountId, account, checks, block.checkIds[index]!));
+    block.pieces[family] = built;
+    stale.clear();
+    return built.piece;
   }
 
   /**
@@ -272,7 +295,7 @@ export class CheckMetrics {
   /** Marks the check's lines as changed, so the next scrape writes them again. */
   #changed(account: AccountLines | undefined, checkId: string): void {
     const place = account?.placeOf.get(checkId);
-    if (place?.block.built) place.block.changed.add(place.index);
+    if (place) for (const stale of place.block.stale) stale.add(place.index);
   }
 
   /** Splits the account's checks into blocks, none written yet, and forgets what it kept of deleted checks. */
@@ -281,7 +304,7 @@ export class CheckMetrics {
     account.blocks = [];
     account.placeOf = new Map();
     for (let start = 0; start < ids.length; start += BLOCK_SIZE) {
-      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE), changed: new Set() };
+      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE), pieces: CHECK_FAMILIES.map(() => undefined), stale: CHECK_FAMILIES.map(() => new Set()) };
       account.blocks.push(block);
       block.checkIds.forEach((checkId, index) => account.placeOf.set(checkId, { block, index }));
     }

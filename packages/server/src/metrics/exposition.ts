@@ -42,10 +42,21 @@ export function linesOf(text: string): Lines {
   return Buffer.from(text);
 }
 
+/**
+ * Lines, or how to get them when the body reaches them: a block of checks whose lines changed
+ * is written then (checks.ts), so that work overlaps sending what comes before it.
+ */
+export type Piece = Lines | (() => Lines);
+
+/** The lines of a piece, written now if they were left for later. */
+export function linesOfPiece(piece: Piece): Lines {
+  return typeof piece === 'function' ? piece() : piece;
+}
+
 /** A family and its samples. */
 export interface FamilySamples {
   readonly family: Family;
-  readonly samples: readonly Lines[];
+  readonly samples: readonly Piece[];
 }
 
 const BLANK_LINE = Buffer.from('\n');
@@ -60,8 +71,8 @@ const BLANK_LINE = Buffer.from('\n');
  * at 10,000 checks that have all run it is 27 MiB, which one body would copy whole before the first
  * byte could leave.
  */
-export function expositionChunks(families: readonly FamilySamples[], more?: string): Uint8Array[] {
-  const chunks: Uint8Array[] = [];
+export function expositionChunks(families: readonly FamilySamples[], more?: string): Piece[] {
+  const chunks: Piece[] = [];
   for (const [index, { family, samples }] of families.entries()) {
     chunks.push(Buffer.from(`${index === 0 ? '' : '\n'}# HELP ${family.name} ${family.help}\n# TYPE ${family.name} ${family.type}\n`));
     for (const sample of samples) chunks.push(sample);
@@ -72,7 +83,7 @@ export function expositionChunks(families: readonly FamilySamples[], more?: stri
 
 /** The exposition as one body (`expositionChunks` joined). */
 export function expositionBody(families: readonly FamilySamples[], more?: string): Uint8Array<ArrayBuffer> {
-  return Buffer.concat(expositionChunks(families, more));
+  return Buffer.concat(expositionChunks(families, more).map(linesOfPiece));
 }
 
 /**
@@ -92,21 +103,24 @@ export const STREAM_ALONE_BYTES = 64 * 1024;
  * the socket has room. A chunk of `aloneBytes` or more (a block of checks' lines, checks.ts) is
  * written as it is: copying it into a batch would only add a copy and its garbage.
  */
-export function expositionStream(chunks: readonly Uint8Array[], batchBytes = STREAM_BATCH_BYTES, aloneBytes = STREAM_ALONE_BYTES): ReadableStream<Uint8Array> {
+export function expositionStream(pieces: readonly Piece[], batchBytes = STREAM_BATCH_BYTES, aloneBytes = STREAM_ALONE_BYTES): ReadableStream<Uint8Array> {
+  // Each piece's lines as the stream reaches it (a piece left for later is written then).
+  const chunks: Lines[] = [];
+  const chunkAt = (index: number) => (chunks[index] ??= linesOfPiece(pieces[index]!));
   let next = 0;
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       const start = next;
       let size = 0;
-      while (next < chunks.length && (size < batchBytes || next === start)) {
-        const length = chunks[next]!.length;
+      while (next < pieces.length && (size < batchBytes || next === start)) {
+        const length = chunkAt(next).length;
         if (length >= aloneBytes && next > start) break;
         size += length;
         next++;
         if (length >= aloneBytes) break;
       }
       if (next > start) controller.enqueue(next - start === 1 ? chunks[start]! : Buffer.concat(chunks.slice(start, next), size));
-      if (next >= chunks.length) controller.close();
+      if (next >= pieces.length) controller.close();
     },
   }, { highWaterMark: 0 });
 }

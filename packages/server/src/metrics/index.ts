@@ -18,7 +18,7 @@ import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CheckMetrics, type CheckMetricsOptions, type StoredRun } from './checks.js';
-import { CONTENT_TYPE, escapeLabelValue, expositionChunks, linesOf, type Family } from './exposition.js';
+import { CONTENT_TYPE, escapeLabelValue, expositionChunks, linesOf, type Family, type Piece } from './exposition.js';
 
 export { DEFAULT_MAX_CHECKS, outcomeOf, type CheckMetricsOptions, type StoredRun } from './checks.js';
 export { DEFAULT_RESPONSE_TIME_BUCKETS, parseResponseTimeBuckets } from './response-time-buckets.js';
@@ -134,8 +134,11 @@ export class ServiceMetrics {
     this.#requestSeconds.observe({ method: known, route }, seconds);
   }
 
-  /** The text exposition of the view as UTF-8, in pieces to send in order (exposition.ts), and its content type. */
-  async scrape(view: MetricsView): Promise<{ contentType: string; chunks: Uint8Array[] }> {
+  /**
+   * The text exposition of the view as UTF-8, in pieces to send in order, some of them written
+   * only when reached (exposition.ts), and its content type.
+   */
+  async scrape(view: MetricsView): Promise<{ contentType: string; chunks: Piece[] }> {
     const accountIds = view.kind === 'account' ? [view.accountId] : view.accountIds;
     const checks = this.#checks.scrape({ accountIds });
     const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#reads.openIncidents(accountId)}\n`));

@@ -4,6 +4,7 @@ import type { SendOutcome } from '../alerting/channels.js';
 import { createApp, type ServiceApp } from '../app.js';
 import { startScheduling, type Scheduling } from '../scheduler/index.js';
 import { apiCheckBody, OTHER_ACCOUNT, OTHER_API_KEY, TEST_ACCOUNT, TEST_API_KEY } from '../test-support.js';
+import { linesOfPiece } from '../metrics/exposition.js';
 
 const T0 = Date.UTC(2030, 0, 1); // a period boundary for every frequency
 const STOPPED_AT = new Date(T0 + 1500).toISOString();
@@ -101,7 +102,7 @@ function world(options: { maxChecks?: number } = {}): World {
       }
       // A run stores its result before it gives its run slot back. Asked directly, not over HTTP,
       // so the wait adds no request to the counts the tests assert.
-      const inFlight = async () => Buffer.concat((await service.metrics.scrape({ kind: 'operator', accountIds: [] })).chunks).toString();
+      const inFlight = async () => Buffer.concat((await service.metrics.scrape({ kind: 'operator', accountIds: [] })).chunks.map(linesOfPiece)).toString();
       for (let waited = 0; !(await inFlight()).includes('\nvigil_scheduler_runs_in_flight 0\n'); waited += 10) {
         if (waited > 10_000) throw new Error('the runs did not give their run slots back within 10 s');
         await new Promise((resolve) => setTimeout(resolve, 10));

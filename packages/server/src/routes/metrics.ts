@@ -8,12 +8,13 @@
  * The auth middleware in app.ts tells the two apart (`operator`).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Context, Hono } from 'hono';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { routePath } from 'hono/route';
 import type { AccountRegistry } from '../accounts.js';
 import type { AppEnv } from '../http/types.js';
-import { expositionStream } from '../metrics/exposition.js';
+import { expositionStream, linesOfPiece } from '../metrics/exposition.js';
 import type { MetricsView, ServiceMetrics } from '../metrics/index.js';
 
 export const METRICS_PATH = '/metrics';
@@ -47,21 +48,44 @@ export function register(app: Hono<AppEnv>, metrics: ServiceMetrics, accounts: A
     const headers = { 'content-type': contentType, 'cache-control': 'no-store' };
     const outgoing = options.writeToSocket && view.kind === 'operator' ? c.env?.outgoing : undefined;
     if (outgoing) {
-      // Under @hono/node-server the kept pieces go to the socket as they are, all at once (a
-      // gathered write, no copy): through a web stream each piece was a read, a write and a wait
-      // for the socket to drain, and small pieces were copied into batches first; at 10,000
-      // checks that ran, about a sixth of a scrape's CPU. The operator's view only: an account's
-      // scrape gets rate-limit headers after this handler, which a response already sent can't.
-      const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-      outgoing.writeHead(200, { ...headers, 'content-length': length });
-      outgoing.cork();
-      for (const chunk of chunks) outgoing.write(chunk);
-      outgoing.end();
-      outgoing.uncork();
+      // Under @hono/node-server the pieces go to the socket as they are (no copy, no web stream:
+      // through one, each piece was a read, a write and a wait for the socket to drain, and small
+      // pieces were copied into batches first). A piece left for later is written when reached,
+      // and the next one only once the socket has taken what came before, so writing them
+      // overlaps the transfer. The operator's view only: an account's scrape gets rate-limit
+      // headers after this handler, which a response already sent can't.
+      outgoing.writeHead(200, headers);
+      try {
+        for (const chunk of chunks) {
+          const lines = linesOfPiece(chunk);
+          if (lines.length === 0) continue;
+          if (!outgoing.write(lines) && !(await drained(outgoing))) return RESPONSE_ALREADY_SENT;
+        }
+        outgoing.end();
+      } catch (error) {
+        // The status line is gone already: end the response short, so the scraper sees a failed scrape.
+        outgoing.destroy(error as Error);
+      }
       return RESPONSE_ALREADY_SENT;
     }
     // Streamed, not joined: the pieces are kept between scrapes, and one body of tens of MiB
     // would be a copy made before the first byte leaves and collected after the last.
     return c.body(expositionStream(chunks), 200, headers);
+  });
+}
+
+/** Whether the response drained and can take more; false once it closed (the scraper went away). */
+function drained(outgoing: ServerResponse): Promise<boolean> {
+  if (outgoing.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (value: boolean) => () => {
+      outgoing.off('drain', onDrain);
+      outgoing.off('close', onClose);
+      resolve(value);
+    };
+    const onDrain = done(true);
+    const onClose = done(false);
+    outgoing.on('drain', onDrain);
+    outgoing.on('close', onClose);
   });
 }
