@@ -50,16 +50,17 @@ export function register(app: Hono<AppEnv>, metrics: ServiceMetrics, accounts: A
     if (outgoing) {
       // Under @hono/node-server the pieces go to the socket as they are (no copy, no web stream:
       // through one, each piece was a read, a write and a wait for the socket to drain, and small
-      // pieces were copied into batches first). A piece left for later is written when reached,
-      // and the next one only once the socket has taken what came before, so writing them
+      // pieces were copied into batches first). Kept pieces are handed over at once; a piece left
+      // for later is written once the socket has taken what came before it, so that writing it
       // overlaps the transfer. The operator's view only: an account's scrape gets rate-limit
       // headers after this handler, which a response already sent can't.
       outgoing.writeHead(200, headers);
       try {
         for (const chunk of chunks) {
+          if (outgoing.destroyed) return RESPONSE_ALREADY_SENT; // the scraper went away
+          if (typeof chunk === 'function' && outgoing.writableNeedDrain && !(await drained(outgoing))) return RESPONSE_ALREADY_SENT;
           const lines = linesOfPiece(chunk);
-          if (lines.length === 0) continue;
-          if (!outgoing.write(lines) && !(await drained(outgoing))) return RESPONSE_ALREADY_SENT;
+          if (lines.length > 0) outgoing.write(lines);
         }
         outgoing.end();
       } catch (error) {
