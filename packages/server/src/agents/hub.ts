@@ -139,7 +139,7 @@ export class AgentHub {
   enqueue(job: RunJob): void {
     const wire = wireJobOfRun(job);
     const queue = agentQueueOf(wire);
-    // In the scheduler's tick transaction, like the slot's claim.
+    // In the store's group commit: the slot's claim has committed before the scheduler hands it over.
     const { result } = this.#store.writeBatched(() => this.#table.enqueue(wire, this.#now(), queue));
     this.#superseded += result.superseded;
     this.#wake(queue);

@@ -4,8 +4,10 @@
  * for just after the earliest due moment (a heap of checks by next due moment), so a run starts
  * within milliseconds of its slot instead of up to a fixed tick later.
  *
- * - Claiming is an `INSERT OR IGNORE` of the slot's key, so a slot runs at most once per location,
- *   also across a restart or a second scheduler on the same database.
+ * - A tick claims its due slots through the `SlotClaims` port, all of them in one call, and hands
+ *   the queue only those the port gave it: a slot runs at most once per location, also across a
+ *   restart or a second scheduler on the same database. The claim's answer may come later (another
+ *   engine answers over the network), so the tick waits for it; the next tick starts only after it.
  * - Slots that fell due while the service was down are not run late: after a restart the scheduler
  *   starts from "now", so a check misses at most the slots of the downtime (one, for a quick restart).
  * - Checks are read once, then followed: every housekeeping (200 ms) reads just the checks written
@@ -24,9 +26,8 @@
 import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { Repositories } from '../repositories.js';
 import type { Store } from '../store/index.js';
-import type { PeriodicJobs } from '../store/ports.js';
+import type { PeriodicJobs, SlotClaim, SlotClaims } from '../store/ports.js';
 import { ScheduleTable } from '../store/sqlite/schedule.js';
-import { SlotClaimTable } from '../store/sqlite/slot-claims.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { DueHeap } from './due-heap.js';
 import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.js';
@@ -36,8 +37,9 @@ const PASSIVE = new Set(['HEARTBEAT']);
 
 export interface SchedulerOptions {
   /**
-   * The checks and groups it schedules, the claims, the results and rollups it prunes, and the
-   * periodic jobs' port with this process's replica id, through which it takes its turn to prune.
+   * The checks and groups it schedules, the results and rollups it prunes, and the ports with this
+   * process's replica id: slot claims, through which it claims and finishes slots and prunes old
+   * claims, and periodic jobs, through which it takes its turn to prune.
    */
   repositories: Pick<Repositories, 'store' | 'readSide' | 'ports' | 'replicaId'>;
   queue: RunQueue;
@@ -56,7 +58,7 @@ export interface SchedulerOptions {
   rollupRetentionDays?: number;
   /** Called on every housekeeping with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
   onTick?: (nowMs: number) => void;
-  /** Where a failed prune is told (default stderr). */
+  /** Where a failed prune, tick or finish is told (default stderr). */
   log?: (line: string) => void;
 }
 
@@ -106,7 +108,7 @@ export class Scheduler {
   readonly #log: (line: string) => void;
   readonly #periodicJobs: PeriodicJobs;
   readonly #replicaId: string;
-  readonly #claims: SlotClaimTable;
+  readonly #claims: SlotClaims;
   readonly #retentionMs: number;
   readonly #hourlyRollupRetentionMs: number;
   readonly #dailyRollupRetentionMs: number;
@@ -133,6 +135,10 @@ export class Scheduler {
   #windowsRevision = -1;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  /** The tick under way (its claim in flight); the next one starts after it. */
+  #ticking: Promise<number> | undefined;
+  /** Slots being marked finished whose write has not been answered yet. */
+  readonly #finishing = new Set<Promise<void>>();
 
   constructor(options: SchedulerOptions) {
     this.#store = options.repositories.store;
@@ -145,7 +151,7 @@ export class Scheduler {
     this.#periodicJobs = options.repositories.ports.periodicJobs;
     this.#replicaId = options.repositories.replicaId;
     const db = this.#store.db;
-    this.#claims = new SlotClaimTable(db);
+    this.#claims = options.repositories.ports.slotClaims;
     const retentionDays = options.retentionDays ?? 30;
     const rollupRetentionDays = options.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
     this.#retentionMs = retentionDays * DAY_MS;
@@ -161,7 +167,7 @@ export class Scheduler {
    * days, a batch at a time (each batch its own short statement), until none is left. Returns how
    * many results went. Runs whether or not it is this process's turn: the timer asks first.
    */
-  prune(nowMs = this.#now()): number {
+  async prune(nowMs = this.#now()): Promise<number> {
     this.#prunedAt = nowMs;
     let removed = 0;
     const cutoff = nowMs - this.#retentionMs;
@@ -170,7 +176,7 @@ export class Scheduler {
     this.#rollups.rawPrunedBefore(cutoff);
     this.#rollups.prune('hourly', nowMs - this.#hourlyRollupRetentionMs);
     this.#rollups.prune('daily', nowMs - this.#dailyRollupRetentionMs);
-    while (this.#claims.pruneBatch(nowMs - CLAIM_RETENTION_MS) > 0);
+    await this.#claims.prune(nowMs - CLAIM_RETENTION_MS);
     return removed;
   }
 
@@ -185,7 +191,8 @@ export class Scheduler {
   /**
    * Stops ticking: no slot is claimed and no prune starts after this. The runs already handed over
    * are the queue's; its owner decides how long a stop waits for them (scheduler/index.ts). Resolves
-   * once a prune turn under way has ended, after which the scheduler no longer touches the database.
+   * once the tick, prune turn and finishes under way have ended, after which the scheduler no longer
+   * touches the database (unless a run the queue still drains is marked finished).
    */
   async stop(): Promise<void> {
     this.#running = false;
@@ -195,21 +202,47 @@ export class Scheduler {
     await this.idle();
   }
 
-  /** Resolves once the prune turn under way, if any, has ended (tests, stop). */
+  /** Resolves once the tick, prune turn and finishes under way, if any, have ended (tests, stop). */
   async idle(): Promise<void> {
-    while (this.#pruneTurn) await this.#pruneTurn;
-  }
-
-  /** Marks a slot's run as finished (for `vigil status` and the retention of claims). */
-  finished(slot: Slot): void {
-    this.#claims.finish(slot.accountId, slot.key, this.#now());
+    while (this.#ticking || this.#pruneTurn || this.#finishing.size > 0) {
+      await Promise.all([this.#ticking?.catch(() => undefined), this.#pruneTurn, ...this.#finishing]);
+    }
   }
 
   /**
-   * Claims and submits every slot due in `[last tick, nowMs)`; returns how many were submitted.
-   * Public so tests can drive the clock.
+   * Marks a slot's run as finished (for `vigil status` and the retention of claims). Called inside
+   * the transaction that stores the run's results: on SQLite the port's write joins it, so it commits
+   * (or rolls back) with them. A failure is logged: the run and its results stand either way.
    */
-  tick(nowMs = this.#now()): number {
+  finished(slot: Slot): void {
+    const finishing: Promise<void> = this.#claims.finish(slot.accountId, slot.key, this.#now()).then(
+      () => undefined,
+      (error: unknown) => this.#log(`vigil server: marking the run of check ${slot.checkId} at ${new Date(slot.dueMs).toISOString()} (${slot.location}) finished failed: ${String((error as Error)?.stack ?? error)}`),
+    );
+    this.#finishing.add(finishing);
+    void finishing.finally(() => this.#finishing.delete(finishing));
+  }
+
+  /**
+   * Claims and submits every slot due in `[last tick, nowMs)`; resolves to how many were submitted.
+   * A tick asked for while another one's claim is in flight starts after it, so two ticks never
+   * claim at once. Public so tests can drive the clock.
+   */
+  tick(nowMs = this.#now()): Promise<number> {
+    const previous = this.#ticking;
+    const tick = previous ? previous.then(() => this.#tick(nowMs), () => this.#tick(nowMs)) : this.#tick(nowMs);
+    const settled = tick.finally(() => {
+      if (this.#ticking === settled) this.#ticking = undefined;
+    });
+    // The caller gets `tick`'s rejection; this copy only marks the tick as ended.
+    settled.catch(() => undefined);
+    this.#ticking = settled;
+    return tick;
+  }
+
+  async #tick(nowMs: number): Promise<number> {
+    // A tick asked for before a stop but started after it (behind one in flight) claims nothing.
+    if (this.#stopped) return 0;
     // The first tick only sets the origin: nothing before the scheduler started is run late.
     if (this.#lastTickMs === 0) this.#lastTickMs = nowMs;
     if (nowMs - this.#housekeptAt >= this.#tickMs) this.#housekeep(nowMs);
@@ -218,24 +251,30 @@ export class Scheduler {
     this.#lastTickMs = nowMs;
     const earliest = this.#heap.peek();
     if (earliest === undefined || earliest.nextDueMs >= nowMs) return 0;
-    const jobs: RunJob[] = [];
-    const claimedAt = this.#now();
-    // The claims join the store's group commit (with the results of runs that ended this turn)
-    // instead of paying a commit of their own on each of a hundred ticks a second. A crash before
-    // that commit loses claims of slots that are then in the past, which a restart never runs.
-    this.#store.writeBatched(() => {
-      for (let entry = this.#heap.peek(); entry !== undefined && entry.nextDueMs < nowMs; entry = this.#heap.peek()) {
-        this.#heap.pop();
-        // A check changed or deleted since it was pushed: its new entry (if any) is in the heap too.
-        if (entry.removed) continue;
-        for (const slot of dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs)) {
-          if (this.#paused(entry, slot.dueMs)) continue;
-          if (this.#claims.claim(slot, claimedAt)) jobs.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
-        }
-        entry.nextDueMs = nextDueMs(entry.schedule, nowMs);
-        this.#heap.push(entry);
+    const due: RunJob[] = [];
+    for (let entry = this.#heap.peek(); entry !== undefined && entry.nextDueMs < nowMs; entry = this.#heap.peek()) {
+      this.#heap.pop();
+      // A check changed or deleted since it was pushed: its new entry (if any) is in the heap too.
+      if (entry.removed) continue;
+      for (const slot of dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs)) {
+        if (this.#paused(entry, slot.dueMs)) continue;
+        due.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
       }
-    });
+      entry.nextDueMs = nextDueMs(entry.schedule, nowMs);
+      this.#heap.push(entry);
+    }
+    if (due.length === 0) return 0;
+    // One claim for the whole tick: on SQLite one transaction, which joins the store's group commit
+    // when one is open (results of runs that ended this turn). A crash before it commits loses the
+    // claims of slots that are then in the past, which a restart never runs.
+    const claimed = await this.#claims.claim(
+      due.map((job) => job.slot),
+      this.#now(),
+    );
+    // Claimed but not run: a stop came while the claim was in flight, and its slots count as missed,
+    // as those of runs a stop cuts short do.
+    if (this.#stopped) return 0;
+    const jobs = claimedJobs(due, claimed);
     for (const job of jobs) this.#queue.submit(job);
     return jobs.length;
   }
@@ -270,11 +309,10 @@ export class Scheduler {
     const wake = Math.min(earliest + 1, this.#housekeptAt + this.#tickMs);
     const delay = Math.max(MIN_TICK_GAP_MS, Math.min(this.#tickMs, wake - now));
     this.#timer = setTimeout(() => {
-      try {
-        this.tick();
-      } finally {
-        this.#arm();
-      }
+      this.#timer = undefined;
+      this.tick()
+        .catch((error: unknown) => this.#log(`vigil server: claiming due slots failed inside the service; they count as missed: ${String((error as Error)?.stack ?? error)}`))
+        .finally(() => this.#arm());
     }, delay);
     this.#timer.unref();
   }
@@ -295,8 +333,8 @@ export class Scheduler {
     this.#prunedAt = nowMs;
     this.#pruneTurn = this.#periodicJobs
       .tryRun(PRUNE_JOB, nowMs, PRUNE_EVERY_MS, this.#replicaId)
-      .then((ours) => {
-        if (ours && !this.#stopped) this.prune(nowMs);
+      .then(async (ours) => {
+        if (ours && !this.#stopped) await this.prune(nowMs);
       })
       .catch((error: unknown) => this.#log(`vigil server: pruning old results failed: ${String((error as Error)?.stack ?? error)}`))
       .finally(() => (this.#pruneTurn = undefined));
@@ -371,6 +409,22 @@ export class Scheduler {
       nextDueMs: sameTiming ? known.nextDueMs : nextDueMs(schedule, this.#lastTickMs || nowMs),
     };
   }
+}
+
+/**
+ * The jobs of `due` whose slots the port claimed. The port answers with the claimed slots in the
+ * order they were asked for (its own copies on an engine that answers over the network), so one
+ * walk pairs them.
+ */
+function claimedJobs(due: readonly RunJob[], claimed: readonly SlotClaim[]): RunJob[] {
+  if (claimed.length === due.length) return [...due];
+  const jobs: RunJob[] = [];
+  let next = 0;
+  for (const slot of claimed) {
+    while (next < due.length && (due[next]!.slot.key !== slot.key || due[next]!.slot.accountId !== slot.accountId)) next++;
+    if (next < due.length) jobs.push(due[next++]!);
+  }
+  return jobs;
 }
 
 function stringsOf(value: unknown): string[] {

@@ -1,7 +1,8 @@
 /**
- * Slot claims in SQLite. The scheduler claims synchronously inside the group commit of its tick
- * (scheduler/scheduler.ts) through `SlotClaimTable`; `SqliteSlotClaims` is the same SQL behind the
- * async port. A claim is an `INSERT OR IGNORE` of the slot's key: whoever inserts the row owns the slot.
+ * Slot claims in SQLite, behind the async port the scheduler claims, finishes and prunes through
+ * (scheduler/scheduler.ts). A claim is an `INSERT OR IGNORE` of the slot's key: whoever inserts the
+ * row owns the slot. A tick's slots are one call and one transaction, which joins the store's group
+ * commit when one is open.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
@@ -12,7 +13,7 @@ import { committed, type BatchedSqlite } from './batched.js';
 /** Rows deleted per statement when pruning, so a large backlog never holds the database for long. */
 const PRUNE_BATCH = 500;
 
-/** The synchronous table, for the scheduler's tick; the port wraps it. */
+/** The statements; the port wraps them in its transactions. */
 export class SlotClaimTable {
   readonly #claim: Statement;
   readonly #finish: Statement;
