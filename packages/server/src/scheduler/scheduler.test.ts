@@ -145,6 +145,17 @@ describe('Scheduler claiming through the SlotClaims port', () => {
     expect(queues[1]!.jobs.length).toBeGreaterThan(0);
   });
 
+  it('runs a location a check lists twice once per slot, as before, and the other checks of the tick with it', async () => {
+    const store = storeWith([{ name: 'twice in eu-west-1', locations: ['eu-west-1', 'eu-west-1', 'us-east-1'], runParallel: true }, { name: 'plain' }]);
+    const queue = new RecordingQueue();
+    const subject = scheduler(store, queue);
+    await subject.tick(T0);
+    await subject.tick(T0 + 20_000);
+    const keysOf = (name: string) => queue.jobs.filter((job) => job.check.name === name).map((job) => job.slot.location);
+    expect(keysOf('twice in eu-west-1')).toEqual(['eu-west-1', 'us-east-1', 'eu-west-1', 'us-east-1']);
+    expect(keysOf('plain')).toHaveLength(2);
+  });
+
   it('starts a tick only after the claim of the one before was answered, and a stop waits for a claim in flight', async () => {
     const store = storeWith([{ name: 'every 10 s' }]);
     const repositories = openRepositories(store);

@@ -256,8 +256,11 @@ export class Scheduler {
       this.#heap.pop();
       // A check changed or deleted since it was pushed: its new entry (if any) is in the heap too.
       if (entry.removed) continue;
-      for (const slot of dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs)) {
+      const slots = dueSlots(entry.schedule, Math.max(from, entry.nextDueMs), nowMs);
+      for (const [index, slot] of slots.entries()) {
         if (this.#paused(entry, slot.dueMs)) continue;
+        // A location listed twice (run in parallel) runs once: the port refuses a claim that lists a slot twice.
+        if (index > 0 && slots.findIndex((other) => other.key === slot.key) < index) continue;
         due.push({ slot, check: entry.check, ...(entry.group ? { group: entry.group } : {}) });
       }
       entry.nextDueMs = nextDueMs(entry.schedule, nowMs);
