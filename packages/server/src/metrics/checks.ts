@@ -84,6 +84,13 @@ interface Block {
   readonly pieces: Array<FamilyPiece | undefined>;
   /** Per family, the indexes of the checks that changed since its piece was written. */
   readonly stale: Array<Set<number>>;
+  /** Counts the changes to the block's checks, so `writers` knows when it is out of date. */
+  changes: number;
+  /**
+   * The changed checks' lines as written for the block's first family reached, kept for its other
+   * families while nothing changed since: made per family, they cost as much as writing them.
+   */
+  writers?: { changes: number; byIndex: Map<number, CheckLineWriter | undefined> };
 }
 
 /** What the scrape keeps of an account, from its first scrape on (until another connection writes). */
@@ -237,9 +244,16 @@ export class CheckMetrics {
     const stale = block.stale[family]!;
     const kept = block.pieces[family];
     if (kept && stale.size === 0) return kept.piece;
-    const built = buildPiece(family, block.checkIds.length, kept, (index) => stale.has(index), (index) => this.#lines(accountId, account, checks, block.checkIds[index]!));
+    if (block.writers?.changes !== block.changes) block.writers = { changes: block.changes, byIndex: new Map() };
+    const { byIndex } = block.writers;
+    const linesOf = (index: number) => {
+      if (!byIndex.has(index)) byIndex.set(index, this.#lines(accountId, account, checks, block.checkIds[index]!));
+      return byIndex.get(index);
+    };
+    const built = buildPiece(family, block.checkIds.length, kept, (index) => stale.has(index), linesOf);
     block.pieces[family] = built;
     stale.clear();
+    if (block.stale.every((ofFamily) => ofFamily.size === 0) && block.pieces.every(Boolean)) delete block.writers;
     return built.piece;
   }
 
@@ -295,7 +309,9 @@ export class CheckMetrics {
   /** Marks the check's lines as changed, so the next scrape writes them again. */
   #changed(account: AccountLines | undefined, checkId: string): void {
     const place = account?.placeOf.get(checkId);
-    if (place) for (const stale of place.block.stale) stale.add(place.index);
+    if (!place) return;
+    for (const stale of place.block.stale) stale.add(place.index);
+    place.block.changes++;
   }
 
   /** Splits the account's checks into blocks, none written yet, and forgets what it kept of deleted checks. */
@@ -304,7 +320,7 @@ export class CheckMetrics {
     account.blocks = [];
     account.placeOf = new Map();
     for (let start = 0; start < ids.length; start += BLOCK_SIZE) {
-      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE), pieces: CHECK_FAMILIES.map(() => undefined), stale: CHECK_FAMILIES.map(() => new Set()) };
+      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE), pieces: CHECK_FAMILIES.map(() => undefined), stale: CHECK_FAMILIES.map(() => new Set()), changes: 0 };
       account.blocks.push(block);
       block.checkIds.forEach((checkId, index) => account.placeOf.set(checkId, { block, index }));
     }
