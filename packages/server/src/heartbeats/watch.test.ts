@@ -6,7 +6,7 @@ import { createApp, type ServiceApp } from '../app.js';
 import { Alerting, type FinalResultFacts } from '../alerting/index.js';
 import { openRepositories } from '../repositories.js';
 import { Store } from '../store/index.js';
-import { HeartbeatWatch } from './watch.js';
+import { CLAIM_LEASE_MS, HeartbeatWatch } from './watch.js';
 
 const KEY = 'k';
 const services: ServiceApp[] = [];
@@ -157,8 +157,8 @@ describe('HeartbeatWatch', () => {
     while (Date.now() <= created) await new Promise((resolve) => setTimeout(resolve, 1));
     await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
     const deadlines = svc.repositories.ports.heartbeatDeadlines;
-    expect(await deadlines.claimMissed(created + 40_000, 10, 'another process')).toEqual([]);
-    const [missed] = await deadlines.claimMissed(Date.now() + 40_000, 10, 'another process');
+    expect(await deadlines.claimMissed(created + 40_000, 10, 'another process', CLAIM_LEASE_MS)).toEqual([]);
+    const [missed] = await deadlines.claimMissed(Date.now() + 40_000, 10, 'another process', CLAIM_LEASE_MS);
     expect(missed!.anchorMs).toBeGreaterThan(created);
     expect(missed!.dueMs).toBe(missed!.anchorMs + 40_000);
   });
@@ -179,7 +179,7 @@ describe('HeartbeatWatch', () => {
     expect((await call(svc, 'DELETE', `/v1/checks/${check.id}`)).status).toBe(204);
     expect(await watch.tick(created + 130_000)).toBe(0);
     // Forgotten, not merely skipped: no process claims its windows any more.
-    expect(await svc.repositories.ports.heartbeatDeadlines.claimMissed(created + 3_600_000, 10, 'another process')).toEqual([]);
+    expect(await svc.repositories.ports.heartbeatDeadlines.claimMissed(created + 3_600_000, 10, 'another process', CLAIM_LEASE_MS)).toEqual([]);
   });
 
   it('leaves deactivated heartbeats and pings stored before its first start alone', async () => {
@@ -251,6 +251,7 @@ describe('two watches on one database', () => {
     expect(notifications.items.map((notification) => [notification.alertType, notification.checkResultId])).toEqual([['ALERT_FAILURE', results[0]!.id]]);
     const reported = await repositories.ports.heartbeatDeadlines.reported('acme', checkId);
     expect(reported?.dueMs).toBe(due);
+    expect(reported?.leaseUntilMs).toBeNull();
     expect(watches.map((watch) => watch.repositories.replicaId)).toContain(reported?.owner);
   });
 });

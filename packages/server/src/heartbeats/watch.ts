@@ -10,7 +10,10 @@
  *   each refresh tells it the heartbeats there are (`watch`, and `forget` for those deleted or
  *   deactivated), a ping moves its check's deadline when it is answered (pings.ts), and a tick
  *   claims the windows that closed (`claimMissed`), so a window is failed once however many watches
- *   share the database, and a restart never fails it twice.
+ *   share the database, and a restart never fails it twice. A claim is a lease: the watch stores the
+ *   failing result, then confirms the window (`reportedMissed`). A watch killed in between leaves a
+ *   lease that runs out, and the next claim (of any watch) hands the window out again; its result id is
+ *   the window's own, so a result stored before the kill is not stored, nor alerted on, twice.
  *
  * Processed pings are tracked by a rowid cursor stored with the results they produced, so a ping
  * stored while the scheduler was off is processed when it starts; on the very first start the cursor
@@ -46,6 +49,11 @@ const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 500;
 /** Missed windows claimed per call, so a backlog after downtime is failed in bounded transactions. */
 const CLAIM_BATCH = 500;
+/**
+ * How long a claimed window is this watch's to fail before another may: longer than storing a batch
+ * of results ever takes, as short as a dead watch's windows may wait to be failed by another.
+ */
+export const CLAIM_LEASE_MS = 60_000;
 /** Heartbeats told to the port (watched or forgotten) between two turns of the event loop. */
 const TELL_BATCH = 500;
 
@@ -129,10 +137,11 @@ export class HeartbeatWatch {
           const atMs = Date.parse(event.timestamp);
           const failed = event.state === 'FAILING';
           const facts = this.#recordRun(row.account_id, check, { id: event.id, atMs, error: failed ? `The job reported a failure (ping from ${event.source || 'an unnamed source'})` : null });
-          alerts.push({ accountId: row.account_id, checkId: row.check_id, facts });
           // The port's deadline moved when the ping was answered; this only keeps the claim timer in step.
           const watched = this.#watched.get(keyOf(row.account_id, row.check_id));
           if (watched && atMs > watched.anchorMs) watched.anchorMs = atMs;
+          if (facts === 'already stored' || facts === 'overtaken') continue;
+          alerts.push({ accountId: row.account_id, checkId: row.check_id, facts });
           stored += 1;
         }
         this.#table.moveCursor(rows.at(-1)!.rowid);
@@ -147,8 +156,8 @@ export class HeartbeatWatch {
     if (nowMs < this.#claimAtMs) return 0;
     let reported = 0;
     for (;;) {
-      // The claim is the idempotency key: a window another tick or watch claimed is not handed out again.
-      const claimed = await this.#deadlines.claimMissed(nowMs, CLAIM_BATCH, this.#owner);
+      // The claim is the idempotency key: a window another tick or watch holds or confirmed is not handed out again.
+      const claimed = await this.#deadlines.claimMissed(nowMs, CLAIM_BATCH, this.#owner, CLAIM_LEASE_MS);
       reported += await this.#failMissed(claimed);
       if (claimed.length < CLAIM_BATCH) break;
     }
@@ -156,10 +165,15 @@ export class HeartbeatWatch {
     return reported;
   }
 
-  /** Stores a failing result per claimed window, then tells alerting. Resolves to how many. */
+  /**
+   * Stores a failing result per claimed window, tells alerting, then confirms the windows to the port.
+   * Resolves to how many results were new.
+   */
   async #failMissed(claimed: readonly MissedDeadline[]): Promise<number> {
     const missed: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+    const failed: MissedDeadline[] = [];
     const gone: MissedDeadline[] = [];
+    let stored = 0;
     this.#store.transaction(() => {
       for (const window of claimed) {
         // The check as it is now, not as the last refresh read it: another watch may have told the
@@ -170,18 +184,26 @@ export class HeartbeatWatch {
           gone.push(window);
           continue;
         }
+        failed.push(window);
         const id = windowResultId(window.accountId, window.checkId, window.dueMs);
-        const facts = this.#recordRun(window.accountId, check, { id, atMs: window.dueMs, error: missedMessage(heartbeat) });
-        missed.push({ accountId: window.accountId, checkId: window.checkId, facts });
+        const outcome = this.#recordRun(window.accountId, check, { id, atMs: window.dueMs, error: missedMessage(heartbeat) }, { unlessOvertaken: true });
+        if (outcome === 'already stored') continue;
+        stored += 1;
+        if (outcome !== 'overtaken') missed.push({ accountId: window.accountId, checkId: window.checkId, facts: outcome });
       }
     });
     for (const { accountId, checkId, facts } of missed) this.#alerting?.onFinalResult(accountId, checkId, facts);
-    // Deleted or deactivated since it was watched (perhaps while the service was down): no more deadlines.
+    // Only now is the window reported for good: a watch killed before this leaves a lease that runs out.
+    // A false answer (this watch was slower than its lease, and another took the window over) needs
+    // nothing: the other stores the same result id, which is then already stored.
+    if (failed.length > 0) await this.#deadlines.reportedMissed(failed, this.#owner);
+    // Deleted or deactivated since it was watched (perhaps while the service was down): no more
+    // deadlines, and forgetting gives the claimed window up.
     for (const window of gone) {
       await this.#deadlines.forget(window.accountId, window.checkId);
       this.#watched.delete(keyOf(window.accountId, window.checkId));
     }
-    return missed.length;
+    return stored;
   }
 
   /** The earliest deadline this watch knows of after `nowMs`, and no later than the next refresh. */
@@ -218,13 +240,22 @@ export class HeartbeatWatch {
     }
   }
 
-  /** Stores one FINAL result of a heartbeat (passing unless `error`) and its status; returns its alert facts. */
-  #recordRun(accountId: string, check: StoredDoc, run: { id: string; atMs: number; error: string | null }): FinalResultFacts {
+  /**
+   * Stores one FINAL result of a heartbeat (passing unless `error`) and its status; returns its alert
+   * facts. 'already stored': the id was (a missed window handed out again after a watch stored its
+   * result and was killed before the confirm), so nothing is stored or told again. 'overtaken' (asked
+   * for with `unlessOvertaken`): the check has a status from a later result (a ping answered while the
+   * window waited for a dead watch's lease), so the result joins the history but does not set the
+   * status back to failing nor raise an alert for a check that is up again.
+   */
+  #recordRun(accountId: string, check: StoredDoc, run: { id: string; atMs: number; error: string | null }, options: { unlessOvertaken?: boolean } = {}): FinalResultFacts | 'already stored' | 'overtaken' {
     const checkId = String(check.id);
     const at = new Date(run.atMs).toISOString();
     const failed = run.error !== null;
     const checkRunId = Math.floor(run.atMs / 1000);
-    this.#repositories.readSide.results.recordResult(accountId, {
+    const latest = options.unlessOvertaken ? this.#repositories.statuses.get(accountId, checkId) : undefined;
+    const overtaken = typeof latest?.updated_at === 'string' && Date.parse(latest.updated_at) > run.atMs;
+    const isNew = this.#repositories.readSide.results.recordResult(accountId, {
       id: run.id,
       name: String(check['name'] ?? ''),
       checkId,
@@ -246,6 +277,8 @@ export class HeartbeatWatch {
       sequenceId: null,
       error: run.error,
     });
+    if (!isNew) return 'already stored';
+    if (overtaken) return 'overtaken';
     this.#repositories.statuses.record(accountId, {
       name: String(check['name'] ?? ''),
       checkId,

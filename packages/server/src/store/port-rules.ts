@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import type { CheckResultDocument, ClaimedNotification, MissedDeadline, ResultCursor, ResultRetention, RolledUpResults, RollupGranularity, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
+import type { CheckResultDocument, ClaimedNotification, MissedDeadline, MissedWindowKey, ResultCursor, ResultRetention, RolledUpResults, RollupGranularity, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -183,10 +183,19 @@ export function checkHeartbeatKey(accountId: unknown, checkId: unknown): void {
   text('checkId', checkId);
 }
 
-export function checkDeadlineClaim(nowMs: unknown, limit: unknown, owner: unknown): void {
+export function checkDeadlineClaim(nowMs: unknown, limit: unknown, owner: unknown, leaseMs: unknown): void {
   moment('nowMs', nowMs);
   positive('limit', limit);
   text('claim owner', owner, 200);
+  positive('leaseMs', leaseMs);
+}
+
+export function checkMissedWindows(windows: readonly MissedWindowKey[], owner: unknown): void {
+  text('claim owner', owner, 200);
+  for (const window of windows) {
+    checkHeartbeatKey(window.accountId, window.checkId);
+    moment('dueMs', window.dueMs);
+  }
 }
 
 export function checkJobRun(jobName: unknown, nowMs: unknown, everyMs: unknown, owner: unknown): void {

@@ -210,12 +210,32 @@ export interface MissedDeadline {
   readonly anchorMs: number;
 }
 
+/** The window a claim named, as its holder confirms it (`MissedDeadline` fits). */
+export interface MissedWindowKey {
+  readonly accountId: string;
+  readonly checkId: string;
+  readonly dueMs: number;
+}
+
+/** The last window claimed for a check, and whether it is reported for good. */
+export interface ClaimedWindow {
+  readonly dueMs: number;
+  /** Who claimed it last (null: a service from before the port, whose watch ran in its process). */
+  readonly owner: string | null;
+  /** Until when the claim's lease runs; null once the window is reported for good (confirmed). */
+  readonly leaseUntilMs: number | null;
+}
+
 /**
  * The deadlines of heartbeat monitors, by the rules of heartbeats/deadlines.ts: the first window
  * closes `period + grace` after the anchor, the next ones one `period` apart while no ping comes, and
- * when several closed unseen (the service was down) the latest stands for them. A window is reported
- * once: a claim is keyed by check and deadline, so of replicas claiming at once one gets it, and a
- * restart never reports it again.
+ * when several closed unseen (the service was down) the latest stands for them.
+ *
+ * A window is reported once, and never lost: a claim is a lease on it, keyed by check and deadline, so
+ * of replicas claiming at once one gets it; its holder stores the failing result (elsewhere, in a
+ * transaction of its own) and then confirms with `reportedMissed`, after which the window is never
+ * handed out again. A holder that died between the claim and the confirm leaves a lease that runs out,
+ * and the window is handed out again, so the result it may not have stored is stored by another.
  */
 export interface HeartbeatDeadlines {
   /**
@@ -223,17 +243,29 @@ export interface HeartbeatDeadlines {
    * anchor than the stored one, such as a replica's stale copy of the check, is ignored).
    */
   watch(heartbeat: WatchedHeartbeat): Promise<void>;
-  /** Stops watching (the check was deleted or deactivated); the windows it reported stay reported. False when it was not watched. */
+  /**
+   * Stops watching (the check was deleted or deactivated): its windows reported stay reported, and a
+   * window claimed but not confirmed is given up (never handed out again: there is nothing to fail).
+   * False when it was not watched.
+   */
   forget(accountId: string, checkId: string): Promise<boolean>;
   /** A ping at `pingMs` restarts the check's windows from it; false when the check is not watched or has a later ping. */
   recordPing(accountId: string, checkId: string, pingMs: number): Promise<boolean>;
   /**
-   * Claims, for `owner`, the latest missed window of up to `limit` heartbeats whose deadline passed by
-   * `nowMs` (inclusive) and whose window no one reported, earliest deadline first.
+   * Claims for `owner`, until `nowMs + leaseMs`, up to `limit` windows, earliest deadline first:
+   * windows whose lease ran out unconfirmed, and the latest missed window of each heartbeat whose
+   * deadline passed by `nowMs` (inclusive) and that no one claimed. While a check's window is leased,
+   * its later windows wait (they are handed out after the confirm, the latest standing for them).
    */
-  claimMissed(nowMs: number, limit: number, owner: string): Promise<MissedDeadline[]>;
-  /** The last window reported for the check and who claimed it (null: the in-process watch). */
-  reported(accountId: string, checkId: string): Promise<{ dueMs: number; owner: string | null } | undefined>;
+  claimMissed(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<MissedDeadline[]>;
+  /**
+   * Records claimed windows as reported for good, once their results are stored. One answer per
+   * window, in order: false when `owner` no longer holds its lease (it ran out and another caller took
+   * the window over, the check was forgotten, or it was confirmed already).
+   */
+  reportedMissed(windows: readonly MissedWindowKey[], owner: string): Promise<boolean[]>;
+  /** The last window claimed for the check (for tests and diagnostics). */
+  reported(accountId: string, checkId: string): Promise<ClaimedWindow | undefined>;
 }
 
 /**

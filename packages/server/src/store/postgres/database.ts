@@ -75,6 +75,8 @@ export interface HeartbeatDeadlinesTable {
   check_id: string;
   reported_due_ms: number;
   reported_by: string | null;
+  lease_until_ms: number | null;
+  claimed_anchor_ms: number | null;
 }
 
 export interface PeriodicJobsTable {

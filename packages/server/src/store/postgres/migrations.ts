@@ -274,6 +274,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 10,
+    name: 'heartbeat window claims are leases until confirmed',
+    // lease_until_ms null: reported for good (windows claimed before this step count as confirmed).
+    // claimed_anchor_ms: what a claim that hands the window out again returns as its anchor.
+    up: statements(
+      'ALTER TABLE heartbeat_deadlines ADD COLUMN lease_until_ms BIGINT',
+      'ALTER TABLE heartbeat_deadlines ADD COLUMN claimed_anchor_ms BIGINT',
+      'CREATE INDEX heartbeat_deadlines_leased ON heartbeat_deadlines (lease_until_ms) WHERE lease_until_ms IS NOT NULL',
+    ),
+  },
 ];
 
 /**

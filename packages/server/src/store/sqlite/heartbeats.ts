@@ -4,14 +4,15 @@
  * deadlines already reported.
  *
  * `SqliteHeartbeatDeadlines` is the async port the watch (heartbeats/watch.ts) keeps deadlines
- * with: in `heartbeat_timings` (step 32), a window claimed through `MissedWindowTable.claim`. Rows a
- * service before the port wrote (`reported_by` null: its in-process watch) count as reported too, so
- * an upgrade never fails a window again.
+ * with: in `heartbeat_timings` (step 32), a window claimed through `MissedWindowTable.claim`, leased
+ * until its holder confirms it (step 35). Rows a service before the port wrote (`reported_by` null:
+ * its in-process watch) and rows claimed before step 35 count as reported for good, so an upgrade
+ * never fails a window again.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
-import type { HeartbeatDeadlines, MissedDeadline, WatchedHeartbeat } from '../ports.js';
-import { byDeadline, checkDeadlineClaim, checkHeartbeatKey, checkMoment, checkWatchedHeartbeat } from '../port-rules.js';
+import type { ClaimedWindow, HeartbeatDeadlines, MissedDeadline, MissedWindowKey, WatchedHeartbeat } from '../ports.js';
+import { byDeadline, checkDeadlineClaim, checkHeartbeatKey, checkMissedWindows, checkMoment, checkWatchedHeartbeat } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 
 export interface HeartbeatCheckRow {
@@ -119,27 +120,62 @@ export class HeartbeatEventTable {
   }
 }
 
-/** The missed windows reported per check: the port's claim, which only ever moves a check's window forward. */
+/**
+ * The missed window claimed last per check: the port's claim, which only ever moves a check's window
+ * forward, and its lease until the holder confirms it (`lease_until_ms` null: reported for good).
+ */
 export class MissedWindowTable {
   readonly #claim: Statement;
+  readonly #reclaim: Statement;
+  readonly #confirm: Statement;
+  readonly #giveUp: Statement;
   readonly #find: Statement;
 
   constructor(db: SqliteDatabase) {
+    // Only over a confirmed row: the claim never looks at a check whose window is leased (see #due).
     this.#claim = db.prepare(
-      `INSERT INTO heartbeat_deadlines (account_id, check_id, reported_due_ms, reported_by) VALUES (?, ?, ?, ?)
-       ON CONFLICT (account_id, check_id) DO UPDATE SET reported_due_ms = excluded.reported_due_ms, reported_by = excluded.reported_by
+      `INSERT INTO heartbeat_deadlines (account_id, check_id, reported_due_ms, reported_by, lease_until_ms, claimed_anchor_ms) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, check_id) DO UPDATE SET reported_due_ms = excluded.reported_due_ms, reported_by = excluded.reported_by,
+         lease_until_ms = excluded.lease_until_ms, claimed_anchor_ms = excluded.claimed_anchor_ms
        WHERE reported_due_ms < excluded.reported_due_ms`,
     );
-    this.#find = db.prepare('SELECT reported_due_ms AS dueMs, reported_by AS owner FROM heartbeat_deadlines WHERE account_id = ? AND check_id = ?');
+    this.#reclaim = db.prepare(
+      `UPDATE heartbeat_deadlines SET reported_by = @owner, lease_until_ms = @leaseUntilMs
+       WHERE rowid IN (SELECT rowid FROM heartbeat_deadlines WHERE lease_until_ms <= @nowMs ORDER BY reported_due_ms, account_id, check_id LIMIT @limit)
+       RETURNING account_id, check_id, reported_due_ms AS due_ms, claimed_anchor_ms AS anchor_ms`,
+    );
+    this.#confirm = db.prepare(
+      'UPDATE heartbeat_deadlines SET lease_until_ms = NULL WHERE account_id = ? AND check_id = ? AND reported_due_ms = ? AND reported_by = ? AND lease_until_ms IS NOT NULL',
+    );
+    this.#giveUp = db.prepare('UPDATE heartbeat_deadlines SET lease_until_ms = NULL WHERE account_id = ? AND check_id = ? AND lease_until_ms IS NOT NULL');
+    this.#find = db.prepare('SELECT reported_due_ms AS dueMs, reported_by AS owner, lease_until_ms AS leaseUntilMs FROM heartbeat_deadlines WHERE account_id = ? AND check_id = ?');
   }
 
-  /** Records the window as reported by `owner` (null: a service before the port); false when it, or a later one, already was. */
-  claim(accountId: string, checkId: string, dueMs: number, owner: string | null): boolean {
-    return this.#claim.run(accountId, checkId, dueMs, owner).changes > 0;
+  /**
+   * Records the window as claimed by `owner` (null: a service before the port), leased as given or,
+   * without a lease, reported for good; false when it, or a later one, already was.
+   */
+  claim(accountId: string, checkId: string, dueMs: number, owner: string | null, lease?: { untilMs: number; anchorMs: number }): boolean {
+    return this.#claim.run(accountId, checkId, dueMs, owner, lease?.untilMs ?? null, lease?.anchorMs ?? null).changes > 0;
   }
 
-  find(accountId: string, checkId: string): { dueMs: number; owner: string | null } | undefined {
-    return this.#find.get(accountId, checkId) as { dueMs: number; owner: string | null } | undefined;
+  /** Hands up to `limit` windows whose lease ran out by `nowMs` to `owner` until `leaseUntilMs`. */
+  reclaimExpired(nowMs: number, limit: number, owner: string, leaseUntilMs: number): Array<{ account_id: string; check_id: string; due_ms: number; anchor_ms: number }> {
+    return this.#reclaim.all({ nowMs, limit, owner, leaseUntilMs }) as Array<{ account_id: string; check_id: string; due_ms: number; anchor_ms: number }>;
+  }
+
+  /** Records the window as reported for good; false when `owner` no longer holds its lease. */
+  confirm(window: MissedWindowKey, owner: string): boolean {
+    return this.#confirm.run(window.accountId, window.checkId, window.dueMs, owner).changes > 0;
+  }
+
+  /** Ends the check's lease without a result (the check is no longer watched). */
+  giveUp(accountId: string, checkId: string): void {
+    this.#giveUp.run(accountId, checkId);
+  }
+
+  find(accountId: string, checkId: string): ClaimedWindow | undefined {
+    return this.#find.get(accountId, checkId) as ClaimedWindow | undefined;
   }
 }
 
@@ -176,9 +212,14 @@ export class SqliteHeartbeatDeadlines implements HeartbeatDeadlines {
     );
     // One statement, and a write: the transaction takes the write lock before it reads the due rows.
     // The CAST: better-sqlite3 binds a number as a REAL, and a REAL would make the division exact.
+    // A check whose window is leased is left due: its next window is claimed after the confirm, so a
+    // lease that runs out unconfirmed hands out the window it was for, not a later one in its place.
     this.#due = store.db.prepare(
       `UPDATE heartbeat_timings SET next_due_ms = ${FIRST_DUE} + ((CAST(@nowMs AS INTEGER) - ${FIRST_DUE}) / period_ms + 1) * period_ms
-       WHERE rowid IN (SELECT rowid FROM heartbeat_timings WHERE next_due_ms <= @nowMs ORDER BY next_due_ms, account_id, check_id LIMIT @limit)
+       WHERE rowid IN (
+         SELECT rowid FROM heartbeat_timings AS t WHERE next_due_ms <= @nowMs
+           AND NOT EXISTS (SELECT 1 FROM heartbeat_deadlines AS d WHERE d.account_id = t.account_id AND d.check_id = t.check_id AND d.lease_until_ms IS NOT NULL)
+         ORDER BY next_due_ms, account_id, check_id LIMIT @limit)
        RETURNING account_id, check_id, anchor_ms, next_due_ms - period_ms AS due_ms`,
     );
   }
@@ -191,7 +232,10 @@ export class SqliteHeartbeatDeadlines implements HeartbeatDeadlines {
 
   async forget(accountId: string, checkId: string): Promise<boolean> {
     checkHeartbeatKey(accountId, checkId);
-    return committed(this.#store, () => this.#forget.run(accountId, checkId).changes > 0);
+    return committed(this.#store, () => {
+      this.#windows.giveUp(accountId, checkId);
+      return this.#forget.run(accountId, checkId).changes > 0;
+    });
   }
 
   async recordPing(accountId: string, checkId: string, pingMs: number): Promise<boolean> {
@@ -200,18 +244,25 @@ export class SqliteHeartbeatDeadlines implements HeartbeatDeadlines {
     return committed(this.#store, () => this.#ping.run({ accountId, checkId, pingMs }).changes > 0);
   }
 
-  async claimMissed(nowMs: number, limit: number, owner: string): Promise<MissedDeadline[]> {
-    checkDeadlineClaim(nowMs, limit, owner);
+  async claimMissed(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<MissedDeadline[]> {
+    checkDeadlineClaim(nowMs, limit, owner, leaseMs);
+    const untilMs = nowMs + leaseMs;
     return committed(this.#store, () => {
-      const due = this.#due.all({ nowMs, limit }) as Array<{ account_id: string; check_id: string; anchor_ms: number; due_ms: number }>;
-      return due
-        .filter((row) => this.#windows.claim(row.account_id, row.check_id, row.due_ms, owner))
-        .map((row) => ({ accountId: row.account_id, checkId: row.check_id, dueMs: row.due_ms, anchorMs: row.anchor_ms }))
-        .sort(byDeadline);
+      const again = this.#windows.reclaimExpired(nowMs, limit, owner, untilMs);
+      const due =
+        again.length < limit ? (this.#due.all({ nowMs, limit: limit - again.length }) as Array<{ account_id: string; check_id: string; anchor_ms: number; due_ms: number }>) : [];
+      const won = due.filter((row) => this.#windows.claim(row.account_id, row.check_id, row.due_ms, owner, { untilMs, anchorMs: row.anchor_ms }));
+      return [...again, ...won].map((row) => ({ accountId: row.account_id, checkId: row.check_id, dueMs: row.due_ms, anchorMs: row.anchor_ms })).sort(byDeadline);
     });
   }
 
-  async reported(accountId: string, checkId: string): Promise<{ dueMs: number; owner: string | null } | undefined> {
+  async reportedMissed(windows: readonly MissedWindowKey[], owner: string): Promise<boolean[]> {
+    checkMissedWindows(windows, owner);
+    if (windows.length === 0) return [];
+    return committed(this.#store, () => windows.map((window) => this.#windows.confirm(window, owner)));
+  }
+
+  async reported(accountId: string, checkId: string): Promise<ClaimedWindow | undefined> {
     checkHeartbeatKey(accountId, checkId);
     return this.#windows.find(accountId, checkId);
   }

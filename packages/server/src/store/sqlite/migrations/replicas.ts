@@ -6,7 +6,9 @@
  * missed windows from one table, and records who reported a window. Step 33 records when each
  * periodic job (pruning) last ran, so one replica runs it per period. Step 34 is the documents' change
  * feed (checks, groups, channels, windows, services): each write's position, in commit order, so every
- * replica's scheduler learns what another one changed.
+ * replica's scheduler learns what another one changed. Step 35 makes a heartbeat's claimed window a
+ * lease until its holder confirms the failing result stored: a holder that died in between leaves a
+ * lease that runs out, and the window is claimed again. Windows claimed before it count as confirmed.
  */
 import type { SqliteStep } from './step.js';
 
@@ -67,6 +69,20 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
           only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
           through_position INTEGER NOT NULL
         );
+      `);
+    },
+  },
+  {
+    step: 35,
+    name: 'heartbeat window claims are leases until confirmed',
+    up: (db) => {
+      db.exec(`
+        -- lease_until_ms: null once the window is reported for good; claimed_anchor_ms: what a claim
+        -- that hands the window out again returns as its anchor.
+        ALTER TABLE heartbeat_deadlines ADD COLUMN lease_until_ms INTEGER;
+        ALTER TABLE heartbeat_deadlines ADD COLUMN claimed_anchor_ms INTEGER;
+        -- Partial: only windows in flight are in it, so the look-up for run-out leases stays small.
+        CREATE INDEX heartbeat_deadlines_leased ON heartbeat_deadlines (lease_until_ms) WHERE lease_until_ms IS NOT NULL;
       `);
     },
   },
