@@ -129,7 +129,7 @@ async function measure(context: BenchContext, running: boolean, place: ClientPla
   let bytes = 0;
   const medians = await repeat(context.runs, async (run) => {
     const buckets = process.env['VIGIL_BENCH_METRICS_BUCKETS'];
-    const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, ...(buckets === undefined ? {} : { metricsBuckets: parseResponseTimeBuckets(buckets) }), dataDir: path.join(context.tmpDir, `${running ? 'running' : 'statuses'}-${run}`) });
+    const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, ...(buckets === undefined ? {} : { metricsBuckets: parseResponseTimeBuckets(buckets) }), dataDir: path.join(context.tmpDir, `${place}-${running ? 'running' : 'statuses'}-${run}`) });
     try {
       const checkIds = createChecks(service);
       let round = 0;
