@@ -9,11 +9,18 @@
  * - The heartbeat watch at 10,000 monitors: its first refresh (it tells the port about each, one
  *   transaction per heartbeat on SQLite), a refresh with nothing changed, and a tick between
  *   refreshes with no deadline due. No baseline: the in-memory watch these replace is gone.
+ * - A tick that fails a missed window of every one of 10,000 monitors (the service was down past their
+ *   deadline): claims as leases, results, and the confirms that end the leases. Baseline, in the same
+ *   run on a database of its own, alternating: the same tick with the confirms answered without
+ *   touching the database, which is what the tick cost before a claim was a lease (the claim's own
+ *   look-up of run-out leases stays in both).
  */
 import path from 'node:path';
 import { createApp, type ServiceApp } from '../../../packages/server/src/app.js';
 import { recordPing } from '../../../packages/server/src/heartbeats/pings.js';
 import { HeartbeatWatch } from '../../../packages/server/src/heartbeats/watch.js';
+import type { Repositories } from '../../../packages/server/src/repositories.js';
+import type { HeartbeatDeadlines } from '../../../packages/server/src/store/ports.js';
 import { median, repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 
 const PINGS_PER_COMMIT = 16;
@@ -66,6 +73,41 @@ async function pingCpuUs(service: ServiceApp, tokens: readonly string[], pings: 
   return (used.user + used.system) / pings;
 }
 
+/** The port with confirms that write nothing: the watch as it was before a claim was a lease. */
+function withoutConfirms(repositories: Repositories): Repositories {
+  const real = repositories.ports.heartbeatDeadlines;
+  const deadlines: HeartbeatDeadlines = {
+    watch: (heartbeat) => real.watch(heartbeat),
+    forget: (accountId, checkId) => real.forget(accountId, checkId),
+    recordPing: (accountId, checkId, pingMs) => real.recordPing(accountId, checkId, pingMs),
+    claimMissed: (nowMs, limit, owner, leaseMs) => real.claimMissed(nowMs, limit, owner, leaseMs),
+    reportedMissed: async (windows) => windows.map(() => true),
+    reported: (accountId, checkId) => real.reported(accountId, checkId),
+  };
+  return { ...repositories, ports: { ...repositories.ports, heartbeatDeadlines: deadlines } };
+}
+
+/** Wall time of the tick that fails one missed window of each of `monitors` heartbeats, on a fresh database. */
+async function failAllMs(dataDir: string, monitors: number, confirm: boolean): Promise<number> {
+  const service = openService(dataDir);
+  try {
+    const createdMs = Date.now();
+    heartbeats(service, monitors, createdMs);
+    const repositories = confirm ? service.repositories : withoutConfirms(service.repositories);
+    // No refresh in the measured tick: it would re-read every monitor, which is not what is measured.
+    const watch = new HeartbeatWatch({ repositories, refreshMs: 86_400_000 });
+    await watch.tick(createdMs + 1_000);
+    let failed = 0;
+    const ms = await timeMs(async () => {
+      failed = await watch.tick(createdMs + 3_600_000);
+    });
+    if (failed !== monitors) throw new Error(`the tick failed ${failed} windows, not ${monitors}`);
+    return ms;
+  } finally {
+    service.close();
+  }
+}
+
 export const suite: BenchSuite = {
   name: 'heartbeats',
   async run(context: BenchContext): Promise<BenchFigure[]> {
@@ -106,6 +148,16 @@ export const suite: BenchSuite = {
         service.close();
       }
     });
+    const confirmed: number[] = [];
+    const unconfirmed: number[] = [];
+    for (let run = 0; run < context.runs; run += 1) {
+      // Alternating which goes first, so neither always runs on the warmer process.
+      const order = run % 2 === 0 ? [true, false] : [false, true];
+      for (const confirm of order) {
+        const ms = await failAllMs(path.join(context.tmpDir, `fail-${run}-${confirm}`), monitors, confirm);
+        (confirm ? confirmed : unconfirmed).push(ms);
+      }
+    }
     context.log(`heartbeats: ${pings} pings per round over ${PING_MONITORS} monitors; watch at ${monitors} monitors`);
     return [
       {
@@ -140,6 +192,15 @@ export const suite: BenchSuite = {
         better: 'lower',
         runs: between,
         note: 'median of 20 ticks 200 ms apart per run: no query to the port',
+      },
+      {
+        id: 'heartbeats.fail-all-missed',
+        label: `a tick failing a missed window of each of ${monitors.toLocaleString('en-US')} heartbeat monitors: claimed as leases, results stored, leases confirmed`,
+        unit: 'ms',
+        better: 'lower',
+        runs: confirmed,
+        baseline: { label: 'the same tick with confirms that write nothing (as before claims were leases); own database, alternating', runs: unconfirmed },
+        note: 'wall time; 500 windows per claim, one results transaction and one confirm per claim; no alerting, no refresh in the tick',
       },
     ];
   },
