@@ -54,15 +54,22 @@ export function register(app: Hono<AppEnv>, metrics: ServiceMetrics, accounts: A
       // for later is written once the socket has taken what came before it, so that writing it
       // overlaps the transfer. The operator's view only: an account's scrape gets rate-limit
       // headers after this handler, which a response already sent can't.
+      // Corked between waits, so the kept pieces before a wait leave in one gathered write.
       outgoing.writeHead(200, headers);
+      outgoing.cork();
       try {
         for (const chunk of chunks) {
           if (outgoing.destroyed) return RESPONSE_ALREADY_SENT; // the scraper went away
-          if (typeof chunk === 'function' && outgoing.writableNeedDrain && !(await drained(outgoing))) return RESPONSE_ALREADY_SENT;
+          if (typeof chunk === 'function' && outgoing.writableNeedDrain) {
+            outgoing.uncork();
+            if (!(await drained(outgoing))) return RESPONSE_ALREADY_SENT;
+            outgoing.cork();
+          }
           const lines = linesOfPiece(chunk);
           if (lines.length > 0) outgoing.write(lines);
         }
         outgoing.end();
+        outgoing.uncork();
       } catch (error) {
         // The status line is gone already: end the response short, so the scraper sees a failed scrape.
         outgoing.destroy(error as Error);
