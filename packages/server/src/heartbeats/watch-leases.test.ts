@@ -142,3 +142,46 @@ describe('a missed window whose watch was killed before the confirm', () => {
     expect((await setup.ports.heartbeatDeadlines.reported('acme', checkId))?.leaseUntilMs).toBeNull();
   });
 });
+
+describe('a missed window\'s alert', () => {
+  it('is evaluated in the transaction that stores the failing result, so no crash leaves a stored failure unevaluated', async () => {
+    const { checkId, sent, replica, setup } = sharedDatabase();
+    const { repositories, alerting } = replica();
+    const seenByAnotherProcess: number[] = [];
+    const watch = new HeartbeatWatch({
+      repositories,
+      refreshMs: REFRESH_MS,
+      alerting: {
+        onFinalResult: (accountId, id, facts, parallel) => {
+          // Another connection to the file: the result is not committed while its alert is evaluated.
+          seenByAnotherProcess.push(setup.readSide.results.resultsOf('acme', checkId).length);
+          return alerting.onFinalResult(accountId, id, facts, parallel);
+        },
+      },
+    });
+    expect(await watch.tick(DUE - 1)).toBe(0);
+    expect(await watch.tick(DUE)).toBe(1);
+    expect(seenByAnotherProcess).toEqual([0]);
+    const results = setup.readSide.results.resultsOf('acme', checkId);
+    expect(results).toHaveLength(1);
+    await alerting.idle();
+    expect(sent).toEqual([`ALERT_FAILURE ${results[0]!.id}`]);
+  });
+
+  it('that fails is undone alone: the failing result stays stored and the failure is thrown after the commit', async () => {
+    const { checkId, replica, setup } = sharedDatabase();
+    const { repositories } = replica();
+    const watch = new HeartbeatWatch({
+      repositories,
+      refreshMs: REFRESH_MS,
+      alerting: {
+        onFinalResult: () => {
+          throw new Error('alerting broke');
+        },
+      },
+    });
+    expect(await watch.tick(DUE - 1)).toBe(0);
+    await expect(watch.tick(DUE)).rejects.toThrow('alerting broke');
+    expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.hasFailures)).toEqual([true]);
+  });
+});

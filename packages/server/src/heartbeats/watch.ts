@@ -129,6 +129,7 @@ export class HeartbeatWatch {
       const rows = this.#table.eventsAfter(this.#table.cursor() ?? 0);
       if (rows.length === 0) return stored;
       const alerts: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+      let alertingFailure: { error: unknown } | undefined;
       this.#store.transaction(() => {
         for (const row of rows) {
           const check = this.#store.checks.get(row.account_id, row.check_id);
@@ -145,9 +146,9 @@ export class HeartbeatWatch {
           stored += 1;
         }
         this.#table.moveCursor(rows.at(-1)!.rowid);
+        alertingFailure = this.#alert(alerts);
       });
-      // After the results are committed, as the scheduler does: an alerting failure never re-stores a ping.
-      for (const { accountId, checkId, facts } of alerts) this.#alerting?.onFinalResult(accountId, checkId, facts);
+      if (alertingFailure) throw alertingFailure.error;
     }
   }
 
@@ -174,6 +175,7 @@ export class HeartbeatWatch {
     const failed: MissedDeadline[] = [];
     const gone: MissedDeadline[] = [];
     let stored = 0;
+    let alertingFailure: { error: unknown } | undefined;
     this.#store.transaction(() => {
       for (const window of claimed) {
         // The check as it is now, not as the last refresh read it: another watch may have told the
@@ -191,8 +193,9 @@ export class HeartbeatWatch {
         stored += 1;
         if (outcome !== 'overtaken') missed.push({ accountId: window.accountId, checkId: window.checkId, facts: outcome });
       }
+      alertingFailure = this.#alert(missed);
     });
-    for (const { accountId, checkId, facts } of missed) this.#alerting?.onFinalResult(accountId, checkId, facts);
+    if (alertingFailure) throw alertingFailure.error;
     // Only now is the window reported for good: a watch killed before this leaves a lease that runs out.
     // A false answer (this watch was slower than its lease, and another took the window over) needs
     // nothing: the other stores the same result id, which is then already stored.
@@ -204,6 +207,25 @@ export class HeartbeatWatch {
       this.#watched.delete(keyOf(window.accountId, window.checkId));
     }
     return stored;
+  }
+
+  /**
+   * Tells alerting each stored result, inside the transaction that stored them, as the scheduler's
+   * runs do: a process killed after the commit has evaluated them, and one killed before stored
+   * nothing, so no result is ever left unevaluated. Each evaluation is a savepoint of its own (alerting's
+   * transaction, nested), so a failing one is undone alone and never takes the results with it; the
+   * first failure is handed back to be thrown once the results are committed.
+   */
+  #alert(results: ReadonlyArray<{ accountId: string; checkId: string; facts: FinalResultFacts }>): { error: unknown } | undefined {
+    let failure: { error: unknown } | undefined;
+    for (const { accountId, checkId, facts } of results) {
+      try {
+        this.#store.transaction(() => this.#alerting?.onFinalResult(accountId, checkId, facts));
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    return failure;
   }
 
   /** The earliest deadline this watch knows of after `nowMs`, and no later than the next refresh. */
