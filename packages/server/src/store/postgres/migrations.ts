@@ -285,6 +285,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX heartbeat_deadlines_leased ON heartbeat_deadlines (lease_until_ms) WHERE lease_until_ms IS NOT NULL',
     ),
   },
+  {
+    version: 11,
+    name: 'document changes are numbered once committed',
+    // Writers add entries without a position and without a lock; `entry` orders them as written, and
+    // whoever reads the feed gives the committed ones their positions (postgres/documents.ts). Entries
+    // from before this step keep the positions they have.
+    up: statements(
+      'ALTER TABLE document_changes DROP CONSTRAINT document_changes_pkey',
+      'ALTER TABLE document_changes ALTER COLUMN position DROP DEFAULT',
+      'ALTER TABLE document_changes ALTER COLUMN position DROP NOT NULL',
+      'DROP SEQUENCE document_changes_position_seq',
+      'ALTER TABLE document_changes ADD COLUMN entry BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
+      'CREATE UNIQUE INDEX document_changes_position ON document_changes (position)',
+      'CREATE INDEX document_changes_unnumbered ON document_changes (entry) WHERE position IS NULL',
+    ),
+  },
 ];
 
 /**
