@@ -1,3 +1,4 @@
+// Over 400 lines: the suites of CheckMetrics (its text, its freshness) share the store and scrape helpers below.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -12,10 +12,11 @@
  * 2,500 just written, about 8 ms of one after they had.
  *
  * The lines are kept joined by blocks of BLOCK_SIZE checks in the checks' order: per block, one
- * UTF-8 piece per family (check-blocks.ts). A block is written again only when one of its checks
- * stored a result or its status changed, and then only those checks' text is written, the others'
- * bytes copied; a scrape in which nothing changed sends the kept pieces as they are. Walking 10,000
- * checks and handing their 70,000 lines one by one to the body cost a scrape more than its reads.
+ * UTF-8 piece per family (check-blocks.ts). A block's piece is written again only when one of its
+ * checks stored a result or its status changed, and then only those checks' lines are written, the
+ * others' bytes copied, when the response's body reaches that piece; a scrape in which nothing
+ * changed sends the kept pieces as they are. Walking 10,000 checks and handing their 70,000 lines
+ * one by one to the body cost a scrape more than its reads.
  * When a check is added, removed or relabelled, or a group renamed, the account's blocks are laid
  * out again. The checks come from the check catalog (check-catalog.ts),
  * which follows the checks as they are written, so a deleted check's series are gone from the next
