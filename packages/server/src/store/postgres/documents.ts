@@ -104,18 +104,17 @@ export class PostgresDocuments implements ResourceDocuments {
     if (request.checkType !== undefined) conditions.push(sql`check_type = ${request.checkType}`);
     if (request.apiUrlContains) conditions.push(sql`check_type = 'API' AND strpos(api_url_folded, ${asciiLower(request.apiUrlContains)}) > 0`);
     const where = sql.join(conditions, sql` AND `);
-    // One snapshot for the total and the page, so a write between them cannot make them disagree.
-    return this.#db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (tx) => {
-        const counted = await sql<{ total: number }>`SELECT count(*)::int AS total FROM ${sql.table(kind)} WHERE ${where}`.execute(tx);
-        const total = counted.rows[0]!.total;
-        const offset = (request.page - 1) * request.limit;
-        if (offset >= total) return { items: [], total };
-        const { rows } = await sql<{ doc: string }>`SELECT doc FROM ${sql.table(kind)} WHERE ${where} ORDER BY seq LIMIT ${request.limit} OFFSET ${offset}`.execute(tx);
-        return { items: rows.map((row) => JSON.parse(row.doc) as ResourceDocument), total };
-      });
+    // One statement, so one snapshot and one round trip; the count is read once beside the page and
+    // (unlike count(*) OVER ()) without holding every matching document to count them.
+    const offset = (request.page - 1) * request.limit;
+    const table = sql.table(kind);
+    const { rows } = await sql<{ doc: string | null; total: number }>`
+      SELECT page.doc, counted.total FROM (SELECT count(*)::int AS total FROM ${table} WHERE ${where}) AS counted
+      LEFT JOIN LATERAL (SELECT doc, seq FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${request.limit} OFFSET ${offset}) AS page ON true
+      ORDER BY page.seq`.execute(this.#db);
+    // Past the last page the count still comes back, on one row without a document.
+    const items = rows.filter((row) => row.doc !== null).map((row) => JSON.parse(row.doc!) as ResourceDocument);
+    return { items, total: rows[0]?.total ?? 0 };
   }
 
   async latestPosition(): Promise<number> {
