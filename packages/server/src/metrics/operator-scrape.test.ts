@@ -1,0 +1,89 @@
+/**
+ * The operator's scrape over a real socket (routes/metrics.ts writes it to the Node response
+ * itself): a body of several MiB whose changed blocks are written while it is sent, a scraper that
+ * goes away in the middle of one, and the scrape after it.
+ */
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { serve } from '@hono/node-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp, type ServiceApp } from '../app.js';
+
+const TOKEN = 'operator-scrape-token';
+const CHECKS = 3_000;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function started(): Promise<{ service: ServiceApp; port: number; checkIds: string[] }> {
+  const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, dataDir: mkdtempSync(path.join(tmpdir(), 'vigil-operator-scrape-')) });
+  cleanups.push(async () => service.close());
+  const checkIds = service.store.transaction(() =>
+    Array.from({ length: CHECKS }, (_, index) => String(service.store.checks.insert('acme', (id) => ({ id, name: `Check ${index}`, checkType: 'API', activated: true })).id)),
+  );
+  const server = await new Promise<http.Server>((resolve) => {
+    const created = serve({ fetch: service.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(created as http.Server)) as http.Server;
+  });
+  cleanups.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return { service, port: (server.address() as AddressInfo).port, checkIds };
+}
+
+function storeRound(service: ServiceApp, checkIds: readonly string[], round: number): void {
+  const stoppedAt = new Date(Date.UTC(2030, 0, 1) + round * 60_000).toISOString();
+  service.store.transaction(() => {
+    for (const checkId of checkIds) {
+      service.repositories.statuses.record('acme', { name: 'n', checkId, hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 80, runLocation: 'eu-west-1', checkRunId: round, stoppedAt });
+      service.metrics.runStored({ accountId: 'acme', checkId, location: 'eu-west-1', hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 80 });
+    }
+  });
+}
+
+function scrape(port: number, options: { leaveAfterFirstChunk?: boolean } = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        if (options.leaveAfterFirstChunk) {
+          request.destroy();
+          resolve({ status: response.statusCode ?? 0, body: '', headers: response.headers });
+        }
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: response.headers }));
+      response.on('error', (error) => (options.leaveAfterFirstChunk ? undefined : reject(error)));
+    });
+    request.on('error', (error) => (options.leaveAfterFirstChunk ? undefined : reject(error)));
+  });
+}
+
+describe('the operator scrape over a socket', () => {
+  it('sends several MiB whole, chunked, with the results stored before it; a scraper leaving mid-body leaves the next scrape whole and fresh', async () => {
+    const { service, port, checkIds } = await started();
+    storeRound(service, checkIds, 1);
+    const first = await scrape(port);
+    expect(first.status).toBe(200);
+    expect(first.headers['transfer-encoding']).toBe('chunked');
+    expect(first.body.length).toBeGreaterThan(4 * 1024 * 1024);
+    expect(first.body.match(/^vigil_check_up\{/gm)).toHaveLength(CHECKS);
+    expect(first.body).toMatch(/\nprocess_resident_memory_bytes \d+\n/);
+
+    storeRound(service, checkIds, 2);
+    const left = await scrape(port, { leaveAfterFirstChunk: true });
+    expect(left.status).toBe(200);
+
+    storeRound(service, checkIds.slice(0, 10), 3);
+    const next = await scrape(port);
+    expect(next.status).toBe(200);
+    const last = checkIds.at(-1)!;
+    expect(next.body).toContain(`\nvigil_check_last_run_timestamp_seconds{account="acme",check_id="${checkIds[0]}"} ${Date.UTC(2030, 0, 1, 0, 3) / 1000}\n`);
+    expect(next.body).toContain(`\nvigil_check_last_run_timestamp_seconds{account="acme",check_id="${last}"} ${Date.UTC(2030, 0, 1, 0, 2) / 1000}\n`);
+    expect(next.body).toContain(`\nvigil_check_response_time_seconds_count{account="acme",check_id="${last}",location="eu-west-1"} 2\n`);
+    expect(next.body).toContain(`\nvigil_check_response_time_seconds_count{account="acme",check_id="${checkIds[0]}",location="eu-west-1"} 3\n`);
+    expect(next.body.endsWith('\n')).toBe(true);
+  }, 60_000);
+});
