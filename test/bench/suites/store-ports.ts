@@ -4,7 +4,9 @@
  * both replicas the same slots at once, each slot won once), notifications delivered through the
  * outbox (both replicas claiming with leases and settling until the backlog is empty), and alert
  * states moved by compare-and-set (both replicas moving the same checks at once, a lost race read
- * again and retried, each transition queuing one notification in its transaction).
+ * again and retried, each transition queuing one notification in its transaction), and checks kept
+ * as documents (both replicas creating at once, each write entering the change feed under its lock on
+ * PostgreSQL; then pages of 100 of 10,000 checks read, unfiltered and by tag).
  *
  * PostgreSQL is the embedded server from npm on loopback, durable (fsync on), in this run's temporary
  * own temporary directory; its figure sits beside SQLite's (same run), which is the single-process default. These
@@ -106,6 +108,53 @@ async function alertTransitionRate(replicas: readonly StoragePorts[], checks: nu
   return { rate: expected / (elapsed / 1000), lostPerWon: lost / expected };
 }
 
+const DOCUMENT_WRITERS_PER_REPLICA = 10;
+const PAGE_READS = 200;
+
+/** Checks created per second: each replica runs DOCUMENT_WRITERS_PER_REPLICA creates at a time. */
+async function documentInsertRate(replicas: readonly StoragePorts[], count: number): Promise<number> {
+  let next = 0;
+  const elapsed = await timeMs(() =>
+    Promise.all(
+      replicas.flatMap((replica) =>
+        Array.from({ length: DOCUMENT_WRITERS_PER_REPLICA }, async () => {
+          while (next < count) {
+            const index = next++;
+            await replica.documents.insert('checks', 'acc', (id) => ({
+              id,
+              name: `Check ${index}`,
+              checkType: 'API',
+              activated: true,
+              frequency: 1,
+              tags: index % 10 === 0 ? ['team-a', 'prod'] : ['prod'],
+              request: { method: 'GET', url: `https://service-${index}.example/health`, assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200' }] },
+            }));
+          }
+        }),
+      ),
+    ),
+  );
+  const { total } = await replicas[0]!.documents.page('checks', 'acc', { limit: 1, page: 1 });
+  if (total !== count) throw new Error(`store-ports: ${total} checks stored, not ${count}`);
+  return count / (elapsed / 1000);
+}
+
+/** p99 of PAGE_READS reads of a page of 100 (pages spread over the list), unfiltered or by tag. */
+async function documentPageP99(replicas: readonly StoragePorts[], count: number, tags?: string[]): Promise<number> {
+  const pages = Math.max(1, Math.ceil((tags ? count / 10 : count) / 100));
+  const times: number[] = [];
+  for (let read = 0; read < PAGE_READS; read++) {
+    const replica = replicas[read % replicas.length]!;
+    const page = 1 + ((read * 7) % pages);
+    const started = performance.now();
+    const { items } = await replica.documents.page('checks', 'acc', { limit: 100, page, ...(tags ? { tags } : {}) });
+    times.push(performance.now() - started);
+    if (items.length === 0) throw new Error(`store-ports: page ${page} of the checks was empty`);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.ceil(0.99 * times.length) - 1]!;
+}
+
 export const suite: BenchSuite = {
   name: 'store-ports',
   async run(context: BenchContext): Promise<BenchFigure[]> {
@@ -152,6 +201,18 @@ export const suite: BenchSuite = {
       const alertPostgres = await repeat(context.runs, transitionsOn(onPostgres));
       const lostPostgres = lostRaces.splice(0);
       const lostShown = (list: number[]) => list.map((value) => value.toFixed(2)).join(', ');
+      const documentCount = 10_000;
+      const pageTimes = { sqlite: { all: [] as number[], tagged: [] as number[] }, postgres: { all: [] as number[], tagged: [] as number[] } };
+      const documentsOn = (open: typeof onSqlite, times: { all: number[]; tagged: number[] }) => () =>
+        open(async (replicas) => {
+          const rate = await documentInsertRate(replicas, documentCount);
+          times.all.push(await documentPageP99(replicas, documentCount));
+          times.tagged.push(await documentPageP99(replicas, documentCount, ['team-a']));
+          return rate;
+        });
+      const documentsSqlite = await repeat(context.runs, documentsOn(onSqlite, pageTimes.sqlite));
+      const documentsPostgres = await repeat(context.runs, documentsOn(onPostgres, pageTimes.postgres));
+      const documentNote = `${documentCount.toLocaleString('en-US')} API checks, ${DOCUMENT_WRITERS_PER_REPLICA} creates at a time per replica`;
       return [
         {
           id: 'store-ports.slot-claims',
@@ -179,6 +240,35 @@ export const suite: BenchSuite = {
           runs: alertPostgres,
           baseline: { label: 'the same on SQLite, two connections to one file', runs: alertSqlite },
           note: `${alertChecks} checks, ${ALERT_CHECKS_AT_ONCE} at a time, each moved ${alertRounds} times by each replica; lost races per transition: PostgreSQL ${lostShown(lostPostgres)}, SQLite ${lostShown(lostSqlite)}`,
+        },
+        {
+          id: 'store-ports.document-inserts',
+          label: 'checks created through the documents port on PostgreSQL, two replicas at once (each create also enters the change feed)',
+          unit: 'checks/s',
+          better: 'higher',
+          runs: documentsPostgres,
+          baseline: { label: 'the same on SQLite, two connections to one file', runs: documentsSqlite },
+          note: documentNote,
+        },
+        {
+          id: 'store-ports.document-page-p99',
+          label: 'a page of 100 of 10,000 checks through the documents port on PostgreSQL, p99',
+          unit: 'ms',
+          better: 'lower',
+          runs: pageTimes.postgres.all,
+          baseline: { label: 'the same on SQLite', runs: pageTimes.sqlite.all },
+          note: `${documentNote}; ${PAGE_READS} reads of pages spread over the list, alternating replicas`,
+          goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 },
+        },
+        {
+          id: 'store-ports.document-tagged-page-p99',
+          label: 'a page of 100 of the 1,000 checks with a tag (of 10,000) through the documents port on PostgreSQL, p99',
+          unit: 'ms',
+          better: 'lower',
+          runs: pageTimes.postgres.tagged,
+          baseline: { label: 'the same on SQLite', runs: pageTimes.sqlite.tagged },
+          note: `${documentNote}; ${PAGE_READS} reads, alternating replicas`,
+          goal: { text: 'p99 ≤ 50 ms', met: (value) => value <= 50 },
         },
       ];
     } finally {
