@@ -22,6 +22,9 @@
  * - Pruning (old results, rollups and claims) is a periodic job every process on the database runs a
  *   timer for, but only the one the `PeriodicJobs` port gives the period's turn to prunes, so
  *   replicas do not each delete the same rows.
+ *
+ * Longer than 400 lines: the tick, the following of stored checks and the pruning share one state
+ * (the entries, their heap and the last tick's moment), and split apart each would reach into it.
  */
 import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { Repositories } from '../repositories.js';
