@@ -94,7 +94,7 @@ function world(options: { maxChecks?: number } = {}): World {
       return String(created.id);
     },
     async runOnce(checks) {
-      scheduling.scheduler.tick(T0 + 10_000);
+      await scheduling.scheduler.tick(T0 + 10_000);
       const statuses = service.repositories.statuses;
       for (let waited = 0; !checks.every(({ accountId, checkId }) => statuses.get(accountId, checkId)); waited += 10) {
         if (waited > 10_000) throw new Error('the first runs of the checks were not stored within 10 s');
