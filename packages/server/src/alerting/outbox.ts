@@ -241,7 +241,10 @@ export class Outbox implements NotificationQueue {
     }
     const free = this.#concurrency - this.#inFlight.size;
     if (free <= 0) return;
-    this.#claiming = this.#claimAndStart(free)
+    // Claimed once the caller's synchronous work is done: pump is called from inside the transaction
+    // that queued a notification (alerting's), and a claim is a unit of its own, never a savepoint of it.
+    this.#claiming = Promise.resolve()
+      .then(() => this.#claimAndStart(free))
       .catch((error: unknown) => this.#log(`vigil server: claiming notifications to deliver failed: ${String((error as Error)?.stack ?? error)}`))
       .finally(() => {
         this.#claiming = undefined;

@@ -53,6 +53,8 @@ function sharedDatabase() {
   }));
   setup.subscriptions.set('acme', 'check', check.id, [{ alertChannelId: hook.id as number, activated: true }]);
   const sent: string[] = [];
+  /** What the replicas' outboxes logged (a failing claim, a refused late outcome). */
+  const logged: string[] = [];
   const replica = (change: (repositories: Repositories) => Repositories = (same) => same) => {
     const store = new Store({ file });
     stores.push(store);
@@ -60,11 +62,12 @@ function sharedDatabase() {
     const alerting = new Alerting(repositories, {
       now: () => DUE,
       send: async (_type, _config, context) => (sent.push(`${context.alertType} ${context.checkResultId}`), { kind: 'sent', result: '200 ok' }),
+      log: (line) => logged.push(line),
     });
     alertings.push(alerting);
     return { repositories, alerting, watch: new HeartbeatWatch({ repositories, alerting, refreshMs: REFRESH_MS }) };
   };
-  return { checkId: String(check.id), sent, replica, setup: openRepositories(setup) };
+  return { checkId: String(check.id), sent, logged, replica, setup: openRepositories(setup) };
 }
 
 /** The port as a process sees it that is killed the moment it would confirm a window. */
@@ -145,7 +148,7 @@ describe('a missed window whose watch was killed before the confirm', () => {
 
 describe('a missed window\'s alert', () => {
   it('is evaluated in the transaction that stores the failing result, so no crash leaves a stored failure unevaluated', async () => {
-    const { checkId, sent, replica, setup } = sharedDatabase();
+    const { checkId, sent, logged, replica, setup } = sharedDatabase();
     const { repositories, alerting } = replica();
     const seenByAnotherProcess: number[] = [];
     const watch = new HeartbeatWatch({
@@ -166,6 +169,8 @@ describe('a missed window\'s alert', () => {
     expect(results).toHaveLength(1);
     await alerting.idle();
     expect(sent).toEqual([`ALERT_FAILURE ${results[0]!.id}`]);
+    // The outbox, told of the notification inside that transaction, claims it after: not as a savepoint of it.
+    expect(logged).toEqual([]);
   });
 
   it('that fails is undone alone: the failing result stays stored and the failure is thrown after the commit', async () => {
