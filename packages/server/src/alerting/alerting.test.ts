@@ -246,6 +246,8 @@ describe('Alerting', () => {
     const before = alerting(first, { ...recorder(() => new Promise<SendOutcome>(() => undefined)), leaseMs: 30_000 });
     before.onFinalResult(ACCOUNT, checkId, run(true, 0));
     const queuedId = (first.db.prepare('SELECT id FROM alert_notifications').get() as { id: string }).id;
+    // The claim is taken once the transaction that queued the notification is done.
+    await before.claimsAnswered();
     first.close();
 
     // The next process starts once that claim has run out (its clock is that much later).

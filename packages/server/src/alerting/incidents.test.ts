@@ -155,6 +155,7 @@ describe('triggerIncident', () => {
     // The first process dies with its subscriber e-mail in flight, claimed for 30 s.
     const before = new Alerting(openRepositories(first), { pollMs: 10_000, leaseMs: 30_000, send: () => new Promise(() => undefined) });
     before.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await before.claimsAnswered();
     first.close();
 
     // The next process starts once that claim has run out (its clock is that much later).

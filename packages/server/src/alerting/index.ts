@@ -105,6 +105,11 @@ export class Alerting {
     return this.#outbox.stop(drainMs);
   }
 
+  /** Resolves once the outbox's claims asked for so far have been answered (tests). */
+  claimsAnswered(): Promise<void> {
+    return this.#outbox.claimsAnswered();
+  }
+
   /** Waits until every due notification is settled or waiting for a retry (tests). */
   idle(): Promise<void> {
     return this.#outbox.idle();

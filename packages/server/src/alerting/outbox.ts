@@ -217,6 +217,11 @@ export class Outbox implements NotificationQueue {
     }
   }
 
+  /** Resolves once the claims asked for so far have been answered (tests stopping a process mid-delivery). */
+  async claimsAnswered(): Promise<void> {
+    while (this.#claiming) await this.#claiming;
+  }
+
   async #settledWithin(ms: number): Promise<boolean> {
     if (this.#inFlight.size === 0) return true;
     const settled = Promise.allSettled([...this.#inFlight.values()]).then(() => true);
@@ -244,7 +249,7 @@ export class Outbox implements NotificationQueue {
     // Claimed once the caller's synchronous work is done: pump is called from inside the transaction
     // that queued a notification (alerting's), and a claim is a unit of its own, never a savepoint of it.
     this.#claiming = Promise.resolve()
-      .then(() => this.#claimAndStart(free))
+      .then(() => (this.#stopped ? undefined : this.#claimAndStart(free)))
       .catch((error: unknown) => this.#log(`vigil server: claiming notifications to deliver failed: ${String((error as Error)?.stack ?? error)}`))
       .finally(() => {
         this.#claiming = undefined;
