@@ -20,8 +20,8 @@ import { createApp, type ServiceApp } from '../../../packages/server/src/app.js'
 import { recordPing } from '../../../packages/server/src/heartbeats/pings.js';
 import { HeartbeatWatch } from '../../../packages/server/src/heartbeats/watch.js';
 import type { Repositories } from '../../../packages/server/src/repositories.js';
-import type { HeartbeatDeadlines } from '../../../packages/server/src/store/ports.js';
 import { median, repeat, timeMs, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+import { withReportedMissed } from '../../../packages/server/src/heartbeats/port-overrides.js';
 
 const PINGS_PER_COMMIT = 16;
 const PING_MONITORS = 200;
@@ -75,16 +75,7 @@ async function pingCpuUs(service: ServiceApp, tokens: readonly string[], pings: 
 
 /** The port with confirms that write nothing: the watch as it was before a claim was a lease. */
 function withoutConfirms(repositories: Repositories): Repositories {
-  const real = repositories.ports.heartbeatDeadlines;
-  const deadlines: HeartbeatDeadlines = {
-    watch: (heartbeat) => real.watch(heartbeat),
-    forget: (accountId, checkId) => real.forget(accountId, checkId),
-    recordPing: (accountId, checkId, pingMs) => real.recordPing(accountId, checkId, pingMs),
-    claimMissed: (nowMs, limit, owner, leaseMs) => real.claimMissed(nowMs, limit, owner, leaseMs),
-    reportedMissed: async (windows) => windows.map(() => true),
-    reported: (accountId, checkId) => real.reported(accountId, checkId),
-  };
-  return { ...repositories, ports: { ...repositories.ports, heartbeatDeadlines: deadlines } };
+  return withReportedMissed(repositories, async (windows) => windows.map(() => true));
 }
 
 /** Wall time of the tick that fails one missed window of each of `monitors` heartbeats, on a fresh database. */

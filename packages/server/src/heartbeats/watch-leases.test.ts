@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import { openRepositories, type Repositories } from '../repositories.js';
 import { Store } from '../store/index.js';
-import type { HeartbeatDeadlines } from '../store/ports.js';
 import { CLAIM_LEASE_MS, HeartbeatWatch } from './watch.js';
+import { withReportedMissed } from './port-overrides.js';
 
 const CREATED = Date.UTC(2026, 10, 1, 8);
 /** Period 5 minutes, grace 10 seconds: no later window closes within a lease, so each test sees one. */
@@ -72,16 +72,7 @@ function sharedDatabase() {
 
 /** The port as a process sees it that is killed the moment it would confirm a window. */
 function killedAtConfirm(repositories: Repositories): Repositories {
-  const real = repositories.ports.heartbeatDeadlines;
-  const deadlines: HeartbeatDeadlines = {
-    watch: (heartbeat) => real.watch(heartbeat),
-    forget: (accountId, checkId) => real.forget(accountId, checkId),
-    recordPing: (accountId, checkId, pingMs) => real.recordPing(accountId, checkId, pingMs),
-    claimMissed: (nowMs, limit, owner, leaseMs) => real.claimMissed(nowMs, limit, owner, leaseMs),
-    reportedMissed: () => Promise.reject(new Error('killed before the confirm')),
-    reported: (accountId, checkId) => real.reported(accountId, checkId),
-  };
-  return { ...repositories, ports: { ...repositories.ports, heartbeatDeadlines: deadlines } };
+  return withReportedMissed(repositories, () => Promise.reject(new Error('killed before the confirm')));
 }
 
 describe('a missed window whose watch was killed before the confirm', () => {
