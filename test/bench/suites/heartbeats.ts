@@ -14,6 +14,11 @@
  *   run on a database of its own, alternating: the same tick with the confirms answered without
  *   touching the database, which is what the tick cost before a claim was a lease (the claim's own
  *   look-up of run-out leases stays in both).
+ * - Turning pings into results: a tick that finds a backlog of pings over 200 monitors and stores
+ *   each one's result and status (no alerting, no refresh, no deadline due in the tick). CPU per ping,
+ *   so the figure is the watch's share of a ping's cost beside the route's share above. No baseline
+ *   in the same run: compare it with the same suite on the commit before a change to how pings are
+ *   read and handed out.
  */
 import path from 'node:path';
 import { createApp, type ServiceApp } from '../../../packages/server/src/app.js';
@@ -73,6 +78,25 @@ async function pingCpuUs(service: ServiceApp, tokens: readonly string[], pings: 
   return (used.user + used.system) / pings;
 }
 
+/** CPU microseconds per ping of the tick that turns a backlog of `pings` pings into results. */
+async function processPingsCpuUs(service: ServiceApp, watch: HeartbeatWatch, tokens: readonly string[], pings: number): Promise<number> {
+  const { store, repositories } = service;
+  for (let done = 0; done < pings; done += PINGS_PER_COMMIT) {
+    const waits: Array<Promise<unknown>> = [];
+    for (let index = done; index < Math.min(done + PINGS_PER_COMMIT, pings); index += 1) {
+      const token = tokens[index % tokens.length]!;
+      const { result, committed } = store.writeBatched(() => recordPing(repositories, { token, failed: false, source: 'HTTP GET', userAgent: 'bench', atMs: Date.now() }));
+      waits.push(committed, result?.deadlineMoved ?? Promise.resolve());
+    }
+    await Promise.all(waits);
+  }
+  const started = process.cpuUsage();
+  const stored = await watch.tick(Date.now());
+  const used = process.cpuUsage(started);
+  if (stored !== pings) throw new Error(`the tick stored ${stored} results, not ${pings}`);
+  return (used.user + used.system) / pings;
+}
+
 /** The port with confirms that write nothing: the watch as it was before a claim was a lease. */
 function withoutConfirms(repositories: Repositories): Repositories {
   return withReportedMissed(repositories, async (windows) => windows.map(() => true));
@@ -122,6 +146,19 @@ export const suite: BenchSuite = {
       pingService.close();
     }
 
+    const processed: number[] = [];
+    const processService = openService(path.join(context.tmpDir, 'processed'));
+    try {
+      const tokens = heartbeats(processService, PING_MONITORS, Date.now());
+      // Refreshed once, here, so the measured ticks neither re-read the monitors nor find a deadline due.
+      const watch = new HeartbeatWatch({ repositories: processService.repositories, refreshMs: 86_400_000 });
+      await watch.tick(Date.now());
+      await processPingsCpuUs(processService, watch, tokens, pings / 4);
+      for (let run = 0; run < context.runs; run += 1) processed.push(await processPingsCpuUs(processService, watch, tokens, pings));
+    } finally {
+      processService.close();
+    }
+
     const first: number[] = [];
     const unchanged: number[] = [];
     const between = await repeat(context.runs, async (run) => {
@@ -159,6 +196,14 @@ export const suite: BenchSuite = {
         runs: withPort,
         baseline: { label: 'the event alone, as before the port; same process, alternating', runs: eventOnly },
         note: `${pings} pings per run over ${PING_MONITORS} monitors, ${PINGS_PER_COMMIT} per group commit, on-disk database, in-process (no HTTP)`,
+      },
+      {
+        id: 'heartbeats.ping-processed-cpu',
+        label: 'CPU per ping turned into a result by the watch: read, result and status stored',
+        unit: 'µs',
+        better: 'lower',
+        runs: processed,
+        note: `a tick over a backlog of ${pings} pings over ${PING_MONITORS} monitors, 500 per batch; no alerting, no refresh, no deadline due; on-disk database`,
       },
       {
         id: 'heartbeats.first-refresh',
