@@ -292,9 +292,12 @@ export function checkRetention(nowMs: unknown, retention: ResultRetention): void
   positive('retention.dailyMs', retention.dailyMs);
 }
 
-/** Where a prune deletes up to: raw results by whole UTC days, rollup rows by their start. */
+/**
+ * Where a prune deletes up to: raw results by their time, rollup rows by their start, each exactly its
+ * retention before now (the SQLite service's `--retention` keeps results to the millisecond too).
+ */
 export function pruneCutoffs(nowMs: number, retention: ResultRetention): { rawMs: number; hourlyMs: number; dailyMs: number } {
-  return { rawMs: dayOf(nowMs - retention.rawMs), hourlyMs: nowMs - retention.hourlyMs, dailyMs: nowMs - retention.dailyMs };
+  return { rawMs: nowMs - retention.rawMs, hourlyMs: nowMs - retention.hourlyMs, dailyMs: nowMs - retention.dailyMs };
 }
 
 /** A rollup row as both engines store it, decoded (one decoder for both: store/formats/rollup-row.ts). */

@@ -286,7 +286,7 @@ export interface PeriodicJobs {
 export type CheckResultDocument = Record<string, unknown> & {
   readonly id: string;
   readonly checkId: string;
-  /** ISO time; the row's `created_ms`, and the UTC day it is kept (and pruned) with. */
+  /** ISO time; the row's `created_ms`, which pruning compares with the retention. */
   readonly created_at: string;
   readonly runLocation: string;
   readonly hasFailures: boolean;
@@ -321,7 +321,7 @@ export interface RolledUpResults {
 
 /** How long each kind of result data is kept, in milliseconds. */
 export interface ResultRetention {
-  /** Raw results: whole UTC days entirely older than this go. */
+  /** Raw results created more than this before now go (to the millisecond). */
   readonly rawMs: number;
   readonly hourlyMs: number;
   readonly dailyMs: number;
@@ -329,10 +329,10 @@ export interface ResultRetention {
 
 /** What pruning deleted up to: raw results created, and rollup rows starting, before these moments. */
 export interface PrunedBefore {
-  /** A UTC day boundary: the start of the oldest day kept. */
-  readonly rawMs: number;
-  readonly hourlyMs: number;
-  readonly dailyMs: number;
+  /** Exactly `retention.rawMs` before the prune's `nowMs` (or an earlier prune's later cutoff). */
+  readonly raw: number;
+  readonly hourly: number;
+  readonly daily: number;
 }
 
 /**
@@ -340,7 +340,8 @@ export interface PrunedBefore {
  * result as its delta from a reference result of its check), and their hourly and daily rollups. A
  * run's tries are appended, and its FINAL result folded into its check's rollups, in one transaction;
  * appends of one check from several replicas are serialised on the check, so rollups add up whoever
- * appended. Raw results are kept by UTC day and pruned a whole day at a time.
+ * appended. Raw results are pruned to the millisecond: a result 1 ms older than the cutoff goes, one at
+ * the cutoff stays.
  */
 export interface CheckResults {
   /**
@@ -363,9 +364,9 @@ export interface CheckResults {
   /** A check's rollup rows of one granularity starting in `[fromMs, toMs)`, by start then location. */
   rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]>;
   /**
-   * Deletes raw results of the UTC days that ended at least `retention.rawMs` before `nowMs`, and
-   * rollup rows starting more than their retention before `nowMs`, without holding long locks; the
-   * horizons only move forward. Resolves to where each kind was pruned up to.
+   * Deletes raw results created more than `retention.rawMs` before `nowMs`, and rollup rows starting
+   * more than their retention before `nowMs`, without holding long locks; the horizons only move
+   * forward. Resolves to where each kind was pruned up to.
    */
   prune(nowMs: number, retention: ResultRetention): Promise<PrunedBefore>;
   /** Where pruning has deleted each kind up to (absent: never pruned). */

@@ -72,7 +72,7 @@ describe.each(engines)('check results on $name', (engine) => {
       if (d >= 2) kept.push(...run, ...late);
     }
     const now = day0 + 4 * DAY + 12 * 3_600_000;
-    // Raw results of days entirely older than 2.5 days before now (days 0 and 1) go; day 2 straddles the cutoff and stays.
+    // The cutoff, 2.5 days before now, is the start of day 2: days 0 and 1 go, day 2 stays.
     const pruned = await b.checkResults.prune(now, { rawMs: 2.5 * DAY, hourlyMs: 3 * DAY, dailyMs: 10 * DAY });
     expect(pruned).toEqual({ raw: day0 + 2 * DAY, hourly: now - 3 * DAY, daily: now - 10 * DAY });
     expect(await a.checkResults.newestFirst('acct', 'chk', { limit: 100 })).toEqual(kept.reverse());
@@ -85,6 +85,28 @@ describe.each(engines)('check results on $name', (engine) => {
     await b.checkResults.appendRun('acct', [result('chk', day0 + 5)]);
     await a.checkResults.prune(now, { rawMs: 2.5 * DAY, hourlyMs: 3 * DAY, dailyMs: 10 * DAY });
     expect((await a.checkResults.newestFirst('acct', 'chk', { limit: 100 })).length).toBe(kept.length);
+  });
+
+  it('prunes raw results to the millisecond: 1 ms older than the cutoff goes, at the cutoff stays', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const retention = { rawMs: 2 * DAY + 5 * 3_600_000, hourlyMs: 30 * DAY, dailyMs: 30 * DAY };
+    const now = Date.UTC(2026, 10, 10, 17, 30);
+    const cutoff = now - retention.rawMs; // 12:30 on the 8th: the day it falls in keeps its later rows only
+    const at = (ms: number) => a.checkResults.appendRun('acct', [result('chk', ms)]);
+    await at(cutoff - DAY); // the 7th, a day that ended before the cutoff
+    await at(cutoff - 3_600_000);
+    await at(cutoff - 1);
+    const kept = [...(await at(cutoff)), ...(await at(cutoff + 1)), ...(await at(now))];
+    const pruned = await b.checkResults.prune(now, retention);
+    expect(pruned).toEqual({ raw: cutoff, hourly: now - retention.hourlyMs, daily: now - retention.dailyMs });
+    expect((await a.checkResults.newestFirst('acct', 'chk', { limit: 100 })).map((doc) => doc.created_at)).toEqual(kept.reverse().map((doc) => doc.created_at));
+    // Rollups have their own retention: the pruned results still count in them.
+    const daily = await a.checkResults.rollups('acct', 'chk', 'daily', 0, now + DAY);
+    expect(daily.reduce((sum, row) => sum + row.results, 0)).toBe(6);
+    // The next prune a minute later takes what has become older since, and nothing else.
+    await b.checkResults.prune(now + 60_000, retention);
+    expect((await a.checkResults.newestFirst('acct', 'chk', { limit: 100 })).map((doc) => Date.parse(doc.created_at))).toEqual([now]);
+    expect(await a.checkResults.horizons()).toMatchObject({ raw: cutoff + 60_000 });
   });
 
   it.each([

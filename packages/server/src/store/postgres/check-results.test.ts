@@ -1,4 +1,7 @@
-/** PostgreSQL's raw results are kept a partition per UTC day, and pruned by dropping whole partitions. */
+/**
+ * PostgreSQL's raw results are kept a partition per UTC day, and pruned by dropping whole partitions
+ * and deleting the older rows of the day the cutoff falls in.
+ */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -59,5 +62,18 @@ describe('check results on PostgreSQL', () => {
     const deletedAfter = await client.query<{ deleted: string }>("SELECT coalesce(sum(n_tup_del), 0)::text AS deleted FROM pg_stat_user_tables WHERE relname LIKE 'check_results_p%'");
     expect(deletedAfter.rows[0]!.deleted).toBe(deletedBefore.rows[0]!.deleted);
     expect((await ports.checkResults.newestFirst('acct', 'chk', { limit: 10 })).map((doc) => doc.created_at.slice(0, 10))).toEqual(['2026-11-04', '2026-11-03', '2026-11-02']);
+  });
+
+  it('deletes only the rows older than the cutoff from the day it falls in, keeping that day\'s partition', async () => {
+    const { ports, client } = await database();
+    const cutoff = DAY0 + DAY + 12 * 3_600_000;
+    for (const at of [DAY0 + 5, cutoff - 7_200_000, cutoff - 1, cutoff, cutoff + 1, DAY0 + 2 * DAY + 5]) await ports.checkResults.appendRun('acct', run(at));
+    const oidOf = async (name: string) => (await client.query<{ oid: number }>('SELECT oid FROM pg_class WHERE relname = $1', [name])).rows[0]?.oid;
+    const boundaryTable = await oidOf('check_results_p20261102');
+    await ports.checkResults.prune(cutoff + 2 * DAY, { rawMs: 2 * DAY, hourlyMs: 30 * DAY, dailyMs: 400 * DAY });
+    expect(await partitions(client)).toEqual(['check_results_p20261102', 'check_results_p20261103']);
+    // The same table, not a new one made after dropping the day: its older rows were deleted.
+    expect(await oidOf('check_results_p20261102')).toBe(boundaryTable);
+    expect((await ports.checkResults.newestFirst('acct', 'chk', { limit: 10 })).map((doc) => Date.parse(doc.created_at))).toEqual([DAY0 + 2 * DAY + 5, cutoff + 1, cutoff]);
   });
 });

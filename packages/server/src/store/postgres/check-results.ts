@@ -10,10 +10,13 @@
  * clock ahead) makes it first, and one that finds its day dropped under it makes it again. There is no
  * default partition: attaching next to one would scan it under a lock.
  *
- * Pruning drops whole days: `DETACH PARTITION … CONCURRENTLY` (no lock that stops reads or writes of
- * the other days) and then `DROP TABLE` of the detached day, never a row delete. A detach left pending
- * by a replica that died is finished (`FINALIZE`) by the next prune. Replaced references whose last
- * row was in a dropped day go with a batched delete, as do old rollup rows (ordinary tables).
+ * Pruning drops the days that ended before the cutoff whole: `DETACH PARTITION … CONCURRENTLY` (no
+ * lock that stops reads or writes of the other days) and then `DROP TABLE` of the detached day. A
+ * detach left pending by a replica that died is finished (`FINALIZE`) by the next prune. The day the
+ * cutoff falls in loses its rows older than the cutoff by batched deletes on its partition, each its
+ * own short statement, so the retention holds to the millisecond as on SQLite. Replaced references
+ * whose last row is older than the cutoff go with a batched delete, as do old rollup rows (ordinary
+ * tables).
  *
  * Appends of one check are serialised by a row lock on its series, which is what makes choosing a
  * free derived id, the reference a row takes its delta from and the rollup upserts safe from two
@@ -37,7 +40,7 @@ const ROLLUPS: Readonly<Record<RollupGranularity, { table: string; spanMs: numbe
 const PARTITION_LOCK = 0x76_69_67_69_6c_70_61_72n;
 /** Session advisory lock of pruning ("vigilprn"): one replica detaches at a time, the others skip. */
 const PRUNE_LOCK = 0x76_69_67_69_6c_70_72_6en;
-/** Rows deleted per statement when pruning references and rollups. */
+/** Rows deleted per statement when pruning the cutoff's day, references and rollups. */
 const PRUNE_BATCH = 5000;
 /** pg's SQLSTATE for a row no partition accepts (check_violation). */
 const NO_PARTITION = '23514';
@@ -283,26 +286,23 @@ export class PostgresCheckResults implements CheckResults {
     const cutoffs = pruneCutoffs(nowMs, retention);
     // DETACH … CONCURRENTLY runs outside a transaction, so the lock that keeps two replicas from
     // detaching the same day is a session lock on this one connection.
-    await this.#db.connection().execute(async (connection) => {
+    const prunedRaw = await this.#db.connection().execute(async (connection) => {
       const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_lock(${PRUNE_LOCK.toString()}::bigint) AS locked`.execute(connection);
-      if (!rows[0]!.locked) return;
+      if (!rows[0]!.locked) return false;
       try {
-        for (const partition of await this.#partitions(connection)) {
-          const day = dayOfPartition(partition.name);
-          if (day === undefined || day + DAY_MS > cutoffs.rawMs) continue;
-          const mode = partition.pending ? 'FINALIZE' : 'CONCURRENTLY';
-          await sql.raw(`ALTER TABLE check_results DETACH PARTITION ${partition.name} ${mode}`).execute(connection);
-          await sql.raw(`DROP TABLE ${partition.name}`).execute(connection);
-          this.#days.delete(day);
-        }
+        await this.#pruneRaw(connection, cutoffs.rawMs);
+        return true;
       } finally {
         await sql`SELECT pg_advisory_unlock(${PRUNE_LOCK.toString()}::bigint)`.execute(connection);
       }
     });
-    await this.#advanceHorizon('raw', cutoffs.rawMs);
-    // Every row of a replaced reference was created by its last_used_ms, so in a day now dropped.
-    await this.#deleteInBatches(sql`DELETE FROM check_results_references WHERE key IN (
-      SELECT key FROM check_results_references WHERE NOT current AND last_used_ms < ${cutoffs.rawMs} LIMIT ${PRUNE_BATCH})`);
+    // A replica that found another pruning leaves the raw horizon and the references to it: rows older
+    // than the cutoff may still be there, and a row whose reference is gone could not be read.
+    if (prunedRaw) {
+      await this.#advanceHorizon('raw', cutoffs.rawMs);
+      await this.#deleteInBatches(sql`DELETE FROM check_results_references WHERE key IN (
+        SELECT key FROM check_results_references WHERE NOT current AND last_used_ms < ${cutoffs.rawMs} LIMIT ${PRUNE_BATCH})`);
+    }
     for (const granularity of ['hourly', 'daily'] as const) {
       const cutoff = cutoffs[`${granularity}Ms`];
       const table = sql.table(ROLLUPS[granularity].table);
@@ -311,6 +311,27 @@ export class PostgresCheckResults implements CheckResults {
       await this.#advanceHorizon(granularity, cutoff);
     }
     return (await this.horizons()) as PrunedBefore;
+  }
+
+  /** Drops the days that ended by `cutoffMs`, then deletes the rows of the day it falls in that are older. */
+  async #pruneRaw(connection: QueryExecutorProvider, cutoffMs: number): Promise<void> {
+    const boundaryDay = dayOf(cutoffMs);
+    let boundary: string | undefined;
+    for (const partition of await this.#partitions(connection)) {
+      const day = dayOfPartition(partition.name);
+      if (day === undefined) continue;
+      if (day === boundaryDay && !partition.pending) boundary = partition.name;
+      if (day + DAY_MS > cutoffMs) continue;
+      const mode = partition.pending ? 'FINALIZE' : 'CONCURRENTLY';
+      await sql.raw(`ALTER TABLE check_results DETACH PARTITION ${partition.name} ${mode}`).execute(connection);
+      await sql.raw(`DROP TABLE ${partition.name}`).execute(connection);
+      this.#days.delete(day);
+    }
+    if (boundary === undefined || cutoffMs === boundaryDay) return;
+    // The partition by name: the statement touches that one table, and ctid means one row in it.
+    const partition = sql.table(boundary);
+    const batch = sql`DELETE FROM ${partition} WHERE ctid IN (SELECT ctid FROM ${partition} WHERE created_ms < ${cutoffMs} LIMIT ${PRUNE_BATCH})`;
+    while (Number((await batch.execute(connection)).numAffectedRows ?? 0) > 0);
   }
 
   async #deleteInBatches(statement: ReturnType<typeof sql>): Promise<void> {
