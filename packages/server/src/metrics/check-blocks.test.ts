@@ -2,10 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { buildPiece, type FamilyPiece } from './check-blocks.js';
 import type { CheckLines } from './check-lines.js';
 
-/** A check's lines given as one string per family; `slack` bytes more are claimed than written. */
+/** A check's lines given as one string per family; its size is told `slack` bytes off what it writes. */
 function linesOf(texts: readonly string[] | undefined, slack = 0): CheckLines | undefined {
   if (!texts) return undefined;
-  return { bound: (family) => Buffer.byteLength(texts[family]!) + slack, write: (family, piece, at) => at + piece.write(texts[family]!, at) };
+  return {
+    size: (family) => Buffer.byteLength(texts[family]!) + slack,
+    write: (family, piece, at) => {
+      // set(), as CheckLineWriter writes: past the piece's end it throws instead of cutting the text.
+      const bytes = Buffer.from(texts[family]!);
+      piece.set(bytes, at);
+      return at + bytes.length;
+    },
+  };
 }
 
 const textOf = (built: FamilyPiece) => built.piece.toString('utf8');
@@ -36,11 +44,9 @@ describe('buildPiece', () => {
     expect([...again.offsets]).toEqual([0, 0, 13, 16, 19]);
   });
 
-  it('keeps the piece at the length written when the lines claimed more room than they took', () => {
+  it('refuses lines that wrote more or fewer bytes than their size said, rather than send a piece with a tail not written or lines cut', () => {
     const texts = [['a1\n'], ['b1 ü\n']];
-    const built = buildPiece(0, 2, undefined, () => true, (index) => linesOf(texts[index], 25));
-    expect(built.piece.length).toBe(9);
-    expect(textOf(built)).toEqual('a1\nb1 ü\n');
-    expect([...built.offsets]).toEqual([0, 3, 9]);
+    expect(() => buildPiece(0, 2, undefined, () => true, (index) => linesOf(texts[index], index))).toThrow('this is a bug in vigil: the lines of family 0 took 9 bytes, their sizes said 10');
+    expect(() => buildPiece(0, 2, undefined, () => true, (index) => linesOf(texts[index], -index))).toThrow(RangeError);
   });
 });

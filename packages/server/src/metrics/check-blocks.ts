@@ -27,7 +27,7 @@ export function buildPiece(
   changed: (index: number) => boolean,
   linesOf: (index: number) => CheckLines | undefined,
 ): FamilyPiece {
-  // First how large the piece can get; null marks a check whose bytes are copied.
+  // First how large the piece is; null marks a check whose bytes are copied.
   const lines: Array<CheckLines | undefined | null> = new Array(count);
   let size = 0;
   for (let index = 0; index < count; index++) {
@@ -38,7 +38,7 @@ export function buildPiece(
     }
     const ofCheck = linesOf(index);
     lines[index] = ofCheck;
-    if (ofCheck) size += ofCheck.bound(family);
+    if (ofCheck) size += ofCheck.size(family);
   }
   const piece = Buffer.allocUnsafe(size);
   const offsets = new Int32Array(count + 1);
@@ -61,14 +61,9 @@ export function buildPiece(
     index++;
   }
   offsets[count] = at;
-  // The piece was sized for the longest values; kept at its written length only, so neither the
-  // unwritten tail is sent nor its memory kept between scrapes.
-  return { piece: at === piece.length ? piece : exactCopy(piece, at), offsets };
-}
-
-/** The first `length` bytes of `piece` in a buffer of their own (`Buffer.from` copies a buffer byte by byte). */
-function exactCopy(piece: Buffer, length: number): Buffer {
-  const exact = Buffer.allocUnsafe(length);
-  exact.set(piece.subarray(0, length));
-  return exact;
+  // Sized exactly, so the piece is neither copied to its length nor sent with a tail of
+  // uninitialised memory. Sized for the longest values and copied to length after, a piece cost
+  // a second allocation and copy of every changed byte, and the garbage of the first.
+  if (at !== size) throw new Error(`this is a bug in vigil: the lines of family ${family} took ${at} bytes, their sizes said ${size}`);
+  return { piece, offsets };
 }

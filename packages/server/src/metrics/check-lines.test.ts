@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CHECK_FAMILIES, CheckLineWriter, bucketHeads, checkLabels, infoLine, type RunSeries } from './check-lines.js';
 
-/** The check's lines of every family as text, each written into a piece sized by its bound. */
+/** The check's lines of every family as text, each written into a piece of the size it told, which it must fill. */
 function written(writer: CheckLineWriter): string[] {
   return CHECK_FAMILIES.map((_, family) => {
-    const piece = Buffer.alloc(writer.bound(family));
-    return piece.toString('utf8', 0, writer.write(family, piece, 0));
+    const piece = Buffer.alloc(writer.size(family) + 1, '#');
+    const end = writer.write(family, piece, 0);
+    expect({ family, end, last: piece.at(end) }).toEqual({ family, end: piece.length - 1, last: '#'.charCodeAt(0) });
+    return piece.toString('utf8', 0, end);
   });
 }
 
@@ -44,10 +46,10 @@ describe('CheckLineWriter', () => {
     const lines = written(writer);
     expect(lines.slice(2, 5)).toEqual(['', '', '']);
     expect(lines.slice(6)).toEqual(['', '']);
-    expect([2, 3, 4, 6, 7].map((family) => writer.bound(family))).toEqual([0, 0, 0, 0, 0]);
+    expect([2, 3, 4, 6, 7].map((family) => writer.size(family))).toEqual([0, 0, 0, 0, 0]);
   });
 
-  it('claims room for the longest values a sample can have', () => {
+  it('tells the exact size of the longest values a sample can have, and of counts whose digits grow', () => {
     const extreme: RunSeries = { ...series, outcomes: [Number.MAX_SAFE_INTEGER, 2 ** 60, -1, Number.NaN], sum: -Number.MAX_VALUE, count: Number.MAX_SAFE_INTEGER };
     const writer = new CheckLineWriter(Buffer.from(labels), { up: 1, degraded: 0, endedSeconds: -Number.MIN_VALUE, sslDays: Number.NEGATIVE_INFINITY }, infoLine(check, ''), { lastResponseSeconds: 1e-7, series: [extreme] }, bucketHeads([0.1]));
     const lines = written(writer);
@@ -56,5 +58,9 @@ describe('CheckLineWriter', () => {
     expect(lines[7]).toContain(`_sum{${'account="acmé",check_id="c\\"1"'},location="eu-west-1"} -1.7976931348623157e+308\n`);
     expect(lines[4]).toMatch(/ -Inf\n$/);
     expect(lines[3]).toMatch(/ 1e-7\n$/);
+    const counts: RunSeries = { ...series, outcomes: [9, 10, 99, 100], buckets: [9, 1, 90, 0], sum: 3, count: 100 };
+    const grown = written(new CheckLineWriter(Buffer.from(labels), { up: 1, degraded: 0, endedSeconds: 1795787154, sslDays: 10 }, infoLine(check, ''), { lastResponseSeconds: 10, series: [counts] }, bucketHeads([0.1, 0.5, 1, 10])));
+    expect(grown[6]).toContain('outcome="error"} 100\n');
+    expect(grown[7]).toContain('_count{account="acmé",check_id="c\\"1",location="eu-west-1"} 100\n');
   });
 });

@@ -76,8 +76,8 @@ export function statusFactsOf(status: StatusFields): StatusFacts {
 
 /** A check's lines, written into a block's pieces by family (check-blocks.ts). */
 export interface CheckLines {
-  /** At most how many bytes `write` puts in the family's piece. */
-  bound(family: number): number;
+  /** Exactly how many bytes `write` puts in the family's piece. */
+  size(family: number): number;
   /** Writes the check's lines of the family into `piece` at `at`; returns where they end. */
   write(family: number, piece: Buffer, at: number): number;
 }
@@ -95,12 +95,32 @@ const HEAD = {
   count: encoded(`${RESPONSE_TIMES.name}_count{`),
 };
 const OUTCOME_TAILS = OUTCOMES.map((outcome) => encoded(`,outcome="${outcome}"} `));
-/** The bytes of a series' run counter lines other than its labels and values. */
+/** The bytes of a series' run counter lines other than its labels, values and newlines. */
 const RUNS_HEADS_BYTES = OUTCOME_TAILS.reduce((bytes, tail) => bytes + HEAD.runs.length + tail.length, 0);
-/** `} ` closing the labels of a line without a label of its own after the series' ones. */
-const TAIL_BYTES = 2;
-/** The most a sample value and its newline take: `-1.7976931348623157e+308` and `\n`. */
-const MAX_VALUE_BYTES = 25;
+/** `} ` closing the labels of a line without a label of its own after the series' ones, and the line's `\n`. */
+const TAIL_BYTES = 3;
+
+/**
+ * A sample value as writeLine writes it: undefined for a count (a non-negative safe integer, whose
+ * digits it writes itself), else its text. A value's text is made once per writer, as both the
+ * piece's size and its writing need it.
+ */
+function valueText(value: number): string | undefined {
+  return Number.isSafeInteger(value) && value >= 0 ? undefined : formatSampleValue(value);
+}
+
+/** How many digits a count has. */
+function digitsOf(count: number): number {
+  let digits = 1;
+  for (let rest = count; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  return digits;
+}
+
+/** The bytes of a value as writeLine writes it (`text` from valueText). */
+function valueBytes(value: number, text: string | undefined): number {
+  // Every value's text is ASCII, so its length is its bytes.
+  return text === undefined ? digitsOf(value) : text.length;
+}
 
 /** The heads of the histogram's bucket lines, `…_bucket{le="0.1",`, one per bound. */
 export function bucketHeads(bounds: readonly number[]): Buffer[] {
@@ -124,8 +144,14 @@ export class CheckLineWriter implements CheckLines {
   readonly #lastResponseSeconds: number | null;
   readonly #series: readonly RunSeries[];
   readonly #bucketHeads: readonly Buffer[];
-  /** The bytes of a series' histogram lines other than its labels and values. */
+  /** The bytes of a series' histogram lines other than its labels, values and line ends. */
   readonly #histogramHeadsBytes: number;
+  /** The texts of the values that are not counts (valueText), made once for `size` and `write`. */
+  readonly #endedText: string | undefined;
+  readonly #sslDaysText: string | undefined;
+  readonly #lastResponseText: string | undefined;
+  readonly #sumTexts: ReadonlyArray<string | undefined>;
+  readonly #outcomeTexts: ReadonlyArray<ReadonlyArray<string | undefined>>;
 
   constructor(labels: Buffer, status: StatusFacts, info: Buffer, runs: { lastResponseSeconds: number | null; series: Iterable<RunSeries> } | undefined, bucketHeads: readonly Buffer[]) {
     this.#labels = labels;
@@ -137,32 +163,53 @@ export class CheckLineWriter implements CheckLines {
     let heads = HEAD.infBucket.length + HEAD.sum.length + HEAD.count.length;
     for (const head of bucketHeads) heads += head.length;
     this.#histogramHeadsBytes = heads;
+    this.#endedText = status.endedSeconds === null ? undefined : valueText(status.endedSeconds);
+    this.#sslDaysText = status.sslDays === null ? undefined : valueText(status.sslDays);
+    this.#lastResponseText = this.#lastResponseSeconds === null ? undefined : valueText(this.#lastResponseSeconds);
+    this.#sumTexts = this.#series.map((series) => valueText(series.sum));
+    this.#outcomeTexts = this.#series.map((series) => series.outcomes.map(valueText));
   }
 
-  bound(family: number): number {
+  size(family: number): number {
     // No closures here: this runs for every changed check and family.
-    const gauge = this.#labels.length + TAIL_BYTES + MAX_VALUE_BYTES;
+    const status = this.#status;
+    const gauge = this.#labels.length + TAIL_BYTES;
     switch (family) {
       case CheckFamily.up:
-        return HEAD.up.length + gauge;
+        return HEAD.up.length + gauge + 1;
       case CheckFamily.degraded:
-        return HEAD.degraded.length + gauge;
+        return HEAD.degraded.length + gauge + 1;
       case CheckFamily.lastRun:
-        return this.#status.endedSeconds === null ? 0 : HEAD.lastRun.length + gauge;
+        return status.endedSeconds === null ? 0 : HEAD.lastRun.length + gauge + valueBytes(status.endedSeconds, this.#endedText);
       case CheckFamily.lastResponseTime:
-        return this.#lastResponseSeconds === null ? 0 : HEAD.lastResponseTime.length + gauge;
+        return this.#lastResponseSeconds === null ? 0 : HEAD.lastResponseTime.length + gauge + valueBytes(this.#lastResponseSeconds, this.#lastResponseText);
       case CheckFamily.sslDays:
-        return this.#status.sslDays === null ? 0 : HEAD.sslDays.length + gauge;
+        return status.sslDays === null ? 0 : HEAD.sslDays.length + gauge + valueBytes(status.sslDays, this.#sslDaysText);
       case CheckFamily.info:
         return this.#info.length;
       case CheckFamily.runs: {
         let bytes = 0;
-        for (const series of this.#series) bytes += RUNS_HEADS_BYTES + OUTCOMES.length * (series.labels.length + MAX_VALUE_BYTES);
+        for (let at = 0; at < this.#series.length; at++) {
+          const series = this.#series[at]!;
+          const texts = this.#outcomeTexts[at]!;
+          // Each line: its head and outcome tail (RUNS_HEADS_BYTES), the labels, the value and `\n`.
+          bytes += RUNS_HEADS_BYTES + OUTCOMES.length * (series.labels.length + 1);
+          for (let index = 0; index < OUTCOMES.length; index++) bytes += valueBytes(series.outcomes[index]!, texts[index]);
+        }
         return bytes;
       }
       case CheckFamily.responseTimes: {
         let bytes = 0;
-        for (const series of this.#series) bytes += this.#histogramHeadsBytes + (this.#bucketHeads.length + 3) * (series.labels.length + TAIL_BYTES + MAX_VALUE_BYTES);
+        for (let at = 0; at < this.#series.length; at++) {
+          const series = this.#series[at]!;
+          bytes += this.#histogramHeadsBytes + (this.#bucketHeads.length + 3) * (series.labels.length + TAIL_BYTES);
+          let cumulative = 0;
+          for (let index = 0; index < this.#bucketHeads.length; index++) {
+            cumulative += series.buckets[index]!;
+            bytes += digitsOf(cumulative);
+          }
+          bytes += 2 * digitsOf(series.count) + valueBytes(series.sum, this.#sumTexts[at]);
+        }
         return bytes;
       }
       default:
@@ -175,33 +222,36 @@ export class CheckLineWriter implements CheckLines {
     const labels = this.#labels;
     switch (family) {
       case CheckFamily.up:
-        return writeLine(piece, at, HEAD.up, labels, undefined, status.up);
+        return writeLine(piece, at, HEAD.up, labels, undefined, status.up, undefined);
       case CheckFamily.degraded:
-        return writeLine(piece, at, HEAD.degraded, labels, undefined, status.degraded);
+        return writeLine(piece, at, HEAD.degraded, labels, undefined, status.degraded, undefined);
       case CheckFamily.lastRun:
-        return status.endedSeconds === null ? at : writeLine(piece, at, HEAD.lastRun, labels, undefined, status.endedSeconds);
+        return status.endedSeconds === null ? at : writeLine(piece, at, HEAD.lastRun, labels, undefined, status.endedSeconds, this.#endedText);
       case CheckFamily.lastResponseTime:
-        return this.#lastResponseSeconds === null ? at : writeLine(piece, at, HEAD.lastResponseTime, labels, undefined, this.#lastResponseSeconds);
+        return this.#lastResponseSeconds === null ? at : writeLine(piece, at, HEAD.lastResponseTime, labels, undefined, this.#lastResponseSeconds, this.#lastResponseText);
       case CheckFamily.sslDays:
-        return status.sslDays === null ? at : writeLine(piece, at, HEAD.sslDays, labels, undefined, status.sslDays);
+        return status.sslDays === null ? at : writeLine(piece, at, HEAD.sslDays, labels, undefined, status.sslDays, this.#sslDaysText);
       case CheckFamily.info:
         piece.set(this.#info, at);
         return at + this.#info.length;
       case CheckFamily.runs:
-        for (const series of this.#series) {
-          for (let index = 0; index < OUTCOMES.length; index++) at = writeLine(piece, at, HEAD.runs, series.labels, OUTCOME_TAILS[index], series.outcomes[index]!);
+        for (let series = 0; series < this.#series.length; series++) {
+          const { labels: seriesLabels, outcomes } = this.#series[series]!;
+          const texts = this.#outcomeTexts[series]!;
+          for (let index = 0; index < OUTCOMES.length; index++) at = writeLine(piece, at, HEAD.runs, seriesLabels, OUTCOME_TAILS[index], outcomes[index]!, texts[index]);
         }
         return at;
       case CheckFamily.responseTimes:
-        for (const series of this.#series) {
+        for (let index = 0; index < this.#series.length; index++) {
+          const series = this.#series[index]!;
           let cumulative = 0;
-          for (let index = 0; index < this.#bucketHeads.length; index++) {
-            cumulative += series.buckets[index]!;
-            at = writeLine(piece, at, this.#bucketHeads[index]!, series.labels, undefined, cumulative);
+          for (let bucket = 0; bucket < this.#bucketHeads.length; bucket++) {
+            cumulative += series.buckets[bucket]!;
+            at = writeLine(piece, at, this.#bucketHeads[bucket]!, series.labels, undefined, cumulative, undefined);
           }
-          at = writeLine(piece, at, HEAD.infBucket, series.labels, undefined, series.count);
-          at = writeLine(piece, at, HEAD.sum, series.labels, undefined, series.sum);
-          at = writeLine(piece, at, HEAD.count, series.labels, undefined, series.count);
+          at = writeLine(piece, at, HEAD.infBucket, series.labels, undefined, series.count, undefined);
+          at = writeLine(piece, at, HEAD.sum, series.labels, undefined, series.sum, this.#sumTexts[index]);
+          at = writeLine(piece, at, HEAD.count, series.labels, undefined, series.count, undefined);
         }
         return at;
       default:
@@ -210,8 +260,11 @@ export class CheckLineWriter implements CheckLines {
   }
 }
 
-/** `head`, `labels`, `tail` (or `} `), the value and a newline at `at`; returns where the line ends. */
-function writeLine(piece: Buffer, at: number, head: Buffer, labels: Buffer, tail: Buffer | undefined, value: number): number {
+/**
+ * `head`, `labels`, `tail` (or `} `), the value and a newline at `at`; returns where the line ends.
+ * `text` is the value's text from valueText: undefined for a count, whose digits are written here.
+ */
+function writeLine(piece: Buffer, at: number, head: Buffer, labels: Buffer, tail: Buffer | undefined, value: number, text: string | undefined): number {
   // set(), not copy(): Node's copy() makes a view of its source per call.
   piece.set(head, at);
   at += head.length;
@@ -224,14 +277,15 @@ function writeLine(piece: Buffer, at: number, head: Buffer, labels: Buffer, tail
     piece[at++] = 0x7d; // }
     piece[at++] = 0x20;
   }
-  if (Number.isSafeInteger(value) && value >= 0) {
+  if (text === undefined) {
     // Most values are counts: their digits, without a string per number.
-    let digits = 1;
-    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    const digits = digitsOf(value);
     for (let index = at + digits - 1, rest = value; index >= at; index--, rest = Math.floor(rest / 10)) piece[index] = 0x30 + (rest % 10);
     at += digits;
   } else {
-    at += piece.write(formatSampleValue(value), at, 'latin1');
+    // write() cuts a text that does not fit; a piece sized wrong must fail, not send a value cut short.
+    if (piece.write(text, at, 'latin1') !== text.length) throw new RangeError(`the value ${text} does not fit in the piece at ${at}`);
+    at += text.length;
   }
   piece[at++] = 0x0a;
   return at;
