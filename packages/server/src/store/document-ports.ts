@@ -44,6 +44,8 @@ export interface DocumentQuery {
   readonly checkType?: string;
   /** Checks only: an API check whose `request.url` contains this. */
   readonly apiUrlContains?: string;
+  /** Checks only: the checks whose `groupId` is this group's id. */
+  readonly groupId?: number;
 }
 
 export interface DocumentPageRequest extends DocumentQuery {

@@ -45,9 +45,24 @@ export function checkPageRequest(kind: DocumentKind, accountId: unknown, request
     const value = request[field];
     if (value !== undefined && typeof value !== 'string') throw new StoreInputError(`${field} must be a string, got ${shown(value)}`);
   }
-  for (const field of ['checkType', 'apiUrlContains'] as const) {
+  if (request.groupId !== undefined) positive('groupId', request.groupId);
+  for (const field of ['checkType', 'apiUrlContains', 'groupId'] as const) {
     if (request[field] !== undefined && kind !== 'checks') throw new StoreInputError(`${field} filters checks only, not ${kind}`);
   }
+}
+
+export function checkSubscriptionOwner(accountId: unknown, ownerKind: unknown, ownerId: unknown): void {
+  text('accountId', accountId);
+  if (ownerKind !== 'check' && ownerKind !== 'group') throw new StoreInputError(`ownerKind must be "check" or "group", got ${shown(ownerKind)}`);
+  text('ownerId', ownerId, 255);
+}
+
+export function checkChannelSubscriptions(subscriptions: unknown): void {
+  if (!Array.isArray(subscriptions)) throw new StoreInputError(`subscriptions must be a list, got ${shown(subscriptions)}`);
+  subscriptions.forEach((subscription: { alertChannelId?: unknown; activated?: unknown } | null, index) => {
+    positive(`subscriptions[${index}].alertChannelId`, subscription?.alertChannelId);
+    if (typeof subscription?.activated !== 'boolean') throw new StoreInputError(`subscriptions[${index}].activated must be true or false, got ${shown(subscription?.activated)}`);
+  });
 }
 
 export function checkFeedRead(position: unknown, limit: unknown): void {

@@ -102,6 +102,20 @@ describe.each(engines)('documents on $name', (engine) => {
     expect(filtered).toMatchObject({ total: 2, items: [{ name: 'checkout page' }] });
   });
 
+  it('filters checks by their group, following a replace that moves a check', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const first = await a.documents.insert('checks', 'acc', check('one', { groupId: 1 }));
+    await a.documents.insert('checks', 'acc', check('two', { groupId: 2 }));
+    await a.documents.insert('checks', 'acc', check('three', { groupId: 1 }));
+    await a.documents.insert('checks', 'acc', check('loose', { groupId: null }));
+    await a.documents.insert('checks', 'other', check('theirs', { groupId: 1 }));
+    expect(await namesOf(b, 'checks', { groupId: 1 })).toEqual(['one', 'three']);
+    await b.documents.replace('checks', 'acc', { ...first, groupId: 2 });
+    expect(await namesOf(a, 'checks', { groupId: 1 })).toEqual(['three']);
+    expect(await namesOf(a, 'checks', { groupId: 2, nameContains: 'o' })).toEqual(['one', 'two']);
+    expect(await namesOf(a, 'checks', { groupId: 3 })).toEqual([]);
+  });
+
   it('follows a search after a replace changes the name or tags', async () => {
     const [a, b] = await twoReplicas(engine);
     const stored = await a.documents.insert('checks', 'acc', check('old name', { tags: ['a'] }));
@@ -208,6 +222,8 @@ describe.each(engines)('bad input to the documents port on $name', (engine) => {
     ['a limit of 0', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 0, page: 1 }), 'limit must be a whole number of at least 1, got 0'],
     ['tags that are not strings', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 1, page: 1, tags: [1] as unknown as string[] }), 'tags must be a list of strings, got object'],
     ['a check type filter on groups', (p: StoragePorts) => p.documents.page('check_groups', 'acc', { limit: 1, page: 1, checkType: 'API' }), 'checkType filters checks only, not check_groups'],
+    ['a group filter on groups', (p: StoragePorts) => p.documents.page('check_groups', 'acc', { limit: 1, page: 1, groupId: 1 }), 'groupId filters checks only, not check_groups'],
+    ['a group filter that is not an id', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 1, page: 1, groupId: 0 }), 'groupId must be a whole number of at least 1, got 0'],
     ['a negative feed position', (p: StoragePorts) => p.documents.changesSince(-1, 10), 'position must be a whole number of at least 0, got -1'],
     ['a feed limit of 0', (p: StoragePorts) => p.documents.changesSince(0, 0), 'limit must be a whole number of at least 1, got 0'],
     ['a prune moment that is not whole milliseconds', (p: StoragePorts) => p.documents.pruneChanges(1.5), 'beforeMs must be a whole number of milliseconds since the epoch, got 1.5'],

@@ -4,9 +4,17 @@
  * Moments are stored as BIGINT milliseconds, as SQLite stores them, so a row reads the same in both
  * engines. pg returns BIGINT as a string (a JavaScript number cannot hold every 64-bit value); this
  * pool parses it into a number, refusing what is not a safe integer rather than rounding it.
+ *
+ * The pool is guarded (guarded-pool.ts): a connection that breaks never ends the process, and a
+ * database that is away fails queries with an error naming it; the pool reconnects once it is back.
  */
 import { Kysely, PostgresDialect, type Generated } from 'kysely';
 import pg from 'pg';
+import type { EngineHealth } from '../engine-health.js';
+import type { ConnectRetryOptions } from './connect-retry.js';
+import { describeTarget, reasonOf, withoutSecrets } from './connection-errors.js';
+import { guardedPool } from './guarded-pool.js';
+import { PostgresHealth, type HealthOptions } from './health.js';
 
 export interface IdempotencyKeysTable {
   account_id: string;
@@ -97,16 +105,38 @@ export interface PostgresSchema {
 }
 
 export interface PostgresOptions {
-  /** `postgres://user:password@host:port/database`. */
+  /**
+   * `postgres://user:password@host:port/database`. TLS is asked for in the URL as node-postgres reads
+   * it: `?sslmode=require` (encrypted; with `sslrootcert=/path/ca.pem`, the server's certificate is
+   * also checked against that CA), `sslmode=verify-full`, `sslcert=`/`sslkey=` for a client certificate.
+   * Never printed: errors and log lines name `host:port/database` only.
+   */
   readonly connectionString: string;
   /** Connections this replica opens at most (default 10, pg's own default). */
   readonly maxConnections?: number;
-  /** Receives errors of idle connections (default: a line on stderr). */
+  /**
+   * The server cancels a statement running longer than this (`statement_timeout`; default 30 s, 0 for
+   * none), so a stuck statement cannot hold its connection and locks for ever.
+   */
+  readonly statementTimeoutMs?: number;
+  /** How long opening a connection may take before it fails as unavailable (default 10 s). */
+  readonly connectionTimeoutMs?: number;
+  /** An idle connection is closed after this long (default 10 s, pg's own default). */
+  readonly idleTimeoutMs?: number;
+  /** How long `health()` reuses an answer and waits for one (health.ts). */
+  readonly health?: Pick<HealthOptions, 'cacheMs' | 'timeoutMs'>;
+  /** How `openPostgresPorts` waits for a database that is not up yet (connect-retry.ts). */
+  readonly connectRetry?: ConnectRetryOptions;
+  /** Receives what went wrong without stopping the service: failed idle connections, retries at start (default: a line on stderr). */
   readonly warn?: (message: string) => void;
 }
 
 export interface PostgresDatabase {
   readonly db: Kysely<PostgresSchema>;
+  /** `host:port/database`, as errors and log lines name it. */
+  readonly target: string;
+  /** Whether the database answers now (cached for a moment; see health.ts). Never rejects. */
+  health(): Promise<EngineHealth>;
   /** Closes every connection of the pool. */
   close(): Promise<void>;
 }
@@ -124,12 +154,34 @@ const types: pg.CustomTypesConfig = {
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** Where warnings of this database go: `options.warn`, or a line on stderr. */
+export function warnerOf(options: Pick<PostgresOptions, 'warn'>): (message: string) => void {
+  return options.warn ?? ((message: string) => process.stderr.write(`vigil server: warning: ${message}\n`));
+}
+
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+
 export function openPostgres(options: PostgresOptions): PostgresDatabase {
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10, types });
-  const warn = options.warn ?? ((message: string) => process.stderr.write(`vigil server: warning: ${message}\n`));
+  const target = describeTarget(options.connectionString);
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const warn = warnerOf(options);
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    // pg's default is to wait for ever for a connection to a server that does not answer.
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    idleTimeoutMillis: options.idleTimeoutMs ?? 10_000,
+    // pg sends it at connect, so every connection of the pool has it from its first statement.
+    statement_timeout: statementTimeoutMs,
+    types,
+  });
   // An idle connection the server closed (a restart, a failover) is dropped by the pool and the next
   // query opens another; without a listener, pg's 'error' event would end the process.
-  pool.on('error', (error) => warn(`an idle PostgreSQL connection failed: ${error.message}`));
-  const db = new Kysely<PostgresSchema>({ dialect: new PostgresDialect({ pool }) });
-  return { db, close: () => db.destroy() };
+  pool.on('error', (error) => warn(`an idle PostgreSQL connection to ${target} failed: ${withoutSecrets(reasonOf(error), options.connectionString)}`));
+  const db = new Kysely<PostgresSchema>({
+    dialect: new PostgresDialect({ pool: guardedPool(pool, { connectionString: options.connectionString, target, statementTimeoutMs, warn }) }),
+  });
+  const health = new PostgresHealth(db, target, options.health);
+  return { db, target, health: () => health.check(), close: () => db.destroy() };
 }

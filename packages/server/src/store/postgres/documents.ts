@@ -27,6 +27,14 @@ export const FEED_LOCK = 0x76_69_67_69_6c_66_65_64n;
 
 type Db = Kysely<PostgresSchema> | Transaction<PostgresSchema>;
 
+/**
+ * Runs `work` in a transaction of its own, or in the one `db` already is (a unit of work's: its
+ * writes then commit, or roll back, with the unit).
+ */
+export function withinTransaction<T>(db: Kysely<PostgresSchema>, work: (tx: Transaction<PostgresSchema>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<PostgresSchema>) : db.transaction().execute(work);
+}
+
 /** What the list filters match, folded as the SQLite engine's SQL folds it (document-rules.ts). */
 function matchedColumns(kind: DocumentKind, doc: ResourceDocument): Record<string, unknown> {
   const name = doc['name'];
@@ -42,6 +50,7 @@ function matchedColumns(kind: DocumentKind, doc: ResourceDocument): Record<strin
   return columns;
 }
 
+/** On the pool, or on a unit of work's transaction (the same class serves both). */
 export class PostgresDocuments implements ResourceDocuments {
   readonly #db: Kysely<PostgresSchema>;
 
@@ -52,7 +61,7 @@ export class PostgresDocuments implements ResourceDocuments {
   async insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument> {
     checkDocumentKind(kind);
     text('accountId', accountId);
-    return this.#db.transaction().execute(async (tx) => {
+    return withinTransaction(this.#db, async (tx) => {
       const id: DocumentId = DOCUMENT_ID_KINDS[kind] === 'integer' ? await nextId(tx, kind, accountId) : uuidV7();
       const doc = build(id);
       checkBuiltDocument(kind, id, doc);
@@ -74,7 +83,7 @@ export class PostgresDocuments implements ResourceDocuments {
     checkDocumentKind(kind);
     checkDocument(kind, doc);
     checkDocumentKey(kind, accountId, doc.id);
-    return this.#db.transaction().execute(async (tx) => {
+    return withinTransaction(this.#db, async (tx) => {
       const columns = { doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
       const assignments = Object.entries(columns).map(([name, value]) => sql`${sql.ref(name)} = ${value}`);
       const { numAffectedRows } = await sql`UPDATE ${sql.table(kind)} SET ${sql.join(assignments)} WHERE account_id = ${accountId} AND id = ${String(doc.id)}`.execute(tx);
@@ -86,7 +95,7 @@ export class PostgresDocuments implements ResourceDocuments {
 
   async remove(kind: DocumentKind, accountId: string, id: DocumentId): Promise<boolean> {
     checkDocumentKey(kind, accountId, id);
-    return this.#db.transaction().execute(async (tx) => {
+    return withinTransaction(this.#db, async (tx) => {
       const { numAffectedRows } = await sql`DELETE FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND id = ${String(id)}`.execute(tx);
       if (numAffectedRows === 0n) return false;
       await recordChange(tx, kind, accountId, String(id));
@@ -103,6 +112,7 @@ export class PostgresDocuments implements ResourceDocuments {
     if (request.nameContains) conditions.push(sql`strpos(name_folded, ${asciiLower(request.nameContains)}) > 0`);
     if (request.checkType !== undefined) conditions.push(sql`check_type = ${request.checkType}`);
     if (request.apiUrlContains) conditions.push(sql`check_type = 'API' AND strpos(api_url_folded, ${asciiLower(request.apiUrlContains)}) > 0`);
+    if (request.groupId !== undefined) conditions.push(sql`group_id = ${request.groupId}`);
     const where = sql.join(conditions, sql` AND `);
     // One statement, so one snapshot and one round trip; the count is read once beside the page and
     // (unlike count(*) OVER ()) without holding every matching document to count them.
@@ -140,7 +150,7 @@ export class PostgresDocuments implements ResourceDocuments {
 
   async pruneChanges(beforeMs: number): Promise<number> {
     checkPruneChanges(beforeMs);
-    return this.#db.transaction().execute(async (tx) => {
+    return withinTransaction(this.#db, async (tx) => {
       const { rows } = await sql<{ pruned: number; through: number | null }>`
         WITH gone AS (DELETE FROM document_changes WHERE changed_ms < ${beforeMs} AND position IS NOT NULL RETURNING position)
         SELECT count(*)::int AS pruned, max(position) AS through FROM gone`.execute(tx);
@@ -178,7 +188,7 @@ async function numberCommitted(db: Kysely<PostgresSchema>): Promise<void> {
   // Most reads find every entry numbered: they take no lock and write nothing.
   const waiting = await sql`SELECT 1 FROM document_changes WHERE position IS NULL LIMIT 1`.execute(db);
   if (waiting.rows.length === 0) return;
-  await db.transaction().execute(async (tx) => {
+  await withinTransaction(db, async (tx) => {
     await sql`SELECT pg_advisory_xact_lock(${FEED_LOCK.toString()}::bigint)`.execute(tx);
     await sql`
       WITH highest AS (

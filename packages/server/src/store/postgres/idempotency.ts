@@ -7,12 +7,19 @@ import type { PostgresSchema } from './database.js';
 /** How often this replica deletes expired keys (piggybacking on a write; no timer). */
 const PURGE_EVERY_MS = 60_000;
 
+/** When this replica last deleted expired keys; shared by its pool's port and its units' ports. */
+export interface PurgeClock {
+  lastPurge: number;
+}
+
+/** On the pool, or on a unit of work's transaction (the response then commits with the unit's writes). */
 export class PostgresIdempotencyKeys implements IdempotencyKeys {
   readonly #db: Kysely<PostgresSchema>;
-  #lastPurge = 0;
+  readonly #purged: PurgeClock;
 
-  constructor(db: Kysely<PostgresSchema>) {
+  constructor(db: Kysely<PostgresSchema>, purged: PurgeClock = { lastPurge: 0 }) {
     this.#db = db;
+    this.#purged = purged;
   }
 
   async lookup(accountId: string, key: string, now: number): Promise<StoredResponse | undefined> {
@@ -24,8 +31,8 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
     checkIdempotencyKey(accountId, key, now);
     checkStoredResponse(response);
     const expired = now - IDEMPOTENCY_TTL_MS;
-    if (now - this.#lastPurge > PURGE_EVERY_MS) {
-      this.#lastPurge = now;
+    if (now - this.#purged.lastPurge > PURGE_EVERY_MS) {
+      this.#purged.lastPurge = now;
       await this.#db.deleteFrom('idempotency_keys').where('created_at', '<=', expired).execute();
     }
     // A concurrent insert of the same key waits here for the other's commit and then, finding a live

@@ -323,7 +323,25 @@ export async function migratePostgres<Schema>(db: Kysely<Schema>, steps: readonl
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`.execute(tx);
     const applied = new Set((await sql<{ version: number }>`SELECT version FROM vigil_migrations`.execute(tx)).rows.map((row) => row.version));
-    const done: number[] = [];
+    const done: number[] = [  {
+    version: 12,
+    name: 'alert-channel subscriptions index',
+    // The reverse index channel → checks and groups subscribed, rewritten with its owner's document
+    // (SQLite's step 2); `seq` keeps each owner's subscriptions in the order written.
+    up: statements(
+      `CREATE TABLE alert_subscriptions (
+        seq BIGSERIAL PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        channel_id BIGINT NOT NULL,
+        owner_kind TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        activated BOOLEAN NOT NULL,
+        UNIQUE (account_id, owner_kind, owner_id, channel_id)
+      )`,
+      'CREATE INDEX alert_subscriptions_channel ON alert_subscriptions (account_id, channel_id)',
+    ),
+  },
+];
     for (const step of [...steps].sort((a, b) => a.version - b.version)) {
       if (applied.has(step.version)) continue;
       await step.up(tx);

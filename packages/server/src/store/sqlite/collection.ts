@@ -205,6 +205,14 @@ export class Collection<T extends { id: PublicId }> {
     return this.#delete.run(accountId, String(id)).changes > 0;
   }
 
+  /**
+   * Drops the totals and positions list calls learned, keeping the revision: another connection
+   * wrote to the file (they were learned from rows it may have changed), not this one.
+   */
+  forgetListPositions(): void {
+    this.#positions.clear();
+  }
+
   /** Drops what list calls learned (after a rolled-back write). */
   forgetPositions(): void {
     this.#positions.clear();

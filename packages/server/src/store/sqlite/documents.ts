@@ -33,6 +33,9 @@ export class SqliteDocuments implements ResourceDocuments {
   readonly #prunedThrough: Statement;
   readonly #prune: Statement;
   readonly #markPruned: Statement;
+  readonly #dataVersion: Statement;
+  /** The file's `data_version` when this port last paged: it changes when another connection commits. */
+  #pagedAtVersion: unknown;
 
   constructor(store: SqliteDocumentStore) {
     this.#store = store;
@@ -53,6 +56,7 @@ export class SqliteDocuments implements ResourceDocuments {
       `INSERT INTO document_changes_pruned (only_row, through_position) VALUES (1, ?)
        ON CONFLICT (only_row) DO UPDATE SET through_position = max(through_position, excluded.through_position)`,
     );
+    this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
   async insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument> {
@@ -105,6 +109,13 @@ export class SqliteDocuments implements ResourceDocuments {
       search: request.nameContains,
       apiCheckUrlFilterPattern: request.apiUrlContains,
     });
+    if (request.groupId !== undefined) filters.push({ sql: 'group_id = ?', values: [request.groupId] });
+    // A collection remembers list totals until it writes itself; another replica's commit must drop them.
+    const version = this.#dataVersion.get();
+    if (version !== this.#pagedAtVersion) {
+      this.#pagedAtVersion = version;
+      for (const collection of Object.values(this.#collections)) collection.forgetListPositions();
+    }
     return this.#collections[kind].page(accountId, { limit: request.limit, page: request.page, filters });
   }
 

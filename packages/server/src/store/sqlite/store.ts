@@ -14,6 +14,25 @@ import { SubscriptionIndex } from './subscriptions.js';
 /** A stored resource: the JSON document as the API returns it (before response-time decoration). */
 export type StoredDoc = { id: PublicId } & Record<string, unknown>;
 
+/** One event-loop turn's group commit: the transaction every write of the turn joins. */
+interface Batch {
+  /**
+   * A unit of work began it: the last unit waiting commits it when it ends, as a lone port write
+   * commits at once, rather than holding the write lock to the next turn.
+   */
+  openedByUnit: boolean;
+  readonly done: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+interface OpenUnit {
+  /** Other writes ran while its savepoint was open (or may have: it outlived its turn). */
+  joined: boolean;
+  /** The group's commit came due while it was open, and waits for it. */
+  flushWhenDone: boolean;
+}
+
 
 export class Store {
   readonly db: SqliteDatabase;
@@ -52,40 +71,130 @@ export class Store {
    * `work` must be synchronous.
    */
   writeBatched<T>(work: () => T): { result: T; committed: Promise<void> } {
-    if (!this.#batch) {
-      if (this.db.inTransaction) throw new Error('writeBatched inside another transaction; this is a bug in vigil');
-      this.db.exec('BEGIN');
-      let settle!: { resolve: () => void; reject: (error: Error) => void };
-      const done = new Promise<void>((resolve, reject) => {
-        settle = { resolve, reject };
-      });
-      // A request whose own work failed never awaits the commit; its rejection must not go unhandled.
-      done.catch(() => undefined);
-      this.#batch = { done, ...settle };
-      setImmediate(() => this.#commitBatch());
-    }
-    const batch = this.#batch;
+    const batch = this.#openBatch();
+    // A write that lands while a unit of work is open is inside the unit's savepoint: if the unit
+    // rolls back, this write goes with it, and the whole group must fail rather than answer it.
+    if (this.#unit) this.#unit.joined = true;
     const result = this.db.transaction(work)();
     return { result, committed: batch.done };
   }
 
-  #batch: { done: Promise<void>; resolve: () => void; reject: (error: Error) => void } | undefined;
+  #batch: Batch | undefined;
+
+  #openBatch(): Batch {
+    if (this.#batch) return this.#batch;
+    if (this.db.inTransaction) throw new Error('writeBatched inside another transaction; this is a bug in vigil');
+    this.db.exec('BEGIN');
+    let settle!: { resolve: () => void; reject: (error: Error) => void };
+    const done = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    // A request whose own work failed never awaits the commit; its rejection must not go unhandled.
+    done.catch(() => undefined);
+    this.#batch = { openedByUnit: false, done, ...settle };
+    setImmediate(() => this.#commitBatch());
+    return this.#batch;
+  }
 
   #commitBatch(): void {
+    if (this.#unit) {
+      // A unit's savepoint is open: COMMIT would commit half of it. Its end commits the group. It has
+      // waited past this turn, so other writes may have nested inside its savepoint.
+      this.#unit.joined = true;
+      this.#unit.flushWhenDone = true;
+      return;
+    }
     const batch = this.#batch;
-    this.#batch = undefined;
     if (!batch) return;
     try {
       this.db.exec('COMMIT');
+      this.#batch = undefined;
       batch.resolve();
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      for (const collection of [this.checks, this.checkGroups, this.maintenanceWindows, this.services, this.alertChannels]) {
-        collection.forgetPositions();
-      }
-      statusWritesUndone(this.db);
-      batch.reject(error as Error);
+      this.#failBatch(batch, error as Error);
     }
+  }
+
+  #failBatch(batch: Batch, error: Error): void {
+    if (this.#batch === batch) this.#batch = undefined;
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.#writesUndone();
+    batch.reject(error);
+  }
+
+  /** What was cached from rows a rollback took back must be read again. */
+  #writesUndone(): void {
+    for (const collection of [this.checks, this.checkGroups, this.maintenanceWindows, this.services, this.alertChannels]) {
+      collection.forgetPositions();
+    }
+    statusWritesUndone(this.db);
+  }
+
+  /** The unit of work whose savepoint is open, if one is. */
+  #unit: OpenUnit | undefined;
+  /** Settles once the last unit asked for has closed its savepoint: the next one starts then. */
+  #unitsClosed: Promise<void> = Promise.resolve();
+  /** Units asked for whose savepoint has not closed yet (running or waiting their turn). */
+  #unitsPending = 0;
+
+  /**
+   * Runs an async unit of work in its own savepoint of the group commit, one unit at a time on this
+   * connection, and resolves to its result once the group has committed. `work` must only await
+   * writes that run their statements at once in the open transaction (the unit's ports), never the
+   * group's commit, which waits for the unit. A throw undoes only the unit's writes (ROLLBACK TO) and
+   * rejects with that error; synchronous writes of the same turn commit as usual.
+   *
+   * A unit normally ends within the turn it started in. One that awaits past it (a timer, I/O) holds
+   * the group's COMMIT until it ends; writes that landed meanwhile are inside its savepoint, so if it
+   * then fails, the whole group is rolled back and their `committed` rejects, never answering a write
+   * that did not stay.
+   */
+  async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
+    const previous = this.#unitsClosed;
+    let closed!: () => void;
+    this.#unitsClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    this.#unitsPending += 1;
+    await previous;
+    let batch: Batch;
+    const unit: OpenUnit = { joined: false, flushWhenDone: false };
+    try {
+      if (!this.#batch) {
+        batch = this.#openBatch();
+        batch.openedByUnit = true;
+      } else {
+        batch = this.#batch;
+      }
+      this.db.exec('SAVEPOINT vigil_unit');
+      this.#unit = unit;
+    } catch (error) {
+      this.#unitsPending -= 1;
+      closed();
+      throw error;
+    }
+    let result: T;
+    try {
+      result = await work();
+      this.#unit = undefined;
+      this.db.exec('RELEASE vigil_unit');
+    } catch (error) {
+      this.#unit = undefined;
+      if (unit.joined) {
+        this.#failBatch(batch, new Error('a unit of work that other writes had joined was rolled back, and their group commit with it'));
+      } else {
+        this.db.exec('ROLLBACK TO vigil_unit');
+        this.db.exec('RELEASE vigil_unit');
+        this.#writesUndone();
+      }
+      throw error;
+    } finally {
+      this.#unitsPending -= 1;
+      closed();
+      if (unit.flushWhenDone || (this.#unitsPending === 0 && this.#batch === batch && batch.openedByUnit)) this.#commitBatch();
+    }
+    await batch.done;
+    return result;
   }
 
   /**
@@ -99,6 +208,11 @@ export class Store {
     } catch (error) {
       return { engine: 'sqlite', up: false, reason: (error as Error).message };
     }
+  }
+
+  /** Whether a unit of work's savepoint is open now (the unit's ports refuse writes otherwise). */
+  get unitOpen(): boolean {
+    return this.#unit !== undefined;
   }
 
   close(): void {

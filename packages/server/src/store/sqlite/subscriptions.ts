@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
+import { checkChannelSubscriptions, checkSubscriptionOwner } from '../document-rules.js';
+import type { AlertSubscriptionIndex, ChannelSubscription, SubscriptionOwnerKind } from '../ports.js';
+import { committed, type BatchedSqlite } from './batched.js';
 import type { PublicId } from './collection.js';
 
-export type SubscriptionOwnerKind = 'check' | 'group';
+export type { SubscriptionOwnerKind };
 
 export interface AlertChannelSubscription {
   alertChannelId: number;
@@ -78,5 +81,27 @@ export class SubscriptionIndex {
 
   removeChannel(accountId: string, channelId: number): void {
     this.#removeChannel.run(accountId, channelId);
+  }
+}
+
+/** The alert-subscription port (ports.ts) on the same index the synchronous routes write. */
+export class SqliteAlertSubscriptions implements AlertSubscriptionIndex {
+  readonly #store: BatchedSqlite;
+  readonly #index: SubscriptionIndex;
+
+  constructor(store: BatchedSqlite, index: SubscriptionIndex) {
+    this.#store = store;
+    this.#index = index;
+  }
+
+  async replace(accountId: string, ownerKind: SubscriptionOwnerKind, ownerId: string, subscriptions: readonly ChannelSubscription[]): Promise<void> {
+    checkSubscriptionOwner(accountId, ownerKind, ownerId);
+    checkChannelSubscriptions(subscriptions);
+    await committed(this.#store, () => this.#index.set(accountId, ownerKind, ownerId, subscriptions));
+  }
+
+  async ofOwners(accountId: string, ownerKind: SubscriptionOwnerKind, ownerIds: readonly string[]): Promise<Map<string, ChannelSubscription[]>> {
+    ownerIds.forEach((ownerId) => checkSubscriptionOwner(accountId, ownerKind, ownerId));
+    return this.#index.ofOwners(accountId, ownerKind, ownerIds);
   }
 }

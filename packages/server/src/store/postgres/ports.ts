@@ -1,0 +1,43 @@
+/**
+ * The ports of the PostgreSQL engine over one Kysely: each class takes the pool, or a transaction
+ * (a unit of work's, where every statement runs on the unit's connection and commits with it).
+ */
+import type { Kysely } from 'kysely';
+import type { StoragePorts, TransactionPorts } from '../ports.js';
+import { asUnitOf } from '../unit-of-work.js';
+import { PostgresAlertStates } from './alert-states.js';
+import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
+import { PostgresCheckResults } from './check-results.js';
+import type { PostgresSchema } from './database.js';
+import { PostgresDocuments } from './documents.js';
+import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
+import { PostgresIdempotencyKeys, type PurgeClock } from './idempotency.js';
+import { PostgresNotificationOutbox } from './outbox.js';
+import { PostgresPeriodicJobs } from './periodic-jobs.js';
+import { PostgresRateLimitWindows } from './rate-limits.js';
+import { PostgresSlotClaims } from './slot-claims.js';
+
+export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>): StoragePorts {
+  const purged: PurgeClock = { lastPurge: 0 };
+  const unitPorts = (tx: Kysely<PostgresSchema>): TransactionPorts => ({
+    documents: new PostgresDocuments(tx),
+    idempotency: new PostgresIdempotencyKeys(tx, purged),
+    alertSubscriptions: new PostgresAlertSubscriptions(tx),
+  });
+  const ports: StoragePorts = {
+    idempotency: new PostgresIdempotencyKeys(db, purged),
+    rateLimits: new PostgresRateLimitWindows(db),
+    slotClaims: new PostgresSlotClaims(db),
+    outbox: new PostgresNotificationOutbox(db),
+    alertStates: new PostgresAlertStates(db),
+    heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
+    periodicJobs: new PostgresPeriodicJobs(db),
+    checkResults: new PostgresCheckResults(db),
+    documents: new PostgresDocuments(db),
+    alertSubscriptions: new PostgresAlertSubscriptions(db),
+    // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
+    transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
+    close,
+  };
+  return ports;
+}

@@ -1,0 +1,82 @@
+/**
+ * SQLite's units of work inside the group commit (store.ts `unitOfWork`): what the contract suite
+ * cannot see from the ports, the synchronous writers of the same connection around a unit.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from './store.js';
+import { sqlitePorts } from './index.js';
+
+const stores: Store[] = [];
+function openStore(): Store {
+  const store = new Store(':memory:');
+  stores.push(store);
+  return store;
+}
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+});
+
+const names = (store: Store): unknown[] => store.checkGroups.all('acc').map((group) => group['name']);
+
+describe('units of work on SQLite', () => {
+  it('commits a synchronous write of the same turn while a unit beside it rolls back', async () => {
+    const store = openStore();
+    const ports = sqlitePorts(store);
+    const unit = ports.transaction(async (tx) => {
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'unit' }));
+      throw new Error('unit failed');
+    });
+    const { committed } = store.writeBatched(() => store.checkGroups.insert('acc', (id) => ({ id, name: 'sync' })));
+    await expect(unit).rejects.toThrow('unit failed');
+    await committed;
+    expect(names(store)).toEqual(['sync']);
+  });
+
+  it('holds the group commit while a unit awaits a timer, and commits a write that joined it once the unit succeeds', async () => {
+    const store = openStore();
+    const ports = sqlitePorts(store);
+    let joined: Promise<void> | undefined;
+    const unit = ports.transaction(async (tx) => {
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'unit' }));
+      await sleep(20);
+      // The turn's commit came due during the timer and waits: the transaction is still open.
+      expect(store.db.inTransaction).toBe(true);
+      joined = store.writeBatched(() => store.checkGroups.insert('acc', (id) => ({ id, name: 'joined' }))).committed;
+      await sleep(20);
+      return 'ok';
+    });
+    expect(await unit).toBe('ok');
+    await joined;
+    expect(store.db.inTransaction).toBe(false);
+    expect(names(store)).toEqual(['unit', 'joined']);
+  });
+
+  it('fails a write that joined a unit which then rolls back, never answering it as committed', async () => {
+    const store = openStore();
+    const ports = sqlitePorts(store);
+    let joined: Promise<void> | undefined;
+    const unit = ports.transaction(async (tx) => {
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'unit' }));
+      await sleep(20);
+      joined = store.writeBatched(() => store.checkGroups.insert('acc', (id) => ({ id, name: 'joined' }))).committed;
+      throw new Error('unit failed');
+    });
+    await expect(unit).rejects.toThrow('unit failed');
+    await expect(joined).rejects.toThrow('a unit of work that other writes had joined was rolled back, and their group commit with it');
+    expect(names(store)).toEqual([]);
+    // The connection is usable again: the next write commits.
+    await store.writeBatched(() => store.checkGroups.insert('acc', (id) => ({ id, name: 'after' }))).committed;
+    expect(names(store)).toEqual(['after']);
+  });
+
+  it('refuses a write through a unit\'s ports after the unit ended', async () => {
+    const store = openStore();
+    const ports = sqlitePorts(store);
+    const kept = await ports.transaction(async (tx) => tx);
+    await expect(kept.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'late' }))).rejects.toThrow(
+      'a port of a unit of work was used after the unit ended; this is a bug in vigil',
+    );
+    expect(names(store)).toEqual([]);
+  });
+});
