@@ -111,8 +111,13 @@ function valueText(value: number): string | undefined {
 
 /** How many digits a count has. */
 function digitsOf(count: number): number {
-  let digits = 1;
-  for (let rest = count; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  // Comparisons for the counts a scrape mostly has, instead of a division per digit.
+  if (count < 10) return 1;
+  if (count < 100) return 2;
+  if (count < 1000) return 3;
+  if (count < 10_000) return 4;
+  let digits = 5;
+  for (let rest = Math.floor(count / 100_000); rest >= 1; rest = Math.floor(rest / 10)) digits++;
   return digits;
 }
 
@@ -151,7 +156,8 @@ export class CheckLineWriter implements CheckLines {
   readonly #sslDaysText: string | undefined;
   readonly #lastResponseText: string | undefined;
   readonly #sumTexts: ReadonlyArray<string | undefined>;
-  readonly #outcomeTexts: ReadonlyArray<ReadonlyArray<string | undefined>>;
+  /** Per series, its outcomes' texts, or undefined when all are counts (as they are but in tests). */
+  readonly #outcomeTexts: ReadonlyArray<ReadonlyArray<string | undefined> | undefined>;
 
   constructor(labels: Buffer, status: StatusFacts, info: Buffer, runs: { lastResponseSeconds: number | null; series: Iterable<RunSeries> } | undefined, bucketHeads: readonly Buffer[]) {
     this.#labels = labels;
@@ -167,7 +173,7 @@ export class CheckLineWriter implements CheckLines {
     this.#sslDaysText = status.sslDays === null ? undefined : valueText(status.sslDays);
     this.#lastResponseText = this.#lastResponseSeconds === null ? undefined : valueText(this.#lastResponseSeconds);
     this.#sumTexts = this.#series.map((series) => valueText(series.sum));
-    this.#outcomeTexts = this.#series.map((series) => series.outcomes.map(valueText));
+    this.#outcomeTexts = this.#series.map((series) => (series.outcomes.every((count) => valueText(count) === undefined) ? undefined : series.outcomes.map(valueText)));
   }
 
   size(family: number): number {
@@ -191,10 +197,10 @@ export class CheckLineWriter implements CheckLines {
         let bytes = 0;
         for (let at = 0; at < this.#series.length; at++) {
           const series = this.#series[at]!;
-          const texts = this.#outcomeTexts[at]!;
+          const texts = this.#outcomeTexts[at];
           // Each line: its head and outcome tail (RUNS_HEADS_BYTES), the labels, the value and `\n`.
           bytes += RUNS_HEADS_BYTES + OUTCOMES.length * (series.labels.length + 1);
-          for (let index = 0; index < OUTCOMES.length; index++) bytes += valueBytes(series.outcomes[index]!, texts[index]);
+          for (let index = 0; index < OUTCOMES.length; index++) bytes += valueBytes(series.outcomes[index]!, texts?.[index]);
         }
         return bytes;
       }
@@ -237,8 +243,8 @@ export class CheckLineWriter implements CheckLines {
       case CheckFamily.runs:
         for (let series = 0; series < this.#series.length; series++) {
           const { labels: seriesLabels, outcomes } = this.#series[series]!;
-          const texts = this.#outcomeTexts[series]!;
-          for (let index = 0; index < OUTCOMES.length; index++) at = writeLine(piece, at, HEAD.runs, seriesLabels, OUTCOME_TAILS[index], outcomes[index]!, texts[index]);
+          const texts = this.#outcomeTexts[series];
+          for (let index = 0; index < OUTCOMES.length; index++) at = writeLine(piece, at, HEAD.runs, seriesLabels, OUTCOME_TAILS[index], outcomes[index]!, texts?.[index]);
         }
         return at;
       case CheckFamily.responseTimes:

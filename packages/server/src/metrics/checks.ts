@@ -83,10 +83,16 @@ interface Block {
   readonly checkIds: readonly string[];
   /** Per family, its piece; absent until a scrape writes it. */
   readonly pieces: Array<FamilyPiece | undefined>;
-  /** Per family, the indexes of the checks that changed since its piece was written. */
-  readonly stale: Array<Set<number>>;
-  /** Counts the changes to the block's checks, so `writers` knows when it is out of date. */
+  /** Counts the changes to the block's checks. */
   changes: number;
+  /**
+   * Per check, the count of `changes` at its last change; per family, the count its piece was
+   * written at. A family's piece is out of date when changes came since, and then holds the checks
+   * that changed after it was written. Counts, not a set of changed checks per family: a check
+   * that stores a result is marked once, not once per family.
+   */
+  readonly changedAt: Float64Array;
+  readonly writtenAt: number[];
   /**
    * The changed checks' lines as written for the block's first family reached, kept for its other
    * families while nothing changed since: made per family, they cost as much as writing them.
@@ -213,7 +219,7 @@ export class CheckMetrics {
         for (const block of account.blocks) {
           for (let family = 0; family < CHECK_FAMILIES.length; family++) {
             const kept = block.pieces[family];
-            pieces[family]!.push(kept && block.stale[family]!.size === 0 ? kept.piece : () => this.#piece(accountId, account, checks, block, family));
+            pieces[family]!.push(kept && block.writtenAt[family] === block.changes ? kept.piece : () => this.#piece(accountId, account, checks, block, family));
           }
         }
         continue;
@@ -242,19 +248,20 @@ export class CheckMetrics {
 
   /** The block's piece of `family`, written again first if any of its checks changed since. */
   #piece(accountId: string, account: AccountLines, checks: ReadonlyMap<string, CatalogCheck>, block: Block, family: number): Buffer {
-    const stale = block.stale[family]!;
     const kept = block.pieces[family];
-    if (kept && stale.size === 0) return kept.piece;
+    const writtenAt = block.writtenAt[family]!;
+    if (kept && writtenAt === block.changes) return kept.piece;
     if (block.writers?.changes !== block.changes) block.writers = { changes: block.changes, byIndex: new Map() };
     const { byIndex } = block.writers;
     const linesOf = (index: number) => {
       if (!byIndex.has(index)) byIndex.set(index, this.#lines(accountId, account, checks, block.checkIds[index]!));
       return byIndex.get(index);
     };
-    const built = buildPiece(family, block.checkIds.length, kept, (index) => stale.has(index), linesOf);
+    const changedAt = block.changedAt;
+    const built = buildPiece(family, block.checkIds.length, kept, (index) => changedAt[index]! > writtenAt, linesOf);
     block.pieces[family] = built;
-    stale.clear();
-    if (block.stale.every((ofFamily) => ofFamily.size === 0) && block.pieces.every(Boolean)) delete block.writers;
+    block.writtenAt[family] = block.changes;
+    if (block.writtenAt.every((at) => at === block.changes) && block.pieces.every(Boolean)) delete block.writers;
     return built.piece;
   }
 
@@ -311,8 +318,8 @@ export class CheckMetrics {
   #changed(account: AccountLines | undefined, checkId: string): void {
     const place = account?.placeOf.get(checkId);
     if (!place) return;
-    for (const stale of place.block.stale) stale.add(place.index);
     place.block.changes++;
+    place.block.changedAt[place.index] = place.block.changes;
   }
 
   /** Splits the account's checks into blocks, none written yet, and forgets what it kept of deleted checks. */
@@ -321,7 +328,8 @@ export class CheckMetrics {
     account.blocks = [];
     account.placeOf = new Map();
     for (let start = 0; start < ids.length; start += BLOCK_SIZE) {
-      const block: Block = { checkIds: ids.slice(start, start + BLOCK_SIZE), pieces: CHECK_FAMILIES.map(() => undefined), stale: CHECK_FAMILIES.map(() => new Set()), changes: 0 };
+      const checkIds = ids.slice(start, start + BLOCK_SIZE);
+      const block: Block = { checkIds, pieces: CHECK_FAMILIES.map(() => undefined), changes: 0, changedAt: new Float64Array(checkIds.length), writtenAt: CHECK_FAMILIES.map(() => 0) };
       account.blocks.push(block);
       block.checkIds.forEach((checkId, index) => account.placeOf.set(checkId, { block, index }));
     }
