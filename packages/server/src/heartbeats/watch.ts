@@ -4,7 +4,11 @@
  *
  * 1. Pings stored since the last tick (pings.ts) become FINAL results — passing, or failing for a
  *   `/fail` ping — with the check's status and alert evaluation, as the scheduler's runs do
- *   (scheduler/execute.ts). A passing ping after a failure is what recovers the check.
+ *   (scheduler/execute.ts). A passing ping after a failure is what recovers the check. A tick claims
+ *   pings from the HeartbeatPings port (a lease on pending pings of checks no one holds, in the order
+ *   stored), stores their results, then confirms them: each ping becomes its result once however many
+ *   watches share the database, in its check's order, and a watch killed in between leaves its pings
+ *   to another once the lease ran out; the result id is the ping's, so none is stored twice.
  * 2. A heartbeat whose deadline passed without a ping gets one failing FINAL result per missed
  *   window (deadlines.ts). The deadlines live in the database, behind the HeartbeatDeadlines port:
  *   each refresh tells it the heartbeats there are (`watch`, and `forget` for those deleted or
@@ -15,9 +19,8 @@
  *   lease that runs out, and the next claim (of any watch) hands the window out again; its result id is
  *   the window's own, so a result stored before the kill is not stored, nor alerted on, twice.
  *
- * Processed pings are tracked by a rowid cursor stored with the results they produced, so a ping
- * stored while the scheduler was off is processed when it starts; on the very first start the cursor
- * begins at the newest stored event, so seeded events raise no alerts.
+ * A ping stored while the scheduler was off is pending, and processed when it starts; the very first
+ * watch on a database (`startOnce`) skips every ping stored before it, so seeded events raise no alerts.
  * What never fails: a deactivated heartbeat or one in a deactivated group (as the scheduler).
  * Events are kept for the scheduler's retention (`--retention`, default 30 days), like results.
  */
@@ -27,12 +30,12 @@ import type { Alerting, FinalResultFacts } from '../alerting/index.js';
 import type { Repositories } from '../repositories.js';
 import { DEFAULT_LOCATION } from '../scheduler/slots.js';
 import type { StoredDoc, Store } from '../store/index.js';
-import type { HeartbeatDeadlines, MissedDeadline, WatchedHeartbeat } from '../store/ports.js';
+import type { HeartbeatDeadlines, HeartbeatPings, MissedDeadline, StoredPing, WatchedHeartbeat } from '../store/ports.js';
 import { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
 import { missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
 
 export interface HeartbeatWatchOptions {
-  /** `replicaId` is who this watch claims missed windows as (the port's `reported` names it). */
+  /** `replicaId` is who this watch claims missed windows and pings as (the ports record it). */
   repositories: Pick<Repositories, 'store' | 'readSide' | 'statuses' | 'pingTokens' | 'ports' | 'replicaId'>;
   /** Told every FINAL result after it is stored; absent: results and statuses only. */
   alerting?: Pick<Alerting, 'onFinalResult'>;
@@ -42,7 +45,7 @@ export interface HeartbeatWatchOptions {
   retentionDays?: number;
 }
 
-/** Pings turned into results per statement, so a burst never holds the database for long. */
+/** Pings claimed, and turned into results, per transaction, so a burst never holds the database for long. */
 const PING_BATCH = 500;
 /** How often old events are pruned, and how many rows per statement. */
 const PRUNE_EVERY_MS = 60_000;
@@ -50,8 +53,9 @@ const PRUNE_BATCH = 500;
 /** Missed windows claimed per call, so a backlog after downtime is failed in bounded transactions. */
 const CLAIM_BATCH = 500;
 /**
- * How long a claimed window is this watch's to fail before another may: longer than storing a batch
- * of results ever takes, as short as a dead watch's windows may wait to be failed by another.
+ * How long a claimed window, or a check's claimed pings, are this watch's before another may take
+ * them: longer than storing a batch of results ever takes, as short as a dead watch's windows and
+ * pings may wait for another.
  */
 export const CLAIM_LEASE_MS = 60_000;
 /** Heartbeats told to the port (watched or forgotten) between two turns of the event loop. */
@@ -73,6 +77,9 @@ export class HeartbeatWatch {
   readonly #repositories: HeartbeatWatchOptions['repositories'];
   readonly #table: HeartbeatWatchTable;
   readonly #deadlines: HeartbeatDeadlines;
+  readonly #pings: HeartbeatPings;
+  /** The port's `startOnce`, asked as the watch is made (the pings it skips are those stored before). */
+  #started: Promise<boolean> | undefined;
   readonly #owner: string;
   readonly #alerting: Pick<Alerting, 'onFinalResult'> | undefined;
   readonly #refreshMs: number;
@@ -89,13 +96,16 @@ export class HeartbeatWatch {
   constructor(options: HeartbeatWatchOptions) {
     this.#repositories = options.repositories;
     this.#store = options.repositories.store;
-    this.#table = new HeartbeatWatchTable(this.#store.db, { pings: PING_BATCH, prune: PRUNE_BATCH });
+    this.#table = new HeartbeatWatchTable(this.#store.db, { prune: PRUNE_BATCH });
     this.#deadlines = options.repositories.ports.heartbeatDeadlines;
+    this.#pings = options.repositories.ports.heartbeatPings;
     this.#owner = options.repositories.replicaId;
     this.#alerting = options.alerting;
     this.#refreshMs = options.refreshMs ?? 5000;
     this.#retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
-    if (this.#table.cursor() === undefined) this.#table.moveCursor(this.#table.lastEventRowid());
+    // A failure is thrown by the first tick, which asks again.
+    this.#started = this.#pings.startOnce();
+    this.#started.catch(() => undefined);
   }
 
   /**
@@ -104,7 +114,7 @@ export class HeartbeatWatch {
    */
   async tick(nowMs: number): Promise<number> {
     // Pings first: a refresh then finds the anchors they moved known, and tells the port nothing for them.
-    let stored = this.#processPings();
+    let stored = await this.#processPings(nowMs);
     if (nowMs - this.#loadedAt >= this.#refreshMs) await this.#reload(nowMs);
     stored += await this.#reportMissed(nowMs);
     if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
@@ -112,44 +122,61 @@ export class HeartbeatWatch {
   }
 
   /**
-   * Deletes events older than the retention, a batch per statement; never one not yet processed
-   * (at or below the cursor), so a ping always becomes its result first. Returns how many went.
+   * Deletes events older than the retention, a batch per statement; never one not yet processed, so a
+   * ping always becomes its result first. Returns how many went.
    */
   prune(nowMs: number): number {
     this.#prunedAt = nowMs;
-    const processed = this.#table.cursor() ?? 0;
     let removed = 0;
-    for (let batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs, processed); batch > 0; batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs, processed)) removed += batch;
+    for (let batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs); batch > 0; batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs)) removed += batch;
     return removed;
   }
 
-  #processPings(): number {
+  async #processPings(nowMs: number): Promise<number> {
+    try {
+      await (this.#started ??= this.#pings.startOnce());
+    } catch (error) {
+      this.#started = undefined;
+      throw error;
+    }
     let stored = 0;
     for (;;) {
-      const rows = this.#table.eventsAfter(this.#table.cursor() ?? 0);
-      if (rows.length === 0) return stored;
-      const alerts: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
-      let alertingFailure: { error: unknown } | undefined;
-      this.#store.transaction(() => {
-        for (const row of rows) {
-          const check = this.#store.checks.get(row.account_id, row.check_id);
-          if (!check || check['checkType'] !== 'HEARTBEAT') continue;
-          const event = JSON.parse(row.doc) as HeartbeatEvent;
-          const atMs = Date.parse(event.timestamp);
-          const failed = event.state === 'FAILING';
-          const facts = this.#recordRun(row.account_id, check, { id: event.id, atMs, error: failed ? `The job reported a failure (ping from ${event.source || 'an unnamed source'})` : null });
-          // The port's deadline moved when the ping was answered; this only keeps the claim timer in step.
-          const watched = this.#watched.get(keyOf(row.account_id, row.check_id));
-          if (watched && atMs > watched.anchorMs) watched.anchorMs = atMs;
-          if (facts === 'already stored' || facts === 'overtaken') continue;
-          alerts.push({ accountId: row.account_id, checkId: row.check_id, facts });
-          stored += 1;
-        }
-        this.#table.moveCursor(rows.at(-1)!.rowid);
-        alertingFailure = this.#alert(alerts);
-      });
+      const claimed = await this.#pings.claim(this.#owner, nowMs, CLAIM_LEASE_MS, PING_BATCH);
+      if (claimed.length === 0) return stored;
+      const { results, alertingFailure } = this.#storePingResults(claimed);
+      stored += results;
+      // Confirmed before an alerting failure is thrown: the results are stored, and a claim handed
+      // out again would only find them so. A false answer (this watch was slower than its lease, and
+      // another took the pings over) needs nothing: the other finds the same result ids stored.
+      await this.#pings.processed(claimed, this.#owner);
       if (alertingFailure) throw alertingFailure.error;
+      if (claimed.length < PING_BATCH) return stored;
     }
+  }
+
+  /** Stores the result of each claimed ping, in order, and evaluates its alert, in one transaction. */
+  #storePingResults(claimed: readonly StoredPing[]): { results: number; alertingFailure: { error: unknown } | undefined } {
+    const alerts: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+    let alertingFailure: { error: unknown } | undefined;
+    let results = 0;
+    this.#store.transaction(() => {
+      for (const ping of claimed) {
+        const check = this.#store.checks.get(ping.accountId, ping.checkId);
+        if (!check || check['checkType'] !== 'HEARTBEAT') continue;
+        const event = JSON.parse(ping.doc) as HeartbeatEvent;
+        const atMs = Date.parse(event.timestamp);
+        const failed = event.state === 'FAILING';
+        const facts = this.#recordRun(ping.accountId, check, { id: event.id, atMs, error: failed ? `The job reported a failure (ping from ${event.source || 'an unnamed source'})` : null });
+        // The port's deadline moved when the ping was answered; this only keeps the claim timer in step.
+        const watched = this.#watched.get(keyOf(ping.accountId, ping.checkId));
+        if (watched && atMs > watched.anchorMs) watched.anchorMs = atMs;
+        if (facts === 'already stored' || facts === 'overtaken') continue;
+        alerts.push({ accountId: ping.accountId, checkId: ping.checkId, facts });
+        results += 1;
+      }
+      alertingFailure = this.#alert(alerts);
+    });
+    return { results, alertingFailure };
   }
 
   async #reportMissed(nowMs: number): Promise<number> {

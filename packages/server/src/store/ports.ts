@@ -18,15 +18,6 @@
  */
 import type { ResourceDocuments } from './document-ports.js';
 
-/** A check or group, as the alert-subscription index names the owner of a subscription. */
-export type SubscriptionOwnerKind = 'check' | 'group';
-
-/** One alert channel a check or group is subscribed to, as its document lists it. */
-export interface ChannelSubscription {
-  readonly alertChannelId: number;
-  readonly activated: boolean;
-}
-
 /** A POST's first successful response, remembered under its `Idempotency-Key`. */
 export interface StoredResponse {
   /** Hash of method, path and body of the first request; a repeat with another fingerprint is refused. */
@@ -277,6 +268,69 @@ export interface HeartbeatDeadlines {
   reported(accountId: string, checkId: string): Promise<ClaimedWindow | undefined>;
 }
 
+/** A heartbeat ping as stored: the event its ping recorded, keyed by account and event id. */
+export interface StoredPing {
+  readonly accountId: string;
+  readonly checkId: string;
+  /** The event's id, unique in its account, and the id of the result the ping becomes. */
+  readonly id: string;
+  /** When the ping came, ms since the epoch. */
+  readonly atMs: number;
+  /** The event's JSON text (a `HeartbeatEvent` of @vigil/schema; engines store it as given). */
+  readonly doc: string;
+}
+
+/** A claimed ping, as its holder confirms it (`StoredPing` fits). */
+export interface PingKey {
+  readonly accountId: string;
+  readonly id: string;
+}
+
+/** Where a stored ping is on its way to its result. */
+export interface PingProgress {
+  /** True once its result is stored (confirmed), or when it was stored before monitoring first started. */
+  readonly processed: boolean;
+  /** Who claimed it last (null: never claimed). */
+  readonly owner: string | null;
+  /** Until when the claim's lease runs; null while unclaimed and once processed. */
+  readonly leaseUntilMs: number | null;
+}
+
+/**
+ * Heartbeat pings on their way to results: each ping becomes its result once, by one caller, in the
+ * order its check was pinged. A claim is a lease on a check's pending pings, taken in the order they
+ * were stored: while a check has pings leased to anyone, none of its pings is handed out (a newer
+ * ping waits for the older ones' confirm), so of replicas claiming at once each check, and each
+ * ping, goes to one. The holder stores the results (elsewhere, in a transaction of its own; the
+ * result's id is the ping's, so storing it twice stores it once) and then confirms with `processed`,
+ * after which the pings are never handed out again. A holder that died in between leaves a lease
+ * that runs out, and the check's pings are handed out again, oldest first.
+ */
+export interface HeartbeatPings {
+  /** Stores a ping, pending; false when its id is stored in its account already (nothing changes). */
+  record(ping: StoredPing): Promise<boolean>;
+  /**
+   * The first call on a database marks every ping stored so far processed without a result, and
+   * resolves to true: monitoring that starts for the first time begins at the newest ping, so pings
+   * seeded or stored before it ever ran raise no alerts. Every later call does nothing and resolves
+   * to false, so pings stored while monitoring was stopped are still handed out when it starts.
+   */
+  startOnce(): Promise<boolean>;
+  /**
+   * Claims for `owner`, until `nowMs + leaseMs`, up to `limit` pending pings, in the order stored, of
+   * checks with no ping leased at `nowMs` (a lease that ran out by `nowMs` counts as none).
+   */
+  claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<StoredPing[]>;
+  /**
+   * Records claimed pings as processed, once their results are stored. One answer per ping, in order:
+   * false when `owner` no longer holds its lease (it ran out and another caller took the check's pings
+   * over, or the ping was confirmed already).
+   */
+  processed(pings: readonly PingKey[], owner: string): Promise<boolean[]>;
+  /** Where a ping is (for tests and diagnostics); undefined when no such ping is stored. */
+  progress(accountId: string, id: string): Promise<PingProgress | undefined>;
+}
+
 /**
  * Jobs every replica runs on a timer but that must run once per period across them (pruning old
  * results, rollups and claims): whoever asks first in a period runs it, the others skip it.
@@ -382,29 +436,6 @@ export interface CheckResults {
   horizons(): Promise<{ raw?: number; hourly?: number; daily?: number }>;
 }
 
-/**
- * The reverse index of alert-channel subscriptions: a check's or group's document lists the channels
- * it is subscribed to, and this index is rewritten with it, in the same transaction, so alerting and
- * the channel routes find a channel's subscribers without reading every document.
- */
-export interface AlertSubscriptionIndex {
-  /** Replaces what one check or group is subscribed to (an empty list drops it from the index); a channel listed twice keeps its last entry. */
-  replace(accountId: string, ownerKind: SubscriptionOwnerKind, ownerId: string, subscriptions: readonly ChannelSubscription[]): Promise<void>;
-  /** The subscriptions of the given checks or groups, each owner's in the order written; owners without any are absent. */
-  ofOwners(accountId: string, ownerKind: SubscriptionOwnerKind, ownerIds: readonly string[]): Promise<Map<string, ChannelSubscription[]>>;
-}
-
-/**
- * The ports a unit of work (`StoragePorts.transaction`) writes through, every call of them inside the
- * unit's one transaction. The documents port without its change feed: following the feed is what a
- * replica does, never a write.
- */
-export interface TransactionPorts {
-  readonly documents: Pick<ResourceDocuments, 'insert' | 'get' | 'replace' | 'remove' | 'page'>;
-  readonly idempotency: IdempotencyKeys;
-  readonly alertSubscriptions: AlertSubscriptionIndex;
-}
-
 /** The ports of one engine on one database, as one replica holds them. */
 export interface StoragePorts {
   readonly idempotency: IdempotencyKeys;
@@ -413,20 +444,11 @@ export interface StoragePorts {
   readonly outbox: NotificationOutbox;
   readonly alertStates: AlertStates;
   readonly heartbeatDeadlines: HeartbeatDeadlines;
+  readonly heartbeatPings: HeartbeatPings;
   readonly periodicJobs: PeriodicJobs;
   readonly checkResults: CheckResults;
   /** Checks, groups, alert channels, maintenance windows and services, with their change feed. */
   readonly documents: ResourceDocuments;
-  readonly alertSubscriptions: AlertSubscriptionIndex;
-  /**
-   * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
-   * to once that transaction has committed (so every replica then sees its writes, and none saw them
-   * before). A throw rolls back everything the unit wrote, and the Promise rejects with that error.
-   * `work` must write only through the ports it is given: a port of the replica's own (or another
-   * `transaction` of it, which is refused) is outside the unit, and on SQLite would wait for the unit
-   * forever. Units of one replica may be asked for at once; each is its own transaction.
-   */
-  transaction<T>(work: (tx: TransactionPorts) => Promise<T>): Promise<T>;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

@@ -301,6 +301,36 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX document_changes_unnumbered ON document_changes (entry) WHERE position IS NULL',
     ),
   },
+  {
+    version: 13,
+    name: 'heartbeat pings claimed as leases until their results are confirmed',
+    // The pings themselves, as SQLite's heartbeat_events keeps them with its step 36: pending until
+    // the result is confirmed, leased while a holder turns them into results. `seq` is the order
+    // stored (store/postgres/heartbeat-pings.ts says why it is also the order committed).
+    // heartbeat_ping_start's one row says monitoring has started on this database.
+    up: statements(
+      `CREATE TABLE heartbeat_events (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        account_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        at_ms BIGINT NOT NULL,
+        doc TEXT NOT NULL,
+        pending BOOLEAN NOT NULL DEFAULT true,
+        lease_owner TEXT,
+        lease_until_ms BIGINT,
+        PRIMARY KEY (account_id, id)
+      )`,
+      'CREATE INDEX heartbeat_events_check_time ON heartbeat_events (account_id, check_id, at_ms)',
+      // Partial: only pings on their way to a result are in them, so a claim's look-ups stay small.
+      'CREATE INDEX heartbeat_events_pending ON heartbeat_events (seq) WHERE pending',
+      'CREATE INDEX heartbeat_events_pending_check ON heartbeat_events (account_id, check_id) WHERE pending',
+      `CREATE TABLE heartbeat_ping_start (
+        only_row SMALLINT PRIMARY KEY CHECK (only_row = 1),
+        last_seq BIGINT NOT NULL
+      )`,
+    ),
+  },
 ];
 
 /**
@@ -323,25 +353,7 @@ export async function migratePostgres<Schema>(db: Kysely<Schema>, steps: readonl
       applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
     )`.execute(tx);
     const applied = new Set((await sql<{ version: number }>`SELECT version FROM vigil_migrations`.execute(tx)).rows.map((row) => row.version));
-    const done: number[] = [  {
-    version: 12,
-    name: 'alert-channel subscriptions index',
-    // The reverse index channel → checks and groups subscribed, rewritten with its owner's document
-    // (SQLite's step 2); `seq` keeps each owner's subscriptions in the order written.
-    up: statements(
-      `CREATE TABLE alert_subscriptions (
-        seq BIGSERIAL PRIMARY KEY,
-        account_id TEXT NOT NULL,
-        channel_id BIGINT NOT NULL,
-        owner_kind TEXT NOT NULL,
-        owner_id TEXT NOT NULL,
-        activated BOOLEAN NOT NULL,
-        UNIQUE (account_id, owner_kind, owner_id, channel_id)
-      )`,
-      'CREATE INDEX alert_subscriptions_channel ON alert_subscriptions (account_id, channel_id)',
-    ),
-  },
-];
+    const done: number[] = [];
     for (const step of [...steps].sort((a, b) => a.version - b.version)) {
       if (applied.has(step.version)) continue;
       await step.up(tx);

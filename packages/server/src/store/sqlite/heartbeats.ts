@@ -1,7 +1,7 @@
 /**
  * The heartbeat monitors' SQL: monitors by ping token, their pings (`heartbeat_events`, written by
- * the read side's results store), the cursor of pings already turned into results, and the missed
- * deadlines already reported.
+ * the read side's results store, and handed out to become results by the ping port in
+ * heartbeat-pings.ts), and the missed deadlines already reported.
  *
  * `SqliteHeartbeatDeadlines` is the async port the watch (heartbeats/watch.ts) keeps deadlines
  * with: in `heartbeat_timings` (step 32), a window claimed through `MissedWindowTable.claim`, leased
@@ -18,14 +18,6 @@ import { committed, type BatchedSqlite } from './batched.js';
 export interface HeartbeatCheckRow {
   readonly account_id: string;
   /** The stored check document (JSON). */
-  readonly doc: string;
-}
-
-export interface HeartbeatEventRow {
-  readonly rowid: number;
-  readonly account_id: string;
-  readonly check_id: string;
-  /** The stored event (JSON). */
   readonly doc: string;
 }
 
@@ -50,23 +42,15 @@ export class PingTokenTable {
   }
 }
 
-/** What the heartbeat watch reads and writes on each tick. */
+/** What the heartbeat watch reads and prunes itself (the pings it turns into results come through the ping port). */
 export class HeartbeatWatchTable {
   readonly #heartbeatChecks: Statement;
-  readonly #eventsAfter: Statement;
-  readonly #cursor: Statement;
-  readonly #moveCursor: Statement;
-  readonly #lastEvent: Statement;
   readonly #pruneEvents: Statement;
 
-  /** `batch`: the most events one read returns, and the most one prune statement deletes. */
-  constructor(db: SqliteDatabase, batch: { pings: number; prune: number }) {
+  /** `batch`: the most events one prune statement deletes. */
+  constructor(db: SqliteDatabase, batch: { prune: number }) {
     this.#heartbeatChecks = db.prepare("SELECT account_id, doc FROM checks WHERE check_type = 'HEARTBEAT'");
-    this.#eventsAfter = db.prepare(`SELECT rowid, account_id, check_id, doc FROM heartbeat_events WHERE rowid > ? ORDER BY rowid LIMIT ${batch.pings}`);
-    this.#cursor = db.prepare('SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1');
-    this.#moveCursor = db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET event_rowid = excluded.event_rowid');
-    this.#lastEvent = db.prepare('SELECT coalesce(max(rowid), 0) AS last FROM heartbeat_events');
-    this.#pruneEvents = db.prepare(`DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND rowid <= ? LIMIT ${batch.prune})`);
+    this.#pruneEvents = db.prepare(`DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND pending = 0 LIMIT ${batch.prune})`);
   }
 
   /** Every heartbeat monitor of every account. */
@@ -74,38 +58,22 @@ export class HeartbeatWatchTable {
     return this.#heartbeatChecks.all() as HeartbeatCheckRow[];
   }
 
-  /** The next events after `rowid`, in order. */
-  eventsAfter(rowid: number): HeartbeatEventRow[] {
-    return this.#eventsAfter.all(rowid) as HeartbeatEventRow[];
-  }
-
-  /** The last event already turned into a result; undefined before the first tick on this database. */
-  cursor(): number | undefined {
-    return (this.#cursor.get() as { event_rowid: number } | undefined)?.event_rowid;
-  }
-
-  moveCursor(rowid: number): void {
-    this.#moveCursor.run(rowid);
-  }
-
-  /** The newest event's rowid (0 without events). */
-  lastEventRowid(): number {
-    return (this.#lastEvent.get() as { last: number }).last;
-  }
-
-  /** Deletes one batch of events older than `beforeMs` and at or below `uptoRowid`; returns how many. */
-  pruneEventsBatch(beforeMs: number, uptoRowid: number): number {
-    return this.#pruneEvents.run(beforeMs, uptoRowid).changes;
+  /** Deletes one batch of processed events older than `beforeMs`; returns how many. */
+  pruneEventsBatch(beforeMs: number): number {
+    return this.#pruneEvents.run(beforeMs).changes;
   }
 }
 
-/** The pings of heartbeat monitors as the read side's results store writes and lists them. */
+/**
+ * The pings of heartbeat monitors as the read side's results store writes and lists them, and the
+ * ping port stores them: every ping is stored pending, to be handed out to become its result.
+ */
 export class HeartbeatEventTable {
   readonly #insert: Statement;
   readonly #ofCheck: Statement;
 
   constructor(db: SqliteDatabase) {
-    this.#insert = db.prepare('INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc) VALUES (?, ?, ?, ?, ?)');
+    this.#insert = db.prepare('INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc, pending) VALUES (?, ?, ?, ?, ?, 1)');
     this.#ofCheck = db.prepare('SELECT doc FROM heartbeat_events WHERE account_id = ? AND check_id = ? ORDER BY at_ms, id');
   }
 

@@ -9,6 +9,11 @@
  * replica's scheduler learns what another one changed. Step 35 makes a heartbeat's claimed window a
  * lease until its holder confirms the failing result stored: a holder that died in between leaves a
  * lease that runs out, and the window is claimed again. Windows claimed before it count as confirmed.
+ * Step 36 hands pings out to become results by claims, as leases, instead of one cursor every
+ * replica moves: each event is pending until its result is confirmed. Events past the cursor (stored
+ * while the scheduler was off) stay pending; the cursor's row now only says monitoring has started
+ * on this database (without it, the first start skips every stored ping, as the cursor's first
+ * position did).
  */
 import type { SqliteStep } from './step.js';
 
@@ -83,6 +88,23 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
         ALTER TABLE heartbeat_deadlines ADD COLUMN claimed_anchor_ms INTEGER;
         -- Partial: only windows in flight are in it, so the look-up for run-out leases stays small.
         CREATE INDEX heartbeat_deadlines_leased ON heartbeat_deadlines (lease_until_ms) WHERE lease_until_ms IS NOT NULL;
+      `);
+    },
+  },
+  {
+    step: 36,
+    name: 'heartbeat pings are claimed as leases until their results are confirmed',
+    up: (db) => {
+      db.exec(`
+        -- The default reads every event stored so far as processed without rewriting a row; new
+        -- events are inserted pending (store/sqlite/heartbeats.ts).
+        ALTER TABLE heartbeat_events ADD COLUMN pending INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE heartbeat_events ADD COLUMN lease_owner TEXT;
+        ALTER TABLE heartbeat_events ADD COLUMN lease_until_ms INTEGER;
+        -- Without a cursor nothing is left pending: no watch ever started, and its first start would skip them.
+        UPDATE heartbeat_events SET pending = 1 WHERE rowid > (SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1);
+        -- Partial: only pings on their way to a result are in it, so a claim's look-ups stay small.
+        CREATE INDEX heartbeat_events_pending ON heartbeat_events (account_id, check_id) WHERE pending = 1;
       `);
     },
   },

@@ -1,0 +1,144 @@
+/** The heartbeat-ping port, the same assertions on every engine (see engines.ts). */
+import { describe, expect, it } from 'vitest';
+import type { StoragePorts, StoredPing } from '../ports.js';
+import { enginesUnderTest, twoReplicas } from './engines.js';
+
+const engines = enginesUnderTest();
+const NOW = Date.UTC(2026, 10, 1);
+const LEASE = 60_000;
+
+/** The `index`th ping of `check`, its id naming both so failures read as which ping of which check. */
+function ping(check: number, index: number, accountId = 'acc'): StoredPing {
+  const id = `hb-${check}-ping-${index}`;
+  const atMs = NOW - 1_000_000 + index;
+  return { accountId, checkId: `hb-${check}`, id, atMs, doc: JSON.stringify({ id, state: 'RECEIVED', timestamp: new Date(atMs).toISOString() }) };
+}
+
+const idsOf = (pings: readonly StoredPing[]) => pings.map((stored) => stored.id);
+
+async function recordAll(ports: StoragePorts, pings: readonly StoredPing[]): Promise<void> {
+  for (const stored of pings) expect(await ports.heartbeatPings.record(stored)).toBe(true);
+}
+
+describe.each(engines)('heartbeat pings on $name', (engine) => {
+  it('hands each of 60 pings of 20 checks out once between two replicas claiming at once, no check to both, each check in its order', async () => {
+    const [a, b] = await twoReplicas(engine);
+    // Stored round by round: each check's three pings are apart, among the other checks' pings.
+    const all = [0, 1, 2].flatMap((index) => Array.from({ length: 20 }, (_, check) => ping(check, index)));
+    await recordAll(a, all.filter((_, index) => index % 2 === 0));
+    for (const stored of all.filter((_, index) => index % 2 === 1)) await b.heartbeatPings.record(stored);
+    const handedOut: StoredPing[] = [];
+    for (let round = 0; handedOut.length < all.length; round += 1) {
+      expect(round).toBeLessThan(10);
+      const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? a : b).heartbeatPings.claim(`replica-${i % 2}`, NOW, LEASE, 7)));
+      // Within a round every lease is live: a check's pings are all in one claim or none.
+      const holders = new Map<string, number>();
+      for (const [index, claim] of claims.entries()) {
+        for (const claimed of claim) {
+          expect(holders.get(claimed.checkId) ?? index).toBe(index);
+          holders.set(claimed.checkId, index);
+        }
+      }
+      for (const [index, claim] of claims.entries()) {
+        expect(await (index % 2 === 0 ? a : b).heartbeatPings.processed(claim, `replica-${index % 2}`)).toEqual(claim.map(() => true));
+        handedOut.push(...claim);
+      }
+    }
+    expect(idsOf(handedOut).sort()).toEqual(idsOf(all).sort());
+    for (let check = 0; check < 20; check += 1) {
+      expect(idsOf(handedOut.filter((claimed) => claimed.checkId === `hb-${check}`))).toEqual([0, 1, 2].map((index) => ping(check, index).id));
+    }
+    expect(await a.heartbeatPings.claim('replica-0', NOW + 10 * LEASE, LEASE, 100)).toEqual([]);
+  });
+
+  it('hands out pings in the order stored, as stored, up to the limit, and a check whose pings are held not at all', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await recordAll(a, [ping(1, 0), ping(2, 0), ping(1, 1), ping(1, 2), ping(2, 1)]);
+    const first = await a.heartbeatPings.claim('replica-a', NOW, LEASE, 2);
+    expect(first).toEqual([ping(1, 0), ping(2, 0)]);
+    // Both checks are held: their newer pings wait for the confirm, even for the holder.
+    expect(await b.heartbeatPings.claim('replica-b', NOW, LEASE, 10)).toEqual([]);
+    expect(await a.heartbeatPings.claim('replica-a', NOW, LEASE, 10)).toEqual([]);
+    await b.heartbeatPings.record(ping(3, 0));
+    expect(await b.heartbeatPings.claim('replica-b', NOW, LEASE, 10)).toEqual([ping(3, 0)]);
+    expect(await a.heartbeatPings.processed(first, 'replica-a')).toEqual([true, true]);
+    expect(idsOf(await b.heartbeatPings.claim('replica-b', NOW, LEASE, 10))).toEqual(idsOf([ping(1, 1), ping(1, 2), ping(2, 1)]));
+  });
+
+  it('hands a check whose lease ran out unconfirmed to another caller, with its newer pings after, and refuses the late confirm', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await recordAll(a, [ping(1, 0), ping(2, 0)]);
+    const held = await a.heartbeatPings.claim('replica-a', NOW, LEASE, 10);
+    expect(await b.heartbeatPings.progress('acc', ping(1, 0).id)).toEqual({ processed: false, owner: 'replica-a', leaseUntilMs: NOW + LEASE });
+    await b.heartbeatPings.record(ping(1, 1));
+    expect(await b.heartbeatPings.claim('replica-b', NOW + LEASE - 1, LEASE, 10)).toEqual([]);
+    // replica-a died holding them: its pings, oldest first, and the newer one of the same check.
+    const taken = await b.heartbeatPings.claim('replica-b', NOW + LEASE, LEASE, 10);
+    expect(idsOf(taken)).toEqual(idsOf([ping(1, 0), ping(2, 0), ping(1, 1)]));
+    expect(await a.heartbeatPings.processed(held, 'replica-a')).toEqual([false, false]);
+    expect(await b.heartbeatPings.progress('acc', ping(1, 0).id)).toEqual({ processed: false, owner: 'replica-b', leaseUntilMs: NOW + 2 * LEASE });
+    expect(await b.heartbeatPings.processed(taken, 'replica-b')).toEqual([true, true, true]);
+    expect(await a.heartbeatPings.progress('acc', ping(1, 0).id)).toEqual({ processed: true, owner: 'replica-b', leaseUntilMs: null });
+    expect(await b.heartbeatPings.processed(taken, 'replica-b')).toEqual([false, false, false]);
+    expect(await a.heartbeatPings.claim('replica-a', NOW + 10 * LEASE, LEASE, 10)).toEqual([]);
+  });
+
+  it('answers one confirm per ping: false for one never claimed, or claimed by another', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await recordAll(a, [ping(1, 0), ping(2, 0), ping(3, 0)]);
+    const [first] = await a.heartbeatPings.claim('replica-a', NOW, LEASE, 1);
+    const [second] = await b.heartbeatPings.claim('replica-b', NOW, LEASE, 1);
+    expect(await a.heartbeatPings.processed([first!, second!, ping(3, 0)], 'replica-a')).toEqual([true, false, false]);
+    expect(await b.heartbeatPings.processed([], 'replica-b')).toEqual([]);
+    expect(await b.heartbeatPings.progress('acc', ping(3, 0).id)).toEqual({ processed: false, owner: null, leaseUntilMs: null });
+    expect(await b.heartbeatPings.progress('acc', 'no-such-ping')).toBeUndefined();
+  });
+
+  it('stores a ping id once per account: a repeat changes nothing, not even a processed ping', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await recordAll(a, [ping(1, 0)]);
+    expect(await b.heartbeatPings.record({ ...ping(1, 0), doc: '{"other":true}' })).toBe(false);
+    const claimed = await b.heartbeatPings.claim('replica-b', NOW, LEASE, 10);
+    expect(claimed).toEqual([ping(1, 0)]);
+    await b.heartbeatPings.processed(claimed, 'replica-b');
+    expect(await a.heartbeatPings.record(ping(1, 0))).toBe(false);
+    expect(await a.heartbeatPings.claim('replica-a', NOW, LEASE, 10)).toEqual([]);
+  });
+
+  it('keeps accounts apart: the same ping id and check id in two accounts are two pings of two checks', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await recordAll(a, [ping(1, 0, 'acc-1'), ping(1, 0, 'acc-2')]);
+    expect(await a.heartbeatPings.claim('replica-a', NOW, LEASE, 1)).toEqual([ping(1, 0, 'acc-1')]);
+    expect(await b.heartbeatPings.claim('replica-b', NOW, LEASE, 10)).toEqual([ping(1, 0, 'acc-2')]);
+    expect(await a.heartbeatPings.processed([ping(1, 0, 'acc-2')], 'replica-a')).toEqual([false]);
+  });
+
+  it('skips every ping stored before the first start on the database, once: later pings, and later starts, skip nothing', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await recordAll(a, [ping(1, 0), ping(2, 0)]);
+    const starts = await Promise.all([a.heartbeatPings.startOnce(), b.heartbeatPings.startOnce()]);
+    expect(starts.sort()).toEqual([false, true]);
+    expect(await a.heartbeatPings.progress('acc', ping(1, 0).id)).toEqual({ processed: true, owner: null, leaseUntilMs: null });
+    // Stored while monitoring was stopped, after it first started: handed out when it starts again.
+    await recordAll(b, [ping(1, 1)]);
+    expect(await b.heartbeatPings.startOnce()).toBe(false);
+    expect(await a.heartbeatPings.claim('replica-a', NOW, LEASE, 10)).toEqual([ping(1, 1)]);
+  });
+
+  it('refuses bad pings, claims and confirms with errors that name them', async () => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.heartbeatPings.record({ ...ping(1, 0), accountId: '' })).rejects.toThrow('accountId must be a string that is not empty, got ""');
+    await expect(a.heartbeatPings.record({ ...ping(1, 0), id: '' })).rejects.toThrow('ping id must be a string that is not empty, got ""');
+    await expect(a.heartbeatPings.record({ ...ping(1, 0), checkId: '' })).rejects.toThrow('checkId must be a string that is not empty, got ""');
+    await expect(a.heartbeatPings.record({ ...ping(1, 0), atMs: 1.5 })).rejects.toThrow('atMs must be a whole number of milliseconds since the epoch, got 1.5');
+    await expect(a.heartbeatPings.record({ ...ping(1, 0), doc: undefined as unknown as string })).rejects.toThrow("doc must be the event's JSON text, got undefined");
+    await expect(a.heartbeatPings.claim('', NOW, LEASE, 10)).rejects.toThrow('claim owner must be a string of 1 to 200 characters, got ""');
+    await expect(a.heartbeatPings.claim('r', -1, LEASE, 10)).rejects.toThrow('nowMs must be a whole number of milliseconds since the epoch, got -1');
+    await expect(a.heartbeatPings.claim('r', NOW, 0, 10)).rejects.toThrow('leaseMs must be a whole number of at least 1, got 0');
+    await expect(a.heartbeatPings.claim('r', NOW, LEASE, 0)).rejects.toThrow('limit must be a whole number of at least 1, got 0');
+    await expect(a.heartbeatPings.processed([ping(1, 0)], 'x'.repeat(201))).rejects.toThrow('claim owner must be a string of 1 to 200 characters, got a string of 201 characters');
+    await expect(a.heartbeatPings.processed([ping(1, 0), ping(1, 0)], 'r')).rejects.toThrow('ping "hb-1-ping-0" of account "acc" is listed twice in one confirm');
+    await expect(a.heartbeatPings.progress('acc', '')).rejects.toThrow('ping id must be a string that is not empty, got ""');
+    expect(await a.heartbeatPings.claim('r', NOW, LEASE, 10)).toEqual([]);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * The checks of the heartbeat-ping port's input (ports.ts `HeartbeatPings`), one wording for both
+ * engines, so the contract suite expects the same error from each.
+ */
+import { moment, positive, shown, StoreInputError, text } from './port-rules.js';
+import type { PingKey, StoredPing } from './ports.js';
+
+export function checkStoredPing(ping: StoredPing): void {
+  checkPingKey(ping);
+  text('checkId', ping.checkId);
+  moment('atMs', ping.atMs);
+  if (typeof ping.doc !== 'string') throw new StoreInputError(`doc must be the event's JSON text, got ${shown(ping.doc)}`);
+}
+
+export function checkPingKey(key: PingKey): void {
+  text('accountId', key.accountId);
+  text('ping id', key.id);
+}
+
+export function checkPingClaim(owner: unknown, nowMs: unknown, leaseMs: unknown, limit: unknown): void {
+  text('claim owner', owner, 200);
+  moment('nowMs', nowMs);
+  positive('leaseMs', leaseMs);
+  positive('limit', limit);
+}
+
+/** The pings of one confirm; one listed twice would get two answers for one row, which is a caller's bug. */
+export function checkPingKeys(pings: readonly PingKey[], owner: unknown): void {
+  text('claim owner', owner, 200);
+  const seen = new Set<string>();
+  for (const ping of pings) {
+    checkPingKey(ping);
+    const key = `${ping.accountId}\u0000${ping.id}`;
+    if (seen.has(key)) throw new StoreInputError(`ping "${ping.id}" of account "${ping.accountId}" is listed twice in one confirm`);
+    seen.add(key);
+  }
+}
+
+/** Pings in the order they were stored, by the engine's own sequence (`seq`). */
+export function inStoredOrder<T extends { seq: number | string | bigint }>(rows: readonly T[]): T[] {
+  return [...rows].sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : BigInt(a.seq) > BigInt(b.seq) ? 1 : 0));
+}

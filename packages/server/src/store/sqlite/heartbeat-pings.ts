@@ -1,0 +1,88 @@
+/**
+ * The heartbeat-ping port (ports.ts `HeartbeatPings`) on SQLite, over the pings themselves:
+ * `heartbeat_events`, which the ping route writes through the read side (`HeartbeatEventTable.add`,
+ * the one insert both use). Step 36 gave each event `pending` (1 until its result is confirmed) and
+ * a lease (`lease_owner`, `lease_until_ms`); the partial index on pending events keeps a claim's
+ * look-ups to the pings not yet processed, however many processed ones are kept.
+ *
+ * Every call is one write transaction: SQLite takes its write lock before the claim reads, so claims
+ * of replicas on one file run one after the other, and the second sees the first one's leases.
+ * `heartbeat_ping_cursor` only records that monitoring started once on this database (and at which
+ * event): `startOnce` is the insert into it that succeeds once.
+ */
+import type { Statement } from 'better-sqlite3';
+import { checkPingClaim, checkPingKey, checkPingKeys, checkStoredPing, inStoredOrder } from '../heartbeat-ping-rules.js';
+import type { HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
+import { committed, type BatchedSqlite } from './batched.js';
+import { HeartbeatEventTable } from './heartbeats.js';
+
+interface ClaimedRow {
+  readonly seq: number;
+  readonly account_id: string;
+  readonly check_id: string;
+  readonly id: string;
+  readonly at_ms: number;
+  readonly doc: string;
+}
+
+export class SqliteHeartbeatPings implements HeartbeatPings {
+  readonly #store: BatchedSqlite;
+  readonly #events: HeartbeatEventTable;
+  readonly #markStarted: Statement;
+  readonly #skipStored: Statement;
+  readonly #claim: Statement;
+  readonly #confirm: Statement;
+  readonly #progress: Statement;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
+    this.#events = new HeartbeatEventTable(store.db);
+    // `WHERE true`: without it SQLite would read ON CONFLICT as part of the SELECT's join.
+    this.#markStarted = store.db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) SELECT 1, coalesce(max(rowid), 0) FROM heartbeat_events WHERE true ON CONFLICT (id) DO NOTHING');
+    this.#skipStored = store.db.prepare('UPDATE heartbeat_events SET pending = 0, lease_until_ms = NULL WHERE pending = 1');
+    // `pending = 1` spelled out (not bound) in both places, so the partial index on pending events serves them.
+    this.#claim = store.db.prepare(
+      `UPDATE heartbeat_events SET lease_owner = @owner, lease_until_ms = @untilMs
+       WHERE rowid IN (
+         SELECT e.rowid FROM heartbeat_events AS e WHERE e.pending = 1
+           AND NOT EXISTS (SELECT 1 FROM heartbeat_events AS held
+             WHERE held.pending = 1 AND held.account_id = e.account_id AND held.check_id = e.check_id AND held.lease_until_ms > @nowMs)
+         ORDER BY e.rowid LIMIT @limit)
+       RETURNING rowid AS seq, account_id, check_id, id, at_ms, doc`,
+    );
+    this.#confirm = store.db.prepare('UPDATE heartbeat_events SET pending = 0, lease_until_ms = NULL WHERE account_id = ? AND id = ? AND pending = 1 AND lease_owner = ?');
+    this.#progress = store.db.prepare('SELECT pending, lease_owner AS owner, lease_until_ms AS leaseUntilMs FROM heartbeat_events WHERE account_id = ? AND id = ?');
+  }
+
+  async record(ping: StoredPing): Promise<boolean> {
+    checkStoredPing(ping);
+    return committed(this.#store, () => this.#events.add(ping.accountId, ping.id, ping.checkId, ping.atMs, ping.doc));
+  }
+
+  async startOnce(): Promise<boolean> {
+    return committed(this.#store, () => {
+      if (this.#markStarted.run().changes === 0) return false;
+      this.#skipStored.run();
+      return true;
+    });
+  }
+
+  async claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<StoredPing[]> {
+    checkPingClaim(owner, nowMs, leaseMs, limit);
+    const rows = await committed(this.#store, () => this.#claim.all({ owner, nowMs, untilMs: nowMs + leaseMs, limit }) as ClaimedRow[]);
+    // RETURNING follows the order rows were updated in, which SQLite does not promise to be the subquery's.
+    return inStoredOrder(rows).map((row) => ({ accountId: row.account_id, checkId: row.check_id, id: row.id, atMs: row.at_ms, doc: row.doc }));
+  }
+
+  async processed(pings: readonly PingKey[], owner: string): Promise<boolean[]> {
+    checkPingKeys(pings, owner);
+    if (pings.length === 0) return [];
+    return committed(this.#store, () => pings.map((ping) => this.#confirm.run(ping.accountId, ping.id, owner).changes > 0));
+  }
+
+  async progress(accountId: string, id: string): Promise<PingProgress | undefined> {
+    checkPingKey({ accountId, id });
+    const row = this.#progress.get(accountId, id) as { pending: number; owner: string | null; leaseUntilMs: number | null } | undefined;
+    return row && { processed: row.pending === 0, owner: row.owner, leaseUntilMs: row.leaseUntilMs };
+  }
+}
