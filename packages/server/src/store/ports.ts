@@ -18,6 +18,15 @@
  */
 import type { ResourceDocuments } from './document-ports.js';
 
+/** A check or group, as the alert-subscription index names the owner of a subscription. */
+export type SubscriptionOwnerKind = 'check' | 'group';
+
+/** One alert channel a check or group is subscribed to, as its document lists it. */
+export interface ChannelSubscription {
+  readonly alertChannelId: number;
+  readonly activated: boolean;
+}
+
 /** A POST's first successful response, remembered under its `Idempotency-Key`. */
 export interface StoredResponse {
   /** Hash of method, path and body of the first request; a repeat with another fingerprint is refused. */
@@ -436,6 +445,29 @@ export interface CheckResults {
   horizons(): Promise<{ raw?: number; hourly?: number; daily?: number }>;
 }
 
+/**
+ * The reverse index of alert-channel subscriptions: a check's or group's document lists the channels
+ * it is subscribed to, and this index is rewritten with it, in the same transaction, so alerting and
+ * the channel routes find a channel's subscribers without reading every document.
+ */
+export interface AlertSubscriptionIndex {
+  /** Replaces what one check or group is subscribed to (an empty list drops it from the index); a channel listed twice keeps its last entry. */
+  replace(accountId: string, ownerKind: SubscriptionOwnerKind, ownerId: string, subscriptions: readonly ChannelSubscription[]): Promise<void>;
+  /** The subscriptions of the given checks or groups, each owner's in the order written; owners without any are absent. */
+  ofOwners(accountId: string, ownerKind: SubscriptionOwnerKind, ownerIds: readonly string[]): Promise<Map<string, ChannelSubscription[]>>;
+}
+
+/**
+ * The ports a unit of work (`StoragePorts.transaction`) writes through, every call of them inside the
+ * unit's one transaction. The documents port without its change feed: following the feed is what a
+ * replica does, never a write.
+ */
+export interface TransactionPorts {
+  readonly documents: Pick<ResourceDocuments, 'insert' | 'get' | 'replace' | 'remove' | 'page'>;
+  readonly idempotency: IdempotencyKeys;
+  readonly alertSubscriptions: AlertSubscriptionIndex;
+}
+
 /** The ports of one engine on one database, as one replica holds them. */
 export interface StoragePorts {
   readonly idempotency: IdempotencyKeys;
@@ -449,6 +481,16 @@ export interface StoragePorts {
   readonly checkResults: CheckResults;
   /** Checks, groups, alert channels, maintenance windows and services, with their change feed. */
   readonly documents: ResourceDocuments;
+  readonly alertSubscriptions: AlertSubscriptionIndex;
+  /**
+   * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
+   * to once that transaction has committed (so every replica then sees its writes, and none saw them
+   * before). A throw rolls back everything the unit wrote, and the Promise rejects with that error.
+   * `work` must write only through the ports it is given: a port of the replica's own (or another
+   * `transaction` of it, which is refused) is outside the unit, and on SQLite would wait for the unit
+   * forever. Units of one replica may be asked for at once; each is its own transaction.
+   */
+  transaction<T>(work: (tx: TransactionPorts) => Promise<T>): Promise<T>;
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }

@@ -5,21 +5,12 @@
  * naming it, and the pool reconnects once it is back (guarded-pool.ts).
  */
 import type { StoragePorts } from '../ports.js';
-import { PostgresAlertStates } from './alert-states.js';
-import { PostgresCheckResults } from './check-results.js';
 import type { EngineHealth } from '../engine-health.js';
 import { waitUntilReachable } from './connect-retry.js';
 import { withoutSecrets } from './connection-errors.js';
 import { openPostgres, warnerOf, type PostgresOptions } from './database.js';
-import { PostgresDocuments } from './documents.js';
-import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
-import { PostgresHeartbeatPings } from './heartbeat-pings.js';
-import { PostgresIdempotencyKeys } from './idempotency.js';
-import { PostgresNotificationOutbox } from './outbox.js';
 import { migratePostgres } from './migrations.js';
-import { PostgresPeriodicJobs } from './periodic-jobs.js';
-import { PostgresRateLimitWindows } from './rate-limits.js';
-import { PostgresSlotClaims } from './slot-claims.js';
+import { postgresPorts } from './ports.js';
 
 export type { PostgresOptions } from './database.js';
 
@@ -39,18 +30,5 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Postg
     await close();
     throw error;
   }
-  return {
-    idempotency: new PostgresIdempotencyKeys(db),
-    rateLimits: new PostgresRateLimitWindows(db),
-    slotClaims: new PostgresSlotClaims(db),
-    outbox: new PostgresNotificationOutbox(db),
-    alertStates: new PostgresAlertStates(db),
-    heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
-    heartbeatPings: new PostgresHeartbeatPings(db),
-    periodicJobs: new PostgresPeriodicJobs(db),
-    checkResults: new PostgresCheckResults(db),
-    documents: new PostgresDocuments(db),
-    close,
-    health,
-  };
+  return Object.assign(postgresPorts(db, close), { health });
 }

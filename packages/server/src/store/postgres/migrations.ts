@@ -302,6 +302,24 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     ),
   },
   {
+    version: 12,
+    name: 'alert-channel subscriptions index',
+    // The reverse index channel → checks and groups subscribed, rewritten with its owner's document
+    // (SQLite's step 2); `seq` keeps each owner's subscriptions in the order written.
+    up: statements(
+      `CREATE TABLE alert_subscriptions (
+        seq BIGSERIAL PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        channel_id BIGINT NOT NULL,
+        owner_kind TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        activated BOOLEAN NOT NULL,
+        UNIQUE (account_id, owner_kind, owner_id, channel_id)
+      )`,
+      'CREATE INDEX alert_subscriptions_channel ON alert_subscriptions (account_id, channel_id)',
+    ),
+  },
+  {
     version: 13,
     name: 'heartbeat pings claimed as leases until their results are confirmed',
     // The pings themselves, as SQLite's heartbeat_events keeps them with its step 36: pending until

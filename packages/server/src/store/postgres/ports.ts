@@ -11,6 +11,7 @@ import { PostgresCheckResults } from './check-results.js';
 import type { PostgresSchema } from './database.js';
 import { PostgresDocuments } from './documents.js';
 import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
+import { PostgresHeartbeatPings } from './heartbeat-pings.js';
 import { PostgresIdempotencyKeys, type PurgeClock } from './idempotency.js';
 import { PostgresNotificationOutbox } from './outbox.js';
 import { PostgresPeriodicJobs } from './periodic-jobs.js';
@@ -31,6 +32,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     outbox: new PostgresNotificationOutbox(db),
     alertStates: new PostgresAlertStates(db),
     heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
+    heartbeatPings: new PostgresHeartbeatPings(db),
     periodicJobs: new PostgresPeriodicJobs(db),
     checkResults: new PostgresCheckResults(db),
     documents: new PostgresDocuments(db),

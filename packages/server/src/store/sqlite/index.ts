@@ -2,8 +2,10 @@
  * The SQLite engine of the storage ports, on a `Store`'s connection. Several `Store`s opened on the
  * same file behave as replicas do on one PostgreSQL database (the contract suite relies on it).
  */
-import type { StoragePorts } from '../ports.js';
+import type { StoragePorts, TransactionPorts } from '../ports.js';
+import { asUnitOf } from '../unit-of-work.js';
 import { SqliteAlertStates } from './alerting.js';
+import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
 import { SqliteDocuments, type SqliteDocumentStore } from './documents.js';
 import { SqliteHeartbeatPings } from './heartbeat-pings.js';
@@ -13,9 +15,20 @@ import { SqliteNotificationOutbox } from './outbox.js';
 import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
 import { SqliteSlotClaims } from './slot-claims.js';
+import { SqliteAlertSubscriptions, type SubscriptionIndex } from './subscriptions.js';
 
-export function sqlitePorts(store: SqliteDocumentStore & { readonly idempotency: IdempotencyStore; close(): void }): StoragePorts {
-  return {
+/** What the engine needs of a `Store`. */
+export interface PortedStore extends SqliteDocumentStore {
+  readonly idempotency: IdempotencyStore;
+  readonly subscriptions: SubscriptionIndex;
+  readonly unitOpen: boolean;
+  unitOfWork<T>(work: () => Promise<T>): Promise<T>;
+  close(): void;
+}
+
+export function sqlitePorts(store: PortedStore): StoragePorts {
+  let unitPorts: TransactionPorts | undefined;
+  const ports: StoragePorts = {
     idempotency: new SqliteIdempotencyKeys(store, store.idempotency),
     rateLimits: new SqliteRateLimitWindows(store),
     slotClaims: new SqliteSlotClaims(store),
@@ -26,6 +39,43 @@ export function sqlitePorts(store: SqliteDocumentStore & { readonly idempotency:
     periodicJobs: new SqlitePeriodicJobs(store),
     checkResults: new SqliteCheckResults(store),
     documents: new SqliteDocuments(store),
+    alertSubscriptions: new SqliteAlertSubscriptions(store, store.subscriptions),
+    transaction: (work) =>
+      asUnitOf(ports, () =>
+        store.unitOfWork(() => {
+          // Built at the first unit, while its savepoint is open (the guard below refuses a write
+          // otherwise), and kept: one unit at a time runs on the connection.
+          unitPorts ??= portsInsideUnit(store);
+          return work(unitPorts);
+        }),
+      ),
     close: async () => store.close(),
+  };
+  return ports;
+}
+
+/**
+ * The ports a unit writes through: the same classes on the same collections, but a write runs its
+ * statements at once in the unit's savepoint instead of joining the group commit and awaiting it
+ * (which waits for the unit: it would never resolve). Used after its unit ended, a write throws
+ * rather than land outside any unit.
+ */
+function portsInsideUnit(store: PortedStore): TransactionPorts {
+  const direct: SqliteDocumentStore & BatchedSqlite = {
+    checks: store.checks,
+    checkGroups: store.checkGroups,
+    alertChannels: store.alertChannels,
+    maintenanceWindows: store.maintenanceWindows,
+    services: store.services,
+    get db() {
+      if (!store.unitOpen) throw new Error('a port of a unit of work was used after the unit ended; this is a bug in vigil');
+      return store.db;
+    },
+    writeBatched: (work) => ({ result: store.db.transaction(work)(), committed: Promise.resolve() }),
+  };
+  return {
+    documents: new SqliteDocuments(direct),
+    idempotency: new SqliteIdempotencyKeys(direct, store.idempotency),
+    alertSubscriptions: new SqliteAlertSubscriptions(direct, store.subscriptions),
   };
 }
