@@ -4,16 +4,19 @@
  * and carries on once it is back. One cluster of this file's own, stopped and started again on its
  * port (test-database.ts's cluster cannot be stopped under other tests).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type PostgresOptions } from './database.js';
-import { freePort, startEmbeddedPostgres, type RunningPostgres } from './embedded.js';
+import { freePort, serverUser, startEmbeddedPostgres, type RunningPostgres } from './embedded.js';
 import { openPostgresPorts } from './index.js';
 
+const run = promisify(execFile);
 let dir = '';
 let port = 0;
 let server: RunningPostgres | undefined;
@@ -202,5 +205,50 @@ describe('TLS asked for in the URL', () => {
     await expect(openPostgresPorts({ connectionString: url, connectRetry: { attempts: 5, firstDelayMs: 20 } })).rejects.toThrow(
       new Error(`could not connect to PostgreSQL at 127.0.0.1:${port}/postgres: ENOENT: no such file or directory, open '/nonexistent/vigil-ca.pem'`),
     );
+  });
+});
+
+describe('TLS with a server that has it', () => {
+  let tlsDir = '';
+  let tls: RunningPostgres | undefined;
+  let certificate = '';
+  beforeAll(async () => {
+    tlsDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-pg-tls-'));
+    await chmod(tlsDir, 0o711);
+    // A self-signed certificate for 127.0.0.1, which is its own CA.
+    const files = path.join(tlsDir, 'tls');
+    await mkdir(files, { mode: 0o711 });
+    certificate = path.join(files, 'server.crt');
+    const key = path.join(files, 'server.key');
+    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', certificate]);
+    await chmod(certificate, 0o644);
+    await chmod(key, 0o600);
+    const owner = await serverUser();
+    if (owner) await chown(key, owner.uid, owner.gid);
+    tls = await startEmbeddedPostgres({ dir: path.join(tlsDir, 'cluster'), port: 0, durable: false, settings: ['ssl=on', `ssl_cert_file=${certificate}`, `ssl_key_file=${key}`] });
+  });
+  afterAll(async () => {
+    try {
+      await tls?.stop();
+    } finally {
+      if (tlsDir) await rm(tlsDir, { recursive: true, force: true });
+    }
+  });
+
+  it('connects encrypted, checking the server against sslrootcert', async () => {
+    const opened = await ports({ connectionString: `${tls!.url()}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certificate)}` });
+    expect(await opened.periodicJobs.tryRun('job', 1000, 60_000, 'a')).toBe(true);
+    const { db, close } = openPostgres({ connectionString: `${tls!.url()}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certificate)}` });
+    open.push({ close });
+    const { rows } = await sql<{ ssl: boolean }>`SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()`.execute(db);
+    expect(rows).toEqual([{ ssl: true }]);
+  });
+
+  it('refuses a server whose certificate it cannot check, at once', async () => {
+    const log = warnings();
+    await expect(openPostgresPorts({ connectionString: `${tls!.url()}?sslmode=verify-full`, warn: log.warn, connectRetry: { attempts: 5, firstDelayMs: 20 } })).rejects.toThrow(
+      new Error(`could not connect to PostgreSQL at 127.0.0.1:${tls!.port}/postgres: self-signed certificate`),
+    );
+    expect(log.lines).toEqual([]);
   });
 });

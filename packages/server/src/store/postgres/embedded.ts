@@ -42,6 +42,8 @@ export interface EmbeddedOptions {
   readonly durable: boolean;
   /** Receives the server's log lines (the last few are also in the error when starting fails). */
   readonly log?: (line: string) => void;
+  /** More server settings, `name=value` each (as `-c name=value`): e.g. `ssl=on` with its files, for a test of TLS. */
+  readonly settings?: readonly string[];
 }
 
 export interface RunningPostgres {
@@ -78,6 +80,15 @@ async function systemUser(): Promise<{ uid: number; gid: number }> {
   const created = await userIds(SYSTEM_USER);
   if (!created) throw new Error(`PostgreSQL cannot run as root and the user "${SYSTEM_USER}" could not be created: ${failure}`);
   return created;
+}
+
+/**
+ * Who the server runs as, when that is not this process's user (as root: "postgres", created if
+ * missing): files the server must own, such as a TLS key (which it refuses when others can read
+ * it), are given to that user. Undefined when the server runs as this process's user.
+ */
+export async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
+  return process.getuid?.() === 0 ? systemUser() : undefined;
 }
 
 /** Refuses a directory chain the server's user cannot pass through, naming the directory to fix. */
@@ -153,7 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<R
       createPostgresUser: asRoot,
       // UTF8 whatever the machine's locale: stored response bodies are UTF-8 text.
       initdbFlags: ['--encoding=UTF8', '--locale=C', ...(options.durable ? [] : ['--no-sync'])],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...throwaway],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...throwaway, ...(options.settings ?? []).flatMap((setting) => ['-c', setting])],
       onLog: (message) => log(String(message).trimEnd()),
       onError: (error) => log(error instanceof Error ? error.message : String(error)),
     });
