@@ -1,9 +1,9 @@
 /**
- * For tests and benches: the repositories with the heartbeat deadlines port's confirm replaced, as a
+ * For tests and benches: the repositories with a confirm of the heartbeat ports replaced, as a
  * process killed at the confirm, or a watch from before claims were leases, would behave.
  */
 import type { Repositories } from '../repositories.js';
-import type { HeartbeatDeadlines } from '../store/ports.js';
+import type { HeartbeatDeadlines, HeartbeatPings } from '../store/ports.js';
 
 export function withReportedMissed(repositories: Repositories, reportedMissed: HeartbeatDeadlines['reportedMissed']): Repositories {
   const real = repositories.ports.heartbeatDeadlines;
@@ -16,4 +16,16 @@ export function withReportedMissed(repositories: Repositories, reportedMissed: H
     reported: (accountId, checkId) => real.reported(accountId, checkId),
   };
   return { ...repositories, ports: { ...repositories.ports, heartbeatDeadlines: deadlines } };
+}
+
+export function withPingsProcessed(repositories: Repositories, processed: HeartbeatPings['processed']): Repositories {
+  const real = repositories.ports.heartbeatPings;
+  const pings: HeartbeatPings = {
+    record: (ping) => real.record(ping),
+    startOnce: () => real.startOnce(),
+    claim: (owner, nowMs, leaseMs, limit) => real.claim(owner, nowMs, leaseMs, limit),
+    processed,
+    progress: (accountId, id) => real.progress(accountId, id),
+  };
+  return { ...repositories, ports: { ...repositories.ports, heartbeatPings: pings } };
 }
