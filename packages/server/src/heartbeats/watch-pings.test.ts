@@ -150,7 +150,7 @@ describe('pings turned into results by two watches on one database', () => {
     const { setup, tokens, evaluated, replica } = sharedDatabase();
     const killed = replica((repositories) => withPingsProcessed(repositories, () => Promise.reject(new Error('killed before the confirm'))));
     const survivor = replica();
-    const pings = [];
+    const pings: string[] = [];
     for (const failed of [false, true]) {
       const recorded = recordPing(setup, { token: tokens[0]!, failed, source: 'job', userAgent: 'test', atMs: CREATED + 1 + pings.length })!;
       await recorded.deadlineMoved;
