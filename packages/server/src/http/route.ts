@@ -9,6 +9,7 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH, formatIssues } from '@vigil/schema';
 import type { z } from 'zod';
 import type { Account } from '../accounts.js';
 import type { Page, Store } from '../store/index.js';
+import type { StoragePorts, StoredResponse, TransactionPorts } from '../store/ports.js';
 import { readJsonBody } from './body.js';
 import { HttpError, badRequest, conflict, type ValidationSource } from './errors.js';
 import { requestHeader } from './headers.js';
@@ -47,6 +48,17 @@ export interface RouteInput<E extends EndpointSpec> {
 export type RouteResult<E extends EndpointSpec> = E['list'] extends true ? Page<unknown> | SerializedPage : unknown;
 
 export type RouteHandler<E extends EndpointSpec> = (input: RouteInput<E>) => RouteResult<E> | Promise<RouteResult<E>>;
+
+export interface UnitRouteInput<E extends EndpointSpec> extends RouteInput<E> {
+  /**
+   * The storage ports of the request's unit of work: a write's calls are one transaction, committed
+   * before the response is sent. A GET reads through the replica's own ports (no transaction).
+   */
+  readonly tx: TransactionPorts;
+}
+
+/** A handler over the storage ports (`ctx.routeUnit`): async, every write through `tx`. */
+export type UnitRouteHandler<E extends EndpointSpec> = (input: UnitRouteInput<E>) => Promise<RouteResult<E>>;
 
 /** `/v1/checks/{id}` → `/v1/checks/:id`. */
 export function honoPath(path: string): string {
@@ -96,6 +108,8 @@ function respond(c: Context<AppEnv>, outcome: Outcome): Response {
 export interface RouteOptions {
   readonly app: import('hono').Hono<AppEnv>;
   readonly store: Store;
+  /** The store's storage ports, which `registerUnitRoute` handlers write through. */
+  readonly ports: StoragePorts;
   /**
    * The `Idempotency-Key`s of POSTs in flight (account and key), so a concurrent repeat gets 409
    * instead of a duplicate: one set per app, shared by all its routes.
@@ -117,8 +131,24 @@ function assertResponse(endpoint: EndpointSpec, body: unknown, list: boolean): v
   throw new Error(`response of ${endpoint.method} ${endpoint.path}${list ? ' (list)' : ''} does not match its schema: ${message}`);
 }
 
+/** How a route runs its handler: synchronously in the group commit, or as a unit of work over the ports. */
+type Handling<E extends EndpointSpec> = { readonly unit: false; readonly handler: RouteHandler<E> } | { readonly unit: true; readonly handler: UnitRouteHandler<E> };
+
 export function registerRoute<E extends EndpointSpec>(options: RouteOptions, endpoint: E, handler: RouteHandler<E>): void {
-  const { app, store } = options;
+  register(options, endpoint, { unit: false, handler });
+}
+
+/**
+ * Registers an endpoint whose handler is async over the storage ports: a write runs as one unit of
+ * work (`ports.transaction`), and a POST's `Idempotency-Key` response is stored through the unit's
+ * own idempotency port, so it commits, or not, with what the handler wrote.
+ */
+export function registerUnitRoute<E extends EndpointSpec>(options: RouteOptions, endpoint: E, handler: UnitRouteHandler<E>): void {
+  register(options, endpoint, { unit: true, handler });
+}
+
+function register<E extends EndpointSpec>(options: RouteOptions, endpoint: E, handling: Handling<E>): void {
+  const { app, store, ports } = options;
   const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
     const account = c.get('account');
@@ -150,11 +180,18 @@ export function registerRoute<E extends EndpointSpec>(options: RouteOptions, end
     };
 
     const key = method === 'post' ? requestHeader(c, 'idempotency-key') : undefined;
-    if (method === 'get') return respond(c, toOutcome(await handler(input)));
+    if (method === 'get') return respond(c, toOutcome(await (handling.unit ? handling.handler({ ...input, tx: ports }) : handling.handler(input))));
     if (key !== undefined && key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
       // Each key is stored with its response for a day; a 16 KiB key per create was stored as sent.
       throw badRequest(`"Idempotency-Key" must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long`);
     }
+    if (handling.unit) {
+      const handle = async (tx: TransactionPorts): Promise<Outcome> => toOutcome(await handling.handler({ ...input, tx }));
+      if (key === undefined) return respond(c, await ports.transaction(handle));
+      const request = { accountId: account.id, key, fingerprint: fingerprint(c, raw?.text ?? '') };
+      return respond(c, await runIdempotentUnit(ports, options.idempotencyInFlight, request, handle));
+    }
+    const { handler } = handling;
     if (key === undefined) {
       const { result, committed } = store.writeBatched(() => toOutcome(handler(input)));
       await committed;
@@ -180,21 +217,14 @@ function fingerprint(c: Context<AppEnv>, bodyText: string): string {
 async function runIdempotent(
   store: Store,
   running: Set<string>,
-  request: { accountId: string; key: string; fingerprint: string },
+  request: IdempotentRequest,
   handle: () => unknown,
   toOutcome: (result: unknown) => Outcome,
 ): Promise<Outcome> {
   const now = Date.now();
   const stored = store.idempotency.find(request.accountId, request.key, now);
-  if (stored) {
-    if (stored.fingerprint !== request.fingerprint) {
-      throw new HttpError(422, `Idempotency-Key "${request.key}" was already used for a different request`);
-    }
-    return { status: stored.status, body: JSON.parse(stored.body) as unknown, headers: { 'idempotent-replayed': 'true' } };
-  }
-  const slot = `${request.accountId}\u0000${request.key}`;
-  if (running.has(slot)) throw conflict(`a request with Idempotency-Key "${request.key}" is still in progress`);
-  running.add(slot);
+  if (stored) return replayed(stored, request);
+  const slot = claimKey(running, request);
   const save = (outcome: Outcome): Outcome => {
     if (outcome.status < 300) {
       const body = bodyText(outcome.body);
@@ -208,6 +238,69 @@ async function runIdempotent(
     const { result, committed } = store.writeBatched(() => save(toOutcome(handle())));
     await committed;
     return result;
+  } finally {
+    running.delete(slot);
+  }
+}
+
+interface IdempotentRequest {
+  readonly accountId: string;
+  readonly key: string;
+  readonly fingerprint: string;
+}
+
+/** The stored response of a key, for a repeat of its request; 422 for a different request. */
+function replayed(stored: StoredResponse, request: IdempotentRequest): Outcome {
+  if (stored.fingerprint !== request.fingerprint) {
+    throw new HttpError(422, `Idempotency-Key "${request.key}" was already used for a different request`);
+  }
+  return { status: stored.status, body: JSON.parse(stored.body) as unknown, headers: { 'idempotent-replayed': 'true' } };
+}
+
+/** Marks the key in flight, or answers 409 while a request with it is still running; the slot to free. */
+function claimKey(running: Set<string>, request: IdempotentRequest): string {
+  const slot = `${request.accountId}\u0000${request.key}`;
+  if (running.has(slot)) throw conflict(`a request with Idempotency-Key "${request.key}" is still in progress`);
+  running.add(slot);
+  return slot;
+}
+
+/** Another replica stored a response for the key while this unit ran: the unit is undone, that response replayed. */
+class AnsweredElsewhere extends Error {
+  constructor(readonly response: StoredResponse) {
+    super('the Idempotency-Key was answered by another request first');
+  }
+}
+
+/**
+ * `runIdempotent` for a unit-of-work handler: the same replay, 422 and 409 rules, with the response
+ * stored through the unit's idempotency port, in the unit's transaction. The in-flight set only covers
+ * this process; when another replica stored a response for the key first, this unit rolls back and
+ * that response is answered, so the key still stands for one write.
+ */
+async function runIdempotentUnit(
+  ports: StoragePorts,
+  running: Set<string>,
+  request: IdempotentRequest,
+  handle: (tx: TransactionPorts) => Promise<Outcome>,
+): Promise<Outcome> {
+  const now = Date.now();
+  const stored = await ports.idempotency.lookup(request.accountId, request.key, now);
+  if (stored) return replayed(stored, request);
+  const slot = claimKey(running, request);
+  try {
+    return await ports.transaction(async (tx) => {
+      const outcome = await handle(tx);
+      if (outcome.status < 300) {
+        const response = { fingerprint: request.fingerprint, status: outcome.status, body: bodyText(outcome.body) };
+        const remembered = await tx.idempotency.remember(request.accountId, request.key, response, now);
+        if (!remembered.stored) throw new AnsweredElsewhere(remembered.response);
+      }
+      return outcome;
+    });
+  } catch (error) {
+    if (error instanceof AnsweredElsewhere) return replayed(error.response, request);
+    throw error;
   } finally {
     running.delete(slot);
   }

@@ -24,10 +24,20 @@
  * handler may throw `HttpError` or `badRequest`/`notFound`/`conflict` from `../http/errors.js` for
  * what only HTTP knows. Anything else becomes a 500.
  *
- * Write handlers (POST, PUT, PATCH, DELETE) MUST be synchronous: each runs in its own savepoint of
- * the group commit (`store.writeBatched`), so a throw undoes only its own writes, and the response
- * is sent after the shared COMMIT. POSTs honour `Idempotency-Key` automatically (the stored response
- * is written in the same savepoint). GET handlers may be async.
+ * Write handlers (POST, PUT, PATCH, DELETE) come in two kinds:
+ *
+ * - `ctx.route`: MUST be synchronous. Each runs in its own savepoint of the group commit
+ *   (`store.writeBatched`), so a throw undoes only its own writes, and the response is sent after the
+ *   shared COMMIT. POSTs honour `Idempotency-Key` automatically (the stored response is written in
+ *   the same savepoint). GET handlers may be async.
+ * - `ctx.routeUnit(ENDPOINTS[...], async ({ tx, account, params, query, body }) => ...)`: async over
+ *   the storage ports (store/ports.ts). A write runs as one unit of work (`ports.transaction`): every
+ *   call through `tx` is one transaction, a throw rolls all of it back, and the response is sent once
+ *   it committed; a POST's `Idempotency-Key` response is stored through `tx.idempotency` in that same
+ *   unit (same replay, 409 and 422 rules). Write only through `tx` and await only its methods: a
+ *   synchronous collection or a port outside `tx` is not part of the unit (on SQLite, awaiting one
+ *   waits for the unit to end, which never comes). A GET gets the replica's ports as `tx`. This is
+ *   the kind that runs on PostgreSQL too; check groups are written this way.
  *
  * Storage: no SQL here (layers.test.ts fails on it): a query is a named method of a table class in
  * store/sqlite/, built once (in `register`, or in `ctx.repositories` when several modules share it).
@@ -44,7 +54,7 @@ import type { Hono } from 'hono';
 import type { AccountRegistry } from '../accounts.js';
 import type { AgentHub } from '../agents/hub.js';
 import type { PrivateLocationKeys } from '../agents/private-keys.js';
-import { registerRoute, type EndpointSpec, type RouteHandler } from '../http/route.js';
+import { registerRoute, registerUnitRoute, type EndpointSpec, type RouteHandler, type UnitRouteHandler } from '../http/route.js';
 import type { AppEnv } from '../http/types.js';
 import type { Store } from '../store/index.js';
 import type { Repositories } from '../repositories.js';
@@ -95,6 +105,8 @@ export interface RouteContext {
   readonly agents: { readonly hub: AgentHub; readonly privateKeys: PrivateLocationKeys };
   /** Registers one endpoint of the contract; see the comment at the top of this file. */
   route<E extends EndpointSpec>(endpoint: E, handler: RouteHandler<E>): void;
+  /** Registers one endpoint whose async handler works over the storage ports `tx`, a write as one unit of work. */
+  routeUnit<E extends EndpointSpec>(endpoint: E, handler: UnitRouteHandler<E>): void;
 }
 
 export interface RouteModule {
@@ -120,6 +132,7 @@ export function buildRouteContext(options: {
   const { app, repositories } = options;
   const { store } = repositories;
   const idempotencyInFlight = new Set<string>();
+  const routeOptions = { app, store, ports: repositories.ports, idempotencyInFlight, checkResponses: options.checkResponses };
   return {
     store,
     repositories,
@@ -128,6 +141,7 @@ export function buildRouteContext(options: {
     publicUrl: options.publicUrl ?? (() => undefined),
     subscriptionMail: options.subscriptionMail,
     agents: options.agents,
-    route: (endpoint, handler) => registerRoute({ app, store, idempotencyInFlight, checkResponses: options.checkResponses }, endpoint, handler),
+    route: (endpoint, handler) => registerRoute(routeOptions, endpoint, handler),
+    routeUnit: (endpoint, handler) => registerUnitRoute(routeOptions, endpoint, handler),
   };
 }
