@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, type PostgresOptions } from './database.js';
+import { PostgresHealth } from './health.js';
 import { freePort, serverUser, startEmbeddedPostgres, type RunningPostgres } from './embedded.js';
 import { openPostgresPorts } from './index.js';
 
@@ -166,6 +167,41 @@ describe('a database that goes away while in use', () => {
     });
     const { rows } = await sql<{ one: number }>`SELECT 1 AS one`.execute(db);
     expect(rows).toEqual([{ one: 1 }]);
+  });
+});
+
+describe('health', () => {
+  it('is asked once for callers at the same time, and reused for its cache time', async () => {
+    const { db, close } = openPostgres({ connectionString: (await started()).url() });
+    open.push({ close });
+    let now = 1_000_000;
+    const health = new PostgresHealth(db, 'here', { cacheMs: 1000, now: () => now });
+    const [first, second] = await Promise.all([health.check(), health.check()]);
+    expect(first).toEqual({ ok: true });
+    expect(second).toBe(first);
+    now += 999;
+    expect(await health.check()).toBe(first);
+    now += 1;
+    const third = await health.check();
+    expect(third).toEqual({ ok: true });
+    expect(third).not.toBe(first);
+  });
+
+  it('reports a database that does not answer in time (every connection busy) as unhealthy', async () => {
+    const { db, close } = openPostgres({ connectionString: (await started()).url(), maxConnections: 1 });
+    open.push({ close });
+    const health = new PostgresHealth(db, `127.0.0.1:${port}/postgres`, { cacheMs: 0, timeoutMs: 50 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = db.connection().execute(() => held);
+    expect(await health.check()).toEqual({
+      ok: false,
+      error: `PostgreSQL at 127.0.0.1:${port}/postgres did not answer SELECT 1 within 50 ms`,
+      since: expect.stringMatching(/Z$/),
+    });
+    release();
+    await holding;
+    expect(await health.check()).toEqual({ ok: true });
   });
 });
 
