@@ -12,7 +12,11 @@
  *   histogram exist: 19 series a check with the default 6 buckets), and between two scrapes a
  *   quarter of the checks store a new result, as 10,000 checks every minute do in a 15 s scrape
  *   interval. The writes are not timed; the scrape after them must show them (it is checked), so
- *   no cache can serve it stale.
+ *   no cache can serve it stale. The quarter is a run of consecutive checks, so three quarters of
+ *   the blocks the service keeps its text in (256 checks each) are untouched;
+ * - **running, spread** (client in its own process only): as running, but the quarter is every
+ *   fourth check, as checks on their own schedules store results, so every block has changed
+ *   checks in every scrape.
  * The CPU time per scrape is the figure least moved by other work on the machine.
  * VIGIL_BENCH_METRICS_BUCKETS=LIST measures the server started with `--metrics-buckets LIST`.
  */
@@ -122,19 +126,31 @@ async function ownProcessScraper(server: http.Server): Promise<Scraper> {
   };
 }
 
-async function measure(context: BenchContext, running: boolean, place: ClientPlace): Promise<Measured> {
+/** Which checks store a result between two scrapes: none, a run of consecutive ones, or every fourth. */
+type Writes = 'none' | 'consecutive' | 'spread';
+
+/** The indexes of the checks that store a result before scrape `index` (round `round`). */
+function writtenBefore(writes: Writes, index: number, round: number): number[] {
+  if (writes === 'none') return [];
+  const first = (index * CHANGED_PER_SCRAPE) % CHECKS;
+  const stride = CHECKS / CHANGED_PER_SCRAPE;
+  return Array.from({ length: CHANGED_PER_SCRAPE }, (_, at) => (writes === 'consecutive' ? first + at : at * stride + (round % stride)));
+}
+
+async function measure(context: BenchContext, writes: Writes, place: ClientPlace): Promise<Measured> {
+  const running = writes !== 'none';
   const p99s: number[] = [];
   const firstBytes: number[] = [];
   const cpus: number[] = [];
   let bytes = 0;
   const medians = await repeat(context.runs, async (run) => {
     const buckets = process.env['VIGIL_BENCH_METRICS_BUCKETS'];
-    const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, ...(buckets === undefined ? {} : { metricsBuckets: parseResponseTimeBuckets(buckets) }), dataDir: path.join(context.tmpDir, `${place}-${running ? 'running' : 'statuses'}-${run}`) });
+    const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, ...(buckets === undefined ? {} : { metricsBuckets: parseResponseTimeBuckets(buckets) }), dataDir: path.join(context.tmpDir, `${place}-${writes}-${run}`) });
     try {
       const checkIds = createChecks(service);
       let round = 0;
-      const store = (from: number, count: number) => storeResults(service, checkIds, from, count, round, running);
-      store(0, CHECKS);
+      const store = (indexes: readonly number[]) => storeResults(service, checkIds, indexes, round, running);
+      store(checkIds.map((_, index) => index));
       const server = await listen(service);
       const scraper = place === 'same-process' ? sameProcessScraper(server) : await ownProcessScraper(server);
       const scrape = async (line?: string) => {
@@ -149,14 +165,12 @@ async function measure(context: BenchContext, running: boolean, place: ClientPla
       const firstByteTimes: number[] = [];
       const cpuTimes: number[] = [];
       for (let index = 0; index < SCRAPES_PER_RUN; index += 1) {
-        const first = (index * CHANGED_PER_SCRAPE) % CHECKS;
-        if (running) {
-          round += 1;
-          store(first, CHANGED_PER_SCRAPE);
-        }
+        if (running) round += 1;
+        const written = writtenBefore(writes, index, round);
+        if (written.length > 0) store(written);
         const cpuBefore = process.cpuUsage();
         // The first check written before the scrape must show that write's end time.
-        const response = await scrape(running ? freshLine(checkIds[first]!, round) : undefined);
+        const response = await scrape(running ? freshLine(checkIds[written[0]!]!, round) : undefined);
         const cpu = process.cpuUsage(cpuBefore);
         times.push(response.ms);
         firstByteTimes.push(response.firstByteMs);
@@ -219,12 +233,12 @@ function createChecks(service: ServiceApp): string[] {
   return ids;
 }
 
-/** Round `round`'s results of checks `from` to `from + count`: their statuses, and in the running case their runs counted. */
-function storeResults(service: ServiceApp, checkIds: readonly string[], from: number, count: number, round: number, running: boolean): void {
+/** Round `round`'s results of the checks at `indexes`: their statuses, and in the running case their runs counted. */
+function storeResults(service: ServiceApp, checkIds: readonly string[], indexes: readonly number[], round: number, running: boolean): void {
   const statuses = statusesOf(service.store);
   const ended = new Date(Date.UTC(2030, 0, 1) + round * 60_000).toISOString();
   service.store.transaction(() => {
-    for (let index = from; index < from + count; index += 1) {
+    for (const index of indexes) {
       const checkId = checkIds[index]!;
       const failed = (index + round) % 50 === 0;
       const responseTime = 40 + ((index + round) % 100);
@@ -249,8 +263,8 @@ export const suite: BenchSuite = {
     const goal = { text: '≤ 50 ms at 10,000 checks', met: (ours: number) => ours <= 50 };
     const figures: BenchFigure[] = [];
     for (const place of ['same-process', 'own-process'] as const) {
-      const statusesOnly = await measure(context, false, place);
-      const running = await measure(context, true, place);
+      const statusesOnly = await measure(context, 'none', place);
+      const running = await measure(context, 'consecutive', place);
       context.log(`metrics (client ${place}): ${CHECKS} checks, ${SCRAPES_PER_RUN} scrapes per run; statuses only ${kib(statusesOnly.bytes)}, running ${kib(running.bytes)} per scrape`);
       const client = place === 'same-process' ? 'client in the service process' : 'client in its own process';
       const note = `${CHECKS} checks of one account with their last runs stored, operator's token, over loopback, ${client}, ${SCRAPES_PER_RUN} scrapes per run after one warm-up; ${kib(statusesOnly.bytes)} each`;
@@ -268,6 +282,17 @@ export const suite: BenchSuite = {
         { id: id('running-scrape-first-byte'), label: 'GET /metrics time to first byte, median scrape, checks running', unit: 'ms', better: 'lower', runs: running.firstBytes, note: runningNote },
         { id: id('running-scrape-cpu'), label: `GET /metrics ${cpu}, median scrape, checks running`, unit: 'ms', better: 'lower', runs: running.cpus, note: runningNote },
       );
+      if (place === 'own-process') {
+        const spread = await measure(context, 'spread', place);
+        context.log(`metrics (client ${place}): running, spread ${kib(spread.bytes)} per scrape`);
+        const spreadNote = `as running, the ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} results stored between two scrapes by every fourth check (every block of the service's kept text changes); ${kib(spread.bytes)} each`;
+        figures.push(
+          { id: id('spread-scrape-median'), label: 'GET /metrics server time, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.medians, note: spreadNote },
+          { id: id('spread-scrape-p99'), issue: 27, label: 'GET /metrics server time, p99 scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.p99s, note: spreadNote, goal },
+          { id: id('spread-scrape-first-byte'), label: 'GET /metrics time to first byte, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.firstBytes, note: spreadNote },
+          { id: id('spread-scrape-cpu'), label: `GET /metrics ${cpu}, median scrape, checks running, results spread`, unit: 'ms', better: 'lower', runs: spread.cpus, note: spreadNote },
+        );
+      }
     }
     return figures;
   },
