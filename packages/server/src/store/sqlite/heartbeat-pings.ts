@@ -40,11 +40,13 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
     // `WHERE true`: without it SQLite would read ON CONFLICT as part of the SELECT's join.
     this.#markStarted = store.db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) SELECT 1, coalesce(max(rowid), 0) FROM heartbeat_events WHERE true ON CONFLICT (id) DO NOTHING');
     this.#skipStored = store.db.prepare('UPDATE heartbeat_events SET pending = 0, lease_until_ms = NULL WHERE pending = 1');
-    // `pending = 1` spelled out (not bound) in both places, so the partial index on pending events serves them.
+    // `pending = 1` spelled out (not bound) in both places, so the partial index on pending events serves
+    // them. INDEXED BY: for ORDER BY rowid the planner would rather walk the whole table in rowid order,
+    // processed events and all, than sort the few pending ones.
     this.#claim = store.db.prepare(
       `UPDATE heartbeat_events SET lease_owner = @owner, lease_until_ms = @untilMs
        WHERE rowid IN (
-         SELECT e.rowid FROM heartbeat_events AS e WHERE e.pending = 1
+         SELECT e.rowid FROM heartbeat_events AS e INDEXED BY heartbeat_events_pending WHERE e.pending = 1
            AND NOT EXISTS (SELECT 1 FROM heartbeat_events AS held
              WHERE held.pending = 1 AND held.account_id = e.account_id AND held.check_id = e.check_id AND held.lease_until_ms > @nowMs)
          ORDER BY e.rowid LIMIT @limit)
