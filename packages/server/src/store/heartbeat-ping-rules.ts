@@ -36,7 +36,7 @@ export function checkPingKeys(pings: readonly PingKey[], owner: unknown): void {
   }
 }
 
-/** Pings in the order they were stored, by the engine's own sequence (`seq`). */
-export function inStoredOrder<T extends { seq: number | string | bigint }>(rows: readonly T[]): T[] {
-  return [...rows].sort((a, b) => (BigInt(a.seq) < BigInt(b.seq) ? -1 : BigInt(a.seq) > BigInt(b.seq) ? 1 : 0));
+/** Pings in the order they were stored, by the engine's own sequence (`seq`: a rowid, or a BIGINT pg reads as a number). */
+export function inStoredOrder<T extends { seq: number }>(rows: readonly T[]): T[] {
+  return [...rows].sort((a, b) => a.seq - b.seq);
 }
