@@ -11,14 +11,22 @@ import type { CheckLines } from './check-lines.js';
 /** A block's lines of one family. */
 export interface FamilyPiece {
   readonly piece: Buffer;
+  /** The memory `piece` was written into, from its start; longer than it by any room left. */
+  readonly storage: Buffer;
   /** Where the block's check i starts in `piece`; entry `count` is the piece's length. */
   readonly offsets: Int32Array;
 }
 
+/** Memory for a piece of `size` bytes: at least that long. */
+export type StorageFor = (size: number) => Buffer;
+
+const allocate: StorageFor = (size) => Buffer.allocUnsafe(size);
+
 /**
  * The piece of `family` for a block of `count` checks: for check i, its lines (`linesOf(i)`, or
  * undefined for none) when there is no previous piece or `changed(i)`, else its bytes in
- * `previous`. `linesOf` is called in the checks' order.
+ * `previous`. `linesOf` is called in the checks' order. The piece is written into `storageFor(its
+ * size)`, which must not be `previous`'s storage nor memory a scrape still sends.
  */
 export function buildPiece(
   family: number,
@@ -26,6 +34,7 @@ export function buildPiece(
   previous: FamilyPiece | undefined,
   changed: (index: number) => boolean,
   linesOf: (index: number) => CheckLines | undefined,
+  storageFor: StorageFor = allocate,
 ): FamilyPiece {
   // First how large the piece is; null marks a check whose bytes are copied.
   const lines: Array<CheckLines | undefined | null> = new Array(count);
@@ -40,7 +49,8 @@ export function buildPiece(
     lines[index] = ofCheck;
     if (ofCheck) size += ofCheck.size(family);
   }
-  const piece = Buffer.allocUnsafe(size);
+  const storage = storageFor(size);
+  const piece = storage.length === size ? storage : storage.subarray(0, size);
   const offsets = new Int32Array(count + 1);
   let at = 0;
   for (let index = 0; index < count; ) {
@@ -65,5 +75,5 @@ export function buildPiece(
   // uninitialised memory. Sized for the longest values and copied to length after, a piece cost
   // a second allocation and copy of every changed byte, and the garbage of the first.
   if (at !== size) throw new Error(`this is a bug in vigil: the lines of family ${family} took ${at} bytes, their sizes said ${size}`);
-  return { piece, offsets };
+  return { piece, storage, offsets };
 }

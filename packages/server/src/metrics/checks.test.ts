@@ -8,7 +8,7 @@ import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { BLOCK_SIZE, CheckMetrics, type StoredRun } from './checks.js';
-import { expositionBody } from './exposition.js';
+import { expositionBody, linesOfPiece } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
 const ACCOUNT = 'acme';
@@ -451,5 +451,42 @@ describe('CheckMetrics freshness', () => {
     const text = Buffer.from(expositionBody(families)).toString('utf8');
     expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_info')).map((line) => /check_name="(\w)"/.exec(line)?.[1])).toEqual(['A', 'B']);
     expect(omitted).toBe(1);
+  });
+});
+
+describe('CheckMetrics memory', () => {
+  it("writes a changed block's piece into the memory of the piece before the last once every scrape that sent that one is done, never while one may still send it", () => {
+    const store = memoryStore();
+    const checkId = addCheck(store, { name: 'Reused' });
+    recordStatus(store, checkId);
+    const metrics = new CheckMetrics(store);
+    let runs = 0;
+    /** A result stored, then a scrape with its body read: its pieces per family, and its text. */
+    const scrapeAfterRun = () => {
+      metrics.recordRun(run(checkId, { responseTime: 100 + ++runs }));
+      const scraped = metrics.scrape({ accountIds: [ACCOUNT] });
+      const pieces = scraped.families.map(({ samples }) => samples.map(linesOfPiece));
+      return { done: scraped.done, pieces, text: Buffer.concat(pieces.flat()).toString('utf8') };
+    };
+    const memoryOf = (pieces: Uint8Array[][]) => pieces.flat().map((piece) => [piece.buffer, piece.byteOffset]);
+    const sameMemory = (one: Uint8Array[][], other: Uint8Array[][]) => memoryOf(one).map(([buffer, offset], index) => buffer === memoryOf(other)[index]![0] && offset === memoryOf(other)[index]![1]);
+    const count = (text: string) => samplesOf(text, checkId).find((line) => line.startsWith('vigil_check_response_time_seconds_count{'));
+
+    const first = scrapeAfterRun();
+    first.done();
+    const second = scrapeAfterRun();
+    const third = scrapeAfterRun();
+    // The first is done: the third is written where the first was.
+    expect(sameMemory(third.pieces, first.pieces)).toEqual(third.pieces.flat().map(() => true));
+    // The second is not done: the fourth is written in new memory, and the second's bytes stay as sent.
+    const fourth = scrapeAfterRun();
+    expect(sameMemory(fourth.pieces, second.pieces)).toEqual(fourth.pieces.flat().map(() => false));
+    expect(count(second.text)).toMatch(/ 2$/);
+    expect(count(Buffer.concat(second.pieces.flat()).toString('utf8'))).toMatch(/ 2$/);
+    for (const scrape of [second, third, fourth]) scrape.done();
+    const fifth = scrapeAfterRun();
+    expect(sameMemory(fifth.pieces, third.pieces)).toEqual(fifth.pieces.flat().map(() => true));
+    expect(count(fifth.text)).toMatch(/ 5$/);
+    expect(sampleLines(fifth.text)).toEqual(sampleLines(textOf(metrics)));
   });
 });
