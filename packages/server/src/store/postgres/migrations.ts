@@ -342,7 +342,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX heartbeat_events_check_time ON heartbeat_events (account_id, check_id, at_ms)',
       // Partial: only pings on their way to a result are in them, so a claim's look-ups stay small.
       'CREATE INDEX heartbeat_events_pending ON heartbeat_events (seq) WHERE pending',
-      'CREATE INDEX heartbeat_events_pending_check ON heartbeat_events (account_id, check_id) WHERE pending',
+      'CREATE INDEX heartbeat_events_pending_check ON heartbeat_events (account_id, check_id, lease_until_ms) WHERE pending',
       `CREATE TABLE heartbeat_ping_start (
         only_row SMALLINT PRIMARY KEY CHECK (only_row = 1),
         last_seq BIGINT NOT NULL

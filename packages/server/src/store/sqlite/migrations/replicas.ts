@@ -103,8 +103,9 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
         ALTER TABLE heartbeat_events ADD COLUMN lease_until_ms INTEGER;
         -- Without a cursor nothing is left pending: no watch ever started, and its first start would skip them.
         UPDATE heartbeat_events SET pending = 1 WHERE rowid > (SELECT event_rowid FROM heartbeat_ping_cursor WHERE id = 1);
-        -- Partial: only pings on their way to a result are in it, so a claim's look-ups stay small.
-        CREATE INDEX heartbeat_events_pending ON heartbeat_events (account_id, check_id) WHERE pending = 1;
+        -- Partial: only pings on their way to a result are in it, so a claim's look-ups stay small. With
+        -- the lease in it, whether a check has a live lease is one seek, not a read of each of its rows.
+        CREATE INDEX heartbeat_events_pending ON heartbeat_events (account_id, check_id, lease_until_ms) WHERE pending = 1;
       `);
     },
   },
