@@ -30,6 +30,7 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
   readonly #events: HeartbeatEventTable;
   readonly #markStarted: Statement;
   readonly #skipStored: Statement;
+  readonly #anyClaimable: Statement;
   readonly #claim: Statement;
   readonly #confirm: Statement;
   readonly #progress: Statement;
@@ -40,6 +41,12 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
     // `WHERE true`: without it SQLite would read ON CONFLICT as part of the SELECT's join.
     this.#markStarted = store.db.prepare('INSERT INTO heartbeat_ping_cursor (id, event_rowid) SELECT 1, coalesce(max(rowid), 0) FROM heartbeat_events WHERE true ON CONFLICT (id) DO NOTHING');
     this.#skipStored = store.db.prepare('UPDATE heartbeat_events SET pending = 0, lease_until_ms = NULL WHERE pending = 1');
+    // A read, so that a tick with nothing to claim (most of them) takes no write lock, which every other
+    // process on the file would wait for. It may find a ping the claim then leaves (its check is held):
+    // the claim decides.
+    this.#anyClaimable = store.db.prepare(
+      'SELECT EXISTS (SELECT 1 FROM heartbeat_events INDEXED BY heartbeat_events_pending WHERE pending = 1 AND (lease_until_ms IS NULL OR lease_until_ms <= ?)) AS found',
+    );
     // `pending = 1` spelled out (not bound) in both places, so the partial index on pending events serves
     // them. INDEXED BY: for ORDER BY rowid the planner would rather walk the whole table in rowid order,
     // processed events and all, than sort the few pending ones.
@@ -71,6 +78,7 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
 
   async claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<StoredPing[]> {
     checkPingClaim(owner, nowMs, leaseMs, limit);
+    if ((this.#anyClaimable.get(nowMs) as { found: number }).found === 0) return [];
     const rows = await committed(this.#store, () => this.#claim.all({ owner, nowMs, untilMs: nowMs + leaseMs, limit }) as ClaimedRow[]);
     // RETURNING follows the order rows were updated in, which SQLite does not promise to be the subquery's.
     return inStoredOrder(rows).map((row) => ({ accountId: row.account_id, checkId: row.check_id, id: row.id, atMs: row.at_ms, doc: row.doc }));
