@@ -61,6 +61,36 @@ function scrape(port: number, options: { leaveAfterFirstChunk?: boolean } = {}):
   });
 }
 
+/** A scrape whose scraper stops reading after the first chunk (`started`) until `rest` reads the whole body. */
+function slowScrape(port: number): { started: Promise<void>; rest: () => Promise<string> } {
+  const chunks: Buffer[] = [];
+  let paused!: () => void;
+  let resume = () => {};
+  const started = new Promise<void>((resolve) => (paused = resolve));
+  const ended = new Promise<string>((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } }, (response) => {
+      resume = () => response.resume();
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        if (chunks.length === 1) {
+          response.pause();
+          paused();
+        }
+      });
+      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+  });
+  return {
+    started,
+    rest: () => {
+      resume();
+      return ended;
+    },
+  };
+}
+
 describe('the operator scrape over a socket', () => {
   it('sends several MiB whole, chunked, with the results stored before it; a scraper leaving mid-body leaves the next scrape whole and fresh', async () => {
     const { service, port, checkIds } = await started();
@@ -85,5 +115,37 @@ describe('the operator scrape over a socket', () => {
     expect(next.body).toContain(`\nvigil_check_response_time_seconds_count{account="acme",check_id="${last}",location="eu-west-1"} 2\n`);
     expect(next.body).toContain(`\nvigil_check_response_time_seconds_count{account="acme",check_id="${checkIds[0]}",location="eu-west-1"} 3\n`);
     expect(next.body.endsWith('\n')).toBe(true);
+  }, 60_000);
+
+  it("keeps the bytes of a scrape its scraper reads slowly, as they were, while later scrapes write the blocks' next pieces", async () => {
+    const { service, port, checkIds } = await started();
+    for (const round of [1, 2]) {
+      storeRound(service, checkIds, round);
+      await scrape(port);
+    }
+    // Nothing changed since: the slow scrape hands the socket every kept piece at once, and most
+    // of them wait in the process while its scraper does not read.
+    const slow = slowScrape(port);
+    await slow.started;
+    // Two scrapes in full while the slow one waits: each rewrites every block, the first into the
+    // memory of the pieces before the ones the slow scrape sends, the second into new memory, as
+    // the pieces before its own are the ones the slow scrape still sends.
+    for (const round of [3, 4]) {
+      storeRound(service, checkIds, round);
+      const whole = await scrape(port);
+      expect(whole.body).toContain(`\nvigil_check_response_time_seconds_count{account="acme",check_id="${checkIds[0]}",location="eu-west-1"} ${round}\n`);
+    }
+    const body = await slow.rest();
+    const samples = body.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
+    expect(samples.filter((line) => !/^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[^{}]*\})? (-?[0-9.]+(e[+-]?[0-9]+)?|NaN|[+-]Inf)$/.test(line))).toEqual([]);
+    // Each family lists every check once, in the checks' order, and a histogram's +Inf bucket is its count.
+    for (const family of ['vigil_check_up{', 'vigil_check_response_time_seconds_count{']) {
+      expect(samples.filter((line) => line.startsWith(family)).map((line) => /check_id="([^"]+)"/.exec(line)![1])).toEqual(checkIds);
+    }
+    const counts = new Map(samples.filter((line) => line.startsWith('vigil_check_response_time_seconds_count{')).map((line) => [/check_id="([^"]+)"/.exec(line)![1], line.split(' ')[1]]));
+    for (const line of samples.filter((sample) => sample.startsWith('vigil_check_response_time_seconds_bucket{le="+Inf"'))) {
+      expect(line.split(' ')[1]).toBe(counts.get(/check_id="([^"]+)"/.exec(line)![1]!));
+    }
+    expect(new Set(counts.values())).toEqual(new Set(['2']));
   }, 60_000);
 });
