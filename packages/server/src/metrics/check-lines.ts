@@ -159,12 +159,13 @@ export class CheckLineWriter implements CheckLines {
   /** Per series, its outcomes' texts, or undefined when all are counts (as they are but in tests). */
   readonly #outcomeTexts: ReadonlyArray<ReadonlyArray<string | undefined> | undefined>;
 
-  constructor(labels: Buffer, status: StatusFacts, info: Buffer, runs: { lastResponseSeconds: number | null; series: Iterable<RunSeries> } | undefined, bucketHeads: readonly Buffer[]) {
+  constructor(labels: Buffer, status: StatusFacts, info: Buffer, runs: { lastResponseSeconds: number | null; series: readonly RunSeries[] } | undefined, bucketHeads: readonly Buffer[]) {
     this.#labels = labels;
     this.#status = status;
     this.#info = info;
     this.#lastResponseSeconds = runs?.lastResponseSeconds ?? null;
-    this.#series = runs ? [...runs.series] : [];
+    // A copy: a location added later must not show in some families of a scrape and not others.
+    this.#series = runs ? runs.series.slice() : [];
     this.#bucketHeads = bucketHeads;
     let heads = HEAD.infBucket.length + HEAD.sum.length + HEAD.count.length;
     for (const head of bucketHeads) heads += head.length;

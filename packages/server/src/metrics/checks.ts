@@ -76,6 +76,8 @@ interface Tracked {
   /** `account` and `check_id`, escaped. */
   readonly labels: string;
   readonly series: Map<string, RunSeries>;
+  /** `series`' values in the order added, as the check's lines list them. */
+  readonly seriesList: RunSeries[];
   lastResponseSeconds: number | null;
 }
 
@@ -104,7 +106,7 @@ interface Block {
    * The changed checks' lines as written for the block's first family reached, kept for its other
    * families while nothing changed since: made per family, they cost as much as writing them.
    */
-  writers?: { changes: number; byIndex: Map<number, CheckLineWriter | undefined> };
+  writers?: { changes: number; byIndex: Array<CheckLineWriter | typeof NO_LINES | undefined> };
 }
 
 /** What the scrape keeps of an account, from its first scrape on (until another connection writes). */
@@ -138,6 +140,9 @@ export function outcomeOf(run: Pick<StoredRun, 'hasFailures' | 'hasErrors' | 'is
   if (run.hasFailures) return 'failed';
   return run.isDegraded ? 'degraded' : 'passed';
 }
+
+/** A check without lines (no status yet) in a block's `writers`, where undefined is not made yet. */
+const NO_LINES = 0;
 
 /**
  * Room a piece's new memory leaves past its size, so that the next pieces of the block, a few
@@ -187,7 +192,7 @@ export class CheckMetrics {
     }
     let tracked = account.get(run.checkId);
     if (!tracked) {
-      tracked = { labels: checkLabels(run.accountId, run.checkId), series: new Map(), lastResponseSeconds: null };
+      tracked = { labels: checkLabels(run.accountId, run.checkId), series: new Map(), seriesList: [], lastResponseSeconds: null };
       account.set(run.checkId, tracked);
     }
     let series = tracked.series.get(run.location);
@@ -196,6 +201,7 @@ export class CheckMetrics {
       // Every outcome from the first run on, so rate() over a series that starts failing later works.
       series = { labels: Buffer.from(labels), outcomes: OUTCOMES.map(() => 0), buckets: this.#buckets.map(() => 0), sum: 0, count: 0 };
       tracked.series.set(run.location, series);
+      tracked.seriesList.push(series);
     }
     series.outcomes[OUTCOMES.indexOf(outcomeOf(run))]! += 1;
     if (run.responseTime !== null && Number.isFinite(run.responseTime)) {
@@ -285,11 +291,12 @@ export class CheckMetrics {
       block.sentBy[family] = Math.max(block.sentBy[family]!, scrape);
       return kept.piece;
     }
-    if (block.writers?.changes !== block.changes) block.writers = { changes: block.changes, byIndex: new Map() };
+    if (block.writers?.changes !== block.changes) block.writers = { changes: block.changes, byIndex: new Array(block.checkIds.length) };
     const { byIndex } = block.writers;
     const linesOf = (index: number) => {
-      if (!byIndex.has(index)) byIndex.set(index, this.#lines(accountId, account, checks, block.checkIds[index]!));
-      return byIndex.get(index);
+      let writer = byIndex[index];
+      if (writer === undefined) byIndex[index] = writer = this.#lines(accountId, account, checks, block.checkIds[index]!) ?? NO_LINES;
+      return writer === NO_LINES ? undefined : writer;
     };
     const changedAt = block.changedAt;
     const spare = block.spares[family];
@@ -386,7 +393,7 @@ export class CheckMetrics {
     const check = checks.get(checkId);
     if (status === undefined || check === undefined) return undefined;
     const runs = this.#tracked.get(accountId)?.get(checkId);
-    return new CheckLineWriter(check.labelBytes, status, this.#infoLine(accountId, check), runs && { lastResponseSeconds: runs.lastResponseSeconds, series: runs.series.values() }, this.#bucketHeads);
+    return new CheckLineWriter(check.labelBytes, status, this.#infoLine(accountId, check), runs && { lastResponseSeconds: runs.lastResponseSeconds, series: runs.seriesList }, this.#bucketHeads);
   }
 
   /** The check's info line: the one kept with it while its group's name is unchanged. */
