@@ -1,21 +1,19 @@
-/** Alert channels: list, get, and the extension create, update and delete. */
+/**
+ * Alert channels: list, get, and the extension create, update and delete, each a unit of work over
+ * the storage ports (see the top of index.ts).
+ */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { createChannel, deleteChannel, getChannel, presentChannel, updateChannel } from '../domain/alert-channels.js';
+import { createChannel, deleteChannel, getChannel, listChannels, presentChannel, updateChannel } from '../domain/alert-channels.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { store } = ctx;
-
-  ctx.route(ENDPOINTS['alertChannels.create'], ({ account, body }) => presentChannel(store, account.id, createChannel(store, account.id, body)));
-  ctx.route(ENDPOINTS['alertChannels.list'], ({ account, query }) => {
-    const page = store.alertChannels.page(account.id, { limit: query.limit, page: query.page });
-    return { items: page.items.map((doc) => presentChannel(store, account.id, doc)), total: page.total };
-  });
-  ctx.route(ENDPOINTS['alertChannels.get'], ({ account, params }) => presentChannel(store, account.id, getChannel(store, account.id, params.id)));
-  ctx.route(ENDPOINTS['alertChannels.update'], ({ account, params, body }) =>
-    presentChannel(store, account.id, updateChannel(store, account.id, params.id, body)),
+  ctx.routeUnit(ENDPOINTS['alertChannels.create'], async ({ tx, account, body }) => presentChannel(tx, account.id, await createChannel(tx, account.id, body)));
+  ctx.routeUnit(ENDPOINTS['alertChannels.list'], ({ tx, account, query }) => listChannels(tx, account.id, { limit: query.limit, page: query.page }));
+  ctx.routeUnit(ENDPOINTS['alertChannels.get'], async ({ tx, account, params }) => presentChannel(tx, account.id, await getChannel(tx, account.id, params.id)));
+  ctx.routeUnit(ENDPOINTS['alertChannels.update'], async ({ tx, account, params, body }) =>
+    presentChannel(tx, account.id, await updateChannel(tx, account.id, params.id, body)),
   );
-  ctx.route(ENDPOINTS['alertChannels.delete'], ({ account, params }) => deleteChannel(store, account.id, params.id));
+  ctx.routeUnit(ENDPOINTS['alertChannels.delete'], ({ tx, account, params }) => deleteChannel(tx, account.id, params.id));
 }

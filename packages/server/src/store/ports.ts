@@ -27,6 +27,15 @@ export interface ChannelSubscription {
   readonly activated: boolean;
 }
 
+/** A check or group subscribed to one alert channel, as the channel's routes list it. */
+export interface ChannelSubscriber {
+  /** The subscription's public id, derived from what it joins (formats/subscription-ids.ts). */
+  readonly id: number;
+  readonly ownerKind: SubscriptionOwnerKind;
+  readonly ownerId: string;
+  readonly activated: boolean;
+}
+
 /** A POST's first successful response, remembered under its `Idempotency-Key`. */
 export interface StoredResponse {
   /** Hash of method, path and body of the first request; a repeat with another fingerprint is refused. */
@@ -455,6 +464,13 @@ export interface AlertSubscriptionIndex {
   replace(accountId: string, ownerKind: SubscriptionOwnerKind, ownerId: string, subscriptions: readonly ChannelSubscription[]): Promise<void>;
   /** The subscriptions of the given checks or groups, each owner's in the order written; owners without any are absent. */
   ofOwners(accountId: string, ownerKind: SubscriptionOwnerKind, ownerIds: readonly string[]): Promise<Map<string, ChannelSubscription[]>>;
+  /** The checks and groups subscribed to a channel, in the order their subscriptions were written. */
+  subscribersOf(accountId: string, channelId: number): Promise<ChannelSubscriber[]>;
+  /**
+   * Drops a channel from every owner's subscriptions in the index (its channel was deleted); resolves
+   * to how many subscriptions went. The owners' documents are the caller's to rewrite.
+   */
+  dropChannel(accountId: string, channelId: number): Promise<number>;
 }
 
 /**

@@ -4,7 +4,9 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { checkChannelSubscriptions, checkSubscriptionOwner } from '../document-rules.js';
-import type { AlertSubscriptionIndex, ChannelSubscription, SubscriptionOwnerKind } from '../ports.js';
+import { subscriptionId } from '../formats/subscription-ids.js';
+import { positive, text } from '../port-rules.js';
+import type { AlertSubscriptionIndex, ChannelSubscriber, ChannelSubscription, SubscriptionOwnerKind } from '../ports.js';
 import type { PostgresSchema } from './database.js';
 import { withinTransaction } from './documents.js';
 
@@ -48,5 +50,21 @@ export class PostgresAlertSubscriptions implements AlertSubscriptionIndex {
       byOwner.set(row.ownerId, list);
     }
     return byOwner;
+  }
+
+  async subscribersOf(accountId: string, channelId: number): Promise<ChannelSubscriber[]> {
+    text('accountId', accountId);
+    positive('channelId', channelId);
+    const { rows } = await sql<{ ownerKind: SubscriptionOwnerKind; ownerId: string; activated: boolean }>`
+      SELECT owner_kind AS "ownerKind", owner_id AS "ownerId", activated FROM alert_subscriptions
+      WHERE account_id = ${accountId} AND channel_id = ${channelId} ORDER BY seq`.execute(this.#db);
+    return rows.map((row) => ({ id: subscriptionId(row.ownerKind, row.ownerId, channelId), ...row }));
+  }
+
+  async dropChannel(accountId: string, channelId: number): Promise<number> {
+    text('accountId', accountId);
+    positive('channelId', channelId);
+    const result = await sql`DELETE FROM alert_subscriptions WHERE account_id = ${accountId} AND channel_id = ${channelId}`.execute(this.#db);
+    return Number(result.numAffectedRows ?? 0);
   }
 }

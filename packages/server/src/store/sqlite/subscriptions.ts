@@ -1,35 +1,22 @@
-import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { checkChannelSubscriptions, checkSubscriptionOwner } from '../document-rules.js';
-import type { AlertSubscriptionIndex, ChannelSubscription, SubscriptionOwnerKind } from '../ports.js';
+import { subscriptionId } from '../formats/subscription-ids.js';
+import { positive, text } from '../port-rules.js';
+import type { AlertSubscriptionIndex, ChannelSubscriber, ChannelSubscription, SubscriptionOwnerKind } from '../ports.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import type { PublicId } from './collection.js';
 
 export type { SubscriptionOwnerKind };
+export { subscriptionId };
 
 export interface AlertChannelSubscription {
   alertChannelId: number;
   activated: boolean;
 }
 
-export interface Subscriber {
-  /** The subscription's own id (see `subscriptionId`). */
-  readonly id: number;
-  readonly ownerKind: SubscriptionOwnerKind;
-  readonly ownerId: string;
-  readonly activated: boolean;
-}
-
-/**
- * A subscription's public id, derived from what it joins. It was the index row's rowid: one counter
- * for every tenant, so its jumps showed how much other tenants wrote, and it
- * changed whenever the owner was saved. Nothing is looked up by it; it only has to be stable and
- * positive.
- */
-export function subscriptionId(ownerKind: SubscriptionOwnerKind, ownerId: string, channelId: number): number {
-  return (createHash('sha256').update(`${ownerKind}\u0000${ownerId}\u0000${channelId}`).digest().readUInt32BE(0) & 0x7fffffff) + 1;
-}
+/** A channel's subscriber, as the index reads it (the port's shape). */
+export type Subscriber = ChannelSubscriber;
 
 /** The reverse index channel → subscribers of `alert_subscriptions` (step 2 of sqlite/migrations/). */
 export class SubscriptionIndex {
@@ -79,8 +66,9 @@ export class SubscriptionIndex {
     );
   }
 
-  removeChannel(accountId: string, channelId: number): void {
-    this.#removeChannel.run(accountId, channelId);
+  /** Resolves to how many subscriptions went. */
+  removeChannel(accountId: string, channelId: number): number {
+    return this.#removeChannel.run(accountId, channelId).changes;
   }
 }
 
@@ -103,5 +91,17 @@ export class SqliteAlertSubscriptions implements AlertSubscriptionIndex {
   async ofOwners(accountId: string, ownerKind: SubscriptionOwnerKind, ownerIds: readonly string[]): Promise<Map<string, ChannelSubscription[]>> {
     ownerIds.forEach((ownerId) => checkSubscriptionOwner(accountId, ownerKind, ownerId));
     return this.#index.ofOwners(accountId, ownerKind, ownerIds);
+  }
+
+  async subscribersOf(accountId: string, channelId: number): Promise<ChannelSubscriber[]> {
+    text('accountId', accountId);
+    positive('channelId', channelId);
+    return this.#index.subscribers(accountId, channelId);
+  }
+
+  async dropChannel(accountId: string, channelId: number): Promise<number> {
+    text('accountId', accountId);
+    positive('channelId', channelId);
+    return committed(this.#store, () => this.#index.removeChannel(accountId, channelId));
   }
 }
