@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Store } from '../store/index.js';
 import type { RunJob, RunQueue } from './queue.js';
-import { PRUNE_JOB, schedulable, Scheduler } from './scheduler.js';
+import { CHANGE_FEED_RETENTION_MS, PRUNE_JOB, schedulable, Scheduler } from './scheduler.js';
 import { dueSlots } from './slots.js';
 import { openRepositories } from '../repositories.js';
 import type { SlotClaim, SlotClaims } from '../store/ports.js';
@@ -299,6 +299,33 @@ describe('Scheduler pruning on a timer', () => {
     await b.tick(T0 + 60_000);
     await Promise.all([a.idle(), b.idle()]);
     expect(prunes).toHaveBeenCalledTimes(2);
+  });
+
+  it('prunes the documents\' change feed on its turn: entries older than a day go, younger ones stay, and a reader behind them is reset', async () => {
+    const store = new Store(mkdtempSync(path.join(tmpdir(), 'vigil-scheduler-feed-')));
+    stores.push(store);
+    const repositories = openRepositories(store);
+    const feed = repositories.ports.documents;
+    const writeWindow = (name: string) => feed.insert('maintenance_windows', 'acct', (id) => ({ id, name }));
+    // The feed stamps its entries with the wall clock: the writes are made at the moments they stand for.
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 - CHANGE_FEED_RETENTION_MS - 60_000 });
+    cleanups.push(() => vi.useRealTimers());
+    await writeWindow('old');
+    const beforeYoung = await feed.latestPosition();
+    vi.setSystemTime(T0 - CHANGE_FEED_RETENTION_MS + 60_000);
+    await writeWindow('young');
+    vi.useRealTimers();
+
+    const subject = new Scheduler({ repositories, queue: new RecordingQueue(), now: () => T0, refreshMs: 0 });
+    await subject.tick(T0);
+    await subject.idle();
+    expect((await repositories.ports.periodicJobs.lastRun(PRUNE_JOB))?.atMs).toBe(T0);
+    const afterPrune = await feed.changesSince(beforeYoung, 10);
+    expect(afterPrune.reset).toBe(false);
+    expect(afterPrune.changes.map((change) => change.kind)).toEqual(['maintenance_windows']);
+    expect(afterPrune.changes).toHaveLength(1);
+    expect(afterPrune.changes[0]!.position).toBeGreaterThan(beforeYoung);
+    expect((await feed.changesSince(beforeYoung - 1, 10)).reset).toBe(true);
   });
 });
 

@@ -29,6 +29,7 @@
 import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { Repositories } from '../repositories.js';
 import type { Store } from '../store/index.js';
+import type { ResourceDocuments } from '../store/document-ports.js';
 import type { PeriodicJobs, SlotClaim, SlotClaims } from '../store/ports.js';
 import { ScheduleTable } from '../store/sqlite/schedule.js';
 import type { RunJob, RunQueue } from './queue.js';
@@ -83,6 +84,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Claims only guard against running a slot twice around a restart; two days is plenty. */
 const CLAIM_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
 /**
+ * How long the documents' change feed keeps a write's entry. Every write through the documents port
+ * adds one, so without pruning the feed grows for ever; a replica a day behind is stopped or stuck,
+ * and when it reads on it is told to read its documents again in full (`reset`), which it must handle
+ * anyway.
+ */
+export const CHANGE_FEED_RETENTION_MS = DAY_MS;
+/**
  * The shortest sleep between ticks: slots due within it are claimed together in one transaction
  * (167 runs a second would otherwise be 167 ticks), at the cost of at most this much start lag.
  */
@@ -112,6 +120,7 @@ export class Scheduler {
   readonly #periodicJobs: PeriodicJobs;
   readonly #replicaId: string;
   readonly #claims: SlotClaims;
+  readonly #documents: ResourceDocuments;
   readonly #retentionMs: number;
   readonly #hourlyRollupRetentionMs: number;
   readonly #dailyRollupRetentionMs: number;
@@ -155,6 +164,7 @@ export class Scheduler {
     this.#replicaId = options.repositories.replicaId;
     const db = this.#store.db;
     this.#claims = options.repositories.ports.slotClaims;
+    this.#documents = options.repositories.ports.documents;
     const retentionDays = options.retentionDays ?? 30;
     const rollupRetentionDays = options.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
     this.#retentionMs = retentionDays * DAY_MS;
@@ -166,9 +176,10 @@ export class Scheduler {
   }
 
   /**
-   * Deletes results older than the retention, rollups older than theirs and claims older than two
-   * days, a batch at a time (each batch its own short statement), until none is left. Returns how
-   * many results went. Runs whether or not it is this process's turn: the timer asks first.
+   * Deletes results older than the retention, rollups older than theirs, claims older than two days
+   * and change-feed entries older than a day, a batch at a time (each batch its own short statement),
+   * until none is left. Returns how many results went. Runs whether or not it is this process's
+   * turn: the timer asks first.
    */
   async prune(nowMs = this.#now()): Promise<number> {
     this.#prunedAt = nowMs;
@@ -180,6 +191,7 @@ export class Scheduler {
     this.#rollups.prune('hourly', nowMs - this.#hourlyRollupRetentionMs);
     this.#rollups.prune('daily', nowMs - this.#dailyRollupRetentionMs);
     await this.#claims.prune(nowMs - CLAIM_RETENTION_MS);
+    await this.#documents.pruneChanges(nowMs - CHANGE_FEED_RETENTION_MS);
     return removed;
   }
 
