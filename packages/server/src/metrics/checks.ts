@@ -1,3 +1,4 @@
+// Over 400 lines: a block's bookkeeping (its changes, its pieces and the memory they are written into) and the scrape that reads and writes it share the Block type and its rules.
 /**
  * The per-check series of `GET /metrics`, written as text (exposition.ts).
  *

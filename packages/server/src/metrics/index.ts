@@ -142,17 +142,16 @@ export class ServiceMetrics {
   async scrape(view: MetricsView): Promise<{ contentType: string; chunks: Piece[]; done: () => void }> {
     const accountIds = view.kind === 'account' ? [view.accountId] : view.accountIds;
     const checks = this.#checks.scrape({ accountIds });
-    const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#reads.openIncidents(accountId)}\n`));
-    const families = [...checks.families, { family: OMITTED, samples: [linesOf(`${OMITTED.name} ${checks.omitted}\n`)] }, { family: OPEN_INCIDENTS, samples: incidents }];
-    // The service's families are the operator's only; prom-client's text ends with a newline, as ours does.
-    let service: string | undefined;
     try {
-      service = view.kind === 'operator' ? await Registry.merge([this.#service, processRegistry()]).metrics() : undefined;
+      const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#reads.openIncidents(accountId)}\n`));
+      const families = [...checks.families, { family: OMITTED, samples: [linesOf(`${OMITTED.name} ${checks.omitted}\n`)] }, { family: OPEN_INCIDENTS, samples: incidents }];
+      // The service's families are the operator's only; prom-client's text ends with a newline, as ours does.
+      const service = view.kind === 'operator' ? await Registry.merge([this.#service, processRegistry()]).metrics() : undefined;
+      return { contentType: CONTENT_TYPE, chunks: expositionChunks(families, service), done: checks.done };
     } catch (error) {
       checks.done(); // nothing of this scrape will be sent
       throw error;
     }
-    return { contentType: CONTENT_TYPE, chunks: expositionChunks(families, service), done: checks.done };
   }
 
   #countSuperseded(): void {
