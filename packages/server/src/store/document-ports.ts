@@ -46,6 +46,8 @@ export interface DocumentQuery {
   readonly apiUrlContains?: string;
   /** Checks only: the checks whose `groupId` is this group's id. */
   readonly groupId?: number;
+  /** Checks only: the checks whose `triggerIncident.serviceId` is this status-page service's id. */
+  readonly serviceId?: string;
 }
 
 export interface DocumentPageRequest extends DocumentQuery {
@@ -59,6 +61,13 @@ export interface DocumentPage {
   readonly items: ResourceDocument[];
   /** How many documents match the query, on every page. */
   readonly total: number;
+}
+
+/** A document with its place in its kind's insertion order, which a list paged by cursor goes on from. */
+export interface SequencedDocument {
+  /** Higher for documents stored later; a positive whole number, never reused. */
+  readonly seq: number;
+  readonly doc: ResourceDocument;
 }
 
 /** One write to a document: it was created, replaced or deleted (read it to know which). */
@@ -97,6 +106,12 @@ export interface ResourceDocuments {
   remove(kind: DocumentKind, accountId: string, id: DocumentId): Promise<boolean>;
   /** One page of the account's documents of `kind` that match, oldest first, with the total. */
   page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage>;
+  /**
+   * Up to `limit` of the account's documents of `kind` stored after `afterSeq` (0: from the first),
+   * oldest first: paging by cursor, so a document created or deleted meanwhile never makes a later
+   * page skip or repeat one.
+   */
+  pageAfter(kind: DocumentKind, accountId: string, afterSeq: number, limit: number): Promise<SequencedDocument[]>;
   /**
    * The feed's latest position. A reader that starts following takes it first, then reads what it
    * follows in full, then asks for changes after it: a write between the two is seen twice, never lost.

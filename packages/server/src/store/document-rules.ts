@@ -46,9 +46,18 @@ export function checkPageRequest(kind: DocumentKind, accountId: unknown, request
     if (value !== undefined && typeof value !== 'string') throw new StoreInputError(`${field} must be a string, got ${shown(value)}`);
   }
   if (request.groupId !== undefined) positive('groupId', request.groupId);
-  for (const field of ['checkType', 'apiUrlContains', 'groupId'] as const) {
+  if (request.serviceId !== undefined) text('serviceId', request.serviceId, 255);
+  for (const field of ['checkType', 'apiUrlContains', 'groupId', 'serviceId'] as const) {
     if (request[field] !== undefined && kind !== 'checks') throw new StoreInputError(`${field} filters checks only, not ${kind}`);
   }
+}
+
+export function checkPageAfter(accountId: unknown, afterSeq: unknown, limit: unknown): void {
+  text('accountId', accountId);
+  if (typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq) || afterSeq < 0) {
+    throw new StoreInputError(`afterSeq must be a whole number of at least 0, got ${shown(afterSeq)}`);
+  }
+  positive('limit', limit);
 }
 
 export function checkSubscriptionOwner(accountId: unknown, ownerKind: unknown, ownerId: unknown): void {

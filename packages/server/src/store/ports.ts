@@ -479,7 +479,7 @@ export interface AlertSubscriptionIndex {
  * replica does, never a write.
  */
 export interface TransactionPorts {
-  readonly documents: Pick<ResourceDocuments, 'insert' | 'get' | 'replace' | 'remove' | 'page'>;
+  readonly documents: Pick<ResourceDocuments, 'insert' | 'get' | 'replace' | 'remove' | 'page' | 'pageAfter'>;
   readonly idempotency: IdempotencyKeys;
   readonly alertSubscriptions: AlertSubscriptionIndex;
 }

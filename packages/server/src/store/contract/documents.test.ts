@@ -116,6 +116,35 @@ describe.each(engines)('documents on $name', (engine) => {
     expect(await namesOf(a, 'checks', { groupId: 3 })).toEqual([]);
   });
 
+  it('filters checks by the status-page service their incidents name, following a replace that moves a check', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const on = (serviceId: string | null) => ({ triggerIncident: serviceId === null ? null : { serviceId, name: 'Outage' } });
+    const first = await a.documents.insert('checks', 'acc', check('one', on('svc-1')));
+    await a.documents.insert('checks', 'acc', check('two', on('svc-2')));
+    await a.documents.insert('checks', 'acc', check('three', on('svc-1')));
+    await a.documents.insert('checks', 'acc', check('none', on(null)));
+    await a.documents.insert('checks', 'other', check('theirs', on('svc-1')));
+    expect(await namesOf(b, 'checks', { serviceId: 'svc-1' })).toEqual(['one', 'three']);
+    await b.documents.replace('checks', 'acc', { ...first, triggerIncident: null });
+    expect(await namesOf(a, 'checks', { serviceId: 'svc-1' })).toEqual(['three']);
+    expect(await namesOf(a, 'checks', { serviceId: 'svc-3' })).toEqual([]);
+  });
+
+  it('pages by cursor after a document\'s seq, oldest first, neither skipping nor repeating across a delete and a create', async () => {
+    const [a, b] = await twoReplicas(engine);
+    for (const name of ['s1', 's2', 's3']) await a.documents.insert('services', 'acc', named(name));
+    await a.documents.insert('services', 'other', named('theirs'));
+    const first = await b.documents.pageAfter('services', 'acc', 0, 2);
+    expect(first.map((row) => row.doc['name'])).toEqual(['s1', 's2']);
+    expect(first[0]!.seq).toBeGreaterThan(0);
+    expect(first[1]!.seq).toBeGreaterThan(first[0]!.seq);
+    await a.documents.remove('services', 'acc', first[0]!.doc.id);
+    await a.documents.insert('services', 'acc', named('s4'));
+    const rest = await b.documents.pageAfter('services', 'acc', first[1]!.seq, 10);
+    expect(rest.map((row) => row.doc['name'])).toEqual(['s3', 's4']);
+    expect(await b.documents.pageAfter('services', 'acc', rest[1]!.seq, 10)).toEqual([]);
+  });
+
   it('follows a search after a replace changes the name or tags', async () => {
     const [a, b] = await twoReplicas(engine);
     const stored = await a.documents.insert('checks', 'acc', check('old name', { tags: ['a'] }));
@@ -224,6 +253,11 @@ describe.each(engines)('bad input to the documents port on $name', (engine) => {
     ['a check type filter on groups', (p: StoragePorts) => p.documents.page('check_groups', 'acc', { limit: 1, page: 1, checkType: 'API' }), 'checkType filters checks only, not check_groups'],
     ['a group filter on groups', (p: StoragePorts) => p.documents.page('check_groups', 'acc', { limit: 1, page: 1, groupId: 1 }), 'groupId filters checks only, not check_groups'],
     ['a group filter that is not an id', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 1, page: 1, groupId: 0 }), 'groupId must be a whole number of at least 1, got 0'],
+    ['a service filter on groups', (p: StoragePorts) => p.documents.page('check_groups', 'acc', { limit: 1, page: 1, serviceId: 's' }), 'serviceId filters checks only, not check_groups'],
+    ['an empty service filter', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 1, page: 1, serviceId: '' }), 'serviceId must be a string of 1 to 255 characters, got ""'],
+    ['a negative cursor', (p: StoragePorts) => p.documents.pageAfter('services', 'acc', -1, 10), 'afterSeq must be a whole number of at least 0, got -1'],
+    ['a cursor page of 0', (p: StoragePorts) => p.documents.pageAfter('services', 'acc', 0, 0), 'limit must be a whole number of at least 1, got 0'],
+    ['a cursor page of an unknown kind', (p: StoragePorts) => p.documents.pageAfter('teams' as DocumentKind, 'acc', 0, 1), 'kind must be one of checks, check_groups, alert_channels, maintenance_windows, services, got "teams"'],
     ['a negative feed position', (p: StoragePorts) => p.documents.changesSince(-1, 10), 'position must be a whole number of at least 0, got -1'],
     ['a feed limit of 0', (p: StoragePorts) => p.documents.changesSince(0, 0), 'limit must be a whole number of at least 1, got 0'],
     ['a prune moment that is not whole milliseconds', (p: StoragePorts) => p.documents.pruneChanges(1.5), 'beforeMs must be a whole number of milliseconds since the epoch, got 1.5'],

@@ -15,8 +15,8 @@
  * writes of one document are ordered by its row lock, so their entries are numbered in that order.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { DOCUMENT_ID_KINDS, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments } from '../document-ports.js';
-import { asciiLower, checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageRequest, checkPruneChanges } from '../document-rules.js';
+import { DOCUMENT_ID_KINDS, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument } from '../document-ports.js';
+import { asciiLower, checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges } from '../document-rules.js';
 import { CHECK_COLUMNS } from '../formats/check-columns.js';
 import { uuidV7 } from '../formats/uuid-v7.js';
 import { text } from '../port-rules.js';
@@ -113,6 +113,7 @@ export class PostgresDocuments implements ResourceDocuments {
     if (request.checkType !== undefined) conditions.push(sql`check_type = ${request.checkType}`);
     if (request.apiUrlContains) conditions.push(sql`check_type = 'API' AND strpos(api_url_folded, ${asciiLower(request.apiUrlContains)}) > 0`);
     if (request.groupId !== undefined) conditions.push(sql`group_id = ${request.groupId}`);
+    if (request.serviceId !== undefined) conditions.push(sql`service_id = ${request.serviceId}`);
     const where = sql.join(conditions, sql` AND `);
     // One statement, so one snapshot and one round trip; the count is read once beside the page and
     // (unlike count(*) OVER ()) without holding every matching document to count them.
@@ -125,6 +126,14 @@ export class PostgresDocuments implements ResourceDocuments {
     // Past the last page the count still comes back, on one row without a document.
     const items = rows.filter((row) => row.doc !== null).map((row) => JSON.parse(row.doc!) as ResourceDocument);
     return { items, total: rows[0]?.total ?? 0 };
+  }
+
+  async pageAfter(kind: DocumentKind, accountId: string, afterSeq: number, limit: number): Promise<SequencedDocument[]> {
+    checkDocumentKind(kind);
+    checkPageAfter(accountId, afterSeq, limit);
+    const { rows } = await sql<{ seq: string | number; doc: string }>`
+      SELECT seq, doc FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.execute(this.#db);
+    return rows.map((row) => ({ seq: Number(row.seq), doc: JSON.parse(row.doc) as ResourceDocument }));
   }
 
   async latestPosition(): Promise<number> {

@@ -119,6 +119,7 @@ export class Collection<T extends { id: PublicId }> {
   readonly #get: Statement;
   readonly #update: Statement;
   readonly #delete: Statement;
+  readonly #after: Statement;
   readonly #columns: readonly IndexedColumn[];
   readonly #pageCache = new BoundedMap<string, PageStatements>(MAX_CACHED_WHERE_CLAUSES);
   readonly #splicedCache = new BoundedMap<string, Statement>(MAX_CACHED_WHERE_CLAUSES);
@@ -152,6 +153,13 @@ export class Collection<T extends { id: PublicId }> {
     this.#get = db.prepare(`SELECT doc FROM ${table} WHERE account_id = ? AND id = ?`);
     this.#update = db.prepare(`UPDATE ${table} SET doc = ?${extraSet} WHERE account_id = ? AND id = ?`);
     this.#delete = db.prepare(`DELETE FROM ${table} WHERE account_id = ? AND id = ?`);
+    // The limit inside an expression, for the reason PAGE_LIMIT gives.
+    this.#after = db.prepare(`SELECT seq, doc FROM ${table} WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT CAST(? AS INTEGER)`);
+  }
+
+  /** Up to `limit` rows stored after `afterSeq`, oldest first, each with its seq (a cursor to go on from). */
+  after(accountId: string, afterSeq: number, limit: number): Array<{ seq: number; doc: string }> {
+    return this.#after.all(accountId, afterSeq, limit) as Array<{ seq: number; doc: string }>;
   }
 
   /** Allocates the id, lets `build` make the document around it, and stores it. */

@@ -7,8 +7,8 @@
  * follows its collections' in-memory revisions instead.
  */
 import type { Statement } from 'better-sqlite3';
-import type { ChangeBatch, DocumentId, DocumentKind, DocumentPage, DocumentPageRequest, ResourceDocument, ResourceDocuments } from '../document-ports.js';
-import { checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageRequest, checkPruneChanges } from '../document-rules.js';
+import type { ChangeBatch, DocumentId, DocumentKind, DocumentPage, DocumentPageRequest, ResourceDocument, ResourceDocuments, SequencedDocument } from '../document-ports.js';
+import { checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges } from '../document-rules.js';
 import { text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { checkFilters } from './check-filters.js';
@@ -110,6 +110,7 @@ export class SqliteDocuments implements ResourceDocuments {
       apiCheckUrlFilterPattern: request.apiUrlContains,
     });
     if (request.groupId !== undefined) filters.push({ sql: 'group_id = ?', values: [request.groupId] });
+    if (request.serviceId !== undefined) filters.push({ sql: 'service_id = ?', values: [request.serviceId] });
     // A collection remembers list totals until it writes itself; another replica's commit must drop them.
     const version = this.#dataVersion.get();
     if (version !== this.#pagedAtVersion) {
@@ -117,6 +118,12 @@ export class SqliteDocuments implements ResourceDocuments {
       for (const collection of Object.values(this.#collections)) collection.forgetListPositions();
     }
     return this.#collections[kind].page(accountId, { limit: request.limit, page: request.page, filters });
+  }
+
+  async pageAfter(kind: DocumentKind, accountId: string, afterSeq: number, limit: number): Promise<SequencedDocument[]> {
+    checkDocumentKind(kind);
+    checkPageAfter(accountId, afterSeq, limit);
+    return this.#collections[kind].after(accountId, afterSeq, limit).map((row) => ({ seq: row.seq, doc: JSON.parse(row.doc) as ResourceDocument }));
   }
 
   async latestPosition(): Promise<number> {
