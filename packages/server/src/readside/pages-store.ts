@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
 import type { SqliteDatabase } from '../store/index.js';
+import { servedName } from '../store/status-page-ports.js';
 import { PagesTable, type StatusPageNameColumn } from '../store/sqlite/status-pages.js';
 import type { IncidentState } from './incidents.js';
 
@@ -66,8 +67,7 @@ export class PagesStore {
 
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
     this.#revision++;
-    const name = (value: unknown) => (typeof value === 'string' && value !== '' ? value.toLowerCase() : null);
-    this.#table.putPage(accountId, page.id, JSON.stringify(page), name(page.url), name(page.customDomain));
+    this.#table.putPage(accountId, page.id, JSON.stringify(page), servedName(page.url), servedName(page.customDomain));
   }
 
   /** Up to `limit` of the account's pages stored after row `after`, oldest first, with their row numbers (a cursor). */
@@ -106,10 +106,7 @@ export class PagesStore {
 
   /** The account's status pages that show the service on one of their cards. */
   statusPagesShowing(accountId: string, serviceId: string): StatusPageDoc[] {
-    return this.#table
-      .pagesOf(accountId)
-      .map((doc) => JSON.parse(doc) as StatusPageDoc)
-      .filter((page) => (page.cards ?? []).some((card) => card.services.some((service) => service.id === serviceId)));
+    return this.#table.pagesShowing(accountId, serviceId).map((row) => JSON.parse(row.doc) as StatusPageDoc);
   }
 
   /** A status page's VERIFIED subscriptions, in order of creation (a PENDING one never gets mail). */

@@ -68,3 +68,37 @@ describe('status-page service reads and writes', () => {
     expect(listed.checks).toEqual(expected);
   });
 });
+
+describe('deleting a status-page service (one unit of work)', () => {
+  it('is refused (409) while checks open incidents on it, naming them in order, and keeps the service', async () => {
+    const service = await api.post('/v1/status-pages/services', { name: 'Checkout' });
+    const trigger = { serviceId: service.body.id, severity: 'MAJOR', name: 'Checkout down' };
+    const one = await api.post('/v1/checks/api', apiCheckBody({ name: 'Checkout API', triggerIncident: trigger }));
+    const two = await api.post('/v1/checks/api', apiCheckBody({ name: 'Checkout page', triggerIncident: trigger }));
+    const refused = await api.delete(`/v1/status-pages/services/${service.body.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe(`Status-page service ${service.body.id} is still used by checks: ${one.body.id}, ${two.body.id}`);
+    expect((await api.get(`/v1/status-pages/services/${service.body.id}`)).status).toBe(200);
+    for (const check of [one, two]) await api.delete(`/v1/checks/${check.body.id}`);
+    expect((await api.delete(`/v1/status-pages/services/${service.body.id}`)).status).toBe(204);
+    expect((await api.get(`/v1/status-pages/services/${service.body.id}`)).status).toBe(404);
+  });
+
+  it('is refused (409) while status pages show it, naming each page as it is now, oldest first', async () => {
+    const service = await api.post('/v1/status-pages/services', { name: 'Search' });
+    const cards = [{ name: 'Search', services: [{ id: service.body.id }] }];
+    const first = await api.post('/v1/status-pages', { name: 'Public', url: 'delete-unit-public', cards });
+    const second = await api.post('/v1/status-pages', { name: 'Internal', url: 'delete-unit-internal', cards: [{ name: 'Other', services: [] }, ...cards] });
+    await api.put(`/v1/status-pages/${first.body.id}`, { name: 'Public "v2"', url: 'delete-unit-public', cards });
+    const refused = await api.delete(`/v1/status-pages/services/${service.body.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe(`Status-page service ${service.body.id} is still shown on status pages: "Public \\"v2\\"" (${first.body.id}), "Internal" (${second.body.id})`);
+    // A card that stops showing it no longer counts.
+    await api.put(`/v1/status-pages/${second.body.id}`, { name: 'Internal', url: 'delete-unit-internal', cards: [{ name: 'Other', services: [] }] });
+    const still = await api.delete(`/v1/status-pages/services/${service.body.id}`);
+    expect(still.body.message).toBe(`Status-page service ${service.body.id} is still shown on status pages: "Public \\"v2\\"" (${first.body.id})`);
+    await api.delete(`/v1/status-pages/${first.body.id}`);
+    expect((await api.delete(`/v1/status-pages/services/${service.body.id}`)).status).toBe(204);
+    await api.delete(`/v1/status-pages/${second.body.id}`);
+  });
+});

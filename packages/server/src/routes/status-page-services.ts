@@ -5,10 +5,8 @@
  * deleting a service a status page's card shows (the real document says nothing of either), naming
  * the pages, so no card is left showing nothing in its place.
  *
- * Create, list, get and update are units of work over the storage ports (see the top of index.ts).
- * Delete still runs in the group commit: whether a status page shows the service is a read of the
- * read side's status pages, which are on no port yet, so on a unit it could not be one transaction
- * with the delete on any engine but SQLite.
+ * Each is a unit of work over the storage ports (see the top of index.ts); the pages showing a
+ * service are the status-page port's `showingService`.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
@@ -17,7 +15,6 @@ import { badRequest, conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import type { StoredDoc } from '../store/index.js';
 import type { TransactionPorts } from '../store/ports.js';
-import { ServiceQueries } from '../store/sqlite/service-queries.js';
 import type { RouteContext } from './index.js';
 
 /** Checks read per page when listing a service's checks (all of them are listed). */
@@ -37,8 +34,6 @@ async function checksOfService(tx: TransactionPorts, accountId: string, serviceI
 const isServiceId = (id: unknown): id is string => typeof id === 'string' && id.length > 0 && id.length <= 255;
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { store } = ctx;
-  const queries = new ServiceQueries(store.db);
   const present = async (tx: TransactionPorts, accountId: string, doc: StoredDoc): Promise<StoredDoc> => ({
     ...doc,
     accountId,
@@ -79,16 +74,18 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     await tx.documents.replace('services', account.id, merged);
     return present(tx, account.id, merged);
   });
-  ctx.route(ENDPOINTS['statusPageServices.delete'], ({ account, params }) => {
-    if (!store.services.get(account.id, params.id)) throw notFound('Status-page service', params.id);
-    const users = queries.checksOfService(account.id, params.id);
+  // Refused while a check opens incidents on the service or a status page's card shows it, so nothing
+  // is left pointing at a service that is gone; the reads and the delete are one transaction.
+  ctx.routeUnit(ENDPOINTS['statusPageServices.delete'], async ({ tx, account, params }) => {
+    await find(tx, account.id, params.id);
+    const users = await checksOfService(tx, account.id, params.id);
     if (users.length > 0) {
       throw conflict(`Status-page service ${params.id} is still used by checks: ${users.map((check) => check.id).join(', ')}`);
     }
-    const pages = ctx.repositories.readSide.pages.statusPagesShowing(account.id, params.id);
+    const pages = await tx.statusPages.showingService(account.id, params.id);
     if (pages.length > 0) {
       throw conflict(`Status-page service ${params.id} is still shown on status pages: ${pages.map((page) => `${JSON.stringify(page.name)} (${page.id})`).join(', ')}`);
     }
-    store.services.remove(account.id, params.id);
+    await tx.documents.remove('services', account.id, params.id);
   });
 }

@@ -14,9 +14,11 @@
  * notification must be delivered by someone even when the replica that claimed it dies, a check's alert
  * state must move once per result however many replicas evaluate it, a missed heartbeat must fail once,
  * and a periodic job (pruning) must run once per period. The resources accounts declare are one more
- * port (document-ports.ts), with the change feed that tells each replica what another one changed.
+ * port (document-ports.ts), with the change feed that tells each replica what another one changed,
+ * and status pages another (status-page-ports.ts).
  */
 import type { ResourceDocuments } from './document-ports.js';
+import type { StatusPages } from './status-page-ports.js';
 
 /** A check or group, as the alert-subscription index names the owner of a subscription. */
 export type SubscriptionOwnerKind = 'check' | 'group';
@@ -482,6 +484,7 @@ export interface TransactionPorts {
   readonly documents: Pick<ResourceDocuments, 'insert' | 'get' | 'replace' | 'remove' | 'page' | 'pageAfter'>;
   readonly idempotency: IdempotencyKeys;
   readonly alertSubscriptions: AlertSubscriptionIndex;
+  readonly statusPages: StatusPages;
 }
 
 /** The ports of one engine on one database, as one replica holds them. */
@@ -498,6 +501,8 @@ export interface StoragePorts {
   /** Checks, groups, alert channels, maintenance windows and services, with their change feed. */
   readonly documents: ResourceDocuments;
   readonly alertSubscriptions: AlertSubscriptionIndex;
+  /** Status pages (status-page-ports.ts): which of them show a service. */
+  readonly statusPages: StatusPages;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them

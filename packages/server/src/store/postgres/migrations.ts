@@ -349,6 +349,29 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 14,
+    name: 'status pages',
+    // The pages as SQLite's status_pages keeps them (its step 16 added the names): the document's
+    // text, its url and custom domain (lower case), which no two pages of the whole service share, and
+    // the services its cards show, so "which pages show this service" is one index look-up. `seq` is
+    // the order created, which an upsert keeps.
+    up: statements(
+      `CREATE TABLE status_pages (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        account_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        url TEXT,
+        custom_domain TEXT,
+        shown_services TEXT[] NOT NULL,
+        PRIMARY KEY (account_id, id)
+      )`,
+      'CREATE UNIQUE INDEX status_pages_url ON status_pages (url) WHERE url IS NOT NULL',
+      'CREATE UNIQUE INDEX status_pages_custom_domain ON status_pages (custom_domain) WHERE custom_domain IS NOT NULL',
+      'CREATE INDEX status_pages_shown_services ON status_pages USING GIN (shown_services)',
+    ),
+  },
 ];
 
 /**

@@ -17,6 +17,7 @@ import { PostgresNotificationOutbox } from './outbox.js';
 import { PostgresPeriodicJobs } from './periodic-jobs.js';
 import { PostgresRateLimitWindows } from './rate-limits.js';
 import { PostgresSlotClaims } from './slot-claims.js';
+import { PostgresStatusPages } from './status-pages.js';
 
 export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>): StoragePorts {
   const purged: PurgeClock = { lastPurge: 0 };
@@ -24,6 +25,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     documents: new PostgresDocuments(tx),
     idempotency: new PostgresIdempotencyKeys(tx, purged),
     alertSubscriptions: new PostgresAlertSubscriptions(tx),
+    statusPages: new PostgresStatusPages(tx),
   });
   const ports: StoragePorts = {
     idempotency: new PostgresIdempotencyKeys(db, purged),
@@ -37,6 +39,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     checkResults: new PostgresCheckResults(db),
     documents: new PostgresDocuments(db),
     alertSubscriptions: new PostgresAlertSubscriptions(db),
+    statusPages: new PostgresStatusPages(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,

@@ -15,6 +15,7 @@ import { SqliteNotificationOutbox } from './outbox.js';
 import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
 import { SqliteSlotClaims } from './slot-claims.js';
+import { SqliteStatusPages } from './status-pages-port.js';
 import { SqliteAlertSubscriptions, type SubscriptionIndex } from './subscriptions.js';
 
 /** What the engine needs of a `Store`. */
@@ -40,6 +41,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     checkResults: new SqliteCheckResults(store),
     documents: new SqliteDocuments(store),
     alertSubscriptions: new SqliteAlertSubscriptions(store, store.subscriptions),
+    statusPages: new SqliteStatusPages(store),
     transaction: (work) =>
       asUnitOf(ports, () =>
         store.unitOfWork(() => {
@@ -77,5 +79,6 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     documents: new SqliteDocuments(direct),
     idempotency: new SqliteIdempotencyKeys(direct, store.idempotency),
     alertSubscriptions: new SqliteAlertSubscriptions(direct, store.subscriptions),
+    statusPages: new SqliteStatusPages(direct),
   };
 }

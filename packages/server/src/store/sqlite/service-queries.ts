@@ -1,7 +1,7 @@
 /**
- * Reads of status-page services and incidents that the routes page through or join on checks:
- * paging by insertion sequence (a row created or deleted meanwhile never makes a later page skip or
- * repeat one), and the checks whose `triggerIncident.serviceId` names a service.
+ * Reads of incidents that their routes page through or join on checks: paging by insertion sequence
+ * (a row created or deleted meanwhile never makes a later page skip or repeat one), and the checks
+ * whose `triggerIncident.serviceId` names a service.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
@@ -19,23 +19,16 @@ export interface SequencedRow {
 
 export class ServiceQueries {
   readonly #checksOfService: Statement;
-  readonly #servicesAfter: Statement;
   readonly #incidentsBefore: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#checksOfService = db.prepare("SELECT id, json_extract(doc, '$.name') AS name FROM checks WHERE account_id = ? AND service_id = ? ORDER BY seq");
-    this.#servicesAfter = db.prepare('SELECT seq, doc FROM services WHERE account_id = ? AND seq > ? ORDER BY seq LIMIT ?');
     this.#incidentsBefore = db.prepare('SELECT seq, state AS doc FROM incidents WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
   }
 
   /** The checks of the account that open incidents on the service, oldest first. */
   checksOfService(accountId: string, serviceId: string): CheckRef[] {
     return this.#checksOfService.all(accountId, serviceId) as CheckRef[];
-  }
-
-  /** Up to `limit` services stored after sequence `afterSeq`, oldest first. */
-  servicesAfter(accountId: string, afterSeq: number, limit: number): SequencedRow[] {
-    return this.#servicesAfter.all(accountId, afterSeq, limit) as SequencedRow[];
   }
 
   /** Up to `limit` incidents stored before sequence `beforeSeq`, newest first. */

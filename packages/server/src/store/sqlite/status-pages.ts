@@ -18,7 +18,7 @@ export class PagesTable {
   readonly #insertSubscription: Statement;
   readonly #subscriptionsOf: Statement;
   readonly #countSubscriptionsOf: Statement;
-  readonly #pagesOf: Statement;
+  readonly #pagesShowing: Statement;
   readonly #pagesAfter: Statement;
   readonly #holding: Record<StatusPageNameColumn, Statement>;
   readonly #deletePage: Statement;
@@ -57,7 +57,12 @@ export class PagesTable {
     this.#countSubscriptionsOf = db.prepare(
       'SELECT COUNT(*) AS total FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ?',
     );
-    this.#pagesOf = db.prepare('SELECT doc FROM status_pages WHERE account_id = ? ORDER BY rowid');
+    this.#pagesShowing = db.prepare(
+      `SELECT id, json_extract(doc, '$.name') AS name, doc FROM status_pages WHERE account_id = ? AND EXISTS (
+         SELECT 1 FROM json_each(status_pages.doc, '$.cards') AS card, json_each(card.value, '$.services') AS service
+         WHERE json_extract(service.value, '$.id') = ?)
+       ORDER BY rowid`,
+    );
     this.#verifiedOf = db.prepare(
       "SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND json_extract(doc, '$.status') = 'VERIFIED' ORDER BY seq",
     );
@@ -94,19 +99,19 @@ export class PagesTable {
     return this.#holding[column].get(value) as { accountId: string; id: string } | undefined;
   }
 
-  /** Deletes a page and its subscriptions, which belong to no other page. */
-  deletePage(accountId: string, id: string): void {
+  /** Deletes a page and its subscriptions, which belong to no other page; returns whether there was a page. */
+  deletePage(accountId: string, id: string): boolean {
     this.#deleteSubscriptionsOf.run(accountId, id);
-    this.#deletePage.run(accountId, id);
+    return this.#deletePage.run(accountId, id).changes > 0;
   }
 
   page(accountId: string, id: string): string | undefined {
     return (this.#page.get(accountId, id) as { doc: string } | undefined)?.doc;
   }
 
-  /** The account's pages, in order of creation. */
-  pagesOf(accountId: string): string[] {
-    return (this.#pagesOf.all(accountId) as Array<{ doc: string }>).map((row) => row.doc);
+  /** The account's pages with a card showing the service, in order of creation. */
+  pagesShowing(accountId: string, serviceId: string): Array<{ id: string; name: string; doc: string }> {
+    return this.#pagesShowing.all(accountId, serviceId) as Array<{ id: string; name: string; doc: string }>;
   }
 
   /** Adds a subscription unless its id is stored; returns whether it was new. */
