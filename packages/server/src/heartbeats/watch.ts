@@ -22,7 +22,8 @@
  * A ping stored while the scheduler was off is pending, and processed when it starts; the very first
  * watch on a database (`startOnce`) skips every ping stored before it, so seeded events raise no alerts.
  * What never fails: a deactivated heartbeat or one in a deactivated group (as the scheduler).
- * Events are kept for the scheduler's retention (`--retention`, default 30 days), like results.
+ * Events are kept for the scheduler's retention (`--retention`, default 30 days), like results, and
+ * pruned by one watch per period across the database (event-pruning.ts).
  */
 import { createHash } from 'node:crypto';
 import { HeartbeatConfig, heartbeatDurationMs, type HeartbeatEvent } from '@vigil/schema';
@@ -33,6 +34,7 @@ import type { StoredDoc, Store } from '../store/index.js';
 import type { HeartbeatDeadlines, HeartbeatPings, MissedDeadline, StoredPing, WatchedHeartbeat } from '../store/ports.js';
 import { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
 import { missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
+import { HeartbeatEventPruning, PRUNE_BATCH } from './event-pruning.js';
 
 export interface HeartbeatWatchOptions {
   /** `replicaId` is who this watch claims missed windows and pings as (the ports record it). */
@@ -47,9 +49,6 @@ export interface HeartbeatWatchOptions {
 
 /** Pings claimed, and turned into results, per transaction, so a burst never holds the database for long. */
 const PING_BATCH = 500;
-/** How often old events are pruned, and how many rows per statement. */
-const PRUNE_EVERY_MS = 60_000;
-const PRUNE_BATCH = 500;
 /** Missed windows claimed per call, so a backlog after downtime is failed in bounded transactions. */
 const CLAIM_BATCH = 500;
 /**
@@ -83,8 +82,7 @@ export class HeartbeatWatch {
   readonly #owner: string;
   readonly #alerting: Pick<Alerting, 'onFinalResult'> | undefined;
   readonly #refreshMs: number;
-  readonly #retentionMs: number;
-  #prunedAt = Number.NEGATIVE_INFINITY;
+  readonly #pruning: HeartbeatEventPruning;
   #watched = new Map<string, Watched>();
   #loadedAt = Number.NEGATIVE_INFINITY;
   /**
@@ -102,7 +100,8 @@ export class HeartbeatWatch {
     this.#owner = options.repositories.replicaId;
     this.#alerting = options.alerting;
     this.#refreshMs = options.refreshMs ?? 5000;
-    this.#retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
+    const retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
+    this.#pruning = new HeartbeatEventPruning({ table: this.#table, periodicJobs: options.repositories.ports.periodicJobs, owner: this.#owner, retentionMs });
     // A failure is thrown by the first tick, which asks again.
     this.#started = this.#pings.startOnce();
     this.#started.catch(() => undefined);
@@ -117,19 +116,13 @@ export class HeartbeatWatch {
     let stored = await this.#processPings(nowMs);
     if (nowMs - this.#loadedAt >= this.#refreshMs) await this.#reload(nowMs);
     stored += await this.#reportMissed(nowMs);
-    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.prune(nowMs);
+    await this.#pruning.takeTurn(nowMs);
     return stored;
   }
 
-  /**
-   * Deletes events older than the retention, a batch per statement; never one not yet processed, so a
-   * ping always becomes its result first. Returns how many went.
-   */
+  /** Deletes events older than the retention now, without asking for the turn (event-pruning.ts); returns how many went. */
   prune(nowMs: number): number {
-    this.#prunedAt = nowMs;
-    let removed = 0;
-    for (let batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs); batch > 0; batch = this.#table.pruneEventsBatch(nowMs - this.#retentionMs)) removed += batch;
-    return removed;
+    return this.#pruning.prune(nowMs);
   }
 
   async #processPings(nowMs: number): Promise<number> {

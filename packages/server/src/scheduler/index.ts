@@ -195,7 +195,7 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
         .tick(nowMs)
         .then(
           () => undefined,
-          (error: unknown) => log(`vigil server: heartbeat deadlines failed inside the service: ${String((error as Error)?.stack ?? error)}`),
+          (error: unknown) => log(`vigil server: the heartbeat watch failed inside the service: ${String((error as Error)?.stack ?? error)}`),
         )
         .finally(() => (heartbeatTick = undefined));
     },

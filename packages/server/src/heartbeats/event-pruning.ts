@@ -1,0 +1,56 @@
+/**
+ * Pruning of heartbeat events (pings, once they became results), kept for the scheduler's retention as
+ * check results are. Every heartbeat watch on a database asks for the turn once per period, and only
+ * the one the PeriodicJobs port gives the period to deletes, as the scheduler's pruning of results
+ * does: processes sharing the database would otherwise each run the same deletes every period.
+ */
+import type { PeriodicJobs } from '../store/ports.js';
+import type { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
+
+/** The job's name in the PeriodicJobs port. */
+export const PRUNE_HEARTBEAT_EVENTS_JOB = 'prune-heartbeat-events';
+/** How often old events are pruned. */
+export const PRUNE_EVERY_MS = 60_000;
+/** Events deleted per statement, so a prune never holds the database for long. */
+export const PRUNE_BATCH = 500;
+
+export interface HeartbeatEventPruningOptions {
+  /** Its `pruneEventsBatch` deletes; built with `PRUNE_BATCH`. */
+  readonly table: Pick<HeartbeatWatchTable, 'pruneEventsBatch'>;
+  readonly periodicJobs: PeriodicJobs;
+  /** Who this process asks for the turn as (its replica id). */
+  readonly owner: string;
+  readonly retentionMs: number;
+}
+
+export class HeartbeatEventPruning {
+  readonly #options: HeartbeatEventPruningOptions;
+  /** When this process last asked for the turn (whoever got it, the next ask is a period on). */
+  #askedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(options: HeartbeatEventPruningOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Asks for this period's turn, at most once per period, and prunes when it is this process's;
+   * resolves to how many events went (0 when it was not its turn or not yet time to ask).
+   */
+  async takeTurn(nowMs: number): Promise<number> {
+    if (nowMs - this.#askedAt < PRUNE_EVERY_MS) return 0;
+    this.#askedAt = nowMs;
+    const { periodicJobs, owner } = this.#options;
+    return (await periodicJobs.tryRun(PRUNE_HEARTBEAT_EVENTS_JOB, nowMs, PRUNE_EVERY_MS, owner)) ? this.prune(nowMs) : 0;
+  }
+
+  /**
+   * Deletes events older than the retention, a batch per statement; never one not yet processed, so a
+   * ping always becomes its result first. Returns how many went.
+   */
+  prune(nowMs: number): number {
+    const before = nowMs - this.#options.retentionMs;
+    let removed = 0;
+    for (let batch = this.#options.table.pruneEventsBatch(before); batch > 0; batch = this.#options.table.pruneEventsBatch(before)) removed += batch;
+    return removed;
+  }
+}
