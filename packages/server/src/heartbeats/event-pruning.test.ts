@@ -14,7 +14,7 @@ const cleanups: Array<() => void> = [];
 afterEach(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
 
 function event(id: string, atMs: number): HeartbeatEvent {
-  return { id, timestamp: new Date(atMs).toISOString(), state: 'PASSING', source: 'HTTP GET' } as HeartbeatEvent;
+  return { id, timestamp: new Date(atMs).toISOString(), state: 'RECEIVED', source: 'HTTP GET', userAgent: 'curl/8' };
 }
 
 describe('heartbeat events pruned on a timer', () => {
