@@ -43,6 +43,7 @@ import type { Store } from '../store/index.js';
 import { MetricsReads } from '../store/sqlite/metrics-reads.js';
 import { lastStatusWriteMark, standingStatusWrites, onStatusWrite, type StatusWrite } from '../store/sqlite/statuses.js';
 import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
+import { AheadOfScrape, type Pass } from './ahead-of-scrape.js';
 import { buildPiece, type FamilyPiece } from './check-blocks.js';
 import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, statusFactsOf, statusFactsOfDoc, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
 import { escapeLabelValue, type FamilySamples, type Piece } from './exposition.js';
@@ -123,6 +124,8 @@ interface AccountLines {
   blocks: Block[];
   /** Each check's block and its index in it. */
   placeOf: Map<string, { block: Block; index: number }>;
+  /** Whether a scrape sent the kept pieces (the account was within `maxChecks`): only those are written ahead. */
+  piecesSent: boolean;
 }
 
 /** Which accounts a scrape shows: one tenant's, or every configured account's (the operator's). */
@@ -151,6 +154,9 @@ const NO_LINES = 0;
  */
 const STORAGE_ROOM = 1 / 16;
 
+/** The scrape number of a piece written ahead of a scrape (ahead-of-scrape.ts): sent by none yet. */
+const NOT_SENT = 0;
+
 export class CheckMetrics {
   readonly #catalog: CheckCatalog;
   readonly #db: Store['db'];
@@ -167,6 +173,7 @@ export class CheckMetrics {
   #scrapes = 0;
   /** The scrapes whose pieces may still be sent, oldest first (see `scrape`'s `done`). */
   readonly #sending = new Set<number>();
+  readonly #ahead = new AheadOfScrape(() => this.#passAhead());
 
   constructor(store: Store, options: CheckMetricsOptions = {}) {
     this.#db = store.db;
@@ -234,6 +241,7 @@ export class CheckMetrics {
   scrape(view: ChecksView): { families: FamilySamples[]; omitted: number; done: () => void } {
     const scrape = ++this.#scrapes;
     this.#sending.add(scrape);
+    this.#ahead.scraped();
     const dataVersion = this.#reads.dataVersion();
     if (dataVersion !== this.#dataVersion) {
       // Another connection wrote: which status rows is not known, so every account reads them all.
@@ -248,6 +256,7 @@ export class CheckMetrics {
       // Each check with a status has lines, and the statuses kept are those of existing checks.
       if (shown + account.statuses.size <= this.#maxChecks) {
         shown += account.statuses.size;
+        account.piecesSent = true;
         for (const block of account.blocks) {
           for (let family = 0; family < CHECK_FAMILIES.length; family++) {
             const kept = block.pieces[family];
@@ -261,6 +270,7 @@ export class CheckMetrics {
         }
         continue;
       }
+      account.piecesSent = false;
       for (const block of account.blocks) {
         // Past the limit: this scrape's own cut of the block, written now and not kept, the same
         // checks in every family.
@@ -324,7 +334,7 @@ export class CheckMetrics {
     const catalogVersion = this.#catalog.versionOf(accountId);
     let account = this.#accounts.get(accountId);
     if (!account) {
-      account = { statuses: new Map(), written: new Map(), since: lastStatusWriteMark(), catalogVersion, blocks: [], placeOf: new Map() };
+      account = { statuses: new Map(), written: new Map(), since: lastStatusWriteMark(), catalogVersion, blocks: [], placeOf: new Map(), piecesSent: false };
       for (const [checkId, doc] of this.#reads.statusDocs(accountId)) {
         // A deleted check's row is left behind; its check is not listed.
         if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOfDoc(doc));
@@ -362,6 +372,50 @@ export class CheckMetrics {
       }
     }
     return { account, checks };
+  }
+
+  /**
+   * A pass that writes, ahead of the next scrape, the out-of-date pieces of the accounts whose kept
+   * pieces scrapes send, one block per slice; undefined when there is nothing it may do. Each slice
+   * first takes the status writes told since (as a scrape does), so a piece is written with what
+   * stands then; whatever changes after it marks the block again, and the scrape writes it anew.
+   * A piece written ahead is sent by no scrape yet, so its memory is free to write over once a
+   * newer one replaces it.
+   */
+  #passAhead(): Pass | undefined {
+    const current = () => this.#db.open && this.#reads.dataVersion() === this.#dataVersion;
+    // Another connection wrote: the next scrape reads every row again, and writes every piece.
+    if (!current()) return undefined;
+    const accounts = [...this.#accounts].filter(([, account]) => account.piecesSent);
+    let accountAt = 0;
+    let blockAt = 0;
+    return () => {
+      while (accountAt < accounts.length && current()) {
+        const [accountId, account] = accounts[accountAt]!;
+        // Forgotten since (rows rolled back, or another connection wrote): the scrape reads it again.
+        if (this.#accounts.get(accountId) !== account) {
+          accountAt++;
+          continue;
+        }
+        const { checks } = this.#follow(accountId);
+        for (; blockAt < account.blocks.length; blockAt++) {
+          const block = account.blocks[blockAt]!;
+          let written = false;
+          for (let family = 0; family < CHECK_FAMILIES.length; family++) {
+            if (block.pieces[family] && block.writtenAt[family] === block.changes) continue;
+            this.#piece(accountId, account, checks, block, family, NOT_SENT);
+            written = true;
+          }
+          if (written) {
+            blockAt++;
+            return true;
+          }
+        }
+        accountAt++;
+        blockAt = 0;
+      }
+      return false;
+    };
   }
 
   /** Marks the check's lines as changed, so the next scrape writes them again. */
