@@ -17,6 +17,13 @@
  * - **running, spread** (client in its own process only): as running, but the quarter is every
  *   fourth check, as checks on their own schedules store results, so every block has changed
  *   checks in every scrape.
+ * In the running cases the scrapes are paced, INTERVAL_MS apart from start to start
+ * (VIGIL_BENCH_METRICS_INTERVAL_MS; 0 stores all results right before each scrape, as first
+ * measured), and the interval's results are stored in RESULT_BATCHES batches spread evenly over it,
+ * as checks on their schedules store them: the service may write changed blocks ahead of a scrape
+ * (metrics/ahead-of-scrape.ts), and results stored after that are the scrape's to write. The CPU
+ * of the service's process while it waits between those batches is the work done ahead, reported
+ * per interval (client in its own process: the client is not in the process).
  * The CPU time per scrape is the figure least moved by other work on the machine.
  * VIGIL_BENCH_METRICS_BUCKETS=LIST measures the server started with `--metrics-buckets LIST`.
  */
@@ -36,6 +43,20 @@ const SCRAPES_PER_RUN = 20;
 /** Checks that store a new result between two scrapes in the running case. */
 const CHANGED_PER_SCRAPE = CHECKS / 4;
 const TOKEN = 'bench-metrics-token';
+/** Milliseconds from a scrape's start to the next one's in the running cases; 0: not paced. */
+const INTERVAL_MS = Number(process.env['VIGIL_BENCH_METRICS_INTERVAL_MS'] ?? 500);
+/** The batches an interval's results are stored in, evenly spread over it. */
+const RESULT_BATCHES = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+/** Waits until `at` (performance.now()); the CPU milliseconds the process spent meanwhile. */
+async function idleUntil(at: number): Promise<number> {
+  const before = process.cpuUsage();
+  await sleep(at - performance.now());
+  const spent = process.cpuUsage(before);
+  return (spent.user + spent.system) / 1000;
+}
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -49,6 +70,8 @@ interface Measured {
   firstBytes: number[];
   /** Median CPU time of the process per scrape (all its threads: the garbage collector's too). */
   cpus: number[];
+  /** Median CPU time of the process per paced interval outside the scrape and the stores. */
+  aheadCpus: number[];
   bytes: number;
 }
 
@@ -142,6 +165,7 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
   const p99s: number[] = [];
   const firstBytes: number[] = [];
   const cpus: number[] = [];
+  const aheadCpus: number[] = [];
   let bytes = 0;
   const medians = await repeat(context.runs, async (run) => {
     const buckets = process.env['VIGIL_BENCH_METRICS_BUCKETS'];
@@ -161,16 +185,36 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
         return response;
       };
       await scrape(); // warm-up: prepared statements, the check catalog, process metrics' first collection
+      const paced = running && INTERVAL_MS > 0;
+      let scrapedAt = performance.now();
+      if (paced) {
+        // A second warm-up an interval later: the service has seen the interval by the first timed scrape.
+        await sleep(INTERVAL_MS);
+        scrapedAt = performance.now();
+        await scrape();
+      }
       const times: number[] = [];
       const firstByteTimes: number[] = [];
       const cpuTimes: number[] = [];
+      const aheadCpuTimes: number[] = [];
       for (let index = 0; index < SCRAPES_PER_RUN; index += 1) {
         if (running) round += 1;
         const written = writtenBefore(writes, index, round);
-        if (written.length > 0) store(written);
+        if (paced) {
+          let idleCpu = 0;
+          for (let batch = 0; batch < RESULT_BATCHES; batch += 1) {
+            idleCpu += await idleUntil(scrapedAt + (INTERVAL_MS * batch) / RESULT_BATCHES);
+            store(batchOf(writes, written, batch));
+          }
+          idleCpu += await idleUntil(scrapedAt + INTERVAL_MS);
+          aheadCpuTimes.push(idleCpu);
+        } else if (written.length > 0) {
+          store(written);
+        }
+        scrapedAt = performance.now();
         const cpuBefore = process.cpuUsage();
-        // The first check written before the scrape must show that write's end time.
-        const response = await scrape(running ? freshLine(checkIds[written[0]!]!, round) : undefined);
+        // The last check written before the scrape must show that write's end time.
+        const response = await scrape(running ? freshLine(checkIds[written.at(-1)!]!, round) : undefined);
         const cpu = process.cpuUsage(cpuBefore);
         times.push(response.ms);
         firstByteTimes.push(response.firstByteMs);
@@ -179,6 +223,7 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
       p99s.push(percentile(times, 99));
       firstBytes.push(median(firstByteTimes));
       cpus.push(median(cpuTimes));
+      if (paced) aheadCpus.push(median(aheadCpuTimes));
       await scraper.close();
       await new Promise((resolve) => server.close(resolve));
       return median(times);
@@ -186,7 +231,7 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
       service.close();
     }
   });
-  return { medians, p99s, firstBytes, cpus, bytes };
+  return { medians, p99s, firstBytes, cpus, aheadCpus, bytes };
 }
 
 type Serve = (options: { fetch: ServiceApp['app']['fetch']; port: number; hostname: string }, listening: () => void) => unknown;
@@ -250,6 +295,15 @@ function storeResults(service: ServiceApp, checkIds: readonly string[], indexes:
   });
 }
 
+/**
+ * The results of an interval stored in its batch `batch`: a run of them when consecutive, every
+ * RESULT_BATCHES-th when spread, so that each batch then changes every block too.
+ */
+function batchOf(writes: Writes, written: readonly number[], batch: number): number[] {
+  if (writes === 'spread') return written.filter((_, at) => at % RESULT_BATCHES === batch);
+  return written.slice((written.length * batch) / RESULT_BATCHES, (written.length * (batch + 1)) / RESULT_BATCHES);
+}
+
 /** The line of the check's last run at round `round`'s end time, as a scrape must show it. */
 function freshLine(checkId: string, round: number): string {
   const ended = (Date.UTC(2030, 0, 1) + round * 60_000) / 1000;
@@ -268,7 +322,8 @@ export const suite: BenchSuite = {
       context.log(`metrics (client ${place}): ${CHECKS} checks, ${SCRAPES_PER_RUN} scrapes per run; statuses only ${kib(statusesOnly.bytes)}, running ${kib(running.bytes)} per scrape`);
       const client = place === 'same-process' ? 'client in the service process' : 'client in its own process';
       const note = `${CHECKS} checks of one account with their last runs stored, operator's token, over loopback, ${client}, ${SCRAPES_PER_RUN} scrapes per run after one warm-up; ${kib(statusesOnly.bytes)} each`;
-      const runningNote = `as above, each check also run once in this process (19 series a check: the default 6 buckets), and ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} new results stored between two scrapes; ${kib(running.bytes)} each`;
+      const pacing = INTERVAL_MS > 0 ? ` in ${RESULT_BATCHES} batches over ${INTERVAL_MS} ms from scrape to scrape` : ' right before the scrape';
+      const runningNote = `as above, each check also run once in this process (19 series a check: the default 6 buckets), and ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} new results stored between two scrapes${pacing}; ${kib(running.bytes)} each`;
       // The same-process figures keep their first ids, so they compare with the sections before.
       const id = (name: string) => (place === 'same-process' ? `metrics.${name}` : `metrics.own-process.${name}`);
       const cpu = place === 'same-process' ? 'CPU time (service and client)' : 'CPU time of the service';
@@ -282,6 +337,9 @@ export const suite: BenchSuite = {
         { id: id('running-scrape-first-byte'), label: 'GET /metrics time to first byte, median scrape, checks running', unit: 'ms', better: 'lower', runs: running.firstBytes, note: runningNote },
         { id: id('running-scrape-cpu'), label: `GET /metrics ${cpu}, median scrape, checks running`, unit: 'ms', better: 'lower', runs: running.cpus, note: runningNote },
       );
+      if (place === 'own-process' && running.aheadCpus.length > 0) {
+        figures.push({ id: id('running-between-cpu'), label: 'CPU time of the service between two scrapes, outside scrapes and stores, median interval, checks running', unit: 'ms', better: 'lower', runs: running.aheadCpus, note: runningNote });
+      }
       if (place === 'own-process') {
         const spread = await measure(context, 'spread', place);
         context.log(`metrics (client ${place}): running, spread ${kib(spread.bytes)} per scrape`);
@@ -292,6 +350,9 @@ export const suite: BenchSuite = {
           { id: id('spread-scrape-first-byte'), label: 'GET /metrics time to first byte, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.firstBytes, note: spreadNote },
           { id: id('spread-scrape-cpu'), label: `GET /metrics ${cpu}, median scrape, checks running, results spread`, unit: 'ms', better: 'lower', runs: spread.cpus, note: spreadNote },
         );
+        if (spread.aheadCpus.length > 0) {
+          figures.push({ id: id('spread-between-cpu'), label: 'CPU time of the service between two scrapes, outside scrapes and stores, median interval, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.aheadCpus, note: spreadNote });
+        }
       }
     }
     return figures;
