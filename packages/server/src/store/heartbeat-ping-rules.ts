@@ -36,7 +36,22 @@ export function checkPingKeys(pings: readonly PingKey[], owner: unknown): void {
   }
 }
 
-/** Pings in the order they were stored, by the engine's own sequence (`seq`: a rowid, or a BIGINT pg reads as a number). */
-export function inStoredOrder<T extends { seq: number }>(rows: readonly T[]): T[] {
-  return [...rows].sort((a, b) => a.seq - b.seq);
+/** A claimed event's row as both engines' claims return it. */
+export interface ClaimedPingRow {
+  readonly seq: number;
+  readonly account_id: string;
+  readonly check_id: string;
+  readonly id: string;
+  readonly at_ms: number;
+  readonly doc: string;
+}
+
+/**
+ * Claimed rows as pings, in the order they were stored, by the engine's own sequence (`seq`: a rowid, or
+ * a BIGINT the pool reads as a number): neither engine's RETURNING promises the order of the subquery it claimed by.
+ */
+export function claimedPings(rows: readonly ClaimedPingRow[]): StoredPing[] {
+  return [...rows]
+    .sort((a, b) => a.seq - b.seq)
+    .map((row) => ({ accountId: row.account_id, checkId: row.check_id, id: row.id, atMs: row.at_ms, doc: row.doc }));
 }

@@ -11,21 +11,13 @@
  * on the same lock, so the second sees the first one's leases; inserts never wait on each other.
  */
 import { sql, type Kysely } from 'kysely';
-import { checkPingClaim, checkPingKey, checkPingKeys, checkStoredPing, inStoredOrder } from '../heartbeat-ping-rules.js';
+import { checkPingClaim, checkPingKey, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
 import type { HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
 import type { PostgresSchema } from './database.js';
 
 /** The advisory lock inserts share and claims take alone: the bytes of "vigilpng". */
 const PING_ORDER_LOCK = 0x76_69_67_69_6c_70_6e_67n.toString();
 
-interface ClaimedRow {
-  readonly seq: number;
-  readonly account_id: string;
-  readonly check_id: string;
-  readonly id: string;
-  readonly at_ms: number;
-  readonly doc: string;
-}
 
 export class PostgresHeartbeatPings implements HeartbeatPings {
   readonly #db: Kysely<PostgresSchema>;
@@ -61,7 +53,7 @@ export class PostgresHeartbeatPings implements HeartbeatPings {
     checkPingClaim(owner, nowMs, leaseMs, limit);
     const rows = await this.#db.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(${PING_ORDER_LOCK}::bigint)`.execute(tx);
-      const { rows: claimed } = await sql<ClaimedRow>`
+      const { rows: claimed } = await sql<ClaimedPingRow>`
         UPDATE heartbeat_events AS e SET lease_owner = ${owner}, lease_until_ms = ${nowMs + leaseMs}::bigint
         FROM (
           SELECT c.account_id, c.id FROM heartbeat_events AS c
@@ -76,7 +68,7 @@ export class PostgresHeartbeatPings implements HeartbeatPings {
         RETURNING e.seq, e.account_id, e.check_id, e.id, e.at_ms, e.doc`.execute(tx);
       return claimed;
     });
-    return inStoredOrder(rows).map((row) => ({ accountId: row.account_id, checkId: row.check_id, id: row.id, atMs: Number(row.at_ms), doc: row.doc }));
+    return claimedPings(rows);
   }
 
   async processed(pings: readonly PingKey[], owner: string): Promise<boolean[]> {

@@ -11,19 +11,11 @@
  * event): `startOnce` is the insert into it that succeeds once.
  */
 import type { Statement } from 'better-sqlite3';
-import { checkPingClaim, checkPingKey, checkPingKeys, checkStoredPing, inStoredOrder } from '../heartbeat-ping-rules.js';
+import { checkPingClaim, checkPingKey, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
 import type { HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { HeartbeatEventTable } from './heartbeats.js';
 
-interface ClaimedRow {
-  readonly seq: number;
-  readonly account_id: string;
-  readonly check_id: string;
-  readonly id: string;
-  readonly at_ms: number;
-  readonly doc: string;
-}
 
 export class SqliteHeartbeatPings implements HeartbeatPings {
   readonly #store: BatchedSqlite;
@@ -79,9 +71,8 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
   async claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<StoredPing[]> {
     checkPingClaim(owner, nowMs, leaseMs, limit);
     if ((this.#anyClaimable.get(nowMs) as { found: number }).found === 0) return [];
-    const rows = await committed(this.#store, () => this.#claim.all({ owner, nowMs, untilMs: nowMs + leaseMs, limit }) as ClaimedRow[]);
-    // RETURNING follows the order rows were updated in, which SQLite does not promise to be the subquery's.
-    return inStoredOrder(rows).map((row) => ({ accountId: row.account_id, checkId: row.check_id, id: row.id, atMs: row.at_ms, doc: row.doc }));
+    const rows = await committed(this.#store, () => this.#claim.all({ owner, nowMs, untilMs: nowMs + leaseMs, limit }) as ClaimedPingRow[]);
+    return claimedPings(rows);
   }
 
   async processed(pings: readonly PingKey[], owner: string): Promise<boolean[]> {
