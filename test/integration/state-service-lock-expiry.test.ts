@@ -23,11 +23,11 @@ afterAll(async () => {
 
 const address = (project: string) => `${service.url}/v1/state/${project}`;
 
-function backend(project: string, lockTtlSeconds?: number) {
+function backend(project: string, lockTtlSeconds?: number, pollMs = 20) {
   return createHttpBackend({
     address: address(project),
     credentials: { token: API_KEY },
-    pollMs: 20,
+    pollMs,
     retryWaitMinMs: 1,
     retryWaitMaxMs: 5,
     ...(lockTtlSeconds === undefined ? {} : { lockTtlSeconds }),
@@ -96,6 +96,19 @@ describe('state locks on vigil server, which expire unless renewed', () => {
     expect(seen).toEqual([
       { owner: expect.objectContaining({ pid: 4242, host: 'build-7' }), description: OWNER, expiresAt, expired: false },
       { owner: expect.objectContaining({ pid: 4242, host: 'build-7' }), description: OWNER, expiresAt, expired: true },
+    ]);
+    expect(refused.code).toBe('state-lock-stale');
+  });
+
+  it('tells a waiter the lock lapsed even when the poll that sees it is the one its wait runs out at', async () => {
+    const expiresAt = await abandonedLock('lapsing-at-deadline', 1);
+    const seen: LockHolder[] = [];
+    // Polls far apart: the second poll is the deadline's, after the one-second lock expired.
+    const waiter = backend('lapsing-at-deadline', undefined, 60_000);
+    const refused = await failure(() => waiter.lock({ timeoutMs: 1500, command: 'vigil apply', onWait: (holder) => seen.push(holder) }));
+    expect(seen.map((holder) => ({ expiresAt: holder.expiresAt, expired: holder.expired }))).toEqual([
+      { expiresAt, expired: false },
+      { expiresAt, expired: true },
     ]);
     expect(refused.code).toBe('state-lock-stale');
   });

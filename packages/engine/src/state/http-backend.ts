@@ -163,13 +163,16 @@ export function createHttpBackend(options: HttpBackendOptions): StateBackend {
       const dead = attempt.holder.owner !== undefined && isDeadOnThisHost(attempt.holder.owner);
       const expired = attempt.holder.expired === true;
       // An expired lock is waited for only when asked to: its holder may yet come back and renew it.
-      if (dead || remaining <= 0) throw lockedError(waitOptions(lockOptions.timeoutMs), attempt.holder);
-      // Told once, and again when the lock it waits for lapses: the waiter can then act on it.
-      if (announced === undefined || (expired && !(announced.id === attempt.holder.id && announced.expired))) {
+      if (dead) throw lockedError(waitOptions(lockOptions.timeoutMs), attempt.holder);
+      // Told once (unless it is not waiting at all), and again when the lock it waits for lapses, even
+      // when the poll that sees the lapse is also the one its wait runs out at: the waiter can act on it.
+      const lapsed = announced !== undefined && expired && !(announced.id === attempt.holder.id && announced.expired);
+      if ((announced === undefined && remaining > 0) || lapsed) {
         announced = { id: attempt.holder.id, expired };
         const { raw: _raw, id: _id, ...holder } = attempt.holder;
         lockOptions.onWait?.(holder);
       }
+      if (remaining <= 0) throw lockedError(waitOptions(lockOptions.timeoutMs), attempt.holder);
       // Jitter keeps two waiters from asking in lockstep; the doubling spares the server.
       await sleep(Math.min(remaining, pollMs * (0.5 + Math.random())));
       pollMs = Math.min(MAX_POLL_MS, pollMs * 2);
