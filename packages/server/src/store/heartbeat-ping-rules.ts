@@ -2,7 +2,7 @@
  * The checks of the heartbeat-ping port's input (ports.ts `HeartbeatPings`), one wording for both
  * engines, so the contract suite expects the same error from each.
  */
-import { moment, positive, shown, StoreInputError, text } from './port-rules.js';
+import { checkLeaseClaim, moment, shown, StoreInputError, text } from './port-rules.js';
 import type { PingKey, StoredPing } from './ports.js';
 
 export function checkStoredPing(ping: StoredPing): void {
@@ -18,10 +18,7 @@ export function checkPingKey(key: PingKey): void {
 }
 
 export function checkPingClaim(owner: unknown, nowMs: unknown, leaseMs: unknown, limit: unknown): void {
-  text('claim owner', owner, 200);
-  moment('nowMs', nowMs);
-  positive('leaseMs', leaseMs);
-  positive('limit', limit);
+  checkLeaseClaim('claim owner', owner, nowMs, leaseMs, limit);
 }
 
 /** The pings of one confirm; one listed twice would get two answers for one row, which is a caller's bug. */

@@ -123,7 +123,12 @@ export function checkQueuedNotification(notification: QueuedNotification): void 
 }
 
 export function checkOutboxClaim(owner: unknown, nowMs: unknown, leaseMs: unknown, limit: unknown): void {
-  text('lease owner', owner, 200);
+  checkLeaseClaim('lease owner', owner, nowMs, leaseMs, limit);
+}
+
+/** A claim of up to `limit` items for `owner` until `nowMs + leaseMs`; `ownerName` is how the port's errors call the owner. */
+export function checkLeaseClaim(ownerName: string, owner: unknown, nowMs: unknown, leaseMs: unknown, limit: unknown): void {
+  text(ownerName, owner, 200);
   moment('nowMs', nowMs);
   positive('leaseMs', leaseMs);
   positive('limit', limit);
