@@ -372,6 +372,34 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX status_pages_shown_services ON status_pages USING GIN (shown_services)',
     ),
   },
+  {
+    version: 16,
+    name: 'check statuses and error groups',
+    // As SQLite keeps them: a check's status as the document served, with its state in a column of
+    // its own (the checks list filters by it); an error group's state as JSON, one per (check, hash of
+    // the cleaned message), `seq` the order groups were started, which pages follow.
+    up: statements(
+      `CREATE TABLE check_statuses (
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (account_id, check_id)
+      )`,
+      'CREATE INDEX check_statuses_state ON check_statuses (account_id, state)',
+      `CREATE TABLE error_groups (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        account_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        error_hash TEXT NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (account_id, id),
+        UNIQUE (account_id, check_id, error_hash)
+      )`,
+      'CREATE INDEX error_groups_check ON error_groups (account_id, check_id, seq)',
+    ),
+  },
 ];
 
 /**
