@@ -373,6 +373,36 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     ),
   },
   {
+    version: 15,
+    name: 'status pages: revision and subscriptions',
+    // The revision rendered public pages are kept under, moved by a trigger in the writing
+    // transaction whoever writes (SQLite's step 37), so a replica sees it move only with the write
+    // committed. The pages' e-mail subscriptions as SQLite keeps them, deleted with their page.
+    up: statements(
+      `CREATE TABLE status_page_revision (
+        only_row SMALLINT PRIMARY KEY CHECK (only_row = 1),
+        revision BIGINT NOT NULL
+      )`,
+      'INSERT INTO status_page_revision (only_row, revision) VALUES (1, 0)',
+      `CREATE FUNCTION status_pages_move_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE status_page_revision SET revision = revision + 1 WHERE only_row = 1;
+          RETURN NULL;
+        END $$`,
+      `CREATE TRIGGER status_pages_revision AFTER INSERT OR UPDATE OR DELETE ON status_pages
+        FOR EACH STATEMENT EXECUTE FUNCTION status_pages_move_revision()`,
+      `CREATE TABLE status_page_subscriptions (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        account_id TEXT NOT NULL,
+        status_page_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        PRIMARY KEY (account_id, status_page_id, id)
+      )`,
+      'CREATE INDEX status_page_subscriptions_page ON status_page_subscriptions (account_id, status_page_id, seq)',
+    ),
+  },
+  {
     version: 16,
     name: 'check statuses and error groups',
     // As SQLite keeps them: a check's status as the document served, with its state in a column of
