@@ -158,6 +158,21 @@ export function checkAlertTransition(accountId: string, checkId: string, expecte
   }
 }
 
+export function checkSslAlertClaims(accountId: string, checkId: string, day: number, notifications: readonly QueuedNotification[], nowMs: number): void {
+  checkAlertStateKey(accountId, checkId);
+  if (typeof day !== 'number' || !Number.isSafeInteger(day) || day < 0) throw new StoreInputError(`day must be a whole number of UTC days since the epoch, got ${shown(day)}`);
+  moment('nowMs', nowMs);
+  const channels = new Set<number>();
+  for (const notification of notifications) {
+    checkQueuedNotification(notification);
+    if (notification.accountId !== accountId || notification.checkId !== checkId) {
+      throw new StoreInputError(`notification "${notification.id}" is of check ${shown(notification.checkId)} of account ${shown(notification.accountId)}, not of the claim's check ${shown(checkId)} of account ${shown(accountId)}`);
+    }
+    if (channels.has(notification.alertChannelId)) throw new StoreInputError(`channel ${notification.alertChannelId} is listed twice in one day's claim`);
+    channels.add(notification.alertChannelId);
+  }
+}
+
 export function checkAlertStateKey(accountId: unknown, checkId: unknown): void {
   text('accountId', accountId);
   text('checkId', checkId);

@@ -206,8 +206,32 @@ export interface AlertStates {
    * notifications are queued exactly when the state moved. False when another transition came first
    * (nothing stored, nothing queued).
    */
-  transition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): Promise<boolean>;
+  transition(
+    accountId: string,
+    checkId: string,
+    expectedVersion: number,
+    nextState: string,
+    notifications: readonly QueuedNotification[],
+    nowMs: number,
+    alongside?: SqliteAlongside,
+  ): Promise<boolean>;
+  /**
+   * Queues a check's certificate-expiry notifications at most once a UTC day per channel: each
+   * notification's `alertChannelId` is claimed for `day` (whole days since the epoch) unless that
+   * channel was claimed for the check on `day` or later, and the notification is queued, due at
+   * `nowMs`, in the claim's transaction. Resolves to the ids queued, in the order given; of replicas
+   * queuing the same day at once, each channel's notification is queued by one.
+   */
+  queueDailySslAlerts(accountId: string, checkId: string, day: number, notifications: readonly QueuedNotification[], nowMs: number): Promise<string[]>;
 }
+
+/**
+ * Synchronous writes to the SQLite engine's own tables that must commit with a transition, run in its
+ * transaction once the state moved (a throw undoes the transition and rejects it): the status-page
+ * incident a check's `triggerIncident` opens or resolves, which has no port yet. PostgreSQL has no
+ * such tables and refuses a transition that brings one.
+ */
+export type SqliteAlongside = () => void;
 
 /** A heartbeat monitor as the deadline port watches it. */
 export interface WatchedHeartbeat {

@@ -113,6 +113,47 @@ describe.each(engines)('alert states on $name', (engine) => {
     expect(await a.alertStates.read('acc', 'check-1')).toBeUndefined();
   });
 
+  it('queues a certificate alert once a day per check and channel, whichever of two replicas asks', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const ssl = (id: string, alertChannelId: number, checkId = 'check-1'): QueuedNotification => ({ ...notification(id), checkId, alertChannelId, alertType: 'ALERT_SSL' });
+    const [byA, byB] = await Promise.all([
+      a.alertStates.queueDailySslAlerts('acc', 'check-1', 100, [ssl('a-1', 1), ssl('a-2', 2)], NOW),
+      b.alertStates.queueDailySslAlerts('acc', 'check-1', 100, [ssl('b-1', 1), ssl('b-2', 2)], NOW),
+    ]);
+    expect([...byA, ...byB].map((id) => id.slice(2)).sort()).toEqual(['1', '2']);
+    for (const id of [...byA, ...byB]) expect((await a.outbox.find(id))?.delivery).toBe('PENDING');
+    for (const id of ['a-1', 'a-2', 'b-1', 'b-2'].filter((id) => ![...byA, ...byB].includes(id))) expect(await b.outbox.find(id)).toBeUndefined();
+    // Another channel, or another check, that day is its own claim; an earlier day than one claimed is not due.
+    expect(await b.alertStates.queueDailySslAlerts('acc', 'check-1', 100, [ssl('c-1', 1), ssl('c-3', 3)], NOW)).toEqual(['c-3']);
+    expect(await b.alertStates.queueDailySslAlerts('acc', 'check-2', 100, [ssl('d-1', 1, 'check-2')], NOW)).toEqual(['d-1']);
+    expect(await a.alertStates.queueDailySslAlerts('acc', 'check-1', 99, [ssl('e-1', 1)], NOW)).toEqual([]);
+    expect(await a.alertStates.queueDailySslAlerts('acc', 'check-1', 101, [ssl('f-2', 2), ssl('f-1', 1)], NOW)).toEqual(['f-2', 'f-1']);
+  });
+
+  it.each([
+    ['a negative day', ['acc', 'check-1', -1, [], NOW], 'day must be a whole number of UTC days since the epoch, got -1'],
+    ['a fractional day', ['acc', 'check-1', 1.5, [], NOW], 'day must be a whole number of UTC days since the epoch, got 1.5'],
+    ['an empty check', ['acc', '', 1, [], NOW], 'checkId must be a string that is not empty, got ""'],
+    ['a notification of another check', ['acc', 'check-2', 1, [notification('n-1')], NOW], 'notification "n-1" is of check "check-1" of account "acc", not of the claim\'s check "check-2" of account "acc"'],
+    ['a channel listed twice', ['acc', 'check-1', 1, [notification('n-1'), notification('n-2')], NOW], 'channel 1 is listed twice in one day\'s claim'],
+    ['a fractional moment', ['acc', 'check-1', 1, [], NOW + 0.5], `nowMs must be a whole number of milliseconds since the epoch, got ${NOW + 0.5}`],
+  ] as const)('refuses a certificate claim with %s, queuing nothing', async (_name, args, message) => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.alertStates.queueDailySslAlerts(args[0], args[1], args[2], args[3], args[4])).rejects.toThrow(message);
+    expect(await a.outbox.find('n-1')).toBeUndefined();
+  });
+
+  it('runs SQLite writes alongside a transition on SQLite only; PostgreSQL refuses them, storing nothing', async () => {
+    const [a] = await twoReplicas(engine);
+    const moving = a.alertStates.transition('acc', 'check-1', 0, state('failing'), [], NOW, () => undefined);
+    if (engine.name === 'postgres') {
+      await expect(moving).rejects.toThrow('a transition on PostgreSQL cannot carry SQLite writes alongside it (check-triggered incidents have no PostgreSQL port yet)');
+      expect(await a.alertStates.read('acc', 'check-1')).toBeUndefined();
+    } else {
+      expect(await moving).toBe(true);
+    }
+  });
+
   it('refuses a read without an account', async () => {
     const [a] = await twoReplicas(engine);
     await expect(a.alertStates.read('', 'check-1')).rejects.toThrow('accountId must be a string that is not empty, got ""');

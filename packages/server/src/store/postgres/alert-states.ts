@@ -4,11 +4,12 @@
  * replicas moving the same state at once, the second waits for the first's row lock, finds the version
  * moved when it gets the row, and changes nothing. The notifications are inserted into the outbox
  * (`alert_notifications`, the NotificationOutbox's table) in the same transaction, so they exist
- * exactly when the state moved. Same rules as store/sqlite/alerting.ts.
+ * exactly when the state moved. The day's certificate-expiry claims are rows of `ssl_expiry_alerts`
+ * (migrations.ts, step 17), one per check and channel. Same rules as store/sqlite/alerting.ts.
  */
 import { sql, type Kysely } from 'kysely';
-import type { AlertStates, QueuedNotification, VersionedAlertState } from '../ports.js';
-import { checkAlertStateKey, checkAlertTransition } from '../port-rules.js';
+import type { AlertStates, QueuedNotification, SqliteAlongside, VersionedAlertState } from '../ports.js';
+import { checkAlertStateKey, checkAlertTransition, checkSslAlertClaims, StoreInputError } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
 import { insertNotifications } from './outbox.js';
 
@@ -30,8 +31,18 @@ export class PostgresAlertStates implements AlertStates {
     return row && { state: row.doc, version: row.version };
   }
 
-  async transition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): Promise<boolean> {
+  async transition(
+    accountId: string,
+    checkId: string,
+    expectedVersion: number,
+    nextState: string,
+    notifications: readonly QueuedNotification[],
+    nowMs: number,
+    alongside?: SqliteAlongside,
+  ): Promise<boolean> {
     checkAlertTransition(accountId, checkId, expectedVersion, nextState, notifications, nowMs);
+    // Its writes would land in a SQLite file, outside this transaction: refused rather than half kept.
+    if (alongside !== undefined) throw new StoreInputError('a transition on PostgreSQL cannot carry SQLite writes alongside it (check-triggered incidents have no PostgreSQL port yet)');
     return this.#db.transaction().execute(async (tx) => {
       const moved =
         expectedVersion === 0
@@ -52,6 +63,27 @@ export class PostgresAlertStates implements AlertStates {
       if (moved === undefined) return false;
       await insertNotifications(tx, notifications, nowMs);
       return true;
+    });
+  }
+
+  async queueDailySslAlerts(accountId: string, checkId: string, day: number, notifications: readonly QueuedNotification[], nowMs: number): Promise<string[]> {
+    checkSslAlertClaims(accountId, checkId, day, notifications, nowMs);
+    if (notifications.length === 0) return [];
+    return this.#db.transaction().execute(async (tx) => {
+      const queued: QueuedNotification[] = [];
+      for (const notification of notifications) {
+        // A replica claiming the same day at once waits for this row's lock, then finds the day
+        // taken and updates nothing.
+        const claimed = await sql`
+          INSERT INTO ssl_expiry_alerts (account_id, check_id, alert_channel_id, day)
+          VALUES (${accountId}, ${checkId}, ${notification.alertChannelId}, ${day})
+          ON CONFLICT (account_id, check_id, alert_channel_id) DO UPDATE SET day = excluded.day
+          WHERE ssl_expiry_alerts.day < excluded.day
+          RETURNING day`.execute(tx);
+        if (claimed.rows.length > 0) queued.push(notification);
+      }
+      await insertNotifications(tx, queued, nowMs);
+      return queued.map((notification) => notification.id);
     });
   }
 }

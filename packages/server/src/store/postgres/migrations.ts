@@ -430,6 +430,20 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX error_groups_check ON error_groups (account_id, check_id, seq)',
     ),
   },
+  {
+    version: 17,
+    name: 'certificate-expiry alerts claimed per day',
+    // SQLite's ssl_expiry_alerts: the last UTC day a check's certificate alert went to a channel.
+    up: statements(
+      `CREATE TABLE ssl_expiry_alerts (
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        alert_channel_id BIGINT NOT NULL,
+        day INTEGER NOT NULL,
+        PRIMARY KEY (account_id, check_id, alert_channel_id)
+      )`,
+    ),
+  },
 ];
 
 /**

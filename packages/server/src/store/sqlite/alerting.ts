@@ -3,14 +3,14 @@
  * day, the incident a check's `triggerIncident` has open, and the notifications as
  * `GET /v1/alert-notifications` lists them.
  *
- * The in-process alerting (alerting/index.ts) reads and writes the state synchronously in one
- * transaction through `AlertStateTable`; `SqliteAlertStates` is the versioned compare-and-set of the
- * async port on the same table, queuing its notifications with the outbox's own statement.
+ * Alerting (alerting/index.ts) moves the state through `SqliteAlertStates`, the versioned
+ * compare-and-set of the async port, which queues its notifications with the outbox's own statement;
+ * `AlertStateTable` is its SQL (and the tests' way to read a state synchronously).
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
-import type { AlertStates, QueuedNotification, VersionedAlertState } from '../ports.js';
-import { checkAlertStateKey, checkAlertTransition } from '../port-rules.js';
+import type { AlertStates, QueuedNotification, SqliteAlongside, VersionedAlertState } from '../ports.js';
+import { checkAlertStateKey, checkAlertTransition, checkSslAlertClaims } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { OutboxTable, type NotificationRow } from './outbox.js';
 
@@ -125,13 +125,36 @@ export class SqliteAlertStates implements AlertStates {
     return this.#states.read(accountId, checkId);
   }
 
-  async transition(accountId: string, checkId: string, expectedVersion: number, nextState: string, notifications: readonly QueuedNotification[], nowMs: number): Promise<boolean> {
+  async transition(
+    accountId: string,
+    checkId: string,
+    expectedVersion: number,
+    nextState: string,
+    notifications: readonly QueuedNotification[],
+    nowMs: number,
+    alongside?: SqliteAlongside,
+  ): Promise<boolean> {
     checkAlertTransition(accountId, checkId, expectedVersion, nextState, notifications, nowMs);
     // The write comes first, so the transaction holds the write lock before it reads anything.
     return committed(this.#store, () => {
       if (!this.#states.compareAndSet(accountId, checkId, expectedVersion, nextState)) return false;
       for (const notification of notifications) this.#outbox.insert(notification, nowMs);
+      alongside?.();
       return true;
+    });
+  }
+
+  async queueDailySslAlerts(accountId: string, checkId: string, day: number, notifications: readonly QueuedNotification[], nowMs: number): Promise<string[]> {
+    checkSslAlertClaims(accountId, checkId, day, notifications, nowMs);
+    if (notifications.length === 0) return [];
+    return committed(this.#store, () => {
+      const queued: string[] = [];
+      for (const notification of notifications) {
+        if (!this.#states.claimSslAlert(accountId, checkId, notification.alertChannelId, day)) continue;
+        this.#outbox.insert(notification, nowMs);
+        queued.push(notification.id);
+      }
+      return queued;
     });
   }
 }
