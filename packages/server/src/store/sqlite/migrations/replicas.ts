@@ -116,18 +116,21 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
       db.exec(`
         -- Rendered public pages are kept under this number (public-pages/page-cache.ts): moved by the
         -- triggers in the writing transaction, whoever writes (the API's units, --seed, another
-        -- process on the file), so a page is rendered again after any committed write.
+        -- process on the file), so a page is rendered again after any committed write. Its one row
+        -- is made by the first write (no row reads as 0), as document_changes_pruned's is.
         CREATE TABLE status_page_revision (
           only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
           revision INTEGER NOT NULL
         );
-        INSERT INTO status_page_revision (only_row, revision) VALUES (1, 0);
-        CREATE TRIGGER status_pages_revision_insert AFTER INSERT ON status_pages
-          BEGIN UPDATE status_page_revision SET revision = revision + 1 WHERE only_row = 1; END;
-        CREATE TRIGGER status_pages_revision_update AFTER UPDATE ON status_pages
-          BEGIN UPDATE status_page_revision SET revision = revision + 1 WHERE only_row = 1; END;
-        CREATE TRIGGER status_pages_revision_delete AFTER DELETE ON status_pages
-          BEGIN UPDATE status_page_revision SET revision = revision + 1 WHERE only_row = 1; END;
+        CREATE TRIGGER status_pages_revision_insert AFTER INSERT ON status_pages BEGIN
+          INSERT INTO status_page_revision (only_row, revision) VALUES (1, 1) ON CONFLICT (only_row) DO UPDATE SET revision = revision + 1;
+        END;
+        CREATE TRIGGER status_pages_revision_update AFTER UPDATE ON status_pages BEGIN
+          INSERT INTO status_page_revision (only_row, revision) VALUES (1, 1) ON CONFLICT (only_row) DO UPDATE SET revision = revision + 1;
+        END;
+        CREATE TRIGGER status_pages_revision_delete AFTER DELETE ON status_pages BEGIN
+          INSERT INTO status_page_revision (only_row, revision) VALUES (1, 1) ON CONFLICT (only_row) DO UPDATE SET revision = revision + 1;
+        END;
       `);
     },
   },
