@@ -9,12 +9,11 @@
  * analytics never decodes one. The statements are the engine's (store/sqlite/check-results.ts,
  * error-groups.ts, heartbeats.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { SqliteDatabase } from '../store/index.js';
 import { ResultRangeTable, ResultSeriesTable, type FactRow } from '../store/sqlite/check-results.js';
-import { ErrorGroupTable } from '../store/sqlite/error-groups.js';
+import { ErrorGroupTable, foldError } from '../store/sqlite/error-groups.js';
 import { HeartbeatEventTable } from '../store/sqlite/heartbeats.js';
-import { recordError, errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
+import { errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
 import { reducePassing, unpackPhases } from '../store/formats/result-codec.js';
@@ -143,7 +142,7 @@ export class ResultsStore {
       if (!this.#rows.insert(this.#series.findOrAdd(accountId, result.checkId), reducePassing(result) as StoredResult)) return false;
       if (result.resultType !== 'ATTEMPT') this.#rollups.record(accountId, result.checkId, rollupFactOf(createdMs, result));
       for (const message of errorMessagesOf(result)) {
-        this.#foldError(accountId, { checkId: result.checkId, message, at: createdMs });
+        foldError(this.#errorGroups, accountId, { checkId: result.checkId, message, at: createdMs });
       }
       return true;
     })();
@@ -165,17 +164,6 @@ export class ResultsStore {
         (stored) => this.recordResult(accountId, stored),
       ),
     )();
-  }
-
-  #foldError(accountId: string, occurrence: { checkId: string; message: string; at: number }): void {
-    const fresh = recordError(undefined, occurrence, randomUUID);
-    const stored = this.#errorGroups.byHash(accountId, occurrence.checkId, fresh.errorHash);
-    if (stored === undefined) {
-      this.#errorGroups.insert(accountId, fresh.id, fresh.checkId, fresh.errorHash, JSON.stringify(fresh));
-      return;
-    }
-    const next = recordError(JSON.parse(stored) as ErrorGroupState, occurrence, randomUUID);
-    this.#errorGroups.replace(accountId, next.id, JSON.stringify(next));
   }
 
   /** The rollup rows answering for `window` and the part left to raw results (rollups-store.ts `coverageOf`). */

@@ -5,21 +5,11 @@
  */
 import type { CheckStatus } from '@vigil/schema';
 import type { Store } from '../store/index.js';
-import { checkStateOf, StatusTable } from '../store/sqlite/statuses.js';
+import { checkStateOf, nextCheckStatus } from '../store/check-status-rules.js';
+import type { FinalResultFacts } from '../store/ports.js';
+import { StatusTable } from '../store/sqlite/statuses.js';
 
-/** The fields of a FINAL result a status is made from. */
-export interface FinalResultFacts {
-  name: string;
-  checkId: string;
-  hasFailures: boolean;
-  hasErrors: boolean;
-  isDegraded: boolean | null;
-  responseTime: number | null;
-  runLocation: string;
-  checkRunId: number | string | null;
-  stoppedAt: string | null;
-  sslDaysRemaining?: number | null;
-}
+export type { FinalResultFacts } from '../store/ports.js';
 
 export class StatusStore {
   readonly #table: StatusTable;
@@ -32,22 +22,7 @@ export class StatusStore {
   record(accountId: string, result: FinalResultFacts): CheckStatus {
     const stored = this.#table.stored(accountId, result.checkId);
     const previous = stored === undefined ? undefined : (JSON.parse(stored) as CheckStatus);
-    const time = result.responseTime;
-    const now = result.stoppedAt ?? new Date().toISOString();
-    const status: CheckStatus = {
-      name: result.name,
-      checkId: result.checkId,
-      hasFailures: result.hasFailures,
-      hasErrors: result.hasErrors,
-      isDegraded: result.isDegraded === true,
-      longestRun: maxOf(previous?.longestRun ?? null, time),
-      shortestRun: minOf(previous?.shortestRun ?? null, time),
-      lastRunLocation: result.runLocation,
-      lastCheckRunId: result.checkRunId === null ? null : String(result.checkRunId),
-      sslDaysRemaining: result.sslDaysRemaining ?? previous?.sslDaysRemaining ?? null,
-      created_at: previous?.created_at ?? now,
-      updated_at: now,
-    };
+    const status = nextCheckStatus(previous, result, new Date().toISOString());
     this.#table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status), status);
     return status;
   }
@@ -69,14 +44,4 @@ export class StatusStore {
  */
 export function statusesOf(store: Store): StatusStore {
   return new StatusStore(store);
-}
-
-function maxOf(previous: number | null, value: number | null): number | null {
-  if (value === null) return previous;
-  return previous === null ? value : Math.max(previous, value);
-}
-
-function minOf(previous: number | null, value: number | null): number | null {
-  if (value === null) return previous;
-  return previous === null ? value : Math.min(previous, value);
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import type { CheckResultDocument, ClaimedNotification, MissedDeadline, MissedWindowKey, ResultCursor, ResultRetention, RolledUpResults, RollupGranularity, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
+import type { CheckResultDocument, ClaimedNotification, ErrorOccurrence, MissedDeadline, MissedWindowKey, ResultCursor, ResultRetention, RolledUpResults, RollupGranularity, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -322,3 +322,20 @@ export function pruneCutoffs(nowMs: number, retention: ResultRetention): { rawMs
 
 /** A rollup row as both engines store it, decoded (one decoder for both: store/formats/rollup-row.ts). */
 export { rollupRowOf as rolledUpOf } from './formats/rollup-row.js';
+
+/** The errors of stored results to fold: each of a check, with a message and a time. */
+export function checkErrorOccurrences(accountId: unknown, occurrences: readonly ErrorOccurrence[]): void {
+  text('accountId', accountId);
+  if (!Array.isArray(occurrences)) throw new StoreInputError('occurrences must be a list');
+  for (const occurrence of occurrences) {
+    text('checkId', occurrence.checkId);
+    if (typeof occurrence.message !== 'string') throw new StoreInputError(`an error's message must be a string, got ${shown(occurrence.message)}`);
+    moment('at', occurrence.at);
+  }
+}
+
+export function checkErrorGroupPage(accountId: unknown, checkId: unknown, paging: { page: unknown; limit: unknown }): void {
+  checkResultKey(accountId, checkId);
+  positive('page', paging.page);
+  positive('limit', paging.limit);
+}

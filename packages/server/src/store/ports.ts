@@ -17,7 +17,9 @@
  * port (document-ports.ts), with the change feed that tells each replica what another one changed,
  * and status pages another (status-page-ports.ts).
  */
+import type { CheckStatus } from '@vigil/schema';
 import type { ResourceDocuments } from './document-ports.js';
+import type { ArchivePatch, ErrorGroupState } from './error-group-rules.js';
 import type { StatusPages } from './status-page-ports.js';
 
 /** A check or group, as the alert-subscription index names the owner of a subscription. */
@@ -480,6 +482,60 @@ export interface CheckResults {
   horizons(): Promise<{ raw?: number; hourly?: number; daily?: number }>;
 }
 
+/** The fields of a FINAL result a check's status is made from. */
+export interface FinalResultFacts {
+  name: string;
+  checkId: string;
+  hasFailures: boolean;
+  hasErrors: boolean;
+  isDegraded: boolean | null;
+  responseTime: number | null;
+  runLocation: string;
+  checkRunId: number | string | null;
+  stoppedAt: string | null;
+  sslDaysRemaining?: number | null;
+}
+
+/**
+ * Each check's status: one document per check, rewritten by each FINAL result stored (the rule is
+ * check-status-rules.ts `nextCheckStatus`), so the check-statuses routes read one row per check
+ * however many results it has. Writes of one check from several replicas are serialised on the
+ * check, so the longest and shortest runs count every result. Reads list only checks that still
+ * exist.
+ */
+export interface CheckStatuses {
+  /** Folds a FINAL result into its check's status and resolves to the status stored. */
+  record(accountId: string, result: FinalResultFacts): Promise<CheckStatus>;
+  /** The statuses of the account's existing checks, in the order the checks were created. */
+  list(accountId: string): Promise<CheckStatus[]>;
+  /** The status of an existing check; undefined when the check never ran or no longer exists. */
+  find(accountId: string, checkId: string): Promise<CheckStatus | undefined>;
+}
+
+/** One error a stored result recorded, as its check's error groups fold it. */
+export interface ErrorOccurrence {
+  readonly checkId: string;
+  readonly message: string;
+  /** When the result was created, ms since the epoch. */
+  readonly at: number;
+}
+
+/**
+ * Error groups: each check's errors, one group per cleaned message (error-group-rules.ts). The errors
+ * of a result are folded in the transaction that stores the result, so the groups are always what the
+ * stored results say; folds of one check from several replicas are serialised on the group, so none
+ * is lost.
+ */
+export interface ErrorGroups {
+  /** Folds each occurrence, in order, into its check's group of the same cleaned message, starting the group when there is none. */
+  fold(accountId: string, occurrences: readonly ErrorOccurrence[]): Promise<void>;
+  /** One page (from 1) of a check's groups, in the order they were started, and how many it has. */
+  ofCheck(accountId: string, checkId: string, paging: { readonly page: number; readonly limit: number }): Promise<{ items: ErrorGroupState[]; total: number }>;
+  find(accountId: string, id: string): Promise<ErrorGroupState | undefined>;
+  /** Applies an archive PATCH at `nowMs` and resolves to the group after it; undefined when the account has no such group. */
+  archive(accountId: string, id: string, patch: ArchivePatch, nowMs: number): Promise<ErrorGroupState | undefined>;
+}
+
 /**
  * The reverse index of alert-channel subscriptions: a check's or group's document lists the channels
  * it is subscribed to, and this index is rewritten with it, in the same transaction, so alerting and
@@ -509,6 +565,10 @@ export interface TransactionPorts {
   readonly idempotency: IdempotencyKeys;
   readonly alertSubscriptions: AlertSubscriptionIndex;
   readonly statusPages: StatusPages;
+  /** A run is recorded as one unit: its tries, the errors they fold into groups, its check's status. */
+  readonly checkResults: CheckResults;
+  readonly checkStatuses: CheckStatuses;
+  readonly errorGroups: ErrorGroups;
 }
 
 /** The ports of one engine on one database, as one replica holds them. */
@@ -522,6 +582,8 @@ export interface StoragePorts {
   readonly heartbeatPings: HeartbeatPings;
   readonly periodicJobs: PeriodicJobs;
   readonly checkResults: CheckResults;
+  readonly checkStatuses: CheckStatuses;
+  readonly errorGroups: ErrorGroups;
   /** Checks, groups, alert channels, maintenance windows and services, with their change feed. */
   readonly documents: ResourceDocuments;
   readonly alertSubscriptions: AlertSubscriptionIndex;

@@ -109,6 +109,19 @@ describe.each(engines)('check results on $name', (engine) => {
     expect(await a.checkResults.horizons()).toMatchObject({ raw: cutoff + 60_000 });
   });
 
+  it('appends inside a unit of work: a unit that throws leaves no result and no rollup, one that resolves shows them', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await expect(a.transaction(async (tx) => {
+      await tx.checkResults.appendRun('acct', [result('chk', T0, { attempt: true, failing: true }), result('chk', T0 + 5)]);
+      throw new Error('the unit gave up');
+    })).rejects.toThrow('the unit gave up');
+    expect(await b.checkResults.newestFirst('acct', 'chk', { limit: 10 })).toEqual([]);
+    expect(await b.checkResults.rollups('acct', 'chk', 'hourly', T0 - DAY, T0 + DAY)).toEqual([]);
+    const stored = await a.transaction((tx) => tx.checkResults.appendRun('acct', [result('chk', T0 + 60_000)]));
+    expect(await b.checkResults.newestFirst('acct', 'chk', { limit: 10 })).toEqual(stored);
+    expect((await b.checkResults.rollups('acct', 'chk', 'hourly', T0 - DAY, T0 + DAY)).map((row) => row.results)).toEqual([1]);
+  });
+
   it.each([
     ['an empty run', () => ['acct', []], 'a run must have at least one try'],
     ['tries of two checks', () => ['acct', [result('a', T0), result('b', T0)]], 'the tries of one run must be of one check, got "a" and "b"'],

@@ -22,7 +22,7 @@
  * free derived id, the reference a row takes its delta from and the rollup upserts safe from two
  * replicas at once.
  */
-import { sql, type Kysely, type QueryExecutorProvider } from 'kysely';
+import { sql, type Kysely, type QueryExecutorProvider, type Transaction } from 'kysely';
 import type { CheckResultDocument, CheckResults, PrunedBefore, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
 import { checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
 import { idKey, reducePassing } from '../formats/result-codec.js';
@@ -86,13 +86,27 @@ const READ_COLUMNS = sql`r.created_ms, r.id_key, r.run_location, r.response_time
 
 export class PostgresCheckResults implements CheckResults {
   readonly #db: Kysely<PostgresSchema>;
+  /** Where partitions are made: the pool, in a transaction of their own, even when `#db` is a unit's. */
+  readonly #pool: Kysely<PostgresSchema>;
   readonly #codec: ResultRowCodec;
   /** Days this replica knows have a partition (another replica's prune can drop one: see appendRun). */
-  readonly #days = new Set<number>();
+  readonly #days: Set<number>;
 
-  constructor(db: Kysely<PostgresSchema>, options: { referenceRows?: number } = {}) {
+  /**
+   * `db`: the pool, or a unit of work's transaction, with `options.pool` the pool (a day's partition
+   * is made and attached in a short transaction of its own, never held until the unit commits) and
+   * `options.days` and `options.codec` the pool's instance's days known and parsed references, shared.
+   */
+  constructor(db: Kysely<PostgresSchema>, options: { referenceRows?: number; pool?: Kysely<PostgresSchema>; days?: Set<number>; codec?: ResultRowCodec } = {}) {
     this.#db = db;
-    this.#codec = new ResultRowCodec(options);
+    this.#pool = options.pool ?? db;
+    this.#days = options.days ?? new Set();
+    this.#codec = options.codec ?? new ResultRowCodec(options);
+  }
+
+  /** The same port inside a unit of work: writes through `tx`, shares this one's days known and references parsed. */
+  inUnit(tx: Kysely<PostgresSchema>): PostgresCheckResults {
+    return new PostgresCheckResults(tx, { pool: this.#pool, days: this.#days, codec: this.#codec });
   }
 
   async prepareDays(fromMs: number, toMs: number): Promise<void> {
@@ -105,7 +119,7 @@ export class PostgresCheckResults implements CheckResults {
   async #ensureDays(days: readonly number[]): Promise<void> {
     const missing = days.filter((day) => !this.#days.has(day));
     if (missing.length === 0) return;
-    await this.#db.transaction().execute(async (tx) => {
+    await this.#pool.transaction().execute(async (tx) => {
       await sql`SELECT pg_advisory_xact_lock(${PARTITION_LOCK.toString()}::bigint)`.execute(tx);
       const attached = new Set((await this.#partitions(tx)).map((partition) => partition.name));
       for (const day of missing) {
@@ -131,68 +145,85 @@ export class PostgresCheckResults implements CheckResults {
     const days = [...new Set(tries.map((tried) => dayOf(Date.parse(tried.created_at))))];
     await this.#ensureDays(days);
     try {
-      return await this.#append(accountId, tries);
+      return await this.#appendOnce(accountId, tries);
     } catch (error) {
       if ((error as { code?: unknown }).code !== NO_PARTITION) throw error;
       // Another replica pruned a day this one still counted as there.
       for (const day of days) this.#days.delete(day);
       await this.#ensureDays(days);
-      return this.#append(accountId, tries);
+      return this.#appendOnce(accountId, tries);
     }
   }
 
-  async #append(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
+  /**
+   * In a transaction of its own, or inside a unit's in a savepoint: a failed statement aborts the
+   * whole transaction, and only the savepoint lets the unit go on to append again after the missing
+   * day is made.
+   */
+  async #appendOnce(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
+    if (!this.#db.isTransaction) return this.#db.transaction().execute((tx) => this.#append(tx, accountId, tries));
+    const tx = this.#db as Transaction<PostgresSchema>;
+    await sql`SAVEPOINT vigil_append`.execute(tx);
+    try {
+      const stored = await this.#append(tx, accountId, tries);
+      await sql`RELEASE SAVEPOINT vigil_append`.execute(tx);
+      return stored;
+    } catch (error) {
+      await sql`ROLLBACK TO SAVEPOINT vigil_append`.execute(tx);
+      throw error;
+    }
+  }
+
+  async #append(tx: Transaction<PostgresSchema>, accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
     const checkId = tries[0]!.checkId;
-    return this.#db.transaction().execute(async (tx) => {
-      await sql`INSERT INTO result_series (account_id, check_id) VALUES (${accountId}, ${checkId}) ON CONFLICT DO NOTHING`.execute(tx);
-      const series = (await sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId} FOR UPDATE`.execute(tx)).rows[0]!.key;
-      // Names in one order, so two appends adding the same new locations never wait on each other crosswise.
-      const names = [...new Set(tries.map((tried) => tried.runLocation))].sort();
-      await sql`INSERT INTO check_results_locations (name) SELECT unnest(${names}::text[]) ORDER BY 1 ON CONFLICT (name) DO NOTHING`.execute(tx);
-      const locationKeys = new Map(
-        (await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations WHERE name = ANY(${names}::text[])`.execute(tx)).rows.map((row) => [row.name, String(row.key)]),
-      );
-      const instants = [...new Set(tries.map((tried) => Date.parse(tried.created_at)))];
-      const taken = new Map<number, number[]>();
-      const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
-        SELECT created_ms, id_key FROM check_results WHERE series = ${series} AND created_ms = ANY(${instants}::bigint[]) AND get_byte(id_key, 0) = 0`.execute(tx);
-      for (const row of discriminators.rows) taken.set(row.created_ms, [...(taken.get(row.created_ms) ?? []), rowKeyOf(row.id_key) as number]);
-      const toStore: CheckResultDocument[] = [];
-      const stored = storeRunTries(
-        tries,
-        (_tried, createdMs) => freeDerivedId(checkId, createdMs, taken.get(createdMs) ?? []),
-        (result) => {
-          const createdMs = Date.parse(result.created_at);
-          const derived = parseDerivedId(checkId, result.id);
-          if (derived && derived.createdMs === createdMs) taken.set(createdMs, [...(taken.get(createdMs) ?? []), derived.k]);
-          toStore.push(result);
-        },
-      );
-      for (const result of toStore) {
-        if (await this.#stored(tx, series, checkId, result.id)) continue;
-        const current = (await sql<CurrentReference>`SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current`.execute(tx)).rows[0];
-        const { columns, reference } = this.#codec.plan(reducePassing(result) as CheckResultDocument, current);
-        let ref: number | null = null;
-        if (reference !== null && 'current' in reference) ref = reference.current;
-        else if (reference !== null) {
-          if (current) await sql`UPDATE check_results_references SET current = false WHERE key = ${current.key}`.execute(tx);
-          ref = (
-            await sql<{ key: number }>`INSERT INTO check_results_references (series, created_ms, current, uses, last_used_ms, doc)
-              VALUES (${series}, ${reference.fresh.createdMs}, true, 0, ${reference.fresh.createdMs}, ${reference.fresh.raw}) RETURNING key`.execute(tx)
-          ).rows[0]!.key;
-          this.#codec.remember(ref, reference.fresh);
-        }
-        const phases = columns.phases;
-        await sql`INSERT INTO check_results (series, created_ms, id_key, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding, body, ref)
-          VALUES (${series}, ${columns.createdMs}, ${idKeyBytes(columns.id)}, ${columns.final}, ${columns.hasFailures}, ${locationKeys.get(columns.runLocation)!}, ${columns.attempts},
-                  ${columns.responseTime}, ${columns.statusCode}, ${Buffer.isBuffer(phases) ? phases : null}, ${typeof phases === 'string' ? phases : null}, 0, ${columns.body}, ${ref})`.execute(tx);
-        if (ref !== null) {
-          await sql`UPDATE check_results_references SET uses = uses + 1, last_used_ms = GREATEST(last_used_ms, ${columns.createdMs}) WHERE key = ${ref}`.execute(tx);
-        }
-        if (result['resultType'] !== 'ATTEMPT') await this.#rollUp(tx, series, rollupFactOf(result));
+    await sql`INSERT INTO result_series (account_id, check_id) VALUES (${accountId}, ${checkId}) ON CONFLICT DO NOTHING`.execute(tx);
+    const series = (await sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId} FOR UPDATE`.execute(tx)).rows[0]!.key;
+    // Names in one order, so two appends adding the same new locations never wait on each other crosswise.
+    const names = [...new Set(tries.map((tried) => tried.runLocation))].sort();
+    await sql`INSERT INTO check_results_locations (name) SELECT unnest(${names}::text[]) ORDER BY 1 ON CONFLICT (name) DO NOTHING`.execute(tx);
+    const locationKeys = new Map(
+      (await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations WHERE name = ANY(${names}::text[])`.execute(tx)).rows.map((row) => [row.name, String(row.key)]),
+    );
+    const instants = [...new Set(tries.map((tried) => Date.parse(tried.created_at)))];
+    const taken = new Map<number, number[]>();
+    const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
+      SELECT created_ms, id_key FROM check_results WHERE series = ${series} AND created_ms = ANY(${instants}::bigint[]) AND get_byte(id_key, 0) = 0`.execute(tx);
+    for (const row of discriminators.rows) taken.set(row.created_ms, [...(taken.get(row.created_ms) ?? []), rowKeyOf(row.id_key) as number]);
+    const toStore: CheckResultDocument[] = [];
+    const stored = storeRunTries(
+      tries,
+      (_tried, createdMs) => freeDerivedId(checkId, createdMs, taken.get(createdMs) ?? []),
+      (result) => {
+        const createdMs = Date.parse(result.created_at);
+        const derived = parseDerivedId(checkId, result.id);
+        if (derived && derived.createdMs === createdMs) taken.set(createdMs, [...(taken.get(createdMs) ?? []), derived.k]);
+        toStore.push(result);
+      },
+    );
+    for (const result of toStore) {
+      if (await this.#stored(tx, series, checkId, result.id)) continue;
+      const current = (await sql<CurrentReference>`SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current`.execute(tx)).rows[0];
+      const { columns, reference } = this.#codec.plan(reducePassing(result) as CheckResultDocument, current);
+      let ref: number | null = null;
+      if (reference !== null && 'current' in reference) ref = reference.current;
+      else if (reference !== null) {
+        if (current) await sql`UPDATE check_results_references SET current = false WHERE key = ${current.key}`.execute(tx);
+        ref = (
+          await sql<{ key: number }>`INSERT INTO check_results_references (series, created_ms, current, uses, last_used_ms, doc)
+            VALUES (${series}, ${reference.fresh.createdMs}, true, 0, ${reference.fresh.createdMs}, ${reference.fresh.raw}) RETURNING key`.execute(tx)
+        ).rows[0]!.key;
+        this.#codec.remember(ref, reference.fresh);
       }
-      return stored.map(asStored);
-    });
+      const phases = columns.phases;
+      await sql`INSERT INTO check_results (series, created_ms, id_key, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding, body, ref)
+        VALUES (${series}, ${columns.createdMs}, ${idKeyBytes(columns.id)}, ${columns.final}, ${columns.hasFailures}, ${locationKeys.get(columns.runLocation)!}, ${columns.attempts},
+                ${columns.responseTime}, ${columns.statusCode}, ${Buffer.isBuffer(phases) ? phases : null}, ${typeof phases === 'string' ? phases : null}, 0, ${columns.body}, ${ref})`.execute(tx);
+      if (ref !== null) {
+        await sql`UPDATE check_results_references SET uses = uses + 1, last_used_ms = GREATEST(last_used_ms, ${columns.createdMs}) WHERE key = ${ref}`.execute(tx);
+      }
+      if (result['resultType'] !== 'ATTEMPT') await this.#rollUp(tx, series, rollupFactOf(result));
+    }
+    return stored.map(asStored);
   }
 
   /** Whether result `id` of the check is stored, whichever way its id is kept. */

@@ -8,8 +8,10 @@ import { asUnitOf } from '../unit-of-work.js';
 import { PostgresAlertStates } from './alert-states.js';
 import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
 import { PostgresCheckResults } from './check-results.js';
+import { PostgresCheckStatuses } from './check-statuses.js';
 import type { PostgresSchema } from './database.js';
 import { PostgresDocuments } from './documents.js';
+import { PostgresErrorGroups } from './error-groups.js';
 import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
 import { PostgresHeartbeatPings } from './heartbeat-pings.js';
 import { PostgresIdempotencyKeys, type PurgeClock } from './idempotency.js';
@@ -21,11 +23,15 @@ import { PostgresStatusPages } from './status-pages.js';
 
 export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>): StoragePorts {
   const purged: PurgeClock = { lastPurge: 0 };
+  const checkResults = new PostgresCheckResults(db);
   const unitPorts = (tx: Kysely<PostgresSchema>): TransactionPorts => ({
     documents: new PostgresDocuments(tx),
     idempotency: new PostgresIdempotencyKeys(tx, purged),
     alertSubscriptions: new PostgresAlertSubscriptions(tx),
     statusPages: new PostgresStatusPages(tx),
+    checkResults: checkResults.inUnit(tx),
+    checkStatuses: new PostgresCheckStatuses(tx),
+    errorGroups: new PostgresErrorGroups(tx),
   });
   const ports: StoragePorts = {
     idempotency: new PostgresIdempotencyKeys(db, purged),
@@ -36,7 +42,9 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     heartbeatDeadlines: new PostgresHeartbeatDeadlines(db),
     heartbeatPings: new PostgresHeartbeatPings(db),
     periodicJobs: new PostgresPeriodicJobs(db),
-    checkResults: new PostgresCheckResults(db),
+    checkResults,
+    checkStatuses: new PostgresCheckStatuses(db),
+    errorGroups: new PostgresErrorGroups(db),
     documents: new PostgresDocuments(db),
     alertSubscriptions: new PostgresAlertSubscriptions(db),
     statusPages: new PostgresStatusPages(db),

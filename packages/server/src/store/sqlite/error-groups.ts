@@ -1,10 +1,15 @@
 /**
  * Error groups' SQL (`error_groups`): one row per (check, error hash) holding the group's state as
- * JSON, which the read side's results store folds each result's errors into
- * (readside/error-groups.ts), in the transaction that stores the result.
+ * JSON, which each result's errors are folded into (store/error-group-rules.ts), in the transaction
+ * that stores the result; and the ErrorGroups port on SQLite over it.
  */
+import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
+import { applyArchivePatch, recordError, type ArchivePatch, type ErrorGroupState } from '../error-group-rules.js';
+import { checkErrorGroupPage, checkErrorOccurrences, text } from '../port-rules.js';
+import type { ErrorGroups, ErrorOccurrence } from '../ports.js';
+import { committed, type BatchedSqlite } from './batched.js';
 import { PAGE_LIMIT } from './collection.js';
 
 export class ErrorGroupTable {
@@ -49,5 +54,62 @@ export class ErrorGroupTable {
   /** A page of the check's groups (JSON), in order of first recording. */
   ofCheck(accountId: string, checkId: string, limit: number, offset: number): string[] {
     return (this.#ofCheck.all(accountId, checkId, limit, offset) as Array<{ state: string }>).map((row) => row.state);
+  }
+}
+
+/** Folds one error into its check's group (or starts the group), by the one rule every engine follows. */
+export function foldError(table: ErrorGroupTable, accountId: string, occurrence: ErrorOccurrence): void {
+  const fresh = recordError(undefined, occurrence, randomUUID);
+  const stored = table.byHash(accountId, occurrence.checkId, fresh.errorHash);
+  if (stored === undefined) {
+    table.insert(accountId, fresh.id, fresh.checkId, fresh.errorHash, JSON.stringify(fresh));
+    return;
+  }
+  const next = recordError(JSON.parse(stored) as ErrorGroupState, occurrence, randomUUID);
+  table.replace(accountId, next.id, JSON.stringify(next));
+}
+
+export class SqliteErrorGroups implements ErrorGroups {
+  readonly #store: BatchedSqlite;
+  readonly #table: ErrorGroupTable;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
+    this.#table = new ErrorGroupTable(store.db);
+  }
+
+  async fold(accountId: string, occurrences: readonly ErrorOccurrence[]): Promise<void> {
+    checkErrorOccurrences(accountId, occurrences);
+    if (occurrences.length === 0) return;
+    await committed(this.#store, () => {
+      for (const occurrence of occurrences) foldError(this.#table, accountId, occurrence);
+    });
+  }
+
+  async ofCheck(accountId: string, checkId: string, paging: { readonly page: number; readonly limit: number }): Promise<{ items: ErrorGroupState[]; total: number }> {
+    checkErrorGroupPage(accountId, checkId, paging);
+    const total = this.#table.countOfCheck(accountId, checkId);
+    const offset = (paging.page - 1) * paging.limit;
+    const states = offset >= total ? [] : this.#table.ofCheck(accountId, checkId, paging.limit, offset);
+    return { items: states.map((state) => JSON.parse(state) as ErrorGroupState), total };
+  }
+
+  async find(accountId: string, id: string): Promise<ErrorGroupState | undefined> {
+    text('accountId', accountId);
+    text('id', id);
+    const state = this.#table.byId(accountId, id);
+    return state === undefined ? undefined : (JSON.parse(state) as ErrorGroupState);
+  }
+
+  async archive(accountId: string, id: string, patch: ArchivePatch, nowMs: number): Promise<ErrorGroupState | undefined> {
+    text('accountId', accountId);
+    text('id', id);
+    return committed(this.#store, () => {
+      const state = this.#table.byId(accountId, id);
+      if (state === undefined) return undefined;
+      const next = applyArchivePatch(JSON.parse(state) as ErrorGroupState, patch, nowMs);
+      this.#table.replace(accountId, id, JSON.stringify(next));
+      return next;
+    });
   }
 }

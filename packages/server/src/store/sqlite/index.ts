@@ -7,7 +7,9 @@ import { asUnitOf } from '../unit-of-work.js';
 import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
+import { SqliteCheckStatuses } from './check-statuses-port.js';
 import { SqliteDocuments, type SqliteDocumentStore } from './documents.js';
+import { SqliteErrorGroups } from './error-groups.js';
 import { SqliteHeartbeatPings } from './heartbeat-pings.js';
 import { SqliteHeartbeatDeadlines } from './heartbeats.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
@@ -39,6 +41,8 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     heartbeatPings: new SqliteHeartbeatPings(store),
     periodicJobs: new SqlitePeriodicJobs(store),
     checkResults: new SqliteCheckResults(store),
+    checkStatuses: new SqliteCheckStatuses(store),
+    errorGroups: new SqliteErrorGroups(store),
     documents: new SqliteDocuments(store),
     alertSubscriptions: new SqliteAlertSubscriptions(store, store.subscriptions),
     statusPages: new SqliteStatusPages(store),
@@ -80,5 +84,8 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     idempotency: new SqliteIdempotencyKeys(direct, store.idempotency),
     alertSubscriptions: new SqliteAlertSubscriptions(direct, store.subscriptions),
     statusPages: new SqliteStatusPages(direct),
+    checkResults: new SqliteCheckResults(direct),
+    checkStatuses: new SqliteCheckStatuses(direct),
+    errorGroups: new SqliteErrorGroups(direct),
   };
 }

@@ -4,15 +4,10 @@
  * checks, so a deleted check's row is never listed.
  */
 import type { Statement } from 'better-sqlite3';
+import type { CheckState } from '../check-status-rules.js';
 import type { SqliteDatabase } from '../database.js';
 
-export type CheckState = 'passing' | 'failing' | 'degraded';
-
-/** A status's state: failing with failures or errors, else degraded when degraded, else passing (step 30 backfills by the same rule). */
-export function checkStateOf(status: { hasFailures: boolean; hasErrors: boolean; isDegraded: boolean }): CheckState {
-  if (status.hasFailures || status.hasErrors) return 'failing';
-  return status.isDegraded ? 'degraded' : 'passing';
-}
+export { checkStateOf, type CheckState } from '../check-status-rules.js';
 
 /** The fields of a status document its listeners read; a stored status has them all. */
 export interface StatusFields {

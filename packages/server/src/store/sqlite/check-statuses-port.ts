@@ -1,0 +1,43 @@
+/**
+ * The CheckStatuses port on SQLite, on the statements the running service's statuses use
+ * (statuses.ts): a write tells the same listeners (`GET /metrics` follows status writes), and
+ * reads join the checks as they do.
+ */
+import type { CheckStatus } from '@vigil/schema';
+import { checkStateOf, checkStatusWrite, nextCheckStatus } from '../check-status-rules.js';
+import { text } from '../port-rules.js';
+import type { CheckStatuses, FinalResultFacts } from '../ports.js';
+import { committed, type BatchedSqlite } from './batched.js';
+import { StatusTable } from './statuses.js';
+
+export class SqliteCheckStatuses implements CheckStatuses {
+  readonly #store: BatchedSqlite;
+  readonly #table: StatusTable;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
+    this.#table = new StatusTable(store.db);
+  }
+
+  async record(accountId: string, result: FinalResultFacts): Promise<CheckStatus> {
+    checkStatusWrite(accountId, result);
+    return committed(this.#store, () => {
+      const stored = this.#table.stored(accountId, result.checkId);
+      const status = nextCheckStatus(stored === undefined ? undefined : (JSON.parse(stored) as CheckStatus), result, new Date().toISOString());
+      this.#table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status), status);
+      return status;
+    });
+  }
+
+  async list(accountId: string): Promise<CheckStatus[]> {
+    text('accountId', accountId);
+    return this.#table.list(accountId).map((doc) => JSON.parse(doc) as CheckStatus);
+  }
+
+  async find(accountId: string, checkId: string): Promise<CheckStatus | undefined> {
+    text('accountId', accountId);
+    text('checkId', checkId);
+    const doc = this.#table.one(accountId, checkId);
+    return doc === undefined ? undefined : (JSON.parse(doc) as CheckStatus);
+  }
+}
