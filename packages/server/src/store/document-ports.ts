@@ -48,7 +48,16 @@ export interface DocumentQuery {
   readonly groupId?: number;
   /** Checks only: the checks whose `triggerIncident.serviceId` is this status-page service's id. */
   readonly serviceId?: string;
+  /**
+   * Checks only: the checks whose latest run is in this state (their row in `check_statuses`, which
+   * recording a run writes); a check that never ran has none, so no state matches it.
+   */
+  readonly state?: CheckRunState;
 }
+
+/** A check's latest run as the list's `status` filter names it. */
+export const CHECK_RUN_STATES = ['passing', 'failing', 'degraded'] as const;
+export type CheckRunState = (typeof CHECK_RUN_STATES)[number];
 
 export interface DocumentPageRequest extends DocumentQuery {
   /** Documents per page, 1 or more. */
@@ -59,6 +68,29 @@ export interface DocumentPageRequest extends DocumentQuery {
 
 export interface DocumentPage {
   readonly items: ResourceDocument[];
+  /** How many documents match the query, on every page. */
+  readonly total: number;
+}
+
+/** A document as the text it was stored as, for a response built without parsing it. */
+export interface StoredText {
+  /** The public id as text. */
+  readonly id: string;
+  /** The document's JSON, as written (an object written by `JSON.stringify`, so it ends in `}`). */
+  readonly text: string;
+}
+
+export interface TextPage {
+  readonly items: StoredText[];
+  readonly total: number;
+}
+
+/** A page the database wrote as one JSON array (`ResourceDocuments.splicedCheckPage`). */
+export interface SplicedPage {
+  /** UTF-8 JSON array text. */
+  readonly json: Buffer;
+  /** How many documents it holds. */
+  readonly count: number;
   /** How many documents match the query, on every page. */
   readonly total: number;
 }
@@ -106,6 +138,15 @@ export interface ResourceDocuments {
   remove(kind: DocumentKind, accountId: string, id: DocumentId): Promise<boolean>;
   /** One page of the account's documents of `kind` that match, oldest first, with the total. */
   page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage>;
+  /** As `page`, with each document as its stored text and id, never parsed. */
+  pageText(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<TextPage>;
+  /**
+   * A page of checks as one JSON array the database writes, with `tail` in place of each stored
+   * check's closing brace (`,"extra":…}`), so a list is answered without a string per check in the
+   * JavaScript heap. Undefined when a check of the page holds a secret value (its response is not
+   * its stored text: the caller presents the page itself).
+   */
+  splicedCheckPage(accountId: string, request: DocumentPageRequest, tail: string): Promise<SplicedPage | undefined>;
   /**
    * Up to `limit` of the account's documents of `kind` stored after `afterSeq` (0: from the first),
    * oldest first: paging by cursor, so a document created or deleted meanwhile never makes a later

@@ -2,7 +2,7 @@
  * The checks of the documents port's input (document-ports.ts), worded once for every engine, and the
  * matching rules an engine cannot leave to its SQL dialect.
  */
-import { DOCUMENT_ID_KINDS, DOCUMENT_KINDS, type DocumentId, type DocumentKind, type DocumentPageRequest, type ResourceDocument } from './document-ports.js';
+import { CHECK_RUN_STATES, DOCUMENT_ID_KINDS, DOCUMENT_KINDS, type DocumentId, type DocumentKind, type DocumentPageRequest, type ResourceDocument } from './document-ports.js';
 import { moment, positive, shown, StoreInputError, text } from './port-rules.js';
 
 export function checkDocumentKind(kind: unknown): asserts kind is DocumentKind {
@@ -47,9 +47,17 @@ export function checkPageRequest(kind: DocumentKind, accountId: unknown, request
   }
   if (request.groupId !== undefined) positive('groupId', request.groupId);
   if (request.serviceId !== undefined) text('serviceId', request.serviceId, 255);
-  for (const field of ['checkType', 'apiUrlContains', 'groupId', 'serviceId'] as const) {
+  if (request.state !== undefined && !(CHECK_RUN_STATES as readonly unknown[]).includes(request.state)) {
+    throw new StoreInputError(`state must be one of ${CHECK_RUN_STATES.join(', ')}, got ${shown(request.state)}`);
+  }
+  for (const field of ['checkType', 'apiUrlContains', 'groupId', 'serviceId', 'state'] as const) {
     if (request[field] !== undefined && kind !== 'checks') throw new StoreInputError(`${field} filters checks only, not ${kind}`);
   }
+}
+
+/** A spliced page's tail: the text that takes each check's closing brace's place. */
+export function checkSplicedTail(tail: unknown): void {
+  if (typeof tail !== 'string' || !tail.endsWith('}')) throw new StoreInputError(`tail must be text ending in "}", got ${shown(tail)}`);
 }
 
 export function checkPageAfter(accountId: unknown, afterSeq: unknown, limit: unknown): void {

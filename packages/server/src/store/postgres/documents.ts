@@ -15,8 +15,8 @@
  * writes of one document are ordered by its row lock, so their entries are numbered in that order.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { DOCUMENT_ID_KINDS, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument } from '../document-ports.js';
-import { asciiLower, checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges } from '../document-rules.js';
+import { DOCUMENT_ID_KINDS, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type TextPage } from '../document-ports.js';
+import { asciiLower, checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { CHECK_COLUMNS } from '../formats/check-columns.js';
 import { uuidV7 } from '../formats/uuid-v7.js';
 import { text } from '../port-rules.js';
@@ -104,28 +104,37 @@ export class PostgresDocuments implements ResourceDocuments {
   }
 
   async page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage> {
-    checkDocumentKind(kind);
-    checkPageRequest(kind, accountId, request);
-    // Empty filters match everything, as the SQLite engine's list filters treat them.
-    const conditions = [sql`account_id = ${accountId}`];
-    if (request.tags !== undefined && request.tags.length > 0) conditions.push(sql`tags @> ${JSON.stringify(request.tags)}::jsonb`);
-    if (request.nameContains) conditions.push(sql`strpos(name_folded, ${asciiLower(request.nameContains)}) > 0`);
-    if (request.checkType !== undefined) conditions.push(sql`check_type = ${request.checkType}`);
-    if (request.apiUrlContains) conditions.push(sql`check_type = 'API' AND strpos(api_url_folded, ${asciiLower(request.apiUrlContains)}) > 0`);
-    if (request.groupId !== undefined) conditions.push(sql`group_id = ${request.groupId}`);
-    if (request.serviceId !== undefined) conditions.push(sql`service_id = ${request.serviceId}`);
-    const where = sql.join(conditions, sql` AND `);
+    const { items, total } = await this.pageText(kind, accountId, request);
+    return { items: items.map((item) => JSON.parse(item.text) as ResourceDocument), total };
+  }
+
+  async pageText(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<TextPage> {
+    const where = matching(kind, accountId, request);
     // One statement, so one snapshot and one round trip; the count is read once beside the page and
     // (unlike count(*) OVER ()) without holding every matching document to count them.
     const offset = (request.page - 1) * request.limit;
     const table = sql.table(kind);
-    const { rows } = await sql<{ doc: string | null; total: number }>`
-      SELECT page.doc, counted.total FROM (SELECT count(*)::int AS total FROM ${table} WHERE ${where}) AS counted
-      LEFT JOIN LATERAL (SELECT doc, seq FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${request.limit} OFFSET ${offset}) AS page ON true
+    const { rows } = await sql<{ id: string | null; doc: string | null; total: number }>`
+      SELECT page.id, page.doc, counted.total FROM (SELECT count(*)::int AS total FROM ${table} WHERE ${where}) AS counted
+      LEFT JOIN LATERAL (SELECT id, doc, seq FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${request.limit} OFFSET ${offset}) AS page ON true
       ORDER BY page.seq`.execute(this.#db);
     // Past the last page the count still comes back, on one row without a document.
-    const items = rows.filter((row) => row.doc !== null).map((row) => JSON.parse(row.doc!) as ResourceDocument);
+    const items = rows.filter((row) => row.doc !== null).map((row) => ({ id: row.id!, text: row.doc! }));
     return { items, total: rows[0]?.total ?? 0 };
+  }
+
+  async splicedCheckPage(accountId: string, request: DocumentPageRequest, tail: string): Promise<SplicedPage | undefined> {
+    checkSplicedTail(tail);
+    const where = matching('checks', accountId, request);
+    const offset = (request.page - 1) * request.limit;
+    // left(doc, -1) drops the closing brace; string_agg keeps the page's order (seq).
+    const { rows } = await sql<{ flagged: boolean; count: number; json: string; total: number }>`
+      SELECT coalesce(bool_or(page.has_secret <> 0), false) AS flagged, count(page.seq)::int AS count,
+        '[' || coalesce(string_agg(left(page.doc, -1) || ${tail}, ',' ORDER BY page.seq), '') || ']' AS json,
+        (SELECT count(*)::int FROM checks WHERE ${where}) AS total
+      FROM (SELECT seq, doc, has_secret FROM checks WHERE ${where} ORDER BY seq LIMIT ${request.limit} OFFSET ${offset}) AS page`.execute(this.#db);
+    const { flagged, count, json, total } = rows[0]!;
+    return flagged ? undefined : { json: Buffer.from(json), count, total };
   }
 
   async pageAfter(kind: DocumentKind, accountId: string, afterSeq: number, limit: number): Promise<SequencedDocument[]> {
@@ -172,6 +181,22 @@ export class PostgresDocuments implements ResourceDocuments {
       return pruned;
     });
   }
+}
+
+/** The WHERE of a page read: the account's documents of `kind` matching every condition given. */
+function matching(kind: DocumentKind, accountId: string, request: DocumentPageRequest) {
+  checkDocumentKind(kind);
+  checkPageRequest(kind, accountId, request);
+  // Empty filters match everything, as the SQLite engine's list filters treat them.
+  const conditions = [sql`account_id = ${accountId}`];
+  if (request.tags !== undefined && request.tags.length > 0) conditions.push(sql`tags @> ${JSON.stringify(request.tags)}::jsonb`);
+  if (request.nameContains) conditions.push(sql`strpos(name_folded, ${asciiLower(request.nameContains)}) > 0`);
+  if (request.checkType !== undefined) conditions.push(sql`check_type = ${request.checkType}`);
+  if (request.apiUrlContains) conditions.push(sql`check_type = 'API' AND strpos(api_url_folded, ${asciiLower(request.apiUrlContains)}) > 0`);
+  if (request.groupId !== undefined) conditions.push(sql`group_id = ${request.groupId}`);
+  if (request.serviceId !== undefined) conditions.push(sql`service_id = ${request.serviceId}`);
+  if (request.state !== undefined) conditions.push(sql`id IN (SELECT check_id FROM check_statuses WHERE account_id = ${accountId} AND state = ${request.state})`);
+  return sql.join(conditions, sql` AND `);
 }
 
 /** The account's next integer id of `kind`: counted in the insert's transaction, never handed out twice. */

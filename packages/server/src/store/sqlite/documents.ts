@@ -7,12 +7,12 @@
  * follows its collections' in-memory revisions instead.
  */
 import type { Statement } from 'better-sqlite3';
-import type { ChangeBatch, DocumentId, DocumentKind, DocumentPage, DocumentPageRequest, ResourceDocument, ResourceDocuments, SequencedDocument } from '../document-ports.js';
-import { checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges } from '../document-rules.js';
+import type { ChangeBatch, DocumentId, DocumentKind, DocumentPage, DocumentPageRequest, ResourceDocument, ResourceDocuments, SequencedDocument, SplicedPage, TextPage } from '../document-ports.js';
+import { checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { checkFilters } from './check-filters.js';
-import type { Collection } from './collection.js';
+import type { Collection, Filter } from './collection.js';
 import type { StoredDoc } from './store.js';
 
 /** The store's collections, by the kind the port names them with. */
@@ -99,25 +99,50 @@ export class SqliteDocuments implements ResourceDocuments {
   }
 
   async page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage> {
+    return this.#collectionFor(kind, accountId, request).page(accountId, { limit: request.limit, page: request.page, filters: this.#filters(accountId, request) });
+  }
+
+  async pageText(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<TextPage> {
+    const { items, total } = this.#collectionFor(kind, accountId, request).pageRows(accountId, { limit: request.limit, page: request.page, filters: this.#filters(accountId, request) });
+    return { items: items.map((row) => ({ id: row.id, text: row.doc })), total };
+  }
+
+  async splicedCheckPage(accountId: string, request: DocumentPageRequest, tail: string): Promise<SplicedPage | undefined> {
+    checkSplicedTail(tail);
+    const collection = this.#collectionFor('checks', accountId, request);
+    return collection.pageSpliced(accountId, { limit: request.limit, page: request.page, filters: this.#filters(accountId, request) }, tail, 'has_secret');
+  }
+
+  /** The kind's collection for a page read, its remembered totals dropped if another connection committed since. */
+  #collectionFor(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Collection<StoredDoc> {
     checkDocumentKind(kind);
     checkPageRequest(kind, accountId, request);
-    // The check list's filters are the collection's SQL for every kind: tags and name live in the same
-    // places of every document.
-    const filters = checkFilters({
-      tag: request.tags === undefined || request.tags.length === 0 ? undefined : [...request.tags],
-      checkType: request.checkType,
-      search: request.nameContains,
-      apiCheckUrlFilterPattern: request.apiUrlContains,
-    });
-    if (request.groupId !== undefined) filters.push({ sql: 'group_id = ?', values: [request.groupId] });
-    if (request.serviceId !== undefined) filters.push({ sql: 'service_id = ?', values: [request.serviceId] });
     // A collection remembers list totals until it writes itself; another replica's commit must drop them.
     const version = this.#dataVersion.get();
     if (version !== this.#pagedAtVersion) {
       this.#pagedAtVersion = version;
       for (const collection of Object.values(this.#collections)) collection.forgetListPositions();
     }
-    return this.#collections[kind].page(accountId, { limit: request.limit, page: request.page, filters });
+    return this.#collections[kind];
+  }
+
+  /**
+   * The check list's filters are the collection's SQL for every kind: tags and name live in the same
+   * places of every document.
+   */
+  #filters(accountId: string, request: DocumentPageRequest): Filter[] {
+    const filters = checkFilters(
+      {
+        tag: request.tags === undefined || request.tags.length === 0 ? undefined : [...request.tags],
+        checkType: request.checkType,
+        search: request.nameContains,
+        apiCheckUrlFilterPattern: request.apiUrlContains,
+      },
+      request.state === undefined ? undefined : { accountId, state: request.state },
+    );
+    if (request.groupId !== undefined) filters.push({ sql: 'group_id = ?', values: [request.groupId] });
+    if (request.serviceId !== undefined) filters.push({ sql: 'service_id = ?', values: [request.serviceId] });
+    return filters;
   }
 
   async pageAfter(kind: DocumentKind, accountId: string, afterSeq: number, limit: number): Promise<SequencedDocument[]> {
