@@ -4,7 +4,7 @@
  * subscriptions have no write endpoint in the contract: they come from `--seed` and from the public
  * page's form (public-pages/subscription-store.ts, which also verifies and removes them). The
  * statements are the engine's (store/sqlite/status-pages.ts); this store keeps the documents' shapes
- * and counts the writes a public page shows.
+ * and says when what a public page shows was written (`revision`).
  */
 import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
@@ -51,22 +51,23 @@ export type TriggerDoc = CheckGroupTrigger;
 
 export class PagesStore {
   readonly #table: PagesTable;
-  #revision = 0;
+  #incidentWrites = 0;
 
   constructor(db: SqliteDatabase) {
     this.#table = new PagesTable(db);
   }
 
   /**
-   * Counts the writes to status pages and incidents, what a public page shows of them: a rendered
-   * page kept with an older revision is stale (public-pages/page-cache.ts).
+   * Changes with every write to status pages and incidents, what a public page shows of them: a
+   * rendered page kept with another revision is stale (public-pages/page-cache.ts). The pages' part
+   * is the database's (moved by whoever writes them: a unit of work through the status-page port,
+   * `--seed`, another process); incidents are written through this store alone, counted here.
    */
-  get revision(): number {
-    return this.#revision;
+  get revision(): string {
+    return `${this.#table.pagesRevision()}.${this.#incidentWrites}`;
   }
 
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
-    this.#revision++;
     this.#table.putPage(accountId, page.id, JSON.stringify(page), servedName(page.url), servedName(page.customDomain));
   }
 
@@ -78,12 +79,6 @@ export class PagesStore {
   /** The page of the whole service (any account) whose url or custom domain is `value` (lower case). */
   statusPageHolding(column: StatusPageNameColumn, value: string): { accountId: string; id: string } | undefined {
     return this.#table.holding(column, value);
-  }
-
-  /** Deletes a page and its subscriptions, which belong to no other page. */
-  deleteStatusPage(accountId: string, id: string): void {
-    this.#revision++;
-    this.#table.deletePage(accountId, id);
   }
 
   statusPage(accountId: string, id: string): StatusPageDoc | undefined {
@@ -115,7 +110,7 @@ export class PagesStore {
   }
 
   insertIncident(accountId: string, incident: IncidentState): void {
-    this.#revision++;
+    this.#incidentWrites++;
     this.#table.insertIncident(accountId, incident.id, JSON.stringify(incident));
   }
 
@@ -125,7 +120,7 @@ export class PagesStore {
   }
 
   replaceIncident(accountId: string, incident: IncidentState): void {
-    this.#revision++;
+    this.#incidentWrites++;
     this.#table.replaceIncident(accountId, incident.id, JSON.stringify(incident));
   }
 
@@ -139,7 +134,7 @@ export class PagesStore {
   }
 
   deleteIncident(accountId: string, id: string): boolean {
-    this.#revision++;
+    this.#incidentWrites++;
     return this.#table.deleteIncident(accountId, id);
   }
 

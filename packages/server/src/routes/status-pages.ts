@@ -1,13 +1,15 @@
 /**
  * Status pages: create, list (by cursor, as the real document pages them), get, update, delete.
  * The rules (service-wide names, card services, card identity) are in domain/status-pages.ts; the
- * public page visitors read is rendered by public-pages/.
+ * public page visitors read is rendered by public-pages/. Each is a unit of work over the storage
+ * ports (see the top of index.ts): the status-page port and, for the cards' services, the documents port.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { createStatusPage, deleteStatusPage, getStatusPage, presentStatusPage, updateStatusPage, type StatusPageDeps } from '../domain/status-pages.js';
+import { createStatusPage, deleteStatusPage, getStatusPage, presentStatusPage, updateStatusPage } from '../domain/status-pages.js';
 import { badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
+import type { StatusPageDoc } from '../readside/pages-store.js';
 import type { RouteContext } from './index.js';
 
 /** The row number a `nextId` stands for; 0 (from the start) without one. */
@@ -21,26 +23,26 @@ function cursorOf(nextId: string | undefined): number {
 }
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const deps: StatusPageDeps = { store: ctx.store, pages: ctx.repositories.readSide.pages };
-
-  ctx.route(ENDPOINTS['statusPages.create'], ({ account, body }) => presentStatusPage(deps, account.id, createStatusPage(deps, account.id, body)));
-  // Oldest first; the cursor is the row's number, so a page created or deleted meanwhile never
-  // makes a later page of the list skip or repeat one.
-  ctx.route(ENDPOINTS['statusPages.list'], ({ account, query }) => {
-    const rows = deps.pages.statusPagesAfter(account.id, cursorOf(query.nextId), query.limit + 1);
+  ctx.routeUnit(ENDPOINTS['statusPages.create'], async ({ tx, account, body }) => presentStatusPage(tx, account.id, await createStatusPage(tx, account.id, body)));
+  // Oldest first; the cursor is the row's number in the order of creation, so a page created or
+  // deleted meanwhile never makes a later page of the list skip or repeat one.
+  ctx.routeUnit(ENDPOINTS['statusPages.list'], async ({ tx, account, query }) => {
+    const rows = await tx.statusPages.pageAfter(account.id, cursorOf(query.nextId), query.limit + 1);
     const shown = rows.slice(0, query.limit);
     const last = shown.at(-1);
+    const entries = [];
+    for (const row of shown) entries.push(await presentStatusPage(tx, account.id, row.page as StatusPageDoc));
     return {
       length: shown.length,
-      entries: shown.map((row) => presentStatusPage(deps, account.id, row.page)),
+      entries,
       nextId: rows.length > query.limit && last ? Buffer.from(String(last.seq), 'utf8').toString('base64url') : null,
     };
   });
-  ctx.route(ENDPOINTS['statusPages.get'], ({ account, params }) => presentStatusPage(deps, account.id, getStatusPage(deps, account.id, params.statusPageId)));
-  ctx.route(ENDPOINTS['statusPages.update'], ({ account, params, body }) =>
-    presentStatusPage(deps, account.id, updateStatusPage(deps, account.id, params.statusPageId, body)),
+  ctx.routeUnit(ENDPOINTS['statusPages.get'], async ({ tx, account, params }) => presentStatusPage(tx, account.id, await getStatusPage(tx, account.id, params.statusPageId)));
+  ctx.routeUnit(ENDPOINTS['statusPages.update'], async ({ tx, account, params, body }) =>
+    presentStatusPage(tx, account.id, await updateStatusPage(tx, account.id, params.statusPageId, body)),
   );
-  ctx.route(ENDPOINTS['statusPages.delete'], ({ account, params }) => {
-    deleteStatusPage(deps, account.id, params.statusPageId);
+  ctx.routeUnit(ENDPOINTS['statusPages.delete'], async ({ tx, account, params }) => {
+    await deleteStatusPage(tx, account.id, params.statusPageId);
   });
 }

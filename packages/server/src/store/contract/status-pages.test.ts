@@ -1,7 +1,7 @@
 /** The status-page port, the same assertions on every engine (see engines.ts). */
 import { describe, expect, it } from 'vitest';
 import type { StoragePorts } from '../ports.js';
-import type { StatusPageDocument } from '../status-page-ports.js';
+import { StatusPageNameTaken, type StatusPageDocument } from '../status-page-ports.js';
 import { enginesUnderTest, twoReplicas } from './engines.js';
 
 const engines = enginesUnderTest();
@@ -75,6 +75,95 @@ describe.each(engines)('status pages on $name', (engine) => {
     expect(await b.statusPages.showingService('acc', 's1')).toEqual([{ id: 'p1', name: 'Kept' }]);
   });
 
+  it("pages an account's pages by their place in the order created, a cursor neither skipping nor repeating across a delete and a create", async () => {
+    const [a, b] = await twoReplicas(engine);
+    for (const id of ['p1', 'p2', 'p3']) await a.statusPages.save('acc', page(id, id, []));
+    await a.statusPages.save('other', page('o1', 'o1', [], { url: 'o1-elsewhere' }));
+    const first = await b.statusPages.pageAfter('acc', 0, 2);
+    expect(first.map((row) => row.page.id)).toEqual(['p1', 'p2']);
+    expect(first[0]!.seq).toBeLessThan(first[1]!.seq);
+    await a.statusPages.remove('acc', 'p2');
+    await a.statusPages.save('acc', page('p4', 'p4', []));
+    // Rewritten, a page keeps its place.
+    await a.statusPages.save('acc', page('p3', 'p3 renamed', []));
+    const rest = await b.statusPages.pageAfter('acc', first[1]!.seq, 10);
+    expect(rest.map((row) => [row.page.id, row.page.name])).toEqual([['p3', 'p3 renamed'], ['p4', 'p4']]);
+    expect(await b.statusPages.pageAfter('acc', rest[1]!.seq, 10)).toEqual([]);
+    expect((await b.statusPages.pageAfter('other', 0, 10)).map((row) => row.page.id)).toEqual(['o1']);
+  });
+
+  it('says which page of the whole service holds a url or a custom domain, following renames and removals', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.statusPages.save('acc', page('p1', 'Ours', [], { url: 'acme', customDomain: 'status.acme.com' }));
+    await a.statusPages.save('other', page('p1', 'Theirs', [], { url: 'globex', customDomain: null }));
+    expect(await b.statusPages.holding('url', 'acme')).toEqual({ accountId: 'acc', id: 'p1' });
+    expect(await b.statusPages.holding('url', 'ACME')).toEqual({ accountId: 'acc', id: 'p1' });
+    expect(await b.statusPages.holding('customDomain', 'status.acme.com')).toEqual({ accountId: 'acc', id: 'p1' });
+    expect(await b.statusPages.holding('url', 'globex')).toEqual({ accountId: 'other', id: 'p1' });
+    expect(await b.statusPages.holding('customDomain', 'acme')).toBeUndefined();
+    await a.statusPages.save('acc', page('p1', 'Ours', [], { url: 'acme-two' }));
+    expect(await b.statusPages.holding('url', 'acme')).toBeUndefined();
+    expect(await b.statusPages.holding('customDomain', 'status.acme.com')).toBeUndefined();
+    await a.statusPages.remove('other', 'p1');
+    expect(await b.statusPages.holding('url', 'globex')).toBeUndefined();
+  });
+
+  it("refuses a save whose url or custom domain another page holds, another account's too, with StatusPageNameTaken", async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.statusPages.save('acc', page('p1', 'First', [], { url: 'acme', customDomain: 'status.acme.com' }));
+    const url = b.statusPages.save('other', page('p2', 'Second', [], { url: 'acme' }));
+    await expect(url).rejects.toThrow(StatusPageNameTaken);
+    await expect(url).rejects.toMatchObject({ field: 'url', value: 'acme' });
+    const domain = b.statusPages.save('acc', page('p3', 'Third', [], { url: 'third', customDomain: 'Status.Acme.com' }));
+    await expect(domain).rejects.toMatchObject({ field: 'customDomain', value: 'status.acme.com' });
+    // The page holding them may be saved again; the refused ones were not stored.
+    await b.statusPages.save('acc', page('p1', 'First again', [], { url: 'acme', customDomain: 'status.acme.com' }));
+    expect((await a.statusPages.pageAfter('acc', 0, 10)).map((row) => row.page.name)).toEqual(['First again']);
+    expect(await a.statusPages.pageAfter('other', 0, 10)).toEqual([]);
+  });
+
+  it('lets one of two saves of one url at once land, the other refused with StatusPageNameTaken', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const outcomes = await Promise.allSettled([a.statusPages.save('acc', page('p1', 'One', [], { url: 'same' })), b.statusPages.save('other', page('p2', 'Two', [], { url: 'same' }))]);
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(refused?.reason).toBeInstanceOf(StatusPageNameTaken);
+  });
+
+  it('moves its revision with each committed save and remove, as another replica sees it, and not with a unit undone', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const seen = [await b.statusPages.revision()];
+    await a.statusPages.save('acc', page('p1', 'First', []));
+    seen.push(await b.statusPages.revision());
+    await a.statusPages.save('acc', page('p1', 'Renamed', []));
+    seen.push(await b.statusPages.revision());
+    await a.statusPages.remove('acc', 'p1');
+    seen.push(await b.statusPages.revision());
+    expect(new Set(seen).size).toBe(seen.length);
+    const before = await b.statusPages.revision();
+    await expect(a.transaction(async (tx) => {
+      await tx.statusPages.save('acc', page('p2', 'Undone', []));
+      throw new Error('undo');
+    })).rejects.toThrow('undo');
+    expect(await b.statusPages.revision()).toBe(before);
+    await a.transaction(async (tx) => tx.statusPages.save('acc', page('p2', 'Kept', [])));
+    expect(await b.statusPages.revision()).not.toBe(before);
+  });
+
+  it("removes a page's subscriptions with it, and only its own", async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.statusPages.save('acc', page('p1', 'First', []));
+    await a.statusPages.save('acc', page('p2', 'Second', []));
+    expect(await a.statusPages.addSubscription('acc', 'p1', { id: 'sub-1', email: 'a@example.com' })).toBe(true);
+    expect(await a.statusPages.addSubscription('acc', 'p1', { id: 'sub-1', email: 'changed@example.com' })).toBe(false);
+    await a.statusPages.addSubscription('acc', 'p1', { id: 'sub-2', email: 'b@example.com' });
+    await a.statusPages.addSubscription('acc', 'p2', { id: 'sub-3', email: 'c@example.com' });
+    expect(await b.statusPages.subscriptionsOf('acc', 'p1')).toEqual([{ id: 'sub-1', email: 'a@example.com' }, { id: 'sub-2', email: 'b@example.com' }]);
+    await a.transaction(async (tx) => tx.statusPages.remove('acc', 'p1'));
+    expect(await b.statusPages.subscriptionsOf('acc', 'p1')).toEqual([]);
+    expect(await b.statusPages.subscriptionsOf('acc', 'p2')).toEqual([{ id: 'sub-3', email: 'c@example.com' }]);
+  });
+
   it.each([
     ['an empty account', (p: StoragePorts) => p.statusPages.showingService('', 's1'), 'accountId must be a string that is not empty, got ""'],
     ['an empty service id', (p: StoragePorts) => p.statusPages.showingService('acc', ''), 'serviceId must be a string of 1 to 255 characters, got ""'],
@@ -82,8 +171,42 @@ describe.each(engines)('status pages on $name', (engine) => {
     ['a page whose name is not a string', (p: StoragePorts) => p.statusPages.save('acc', { id: 'p1', name: 7 } as unknown as StatusPageDocument), "a status page's name must be a string, got 7"],
     ['cards that are not a list of cards with services', (p: StoragePorts) => p.statusPages.save('acc', { id: 'p1', name: 'x', cards: [{ name: 'c' }] }), "a status page's cards must be a list of cards, each with a list of services"],
     ['an empty page id to remove', (p: StoragePorts) => p.statusPages.remove('acc', ''), 'statusPageId must be a string of 1 to 255 characters, got ""'],
+    ['a negative cursor', (p: StoragePorts) => p.statusPages.pageAfter('acc', -1, 10), 'afterSeq must be a whole number of at least 0, got -1'],
+    ['a page of 0', (p: StoragePorts) => p.statusPages.pageAfter('acc', 0, 0), 'limit must be a whole number of at least 1, got 0'],
+    ['a name that is neither url nor customDomain', (p: StoragePorts) => p.statusPages.holding('slug' as 'url', 'acme'), 'a status page is named by its url or customDomain, got "slug"'],
+    ['an empty url to look up', (p: StoragePorts) => p.statusPages.holding('url', ''), 'url must be a string of 1 to 255 characters, got ""'],
+    ['a subscription without an id', (p: StoragePorts) => p.statusPages.addSubscription('acc', 'p1', { email: 'a@example.com' } as unknown as { id: string }), 'subscriptionId must be a string of 1 to 255 characters, got undefined'],
   ])('refuses %s', async (_, call, message) => {
     const [a] = await twoReplicas(engine);
     await expect(call(a)).rejects.toThrow(message);
+  });
+});
+
+describe('status pages on postgres, two creates of one url in units at once', () => {
+  const postgres = engines.find((engine) => engine.name === 'postgres')!;
+
+  it('refuses the unit that looked before the other committed, by the unique index, with StatusPageNameTaken', async () => {
+    const [a, b] = await twoReplicas(postgres);
+    let releaseFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let firstSaved!: () => void;
+    const firstHasSaved = new Promise<void>((resolve) => (firstSaved = resolve));
+    const first = a.transaction(async (tx) => {
+      expect(await tx.statusPages.holding('url', 'same')).toBeUndefined();
+      await tx.statusPages.save('acc', page('p1', 'One', [], { url: 'same' }));
+      firstSaved();
+      await firstMayCommit;
+    });
+    await firstHasSaved;
+    const second = b.transaction(async (tx) => {
+      // The first unit's page is not committed: this unit sees the url free, and its save waits on the index.
+      expect(await tx.statusPages.holding('url', 'same')).toBeUndefined();
+      const saving = tx.statusPages.save('other', page('p2', 'Two', [], { url: 'same' }));
+      releaseFirst();
+      await saving;
+    });
+    await first;
+    await expect(second).rejects.toMatchObject({ name: 'StatusPageNameTaken', field: 'url', value: 'same' });
+    expect(await b.statusPages.holding('url', 'same')).toEqual({ accountId: 'acc', id: 'p1' });
   });
 });

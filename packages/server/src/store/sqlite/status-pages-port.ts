@@ -4,7 +4,20 @@
  * and the other way round.
  */
 import { text } from '../port-rules.js';
-import { checkStatusPage, servedName, type StatusPageDocument, type StatusPages, type StatusPageShowing } from '../status-page-ports.js';
+import {
+  checkNameLookup,
+  checkPageAfter,
+  checkStatusPage,
+  checkSubscription,
+  servedName,
+  StatusPageNameTaken,
+  type SequencedStatusPage,
+  type StatusPageDocument,
+  type StatusPageName,
+  type StatusPages,
+  type StatusPageShowing,
+  type StatusPageSubscriptionDocument,
+} from '../status-page-ports.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { PagesTable } from './status-pages.js';
 
@@ -28,7 +41,44 @@ export class SqliteStatusPages implements StatusPages {
   async save(accountId: string, page: StatusPageDocument): Promise<void> {
     checkStatusPage(accountId, page);
     const doc = JSON.stringify(page);
-    await committed(this.#store, () => this.#statements().putPage(accountId, page.id, doc, servedName(page['url']), servedName(page['customDomain'])));
+    const url = servedName(page['url']);
+    const customDomain = servedName(page['customDomain']);
+    try {
+      await committed(this.#store, () => this.#statements().putPage(accountId, page.id, doc, url, customDomain));
+    } catch (error) {
+      throw nameTaken(error, url, customDomain) ?? error;
+    }
+  }
+
+  async pageAfter(accountId: string, afterSeq: number, limit: number): Promise<SequencedStatusPage[]> {
+    checkPageAfter(accountId, afterSeq, limit);
+    return this.#statements()
+      .pagesAfter(accountId, afterSeq, limit)
+      .map((row) => ({ seq: row.seq, page: JSON.parse(row.doc) as StatusPageDocument }));
+  }
+
+  async holding(name: StatusPageName, value: string): Promise<{ accountId: string; id: string } | undefined> {
+    checkNameLookup(name, value);
+    const holder = this.#statements().holding(name === 'url' ? 'url' : 'custom_domain', value.toLowerCase());
+    return holder === undefined ? undefined : { accountId: holder.accountId, id: holder.id };
+  }
+
+  async revision(): Promise<number> {
+    return this.#statements().pagesRevision();
+  }
+
+  async addSubscription(accountId: string, statusPageId: string, subscription: StatusPageSubscriptionDocument): Promise<boolean> {
+    checkSubscription(accountId, statusPageId, subscription);
+    const doc = JSON.stringify(subscription);
+    return committed(this.#store, () => this.#statements().addSubscription(accountId, statusPageId, subscription.id, doc));
+  }
+
+  async subscriptionsOf(accountId: string, statusPageId: string): Promise<StatusPageSubscriptionDocument[]> {
+    text('accountId', accountId);
+    text('statusPageId', statusPageId, 255);
+    return this.#statements()
+      .allSubscriptionsOf(accountId, statusPageId)
+      .map((doc) => JSON.parse(doc) as StatusPageSubscriptionDocument);
   }
 
   async get(accountId: string, id: string): Promise<StatusPageDocument | undefined> {
@@ -51,4 +101,12 @@ export class SqliteStatusPages implements StatusPages {
       .pagesShowing(accountId, serviceId)
       .map((row) => ({ id: row.id, name: row.name }));
   }
+}
+
+/** The refusal a UNIQUE failure of the names' indexes stands for (the index names the column), or undefined. */
+function nameTaken(error: unknown, url: string | null, customDomain: string | null): StatusPageNameTaken | undefined {
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
+  if (url !== null && error.message.includes('status_pages.url')) return new StatusPageNameTaken('url', url);
+  if (customDomain !== null && error.message.includes('status_pages.custom_domain')) return new StatusPageNameTaken('customDomain', customDomain);
+  return undefined;
 }

@@ -24,6 +24,8 @@ export class PagesTable {
   readonly #deletePage: Statement;
   readonly #deleteSubscriptionsOf: Statement;
   readonly #verifiedOf: Statement;
+  readonly #allSubscriptionsOf: Statement;
+  readonly #revision: Statement;
   readonly #insertIncident: Statement;
   readonly #incident: Statement;
   readonly #updateIncident: Statement;
@@ -66,6 +68,8 @@ export class PagesTable {
     this.#verifiedOf = db.prepare(
       "SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND json_extract(doc, '$.status') = 'VERIFIED' ORDER BY seq",
     );
+    this.#allSubscriptionsOf = db.prepare('SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq');
+    this.#revision = db.prepare('SELECT coalesce((SELECT revision FROM status_page_revision WHERE only_row = 1), 0)').pluck();
     this.#insertIncident = db.prepare('INSERT INTO incidents (account_id, id, state) VALUES (?, ?, ?)');
     this.#incident = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?');
     this.#updateIncident = db.prepare('UPDATE incidents SET state = ? WHERE account_id = ? AND id = ?');
@@ -131,6 +135,16 @@ export class PagesTable {
   /** A status page's VERIFIED subscriptions, in order of creation. */
   verifiedSubscriptionsOf(accountId: string, statusPageId: string): string[] {
     return (this.#verifiedOf.all(accountId, statusPageId) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+
+  /** Every subscription of a status page, in order of creation. */
+  allSubscriptionsOf(accountId: string, statusPageId: string): string[] {
+    return (this.#allSubscriptionsOf.all(accountId, statusPageId) as Array<{ doc: string }>).map((row) => row.doc);
+  }
+
+  /** Moved by every write to `status_pages`, whoever made it (step 37's triggers). */
+  pagesRevision(): number {
+    return this.#revision.get() as number;
   }
 
   insertIncident(accountId: string, id: string, state: string): void {
