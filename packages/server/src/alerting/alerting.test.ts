@@ -69,7 +69,7 @@ describe('Alerting', () => {
     const { checkId } = seed(store);
     const { sent, send } = recorder();
     const subject = alerting(store, { send });
-    for (const [minute, failed] of [[0, false], [1, true], [2, true], [3, true], [4, false], [5, false]] as const) subject.onFinalResult(ACCOUNT, checkId, run(failed, minute));
+    for (const [minute, failed] of [[0, false], [1, true], [2, true], [3, true], [4, false], [5, false]] as const) await subject.onFinalResult(ACCOUNT, checkId, run(failed, minute));
     await subject.idle();
     expect(sent.map((entry) => entry.alertType)).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
     expect(notifications(store)).toEqual([
@@ -91,8 +91,8 @@ describe('Alerting', () => {
     ]);
     const { sent, send } = recorder();
     const subject = alerting(store, { send });
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
-    subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
     await subject.idle();
     expect(sent.map((entry) => `${entry.type} ${entry.alertType}`).sort()).toEqual(['SLACK ALERT_FAILURE', 'WEBHOOK ALERT_FAILURE', 'WEBHOOK ALERT_RECOVERY']);
   });
@@ -113,7 +113,7 @@ describe('Alerting', () => {
     const subject = alerting(store, { send });
     const minuteOf = new Map<string, number>();
     for (let minute = 0; minute <= 20; minute += 1) {
-      subject.onFinalResult(ACCOUNT, checkId, run(true, minute));
+      await subject.onFinalResult(ACCOUNT, checkId, run(true, minute));
       await subject.idle();
       for (const entry of sent) if (!minuteOf.has(entry.id)) minuteOf.set(entry.id, minute);
     }
@@ -131,7 +131,7 @@ describe('Alerting', () => {
         return { kind: 'sent', result: '200' };
       },
     });
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     await subject.idle();
     expect(tags).toEqual([['shop', 'api', 'prod']]);
   });
@@ -141,9 +141,9 @@ describe('Alerting', () => {
     const { checkId: own } = seed(store, { alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 } } });
     const { checkId: global } = seed(store, { useGlobalAlertSettings: true, alertSettings: { runBasedEscalation: { failedRunThreshold: 5 } } });
     const subject = alerting(store, recorder());
-    expect(subject.onFinalResult(ACCOUNT, own, run(true, 0))).toEqual([]);
-    expect(subject.onFinalResult(ACCOUNT, own, run(true, 1))).toEqual(['ALERT_FAILURE']);
-    expect(subject.onFinalResult(ACCOUNT, global, run(true, 0))).toEqual(['ALERT_FAILURE']);
+    expect(await subject.onFinalResult(ACCOUNT, own, run(true, 0))).toEqual([]);
+    expect(await subject.onFinalResult(ACCOUNT, own, run(true, 1))).toEqual(['ALERT_FAILURE']);
+    expect(await subject.onFinalResult(ACCOUNT, global, run(true, 0))).toEqual(['ALERT_FAILURE']);
   });
 
   it('a muted check or one in a maintenance window notifies nobody, but its state moves', async () => {
@@ -153,13 +153,13 @@ describe('Alerting', () => {
     store.maintenanceWindows.insert(ACCOUNT, (id) => ({ id, name: 'upgrade', tags: ['shop'], startsAt: new Date(T0).toISOString(), endsAt: new Date(T0 + 3_600_000).toISOString(), repeatUnit: 'DAY' }));
     const { sent, send } = recorder();
     const subject = alerting(store, { send });
-    subject.onFinalResult(ACCOUNT, muted, run(true, 120));
-    subject.onFinalResult(ACCOUNT, maintained, run(true, 1));
+    await subject.onFinalResult(ACCOUNT, muted, run(true, 120));
+    await subject.onFinalResult(ACCOUNT, maintained, run(true, 1));
     await subject.idle();
     expect(sent).toEqual([]);
     expect(subject.stateOf(ACCOUNT, muted)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
     // Still failing after the window: alerted then.
-    subject.onFinalResult(ACCOUNT, maintained, run(true, 61));
+    await subject.onFinalResult(ACCOUNT, maintained, run(true, 61));
     await subject.idle();
     expect(sent.map((entry) => entry.alertType)).toEqual(['ALERT_FAILURE']);
   });
@@ -173,10 +173,10 @@ describe('Alerting', () => {
     }));
     const { sent, send } = recorder();
     const subject = alerting(store, { send });
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 1));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 1));
     await subject.idle();
     expect(sent).toEqual([]);
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 61));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 61));
     await subject.idle();
     expect(sent.map((entry) => entry.alertType)).toEqual(['ALERT_FAILURE']);
   });
@@ -196,7 +196,7 @@ describe('Alerting', () => {
         throw new Error('the receiver answered HTTP 500');
       },
     });
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     for (let i = 0; i < 20 && calls < 3; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
       await subject.idle();
@@ -212,7 +212,7 @@ describe('Alerting', () => {
     const store = world();
     const { checkId } = seed(store, {}, { config: { name: 'hook', url: 'http://127.0.0.1:1/hook', template: '{\n  "type": "{{ALERT_TYPE}}",\n  "tags": "{{#each TAGS}}{{this}}"\n}' } });
     const subject = alerting(store, { maxAttempts: 3 });
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     await subject.idle();
     expect(notifications(store)).toEqual([
       expect.objectContaining({
@@ -229,8 +229,8 @@ describe('Alerting', () => {
     const { checkId: fast } = seed(store, {}, { config: { url: 'http://127.0.0.1:1/fast' } });
     const { sent, send } = recorder((context) => (context.checkId === slow ? new Promise<SendOutcome>(() => undefined) : Promise.resolve({ kind: 'sent', result: '200' })));
     const subject = alerting(store, { send, concurrency: 2 });
-    subject.onFinalResult(ACCOUNT, slow, run(true, 0));
-    subject.onFinalResult(ACCOUNT, fast, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, slow, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, fast, run(true, 0));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(sent.map((entry) => entry.url)).toEqual(['http://127.0.0.1:1/slow', 'http://127.0.0.1:1/fast']);
     expect(notifications(store).map((row) => row.delivery)).toEqual(['PENDING', 'SENT']);
@@ -244,7 +244,7 @@ describe('Alerting', () => {
     const { checkId } = seed(first);
     // It dies mid-delivery, holding the notification's claim for 30 s.
     const before = alerting(first, { ...recorder(() => new Promise<SendOutcome>(() => undefined)), leaseMs: 30_000 });
-    before.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await before.onFinalResult(ACCOUNT, checkId, run(true, 0));
     const queuedId = (first.db.prepare('SELECT id FROM alert_notifications').get() as { id: string }).id;
     // The claim is taken once the transaction that queued the notification is done.
     await before.claimsAnswered();
@@ -255,7 +255,7 @@ describe('Alerting', () => {
     const { sent, send } = recorder();
     const after = alerting(second, { send, now: () => Date.now() + 30_000 });
     after.start();
-    expect(after.onFinalResult(ACCOUNT, checkId, run(true, 1))).toEqual([]);
+    expect(await after.onFinalResult(ACCOUNT, checkId, run(true, 1))).toEqual([]);
     await after.idle();
     expect(sent).toEqual([expect.objectContaining({ alertType: 'ALERT_FAILURE', id: queuedId })]);
   });

@@ -2,12 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { deleteCheck } from '../domain/checks.js';
 import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
 import { NotificationLog } from './notifications.js';
 import { Alerting, type AlertingOptions, type FinalResultFacts } from './index.js';
 import { openRepositories } from '../repositories.js';
+import type { CheckIncidents } from './incidents.js';
+
+/** What `DELETE /v1/checks/{id}` does to the store: the check goes, then its open incident is resolved. */
+function deleteCheck(store: Store, incidents: CheckIncidents, accountId: string, id: string): void {
+  const check = store.checks.get(accountId, id)!;
+  store.checks.remove(accountId, id);
+  incidents.checkDeleted(accountId, check, Date.now());
+}
 
 const ACCOUNT = 'acct';
 const OTHER = 'other';
@@ -78,14 +85,14 @@ function subscriberMails(store: Store) {
 }
 
 describe('triggerIncident', () => {
-  it('opens one incident when the failure alert is due, INVESTIGATING with the trigger’s name, severity and description, and resolves it on recovery', () => {
+  it('opens one incident when the failure alert is due, INVESTIGATING with the trigger’s name, severity and description, and resolves it on recovery', async () => {
     const store = world();
     const serviceId = statusPage(store);
     const checkId = check(store, serviceId, { alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 } } });
     const subject = alerting(store);
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     expect(incidents(store)).toEqual([]);
-    for (const minute of [1, 2, 3]) subject.onFinalResult(ACCOUNT, checkId, run(true, minute));
+    for (const minute of [1, 2, 3]) await subject.onFinalResult(ACCOUNT, checkId, run(true, minute));
     expect(incidents(store)).toEqual([
       expect.objectContaining({
         name: 'Shop is down',
@@ -95,7 +102,7 @@ describe('triggerIncident', () => {
         incidentUpdates: [expect.objectContaining({ status: 'INVESTIGATING', description: 'Orders fail.', notifySubscribers: true, created_at: new Date(T0 + 60_000).toISOString() })],
       }),
     ]);
-    subject.onFinalResult(ACCOUNT, checkId, run(false, 4));
+    await subject.onFinalResult(ACCOUNT, checkId, run(false, 4));
     const [resolved] = incidents(store);
     expect(resolved.lastUpdateStatus).toBe('RESOLVED');
     expect(resolved.incidentUpdates.map((update: { status: string; description: string }) => [update.status, update.description])).toEqual([
@@ -104,8 +111,8 @@ describe('triggerIncident', () => {
     ]);
     expect(subject.openIncidentOf(ACCOUNT, checkId)).toBeUndefined();
     // The next failure is a new incident.
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 5));
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 6));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 5));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 6));
     expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['RESOLVED', 'INVESTIGATING']);
   });
 
@@ -115,10 +122,10 @@ describe('triggerIncident', () => {
     const checkId = check(store, serviceId);
     const quiet = check(store, serviceId, { name: 'Quiet', triggerIncident: { serviceId, name: 'Quiet down', severity: 'MINOR', notifySubscribers: false } });
     const subject = alerting(store);
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
-    subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
-    subject.onFinalResult(ACCOUNT, quiet, run(true, 0));
-    subject.onFinalResult(ACCOUNT, quiet, run(false, 1));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
+    await subject.onFinalResult(ACCOUNT, quiet, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, quiet, run(false, 1));
     await subject.idle();
     const noSmtp = 'no SMTP server is configured for this service (vigil server --smtp URL), so e-mail cannot be sent';
     expect(subscriberMails(store)).toEqual([
@@ -129,19 +136,19 @@ describe('triggerIncident', () => {
     expect(new NotificationLog(store).list(ACCOUNT, { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER }, { page: 1, limit: 100 }).total).toBe(0);
   });
 
-  it('a muted check opens no incident until the silence ends while it still fails; a recovery while muted still resolves the incident', () => {
+  it('a muted check opens no incident until the silence ends while it still fails; a recovery while muted still resolves the incident', async () => {
     const store = world();
     const serviceId = statusPage(store);
     const checkId = check(store, serviceId, { muted: true });
     const subject = alerting(store);
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     expect(incidents(store)).toEqual([]);
     const unmuted = { ...store.checks.get(ACCOUNT, checkId)!, muted: false };
     store.checks.replace(ACCOUNT, unmuted);
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 1));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 1));
     expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING']);
     store.checks.replace(ACCOUNT, { ...unmuted, muted: true });
-    subject.onFinalResult(ACCOUNT, checkId, run(false, 2));
+    await subject.onFinalResult(ACCOUNT, checkId, run(false, 2));
     expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['RESOLVED']);
   });
 
@@ -154,16 +161,16 @@ describe('triggerIncident', () => {
     const checkId = check(first, serviceId);
     // The first process dies with its subscriber e-mail in flight, claimed for 30 s.
     const before = new Alerting(openRepositories(first), { pollMs: 10_000, leaseMs: 30_000, send: () => new Promise(() => undefined) });
-    before.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await before.onFinalResult(ACCOUNT, checkId, run(true, 0));
     await before.claimsAnswered();
     first.close();
 
     // The next process starts once that claim has run out (its clock is that much later).
     const second = world(file);
     const after = alerting(second, { now: () => Date.now() + 30_000 });
-    after.onFinalResult(ACCOUNT, checkId, run(true, 1));
+    await after.onFinalResult(ACCOUNT, checkId, run(true, 1));
     expect(incidents(second)).toHaveLength(1);
-    after.onFinalResult(ACCOUNT, checkId, run(false, 2));
+    await after.onFinalResult(ACCOUNT, checkId, run(false, 2));
     expect(incidents(second).map((incident) => incident.lastUpdateStatus)).toEqual(['RESOLVED']);
     // The e-mail the crash cut short is attempted by the next process, with the resolve's after it.
     await after.idle();
@@ -173,17 +180,17 @@ describe('triggerIncident', () => {
     ]);
   });
 
-  it('an incident resolved or deleted through the API is no longer the check’s open incident', () => {
+  it('an incident resolved or deleted through the API is no longer the check’s open incident', async () => {
     const store = world();
     const serviceId = statusPage(store);
     const checkId = check(store, serviceId);
     const subject = alerting(store);
     const { pages } = readSideOf(store);
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     const [opened] = incidents(store);
     pages.deleteIncident(ACCOUNT, opened.id);
-    subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 2));
+    await subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 2));
     expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING']);
     expect(subject.openIncidentOf(ACCOUNT, checkId)?.id).toBe(incidents(store)[0].id);
   });
@@ -194,7 +201,7 @@ describe('triggerIncident', () => {
     const deleted = check(store, serviceId);
     const kept = check(store, serviceId, { name: 'Cart API', triggerIncident: { serviceId, name: 'Cart is down', severity: 'MINOR', notifySubscribers: false } });
     const subject = alerting(store);
-    for (const checkId of [deleted, kept]) subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    for (const checkId of [deleted, kept]) await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     await subject.idle();
 
     store.transaction(() => deleteCheck(store, openRepositories(store).deletedCheckIncidents, ACCOUNT, deleted));
@@ -214,15 +221,15 @@ describe('triggerIncident', () => {
     ]);
   });
 
-  it('deleting a check without an open incident changes no incident', () => {
+  it('deleting a check without an open incident changes no incident', async () => {
     const store = world();
     const serviceId = statusPage(store);
     const recovered = check(store, serviceId);
     const passing = check(store, serviceId);
     const subject = alerting(store);
-    subject.onFinalResult(ACCOUNT, recovered, run(true, 0));
-    subject.onFinalResult(ACCOUNT, recovered, run(false, 1));
-    subject.onFinalResult(ACCOUNT, passing, run(false, 1));
+    await subject.onFinalResult(ACCOUNT, recovered, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, recovered, run(false, 1));
+    await subject.onFinalResult(ACCOUNT, passing, run(false, 1));
     const before = incidents(store);
     for (const checkId of [recovered, passing]) store.transaction(() => deleteCheck(store, openRepositories(store).deletedCheckIncidents, ACCOUNT, checkId));
     expect(incidents(store)).toEqual(before);
@@ -234,7 +241,7 @@ describe('triggerIncident', () => {
     const foreignService = statusPage(store, OTHER);
     const checkId = check(store, foreignService);
     const subject = alerting(store);
-    subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
+    await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     await subject.idle();
     expect(incidents(store, ACCOUNT)).toEqual([]);
     expect(incidents(store, OTHER)).toEqual([]);

@@ -9,9 +9,19 @@
  * `muted` on the check, or an active maintenance window sharing a tag with the check or its group,
  * suppresses notifications but keeps the state.
  *
- * Also here, each in the same transaction as the state it follows from:
- * - a check's `triggerIncident` opens and resolves its status-page incident (alerting/incidents.ts);
- * - `runParallel` slots are one evaluation across their locations (alerting/parallel.ts);
+ * Replicas of `vigil server` sharing one database evaluate through the storage ports: the check, its
+ * group, channels and maintenance windows are read through the documents port, subscriptions through
+ * the subscription index, and the state moves by compare-and-set (`AlertStates`): the state and its
+ * version are read, the next state computed, and `transition` stores it with its notifications only
+ * if the version is still the one read. A replica that lost reads again and evaluates the result
+ * again on the state the winner left, so each transition happens, and notifies, once.
+ *
+ * Also here:
+ * - a check's `triggerIncident` opens and resolves its status-page incident (alerting/incidents.ts),
+ *   in the transition's transaction (on SQLite, whose tables the incidents still live in);
+ * - `runParallel` slots are one evaluation across their locations (alerting/parallel.ts), combined in
+ *   the memory of the process their results reach: with several replicas, the locations of one slot
+ *   must report to one replica (each replica runs the slots it claimed, so a slot's own runs do);
  * - ALERT_SSL: a channel with `sslExpiry` subscribed to an https API check gets, at most once a UTC
  *   day per check, an alert when the certificate expires within its `sslExpiryThreshold` days
  *   (default 30), from any run of the check, passing or failing. Muted checks and maintenance
@@ -21,7 +31,9 @@ import { randomUUID } from 'node:crypto';
 import { AlertSettings, DEFAULT_ALERT_SETTINGS } from '@vigil/schema';
 import type { PagesStore } from '../readside/pages-store.js';
 import type { Repositories } from '../repositories.js';
+import type { ResourceDocument } from '../store/document-ports.js';
 import type { StoredDoc, Store } from '../store/index.js';
+import type { QueuedNotification, StoragePorts } from '../store/ports.js';
 import { AlertStateTable } from '../store/sqlite/alerting.js';
 import type { AlertContext } from './channels.js';
 import { CheckIncidents } from './incidents.js';
@@ -72,8 +84,23 @@ const SWITCH_DEFAULTS = { sendFailure: true, sendRecovery: true, sendDegraded: f
 
 export type AlertingOptions = OutboxOptions;
 
+/**
+ * How many times one result is evaluated again after another replica moved the check's state first.
+ * Each loss means another transition of the same check committed in between, so running out means
+ * the check's results arrive faster than one evaluation takes; the result is then reported, not lost silently.
+ */
+export const ALERT_EVALUATION_ATTEMPTS = 20;
+
+export class AlertStateContentionError extends Error {
+  override readonly name = 'AlertStateContentionError';
+}
+
+/** Maintenance windows read per page while looking for an active one. */
+const WINDOW_PAGE = 500;
+
 export class Alerting {
   readonly #store: Store;
+  readonly #ports: Pick<StoragePorts, 'documents' | 'alertSubscriptions' | 'alertStates'>;
   readonly #outbox: Outbox;
   readonly #now: () => number;
   readonly #states: AlertStateTable;
@@ -84,6 +111,7 @@ export class Alerting {
   constructor(repositories: Pick<Repositories, 'store' | 'readSide' | 'ports' | 'replicaId'>, options: AlertingOptions = {}) {
     const { store } = repositories;
     this.#store = store;
+    this.#ports = repositories.ports;
     this.#pages = repositories.readSide.pages;
     this.#now = options.now ?? Date.now;
     this.#outbox = new Outbox({ store, outbox: repositories.ports.outbox, owner: repositories.replicaId }, options);
@@ -115,7 +143,7 @@ export class Alerting {
     return this.#outbox.idle();
   }
 
-  /** The alert state of a check (INITIAL when it never had a FINAL result). */
+  /** The alert state of a check (INITIAL when it never had a FINAL result), as this SQLite store has it (tests, status). */
   stateOf(accountId: string, checkId: string): AlertState {
     const doc = this.#states.get(accountId, checkId);
     return doc === undefined ? INITIAL_ALERT_STATE : (JSON.parse(doc) as AlertState);
@@ -123,30 +151,31 @@ export class Alerting {
 
   /**
    * Folds one FINAL result of a check into its alert state and queues the notifications (and the
-   * incident changes) it causes. `parallel`: the result is one location's run of a `runParallel`
-   * slot, evaluated together with the slot's other locations.
+   * incident changes) it causes; resolves once they are committed. `parallel`: the result is one
+   * location's run of a `runParallel` slot, evaluated together with the slot's other locations.
    */
-  onFinalResult(accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): NotifiedAlertType[] {
-    const check = this.#store.checks.get(accountId, checkId);
+  async onFinalResult(accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<NotifiedAlertType[]> {
+    const check = (await this.#ports.documents.get('checks', accountId, checkId)) as StoredDoc | undefined;
     if (!check) return [];
-    const group = check.groupId === null || check.groupId === undefined ? undefined : this.#store.checkGroups.get(accountId, check.groupId as number);
+    const groupId = check.groupId;
+    const group =
+      typeof groupId === 'number' && Number.isSafeInteger(groupId) && groupId >= 1 ? ((await this.#ports.documents.get('check_groups', accountId, groupId)) as StoredDoc | undefined) : undefined;
     // A tag on both the check and its group (or twice on one) is one tag to a receiver.
     const tags = [...new Set([...stringsOf(check.tags), ...stringsOf(group?.tags)])];
-    const subject: Subject = { accountId, checkId, check, group, tags };
+    const subject: Subject = { accountId, checkId, check, group, tags, recipients: await this.#recipients(accountId, checkId, group) };
+    const settings = this.#settingsOf(accountId, check, group);
     const alerts: NotifiedAlertType[] = [];
     let queued = false;
-    const evaluate = (facts: FinalResultFacts) => {
-      const step = this.#evaluate(subject, facts);
+    const facts =
+      parallel && parallel.locations > 1
+        ? this.#parallel.add(accountId, checkId, parallel, result).map((slot) => combineParallel(slot, settings.parallelRunFailureThreshold))
+        : [result];
+    for (const evaluated of facts) {
+      const step = await this.#evaluate(subject, evaluated, settings);
       alerts.push(...step.alerts);
       queued ||= step.queued;
-    };
-    if (parallel && parallel.locations > 1) {
-      const threshold = this.#settingsOf(accountId, check, group).parallelRunFailureThreshold;
-      for (const slot of this.#parallel.add(accountId, checkId, parallel, result)) evaluate(combineParallel(slot, threshold));
-    } else {
-      evaluate(result);
     }
-    if (this.#sslExpiry(subject, result)) {
+    if (await this.#sslExpiry(subject, result)) {
       alerts.push('ALERT_SSL');
       queued = true;
     }
@@ -154,69 +183,59 @@ export class Alerting {
     return alerts;
   }
 
-  #evaluate(subject: Subject, result: FinalResultFacts): { alerts: AlertType[]; queued: boolean } {
-    const { accountId, checkId, check, group } = subject;
+  async #evaluate(subject: Subject, result: FinalResultFacts, settings: AlertSettings): Promise<{ alerts: AlertType[]; queued: boolean }> {
+    const { accountId, checkId, check } = subject;
     const atMs = this.#atMs(result);
-    const suppressed = this.#suppressed(subject, atMs);
-    return this.#store.transaction(() => {
-      const previous = this.stateOf(accountId, checkId);
-      const step = nextAlertState(
-        previous,
-        { failed: result.hasFailures || result.hasErrors, degraded: result.isDegraded === true, atMs, suppressed },
-        this.#settingsOf(accountId, check, group),
-      );
-      this.#states.put(accountId, checkId, JSON.stringify(step.state));
-      const base = this.#contextOf(subject, result);
+    const suppressed = await this.#suppressed(subject, atMs);
+    const base = this.#contextOf(subject, result);
+    for (let attempt = 1; attempt <= ALERT_EVALUATION_ATTEMPTS; attempt++) {
+      const stored = await this.#ports.alertStates.read(accountId, checkId);
+      const previous = stored === undefined ? INITIAL_ALERT_STATE : (JSON.parse(stored.state) as AlertState);
+      const step = nextAlertState(previous, { failed: result.hasFailures || result.hasErrors, degraded: result.isDegraded === true, atMs, suppressed }, settings);
       const checkAlertIds = new Map(step.alerts.map((alert) => [alert, randomUUID()]));
-      let queued = false;
-      for (const channel of this.#recipients(accountId, checkId, group)) {
+      const notifications: QueuedNotification[] = [];
+      for (const channel of subject.recipients) {
         for (const alertType of step.alerts) {
           const allowed = channel[CHANNEL_SWITCH[alertType]];
-          if (!(typeof allowed === 'boolean' ? allowed : SWITCH_DEFAULTS[CHANNEL_SWITCH[alertType]])) continue;
-          this.#enqueue(accountId, channel, base, alertType, checkAlertIds.get(alertType)!);
-          queued = true;
+          if (typeof allowed === 'boolean' ? allowed : SWITCH_DEFAULTS[CHANNEL_SWITCH[alertType]]) notifications.push(notificationOf(accountId, channel, base, alertType, checkAlertIds.get(alertType)!));
         }
       }
+      const opens = step.alerts.includes('ALERT_FAILURE');
+      const resolves = previous.status === 'failing' && step.state.status !== 'failing';
+      const nextState = JSON.stringify(step.state);
+      // Nothing moves (most runs of a passing check): nothing to write. Serialisable all the same: the
+      // evaluation stands at the version read, before whatever transition comes next.
+      if (stored !== undefined && nextState === stored.state && notifications.length === 0 && !opens && !resolves) return { alerts: step.alerts, queued: false };
+      let incidentMail = false;
       const cause = { accountId, check, context: base, atMs };
-      if (step.alerts.includes('ALERT_FAILURE')) queued = this.#incidents.open(cause) || queued;
-      if (previous.status === 'failing' && step.state.status !== 'failing') queued = this.#incidents.resolve(cause) || queued;
-      return { alerts: step.alerts, queued };
-    });
+      const incidents = opens || resolves ? () => {
+        if (opens) incidentMail = this.#incidents.open(cause) || incidentMail;
+        if (resolves) incidentMail = this.#incidents.resolve(cause) || incidentMail;
+      } : undefined;
+      if (await this.#ports.alertStates.transition(accountId, checkId, stored?.version ?? 0, nextState, notifications, this.#now(), incidents)) {
+        return { alerts: step.alerts, queued: notifications.length > 0 || incidentMail };
+      }
+    }
+    throw new AlertStateContentionError(
+      `alert state of check ${checkId} was moved by other evaluations ${ALERT_EVALUATION_ATTEMPTS} times while this one evaluated result ${result.id ?? '(no id)'}; that result was not evaluated`,
+    );
   }
 
   /** Queues today's ALERT_SSL for each `sslExpiry` channel whose threshold the certificate is within. */
-  #sslExpiry(subject: Subject, result: FinalResultFacts): boolean {
+  async #sslExpiry(subject: Subject, result: FinalResultFacts): Promise<boolean> {
     const atMs = this.#atMs(result);
     const days = sslDaysRemaining(result.certificateExpiresAt, atMs);
-    if (days === null || this.#suppressed(subject, atMs)) return false;
-    const channels = this.#recipients(subject.accountId, subject.checkId, subject.group).filter((channel) => {
+    if (days === null) return false;
+    const channels = subject.recipients.filter((channel) => {
       const threshold = typeof channel.sslExpiryThreshold === 'number' ? channel.sslExpiryThreshold : DEFAULT_SSL_EXPIRY_THRESHOLD;
       return channel.sslExpiry === true && days <= threshold;
     });
-    if (channels.length === 0) return false;
-    return this.#store.transaction(() => {
-      const base = { ...this.#contextOf(subject, result), sslDaysRemaining: days, sslCheckDomain: result.sslCheckDomain ?? null };
-      const checkAlertId = randomUUID();
-      let queued = false;
-      for (const channel of channels) {
-        if (!this.#states.claimSslAlert(subject.accountId, subject.checkId, channel.id, utcDay(atMs))) continue;
-        this.#enqueue(subject.accountId, channel, base, 'ALERT_SSL', checkAlertId);
-        queued = true;
-      }
-      return queued;
-    });
-  }
-
-  #enqueue(accountId: string, channel: StoredDoc, base: BaseContext, alertType: NotifiedAlertType, checkAlertId: string): void {
-    const id = randomUUID();
-    this.#outbox.enqueue(accountId, {
-      id,
-      checkId: base.checkId,
-      alertChannelId: channel.id as number,
-      channelType: String(channel.type),
-      alertType,
-      doc: { context: { ...base, notificationId: id, alertType }, alertConfig: (channel.config ?? {}) as Record<string, unknown>, checkAlertId },
-    });
+    if (channels.length === 0 || (await this.#suppressed(subject, atMs))) return false;
+    const base = { ...this.#contextOf(subject, result), sslDaysRemaining: days, sslCheckDomain: result.sslCheckDomain ?? null };
+    const checkAlertId = randomUUID();
+    const notifications = channels.map((channel) => notificationOf(subject.accountId, channel, base, 'ALERT_SSL', checkAlertId));
+    const queued = await this.#ports.alertStates.queueDailySslAlerts(subject.accountId, subject.checkId, utcDay(atMs), notifications, this.#now());
+    return queued.length > 0;
   }
 
   #contextOf(subject: Subject, result: FinalResultFacts): BaseContext {
@@ -240,11 +259,14 @@ export class Alerting {
     return Date.parse(result.stoppedAt ?? '') || this.#now();
   }
 
-  #suppressed(subject: Subject, atMs: number): boolean {
-    return (
-      subject.check.muted === true ||
-      isInMaintenance(this.#store.maintenanceWindows.all(subject.accountId) as unknown as MaintenanceWindowLike[], subject.tags, atMs)
-    );
+  async #suppressed(subject: Subject, atMs: number): Promise<boolean> {
+    if (subject.check.muted === true) return true;
+    for (let afterSeq = 0; ; ) {
+      const page = await this.#ports.documents.pageAfter('maintenance_windows', subject.accountId, afterSeq, WINDOW_PAGE);
+      if (isInMaintenance(page.map((entry) => entry.doc) as unknown as MaintenanceWindowLike[], subject.tags, atMs)) return true;
+      if (page.length < WINDOW_PAGE) return false;
+      afterSeq = page.at(-1)!.seq;
+    }
   }
 
   #settingsOf(accountId: string, check: StoredDoc, group: StoredDoc | undefined): AlertSettings {
@@ -261,19 +283,33 @@ export class Alerting {
   }
 
   /** The activated channels of the check and of its group, each once. */
-  #recipients(accountId: string, checkId: string, group: StoredDoc | undefined): StoredDoc[] {
+  async #recipients(accountId: string, checkId: string, group: StoredDoc | undefined): Promise<ResourceDocument[]> {
     const subscriptions = [
-      ...(this.#store.subscriptions.ofOwners(accountId, 'check', [checkId]).get(checkId) ?? []),
-      ...(group ? (this.#store.subscriptions.ofOwners(accountId, 'group', [String(group.id)]).get(String(group.id)) ?? []) : []),
+      ...((await this.#ports.alertSubscriptions.ofOwners(accountId, 'check', [checkId])).get(checkId) ?? []),
+      ...(group ? ((await this.#ports.alertSubscriptions.ofOwners(accountId, 'group', [String(group.id)])).get(String(group.id)) ?? []) : []),
     ];
-    const channels = new Map<number, StoredDoc>();
+    const channels = new Map<number, ResourceDocument>();
     for (const subscription of subscriptions) {
       if (!subscription.activated || channels.has(subscription.alertChannelId)) continue;
-      const channel = this.#store.alertChannels.get(accountId, subscription.alertChannelId);
+      const channel = await this.#ports.documents.get('alert_channels', accountId, subscription.alertChannelId);
       if (channel) channels.set(subscription.alertChannelId, channel);
     }
     return [...channels.values()];
   }
+}
+
+/** One notification of an alert to one channel, as the outbox stores it. */
+function notificationOf(accountId: string, channel: ResourceDocument, base: BaseContext, alertType: NotifiedAlertType, checkAlertId: string): QueuedNotification {
+  const id = randomUUID();
+  return {
+    id,
+    accountId,
+    checkId: base.checkId,
+    alertChannelId: channel.id as number,
+    channelType: String(channel.type),
+    alertType,
+    doc: JSON.stringify({ context: { ...base, notificationId: id, alertType }, alertConfig: (channel.config ?? {}) as Record<string, unknown>, checkAlertId }),
+  };
 }
 
 interface Subject {
@@ -283,6 +319,8 @@ interface Subject {
   group: StoredDoc | undefined;
   /** The check's tags and its group's (maintenance windows match either). */
   tags: string[];
+  /** The activated channels of the check and its group. */
+  recipients: ResourceDocument[];
 }
 
 type BaseContext = Omit<AlertContext, 'notificationId' | 'alertType'>;

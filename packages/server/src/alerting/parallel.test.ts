@@ -62,7 +62,7 @@ describe('ParallelSlots', () => {
 });
 
 describe('Alerting of a runParallel check', () => {
-  it('alerts once per failing slot, not once per location, and counts slots towards failedRunThreshold', () => {
+  it('alerts once per failing slot, not once per location, and counts slots towards failedRunThreshold', async () => {
     const store = new Store(':memory:');
     try {
       const check = store.checks.insert('acct', (id) => ({
@@ -74,16 +74,19 @@ describe('Alerting of a runParallel check', () => {
       }));
       const checkId = String(check.id);
       const alerting = new Alerting(openRepositories(store), { pollMs: 10_000 });
-      const feed = (dueMs: number, pattern: string) =>
-        slot(pattern).flatMap((entry) => alerting.onFinalResult('acct', checkId, { ...entry, stoppedAt: new Date(T0 + dueMs).toISOString() }, { dueMs, locations: pattern.length }));
-      expect(feed(0, 'FFF')).toEqual([]);
+      const feed = async (dueMs: number, pattern: string) => {
+        const alerts: string[] = [];
+        for (const entry of slot(pattern)) alerts.push(...(await alerting.onFinalResult('acct', checkId, { ...entry, stoppedAt: new Date(T0 + dueMs).toISOString() }, { dueMs, locations: pattern.length })));
+        return alerts;
+      };
+      expect(await feed(0, 'FFF')).toEqual([]);
       expect(alerting.stateOf('acct', checkId)).toMatchObject({ consecutiveFailures: 1 });
       // One of three failing is under 50 %: a passing slot, which resets the count.
-      expect(feed(10_000, 'FPP')).toEqual([]);
+      expect(await feed(10_000, 'FPP')).toEqual([]);
       expect(alerting.stateOf('acct', checkId)).toMatchObject({ consecutiveFailures: 0 });
-      expect(feed(20_000, 'FFP')).toEqual([]);
-      expect(feed(30_000, 'FFF')).toEqual(['ALERT_FAILURE']);
-      expect(feed(40_000, 'PPF')).toEqual(['ALERT_RECOVERY']);
+      expect(await feed(20_000, 'FFP')).toEqual([]);
+      expect(await feed(30_000, 'FFF')).toEqual(['ALERT_FAILURE']);
+      expect(await feed(40_000, 'PPF')).toEqual(['ALERT_RECOVERY']);
       void alerting.stop();
     } finally {
       store.close();

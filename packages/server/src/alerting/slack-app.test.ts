@@ -145,7 +145,7 @@ describe('a failing check with a Slack App channel', () => {
       onDelivery: (event) => log.push(event),
     });
     const result = { id: 'result-1', hasFailures: true, hasErrors: false, isDegraded: false, responseTime: 5, runLocation: 'eu-west-1', startedAt: null, stoppedAt: new Date().toISOString() };
-    expect(alerting.onFinalResult(TEST_ACCOUNT, String(check.id), result)).toEqual(['ALERT_FAILURE']);
+    expect(await alerting.onFinalResult(TEST_ACCOUNT, String(check.id), result)).toEqual(['ALERT_FAILURE']);
     await alerting.idle();
     await alerting.stop();
     store.close();

@@ -62,23 +62,23 @@ describe('SSL expiry alerts', () => {
 
   it('alerts each sslExpiry channel whose threshold the certificate is within, once a day per check, from passing and failing runs alike', async () => {
     const { checkId, alerting, sent } = setup();
-    expect(alerting.onFinalResult(ACCOUNT, checkId, run(T0, 40))).toEqual([]);
-    expect(alerting.onFinalResult(ACCOUNT, checkId, run(T0 + 60_000, 20))).toEqual(['ALERT_SSL']);
-    expect(alerting.onFinalResult(ACCOUNT, checkId, run(T0 + 120_000, 20))).toEqual([]);
+    expect(await alerting.onFinalResult(ACCOUNT, checkId, run(T0, 40))).toEqual([]);
+    expect(await alerting.onFinalResult(ACCOUNT, checkId, run(T0 + 60_000, 20))).toEqual(['ALERT_SSL']);
+    expect(await alerting.onFinalResult(ACCOUNT, checkId, run(T0 + 120_000, 20))).toEqual([]);
     await alerting.idle();
     expect(sent).toEqual([{ url: 'http://127.0.0.1:1/default-threshold', alertType: 'ALERT_SSL', days: 20, domain: 'shop.example.com' }]);
     sent.length = 0;
     // The next UTC day, within both thresholds, from a failing run (which also alerts its failure).
-    expect(alerting.onFinalResult(ACCOUNT, checkId, run(T0 + DAY, 10, true))).toEqual(['ALERT_FAILURE', 'ALERT_SSL']);
+    expect(await alerting.onFinalResult(ACCOUNT, checkId, run(T0 + DAY, 10, true))).toEqual(['ALERT_FAILURE', 'ALERT_SSL']);
     await alerting.idle();
     expect(sent.filter((entry) => entry.alertType === 'ALERT_SSL').map((entry) => entry.url)).toEqual(['http://127.0.0.1:1/default-threshold', 'http://127.0.0.1:1/two-weeks']);
   });
 
   it('a muted check, or a run without a certificate (plain http), alerts nothing', async () => {
     const { checkId, alerting, sent, store } = setup({ muted: true });
-    expect(alerting.onFinalResult(ACCOUNT, checkId, run(T0, 3))).toEqual([]);
+    expect(await alerting.onFinalResult(ACCOUNT, checkId, run(T0, 3))).toEqual([]);
     store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, checkId)!, muted: false });
-    expect(alerting.onFinalResult(ACCOUNT, checkId, { ...run(T0, 3), certificateExpiresAt: null })).toEqual([]);
+    expect(await alerting.onFinalResult(ACCOUNT, checkId, { ...run(T0, 3), certificateExpiresAt: null })).toEqual([]);
     await alerting.idle();
     expect(sent).toEqual([]);
   });

@@ -136,7 +136,8 @@ export class HeartbeatWatch {
     for (;;) {
       const claimed = await this.#pings.claim(this.#owner, nowMs, CLAIM_LEASE_MS, PING_BATCH);
       if (claimed.length === 0) return stored;
-      const { results, alertingFailure } = this.#storePingResults(claimed);
+      const { results, alerting } = this.#storePingResults(claimed);
+      const alertingFailure = await alerting;
       stored += results;
       // Confirmed before an alerting failure is thrown: the results are stored, and a claim handed
       // out again would only find them so. A false answer (this watch was slower than its lease, and
@@ -148,9 +149,8 @@ export class HeartbeatWatch {
   }
 
   /** Stores the result of each claimed ping, in order, and evaluates its alert, in one transaction. */
-  #storePingResults(claimed: readonly StoredPing[]): { results: number; alertingFailure: { error: unknown } | undefined } {
+  #storePingResults(claimed: readonly StoredPing[]): { results: number; alerting: Promise<{ error: unknown } | undefined> } {
     const alerts: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
-    let alertingFailure: { error: unknown } | undefined;
     let results = 0;
     this.#store.transaction(() => {
       for (const ping of claimed) {
@@ -167,9 +167,8 @@ export class HeartbeatWatch {
         alerts.push({ accountId: ping.accountId, checkId: ping.checkId, facts });
         results += 1;
       }
-      alertingFailure = this.#alert(alerts);
     });
-    return { results, alertingFailure };
+    return { results, alerting: this.#alert(alerts) };
   }
 
   async #reportMissed(nowMs: number): Promise<number> {
@@ -195,7 +194,6 @@ export class HeartbeatWatch {
     const failed: MissedDeadline[] = [];
     const gone: MissedDeadline[] = [];
     let stored = 0;
-    let alertingFailure: { error: unknown } | undefined;
     this.#store.transaction(() => {
       for (const window of claimed) {
         // The check as it is now, not as the last refresh read it: another watch may have told the
@@ -213,8 +211,8 @@ export class HeartbeatWatch {
         stored += 1;
         if (outcome !== 'overtaken') missed.push({ accountId: window.accountId, checkId: window.checkId, facts: outcome });
       }
-      alertingFailure = this.#alert(missed);
     });
+    const alertingFailure = await this.#alert(missed);
     if (alertingFailure) throw alertingFailure.error;
     // Only now is the window reported for good: a watch killed before this leaves a lease that runs out.
     // A false answer (this watch was slower than its lease, and another took the window over) needs
@@ -230,17 +228,15 @@ export class HeartbeatWatch {
   }
 
   /**
-   * Tells alerting each stored result, inside the transaction that stored them, as the scheduler's
-   * runs do: a process killed after the commit has evaluated them, and one killed before stored
-   * nothing, so no result is ever left unevaluated. Each evaluation is a savepoint of its own (alerting's
-   * transaction, nested), so a failing one is undone alone and never takes the results with it; the
-   * first failure is handed back to be thrown once the results are committed.
+   * Tells alerting each stored result, in order, once the transaction that stored them committed
+   * (alerting moves the state through the ports, in transactions of its own): a failing evaluation
+   * never takes the results with it, and the first failure is handed back to be thrown.
    */
-  #alert(results: ReadonlyArray<{ accountId: string; checkId: string; facts: FinalResultFacts }>): { error: unknown } | undefined {
+  async #alert(results: ReadonlyArray<{ accountId: string; checkId: string; facts: FinalResultFacts }>): Promise<{ error: unknown } | undefined> {
     let failure: { error: unknown } | undefined;
     for (const { accountId, checkId, facts } of results) {
       try {
-        this.#store.transaction(() => this.#alerting?.onFinalResult(accountId, checkId, facts));
+        await this.#alerting?.onFinalResult(accountId, checkId, facts);
       } catch (error) {
         failure ??= { error };
       }

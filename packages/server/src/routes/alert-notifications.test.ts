@@ -27,9 +27,9 @@ async function seedNotifications(dataDir: string): Promise<void> {
     send: async (type) => (type === 'EMAIL' ? { kind: 'undeliverable', reason: 'no SMTP server is configured for this service, so e-mail cannot be sent' } : { kind: 'sent', result: '200 ok' }),
   });
   const result = { id: 'result-1', hasFailures: true, hasErrors: false, isDegraded: false, responseTime: 5, runLocation: 'eu-west-1', startedAt: null, stoppedAt: new Date(NOW - 120_000).toISOString() };
-  alerting.onFinalResult(TEST_ACCOUNT, String(check.id), result);
+  await alerting.onFinalResult(TEST_ACCOUNT, String(check.id), result);
   // A minute later it recovers: the newest notifications.
-  alerting.onFinalResult(TEST_ACCOUNT, String(check.id), { ...result, id: 'result-2', hasFailures: false, stoppedAt: new Date(NOW - 60_000).toISOString() });
+  await alerting.onFinalResult(TEST_ACCOUNT, String(check.id), { ...result, id: 'result-2', hasFailures: false, stoppedAt: new Date(NOW - 60_000).toISOString() });
   await alerting.idle();
   await alerting.stop();
   store.close();

@@ -115,16 +115,16 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
       certificateExpiresAt,
       sslCheckDomain: certificateExpiresAt ? hostOf(final.apiCheckResult?.request?.url) : null,
     };
-    // In a savepoint of its own after the results: an alerting failure is reported, and neither
-    // undoes the stored run nor re-runs the slot.
-    let alertingFailure: { error: unknown } | undefined;
-    try {
-      const alerting = recordOptions.alert === false ? undefined : options.alerting;
-      if (alerting) store.writeBatched(() => alerting.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel));
-    } catch (error) {
-      alertingFailure = { error };
-    }
+    // After the results, in transactions of its own (alerting moves the state through the ports;
+    // one that starts in the results' turn joins their group commit): an alerting failure is
+    // reported, and neither undoes the stored run nor re-runs the slot.
+    const alerting = recordOptions.alert === false ? undefined : options.alerting;
+    const alerted = alerting?.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel).then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
     await stored.committed;
+    const alertingFailure = await alerted;
     if (alertingFailure) throw alertingFailure.error;
   };
 }
