@@ -1,6 +1,7 @@
 /**
- * A ping as the service records it: one heartbeat event of the check, stored at once, and the
- * check's next deadline moved in the database (the HeartbeatDeadlines port), so no watch sharing the
+ * A ping as the service records it: one heartbeat event of the check, stored at once through the
+ * HeartbeatPings port (pending until the watch has turned it into a result), and the check's next
+ * deadline moved in the database (the HeartbeatDeadlines port), so no watch sharing the
  * database claims a window the ping closed. Everything else a ping means for monitoring (a result,
  * the check's status, a recovery alert) follows from the stored event on the scheduler's next tick
  * (watch.ts), so a ping answered here is never lost to a restart, and a service running without the
@@ -27,6 +28,8 @@ export interface PingInput {
 
 export interface RecordedPing {
   readonly event: HeartbeatEvent;
+  /** Settles once the event is stored (committed): false when its id was stored already. */
+  readonly stored: Promise<boolean>;
   /**
    * Settles once the deadline's move has committed: false when the check has no deadline yet (no
    * watch has read it since it was created; the watch counts from this ping when it does) or a later
@@ -38,17 +41,17 @@ export interface RecordedPing {
 /**
  * Records a ping; undefined when no heartbeat monitor has the token. `target` is the token's monitor
  * when the caller already looked it up in the same synchronous turn. Called inside the caller's
- * group commit (`writeBatched`), the event and the deadline's move commit together.
+ * group commit (`writeBatched`), the event and the deadline's move commit together (on SQLite both
+ * ports join the open group commit, in this turn).
  */
 export function recordPing(
-  repositories: Pick<Repositories, 'readSide' | 'pingTokens' | 'ports'>,
+  repositories: Pick<Repositories, 'pingTokens' | 'ports'>,
   input: PingInput,
   target: PingTarget | undefined = repositories.pingTokens.checkOfToken(input.token),
 ): RecordedPing | undefined {
   if (!target) return undefined;
   const { accountId, check } = target;
   const checkId = String(check.id);
-  const { results } = repositories.readSide;
   const anchorMs = repositories.pingTokens.anchorMsOf(accountId, check);
   const heartbeat = HeartbeatConfig.safeParse(check['heartbeat']);
   const event: HeartbeatEvent = {
@@ -58,6 +61,6 @@ export function recordPing(
     source: input.source.slice(0, PING_SOURCE_MAX),
     userAgent: input.userAgent.slice(0, PING_USER_AGENT_MAX),
   };
-  results.recordHeartbeatEvent(accountId, checkId, event);
-  return { event, deadlineMoved: repositories.ports.heartbeatDeadlines.recordPing(accountId, checkId, input.atMs) };
+  const stored = repositories.ports.heartbeatPings.record({ accountId, checkId, id: event.id, atMs: input.atMs, doc: JSON.stringify(event) });
+  return { event, stored, deadlineMoved: repositories.ports.heartbeatDeadlines.recordPing(accountId, checkId, input.atMs) };
 }

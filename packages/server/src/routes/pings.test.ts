@@ -91,3 +91,37 @@ describe('one unknown token from many addresses', () => {
     expect(await from('10.0.9.1', `/ping/${token}`)).toMatchObject({ status: 200, text: 'OK\n' });
   });
 });
+
+describe('a ping', () => {
+  async function heartbeatToken(app: ServiceApp): Promise<{ token: string; checkId: string }> {
+    const created = await app.app.request('/v1/checks/heartbeat?autoAssignAlerts=false', {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: JSON.stringify(HEARTBEAT),
+    });
+    const body = (await created.json()) as { id: string; heartbeat: { pingToken: string } };
+    return { token: body.heartbeat.pingToken, checkId: String(body.id) };
+  }
+
+  it('is stored through the heartbeat-ping port, pending, with its source and user agent, before OK is answered', async () => {
+    service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }] });
+    const { token, checkId } = await heartbeatToken(service);
+    const answer = await service.app.request(`/ping/${token}/fail?source=cron`, { headers: { 'user-agent': 'curl/8' } });
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toBe('OK\n');
+    const claimed = await service.repositories.ports.heartbeatPings.claim('test', Date.now(), 60_000, 10);
+    expect(claimed).toHaveLength(1);
+    expect(claimed[0]).toMatchObject({ accountId: 'acme', checkId });
+    expect(JSON.parse(claimed[0]!.doc)).toMatchObject({ id: claimed[0]!.id, state: 'FAILING', source: 'cron', userAgent: 'curl/8' });
+  });
+
+  it('is not answered OK when the port does not store it', async () => {
+    service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }] });
+    const { token } = await heartbeatToken(service);
+    const pings = service.repositories.ports.heartbeatPings;
+    Object.defineProperty(pings, 'record', { value: () => Promise.reject(new Error('the database is away')) });
+    const answer = await service.app.request(`/ping/${token}`);
+    expect(answer.status).toBe(500);
+    expect(await answer.text()).not.toBe('OK\n');
+  });
+});

@@ -81,11 +81,12 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const allowed = perToken.take(token, 'default', now);
     if (!allowed.allowed) throw refuse(allowed.resetSeconds, 'pings for this heartbeat');
     const source = c.req.query('source') ?? `HTTP ${c.req.method}`;
-    // writeBatched runs its work at once, in this turn, so the monitor looked up above is current.
+    // writeBatched runs its work at once, in this turn, so the monitor looked up above is current;
+    // the ports' writes join its group commit.
     const { result: recorded, committed } = store.writeBatched(() =>
       recordPing(repositories, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }, target),
     );
-    await Promise.all([committed, recorded?.deadlineMoved]);
+    await Promise.all([committed, recorded?.stored, recorded?.deadlineMoved]);
     return c.text('OK\n', 200);
   };
 
