@@ -208,7 +208,10 @@ export class Alerting {
       if (stored !== undefined && nextState === stored.state && notifications.length === 0 && !opens && !resolves) return { alerts: step.alerts, queued: false };
       let incidentMail = false;
       const cause = { accountId, check, context: base, atMs };
-      const incidents = opens || resolves ? () => {
+      // Only when there is an incident to open or one open to resolve: on PostgreSQL, whose
+      // transitions cannot carry these SQLite writes, checks without `triggerIncident` still alert.
+      const touchesIncident = (opens && check.triggerIncident != null) || (resolves && this.#incidents.openIncidentOf(accountId, checkId) !== undefined);
+      const incidents = touchesIncident ? () => {
         if (opens) incidentMail = this.#incidents.open(cause) || incidentMail;
         if (resolves) incidentMail = this.#incidents.resolve(cause) || incidentMail;
       } : undefined;
