@@ -1,16 +1,19 @@
 /**
  * Checks: what the service adds and enforces beyond the request schemas — references to groups,
  * channels and services, the assigned `frequencyOffset`, merge on PUT, secrets hidden on the way out,
- * and the alert-subscription index.
+ * and the alert-subscription index. Written over the storage ports a route's unit of work hands in
+ * (`tx`), so each write is one transaction on every engine: the check, its subscription index and the
+ * Idempotency-Key response. `createCheckInStore` is the synchronous create the `--seed` loader uses.
  */
 import { createHash } from 'node:crypto';
 import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
-import type { CheckIncidents } from '../alerting/incidents.js';
 import { invalid, notFound } from './errors.js';
 import { JsonBytes, RawJson, SerializedPage } from './json-text.js';
-import type { AlertChannelSubscription, Filter, Page, PageRequest, StoredDoc, Store } from '../store/index.js';
+import type { AlertChannelSubscription, Page, StoredDoc, Store } from '../store/index.js';
+import type { CheckRunState, DocumentPageRequest, ResourceDocument } from '../store/document-ports.js';
+import type { TransactionPorts } from '../store/ports.js';
 import type { CheckVariant } from './check-variants.js';
-import { assertChannelsExist, indexSubscriptions, resolveSubscriptions, summarizeChannels } from './alerting.js';
+import { assertChannelsExist as assertStoredChannelsExist, indexSubscriptions as indexStoredSubscriptions, resolveSubscriptions as resolveStoredSubscriptions, summarizeChannels } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
 import { heartbeatOnCreate, keepPingToken } from '../heartbeats/tokens.js';
 import { HEARTBEAT_TYPE_TEXT, withPingUrl } from '../heartbeats/ping-urls.js';
@@ -18,6 +21,8 @@ import { HEARTBEAT_TYPE_TEXT, withPingUrl } from '../heartbeats/ping-urls.js';
 export type { CheckVariant } from './check-variants.js';
 
 type CheckBody = Record<string, unknown>;
+/** What the check aggregate reads and writes: documents and the alert-subscription index. */
+export type CheckPorts = Pick<TransactionPorts, 'documents' | 'alertSubscriptions'>;
 
 /**
  * Nullable fields the real service returns as `null` when a create did not send them, so a read
@@ -35,16 +40,75 @@ const NULL_WHEN_ABSENT = [
 /** Built once: spread under every create body. */
 const ABSENT_AS_NULL = nullsForAbsent(NULL_WHEN_ABSENT);
 
-function assertReferences(store: Store, accountId: string, body: CheckBody): void {
+/** Documents read per page when the aggregate needs all of an account's alert channels. */
+const READ_ALL_PAGE = 500;
+
+/** Integer ids the ports accept; any other id names no document (the ports would refuse it as a bug). */
+function isDocumentNumber(id: unknown): id is number {
+  return typeof id === 'number' && Number.isSafeInteger(id) && id >= 1;
+}
+
+/** Text ids (checks, services) the ports accept; any other names no document. */
+function isDocumentText(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= 255;
+}
+
+/** The account's alert channels, oldest first. */
+async function allChannels(tx: CheckPorts, accountId: string): Promise<StoredDoc[]> {
+  const all: ResourceDocument[] = [];
+  for (let page = 1; ; page++) {
+    const { items, total } = await tx.documents.page('alert_channels', accountId, { limit: READ_ALL_PAGE, page });
+    all.push(...items);
+    if (items.length === 0 || all.length >= total) return all as StoredDoc[];
+  }
+}
+
+/** The account's alert channels by id, for the `alertChannels` summary. */
+async function channelsById(tx: CheckPorts, accountId: string): Promise<Map<number, StoredDoc>> {
+  return new Map((await allChannels(tx, accountId)).map((channel) => [channel.id as number, channel]));
+}
+
+/** The group, the channels and the status-page service a check names must exist (400 naming the field). */
+async function assertReferences(tx: CheckPorts, accountId: string, body: CheckBody): Promise<void> {
   const groupId = body['groupId'];
-  if (typeof groupId === 'number' && !store.checkGroups.get(accountId, groupId)) {
+  if (typeof groupId === 'number' && !(isDocumentNumber(groupId) && (await tx.documents.get('check_groups', accountId, groupId)))) {
     throw invalid(`"groupId" references check group ${groupId}, which does not exist`, ['groupId']);
   }
-  assertChannelsExist(store, accountId, body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined);
+  const subscriptions = body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined;
+  for (const [index, subscription] of (subscriptions ?? []).entries()) {
+    const id = subscription.alertChannelId;
+    if (!isDocumentNumber(id) || !(await tx.documents.get('alert_channels', accountId, id))) {
+      throw invalid(`"alertChannelSubscriptions[${index}].alertChannelId" references alert channel ${id}, which does not exist`, [`alertChannelSubscriptions.${index}.alertChannelId`]);
+    }
+  }
   const trigger = body['triggerIncident'] as { serviceId?: string } | null | undefined;
-  if (trigger?.serviceId !== undefined && !store.services.get(accountId, trigger.serviceId)) {
+  if (trigger?.serviceId !== undefined && !(isDocumentText(trigger.serviceId) && (await tx.documents.get('services', accountId, trigger.serviceId)))) {
     throw invalid(`"triggerIncident.serviceId" references status-page service ${trigger.serviceId}, which does not exist`, ['triggerIncident.serviceId']);
   }
+}
+
+/**
+ * The subscriptions a check ends up with: the ones sent (or kept), plus every channel of the account
+ * when `autoAssignAlerts` is true, plus — for a new check — every channel with `autoSubscribe`. A
+ * channel already listed keeps its sent `activated` value. As domain/alerting.ts resolves them.
+ */
+async function resolveSubscriptions(
+  tx: CheckPorts,
+  accountId: string,
+  options: { sent: readonly AlertChannelSubscription[]; autoAssignAlerts: boolean; newCheck: boolean },
+): Promise<AlertChannelSubscription[]> {
+  const result = options.sent.map((subscription) => ({ alertChannelId: subscription.alertChannelId, activated: subscription.activated }));
+  if (!options.autoAssignAlerts && !options.newCheck) return result;
+  const listed = new Set(result.map((subscription) => subscription.alertChannelId));
+  for (const channel of await allChannels(tx, accountId)) {
+    const id = channel.id as number;
+    if (listed.has(id)) continue;
+    if (options.autoAssignAlerts || (options.newCheck && channel['autoSubscribe'] === true)) {
+      result.push({ alertChannelId: id, activated: true });
+      listed.add(id);
+    }
+  }
+  return result;
 }
 
 /**
@@ -58,55 +122,91 @@ export function assignFrequencyOffset(id: string, frequency: number): number {
   return (createHash('sha256').update(id).digest().readUInt32BE(0) % max) + 1;
 }
 
-export function createCheck(store: Store, accountId: string, options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean }): StoredDoc {
+/** The stored document of a new check with the id allocated for it. */
+function newCheckDocument(
+  id: string | number,
+  options: { variant: CheckVariant; body: CheckBody; alertChannelSubscriptions: AlertChannelSubscription[]; now: string },
+): StoredDoc {
   const { body, variant } = options;
-  assertReferences(store, accountId, body);
+  const checkType = variant === 'generic' ? body['checkType'] : variant.checkType;
+  const frequency = typeof body['frequency'] === 'number' ? body['frequency'] : 10;
+  return {
+    ...ABSENT_AS_NULL,
+    ...body,
+    id,
+    checkType,
+    ...heartbeatOnCreate(checkType, body['heartbeat']),
+    frequency,
+    frequencyOffset: typeof body['frequencyOffset'] === 'number' ? body['frequencyOffset'] : assignFrequencyOffset(String(id), frequency),
+    groupId: body['groupId'] ?? null,
+    groupOrder: body['groupOrder'] ?? null,
+    alertChannelSubscriptions: options.alertChannelSubscriptions,
+    created_at: options.now,
+    updated_at: null,
+  } as StoredDoc;
+}
+
+export async function createCheck(tx: CheckPorts, accountId: string, options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean }): Promise<StoredDoc> {
+  const { body } = options;
+  await assertReferences(tx, accountId, body);
+  const alertChannelSubscriptions = await resolveSubscriptions(tx, accountId, {
+    sent: (body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
+    autoAssignAlerts: options.autoAssignAlerts,
+    newCheck: true,
+  });
   const now = new Date().toISOString();
-  const doc = store.checks.insert(accountId, (id) => {
-    const checkType = variant === 'generic' ? body['checkType'] : variant.checkType;
-    const frequency = typeof body['frequency'] === 'number' ? body['frequency'] : 10;
-    return {
-      ...ABSENT_AS_NULL,
-      ...body,
-      id,
-      checkType,
-      ...heartbeatOnCreate(checkType, body['heartbeat']),
-      frequency,
-      frequencyOffset: typeof body['frequencyOffset'] === 'number' ? body['frequencyOffset'] : assignFrequencyOffset(String(id), frequency),
-      groupId: body['groupId'] ?? null,
-      groupOrder: body['groupOrder'] ?? null,
-      alertChannelSubscriptions: resolveSubscriptions(store, accountId, {
+  const doc = (await tx.documents.insert('checks', accountId, (id) => newCheckDocument(id, { ...options, alertChannelSubscriptions, now }))) as StoredDoc;
+  // A new id has no index rows yet, so only a check that subscribes needs the index written.
+  if (alertChannelSubscriptions.length > 0) await tx.alertSubscriptions.replace(accountId, 'check', String(doc.id), alertChannelSubscriptions);
+  return doc;
+}
+
+/** `createCheck` on the synchronous store, for the `--seed` loader (which runs before the service serves). */
+export function createCheckInStore(store: Store, accountId: string, options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean }): StoredDoc {
+  const { body } = options;
+  const groupId = body['groupId'];
+  if (typeof groupId === 'number' && !store.checkGroups.get(accountId, groupId)) {
+    throw invalid(`"groupId" references check group ${groupId}, which does not exist`, ['groupId']);
+  }
+  assertStoredChannelsExist(store, accountId, body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined);
+  const trigger = body['triggerIncident'] as { serviceId?: string } | null | undefined;
+  if (trigger?.serviceId !== undefined && !store.services.get(accountId, trigger.serviceId)) {
+    throw invalid(`"triggerIncident.serviceId" references status-page service ${trigger.serviceId}, which does not exist`, ['triggerIncident.serviceId']);
+  }
+  const now = new Date().toISOString();
+  const doc = store.checks.insert(accountId, (id) =>
+    newCheckDocument(id, {
+      ...options,
+      alertChannelSubscriptions: resolveStoredSubscriptions(store, accountId, {
         sent: (body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
         autoAssignAlerts: options.autoAssignAlerts,
         newCheck: true,
       }),
-      created_at: now,
-      updated_at: null,
-    } as StoredDoc;
-  });
-  // A new id has no index rows yet, so only a check that subscribes needs the index written.
-  if ((doc['alertChannelSubscriptions'] as AlertChannelSubscription[]).length > 0) indexSubscriptions(store, accountId, 'check', doc);
+      now,
+    }),
+  );
+  if ((doc['alertChannelSubscriptions'] as AlertChannelSubscription[]).length > 0) indexStoredSubscriptions(store, accountId, 'check', doc);
   return doc;
 }
 
 /** The stored check behind `id` for this call; a check of another type reads as missing. */
-export function getCheck(store: Store, accountId: string, id: string, variant: CheckVariant = 'generic'): StoredDoc {
-  const doc = store.checks.get(accountId, id);
+export async function getCheck(tx: CheckPorts, accountId: string, id: string, variant: CheckVariant = 'generic'): Promise<StoredDoc> {
+  const doc = isDocumentText(id) ? ((await tx.documents.get('checks', accountId, id)) as StoredDoc | undefined) : undefined;
   if (!doc || (variant !== 'generic' && doc['checkType'] !== variant.checkType)) throw notFound(variant === 'generic' ? 'Check' : variant.label, id);
   return doc;
 }
 
-export function updateCheck(
-  store: Store,
+export async function updateCheck(
+  tx: CheckPorts,
   accountId: string,
   options: { id: string; variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean },
-): StoredDoc {
-  const stored = getCheck(store, accountId, options.id, options.variant);
+): Promise<StoredDoc> {
+  const stored = await getCheck(tx, accountId, options.id, options.variant);
   const { body } = options;
   if (body['checkType'] !== undefined && body['checkType'] !== stored['checkType']) {
     throw invalid(`"checkType" cannot be changed from ${String(stored['checkType'])} to ${String(body['checkType'])}; create a new check instead`, ['checkType']);
   }
-  assertReferences(store, accountId, body);
+  await assertReferences(tx, accountId, body);
   const merged = mergeUpdate(stored, body);
   keepPingToken(stored, merged);
   // The schema checks the offset only when a PUT sends both values; the merged record decides.
@@ -118,44 +218,61 @@ export function updateCheck(
     // An offset the caller never chose is re-assigned to fit the new frequency.
     merged['frequencyOffset'] = assignFrequencyOffset(String(stored.id), frequency);
   }
-  merged['alertChannelSubscriptions'] = resolveSubscriptions(store, accountId, {
+  const subscriptions = await resolveSubscriptions(tx, accountId, {
     sent: (merged['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
     autoAssignAlerts: options.autoAssignAlerts,
     newCheck: false,
   });
+  merged['alertChannelSubscriptions'] = subscriptions;
   merged['updated_at'] = new Date().toISOString();
-  store.checks.replace(accountId, merged);
-  indexSubscriptions(store, accountId, 'check', merged);
+  await tx.documents.replace('checks', accountId, merged);
+  await tx.alertSubscriptions.replace(accountId, 'check', String(stored.id), subscriptions);
   return merged;
 }
 
-/** `incidents`: where the incident the check has open is resolved (`Repositories.deletedCheckIncidents`). */
-export function deleteCheck(store: Store, incidents: Pick<CheckIncidents, 'checkDeleted'>, accountId: string, id: string): void {
-  const check = store.checks.get(accountId, id);
-  if (!check || !store.checks.remove(accountId, id)) throw notFound('Check', id);
-  store.subscriptions.set(accountId, 'check', id, []);
-  // Nothing runs the check any more to resolve an incident it opened: resolved here, in the deletion's transaction.
-  incidents.checkDeleted(accountId, check, Date.now());
+/**
+ * Deletes the check and its subscription index rows; resolves to the check as it was, whose open
+ * incident the caller resolves (`Repositories.deletedCheckIncidents`) once the unit committed.
+ */
+export async function deleteCheck(tx: CheckPorts, accountId: string, id: string): Promise<StoredDoc> {
+  const check = isDocumentText(id) ? ((await tx.documents.get('checks', accountId, id)) as StoredDoc | undefined) : undefined;
+  if (!check || !(await tx.documents.remove('checks', accountId, id))) throw notFound('Check', id);
+  await tx.alertSubscriptions.replace(accountId, 'check', id, []);
+  return check;
 }
 
-export { checkFilters } from '../store/sqlite/check-filters.js';
+/** The list's query as the documents port filters (`status` is the check's latest run's state). */
+export function checkQuery(query: {
+  tag?: string | string[] | undefined;
+  checkType?: string | undefined;
+  search?: string | undefined;
+  apiCheckUrlFilterPattern?: string | undefined;
+  status?: CheckRunState | undefined;
+}): Omit<DocumentPageRequest, 'limit' | 'page'> {
+  const tags = query.tag === undefined ? [] : Array.isArray(query.tag) ? query.tag : [query.tag];
+  return {
+    ...(tags.length > 0 ? { tags } : {}),
+    ...(query.checkType !== undefined ? { checkType: query.checkType } : {}),
+    ...(query.search ? { nameContains: query.search } : {}),
+    ...(query.apiCheckUrlFilterPattern ? { apiUrlContains: query.apiCheckUrlFilterPattern } : {}),
+    ...(query.status !== undefined ? { state: query.status } : {}),
+  };
+}
 
 /**
  * Response shape of stored checks: `alertChannels` summary added, secret values hidden, and the
  * `heartbeat.pingUrl` of heartbeat monitors under `pingBase` (the service's public URL,
  * ../heartbeats/ping-urls.ts; none when unknown).
  */
-export function presentChecks(store: Store, accountId: string, docs: readonly StoredDoc[], pingBase?: string): StoredDoc[] {
-  if (docs.length === 0) return [];
-  const channels = new Map(store.alertChannels.all(accountId).map((channel) => [channel.id as number, channel]));
-  return docs.map((doc) => ({
+function presentWith(channels: ReadonlyMap<number, StoredDoc>, doc: StoredDoc, pingBase: string | undefined): StoredDoc {
+  return {
     ...withPingUrl(hideSecretValues(doc), pingBase),
     alertChannels: summarizeChannels(channels, (doc['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? []),
-  }));
+  };
 }
 
-export function presentCheck(store: Store, accountId: string, doc: StoredDoc, pingBase?: string): StoredDoc {
-  return presentChecks(store, accountId, [doc], pingBase)[0]!;
+export async function presentCheck(tx: CheckPorts, accountId: string, doc: StoredDoc, pingBase?: string): Promise<StoredDoc> {
+  return presentWith(await channelsById(tx, accountId), doc, pingBase);
 }
 
 /** The spliced-in tail of a check without activated channels, the common case (Vigil never auto-assigns). */
@@ -166,41 +283,40 @@ const NO_CHANNELS_TAIL = `,"alertChannels":${JSON.stringify(summarizeChannels(ne
  * (from the subscription index), so documents are parsed only when they hold secret variables.
  * Relies on stored documents being JSON objects written by `JSON.stringify` (ending in `}`).
  */
-export function presentCheckPage(store: Store, accountId: string, request: PageRequest, pingBase?: string): Page<RawJson> | SerializedPage {
-  const channels = new Map(store.alertChannels.all(accountId).map((channel) => [channel.id as number, channel]));
+export async function presentCheckPage(tx: CheckPorts, accountId: string, request: DocumentPageRequest, pingBase?: string): Promise<Page<RawJson> | SerializedPage> {
+  const channels = await channelsById(tx, accountId);
   if (channels.size === 0) {
-    // The common case: one tail for every check, so SQLite serialises the page unless it holds a
-    // check with secret values.
-    const spliced = store.checks.pageSpliced(accountId, request, NO_CHANNELS_TAIL, 'has_secret');
+    // The common case: one tail for every check, so the database serialises the page unless it holds
+    // a check with secret values.
+    const spliced = await tx.documents.splicedCheckPage(accountId, request, NO_CHANNELS_TAIL);
     // A page holding a heartbeat monitor is presented below instead, for its pingUrl: one scan of
     // the bytes, and no stored flag that a change of the service's URL would leave wrong.
     if (spliced && !(pingBase !== undefined && spliced.json.includes(HEARTBEAT_TYPE_TEXT))) {
       return new SerializedPage(new JsonBytes(spliced.json), spliced.count, spliced.total);
     }
-    // Every summary is empty, so the ids (only needed to look subscriptions up) are not read.
-    const { items, total } = store.checks.pageText(accountId, request);
-    return { items: items.map((doc) => presentStoredCheck(store, accountId, doc, NO_CHANNELS_TAIL, pingBase)), total };
+    const { items, total } = await tx.documents.pageText('checks', accountId, request);
+    return { items: items.map((item) => presentStoredCheck(channels, item.text, NO_CHANNELS_TAIL, pingBase)), total };
   }
-  const { items, total } = store.checks.pageRows(accountId, request);
+  const { items, total } = await tx.documents.pageText('checks', accountId, request);
   if (items.length === 0) return { items: [], total };
-  const subscriptions = store.subscriptions.ofOwners(accountId, 'check', items.map((row) => row.id));
+  const subscriptions = await tx.alertSubscriptions.ofOwners(accountId, 'check', items.map((item) => item.id));
   // Checks of one page mostly share their subscriptions, so each distinct summary is rendered once.
   const tails = new Map<string, string>();
-  const presented = items.map((row) => {
-    const subscribed = subscriptions.get(row.id);
-    if (subscribed === undefined) return presentStoredCheck(store, accountId, row.doc, NO_CHANNELS_TAIL, pingBase);
+  const presented = items.map((item) => {
+    const subscribed = subscriptions.get(item.id);
+    if (subscribed === undefined) return presentStoredCheck(channels, item.text, NO_CHANNELS_TAIL, pingBase);
     const key = subscribed.map((subscription) => `${subscription.alertChannelId}${subscription.activated ? '+' : '-'}`).join(',');
     const tail = tails.get(key) ?? `,"alertChannels":${JSON.stringify(summarizeChannels(channels, subscribed))}}`;
     tails.set(key, tail);
-    return presentStoredCheck(store, accountId, row.doc, tail, pingBase);
+    return presentStoredCheck(channels, item.text, tail, pingBase);
   });
   return { items: presented, total };
 }
 
 /** A stored check's JSON with `tail` (`,"alertChannels":...}`) in place of its closing brace. */
-function presentStoredCheck(store: Store, accountId: string, doc: string, tail: string, pingBase: string | undefined): RawJson {
+function presentStoredCheck(channels: ReadonlyMap<number, StoredDoc>, doc: string, tail: string, pingBase: string | undefined): RawJson {
   if (doc.includes('"secret":true') || (pingBase !== undefined && doc.includes(HEARTBEAT_TYPE_TEXT))) {
-    return new RawJson(JSON.stringify(presentChecks(store, accountId, [JSON.parse(doc) as StoredDoc], pingBase)[0]));
+    return new RawJson(JSON.stringify(presentWith(channels, JSON.parse(doc) as StoredDoc, pingBase)));
   }
   return new RawJson(doc.slice(0, -1), tail);
 }

@@ -36,7 +36,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { HeartbeatEventState, Location, ResultType, SubscriptionStatus } from '@vigil/schema';
-import { createCheck } from '../domain/checks.js';
+import { createCheckInStore } from '../domain/checks.js';
 import { createSchemaOf, variantOfType } from '../domain/check-variants.js';
 import type { Repositories } from '../repositories.js';
 import type { Store, StoredDoc } from '../store/index.js';
@@ -209,7 +209,7 @@ function seedCheck(store: Store, accountId: string, check: { id: string; checkTy
     const issue = body.error.issues[0]!;
     throw new SeedError(`seed: ${path}.${issue.path.join('.')}: ${issue.message}`);
   }
-  const created = createCheck(store, accountId, { variant, body: body.data as Record<string, unknown>, autoAssignAlerts: false });
+  const created = createCheckInStore(store, accountId, { variant, body: body.data as Record<string, unknown>, autoAssignAlerts: false });
   const allocatedId = String(created.id);
   renameSeededCheck(store.db, accountId, allocatedId, seedId);
   return true;

@@ -1,19 +1,22 @@
-/** Checks: create and update per type (one pair of routes per variant row), generic calls, list, get, delete. */
+/**
+ * Checks: create and update per type (one pair of routes per variant row), generic calls, list, get,
+ * delete, each a unit of work over the storage ports (see the top of index.ts).
+ */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { CHECK_VARIANTS, type CheckVariant } from '../domain/check-variants.js';
-import { checkFilters, createCheck, deleteCheck, getCheck, presentCheck, presentCheckPage, updateCheck } from '../domain/checks.js';
+import { checkQuery, createCheck, deleteCheck, getCheck, presentCheck, presentCheckPage, updateCheck } from '../domain/checks.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   const writes = (variant: CheckVariant, endpoints: { create: typeof ENDPOINTS['checks.create']; update: typeof ENDPOINTS['checks.update'] }) => {
-    ctx.route(endpoints.create, ({ account, query, body }) =>
-      presentCheck(store, account.id, createCheck(store, account.id, { variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
+    ctx.routeUnit(endpoints.create, async ({ tx, account, query, body }) =>
+      presentCheck(tx, account.id, await createCheck(tx, account.id, { variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
     );
-    ctx.route(endpoints.update, ({ account, params, query, body }) =>
-      presentCheck(store, account.id, updateCheck(store, account.id, { id: params.id, variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
+    ctx.routeUnit(endpoints.update, async ({ tx, account, params, query, body }) =>
+      presentCheck(tx, account.id, await updateCheck(tx, account.id, { id: params.id, variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
     );
   };
   // The typed calls first: their static paths must win over `/v1/checks/{id}`.
@@ -22,10 +25,18 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   }
   writes('generic', { create: ENDPOINTS['checks.create'], update: ENDPOINTS['checks.update'] });
 
-  ctx.route(ENDPOINTS['checks.list'], ({ account, query }) => {
-    const status = query.status === undefined ? undefined : { accountId: account.id, state: query.status };
-    return presentCheckPage(store, account.id, { limit: query.limit, page: query.page, filters: checkFilters(query, status) }, ctx.publicUrl());
+  ctx.routeUnit(ENDPOINTS['checks.list'], ({ tx, account, query }) =>
+    presentCheckPage(tx, account.id, { limit: query.limit, page: query.page, ...checkQuery(query) }, ctx.publicUrl()),
+  );
+  ctx.routeUnit(ENDPOINTS['checks.get'], async ({ tx, account, params }) => presentCheck(tx, account.id, await getCheck(tx, account.id, params.id), ctx.publicUrl()));
+  ctx.routeUnit(ENDPOINTS['checks.delete'], async ({ tx, account, params, afterCommit }) => {
+    const check = await deleteCheck(tx, account.id, params.id);
+    // The incident the check had open is resolved once the delete committed, in the store's own
+    // group commit: the incidents and their subscriber mail are written through the store, on no
+    // port yet, so they cannot be part of the unit.
+    afterCommit(async () => {
+      const { committed } = store.writeBatched(() => ctx.repositories.deletedCheckIncidents.checkDeleted(account.id, check, Date.now()));
+      await committed;
+    });
   });
-  ctx.route(ENDPOINTS['checks.get'], ({ account, params }) => presentCheck(store, account.id, getCheck(store, account.id, params.id), ctx.publicUrl()));
-  ctx.route(ENDPOINTS['checks.delete'], ({ account, params }) => deleteCheck(store, ctx.repositories.deletedCheckIncidents, account.id, params.id));
 }
