@@ -1,5 +1,8 @@
+import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
+import type { AppEnv } from '../http/types.js';
+import { registerHealth, sqliteDatabaseHealth } from './health.js';
 
 const apps: ServiceApp[] = [];
 afterEach(() => {
@@ -31,5 +34,22 @@ describe('GET /healthz', () => {
     const response = await app.app.request('/healthz');
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({ status: 'DOWN', database: { status: 'DOWN', engine: 'sqlite', reason: 'The database connection is not open' } });
+  });
+
+  it('asks the SQLite store on each probe: 503 once its connection is closed, with no since (a file answers or not at once)', async () => {
+    const app = service();
+    const health = sqliteDatabaseHealth(app.store);
+    expect(await health.check()).toEqual({ ok: true });
+    app.store.db.close();
+    expect(await health.check()).toEqual({ ok: false, error: 'The database connection is not open' });
+  });
+
+  it("answers 503 with the engine's reason and since when the engine gives them", async () => {
+    const app = new Hono<AppEnv>();
+    const since = '2030-01-01T00:00:00.000Z';
+    registerHealth(app, { engine: 'postgres', check: async () => ({ ok: false, error: 'PostgreSQL at db:5432/vigil is unavailable: connect ECONNREFUSED', since }) });
+    const response = await app.request('/healthz');
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({ status: 'DOWN', database: { status: 'DOWN', engine: 'postgres', reason: 'PostgreSQL at db:5432/vigil is unavailable: connect ECONNREFUSED', since } });
   });
 });

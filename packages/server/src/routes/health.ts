@@ -6,18 +6,60 @@
  */
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
+import type { EngineHealth } from '../store/engine-health.js';
+import type { Store } from '../store/index.js';
+import type { PostgresPorts } from '../store/postgres/index.js';
 import type { RouteContext } from './index.js';
 
 export const HEALTH_PATH = '/healthz';
 
+/** What the probe asks: the engine's name and whether its database answers now. */
+export interface DatabaseHealth {
+  readonly engine: 'sqlite' | 'postgres';
+  check(): Promise<EngineHealth>;
+}
+
+/** The SQLite store's own `SELECT 1` on its connection (a local file answers at once, so nothing is cached). */
+export function sqliteDatabaseHealth(store: Pick<Store, 'health'>): DatabaseHealth {
+  return {
+    engine: 'sqlite',
+    check: async () => {
+      const answer = store.health();
+      return answer.up ? { ok: true } : { ok: false, error: answer.reason };
+    },
+  };
+}
+
+/**
+ * The PostgreSQL ports' `health()`: a `SELECT 1` through the pool with a short timeout, reused for a
+ * second, so probes from several load balancers cost the database one statement a second at most.
+ * Its reason names the database as `host:port/database`, never the password.
+ */
+export function postgresDatabaseHealth(ports: Pick<PostgresPorts, 'health'>): DatabaseHealth {
+  return { engine: 'postgres', check: () => ports.health() };
+}
+
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
-  app.get(HEALTH_PATH, (c) => {
-    const database = ctx.store.health();
-    const body = database.up
+  registerHealth(app, sqliteDatabaseHealth(ctx.store));
+}
+
+/** `GET /healthz` over `database`; the app built on PostgreSQL's ports passes `postgresDatabaseHealth`. */
+export function registerHealth(app: Hono<AppEnv>, database: DatabaseHealth): void {
+  app.get(HEALTH_PATH, async (c) => {
+    const health = await database.check();
+    const body = health.ok
       ? { status: 'UP', database: { status: 'UP', engine: database.engine } }
-      : { status: 'DOWN', database: { status: 'DOWN', engine: database.engine, reason: database.reason } };
+      : {
+          status: 'DOWN',
+          database: {
+            status: 'DOWN',
+            engine: database.engine,
+            reason: health.error ?? 'the database does not answer',
+            ...(health.since === undefined ? {} : { since: health.since }),
+          },
+        };
     c.header('cache-control', 'no-store');
-    return c.json(body, database.up ? 200 : 503);
+    return c.json(body, health.ok ? 200 : 503);
   });
 }
 
@@ -31,7 +73,16 @@ export function healthOpenApiPaths(): Record<string, Record<string, unknown>> {
       database: {
         type: 'object',
         required: ['status', 'engine'],
-        properties: { status: { const: status }, engine: { type: 'string' }, ...(status === 'DOWN' ? { reason: { type: 'string' } } : {}) },
+        properties: {
+          status: { const: status },
+          engine: { type: 'string', enum: ['sqlite', 'postgres'] },
+          ...(status === 'DOWN'
+            ? {
+                reason: { type: 'string', description: 'Why the database does not answer, naming it as host:port/database (never a password)' },
+                since: { type: 'string', format: 'date-time', description: 'When the current run of failed checks began (PostgreSQL)' },
+              }
+            : {}),
+        },
       },
     },
   });
