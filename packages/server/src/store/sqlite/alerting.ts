@@ -16,18 +16,12 @@ import { OutboxTable, type NotificationRow } from './outbox.js';
 
 export class AlertStateTable {
   readonly #read: Statement;
-  readonly #put: Statement;
   readonly #create: Statement;
   readonly #replace: Statement;
   readonly #sslAlertDue: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#read = db.prepare('SELECT doc, version FROM alert_states WHERE account_id = ? AND check_id = ?');
-    // Every write moves the version (step 31), so a replica's compare-and-set sees this one too.
-    this.#put = db.prepare(
-      `INSERT INTO alert_states (account_id, check_id, doc, version) VALUES (?, ?, ?, 1)
-       ON CONFLICT (account_id, check_id) DO UPDATE SET doc = excluded.doc, version = alert_states.version + 1`,
-    );
     this.#create = db.prepare('INSERT INTO alert_states (account_id, check_id, doc, version) VALUES (?, ?, ?, 1) ON CONFLICT (account_id, check_id) DO NOTHING');
     this.#replace = db.prepare('UPDATE alert_states SET doc = ?, version = version + 1 WHERE account_id = ? AND check_id = ? AND version = ?');
     this.#sslAlertDue = db.prepare(
@@ -45,11 +39,6 @@ export class AlertStateTable {
   read(accountId: string, checkId: string): VersionedAlertState | undefined {
     const row = this.#read.get(accountId, checkId) as { doc: string; version: number } | undefined;
     return row && { state: row.doc, version: row.version };
-  }
-
-  /** Stores the state whatever its version (the single process, which read it in the same transaction). */
-  put(accountId: string, checkId: string, doc: string): void {
-    this.#put.run(accountId, checkId, doc);
   }
 
   /** Stores the state only if its version is `expectedVersion` (0: no state yet); whether it did. */
