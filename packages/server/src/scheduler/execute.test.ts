@@ -1,9 +1,10 @@
-import type { Runner, RunOutcome, RunResult } from '@vigil/runner';
+import type { Runner, RunnerReport, RunOutcome, RunResult } from '@vigil/runner';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import type { AlertContext, SendOutcome } from '../alerting/channels.js';
 import { Store } from '../store/index.js';
-import { executeRuns } from './execute.js';
+import type { CheckStatuses, StoragePorts } from '../store/ports.js';
+import { executeRuns, reportRecorder } from './execute.js';
 import { openRepositories } from '../repositories.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -106,5 +107,62 @@ describe('executeRuns', () => {
     await alerting.idle();
     expect(sent).toEqual(['ALERT_FAILURE']);
     expect(alerting.stateOf('acct', String(check.id))).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
+  });
+
+  it('stores nothing of a run whose status write fails: no result, no rollup, no error group, and the slot is not finished', async () => {
+    const { repositories, check } = world({ locations: ['eu-west-1'] }, {});
+    const checkId = String(check.id);
+    let failStatus = false;
+    // The engine's ports, but inside a unit the status write fails when asked to.
+    const ports: StoragePorts = {
+      ...repositories.ports,
+      transaction: (work) =>
+        repositories.ports.transaction((tx) => {
+          const checkStatuses: CheckStatuses = {
+            record: async (accountId, result) => {
+              if (failStatus) throw new Error('the status write failed');
+              return tx.checkStatuses.record(accountId, result);
+            },
+            list: (accountId) => tx.checkStatuses.list(accountId),
+            find: (accountId, id) => tx.checkStatuses.find(accountId, id),
+          };
+          return work({ ...tx, checkStatuses });
+        }),
+    };
+    const finished: string[] = [];
+    const record = reportRecorder({ repositories: { ...repositories, ports }, onStored: (stored) => finished.push(stored.slot.key) });
+    const runner = fakeRunner(['eu-west-1'], null);
+    const reportAt = async (dueMs: number): Promise<RunnerReport> => {
+      const { final } = await runner.run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1]);
+      const at = new Date(dueMs).toISOString();
+      const apiCheckResult = { ...final.apiCheckResult, requestError: 'timeout after 5000ms' };
+      return { key: `${checkId}@${dueMs}@eu-west-1`, wireVersion: 1, attempts: [], final: { ...final, created_at: at, startedAt: at, stoppedAt: at, apiCheckResult } as RunResult } as unknown as RunnerReport;
+    };
+    const dueMs = Date.UTC(2026, 10, 27, 9);
+    await record(job(check, 'eu-west-1', dueMs), await reportAt(dueMs));
+    const before = {
+      results: repositories.readSide.results.resultsOf('acct', checkId),
+      rollups: repositories.readSide.results.rollupRowsOf('acct', checkId, 'hourly', { from: dueMs - DAY, to: dueMs + DAY }),
+      groups: repositories.readSide.results.errorGroupsOf('acct', checkId, { page: 1, limit: 10 }),
+      status: repositories.statuses.get('acct', checkId),
+    };
+    expect(before.results).toHaveLength(1);
+    expect(before.groups.total).toBe(1);
+
+    failStatus = true;
+    const failing = job(check, 'eu-west-1', dueMs + 60_000);
+    await expect(record(failing, await reportAt(dueMs + 60_000))).rejects.toThrow('the status write failed');
+    expect(repositories.readSide.results.resultsOf('acct', checkId)).toEqual(before.results);
+    expect(repositories.readSide.results.rollupRowsOf('acct', checkId, 'hourly', { from: dueMs - DAY, to: dueMs + DAY })).toEqual(before.rollups);
+    expect(repositories.readSide.results.errorGroupsOf('acct', checkId, { page: 1, limit: 10 })).toEqual(before.groups);
+    expect(repositories.statuses.get('acct', checkId)).toEqual(before.status);
+    // As when the store refused the run before: the slot is not marked finished (it counts as lost).
+    expect(finished).toEqual([job(check, 'eu-west-1', dueMs).slot.key]);
+
+    // The next run is stored as usual.
+    failStatus = false;
+    await record(job(check, 'eu-west-1', dueMs + 120_000), await reportAt(dueMs + 120_000));
+    expect(repositories.readSide.results.resultsOf('acct', checkId)).toHaveLength(2);
+    expect(finished).toHaveLength(2);
   });
 });

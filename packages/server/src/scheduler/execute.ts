@@ -1,27 +1,30 @@
 /**
  * What the in-process queue does with a claimed slot: run the check with `@vigil/runner` (which keeps
  * user scripts and Playwright specs in child processes with nothing of this process's environment),
- * then store every try (ATTEMPT results, then the FINAL one) through the read side, which folds
- * their errors into error groups and serves them as check results and analytics.
+ * then store every try (ATTEMPT results, then the FINAL one), the errors they fold into error
+ * groups and the check's status as one unit of work through the storage ports, which the read side
+ * then serves as check results and analytics.
  *
- * The writes of a run go through the store's group commit (`writeBatched`): every run that ends in
- * the same event-loop turn shares one commit with the API's writes of that turn. At 167 runs a
- * second, a commit of their own each (results, status, claim, alert state: four per run) was most
- * of the service's time and held the event loop in bursts that delayed the next runs' starts.
+ * On SQLite a unit is a savepoint inside the store's group commit: every run that ends in the same
+ * event-loop turn shares one commit with the API's writes of that turn. At 167 runs a second, a
+ * commit of their own each (results, status, claim, alert state: four per run) was most of the
+ * service's time and held the event loop in bursts that delayed the next runs' starts.
  */
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob } from '@vigil/schema';
 import { runJob, type Runner, type RunnerReport, type RunResult } from '@vigil/runner';
 import { sslDaysRemaining, type Alerting } from '../alerting/index.js';
-import { openReadSide } from '../readside/context.js';
-import { StatusStore } from '../readside/statuses.js';
+import { errorMessagesOf } from '../readside/error-groups.js';
+import { boundResult } from '../readside/result-bounds.js';
 import type { Repositories } from '../repositories.js';
 import type { Store } from '../store/index.js';
+import type { CheckResultDocument, ErrorOccurrence, StoragePorts } from '../store/ports.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import type { ExecuteRun, RunJob } from './queue.js';
 import { schedulable } from './scheduler.js';
 
 export interface ExecuteOptions {
-  /** Where results and statuses are stored. */
-  repositories: Pick<Repositories, 'store' | 'readSide' | 'statuses'>;
+  /** Where results and statuses are stored (`ports`), and the store alerting still writes through. */
+  repositories: Pick<Repositories, 'store' | 'ports'>;
   runner: Runner;
   /** Told every FINAL result after it is stored (alert state and notifications). */
   alerting?: Pick<Alerting, 'onFinalResult'>;
@@ -45,7 +48,7 @@ export function executeRuns(options: ExecuteOptions): ExecuteRun {
 
 export interface RecordOptions {
   /**
-   * Runs first inside the transaction that stores the results; a throw refuses the report and
+   * Runs first inside the unit of work that stores the results; a throw refuses the report and
    * stores nothing (an agent's lease that is no longer its own).
    */
   guard?: () => void;
@@ -58,7 +61,7 @@ export interface RecordOptions {
 
 /**
  * COMPATIBILITY for the agents' tests (agents/ is being changed by other work) until they pass
- * `service.repositories`: a store alone gets a read side and statuses of its own.
+ * `service.repositories`: a store alone gets storage ports of its own on it.
  */
 type StoreOnlyRecordOptions = Omit<ExecuteOptions, 'runner' | 'repositories'> & { store: Store };
 
@@ -66,25 +69,27 @@ type StoreOnlyRecordOptions = Omit<ExecuteOptions, 'runner' | 'repositories'> & 
 export type RecordReport = (job: RunJob, report: RunnerReport, recordOptions?: RecordOptions) => Promise<void>;
 
 /**
- * Stores a report's tries, updates the check's status, marks the slot finished and moves the alert
- * state: the same for a run in this process and a run an agent reported.
+ * Stores a report's tries, their error groups and the check's status as one unit of work, then tells
+ * `onStored` (the slot is marked finished) and moves the alert state: the same for a run in this
+ * process and a run an agent reported.
  */
 export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOnlyRecordOptions): RecordReport {
-  const repositories = 'repositories' in options ? options.repositories : { store: options.store, readSide: openReadSide(options.store.db), statuses: new StatusStore(options.store) };
-  const { store, statuses } = repositories;
-  const { results } = repositories.readSide;
+  const repositories = 'repositories' in options ? options.repositories : { store: options.store, ports: sqlitePorts(options.store) };
+  const { store, ports } = repositories;
   return async (job, report, recordOptions = {}) => {
-    const { attempts } = report;
-    const checkRunId = report.final.checkRunId;
+    const { accountId } = job.slot;
     const certificateExpiresAt = report.final.certificateExpiresAt ?? null;
-    // The store gives the tries the ids it derives (ResultsStore.recordRun); alerts name the FINAL result by the stored one.
-    let final = report.final;
-    const stored = store.writeBatched(() => {
+    // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
+    // What is stored, and what its errors are folded from, is bounded first (result-bounds.ts).
+    const tries = [...report.attempts, report.final].map(({ certificateExpiresAt: _expiry, ...result }) => boundResult(result) as unknown as CheckResultDocument);
+    // One unit: a failure anywhere (the guard, the results, the groups, the status) stores nothing.
+    const final = await ports.transaction(async (tx) => {
       recordOptions.guard?.();
-      // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
-      const tries = [...attempts, report.final].map(({ certificateExpiresAt: _expiry, ...result }) => result);
-      final = { ...report.final, id: results.recordRun(job.slot.accountId, tries).at(-1)!.id };
-      statuses.record(job.slot.accountId, {
+      const stored = await tx.checkResults.appendRun(accountId, tries);
+      await tx.errorGroups.fold(accountId, errorOccurrencesOf(tries));
+      // The store gives the tries the ids it derives; alerts name the FINAL result by the stored one.
+      const final: RunResult = { ...report.final, id: stored.at(-1)!.id };
+      await tx.checkStatuses.record(accountId, {
         name: String(job.check.name ?? final.name),
         checkId: job.slot.checkId,
         hasFailures: final.hasFailures,
@@ -92,12 +97,15 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
         isDegraded: final.isDegraded ?? null,
         responseTime: typeof final.responseTime === 'number' ? final.responseTime : null,
         runLocation: job.slot.location,
-        checkRunId,
+        checkRunId: report.final.checkRunId,
         stoppedAt: final.stoppedAt ?? null,
         ...(certificateExpiresAt ? { sslDaysRemaining: sslDaysRemaining(certificateExpiresAt, Date.parse(final.stoppedAt ?? '') || Date.now()) } : {}),
       });
-      options.onStored?.(job, final);
+      return final;
     });
+    // Once stored for good. In a group commit of its own turn, which the slot's finish and the alert
+    // state of every run stored in the same turn share.
+    const told = store.writeBatched(() => options.onStored?.(job, final)).committed;
     const schedule = schedulable(job.slot.accountId, job.slot.checkId, job.check, job.group);
     const parallel = schedule?.runParallel ? { dueMs: job.slot.dueMs, locations: Math.max(1, schedule.locations.length) } : undefined;
     const facts = {
@@ -115,18 +123,25 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
       certificateExpiresAt,
       sslCheckDomain: certificateExpiresAt ? hostOf(final.apiCheckResult?.request?.url) : null,
     };
-    // After the results, in transactions of its own (alerting moves the state through the ports;
-    // one that starts in the results' turn joins their group commit): an alerting failure is
-    // reported, and neither undoes the stored run nor re-runs the slot.
+    // After the results are stored, in transactions of its own (alerting moves the state through the
+    // ports): an alerting failure is reported, and neither undoes the stored run nor re-runs the slot.
     const alerting = recordOptions.alert === false ? undefined : options.alerting;
-    const alerted = alerting?.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel).then(
-      () => undefined,
-      (error: unknown) => ({ error }),
-    );
-    await stored.committed;
-    const alertingFailure = await alerted;
-    if (alertingFailure) throw alertingFailure.error;
+    try {
+      await alerting?.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel);
+    } finally {
+      await told;
+    }
   };
+}
+
+/** The errors the tries record, as their check's error groups fold them. */
+function errorOccurrencesOf(tries: readonly CheckResultDocument[]): ErrorOccurrence[] {
+  const occurrences: ErrorOccurrence[] = [];
+  for (const tried of tries) {
+    const at = Date.parse(tried.created_at);
+    for (const message of errorMessagesOf(tried as Parameters<typeof errorMessagesOf>[0])) occurrences.push({ checkId: tried.checkId, message, at });
+  }
+  return occurrences;
 }
 
 function hostOf(url: string | undefined): string | null {

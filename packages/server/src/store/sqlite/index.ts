@@ -67,6 +67,8 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
  * rather than land outside any unit.
  */
 function portsInsideUnit(store: PortedStore): TransactionPorts {
+  // One savepoint wrapper for every write of every unit (better-sqlite3 builds four functions per `transaction()`).
+  const inSavepoint = store.db.transaction((work: () => unknown) => work());
   const direct: SqliteDocumentStore & BatchedSqlite = {
     checks: store.checks,
     checkGroups: store.checkGroups,
@@ -77,7 +79,7 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
       if (!store.unitOpen) throw new Error('a port of a unit of work was used after the unit ended; this is a bug in vigil');
       return store.db;
     },
-    writeBatched: (work) => ({ result: store.db.transaction(work)(), committed: Promise.resolve() }),
+    writeBatched: (work) => ({ result: inSavepoint(work) as ReturnType<typeof work>, committed: Promise.resolve() }),
   };
   return {
     documents: new SqliteDocuments(direct),

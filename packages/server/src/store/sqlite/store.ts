@@ -93,16 +93,6 @@ export class Store {
   }
 
   /**
-   * Opens this turn's group commit, or takes the one open, without writing, and settles as
-   * `writeBatched`'s `committed` does. A unit of work asked for next joins it, and commits at the
-   * turn's end with everything else of the turn, where a unit that opens the group commits at its
-   * own end, alone.
-   */
-  groupCommit(): Promise<void> {
-    return this.#openBatch().done;
-  }
-
-  /**
    * Runs its argument in a savepoint of the open transaction. One wrapper for every call, made when
    * the store opens: better-sqlite3 builds four functions at each `transaction()`, which at a few
    * writes per recorded run was a tenth of its cost.
