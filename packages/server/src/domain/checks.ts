@@ -63,9 +63,25 @@ async function allChannels(tx: CheckPorts, accountId: string): Promise<StoredDoc
   }
 }
 
-/** The account's alert channels by id, for the `alertChannels` summary. */
-async function channelsById(tx: CheckPorts, accountId: string): Promise<Map<number, StoredDoc>> {
-  return new Map((await allChannels(tx, accountId)).map((channel) => [channel.id as number, channel]));
+/**
+ * The account's alert channels by id (oldest first), read once per request: a create needs them for
+ * the channels that subscribe new checks and again for the response's summary. Check writes never
+ * change channels, so the first read stays right for the rest of the request.
+ */
+export class AccountChannels {
+  readonly #tx: CheckPorts;
+  readonly #accountId: string;
+  #byId: Promise<ReadonlyMap<number, StoredDoc>> | undefined;
+
+  constructor(tx: CheckPorts, accountId: string) {
+    this.#tx = tx;
+    this.#accountId = accountId;
+  }
+
+  byId(): Promise<ReadonlyMap<number, StoredDoc>> {
+    this.#byId ??= allChannels(this.#tx, this.#accountId).then((channels) => new Map(channels.map((channel) => [channel.id as number, channel])));
+    return this.#byId;
+  }
 }
 
 /** The group, the channels and the status-page service a check names must exist (400 naming the field). */
@@ -93,15 +109,13 @@ async function assertReferences(tx: CheckPorts, accountId: string, body: CheckBo
  * channel already listed keeps its sent `activated` value. As domain/alerting.ts resolves them.
  */
 async function resolveSubscriptions(
-  tx: CheckPorts,
-  accountId: string,
+  channels: AccountChannels,
   options: { sent: readonly AlertChannelSubscription[]; autoAssignAlerts: boolean; newCheck: boolean },
 ): Promise<AlertChannelSubscription[]> {
   const result = options.sent.map((subscription) => ({ alertChannelId: subscription.alertChannelId, activated: subscription.activated }));
   if (!options.autoAssignAlerts && !options.newCheck) return result;
   const listed = new Set(result.map((subscription) => subscription.alertChannelId));
-  for (const channel of await allChannels(tx, accountId)) {
-    const id = channel.id as number;
+  for (const [id, channel] of await channels.byId()) {
     if (listed.has(id)) continue;
     if (options.autoAssignAlerts || (options.newCheck && channel['autoSubscribe'] === true)) {
       result.push({ alertChannelId: id, activated: true });
@@ -146,10 +160,15 @@ function newCheckDocument(
   } as StoredDoc;
 }
 
-export async function createCheck(tx: CheckPorts, accountId: string, options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean }): Promise<StoredDoc> {
+/** `channels`: the account's, over `tx`; the caller presents the check with the same, so they are read once. */
+export async function createCheck(
+  tx: CheckPorts,
+  accountId: string,
+  options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean; channels: AccountChannels },
+): Promise<StoredDoc> {
   const { body } = options;
   await assertReferences(tx, accountId, body);
-  const alertChannelSubscriptions = await resolveSubscriptions(tx, accountId, {
+  const alertChannelSubscriptions = await resolveSubscriptions(options.channels, {
     sent: (body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
     autoAssignAlerts: options.autoAssignAlerts,
     newCheck: true,
@@ -199,7 +218,7 @@ export async function getCheck(tx: CheckPorts, accountId: string, id: string, va
 export async function updateCheck(
   tx: CheckPorts,
   accountId: string,
-  options: { id: string; variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean },
+  options: { id: string; variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean; channels: AccountChannels },
 ): Promise<StoredDoc> {
   const stored = await getCheck(tx, accountId, options.id, options.variant);
   const { body } = options;
@@ -218,7 +237,7 @@ export async function updateCheck(
     // An offset the caller never chose is re-assigned to fit the new frequency.
     merged['frequencyOffset'] = assignFrequencyOffset(String(stored.id), frequency);
   }
-  const subscriptions = await resolveSubscriptions(tx, accountId, {
+  const subscriptions = await resolveSubscriptions(options.channels, {
     sent: (merged['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
     autoAssignAlerts: options.autoAssignAlerts,
     newCheck: false,
@@ -271,12 +290,16 @@ function presentWith(channels: ReadonlyMap<number, StoredDoc>, doc: StoredDoc, p
   };
 }
 
-export async function presentCheck(tx: CheckPorts, accountId: string, doc: StoredDoc, pingBase?: string): Promise<StoredDoc> {
-  return presentWith(await channelsById(tx, accountId), doc, pingBase);
+/** No channels: the summary of a check without an activated subscription, which reads none. */
+const NO_CHANNELS: ReadonlyMap<number, StoredDoc> = new Map();
+
+export async function presentCheck(channels: AccountChannels, doc: StoredDoc, pingBase?: string): Promise<StoredDoc> {
+  const subscriptions = (doc['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [];
+  return presentWith(subscriptions.some((subscription) => subscription.activated) ? await channels.byId() : NO_CHANNELS, doc, pingBase);
 }
 
 /** The spliced-in tail of a check without activated channels, the common case (Vigil never auto-assigns). */
-const NO_CHANNELS_TAIL = `,"alertChannels":${JSON.stringify(summarizeChannels(new Map(), []))}}`;
+const NO_CHANNELS_TAIL = `,"alertChannels":${JSON.stringify(summarizeChannels(NO_CHANNELS, []))}}`;
 
 /**
  * A page of checks as response text: `alertChannels` is spliced into each stored document's JSON
@@ -284,7 +307,7 @@ const NO_CHANNELS_TAIL = `,"alertChannels":${JSON.stringify(summarizeChannels(ne
  * Relies on stored documents being JSON objects written by `JSON.stringify` (ending in `}`).
  */
 export async function presentCheckPage(tx: CheckPorts, accountId: string, request: DocumentPageRequest, pingBase?: string): Promise<Page<RawJson> | SerializedPage> {
-  const channels = await channelsById(tx, accountId);
+  const channels = await new AccountChannels(tx, accountId).byId();
   if (channels.size === 0) {
     // The common case: one tail for every check, so the database serialises the page unless it holds
     // a check with secret values.

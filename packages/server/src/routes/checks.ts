@@ -5,19 +5,21 @@
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { CHECK_VARIANTS, type CheckVariant } from '../domain/check-variants.js';
-import { checkQuery, createCheck, deleteCheck, getCheck, presentCheck, presentCheckPage, updateCheck } from '../domain/checks.js';
+import { AccountChannels, checkQuery, createCheck, deleteCheck, getCheck, presentCheck, presentCheckPage, updateCheck } from '../domain/checks.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store } = ctx;
   const writes = (variant: CheckVariant, endpoints: { create: typeof ENDPOINTS['checks.create']; update: typeof ENDPOINTS['checks.update'] }) => {
-    ctx.routeUnit(endpoints.create, async ({ tx, account, query, body }) =>
-      presentCheck(tx, account.id, await createCheck(tx, account.id, { variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
-    );
-    ctx.routeUnit(endpoints.update, async ({ tx, account, params, query, body }) =>
-      presentCheck(tx, account.id, await updateCheck(tx, account.id, { id: params.id, variant, body, autoAssignAlerts: query.autoAssignAlerts }), ctx.publicUrl()),
-    );
+    ctx.routeUnit(endpoints.create, async ({ tx, account, query, body }) => {
+      const channels = new AccountChannels(tx, account.id);
+      return presentCheck(channels, await createCheck(tx, account.id, { variant, body, autoAssignAlerts: query.autoAssignAlerts, channels }), ctx.publicUrl());
+    });
+    ctx.routeUnit(endpoints.update, async ({ tx, account, params, query, body }) => {
+      const channels = new AccountChannels(tx, account.id);
+      return presentCheck(channels, await updateCheck(tx, account.id, { id: params.id, variant, body, autoAssignAlerts: query.autoAssignAlerts, channels }), ctx.publicUrl());
+    });
   };
   // The typed calls first: their static paths must win over `/v1/checks/{id}`.
   for (const variant of CHECK_VARIANTS) {
@@ -28,7 +30,9 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   ctx.routeUnit(ENDPOINTS['checks.list'], ({ tx, account, query }) =>
     presentCheckPage(tx, account.id, { limit: query.limit, page: query.page, ...checkQuery(query) }, ctx.publicUrl()),
   );
-  ctx.routeUnit(ENDPOINTS['checks.get'], async ({ tx, account, params }) => presentCheck(tx, account.id, await getCheck(tx, account.id, params.id), ctx.publicUrl()));
+  ctx.routeUnit(ENDPOINTS['checks.get'], async ({ tx, account, params }) =>
+    presentCheck(new AccountChannels(tx, account.id), await getCheck(tx, account.id, params.id), ctx.publicUrl()),
+  );
   ctx.routeUnit(ENDPOINTS['checks.delete'], async ({ tx, account, params, afterCommit }) => {
     const check = await deleteCheck(tx, account.id, params.id);
     // The incident the check had open is resolved once the delete committed, in the store's own

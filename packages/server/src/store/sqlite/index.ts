@@ -3,7 +3,7 @@
  * same file behave as replicas do on one PostgreSQL database (the contract suite relies on it).
  */
 import type { StoragePorts, TransactionPorts } from '../ports.js';
-import { asUnitOf } from '../unit-of-work.js';
+import { refuseNestedUnit, runAsUnitOf } from '../unit-of-work.js';
 import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
@@ -46,15 +46,19 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     documents: new SqliteDocuments(store),
     alertSubscriptions: new SqliteAlertSubscriptions(store, store.subscriptions),
     statusPages: new SqliteStatusPages(store),
-    transaction: (work) =>
-      asUnitOf(ports, () =>
-        store.unitOfWork(() => {
+    transaction: async (work) => {
+      refuseNestedUnit(ports);
+      // Marked as running once its turn on the connection came, not while it waits in line: the
+      // async context it is found by (and Node's hook on every promise) is on only while units run.
+      return store.unitOfWork(() =>
+        runAsUnitOf(ports, () => {
           // Built at the first unit, while its savepoint is open (the guard below refuses a write
           // otherwise), and kept: one unit at a time runs on the connection.
           unitPorts ??= portsInsideUnit(store);
           return work(unitPorts);
         }),
-      ),
+      );
+    },
     close: async () => store.close(),
   };
   return ports;
