@@ -444,6 +444,33 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 18,
+    name: 'status-page incidents and the incident each check has open',
+    // As SQLite keeps them (its steps 11 and 6): an incident is one document with its updates inside,
+    // `seq` the order the list pages by newest first; `last_status` is the document's lastUpdateStatus,
+    // which says whether the incident a check opened is still open. Every write moves the status pages'
+    // revision in the writing transaction (SQLite's step 38), since public pages show incidents.
+    up: statements(
+      `CREATE TABLE incidents (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        account_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        last_status TEXT NOT NULL,
+        PRIMARY KEY (account_id, id)
+      )`,
+      'CREATE INDEX incidents_account ON incidents (account_id, seq)',
+      `CREATE TRIGGER incidents_revision AFTER INSERT OR UPDATE OR DELETE ON incidents
+        FOR EACH STATEMENT EXECUTE FUNCTION status_pages_move_revision()`,
+      `CREATE TABLE check_incidents (
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        incident_id TEXT NOT NULL,
+        PRIMARY KEY (account_id, check_id)
+      )`,
+    ),
+  },
 ];
 
 /**

@@ -134,4 +134,23 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
       `);
     },
   },
+  {
+    step: 38,
+    name: 'incident writes move the status pages revision',
+    up: (db) => {
+      db.exec(`
+        -- Public pages show incidents: a rendered page is stale after any committed incident write,
+        -- whoever made it (the API's units, a check's alerting, another process on the file).
+        CREATE TRIGGER incidents_revision_insert AFTER INSERT ON incidents BEGIN
+          INSERT INTO status_page_revision (only_row, revision) VALUES (1, 1) ON CONFLICT (only_row) DO UPDATE SET revision = revision + 1;
+        END;
+        CREATE TRIGGER incidents_revision_update AFTER UPDATE ON incidents BEGIN
+          INSERT INTO status_page_revision (only_row, revision) VALUES (1, 1) ON CONFLICT (only_row) DO UPDATE SET revision = revision + 1;
+        END;
+        CREATE TRIGGER incidents_revision_delete AFTER DELETE ON incidents BEGIN
+          INSERT INTO status_page_revision (only_row, revision) VALUES (1, 1) ON CONFLICT (only_row) DO UPDATE SET revision = revision + 1;
+        END;
+      `);
+    },
+  },
 ];
