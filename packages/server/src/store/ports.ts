@@ -466,6 +466,13 @@ export interface CheckResults {
    * reduced as store/formats/result-codec.ts `reducePassing` says. A try whose id is stored already is left alone.
    */
   appendRun(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]>;
+  /**
+   * Stores one result under the id it has, once: a heartbeat's ping or missed window names its result,
+   * so a result stored by a holder that died before confirming is not stored again by the next one.
+   * Resolves to false, storing nothing, when the check has a result of that id already. A FINAL one
+   * is folded into its rollups in the same transaction.
+   */
+  appendKept(accountId: string, result: CheckResultDocument): Promise<boolean>;
   /** Up to `limit` of a check's results strictly before `before` (or the newest), newest first, ties by id. */
   newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
   /** One result of a check, or undefined. */

@@ -122,6 +122,21 @@ describe.each(engines)('check results on $name', (engine) => {
     expect((await b.checkResults.rollups('acct', 'chk', 'hourly', T0 - DAY, T0 + DAY)).map((row) => row.results)).toEqual([1]);
   });
 
+  it('stores a result under its own id once (appendKept): a second append of the id stores nothing and counts in no rollup', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const ping = { ...result('chk', T0, { failing: true }), id: 'ping-7f3a' };
+    expect(await a.checkResults.appendKept('acct', ping)).toBe(true);
+    expect(await b.checkResults.appendKept('acct', { ...ping, hasFailures: false })).toBe(false);
+    expect((await b.checkResults.find('acct', 'chk', 'ping-7f3a'))?.hasFailures).toBe(true);
+    expect((await a.checkResults.rollups('acct', 'chk', 'daily', T0 - DAY, T0 + DAY)).map((row) => [row.results, row.failures])).toEqual([[1, 1]]);
+    await expect(a.transaction(async (tx) => {
+      expect(await tx.checkResults.appendKept('acct', { ...ping, id: 'ping-8b1c', created_at: new Date(T0 + 60_000).toISOString() })).toBe(true);
+      throw new Error('the unit gave up');
+    })).rejects.toThrow('the unit gave up');
+    expect(await b.checkResults.find('acct', 'chk', 'ping-8b1c')).toBeUndefined();
+    await expect(a.checkResults.appendKept('', ping)).rejects.toThrow('accountId must be a string that is not empty, got ""');
+  });
+
   it.each([
     ['an empty run', () => ['acct', []], 'a run must have at least one try'],
     ['tries of two checks', () => ['acct', [result('a', T0), result('b', T0)]], 'the tries of one run must be of one check, got "a" and "b"'],

@@ -68,6 +68,15 @@ function rowKeyOf(bytes: Buffer): RowKey {
   return bytes[0] === 1 ? bytes.subarray(1).toString('utf8') : Buffer.from(bytes.subarray(1));
 }
 
+/** Whether a run's tries take ids the store derives (`appendRun`) or keep their own (`appendKept`). */
+type RunIds = 'derive' | 'keep';
+
+interface Appended {
+  readonly stored: CheckResultDocument[];
+  /** How many tries were new (a try whose id was stored already is left alone). */
+  readonly inserted: number;
+}
+
 interface StoredRow {
   created_ms: number;
   id_key: Buffer;
@@ -142,16 +151,25 @@ export class PostgresCheckResults implements CheckResults {
 
   async appendRun(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
     checkResultRun(accountId, tries);
+    return (await this.#appendPrepared(accountId, tries, 'derive')).stored;
+  }
+
+  async appendKept(accountId: string, result: CheckResultDocument): Promise<boolean> {
+    checkResultRun(accountId, [result]);
+    return (await this.#appendPrepared(accountId, [result], 'keep')).inserted > 0;
+  }
+
+  /** Appends on days with a partition: made first when missing, and again when another replica pruned one this one still counted as there. */
+  async #appendPrepared(accountId: string, tries: readonly CheckResultDocument[], ids: RunIds): Promise<Appended> {
     const days = [...new Set(tries.map((tried) => dayOf(Date.parse(tried.created_at))))];
     await this.#ensureDays(days);
     try {
-      return await this.#appendOnce(accountId, tries);
+      return await this.#appendOnce(accountId, tries, ids);
     } catch (error) {
       if ((error as { code?: unknown }).code !== NO_PARTITION) throw error;
-      // Another replica pruned a day this one still counted as there.
       for (const day of days) this.#days.delete(day);
       await this.#ensureDays(days);
-      return this.#appendOnce(accountId, tries);
+      return this.#appendOnce(accountId, tries, ids);
     }
   }
 
@@ -160,21 +178,21 @@ export class PostgresCheckResults implements CheckResults {
    * whole transaction, and only the savepoint lets the unit go on to append again after the missing
    * day is made.
    */
-  async #appendOnce(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
-    if (!this.#db.isTransaction) return this.#db.transaction().execute((tx) => this.#append(tx, accountId, tries));
+  async #appendOnce(accountId: string, tries: readonly CheckResultDocument[], ids: RunIds): Promise<Appended> {
+    if (!this.#db.isTransaction) return this.#db.transaction().execute((tx) => this.#append(tx, accountId, tries, ids));
     const tx = this.#db as Transaction<PostgresSchema>;
     await sql`SAVEPOINT vigil_append`.execute(tx);
     try {
-      const stored = await this.#append(tx, accountId, tries);
+      const appended = await this.#append(tx, accountId, tries, ids);
       await sql`RELEASE SAVEPOINT vigil_append`.execute(tx);
-      return stored;
+      return appended;
     } catch (error) {
       await sql`ROLLBACK TO SAVEPOINT vigil_append`.execute(tx);
       throw error;
     }
   }
 
-  async #append(tx: Transaction<PostgresSchema>, accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
+  async #append(tx: Transaction<PostgresSchema>, accountId: string, tries: readonly CheckResultDocument[], ids: RunIds): Promise<Appended> {
     const checkId = tries[0]!.checkId;
     await sql`INSERT INTO result_series (account_id, check_id) VALUES (${accountId}, ${checkId}) ON CONFLICT DO NOTHING`.execute(tx);
     const series = (await sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId} FOR UPDATE`.execute(tx)).rows[0]!.key;
@@ -192,7 +210,7 @@ export class PostgresCheckResults implements CheckResults {
     const toStore: CheckResultDocument[] = [];
     const stored = storeRunTries(
       tries,
-      (_tried, createdMs) => freeDerivedId(checkId, createdMs, taken.get(createdMs) ?? []),
+      (_tried, createdMs) => (ids === 'keep' ? undefined : freeDerivedId(checkId, createdMs, taken.get(createdMs) ?? [])),
       (result) => {
         const createdMs = Date.parse(result.created_at);
         const derived = parseDerivedId(checkId, result.id);
@@ -200,8 +218,10 @@ export class PostgresCheckResults implements CheckResults {
         toStore.push(result);
       },
     );
+    let inserted = 0;
     for (const result of toStore) {
       if (await this.#stored(tx, series, checkId, result.id)) continue;
+      inserted += 1;
       const current = (await sql<CurrentReference>`SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current`.execute(tx)).rows[0];
       const { columns, reference } = this.#codec.plan(reducePassing(result) as CheckResultDocument, current);
       let ref: number | null = null;
@@ -223,7 +243,7 @@ export class PostgresCheckResults implements CheckResults {
       }
       if (result['resultType'] !== 'ATTEMPT') await this.#rollUp(tx, series, rollupFactOf(result));
     }
-    return stored.map(asStored);
+    return { stored: stored.map(asStored), inserted };
   }
 
   /** Whether result `id` of the check is stored, whichever way its id is kept. */

@@ -55,6 +55,16 @@ export class SqliteCheckResults implements CheckResults {
     return stored.map(asStored);
   }
 
+  async appendKept(accountId: string, result: CheckResultDocument): Promise<boolean> {
+    checkResultRun(accountId, [result]);
+    return committed(this.#store, () => {
+      const series = this.#series.findOrAdd(accountId, result.checkId);
+      if (!this.#rows.insert(series, reducePassing(result) as CheckResultDocument)) return false;
+      if (result['resultType'] !== 'ATTEMPT') this.#rollups.add(series, rollupFactOf(result));
+      return true;
+    });
+  }
+
   async newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: { createdMs: number; id: string } | undefined }): Promise<CheckResultDocument[]> {
     checkResultPage(accountId, checkId, page);
     const series = this.#series.find(accountId, checkId);
