@@ -156,6 +156,8 @@ export function registerUnitRoute<E extends EndpointSpec>(options: RouteOptions,
 
 function register<E extends EndpointSpec>(options: RouteOptions, endpoint: E, handling: Handling<E>): void {
   const { app, store, ports } = options;
+  // A GET has no transaction to scope a part of; its reads need none.
+  const readPorts: TransactionPorts = { ...ports, savepoint: (work) => work() };
   const method = endpoint.method.toLowerCase() as Lowercase<HttpMethod>;
   app.on(endpoint.method, honoPath(endpoint.path), async (c) => {
     const account = c.get('account');
@@ -190,7 +192,7 @@ function register<E extends EndpointSpec>(options: RouteOptions, endpoint: E, ha
     const afterCommit = () => {
       throw new Error('afterCommit is for writes; a GET has no unit to commit');
     };
-    if (method === 'get') return respond(c, toOutcome(await (handling.unit ? handling.handler({ ...input, tx: ports, afterCommit }) : handling.handler(input))));
+    if (method === 'get') return respond(c, toOutcome(await (handling.unit ? handling.handler({ ...input, tx: readPorts, afterCommit }) : handling.handler(input))));
     if (key !== undefined && key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
       // Each key is stored with its response for a day; a 16 KiB key per create was stored as sent.
       throw badRequest(`"Idempotency-Key" must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long`);

@@ -576,6 +576,20 @@ export interface TransactionPorts {
   readonly checkResults: CheckResults;
   readonly checkStatuses: CheckStatuses;
   readonly errorGroups: ErrorGroups;
+  /**
+   * A run's alert evaluation moves its check's state and queues its notifications in the run's unit,
+   * so a stored FINAL result is never left unevaluated by a process that died in between. Inside a
+   * unit a lost compare-and-set answers false without an error (on PostgreSQL the unit reads the
+   * winner's version again; on SQLite the unit holds the write lock, so none is lost).
+   */
+  readonly alertStates: AlertStates;
+  /**
+   * Runs `work` (writing through these same ports) so that a throw undoes only what `work` wrote and
+   * rejects with that error, and the unit goes on: a part of the unit whose failure must not take the
+   * rest with it (the alert evaluation of a stored run). On PostgreSQL a failed statement would
+   * otherwise abort the unit's whole transaction.
+   */
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** The ports of one engine on one database, as one replica holds them. */

@@ -159,3 +159,80 @@ describe.each(engines)('alert states on $name', (engine) => {
     await expect(a.alertStates.read('', 'check-1')).rejects.toThrow('accountId must be a string that is not empty, got ""');
   });
 });
+
+describe.each(engines)('alert states in a unit of work on $name', (engine) => {
+  const ssl = (id: string): QueuedNotification => ({ ...notification(id), alertType: 'ALERT_SSL' });
+
+  it('rolls a transition and its queued notifications, and a certificate claim, back with the unit', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const failure = new Error('the unit gave up after evaluating');
+    await expect(
+      a.transaction(async (tx) => {
+        expect(await tx.alertStates.transition('acc', 'check-1', 0, state('failing'), [notification('in-unit')], NOW)).toBe(true);
+        expect(await tx.alertStates.queueDailySslAlerts('acc', 'check-1', 100, [ssl('ssl-in-unit')], NOW)).toEqual(['ssl-in-unit']);
+        expect(await tx.alertStates.read('acc', 'check-1')).toEqual({ state: state('failing'), version: 1 });
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await b.alertStates.read('acc', 'check-1')).toBeUndefined();
+    expect(await b.outbox.find('in-unit')).toBeUndefined();
+    expect(await b.outbox.find('ssl-in-unit')).toBeUndefined();
+    // The day's claim went with the unit: the next claim of that day is queued.
+    expect(await b.alertStates.queueDailySslAlerts('acc', 'check-1', 100, [ssl('ssl-after')], NOW)).toEqual(['ssl-after']);
+  });
+
+  it('keeps a transition and its notifications that the unit committed, shown to another replica only then', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.transaction(async (tx) => {
+      expect(await tx.alertStates.transition('acc', 'check-1', 0, state('failing'), [notification('committed')], NOW)).toBe(true);
+      expect(await b.outbox.find('committed')).toBeUndefined();
+    });
+    expect(await b.alertStates.read('acc', 'check-1')).toEqual({ state: state('failing'), version: 1 });
+    expect((await b.outbox.find('committed'))?.delivery).toBe('PENDING');
+  });
+
+  it('answers a lost compare-and-set with false and no error, and lets the unit read the winner\'s version and move on from it', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stale = await a.alertStates.read('acc', 'check-1');
+    expect(await b.alertStates.transition('acc', 'check-1', 0, state('failing', 1), [notification('by-b')], NOW)).toBe(true);
+    await a.transaction(async (tx) => {
+      expect(await tx.alertStates.transition('acc', 'check-1', stale?.version ?? 0, state('failing', 1), [notification('lost')], NOW)).toBe(false);
+      const current = await tx.alertStates.read('acc', 'check-1');
+      expect(current).toEqual({ state: state('failing', 1), version: 1 });
+      expect(await tx.alertStates.transition('acc', 'check-1', current!.version, state('failing', 2), [notification('won')], NOW)).toBe(true);
+    });
+    expect(await b.alertStates.read('acc', 'check-1')).toEqual({ state: state('failing', 2), version: 2 });
+    expect(await b.outbox.find('lost')).toBeUndefined();
+    expect((await b.outbox.find('won'))?.delivery).toBe('PENDING');
+  });
+
+  it('leaves the unit usable after a transition it refused, and commits what the unit wrote besides', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.outbox.enqueue(notification('taken'), NOW);
+    await a.transaction(async (tx) => {
+      await expect(tx.alertStates.transition('acc', 'check-1', 0, state('failing'), [notification('fresh'), notification('taken')], NOW)).rejects.toThrow();
+      expect(await tx.alertStates.transition('acc', 'check-1', 0, state('failing'), [notification('fresh')], NOW)).toBe(true);
+    });
+    expect(await b.alertStates.read('acc', 'check-1')).toEqual({ state: state('failing'), version: 1 });
+    expect((await b.outbox.find('fresh'))?.delivery).toBe('PENDING');
+  });
+
+  it('undoes only what a savepoint wrote when it throws, rejects with the same error, and commits the rest of the unit', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const failure = new Error('the evaluation broke');
+    await a.transaction(async (tx) => {
+      expect(await tx.alertStates.transition('acc', 'check-1', 0, state('passing'), [], NOW)).toBe(true);
+      await expect(
+        tx.savepoint(async () => {
+          expect(await tx.alertStates.transition('acc', 'check-1', 1, state('failing'), [notification('undone')], NOW)).toBe(true);
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await tx.alertStates.read('acc', 'check-1')).toEqual({ state: state('passing'), version: 1 });
+      expect(await tx.savepoint(async () => tx.alertStates.transition('acc', 'check-1', 1, state('degraded'), [notification('kept')], NOW))).toBe(true);
+    });
+    expect(await b.alertStates.read('acc', 'check-1')).toEqual({ state: state('degraded'), version: 2 });
+    expect(await b.outbox.find('undone')).toBeUndefined();
+    expect((await b.outbox.find('kept'))?.delivery).toBe('PENDING');
+  });
+});

@@ -6,8 +6,13 @@
  * (`alert_notifications`, the NotificationOutbox's table) in the same transaction, so they exist
  * exactly when the state moved. The day's certificate-expiry claims are rows of `ssl_expiry_alerts`
  * (migrations.ts, step 17), one per check and channel. Same rules as store/sqlite/alerting.ts.
+ *
+ * Inside a unit of work (a run stored with its evaluation) each call is a savepoint of the unit's
+ * transaction instead of a transaction of its own; a lost compare-and-set changes no row and raises
+ * nothing, so the unit stays usable and reads the winner's version again (READ COMMITTED: each
+ * statement sees what committed before it).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AlertStates, QueuedNotification, SqliteAlongside, VersionedAlertState } from '../ports.js';
 import { checkAlertStateKey, checkAlertTransition, checkSslAlertClaims, StoreInputError } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
@@ -43,7 +48,7 @@ export class PostgresAlertStates implements AlertStates {
     checkAlertTransition(accountId, checkId, expectedVersion, nextState, notifications, nowMs);
     // Its writes would land in a SQLite file, outside this transaction: refused rather than half kept.
     if (alongside !== undefined) throw new StoreInputError('a transition on PostgreSQL cannot carry SQLite writes alongside it (check-triggered incidents have no PostgreSQL port yet)');
-    return this.#db.transaction().execute(async (tx) => {
+    return atomically(this.#db, 'vigil_alert_transition', async (tx) => {
       const moved =
         expectedVersion === 0
           ? await tx
@@ -69,7 +74,7 @@ export class PostgresAlertStates implements AlertStates {
   async queueDailySslAlerts(accountId: string, checkId: string, day: number, notifications: readonly QueuedNotification[], nowMs: number): Promise<string[]> {
     checkSslAlertClaims(accountId, checkId, day, notifications, nowMs);
     if (notifications.length === 0) return [];
-    return this.#db.transaction().execute(async (tx) => {
+    return atomically(this.#db, 'vigil_ssl_claims', async (tx) => {
       const queued: QueuedNotification[] = [];
       for (const notification of notifications) {
         // A replica claiming the same day at once waits for this row's lock, then finds the day
@@ -85,5 +90,24 @@ export class PostgresAlertStates implements AlertStates {
       await insertNotifications(tx, queued, nowMs);
       return queued.map((notification) => notification.id);
     });
+  }
+}
+
+/**
+ * `work` as one all-or-nothing step: a transaction of its own on the pool, a savepoint inside a unit's
+ * transaction (where a failed statement would otherwise abort the whole unit).
+ */
+export async function atomically<T>(db: Kysely<PostgresSchema>, savepoint: string, work: (tx: Transaction<PostgresSchema>) => Promise<T>): Promise<T> {
+  if (!db.isTransaction) return db.transaction().execute(work);
+  const tx = db as Transaction<PostgresSchema>;
+  await sql`SAVEPOINT ${sql.id(savepoint)}`.execute(tx);
+  try {
+    const result = await work(tx);
+    await sql`RELEASE SAVEPOINT ${sql.id(savepoint)}`.execute(tx);
+    return result;
+  } catch (error) {
+    await sql`ROLLBACK TO SAVEPOINT ${sql.id(savepoint)}`.execute(tx);
+    await sql`RELEASE SAVEPOINT ${sql.id(savepoint)}`.execute(tx);
+    throw error;
   }
 }

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { asUnitOf } from '../unit-of-work.js';
-import { PostgresAlertStates } from './alert-states.js';
+import { atomically, PostgresAlertStates } from './alert-states.js';
 import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
 import { PostgresCheckResults } from './check-results.js';
 import { PostgresCheckStatuses } from './check-statuses.js';
@@ -32,6 +32,8 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     checkResults: checkResults.inUnit(tx),
     checkStatuses: new PostgresCheckStatuses(tx),
     errorGroups: new PostgresErrorGroups(tx),
+    alertStates: new PostgresAlertStates(tx),
+    savepoint: (work) => atomically(tx, 'vigil_scope', () => work()),
   });
   const ports: StoragePorts = {
     idempotency: new PostgresIdempotencyKeys(db, purged),

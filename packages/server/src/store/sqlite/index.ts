@@ -26,6 +26,7 @@ export interface PortedStore extends SqliteDocumentStore {
   readonly subscriptions: SubscriptionIndex;
   readonly unitOpen: boolean;
   unitOfWork<T>(work: () => Promise<T>): Promise<T>;
+  savepointInUnit<T>(work: () => Promise<T>): Promise<T>;
   close(): void;
 }
 
@@ -93,5 +94,7 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     checkResults: new SqliteCheckResults(direct),
     checkStatuses: new SqliteCheckStatuses(direct),
     errorGroups: new SqliteErrorGroups(direct),
+    alertStates: new SqliteAlertStates(direct),
+    savepoint: (work) => store.savepointInUnit(work),
   };
 }

@@ -74,6 +74,11 @@ export class Store {
       release: this.db.prepare('RELEASE vigil_unit'),
       rollback: this.db.prepare('ROLLBACK TO vigil_unit'),
     };
+    this.#scopeStatements = {
+      open: this.db.prepare('SAVEPOINT vigil_scope'),
+      release: this.db.prepare('RELEASE vigil_scope'),
+      rollback: this.db.prepare('ROLLBACK TO vigil_scope'),
+    };
   }
 
   /** Runs `work` in one transaction (nested calls become savepoints). `work` must be synchronous. */
@@ -241,6 +246,36 @@ export class Store {
       return { engine: 'sqlite', up: false, reason: (error as Error).message };
     }
   }
+
+  /**
+   * Runs `work` in a savepoint of the open unit (`TransactionPorts.savepoint`): a throw undoes only
+   * what `work` wrote and rejects with that error. Writes of the group that landed meanwhile (`work`
+   * awaited past its turn) sit inside this savepoint too and must not be undone with it; then what
+   * `work` wrote stays as far as it got (each port write is atomic by itself) and the error rejects.
+   */
+  async savepointInUnit<T>(work: () => Promise<T>): Promise<T> {
+    const unit = this.#unit;
+    if (!unit) throw new Error('a savepoint was asked for outside a unit of work; this is a bug in vigil');
+    const joinedBefore = unit.joined;
+    unit.joined = false;
+    this.#scopeStatements.open.run();
+    try {
+      const result = await work();
+      this.#scopeStatements.release.run();
+      return result;
+    } catch (error) {
+      if (!unit.joined) {
+        this.#scopeStatements.rollback.run();
+        this.#writesUndone();
+      }
+      this.#scopeStatements.release.run();
+      throw error;
+    } finally {
+      unit.joined ||= joinedBefore;
+    }
+  }
+
+  readonly #scopeStatements: { readonly open: Statement; readonly release: Statement; readonly rollback: Statement };
 
   /** Whether a unit of work's savepoint is open now (the unit's ports refuse writes otherwise). */
   get unitOpen(): boolean {
