@@ -15,11 +15,12 @@
  * state must move once per result however many replicas evaluate it, a missed heartbeat must fail once,
  * and a periodic job (pruning) must run once per period. The resources accounts declare are one more
  * port (document-ports.ts), with the change feed that tells each replica what another one changed,
- * and status pages another (status-page-ports.ts).
+ * and status pages another (status-page-ports.ts), with their incidents (incident-ports.ts).
  */
 import type { CheckStatus } from '@vigil/schema';
 import type { ResourceDocuments } from './document-ports.js';
 import type { ArchivePatch, ErrorGroupState } from './error-group-rules.js';
+import type { Incidents } from './incident-ports.js';
 import type { StatusPages } from './status-page-ports.js';
 
 /** A check or group, as the alert-subscription index names the owner of a subscription. */
@@ -572,6 +573,9 @@ export interface TransactionPorts {
   readonly idempotency: IdempotencyKeys;
   readonly alertSubscriptions: AlertSubscriptionIndex;
   readonly statusPages: StatusPages;
+  readonly incidents: Incidents;
+  /** Queuing only: mail an incident write causes (its subscribers') commits with the write. */
+  readonly outbox: Pick<NotificationOutbox, 'enqueue'>;
   /** A run is recorded as one unit: its tries, the errors they fold into groups, its check's status. */
   readonly checkResults: CheckResults;
   readonly checkStatuses: CheckStatuses;
@@ -610,6 +614,8 @@ export interface StoragePorts {
   readonly alertSubscriptions: AlertSubscriptionIndex;
   /** Status pages (status-page-ports.ts): which of them show a service. */
   readonly statusPages: StatusPages;
+  /** Status-page incidents (incident-ports.ts), and the one each check's `triggerIncident` has open. */
+  readonly incidents: Incidents;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them

@@ -15,6 +15,7 @@ import { PostgresErrorGroups } from './error-groups.js';
 import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
 import { PostgresHeartbeatPings } from './heartbeat-pings.js';
 import { PostgresIdempotencyKeys, type PurgeClock } from './idempotency.js';
+import { PostgresIncidents } from './incidents.js';
 import { PostgresNotificationOutbox } from './outbox.js';
 import { PostgresPeriodicJobs } from './periodic-jobs.js';
 import { PostgresRateLimitWindows } from './rate-limits.js';
@@ -29,6 +30,8 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     idempotency: new PostgresIdempotencyKeys(tx, purged),
     alertSubscriptions: new PostgresAlertSubscriptions(tx),
     statusPages: new PostgresStatusPages(tx),
+    incidents: new PostgresIncidents(tx),
+    outbox: new PostgresNotificationOutbox(tx),
     checkResults: checkResults.inUnit(tx),
     checkStatuses: new PostgresCheckStatuses(tx),
     errorGroups: new PostgresErrorGroups(tx),
@@ -50,6 +53,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     documents: new PostgresDocuments(db),
     alertSubscriptions: new PostgresAlertSubscriptions(db),
     statusPages: new PostgresStatusPages(db),
+    incidents: new PostgresIncidents(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,

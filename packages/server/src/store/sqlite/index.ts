@@ -13,6 +13,7 @@ import { SqliteErrorGroups } from './error-groups.js';
 import { SqliteHeartbeatPings } from './heartbeat-pings.js';
 import { SqliteHeartbeatDeadlines } from './heartbeats.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
+import { SqliteIncidents } from './incidents-port.js';
 import { SqliteNotificationOutbox } from './outbox.js';
 import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
@@ -47,6 +48,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     documents: new SqliteDocuments(store),
     alertSubscriptions: new SqliteAlertSubscriptions(store, store.subscriptions),
     statusPages: new SqliteStatusPages(store),
+    incidents: new SqliteIncidents(store),
     transaction: async (work) => {
       refuseNestedUnit(ports);
       // Marked as running once its turn on the connection came, not while it waits in line: the
@@ -91,6 +93,8 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     idempotency: new SqliteIdempotencyKeys(direct, store.idempotency),
     alertSubscriptions: new SqliteAlertSubscriptions(direct, store.subscriptions),
     statusPages: new SqliteStatusPages(direct),
+    incidents: new SqliteIncidents(direct),
+    outbox: new SqliteNotificationOutbox(direct),
     checkResults: new SqliteCheckResults(direct),
     checkStatuses: new SqliteCheckStatuses(direct),
     errorGroups: new SqliteErrorGroups(direct),
