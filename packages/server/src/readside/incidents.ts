@@ -10,20 +10,13 @@
  * directly (the real service's PUT body has it); the next update moves it again.
  */
 import type { IncidentSeverity, IncidentStatus, IncidentStatusUpdate } from '@vigil/schema';
+import type { IncidentDocument } from '../store/incident-ports.js';
 
 /** A posted update is stored exactly as the wire shape. */
 export type IncidentUpdateState = IncidentStatusUpdate;
 
-export interface IncidentState {
-  id: string;
-  name: string;
-  severity: IncidentSeverity;
-  serviceIds: string[];
-  lastUpdateStatus: IncidentStatus;
-  incidentUpdates: IncidentUpdateState[];
-  created_at: string;
-  updated_at: string;
-}
+/** An incident as stored (the incidents port keeps this shape). */
+export type IncidentState = IncidentDocument;
 
 export interface IncidentUpdateInput {
   description: string;

@@ -21,7 +21,7 @@ import type { RouteContext } from './index.js';
 const CHECKS_PAGE = 500;
 
 /** The checks of the account that open incidents on the service, oldest first. */
-async function checksOfService(tx: TransactionPorts, accountId: string, serviceId: string): Promise<Array<{ id: string; name: unknown }>> {
+export async function checksOfService(tx: TransactionPorts, accountId: string, serviceId: string): Promise<Array<{ id: string; name: unknown }>> {
   const checks: Array<{ id: string; name: unknown }> = [];
   for (let page = 1; ; page++) {
     const { items, total } = await tx.documents.page('checks', accountId, { serviceId, limit: CHECKS_PAGE, page });
