@@ -16,6 +16,11 @@
  * if the version is still the one read. A replica that lost reads again and evaluates the result
  * again on the state the winner left, so each transition happens, and notifies, once.
  *
+ * A run's evaluation is part of the unit of work that stores the run (`evaluateIn`, from the
+ * scheduler's recorder and the heartbeat watch): a process killed after the results committed cannot
+ * leave a FINAL result unevaluated, and an evaluation names the FINAL result as it is stored. The
+ * outbox is told of what it queued once the unit committed (`notify`).
+ *
  * Also here:
  * - a check's `triggerIncident` opens and resolves its status-page incident (alerting/incidents.ts),
  *   in the transition's transaction (on SQLite, whose tables the incidents still live in);
@@ -33,7 +38,7 @@ import type { PagesStore } from '../readside/pages-store.js';
 import type { Repositories } from '../repositories.js';
 import type { ResourceDocument } from '../store/document-ports.js';
 import type { StoredDoc, Store } from '../store/index.js';
-import type { QueuedNotification, StoragePorts } from '../store/ports.js';
+import type { QueuedNotification, StoragePorts, TransactionPorts } from '../store/ports.js';
 import { AlertStateTable } from '../store/sqlite/alerting.js';
 import type { AlertContext } from './channels.js';
 import { CheckIncidents } from './incidents.js';
@@ -95,6 +100,15 @@ export class AlertStateContentionError extends Error {
   override readonly name = 'AlertStateContentionError';
 }
 
+/** What evaluating a FINAL result did: the alerts it raised, and whether it queued anything to deliver. */
+export interface AlertEvaluation {
+  readonly alerts: NotifiedAlertType[];
+  readonly queued: boolean;
+}
+
+/** The ports an evaluation reads and moves the state through: the replica's own, or a unit's. */
+type EvaluationPorts = Pick<StoragePorts | TransactionPorts, 'documents' | 'alertSubscriptions' | 'alertStates'>;
+
 /** Maintenance windows read per page while looking for an active one. */
 const WINDOW_PAGE = 500;
 
@@ -151,18 +165,40 @@ export class Alerting {
 
   /**
    * Folds one FINAL result of a check into its alert state and queues the notifications (and the
-   * incident changes) it causes; resolves once they are committed. `parallel`: the result is one
-   * location's run of a `runParallel` slot, evaluated together with the slot's other locations.
+   * incident changes) it causes, in transactions of its own; resolves once they are committed.
+   * `parallel`: the result is one location's run of a `runParallel` slot, evaluated together with
+   * the slot's other locations.
    */
   async onFinalResult(accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<NotifiedAlertType[]> {
-    const check = (await this.#ports.documents.get('checks', accountId, checkId)) as StoredDoc | undefined;
-    if (!check) return [];
+    const evaluation = await this.#evaluateWith(this.#ports, accountId, checkId, result, parallel);
+    this.notify(evaluation);
+    return evaluation.alerts;
+  }
+
+  /**
+   * `onFinalResult` inside the caller's unit of work `tx` (the one that stored the result), in a
+   * savepoint of it: a throw undoes only the evaluation's writes and rejects, and the caller decides
+   * what the rest of its unit does. Nothing is delivered before the unit commits: call `notify` then.
+   * It awaits only the ports, never a timer, so on SQLite the unit ends within its turn.
+   */
+  evaluateIn(tx: TransactionPorts, accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<AlertEvaluation> {
+    return tx.savepoint(() => this.#evaluateWith(tx, accountId, checkId, result, parallel));
+  }
+
+  /** Tells the outbox of what a committed evaluation queued. */
+  notify(evaluation: AlertEvaluation): void {
+    if (evaluation.queued) this.#outbox.pump();
+  }
+
+  async #evaluateWith(ports: EvaluationPorts, accountId: string, checkId: string, result: FinalResultFacts, parallel: ParallelSlot | undefined): Promise<AlertEvaluation> {
+    const check = (await ports.documents.get('checks', accountId, checkId)) as StoredDoc | undefined;
+    if (!check) return { alerts: [], queued: false };
     const groupId = check.groupId;
     const group =
-      typeof groupId === 'number' && Number.isSafeInteger(groupId) && groupId >= 1 ? ((await this.#ports.documents.get('check_groups', accountId, groupId)) as StoredDoc | undefined) : undefined;
+      typeof groupId === 'number' && Number.isSafeInteger(groupId) && groupId >= 1 ? ((await ports.documents.get('check_groups', accountId, groupId)) as StoredDoc | undefined) : undefined;
     // A tag on both the check and its group (or twice on one) is one tag to a receiver.
     const tags = [...new Set([...stringsOf(check.tags), ...stringsOf(group?.tags)])];
-    const subject: Subject = { accountId, checkId, check, group, tags, recipients: await this.#recipients(accountId, checkId, group) };
+    const subject: Subject = { ports, accountId, checkId, check, group, tags, recipients: await this.#recipients(ports, accountId, checkId, group) };
     const settings = this.#settingsOf(accountId, check, group);
     const alerts: NotifiedAlertType[] = [];
     let queued = false;
@@ -179,8 +215,7 @@ export class Alerting {
       alerts.push('ALERT_SSL');
       queued = true;
     }
-    if (queued) this.#outbox.pump();
-    return alerts;
+    return { alerts, queued };
   }
 
   async #evaluate(subject: Subject, result: FinalResultFacts, settings: AlertSettings): Promise<{ alerts: AlertType[]; queued: boolean }> {
@@ -189,7 +224,7 @@ export class Alerting {
     const suppressed = await this.#suppressed(subject, atMs);
     const base = this.#contextOf(subject, result);
     for (let attempt = 1; attempt <= ALERT_EVALUATION_ATTEMPTS; attempt++) {
-      const stored = await this.#ports.alertStates.read(accountId, checkId);
+      const stored = await subject.ports.alertStates.read(accountId, checkId);
       const previous = stored === undefined ? INITIAL_ALERT_STATE : (JSON.parse(stored.state) as AlertState);
       const step = nextAlertState(previous, { failed: result.hasFailures || result.hasErrors, degraded: result.isDegraded === true, atMs, suppressed }, settings);
       const checkAlertIds = new Map(step.alerts.map((alert) => [alert, randomUUID()]));
@@ -215,7 +250,7 @@ export class Alerting {
         if (opens) incidentMail = this.#incidents.open(cause) || incidentMail;
         if (resolves) incidentMail = this.#incidents.resolve(cause) || incidentMail;
       } : undefined;
-      if (await this.#ports.alertStates.transition(accountId, checkId, stored?.version ?? 0, nextState, notifications, this.#now(), incidents)) {
+      if (await subject.ports.alertStates.transition(accountId, checkId, stored?.version ?? 0, nextState, notifications, this.#now(), incidents)) {
         return { alerts: step.alerts, queued: notifications.length > 0 || incidentMail };
       }
     }
@@ -237,7 +272,7 @@ export class Alerting {
     const base = { ...this.#contextOf(subject, result), sslDaysRemaining: days, sslCheckDomain: result.sslCheckDomain ?? null };
     const checkAlertId = randomUUID();
     const notifications = channels.map((channel) => notificationOf(subject.accountId, channel, base, 'ALERT_SSL', checkAlertId));
-    const queued = await this.#ports.alertStates.queueDailySslAlerts(subject.accountId, subject.checkId, utcDay(atMs), notifications, this.#now());
+    const queued = await subject.ports.alertStates.queueDailySslAlerts(subject.accountId, subject.checkId, utcDay(atMs), notifications, this.#now());
     return queued.length > 0;
   }
 
@@ -265,7 +300,7 @@ export class Alerting {
   async #suppressed(subject: Subject, atMs: number): Promise<boolean> {
     if (subject.check.muted === true) return true;
     for (let afterSeq = 0; ; ) {
-      const page = await this.#ports.documents.pageAfter('maintenance_windows', subject.accountId, afterSeq, WINDOW_PAGE);
+      const page = await subject.ports.documents.pageAfter('maintenance_windows', subject.accountId, afterSeq, WINDOW_PAGE);
       if (isInMaintenance(page.map((entry) => entry.doc) as unknown as MaintenanceWindowLike[], subject.tags, atMs)) return true;
       if (page.length < WINDOW_PAGE) return false;
       afterSeq = page.at(-1)!.seq;
@@ -286,15 +321,15 @@ export class Alerting {
   }
 
   /** The activated channels of the check and of its group, each once. */
-  async #recipients(accountId: string, checkId: string, group: StoredDoc | undefined): Promise<ResourceDocument[]> {
+  async #recipients(ports: EvaluationPorts, accountId: string, checkId: string, group: StoredDoc | undefined): Promise<ResourceDocument[]> {
     const subscriptions = [
-      ...((await this.#ports.alertSubscriptions.ofOwners(accountId, 'check', [checkId])).get(checkId) ?? []),
-      ...(group ? ((await this.#ports.alertSubscriptions.ofOwners(accountId, 'group', [String(group.id)])).get(String(group.id)) ?? []) : []),
+      ...((await ports.alertSubscriptions.ofOwners(accountId, 'check', [checkId])).get(checkId) ?? []),
+      ...(group ? ((await ports.alertSubscriptions.ofOwners(accountId, 'group', [String(group.id)])).get(String(group.id)) ?? []) : []),
     ];
     const channels = new Map<number, ResourceDocument>();
     for (const subscription of subscriptions) {
       if (!subscription.activated || channels.has(subscription.alertChannelId)) continue;
-      const channel = await this.#ports.documents.get('alert_channels', accountId, subscription.alertChannelId);
+      const channel = await ports.documents.get('alert_channels', accountId, subscription.alertChannelId);
       if (channel) channels.set(subscription.alertChannelId, channel);
     }
     return [...channels.values()];
@@ -316,6 +351,8 @@ function notificationOf(accountId: string, channel: ResourceDocument, base: Base
 }
 
 interface Subject {
+  /** Where the evaluation reads and writes: the replica's ports, or the unit's it is part of. */
+  ports: EvaluationPorts;
   accountId: string;
   checkId: string;
   check: StoredDoc;

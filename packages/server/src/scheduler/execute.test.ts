@@ -109,6 +109,107 @@ describe('executeRuns', () => {
     expect(alerting.stateOf('acct', String(check.id))).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
   });
 
+  describe("a run's alert evaluation, in the unit that stores the run", () => {
+    const outboxRows = (store: Store) => (store.db.prepare('SELECT check_id, alert_type FROM alert_notifications').all() as Array<{ check_id: string; alert_type: string }>).map((row) => `${row.alert_type} ${row.check_id}`);
+    /** The engine's ports, but a unit fails after its work (the evaluation included) when asked to, as a process killed before COMMIT. */
+    function failingAfterWork(ports: StoragePorts) {
+      const control = { fail: false };
+      const wrapped: StoragePorts = {
+        ...ports,
+        transaction: (work) =>
+          ports.transaction(async (tx) => {
+            const done = await work(tx);
+            if (control.fail) throw new Error('the unit failed after the evaluation');
+            return done;
+          }),
+      };
+      return { ports: wrapped, control };
+    }
+
+    it('leaves neither the result nor the alert state nor the outbox row of a unit that fails after the evaluation; a normal run leaves all three', async () => {
+      const { store, repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
+      const checkId = String(check.id);
+      const { ports, control } = failingAfterWork(repositories.ports);
+      const finished: string[] = [];
+      const record = reportRecorder({ repositories: { ...repositories, ports }, alerting, onStored: (stored) => finished.push(stored.slot.key) });
+      const runner = fakeRunner(['eu-west-1'], null);
+      const report = async (dueMs: number): Promise<RunnerReport> => ({ key: `${checkId}@${dueMs}@eu-west-1`, wireVersion: 1, ...(await runner.run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1])) }) as unknown as RunnerReport;
+
+      control.fail = true;
+      const dueMs = Date.UTC(2026, 10, 27, 9);
+      await expect(record(job(check, 'eu-west-1', dueMs), await report(dueMs))).rejects.toThrow('the unit failed after the evaluation');
+      await alerting.idle();
+      expect(repositories.readSide.results.resultsOf('acct', checkId)).toEqual([]);
+      expect(repositories.statuses.get('acct', checkId)).toBeUndefined();
+      expect(alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
+      expect(outboxRows(store)).toEqual([]);
+      expect(sent).toEqual([]);
+      expect(finished).toEqual([]);
+
+      control.fail = false;
+      await record(job(check, 'eu-west-1', dueMs + 60_000), await report(dueMs + 60_000));
+      await alerting.idle();
+      const results = repositories.readSide.results.resultsOf('acct', checkId);
+      expect(results.map((result) => result.hasFailures)).toEqual([true]);
+      expect(alerting.stateOf('acct', checkId)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
+      expect(outboxRows(store)).toEqual([`ALERT_FAILURE ${checkId}`]);
+      expect(sent).toEqual(['ALERT_FAILURE']);
+      expect(finished).toHaveLength(1);
+    });
+
+    it('names the FINAL result as stored, and sees the result and status the unit stored before it', async () => {
+      const { repositories, check, alerting } = world({ locations: ['eu-west-1'] }, {});
+      const checkId = String(check.id);
+      const seen: Array<{ id: string | null; results: number; status: boolean | undefined }> = [];
+      const record = reportRecorder({
+        repositories,
+        alerting: {
+          evaluateIn: async (tx, accountId, id, facts, parallel) => {
+            seen.push({ id: facts.id, results: (await tx.checkResults.newestFirst(accountId, id, { limit: 10 })).length, status: (await tx.checkStatuses.find(accountId, id))?.hasFailures });
+            return alerting.evaluateIn(tx, accountId, id, facts, parallel);
+          },
+          notify: (evaluation) => alerting.notify(evaluation),
+        },
+      });
+      const dueMs = Date.UTC(2026, 10, 27, 9);
+      const { final } = await fakeRunner(['eu-west-1'], null).run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1]);
+      await record(job(check, 'eu-west-1', dueMs), { key: 'k', wireVersion: 1, attempts: [], final } as unknown as RunnerReport);
+      const stored = repositories.readSide.results.resultsOf('acct', checkId);
+      expect(seen).toEqual([{ id: stored[0]!.id, results: 1, status: true }]);
+      expect(stored[0]!.id).not.toBe(final.id);
+    });
+
+    it('reports an alerting failure once the run is stored, undoing only what the evaluation wrote: the result and status stay, and the slot is finished', async () => {
+      const { store, repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
+      const checkId = String(check.id);
+      const finished: string[] = [];
+      const record = reportRecorder({
+        repositories,
+        alerting: {
+          // The evaluation moves the state and queues its notification, then its savepoint's work throws.
+          evaluateIn: (tx, accountId, id, facts, parallel) =>
+            tx.savepoint(async () => {
+              await alerting.evaluateIn(tx, accountId, id, facts, parallel);
+              throw new Error('alerting broke');
+            }),
+          notify: (evaluation) => alerting.notify(evaluation),
+        },
+        onStored: (stored) => finished.push(stored.slot.key),
+      });
+      const dueMs = Date.UTC(2026, 10, 27, 9);
+      const { final } = await fakeRunner(['eu-west-1'], null).run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1]);
+      const failing = job(check, 'eu-west-1', dueMs);
+      await expect(record(failing, { key: failing.slot.key, wireVersion: 1, attempts: [], final } as unknown as RunnerReport)).rejects.toThrow('alerting broke');
+      await alerting.idle();
+      expect(repositories.readSide.results.resultsOf('acct', checkId).map((result) => result.hasFailures)).toEqual([true]);
+      expect(repositories.statuses.get('acct', checkId)).toMatchObject({ hasFailures: true });
+      expect(alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
+      expect(outboxRows(store)).toEqual([]);
+      expect(sent).toEqual([]);
+      expect(finished).toEqual([failing.slot.key]);
+    });
+  });
+
   it('stores nothing of a run whose status write fails: no result, no rollup, no error group, and the slot is not finished', async () => {
     const { repositories, check } = world({ locations: ['eu-west-1'] }, {});
     const checkId = String(check.id);

@@ -2,8 +2,8 @@
  * What the in-process queue does with a claimed slot: run the check with `@vigil/runner` (which keeps
  * user scripts and Playwright specs in child processes with nothing of this process's environment),
  * then store every try (ATTEMPT results, then the FINAL one), the errors they fold into error
- * groups and the check's status as one unit of work through the storage ports, which the read side
- * then serves as check results and analytics.
+ * groups, the check's status and the FINAL result's alert evaluation as one unit of work through the
+ * storage ports, which the read side then serves as check results and analytics.
  *
  * On SQLite a unit is a savepoint inside the store's group commit: every run that ends in the same
  * event-loop turn shares one commit with the API's writes of that turn. At 167 runs a second, a
@@ -12,7 +12,7 @@
  */
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob } from '@vigil/schema';
 import { runJob, type Runner, type RunnerReport, type RunResult } from '@vigil/runner';
-import { sslDaysRemaining, type Alerting } from '../alerting/index.js';
+import { sslDaysRemaining, type AlertEvaluation, type Alerting, type FinalResultFacts } from '../alerting/index.js';
 import { errorMessagesOf } from '../readside/error-groups.js';
 import { boundResult } from '../readside/result-bounds.js';
 import type { Repositories } from '../repositories.js';
@@ -26,8 +26,8 @@ export interface ExecuteOptions {
   /** Where results and statuses are stored (`ports`), and the store alerting still writes through. */
   repositories: Pick<Repositories, 'store' | 'ports'>;
   runner: Runner;
-  /** Told every FINAL result after it is stored (alert state and notifications). */
-  alerting?: Pick<Alerting, 'onFinalResult'>;
+  /** Evaluates every FINAL result in the unit that stores it (alert state and notifications). */
+  alerting?: Pick<Alerting, 'evaluateIn' | 'notify'>;
   /** Called when a run's results are stored (the scheduler marks the slot finished). */
   onStored?: (job: RunJob, final: RunResult) => void;
 }
@@ -69,9 +69,9 @@ type StoreOnlyRecordOptions = Omit<ExecuteOptions, 'runner' | 'repositories'> & 
 export type RecordReport = (job: RunJob, report: RunnerReport, recordOptions?: RecordOptions) => Promise<void>;
 
 /**
- * Stores a report's tries, their error groups and the check's status as one unit of work, then tells
- * `onStored` (the slot is marked finished) and moves the alert state: the same for a run in this
- * process and a run an agent reported.
+ * Stores a report's tries, their error groups and the check's status, and evaluates the FINAL result's
+ * alert, as one unit of work, then tells `onStored` (the slot is marked finished) and the outbox: the
+ * same for a run in this process and a run an agent reported.
  */
 export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOnlyRecordOptions): RecordReport {
   const repositories = 'repositories' in options ? options.repositories : { store: options.store, ports: sqlitePorts(options.store) };
@@ -82,8 +82,12 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
     // The certificate's expiry feeds statuses and SSL alerts; it is not part of a stored result.
     // What is stored, and what its errors are folded from, is bounded first (result-bounds.ts).
     const tries = [...report.attempts, report.final].map(({ certificateExpiresAt: _expiry, ...result }) => boundResult(result) as unknown as CheckResultDocument);
-    // One unit: a failure anywhere (the guard, the results, the groups, the status) stores nothing.
-    const final = await ports.transaction(async (tx) => {
+    const schedule = schedulable(job.slot.accountId, job.slot.checkId, job.check, job.group);
+    const parallel = schedule?.runParallel ? { dueMs: job.slot.dueMs, locations: Math.max(1, schedule.locations.length) } : undefined;
+    const alerting = recordOptions.alert === false ? undefined : options.alerting;
+    // One unit: a failure anywhere (the guard, the results, the groups, the status) stores nothing,
+    // and a run stored is a run evaluated: no process dies between the two.
+    const recorded = await ports.transaction(async (tx) => {
       recordOptions.guard?.();
       const stored = await tx.checkResults.appendRun(accountId, tries);
       await tx.errorGroups.fold(accountId, errorOccurrencesOf(tries));
@@ -101,36 +105,45 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
         stoppedAt: final.stoppedAt ?? null,
         ...(certificateExpiresAt ? { sslDaysRemaining: sslDaysRemaining(certificateExpiresAt, Date.parse(final.stoppedAt ?? '') || Date.now()) } : {}),
       });
-      return final;
+      if (!alerting) return { final };
+      // In a savepoint of the unit: an alerting failure undoes only the evaluation's writes and is
+      // reported once the run is stored. It neither undoes the stored run nor re-runs the slot: the
+      // run happened, and its results and status are true whatever became of its alert.
+      try {
+        return { final, evaluation: await alerting.evaluateIn(tx, accountId, job.slot.checkId, alertFactsOf(job, final, certificateExpiresAt), parallel) };
+      } catch (error) {
+        return { final, alertingFailure: { error } };
+      }
     });
-    // Once stored for good. In a group commit of its own turn, which the slot's finish and the alert
-    // state of every run stored in the same turn share.
-    const told = store.writeBatched(() => options.onStored?.(job, final)).committed;
-    const schedule = schedulable(job.slot.accountId, job.slot.checkId, job.check, job.group);
-    const parallel = schedule?.runParallel ? { dueMs: job.slot.dueMs, locations: Math.max(1, schedule.locations.length) } : undefined;
-    const facts = {
-      id: final.id,
-      hasFailures: final.hasFailures,
-      hasErrors: final.hasErrors,
-      isDegraded: final.isDegraded ?? null,
-      responseTime: typeof final.responseTime === 'number' ? final.responseTime : null,
-      runLocation: job.slot.location,
-      startedAt: final.startedAt ?? null,
-      stoppedAt: final.stoppedAt ?? null,
-      error: final.error,
-      statusCode: final.apiCheckResult?.response?.status ?? null,
-      statusText: final.apiCheckResult?.response?.statusText ?? null,
-      certificateExpiresAt,
-      sslCheckDomain: certificateExpiresAt ? hostOf(final.apiCheckResult?.request?.url) : null,
-    };
-    // After the results are stored, in transactions of its own (alerting moves the state through the
-    // ports): an alerting failure is reported, and neither undoes the stored run nor re-runs the slot.
-    const alerting = recordOptions.alert === false ? undefined : options.alerting;
+    // Once stored for good. In a group commit of its own turn, which the slot's finish of every run
+    // stored in the same turn shares.
+    const told = store.writeBatched(() => options.onStored?.(job, recorded.final)).committed;
+    const evaluation: AlertEvaluation | undefined = recorded.evaluation;
+    if (evaluation) alerting?.notify(evaluation);
     try {
-      await alerting?.onFinalResult(job.slot.accountId, job.slot.checkId, facts, parallel);
+      if (recorded.alertingFailure) throw recorded.alertingFailure.error;
     } finally {
       await told;
     }
+  };
+}
+
+/** What alerting uses of a stored FINAL result. */
+function alertFactsOf(job: RunJob, final: RunResult, certificateExpiresAt: string | null): FinalResultFacts {
+  return {
+    id: final.id,
+    hasFailures: final.hasFailures,
+    hasErrors: final.hasErrors,
+    isDegraded: final.isDegraded ?? null,
+    responseTime: typeof final.responseTime === 'number' ? final.responseTime : null,
+    runLocation: job.slot.location,
+    startedAt: final.startedAt ?? null,
+    stoppedAt: final.stoppedAt ?? null,
+    error: final.error,
+    statusCode: final.apiCheckResult?.response?.status ?? null,
+    statusText: final.apiCheckResult?.response?.statusText ?? null,
+    certificateExpiresAt,
+    sslCheckDomain: certificateExpiresAt ? hostOf(final.apiCheckResult?.request?.url) : null,
   };
 }
 
