@@ -6,9 +6,7 @@
  * keyed by the `Store` for that.
  */
 import { randomUUID } from 'node:crypto';
-import { CheckIncidents } from './alerting/incidents.js';
 import { NotificationLog } from './alerting/notifications.js';
-import { OutboxWriter } from './alerting/outbox.js';
 import { PingTokens } from './heartbeats/tokens.js';
 import { SubscriptionStore } from './public-pages/subscription-store.js';
 import { openReadSide, type ReadSide } from './readside/context.js';
@@ -29,11 +27,6 @@ export interface Repositories {
   readonly pingTokens: PingTokens;
   /** The public subscription form's subscriptions, link key and rate-limit counts. */
   readonly statusPageSubscriptions: SubscriptionStore;
-  /**
-   * Resolves the incident of a check deleted through the API, in the deletion's transaction; its
-   * subscriber e-mails are queued for whichever outbox runs on the database.
-   */
-  readonly deletedCheckIncidents: CheckIncidents;
   /**
    * The storage ports (store/ports.ts) on this store's engine: the state replicas share, behind
    * Promise-returning methods. Parts of the service move onto them one at a time (docs/postgres.md
@@ -58,7 +51,6 @@ export function openRepositories(store: Store): Repositories {
     notificationLog: new NotificationLog(store),
     pingTokens: new PingTokens(store),
     statusPageSubscriptions: new SubscriptionStore(store, readSide.pages),
-    deletedCheckIncidents: new CheckIncidents(store, readSide.pages, new OutboxWriter(store)),
     ports: sqlitePorts(store),
     replicaId: randomUUID(),
   };

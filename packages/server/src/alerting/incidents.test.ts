@@ -7,13 +7,16 @@ import { Store } from '../store/index.js';
 import { NotificationLog } from './notifications.js';
 import { Alerting, type AlertingOptions, type FinalResultFacts } from './index.js';
 import { openRepositories } from '../repositories.js';
-import type { CheckIncidents } from './incidents.js';
+import type { StoredDoc } from '../store/index.js';
+import { openCheckIncident, resolveCheckIncident, resolveDeletedCheckIncident, type IncidentCause } from './incidents.js';
 
-/** What `DELETE /v1/checks/{id}` does to the store: the check goes, then its open incident is resolved. */
-function deleteCheck(store: Store, incidents: CheckIncidents, accountId: string, id: string): void {
-  const check = store.checks.get(accountId, id)!;
-  store.checks.remove(accountId, id);
-  incidents.checkDeleted(accountId, check, Date.now());
+/** What `DELETE /v1/checks/{id}` does: in one unit of work the check goes and its open incident is resolved. */
+async function deleteCheck(store: Store, accountId: string, id: string): Promise<void> {
+  await openRepositories(store).ports.transaction(async (tx) => {
+    const check = (await tx.documents.get('checks', accountId, id)) as StoredDoc;
+    await tx.documents.remove('checks', accountId, id);
+    await resolveDeletedCheckIncident(tx, accountId, check, Date.now());
+  });
 }
 
 const ACCOUNT = 'acct';
@@ -204,7 +207,7 @@ describe('triggerIncident', () => {
     for (const checkId of [deleted, kept]) await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     await subject.idle();
 
-    store.transaction(() => deleteCheck(store, openRepositories(store).deletedCheckIncidents, ACCOUNT, deleted));
+    await deleteCheck(store, ACCOUNT, deleted);
 
     const [shop, cart] = incidents(store);
     expect(shop.lastUpdateStatus).toBe('RESOLVED');
@@ -231,7 +234,7 @@ describe('triggerIncident', () => {
     await subject.onFinalResult(ACCOUNT, recovered, run(false, 1));
     await subject.onFinalResult(ACCOUNT, passing, run(false, 1));
     const before = incidents(store);
-    for (const checkId of [recovered, passing]) store.transaction(() => deleteCheck(store, openRepositories(store).deletedCheckIncidents, ACCOUNT, checkId));
+    for (const checkId of [recovered, passing]) await deleteCheck(store, ACCOUNT, checkId);
     expect(incidents(store)).toEqual(before);
     expect(store.db.prepare('SELECT * FROM check_incidents').all()).toEqual([]);
   });
@@ -246,5 +249,76 @@ describe('triggerIncident', () => {
     expect(incidents(store, ACCOUNT)).toEqual([]);
     expect(incidents(store, OTHER)).toEqual([]);
     expect(subscriberMails(store)).toEqual([]);
+  });
+
+  describe("through a unit of work's ports", () => {
+    const cause = (store: Store, checkId: string, minute: number): IncidentCause => ({
+      accountId: ACCOUNT,
+      check: store.checks.get(ACCOUNT, checkId)!,
+      context: {
+        checkId,
+        checkName: 'Shop API',
+        checkType: 'API',
+        checkResultId: `result-${minute}`,
+        responseTime: 12,
+        runLocation: 'eu-west-1',
+        startedAt: new Date(T0 + minute * 60_000).toISOString(),
+        errorMessage: null,
+        groupName: null,
+        tags: [],
+        statusCode: null,
+        statusText: null,
+      },
+      atMs: T0 + minute * 60_000,
+    });
+
+    it('opens the check’s incident once and resolves it, each with the VERIFIED subscribers’ mail, committed with the unit', async () => {
+      const store = world();
+      const serviceId = statusPage(store);
+      const checkId = check(store, serviceId);
+      const { ports } = openRepositories(store);
+      expect(await ports.transaction((tx) => openCheckIncident(tx, cause(store, checkId, 0)))).toBe(true);
+      expect(await ports.transaction((tx) => openCheckIncident(tx, cause(store, checkId, 1)))).toBe(false);
+      const [opened] = incidents(store);
+      expect(incidents(store)).toHaveLength(1);
+      expect(opened).toMatchObject({ name: 'Shop is down', severity: 'MAJOR', lastUpdateStatus: 'INVESTIGATING', serviceIds: [serviceId] });
+      expect(await ports.incidents.openOfCheck(ACCOUNT, checkId)).toEqual(opened);
+
+      expect(await ports.transaction((tx) => resolveCheckIncident(tx, cause(store, checkId, 2)))).toBe(true);
+      const [resolved] = incidents(store);
+      expect(resolved.incidentUpdates.map((update: { status: string; description: string }) => [update.status, update.description])).toEqual([
+        ['INVESTIGATING', 'Orders fail.'],
+        ['RESOLVED', "Check 'Shop API' has recovered."],
+      ]);
+      expect(store.db.prepare('SELECT * FROM check_incidents').all()).toEqual([]);
+      expect(subscriberMails(store).map((mail) => [mail.alert_type, mail.address])).toEqual([
+        ['INCIDENT_INVESTIGATING', 'fan@example.com'],
+        ['INCIDENT_RESOLVED', 'fan@example.com'],
+      ]);
+    });
+
+    it('leaves no incident, row or mail behind when the unit fails after opening', async () => {
+      const store = world();
+      const checkId = check(store, statusPage(store));
+      const { ports } = openRepositories(store);
+      await expect(
+        ports.transaction(async (tx) => {
+          await openCheckIncident(tx, cause(store, checkId, 0));
+          throw new Error('the transition lost');
+        }),
+      ).rejects.toThrow('the transition lost');
+      expect(incidents(store)).toEqual([]);
+      expect(store.db.prepare('SELECT * FROM check_incidents').all()).toEqual([]);
+      expect(subscriberMails(store)).toEqual([]);
+    });
+
+    it('opens nothing for a service of another account', async () => {
+      const store = world();
+      const checkId = check(store, statusPage(store, OTHER));
+      const { ports } = openRepositories(store);
+      expect(await ports.transaction((tx) => openCheckIncident(tx, cause(store, checkId, 0)))).toBe(false);
+      expect(incidents(store, ACCOUNT)).toEqual([]);
+      expect(incidents(store, OTHER)).toEqual([]);
+    });
   });
 });

@@ -13,21 +13,31 @@
  * - Resolved by the first passing run after the failure, whether or not that recovery is notified
  *   (a check muted after its incident opened still closes it): a status page never stays red for a
  *   service that is up again.
- * - Resolved too when the check is deleted through the API (`checkDeleted`, from `Repositories.deletedCheckIncidents`, in the
- *   deletion's transaction), with the update "Check 'NAME' was deleted.": nothing would run the
- *   check again to resolve it, and its `check_incidents` row would outlive it.
+ * - Resolved too when the check is deleted through the API (`resolveDeletedCheckIncident`, in the
+ *   delete's unit of work), with the update "Check 'NAME' was deleted.": nothing would run the check
+ *   again to resolve it, and its `check_incidents` row would outlive it.
  * - `notifySubscribers`: each update (INVESTIGATING, RESOLVED) is e-mailed to the VERIFIED
  *   subscribers of every status page that shows the service, one outbox row per subscriber and page,
  *   delivered with the notifications' retries; a PENDING subscriber never gets mail.
+ *
+ * Two ways in: `CheckIncidents`, synchronous on the SQLite store, for a transition that carries the
+ * incident in its SQLite transaction; and `openCheckIncident` / `resolveCheckIncident` /
+ * `resolveDeletedCheckIncident`, async through a unit of work's ports (`IncidentPorts`), on either
+ * engine: call them in the unit that moves the state (or deletes the check), and the incident, its
+ * `check_incidents` row and the subscribers' mail commit or roll back with it.
  */
 import { randomUUID } from 'node:crypto';
 import { INCIDENT_NAME_MAX, INCIDENT_UPDATES_MAX, TriggerIncident } from '@vigil/schema';
 import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
 import type { PagesStore } from '../readside/pages-store.js';
 import type { StoredDoc, Store } from '../store/index.js';
+import type { TransactionPorts } from '../store/ports.js';
 import { CheckIncidentTable } from '../store/sqlite/alerting.js';
 import { SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
-import type { NotificationQueue } from './outbox.js';
+import type { NotificationDoc, NotificationQueue } from './outbox.js';
+
+/** The ports opening or resolving a check's incident writes through: a unit of work's (TransactionPorts fits). */
+export type IncidentPorts = Pick<TransactionPorts, 'incidents' | 'statusPages' | 'documents' | 'outbox'>;
 
 /** The check whose alert moved, and the context its notifications carry. */
 export interface IncidentCause {
@@ -60,48 +70,18 @@ export class CheckIncidents {
 
   /** Opens the check's incident unless one is open; call inside the alert-state transaction. Returns whether it queued e-mail. */
   open(cause: IncidentCause): boolean {
-    const trigger = triggerOf(cause.check);
-    const checkId = cause.context.checkId;
-    if (!trigger || this.openIncidentOf(cause.accountId, checkId)) return false;
+    const opening = incidentOpenedBy(cause);
+    if (!opening || this.openIncidentOf(cause.accountId, cause.context.checkId)) return false;
     // A service deleted since (or another tenant's id) opens nothing: there is no page to show it on.
-    if (!this.#store.services.get(cause.accountId, trigger.serviceId)) return false;
-    const description = trigger.description !== '' ? trigger.description : `Check '${cause.context.checkName}' is failing.`;
-    const incident = createIncident(
-      {
-        name: trigger.name.slice(0, INCIDENT_NAME_MAX),
-        severity: trigger.severity,
-        serviceIds: [trigger.serviceId],
-        initialUpdates: [{ description, status: 'INVESTIGATING', notifySubscribers: trigger.notifySubscribers }],
-      },
-      { newId: randomUUID, now: new Date(cause.atMs) },
-    );
-    this.#pages.insertIncident(cause.accountId, incident);
-    this.#table.remember(cause.accountId, checkId, incident.id);
-    return trigger.notifySubscribers && this.#mailSubscribers(cause, incident, description) > 0;
+    if (!this.#store.services.get(cause.accountId, opening.trigger.serviceId)) return false;
+    this.#pages.insertIncident(cause.accountId, opening.incident);
+    this.#table.remember(cause.accountId, cause.context.checkId, opening.incident.id);
+    return opening.trigger.notifySubscribers && this.#mailSubscribers(cause, opening.incident, opening.description) > 0;
   }
 
   /** Resolves the check's open incident, if any; call inside the alert-state transaction. Returns whether it queued e-mail. */
   resolve(cause: IncidentCause): boolean {
     return this.#close(cause, `Check '${cause.context.checkName}' has recovered.`);
-  }
-
-  /** Resolves the open incident of a check being deleted, if any; call inside the deletion's transaction. */
-  checkDeleted(accountId: string, check: StoredDoc, atMs: number): boolean {
-    const context: IncidentCause['context'] = {
-      checkId: String(check.id),
-      checkName: String(check.name ?? ''),
-      checkType: String(check.checkType ?? ''),
-      checkResultId: null,
-      responseTime: null,
-      runLocation: null,
-      startedAt: null,
-      errorMessage: null,
-      groupName: null,
-      tags: Array.isArray(check.tags) ? check.tags.filter((tag): tag is string => typeof tag === 'string') : [],
-      statusCode: null,
-      statusText: null,
-    };
-    return this.#close({ accountId, check, context, atMs }, deletedCheckUpdate(context.checkName));
   }
 
   #close(cause: IncidentCause, description: string): boolean {
@@ -110,12 +90,7 @@ export class CheckIncidents {
     this.#table.forget(cause.accountId, checkId);
     if (!open) return false;
     const notify = triggerOf(cause.check)?.notifySubscribers === true;
-    const now = new Date(cause.atMs);
-    // The API refuses updates past the limit; the resolution must still land, as a status change.
-    const resolved =
-      open.incidentUpdates.length >= INCIDENT_UPDATES_MAX
-        ? updateIncident(open, { lastUpdateStatus: 'RESOLVED' }, now)
-        : addIncidentUpdate(open, { description, status: 'RESOLVED', notifySubscribers: notify }, { newId: randomUUID, now }).incident;
+    const resolved = resolvedState(open, description, notify, cause.atMs);
     this.#pages.replaceIncident(cause.accountId, resolved);
     return notify && this.#mailSubscribers(cause, resolved, description) > 0;
   }
@@ -124,40 +99,162 @@ export class CheckIncidents {
     let queued = 0;
     for (const serviceId of incident.serviceIds) {
       for (const page of this.#pages.statusPagesShowing(cause.accountId, serviceId)) {
-        const addresses = new Set<string>();
-        for (const subscription of this.#pages.verifiedSubscriptionsOf(cause.accountId, page.id)) {
-          if (addresses.has(subscription.address)) continue;
-          addresses.add(subscription.address);
-          const id = randomUUID();
-          this.#outbox.enqueue(cause.accountId, {
-            id,
-            checkId: cause.context.checkId,
-            alertChannelId: 0,
-            channelType: SUBSCRIBER_DELIVERY,
-            alertType: `INCIDENT_${incident.lastUpdateStatus}`,
-            doc: {
-              context: { ...cause.context, notificationId: id, alertType: `INCIDENT_${incident.lastUpdateStatus}` },
-              alertConfig: {
-                address: subscription.address,
-                // Names the subscription its unsubscribe link removes (signed when the mail is sent).
-                subscriptionId: subscription.id,
-                statusPageId: page.id,
-                statusPageName: page.name,
-                incidentId: incident.id,
-                incidentName: incident.name,
-                severity: incident.severity,
-                status: incident.lastUpdateStatus,
-                description,
-              },
-              checkAlertId: incident.id,
-            },
-          });
+        for (const row of subscriberMail(cause, incident, description, page, this.#pages.verifiedSubscriptionsOf(cause.accountId, page.id))) {
+          this.#outbox.enqueue(cause.accountId, row);
           queued++;
         }
       }
     }
     return queued;
   }
+}
+
+/**
+ * Opens the check's incident through a unit's ports unless it has one open (or no trigger, or its
+ * service is gone); call in the unit that moves the check's alert state to ALERT_FAILURE. Resolves
+ * to whether it queued e-mail.
+ */
+export async function openCheckIncident(ports: IncidentPorts, cause: IncidentCause): Promise<boolean> {
+  const opening = incidentOpenedBy(cause);
+  if (!opening) return false;
+  const { incident, trigger, description } = opening;
+  if (!isStoredId(trigger.serviceId) || !(await ports.documents.get('services', cause.accountId, trigger.serviceId))) return false;
+  if (!(await ports.incidents.openForCheck(cause.accountId, cause.context.checkId, incident))) return false;
+  return trigger.notifySubscribers && (await queueSubscriberMail(ports, cause, incident, description)) > 0;
+}
+
+/** Resolves the check's open incident, if any, through a unit's ports; call in the unit of its recovery. Resolves to whether it queued e-mail. */
+export async function resolveCheckIncident(ports: IncidentPorts, cause: IncidentCause): Promise<boolean> {
+  return closeThrough(ports, cause, `Check '${cause.context.checkName}' has recovered.`);
+}
+
+/** Resolves the open incident of a check being deleted, if any, in the delete's unit of work. Resolves to whether it queued e-mail. */
+export async function resolveDeletedCheckIncident(ports: IncidentPorts, accountId: string, check: StoredDoc, atMs: number): Promise<boolean> {
+  const cause = deletionCause(accountId, check, atMs);
+  return closeThrough(ports, cause, deletedCheckUpdate(cause.context.checkName));
+}
+
+async function closeThrough(ports: IncidentPorts, cause: IncidentCause, description: string): Promise<boolean> {
+  const checkId = cause.context.checkId;
+  if (!isStoredId(checkId)) return false;
+  const open = await ports.incidents.openOfCheck(cause.accountId, checkId);
+  if (!open) {
+    await ports.incidents.resolveForCheck(cause.accountId, checkId);
+    return false;
+  }
+  const notify = triggerOf(cause.check)?.notifySubscribers === true;
+  const resolved = resolvedState(open, description, notify, cause.atMs);
+  await ports.incidents.resolveForCheck(cause.accountId, checkId, resolved);
+  return notify && (await queueSubscriberMail(ports, cause, resolved, description)) > 0;
+}
+
+async function queueSubscriberMail(ports: IncidentPorts, cause: IncidentCause, incident: IncidentState, description: string): Promise<number> {
+  let queued = 0;
+  const nowMs = Date.now();
+  for (const serviceId of incident.serviceIds) {
+    for (const page of await ports.statusPages.showingService(cause.accountId, serviceId)) {
+      const verified = (await ports.statusPages.subscriptionsOf(cause.accountId, page.id)).filter(isVerifiedSubscription);
+      for (const row of subscriberMail(cause, incident, description, page, verified)) {
+        await ports.outbox.enqueue({ ...row, accountId: cause.accountId, doc: JSON.stringify(row.doc) }, nowMs);
+        queued++;
+      }
+    }
+  }
+  return queued;
+}
+
+/** Ids the ports accept; any other names nothing stored (the ports would refuse it as a bug). */
+function isStoredId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= 255;
+}
+
+function isVerifiedSubscription(subscription: Record<string, unknown>): subscription is Record<string, unknown> & { id: string; address: string } {
+  return subscription['status'] === 'VERIFIED' && typeof subscription['address'] === 'string';
+}
+
+/** The incident a failing check's trigger opens, its first update's text and the trigger; undefined without a trigger. */
+function incidentOpenedBy(cause: IncidentCause): { incident: IncidentState; trigger: TriggerIncident; description: string } | undefined {
+  const trigger = triggerOf(cause.check);
+  if (!trigger) return undefined;
+  const description = trigger.description !== '' ? trigger.description : `Check '${cause.context.checkName}' is failing.`;
+  const incident = createIncident(
+    {
+      name: trigger.name.slice(0, INCIDENT_NAME_MAX),
+      severity: trigger.severity,
+      serviceIds: [trigger.serviceId],
+      initialUpdates: [{ description, status: 'INVESTIGATING', notifySubscribers: trigger.notifySubscribers }],
+    },
+    { newId: randomUUID, now: new Date(cause.atMs) },
+  );
+  return { incident, trigger, description };
+}
+
+/** The open incident RESOLVED: by an update, or, past the updates' limit (the API refuses more), as a status change. */
+function resolvedState(open: IncidentState, description: string, notify: boolean, atMs: number): IncidentState {
+  const now = new Date(atMs);
+  return open.incidentUpdates.length >= INCIDENT_UPDATES_MAX
+    ? updateIncident(open, { lastUpdateStatus: 'RESOLVED' }, now)
+    : addIncidentUpdate(open, { description, status: 'RESOLVED', notifySubscribers: notify }, { newId: randomUUID, now }).incident;
+}
+
+/** What a deleted check's resolution tells: the check as it was, no run. */
+function deletionCause(accountId: string, check: StoredDoc, atMs: number): IncidentCause {
+  const context: IncidentCause['context'] = {
+    checkId: String(check.id),
+    checkName: String(check.name ?? ''),
+    checkType: String(check.checkType ?? ''),
+    checkResultId: null,
+    responseTime: null,
+    runLocation: null,
+    startedAt: null,
+    errorMessage: null,
+    groupName: null,
+    tags: Array.isArray(check.tags) ? check.tags.filter((tag): tag is string => typeof tag === 'string') : [],
+    statusCode: null,
+    statusText: null,
+  };
+  return { accountId, check, context, atMs };
+}
+
+/** One outbox row per distinct address among a page's verified subscriptions, in their order. */
+function subscriberMail(
+  cause: IncidentCause,
+  incident: IncidentState,
+  description: string,
+  page: { readonly id: string; readonly name: string },
+  verified: ReadonlyArray<{ readonly id: string; readonly address: string }>,
+): Array<{ id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }> {
+  const addresses = new Set<string>();
+  const rows: Array<{ id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }> = [];
+  for (const subscription of verified) {
+    if (addresses.has(subscription.address)) continue;
+    addresses.add(subscription.address);
+    const id = randomUUID();
+    rows.push({
+      id,
+      checkId: cause.context.checkId,
+      alertChannelId: 0,
+      channelType: SUBSCRIBER_DELIVERY,
+      alertType: `INCIDENT_${incident.lastUpdateStatus}`,
+      doc: {
+        context: { ...cause.context, notificationId: id, alertType: `INCIDENT_${incident.lastUpdateStatus}` },
+        alertConfig: {
+          address: subscription.address,
+          // Names the subscription its unsubscribe link removes (signed when the mail is sent).
+          subscriptionId: subscription.id,
+          statusPageId: page.id,
+          statusPageName: page.name,
+          incidentId: incident.id,
+          incidentName: incident.name,
+          severity: incident.severity,
+          status: incident.lastUpdateStatus,
+          description,
+        },
+        checkAlertId: incident.id,
+      },
+    });
+  }
+  return rows;
 }
 
 /** The RESOLVED update of the incident a deleted check had open. */

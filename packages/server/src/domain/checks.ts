@@ -251,7 +251,7 @@ export async function updateCheck(
 
 /**
  * Deletes the check and its subscription index rows; resolves to the check as it was, whose open
- * incident the caller resolves (`Repositories.deletedCheckIncidents`) once the unit committed.
+ * incident the caller resolves in the same unit (alerting/incidents.ts `resolveDeletedCheckIncident`).
  */
 export async function deleteCheck(tx: CheckPorts, accountId: string, id: string): Promise<StoredDoc> {
   const check = isDocumentText(id) ? ((await tx.documents.get('checks', accountId, id)) as StoredDoc | undefined) : undefined;

@@ -1,16 +1,17 @@
 /**
  * Checks: create and update per type (one pair of routes per variant row), generic calls, list, get,
- * delete, each a unit of work over the storage ports (see the top of index.ts).
+ * delete, each a unit of work over the storage ports (see the top of index.ts). A delete resolves the
+ * check's open incident in its unit (alerting/incidents.ts).
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
+import { resolveDeletedCheckIncident } from '../alerting/incidents.js';
 import { CHECK_VARIANTS, type CheckVariant } from '../domain/check-variants.js';
 import { AccountChannels, checkQuery, createCheck, deleteCheck, getCheck, presentCheck, presentCheckPage, updateCheck } from '../domain/checks.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { store } = ctx;
   const writes = (variant: CheckVariant, endpoints: { create: typeof ENDPOINTS['checks.create']; update: typeof ENDPOINTS['checks.update'] }) => {
     ctx.routeUnit(endpoints.create, async ({ tx, account, query, body }) => {
       const channels = new AccountChannels(tx, account.id);
@@ -33,14 +34,9 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   ctx.routeUnit(ENDPOINTS['checks.get'], async ({ tx, account, params }) =>
     presentCheck(new AccountChannels(tx, account.id), await getCheck(tx, account.id, params.id), ctx.publicUrl()),
   );
-  ctx.routeUnit(ENDPOINTS['checks.delete'], async ({ tx, account, params, afterCommit }) => {
+  ctx.routeUnit(ENDPOINTS['checks.delete'], async ({ tx, account, params }) => {
     const check = await deleteCheck(tx, account.id, params.id);
-    // The incident the check had open is resolved once the delete committed, in the store's own
-    // group commit: the incidents and their subscriber mail are written through the store, on no
-    // port yet, so they cannot be part of the unit.
-    afterCommit(async () => {
-      const { committed } = store.writeBatched(() => ctx.repositories.deletedCheckIncidents.checkDeleted(account.id, check, Date.now()));
-      await committed;
-    });
+    // In the delete's unit: the check and its open incident go together, or neither does.
+    await resolveDeletedCheckIncident(tx, account.id, check, Date.now());
   });
 }

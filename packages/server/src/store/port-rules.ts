@@ -112,11 +112,17 @@ export function checkMoment(name: string, value: unknown): void {
   moment(name, value);
 }
 
+/**
+ * The channel type of mail to a status page's subscriber (an incident's update), which no alert
+ * channel sends: its `alertChannelId` is 0.
+ */
+export const SUBSCRIBER_MAIL_CHANNEL_TYPE = 'STATUS_PAGE_SUBSCRIBER';
+
 export function checkQueuedNotification(notification: QueuedNotification): void {
   text('notification id', notification.id);
   text('accountId', notification.accountId);
   text('checkId', notification.checkId);
-  positive('alertChannelId', notification.alertChannelId);
+  if (!(notification.channelType === SUBSCRIBER_MAIL_CHANNEL_TYPE && notification.alertChannelId === 0)) positive('alertChannelId', notification.alertChannelId);
   text('channelType', notification.channelType);
   text('alertType', notification.alertType);
   text('doc', notification.doc);

@@ -111,13 +111,18 @@ describe.each(engines)('incidents on $name', (engine) => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
-  it('writes in a unit of work commit with it, and a throw undoes them', async () => {
+  it('writes in a unit of work commit with it, the subscribers\' mail queued with them, and a throw undoes them', async () => {
     const [a, b] = await twoReplicas(engine);
+    // A page subscriber's mail comes from no alert channel: its channel id is 0.
+    const mail = { id: 'mail-1', accountId: 'acc', checkId: 'c1', alertChannelId: 0, channelType: 'STATUS_PAGE_SUBSCRIBER', alertType: 'INCIDENT_INVESTIGATING', doc: '{}' };
     await a.transaction(async (tx) => {
       await tx.incidents.insert('acc', incident('i1'));
       await tx.incidents.openForCheck('acc', 'c1', incident('i2'));
+      await tx.outbox.enqueue(mail, 1_000);
     });
     expect(await b.incidents.get('acc', 'i1')).toEqual(incident('i1'));
+    expect(await b.outbox.find('mail-1')).toMatchObject({ delivery: 'PENDING' });
+    await expect(a.outbox.enqueue({ ...mail, id: 'mail-2', channelType: 'EMAIL' }, 1_000)).rejects.toThrow('alertChannelId must be a whole number of at least 1, got 0');
     await expect(
       a.transaction(async (tx) => {
         await tx.incidents.resolveForCheck('acc', 'c1', incident('i2', 'RESOLVED'));
