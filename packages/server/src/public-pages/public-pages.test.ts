@@ -199,6 +199,22 @@ describe('a page kept between visitors (page-cache.ts)', () => {
     expect(window.status).toBe(201);
     expect((await visit('/status/acme')).text).toContain('Search cluster move');
   });
+
+  it('shows an incident created at the very next visit, and drops it once deleted', async () => {
+    expect((await visit('/status/acme')).text).not.toContain('Docs are unreachable');
+    const created = await fixture.api.post('/v1/status-pages/incidents', {
+      name: 'Docs are unreachable',
+      severity: 'MINOR',
+      services: [{ id: fixture.services.docs }],
+      incidentUpdates: [{ description: 'Looking into it.', status: 'INVESTIGATING' }],
+    });
+    expect(created.status).toBe(201);
+    expect((await visit('/status/acme')).text).toContain('Docs are unreachable');
+
+    const deleted = await fixture.api.delete(`/v1/status-pages/incidents/${(created.body as { id: string }).id}`);
+    expect(deleted.status).toBe(204);
+    expect((await visit('/status/acme')).text).not.toContain('Docs are unreachable');
+  });
 });
 
 /**

@@ -51,7 +51,6 @@ export type TriggerDoc = CheckGroupTrigger;
 
 export class PagesStore {
   readonly #table: PagesTable;
-  #incidentWrites = 0;
 
   constructor(db: SqliteDatabase) {
     this.#table = new PagesTable(db);
@@ -59,12 +58,12 @@ export class PagesStore {
 
   /**
    * Changes with every write to status pages and incidents, what a public page shows of them: a
-   * rendered page kept with another revision is stale (public-pages/page-cache.ts). The pages' part
-   * is the database's (moved by whoever writes them: a unit of work through the status-page port,
-   * `--seed`, another process); incidents are written through this store alone, counted here.
+   * rendered page kept with another revision is stale (public-pages/page-cache.ts). The database's,
+   * moved by its triggers whoever writes (a unit of work through the status-page or incidents port,
+   * this store, `--seed`, another process).
    */
   get revision(): string {
-    return `${this.#table.pagesRevision()}.${this.#incidentWrites}`;
+    return String(this.#table.pagesRevision());
   }
 
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
@@ -110,7 +109,6 @@ export class PagesStore {
   }
 
   insertIncident(accountId: string, incident: IncidentState): void {
-    this.#incidentWrites++;
     this.#table.insertIncident(accountId, incident.id, JSON.stringify(incident));
   }
 
@@ -120,7 +118,6 @@ export class PagesStore {
   }
 
   replaceIncident(accountId: string, incident: IncidentState): void {
-    this.#incidentWrites++;
     this.#table.replaceIncident(accountId, incident.id, JSON.stringify(incident));
   }
 
@@ -134,7 +131,6 @@ export class PagesStore {
   }
 
   deleteIncident(accountId: string, id: string): boolean {
-    this.#incidentWrites++;
     return this.#table.deleteIncident(accountId, id);
   }
 

@@ -142,7 +142,7 @@ export class PagesTable {
     return (this.#allSubscriptionsOf.all(accountId, statusPageId) as Array<{ doc: string }>).map((row) => row.doc);
   }
 
-  /** Moved by every write to `status_pages`, whoever made it (step 37's triggers). */
+  /** Moved by every write to `status_pages` and `incidents`, whoever made it (steps 37 and 38's triggers). */
   pagesRevision(): number {
     return this.#revision.get() as number;
   }

@@ -1,0 +1,46 @@
+/** The revision public pages are cached under, as another process on the same file moves it. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../store/index.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
+import { readSideOf } from './context.js';
+import { createIncident } from './incidents.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => cleanups.splice(0).reverse().forEach((cleanup) => cleanup()));
+
+function twoProcesses(): [Store, Store] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vigil-pages-store-'));
+  const file = path.join(dir, 'vigil.db');
+  const first = new Store({ file });
+  const second = new Store({ file });
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => first.close(), () => second.close());
+  return [first, second];
+}
+
+describe('PagesStore.revision', () => {
+  it('moves when another process on the file creates, updates or deletes an incident through the incidents port', async () => {
+    const [viewer, writer] = twoProcesses();
+    const { pages } = readSideOf(viewer);
+    const ports = sqlitePorts(writer);
+    const seen = [pages.revision];
+    const incident = createIncident({ name: 'Down', severity: 'MAJOR', serviceIds: [], initialUpdates: [] }, { newId: () => 'i-1', now: new Date(0) });
+    await ports.transaction((tx) => tx.incidents.insert('acct', incident));
+    seen.push(pages.revision);
+    await ports.incidents.replace('acct', { ...incident, lastUpdateStatus: 'RESOLVED' });
+    seen.push(pages.revision);
+    await ports.incidents.remove('acct', 'i-1');
+    seen.push(pages.revision);
+    expect(new Set(seen).size).toBe(4);
+  });
+
+  it('moves with an incident written through the store itself', () => {
+    const [viewer] = twoProcesses();
+    const { pages } = readSideOf(viewer);
+    const before = pages.revision;
+    pages.insertIncident('acct', createIncident({ name: 'Down', severity: 'MAJOR', serviceIds: [], initialUpdates: [] }, { newId: () => 'i-2', now: new Date(0) }));
+    expect(pages.revision).not.toBe(before);
+  });
+});
