@@ -275,4 +275,17 @@ describe('Collection.changedSince', () => {
     expect(store.checks.changedSince(middle)).toBeUndefined();
     store.close();
   });
+
+  it('keeps answering for recent revisions after many writes, and not for ones it has forgotten', () => {
+    const store = new Store(':memory:');
+    const check = store.checks.insert('acct', (id) => ({ id, name: 'a' }));
+    const start = store.checks.revision;
+    for (let write = 0; write < 10_000; write++) store.checks.replace('acct', { ...check, name: `a${write}` });
+    const recent = store.checks.revision;
+    const other = store.checks.insert('acct', (id) => ({ id, name: 'b' }));
+    expect(store.checks.changedSince(start)).toBeUndefined();
+    expect(store.checks.changedSince(recent - 1)).toEqual(expect.arrayContaining([{ accountId: 'acct', id: String(check.id) }, { accountId: 'acct', id: String(other.id) }]));
+    expect(store.checks.changedSince(recent)).toEqual([{ accountId: 'acct', id: String(other.id) }]);
+    store.close();
+  });
 });

@@ -106,7 +106,10 @@ function everyNth(values: readonly number[], n: number): number[] {
   return picked;
 }
 
-/** Writes remembered for `changedSince`; a reader further behind reads the whole collection. */
+/**
+ * Writes remembered for `changedSince` (at least this many, at most twice); a reader further behind
+ * reads the whole collection.
+ */
 const CHANGE_LOG_SIZE = 4096;
 
 export class Collection<T extends { id: PublicId }> {
@@ -131,7 +134,7 @@ export class Collection<T extends { id: PublicId }> {
    */
   readonly #positions = new BoundedMap<string, ListPositions>(MAX_REMEMBERED_FILTERS);
   #revision = 0;
-  /** The documents written at the latest revisions, oldest first (at most CHANGE_LOG_SIZE). */
+  /** The documents written at the latest revisions, oldest first (CHANGE_LOG_SIZE to twice that). */
   readonly #changes: Array<{ revision: number; accountId: string; id: string }> = [];
   /** `changedSince` answers for revisions at or after this one; older ones need a full read. */
   #changesKnownFrom = 0;
@@ -234,7 +237,9 @@ export class Collection<T extends { id: PublicId }> {
     this.#positions.clear();
     this.#revision += 1;
     this.#changes.push({ revision: this.#revision, accountId, id });
-    if (this.#changes.length > CHANGE_LOG_SIZE) this.#changesKnownFrom = this.#changes.splice(0, this.#changes.length - CHANGE_LOG_SIZE).at(-1)!.revision;
+    // Trimmed a log's length at a time: dropping the oldest entry at every write moved the 4,096
+    // others each time, about 17 µs, a twentieth of an API create.
+    if (this.#changes.length >= 2 * CHANGE_LOG_SIZE) this.#changesKnownFrom = this.#changes.splice(0, this.#changes.length - CHANGE_LOG_SIZE).at(-1)!.revision;
   }
 
   #columnValues(doc: T): Array<string | number | null> {
