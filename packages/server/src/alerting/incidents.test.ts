@@ -112,7 +112,7 @@ describe('triggerIncident', () => {
       ['INVESTIGATING', 'Orders fail.'],
       ['RESOLVED', "Check 'Shop API' has recovered."],
     ]);
-    expect(subject.openIncidentOf(ACCOUNT, checkId)).toBeUndefined();
+    expect(await subject.openIncidentOf(ACCOUNT, checkId)).toBeUndefined();
     // The next failure is a new incident.
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 5));
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 6));
@@ -195,7 +195,7 @@ describe('triggerIncident', () => {
     await subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 2));
     expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING']);
-    expect(subject.openIncidentOf(ACCOUNT, checkId)?.id).toBe(incidents(store)[0].id);
+    expect((await subject.openIncidentOf(ACCOUNT, checkId))?.id).toBe(incidents(store)[0].id);
   });
 
   it('resolves the open incident of a check deleted through the API, "Check \'NAME\' was deleted.", mails the subscribers and forgets it; other checks’ incidents stay open', async () => {

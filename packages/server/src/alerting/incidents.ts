@@ -20,21 +20,18 @@
  *   subscribers of every status page that shows the service, one outbox row per subscriber and page,
  *   delivered with the notifications' retries; a PENDING subscriber never gets mail.
  *
- * Two ways in: `CheckIncidents`, synchronous on the SQLite store, for a transition that carries the
- * incident in its SQLite transaction; and `openCheckIncident` / `resolveCheckIncident` /
- * `resolveDeletedCheckIncident`, async through a unit of work's ports (`IncidentPorts`), on either
- * engine: call them in the unit that moves the state (or deletes the check), and the incident, its
- * `check_incidents` row and the subscribers' mail commit or roll back with it.
+ * `openCheckIncident` / `resolveCheckIncident` / `resolveDeletedCheckIncident` write through a unit
+ * of work's ports (`IncidentPorts`), on either engine: called in the unit that moves the state (or
+ * deletes the check), the incident, the check's open-incident mark and the subscribers' mail commit
+ * or roll back with it.
  */
 import { randomUUID } from 'node:crypto';
 import { INCIDENT_NAME_MAX, INCIDENT_UPDATES_MAX, TriggerIncident } from '@vigil/schema';
 import { addIncidentUpdate, createIncident, updateIncident, type IncidentState } from '../readside/incidents.js';
-import type { PagesStore } from '../readside/pages-store.js';
-import type { StoredDoc, Store } from '../store/index.js';
+import type { StoredDoc } from '../store/index.js';
 import type { TransactionPorts } from '../store/ports.js';
-import { CheckIncidentTable } from '../store/sqlite/alerting.js';
 import { SUBSCRIBER_DELIVERY, type AlertContext } from './channels.js';
-import type { NotificationDoc, NotificationQueue } from './outbox.js';
+import type { NotificationDoc } from './outbox.js';
 
 /** The ports opening or resolving a check's incident writes through: a unit of work's (TransactionPorts fits). */
 export type IncidentPorts = Pick<TransactionPorts, 'incidents' | 'statusPages' | 'documents' | 'outbox'>;
@@ -45,68 +42,6 @@ export interface IncidentCause {
   check: StoredDoc;
   context: Omit<AlertContext, 'notificationId' | 'alertType'>;
   atMs: number;
-}
-
-export class CheckIncidents {
-  readonly #store: Store;
-  readonly #pages: PagesStore;
-  readonly #outbox: NotificationQueue;
-  readonly #table: CheckIncidentTable;
-
-  constructor(store: Store, pages: PagesStore, outbox: NotificationQueue) {
-    this.#store = store;
-    this.#pages = pages;
-    this.#outbox = outbox;
-    this.#table = new CheckIncidentTable(store.db);
-  }
-
-  /** The incident this check has open (not resolved, not deleted), if any. */
-  openIncidentOf(accountId: string, checkId: string): IncidentState | undefined {
-    const incidentId = this.#table.openIncidentId(accountId, checkId);
-    if (incidentId === undefined) return undefined;
-    const incident = this.#pages.incident(accountId, incidentId);
-    return incident && incident.lastUpdateStatus !== 'RESOLVED' ? incident : undefined;
-  }
-
-  /** Opens the check's incident unless one is open; call inside the alert-state transaction. Returns whether it queued e-mail. */
-  open(cause: IncidentCause): boolean {
-    const opening = incidentOpenedBy(cause);
-    if (!opening || this.openIncidentOf(cause.accountId, cause.context.checkId)) return false;
-    // A service deleted since (or another tenant's id) opens nothing: there is no page to show it on.
-    if (!this.#store.services.get(cause.accountId, opening.trigger.serviceId)) return false;
-    this.#pages.insertIncident(cause.accountId, opening.incident);
-    this.#table.remember(cause.accountId, cause.context.checkId, opening.incident.id);
-    return opening.trigger.notifySubscribers && this.#mailSubscribers(cause, opening.incident, opening.description) > 0;
-  }
-
-  /** Resolves the check's open incident, if any; call inside the alert-state transaction. Returns whether it queued e-mail. */
-  resolve(cause: IncidentCause): boolean {
-    return this.#close(cause, `Check '${cause.context.checkName}' has recovered.`);
-  }
-
-  #close(cause: IncidentCause, description: string): boolean {
-    const checkId = cause.context.checkId;
-    const open = this.openIncidentOf(cause.accountId, checkId);
-    this.#table.forget(cause.accountId, checkId);
-    if (!open) return false;
-    const notify = triggerOf(cause.check)?.notifySubscribers === true;
-    const resolved = resolvedState(open, description, notify, cause.atMs);
-    this.#pages.replaceIncident(cause.accountId, resolved);
-    return notify && this.#mailSubscribers(cause, resolved, description) > 0;
-  }
-
-  #mailSubscribers(cause: IncidentCause, incident: IncidentState, description: string): number {
-    let queued = 0;
-    for (const serviceId of incident.serviceIds) {
-      for (const page of this.#pages.statusPagesShowing(cause.accountId, serviceId)) {
-        for (const row of subscriberMail(cause, incident, description, page, this.#pages.verifiedSubscriptionsOf(cause.accountId, page.id))) {
-          this.#outbox.enqueue(cause.accountId, row);
-          queued++;
-        }
-      }
-    }
-    return queued;
-  }
 }
 
 /**

@@ -17,13 +17,15 @@
  * again on the state the winner left, so each transition happens, and notifies, once.
  *
  * A run's evaluation is part of the unit of work that stores the run (`evaluateIn`, from the
- * scheduler's recorder and the heartbeat watch): a process killed after the results committed cannot
- * leave a FINAL result unevaluated, and an evaluation names the FINAL result as it is stored. The
- * outbox is told of what it queued once the unit committed (`notify`).
+ * scheduler's recorder): a process killed after the results committed cannot leave a FINAL result
+ * unevaluated, and an evaluation names the FINAL result as it is stored. A caller without a unit
+ * (`onFinalResult`) gets one of its own, so an evaluation is always one transaction. The outbox is
+ * told of what it queued once the unit committed (`notify`).
  *
  * Also here:
- * - a check's `triggerIncident` opens and resolves its status-page incident (alerting/incidents.ts),
- *   in the transition's transaction (on SQLite, whose tables the incidents still live in);
+ * - a check's `triggerIncident` opens and resolves its status-page incident (alerting/incidents.ts)
+ *   through the unit's incidents port, right after the transition that causes it and in its
+ *   savepoint: the state and the incident commit or roll back together, on either engine;
  * - `runParallel` slots are one evaluation across their locations (alerting/parallel.ts), combined in
  *   the memory of the process their results reach: with several replicas, the locations of one slot
  *   must report to one replica (each replica runs the slots it claimed, so a slot's own runs do);
@@ -33,15 +35,18 @@
  *   windows suppress it like any notification.
  */
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AlertSettings, DEFAULT_ALERT_SETTINGS } from '@vigil/schema';
 import type { PagesStore } from '../readside/pages-store.js';
 import type { Repositories } from '../repositories.js';
 import type { ResourceDocument } from '../store/document-ports.js';
-import type { StoredDoc, Store } from '../store/index.js';
+import type { IncidentDocument } from '../store/incident-ports.js';
+import type { StoredDoc } from '../store/index.js';
 import type { QueuedNotification, StoragePorts, TransactionPorts } from '../store/ports.js';
 import { AlertStateTable } from '../store/sqlite/alerting.js';
+import { isStaleSqliteSnapshot } from '../store/sqlite/snapshot.js';
 import type { AlertContext } from './channels.js';
-import { CheckIncidents } from './incidents.js';
+import { openCheckIncident, resolveCheckIncident, type IncidentCause } from './incidents.js';
 import { isInMaintenance, type MaintenanceWindowLike } from './maintenance.js';
 import { Outbox, type OutboxOptions } from './outbox.js';
 import { combineParallel, ParallelSlots, type ParallelSlot } from './parallel.js';
@@ -106,36 +111,35 @@ export interface AlertEvaluation {
   readonly queued: boolean;
 }
 
-/** The ports an evaluation reads and moves the state through: the replica's own, or a unit's. */
-type EvaluationPorts = Pick<StoragePorts | TransactionPorts, 'documents' | 'alertSubscriptions' | 'alertStates'>;
+/**
+ * The unit's ports an evaluation reads and writes through: the state, its notifications, and the
+ * incident a check's `triggerIncident` opens or resolves with it (and its subscribers' mail).
+ */
+type EvaluationPorts = Pick<TransactionPorts, 'documents' | 'alertSubscriptions' | 'alertStates' | 'incidents' | 'statusPages' | 'outbox'>;
 
 /** Maintenance windows read per page while looking for an active one. */
 const WINDOW_PAGE = 500;
 
 export class Alerting {
-  readonly #store: Store;
-  readonly #ports: Pick<StoragePorts, 'documents' | 'alertSubscriptions' | 'alertStates'>;
+  readonly #ports: Pick<StoragePorts, 'transaction' | 'incidents'>;
   readonly #outbox: Outbox;
   readonly #now: () => number;
   readonly #states: AlertStateTable;
-  readonly #incidents: CheckIncidents;
   readonly #pages: PagesStore;
   readonly #parallel = new ParallelSlots();
 
   constructor(repositories: Pick<Repositories, 'store' | 'readSide' | 'ports' | 'replicaId'>, options: AlertingOptions = {}) {
     const { store } = repositories;
-    this.#store = store;
     this.#ports = repositories.ports;
     this.#pages = repositories.readSide.pages;
     this.#now = options.now ?? Date.now;
     this.#outbox = new Outbox({ store, outbox: repositories.ports.outbox, owner: repositories.replicaId }, options);
     this.#states = new AlertStateTable(store.db);
-    this.#incidents = new CheckIncidents(store, this.#pages, this.#outbox);
   }
 
   /** The status-page incident a check's `triggerIncident` has open, if any (tests, status). */
-  openIncidentOf(accountId: string, checkId: string) {
-    return this.#incidents.openIncidentOf(accountId, checkId);
+  openIncidentOf(accountId: string, checkId: string): Promise<IncidentDocument | undefined> {
+    return this.#ports.incidents.openOfCheck(accountId, checkId);
   }
 
   start(): void {
@@ -165,14 +169,31 @@ export class Alerting {
 
   /**
    * Folds one FINAL result of a check into its alert state and queues the notifications (and the
-   * incident changes) it causes, in transactions of its own; resolves once they are committed.
+   * incident changes) it causes, in a unit of work of its own; resolves once it committed. For a
+   * caller with no unit of its own (not from inside one: a unit in a unit is refused).
    * `parallel`: the result is one location's run of a `runParallel` slot, evaluated together with
    * the slot's other locations.
    */
   async onFinalResult(accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<NotifiedAlertType[]> {
-    const evaluation = await this.#evaluateWith(this.#ports, accountId, checkId, result, parallel);
-    this.notify(evaluation);
-    return evaluation.alerts;
+    // A slot's results are taken once, whatever number of units it takes to evaluate them.
+    let slots: FinalResultFacts[][] | undefined;
+    const readySlots = parallel && parallel.locations > 1 ? () => (slots ??= this.#parallel.add(accountId, checkId, parallel, result)) : undefined;
+    // The unit awaits only its ports (no timer, no I/O of its own): on SQLite, once it wrote, it holds
+    // the write lock until it ends, and the ports' calls resolve within the turn, so it ends within it too.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const evaluation = await this.#ports.transaction((tx) => this.#evaluateWith(tx, accountId, checkId, result, readySlots));
+        this.notify(evaluation);
+        return evaluation.alerts;
+      } catch (error) {
+        // Another connection to the SQLite file wrote between what the unit read and its first write:
+        // nothing of the unit stayed, and it is evaluated again on what is there now, as after a
+        // compare-and-set lost to another replica.
+        if (!isStaleSqliteSnapshot(error) || attempt >= ALERT_EVALUATION_ATTEMPTS) throw error;
+      }
+      // The next turn: the group commit the unit was part of has ended, so the next unit reads afresh.
+      await nextTurn();
+    }
   }
 
   /**
@@ -182,7 +203,8 @@ export class Alerting {
    * It awaits only the ports, never a timer, so on SQLite the unit ends within its turn.
    */
   evaluateIn(tx: TransactionPorts, accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<AlertEvaluation> {
-    return tx.savepoint(() => this.#evaluateWith(tx, accountId, checkId, result, parallel));
+    const readySlots = parallel && parallel.locations > 1 ? () => this.#parallel.add(accountId, checkId, parallel, result) : undefined;
+    return tx.savepoint(() => this.#evaluateWith(tx, accountId, checkId, result, readySlots));
   }
 
   /** Tells the outbox of what a committed evaluation queued. */
@@ -190,7 +212,8 @@ export class Alerting {
     if (evaluation.queued) this.#outbox.pump();
   }
 
-  async #evaluateWith(ports: EvaluationPorts, accountId: string, checkId: string, result: FinalResultFacts, parallel: ParallelSlot | undefined): Promise<AlertEvaluation> {
+  /** `readySlots`: for one location's run of a parallel slot, the slots it completed (called once the check is found). */
+  async #evaluateWith(ports: EvaluationPorts, accountId: string, checkId: string, result: FinalResultFacts, readySlots: (() => FinalResultFacts[][]) | undefined): Promise<AlertEvaluation> {
     const check = (await ports.documents.get('checks', accountId, checkId)) as StoredDoc | undefined;
     if (!check) return { alerts: [], queued: false };
     const groupId = check.groupId;
@@ -202,10 +225,7 @@ export class Alerting {
     const settings = this.#settingsOf(accountId, check, group);
     const alerts: NotifiedAlertType[] = [];
     let queued = false;
-    const facts =
-      parallel && parallel.locations > 1
-        ? this.#parallel.add(accountId, checkId, parallel, result).map((slot) => combineParallel(slot, settings.parallelRunFailureThreshold))
-        : [result];
+    const facts = readySlots ? readySlots().map((slot) => combineParallel(slot, settings.parallelRunFailureThreshold)) : [result];
     for (const evaluated of facts) {
       const step = await this.#evaluate(subject, evaluated, settings);
       alerts.push(...step.alerts);
@@ -241,16 +261,16 @@ export class Alerting {
       // Nothing moves (most runs of a passing check): nothing to write. Serialisable all the same: the
       // evaluation stands at the version read, before whatever transition comes next.
       if (stored !== undefined && nextState === stored.state && notifications.length === 0 && !opens && !resolves) return { alerts: step.alerts, queued: false };
-      let incidentMail = false;
-      const cause = { accountId, check, context: base, atMs };
-      // Only when there is an incident to open or one open to resolve: on PostgreSQL, whose
-      // transitions cannot carry these SQLite writes, checks without `triggerIncident` still alert.
-      const touchesIncident = (opens && check.triggerIncident != null) || (resolves && this.#incidents.openIncidentOf(accountId, checkId) !== undefined);
-      const incidents = touchesIncident ? () => {
-        if (opens) incidentMail = this.#incidents.open(cause) || incidentMail;
-        if (resolves) incidentMail = this.#incidents.resolve(cause) || incidentMail;
-      } : undefined;
-      if (await subject.ports.alertStates.transition(accountId, checkId, stored?.version ?? 0, nextState, notifications, this.#now(), incidents)) {
+      // Read before the transition, so that a recovery of a check without an incident writes nothing
+      // after it: on SQLite the unit holds the write lock from its first write to its end.
+      const resolvesIncident = resolves && (await subject.ports.incidents.openOfCheck(accountId, checkId)) !== undefined;
+      if (await subject.ports.alertStates.transition(accountId, checkId, stored?.version ?? 0, nextState, notifications, this.#now())) {
+        // In the transition's unit and after it: only the evaluation that moved the state touches the
+        // incident (the others read again), and a failure here undoes the transition with it.
+        const cause: IncidentCause = { accountId, check, context: base, atMs };
+        let incidentMail = false;
+        if (opens) incidentMail = (await openCheckIncident(subject.ports, cause)) || incidentMail;
+        if (resolvesIncident) incidentMail = (await resolveCheckIncident(subject.ports, cause)) || incidentMail;
         return { alerts: step.alerts, queued: notifications.length > 0 || incidentMail };
       }
     }

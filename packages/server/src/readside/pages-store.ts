@@ -103,11 +103,6 @@ export class PagesStore {
     return this.#table.pagesShowing(accountId, serviceId).map((row) => JSON.parse(row.doc) as StatusPageDoc);
   }
 
-  /** A status page's VERIFIED subscriptions, in order of creation (a PENDING one never gets mail). */
-  verifiedSubscriptionsOf(accountId: string, statusPageId: string): SubscriptionDoc[] {
-    return this.#table.verifiedSubscriptionsOf(accountId, statusPageId).map((doc) => JSON.parse(doc) as SubscriptionDoc);
-  }
-
   insertIncident(accountId: string, incident: IncidentState): void {
     this.#table.insertIncident(accountId, incident.id, JSON.stringify(incident));
   }

@@ -216,7 +216,6 @@ export interface AlertStates {
     nextState: string,
     notifications: readonly QueuedNotification[],
     nowMs: number,
-    alongside?: SqliteAlongside,
   ): Promise<boolean>;
   /**
    * Queues a check's certificate-expiry notifications at most once a UTC day per channel: each
@@ -227,14 +226,6 @@ export interface AlertStates {
    */
   queueDailySslAlerts(accountId: string, checkId: string, day: number, notifications: readonly QueuedNotification[], nowMs: number): Promise<string[]>;
 }
-
-/**
- * Synchronous writes to the SQLite engine's own tables that must commit with a transition, run in its
- * transaction once the state moved (a throw undoes the transition and rejects it): the status-page
- * incident a check's `triggerIncident` opens or resolves, which has no port yet. PostgreSQL has no
- * such tables and refuses a transition that brings one.
- */
-export type SqliteAlongside = () => void;
 
 /** A heartbeat monitor as the deadline port watches it. */
 export interface WatchedHeartbeat {

@@ -143,17 +143,6 @@ describe.each(engines)('alert states on $name', (engine) => {
     expect(await a.outbox.find('n-1')).toBeUndefined();
   });
 
-  it('runs SQLite writes alongside a transition on SQLite only; PostgreSQL refuses them, storing nothing', async () => {
-    const [a] = await twoReplicas(engine);
-    const moving = a.alertStates.transition('acc', 'check-1', 0, state('failing'), [], NOW, () => undefined);
-    if (engine.name === 'postgres') {
-      await expect(moving).rejects.toThrow('a transition on PostgreSQL cannot carry SQLite writes alongside it (check-triggered incidents have no PostgreSQL port yet)');
-      expect(await a.alertStates.read('acc', 'check-1')).toBeUndefined();
-    } else {
-      expect(await moving).toBe(true);
-    }
-  });
-
   it('refuses a read without an account', async () => {
     const [a] = await twoReplicas(engine);
     await expect(a.alertStates.read('', 'check-1')).rejects.toThrow('accountId must be a string that is not empty, got ""');

@@ -13,8 +13,8 @@
  * statement sees what committed before it).
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { AlertStates, QueuedNotification, SqliteAlongside, VersionedAlertState } from '../ports.js';
-import { checkAlertStateKey, checkAlertTransition, checkSslAlertClaims, StoreInputError } from '../port-rules.js';
+import type { AlertStates, QueuedNotification, VersionedAlertState } from '../ports.js';
+import { checkAlertStateKey, checkAlertTransition, checkSslAlertClaims } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
 import { insertNotifications } from './outbox.js';
 
@@ -43,11 +43,8 @@ export class PostgresAlertStates implements AlertStates {
     nextState: string,
     notifications: readonly QueuedNotification[],
     nowMs: number,
-    alongside?: SqliteAlongside,
   ): Promise<boolean> {
     checkAlertTransition(accountId, checkId, expectedVersion, nextState, notifications, nowMs);
-    // Its writes would land in a SQLite file, outside this transaction: refused rather than half kept.
-    if (alongside !== undefined) throw new StoreInputError('a transition on PostgreSQL cannot carry SQLite writes alongside it (check-triggered incidents have no PostgreSQL port yet)');
     return atomically(this.#db, 'vigil_alert_transition', async (tx) => {
       const moved =
         expectedVersion === 0

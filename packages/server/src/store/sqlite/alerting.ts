@@ -1,7 +1,7 @@
 /**
  * Alerting's SQL besides the outbox (outbox.ts): each check's alert state, the SSL alerts sent per
- * day, the incident a check's `triggerIncident` has open, and the notifications as
- * `GET /v1/alert-notifications` lists them.
+ * day, and the notifications as `GET /v1/alert-notifications` lists them (the incident a check's
+ * `triggerIncident` has open is the incidents port's, incidents-port.ts).
  *
  * Alerting (alerting/index.ts) moves the state through `SqliteAlertStates`, the versioned
  * compare-and-set of the async port, which queues its notifications with the outbox's own statement;
@@ -9,7 +9,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
-import type { AlertStates, QueuedNotification, SqliteAlongside, VersionedAlertState } from '../ports.js';
+import type { AlertStates, QueuedNotification, VersionedAlertState } from '../ports.js';
 import { checkAlertStateKey, checkAlertTransition, checkSslAlertClaims } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { OutboxTable, type NotificationRow } from './outbox.js';
@@ -50,31 +50,6 @@ export class AlertStateTable {
   /** Claims the day's SSL alert of a check for a channel: true only when none was sent that day (or later). */
   claimSslAlert(accountId: string, checkId: string, alertChannelId: unknown, day: number): boolean {
     return this.#sslAlertDue.run(accountId, checkId, alertChannelId, day).changes > 0;
-  }
-}
-
-/** Which incident each check has open (`check_incidents`). */
-export class CheckIncidentTable {
-  readonly #openOf: Statement;
-  readonly #remember: Statement;
-  readonly #forget: Statement;
-
-  constructor(db: SqliteDatabase) {
-    this.#openOf = db.prepare('SELECT incident_id FROM check_incidents WHERE account_id = ? AND check_id = ?');
-    this.#remember = db.prepare('INSERT OR REPLACE INTO check_incidents (account_id, check_id, incident_id) VALUES (?, ?, ?)');
-    this.#forget = db.prepare('DELETE FROM check_incidents WHERE account_id = ? AND check_id = ?');
-  }
-
-  openIncidentId(accountId: string, checkId: string): string | undefined {
-    return (this.#openOf.get(accountId, checkId) as { incident_id: string } | undefined)?.incident_id;
-  }
-
-  remember(accountId: string, checkId: string, incidentId: string): void {
-    this.#remember.run(accountId, checkId, incidentId);
-  }
-
-  forget(accountId: string, checkId: string): void {
-    this.#forget.run(accountId, checkId);
   }
 }
 
@@ -121,14 +96,12 @@ export class SqliteAlertStates implements AlertStates {
     nextState: string,
     notifications: readonly QueuedNotification[],
     nowMs: number,
-    alongside?: SqliteAlongside,
   ): Promise<boolean> {
     checkAlertTransition(accountId, checkId, expectedVersion, nextState, notifications, nowMs);
     // The write comes first, so the transaction holds the write lock before it reads anything.
     return committed(this.#store, () => {
       if (!this.#states.compareAndSet(accountId, checkId, expectedVersion, nextState)) return false;
       for (const notification of notifications) this.#outbox.insert(notification, nowMs);
-      alongside?.();
       return true;
     });
   }

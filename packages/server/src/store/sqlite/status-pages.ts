@@ -23,7 +23,6 @@ export class PagesTable {
   readonly #holding: Record<StatusPageNameColumn, Statement>;
   readonly #deletePage: Statement;
   readonly #deleteSubscriptionsOf: Statement;
-  readonly #verifiedOf: Statement;
   readonly #allSubscriptionsOf: Statement;
   readonly #revision: Statement;
   readonly #insertIncident: Statement;
@@ -64,9 +63,6 @@ export class PagesTable {
          SELECT 1 FROM json_each(status_pages.doc, '$.cards') AS card, json_each(card.value, '$.services') AS service
          WHERE json_extract(service.value, '$.id') = ?)
        ORDER BY rowid`,
-    );
-    this.#verifiedOf = db.prepare(
-      "SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND json_extract(doc, '$.status') = 'VERIFIED' ORDER BY seq",
     );
     this.#allSubscriptionsOf = db.prepare('SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq');
     this.#revision = db.prepare('SELECT coalesce((SELECT revision FROM status_page_revision WHERE only_row = 1), 0)').pluck();
@@ -130,11 +126,6 @@ export class PagesTable {
   /** A page of a status page's subscriptions, in order of creation. */
   subscriptionsOf(accountId: string, statusPageId: string, limit: number, offset: number): string[] {
     return (this.#subscriptionsOf.all(accountId, statusPageId, limit, offset) as Array<{ doc: string }>).map((row) => row.doc);
-  }
-
-  /** A status page's VERIFIED subscriptions, in order of creation. */
-  verifiedSubscriptionsOf(accountId: string, statusPageId: string): string[] {
-    return (this.#verifiedOf.all(accountId, statusPageId) as Array<{ doc: string }>).map((row) => row.doc);
   }
 
   /** Every subscription of a status page, in order of creation. */

@@ -22,11 +22,19 @@ export type StoredDoc = { id: PublicId } & Record<string, unknown>;
  */
 const openInProcess = new Map<string, number>();
 
+/**
+ * Per database file: settles once the last unit of work asked for on it, by any `Store` of this
+ * process, has ended. A unit awaits its ports, so two units of different connections to one file
+ * would interleave their statements, and the second one's write would busy-wait, blocking the thread
+ * the first one needs to commit: the units of one file take turns across its connections instead.
+ */
+const unitsClosedOnFile = new Map<string, Promise<void>>();
+
 /** One event-loop turn's group commit: the transaction every write of the turn joins. */
 interface Batch {
   /**
-   * A unit of work began it. While another connection of this process has the file open, the last
-   * unit waiting commits it when it ends, as a lone port write commits at once, rather than holding
+   * A unit of work began it. While another connection of this process has the file open, the unit
+   * commits it when it ends (the next unit in the file's turn may be that connection's), as a lone port write commits at once, rather than holding
    * the write lock to the next turn (that connection's busy wait would block the thread the commit
    * needs). Otherwise it commits with the turn, as the synchronous writes do: the units of requests
    * that arrive together share one commit instead of appending to the WAL one each, which cost a
@@ -169,7 +177,7 @@ export class Store {
 
   /** The unit of work whose savepoint is open, if one is. */
   #unit: OpenUnit | undefined;
-  /** Settles once the last unit asked for has closed its savepoint: the next one starts then. */
+  /** Settles once the last unit asked for has closed its savepoint: the next one starts then (an in-memory database's; a file's units take turns in `unitsClosedOnFile`). */
   #unitsClosed: Promise<void> = Promise.resolve();
   /** Units asked for whose savepoint has not closed yet (running or waiting their turn). */
   #unitsPending = 0;
@@ -187,11 +195,18 @@ export class Store {
    * that did not stay.
    */
   async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
-    const previous = this.#unitsClosed;
-    let closed!: () => void;
-    this.#unitsClosed = new Promise<void>((resolve) => {
-      closed = resolve;
+    const file = this.db.memory ? undefined : this.db.name;
+    const previous = file === undefined ? this.#unitsClosed : (unitsClosedOnFile.get(file) ?? Promise.resolve());
+    let closeTurn!: () => void;
+    const turnClosed = new Promise<void>((resolve) => {
+      closeTurn = resolve;
     });
+    const closed = () => {
+      if (file !== undefined && unitsClosedOnFile.get(file) === turnClosed) unitsClosedOnFile.delete(file);
+      closeTurn();
+    };
+    if (file === undefined) this.#unitsClosed = turnClosed;
+    else unitsClosedOnFile.set(file, turnClosed);
     this.#unitsPending += 1;
     await previous;
     let batch: Batch;
@@ -228,7 +243,9 @@ export class Store {
     } finally {
       this.#unitsPending -= 1;
       closed();
-      if (unit.flushWhenDone || (this.#unitsPending === 0 && this.#batch === batch && batch.openedByUnit && this.#sharedInProcess())) this.#commitBatch();
+      // Shared in process, the next unit in the file's turn may be another connection's: it must find
+      // the write lock free.
+      if (unit.flushWhenDone || (this.#batch === batch && batch.openedByUnit && this.#sharedInProcess())) this.#commitBatch();
     }
     await batch.done;
     return result;
