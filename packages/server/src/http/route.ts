@@ -55,11 +55,6 @@ export interface UnitRouteInput<E extends EndpointSpec> extends RouteInput<E> {
    * before the response is sent. A GET reads through the replica's own ports (no transaction).
    */
   readonly tx: TransactionPorts;
-  /**
-   * Work to run once the unit committed, before the response is sent: writes that are on no port yet
-   * and so cannot be part of the unit. Never run when the unit rolled back (or replayed a response).
-   */
-  readonly afterCommit: (work: () => Promise<void>) => void;
 }
 
 /** A handler over the storage ports (`ctx.routeUnit`): async, every write through `tx`. */
@@ -97,8 +92,6 @@ interface Outcome {
   readonly status: number;
   readonly body: unknown;
   readonly headers: Record<string, string>;
-  /** A unit's `afterCommit` work, run once the unit committed. */
-  readonly afterCommit?: ReadonlyArray<() => Promise<void>>;
 }
 
 function respond(c: Context<AppEnv>, outcome: Outcome): Response {
@@ -189,23 +182,15 @@ function register<E extends EndpointSpec>(options: RouteOptions, endpoint: E, ha
     };
 
     const key = method === 'post' ? requestHeader(c, 'idempotency-key') : undefined;
-    const afterCommit = () => {
-      throw new Error('afterCommit is for writes; a GET has no unit to commit');
-    };
-    if (method === 'get') return respond(c, toOutcome(await (handling.unit ? handling.handler({ ...input, tx: readPorts, afterCommit }) : handling.handler(input))));
+    if (method === 'get') return respond(c, toOutcome(await (handling.unit ? handling.handler({ ...input, tx: readPorts }) : handling.handler(input))));
     if (key !== undefined && key.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
       // Each key is stored with its response for a day; a 16 KiB key per create was stored as sent.
       throw badRequest(`"Idempotency-Key" must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters long`);
     }
     if (handling.unit) {
-      const handle = async (tx: TransactionPorts): Promise<Outcome> => {
-        const work: Array<() => Promise<void>> = [];
-        const outcome = toOutcome(await handling.handler({ ...input, tx, afterCommit: (next) => work.push(next) }));
-        return work.length === 0 ? outcome : { ...outcome, afterCommit: work };
-      };
+      const handle = async (tx: TransactionPorts): Promise<Outcome> => toOutcome(await handling.handler({ ...input, tx }));
       const request = key === undefined ? undefined : { accountId: account.id, key, fingerprint: fingerprint(c, raw?.text ?? '') };
       const outcome = request === undefined ? await ports.transaction(handle) : await runIdempotentUnit(ports, options.idempotencyInFlight, request, handle);
-      for (const work of outcome.afterCommit ?? []) await work();
       return respond(c, outcome);
     }
     const { handler } = handling;

@@ -37,9 +37,7 @@
  *   unit (same replay, 409 and 422 rules). Write only through `tx` and await only its methods: a
  *   synchronous collection or a port outside `tx` is not part of the unit (on SQLite, awaiting one
  *   waits for the unit to end, which never comes). A GET gets the replica's ports as `tx`. This is
- *   the kind that runs on PostgreSQL too; checks and check groups are written this way. Writes that
- *   are on no port yet go to `afterCommit(async () => ...)`, run once the unit committed, before the
- *   response.
+ *   the kind that runs on PostgreSQL too; checks and check groups are written this way.
  *
  * Storage: no SQL here (layers.test.ts fails on it): a query is a named method of a table class in
  * store/sqlite/, built once (in `register`, or in `ctx.repositories` when several modules share it).
