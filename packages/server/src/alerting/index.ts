@@ -133,7 +133,7 @@ export class Alerting {
     this.#ports = repositories.ports;
     this.#pages = repositories.readSide.pages;
     this.#now = options.now ?? Date.now;
-    this.#outbox = new Outbox({ store, outbox: repositories.ports.outbox, owner: repositories.replicaId }, options);
+    this.#outbox = new Outbox({ outbox: repositories.ports.outbox, owner: repositories.replicaId }, options);
     this.#states = new AlertStateTable(store.db);
   }
 

@@ -24,13 +24,14 @@ function storeWithTables(file?: string): Store {
 /** The outbox worker of one service process on `store`, with that process's replica id. */
 function storageOf(store: Store): OutboxStorage {
   const repositories = openRepositories(store);
-  return { store, outbox: repositories.ports.outbox, owner: repositories.replicaId };
+  return { outbox: repositories.ports.outbox, owner: repositories.replicaId };
 }
 
-function enqueue(outbox: Outbox, id: string, url: string): void {
+/** Queues a webhook notification through the port, as alerting's transition does. */
+async function enqueue(storage: OutboxStorage, id: string, url: string, nowMs = Date.now()): Promise<void> {
   const context = { notificationId: id, alertType: 'ALERT_FAILURE', checkId: 'c1', checkName: 'Shop' } as unknown as AlertContext;
   const doc: NotificationDoc = { context, alertConfig: { url }, checkAlertId: 'a1' };
-  outbox.enqueue('acct', { id, checkId: 'c1', alertChannelId: 1, channelType: 'WEBHOOK', alertType: 'ALERT_FAILURE', doc });
+  await storage.outbox.enqueue({ accountId: 'acct', id, checkId: 'c1', alertChannelId: 1, channelType: 'WEBHOOK', alertType: 'ALERT_FAILURE', doc: JSON.stringify(doc) }, nowMs);
 }
 
 function rows(store: Store) {
@@ -51,8 +52,9 @@ describe('Outbox.stop', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'vigil.db');
     const store = storeWithTables(file);
-    const outbox = new Outbox(storageOf(store), { pollMs: 60_000, timeoutMs: 60_000, denyNetworks: [] });
-    enqueue(outbox, 'n1', url);
+    const storage = storageOf(store);
+    const outbox = new Outbox(storage, { pollMs: 60_000, timeoutMs: 60_000, denyNetworks: [] });
+    await enqueue(storage, 'n1', url);
     const reached = new Promise<void>((resolve) => receiver.once('request', () => resolve()));
     outbox.start();
     await reached;
@@ -71,7 +73,8 @@ describe('Outbox.stop', () => {
     let answer!: () => void;
     let reached!: () => void;
     const inFlight = new Promise<void>((resolve) => (reached = resolve));
-    const outbox = new Outbox(storageOf(store), {
+    const storage = storageOf(store);
+    const outbox = new Outbox(storage, {
       pollMs: 60_000,
       send: () =>
         new Promise((resolve) => {
@@ -79,7 +82,7 @@ describe('Outbox.stop', () => {
           reached();
         }),
     });
-    enqueue(outbox, 'n1', 'http://127.0.0.1:1/hook');
+    await enqueue(storage, 'n1', 'http://127.0.0.1:1/hook');
     outbox.start();
     await inFlight;
     const stopped = outbox.stop(60_000);
@@ -91,10 +94,11 @@ describe('Outbox.stop', () => {
   it('starts no attempt after the stop and leaves the rows enqueued meanwhile PENDING', async () => {
     const store = storeWithTables();
     const sent: string[] = [];
-    const outbox = new Outbox(storageOf(store), { pollMs: 60_000, send: async (_type, _config, context) => (sent.push(context.notificationId), { kind: 'sent', result: '204' }) });
+    const storage = storageOf(store);
+    const outbox = new Outbox(storage, { pollMs: 60_000, send: async (_type, _config, context) => (sent.push(context.notificationId), { kind: 'sent', result: '204' }) });
     outbox.start();
     await outbox.stop(60_000);
-    enqueue(outbox, 'n1', 'http://127.0.0.1:1/hook');
+    await enqueue(storage, 'n1', 'http://127.0.0.1:1/hook');
     outbox.pump();
     expect(sent).toEqual([]);
     expect(rows(store)).toEqual([{ id: 'n1', delivery: 'PENDING', attempts: 0, last_error: null }]);
@@ -138,7 +142,8 @@ describe('Outbox leases across processes on one database', () => {
     const a = worker(first, deliveredBy.first);
     const b = worker(second, deliveredBy.second);
     const ids = Array.from({ length: 40 }, (_, index) => `n${index}`);
-    for (const id of ids) enqueue(a, id, url);
+    const queue = storageOf(first);
+    for (const id of ids) await enqueue(queue, id, url);
     a.start();
     b.start();
     await Promise.all([a.idle(), b.idle()]);
@@ -163,7 +168,8 @@ describe('Outbox leases across processes on one database', () => {
     const claimedByFirst = new Promise<void>((resolve) => (reached = resolve));
     const firstLog: string[] = [];
     const firstEvents: string[] = [];
-    const dying = new Outbox(storageOf(first), {
+    const firstStorage = storageOf(first);
+    const dying = new Outbox(firstStorage, {
       pollMs: 60_000,
       leaseMs: 30_000,
       now: clock,
@@ -176,7 +182,7 @@ describe('Outbox leases across processes on one database', () => {
         }),
     });
     const other = new Outbox(storageOf(second), { pollMs: 60_000, leaseMs: 30_000, now: clock, denyNetworks: [] });
-    enqueue(dying, 'n1', url);
+    await enqueue(firstStorage, 'n1', url, now);
     dying.pump();
     await claimedByFirst;
 

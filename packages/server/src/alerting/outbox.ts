@@ -16,8 +16,10 @@
  *   `maxBackoffMs`), up to `maxAttempts` attempts; then the row is FAILED with the last error. A
  *   send that resolves `failed` (a webhook template that cannot be rendered) is FAILED at once.
  *
- * Queuing stays synchronous (`OutboxWriter`): a notification is written in the transaction of the
- * alert state that causes it, which the async port cannot join.
+ * Queuing is not the worker's: alerting queues a notification through the port of the unit of work
+ * that moves the alert state (`NotificationOutbox.enqueue`), so the two commit together. Only the
+ * status page's subscription form still queues its verification mail synchronously (`OutboxWriter`),
+ * in the SQLite transaction of the subscription it sends it for.
  */
 import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
 import type { Store } from '../store/index.js';
@@ -112,9 +114,8 @@ export class OutboxWriter implements NotificationQueue {
   }
 }
 
-/** Where the worker claims and settles: the store it queues in, the port on it, and whose lease it takes. */
+/** Where the worker claims and settles: the port, and whose lease it takes. */
 export interface OutboxStorage {
-  readonly store: Store;
   readonly outbox: NotificationOutbox;
   /** This process's replica id: the lease owner of its claims. */
   readonly owner: string;
@@ -125,8 +126,7 @@ type Ending =
   | { readonly settled: { delivery: SettledDelivery; attempts: number; error: string | null; result: string | null } }
   | { readonly deferred: { attempts: number; nextAttemptMs: number; error: string } };
 
-export class Outbox implements NotificationQueue {
-  readonly #writer: OutboxWriter;
+export class Outbox {
   readonly #port: NotificationOutbox;
   readonly #owner: string;
   readonly #leaseMs: number;
@@ -152,7 +152,6 @@ export class Outbox implements NotificationQueue {
   #closed = false;
 
   constructor(storage: OutboxStorage, options: OutboxOptions = {}) {
-    this.#writer = new OutboxWriter(storage.store, options.now);
     this.#port = storage.outbox;
     this.#owner = storage.owner;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
@@ -179,11 +178,6 @@ export class Outbox implements NotificationQueue {
           slackAppToken: slackAppTokens?.get(accountId),
           mailLinks: type === SUBSCRIBER_DELIVERY ? subscriberLinks?.(accountId, config) : undefined,
         }));
-  }
-
-  /** Queues a notification; call inside the transaction that changes the alert state. */
-  enqueue(accountId: string, row: Parameters<NotificationQueue['enqueue']>[1]): void {
-    this.#writer.enqueue(accountId, row);
   }
 
   /** Starts polling for due rows (including those left PENDING by a previous process). */
