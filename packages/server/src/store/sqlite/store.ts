@@ -30,6 +30,15 @@ const openInProcess = new Map<string, number>();
  */
 const unitsClosedOnFile = new Map<string, Promise<void>>();
 
+/**
+ * Per database file shared in process: the group commits open on its connections. A unit awaits its
+ * ports, and every await lets the other promise chains of the turn run before it goes on; a write of
+ * another connection among them that begins a transaction of its own would busy-wait for the write
+ * lock the unit (or the batch) holds, blocking the one thread that could release it. Such a write
+ * waits for these to commit instead (`otherConnectionWriting`).
+ */
+const batchesOnFile = new Map<string, Set<Batch>>();
+
 /** One event-loop turn's group commit: the transaction every write of the turn joins. */
 interface Batch {
   /**
@@ -130,9 +139,20 @@ export class Store {
     });
     // A request whose own work failed never awaits the commit; its rejection must not go unhandled.
     done.catch(() => undefined);
-    this.#batch = { openedByUnit: false, done, ...settle };
+    const batch: Batch = { openedByUnit: false, done, ...settle };
+    this.#batch = batch;
+    if (this.#sharedInProcess()) {
+      const onFile = batchesOnFile.get(this.db.name) ?? new Set<Batch>();
+      batchesOnFile.set(this.db.name, onFile);
+      onFile.add(batch);
+      const ended = () => {
+        onFile.delete(batch);
+        if (onFile.size === 0 && batchesOnFile.get(this.db.name) === onFile) batchesOnFile.delete(this.db.name);
+      };
+      done.then(ended, ended);
+    }
     setImmediate(() => this.#commitBatch());
-    return this.#batch;
+    return batch;
   }
 
   #commitBatch(): void {
@@ -209,6 +229,9 @@ export class Store {
     else unitsClosedOnFile.set(file, turnClosed);
     this.#unitsPending += 1;
     await previous;
+    // The file's turn is this unit's now: another connection's batch still open was begun by a
+    // synchronous write (units commit theirs as they end when shared), and commits with its turn.
+    for (let other = this.otherConnectionWriting(); other; other = this.otherConnectionWriting()) await other;
     let batch: Batch;
     const unit: OpenUnit = { joined: false, flushWhenDone: false };
     try {
@@ -249,6 +272,22 @@ export class Store {
     }
     await batch.done;
     return result;
+  }
+
+  /**
+   * Settles once a group commit that another connection of this process has open on the file has
+   * ended; undefined when none is open (always, unless the file is shared in process). A write that
+   * would begin a transaction of its own on this connection awaits it, again until undefined: its
+   * busy wait for that connection's write lock would block the thread the lock's release needs.
+   */
+  otherConnectionWriting(): Promise<void> | undefined {
+    if (this.db.memory) return undefined;
+    const onFile = batchesOnFile.get(this.db.name);
+    if (!onFile) return undefined;
+    for (const batch of onFile) {
+      if (batch !== this.#batch) return batch.done.then(noop, noop);
+    }
+    return undefined;
   }
 
   /**
@@ -316,3 +355,5 @@ export class Store {
     }
   }
 }
+
+function noop(): void {}

@@ -2,6 +2,9 @@
  * SQLite's units of work inside the group commit (store.ts `unitOfWork`): what the contract suite
  * cannot see from the ports, the synchronous writers of the same connection around a unit.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from './store.js';
@@ -13,8 +16,21 @@ function openStore(): Store {
   stores.push(store);
   return store;
 }
+const dirs: string[] = [];
+/** Two `Store`s on one file, as replicas in one process (the contract suite, the watches' tests). */
+function twoConnectionsToOneFile(): [Store, Store] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'vigil-units-'));
+  dirs.push(dir);
+  const file = path.join(dir, 'vigil.db');
+  const first = new Store({ file });
+  stores.push(first);
+  const second = new Store({ file });
+  stores.push(second);
+  return [first, second];
+}
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 const names = (store: Store): unknown[] => store.checkGroups.all('acc').map((group) => group['name']);
@@ -78,5 +94,32 @@ describe('units of work on SQLite', () => {
       'a port of a unit of work was used after the unit ended; this is a bug in vigil',
     );
     expect(names(store)).toEqual([]);
+  });
+
+  it('lets a port write of another connection to the file, made while a unit holds the write lock, wait for its commit instead of busy-waiting on the thread', async () => {
+    const [first, second] = twoConnectionsToOneFile();
+    const [unitPorts, otherPorts] = [sqlitePorts(first), sqlitePorts(second)];
+    let other: Promise<void> | undefined;
+    await unitPorts.transaction(async (tx) => {
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'before' }));
+      // Another promise chain of this turn writes through the other connection between the unit's awaits.
+      other = otherPorts.heartbeatDeadlines.watch({ accountId: 'acc', checkId: 'c1', periodMs: 60_000, graceMs: 0, anchorMs: 1_000 });
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'after' }));
+    });
+    await expect(other).resolves.toBeUndefined();
+    expect(names(second)).toEqual(['before', 'after']);
+    expect(second.db.prepare('SELECT check_id FROM heartbeat_timings').pluck().all()).toEqual(['c1']);
+  });
+
+  it('starts a unit once another connection to the file has committed the group its synchronous writes opened', async () => {
+    const [first, second] = twoConnectionsToOneFile();
+    const { committed } = second.writeBatched(() => second.checkGroups.insert('acc', (id) => ({ id, name: 'batched' })));
+    const unit = sqlitePorts(first).transaction(async (tx) => {
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'unit' }));
+      return 'ok';
+    });
+    expect(await unit).toBe('ok');
+    await committed;
+    expect(names(first)).toEqual(['batched', 'unit']);
   });
 });
