@@ -138,24 +138,25 @@ describe('a missed window whose watch was killed before the confirm', () => {
 });
 
 describe('a missed window\'s alert', () => {
-  it('is evaluated once the failing result is committed (alerting writes through the ports, in transactions of its own), before the window is confirmed', async () => {
+  it('is evaluated in the unit that stores the failing result (a watch killed after it cannot leave it unevaluated), before the window is confirmed', async () => {
     const { checkId, sent, logged, replica, setup } = sharedDatabase();
     const { repositories, alerting } = replica();
-    const seenByAnotherProcess: number[] = [];
+    const seen: Array<{ inUnit: number; byAnotherProcess: number }> = [];
     const watch = new HeartbeatWatch({
       repositories,
       refreshMs: REFRESH_MS,
       alerting: {
-        onFinalResult: (accountId, id, facts, parallel) => {
-          // Another connection to the file: the result is committed when its alert is evaluated.
-          seenByAnotherProcess.push(setup.readSide.results.resultsOf('acme', checkId).length);
-          return alerting.onFinalResult(accountId, id, facts, parallel);
+        evaluateIn: async (tx, accountId, id, facts, parallel) => {
+          // The unit sees the result it stored; another connection to the file does not yet.
+          seen.push({ inUnit: (await tx.checkResults.newestFirst(accountId, id, { limit: 10 })).length, byAnotherProcess: setup.readSide.results.resultsOf('acme', checkId).length });
+          return alerting.evaluateIn(tx, accountId, id, facts, parallel);
         },
+        notify: (evaluation) => alerting.notify(evaluation),
       },
     });
     expect(await watch.tick(DUE - 1)).toBe(0);
     expect(await watch.tick(DUE)).toBe(1);
-    expect(seenByAnotherProcess).toEqual([1]);
+    expect(seen).toEqual([{ inUnit: 1, byAnotherProcess: 0 }]);
     const results = setup.readSide.results.resultsOf('acme', checkId);
     expect(results).toHaveLength(1);
     await alerting.idle();
@@ -171,13 +172,46 @@ describe('a missed window\'s alert', () => {
       repositories,
       refreshMs: REFRESH_MS,
       alerting: {
-        onFinalResult: () => {
+        evaluateIn: async () => {
           throw new Error('alerting broke');
         },
+        notify: () => undefined,
       },
     });
     expect(await watch.tick(DUE - 1)).toBe(0);
     await expect(watch.tick(DUE)).rejects.toThrow('alerting broke');
     expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.hasFailures)).toEqual([true]);
+  });
+
+  it('is part of the unit that stores the result: a failure after the evaluation, before the commit, leaves neither result nor alert state nor notification, and the window is failed and alerted once when handed out again', async () => {
+    const { checkId, sent, replica, setup } = sharedDatabase();
+    /** A process killed between its unit's last statement and its commit. */
+    const killedBeforeCommit = (repositories: Repositories): Repositories => ({
+      ...repositories,
+      ports: {
+        ...repositories.ports,
+        transaction: (work) =>
+          repositories.ports.transaction(async (tx) => {
+            await work(tx);
+            throw new Error('killed before the commit');
+          }),
+      },
+    });
+    const killed = replica(killedBeforeCommit);
+    expect(await killed.watch.tick(DUE - 1)).toBe(0);
+    await expect(killed.watch.tick(DUE)).rejects.toThrow('killed before the commit');
+    await killed.alerting.idle();
+    expect(setup.readSide.results.resultsOf('acme', checkId)).toEqual([]);
+    expect(await setup.ports.alertStates.read('acme', checkId)).toBeUndefined();
+    expect(setup.store.db.prepare('SELECT COUNT(*) FROM alert_notifications').pluck().get()).toBe(0);
+    expect(sent).toEqual([]);
+
+    const survivor = replica();
+    expect(await survivor.watch.tick(TAKEN_OVER)).toBe(1);
+    const results = setup.readSide.results.resultsOf('acme', checkId);
+    expect(results.map((result) => [result.hasFailures, result.error])).toEqual([[true, MESSAGE]]);
+    expect(await setup.ports.alertStates.read('acme', checkId)).toBeDefined();
+    await survivor.alerting.idle();
+    expect(sent).toEqual([`ALERT_FAILURE ${results[0]!.id}`]);
   });
 });

@@ -62,11 +62,12 @@ function sharedDatabase() {
       send: async (_type, _config, context) => (sent.push(`${context.alertType} ${context.checkResultId}`), { kind: 'sent', result: '200 ok' }),
     });
     alertings.push(alerting);
-    const counted = {
-      onFinalResult: (...args: Parameters<Alerting['onFinalResult']>) => {
-        evaluated.push(`${args[1]} ${args[2].id}`);
-        return alerting.onFinalResult(...args);
+    const counted: Pick<Alerting, 'evaluateIn' | 'notify'> = {
+      evaluateIn: (...args: Parameters<Alerting['evaluateIn']>) => {
+        evaluated.push(`${args[2]} ${args[3].id}`);
+        return alerting.evaluateIn(...args);
       },
+      notify: (evaluation) => alerting.notify(evaluation),
     };
     return { repositories, alerting, watch: new HeartbeatWatch({ repositories, alerting: counted }) };
   };

@@ -40,7 +40,11 @@ async function heartbeat(svc: ServiceApp, extra: Record<string, unknown> = {}) {
 
 function recorder() {
   const seen: Array<{ checkId: string; facts: FinalResultFacts }> = [];
-  return { seen, alerting: { onFinalResult: (_account: string, checkId: string, facts: FinalResultFacts) => (seen.push({ checkId, facts }), []) } };
+  const alerting: Pick<Alerting, 'evaluateIn' | 'notify'> = {
+    evaluateIn: async (_tx, _account, checkId, facts) => (seen.push({ checkId, facts }), { alerts: [], queued: false }),
+    notify: () => undefined,
+  };
+  return { seen, alerting };
 }
 
 describe('ping tokens', () => {

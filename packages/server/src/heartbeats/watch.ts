@@ -3,8 +3,9 @@
  * itself skips them as passive):
  *
  * 1. Pings stored since the last tick (pings.ts) become FINAL results — passing, or failing for a
- *   `/fail` ping — with the check's status and alert evaluation, as the scheduler's runs do
- *   (scheduler/execute.ts). A passing ping after a failure is what recovers the check. A tick claims
+ *   `/fail` ping — with the check's status and alert evaluation in the unit of work that stores
+ *   them, as the scheduler's runs do (scheduler/execute.ts): a result stored is a result evaluated,
+ *   since a ping (or window) handed out again finds its result stored and is skipped. A passing ping after a failure is what recovers the check. A tick claims
  *   pings from the HeartbeatPings port (a lease on pending pings of checks no one holds, in the order
  *   stored), stores their results, then confirms them: each ping becomes its result once however many
  *   watches share the database, in its check's order, and a watch killed in between leaves its pings
@@ -28,19 +29,22 @@
 import { createHash } from 'node:crypto';
 import { HeartbeatConfig, heartbeatDurationMs, type HeartbeatEvent } from '@vigil/schema';
 import type { Alerting, FinalResultFacts } from '../alerting/index.js';
+import { errorMessagesOf } from '../readside/error-groups.js';
+import { boundResult } from '../readside/result-bounds.js';
 import type { Repositories } from '../repositories.js';
 import { DEFAULT_LOCATION } from '../scheduler/slots.js';
 import type { StoredDoc, Store } from '../store/index.js';
-import type { HeartbeatDeadlines, HeartbeatPings, MissedDeadline, StoredPing, WatchedHeartbeat } from '../store/ports.js';
+import type { CheckResultDocument, HeartbeatDeadlines, HeartbeatPings, MissedDeadline, StoredPing, TransactionPorts, WatchedHeartbeat } from '../store/ports.js';
 import { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
 import { missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
 import { HeartbeatEventPruning, PRUNE_BATCH } from './event-pruning.js';
+import { UnitAlerts } from './unit-alerts.js';
 
 export interface HeartbeatWatchOptions {
   /** `replicaId` is who this watch claims missed windows and pings as (the ports record it). */
-  repositories: Pick<Repositories, 'store' | 'readSide' | 'statuses' | 'pingTokens' | 'ports' | 'replicaId'>;
-  /** Told every FINAL result after it is stored; absent: results and statuses only. */
-  alerting?: Pick<Alerting, 'onFinalResult'>;
+  repositories: Pick<Repositories, 'store' | 'pingTokens' | 'ports' | 'replicaId'>;
+  /** Evaluates every FINAL result in the unit that stores it; absent: results and statuses only. */
+  alerting?: Pick<Alerting, 'evaluateIn' | 'notify'>;
   /** How often the set of heartbeat monitors is re-read (default 5 s, as the scheduler). */
   refreshMs?: number;
   /** Heartbeat events older than this many days are deleted, as check results are (default 30). */
@@ -80,7 +84,7 @@ export class HeartbeatWatch {
   /** The port's `startOnce`, asked as the watch is made (the pings it skips are those stored before). */
   #started: Promise<boolean> | undefined;
   readonly #owner: string;
-  readonly #alerting: Pick<Alerting, 'onFinalResult'> | undefined;
+  readonly #alerting: Pick<Alerting, 'evaluateIn' | 'notify'> | undefined;
   readonly #refreshMs: number;
   readonly #pruning: HeartbeatEventPruning;
   #watched = new Map<string, Watched>();
@@ -136,8 +140,7 @@ export class HeartbeatWatch {
     for (;;) {
       const claimed = await this.#pings.claim(this.#owner, nowMs, CLAIM_LEASE_MS, PING_BATCH);
       if (claimed.length === 0) return stored;
-      const { results, alerting } = this.#storePingResults(claimed);
-      const alertingFailure = await alerting;
+      const { results, alertingFailure } = await this.#storePingResults(claimed);
       stored += results;
       // Confirmed before an alerting failure is thrown: the results are stored, and a claim handed
       // out again would only find them so. A false answer (this watch was slower than its lease, and
@@ -148,27 +151,31 @@ export class HeartbeatWatch {
     }
   }
 
-  /** Stores the result of each claimed ping, in order, and evaluates its alert, in one transaction. */
-  #storePingResults(claimed: readonly StoredPing[]): { results: number; alerting: Promise<{ error: unknown } | undefined> } {
-    const alerts: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+  /**
+   * Stores the result of each claimed ping, in order, and evaluates its alert, in one unit of work: a
+   * ping handed out again finds its result stored and is skipped, so an evaluation after the commit
+   * would be lost for good to a watch killed in between.
+   */
+  async #storePingResults(claimed: readonly StoredPing[]): Promise<{ results: number; alertingFailure: { error: unknown } | undefined }> {
     let results = 0;
-    this.#store.transaction(() => {
+    const alerting = new UnitAlerts(this.#alerting);
+    await this.#repositories.ports.transaction(async (tx) => {
       for (const ping of claimed) {
         const check = this.#store.checks.get(ping.accountId, ping.checkId);
         if (!check || check['checkType'] !== 'HEARTBEAT') continue;
         const event = JSON.parse(ping.doc) as HeartbeatEvent;
         const atMs = Date.parse(event.timestamp);
         const failed = event.state === 'FAILING';
-        const facts = this.#recordRun(ping.accountId, check, { id: event.id, atMs, error: failed ? `The job reported a failure (ping from ${event.source || 'an unnamed source'})` : null });
+        const facts = await this.#recordRun(tx, ping.accountId, check, { id: event.id, atMs, error: failed ? `The job reported a failure (ping from ${event.source || 'an unnamed source'})` : null });
         // The port's deadline moved when the ping was answered; this only keeps the claim timer in step.
         const watched = this.#watched.get(keyOf(ping.accountId, ping.checkId));
         if (watched && atMs > watched.anchorMs) watched.anchorMs = atMs;
         if (facts === 'already stored' || facts === 'overtaken') continue;
-        alerts.push({ accountId: ping.accountId, checkId: ping.checkId, facts });
+        await alerting.evaluate(tx, ping.accountId, ping.checkId, facts);
         results += 1;
       }
     });
-    return { results, alerting: this.#alert(alerts) };
+    return { results, alertingFailure: alerting.committed() };
   }
 
   async #reportMissed(nowMs: number): Promise<number> {
@@ -190,11 +197,13 @@ export class HeartbeatWatch {
    * Resolves to how many results were new.
    */
   async #failMissed(claimed: readonly MissedDeadline[]): Promise<number> {
-    const missed: Array<{ accountId: string; checkId: string; facts: FinalResultFacts }> = [];
+    // Most claims find no window closed: no unit for them.
+    if (claimed.length === 0) return 0;
     const failed: MissedDeadline[] = [];
     const gone: MissedDeadline[] = [];
     let stored = 0;
-    this.#store.transaction(() => {
+    const alerting = new UnitAlerts(this.#alerting);
+    await this.#repositories.ports.transaction(async (tx) => {
       for (const window of claimed) {
         // The check as it is now, not as the last refresh read it: another watch may have told the
         // port about a check this one has not read yet.
@@ -206,13 +215,13 @@ export class HeartbeatWatch {
         }
         failed.push(window);
         const id = windowResultId(window.accountId, window.checkId, window.dueMs);
-        const outcome = this.#recordRun(window.accountId, check, { id, atMs: window.dueMs, error: missedMessage(heartbeat) }, { unlessOvertaken: true });
+        const outcome = await this.#recordRun(tx, window.accountId, check, { id, atMs: window.dueMs, error: missedMessage(heartbeat) }, { unlessOvertaken: true });
         if (outcome === 'already stored') continue;
         stored += 1;
-        if (outcome !== 'overtaken') missed.push({ accountId: window.accountId, checkId: window.checkId, facts: outcome });
+        if (outcome !== 'overtaken') await alerting.evaluate(tx, window.accountId, window.checkId, outcome);
       }
     });
-    const alertingFailure = await this.#alert(missed);
+    const alertingFailure = alerting.committed();
     if (alertingFailure) throw alertingFailure.error;
     // Only now is the window reported for good: a watch killed before this leaves a lease that runs out.
     // A false answer (this watch was slower than its lease, and another took the window over) needs
@@ -225,23 +234,6 @@ export class HeartbeatWatch {
       this.#watched.delete(keyOf(window.accountId, window.checkId));
     }
     return stored;
-  }
-
-  /**
-   * Tells alerting each stored result, in order, once the transaction that stored them committed
-   * (alerting moves the state through the ports, in transactions of its own): a failing evaluation
-   * never takes the results with it, and the first failure is handed back to be thrown.
-   */
-  async #alert(results: ReadonlyArray<{ accountId: string; checkId: string; facts: FinalResultFacts }>): Promise<{ error: unknown } | undefined> {
-    let failure: { error: unknown } | undefined;
-    for (const { accountId, checkId, facts } of results) {
-      try {
-        await this.#alerting?.onFinalResult(accountId, checkId, facts);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-    return failure;
   }
 
   /** The earliest deadline this watch knows of after `nowMs`, and no later than the next refresh. */
@@ -286,14 +278,16 @@ export class HeartbeatWatch {
    * window waited for a dead watch's lease), so the result joins the history but does not set the
    * status back to failing nor raise an alert for a check that is up again.
    */
-  #recordRun(accountId: string, check: StoredDoc, run: { id: string; atMs: number; error: string | null }, options: { unlessOvertaken?: boolean } = {}): FinalResultFacts | 'already stored' | 'overtaken' {
+  async #recordRun(tx: TransactionPorts, accountId: string, check: StoredDoc, run: { id: string; atMs: number; error: string | null }, options: { unlessOvertaken?: boolean } = {}): Promise<FinalResultFacts | 'already stored' | 'overtaken'> {
     const checkId = String(check.id);
     const at = new Date(run.atMs).toISOString();
     const failed = run.error !== null;
     const checkRunId = Math.floor(run.atMs / 1000);
-    const latest = options.unlessOvertaken ? this.#repositories.statuses.get(accountId, checkId) : undefined;
+    const latest = options.unlessOvertaken ? await tx.checkStatuses.find(accountId, checkId) : undefined;
     const overtaken = typeof latest?.updated_at === 'string' && Date.parse(latest.updated_at) > run.atMs;
-    const isNew = this.#repositories.readSide.results.recordResult(accountId, {
+    // Under its own id (the ping's, or the window's), so a result stored before is found so. Bounded
+    // as every stored result is: the error names the ping's source, which the job chose.
+    const result = boundResult<CheckResultDocument>({
       id: run.id,
       name: String(check['name'] ?? ''),
       checkId,
@@ -315,9 +309,12 @@ export class HeartbeatWatch {
       sequenceId: null,
       error: run.error,
     });
-    if (!isNew) return 'already stored';
+    if (!(await tx.checkResults.appendKept(accountId, result))) return 'already stored';
+    // Folded as a scheduled run's are, in the unit that stores the result (none, so far, for a heartbeat's).
+    const errors = errorMessagesOf(result as Parameters<typeof errorMessagesOf>[0]).map((message) => ({ checkId, message, at: run.atMs }));
+    if (errors.length > 0) await tx.errorGroups.fold(accountId, errors);
     if (overtaken) return 'overtaken';
-    this.#repositories.statuses.record(accountId, {
+    await tx.checkStatuses.record(accountId, {
       name: String(check['name'] ?? ''),
       checkId,
       hasFailures: failed,
