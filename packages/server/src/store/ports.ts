@@ -15,13 +15,40 @@
  * state must move once per result however many replicas evaluate it, a missed heartbeat must fail once,
  * and a periodic job (pruning) must run once per period. The resources accounts declare are one more
  * port (document-ports.ts), with the change feed that tells each replica what another one changed,
- * and status pages another (status-page-ports.ts), with their incidents (incident-ports.ts).
+ * and status pages another (status-page-ports.ts), with their incidents (incident-ports.ts). The ports
+ * of stored results (result-ports.ts) and of heartbeat monitors (heartbeat-ports.ts) have files of
+ * their own too; this one re-exports them, so a port's user imports every port from here.
  */
-import type { CheckStatus } from '@vigil/schema';
 import type { ResourceDocuments } from './document-ports.js';
-import type { ArchivePatch, ErrorGroupState } from './error-group-rules.js';
+import type { HeartbeatDeadlines, HeartbeatPings } from './heartbeat-ports.js';
 import type { Incidents } from './incident-ports.js';
+import type { CheckResults, CheckStatuses, ErrorGroups } from './result-ports.js';
 import type { StatusPages } from './status-page-ports.js';
+
+export type {
+  CheckResultDocument,
+  ResultCursor,
+  RollupGranularity,
+  RolledUpResults,
+  ResultRetention,
+  PrunedBefore,
+  CheckResults,
+  FinalResultFacts,
+  CheckStatuses,
+  ErrorOccurrence,
+  ErrorGroups,
+} from './result-ports.js';
+export type {
+  WatchedHeartbeat,
+  MissedDeadline,
+  MissedWindowKey,
+  ClaimedWindow,
+  HeartbeatDeadlines,
+  StoredPing,
+  PingKey,
+  PingProgress,
+  HeartbeatPings,
+} from './heartbeat-ports.js';
 
 /** A check or group, as the alert-subscription index names the owner of a subscription. */
 export type SubscriptionOwnerKind = 'check' | 'group';
@@ -227,148 +254,6 @@ export interface AlertStates {
   queueDailySslAlerts(accountId: string, checkId: string, day: number, notifications: readonly QueuedNotification[], nowMs: number): Promise<string[]>;
 }
 
-/** A heartbeat monitor as the deadline port watches it. */
-export interface WatchedHeartbeat {
-  readonly accountId: string;
-  readonly checkId: string;
-  /** The heartbeat's period and grace in milliseconds (`heartbeatDurationMs` of what the check says). */
-  readonly periodMs: number;
-  readonly graceMs: number;
-  /** The last ping, or when the check was created while it was never pinged. */
-  readonly anchorMs: number;
-}
-
-/** A missed window of one heartbeat, claimed by one caller. */
-export interface MissedDeadline {
-  readonly accountId: string;
-  readonly checkId: string;
-  /** When the window closed without a ping: the deadline this claim is for. */
-  readonly dueMs: number;
-  /** The anchor the window was counted from (last ping, or creation). */
-  readonly anchorMs: number;
-}
-
-/** The window a claim named, as its holder confirms it (`MissedDeadline` fits). */
-export interface MissedWindowKey {
-  readonly accountId: string;
-  readonly checkId: string;
-  readonly dueMs: number;
-}
-
-/** The last window claimed for a check, and whether it is reported for good. */
-export interface ClaimedWindow {
-  readonly dueMs: number;
-  /** Who claimed it last (null: a service from before the port, whose watch ran in its process). */
-  readonly owner: string | null;
-  /** Until when the claim's lease runs; null once the window is reported for good (confirmed). */
-  readonly leaseUntilMs: number | null;
-}
-
-/**
- * The deadlines of heartbeat monitors, by the rules of heartbeats/deadlines.ts: the first window
- * closes `period + grace` after the anchor, the next ones one `period` apart while no ping comes, and
- * when several closed unseen (the service was down) the latest stands for them.
- *
- * A window is reported once, and never lost: a claim is a lease on it, keyed by check and deadline, so
- * of replicas claiming at once one gets it; its holder stores the failing result (elsewhere, in a
- * transaction of its own) and then confirms with `reportedMissed`, after which the window is never
- * handed out again. A holder that died between the claim and the confirm leaves a lease that runs out,
- * and the window is handed out again, so the result it may not have stored is stored by another.
- */
-export interface HeartbeatDeadlines {
-  /**
-   * Watches a heartbeat, or updates its period and grace. The anchor only moves forward (an older
-   * anchor than the stored one, such as a replica's stale copy of the check, is ignored).
-   */
-  watch(heartbeat: WatchedHeartbeat): Promise<void>;
-  /**
-   * Stops watching (the check was deleted or deactivated): its windows reported stay reported, and a
-   * window claimed but not confirmed is given up (never handed out again: there is nothing to fail).
-   * False when it was not watched.
-   */
-  forget(accountId: string, checkId: string): Promise<boolean>;
-  /** A ping at `pingMs` restarts the check's windows from it; false when the check is not watched or has a later ping. */
-  recordPing(accountId: string, checkId: string, pingMs: number): Promise<boolean>;
-  /**
-   * Claims for `owner`, until `nowMs + leaseMs`, up to `limit` windows, earliest deadline first:
-   * windows whose lease ran out unconfirmed, and the latest missed window of each heartbeat whose
-   * deadline passed by `nowMs` (inclusive) and that no one claimed. While a check's window is leased,
-   * its later windows wait (they are handed out after the confirm, the latest standing for them).
-   */
-  claimMissed(nowMs: number, limit: number, owner: string, leaseMs: number): Promise<MissedDeadline[]>;
-  /**
-   * Records claimed windows as reported for good, once their results are stored. One answer per
-   * window, in order: false when `owner` no longer holds its lease (it ran out and another caller took
-   * the window over, the check was forgotten, or it was confirmed already).
-   */
-  reportedMissed(windows: readonly MissedWindowKey[], owner: string): Promise<boolean[]>;
-  /** The last window claimed for the check (for tests and diagnostics). */
-  reported(accountId: string, checkId: string): Promise<ClaimedWindow | undefined>;
-}
-
-/** A heartbeat ping as stored: the event its ping recorded, keyed by account and event id. */
-export interface StoredPing {
-  readonly accountId: string;
-  readonly checkId: string;
-  /** The event's id, unique in its account, and the id of the result the ping becomes. */
-  readonly id: string;
-  /** When the ping came, ms since the epoch. */
-  readonly atMs: number;
-  /** The event's JSON text (a `HeartbeatEvent` of @vigil/schema; engines store it as given). */
-  readonly doc: string;
-}
-
-/** A claimed ping, as its holder confirms it (`StoredPing` fits). */
-export interface PingKey {
-  readonly accountId: string;
-  readonly id: string;
-}
-
-/** Where a stored ping is on its way to its result. */
-export interface PingProgress {
-  /** True once its result is stored (confirmed), or when it was stored before monitoring first started. */
-  readonly processed: boolean;
-  /** Who claimed it last (null: never claimed). */
-  readonly owner: string | null;
-  /** Until when the claim's lease runs; null while unclaimed and once processed. */
-  readonly leaseUntilMs: number | null;
-}
-
-/**
- * Heartbeat pings on their way to results: each ping becomes its result once, by one caller, in the
- * order its check was pinged. A claim is a lease on a check's pending pings, taken in the order they
- * were stored: while a check has pings leased to anyone, none of its pings is handed out (a newer
- * ping waits for the older ones' confirm), so of replicas claiming at once each check, and each
- * ping, goes to one. The holder stores the results (elsewhere, in a transaction of its own; the
- * result's id is the ping's, so storing it twice stores it once) and then confirms with `processed`,
- * after which the pings are never handed out again. A holder that died in between leaves a lease
- * that runs out, and the check's pings are handed out again, oldest first.
- */
-export interface HeartbeatPings {
-  /** Stores a ping, pending; false when its id is stored in its account already (nothing changes). */
-  record(ping: StoredPing): Promise<boolean>;
-  /**
-   * The first call on a database marks every ping stored so far processed without a result, and
-   * resolves to true: monitoring that starts for the first time begins at the newest ping, so pings
-   * seeded or stored before it ever ran raise no alerts. Every later call does nothing and resolves
-   * to false, so pings stored while monitoring was stopped are still handed out when it starts.
-   */
-  startOnce(): Promise<boolean>;
-  /**
-   * Claims for `owner`, until `nowMs + leaseMs`, up to `limit` pending pings, in the order stored, of
-   * checks with no ping leased at `nowMs` (a lease that ran out by `nowMs` counts as none).
-   */
-  claim(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<StoredPing[]>;
-  /**
-   * Records claimed pings as processed, once their results are stored. One answer per ping, in order:
-   * false when `owner` no longer holds its lease (it ran out and another caller took the check's pings
-   * over, or the ping was confirmed already).
-   */
-  processed(pings: readonly PingKey[], owner: string): Promise<boolean[]>;
-  /** Where a ping is (for tests and diagnostics); undefined when no such ping is stored. */
-  progress(accountId: string, id: string): Promise<PingProgress | undefined>;
-}
-
 /**
  * Jobs every replica runs on a timer but that must run once per period across them (pruning old
  * results, rollups and claims): whoever asks first in a period runs it, the others skip it.
@@ -381,158 +266,6 @@ export interface PeriodicJobs {
   tryRun(jobName: string, nowMs: number, everyMs: number, owner: string): Promise<boolean>;
   /** When the job last ran and who ran it (for tests and diagnostics). */
   lastRun(jobName: string): Promise<{ atMs: number; owner: string } | undefined>;
-}
-
-/** A check result as stored and read back: the wire document (shape in @vigil/schema), by the fields the store keys on. */
-export type CheckResultDocument = Record<string, unknown> & {
-  readonly id: string;
-  readonly checkId: string;
-  /** ISO time; the row's `created_ms`, which pruning compares with the retention. */
-  readonly created_at: string;
-  readonly runLocation: string;
-  readonly hasFailures: boolean;
-};
-
-/** Where a page of results newest first starts: strictly before this result (by time, then id). */
-export interface ResultCursor {
-  readonly createdMs: number;
-  readonly id: string;
-}
-
-export type RollupGranularity = 'hourly' | 'daily';
-
-/** One rollup row: the FINAL results of one check at one location in one UTC hour or day. */
-export interface RolledUpResults {
-  readonly startMs: number;
-  readonly spanMs: number;
-  readonly location: string;
-  readonly results: number;
-  readonly failures: number;
-  readonly degraded: number;
-  readonly attempts: number;
-  /** Response times: how many results had one, and their sum, sum of squares, min and max. */
-  readonly rtCount: number;
-  readonly rtSum: number;
-  readonly rtSqSum: number;
-  readonly rtMin: number | null;
-  readonly rtMax: number | null;
-  /** Response times counted by bucket (store/formats/rollup-histogram.ts). */
-  readonly histogram: ReadonlyMap<number, number>;
-}
-
-/** How long each kind of result data is kept, in milliseconds. */
-export interface ResultRetention {
-  /** Raw results created more than this before now go (to the millisecond). */
-  readonly rawMs: number;
-  readonly hourlyMs: number;
-  readonly dailyMs: number;
-}
-
-/** What pruning deleted up to: raw results created, and rollup rows starting, before these moments. */
-export interface PrunedBefore {
-  /** Exactly `retention.rawMs` before the prune's `nowMs` (or an earlier prune's later cutoff). */
-  readonly raw: number;
-  readonly hourly: number;
-  readonly daily: number;
-}
-
-/**
- * Stored check results, in the compact row format (store/formats/result-row-codec.ts: a passing
- * result as its delta from a reference result of its check), and their hourly and daily rollups. A
- * run's tries are appended, and its FINAL result folded into its check's rollups, in one transaction;
- * appends of one check from several replicas are serialised on the check, so rollups add up whoever
- * appended. Raw results are pruned to the millisecond: a result 1 ms older than the cutoff goes, one at
- * the cutoff stays.
- */
-export interface CheckResults {
-  /**
-   * Makes sure results created in `[fromMs, toMs]` have somewhere to go (on PostgreSQL, a partition per
-   * UTC day; nothing to do on SQLite). Replicas call it ahead of time, periodically; an append to a day
-   * not prepared prepares it itself, at the cost of that append.
-   */
-  prepareDays(fromMs: number, toMs: number): Promise<void>;
-  /**
-   * Stores the tries of one run of one check (ATTEMPTs, then the FINAL one; bounded by the caller) and
-   * resolves to them as stored, which is what reads return: ids derived from check and time
-   * (store/formats/result-ids.ts), the run's `sequenceId` the first try's id, and a passing result
-   * reduced as store/formats/result-codec.ts `reducePassing` says. A try whose id is stored already is left alone.
-   */
-  appendRun(accountId: string, tries: readonly CheckResultDocument[]): Promise<CheckResultDocument[]>;
-  /**
-   * Stores one result under the id it has, once: a heartbeat's ping or missed window names its result,
-   * so a result stored by a holder that died before confirming is not stored again by the next one.
-   * Resolves to false, storing nothing, when the check has a result of that id already. A FINAL one
-   * is folded into its rollups in the same transaction.
-   */
-  appendKept(accountId: string, result: CheckResultDocument): Promise<boolean>;
-  /** Up to `limit` of a check's results strictly before `before` (or the newest), newest first, ties by id. */
-  newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
-  /** One result of a check, or undefined. */
-  find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined>;
-  /** A check's rollup rows of one granularity starting in `[fromMs, toMs)`, by start then location. */
-  rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]>;
-  /**
-   * Deletes raw results created more than `retention.rawMs` before `nowMs`, and rollup rows starting
-   * more than their retention before `nowMs`, without holding long locks; the horizons only move
-   * forward. Resolves to where each kind was pruned up to.
-   */
-  prune(nowMs: number, retention: ResultRetention): Promise<PrunedBefore>;
-  /** Where pruning has deleted each kind up to (absent: never pruned). */
-  horizons(): Promise<{ raw?: number; hourly?: number; daily?: number }>;
-}
-
-/** The fields of a FINAL result a check's status is made from. */
-export interface FinalResultFacts {
-  name: string;
-  checkId: string;
-  hasFailures: boolean;
-  hasErrors: boolean;
-  isDegraded: boolean | null;
-  responseTime: number | null;
-  runLocation: string;
-  checkRunId: number | string | null;
-  stoppedAt: string | null;
-  sslDaysRemaining?: number | null;
-}
-
-/**
- * Each check's status: one document per check, rewritten by each FINAL result stored (the rule is
- * check-status-rules.ts `nextCheckStatus`), so the check-statuses routes read one row per check
- * however many results it has. Writes of one check from several replicas are serialised on the
- * check, so the longest and shortest runs count every result. Reads list only checks that still
- * exist.
- */
-export interface CheckStatuses {
-  /** Folds a FINAL result into its check's status and resolves to the status stored. */
-  record(accountId: string, result: FinalResultFacts): Promise<CheckStatus>;
-  /** The statuses of the account's existing checks, in the order the checks were created. */
-  list(accountId: string): Promise<CheckStatus[]>;
-  /** The status of an existing check; undefined when the check never ran or no longer exists. */
-  find(accountId: string, checkId: string): Promise<CheckStatus | undefined>;
-}
-
-/** One error a stored result recorded, as its check's error groups fold it. */
-export interface ErrorOccurrence {
-  readonly checkId: string;
-  readonly message: string;
-  /** When the result was created, ms since the epoch. */
-  readonly at: number;
-}
-
-/**
- * Error groups: each check's errors, one group per cleaned message (error-group-rules.ts). The errors
- * of a result are folded in the transaction that stores the result, so the groups are always what the
- * stored results say; folds of one check from several replicas are serialised on the group, so none
- * is lost.
- */
-export interface ErrorGroups {
-  /** Folds each occurrence, in order, into its check's group of the same cleaned message, starting the group when there is none. */
-  fold(accountId: string, occurrences: readonly ErrorOccurrence[]): Promise<void>;
-  /** One page (from 1) of a check's groups, in the order they were started, and how many it has. */
-  ofCheck(accountId: string, checkId: string, paging: { readonly page: number; readonly limit: number }): Promise<{ items: ErrorGroupState[]; total: number }>;
-  find(accountId: string, id: string): Promise<ErrorGroupState | undefined>;
-  /** Applies an archive PATCH at `nowMs` and resolves to the group after it; undefined when the account has no such group. */
-  archive(accountId: string, id: string, patch: ArchivePatch, nowMs: number): Promise<ErrorGroupState | undefined>;
 }
 
 /**
