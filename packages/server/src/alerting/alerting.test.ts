@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
 import type { AlertContext, SendOutcome } from './channels.js';
-import { Alerting, type AlertingOptions, type FinalResultFacts } from './index.js';
+import { Alerting, type AlertingOptions } from './index.js';
+import { finalResultsFrom } from './test-results.js';
 import { openRepositories } from '../repositories.js';
 
 const ACCOUNT = 'acct';
@@ -47,17 +48,7 @@ function alerting(store: Store, options: AlertingOptions) {
   return subject;
 }
 
-const run = (failed: boolean, minute: number, extra: Partial<FinalResultFacts> = {}): FinalResultFacts => ({
-  id: `result-${minute}`,
-  hasFailures: failed,
-  hasErrors: false,
-  isDegraded: false,
-  responseTime: 12,
-  runLocation: 'eu-west-1',
-  startedAt: new Date(T0 + minute * 60_000).toISOString(),
-  stoppedAt: new Date(T0 + minute * 60_000).toISOString(),
-  ...extra,
-});
+const run = finalResultsFrom(T0);
 
 function notifications(store: Store) {
   return store.db.prepare('SELECT alert_type, delivery, attempts, last_error, alert_channel_id FROM alert_notifications ORDER BY seq').all() as Array<Record<string, unknown>>;

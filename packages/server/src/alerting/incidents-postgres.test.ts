@@ -10,7 +10,8 @@ import { Store } from '../store/index.js';
 import type { StoragePorts } from '../store/ports.js';
 import { openPostgresPorts } from '../store/postgres/index.js';
 import { useTestPostgres } from '../store/postgres/test-database.js';
-import { Alerting, type FinalResultFacts } from './index.js';
+import { Alerting } from './index.js';
+import { finalResultsFrom } from './test-results.js';
 
 const ACCOUNT = 'acct';
 const T0 = Date.UTC(2030, 0, 1);
@@ -49,16 +50,7 @@ async function checkWithTrigger(ports: StoragePorts): Promise<string> {
   return String(check.id);
 }
 
-const run = (failed: boolean, minute: number): FinalResultFacts => ({
-  id: `result-${minute}`,
-  hasFailures: failed,
-  hasErrors: false,
-  isDegraded: false,
-  responseTime: 12,
-  runLocation: 'eu-west-1',
-  startedAt: new Date(T0 + minute * 60_000).toISOString(),
-  stoppedAt: new Date(T0 + minute * 60_000).toISOString(),
-});
+const run = finalResultsFrom(T0);
 
 async function incidentsOf(ports: StoragePorts) {
   return (await ports.incidents.pageBefore(ACCOUNT, Number.MAX_SAFE_INTEGER, 10)).map((row) => row.incident);

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
 import { NotificationLog } from './notifications.js';
-import { Alerting, type AlertingOptions, type FinalResultFacts } from './index.js';
+import { Alerting, type AlertingOptions } from './index.js';
+import { finalResultsFrom } from './test-results.js';
 import { openRepositories } from '../repositories.js';
 import type { StoredDoc } from '../store/index.js';
 import { openCheckIncident, resolveCheckIncident, resolveDeletedCheckIncident, type IncidentCause } from './incidents.js';
@@ -66,16 +67,7 @@ function check(store: Store, serviceId: string, fields: Record<string, unknown> 
   return String(created.id);
 }
 
-const run = (failed: boolean, minute: number): FinalResultFacts => ({
-  id: `result-${minute}`,
-  hasFailures: failed,
-  hasErrors: false,
-  isDegraded: false,
-  responseTime: 12,
-  runLocation: 'eu-west-1',
-  startedAt: new Date(T0 + minute * 60_000).toISOString(),
-  stoppedAt: new Date(T0 + minute * 60_000).toISOString(),
-});
+const run = finalResultsFrom(T0);
 
 function incidents(store: Store, accountId = ACCOUNT) {
   return (store.db.prepare('SELECT state FROM incidents WHERE account_id = ? ORDER BY seq').all(accountId) as Array<{ state: string }>).map((row) => JSON.parse(row.state));
