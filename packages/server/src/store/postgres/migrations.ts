@@ -471,6 +471,32 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 19,
+    name: 'runs queued for agents and their leases',
+    // As SQLite keeps them (its step 27): a run waits in its queue (`location`: a location, or a private
+    // location's `slug@account`) until an agent leases it; finished rows stay a day for late reports.
+    up: statements(
+      `CREATE TABLE agent_runs (
+        account_id TEXT NOT NULL,
+        slot_key TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        location TEXT NOT NULL,
+        due_ms BIGINT NOT NULL,
+        job TEXT NOT NULL,
+        queued_ms BIGINT NOT NULL,
+        lease_id TEXT UNIQUE,
+        agent_id TEXT,
+        lease_expires_ms BIGINT,
+        handouts INTEGER NOT NULL DEFAULT 0,
+        finished_ms BIGINT,
+        outcome TEXT CHECK (outcome IN ('reported', 'not-executed', 'superseded')),
+        PRIMARY KEY (account_id, slot_key)
+      )`,
+      'CREATE INDEX agent_runs_open ON agent_runs (location, due_ms) WHERE finished_ms IS NULL',
+      'CREATE INDEX agent_runs_finished ON agent_runs (finished_ms) WHERE finished_ms IS NOT NULL',
+    ),
+  },
 ];
 
 /**
