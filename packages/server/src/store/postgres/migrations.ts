@@ -497,6 +497,51 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX agent_runs_finished ON agent_runs (finished_ms) WHERE finished_ms IS NOT NULL',
     ),
   },
+  {
+    version: 20,
+    name: 'dashboards, project states and their locks, account profiles',
+    // As SQLite keeps them (its steps 24, 22 and 29, and the read side's profiles). A dashboard's
+    // dashboardId and names (lower case) are unique across the service; its integer id is counted in
+    // document_id_counters under the kind 'dashboards'.
+    up: statements(
+      `CREATE TABLE dashboards (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        account_id TEXT NOT NULL,
+        id BIGINT NOT NULL,
+        doc TEXT NOT NULL,
+        dashboard_id TEXT NOT NULL,
+        custom_url TEXT,
+        custom_domain TEXT,
+        PRIMARY KEY (account_id, id)
+      )`,
+      'CREATE UNIQUE INDEX dashboards_dashboard_id ON dashboards (dashboard_id)',
+      'CREATE INDEX dashboards_account ON dashboards (account_id, seq)',
+      'CREATE UNIQUE INDEX dashboards_custom_url ON dashboards (custom_url) WHERE custom_url IS NOT NULL',
+      'CREATE UNIQUE INDEX dashboards_custom_domain ON dashboards (custom_domain) WHERE custom_domain IS NOT NULL',
+      `CREATE TABLE state_documents (
+        account_id TEXT NOT NULL,
+        project TEXT NOT NULL,
+        lineage TEXT NOT NULL,
+        serial BIGINT NOT NULL,
+        doc TEXT NOT NULL,
+        updated_ms BIGINT NOT NULL,
+        PRIMARY KEY (account_id, project)
+      )`,
+      `CREATE TABLE state_locks (
+        account_id TEXT NOT NULL,
+        project TEXT NOT NULL,
+        lock_id TEXT NOT NULL,
+        info TEXT NOT NULL,
+        created_ms BIGINT NOT NULL,
+        expires_ms BIGINT,
+        PRIMARY KEY (account_id, project)
+      )`,
+      `CREATE TABLE account_profiles (
+        account_id TEXT PRIMARY KEY,
+        doc TEXT NOT NULL
+      )`,
+    ),
+  },
 ];
 
 /**
