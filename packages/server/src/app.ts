@@ -19,7 +19,7 @@ import { HttpError, httpErrorOf } from './http/errors.js';
 import { FaultInjector, parseFaults, type FaultDecision } from './http/faults.js';
 import { requestedAccounts, selectAccount } from './http/account-header.js';
 import { requestHeader } from './http/headers.js';
-import { RateLimiter, type RateDecision, type RateLimitOptions } from './http/rate-limit.js';
+import { SharedRateLimiter, type RateDecision, type RateLimitOptions } from './http/rate-limit.js';
 import { requestLogWriter } from './http/request-log.js';
 import { ServiceMetrics } from './metrics/index.js';
 import type { AppEnv } from './http/types.js';
@@ -39,7 +39,7 @@ export interface AppOptions {
   readonly databaseFile?: string;
   /** API keys and their accounts; default: key `vigil-local` for account `local`. */
   readonly accounts?: readonly AccountKey[];
-  /** Off unless given. */
+  /** Off unless given. Counted in the database, so every replica on it shares the limit of a key. */
   readonly rateLimit?: RateLimitOptions;
   /**
    * Bad keys answered 401 per client address and window, and per presented key; beyond, 429. Never
@@ -119,7 +119,6 @@ function errorResponse(error: Error, c: Context<AppEnv>): Response {
 export function createApp(options: AppOptions = {}): ServiceApp {
   const faults = new FaultInjector(parseFaults(options.faults));
   const accounts = new AccountRegistry(options.accounts ?? []);
-  const limiter = options.rateLimit ? new RateLimiter(options.rateLimit) : undefined;
   const authFailures = options.authFailureLimit === false ? undefined : new CredentialFailures(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT);
   const log = options.requestLog ? requestLogWriter(options.requestLog) : undefined;
   if (options.dataDir !== undefined && options.databaseFile !== undefined) {
@@ -130,6 +129,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     options.onWarning ? { warn: options.onWarning } : {},
   );
   const repositories = openRepositories(store);
+  const limiter = options.rateLimit ? new SharedRateLimiter(repositories.ports.rateLimits, options.rateLimit) : undefined;
   const metrics = new ServiceMetrics(store, {
     ...(options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks }),
     ...(options.metricsBuckets === undefined ? {} : { responseTimeBuckets: options.metricsBuckets }),
@@ -204,7 +204,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     }
     const requested = requestedAccounts(c);
     // Charged before the account check, so probing account ids with a valid key is rate limited too.
-    const decision = limiter?.take(token, c.req.path.startsWith(ANALYTICS_PREFIX) ? 'analytics' : 'default', now);
+    const decision = await limiter?.take(token, c.req.path.startsWith(ANALYTICS_PREFIX) ? 'analytics' : 'default', now);
     if (decision && !decision.allowed) {
       throw new HttpError(429, `Rate limit exceeded: ${decision.limit} requests per window; retry in ${decision.resetSeconds} s`, {
         headers: { ...rateHeaders(decision), 'retry-after': String(decision.resetSeconds) },

@@ -15,7 +15,7 @@ import { recordPing } from '../heartbeats/pings.js';
 import { HttpError } from '../http/errors.js';
 import { requestHeader } from '../http/headers.js';
 import { clientAddress, CredentialFailures } from '../http/auth-failures.js';
-import { RateLimiter } from '../http/rate-limit.js';
+import { SharedRateLimiter } from '../http/rate-limit.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
 
@@ -60,7 +60,8 @@ function refuse(seconds: number, what: string): HttpError {
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   const { store, repositories } = ctx;
-  const perToken = new RateLimiter(PER_TOKEN);
+  // Counted in the database, so a job pinging every replica behind a load balancer gets one limit.
+  const perToken = new SharedRateLimiter(repositories.ports.rateLimits, PER_TOKEN);
   const unknownTokens = new CredentialFailures(UNKNOWN_TOKENS);
 
   const ping = (failed: boolean) => async (c: Context<AppEnv>) => {
@@ -78,15 +79,20 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
       throw new HttpError(404, 'No heartbeat monitor has this ping token');
     }
     // Only known tokens reach this table, so its size follows the number of heartbeat monitors.
-    const allowed = perToken.take(token, 'default', now);
+    const allowed = await perToken.take(token, 'ping', now);
     if (!allowed.allowed) throw refuse(allowed.resetSeconds, 'pings for this heartbeat');
     const source = c.req.query('source') ?? `HTTP ${c.req.method}`;
-    // writeBatched runs its work at once, in this turn, so the monitor looked up above is current;
-    // the ports' writes join its group commit.
+    // The monitor is looked up again: it may have changed or gone while the limit was taken.
+    // writeBatched runs its work at once, in this turn, so that lookup is current; the ports' writes
+    // join its group commit.
     const { result: recorded, committed } = store.writeBatched(() =>
-      recordPing(repositories, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }, target),
+      recordPing(repositories, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }),
     );
-    await Promise.all([committed, recorded?.stored, recorded?.deadlineMoved]);
+    if (!recorded) {
+      await committed;
+      throw new HttpError(404, 'No heartbeat monitor has this ping token');
+    }
+    await Promise.all([committed, recorded.stored, recorded.deadlineMoved]);
     return c.text('OK\n', 200);
   };
 
