@@ -3,25 +3,10 @@
  * wire shape lives in @vigil/schema). Keeping the extraction in one place is what makes the metric
  * mapping documentable: see `timingPhase` below and `BASE_METRICS` in analytics.ts.
  */
+import type { ResultFacts, ResultType } from '../store/formats/result-facts.js';
 import type { StoredResultFields } from '../store/formats/result-fields.js';
 
-export type ResultType = 'FINAL' | 'ATTEMPT';
-
-export interface ResultFacts {
-  id: string;
-  checkId: string;
-  /** `created_at` in epoch milliseconds: the instant windows and buckets use. */
-  createdAt: number;
-  resultType: ResultType;
-  runLocation: string;
-  hasFailures: boolean;
-  attempts: number;
-  responseTime: number | null;
-  /** `apiCheckResult.response.status`, null when the run got no response. */
-  statusCode: number | null;
-  /** Timing phases in milliseconds by name (`wait`, `dns`, `tcp`, `firstByte`, `download`, `connection`, `data`). */
-  timingPhases: Readonly<Record<string, number>>;
-}
+export type { ResultFacts, ResultType };
 
 /** The loosely typed subset of a stored check result that the facts are read from. */
 export interface RawResult extends StoredResultFields {

@@ -16,10 +16,11 @@ import { HeartbeatEventTable } from '../store/sqlite/heartbeats.js';
 import { errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
-import { reducePassing, unpackPhases } from '../store/formats/result-codec.js';
+import { reducePassing } from '../store/formats/result-codec.js';
+import { RowFacts } from '../store/formats/result-facts.js';
 import type { RawResult, ResultFacts } from './result-facts.js';
 import { storeRunTries } from '../store/formats/result-row-codec.js';
-import { columnKey, idOfRow, locationOfRow, ResultRows, type FactTuple, type Locations, type RowKey } from './result-rows.js';
+import { columnKey, ResultRows, type FactTuple, type Locations } from './result-rows.js';
 import { RollupsStore, type Horizons, type RollupFact, type RollupGranularity, type RollupRow } from './rollups-store.js';
 
 /** A stored check result: the wire document (shape in @vigil/schema) with the fields we index. */
@@ -32,64 +33,6 @@ export { compactResultRow } from '../store/sqlite/check-results.js';
 export interface ResultEntry {
   facts: ResultFacts;
   document(): StoredResult;
-}
-
-/**
- * Facts of one row. The id and the timing phases are worked out on first use: a day of analytics
- * reads thousands of rows and usually needs neither (ids only break ties, phases only for phase
- * metrics).
- */
-class RowFacts implements ResultFacts {
-  readonly checkId: string;
-  readonly createdAt: number;
-  readonly resultType: ResultFacts['resultType'];
-  readonly runLocation: string;
-  readonly hasFailures: boolean;
-  readonly attempts: number;
-  readonly responseTime: number | null;
-  readonly statusCode: number | null;
-  readonly #idKey: RowKey;
-  readonly #phases: Buffer | string | null;
-  #id: string | undefined;
-  #timingPhases: Record<string, number> | undefined;
-
-  /** `row`: the ROW_COLUMNS in their order (the statement's raw mode: no object per row). */
-  constructor(checkId: string, row: FactTuple, locations: Locations) {
-    this.checkId = checkId;
-    this.#idKey = row[0];
-    this.createdAt = row[1];
-    this.resultType = row[2] === 1 ? 'FINAL' : 'ATTEMPT';
-    this.hasFailures = row[3] === 1;
-    this.runLocation = locationOfRow(row[9], row[4], locations);
-    this.attempts = row[5];
-    this.responseTime = row[6];
-    this.statusCode = row[7];
-    this.#phases = row[8];
-  }
-
-  get id(): string {
-    return (this.#id ??= idOfRow(this.checkId, this.#idKey, this.createdAt));
-  }
-
-  get timingPhases(): Readonly<Record<string, number>> {
-    return (this.#timingPhases ??= finitePhases(this.#phases));
-  }
-}
-
-/** The finite numbers of a phases column (either form); the parsed object itself when all of it is (the usual case). */
-function finitePhases(column: Buffer | string | null): Record<string, number> {
-  const phases = unpackPhases(column);
-  if (phases === null || typeof phases !== 'object' || Array.isArray(phases)) return {};
-  const parsed = phases as Record<string, unknown>;
-  let clean = true;
-  for (const name in parsed) {
-    const value = parsed[name];
-    if (typeof value !== 'number' || !Number.isFinite(value)) clean = false;
-  }
-  if (clean) return parsed as Record<string, number>;
-  const timingPhases: Record<string, number> = {};
-  for (const [name, value] of Object.entries(parsed)) if (typeof value === 'number' && Number.isFinite(value)) timingPhases[name] = value;
-  return timingPhases;
 }
 
 function factsOfRow(checkId: string, row: FactRow, locations: Locations): ResultFacts {

@@ -62,6 +62,30 @@ describe.each(engines)('check results on $name', (engine) => {
     expect(hourly.map((row) => [row.startMs, row.location, row.spanMs])).toEqual([[T0, 'eu-west-1', 3_600_000], [T0, 'us-east-1', 3_600_000]]);
   });
 
+  it('reads the facts of a range without documents: the same columns on every engine, ids as stored, phases finite only', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored = [
+      ...(await a.checkResults.appendRun('acct', [result('chk', T0, { attempt: true, failing: true, location: 'us-east-1' }), result('chk', T0 + 5, { location: 'us-east-1' })])),
+      ...(await a.checkResults.appendRun('acct', [result('chk', T0 + 60_000, { failing: true })])),
+      ...(await a.checkResults.appendRun('acct', [{ ...result('chk', T0 + 120_000), responseTime: undefined, apiCheckResult: { response: { status: 204, timingPhases: { wait: 3, dns: 'slow' } } } } as CheckResultDocument])),
+    ];
+    await a.checkResults.appendKept('acct', { ...result('chk', T0 + 180_000), id: 'ping-1' });
+    await a.checkResults.appendRun('acct', [result('chk', T0 + 240_000)]);
+    const facts = await b.checkResults.facts('acct', 'chk', T0, T0 + 240_000);
+    expect(facts.map((fact) => ({ ...fact, id: fact.id, timingPhases: fact.timingPhases }))).toEqual([
+      { id: stored[0]!.id, checkId: 'chk', createdAt: T0, resultType: 'ATTEMPT', runLocation: 'us-east-1', hasFailures: true, attempts: 1, responseTime: 40 + (T0 % 13), statusCode: 500, timingPhases: { wait: 0, dns: 1, tcp: 2, firstByte: 30, download: 1, total: 34 } },
+      { id: stored[1]!.id, checkId: 'chk', createdAt: T0 + 5, resultType: 'FINAL', runLocation: 'us-east-1', hasFailures: false, attempts: 1, responseTime: 40 + ((T0 + 5) % 13), statusCode: 200, timingPhases: { wait: 0, dns: 1, tcp: 2, firstByte: 30, download: 1, total: 34 } },
+      { id: stored[2]!.id, checkId: 'chk', createdAt: T0 + 60_000, resultType: 'FINAL', runLocation: 'eu-west-1', hasFailures: true, attempts: 1, responseTime: 40 + ((T0 + 60_000) % 13), statusCode: 500, timingPhases: { wait: 0, dns: 1, tcp: 2, firstByte: 30, download: 1, total: 34 } },
+      { id: stored[3]!.id, checkId: 'chk', createdAt: T0 + 120_000, resultType: 'FINAL', runLocation: 'eu-west-1', hasFailures: false, attempts: 1, responseTime: null, statusCode: 204, timingPhases: { wait: 3 } },
+      { id: 'ping-1', checkId: 'chk', createdAt: T0 + 180_000, resultType: 'FINAL', runLocation: 'eu-west-1', hasFailures: false, attempts: 1, responseTime: 40 + ((T0 + 180_000) % 13), statusCode: 200, timingPhases: { wait: 0, dns: 1, tcp: 2, firstByte: 30, download: 1, total: 34 } },
+    ]);
+    expect(await b.checkResults.facts('acct', 'chk', T0 + 1, T0 + 5)).toEqual([]);
+    expect(await b.checkResults.facts('acct', 'other', 0, T0 + DAY)).toEqual([]);
+    expect(await b.checkResults.facts('other-acct', 'chk', 0, T0 + DAY)).toEqual([]);
+    expect(await a.transaction((tx) => tx.checkResults.facts('acct', 'chk', T0 + 240_000, T0 + 240_001).then((found) => found.map((fact) => fact.createdAt)))).toEqual([T0 + 240_000]);
+    await expect(a.checkResults.facts('acct', 'chk', -1, T0)).rejects.toThrow('fromMs must be a whole number of milliseconds since the epoch, got -1');
+  });
+
   it('prunes exactly the days older than the retention, and rollups older than theirs', async () => {
     const [a, b] = await twoReplicas(engine);
     const day0 = Date.UTC(2026, 10, 1);
