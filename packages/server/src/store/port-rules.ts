@@ -304,6 +304,12 @@ export function checkResultPage(accountId: unknown, checkId: unknown, page: { li
   }
 }
 
+export function checkFactRange(accountId: unknown, checkId: unknown, fromMs: unknown, toMs: unknown): void {
+  checkResultKey(accountId, checkId);
+  moment('fromMs', fromMs);
+  moment('toMs', toMs);
+}
+
 export function checkRollupRange(accountId: unknown, checkId: unknown, granularity: unknown, fromMs: unknown, toMs: unknown): asserts granularity is RollupGranularity {
   checkResultKey(accountId, checkId);
   if (granularity !== 'hourly' && granularity !== 'daily') throw new StoreInputError(`granularity must be "hourly" or "daily", got ${shown(granularity)}`);

@@ -6,6 +6,9 @@
  */
 import type { CheckStatus } from '@vigil/schema';
 import type { ArchivePatch, ErrorGroupState } from './error-group-rules.js';
+import type { ResultFacts } from './formats/result-facts.js';
+
+export type { ResultFacts };
 
 /** A check result as stored and read back: the wire document (shape in @vigil/schema), by the fields the store keys on. */
 export type CheckResultDocument = Record<string, unknown> & {
@@ -93,6 +96,12 @@ export interface CheckResults {
   newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
   /** One result of a check, or undefined. */
   find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined>;
+  /**
+   * The facts of a check's results created in `[fromMs, toMs)` (store/formats/result-facts.ts: the
+   * columns analytics computes with, no document decoded), oldest first, ties in no particular order:
+   * what rollups do not keep (phases, status codes, each response time) for the range raw results cover.
+   */
+  facts(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<ResultFacts[]>;
   /** A check's rollup rows of one granularity starting in `[fromMs, toMs)`, by start then location. */
   rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]>;
   /**

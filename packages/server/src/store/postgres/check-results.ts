@@ -23,9 +23,10 @@
  * replicas at once.
  */
 import { sql, type Kysely, type QueryExecutorProvider, type Transaction } from 'kysely';
-import type { CheckResultDocument, CheckResults, PrunedBefore, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
-import { checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import type { CheckResultDocument, CheckResults, PrunedBefore, ResultFacts, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
 import { idKey, reducePassing } from '../formats/result-codec.js';
+import { RowFacts, type FactTuple } from '../formats/result-facts.js';
 import { bucketOf } from '../formats/rollup-histogram.js';
 import { parseDerivedId } from '../formats/result-ids.js';
 import { asStored, columnKey, freeDerivedId, ResultRowCodec, rollupFactOf, storeRunTries, type CurrentReference, type DocRow, type RowKey } from '../formats/result-row-codec.js';
@@ -89,6 +90,21 @@ interface StoredRow {
   body: Buffer;
   ref_created_ms: number | null;
   ref_doc: Buffer | null;
+}
+
+/** The columns `facts` reads (store/formats/result-facts.ts `FactTuple`, phases in either of their columns). */
+interface FactColumns {
+  id_key: Buffer;
+  created_ms: number;
+  final: number;
+  has_failures: number;
+  run_location: string;
+  attempts: number;
+  response_time: number | null;
+  status_code: number | null;
+  phases: Buffer | null;
+  phases_json: string | null;
+  encoding: number;
 }
 
 const READ_COLUMNS = sql`r.created_ms, r.id_key, r.run_location, r.response_time, r.phases, r.phases_json, r.encoding, r.ref, r.body, f.created_ms AS ref_created_ms, f.doc AS ref_doc`;
@@ -290,11 +306,15 @@ export class PostgresCheckResults implements CheckResults {
     return rows[0]?.key;
   }
 
+  /** Location names by the key rows keep. */
+  async #locations(): Promise<Map<string, string>> {
+    const { rows } = await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations`.execute(this.#db);
+    return new Map(rows.map((row) => [String(row.key), row.name]));
+  }
+
   async #documents(checkId: string, rows: readonly StoredRow[]): Promise<CheckResultDocument[]> {
     if (rows.length === 0) return [];
-    const locations = new Map(
-      (await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations`.execute(this.#db)).rows.map((row) => [String(row.key), row.name]),
-    );
+    const locations = await this.#locations();
     return rows.map((row) => {
       const docRow: DocRow = { ...row, id: rowKeyOf(row.id_key), phases: row.phases ?? row.phases_json };
       const reference = row.ref_doc === null ? undefined : { created_ms: row.ref_created_ms!, doc: row.ref_doc };
@@ -319,6 +339,20 @@ export class PostgresCheckResults implements CheckResults {
     const series = await this.#series(accountId, checkId);
     const row = series === undefined ? undefined : await this.#rowOf(this.#db, series, checkId, id);
     return row && (await this.#documents(checkId, [row]))[0];
+  }
+
+  async facts(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<ResultFacts[]> {
+    checkFactRange(accountId, checkId, fromMs, toMs);
+    const series = await this.#series(accountId, checkId);
+    if (series === undefined) return [];
+    const { rows } = await sql<FactColumns>`SELECT id_key, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding
+      FROM check_results WHERE series = ${series} AND created_ms >= ${fromMs} AND created_ms < ${toMs} ORDER BY created_ms`.execute(this.#db);
+    if (rows.length === 0) return [];
+    const locations = await this.#locations();
+    return rows.map((row) => {
+      const tuple: FactTuple = [rowKeyOf(row.id_key), row.created_ms, row.final, row.has_failures, row.run_location, row.attempts, row.response_time, row.status_code, row.phases ?? row.phases_json, row.encoding];
+      return new RowFacts(checkId, tuple, locations);
+    });
   }
 
   async rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]> {

@@ -4,9 +4,10 @@
  * rollup upserts, the same pruning a batch of rows per statement (the step-17 trigger releases a pruned
  * row's reference). Raw results live in one table here, so `prepareDays` has nothing to do.
  */
-import type { CheckResultDocument, CheckResults, PrunedBefore, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
-import { checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import type { CheckResultDocument, CheckResults, PrunedBefore, ResultFacts, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, pruneCutoffs, rolledUpOf } from '../port-rules.js';
 import { reducePassing } from '../formats/result-codec.js';
+import { RowFacts } from '../formats/result-facts.js';
 import { asStored, columnKey, rollupFactOf, storeRunTries } from '../formats/result-row-codec.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { ResultRangeTable, ResultSeriesTable } from './check-results.js';
@@ -85,6 +86,14 @@ export class SqliteCheckResults implements CheckResults {
     const series = this.#series.find(accountId, checkId);
     const row = series === undefined ? undefined : this.#rows.find(series, checkId, id);
     return row && (this.#rows.document(checkId, row, this.#rows.locations()) as CheckResultDocument);
+  }
+
+  async facts(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<ResultFacts[]> {
+    checkFactRange(accountId, checkId, fromMs, toMs);
+    const series = this.#series.find(accountId, checkId);
+    if (series === undefined) return [];
+    const locations = this.#rows.locations();
+    return this.#ranges.facts(series, fromMs, toMs).map((row) => new RowFacts(checkId, row, locations));
   }
 
   async rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]> {

@@ -10,6 +10,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { encodeResult, ENCODING_V1, ENCODING_V2, idKey, phasesColumnOf, responseOf } from '../formats/result-codec.js';
+import type { FactTuple } from '../formats/result-facts.js';
 import type { StoredResultFields } from '../formats/result-fields.js';
 import type { CurrentReference, DocRow, PlannedColumns, RowKey } from '../formats/result-row-codec.js';
 
@@ -19,7 +20,7 @@ export type { CurrentReference, DocRow, RowKey };
 export const ROW_COLUMNS = 'id, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding';
 
 /** ROW_COLUMNS of one row, as raw mode reads them. */
-export type FactTuple = [RowKey, number, number, number, string, number, number | null, number | null, Buffer | string | null, number];
+export type { FactTuple };
 
 /** A row with its facts and its document. */
 export interface FactRow extends DocRow {
