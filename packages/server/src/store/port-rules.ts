@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '@vigil/schema';
-import type { CheckResultDocument, ClaimedNotification, ErrorOccurrence, MissedDeadline, MissedWindowKey, ResultCursor, ResultRetention, RolledUpResults, RollupGranularity, QueuedNotification, RateDecision, RateLimitRequest, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
+import type { CheckResultDocument, ClaimedNotification, ErrorOccurrence, MissedDeadline, MissedWindowKey, QueuedNotification, RateDecision, RateLimitRequest, ResultCursor, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity, SlotClaim, StoredResponse, WatchedHeartbeat } from './ports.js';
 
 /** How long a stored response answers a repeated `Idempotency-Key`: 24 hours, as the real service. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -295,12 +295,30 @@ export function checkResultKey(accountId: unknown, checkId: unknown, id?: unknow
   if (id !== undefined) text('result id', id, 255);
 }
 
-export function checkResultPage(accountId: unknown, checkId: unknown, page: { limit: unknown; before?: ResultCursor | undefined }): void {
+export function checkResultPage(accountId: unknown, checkId: unknown, page: ResultFilter & { limit: unknown; before?: ResultCursor | undefined }): void {
   checkResultKey(accountId, checkId);
+  checkResultFilter(page);
   positive('limit', page.limit);
   if (page.before !== undefined) {
     moment('before.createdMs', page.before.createdMs);
     text('before.id', page.before.id, 255);
+  }
+}
+
+export function checkResultWindowPage(accountId: unknown, checkId: unknown, query: ResultFilter & { page: unknown; limit: unknown }): void {
+  checkResultKey(accountId, checkId);
+  checkResultFilter(query);
+  positive('page', query.page);
+  positive('limit', query.limit);
+}
+
+function checkResultFilter(filter: ResultFilter): void {
+  if (filter.fromMs !== undefined) moment('fromMs', filter.fromMs);
+  if (filter.toMs !== undefined) moment('toMs', filter.toMs);
+  if (filter.location !== undefined) text('location', filter.location);
+  if (filter.hasFailures !== undefined && typeof filter.hasFailures !== 'boolean') throw new StoreInputError(`hasFailures must be true or false, got ${shown(filter.hasFailures)}`);
+  if (filter.resultType !== undefined && filter.resultType !== 'FINAL' && filter.resultType !== 'ATTEMPT') {
+    throw new StoreInputError(`resultType must be "FINAL" or "ATTEMPT", got ${shown(filter.resultType)}`);
   }
 }
 

@@ -28,6 +28,7 @@ import type { StatusPages } from './status-page-ports.js';
 export type {
   CheckResultDocument,
   ResultCursor,
+  ResultFilter,
   ResultFacts,
   RollupGranularity,
   RolledUpResults,

@@ -26,6 +26,19 @@ export interface ResultCursor {
   readonly id: string;
 }
 
+/** Which of a check's results a read returns: those meeting every condition given. */
+export interface ResultFilter {
+  /** Created at or after this moment (ms since the epoch); absent: no lower bound. */
+  readonly fromMs?: number | undefined;
+  /** Created before this moment; absent: no upper bound. */
+  readonly toMs?: number | undefined;
+  /** Run at this location (its name, as the results carry it). */
+  readonly location?: string | undefined;
+  readonly hasFailures?: boolean | undefined;
+  /** Absent: both kinds. */
+  readonly resultType?: 'FINAL' | 'ATTEMPT' | undefined;
+}
+
 export type RollupGranularity = 'hourly' | 'daily';
 
 /** One rollup row: the FINAL results of one check at one location in one UTC hour or day. */
@@ -92,8 +105,17 @@ export interface CheckResults {
    * is folded into its rollups in the same transaction.
    */
   appendKept(accountId: string, result: CheckResultDocument): Promise<boolean>;
-  /** Up to `limit` of a check's results strictly before `before` (or the newest), newest first, ties by id. */
-  newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
+  /**
+   * Up to `limit` of a check's results meeting the filter strictly before `before` (or the newest),
+   * newest first, ties by id. Only the results returned are decoded, however many the filter skips.
+   */
+  newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
+  /**
+   * One page (from 1) of a check's results meeting the filter, oldest first, ties by id, and how many
+   * meet it: the order of every list of the service, so walking the pages of a window never skips or
+   * repeats a result. Only the page's results are decoded.
+   */
+  oldestFirst(accountId: string, checkId: string, query: ResultFilter & { readonly page: number; readonly limit: number }): Promise<{ items: CheckResultDocument[]; total: number }>;
   /** One result of a check, or undefined. */
   find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined>;
   /**

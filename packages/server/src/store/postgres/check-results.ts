@@ -22,10 +22,10 @@
  * free derived id, the reference a row takes its delta from and the rollup upserts safe from two
  * replicas at once.
  */
-import { sql, type Kysely, type QueryExecutorProvider, type Transaction } from 'kysely';
-import type { CheckResultDocument, CheckResults, PrunedBefore, ResultFacts, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
-import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
-import { idKey, reducePassing } from '../formats/result-codec.js';
+import { sql, type Kysely, type QueryExecutorProvider, type RawBuilder, type Transaction } from 'kysely';
+import type { CheckResultDocument, CheckResults, PrunedBefore, ResultCursor, ResultFacts, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkResultWindowPage, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import { ENCODING_V2, idKey, reducePassing } from '../formats/result-codec.js';
 import { RowFacts, type FactTuple } from '../formats/result-facts.js';
 import { bucketOf } from '../formats/rollup-histogram.js';
 import { parseDerivedId } from '../formats/result-ids.js';
@@ -322,16 +322,44 @@ export class PostgresCheckResults implements CheckResults {
     });
   }
 
-  async newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: { createdMs: number; id: string } | undefined }): Promise<CheckResultDocument[]> {
+  /** The rows of `series` meeting the filter, as conditions on `r`: a location by the key rows keep it as, or by its name in rows of the first encoding. */
+  async #meeting(series: number, filter: ResultFilter): Promise<RawBuilder<unknown>> {
+    const conditions = [sql`r.series = ${series}`];
+    if (filter.fromMs !== undefined) conditions.push(sql`r.created_ms >= ${filter.fromMs}`);
+    if (filter.toMs !== undefined) conditions.push(sql`r.created_ms < ${filter.toMs}`);
+    if (filter.resultType !== undefined) conditions.push(sql`r.final = ${filter.resultType === 'FINAL' ? 1 : 0}`);
+    if (filter.hasFailures !== undefined) conditions.push(sql`r.has_failures = ${filter.hasFailures ? 1 : 0}`);
+    if (filter.location !== undefined) {
+      const { rows } = await sql<{ key: number }>`SELECT key FROM check_results_locations WHERE name = ${filter.location}`.execute(this.#db);
+      const key = rows[0] === undefined ? null : String(rows[0].key);
+      conditions.push(sql`(CASE WHEN r.encoding = ${ENCODING_V2} THEN r.run_location = ${key}::text ELSE r.run_location = ${filter.location} END)`);
+    }
+    return sql.join(conditions, sql` AND `);
+  }
+
+  async newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]> {
     checkResultPage(accountId, checkId, page);
     const series = await this.#series(accountId, checkId);
     if (series === undefined) return [];
     const before = page.before ?? { createdMs: Number.MAX_SAFE_INTEGER, id: '' };
     const position = idKeyBytes(columnKey(checkId, before.id, before.createdMs));
     const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
-      WHERE r.series = ${series} AND (r.created_ms, r.id_key) < (${before.createdMs}, ${position})
+      WHERE ${await this.#meeting(series, page)} AND (r.created_ms, r.id_key) < (${before.createdMs}, ${position})
       ORDER BY r.created_ms DESC, r.id_key DESC LIMIT ${page.limit}`.execute(this.#db);
     return this.#documents(checkId, rows);
+  }
+
+  async oldestFirst(accountId: string, checkId: string, query: ResultFilter & { readonly page: number; readonly limit: number }): Promise<{ items: CheckResultDocument[]; total: number }> {
+    checkResultWindowPage(accountId, checkId, query);
+    const series = await this.#series(accountId, checkId);
+    if (series === undefined) return { items: [], total: 0 };
+    const meeting = await this.#meeting(series, query);
+    const total = Number((await sql<{ total: number | string }>`SELECT COUNT(*) AS total FROM check_results r WHERE ${meeting}`.execute(this.#db)).rows[0]!.total);
+    const offset = (query.page - 1) * query.limit;
+    if (offset >= total) return { items: [], total };
+    const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
+      WHERE ${meeting} ORDER BY r.created_ms, r.id_key LIMIT ${query.limit} OFFSET ${offset}`.execute(this.#db);
+    return { items: await this.#documents(checkId, rows), total };
   }
 
   async find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined> {

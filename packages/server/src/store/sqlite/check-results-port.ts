@@ -4,19 +4,28 @@
  * rollup upserts, the same pruning a batch of rows per statement (the step-17 trigger releases a pruned
  * row's reference). Raw results live in one table here, so `prepareDays` has nothing to do.
  */
-import type { CheckResultDocument, CheckResults, PrunedBefore, ResultFacts, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
-import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkRetention, checkRollupRange, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import type { CheckResultDocument, CheckResults, PrunedBefore, ResultCursor, ResultFacts, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkResultWindowPage, checkRetention, checkRollupRange, pruneCutoffs, rolledUpOf } from '../port-rules.js';
 import { reducePassing } from '../formats/result-codec.js';
 import { RowFacts } from '../formats/result-facts.js';
-import { asStored, columnKey, rollupFactOf, storeRunTries } from '../formats/result-row-codec.js';
+import { asStored, columnKey, idOfRow, locationOfRow, rollupFactOf, storeRunTries, type Locations } from '../formats/result-row-codec.js';
 import { committed, type BatchedSqlite } from './batched.js';
-import { ResultRangeTable, ResultSeriesTable } from './check-results.js';
+import { ResultRangeTable, ResultSeriesTable, type FactTuple } from './check-results.js';
 import { ResultRows } from './result-rows.js';
 import { RollupTable, spanOf } from './rollups.js';
 import { ScheduleTable } from './schedule.js';
 
 /** Rows deleted per statement when pruning, as the running service's scheduler does. */
 const PRUNE_BATCH = 500;
+
+/** Whether a row meets the filter's conditions other than its window (which the statements apply): no document decoded. */
+function meets(filter: ResultFilter, final: number, hasFailures: number, encoding: number, runLocation: string, locations: Locations): boolean {
+  return (
+    (filter.resultType === undefined || (final === 1) === (filter.resultType === 'FINAL')) &&
+    (filter.hasFailures === undefined || (hasFailures === 1) === filter.hasFailures) &&
+    (filter.location === undefined || locationOfRow(encoding, runLocation, locations) === filter.location)
+  );
+}
 
 export class SqliteCheckResults implements CheckResults {
   readonly #store: BatchedSqlite;
@@ -66,19 +75,39 @@ export class SqliteCheckResults implements CheckResults {
     });
   }
 
-  async newestFirst(accountId: string, checkId: string, page: { readonly limit: number; readonly before?: { createdMs: number; id: string } | undefined }): Promise<CheckResultDocument[]> {
+  async newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]> {
     checkResultPage(accountId, checkId, page);
     const series = this.#series.find(accountId, checkId);
     if (series === undefined) return [];
     const before = page.before ?? { createdMs: Number.MAX_SAFE_INTEGER, id: '' };
     const locations = this.#rows.locations();
     const found: CheckResultDocument[] = [];
-    const rows = this.#ranges.newestFirst(series, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, before.createdMs, columnKey(checkId, before.id, before.createdMs));
+    const fromMs = page.fromMs ?? Number.MIN_SAFE_INTEGER;
+    const rows = this.#ranges.newestFirst(series, fromMs, page.toMs ?? Number.MAX_SAFE_INTEGER, before.createdMs, columnKey(checkId, before.id, before.createdMs));
+    // Read as iterated: the statement stops as soon as the page is full, however many rows the filter skips.
     for (const row of rows) {
+      if (!meets(page, row.final, row.has_failures, row.encoding, row.run_location, locations)) continue;
       found.push(this.#rows.document(checkId, row, locations) as CheckResultDocument);
       if (found.length === page.limit) break;
     }
     return found;
+  }
+
+  async oldestFirst(accountId: string, checkId: string, query: ResultFilter & { readonly page: number; readonly limit: number }): Promise<{ items: CheckResultDocument[]; total: number }> {
+    checkResultWindowPage(accountId, checkId, query);
+    const series = this.#series.find(accountId, checkId);
+    if (series === undefined) return { items: [], total: 0 };
+    const locations = this.#rows.locations();
+    // Filtered on the facts columns (an array per row); only the page's rows are read whole and decoded.
+    const matching = this.#ranges
+      .facts(series, query.fromMs ?? Number.MIN_SAFE_INTEGER, query.toMs ?? Number.MAX_SAFE_INTEGER)
+      .filter((row) => meets(query, row[2], row[3], row[9], row[4], locations));
+    // The statement orders by time only (ties too would cost a temporary b-tree per read): ids break ties here.
+    const idOf = (row: FactTuple): string => idOfRow(checkId, row[0], row[1]);
+    matching.sort((a, b) => a[1] - b[1] || (a[0] === b[0] ? 0 : idOf(a) < idOf(b) ? -1 : 1));
+    const start = (query.page - 1) * query.limit;
+    const items = matching.slice(start, start + query.limit).map((row) => this.#rows.document(checkId, this.#rows.atKey(series, row[1], row[0])!, locations) as CheckResultDocument);
+    return { items, total: matching.length };
   }
 
   async find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined> {

@@ -22,7 +22,7 @@
  */
 import type { SqliteDatabase } from '../database.js';
 import { idKey } from '../formats/result-codec.js';
-import { freeDerivedId, ResultRowCodec, type DocRow, type Locations } from '../formats/result-row-codec.js';
+import { freeDerivedId, ResultRowCodec, type DocRow, type Locations, type RowKey } from '../formats/result-row-codec.js';
 import { parseDerivedId } from '../formats/result-ids.js';
 import { ResultRowTable } from './check-results.js';
 
@@ -51,6 +51,11 @@ export class ResultRows {
     const derived = parseDerivedId(checkId, id);
     const row = derived ? this.#table.byDerivedId(series, derived.createdMs, BigInt(derived.k)) : undefined;
     return row ?? this.#table.byExplicitId(series, idKey(id));
+  }
+
+  /** The stored row at a row's key (its time and `id` column, as the facts columns give them). */
+  atKey(series: number, createdMs: number, key: RowKey): DocRow | undefined {
+    return typeof key === 'number' ? this.#table.byDerivedId(series, createdMs, BigInt(key)) : this.#table.byExplicitId(series, key);
   }
 
   /** The derived id a new result of the check in `series` created at `createdMs` takes: the first discriminator free at that instant. */
