@@ -1,7 +1,8 @@
 /**
- * Where runs of locations not executed in this process go: queued (with their claimed slot) in the
- * agent lease table, handed to the agents of their location that poll for them, recorded through
- * the same path as in-process runs when an agent reports them.
+ * Where runs of locations not executed in this process go: queued (with their claimed slot) through
+ * the agent-lease port (store/agent-ports.ts), handed to the agents of their location that poll for
+ * them, recorded through the same path as in-process runs when an agent reports them. The runs and
+ * their leases are the database's, shared by replicas: an agent may poll and report through any.
  *
  * - Leases: a job is handed with a lease of `leaseMs`; an agent renews the leases of the runs it is
  *   executing on every poll. A lease that expires goes to the next agent of the location that
@@ -21,8 +22,10 @@ import { MAX_AGENT_LEASE_MS, type AgentInfo, type AgentPoll, type RunReport } fr
 import type { RunnerReport } from '@vigil/runner';
 import type { RecordReport } from '../scheduler/execute.js';
 import type { RunJob } from '../scheduler/queue.js';
+import type { AgentLeases, LeasedRun } from '../store/agent-ports.js';
 import type { Store } from '../store/index.js';
-import { AgentLeaseTable, type LeasedRun } from '../store/sqlite/agent-leases.js';
+import type { StoragePorts, TransactionPorts } from '../store/ports.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { notExecutedReport, runJobOfWire, wireJobOfRun } from './jobs.js';
 import { agentQueueOf, describeQueue } from './routing.js';
 
@@ -30,10 +33,14 @@ import { agentQueueOf, describeQueue } from './routing.js';
 export const DEFAULT_AGENT_LEASE_MS = 30_000;
 /** Shorter leases would expire between an agent's polls on a busy machine. */
 export const MIN_AGENT_LEASE_MS = 1000;
+/** Runs of one queue given up per sweep: a backlog goes over the next sweeps. */
+const WAITING_BATCH = 500;
 /** The longest a poll is held open when there is nothing to hand out. */
 const MAX_POLL_MS = 20_000;
 
 export interface AgentHubOptions {
+  /** The storage ports the runs and leases go through; without them, SQLite ports of `store`'s own. */
+  ports?: StoragePorts;
   store: Store;
   /** Lease period (at most MAX_AGENT_LEASE_MS). */
   leaseMs?: number;
@@ -80,8 +87,7 @@ export class ReportRefusal extends Error {
 
 export class AgentHub {
   readonly leaseMs: number;
-  readonly #table: AgentLeaseTable;
-  readonly #store: Store;
+  readonly #leases: AgentLeases;
   readonly #now: () => number;
   readonly #log: (line: string) => void;
   readonly #agents = new Map<string, KnownAgent>();
@@ -91,13 +97,20 @@ export class AgentHub {
   readonly #pollsByKey = new Map<string, Set<AbortController>>();
   readonly #onRunStarted: ((dueMs: number, nowMs: number) => void) | undefined;
   #superseded = 0;
+  /** The database's counts as the last sweep read them, and the runs queued here since it started reading. */
+  #counted = { running: 0, waiting: 0 };
+  #queuedSinceCount = 0;
+  /** Moves whenever a queue's runs may have become claimable: a poll that claimed nothing looks again when it moved. */
+  #generation = 0;
+  /** Sweeps asked for and not finished: they run one after the other. */
+  #sweeps: Promise<void> = Promise.resolve();
+  #sweepsPending = 0;
   #record: RecordReport | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
 
   constructor(options: AgentHubOptions) {
-    this.#store = options.store;
-    this.#table = new AgentLeaseTable(options.store.db);
+    this.#leases = (options.ports ?? sqlitePorts(options.store)).agentLeases;
     this.leaseMs = options.leaseMs ?? DEFAULT_AGENT_LEASE_MS;
     if (!Number.isInteger(this.leaseMs) || this.leaseMs < MIN_AGENT_LEASE_MS || this.leaseMs > MAX_AGENT_LEASE_MS) {
       throw new RangeError(`the agent lease must be from ${MIN_AGENT_LEASE_MS / 1000} s to ${MAX_AGENT_LEASE_MS / 1000} s, not ${this.leaseMs} ms`);
@@ -118,11 +131,8 @@ export class AgentHub {
     this.#stopped = false;
     const every = Math.max(50, Math.min(1000, Math.floor(this.leaseMs / 6)));
     this.#timer = setInterval(() => {
-      try {
-        this.sweep();
-      } catch (error) {
-        this.#log(`vigil server: sweeping agent runs failed: ${String((error as Error)?.stack ?? error)}`);
-      }
+      // A sweep slower than the period (a database that answers slowly) is not queued behind again.
+      if (this.#sweepsPending === 0) void this.sweep();
     }, every);
     this.#timer.unref();
   }
@@ -135,14 +145,22 @@ export class AgentHub {
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
   }
 
-  /** Queues a claimed slot for its location's agents (the scheduler's hand-off point). */
+  /**
+   * Queues a claimed slot for its location's agents (the scheduler's hand-off point, which does not
+   * wait): its agents are woken once it is stored; a failure to store it is logged, and the slot's
+   * claim keeps it from running twice.
+   */
   enqueue(job: RunJob): void {
     const wire = wireJobOfRun(job);
     const queue = agentQueueOf(wire);
-    // In the store's group commit: the slot's claim has committed before the scheduler hands it over.
-    const { result } = this.#store.writeBatched(() => this.#table.enqueue(wire, this.#now(), queue));
-    this.#superseded += result.superseded;
-    this.#wake(queue);
+    this.#queuedSinceCount += 1;
+    this.#leases.enqueue(wire, queue, this.#now()).then(
+      (result) => {
+        this.#superseded += result.superseded;
+        this.#wake(queue);
+      },
+      (error: unknown) => this.#log(`vigil server: queuing run ${wire.key} for an agent failed: ${String((error as Error)?.stack ?? error)}`),
+    );
   }
 
   /** Runs replaced while waiting by the next slot of their check and location, since this process started. */
@@ -150,9 +168,12 @@ export class AgentHub {
     return this.#superseded;
   }
 
-  /** Runs leased to an agent now, and runs waiting for one. */
+  /**
+   * Runs leased to an agent and runs waiting for one, for `GET /metrics`: as the last sweep counted
+   * them in the database (every replica's), at most a sweep period ago, plus the runs queued here since.
+   */
   counts(): { running: number; waiting: number } {
-    return this.#table.counts(this.#now());
+    return { running: this.#counted.running, waiting: this.#counted.waiting + this.#queuedSinceCount };
   }
 
   /**
@@ -174,14 +195,17 @@ export class AgentHub {
     }
     agent.polling++;
     try {
-      if (poll.leases.length > 0) this.#store.writeBatched(() => this.#table.renew(poll.agentId, poll.leases, this.#now(), this.leaseMs));
+      if (poll.leases.length > 0) await this.#leases.renew(poll.agentId, poll.leases, this.#now(), this.leaseMs);
       const deadline = this.#now() + this.pollMs;
       for (;;) {
         if (this.#stopped || ended.signal.aborted) return [];
-        const jobs = poll.capacity > 0 ? this.#claim(poll, identity.queue) : [];
+        const generation = this.#generation;
+        const jobs = poll.capacity > 0 ? await this.#claim(poll, identity.queue) : [];
         if (jobs.length > 0) return jobs;
         const left = deadline - this.#now();
         if (left <= 0) return [];
+        // A run stored while the claim was under way woke nobody: look again rather than wait.
+        if (generation !== this.#generation) continue;
         await this.#waitFor(identity.queue, left, ended.signal);
       }
     } finally {
@@ -196,11 +220,11 @@ export class AgentHub {
     }
   }
 
-  #claim(poll: AgentPoll, queue: string): LeasedRun[] {
+  async #claim(poll: AgentPoll, queue: string): Promise<LeasedRun[]> {
     const now = this.#now();
-    const { result } = this.#store.writeBatched(() => this.#table.claim(queue, poll.agentId, poll.capacity, now, this.leaseMs));
-    for (const run of result) if (run.first) this.#onRunStarted?.(run.job.dueMs, now);
-    return result;
+    const leased = await this.#leases.claim(queue, poll.agentId, poll.capacity, now, this.leaseMs);
+    for (const run of leased) if (run.first) this.#onRunStarted?.(run.job.dueMs, now);
+    return leased;
   }
 
   /**
@@ -214,13 +238,21 @@ export class AgentHub {
     const holders = [...this.#agents.values()].filter((agent) => agent.privateLocation?.keyId === keyId);
     if (holders.length === 0) return;
     for (const agent of holders) agent.revoked = true;
-    this.releaseLeases(holders.map((agent) => agent.agentId));
-    for (const queue of new Set(holders.map((agent) => agent.queue))) this.#wake(queue);
+    void this.releaseLeases(holders.map((agent) => agent.agentId)).then(() => {
+      for (const queue of new Set(holders.map((agent) => agent.queue))) this.#wake(queue);
+    });
   }
 
-  /** Ends the live leases of these agents now (their key was refused after their poll was answered). */
-  releaseLeases(agentIds: readonly string[]): void {
-    this.#store.writeBatched(() => this.#table.release(agentIds, this.#now()));
+  /**
+   * Ends the live leases of these agents now (their key was refused after their poll was answered);
+   * a failure is logged, and the leases then end when they expire.
+   */
+  async releaseLeases(agentIds: readonly string[]): Promise<void> {
+    try {
+      await this.#leases.release(agentIds, this.#now());
+    } catch (error) {
+      this.#log(`vigil server: releasing the leases of a revoked agent failed: ${String((error as Error)?.stack ?? error)}`);
+    }
   }
 
   /**
@@ -233,14 +265,14 @@ export class AgentHub {
     if (!record) throw new ReportRefusal('conflict', 'the service is not running its scheduler yet; report again later');
     const known = this.#agents.get(agentId);
     if (known) known.lastSeenMs = this.#now();
-    const wire = this.#table.jobOfLease(leaseId);
-    if (!wire) throw new ReportRefusal('conflict', `lease ${leaseId} is not held: its run was handed to another agent after the lease expired, or it never existed; this result is not recorded`);
-    const queue = this.#table.queueOfLease(leaseId) ?? agentQueueOf(wire);
+    const held = await this.#leases.leased(leaseId);
+    if (!held) throw new ReportRefusal('conflict', `lease ${leaseId} is not held: its run was handed to another agent after the lease expired, or it never existed; this result is not recorded`);
+    const { job: wire, queue } = held;
     if (queue !== identity.queue) throw new ReportRefusal('conflict', `lease ${leaseId} is for ${describeQueue(queue)}, not ${describeQueue(identity.queue).replace(/^location /, '')}`);
     const job = runJobOfWire(wire);
     // Checked again inside the transaction that stores the results, so two reports racing for one run record one.
-    const guard = () => {
-      const outcome = this.#table.complete(leaseId, report.key, this.#now());
+    const guard = async (tx: TransactionPorts) => {
+      const outcome = await tx.agentLeases.complete(leaseId, report.key, this.#now());
       if (outcome.kind === 'completed') return;
       if (outcome.kind === 'other-run') throw new ReportRefusal('invalid', `lease ${leaseId} is for run ${outcome.key}, not ${report.key}`);
       if (outcome.kind === 'already-finished') {
@@ -288,20 +320,32 @@ export class AgentHub {
 
   /**
    * Records as not executed the runs that waited a lease period or more in a location with no live
-   * agent; wakes the polls of locations whose runs became claimable (an expired lease); prunes.
-   * Public so tests can drive it.
+   * agent; wakes the polls of locations whose runs became claimable (an expired lease); counts the
+   * runs for the gauges; prunes. Sweeps run one after the other, each as of the moment it was asked
+   * for; the Promise settles when this one ended (a failure is logged). Public so tests can drive it.
    */
-  sweep(): void {
-    const record = this.#record;
+  sweep(): Promise<void> {
     const now = this.#now();
-    for (const queue of this.#table.openLocations()) {
+    this.#sweepsPending += 1;
+    this.#sweeps = this.#sweeps
+      .then(() => this.#sweepAt(now))
+      .catch((error: unknown) => this.#log(`vigil server: sweeping agent runs failed: ${String((error as Error)?.stack ?? error)}`))
+      .finally(() => {
+        this.#sweepsPending -= 1;
+      });
+    return this.#sweeps;
+  }
+
+  async #sweepAt(now: number): Promise<void> {
+    const record = this.#record;
+    for (const queue of await this.#leases.openQueues()) {
       if (this.#liveIn(queue, now)) {
         this.#wake(queue);
         continue;
       }
       if (!record) continue;
       const where = describeQueue(queue);
-      for (const run of this.#table.waiting(queue, now - this.leaseMs, now)) {
+      for (const run of await this.#leases.waiting(queue, now - this.leaseMs, now, WAITING_BATCH)) {
         const job = runJobOfWire(run.job);
         const reason =
           run.handouts > 0 ? `its agent went away and no other agent of ${where} is connected`
@@ -309,15 +353,18 @@ export class AgentHub {
           : `no agent of ${where} is connected and the location is not run by the service itself`;
         record(job, notExecutedReport(job, reason, now), {
           alert: false,
-          guard: () => {
-            if (!this.#table.giveUp(run.accountId, run.key, now)) throw new ReportRefusal('conflict', 'finished meanwhile');
+          guard: async (tx) => {
+            if (!(await tx.agentLeases.giveUp(run.accountId, run.key, now))) throw new ReportRefusal('conflict', 'finished meanwhile');
           },
         }).catch((error: unknown) => {
           if (!(error instanceof ReportRefusal)) this.#log(`vigil server: recording run ${run.key} as not executed failed: ${String((error as Error)?.stack ?? error)}`);
         });
       }
     }
-    this.#store.writeBatched(() => this.#table.pruneBatch(now));
+    const queuedBefore = this.#queuedSinceCount;
+    this.#counted = await this.#leases.counts(now);
+    this.#queuedSinceCount -= queuedBefore;
+    await this.#leases.prune(now);
   }
 
   #seen(poll: AgentPoll, identity: AgentIdentity): KnownAgent {
@@ -342,6 +389,7 @@ export class AgentHub {
   }
 
   #wake(location: string): void {
+    this.#generation += 1;
     const waiters = this.#waiters.get(location);
     if (!waiters) return;
     this.#waiters.delete(location);

@@ -17,7 +17,7 @@ import { errorMessagesOf } from '../readside/error-groups.js';
 import { boundResult } from '../readside/result-bounds.js';
 import type { Repositories } from '../repositories.js';
 import type { Store } from '../store/index.js';
-import type { CheckResultDocument, ErrorOccurrence, StoragePorts } from '../store/ports.js';
+import type { CheckResultDocument, ErrorOccurrence, StoragePorts, TransactionPorts } from '../store/ports.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import type { ExecuteRun, RunJob } from './queue.js';
 import { schedulable } from './scheduler.js';
@@ -48,10 +48,10 @@ export function executeRuns(options: ExecuteOptions): ExecuteRun {
 
 export interface RecordOptions {
   /**
-   * Runs first inside the unit of work that stores the results; a throw refuses the report and
-   * stores nothing (an agent's lease that is no longer its own).
+   * Runs first inside the unit of work that stores the results, through its ports; a rejection refuses
+   * the report and stores nothing (an agent's lease that is no longer its own).
    */
-  guard?: () => void;
+  guard?: (tx: TransactionPorts) => Promise<void>;
   /**
    * False for a run no runner executed: it is stored and shown, and moves no alert state (a
    * location's outage alerts through the other locations' results, not through its own silence).
@@ -88,7 +88,7 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
     // One unit: a failure anywhere (the guard, the results, the groups, the status) stores nothing,
     // and a run stored is a run evaluated: no process dies between the two.
     const recorded = await ports.transaction(async (tx) => {
-      recordOptions.guard?.();
+      await recordOptions.guard?.(tx);
       const stored = await tx.checkResults.appendRun(accountId, tries);
       await tx.errorGroups.fold(accountId, errorOccurrencesOf(tries));
       // The store gives the tries the ids it derives; alerts name the FINAL result by the stored one.

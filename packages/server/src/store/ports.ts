@@ -19,6 +19,7 @@
  * of stored results (result-ports.ts) and of heartbeat monitors (heartbeat-ports.ts) have files of
  * their own too; this one re-exports them, so a port's user imports every port from here.
  */
+import type { AgentLeases } from './agent-ports.js';
 import type { ResourceDocuments } from './document-ports.js';
 import type { HeartbeatDeadlines, HeartbeatPings } from './heartbeat-ports.js';
 import type { Incidents } from './incident-ports.js';
@@ -313,6 +314,8 @@ export interface TransactionPorts {
    * winner's version again; on SQLite the unit holds the write lock, so none is lost).
    */
   readonly alertStates: AlertStates;
+  /** An agent's report is recorded only if its lease is still the run's, checked in the recording's unit. */
+  readonly agentLeases: Pick<AgentLeases, 'complete' | 'giveUp'>;
   /**
    * Runs `work` (writing through these same ports) so that a throw undoes only what `work` wrote and
    * rejects with that error, and the unit goes on: a part of the unit whose failure must not take the
@@ -342,6 +345,8 @@ export interface StoragePorts {
   readonly statusPages: StatusPages;
   /** Status-page incidents (incident-ports.ts), and the one each check's `triggerIncident` has open. */
   readonly incidents: Incidents;
+  /** Runs waiting for runner agents and the leases agents hold on them (agent-ports.ts). */
+  readonly agentLeases: AgentLeases;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them

@@ -5,6 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { asUnitOf } from '../unit-of-work.js';
+import { PostgresAgentLeases } from './agent-leases.js';
 import { atomically, PostgresAlertStates } from './alert-states.js';
 import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
 import { PostgresCheckResults } from './check-results.js';
@@ -36,6 +37,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     checkStatuses: new PostgresCheckStatuses(tx),
     errorGroups: new PostgresErrorGroups(tx),
     alertStates: new PostgresAlertStates(tx),
+    agentLeases: new PostgresAgentLeases(tx),
     savepoint: (work) => atomically(tx, 'vigil_scope', () => work()),
   });
   const ports: StoragePorts = {
@@ -54,6 +56,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     alertSubscriptions: new PostgresAlertSubscriptions(db),
     statusPages: new PostgresStatusPages(db),
     incidents: new PostgresIncidents(db),
+    agentLeases: new PostgresAgentLeases(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,

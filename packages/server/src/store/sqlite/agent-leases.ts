@@ -12,35 +12,23 @@
 import { randomUUID } from 'node:crypto';
 import type { RunJob as WireRunJob } from '@vigil/schema';
 import type { Statement } from 'better-sqlite3';
+import {
+  checkLeaseIds,
+  checkLeaseRequest,
+  checkLeasedJob,
+  FINISHED_RUN_RETENTION_MS,
+  type AgentLeases,
+  type Completion,
+  type LeasedRun,
+  type LeaseHolder,
+  type OpenRun,
+} from '../agent-ports.js';
 import type { SqliteDatabase } from '../database.js';
-
-/** A run handed to an agent: the wire job and the lease it holds until `leaseExpiresMs`. */
-export interface LeasedRun {
-  leaseId: string;
-  leaseExpiresMs: number;
-  job: WireRunJob;
-  /** Its first hand-out: the run starts now (a later one is the same run tried again). */
-  first: boolean;
-}
-
-/** A run still waiting (never handed out, or its lease expired). */
-export interface OpenRun {
-  accountId: string;
-  key: string;
-  job: WireRunJob;
-  queuedMs: number;
-  /** How many times it was handed out before. */
-  handouts: number;
-}
-
-/** Why a report is refused, or the run it completes. */
-export type Completion =
-  | { kind: 'completed'; job: WireRunJob; agentId: string }
-  | { kind: 'unknown-lease' }
-  | { kind: 'already-finished'; key: string; outcome: string }
-  | { kind: 'other-run'; key: string };
+import { moment, positive, text } from '../port-rules.js';
+import { committed, type BatchedSqlite } from './batched.js';
 
 interface Row {
+  location: string;
   account_id: string;
   slot_key: string;
   job: string;
@@ -53,8 +41,6 @@ interface Row {
   outcome: string | null;
 }
 
-/** Finished rows kept this long for "already recorded" answers to late reports. */
-const FINISHED_RETENTION_MS = 24 * 60 * 60 * 1000;
 const PRUNE_BATCH = 500;
 
 /** The synchronous table, used inside the store's group commit like the slot claims. */
@@ -68,11 +54,9 @@ export class AgentLeaseTable {
   readonly #finish: Statement;
   readonly #openLocations: Statement;
   readonly #waitingSince: Statement;
-  readonly #held: Statement;
   readonly #prune: Statement;
   readonly #release: Statement;
   readonly #counts: Statement;
-  readonly #queueOfLease: Statement;
   readonly #db: SqliteDatabase;
 
   constructor(db: SqliteDatabase) {
@@ -101,12 +85,10 @@ export class AgentLeaseTable {
       SELECT * FROM agent_runs
       WHERE location = ? AND finished_ms IS NULL AND queued_ms <= ? AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
       ORDER BY due_ms LIMIT ?`);
-    this.#held = db.prepare('SELECT agent_id AS agentId, COUNT(*) AS runs FROM agent_runs WHERE finished_ms IS NULL AND lease_expires_ms > ? GROUP BY agent_id');
     this.#release = db.prepare('UPDATE agent_runs SET lease_expires_ms = ? WHERE agent_id = ? AND finished_ms IS NULL AND lease_expires_ms > ?');
     this.#counts = db.prepare(`
       SELECT COALESCE(SUM(lease_expires_ms > @now), 0) AS running, COALESCE(SUM(lease_expires_ms IS NULL OR lease_expires_ms <= @now), 0) AS waiting
       FROM agent_runs WHERE finished_ms IS NULL`);
-    this.#queueOfLease = db.prepare('SELECT location FROM agent_runs WHERE lease_id = ?').pluck();
     this.#prune = db.prepare(`DELETE FROM agent_runs WHERE rowid IN (SELECT rowid FROM agent_runs WHERE finished_ms < ? LIMIT ${PRUNE_BATCH})`);
   }
 
@@ -157,15 +139,10 @@ export class AgentLeaseTable {
     return { kind: 'completed', job: JSON.parse(row.job) as WireRunJob, agentId: row.agent_id ?? '' };
   }
 
-  /** The job of the run `leaseId` was handed with (current lease or a finished run's last one). */
-  jobOfLease(leaseId: string): WireRunJob | undefined {
+  /** The run `leaseId` was handed with (current lease or a finished run's last one), and its queue. */
+  leased(leaseId: string): LeaseHolder | undefined {
     const row = this.#byLease.get(leaseId) as Row | undefined;
-    return row ? (JSON.parse(row.job) as WireRunJob) : undefined;
-  }
-
-  /** The queue (location, or private location's `slug@account`) of the run leased under `leaseId`. */
-  queueOfLease(leaseId: string): string | undefined {
-    return this.#queueOfLease.get(leaseId) as string | undefined;
+    return row ? { job: JSON.parse(row.job) as WireRunJob, queue: row.location } : undefined;
   }
 
   /** Ends the live leases of these agents now, so the next agent of their queue takes those runs. */
@@ -199,13 +176,95 @@ export class AgentLeaseTable {
     return this.#finish.run(nowMs, 'not-executed', accountId, key).changes > 0;
   }
 
-  /** Runs each agent holds a live lease on. */
-  heldByAgent(nowMs: number): Map<string, number> {
-    return new Map((this.#held.all(nowMs) as Array<{ agentId: string; runs: number }>).map((row) => [row.agentId, row.runs]));
-  }
-
   /** Deletes one batch of rows finished over a day before `nowMs`; how many went. */
   pruneBatch(nowMs: number): number {
-    return this.#prune.run(nowMs - FINISHED_RETENTION_MS).changes;
+    return this.#prune.run(nowMs - FINISHED_RUN_RETENTION_MS).changes;
+  }
+}
+
+/** The agent-lease port (agent-ports.ts) on the table above; each write one transaction, or the unit's. */
+export class SqliteAgentLeases implements AgentLeases {
+  readonly #store: BatchedSqlite;
+  #table: AgentLeaseTable | undefined;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
+  }
+
+  /** Prepared at the first call: a unit's ports are built while its savepoint is open. */
+  #statements(): AgentLeaseTable {
+    return (this.#table ??= new AgentLeaseTable(this.#store.db));
+  }
+
+  async enqueue(job: WireRunJob, queue: string, nowMs: number): Promise<{ queued: boolean; superseded: number }> {
+    checkLeasedJob(job, queue, nowMs);
+    return committed(this.#store, () => this.#statements().enqueue(job, nowMs, queue));
+  }
+
+  async claim(queue: string, agentId: string, max: number, nowMs: number, leaseMs: number): Promise<LeasedRun[]> {
+    checkLeaseRequest(queue, agentId, max, nowMs, leaseMs);
+    if (max === 0) return [];
+    return committed(this.#store, () => this.#statements().claim(queue, agentId, max, nowMs, leaseMs));
+  }
+
+  async renew(agentId: string, leaseIds: readonly string[], nowMs: number, leaseMs: number): Promise<string[]> {
+    checkLeaseIds(agentId, leaseIds);
+    moment('nowMs', nowMs);
+    positive('leaseMs', leaseMs);
+    if (leaseIds.length === 0) return [];
+    return committed(this.#store, () => this.#statements().renew(agentId, leaseIds, nowMs, leaseMs));
+  }
+
+  async complete(leaseId: string, key: string, nowMs: number): Promise<Completion> {
+    text('leaseId', leaseId, 1000);
+    text('key', key, 1000);
+    moment('nowMs', nowMs);
+    return committed(this.#store, () => this.#statements().complete(leaseId, key, nowMs));
+  }
+
+  async leased(leaseId: string): Promise<LeaseHolder | undefined> {
+    text('leaseId', leaseId, 1000);
+    return this.#statements().leased(leaseId);
+  }
+
+  async release(agentIds: readonly string[], nowMs: number): Promise<number> {
+    for (const agentId of agentIds) text('agentId', agentId, 1000);
+    moment('nowMs', nowMs);
+    if (agentIds.length === 0) return 0;
+    return committed(this.#store, () => this.#statements().release(agentIds, nowMs));
+  }
+
+  async counts(nowMs: number): Promise<{ running: number; waiting: number }> {
+    moment('nowMs', nowMs);
+    return this.#statements().counts(nowMs);
+  }
+
+  async openQueues(): Promise<string[]> {
+    return this.#statements().openLocations();
+  }
+
+  async waiting(queue: string, queuedBeforeMs: number, nowMs: number, limit: number): Promise<OpenRun[]> {
+    text('queue', queue, 1000);
+    moment('queuedBeforeMs', queuedBeforeMs);
+    moment('nowMs', nowMs);
+    positive('limit', limit);
+    return this.#statements().waiting(queue, queuedBeforeMs, nowMs, limit);
+  }
+
+  async giveUp(accountId: string, key: string, nowMs: number): Promise<boolean> {
+    text('accountId', accountId);
+    text('key', key, 1000);
+    moment('nowMs', nowMs);
+    return committed(this.#store, () => this.#statements().giveUp(accountId, key, nowMs));
+  }
+
+  async prune(nowMs: number): Promise<number> {
+    moment('nowMs', nowMs);
+    // A batch per transaction, so a day of finished runs never holds the write lock for long.
+    for (let pruned = 0; ; ) {
+      const batch = await committed(this.#store, () => this.#statements().pruneBatch(nowMs));
+      pruned += batch;
+      if (batch === 0) return pruned;
+    }
   }
 }

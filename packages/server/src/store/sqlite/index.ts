@@ -4,6 +4,7 @@
  */
 import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { refuseNestedUnit, runAsUnitOf } from '../unit-of-work.js';
+import { SqliteAgentLeases } from './agent-leases.js';
 import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
@@ -49,6 +50,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     alertSubscriptions: new SqliteAlertSubscriptions(store, store.subscriptions),
     statusPages: new SqliteStatusPages(store),
     incidents: new SqliteIncidents(store),
+    agentLeases: new SqliteAgentLeases(store),
     transaction: async (work) => {
       refuseNestedUnit(ports);
       // Marked as running once its turn on the connection came, not while it waits in line: the
@@ -99,6 +101,7 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     checkStatuses: new SqliteCheckStatuses(direct),
     errorGroups: new SqliteErrorGroups(direct),
     alertStates: new SqliteAlertStates(direct),
+    agentLeases: new SqliteAgentLeases(direct),
     savepoint: (work) => store.savepointInUnit(work),
   };
 }

@@ -1,0 +1,109 @@
+/**
+ * Runner agents' storage as ports (part of ports.ts, with an engine per database and the contract
+ * suites contract/agent-leases.test.ts and contract/private-locations.test.ts):
+ *
+ * - Agent leases: runs of locations not executed in-process wait here for an agent of their queue,
+ *   which takes one under a lease that expires unless renewed. Replicas share the table, so a run
+ *   leased through one replica is renewed, reported and released through any other, and a report
+ *   counts only under the run's current lease, once.
+ * - Private locations and their agent keys: the locations (documents with a slug unique per account)
+ *   and the keys their agents present, kept as SHA-256 digests.
+ */
+import type { RunJob as WireRunJob } from '@vigil/schema';
+import { moment, positive, shown, StoreInputError, text } from './port-rules.js';
+
+/** A run handed to an agent: the wire job and the lease it holds until `leaseExpiresMs`. */
+export interface LeasedRun {
+  readonly leaseId: string;
+  readonly leaseExpiresMs: number;
+  readonly job: WireRunJob;
+  /** Its first hand-out: the run starts now (a later one is the same run tried again). */
+  readonly first: boolean;
+}
+
+/** A run still waiting (never handed out, or its lease expired). */
+export interface OpenRun {
+  readonly accountId: string;
+  readonly key: string;
+  readonly job: WireRunJob;
+  readonly queuedMs: number;
+  /** How many times it was handed out before. */
+  readonly handouts: number;
+}
+
+/** Why a report is refused, or the run it completes. */
+export type Completion =
+  | { readonly kind: 'completed'; readonly job: WireRunJob; readonly agentId: string }
+  | { readonly kind: 'unknown-lease' }
+  | { readonly kind: 'already-finished'; readonly key: string; readonly outcome: string }
+  | { readonly kind: 'other-run'; readonly key: string };
+
+/** The run a lease was handed with (current lease or a finished run's last one), and its queue. */
+export interface LeaseHolder {
+  readonly job: WireRunJob;
+  readonly queue: string;
+}
+
+/** Finished runs are kept this long, so a late report is told "already recorded" rather than "unknown". */
+export const FINISHED_RUN_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export interface AgentLeases {
+  /**
+   * Queues a claimed slot's job for the agents of `queue` (its location, or a private location's
+   * `slug@account`), replacing older runs of its check and queue that no agent took yet: whether it
+   * was queued (false: that slot is queued already) and how many runs it replaced.
+   */
+  enqueue(job: WireRunJob, queue: string, nowMs: number): Promise<{ queued: boolean; superseded: number }>;
+  /**
+   * Hands up to `max` runs of `queue` to `agentId` until `nowMs + leaseMs`, oldest slot first: runs never
+   * handed out and runs whose lease expired, each under a fresh lease id. Of replicas handing out at
+   * once, each run goes to one agent.
+   */
+  claim(queue: string, agentId: string, max: number, nowMs: number, leaseMs: number): Promise<LeasedRun[]>;
+  /** Extends the leases `agentId` still holds on unfinished runs; resolves to those extended. */
+  renew(agentId: string, leaseIds: readonly string[], nowMs: number, leaseMs: number): Promise<string[]>;
+  /**
+   * Finishes the run leased under `leaseId` as reported, when that lease is the run's current one and
+   * the run is not finished: the one way a report is recorded. A lease that expired but went to nobody
+   * else still counts.
+   */
+  complete(leaseId: string, key: string, nowMs: number): Promise<Completion>;
+  /** The run `leaseId` was handed with, and its queue; undefined for a lease never handed out (or pruned). */
+  leased(leaseId: string): Promise<LeaseHolder | undefined>;
+  /** Ends the live leases of these agents at `nowMs`, so the next agent of their queue takes those runs. */
+  release(agentIds: readonly string[], nowMs: number): Promise<number>;
+  /** Runs leased to an agent at `nowMs`, and runs waiting for one. */
+  counts(nowMs: number): Promise<{ running: number; waiting: number }>;
+  /** Queues with runs not finished. */
+  openQueues(): Promise<string[]>;
+  /** Up to `limit` runs of `queue` queued at or before `queuedBeforeMs` that no agent holds at `nowMs`, oldest slot first. */
+  waiting(queue: string, queuedBeforeMs: number, nowMs: number, limit: number): Promise<OpenRun[]>;
+  /** Finishes a run no agent will report (no agent of its queue is there): false when it finished already. */
+  giveUp(accountId: string, key: string, nowMs: number): Promise<boolean>;
+  /** Deletes runs finished over FINISHED_RUN_RETENTION_MS before `nowMs`, a batch at a time; resolves to how many went. */
+  prune(nowMs: number): Promise<number>;
+}
+
+export function checkLeasedJob(job: WireRunJob, queue: string, nowMs: number): void {
+  if (job === null || typeof job !== 'object') throw new StoreInputError('a leased run needs its job');
+  text('accountId', job.accountId);
+  text('key', job.key, 1000);
+  text('checkId', job.checkId, 255);
+  moment('dueMs', job.dueMs);
+  text('queue', queue, 1000);
+  moment('nowMs', nowMs);
+}
+
+export function checkLeaseRequest(queue: string, agentId: string, max: number, nowMs: number, leaseMs: number): void {
+  text('queue', queue, 1000);
+  text('agentId', agentId, 1000);
+  if (!Number.isSafeInteger(max) || max < 0) throw new StoreInputError(`max must be a whole number of at least 0, got ${shown(max)}`);
+  moment('nowMs', nowMs);
+  positive('leaseMs', leaseMs);
+}
+
+export function checkLeaseIds(agentId: string, leaseIds: readonly string[]): void {
+  text('agentId', agentId, 1000);
+  if (!Array.isArray(leaseIds)) throw new StoreInputError('leaseIds must be a list');
+  for (const leaseId of leaseIds) text('leaseId', leaseId, 1000);
+}

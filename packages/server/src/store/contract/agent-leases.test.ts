@@ -1,0 +1,188 @@
+/** The agent-lease port, the same assertions on every engine (see engines.ts), with replicas sharing the runs. */
+import { RUN_WIRE_VERSION, type RunJob } from '@vigil/schema';
+import { describe, expect, it } from 'vitest';
+import { enginesUnderTest, twoReplicas } from './engines.js';
+
+const engines = enginesUnderTest();
+const LEASE_MS = 3000;
+
+function job(checkId: string, dueMs: number, location = 'eu-west-1'): RunJob {
+  return {
+    wireVersion: RUN_WIRE_VERSION,
+    key: `${checkId}@${dueMs}@${location}`,
+    accountId: 'acct',
+    checkId,
+    location,
+    dueMs,
+    check: { checkType: 'API', name: checkId },
+    group: null,
+  };
+}
+
+describe.each(engines)('agent leases on $name', (engine) => {
+  it('hands a queued run to one agent of its location at a time, oldest slot first', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    expect((await leases.enqueue(job('b', 2000), 'eu-west-1', 2000)).queued).toBe(true);
+    expect((await leases.enqueue(job('a', 1000), 'eu-west-1', 2000)).queued).toBe(true);
+    expect((await leases.enqueue(job('c', 1000, 'us-east-1'), 'us-east-1', 2000)).queued).toBe(true);
+    const first = await leases.claim('eu-west-1', 'agent-1', 1, 2100, LEASE_MS);
+    expect(first.map((run) => run.job.key)).toEqual(['a@1000@eu-west-1']);
+    expect(first[0]!.leaseExpiresMs).toBe(2100 + LEASE_MS);
+    const second = await leases.claim('eu-west-1', 'agent-2', 5, 2100, LEASE_MS);
+    expect(second.map((run) => run.job.key)).toEqual(['b@2000@eu-west-1']);
+    expect(await leases.claim('eu-west-1', 'agent-3', 5, 2100, LEASE_MS)).toEqual([]);
+  });
+
+  it('queues a slot once', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    expect((await leases.enqueue(job('a', 1000), 'eu-west-1', 1000)).queued).toBe(true);
+    expect((await leases.enqueue(job('a', 1000), 'eu-west-1', 1000)).queued).toBe(false);
+  });
+
+  it('hands a run again once its lease expired, under a new lease id', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [lost] = await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    expect(await leases.claim('eu-west-1', 'agent-2', 1, 1000 + LEASE_MS - 1, LEASE_MS)).toEqual([]);
+    const [again] = await leases.claim('eu-west-1', 'agent-2', 1, 1000 + LEASE_MS, LEASE_MS);
+    expect(again!.job.key).toBe('a@1000@eu-west-1');
+    expect(again!.leaseId).not.toBe(lost!.leaseId);
+  });
+
+  it('keeps a renewed lease and refuses to renew a lease handed to another agent', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [held] = await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    expect(await leases.renew('agent-1', [held!.leaseId], 3000, LEASE_MS)).toEqual([held!.leaseId]);
+    expect(await leases.claim('eu-west-1', 'agent-2', 1, 1000 + LEASE_MS, LEASE_MS)).toEqual([]);
+    expect(await leases.renew('agent-2', [held!.leaseId], 3000, LEASE_MS)).toEqual([]);
+    const [taken] = await leases.claim('eu-west-1', 'agent-2', 1, 3000 + LEASE_MS, LEASE_MS);
+    expect(taken!.job.key).toBe('a@1000@eu-west-1');
+    expect(await leases.renew('agent-1', [held!.leaseId], 3000 + LEASE_MS, LEASE_MS)).toEqual([]);
+  });
+
+  it('records a report once: a second report under the same lease is refused', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [held] = await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    expect(await leases.complete(held!.leaseId, 'a@1000@eu-west-1', 1500)).toMatchObject({ kind: 'completed', agentId: 'agent-1', job: { key: 'a@1000@eu-west-1' } });
+    expect(await leases.complete(held!.leaseId, 'a@1000@eu-west-1', 1600)).toEqual({ kind: 'already-finished', key: 'a@1000@eu-west-1', outcome: 'reported' });
+    expect(await leases.claim('eu-west-1', 'agent-2', 1, 1000 + LEASE_MS, LEASE_MS)).toEqual([]);
+  });
+
+  it('refuses the report of an agent whose expired lease was handed to another, and records the new holder\'s', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [stale] = await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    const [current] = await leases.claim('eu-west-1', 'agent-2', 1, 1000 + LEASE_MS, LEASE_MS);
+    expect(await leases.complete(stale!.leaseId, 'a@1000@eu-west-1', 5000)).toEqual({ kind: 'unknown-lease' });
+    expect(await leases.complete(current!.leaseId, 'a@1000@eu-west-1', 5000)).toMatchObject({ kind: 'completed', agentId: 'agent-2' });
+  });
+
+  it('accepts the report of an expired lease nobody else took', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [late] = await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    expect(await leases.complete(late!.leaseId, 'a@1000@eu-west-1', 1000 + 10 * LEASE_MS)).toMatchObject({ kind: 'completed' });
+  });
+
+  it('refuses a report whose key is not the leased run', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [held] = await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    expect(await leases.complete(held!.leaseId, 'b@1000@eu-west-1', 1500)).toEqual({ kind: 'other-run', key: 'a@1000@eu-west-1' });
+  });
+
+  it('replaces an older slot no agent started by the newer one of the same check and location', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await leases.enqueue(job('a', 2000), 'eu-west-1', 2000);
+    expect((await leases.claim('eu-west-1', 'agent-1', 5, 2000, LEASE_MS)).map((run) => run.job.key)).toEqual(['a@2000@eu-west-1']);
+  });
+
+  it('keeps an older slot an agent started, so a peer runs it once its lease expires', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    await leases.enqueue(job('a', 20_000), 'eu-west-1', 20_000);
+    expect((await leases.claim('eu-west-1', 'agent-2', 5, 20_000, LEASE_MS)).map((run) => run.job.key)).toEqual(['a@1000@eu-west-1', 'a@20000@eu-west-1']);
+  });
+
+  it('lists waiting runs of a location, gives them up as not executed, and refuses a report after that', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await leases.enqueue(job('b', 1000, 'us-east-1'), 'us-east-1', 1000);
+    const [held] = await leases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    expect((await leases.openQueues()).sort()).toEqual(['eu-west-1', 'us-east-1']);
+    expect(await leases.waiting('eu-west-1', 1000, 2000, 100)).toEqual([]);
+    const waiting = await leases.waiting('eu-west-1', 1000, 1000 + LEASE_MS, 100);
+    expect(waiting.map((run) => [run.key, run.handouts])).toEqual([['a@1000@eu-west-1', 1]]);
+    expect(await leases.giveUp('acct', 'a@1000@eu-west-1', 5000)).toBe(true);
+    expect(await leases.giveUp('acct', 'a@1000@eu-west-1', 5000)).toBe(false);
+    expect(await leases.complete(held!.leaseId, 'a@1000@eu-west-1', 5000)).toEqual({ kind: 'already-finished', key: 'a@1000@eu-west-1', outcome: 'not-executed' });
+    expect(await leases.openQueues()).toEqual(['us-east-1']);
+  });
+
+  it('prunes finished runs after a day and keeps open ones', async () => {
+    const leases = (await twoReplicas(engine))[0].agentLeases;
+    await leases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await leases.enqueue(job('b', 1000), 'eu-west-1', 1000);
+    await leases.giveUp('acct', 'a@1000@eu-west-1', 1000);
+    expect(await leases.prune(1000 + 24 * 60 * 60 * 1000 + 1)).toBe(1);
+    expect(await leases.openQueues()).toEqual(['eu-west-1']);
+  });
+
+  it('renews, reports and releases through one replica a run leased through another', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await a.agentLeases.enqueue(job('b', 1000), 'eu-west-1', 1000);
+    const [first, second] = await a.agentLeases.claim('eu-west-1', 'agent-1', 2, 1000, LEASE_MS);
+    expect(await b.agentLeases.leased(first!.leaseId)).toEqual({ job: job('a', 1000), queue: 'eu-west-1' });
+    expect(await b.agentLeases.counts(1000)).toEqual({ running: 2, waiting: 0 });
+    expect(await b.agentLeases.renew('agent-1', [first!.leaseId, second!.leaseId, 'no-such-lease'], 3000, LEASE_MS)).toEqual([first!.leaseId, second!.leaseId]);
+    expect(await a.agentLeases.claim('eu-west-1', 'agent-2', 2, 1000 + LEASE_MS, LEASE_MS)).toEqual([]);
+    expect(await b.agentLeases.complete(first!.leaseId, 'a@1000@eu-west-1', 3500)).toMatchObject({ kind: 'completed', agentId: 'agent-1' });
+    expect(await a.agentLeases.complete(first!.leaseId, 'a@1000@eu-west-1', 3600)).toEqual({ kind: 'already-finished', key: 'a@1000@eu-west-1', outcome: 'reported' });
+    expect(await b.agentLeases.release(['agent-1'], 3700)).toBe(1);
+    const [taken] = await a.agentLeases.claim('eu-west-1', 'agent-2', 2, 3700, LEASE_MS);
+    expect(taken).toMatchObject({ job: { key: 'b@1000@eu-west-1' }, first: false });
+    expect(await a.agentLeases.counts(3700)).toEqual({ running: 1, waiting: 0 });
+  });
+
+  it('hands each of 40 runs to exactly one agent when two replicas hand them out at once', async () => {
+    const [a, b] = await twoReplicas(engine);
+    for (let index = 0; index < 40; index++) await a.agentLeases.enqueue(job(`c${index}`, 1000 + index), 'eu-west-1', 1000);
+    const claims = await Promise.all(Array.from({ length: 20 }, (_, index) => (index % 2 === 0 ? a : b).agentLeases.claim('eu-west-1', `agent-${index}`, 3, 2000, LEASE_MS)));
+    const keys = claims.flat().map((run) => run.job.key);
+    expect(keys).toHaveLength(40);
+    expect(new Set(keys).size).toBe(40);
+  });
+
+  it('records one of two reports of one lease sent through two replicas at once', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [held] = await b.agentLeases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    const outcomes = await Promise.all([a, b].map((replica) => replica.transaction((tx) => tx.agentLeases.complete(held!.leaseId, 'a@1000@eu-west-1', 1500))));
+    expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(['already-finished', 'completed']);
+  });
+
+  it('undoes a report completed in a unit that failed, so the run is still the lease holder\'s', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    const [held] = await a.agentLeases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    const failed = b.transaction(async (tx) => {
+      await tx.agentLeases.complete(held!.leaseId, 'a@1000@eu-west-1', 1500);
+      throw new Error('the results could not be stored');
+    });
+    await expect(failed).rejects.toThrow('the results could not be stored');
+    expect(await a.agentLeases.complete(held!.leaseId, 'a@1000@eu-west-1', 1600)).toMatchObject({ kind: 'completed' });
+  });
+
+  it('refuses input the engines could not store', async () => {
+    const [leases] = await twoReplicas(engine);
+    await expect(leases.agentLeases.claim('eu-west-1', 'agent-1', -1, 1000, LEASE_MS)).rejects.toThrow('max must be a whole number of at least 0, got -1');
+    await expect(leases.agentLeases.claim('eu-west-1', '', 1, 1000, LEASE_MS)).rejects.toThrow('agentId must be a string of 1 to 1000 characters, got ""');
+    await expect(leases.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1.5)).rejects.toThrow('nowMs must be a whole number of milliseconds since the epoch, got 1.5');
+    await expect(leases.agentLeases.renew('agent-1', [''], 1000, LEASE_MS)).rejects.toThrow('leaseId must be a string of 1 to 1000 characters, got ""');
+  });
+});
