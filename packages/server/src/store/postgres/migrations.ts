@@ -542,6 +542,34 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 21,
+    name: 'private locations and their agent keys',
+    // As SQLite keeps them (its steps 26 and 28), with the slug beside the document so the database
+    // refuses a second location of one slug in an account, and each key only as its SHA-256 digest.
+    up: statements(
+      `CREATE TABLE private_locations (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        account_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        slug_name TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        PRIMARY KEY (account_id, id),
+        CONSTRAINT private_locations_slug UNIQUE (account_id, slug_name)
+      )`,
+      'CREATE INDEX private_locations_account ON private_locations (account_id, seq)',
+      `CREATE TABLE private_location_keys (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY,
+        id TEXT NOT NULL UNIQUE,
+        account_id TEXT NOT NULL,
+        private_location_id TEXT NOT NULL,
+        key_digest BYTEA NOT NULL UNIQUE,
+        masked_key TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX private_location_keys_location ON private_location_keys (account_id, private_location_id, seq)',
+    ),
+  },
 ];
 
 /**
