@@ -37,7 +37,6 @@
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AlertSettings, DEFAULT_ALERT_SETTINGS } from '@vigil/schema';
-import type { PagesStore } from '../readside/pages-store.js';
 import type { Repositories } from '../repositories.js';
 import type { ResourceDocument } from '../store/document-ports.js';
 import type { IncidentDocument } from '../store/incident-ports.js';
@@ -115,7 +114,7 @@ export interface AlertEvaluation {
  * The unit's ports an evaluation reads and writes through: the state, its notifications, and the
  * incident a check's `triggerIncident` opens or resolves with it (and its subscribers' mail).
  */
-type EvaluationPorts = Pick<TransactionPorts, 'documents' | 'alertSubscriptions' | 'alertStates' | 'incidents' | 'statusPages' | 'outbox'>;
+type EvaluationPorts = Pick<TransactionPorts, 'documents' | 'alertSubscriptions' | 'alertStates' | 'incidents' | 'statusPages' | 'outbox' | 'accountProfiles'>;
 
 /** Maintenance windows read per page while looking for an active one. */
 const WINDOW_PAGE = 500;
@@ -125,13 +124,11 @@ export class Alerting {
   readonly #outbox: Outbox;
   readonly #now: () => number;
   readonly #states: AlertStateTable;
-  readonly #pages: PagesStore;
   readonly #parallel = new ParallelSlots();
 
-  constructor(repositories: Pick<Repositories, 'store' | 'readSide' | 'ports' | 'replicaId'>, options: AlertingOptions = {}) {
+  constructor(repositories: Pick<Repositories, 'store' | 'ports' | 'replicaId'>, options: AlertingOptions = {}) {
     const { store } = repositories;
     this.#ports = repositories.ports;
-    this.#pages = repositories.readSide.pages;
     this.#now = options.now ?? Date.now;
     this.#outbox = new Outbox({ outbox: repositories.ports.outbox, owner: repositories.replicaId }, options);
     this.#states = new AlertStateTable(store.db);
@@ -222,7 +219,7 @@ export class Alerting {
     // A tag on both the check and its group (or twice on one) is one tag to a receiver.
     const tags = [...new Set([...stringsOf(check.tags), ...stringsOf(group?.tags)])];
     const subject: Subject = { ports, accountId, checkId, check, group, tags, recipients: await this.#recipients(ports, accountId, checkId, group) };
-    const settings = this.#settingsOf(accountId, check, group);
+    const settings = await this.#settingsOf(ports, accountId, check, group);
     const alerts: NotifiedAlertType[] = [];
     let queued = false;
     const facts = readySlots ? readySlots().map((slot) => combineParallel(slot, settings.parallelRunFailureThreshold)) : [result];
@@ -327,12 +324,13 @@ export class Alerting {
     }
   }
 
-  #settingsOf(accountId: string, check: StoredDoc, group: StoredDoc | undefined): AlertSettings {
+  /** The account's settings are read in the evaluation's unit, so a replica never evaluates on ones it cached. */
+  async #settingsOf(ports: EvaluationPorts, accountId: string, check: StoredDoc, group: StoredDoc | undefined): Promise<AlertSettings> {
     // A group decides only when it says so (`true`: the account's, `false`: its own); a group that
     // sets neither (`null`, a v2 group's default) leaves each check its own, as the real service does.
     const owner = group && typeof group.useGlobalAlertSettings === 'boolean' ? group : check;
     if (owner.useGlobalAlertSettings === true) {
-      const account = this.#pages.profile(accountId)?.alertSettings;
+      const account = (await ports.accountProfiles.get(accountId))?.alertSettings;
       const parsed = AlertSettings.safeParse(account ?? {});
       return parsed.success ? parsed.data : DEFAULT_ALERT_SETTINGS;
     }

@@ -10,7 +10,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openReadSide } from '../readside/context.js';
 import { openRepositories } from '../repositories.js';
 import { Store } from '../store/index.js';
 import type { AlertStates, StoragePorts } from '../store/ports.js';
@@ -86,7 +85,7 @@ async function postgresReplicas(): Promise<Replica[]> {
     const ownStore = new Store(':memory:');
     const lost = { count: 0 };
     const ports = counting(pool, lost);
-    const alerting = new Alerting({ store: ownStore, readSide: openReadSide(ownStore.db), ports, replicaId: `replica-${index}` }, { now: () => NOW, pollMs: 60_000 });
+    const alerting = new Alerting({ store: ownStore, ports, replicaId: `replica-${index}` }, { now: () => NOW, pollMs: 60_000 });
     cleanups.push(() => pool.close(), () => ownStore.close());
     replicas.push({ alerting, ports, lost });
   }

@@ -2,7 +2,8 @@
  * Accounts (beta): the accounts the calling API key belongs to. Identity comes from the
  * server's key configuration; `name`, `runtimeId`, `settings` and `alertSettings` from the seed's
  * account `profile` when given, else defaults (the newest runtime, the default alert settings).
- * An account the key does not belong to is 404, like any other tenant's id.
+ * An account the key does not belong to is 404, like any other tenant's id. Profiles are read
+ * through the account-profiles port (store/account-profile-ports.ts).
  *
  * `GET /v1/accounts/me` adds the service's identity (`serviceId`, a Vigil extension): generated once
  * when the data directory is created and kept in it, so clients bind state to the service rather
@@ -15,14 +16,14 @@ import type { Account } from '../accounts.js';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { serviceIdOf } from '../store/sqlite/service-queries.js';
+import type { TransactionPorts } from '../store/ports.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { pages } = ctx.repositories.readSide;
   const serviceId = serviceIdOf(ctx.store.db);
 
-  const present = (account: Account): AccountResponse => {
-    const profile = pages.profile(account.id) ?? {};
+  const present = async (tx: TransactionPorts, account: Account): Promise<AccountResponse> => {
+    const profile = (await tx.accountProfiles.get(account.id)) ?? {};
     return {
       id: account.id,
       name: profile.name ?? account.name,
@@ -35,10 +36,14 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
 
   // `/next/accounts` is where the Checkly CLI signs in; same answer as `/v1/accounts`.
   for (const id of ['accounts.list', 'accounts.next.list'] as const) {
-    ctx.route(ENDPOINTS[id], ({ c }) => accountsOfCaller(c.get('apiKey')).map(present));
+    ctx.routeUnit(ENDPOINTS[id], async ({ tx, c }) => {
+      const accounts: AccountResponse[] = [];
+      for (const account of accountsOfCaller(c.get('apiKey'))) accounts.push(await present(tx, account));
+      return accounts;
+    });
   }
 
-  ctx.route(ENDPOINTS['accounts.me'], ({ account }) => ({ ...present(account), serviceId }));
+  ctx.routeUnit(ENDPOINTS['accounts.me'], async ({ tx, account }) => ({ ...(await present(tx, account)), serviceId }));
 
   // The Checkly CLI's `whoami`. A key is no person: it is named by a hash of itself, never shown.
   ctx.route(ENDPOINTS['users.next.me'], ({ c }) => {
@@ -47,10 +52,10 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   });
 
   for (const id of ['accounts.get', 'accounts.next.get'] as const) {
-    ctx.route(ENDPOINTS[id], ({ c, params }) => {
+    ctx.routeUnit(ENDPOINTS[id], async ({ tx, c, params }) => {
       const account = accountsOfCaller(c.get('apiKey')).find((candidate) => candidate.id === params.accountId);
       if (!account) throw notFound('Account', params.accountId);
-      return present(account);
+      return present(tx, account);
     });
   }
 }

@@ -21,14 +21,16 @@
  *   the 423 of a LOCK attempt tells.
  * - `DELETE` removes the document (same lock rule as POST).
  *
- * Every call is per account (the API key's), like every other resource.
+ * Every call is per account (the API key's), like every other resource. Each write is a unit of work
+ * over the project-states port (store/project-state-ports.ts) that first takes the project's turn, so
+ * replicas of the service sharing a database decide on one project one after the other, each on what
+ * the other committed: they answer the same 409s and 423s one process does.
  */
 import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/body.js';
 import { HttpError, badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { committed } from '../store/sqlite/batched.js';
-import { StateDocumentsTable, type HeldLock } from '../store/sqlite/state-documents.js';
+import type { HeldLock } from '../store/project-state-ports.js';
 import type { RouteContext } from './index.js';
 
 export const STATE_PATH_PREFIX = '/v1/state/';
@@ -85,11 +87,11 @@ function locked(c: Context<AppEnv>, holder: HeldLock): Response {
 }
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
-  const table = new StateDocumentsTable(ctx.store.db);
+  const { ports } = ctx.repositories;
   const path = `${STATE_PATH_PREFIX}:project`;
 
-  app.get(path, (c) => {
-    const stored = table.get(c.get('account').id, projectOf(c));
+  app.get(path, async (c) => {
+    const stored = await ports.projectStates.get(c.get('account').id, projectOf(c));
     if (!stored) throw new HttpError(404, `no state is stored for project "${projectOf(c)}"`);
     return c.body(stored.doc, 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   });
@@ -103,10 +105,11 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     if (typeof lineage !== 'string' || lineage === '') throw badRequest('"lineage" must be a non-empty string', { source: 'payload', keys: ['lineage'] });
     if (typeof serial !== 'number' || !Number.isSafeInteger(serial) || serial < 0) throw badRequest('"serial" must be a whole number of at least 0', { source: 'payload', keys: ['serial'] });
     const lockId = c.req.query('ID');
-    return committed(ctx.store, () => {
-      const holder = table.held(accountId, project);
+    return ports.transaction(async ({ projectStates }) => {
+      await projectStates.takeTurn(accountId, project);
+      const holder = await projectStates.held(accountId, project);
       if (holder && holder.lockId !== lockId) return locked(c, holder);
-      const stored = table.get(accountId, project);
+      const stored = await projectStates.get(accountId, project);
       if (stored) {
         if (stored.lineage !== lineage) {
           throw new HttpError(409, `the document's lineage "${lineage}" is not the stored state's "${stored.lineage}": it belongs to another state`);
@@ -116,7 +119,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
           throw new HttpError(409, `the document's serial ${serial} is not newer than the stored state's ${stored.serial}: state moved on since it was read`);
         }
       }
-      table.put(accountId, project, { lineage, serial, doc: text }, Date.now());
+      await projectStates.put(accountId, project, { lineage, serial, doc: text }, Date.now());
       return c.body(null, 200);
     });
   });
@@ -125,10 +128,11 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const accountId = c.get('account').id;
     const project = projectOf(c);
     const lockId = c.req.query('ID');
-    return committed(ctx.store, () => {
-      const holder = table.held(accountId, project);
+    return ports.transaction(async ({ projectStates }) => {
+      await projectStates.takeTurn(accountId, project);
+      const holder = await projectStates.held(accountId, project);
       if (holder && holder.lockId !== lockId) return locked(c, holder);
-      if (!table.remove(accountId, project)) throw new HttpError(404, `no state is stored for project "${project}"`);
+      if (!(await projectStates.remove(accountId, project))) throw new HttpError(404, `no state is stored for project "${project}"`);
       return c.body(null, 200);
     });
   });
@@ -141,7 +145,10 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const lockId = lockIdOf(info);
     const ttlSeconds = ttlSecondsOf(info);
     const nowMs = Date.now();
-    const { taken, holder } = await committed(ctx.store, () => table.lock(accountId, project, { lockId, info: text, nowMs, expiresMs: nowMs + ttlSeconds * 1000 }));
+    const { taken, holder } = await ports.transaction(async ({ projectStates }) => {
+      await projectStates.takeTurn(accountId, project);
+      return projectStates.lock(accountId, project, { lockId, info: text, nowMs, expiresMs: nowMs + ttlSeconds * 1000 });
+    });
     if (taken || holder.lockId === lockId) return c.body(lockInfoOfHolder(holder, nowMs), 200, { 'content-type': 'application/json' });
     return locked(c, holder);
   };
@@ -150,9 +157,10 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const project = projectOf(c);
     const { json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_LOCK_INFO_BYTES);
     const lockId = lockIdOf(objectBody(json, 'the lock info'));
-    return committed(ctx.store, () => {
-      const holder = table.held(accountId, project);
-      if (!holder || table.unlock(accountId, project, lockId)) return c.body(null, 200);
+    return ports.transaction(async ({ projectStates }) => {
+      await projectStates.takeTurn(accountId, project);
+      const holder = await projectStates.held(accountId, project);
+      if (!holder || (await projectStates.unlock(accountId, project, lockId))) return c.body(null, 200);
       return locked(c, holder);
     });
   };

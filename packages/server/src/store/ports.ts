@@ -19,10 +19,13 @@
  * of stored results (result-ports.ts) and of heartbeat monitors (heartbeat-ports.ts) have files of
  * their own too; this one re-exports them, so a port's user imports every port from here.
  */
+import type { AccountProfiles } from './account-profile-ports.js';
 import type { AgentLeases } from './agent-ports.js';
+import type { Dashboards } from './dashboard-ports.js';
 import type { ResourceDocuments } from './document-ports.js';
 import type { HeartbeatDeadlines, HeartbeatPings } from './heartbeat-ports.js';
 import type { Incidents } from './incident-ports.js';
+import type { ProjectStates } from './project-state-ports.js';
 import type { CheckResults, CheckStatuses, ErrorGroups } from './result-ports.js';
 import type { StatusPages } from './status-page-ports.js';
 
@@ -301,6 +304,12 @@ export interface TransactionPorts {
   readonly alertSubscriptions: AlertSubscriptionIndex;
   readonly statusPages: StatusPages;
   readonly incidents: Incidents;
+  /** Dashboards (dashboard-ports.ts). */
+  readonly dashboards: Dashboards;
+  /** Project states and their locks (project-state-ports.ts): a project's turn is the unit's until it ends. */
+  readonly projectStates: ProjectStates;
+  /** Accounts' profiles: an evaluation reads the account's alert settings in its unit. */
+  readonly accountProfiles: AccountProfiles;
   /** Queuing only: mail an incident write causes (its subscribers') commits with the write. */
   readonly outbox: Pick<NotificationOutbox, 'enqueue'>;
   /** A run is recorded as one unit: its tries, the errors they fold into groups, its check's status. */
@@ -345,6 +354,12 @@ export interface StoragePorts {
   readonly statusPages: StatusPages;
   /** Status-page incidents (incident-ports.ts), and the one each check's `triggerIncident` has open. */
   readonly incidents: Incidents;
+  /** Dashboards (dashboard-ports.ts): their names are unique across the service. */
+  readonly dashboards: Dashboards;
+  /** The state documents `vigil plan`/`apply` keep on the service, and their locks (project-state-ports.ts). */
+  readonly projectStates: ProjectStates;
+  /** What `/v1/accounts` answers of an account, and its alert settings (account-profile-ports.ts). */
+  readonly accountProfiles: AccountProfiles;
   /** Runs waiting for runner agents and the leases agents hold on them (agent-ports.ts). */
   readonly agentLeases: AgentLeases;
   /**

@@ -5,11 +5,13 @@
 import type { Kysely } from 'kysely';
 import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { asUnitOf } from '../unit-of-work.js';
+import { PostgresAccountProfiles } from './account-profiles.js';
 import { PostgresAgentLeases } from './agent-leases.js';
 import { atomically, PostgresAlertStates } from './alert-states.js';
 import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
 import { PostgresCheckResults } from './check-results.js';
 import { PostgresCheckStatuses } from './check-statuses.js';
+import { PostgresDashboards } from './dashboards.js';
 import type { PostgresSchema } from './database.js';
 import { PostgresDocuments } from './documents.js';
 import { PostgresErrorGroups } from './error-groups.js';
@@ -19,6 +21,7 @@ import { PostgresIdempotencyKeys, type PurgeClock } from './idempotency.js';
 import { PostgresIncidents } from './incidents.js';
 import { PostgresNotificationOutbox } from './outbox.js';
 import { PostgresPeriodicJobs } from './periodic-jobs.js';
+import { PostgresProjectStates } from './project-states.js';
 import { PostgresRateLimitWindows } from './rate-limits.js';
 import { PostgresSlotClaims } from './slot-claims.js';
 import { PostgresStatusPages } from './status-pages.js';
@@ -32,6 +35,9 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     alertSubscriptions: new PostgresAlertSubscriptions(tx),
     statusPages: new PostgresStatusPages(tx),
     incidents: new PostgresIncidents(tx),
+    dashboards: new PostgresDashboards(tx),
+    projectStates: new PostgresProjectStates(tx),
+    accountProfiles: new PostgresAccountProfiles(tx),
     outbox: new PostgresNotificationOutbox(tx),
     checkResults: checkResults.inUnit(tx),
     checkStatuses: new PostgresCheckStatuses(tx),
@@ -56,6 +62,9 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     alertSubscriptions: new PostgresAlertSubscriptions(db),
     statusPages: new PostgresStatusPages(db),
     incidents: new PostgresIncidents(db),
+    dashboards: new PostgresDashboards(db),
+    projectStates: new PostgresProjectStates(db),
+    accountProfiles: new PostgresAccountProfiles(db),
     agentLeases: new PostgresAgentLeases(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),

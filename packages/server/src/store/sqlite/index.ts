@@ -4,11 +4,13 @@
  */
 import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { refuseNestedUnit, runAsUnitOf } from '../unit-of-work.js';
+import { SqliteAccountProfiles } from './account-profiles.js';
 import { SqliteAgentLeases } from './agent-leases.js';
 import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
 import { SqliteCheckStatuses } from './check-statuses-port.js';
+import { SqliteDashboards } from './dashboards.js';
 import { SqliteDocuments, type SqliteDocumentStore } from './documents.js';
 import { SqliteErrorGroups } from './error-groups.js';
 import { SqliteHeartbeatPings } from './heartbeat-pings.js';
@@ -19,6 +21,7 @@ import { SqliteNotificationOutbox } from './outbox.js';
 import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
 import { SqliteSlotClaims } from './slot-claims.js';
+import { SqliteProjectStates } from './state-documents.js';
 import { SqliteStatusPages } from './status-pages-port.js';
 import { SqliteAlertSubscriptions, type SubscriptionIndex } from './subscriptions.js';
 
@@ -50,6 +53,9 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     alertSubscriptions: new SqliteAlertSubscriptions(store, store.subscriptions),
     statusPages: new SqliteStatusPages(store),
     incidents: new SqliteIncidents(store),
+    dashboards: new SqliteDashboards(store),
+    projectStates: new SqliteProjectStates(store),
+    accountProfiles: new SqliteAccountProfiles(store),
     agentLeases: new SqliteAgentLeases(store),
     transaction: async (work) => {
       refuseNestedUnit(ports);
@@ -96,6 +102,9 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     alertSubscriptions: new SqliteAlertSubscriptions(direct, store.subscriptions),
     statusPages: new SqliteStatusPages(direct),
     incidents: new SqliteIncidents(direct),
+    dashboards: new SqliteDashboards(direct),
+    projectStates: new SqliteProjectStates(direct),
+    accountProfiles: new SqliteAccountProfiles(direct),
     outbox: new SqliteNotificationOutbox(direct),
     checkResults: new SqliteCheckResults(direct),
     checkStatuses: new SqliteCheckStatuses(direct),
