@@ -34,6 +34,7 @@ import type { PeriodicJobs, SlotClaim, SlotClaims } from '../store/ports.js';
 import { ScheduleTable } from '../store/sqlite/schedule.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { DueHeap } from './due-heap.js';
+import { ResultDayPreparation } from './result-days.js';
 import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.js';
 
 /** Check types with nothing to run: the service waits for them (heartbeat pings). */
@@ -126,6 +127,7 @@ export class Scheduler {
   readonly #dailyRollupRetentionMs: number;
   readonly #rollups;
   readonly #table: ScheduleTable;
+  readonly #resultDays: ResultDayPreparation;
   /** When this process last pruned or asked for the turn to (whoever got it, the next ask is a period on). */
   #prunedAt = 0;
   /** The prune turn under way: asked for, and run if it was this process's. */
@@ -173,6 +175,7 @@ export class Scheduler {
     // Raw results are pruned here, rollups through the read side's store.
     this.#rollups = options.repositories.readSide.rollups;
     this.#table = new ScheduleTable(db, PRUNE_BATCH);
+    this.#resultDays = new ResultDayPreparation({ checkResults: options.repositories.ports.checkResults, periodicJobs: this.#periodicJobs, owner: this.#replicaId });
   }
 
   /**
@@ -349,12 +352,18 @@ export class Scheduler {
   #takePruneTurn(nowMs: number): void {
     if (this.#pruneTurn || this.#stopped) return;
     this.#prunedAt = nowMs;
-    this.#pruneTurn = this.#periodicJobs
+    const prune = this.#periodicJobs
       .tryRun(PRUNE_JOB, nowMs, PRUNE_EVERY_MS, this.#replicaId)
       .then(async (ours) => {
         if (ours && !this.#stopped) await this.prune(nowMs);
       })
-      .catch((error: unknown) => this.#log(`vigil server: pruning old results failed: ${String((error as Error)?.stack ?? error)}`))
+      .catch((error: unknown) => this.#log(`vigil server: pruning old results failed: ${String((error as Error)?.stack ?? error)}`));
+    // Asks at most once an hour (result-days.ts); part of this turn so stop() waits for it too.
+    const prepareDays = this.#resultDays
+      .takeTurn(nowMs)
+      .catch((error: unknown) => this.#log(`vigil server: preparing the coming days of results failed: ${String((error as Error)?.stack ?? error)}`));
+    this.#pruneTurn = Promise.all([prune, prepareDays])
+      .then(() => undefined)
       .finally(() => (this.#pruneTurn = undefined));
   }
 
