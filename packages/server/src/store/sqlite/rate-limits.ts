@@ -53,6 +53,11 @@ export class SqliteRateLimitWindows implements RateLimitWindows {
 
   async take(request: RateLimitRequest): Promise<RateDecision> {
     checkRateLimitRequest(request);
+    // Every API request comes here. With no transaction open on the file in this process, the upsert
+    // runs alone: SQLite's autocommit makes one statement its own transaction, which spares the BEGIN
+    // and COMMIT statements (a third of the cost). The purge, when due, is another statement of its own.
+    const { db } = this.#store;
+    if (!db.inTransaction && this.#store.otherConnectionWriting?.() === undefined) return this.#table.take(request);
     return committed(this.#store, () => this.#table.take(request));
   }
 }
