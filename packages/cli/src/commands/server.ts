@@ -6,6 +6,7 @@ import { Option, type Command } from 'commander';
 import { CliError, usageError } from '../errors.js';
 import { loadServer } from '../server-module.js';
 import { LOG_FORMATS, serverLog, type LogFormat } from '../server-log.js';
+import { registerMigrateData } from './server-migrate-data.js';
 
 /**
  * A fixed port and a data directory on disk by default: clients and state find the same service
@@ -167,7 +168,7 @@ function agentOptions(flags: ServerFlags, server: ServerModule): NonNullable<Par
 }
 
 export function registerServer(program: Command): void {
-  program
+  const serverCommand = program
     .command('server')
     .description('Run the local monitoring service (the reference implementation of the API) until interrupted.')
     .option('--port <n>', 'port to listen on, on 127.0.0.1 (0 picks a free port)', DEFAULT_SERVER_PORT)
@@ -340,4 +341,5 @@ export function registerServer(program: Command): void {
       else process.stderr.write(`${stopping}\n`);
       await running.close();
     });
+  registerMigrateData(serverCommand);
 }

@@ -35,8 +35,11 @@ export function withinTransaction<T>(db: Kysely<PostgresSchema>, work: (tx: Tran
   return db.isTransaction ? work(db as Transaction<PostgresSchema>) : db.transaction().execute(work);
 }
 
-/** What the list filters match, folded as the SQLite engine's SQL folds it (document-rules.ts). */
-function matchedColumns(kind: DocumentKind, doc: ResourceDocument): Record<string, unknown> {
+/**
+ * What the list filters match, folded as the SQLite engine's SQL folds it (document-rules.ts); also
+ * what `vigil server migrate-data` fills beside each copied document.
+ */
+export function matchedColumns(kind: DocumentKind, doc: ResourceDocument): Record<string, unknown> {
   const name = doc['name'];
   const columns: Record<string, unknown> = {
     name_folded: typeof name === 'string' ? asciiLower(name) : typeof name === 'number' ? String(name) : null,

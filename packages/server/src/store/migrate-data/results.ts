@@ -1,0 +1,105 @@
+/**
+ * The check results' tables for `vigil server migrate-data`: rows are store/formats/result-row-codec.ts's
+ * in both engines, so they are copied as stored (bodies, deltas and packed phases untouched, nothing
+ * decoded), with the differences of type PostgreSQL's step 8 names: the `id` column becomes `id_key`,
+ * packed and JSON phases go to a column each, and a reference gets `last_used_ms`.
+ */
+import type { SqliteDatabase } from '../database.js';
+import type { TableCopy } from './tables.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The `id` column as PostgreSQL's `id_key` (bytes that sort as SQLite sorts the column: a tag byte,
+ * 0 a derived id's discriminator in two bytes, 1 a text id, 2 a UUID's bytes), as
+ * postgres/check-results.ts writes it.
+ */
+export function idKeyOf(id: unknown): Buffer {
+  if (typeof id === 'number' || typeof id === 'bigint') return Buffer.from([0, Number(id) >> 8, Number(id) & 0xff]);
+  if (typeof id === 'string') return Buffer.concat([Buffer.from([1]), Buffer.from(id, 'utf8')]);
+  if (Buffer.isBuffer(id)) return Buffer.concat([Buffer.from([2]), id]);
+  throw new Error(`a check result's id is neither an integer, a text nor bytes (${typeof id}); this is a bug in vigil`);
+}
+
+/** The UTC days (their first millisecond) the source holds raw results of: each needs its partition first. */
+export function resultDays(db: SqliteDatabase): number[] {
+  return (db.prepare(`SELECT DISTINCT created_ms / ${DAY_MS} FROM check_results ORDER BY 1`).pluck().all() as number[]).map((day) => day * DAY_MS);
+}
+
+const ROLLUP_COLUMNS = ['series', 'start_ms', 'location', 'results', 'failures', 'degraded', 'attempts', 'rt_count', 'rt_sum', 'rt_sq_sum', 'rt_min', 'rt_max', 'rt_hist'] as const;
+
+function rollupCopy(granularity: 'hourly' | 'daily'): TableCopy {
+  const table = `result_rollups_${granularity}`;
+  return {
+    kind: `${granularity} rollups`,
+    source: table,
+    target: table,
+    select: ROLLUP_COLUMNS.join(', '),
+    columns: ROLLUP_COLUMNS,
+    values: (row) => ROLLUP_COLUMNS.map((column) => row[column]),
+  };
+}
+
+export function resultTableCopies(db: SqliteDatabase): TableCopy[] {
+  // SQLite learns that a replaced reference is unused from its delete trigger; PostgreSQL from the
+  // newest row using it (dropping a day's partition fires no trigger).
+  const lastUsed = new Map(
+    (db.prepare('SELECT ref, max(created_ms) AS last FROM check_results WHERE ref IS NOT NULL GROUP BY ref').all() as Array<{ ref: number; last: number }>).map((row) => [row.ref, row.last]),
+  );
+  return [
+    {
+      kind: 'result series',
+      source: 'result_series',
+      target: 'result_series',
+      select: 'key, account_id, check_id',
+      columns: ['key', 'account_id', 'check_id'],
+      values: (row) => [row['key'], row['account_id'], row['check_id']],
+      overriding: true,
+      sequence: 'key',
+    },
+    {
+      kind: 'result locations',
+      source: 'check_results_locations',
+      target: 'check_results_locations',
+      select: 'key, name',
+      columns: ['key', 'name'],
+      values: (row) => [row['key'], row['name']],
+      overriding: true,
+      sequence: 'key',
+    },
+    {
+      kind: 'result references',
+      source: 'check_results_references',
+      target: 'check_results_references',
+      select: 'key, series, created_ms, current, uses, doc',
+      columns: ['key', 'series', 'created_ms', 'current', 'uses', 'last_used_ms', 'doc'],
+      values: (row) => [row['key'], row['series'], row['created_ms'], row['current'] === 1, row['uses'], lastUsed.get(row['key'] as number) ?? row['created_ms'], row['doc']],
+      overriding: true,
+      sequence: 'key',
+    },
+    {
+      kind: 'results',
+      source: 'check_results',
+      target: 'check_results',
+      select: 'series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body, ref',
+      columns: ['series', 'created_ms', 'id_key', 'final', 'has_failures', 'run_location', 'attempts', 'response_time', 'status_code', 'phases', 'phases_json', 'encoding', 'body', 'ref'],
+      values: (row) => {
+        const phases = row['phases'];
+        return [
+          row['series'], row['created_ms'], idKeyOf(row['id']), row['final'], row['has_failures'], String(row['run_location']), row['attempts'], row['response_time'], row['status_code'],
+          Buffer.isBuffer(phases) ? phases : null, typeof phases === 'string' ? phases : null, row['encoding'], row['body'], row['ref'],
+        ];
+      },
+    },
+    rollupCopy('hourly'),
+    rollupCopy('daily'),
+    {
+      kind: 'rollup horizons',
+      source: 'rollup_horizons',
+      target: 'rollup_horizons',
+      select: 'name, before_ms',
+      columns: ['name', 'before_ms'],
+      values: (row) => [row['name'], row['before_ms']],
+    },
+  ];
+}

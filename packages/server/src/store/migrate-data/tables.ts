@@ -1,0 +1,237 @@
+/**
+ * What `vigil server migrate-data` does with each table of a SQLite server database: copied into the
+ * PostgreSQL table that keeps the same rows (each engine's own layout: the PostgreSQL migrations say
+ * where a table differs, and the copy fills those columns as the PostgreSQL engine's writes do), left
+ * behind on purpose (short-lived or rebuilt: `SKIPPED_TABLES`), or, for every other table, refused
+ * while it holds rows, since the PostgreSQL schema cannot take them yet.
+ *
+ * Ids, `seq` orders and keys are copied as they are, so every reference between rows (a check's
+ * group, a result's series, an incident's check) stays right; the sequences behind them are moved
+ * past the copied values afterwards (copy.ts).
+ */
+import { matchedColumns } from '../postgres/documents.js';
+import { checkStateOf } from '../check-status-rules.js';
+import { servedName, servicesShown, type StatusPageDocument } from '../status-page-ports.js';
+import { DOCUMENT_KINDS, type DocumentKind, type ResourceDocument } from '../document-ports.js';
+
+type SourceRow = Record<string, unknown>;
+
+/** One source table copied row for row into one target table. */
+export interface TableCopy {
+  /** How the report names the rows. */
+  readonly kind: string;
+  readonly source: string;
+  readonly target: string;
+  /** The source columns read (the source's `rowid` is read beside them, for paging). */
+  readonly select: string;
+  /** The target columns written, in the order `values` gives them. */
+  readonly columns: readonly string[];
+  readonly values: (row: SourceRow) => unknown[];
+  /** The target column is GENERATED ALWAYS: the copied value is written with OVERRIDING SYSTEM VALUE. */
+  readonly overriding?: boolean;
+  /** A column numbered by a sequence (serial or identity), moved past the highest value copied. */
+  readonly sequence?: string;
+}
+
+const bool = (value: unknown): boolean => value === 1 || value === 1n || value === true;
+
+function documentCopy(kind: DocumentKind): TableCopy {
+  const extra = Object.keys(matchedColumns(kind, { id: 0 }));
+  return {
+    kind,
+    source: kind,
+    target: kind,
+    select: 'seq, account_id, id, doc',
+    columns: ['seq', 'account_id', 'id', 'doc', ...extra],
+    values: (row) => {
+      const columns = matchedColumns(kind, JSON.parse(row['doc'] as string) as ResourceDocument);
+      return [row['seq'], row['account_id'], row['id'], row['doc'], ...extra.map((name) => columns[name])];
+    },
+    sequence: 'seq',
+  };
+}
+
+/** Plain copies, in an order where what a row refers to is copied before it (not enforced by keys, but kept tidy). */
+export const TABLE_COPIES: readonly TableCopy[] = [
+  ...DOCUMENT_KINDS.map(documentCopy),
+  {
+    kind: 'alert subscriptions',
+    source: 'alert_subscriptions',
+    target: 'alert_subscriptions',
+    select: 'account_id, channel_id, owner_kind, owner_id, activated',
+    columns: ['account_id', 'channel_id', 'owner_kind', 'owner_id', 'activated'],
+    // Written in the source's order, so `seq` keeps each owner's subscriptions in the order written.
+    values: (row) => [row['account_id'], row['channel_id'], row['owner_kind'], row['owner_id'], bool(row['activated'])],
+  },
+  {
+    kind: 'status pages',
+    source: 'status_pages',
+    target: 'status_pages',
+    select: 'account_id, id, doc, url, custom_domain',
+    columns: ['seq', 'account_id', 'id', 'doc', 'url', 'custom_domain', 'shown_services'],
+    // SQLite orders pages by rowid; it becomes `seq`. url and custom_domain are folded as a save folds them.
+    values: (row) => {
+      const page = JSON.parse(row['doc'] as string) as StatusPageDocument;
+      return [row['rowid'], row['account_id'], row['id'], row['doc'], servedName(page['url']), servedName(page['customDomain']), servicesShown(page)];
+    },
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'status-page subscriptions',
+    source: 'status_page_subscriptions',
+    target: 'status_page_subscriptions',
+    select: 'seq, account_id, status_page_id, id, doc',
+    columns: ['seq', 'account_id', 'status_page_id', 'id', 'doc'],
+    values: (row) => [row['seq'], row['account_id'], row['status_page_id'], row['id'], row['doc']],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'incidents',
+    source: 'incidents',
+    target: 'incidents',
+    select: 'seq, account_id, id, state',
+    columns: ['seq', 'account_id', 'id', 'state', 'last_status'],
+    values: (row) => [row['seq'], row['account_id'], row['id'], row['state'], (JSON.parse(row['state'] as string) as { lastUpdateStatus: string }).lastUpdateStatus],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'incidents opened by checks',
+    source: 'check_incidents',
+    target: 'check_incidents',
+    select: 'account_id, check_id, incident_id',
+    columns: ['account_id', 'check_id', 'incident_id'],
+    values: (row) => [row['account_id'], row['check_id'], row['incident_id']],
+  },
+  {
+    kind: 'check statuses',
+    source: 'check_statuses',
+    target: 'check_statuses',
+    select: 'account_id, check_id, doc, state',
+    columns: ['account_id', 'check_id', 'doc', 'state'],
+    // A status written before SQLite kept the state in a column has none there: it is read off the document.
+    values: (row) => [row['account_id'], row['check_id'], row['doc'], row['state'] ?? checkStateOf(JSON.parse(row['doc'] as string) as Parameters<typeof checkStateOf>[0])],
+  },
+  {
+    kind: 'error groups',
+    source: 'error_groups',
+    target: 'error_groups',
+    select: 'seq, account_id, id, check_id, error_hash, state',
+    columns: ['seq', 'account_id', 'id', 'check_id', 'error_hash', 'state'],
+    values: (row) => [row['seq'], row['account_id'], row['id'], row['check_id'], row['error_hash'], row['state']],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'alert states',
+    source: 'alert_states',
+    target: 'alert_states',
+    select: 'account_id, check_id, doc, version',
+    columns: ['account_id', 'check_id', 'doc', 'version'],
+    values: (row) => [row['account_id'], row['check_id'], row['doc'], row['version']],
+  },
+  {
+    kind: 'notifications',
+    source: 'alert_notifications',
+    target: 'alert_notifications',
+    select:
+      'seq, account_id, id, check_id, alert_channel_id, channel_type, alert_type, delivery, attempts, next_attempt_ms, created_ms, settled_ms, last_error, notification_result, doc, lease_owner, lease_until_ms',
+    columns: [
+      'seq', 'account_id', 'id', 'check_id', 'alert_channel_id', 'channel_type', 'alert_type', 'delivery', 'attempts',
+      'next_attempt_ms', 'created_ms', 'settled_ms', 'last_error', 'notification_result', 'doc', 'lease_owner', 'lease_until_ms',
+    ],
+    values: (row) => [
+      row['seq'], row['account_id'], row['id'], row['check_id'], row['alert_channel_id'], row['channel_type'], row['alert_type'], row['delivery'], row['attempts'],
+      row['next_attempt_ms'], row['created_ms'], row['settled_ms'], row['last_error'], row['notification_result'], row['doc'], row['lease_owner'], row['lease_until_ms'],
+    ],
+    sequence: 'seq',
+  },
+  {
+    kind: 'certificate alert days',
+    source: 'ssl_expiry_alerts',
+    target: 'ssl_expiry_alerts',
+    select: 'account_id, check_id, alert_channel_id, day',
+    columns: ['account_id', 'check_id', 'alert_channel_id', 'day'],
+    values: (row) => [row['account_id'], row['check_id'], row['alert_channel_id'], row['day']],
+  },
+  {
+    kind: 'heartbeat timings',
+    source: 'heartbeat_timings',
+    target: 'heartbeat_timings',
+    select: 'account_id, check_id, period_ms, grace_ms, anchor_ms, next_due_ms',
+    columns: ['account_id', 'check_id', 'period_ms', 'grace_ms', 'anchor_ms', 'next_due_ms'],
+    values: (row) => [row['account_id'], row['check_id'], row['period_ms'], row['grace_ms'], row['anchor_ms'], row['next_due_ms']],
+  },
+  {
+    kind: 'heartbeat deadlines',
+    source: 'heartbeat_deadlines',
+    target: 'heartbeat_deadlines',
+    select: 'account_id, check_id, reported_due_ms, reported_by, lease_until_ms, claimed_anchor_ms',
+    columns: ['account_id', 'check_id', 'reported_due_ms', 'reported_by', 'lease_until_ms', 'claimed_anchor_ms'],
+    values: (row) => [row['account_id'], row['check_id'], row['reported_due_ms'], row['reported_by'], row['lease_until_ms'], row['claimed_anchor_ms']],
+  },
+  {
+    kind: 'heartbeat pings',
+    source: 'heartbeat_events',
+    target: 'heartbeat_events',
+    select: 'account_id, id, check_id, at_ms, doc, pending, lease_owner, lease_until_ms',
+    columns: ['seq', 'account_id', 'id', 'check_id', 'at_ms', 'doc', 'pending', 'lease_owner', 'lease_until_ms'],
+    // SQLite's rowid is the order pings were stored (what claims follow): it becomes `seq`.
+    values: (row) => [row['rowid'], row['account_id'], row['id'], row['check_id'], row['at_ms'], row['doc'], bool(row['pending']), row['lease_owner'], row['lease_until_ms']],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'claimed slots',
+    source: 'scheduled_runs',
+    target: 'scheduled_runs',
+    select: 'account_id, slot_key, check_id, due_ms, location, claimed_ms, finished_ms',
+    columns: ['account_id', 'slot_key', 'check_id', 'due_ms', 'location', 'claimed_ms', 'finished_ms'],
+    values: (row) => [row['account_id'], row['slot_key'], row['check_id'], row['due_ms'], row['location'], row['claimed_ms'], row['finished_ms']],
+  },
+  {
+    kind: 'periodic jobs',
+    source: 'periodic_jobs',
+    target: 'periodic_jobs',
+    select: 'name, last_run_ms, last_owner',
+    columns: ['name', 'last_run_ms', 'last_owner'],
+    values: (row) => [row['name'], row['last_run_ms'], row['last_owner']],
+  },
+];
+
+/**
+ * Target tables a PostgreSQL server fills by merely starting (its periodic jobs, the start of its
+ * heartbeat monitoring, its slot claims): they do not make a target "hold data", and the copy replaces them.
+ */
+export const SERVICE_BOOKKEEPING_TARGETS = ['periodic_jobs', 'heartbeat_ping_start', 'scheduled_runs'] as const;
+
+/** Source tables left behind on purpose, and why (the report lists the ones that had rows). */
+export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
+  migrations: "the SQLite schema's own record; the target has its own",
+  idempotency_keys: 'replays of retried requests, kept for minutes',
+  rate_windows: 'rate-limit windows, which restart',
+  subscribe_requests: 'recent subscription-form requests, kept to rate-limit the form',
+  document_changes: 'the change feed replicas follow; the target starts its own',
+  document_changes_pruned: 'the change feed replicas follow; the target starts its own',
+  service_identity: 'the service id made at first start; the PostgreSQL schema has no table for it yet, so the service there gets another',
+  // Made at first start, so every source has it: refusing it would refuse every source.
+  service_secrets:
+    'the key signing the links of subscription e-mails; the PostgreSQL schema has no table for it yet, so links mailed before the move must be asked for again',
+};
+
+/** Source tables whose rows the copy carries in some other shape (copy.ts and results.ts). */
+export const FOLDED_TABLES = [
+  'id_counters',
+  'id_floors',
+  'heartbeat_ping_cursor',
+  'status_page_revision',
+  'result_series',
+  'check_results_locations',
+  'check_results_references',
+  'check_results',
+  'result_rollups_hourly',
+  'result_rollups_daily',
+  'rollup_horizons',
+] as const;
