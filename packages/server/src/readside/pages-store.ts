@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
+import type { AccountProfile } from '../store/account-profile-ports.js';
 import type { SqliteDatabase } from '../store/index.js';
 import { servedName } from '../store/status-page-ports.js';
 import { PagesTable, type StatusPageNameColumn } from '../store/sqlite/status-pages.js';
@@ -39,13 +40,7 @@ export type { StatusPageNameColumn };
 
 export type SubscriptionDoc = Subscription;
 
-/** What an account reads back from `/v1/accounts` besides its id. */
-export interface AccountProfile {
-  name?: string;
-  runtimeId?: string;
-  settings?: Record<string, unknown>;
-  alertSettings?: Record<string, unknown>;
-}
+export type { AccountProfile };
 
 export type TriggerDoc = CheckGroupTrigger;
 
@@ -129,13 +124,9 @@ export class PagesStore {
     return this.#table.deleteIncident(accountId, id);
   }
 
+  /** `--seed`'s write, in its synchronous transaction; readers go through the account-profiles port. */
   saveProfile(accountId: string, profile: AccountProfile): void {
     this.#table.putProfile(accountId, JSON.stringify(profile));
-  }
-
-  profile(accountId: string): AccountProfile | undefined {
-    const doc = this.#table.profile(accountId);
-    return doc === undefined ? undefined : (JSON.parse(doc) as AccountProfile);
   }
 
   /**

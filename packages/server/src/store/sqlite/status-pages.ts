@@ -31,7 +31,6 @@ export class PagesTable {
   readonly #deleteIncident: Statement;
   readonly #incidentsOpenOrSince: Statement;
   readonly #upsertProfile: Statement;
-  readonly #profile: Statement;
   readonly #trigger: Statement;
   readonly #insertTrigger: Statement;
   readonly #nextId: NextId;
@@ -78,7 +77,6 @@ export class PagesTable {
     this.#upsertProfile = db.prepare(
       'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
     );
-    this.#profile = db.prepare('SELECT doc FROM account_profiles WHERE account_id = ?');
     this.#trigger = db.prepare('SELECT doc FROM check_group_triggers WHERE account_id = ? AND group_id = ?');
     this.#insertTrigger = db.prepare('INSERT INTO check_group_triggers (account_id, group_id, doc) VALUES (?, ?, ?)');
     this.#nextId = idCounter(db);
@@ -162,10 +160,6 @@ export class PagesTable {
 
   putProfile(accountId: string, doc: string): void {
     this.#upsertProfile.run(accountId, doc);
-  }
-
-  profile(accountId: string): string | undefined {
-    return (this.#profile.get(accountId) as { doc: string } | undefined)?.doc;
   }
 
   trigger(accountId: string, groupId: number): string | undefined {
