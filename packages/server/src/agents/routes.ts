@@ -56,14 +56,14 @@ export interface AgentRoutesOptions {
 export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptions): void {
   const { hub, authFailures } = options;
   const presentedKey = (c: Context<AppEnv>): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(requestHeader(c, 'authorization') ?? '')?.[1];
-  const identityOf = (key: string): AgentIdentity | undefined => {
+  const identityOf = async (key: string): Promise<AgentIdentity | undefined> => {
     const location = options.keys().locationOf(key);
     if (location !== undefined) return { queue: location, location };
     return options.privateKeys?.identify(key);
   };
-  const authenticate = (c: Context<AppEnv>): AgentIdentity => {
+  const authenticate = async (c: Context<AppEnv>): Promise<AgentIdentity> => {
     const key = presentedKey(c);
-    const identity = key === undefined ? undefined : identityOf(key);
+    const identity = key === undefined ? undefined : await identityOf(key);
     if (identity) return identity;
     // Only a bad key meets the limit: a good one is never held back by its neighbours' failures.
     const address = clientAddress(c);
@@ -76,23 +76,23 @@ export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptio
     authFailures?.fail(address, key, now);
     throw new HttpError(401, key === undefined ? 'Missing authentication' : 'Bad Token');
   };
-  const stillValid = (c: Context<AppEnv>, identity: AgentIdentity): boolean => {
+  const stillValid = async (c: Context<AppEnv>, identity: AgentIdentity): Promise<boolean> => {
     const key = presentedKey(c);
-    const now = key === undefined ? undefined : identityOf(key);
+    const now = key === undefined ? undefined : await identityOf(key);
     return now !== undefined && now.queue === identity.queue;
   };
 
   app.post(AGENT_JOBS_PATH, async (c) => {
-    const identity = authenticate(c);
+    const identity = await authenticate(c);
     const { json } = await readJsonBody(c.req.raw, c.env?.incoming);
     refuseOtherWire((json as { wireVersion?: unknown } | undefined)?.wireVersion);
     const poll = parsed(AgentPoll, json, 'payload');
     if (poll.location !== identity.location) throw new HttpError(403, `this agent key is for ${describeQueue(identity.queue)}, not ${poll.location}`);
     const gone = clientGone(c);
     const leased = await hub.poll(poll, identity, gone.signal).finally(gone.dispose);
-    if (!stillValid(c, identity)) {
+    if (!(await stillValid(c, identity))) {
       // Revoked while the poll waited: nothing handed out in it stays with this agent.
-      if (leased.length > 0) hub.releaseLeases([poll.agentId]);
+      if (leased.length > 0) await hub.releaseLeases([poll.agentId]);
       throw new HttpError(401, 'Bad Token');
     }
     if (leased.length === 0) return c.body(null, 204);
@@ -104,7 +104,7 @@ export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptio
   });
 
   app.post(AGENT_RESULTS_PATH, async (c) => {
-    const identity = authenticate(c);
+    const identity = await authenticate(c);
     const { json } = await readJsonBody(c.req.raw, c.env?.incoming, MAX_REPORT_BYTES);
     if (json !== null && typeof json === 'object' && 'reports' in json) return c.json({ results: await recordMany(hub, identity, json) });
     refuseOtherWire((json as { report?: { wireVersion?: unknown } } | undefined)?.report?.wireVersion);

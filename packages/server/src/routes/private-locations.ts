@@ -1,41 +1,49 @@
 /**
  * Private locations: create, list, get, update (merge; the slug cannot change), delete. The slug is
  * unique per account, since checks name a private location by it (`privateLocations: ['dc-1']`).
- * The table is this module's own (step 26 of store/sqlite/migrations/).
+ * Each is a unit of work over the private-location port (store/agent-ports.ts).
  *
  * Each location has agent keys (`/v1/private-locations/{id}/keys`): made here, the key shown once;
- * revoked here, its agents refused at once (agents/private-keys.ts, agents/hub.ts). A location as
- * returned lists its keys masked and its agents as this service process knows them (`lastSeen`,
- * `agentCount`, `minAgentVersion`, `runningAgents`, the real service's fields).
+ * revoked here, its agents refused from the revoke's commit on (agents/private-keys.ts, agents/hub.ts).
+ * A location as returned lists its keys masked and its agents as this service process knows them
+ * (`lastSeen`, `agentCount`, `minAgentVersion`, `runningAgents`, the real service's fields).
  */
 import { ENDPOINTS } from '@vigil/schema';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import { createPrivateLocationKey, listPrivateLocationKeys } from '../agents/private-keys.js';
 import { mergeUpdate } from '../domain/documents.js';
 import { conflict, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { Collection } from '../store/collection.js';
-import type { StoredDoc } from '../store/index.js';
+import { PrivateLocationSlugTaken, type PrivateLocationDocument } from '../store/agent-ports.js';
+import { uuidV7 } from '../store/formats/uuid-v7.js';
+import type { TransactionPorts } from '../store/ports.js';
 import type { RouteContext } from './index.js';
 
-const TABLE = 'private_locations';
+/** Keys a request's unit revoked, told to the hub once the response (after the commit) is ready. */
+const revokedBy = new WeakMap<Context<AppEnv>, string[]>();
 
-export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { store } = ctx;
-  const { hub, privateKeys } = ctx.agents;
-  const locations = new Collection<StoredDoc>(store.db, TABLE, 'uuid');
-  const find = (accountId: string, id: string): StoredDoc => {
-    const doc = locations.get(accountId, id);
+export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
+  const { hub } = ctx.agents;
+  // Around the routes below: their polls are ended only once the revoke committed, so an agent whose
+  // poll ends looks its key up again and finds it gone, on any replica.
+  app.use('/v1/private-locations/*', async (c, next) => {
+    await next();
+    const revoked = revokedBy.get(c);
+    if (revoked && c.res.status < 300) for (const keyId of revoked) hub.revokeKey(keyId);
+  });
+  const find = async (tx: TransactionPorts, accountId: string, id: string): Promise<PrivateLocationDocument> => {
+    const doc = await tx.privateLocations.get(accountId, id);
     if (!doc) throw notFound('Private location', id);
     return doc;
   };
-  const withAgents = (accountId: string, doc: StoredDoc) => {
+  const withAgents = async (tx: TransactionPorts, accountId: string, doc: PrivateLocationDocument) => {
     const id = String(doc['id']);
     const agents = hub.agentsOfPrivateLocation(accountId, id);
     const live = agents.filter((agent) => agent.live);
     const versions = [...new Set(live.map((agent) => agent.agentVersion))].sort(compareVersions);
     return {
       ...doc,
-      keys: privateKeys.list(accountId, id),
+      keys: await listPrivateLocationKeys(tx.privateLocations, accountId, id),
       lastSeen: agents.map((agent) => agent.lastSeenAt).sort().at(-1) ?? null,
       agentCount: live.length,
       minAgentVersion: versions[0] ?? null,
@@ -46,36 +54,45 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     };
   };
 
-  ctx.route(ENDPOINTS['privateLocations.create'], ({ account, body }) => {
-    if (locations.all(account.id).some((doc) => doc['slugName'] === body.slugName)) {
-      throw conflict(`A private location with slugName "${body.slugName}" already exists`);
+  ctx.routeUnit(ENDPOINTS['privateLocations.create'], async ({ tx, account, body }) => {
+    const location: PrivateLocationDocument = { ...body, id: uuidV7(), created_at: new Date().toISOString(), updated_at: null };
+    try {
+      await tx.privateLocations.insert(account.id, location);
+    } catch (error) {
+      if (error instanceof PrivateLocationSlugTaken) throw conflict(`A private location with slugName "${body.slugName}" already exists`);
+      throw error;
     }
-    const now = new Date().toISOString();
-    return withAgents(account.id, locations.insert(account.id, (id) => ({ ...body, id, created_at: now, updated_at: null })));
+    return withAgents(tx, account.id, location);
   });
-  ctx.route(ENDPOINTS['privateLocations.list'], ({ account, query }) => {
-    const page = locations.page(account.id, { limit: query.limit, page: query.page });
-    return { ...page, items: page.items.map((doc) => withAgents(account.id, doc)) };
+  ctx.routeUnit(ENDPOINTS['privateLocations.list'], async ({ tx, account, query }) => {
+    const page = await tx.privateLocations.page(account.id, { limit: query.limit, page: query.page });
+    const items = [];
+    for (const doc of page.items) items.push(await withAgents(tx, account.id, doc));
+    return { items, total: page.total };
   });
-  ctx.route(ENDPOINTS['privateLocations.get'], ({ account, params }) => withAgents(account.id, find(account.id, params.id)));
-  ctx.route(ENDPOINTS['privateLocations.update'], ({ account, params, body }) => {
-    const merged = mergeUpdate(find(account.id, params.id), body);
+  ctx.routeUnit(ENDPOINTS['privateLocations.get'], async ({ tx, account, params }) => withAgents(tx, account.id, await find(tx, account.id, params.id)));
+  ctx.routeUnit(ENDPOINTS['privateLocations.update'], async ({ tx, account, params, body }) => {
+    const merged = mergeUpdate(await find(tx, account.id, params.id), body) as PrivateLocationDocument;
     merged['updated_at'] = new Date().toISOString();
-    locations.replace(account.id, merged);
-    return withAgents(account.id, merged);
+    await tx.privateLocations.replace(account.id, merged);
+    return withAgents(tx, account.id, merged);
   });
-  ctx.route(ENDPOINTS['privateLocations.delete'], ({ account, params }) => {
-    if (!locations.remove(account.id, params.id)) throw notFound('Private location', params.id);
-    for (const keyId of privateKeys.revokeAll(account.id, params.id)) hub.revokeKey(keyId);
+  ctx.routeUnit(ENDPOINTS['privateLocations.delete'], async ({ c, tx, account, params }) => {
+    const keyIds = await tx.privateLocations.remove(account.id, params.id);
+    if (keyIds === undefined) throw notFound('Private location', params.id);
+    revokedBy.set(c, keyIds);
   });
 
-  ctx.route(ENDPOINTS['privateLocations.createKey'], ({ account, params }) => privateKeys.create(account.id, String(find(account.id, params.id)['id'])));
-  ctx.route(ENDPOINTS['privateLocations.listKeys'], ({ account, params }) => privateKeys.list(account.id, String(find(account.id, params.id)['id'])));
-  ctx.route(ENDPOINTS['privateLocations.deleteKey'], ({ account, params }) => {
-    const locationId = String(find(account.id, params.id)['id']);
-    if (!privateKeys.revoke(account.id, locationId, params.keyId)) throw notFound('Private location key', params.keyId);
-    // Its agents' polls end now and answer 401: the key is gone from this write on (same connection).
-    hub.revokeKey(params.keyId);
+  ctx.routeUnit(ENDPOINTS['privateLocations.createKey'], async ({ tx, account, params }) =>
+    createPrivateLocationKey(tx.privateLocations, account.id, String((await find(tx, account.id, params.id))['id'])),
+  );
+  ctx.routeUnit(ENDPOINTS['privateLocations.listKeys'], async ({ tx, account, params }) =>
+    listPrivateLocationKeys(tx.privateLocations, account.id, String((await find(tx, account.id, params.id))['id'])),
+  );
+  ctx.routeUnit(ENDPOINTS['privateLocations.deleteKey'], async ({ c, tx, account, params }) => {
+    const locationId = String((await find(tx, account.id, params.id))['id']);
+    if (!(await tx.privateLocations.removeKey(account.id, locationId, params.keyId))) throw notFound('Private location key', params.keyId);
+    revokedBy.set(c, [params.keyId]);
   });
 }
 

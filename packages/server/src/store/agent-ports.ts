@@ -107,3 +107,74 @@ export function checkLeaseIds(agentId: string, leaseIds: readonly string[]): voi
   if (!Array.isArray(leaseIds)) throw new StoreInputError('leaseIds must be a list');
   for (const leaseId of leaseIds) text('leaseId', leaseId, 1000);
 }
+
+/** A private location as the API stores it: its id, the slug checks name it by, and the rest of its document. */
+export type PrivateLocationDocument = Record<string, unknown> & { readonly id: string; readonly slugName: string };
+
+/** One agent key of a private location, as listed (the key itself is never stored). */
+export interface PrivateLocationKeyRecord {
+  readonly id: string;
+  readonly privateLocationId: string;
+  /** The key's last four characters, `...6a1e`. */
+  readonly maskedKey: string;
+  readonly createdAt: string;
+}
+
+/** Whose a presented key is: the location it runs for, by id and by the slug checks name. */
+export interface PrivateLocationKeyHolder {
+  readonly accountId: string;
+  readonly privateLocationId: string;
+  readonly keyId: string;
+  readonly slugName: string;
+}
+
+/**
+ * A create refused because another private location of the account has the slug, also when it was
+ * created by a transaction that committed while this one ran.
+ */
+export class PrivateLocationSlugTaken extends Error {
+  override readonly name = 'PrivateLocationSlugTaken';
+  constructor(readonly slugName: string) {
+    super(`a private location with slugName ${JSON.stringify(slugName)} already exists`);
+  }
+}
+
+export interface PrivateLocations {
+  /** Stores a new location; rejects with PrivateLocationSlugTaken when the account has one with its slug. */
+  insert(accountId: string, location: PrivateLocationDocument): Promise<void>;
+  get(accountId: string, id: string): Promise<PrivateLocationDocument | undefined>;
+  /** One page (`page` from 1) of the account's locations, oldest first, with how many it has. */
+  page(accountId: string, paging: { limit: number; page: number }): Promise<{ items: PrivateLocationDocument[]; total: number }>;
+  /** Replaces the stored location of its id; false when there is none. */
+  replace(accountId: string, location: PrivateLocationDocument): Promise<boolean>;
+  /** Deletes the location and its keys: the ids of the keys deleted, or undefined when there was no such location. */
+  remove(accountId: string, id: string): Promise<string[] | undefined>;
+  /** Stores a key of the location by its SHA-256 digest. */
+  addKey(accountId: string, key: PrivateLocationKeyRecord, digest: Uint8Array): Promise<void>;
+  /** The location's keys, oldest first. */
+  keysOf(accountId: string, privateLocationId: string): Promise<PrivateLocationKeyRecord[]>;
+  /** Deletes a key of the location; false when it has no such key. */
+  removeKey(accountId: string, privateLocationId: string, keyId: string): Promise<boolean>;
+  /** Who holds the key of this digest, by an index on the digest (its time says nothing of how much of a key was right). */
+  keyHolder(digest: Uint8Array): Promise<PrivateLocationKeyHolder | undefined>;
+}
+
+export function checkPrivateLocation(accountId: string, location: PrivateLocationDocument): void {
+  text('accountId', accountId);
+  if (location === null || typeof location !== 'object' || Array.isArray(location)) throw new StoreInputError('a private location must be an object');
+  text('privateLocationId', location.id, 255);
+  text('slugName', location.slugName, 255);
+}
+
+export function checkPrivateLocationKey(accountId: string, key: PrivateLocationKeyRecord, digest: Uint8Array): void {
+  text('accountId', accountId);
+  text('keyId', key.id, 255);
+  text('privateLocationId', key.privateLocationId, 255);
+  text('maskedKey', key.maskedKey, 255);
+  text('createdAt', key.createdAt, 255);
+  checkDigest(digest);
+}
+
+export function checkDigest(digest: Uint8Array): void {
+  if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new StoreInputError('a key digest must be the 32 bytes of a SHA-256');
+}

@@ -20,7 +20,7 @@
  * their own too; this one re-exports them, so a port's user imports every port from here.
  */
 import type { AccountProfiles } from './account-profile-ports.js';
-import type { AgentLeases } from './agent-ports.js';
+import type { AgentLeases, PrivateLocations } from './agent-ports.js';
 import type { Dashboards } from './dashboard-ports.js';
 import type { ResourceDocuments } from './document-ports.js';
 import type { HeartbeatDeadlines, HeartbeatPings } from './heartbeat-ports.js';
@@ -325,6 +325,7 @@ export interface TransactionPorts {
   readonly alertStates: AlertStates;
   /** An agent's report is recorded only if its lease is still the run's, checked in the recording's unit. */
   readonly agentLeases: Pick<AgentLeases, 'complete' | 'giveUp'>;
+  readonly privateLocations: PrivateLocations;
   /**
    * Runs `work` (writing through these same ports) so that a throw undoes only what `work` wrote and
    * rejects with that error, and the unit goes on: a part of the unit whose failure must not take the
@@ -362,6 +363,8 @@ export interface StoragePorts {
   readonly accountProfiles: AccountProfiles;
   /** Runs waiting for runner agents and the leases agents hold on them (agent-ports.ts). */
   readonly agentLeases: AgentLeases;
+  /** Private locations and their agents' keys (agent-ports.ts). */
+  readonly privateLocations: PrivateLocations;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them

@@ -7,6 +7,7 @@ import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { asUnitOf } from '../unit-of-work.js';
 import { PostgresAccountProfiles } from './account-profiles.js';
 import { PostgresAgentLeases } from './agent-leases.js';
+import { PostgresPrivateLocations } from './private-locations.js';
 import { atomically, PostgresAlertStates } from './alert-states.js';
 import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
 import { PostgresCheckResults } from './check-results.js';
@@ -44,6 +45,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     errorGroups: new PostgresErrorGroups(tx),
     alertStates: new PostgresAlertStates(tx),
     agentLeases: new PostgresAgentLeases(tx),
+    privateLocations: new PostgresPrivateLocations(tx),
     savepoint: (work) => atomically(tx, 'vigil_scope', () => work()),
   });
   const ports: StoragePorts = {
@@ -66,6 +68,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     projectStates: new PostgresProjectStates(db),
     accountProfiles: new PostgresAccountProfiles(db),
     agentLeases: new PostgresAgentLeases(db),
+    privateLocations: new PostgresPrivateLocations(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,

@@ -6,6 +6,7 @@ import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { refuseNestedUnit, runAsUnitOf } from '../unit-of-work.js';
 import { SqliteAccountProfiles } from './account-profiles.js';
 import { SqliteAgentLeases } from './agent-leases.js';
+import { SqlitePrivateLocations } from './private-locations.js';
 import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
@@ -57,6 +58,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     projectStates: new SqliteProjectStates(store),
     accountProfiles: new SqliteAccountProfiles(store),
     agentLeases: new SqliteAgentLeases(store),
+    privateLocations: new SqlitePrivateLocations(store),
     transaction: async (work) => {
       refuseNestedUnit(ports);
       // Marked as running once its turn on the connection came, not while it waits in line: the
@@ -111,6 +113,7 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     errorGroups: new SqliteErrorGroups(direct),
     alertStates: new SqliteAlertStates(direct),
     agentLeases: new SqliteAgentLeases(direct),
+    privateLocations: new SqlitePrivateLocations(direct),
     savepoint: (work) => store.savepointInUnit(work),
   };
 }
