@@ -25,6 +25,7 @@ export function withPingsProcessed(repositories: Repositories, processed: Heartb
     startOnce: () => real.startOnce(),
     claim: (owner, nowMs, leaseMs, limit) => real.claim(owner, nowMs, leaseMs, limit),
     processed,
+    ofCheck: (accountId, checkId, fromMs, toMs) => real.ofCheck(accountId, checkId, fromMs, toMs),
     progress: (accountId, id) => real.progress(accountId, id),
   };
   return { ...repositories, ports: { ...repositories.ports, heartbeatPings: pings } };

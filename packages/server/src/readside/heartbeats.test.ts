@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HeartbeatEventState } from '@vigil/schema';
-import { heartbeatRecord, type HeartbeatEvent } from './heartbeats.js';
+import { heartbeatRecord, pingsRead, type HeartbeatEvent } from './heartbeats.js';
 
 const now = Date.parse('2026-03-18T12:00:00.000Z');
 const hour = 3_600_000;
@@ -51,5 +51,20 @@ describe('heartbeat record', () => {
   it('reports ratio 0 and no entities for a period without events', () => {
     const { stats } = heartbeatRecord([], { window: { from: 0, to: now }, limit: 10, now });
     expect(stats.last24Hours).toEqual({ successRatio: { previousPeriod: 0, currentPeriod: 0 }, totalEntitiesCurrentPeriod: 0 });
+  });
+});
+
+describe('the pings a record reads', () => {
+  const day = 24 * hour;
+  it('reads the window and the two 7-day periods as one range when they overlap or touch', () => {
+    expect(pingsRead({ from: now - day, to: now }, now)).toEqual([{ from: now - 14 * day, to: now }]);
+    expect(pingsRead({ from: now - 20 * day, to: now - 14 * day }, now)).toEqual([{ from: now - 20 * day, to: now }]);
+    expect(pingsRead({ from: now - day, to: now + 5 * day }, now)).toEqual([{ from: now - 14 * day, to: now + 5 * day }]);
+  });
+
+  it('reads a window apart from the periods as a range of its own, never before 1970', () => {
+    expect(pingsRead({ from: now - 40 * day, to: now - 30 * day }, now)).toEqual([{ from: now - 40 * day, to: now - 30 * day }, { from: now - 14 * day, to: now }]);
+    expect(pingsRead({ from: -5 * day, to: day }, now)).toEqual([{ from: 0, to: day }, { from: now - 14 * day, to: now }]);
+    expect(pingsRead({ from: -5 * day, to: -day }, now)).toEqual([{ from: now - 14 * day, to: now }]);
   });
 });

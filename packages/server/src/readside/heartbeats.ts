@@ -19,6 +19,21 @@ const SUCCESS_STATES: ReadonlySet<HeartbeatEventState> = new Set<HeartbeatEventS
 
 const DAY = 86_400_000;
 
+/** How far back the statistics look: the previous 7-day period before the current one. */
+const STATS_SPAN = 14 * DAY;
+
+/**
+ * The ranges of pings the record of `window` at `now` reads: the window's and the statistics' two
+ * periods, as one range when they overlap or touch, else two, and within what the store keeps
+ * (moments from 1970 on).
+ */
+export function pingsRead(window: TimeWindow, now: number): TimeWindow[] {
+  const clamp = (range: TimeWindow): TimeWindow => ({ from: Math.max(0, range.from), to: Math.min(Number.MAX_SAFE_INTEGER, range.to) });
+  const [first, second] = [clamp(window), clamp({ from: now - STATS_SPAN, to: now })].sort((a, b) => a.from - b.from) as [TimeWindow, TimeWindow];
+  const ranges = first.to >= second.from ? [{ from: first.from, to: Math.max(first.to, second.to) }] : [first, second];
+  return ranges.filter((range) => range.from < range.to);
+}
+
 /** The one record the endpoint returns for a check, from all of that check's stored events. */
 export function heartbeatRecord(
   events: readonly HeartbeatEvent[],

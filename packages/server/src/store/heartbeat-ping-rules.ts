@@ -17,6 +17,13 @@ export function checkPingKey(key: PingKey): void {
   text('ping id', key.id);
 }
 
+export function checkPingRange(accountId: unknown, checkId: unknown, fromMs: unknown, toMs: unknown): void {
+  text('accountId', accountId);
+  text('checkId', checkId);
+  moment('fromMs', fromMs);
+  moment('toMs', toMs);
+}
+
 export function checkPingClaim(owner: unknown, nowMs: unknown, leaseMs: unknown, limit: unknown): void {
   checkLeaseClaim('claim owner', owner, nowMs, leaseMs, limit);
 }

@@ -143,6 +143,11 @@ export interface HeartbeatPings {
    * over, or the ping was confirmed already).
    */
   processed(pings: readonly PingKey[], owner: string): Promise<boolean[]>;
+  /**
+   * A check's pings that came in `[fromMs, toMs)`, oldest first (ties by id), whatever their way to
+   * results: what the heartbeat's events list and its success ratios read.
+   */
+  ofCheck(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<StoredPing[]>;
   /** Where a ping is (for tests and diagnostics); undefined when no such ping is stored. */
   progress(accountId: string, id: string): Promise<PingProgress | undefined>;
 }

@@ -304,6 +304,8 @@ export interface TransactionPorts {
   readonly alertSubscriptions: AlertSubscriptionIndex;
   readonly statusPages: StatusPages;
   readonly incidents: Incidents;
+  /** Reads only: a heartbeat's pings, for its events list. */
+  readonly heartbeatPings: Pick<HeartbeatPings, 'ofCheck'>;
   /** Dashboards (dashboard-ports.ts). */
   readonly dashboards: Dashboards;
   /** Project states and their locks (project-state-ports.ts): a project's turn is the unit's until it ends. */

@@ -125,6 +125,22 @@ describe.each(engines)('heartbeat pings on $name', (engine) => {
     expect(await a.heartbeatPings.claim('replica-a', NOW, LEASE, 10)).toEqual([ping(1, 1)]);
   });
 
+  it("lists a check's pings in a range oldest first, ties by id in byte order, claimed, processed or not", async () => {
+    const [a, b] = await twoReplicas(engine);
+    const tie = { ...ping(1, 5), id: 'hb-1-Z' };
+    const lower = { ...ping(1, 5), id: 'hb-1-a' };
+    await recordAll(a, [ping(1, 9), lower, ping(1, 0), tie, ping(2, 3), ping(1, 3, 'other'), ping(1, 20)]);
+    await b.heartbeatPings.claim('r', NOW, LEASE, 1);
+    expect(await b.heartbeatPings.ofCheck('acc', 'hb-1', ping(1, 0).atMs, ping(1, 20).atMs)).toEqual([ping(1, 0), tie, lower, ping(1, 9)]);
+    expect(await a.heartbeatPings.ofCheck('acc', 'hb-1', ping(1, 6).atMs, NOW)).toEqual([ping(1, 9), ping(1, 20)]);
+    expect(await a.heartbeatPings.ofCheck('acc', 'hb-1', NOW, NOW + 1)).toEqual([]);
+    expect(await a.heartbeatPings.ofCheck('other', 'hb-1', 0, NOW)).toEqual([ping(1, 3, 'other')]);
+    // Inside a unit of work too, where the events route reads them.
+    expect(await a.transaction((tx) => tx.heartbeatPings.ofCheck('acc', 'hb-2', 0, NOW))).toEqual([ping(2, 3)]);
+    await expect(a.heartbeatPings.ofCheck('acc', 'hb-1', -1, NOW)).rejects.toThrow('fromMs must be a whole number of milliseconds since the epoch, got -1');
+    await expect(a.heartbeatPings.ofCheck('acc', '', 0, NOW)).rejects.toThrow('checkId must be a string that is not empty, got ""');
+  });
+
   it('refuses bad pings, claims and confirms with errors that name them', async () => {
     const [a] = await twoReplicas(engine);
     await expect(a.heartbeatPings.record({ ...ping(1, 0), accountId: '' })).rejects.toThrow('accountId must be a string that is not empty, got ""');

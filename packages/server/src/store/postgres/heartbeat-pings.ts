@@ -11,7 +11,7 @@
  * on the same lock, so the second sees the first one's leases; inserts never wait on each other.
  */
 import { sql, type Kysely } from 'kysely';
-import { checkPingClaim, checkPingKey, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
+import { checkPingClaim, checkPingKey, checkPingRange, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
 import type { HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
 import type { PostgresSchema } from './database.js';
 
@@ -82,6 +82,15 @@ export class PostgresHeartbeatPings implements HeartbeatPings {
       RETURNING e.account_id, e.id`.execute(this.#db);
     const confirmed = new Set(rows.map((row) => `${row.account_id}\u0000${row.id}`));
     return pings.map((ping) => confirmed.has(`${ping.accountId}\u0000${ping.id}`));
+  }
+
+  async ofCheck(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<StoredPing[]> {
+    checkPingRange(accountId, checkId, fromMs, toMs);
+    // Ids in byte order, as SQLite orders them, whatever the database's collation.
+    const { rows } = await sql<{ id: string; at_ms: number; doc: string }>`
+      SELECT id, at_ms, doc FROM heartbeat_events WHERE account_id = ${accountId} AND check_id = ${checkId} AND at_ms >= ${fromMs}::bigint AND at_ms < ${toMs}::bigint
+      ORDER BY at_ms, id COLLATE "C"`.execute(this.#db);
+    return rows.map((row) => ({ accountId, checkId, id: row.id, atMs: Number(row.at_ms), doc: row.doc }));
   }
 
   async progress(accountId: string, id: string): Promise<PingProgress | undefined> {

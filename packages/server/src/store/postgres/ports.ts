@@ -36,6 +36,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     alertSubscriptions: new PostgresAlertSubscriptions(tx),
     statusPages: new PostgresStatusPages(tx),
     incidents: new PostgresIncidents(tx),
+    heartbeatPings: new PostgresHeartbeatPings(tx),
     dashboards: new PostgresDashboards(tx),
     projectStates: new PostgresProjectStates(tx),
     accountProfiles: new PostgresAccountProfiles(tx),

@@ -11,7 +11,7 @@
  * event): `startOnce` is the insert into it that succeeds once.
  */
 import type { Statement } from 'better-sqlite3';
-import { checkPingClaim, checkPingKey, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
+import { checkPingClaim, checkPingKey, checkPingRange, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
 import type { HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { HeartbeatEventTable } from './heartbeats.js';
@@ -79,6 +79,11 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
     checkPingKeys(pings, owner);
     if (pings.length === 0) return [];
     return committed(this.#store, () => pings.map((ping) => this.#confirm.run(ping.accountId, ping.id, owner).changes > 0));
+  }
+
+  async ofCheck(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<StoredPing[]> {
+    checkPingRange(accountId, checkId, fromMs, toMs);
+    return this.#events.between(accountId, checkId, fromMs, toMs).map((row) => ({ accountId, checkId, id: row.id, atMs: row.at_ms, doc: row.doc }));
   }
 
   async progress(accountId: string, id: string): Promise<PingProgress | undefined> {

@@ -71,15 +71,22 @@ export class HeartbeatWatchTable {
 export class HeartbeatEventTable {
   readonly #insert: Statement;
   readonly #ofCheck: Statement;
+  readonly #between: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#insert = db.prepare('INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc, pending) VALUES (?, ?, ?, ?, ?, 1)');
     this.#ofCheck = db.prepare('SELECT doc FROM heartbeat_events WHERE account_id = ? AND check_id = ? ORDER BY at_ms, id');
+    this.#between = db.prepare('SELECT id, at_ms, doc FROM heartbeat_events WHERE account_id = ? AND check_id = ? AND at_ms >= ? AND at_ms < ? ORDER BY at_ms, id');
   }
 
   /** Stores a ping (JSON) unless its id is stored; returns whether it was new. */
   add(accountId: string, id: string, checkId: string, atMs: number, doc: string): boolean {
     return this.#insert.run(accountId, id, checkId, atMs, doc).changes > 0;
+  }
+
+  /** A check's pings that came in `[fromMs, toMs)`, oldest first (ties by id). */
+  between(accountId: string, checkId: string, fromMs: number, toMs: number): Array<{ id: string; at_ms: number; doc: string }> {
+    return this.#between.all(accountId, checkId, fromMs, toMs) as Array<{ id: string; at_ms: number; doc: string }>;
   }
 
   /** A check's pings (JSON), oldest first. */

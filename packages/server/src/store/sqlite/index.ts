@@ -104,6 +104,7 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     alertSubscriptions: new SqliteAlertSubscriptions(direct, store.subscriptions),
     statusPages: new SqliteStatusPages(direct),
     incidents: new SqliteIncidents(direct),
+    heartbeatPings: new SqliteHeartbeatPings(direct),
     dashboards: new SqliteDashboards(direct),
     projectStates: new SqliteProjectStates(direct),
     accountProfiles: new SqliteAccountProfiles(direct),
