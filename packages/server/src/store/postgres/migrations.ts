@@ -570,6 +570,28 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX private_location_keys_location ON private_location_keys (account_id, private_location_id, seq)',
     ),
   },
+  {
+    version: 22,
+    name: 'the subscription form: the secret signing its links, and its accepted submissions',
+    // As SQLite keeps them (its step 23): the key that signs subscription links, made once per database
+    // so replicas sign alike, and one row per accepted form submission for a day, to count the form's
+    // rate limits across replicas (addresses and client addresses only as keyed hashes).
+    up: statements(
+      'CREATE TABLE service_secrets (name TEXT PRIMARY KEY, value BYTEA NOT NULL)',
+      `CREATE TABLE subscribe_requests (
+        seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at_ms BIGINT NOT NULL,
+        page_key TEXT NOT NULL,
+        address_key TEXT NOT NULL,
+        client_key TEXT NOT NULL,
+        mailed BOOLEAN NOT NULL
+      )`,
+      'CREATE INDEX subscribe_requests_address ON subscribe_requests (address_key, at_ms)',
+      'CREATE INDEX subscribe_requests_client ON subscribe_requests (client_key, at_ms)',
+      'CREATE INDEX subscribe_requests_page ON subscribe_requests (page_key, at_ms)',
+      'CREATE INDEX subscribe_requests_age ON subscribe_requests (at_ms)',
+    ),
+  },
 ];
 
 /**
