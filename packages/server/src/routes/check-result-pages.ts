@@ -5,16 +5,17 @@
  *
  * The cursor (`nextId`) is the position of the last entry sent, `<created_ms>.<id>` base64url
  * encoded: results inserted meanwhile (newer) never shift later pages, unlike page numbers. The
- * SQL walks newest first from the cursor and stops as soon as it has one entry more than `limit`,
- * so a page costs the same on a check with thousands of results. The v2 window has no default
- * bounds (retention bounds it), unlike v1's six hours.
+ * check-results port walks newest first from the cursor and stops as soon as it has one entry more
+ * than `limit`, so a page costs the same on a check with thousands of results. The v2 window has no
+ * default bounds (retention bounds it), unlike v1's six hours.
  */
-import { ENDPOINTS, type CheckResultsV2Query } from '@vigil/schema';
+import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
+import { getCheck } from '../domain/checks.js';
 import { badRequest, notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import { presentResult } from '../readside/check-results.js';
-import type { ResultFacts } from '../readside/result-facts.js';
+import { storedMoment } from './check-results.js';
 import { present as presentErrorGroup } from './error-groups.js';
 import type { RouteContext } from './index.js';
 
@@ -27,21 +28,16 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(`${position.createdMs}.${position.id}`, 'utf8').toString('base64url');
 }
 
+/** Ids are at most this long: a position naming a longer one was never given out. */
+const MAX_RESULT_ID_LENGTH = 255;
+
 export function decodeCursor(cursor: string): Position | undefined {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const dot = text.indexOf('.');
   const createdMs = Number(text.slice(0, dot));
-  if (dot <= 0 || !Number.isSafeInteger(createdMs) || dot === text.length - 1) return undefined;
-  return { createdMs, id: text.slice(dot + 1) };
-}
-
-/** Whether a stored result passes the query's filters (the window is applied in SQL). */
-function matches(facts: ResultFacts, query: CheckResultsV2Query, checkType: string): boolean {
-  if (query.checkType !== undefined && query.checkType !== checkType) return false;
-  if (query.resultType !== 'ALL' && facts.resultType !== query.resultType) return false;
-  if (query.location !== undefined && facts.runLocation !== query.location) return false;
-  if (query.hasFailures !== undefined && facts.hasFailures !== query.hasFailures) return false;
-  return true;
+  if (dot <= 0 || !Number.isSafeInteger(createdMs) || createdMs < 0 || dot === text.length - 1) return undefined;
+  const id = text.slice(dot + 1);
+  return id.length > MAX_RESULT_ID_LENGTH ? undefined : { createdMs, id };
 }
 
 /** The entry with only the asked fields; `createdAt` is the real service's alias of `created_at`. */
@@ -56,11 +52,8 @@ function project(doc: Record<string, unknown>, fields: readonly string[] | undef
 }
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = ctx.repositories.readSide;
-
-  ctx.route(ENDPOINTS['checkResults.listV2'], ({ account, params, query }) => {
-    const check = ctx.store.checks.get(account.id, params.checkId);
-    if (!check) throw notFound('Check', params.checkId);
+  ctx.routeUnit(ENDPOINTS['checkResults.listV2'], async ({ tx, account, params, query }) => {
+    const check = await getCheck(tx, account.id, params.checkId);
     if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {
       throw badRequest('"to" must be greater than "from"', { source: 'query', keys: ['to'] });
     }
@@ -68,37 +61,36 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     if (query.nextId !== undefined && !after) {
       throw badRequest('"nextId" is not a cursor this service gave out; pass the nextId of the previous page', { source: 'query', keys: ['nextId'] });
     }
-    const fromMs = (query.from ?? 0) * 1000;
-    const toMs = query.to === undefined ? Number.MAX_SAFE_INTEGER : query.to * 1000;
-    // No cursor: start past the newest possible row ('\uffff' sorts after every id at the same instant).
-    const start = after ?? { createdMs: Number.MAX_SAFE_INTEGER, id: '\uffff' };
-    const checkType = String(check['checkType']);
-    const picked: Array<{ id: string; createdMs: number; doc: Record<string, unknown> }> = [];
-    let more = false;
-    for (const entry of results.newestFirst(account.id, params.checkId, fromMs, toMs, start)) {
-      if (!matches(entry.facts, query, checkType)) continue;
-      if (picked.length === query.limit) {
-        more = true;
-        break;
-      }
-      picked.push({ id: entry.facts.id, createdMs: entry.facts.createdAt, doc: entry.document() });
-    }
+    // A filter naming another type than the check's matches none of its results.
+    if (query.checkType !== undefined && query.checkType !== String(check['checkType'])) return { length: 0, entries: [], nextId: null };
+    // One entry more than the page: whether there is a next page, without a count.
+    const found = await tx.checkResults.newestFirst(account.id, params.checkId, {
+      limit: query.limit + 1,
+      before: after,
+      fromMs: query.from === undefined ? undefined : storedMoment(query.from * 1000),
+      toMs: query.to === undefined ? undefined : storedMoment(query.to * 1000),
+      location: query.location,
+      hasFailures: query.hasFailures,
+      resultType: query.resultType === 'ALL' ? undefined : query.resultType,
+    });
+    const picked = found.slice(0, query.limit);
     const last = picked.at(-1);
     return {
       length: picked.length,
-      entries: picked.map((entry) => project(presentResult(entry.doc), query.fields)),
-      nextId: more && last ? encodeCursor(last) : null,
+      entries: picked.map((doc) => project(presentResult(doc), query.fields)),
+      nextId: found.length > query.limit && last ? encodeCursor({ createdMs: Date.parse(last.created_at), id: last.id }) : null,
     };
   });
 
-  ctx.route(ENDPOINTS['checkResults.get'], ({ account, params }) => {
-    const result = results.result(account.id, params.checkId, params.checkResultId);
+  ctx.routeUnit(ENDPOINTS['checkResults.get'], async ({ tx, account, params }) => {
+    // No stored result has a longer id (the port refuses one as a caller's bug).
+    const result = params.checkResultId.length <= MAX_RESULT_ID_LENGTH ? await tx.checkResults.find(account.id, params.checkId, params.checkResultId) : undefined;
     if (!result) throw notFound('Check result', params.checkResultId);
     return presentResult(result) as never;
   });
 
-  ctx.route(ENDPOINTS['errorGroups.get'], ({ account, params }) => {
-    const group = results.errorGroup(account.id, params.id);
+  ctx.routeUnit(ENDPOINTS['errorGroups.get'], async ({ tx, account, params }) => {
+    const group = await tx.errorGroups.find(account.id, params.id);
     if (!group) throw notFound('Error group', params.id);
     return presentErrorGroup(group);
   });

@@ -85,6 +85,10 @@ describe('GET /v1/check-results/{checkId}', () => {
     it('starts six hours before a lone to', async () => {
       expect(ids((await api.get(path(`to=${nowSeconds() - 6 * 3600}`))).body)).toEqual(['rel3']);
     });
+    it('answers a window reaching before 1970 (a lone to in its first six hours) with what it holds: nothing', async () => {
+      const reply = await api.get(path('to=60'));
+      expect([reply.status, reply.body, reply.headers.get('content-range')]).toEqual([200, [], '*/0']);
+    });
   });
 
   it.each([

@@ -1,6 +1,7 @@
 /**
  * `GET /v1/check-results/{checkId}`: a check's stored results in a window (default the last 6
- * hours), filtered and paged. Selection rules and order: readside/check-results.ts.
+ * hours), filtered and paged, oldest first (ties by id) through the check-results port, which
+ * decodes only the page's results.
  *
  * The real service also refuses `from`/`to` more than six hours apart; the spec states only the
  * defaults, so a longer explicit window is served (a local service has no raw-result retention
@@ -8,30 +9,40 @@
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { badRequest, notFound } from '../http/errors.js';
+import { getCheck } from '../domain/checks.js';
+import { badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { presentResult, selectCheckResults } from '../readside/check-results.js';
+import { presentResult } from '../readside/check-results.js';
 import { checkResultWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
 
-export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = ctx.repositories.readSide;
+/**
+ * A window bound as the port takes it: a moment from 1970 on. No result lies outside those, so a
+ * default window reaching before 1970 (a `to` in its first hours) or past the largest moment selects
+ * the same results clamped.
+ */
+export function storedMoment(ms: number): number {
+  return Math.min(Math.max(ms, 0), Number.MAX_SAFE_INTEGER);
+}
 
-  ctx.route(ENDPOINTS['checkResults.list'], ({ account, params, query }) => {
-    const check = ctx.store.checks.get(account.id, params.checkId);
-    if (!check) throw notFound('Check', params.checkId);
+export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
+  ctx.routeUnit(ENDPOINTS['checkResults.list'], async ({ tx, account, params, query }) => {
+    const check = await getCheck(tx, account.id, params.checkId);
     if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {
       throw badRequest('"to" must be greater than "from"', { source: 'query', keys: ['to'] });
     }
     const window = checkResultWindow({ fromSeconds: query.from, toSeconds: query.to, now: Date.now() });
-    const checkType = String(check['checkType']);
-    // Filtered and paged on the facts columns; only the page's documents are decoded.
-    const stored = results.factsBetween(account.id, params.checkId, window.from, window.to).map((facts) => ({ facts, checkType }));
-    const page = selectCheckResults(
-      stored,
-      { window, location: query.location, checkType: query.checkType, hasFailures: query.hasFailures, resultType: query.resultType },
-      { page: query.page, limit: query.limit },
-    );
-    return { items: page.items.map((result) => presentResult(results.result(account.id, params.checkId, result.facts.id)!)), total: page.total };
+    // A filter naming another type than the check's matches none of its results.
+    if (query.checkType !== undefined && query.checkType !== String(check['checkType'])) return { items: [], total: 0 };
+    const page = await tx.checkResults.oldestFirst(account.id, params.checkId, {
+      fromMs: storedMoment(window.from),
+      toMs: storedMoment(window.to),
+      location: query.location,
+      hasFailures: query.hasFailures,
+      resultType: query.resultType === 'ALL' ? undefined : query.resultType,
+      page: query.page,
+      limit: query.limit,
+    });
+    return { items: page.items.map(presentResult), total: page.total };
   });
 }

@@ -1,7 +1,7 @@
 /**
- * Check statuses (real API): the state of each check's latest FINAL result, kept by the scheduler
- * (readside/statuses.ts). A check that has never run has no status: the list leaves it out and
- * the single read answers 404.
+ * Check statuses (real API): the state of each check's latest FINAL result, which recording a run
+ * keeps (the check-statuses port). A check that has never run has no status: the list leaves it out
+ * and the single read answers 404.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
@@ -10,12 +10,10 @@ import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const statuses = ctx.repositories.statuses;
+  ctx.routeUnit(ENDPOINTS['checkStatuses.list'], ({ tx, account }) => tx.checkStatuses.list(account.id));
 
-  ctx.route(ENDPOINTS['checkStatuses.list'], ({ account }) => statuses.list(account.id));
-
-  ctx.route(ENDPOINTS['checkStatuses.get'], ({ account, params }) => {
-    const status = statuses.get(account.id, params.checkId);
+  ctx.routeUnit(ENDPOINTS['checkStatuses.get'], async ({ tx, account, params }) => {
+    const status = await tx.checkStatuses.find(account.id, params.checkId);
     if (!status) throw notFound('Check status', params.checkId);
     return status;
   });

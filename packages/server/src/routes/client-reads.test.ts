@@ -123,6 +123,18 @@ describe('GET /v2/check-results/{checkId}', () => {
   });
 
   it.each([
+    ['a time before 1970', '-5.r1'],
+    ['an id longer than any result has', `1767607200000.${'x'.repeat(256)}`],
+  ])('refuses a cursor naming %s as one it did not give out', async (_what, position) => {
+    const reply = await apiFor(server, 'both').get(`/v2/check-results/${IDS.apiCheck}?nextId=${Buffer.from(position).toString('base64url')}`);
+    expect([reply.status, reply.body.message]).toEqual([400, '"nextId" is not a cursor this service gave out; pass the nextId of the previous page']);
+  });
+
+  it('a checkType other than the check\'s matches nothing', async () => {
+    expect((await apiFor(server, 'both').get(`/v2/check-results/${IDS.apiCheck}?checkType=TCP`)).body).toEqual({ length: 0, entries: [], nextId: null });
+  });
+
+  it.each([
     ['fields=id,bogus', 'fields.1', `"fields[1]" must be one of [${CHECK_RESULT_FIELDS.join(', ')}]`],
     ['from=200&to=100', 'to', '"to" must be greater than "from"'],
     ['limit=101', 'limit', '"limit" must be less than or equal to 100'],
@@ -142,6 +154,12 @@ describe('GET /v1/check-results/{checkId}/{checkResultId}', () => {
     const reply = await apiFor(server, 'both').get(`/v1/check-results/${IDS.apiCheck}/r3`);
     expect([reply.status, reply.body.id, reply.body.hasFailures, reply.body.traceId]).toEqual([200, 'r3', true, null]);
     expect((await apiFor(server, 'both').get(`/v1/check-results/${IDS.tcpCheck}/r3`)).status).toBe(404);
+  });
+
+  it('answers 404 for an id longer than any result has', async () => {
+    const id = 'r'.repeat(256);
+    const reply = await apiFor(server, 'both').get(`/v1/check-results/${IDS.apiCheck}/${id}`);
+    expect([reply.status, reply.body.message]).toEqual([404, `Check result ${id} not found`]);
   });
 });
 
