@@ -1,7 +1,7 @@
 /**
- * Check statuses: one row per check, rewritten by each FINAL result the scheduler stores, so
- * `GET /v1/check-statuses` is one indexed read however many results a check has. Only checks that
- * still exist are listed (the join drops a deleted check's row).
+ * Check statuses: one row per check, rewritten by each FINAL result the scheduler stores, so a
+ * check's status is one indexed read however many results it has. The API reads them through the
+ * check-statuses port; this synchronous store serves the public pages' reads of one check's status.
  */
 import type { CheckStatus } from '@vigil/schema';
 import type { Store } from '../store/index.js';
@@ -25,10 +25,6 @@ export class StatusStore {
     const status = nextCheckStatus(previous, result, new Date().toISOString());
     this.#table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status), status);
     return status;
-  }
-
-  list(accountId: string): CheckStatus[] {
-    return this.#table.list(accountId).map((doc) => JSON.parse(doc) as CheckStatus);
   }
 
   get(accountId: string, checkId: string): CheckStatus | undefined {
