@@ -4,10 +4,11 @@
  * made of raw results and rollup rows together. The rules clients see are documented at the top of
  * analytics.ts.
  */
+import type { CheckResults } from '../store/ports.js';
 import type { ResultFacts } from './result-facts.js';
 import type { ResultsStore } from './results-store.js';
 import { addToHistogram, bucketOf, histogramPercentile, mergeHistogram, type Histogram } from '../store/formats/rollup-histogram.js';
-import type { RollupRow } from './rollups-store.js';
+import { coverageOf, type Horizons, type RollupRow } from './rollups-store.js';
 import { aggregate, assertNever, type Aggregation } from './stats.js';
 import type { TimeWindow } from './windows.js';
 
@@ -21,6 +22,29 @@ export function analyticsInputs(results: ResultsStore, accountId: string, checkI
   const { raw, rows } = results.rollupsFor(accountId, checkId, window);
   const facts = raw.from < raw.to ? results.factsBetween(accountId, checkId, raw.from, raw.to) : [];
   return { facts, rollups: rows };
+}
+
+/** What analytics reads of stored results through the ports: raw facts, rollup rows, and how far back each is complete. */
+export type AnalyticsReads = Pick<CheckResults, 'facts' | 'rollups' | 'horizons'>;
+
+/** The store keeps moments from 1970 on, as safe integers; a window reaching past them has nothing stored there. */
+const storedMoment = (instant: number) => Math.min(Math.max(instant, 0), Number.MAX_SAFE_INTEGER);
+
+/**
+ * `analyticsInputs` through the ports: the window split by the horizons (`coverageOf`), daily and
+ * hourly rows for the older parts and raw facts for the rest. `horizons`: read once by a caller
+ * reporting on many checks; read here when absent.
+ */
+export async function readAnalyticsInputs(results: AnalyticsReads, accountId: string, checkId: string, window: TimeWindow, horizons?: Horizons): Promise<AnalyticsInputs> {
+  const coverage = coverageOf(window, horizons ?? (await results.horizons()));
+  const rollups: RollupRow[] = [];
+  for (const granularity of ['daily', 'hourly'] as const) {
+    const part = coverage[granularity];
+    if (part) rollups.push(...((await results.rollups(accountId, checkId, granularity, storedMoment(part.from), storedMoment(part.to))) as RollupRow[]));
+  }
+  const raw = { from: storedMoment(coverage.raw.from), to: storedMoment(coverage.raw.to) };
+  const facts = raw.from < raw.to ? await results.facts(accountId, checkId, raw.from, raw.to) : [];
+  return { facts, rollups };
 }
 
 /** The rollup rows of one report row, added together. */

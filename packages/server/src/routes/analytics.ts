@@ -2,17 +2,19 @@
  * The analytics endpoints (the spec's, and the real document's DNS, URL, heartbeat, browser and Playwright ones). Each reads one check of its type (another type, or
  * another tenant's check, is 404) and computes the report from the check's stored results (and,
  * past the raw retention, its rollups); the computation and its documented decisions live in
- * readside/analytics.ts.
+ * readside/analytics.ts. Reads over the storage ports (`ctx.routeUnit`): the check through the
+ * documents port, results and rollups through the check-results port.
  */
 import { ENDPOINTS, type AnalyticsKind } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { badRequest, notFound } from '../http/errors.js';
+import { badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { analyticsInputs } from '../readside/analytics-rollups.js';
+import { readAnalyticsInputs } from '../readside/analytics-rollups.js';
 import { computeAnalytics, type AnalyticsGroupBy, type StatusFilter } from '../readside/analytics.js';
 import { analyticsWindow, type QuickRange } from '../readside/windows.js';
-import type { StoredDoc } from '../store/index.js';
+import type { TransactionPorts } from '../store/ports.js';
 import type { RouteContext } from './index.js';
+import { checkOfType } from './typed-checks.js';
 
 const CHECK_TYPE: Readonly<Record<AnalyticsKind, { checkType: string; label: string }>> = {
   'api-checks': { checkType: 'API', label: 'API check' },
@@ -38,19 +40,16 @@ interface AnalyticsQueryInput {
 }
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = ctx.repositories.readSide;
-
-  const report = (kind: AnalyticsKind, accountId: string, checkId: string, query: AnalyticsQueryInput) => {
-    const check: StoredDoc | undefined = ctx.store.checks.get(accountId, checkId);
+  const report = async (tx: TransactionPorts, kind: AnalyticsKind, accountId: string, checkId: string, query: AnalyticsQueryInput) => {
     const expected = CHECK_TYPE[kind];
-    if (!check || check['checkType'] !== expected.checkType) throw notFound(expected.label, checkId);
+    const check = await checkOfType(tx, accountId, checkId, expected.checkType, expected.label);
     const window = analyticsWindow({ quickRange: query.quickRange, fromSeconds: query.from, toSeconds: query.to, now: Date.now() });
     if (window.to <= window.from) {
       // Both given: `to` is the one out of order; a lone future `from` cannot run "until now".
       const key = query.to === undefined ? 'from' : 'to';
       throw badRequest(key === 'to' ? '"to" must be greater than "from"' : '"from" must be in the past', { source: 'query', keys: [key] });
     }
-    const { facts, rollups } = analyticsInputs(results, accountId, checkId, window);
+    const { facts, rollups } = await readAnalyticsInputs(tx.checkResults, accountId, checkId, window);
     const { series, metadata } = computeAnalytics(facts, {
       kind,
       metrics: query.metrics,
@@ -77,16 +76,16 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     };
   };
 
-  ctx.route(ENDPOINTS['analytics.apiChecks'], ({ account, params, query }) => report('api-checks', account.id, params.id, query));
-  ctx.route(ENDPOINTS['analytics.tcpChecks'], ({ account, params, query }) => report('tcp-checks', account.id, params.id, query));
-  ctx.route(ENDPOINTS['analytics.multiStepChecks'], ({ account, params, query }) =>
-    report('multistep-checks', account.id, params.id, query),
+  ctx.routeUnit(ENDPOINTS['analytics.apiChecks'], ({ tx, account, params, query }) => report(tx, 'api-checks', account.id, params.id, query));
+  ctx.routeUnit(ENDPOINTS['analytics.tcpChecks'], ({ tx, account, params, query }) => report(tx, 'tcp-checks', account.id, params.id, query));
+  ctx.routeUnit(ENDPOINTS['analytics.multiStepChecks'], ({ tx, account, params, query }) =>
+    report(tx, 'multistep-checks', account.id, params.id, query),
   );
-  ctx.route(ENDPOINTS['analytics.dns'], ({ account, params, query }) => report('dns', account.id, params.id, query));
-  ctx.route(ENDPOINTS['analytics.urlMonitors'], ({ account, params, query }) => report('url-monitors', account.id, params.id, query));
-  ctx.route(ENDPOINTS['analytics.heartbeatChecks'], ({ account, params, query }) => report('heartbeat-checks', account.id, params.id, query));
-  ctx.route(ENDPOINTS['analytics.browserChecks'], ({ account, params, query }) => report('browser-checks', account.id, params.id, query));
-  ctx.route(ENDPOINTS['analytics.playwrightChecks'], ({ account, params, query }) =>
-    report('playwright-checks', account.id, params.id, query),
+  ctx.routeUnit(ENDPOINTS['analytics.dns'], ({ tx, account, params, query }) => report(tx, 'dns', account.id, params.id, query));
+  ctx.routeUnit(ENDPOINTS['analytics.urlMonitors'], ({ tx, account, params, query }) => report(tx, 'url-monitors', account.id, params.id, query));
+  ctx.routeUnit(ENDPOINTS['analytics.heartbeatChecks'], ({ tx, account, params, query }) => report(tx, 'heartbeat-checks', account.id, params.id, query));
+  ctx.routeUnit(ENDPOINTS['analytics.browserChecks'], ({ tx, account, params, query }) => report(tx, 'browser-checks', account.id, params.id, query));
+  ctx.routeUnit(ENDPOINTS['analytics.playwrightChecks'], ({ tx, account, params, query }) =>
+    report(tx, 'playwright-checks', account.id, params.id, query),
   );
 }

@@ -3,28 +3,29 @@
  * quick range, computed by the same code as the per-check analytics endpoints (FINAL results only,
  * availability in percent). Ids the account does not have are left out of the answer, as the real
  * service does, so the answer never tells which ids exist in other accounts. ICMP and traceroute
- * metrics stay null: Vigil has no such checks.
+ * metrics stay null: Vigil has no such checks. Reads over the storage ports (`ctx.routeUnit`).
  */
 import { ENDPOINTS, type BatchAnalyticsItem, type CheckType } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
-import { analyticsInputs } from '../readside/analytics-rollups.js';
+import { readAnalyticsInputs } from '../readside/analytics-rollups.js';
 import { computeAnalytics } from '../readside/analytics.js';
 import { quickRangeWindow } from '../readside/windows.js';
 import type { RouteContext } from './index.js';
+import { anyCheck } from './typed-checks.js';
 
 const RESPONSE_METRICS = ['availability', 'responseTime_avg', 'responseTime_p50', 'responseTime_p95', 'responseTime_p99'] as const;
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { results } = ctx.repositories.readSide;
-
-  ctx.route(ENDPOINTS['analytics.batch'], ({ account, query, body }) => {
+  ctx.routeUnit(ENDPOINTS['analytics.batch'], async ({ tx, account, query, body }) => {
     const window = quickRangeWindow(query.quickRange, Date.now());
+    // One read of the horizons for every check of the request.
+    const horizons = await tx.checkResults.horizons();
     const items: BatchAnalyticsItem[] = [];
     for (const checkId of new Set(body.checkIds)) {
-      const check = ctx.store.checks.get(account.id, checkId);
+      const check = await anyCheck(tx, account.id, checkId);
       if (!check) continue;
-      const { facts, rollups } = analyticsInputs(results, account.id, checkId, window);
+      const { facts, rollups } = await readAnalyticsInputs(tx.checkResults, account.id, checkId, window, horizons);
       const { series } = computeAnalytics(facts, { kind: 'api-checks', metrics: RESPONSE_METRICS, window, page: 1, limit: 1 }, rollups);
       const row = series[0]?.data[0] ?? {};
       const value = (name: string): number | null => (typeof row[name] === 'number' ? row[name] : null);
