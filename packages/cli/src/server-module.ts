@@ -40,3 +40,16 @@ export async function loadServer(importServer: () => Promise<ServerModule> = () 
     throw error;
   }
 }
+
+/**
+ * A part of `@vigil/server` imported on its own (`@vigil/server/migrate-data`), so that what only it
+ * needs (the PostgreSQL driver) stays in a chunk of its own that `vigil server` never loads.
+ */
+export async function loadServerPart<T>(importPart: () => Promise<T>): Promise<T> {
+  try {
+    return await importPart();
+  } catch (error) {
+    if (isMissingSqlite(error)) throw new CliError(missingSqliteMessage(), { cause: error });
+    throw error;
+  }
+}

@@ -18,4 +18,3 @@ export type { RequestLogEntry } from './http/request-log.js';
 export type { CheckFailedEvent } from './scheduler/index.js';
 export { defaultMaxRunsInFlight, defaultProcessRuns, defaultSandboxedRuns, MIN_RUNS_IN_FLIGHT } from './scheduler/concurrency.js';
 export type { DeliveryEvent } from './alerting/outbox.js';
-export { checkTargetUrl, migrateData, MigrateDataError, type KindCount, type MigrateDataOptions, type MigrateDataReport } from './store/migrate-data/index.js';

@@ -4,7 +4,7 @@
  */
 import { Option, type Command } from 'commander';
 import { CliError, usageError } from '../errors.js';
-import { loadServer } from '../server-module.js';
+import { loadServerPart } from '../server-module.js';
 
 interface MigrateDataFlags {
   from?: string;
@@ -36,7 +36,8 @@ export function registerMigrateData(server: Command): void {
     .action(async (flags: MigrateDataFlags) => {
       if (flags.from === undefined || flags.from.trim() === '') throw usageError('vigil server migrate-data needs --from DIR: the --data directory of the server to copy (or its vigil.db)');
       if (flags.to === undefined || flags.to.trim() === '') throw usageError('vigil server migrate-data needs --to postgres://user:password@host:port/database (or VIGIL_DATABASE_URL)');
-      const server = await loadServer();
+      // Its own chunk: the PostgreSQL driver is loaded by this command only.
+      const server = await loadServerPart(() => import('@vigil/server/migrate-data'));
       try {
         server.checkTargetUrl(flags.to);
       } catch (error) {

@@ -4,7 +4,7 @@
  * decoded), with the differences of type PostgreSQL's step 8 names: the `id` column becomes `id_key`,
  * packed and JSON phases go to a column each, and a reference gets `last_used_ms`.
  */
-import type { SqliteDatabase } from '../database.js';
+import type { SqliteDatabase } from '../../database.js';
 import type { TableCopy } from './tables.js';
 
 const DAY_MS = 86_400_000;

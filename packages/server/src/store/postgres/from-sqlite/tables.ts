@@ -9,10 +9,10 @@
  * group, a result's series, an incident's check) stays right; the sequences behind them are moved
  * past the copied values afterwards (copy.ts).
  */
-import { matchedColumns } from '../postgres/documents.js';
-import { checkStateOf } from '../check-status-rules.js';
-import { servedName, servicesShown, type StatusPageDocument } from '../status-page-ports.js';
-import { DOCUMENT_KINDS, type DocumentKind, type ResourceDocument } from '../document-ports.js';
+import { matchedColumns } from '../documents.js';
+import { checkStateOf } from '../../check-status-rules.js';
+import { servedName, servicesShown, type StatusPageDocument } from '../../status-page-ports.js';
+import { DOCUMENT_KINDS, type DocumentKind, type ResourceDocument } from '../../document-ports.js';
 
 type SourceRow = Record<string, unknown>;
 

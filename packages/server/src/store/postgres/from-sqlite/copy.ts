@@ -4,8 +4,8 @@
  * written as one multi-row INSERT, so memory holds one batch whatever the size of the source.
  */
 import { sql, type Transaction } from 'kysely';
-import { DOCUMENT_ID_KINDS, DOCUMENT_KINDS } from '../document-ports.js';
-import type { PostgresSchema } from '../postgres/database.js';
+import { DOCUMENT_ID_KINDS, DOCUMENT_KINDS } from '../../document-ports.js';
+import type { PostgresSchema } from '../database.js';
 import type { MigrationSource } from './source.js';
 import type { TableCopy } from './tables.js';
 
@@ -15,25 +15,54 @@ type Tx = Transaction<PostgresSchema>;
 const MAX_PARAMETERS = 30_000;
 export const DEFAULT_BATCH_ROWS = 1000;
 
-/** Copies `copy`'s rows; resolves to how many were written. `onBatch` hears the running total. */
-export async function copyTable(source: MigrationSource, tx: Tx, copy: TableCopy, options: { batchRows: number; onBatch?: (copied: number) => void }): Promise<number> {
+/**
+ * Copies `copy`'s rows; resolves to how many were written. A batch is one INSERT … SELECT FROM
+ * unnest() of one array per column: nine parameters for a thousand rows instead of nine thousand,
+ * which pg would otherwise bind and PostgreSQL parse one by one (the copy of raw results ran at a
+ * quarter of the rate that way). A table with an array column takes multi-row VALUES instead, since
+ * unnest() would flatten its arrays.
+ */
+export async function copyTable(source: MigrationSource, tx: Tx, copy: TableCopy, options: { batchRows: number }): Promise<number> {
   if (!source.tables().includes(copy.source)) return 0;
-  const rowsPerBatch = Math.max(1, Math.min(options.batchRows, Math.floor(MAX_PARAMETERS / copy.columns.length)));
+  const types = await columnTypes(tx, copy);
+  const byColumn = !types.some((type) => type.startsWith('_'));
+  const rowsPerBatch = byColumn ? options.batchRows : Math.max(1, Math.min(options.batchRows, Math.floor(MAX_PARAMETERS / copy.columns.length)));
   const read = source.db.prepare(`SELECT rowid, ${copy.select} FROM "${copy.source}" WHERE rowid > ? ORDER BY rowid LIMIT ?`);
-  const head = sql.raw(`INSERT INTO "${copy.target}" (${copy.columns.map((column) => `"${column}"`).join(', ')})${copy.overriding ? ' OVERRIDING SYSTEM VALUE' : ''} VALUES `);
+  const head = `INSERT INTO "${copy.target}" (${copy.columns.map((column) => `"${column}"`).join(', ')})${copy.overriding ? ' OVERRIDING SYSTEM VALUE' : ''}`;
   let after = Number.MIN_SAFE_INTEGER;
   let copied = 0;
+  // The next batch is read from SQLite (synchronously) while PostgreSQL writes the previous one.
+  let writing: Promise<unknown> = Promise.resolve();
   for (;;) {
     const rows = read.all(after, rowsPerBatch) as Array<Record<string, unknown>>;
     if (rows.length === 0) break;
     after = rows.at(-1)!['rowid'] as number;
-    const tuples = rows.map((row) => sql`(${sql.join(copy.values(row))})`);
-    await sql`${head}${sql.join(tuples)}`.execute(tx);
+    const tuples = rows.map((row) => copy.values(row));
+    const statement = byColumn
+      ? sql`${sql.raw(head)} SELECT * FROM unnest(${sql.join(copy.columns.map((_, column) => sql`${tuples.map((tuple) => tuple[column])}::${sql.raw(`"${types[column]!}"`)}[]`))})`
+      : sql`${sql.raw(head)} VALUES ${sql.join(tuples.map((tuple) => sql`(${sql.join(tuple)})`))}`;
+    await writing;
+    writing = statement.execute(tx);
+    // Awaited at the next batch or after the last; handled here too, so a failure meanwhile is not reported as unhandled.
+    writing.catch(() => {});
     copied += rows.length;
-    options.onBatch?.(copied);
   }
+  await writing;
   if (copy.sequence !== undefined && copied > 0) await moveSequencePast(tx, copy.target, copy.sequence);
   return copied;
+}
+
+/** The target columns' types as PostgreSQL names them (`int8`, `bytea`, `_text` for text[]), in `copy.columns` order. */
+async function columnTypes(tx: Tx, copy: TableCopy): Promise<string[]> {
+  const { rows } = await sql<{ name: string; type: string }>`
+    SELECT a.attname AS name, t.typname AS type FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+     WHERE a.attrelid = ${copy.target}::regclass AND a.attnum > 0 AND NOT a.attisdropped`.execute(tx);
+  const types = new Map(rows.map((row) => [row.name, row.type]));
+  return copy.columns.map((column) => {
+    const type = types.get(column);
+    if (type === undefined) throw new Error(`the PostgreSQL table ${copy.target} has no column ${column}; this is a bug in vigil`);
+    return type;
+  });
 }
 
 /** The next value the column's sequence gives is above every copied one. */

@@ -7,8 +7,8 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { SqliteDatabase } from '../database.js';
-import { SCHEMA_SCOPE, SQLITE_STEPS } from '../sqlite/migrations/index.js';
+import type { SqliteDatabase } from '../../database.js';
+import { SCHEMA_SCOPE, SQLITE_STEPS } from '../../sqlite/migrations/index.js';
 
 /** A refusal worded for the operator: the CLI prints its message alone. */
 export class MigrateDataError extends Error {

@@ -15,10 +15,10 @@
  * collide on them.
  */
 import { sql, type Kysely } from 'kysely';
-import { describeTarget, reasonOf, withoutSecrets } from '../postgres/connection-errors.js';
-import { openPostgres, type PostgresSchema } from '../postgres/database.js';
-import { PostgresCheckResults } from '../postgres/check-results.js';
-import { migratePostgres } from '../postgres/migrations.js';
+import { describeTarget, reasonOf, withoutSecrets } from '../connection-errors.js';
+import { openPostgres, type PostgresSchema } from '../database.js';
+import { PostgresCheckResults } from '../check-results.js';
+import { migratePostgres } from '../migrations.js';
 import { copyHeartbeatStart, copyIdCounters, copyStatusPageRevision, copyTable, DEFAULT_BATCH_ROWS } from './copy.js';
 import { resultDays, resultTableCopies } from './results.js';
 import { MigrateDataError, openSource, type MigrationSource } from './source.js';
