@@ -50,7 +50,7 @@ export function openRepositories(store: Store): Repositories {
     statuses: new StatusStore(store),
     notificationLog: new NotificationLog(store),
     pingTokens: new PingTokens(store),
-    statusPageSubscriptions: new SubscriptionStore(store, readSide.pages),
+    statusPageSubscriptions: new SubscriptionStore(store),
     ports: sqlitePorts(store),
     replicaId: randomUUID(),
   };

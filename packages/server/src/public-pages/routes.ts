@@ -91,7 +91,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   for (const path of ['/status/*', `${ASSET_PREFIX}*`]) app.use(path, compression);
 
   registerSubscriptions(app, {
-    store: ctx.store,
+    ports: ctx.repositories.ports,
     subscriptions: ctx.repositories.statusPageSubscriptions,
     publicUrl: ctx.publicUrl,
     mail: ctx.subscriptionMail,

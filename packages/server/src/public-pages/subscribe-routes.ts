@@ -23,11 +23,11 @@
 import type { Context, Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { SUBSCRIBER_DELIVERY } from '../alerting/channels.js';
-import { OutboxWriter } from '../alerting/outbox.js';
 import { clientAddress } from '../http/auth-failures.js';
 import type { AppEnv } from '../http/types.js';
-import type { Store } from '../store/index.js';
+import type { StoragePorts } from '../store/ports.js';
 import { escapeMarkup as e } from './escape.js';
+import type { SubscriptionDoc } from '../readside/pages-store.js';
 import type { FoundPage } from './page-data.js';
 import { renderNotFound } from './render-html.js';
 import { addressRefusedPage, subscribePage, type SubscribePageInfo } from './render-subscribe.js';
@@ -41,7 +41,8 @@ export const SUBSCRIBE_POST_PATH = /^\/status\/[^/]+\/(?:subscribe|verify|unsubs
 const FORM_MAX_BYTES = 4096;
 
 export interface SubscribeDeps {
-  readonly store: Store;
+  /** The subscription, its submission and its verification mail are written through these, in one unit. */
+  readonly ports: StoragePorts;
   readonly subscriptions: SubscriptionStore;
   readonly publicUrl: () => string | undefined;
   /** Present when the service sends e-mail (`--smtp` with the scheduler delivering); absent, the form is not offered. */
@@ -75,8 +76,7 @@ export function fromOwnOrigin(headers: { origin?: string | undefined; referer?: 
 }
 
 export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): void {
-  const { store, subscriptions } = deps;
-  const outbox = new OutboxWriter(store);
+  const { ports, subscriptions } = deps;
   const limits: SubscribeLimits = { ...DEFAULT_SUBSCRIBE_LIMITS, ...deps.mail?.limits };
   const infoOf = (found: FoundPage): SubscribePageInfo => ({
     slug: String(found.page.url ?? ''),
@@ -104,29 +104,23 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
     if (!checked.ok) return deps.html(c, addressRefusedPage(info, checked.message, typed.slice(0, 1000)), 400);
     const { address } = checked;
     const nowMs = Date.now();
-    const { committed } = store.writeBatched(() => {
+    // One unit: the submission counted, the subscription and its verification mail commit together or not at all.
+    await ports.transaction(async (tx) => {
       const { accountId, page } = found;
-      if (!subscriptions.admit({ pageKey: `${accountId}/${page.id}`, address, client: clientAddress(c), nowMs, limits })) return;
-      const existing = subscriptions.byAddress(accountId, page.id, address);
+      if (!(await tx.subscribers.admit(subscriptions.formSubmission({ pageKey: `${accountId}/${page.id}`, address, client: clientAddress(c), nowMs, limits })))) return;
+      const existing = (await tx.subscribers.byAddress(accountId, page.id, address)) as SubscriptionDoc | undefined;
       // A VERIFIED address is subscribed already: it gets nothing, and the page says the same as for any other.
       if (existing?.status === 'VERIFIED') return;
       const subscription = existing ?? { id: randomUUID(), type: 'EMAIL' as const, address, status: 'PENDING' as const, created_at: new Date(nowMs).toISOString(), updated_at: null };
-      if (!existing) subscriptions.addPending(accountId, page.id, subscription);
+      if (!existing) await tx.statusPages.addSubscription(accountId, page.id, subscription);
       const id = randomUUID();
-      outbox.enqueue(accountId, {
-        id,
-        checkId: '',
-        alertChannelId: 0,
-        channelType: SUBSCRIBER_DELIVERY,
-        alertType: 'SUBSCRIPTION_VERIFICATION',
-        doc: {
-          context: { notificationId: id, alertType: 'SUBSCRIPTION_VERIFICATION', checkId: '', checkName: '', checkType: '', checkResultId: null, responseTime: null, runLocation: null, startedAt: null, errorMessage: null, groupName: null, tags: [], statusCode: null, statusText: null },
-          alertConfig: { kind: 'verification', address: subscription.address, subscriptionId: subscription.id, statusPageId: page.id, statusPageName: page.name, verifyExpiresAtMs: nowMs + TOKEN_LIFETIME_MS.verify },
-          checkAlertId: subscription.id,
-        },
-      });
+      const doc = {
+        context: { notificationId: id, alertType: 'SUBSCRIPTION_VERIFICATION', checkId: '', checkName: '', checkType: '', checkResultId: null, responseTime: null, runLocation: null, startedAt: null, errorMessage: null, groupName: null, tags: [], statusCode: null, statusText: null },
+        alertConfig: { kind: 'verification', address: subscription.address, subscriptionId: subscription.id, statusPageId: page.id, statusPageName: page.name, verifyExpiresAtMs: nowMs + TOKEN_LIFETIME_MS.verify },
+        checkAlertId: subscription.id,
+      };
+      await tx.outbox.enqueue({ id, accountId, checkId: '', alertChannelId: 0, channelType: SUBSCRIBER_DELIVERY, alertType: 'SUBSCRIPTION_VERIFICATION', doc: JSON.stringify(doc) }, nowMs);
     });
-    await committed;
     return deps.html(
       c,
       subscribePage(info, 'Check your inbox', [
@@ -138,7 +132,7 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
   });
 
   /** The page and subscription a link's token names, or the page that refuses it. */
-  const fromToken = (c: Context<AppEnv>, purpose: TokenPurpose) => {
+  const fromToken = async (c: Context<AppEnv>, purpose: TokenPurpose) => {
     const found = deps.find(c, c.req.param('slug') ?? '');
     if (!found) return { refused: notFound(c) };
     const info = infoOf(found);
@@ -150,12 +144,12 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
           : subscribePage(info, 'This link is not valid', ['The link is incomplete or was not made for this status page. Copy the whole link from the e-mail.']);
       return { refused: deps.html(c, page, 400) };
     }
-    const subscription = subscriptions.byId(found.accountId, found.page.id, checked.subscriptionId);
+    const subscription = (await ports.subscribers.byId(found.accountId, found.page.id, checked.subscriptionId)) as SubscriptionDoc | undefined;
     return { found, info, subscription, action: `${c.req.path}?token=${encodeURIComponent(c.req.query('token') ?? '')}` };
   };
 
   const verify = async (c: Context<AppEnv>, confirm: boolean) => {
-    const link = fromToken(c, 'verify');
+    const link = await fromToken(c, 'verify');
     if ('refused' in link) return link.refused;
     const { found, info, subscription, action } = link;
     if (!subscription) return deps.html(c, subscribePage(info, 'This subscription no longer exists', ['It was removed after this e-mail was sent. Subscribe again on the status page.']), 404);
@@ -163,7 +157,7 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
       return deps.html(c, subscribePage(info, 'Confirm your subscription', [`Press the button to receive e-mails about incidents on ${e(info.name)} at ${e(subscription.address)}.`], { url: action, label: 'Confirm subscription' }), 200);
     }
     if (subscription.status !== 'VERIFIED') {
-      await store.writeBatched(() => subscriptions.markVerified(found.accountId, found.page.id, subscription.id, new Date().toISOString())).committed;
+      await ports.transaction((tx) => tx.subscribers.markVerified(found.accountId, found.page.id, subscription.id, new Date().toISOString()));
     }
     return deps.html(c, subscribePage(info, 'Subscription confirmed', [`${e(subscription.address)} will receive e-mails about incidents on ${e(info.name)}. Every e-mail has a link to unsubscribe.`]), 200);
   };
@@ -171,13 +165,13 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
   app.post('/status/:slug/verify', (c) => verify(c, true));
 
   const unsubscribe = async (c: Context<AppEnv>, confirm: boolean) => {
-    const link = fromToken(c, 'unsubscribe');
+    const link = await fromToken(c, 'unsubscribe');
     if ('refused' in link) return link.refused;
     const { found, info, subscription, action } = link;
     if (subscription && !confirm) {
       return deps.html(c, subscribePage(info, 'Unsubscribe', [`Press the button to stop e-mails about incidents on ${e(info.name)} to ${e(subscription.address)}.`], { url: action, label: 'Unsubscribe' }), 200);
     }
-    if (subscription) await store.writeBatched(() => subscriptions.remove(found.accountId, found.page.id, subscription.id)).committed;
+    if (subscription) await ports.transaction((tx) => tx.subscribers.remove(found.accountId, found.page.id, subscription.id));
     // Also when it was gone already: a repeated one-click POST must succeed, and says nothing new.
     return deps.html(c, subscribePage(info, 'You are unsubscribed', [`No more e-mails about incidents on ${e(info.name)} are sent${subscription ? ` to ${e(subscription.address)}` : ''}.`]), 200);
   };

@@ -23,11 +23,11 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-function pending(id: string, address: string): void {
-  service.repositories.statusPageSubscriptions.addPending('acme', pageId, { id, type: 'EMAIL', address, status: 'PENDING', created_at: new Date().toISOString(), updated_at: null });
+async function pending(id: string, address: string): Promise<void> {
+  await service.repositories.ports.statusPages.addSubscription('acme', pageId, { id, type: 'EMAIL', address, status: 'PENDING', created_at: new Date().toISOString(), updated_at: null });
 }
 
-const statusOf = (id: string) => service.repositories.statusPageSubscriptions.byId('acme', pageId, id)?.status;
+const statusOf = async (id: string) => (await service.repositories.ports.subscribers.byId('acme', pageId, id))?.['status'];
 const request = async (url: string, method = 'GET') => {
   const response = await service.app.request(url.replace(BASE, ''), { method });
   return { status: response.status, text: await response.text(), cache: response.headers.get('cache-control') };
@@ -35,22 +35,22 @@ const request = async (url: string, method = 'GET') => {
 
 describe('links of subscription e-mails', () => {
   it('verify with the link the outbox makes: GET shows a button and changes nothing, POST verifies', async () => {
-    pending('s-1', 'one@example.com');
+    await pending('s-1', 'one@example.com');
     const links = subscriberLinks(service.repositories, () => BASE)('acme', { kind: 'verification', statusPageId: pageId, subscriptionId: 's-1', verifyExpiresAtMs: Date.now() + 60_000 });
     expect(links?.verifyUrl).toMatch(/^http:\/\/status\.test\/status\/acme\/verify\?token=/);
     expect(links?.unsubscribeUrl).toMatch(/^http:\/\/status\.test\/status\/acme\/unsubscribe\?token=/);
     const shown = await request(links!.verifyUrl!);
     expect(shown.status).toBe(200);
     expect(shown.cache).toBe('no-store');
-    expect(statusOf('s-1')).toBe('PENDING');
+    expect(await statusOf('s-1')).toBe('PENDING');
     expect((await request(links!.verifyUrl!, 'HEAD')).status).toBe(200);
-    expect(statusOf('s-1')).toBe('PENDING');
+    expect(await statusOf('s-1')).toBe('PENDING');
     expect((await request(links!.verifyUrl!, 'POST')).text).toContain('<h1>Subscription confirmed</h1>');
-    expect(statusOf('s-1')).toBe('VERIFIED');
+    expect(await statusOf('s-1')).toBe('VERIFIED');
   });
 
   it('refuse an expired link with its exact message, changing nothing', async () => {
-    pending('s-2', 'two@example.com');
+    await pending('s-2', 'two@example.com');
     const { secret } = service.repositories.statusPageSubscriptions;
     const subject = { accountId: 'acme', statusPageId: pageId, subscriptionId: 's-2' };
     const verify = `/status/acme/verify?token=${signToken(secret, 'verify', subject, Date.now() - 1000)}`;
@@ -62,7 +62,7 @@ describe('links of subscription e-mails', () => {
       expect(refused.text).toContain('Confirmation links work for 24 hours. Subscribe again on the status page.');
       expect((await request(unsubscribe, method)).text).toContain('Unsubscribe links work for 90 days. Use the link in a more recent e-mail.');
     }
-    expect(statusOf('s-2')).toBe('PENDING');
+    expect(await statusOf('s-2')).toBe('PENDING');
   });
 
   it('answer a page that does not exist with the 404 page, without an API key', async () => {

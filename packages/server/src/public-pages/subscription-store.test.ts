@@ -1,7 +1,7 @@
-/** The form's limits as the store counts them, on a clock the test sets. */
+/** The form's limits as the subscribers port counts the submissions the store hashes, on a clock the test sets. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { PagesStore } from '../readside/pages-store.js';
 import { Store } from '../store/index.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { SubscriptionStore, type SubscribeLimits } from './subscription-store.js';
 
 const HOUR = 3_600_000;
@@ -12,38 +12,45 @@ afterEach(() => store?.close());
 
 function subscriptions(): SubscriptionStore {
   store = new Store(':memory:');
-  return new SubscriptionStore(store, new PagesStore(store.db));
+  return new SubscriptionStore(store);
 }
 
 const ask = (subs: SubscriptionStore, overrides: { address?: string; client?: string; page?: string; nowMs?: number; limits?: Partial<SubscribeLimits> } = {}) =>
-  subs.admit({ pageKey: overrides.page ?? 'acme/p', address: overrides.address ?? 'a@example.com', client: overrides.client ?? '10.0.0.1', nowMs: overrides.nowMs ?? T0, limits: { ...LIMITS, ...overrides.limits } });
+  sqlitePorts(store!).subscribers.admit(subs.formSubmission({ pageKey: overrides.page ?? 'acme/p', address: overrides.address ?? 'a@example.com', client: overrides.client ?? '10.0.0.1', nowMs: overrides.nowMs ?? T0, limits: { ...LIMITS, ...overrides.limits } }));
+
+/** Submissions one after the other, as they arrive. */
+async function askEach(subs: SubscriptionStore, each: Array<Parameters<typeof ask>[1]>): Promise<boolean[]> {
+  const answers: boolean[] = [];
+  for (const overrides of each) answers.push(await ask(subs, overrides));
+  return answers;
+}
 
 describe('the subscription form limits', () => {
-  it('mail one address three times a day, whatever its case and page, and again a day later', () => {
+  it('mail one address three times a day, whatever its case and page, and again a day later', async () => {
     const subs = subscriptions();
-    const answers = ['a@example.com', 'A@EXAMPLE.COM', 'a@example.com', 'a@example.com'].map((address, i) => ask(subs, { address, page: `acme/p${i}`, client: `10.0.0.${i}` }));
+    const answers = await askEach(subs, ['a@example.com', 'A@EXAMPLE.COM', 'a@example.com', 'a@example.com'].map((address, i) => ({ address, page: `acme/p${i}`, client: `10.0.0.${i}` })));
     expect(answers).toEqual([true, true, true, false]);
-    expect(ask(subs, { nowMs: T0 + 24 * HOUR + 1 })).toBe(true);
+    expect(await ask(subs, { nowMs: T0 + 24 * HOUR + 1 })).toBe(true);
   });
 
-  it('count every submission of a client, mailed or not, for an hour', () => {
+  it('count every submission of a client, mailed or not, for an hour', async () => {
     const subs = subscriptions();
-    const answers = Array.from({ length: 11 }, (_, i) => ask(subs, { address: `x${i % 2}@example.com` }));
+    const answers = await askEach(subs, Array.from({ length: 11 }, (_, i) => ({ address: `x${i % 2}@example.com` })));
     expect(answers.filter(Boolean)).toHaveLength(6);
-    expect(ask(subs, { address: 'fresh@example.com' })).toBe(false);
-    expect(ask(subs, { address: 'fresh@example.com', nowMs: T0 + HOUR + 1 })).toBe(true);
+    expect(await ask(subs, { address: 'fresh@example.com' })).toBe(false);
+    expect(await ask(subs, { address: 'fresh@example.com', nowMs: T0 + HOUR + 1 })).toBe(true);
   });
 
-  it('cap the mails of one page per hour across clients and addresses', () => {
+  it('cap the mails of one page per hour across clients and addresses', async () => {
     const subs = subscriptions();
-    const answers = Array.from({ length: 4 }, (_, i) => ask(subs, { address: `p${i}@example.com`, client: `10.1.0.${i}`, limits: { perPagePerHour: 3 } }));
+    const answers = await askEach(subs, Array.from({ length: 4 }, (_, i) => ({ address: `p${i}@example.com`, client: `10.1.0.${i}`, limits: { perPagePerHour: 3 } })));
     expect(answers).toEqual([true, true, true, false]);
-    expect(ask(subs, { address: 'other@example.com', page: 'acme/other', limits: { perPagePerHour: 3 } })).toBe(true);
+    expect(await ask(subs, { address: 'other@example.com', page: 'acme/other', limits: { perPagePerHour: 3 } })).toBe(true);
   });
 
   it('keep one signing key per database', () => {
     const subs = subscriptions();
     expect(subs.secret).toHaveLength(32);
-    expect(new SubscriptionStore(store!, new PagesStore(store!.db)).secret.equals(subs.secret)).toBe(true);
+    expect(new SubscriptionStore(store!).secret.equals(subs.secret)).toBe(true);
   });
 });

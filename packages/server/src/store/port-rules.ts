@@ -121,8 +121,10 @@ export const SUBSCRIBER_MAIL_CHANNEL_TYPE = 'STATUS_PAGE_SUBSCRIBER';
 export function checkQueuedNotification(notification: QueuedNotification): void {
   text('notification id', notification.id);
   text('accountId', notification.accountId);
-  text('checkId', notification.checkId);
-  if (!(notification.channelType === SUBSCRIBER_MAIL_CHANNEL_TYPE && notification.alertChannelId === 0)) positive('alertChannelId', notification.alertChannelId);
+  // A subscriber's mail has no channel, and the verification of a subscription is about no check.
+  const subscriberMail = notification.channelType === SUBSCRIBER_MAIL_CHANNEL_TYPE;
+  if (!(subscriberMail && notification.checkId === '')) text('checkId', notification.checkId);
+  if (!(subscriberMail && notification.alertChannelId === 0)) positive('alertChannelId', notification.alertChannelId);
   text('channelType', notification.channelType);
   text('alertType', notification.alertType);
   text('doc', notification.doc);

@@ -28,6 +28,7 @@ import type { Incidents } from './incident-ports.js';
 import type { ProjectStates } from './project-state-ports.js';
 import type { CheckResults, CheckStatuses, ErrorGroups } from './result-ports.js';
 import type { StatusPages } from './status-page-ports.js';
+import type { StatusPageSubscribers } from './subscriber-ports.js';
 
 export type {
   CheckResultDocument,
@@ -328,6 +329,8 @@ export interface TransactionPorts {
   /** An agent's report is recorded only if its lease is still the run's, checked in the recording's unit. */
   readonly agentLeases: Pick<AgentLeases, 'complete' | 'giveUp'>;
   readonly privateLocations: PrivateLocations;
+  /** The subscription form's submission, its subscription and its verification mail commit in one unit. */
+  readonly subscribers: StatusPageSubscribers;
   /**
    * Runs `work` (writing through these same ports) so that a throw undoes only what `work` wrote and
    * rejects with that error, and the unit goes on: a part of the unit whose failure must not take the
@@ -367,6 +370,8 @@ export interface StoragePorts {
   readonly agentLeases: AgentLeases;
   /** Private locations and their agents' keys (agent-ports.ts). */
   readonly privateLocations: PrivateLocations;
+  /** What the public pages' subscription form stores (subscriber-ports.ts). */
+  readonly subscribers: StatusPageSubscribers;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them

@@ -8,6 +8,7 @@ import { asUnitOf } from '../unit-of-work.js';
 import { PostgresAccountProfiles } from './account-profiles.js';
 import { PostgresAgentLeases } from './agent-leases.js';
 import { PostgresPrivateLocations } from './private-locations.js';
+import { PostgresStatusPageSubscribers } from './subscribers.js';
 import { atomically, PostgresAlertStates } from './alert-states.js';
 import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
 import { PostgresCheckResults } from './check-results.js';
@@ -47,6 +48,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     alertStates: new PostgresAlertStates(tx),
     agentLeases: new PostgresAgentLeases(tx),
     privateLocations: new PostgresPrivateLocations(tx),
+    subscribers: new PostgresStatusPageSubscribers(tx),
     savepoint: (work) => atomically(tx, 'vigil_scope', () => work()),
   });
   const ports: StoragePorts = {
@@ -70,6 +72,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     accountProfiles: new PostgresAccountProfiles(db),
     agentLeases: new PostgresAgentLeases(db),
     privateLocations: new PostgresPrivateLocations(db),
+    subscribers: new PostgresStatusPageSubscribers(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,

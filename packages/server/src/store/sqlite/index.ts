@@ -7,6 +7,7 @@ import { refuseNestedUnit, runAsUnitOf } from '../unit-of-work.js';
 import { SqliteAccountProfiles } from './account-profiles.js';
 import { SqliteAgentLeases } from './agent-leases.js';
 import { SqlitePrivateLocations } from './private-locations.js';
+import { SqliteStatusPageSubscribers } from './subscribe-requests.js';
 import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
@@ -59,6 +60,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     accountProfiles: new SqliteAccountProfiles(store),
     agentLeases: new SqliteAgentLeases(store),
     privateLocations: new SqlitePrivateLocations(store),
+    subscribers: new SqliteStatusPageSubscribers(store),
     transaction: async (work) => {
       refuseNestedUnit(ports);
       // Marked as running once its turn on the connection came, not while it waits in line: the
@@ -115,6 +117,7 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     alertStates: new SqliteAlertStates(direct),
     agentLeases: new SqliteAgentLeases(direct),
     privateLocations: new SqlitePrivateLocations(direct),
+    subscribers: new SqliteStatusPageSubscribers(direct),
     savepoint: (work) => store.savepointInUnit(work),
   };
 }

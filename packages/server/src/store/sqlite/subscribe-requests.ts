@@ -1,99 +1,116 @@
 /**
- * The public subscription form's SQL: the key that signs subscription links (`service_secrets`), the
- * form's subscriptions looked up and changed in `status_page_subscriptions`, and the accepted
- * submissions the rate limits count (`subscribe_requests`, keys already hashed by the caller).
+ * The subscription form's port (subscriber-ports.ts) in SQLite: the key that signs subscription links
+ * (`service_secrets`), the form's subscriptions looked up and changed in `status_page_subscriptions`,
+ * and the accepted submissions the rate limits count (`subscribe_requests`, keys hashed by the caller).
+ * A submission is counted and recorded in one transaction, which holds SQLite's write lock.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
+import { text } from '../port-rules.js';
+import type { StatusPageSubscriptionDocument } from '../status-page-ports.js';
+import { admitted, checkAddressLookup, checkSubmission, checkSubscriptionKey, DAY_MS, HOUR_MS, type FormSubmission, type StatusPageSubscribers } from '../subscriber-ports.js';
+import { committed, type BatchedSqlite } from './batched.js';
 
-export interface SubmissionKeys {
-  readonly page: string;
-  readonly address: string;
-  readonly client: string;
-}
-
-export class SubscriberTable {
-  readonly #db: SqliteDatabase;
-  readonly #byAddress: Statement;
-  readonly #byId: Statement;
-  readonly #verify: Statement;
-  readonly #remove: Statement;
-  readonly #countAddress: Statement;
-  readonly #countClient: Statement;
-  readonly #countPage: Statement;
-  readonly #record: Statement;
-  readonly #prune: Statement;
+class SubscriberStatements {
+  readonly storeSecret: Statement;
+  readonly secret: Statement;
+  readonly byAddress: Statement;
+  readonly byId: Statement;
+  readonly verify: Statement;
+  readonly remove: Statement;
+  readonly countAddress: Statement;
+  readonly countClient: Statement;
+  readonly countPage: Statement;
+  readonly record: Statement;
+  readonly prune: Statement;
 
   constructor(db: SqliteDatabase) {
-    this.#db = db;
-    this.#byAddress = db.prepare(
+    this.storeSecret = db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)');
+    this.secret = db.prepare('SELECT value FROM service_secrets WHERE name = ?').pluck();
+    this.byAddress = db.prepare(
       "SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND lower(json_extract(doc, '$.address')) = lower(?) ORDER BY seq LIMIT 1",
-    );
-    this.#byId = db.prepare('SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND id = ?');
-    this.#verify = db.prepare(
+    ).pluck();
+    this.byId = db.prepare('SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND id = ?').pluck();
+    this.verify = db.prepare(
       "UPDATE status_page_subscriptions SET doc = json_set(doc, '$.status', 'VERIFIED', '$.updated_at', ?) WHERE account_id = ? AND status_page_id = ? AND id = ?",
     );
-    this.#remove = db.prepare('DELETE FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND id = ?');
-    this.#countAddress = db.prepare('SELECT COUNT(*) AS n FROM subscribe_requests WHERE address_key = ? AND at_ms > ? AND mailed = 1');
-    this.#countClient = db.prepare('SELECT COUNT(*) AS n FROM subscribe_requests WHERE client_key = ? AND at_ms > ?');
-    this.#countPage = db.prepare('SELECT COUNT(*) AS n FROM subscribe_requests WHERE page_key = ? AND at_ms > ? AND mailed = 1');
-    this.#record = db.prepare('INSERT INTO subscribe_requests (at_ms, page_key, address_key, client_key, mailed) VALUES (?, ?, ?, ?, ?)');
-    this.#prune = db.prepare('DELETE FROM subscribe_requests WHERE at_ms <= ?');
+    this.remove = db.prepare('DELETE FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? AND id = ?');
+    this.countAddress = db.prepare('SELECT COUNT(*) FROM subscribe_requests WHERE address_key = ? AND at_ms > ? AND mailed = 1').pluck();
+    this.countClient = db.prepare('SELECT COUNT(*) FROM subscribe_requests WHERE client_key = ? AND at_ms > ?').pluck();
+    this.countPage = db.prepare('SELECT COUNT(*) FROM subscribe_requests WHERE page_key = ? AND at_ms > ? AND mailed = 1').pluck();
+    this.record = db.prepare('INSERT INTO subscribe_requests (at_ms, page_key, address_key, client_key, mailed) VALUES (?, ?, ?, ?, ?)');
+    this.prune = db.prepare('DELETE FROM subscribe_requests WHERE at_ms <= ?');
+  }
+}
+
+const parsed = (doc: string | undefined) => (doc === undefined ? undefined : (JSON.parse(doc) as StatusPageSubscriptionDocument));
+
+export class SqliteStatusPageSubscribers implements StatusPageSubscribers {
+  readonly #store: BatchedSqlite;
+  #statements: SubscriberStatements | undefined;
+
+  constructor(store: BatchedSqlite) {
+    this.#store = store;
   }
 
-  /**
-   * The secret named `name`, made from `generate()` when the database has none yet. Two replicas
-   * starting at once both insert; the first row wins and both read it back.
-   */
-  secret(name: string, generate: () => Buffer): Buffer {
-    this.#db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)').run(name, generate());
-    return (this.#db.prepare('SELECT value FROM service_secrets WHERE name = ?').get(name) as { value: Buffer }).value;
+  /** Prepared at the first call: a unit's ports are built while its savepoint is open. */
+  #sql(): SubscriberStatements {
+    return (this.#statements ??= new SubscriberStatements(this.#store.db));
   }
 
-  /** The stored JSON of the page's subscription of `address` (compared without case), oldest first. */
-  byAddress(accountId: string, statusPageId: string, address: string): string | undefined {
-    return (this.#byAddress.get(accountId, statusPageId, address) as { doc: string } | undefined)?.doc;
+  async secret(name: string, generate: () => Uint8Array): Promise<Buffer> {
+    text('secret name', name, 255);
+    return committed(this.#store, () => {
+      this.#sql().storeSecret.run(name, Buffer.from(generate()));
+      return this.#sql().secret.get(name) as Buffer;
+    });
   }
 
-  byId(accountId: string, statusPageId: string, id: string): string | undefined {
-    return (this.#byId.get(accountId, statusPageId, id) as { doc: string } | undefined)?.doc;
+  async admit(submission: FormSubmission): Promise<boolean> {
+    checkSubmission(submission);
+    const { nowMs } = submission;
+    return committed(this.#store, () => {
+      const sql = this.#sql();
+      sql.prune.run(nowMs - DAY_MS);
+      const counts = {
+        client: sql.countClient.get(submission.clientKey, nowMs - HOUR_MS) as number,
+        address: sql.countAddress.get(submission.addressKey, nowMs - DAY_MS) as number,
+        page: sql.countPage.get(submission.pageKey, nowMs - HOUR_MS) as number,
+      };
+      const decision = admitted(counts, submission.limits);
+      if (decision.record) sql.record.run(nowMs, submission.pageKey, submission.addressKey, submission.clientKey, decision.mail ? 1 : 0);
+      return decision.mail;
+    });
   }
 
-  markVerified(accountId: string, statusPageId: string, id: string, nowIso: string): boolean {
-    return this.#verify.run(nowIso, accountId, statusPageId, id).changes > 0;
+  async byAddress(accountId: string, statusPageId: string, address: string): Promise<StatusPageSubscriptionDocument | undefined> {
+    checkAddressLookup(accountId, statusPageId, address);
+    return parsed(this.#sql().byAddress.get(accountId, statusPageId, address) as string | undefined);
   }
 
-  remove(accountId: string, statusPageId: string, id: string): boolean {
-    return this.#remove.run(accountId, statusPageId, id).changes > 0;
+  async byId(accountId: string, statusPageId: string, id: string): Promise<StatusPageSubscriptionDocument | undefined> {
+    checkSubscriptionKey(accountId, statusPageId, id);
+    return parsed(this.#sql().byId.get(accountId, statusPageId, id) as string | undefined);
   }
 
-  /**
-   * Runs `decide` in one transaction with what it reads and writes, so concurrent submissions
-   * cannot all pass one limit.
-   */
-  inTransaction<A extends unknown[], T>(decide: (...args: A) => T): (...args: A) => T {
-    return this.#db.transaction(decide) as unknown as (...args: A) => T;
+  async markVerified(accountId: string, statusPageId: string, id: string, nowIso: string): Promise<boolean> {
+    checkSubscriptionKey(accountId, statusPageId, id);
+    text('nowIso', nowIso, 64);
+    return committed(this.#store, () => this.#sql().verify.run(nowIso, accountId, statusPageId, id).changes > 0);
   }
 
-  /** Deletes submissions recorded at or before `beforeMs`. */
-  pruneSubmissions(beforeMs: number): void {
-    this.#prune.run(beforeMs);
+  async remove(accountId: string, statusPageId: string, id: string): Promise<boolean> {
+    checkSubscriptionKey(accountId, statusPageId, id);
+    return committed(this.#store, () => this.#sql().remove.run(accountId, statusPageId, id).changes > 0);
   }
+}
 
-  /** The client's submissions since `sinceMs`, mailed or not. */
-  clientSubmissions(clientKey: string, sinceMs: number): number {
-    return (this.#countClient.get(clientKey, sinceMs) as { n: number }).n;
-  }
-
-  mailedToAddress(addressKey: string, sinceMs: number): number {
-    return (this.#countAddress.get(addressKey, sinceMs) as { n: number }).n;
-  }
-
-  mailedForPage(pageKey: string, sinceMs: number): number {
-    return (this.#countPage.get(pageKey, sinceMs) as { n: number }).n;
-  }
-
-  recordSubmission(atMs: number, keys: SubmissionKeys, mailed: boolean): void {
-    this.#record.run(atMs, keys.page, keys.address, keys.client, mailed ? 1 : 0);
-  }
+/**
+ * The secret named `name`, stored from `generate()` when the database has none yet, read as the
+ * service opens its SQLite database (synchronously, as it opens it). Two replicas starting at once
+ * both insert; the first row wins and both read it back. The port's `secret` is the same on any engine.
+ */
+export function loadSecret(db: SqliteDatabase, name: string, generate: () => Buffer): Buffer {
+  db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)').run(name, generate());
+  return db.prepare('SELECT value FROM service_secrets WHERE name = ?').pluck().get(name) as Buffer;
 }
