@@ -35,7 +35,7 @@ describe('heartbeat events pruned on a timer', () => {
     await a.tick(T0);
     await b.tick(T0);
     expect(prunes).toHaveBeenCalledTimes(1);
-    expect(one.readSide.results.heartbeatEventsOf('acct', 'c').map((stored) => stored.id)).toEqual(['fresh']);
+    expect((await one.ports.heartbeatPings.ofCheck('acct', 'c', 0, Number.MAX_SAFE_INTEGER)).map((stored) => stored.id)).toEqual(['fresh']);
     const turn = await one.ports.periodicJobs.lastRun(PRUNE_HEARTBEAT_EVENTS_JOB);
     expect(turn?.atMs).toBe(T0);
     expect([one.replicaId, other.replicaId]).toContain(turn?.owner);

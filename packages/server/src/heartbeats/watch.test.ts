@@ -139,7 +139,7 @@ describe('HeartbeatWatch', () => {
     expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(0);
     await watch.tick(Date.now());
     expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(1);
-    expect(svc.repositories.readSide.results.heartbeatEventsOf('acme', check.id)).toEqual([]);
+    expect(await svc.repositories.ports.heartbeatPings.ofCheck('acme', check.id, 0, Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 
   it('watches a heartbeat made through the generic call with its shorter period', async () => {

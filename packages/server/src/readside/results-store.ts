@@ -170,10 +170,6 @@ export class ResultsStore {
     return this.#events.add(accountId, event.id, checkId, Date.parse(event.timestamp), JSON.stringify(event));
   }
 
-  heartbeatEventsOf(accountId: string, checkId: string): HeartbeatEvent[] {
-    return this.#events.ofCheck(accountId, checkId).map((doc) => JSON.parse(doc) as HeartbeatEvent);
-  }
-
   /** One page of a check's error groups, in order of first recording. */
   errorGroupsOf(accountId: string, checkId: string, paging: { page: number; limit: number }): { items: ErrorGroupState[]; total: number } {
     const total = this.#errorGroups.countOfCheck(accountId, checkId);

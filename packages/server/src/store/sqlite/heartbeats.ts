@@ -70,12 +70,10 @@ export class HeartbeatWatchTable {
  */
 export class HeartbeatEventTable {
   readonly #insert: Statement;
-  readonly #ofCheck: Statement;
   readonly #between: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#insert = db.prepare('INSERT OR IGNORE INTO heartbeat_events (account_id, id, check_id, at_ms, doc, pending) VALUES (?, ?, ?, ?, ?, 1)');
-    this.#ofCheck = db.prepare('SELECT doc FROM heartbeat_events WHERE account_id = ? AND check_id = ? ORDER BY at_ms, id');
     this.#between = db.prepare('SELECT id, at_ms, doc FROM heartbeat_events WHERE account_id = ? AND check_id = ? AND at_ms >= ? AND at_ms < ? ORDER BY at_ms, id');
   }
 
@@ -87,11 +85,6 @@ export class HeartbeatEventTable {
   /** A check's pings that came in `[fromMs, toMs)`, oldest first (ties by id). */
   between(accountId: string, checkId: string, fromMs: number, toMs: number): Array<{ id: string; at_ms: number; doc: string }> {
     return this.#between.all(accountId, checkId, fromMs, toMs) as Array<{ id: string; at_ms: number; doc: string }>;
-  }
-
-  /** A check's pings (JSON), oldest first. */
-  ofCheck(accountId: string, checkId: string): string[] {
-    return (this.#ofCheck.all(accountId, checkId) as Array<{ doc: string }>).map((row) => row.doc);
   }
 }
 
