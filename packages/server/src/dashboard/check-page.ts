@@ -15,6 +15,7 @@ import type { AppEnv } from '../http/types.js';
 import type { ReadSide } from '../readside/context.js';
 import type { StatusStore } from '../readside/statuses.js';
 import type { Store, StoredDoc } from '../store/index.js';
+import type { StoragePorts } from '../store/ports.js';
 import { analyticsKindOf, chartData, chartMetricsOf, chartSummary, rangeOf, RANGES, type ChartSummary, type DashboardRange } from './check-analytics.js';
 import { stateBadge, stateOf } from './checks-list.js';
 import { html, ms, queryOf, timeTag, type SafeHtml } from './html.js';
@@ -33,6 +34,8 @@ export interface CheckPageDeps extends DashboardDeps {
   readonly statuses: StatusStore;
   readonly notificationLog: NotificationLog;
   readonly reads: PageReads;
+  /** The storage ports: archiving an error group is a unit of work over them. */
+  readonly ports: StoragePorts;
 }
 
 export function checkNotFound(c: Context<AppEnv>, viewer: Viewer): Response {
@@ -186,9 +189,14 @@ ${incidents.length === 0 ? html`<p class="empty">None.</p>` : incidentRows(incid
     const accountId = who.session.accountId;
     const checkId = c.req.param('id');
     const groupId = c.req.param('groupId');
-    const group = results.errorGroup(accountId, groupId);
-    if (!group || group.checkId !== checkId) return page(c, messagePage('Error group not found', 'This check has no such error group.', who.viewer), 404);
-    await store.writeBatched(() => results.patchErrorGroup(accountId, groupId, { archivedUntilNextEvent: true }, Date.now())).committed;
+    // One unit of work, as the API's archive PATCH: the group is read and archived in one transaction.
+    const archived = await deps.ports.transaction(async (tx) => {
+      const group = await tx.errorGroups.find(accountId, groupId);
+      if (!group || group.checkId !== checkId) return false;
+      await tx.errorGroups.archive(accountId, groupId, { archivedUntilNextEvent: true }, Date.now());
+      return true;
+    });
+    if (!archived) return page(c, messagePage('Error group not found', 'This check has no such error group.', who.viewer), 404);
     return c.redirect(`/dashboard/checks/${encodeURIComponent(checkId)}#errors-title`, 303);
   });
 

@@ -75,7 +75,7 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
   });
   registerSignIn(app, deps, options.signInLimit);
   registerChecksList(app, { ...deps, store, statuses, reads });
-  registerCheckPage(app, { ...deps, store, readSide, statuses, notificationLog, reads });
+  registerCheckPage(app, { ...deps, store, readSide, statuses, notificationLog, reads, ports: options.repositories.ports });
   registerIncidents(app, { ...deps, store, pages: readSide.pages, reads });
   registerResources(app, { ...deps, store, pages: readSide.pages });
 

@@ -222,6 +222,19 @@ describe('the pages', () => {
     expect((await other.get('/dashboard/no-such-page')).status).toBe(404);
   });
 
+  it('archives an error group through its form, and answers 404 for the group under another check', async () => {
+    const browser = session;
+    const page = await browser.get(`/dashboard/checks/${FAILING_CHECK}`);
+    const action = /action="(\/dashboard\/checks\/[^"]+\/error-groups\/([^"/]+)\/archive)"/.exec(page.text)!;
+    const groupId = decodeURIComponent(action[2]!);
+    const elsewhere = await browser.post(`/dashboard/checks/${PASSING_CHECK}/error-groups/${action[2]}/archive`, { csrf: hiddenToken(page.text) });
+    expect([elsewhere.status, elsewhere.text.includes('This check has no such error group.')]).toEqual([404, true]);
+    expect((await fixture.api.get(`/v1/error-groups/${groupId}`)).body.archivedUntilNextEvent).toBe(false);
+    const archived = await browser.post(action[1]!, { csrf: hiddenToken(page.text) });
+    expect([archived.status, archived.headers.get('location')]).toEqual([303, `/dashboard/checks/${encodeURIComponent(FAILING_CHECK)}#errors-title`]);
+    expect((await fixture.api.get(`/v1/error-groups/${groupId}`)).body.archivedUntilNextEvent).toBe(true);
+  });
+
   it('posts an incident update and resolves the incident through forms', async () => {
     const browser = session;
     const page = await browser.get(`/dashboard/incidents/${fixture.incidentId}`);

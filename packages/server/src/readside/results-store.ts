@@ -13,7 +13,7 @@ import type { SqliteDatabase } from '../store/index.js';
 import { ResultRangeTable, ResultSeriesTable, type FactRow } from '../store/sqlite/check-results.js';
 import { ErrorGroupTable, foldError } from '../store/sqlite/error-groups.js';
 import { HeartbeatEventTable } from '../store/sqlite/heartbeats.js';
-import { errorMessagesOf, applyArchivePatch, type ArchivePatch, type ErrorGroupState } from './error-groups.js';
+import { errorMessagesOf, type ErrorGroupState } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
 import { reducePassing } from '../store/formats/result-codec.js';
@@ -176,19 +176,5 @@ export class ResultsStore {
     const offset = (paging.page - 1) * paging.limit;
     const states = offset >= total ? [] : this.#errorGroups.ofCheck(accountId, checkId, paging.limit, offset);
     return { items: states.map((state) => JSON.parse(state) as ErrorGroupState), total };
-  }
-
-  errorGroup(accountId: string, id: string): ErrorGroupState | undefined {
-    const state = this.#errorGroups.byId(accountId, id);
-    return state === undefined ? undefined : (JSON.parse(state) as ErrorGroupState);
-  }
-
-  /** Applies an archive PATCH; `undefined` when the account has no such group. */
-  patchErrorGroup(accountId: string, id: string, patch: ArchivePatch, now: number): ErrorGroupState | undefined {
-    const group = this.errorGroup(accountId, id);
-    if (!group) return undefined;
-    const next = applyArchivePatch(group, patch, now);
-    this.#errorGroups.replace(accountId, id, JSON.stringify(next));
-    return next;
   }
 }
