@@ -592,6 +592,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX subscribe_requests_age ON subscribe_requests (at_ms)',
     ),
   },
+  {
+    version: 23,
+    name: "the service's identity, and check groups' triggers",
+    // The service id as SQLite's step 25 keeps it, at most one row (its key can only be TRUE), stored by
+    // the first replica that asks; and the deprecated group triggers as SQLite's step 12 keeps them,
+    // one per group, their public ids counted in document_id_counters.
+    up: statements(
+      'CREATE TABLE service_identity (singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton), id TEXT NOT NULL)',
+      `CREATE TABLE check_group_triggers (
+        account_id TEXT NOT NULL,
+        group_id BIGINT NOT NULL,
+        doc TEXT NOT NULL,
+        PRIMARY KEY (account_id, group_id)
+      )`,
+    ),
+  },
 ];
 
 /**
