@@ -15,8 +15,9 @@ function flagsOf(help: string): string[] {
 
 /** Subcommand names in the Commands block of a commander help text (`help` excluded). */
 function commandsOf(help: string): string[] {
-  const commands = help.split(/^Commands:$/m)[1] ?? '';
-  return [...commands.matchAll(/^ {2}([a-z]+)\b/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
+  // Up to the first line that is not indented: help text added after the list (`vigil server`'s) is no command.
+  const commands = help.split(/^Commands:$/m)[1]?.split(/^\S/m)[0] ?? '';
+  return [...commands.matchAll(/^ {2}([a-z][a-z-]*)/gm)].map((match) => match[1]!).filter((name) => name !== 'help');
 }
 
 /** `vigil <args> --help`, spawned once per command for the whole file (each spawn costs a CLI start). */
