@@ -1,13 +1,12 @@
 /**
- * Storage of status pages and their subscriptions, incidents, account profiles and the deprecated
- * check-group triggers. Status pages are written by `/v1/status-pages` and by `--seed`;
+ * Storage of status pages and their subscriptions, incidents and account profiles. Status pages are
+ * written by `/v1/status-pages` and by `--seed`;
  * subscriptions have no write endpoint in the contract: they come from `--seed` and from the public
  * page's form (public-pages/subscription-store.ts, which also verifies and removes them). The
  * statements are the engine's (store/sqlite/status-pages.ts); this store keeps the documents' shapes
  * and says when what a public page shows was written (`revision`).
  */
-import { randomBytes } from 'node:crypto';
-import type { CheckGroupTrigger, Subscription } from '@vigil/schema';
+import type { Subscription } from '@vigil/schema';
 import type { AccountProfile } from '../store/account-profile-ports.js';
 import type { SqliteDatabase } from '../store/index.js';
 import { servedName } from '../store/status-page-ports.js';
@@ -41,8 +40,6 @@ export type { StatusPageNameColumn };
 export type SubscriptionDoc = Subscription;
 
 export type { AccountProfile };
-
-export type TriggerDoc = CheckGroupTrigger;
 
 export class PagesStore {
   readonly #table: PagesTable;
@@ -127,26 +124,5 @@ export class PagesStore {
   /** `--seed`'s write, in its synchronous transaction; readers go through the account-profiles port. */
   saveProfile(accountId: string, profile: AccountProfile): void {
     this.#table.putProfile(accountId, JSON.stringify(profile));
-  }
-
-  /**
-   * The group's trigger, created on first read. The contract only has the GET of this deprecated
-   * endpoint, so the trigger a real account would have made in the UI is made here, once, and is
-   * stable from then on.
-   */
-  triggerOf(accountId: string, groupId: number, now: Date): TriggerDoc {
-    const stored = this.#table.trigger(accountId, groupId);
-    if (stored !== undefined) return JSON.parse(stored) as TriggerDoc;
-    // The public id is counted per account; the row's own id stays internal.
-    const trigger: TriggerDoc = {
-      id: this.#table.nextTriggerId(accountId),
-      token: randomBytes(16).toString('hex'),
-      groupId,
-      created_at: now.toISOString(),
-      called_at: null,
-      updated_at: null,
-    };
-    this.#table.insertTrigger(accountId, groupId, JSON.stringify(trigger));
-    return trigger;
   }
 }

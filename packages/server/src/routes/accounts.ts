@@ -6,7 +6,7 @@
  * through the account-profiles port (store/account-profile-ports.ts).
  *
  * `GET /v1/accounts/me` adds the service's identity (`serviceId`, a Vigil extension): generated once
- * when the data directory is created and kept in it, so clients bind state to the service rather
+ * when the database is created and kept in it (store/service-identity-ports.ts), so clients bind state to the service rather
  * than to the address it happens to listen on.
  */
 import { createHash, randomUUID } from 'node:crypto';
@@ -15,13 +15,10 @@ import type { Hono } from 'hono';
 import type { Account } from '../accounts.js';
 import { notFound } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import { serviceIdOf } from '../store/sqlite/service-queries.js';
 import type { TransactionPorts } from '../store/ports.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const serviceId = serviceIdOf(ctx.store.db);
-
   const present = async (tx: TransactionPorts, account: Account): Promise<AccountResponse> => {
     const profile = (await tx.accountProfiles.get(account.id)) ?? {};
     return {
@@ -43,7 +40,8 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     });
   }
 
-  ctx.routeUnit(ENDPOINTS['accounts.me'], async ({ tx, account }) => ({ ...(await present(tx, account)), serviceId }));
+  // The id the first start on this database made (a randomUUID offered here is stored only when none is).
+  ctx.routeUnit(ENDPOINTS['accounts.me'], async ({ tx, account }) => ({ ...(await present(tx, account)), serviceId: await tx.serviceIdentity.serviceId(randomUUID()) }));
 
   // The Checkly CLI's `whoami`. A key is no person: it is named by a hash of itself, never shown.
   ctx.route(ENDPOINTS['users.next.me'], ({ c }) => {

@@ -19,6 +19,12 @@ describe('GET /v1/triggers/check-groups/{groupId} (deprecated)', () => {
     expect((await api.get(`/v1/triggers/check-groups/${groupId}`)).body).toEqual(first.body);
   });
 
+  it('makes one trigger when a new group is read several times at once', async () => {
+    const fresh = (await api.post('/v2/check-groups', { name: 'Checkout' })).body.id as number;
+    const replies = await Promise.all([1, 2, 3, 4].map(() => api.get(`/v1/triggers/check-groups/${fresh}`)));
+    for (const reply of replies) expect([reply.status, reply.body]).toEqual([200, replies[0]!.body]);
+  });
+
   it('gives each group its own trigger', async () => {
     const other = (await api.post('/v2/check-groups', { name: 'Search' })).body.id as number;
     const a = (await api.get(`/v1/triggers/check-groups/${groupId}`)).body;

@@ -23,6 +23,7 @@ import type { AccountProfiles } from './account-profile-ports.js';
 import type { AgentLeases, PrivateLocations } from './agent-ports.js';
 import type { Dashboards } from './dashboard-ports.js';
 import type { ResourceDocuments } from './document-ports.js';
+import type { ServiceIdentity } from './service-identity-ports.js';
 import type { HeartbeatDeadlines, HeartbeatPings } from './heartbeat-ports.js';
 import type { Incidents } from './incident-ports.js';
 import type { ProjectStates } from './project-state-ports.js';
@@ -331,6 +332,8 @@ export interface TransactionPorts {
   readonly privateLocations: PrivateLocations;
   /** The subscription form's submission, its subscription and its verification mail commit in one unit. */
   readonly subscribers: StatusPageSubscribers;
+  /** The service's id and the check groups' triggers (service-identity-ports.ts). */
+  readonly serviceIdentity: ServiceIdentity;
   /**
    * Runs `work` (writing through these same ports) so that a throw undoes only what `work` wrote and
    * rejects with that error, and the unit goes on: a part of the unit whose failure must not take the
@@ -372,6 +375,8 @@ export interface StoragePorts {
   readonly privateLocations: PrivateLocations;
   /** What the public pages' subscription form stores (subscriber-ports.ts). */
   readonly subscribers: StatusPageSubscribers;
+  /** The service's id and the check groups' triggers (service-identity-ports.ts). */
+  readonly serviceIdentity: ServiceIdentity;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them

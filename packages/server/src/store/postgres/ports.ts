@@ -25,6 +25,7 @@ import { PostgresNotificationOutbox } from './outbox.js';
 import { PostgresPeriodicJobs } from './periodic-jobs.js';
 import { PostgresProjectStates } from './project-states.js';
 import { PostgresRateLimitWindows } from './rate-limits.js';
+import { PostgresServiceIdentity } from './service-identity.js';
 import { PostgresSlotClaims } from './slot-claims.js';
 import { PostgresStatusPages } from './status-pages.js';
 
@@ -49,6 +50,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     agentLeases: new PostgresAgentLeases(tx),
     privateLocations: new PostgresPrivateLocations(tx),
     subscribers: new PostgresStatusPageSubscribers(tx),
+    serviceIdentity: new PostgresServiceIdentity(tx),
     savepoint: (work) => atomically(tx, 'vigil_scope', () => work()),
   });
   const ports: StoragePorts = {
@@ -73,6 +75,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     agentLeases: new PostgresAgentLeases(db),
     privateLocations: new PostgresPrivateLocations(db),
     subscribers: new PostgresStatusPageSubscribers(db),
+    serviceIdentity: new PostgresServiceIdentity(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,

@@ -22,6 +22,7 @@ import { SqliteIncidents } from './incidents-port.js';
 import { SqliteNotificationOutbox } from './outbox.js';
 import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
+import { SqliteServiceIdentity } from './service-identity.js';
 import { SqliteSlotClaims } from './slot-claims.js';
 import { SqliteProjectStates } from './state-documents.js';
 import { SqliteStatusPages } from './status-pages-port.js';
@@ -61,6 +62,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     agentLeases: new SqliteAgentLeases(store),
     privateLocations: new SqlitePrivateLocations(store),
     subscribers: new SqliteStatusPageSubscribers(store),
+    serviceIdentity: new SqliteServiceIdentity(store),
     transaction: async (work) => {
       refuseNestedUnit(ports);
       // Marked as running once its turn on the connection came, not while it waits in line: the
@@ -118,6 +120,7 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     agentLeases: new SqliteAgentLeases(direct),
     privateLocations: new SqlitePrivateLocations(direct),
     subscribers: new SqliteStatusPageSubscribers(direct),
+    serviceIdentity: new SqliteServiceIdentity(direct),
     savepoint: (work) => store.savepointInUnit(work),
   };
 }

@@ -1,13 +1,12 @@
 /**
  * The SQL of the read side's pages store (readside/pages-store.ts): status pages (named service-wide
- * by url and custom domain, step 16), their subscriptions, incidents, accounts' profiles and the
- * deprecated check-group triggers. Documents go in and come out as stored JSON; the store parses
+ * by url and custom domain, step 16), their subscriptions, incidents and accounts' profiles.
+ * Documents go in and come out as stored JSON; the store parses
  * them and counts its writes.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import { PAGE_LIMIT } from './collection.js';
-import { idCounter, type NextId } from './id-counters.js';
 
 /** Where a page's name is kept, for `holding`. */
 export type StatusPageNameColumn = 'url' | 'custom_domain';
@@ -31,9 +30,6 @@ export class PagesTable {
   readonly #deleteIncident: Statement;
   readonly #incidentsOpenOrSince: Statement;
   readonly #upsertProfile: Statement;
-  readonly #trigger: Statement;
-  readonly #insertTrigger: Statement;
-  readonly #nextId: NextId;
 
   constructor(db: SqliteDatabase) {
     this.#upsertPage = db.prepare(
@@ -77,9 +73,6 @@ export class PagesTable {
     this.#upsertProfile = db.prepare(
       'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
     );
-    this.#trigger = db.prepare('SELECT doc FROM check_group_triggers WHERE account_id = ? AND group_id = ?');
-    this.#insertTrigger = db.prepare('INSERT INTO check_group_triggers (account_id, group_id, doc) VALUES (?, ?, ?)');
-    this.#nextId = idCounter(db);
   }
 
   /** Writes a page; `url` and `customDomain` are its names (lower case), null when it has none. */
@@ -160,18 +153,5 @@ export class PagesTable {
 
   putProfile(accountId: string, doc: string): void {
     this.#upsertProfile.run(accountId, doc);
-  }
-
-  trigger(accountId: string, groupId: number): string | undefined {
-    return (this.#trigger.get(accountId, groupId) as { doc: string } | undefined)?.doc;
-  }
-
-  /** The next public id of a trigger of the account (counted per account, like the API's other ids). */
-  nextTriggerId(accountId: string): number {
-    return this.#nextId('check_group_triggers', accountId);
-  }
-
-  insertTrigger(accountId: string, groupId: number, doc: string): void {
-    this.#insertTrigger.run(accountId, groupId, doc);
   }
 }
