@@ -330,6 +330,14 @@ export function checkFactRange(accountId: unknown, checkId: unknown, fromMs: unk
   moment('toMs', toMs);
 }
 
+export function checkDailyTotals(accountId: unknown, checkIds: readonly unknown[], fromMs: unknown, toMs: unknown): void {
+  text('accountId', accountId);
+  if (!Array.isArray(checkIds)) throw new StoreInputError(`checkIds must be a list, got ${shown(checkIds)}`);
+  for (const checkId of checkIds) text('checkId', checkId);
+  moment('fromMs', fromMs);
+  moment('toMs', toMs);
+}
+
 export function checkRollupRange(accountId: unknown, checkId: unknown, granularity: unknown, fromMs: unknown, toMs: unknown): asserts granularity is RollupGranularity {
   checkResultKey(accountId, checkId);
   if (granularity !== 'hourly' && granularity !== 'daily') throw new StoreInputError(`granularity must be "hourly" or "daily", got ${shown(granularity)}`);

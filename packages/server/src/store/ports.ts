@@ -36,6 +36,7 @@ export type {
   ResultCursor,
   ResultFilter,
   ResultFacts,
+  DailyResultTotals,
   RollupGranularity,
   RolledUpResults,
   ResultRetention,

@@ -60,6 +60,14 @@ export interface RolledUpResults {
   readonly histogram: ReadonlyMap<number, number>;
 }
 
+/** One check's daily rollup rows of one UTC day summed over their locations: what an uptime bar counts. */
+export interface DailyResultTotals {
+  readonly startMs: number;
+  /** FINAL results of the day, and how many of them failed. */
+  readonly results: number;
+  readonly failures: number;
+}
+
 /** How long each kind of result data is kept, in milliseconds. */
 export interface ResultRetention {
   /** Raw results created more than this before now go (to the millisecond). */
@@ -126,6 +134,12 @@ export interface CheckResults {
   facts(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<ResultFacts[]>;
   /** A check's rollup rows of one granularity starting in `[fromMs, toMs)`, by start then location. */
   rollups(accountId: string, checkId: string, granularity: RollupGranularity, fromMs: number, toMs: number): Promise<RolledUpResults[]>;
+  /**
+   * For several checks at once, the days starting in `[fromMs, toMs)` that have daily rows, summed over
+   * their locations, each check's days in no particular order; a check without any is absent. One
+   * statement for a status page's every service, and no histogram read, which an uptime bar does not need.
+   */
+  dailyTotals(accountId: string, checkIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, DailyResultTotals[]>>;
   /**
    * Deletes raw results created more than `retention.rawMs` before `nowMs`, and rollup rows starting
    * more than their retention before `nowMs`, without holding long locks; the horizons only move

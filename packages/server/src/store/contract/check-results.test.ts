@@ -86,6 +86,25 @@ describe.each(engines)('check results on $name', (engine) => {
     await expect(a.checkResults.facts('acct', 'chk', -1, T0)).rejects.toThrow('fromMs must be a whole number of milliseconds since the epoch, got -1');
   });
 
+  it('sums the daily rows of several checks over their locations, one entry per check and day that has rows', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const day = Date.UTC(2026, 10, 24);
+    await a.checkResults.appendRun('acct', [result('one', day + 3_600_000, { location: 'us-east-1' })]);
+    await a.checkResults.appendRun('acct', [result('one', day + 7_200_000, { failing: true })]);
+    await a.checkResults.appendRun('acct', [result('one', day + DAY + 60_000, { attempt: true, failing: true }), result('one', day + DAY + 60_005)]);
+    await a.checkResults.appendRun('acct', [result('two', day + 60_000, { failing: true })]);
+    await a.checkResults.appendRun('acct', [result('three', day - 60_000)]);
+    await a.checkResults.appendRun('other-acct', [result('one', day + 60_000)]);
+    const totals = await b.checkResults.dailyTotals('acct', ['one', 'two', 'three', 'none'], day, day + 2 * DAY);
+    const sorted = [...totals.entries()].map(([checkId, days]) => [checkId, [...days].sort((x, y) => x.startMs - y.startMs)]).sort(([x], [y]) => (x! < y! ? -1 : 1));
+    expect(sorted).toEqual([
+      ['one', [{ startMs: day, results: 2, failures: 1 }, { startMs: day + DAY, results: 1, failures: 0 }]],
+      ['two', [{ startMs: day, results: 1, failures: 1 }]],
+    ]);
+    expect(await b.checkResults.dailyTotals('acct', [], 0, day + DAY)).toEqual(new Map());
+    await expect(b.checkResults.dailyTotals('acct', ['one', ''], 0, day)).rejects.toThrow('checkId must be a string that is not empty, got ""');
+  });
+
   it('prunes exactly the days older than the retention, and rollups older than theirs', async () => {
     const [a, b] = await twoReplicas(engine);
     const day0 = Date.UTC(2026, 10, 1);

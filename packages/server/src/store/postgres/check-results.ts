@@ -23,8 +23,8 @@
  * replicas at once.
  */
 import { sql, type Kysely, type QueryExecutorProvider, type RawBuilder, type Transaction } from 'kysely';
-import type { CheckResultDocument, CheckResults, PrunedBefore, ResultCursor, ResultFacts, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
-import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkResultWindowPage, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import type { CheckResultDocument, CheckResults, DailyResultTotals, PrunedBefore, ResultCursor, ResultFacts, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkDailyTotals, checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkResultWindowPage, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
 import { ENCODING_V2, idKey, reducePassing } from '../formats/result-codec.js';
 import { RowFacts, type FactTuple } from '../formats/result-facts.js';
 import { bucketOf } from '../formats/rollup-histogram.js';
@@ -392,6 +392,23 @@ export class PostgresCheckResults implements CheckResults {
       SELECT start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist::text AS rt_hist
         FROM ${sql.table(table)} WHERE series = ${series} AND start_ms >= ${fromMs} AND start_ms < ${toMs} ORDER BY start_ms, location COLLATE "C"`.execute(this.#db);
     return rows.map((row) => rolledUpOf(row, spanMs));
+  }
+
+  async dailyTotals(accountId: string, checkIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, DailyResultTotals[]>> {
+    checkDailyTotals(accountId, checkIds, fromMs, toMs);
+    const byCheck = new Map<string, DailyResultTotals[]>();
+    if (checkIds.length === 0) return byCheck;
+    const { rows } = await sql<{ check_id: string; start_ms: number; results: number; failures: number }>`
+      SELECT s.check_id, r.start_ms, SUM(r.results)::bigint AS results, SUM(r.failures)::bigint AS failures
+        FROM result_series s JOIN result_rollups_daily r ON r.series = s.key
+       WHERE s.account_id = ${accountId} AND s.check_id = ANY(${[...checkIds]}::text[]) AND r.start_ms >= ${fromMs} AND r.start_ms < ${toMs}
+       GROUP BY s.check_id, r.start_ms`.execute(this.#db);
+    for (const row of rows) {
+      let days = byCheck.get(row.check_id);
+      if (!days) byCheck.set(row.check_id, (days = []));
+      days.push({ startMs: row.start_ms, results: row.results, failures: row.failures });
+    }
+    return byCheck;
   }
 
   async prune(nowMs: number, retention: ResultRetention): Promise<PrunedBefore> {

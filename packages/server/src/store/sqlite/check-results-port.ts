@@ -4,14 +4,15 @@
  * rollup upserts, the same pruning a batch of rows per statement (the step-17 trigger releases a pruned
  * row's reference). Raw results live in one table here, so `prepareDays` has nothing to do.
  */
-import type { CheckResultDocument, CheckResults, PrunedBefore, ResultCursor, ResultFacts, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
-import { checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkResultWindowPage, checkRetention, checkRollupRange, pruneCutoffs, rolledUpOf } from '../port-rules.js';
+import type { CheckResultDocument, CheckResults, DailyResultTotals, PrunedBefore, ResultCursor, ResultFacts, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
+import { checkDailyTotals, checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkResultWindowPage, checkRetention, checkRollupRange, pruneCutoffs, rolledUpOf } from '../port-rules.js';
 import { reducePassing } from '../formats/result-codec.js';
 import { RowFacts } from '../formats/result-facts.js';
 import { asStored, columnKey, idOfRow, locationOfRow, rollupFactOf, storeRunTries, type Locations } from '../formats/result-row-codec.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { ResultRangeTable, ResultSeriesTable, type FactTuple } from './check-results.js';
 import { ResultRows } from './result-rows.js';
+import { RollupTotalsTable } from './rollup-totals.js';
 import { RollupTable, spanOf } from './rollups.js';
 import { ScheduleTable } from './schedule.js';
 
@@ -33,6 +34,7 @@ export class SqliteCheckResults implements CheckResults {
   readonly #rows: ResultRows;
   readonly #ranges: ResultRangeTable;
   readonly #rollups: RollupTable;
+  readonly #totals: RollupTotalsTable;
   readonly #schedule: ScheduleTable;
 
   constructor(store: BatchedSqlite, options: { referenceRows?: number } = {}) {
@@ -41,6 +43,7 @@ export class SqliteCheckResults implements CheckResults {
     this.#rows = new ResultRows(store.db, options);
     this.#ranges = new ResultRangeTable(store.db);
     this.#rollups = new RollupTable(store.db);
+    this.#totals = new RollupTotalsTable(store.db);
     this.#schedule = new ScheduleTable(store.db, PRUNE_BATCH);
   }
 
@@ -130,6 +133,11 @@ export class SqliteCheckResults implements CheckResults {
     const series = this.#series.find(accountId, checkId);
     if (series === undefined) return [];
     return this.#rollups.rows(series, granularity, fromMs, toMs).map((row) => rolledUpOf(row, spanOf(granularity)));
+  }
+
+  async dailyTotals(accountId: string, checkIds: readonly string[], fromMs: number, toMs: number): Promise<Map<string, DailyResultTotals[]>> {
+    checkDailyTotals(accountId, checkIds, fromMs, toMs);
+    return this.#totals.dailyTotals(accountId, checkIds, fromMs, toMs);
   }
 
   async prune(nowMs: number, retention: ResultRetention): Promise<PrunedBefore> {
