@@ -71,27 +71,28 @@ async function moveSequencePast(tx: Tx, table: string, column: string): Promise<
 }
 
 /**
- * The integer ids counted per account (check groups, alert channels, maintenance windows). PostgreSQL
- * keeps one counter per (kind, account); SQLite a counter per account and, per table, a floor of the
- * ids handed out service-wide before counting was per account. The copied counter is the highest of
- * the account's counter, the floor and its highest id, so no id the source ever handed out comes back.
- * Resolves to how many counters were written.
+ * The integer ids counted per account: check groups, alert channels, maintenance windows, dashboards
+ * and group triggers, each under its table's name. PostgreSQL keeps one counter per (kind, account);
+ * SQLite a counter per account and, per table, a floor of the ids handed out service-wide before
+ * counting was per account. The copied counter is the highest of the account's counter, the floor and
+ * its highest id, so no id the source ever handed out comes back. Resolves to how many were written.
  */
 export async function copyIdCounters(source: MigrationSource, tx: Tx): Promise<number> {
-  const integerKinds = DOCUMENT_KINDS.filter((kind) => DOCUMENT_ID_KINDS[kind] === 'integer');
-  const floors = new Map(source.tables().includes('id_floors') ? (source.db.prepare('SELECT collection, floor FROM id_floors').all() as Array<{ collection: string; floor: number }>).map((row) => [row.collection, row.floor]) : []);
+  const present = new Set(source.tables());
+  const counted = [...DOCUMENT_KINDS.filter((kind) => DOCUMENT_ID_KINDS[kind] === 'integer'), 'dashboards', 'check_group_triggers'].filter((table) => present.has(table));
+  const floors = new Map(present.has('id_floors') ? (source.db.prepare('SELECT collection, floor FROM id_floors').all() as Array<{ collection: string; floor: number }>).map((row) => [row.collection, row.floor]) : []);
   const counters = new Map<string, number>();
   const raise = (kind: string, accountId: string, value: number) => {
     const key = JSON.stringify([kind, accountId]);
     counters.set(key, Math.max(counters.get(key) ?? 0, value));
   };
   for (const row of source.db.prepare('SELECT collection, account_id, last_id FROM id_counters').all() as Array<{ collection: string; account_id: string; last_id: number }>) {
-    if ((integerKinds as readonly string[]).includes(row.collection)) raise(row.collection, row.account_id, row.last_id);
+    if (counted.includes(row.collection)) raise(row.collection, row.account_id, row.last_id);
   }
   // Every account the source knows, so a floor also holds for accounts that never counted an id of a kind.
   const accounts = new Set<string>();
-  for (const kind of DOCUMENT_KINDS) for (const accountId of source.db.prepare(`SELECT DISTINCT account_id FROM "${kind}"`).pluck().all() as string[]) accounts.add(accountId);
-  for (const kind of integerKinds) {
+  for (const table of [...DOCUMENT_KINDS, ...counted]) for (const accountId of source.db.prepare(`SELECT DISTINCT account_id FROM "${table}"`).pluck().all() as string[]) accounts.add(accountId);
+  for (const kind of counted) {
     const floor = floors.get(kind) ?? 0;
     const highest = new Map((source.db.prepare(`SELECT account_id, max(CAST(id AS INTEGER)) AS top FROM "${kind}" GROUP BY account_id`).all() as Array<{ account_id: string; top: number }>).map((row) => [row.account_id, row.top]));
     for (const accountId of accounts) {

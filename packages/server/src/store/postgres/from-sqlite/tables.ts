@@ -199,26 +199,124 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     columns: ['name', 'last_run_ms', 'last_owner'],
     values: (row) => [row['name'], row['last_run_ms'], row['last_owner']],
   },
+  {
+    kind: 'dashboards',
+    source: 'dashboards',
+    target: 'dashboards',
+    select: 'seq, account_id, id, doc, dashboard_id, custom_url, custom_domain',
+    columns: ['seq', 'account_id', 'id', 'doc', 'dashboard_id', 'custom_url', 'custom_domain'],
+    // The id is a text column in SQLite's collection layout and a number in PostgreSQL's.
+    values: (row) => [row['seq'], row['account_id'], Number(row['id']), row['doc'], row['dashboard_id'], row['custom_url'], row['custom_domain']],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'project states',
+    source: 'state_documents',
+    target: 'state_documents',
+    select: 'account_id, project, lineage, serial, doc, updated_ms',
+    columns: ['account_id', 'project', 'lineage', 'serial', 'doc', 'updated_ms'],
+    values: (row) => [row['account_id'], row['project'], row['lineage'], row['serial'], row['doc'], row['updated_ms']],
+  },
+  {
+    kind: 'project state locks',
+    source: 'state_locks',
+    target: 'state_locks',
+    select: 'account_id, project, lock_id, info, created_ms, expires_ms',
+    columns: ['account_id', 'project', 'lock_id', 'info', 'created_ms', 'expires_ms'],
+    values: (row) => [row['account_id'], row['project'], row['lock_id'], row['info'], row['created_ms'], row['expires_ms']],
+  },
+  {
+    kind: 'account profiles',
+    source: 'account_profiles',
+    target: 'account_profiles',
+    select: 'account_id, doc',
+    columns: ['account_id', 'doc'],
+    values: (row) => [row['account_id'], row['doc']],
+  },
+  {
+    kind: 'group triggers',
+    source: 'check_group_triggers',
+    target: 'check_group_triggers',
+    // The trigger's public id is in its document; SQLite's `id` column only feeds the id counters (copy.ts).
+    select: 'account_id, group_id, doc',
+    columns: ['account_id', 'group_id', 'doc'],
+    values: (row) => [row['account_id'], row['group_id'], row['doc']],
+  },
+  {
+    kind: 'private locations',
+    source: 'private_locations',
+    target: 'private_locations',
+    select: 'seq, account_id, id, doc',
+    columns: ['seq', 'account_id', 'id', 'slug_name', 'doc'],
+    values: (row) => [row['seq'], row['account_id'], row['id'], (JSON.parse(row['doc'] as string) as { slugName: string }).slugName, row['doc']],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'private location keys',
+    source: 'private_location_keys',
+    target: 'private_location_keys',
+    select: 'seq, id, account_id, private_location_id, key_digest, masked_key, created_at',
+    columns: ['seq', 'id', 'account_id', 'private_location_id', 'key_digest', 'masked_key', 'created_at'],
+    values: (row) => [row['seq'], row['id'], row['account_id'], row['private_location_id'], row['key_digest'], row['masked_key'], row['created_at']],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'agent runs',
+    source: 'agent_runs',
+    target: 'agent_runs',
+    select: 'account_id, slot_key, check_id, location, due_ms, job, queued_ms, lease_id, agent_id, lease_expires_ms, handouts, finished_ms, outcome',
+    columns: ['account_id', 'slot_key', 'check_id', 'location', 'due_ms', 'job', 'queued_ms', 'lease_id', 'agent_id', 'lease_expires_ms', 'handouts', 'finished_ms', 'outcome'],
+    values: (row) => [
+      row['account_id'], row['slot_key'], row['check_id'], row['location'], row['due_ms'], row['job'], row['queued_ms'],
+      row['lease_id'], row['agent_id'], row['lease_expires_ms'], row['handouts'], row['finished_ms'], row['outcome'],
+    ],
+  },
+  {
+    kind: 'subscription form submissions',
+    source: 'subscribe_requests',
+    target: 'subscribe_requests',
+    select: 'seq, at_ms, page_key, address_key, client_key, mailed',
+    columns: ['seq', 'at_ms', 'page_key', 'address_key', 'client_key', 'mailed'],
+    values: (row) => [row['seq'], row['at_ms'], row['page_key'], row['address_key'], row['client_key'], bool(row['mailed'])],
+    overriding: true,
+    sequence: 'seq',
+  },
+  {
+    kind: 'service secrets',
+    source: 'service_secrets',
+    target: 'service_secrets',
+    select: 'name, value',
+    columns: ['name', 'value'],
+    values: (row) => [row['name'], row['value']],
+  },
+  {
+    kind: 'service id',
+    source: 'service_identity',
+    target: 'service_identity',
+    // Clients' state names the service by this id (vigil state retarget checks it): it moves with the data.
+    select: 'id',
+    columns: ['singleton', 'id'],
+    values: (row) => [true, row['id']],
+  },
 ];
 
 /**
  * Target tables a PostgreSQL server fills by merely starting (its periodic jobs, the start of its
- * heartbeat monitoring, its slot claims): they do not make a target "hold data", and the copy replaces them.
+ * heartbeat monitoring, its slot claims, its id and link-signing secret): they do not make a target
+ * "hold data", and the copy replaces them with the source's.
  */
-export const SERVICE_BOOKKEEPING_TARGETS = ['periodic_jobs', 'heartbeat_ping_start', 'scheduled_runs'] as const;
+export const SERVICE_BOOKKEEPING_TARGETS = ['periodic_jobs', 'heartbeat_ping_start', 'scheduled_runs', 'service_identity', 'service_secrets'] as const;
 
 /** Source tables left behind on purpose, and why (the report lists the ones that had rows). */
 export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   migrations: "the SQLite schema's own record; the target has its own",
   idempotency_keys: 'replays of retried requests, kept for minutes',
   rate_windows: 'rate-limit windows, which restart',
-  subscribe_requests: 'recent subscription-form requests, kept to rate-limit the form',
   document_changes: 'the change feed replicas follow; the target starts its own',
   document_changes_pruned: 'the change feed replicas follow; the target starts its own',
-  service_identity: 'the service id made at first start; the PostgreSQL schema has no table for it yet, so the service there gets another',
-  // Made at first start, so every source has it: refusing it would refuse every source.
-  service_secrets:
-    'the key signing the links of subscription e-mails; the PostgreSQL schema has no table for it yet, so links mailed before the move must be asked for again',
 };
 
 /** Source tables whose rows the copy carries in some other shape (copy.ts and results.ts). */
