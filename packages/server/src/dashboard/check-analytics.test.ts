@@ -6,6 +6,7 @@ import type { StoredResult } from '../readside/results-store.js';
 import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { DAY_MS, HOUR_MS } from '../readside/rollups-store.js';
 import { Store } from '../store/index.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { chartData, chartSummary } from './check-analytics.js';
 
 const stores: Store[] = [];
@@ -31,20 +32,20 @@ function result(at: number, index: number): StoredResult {
 }
 
 /** A month and a bit of results, one every 20 minutes, up to NOW. */
-function readSideWithMonth(): { readSide: ReadSide; all: StoredResult[] } {
+function readSideWithMonth(): { readSide: ReadSide; results: ReturnType<typeof sqlitePorts>['checkResults']; all: StoredResult[] } {
   const store = new Store(':memory:');
   stores.push(store);
   const readSide = openReadSide(store.db);
   const all: StoredResult[] = [];
   for (let at = NOW - 32 * DAY_MS, index = 0; at < NOW; at += STEP_MS, index++) all.push(result(at, index));
   store.transaction(() => all.forEach((each) => readSide.results.recordResult('acct', each)));
-  return { readSide, all };
+  return { readSide, results: sqlitePorts(store).checkResults, all };
 }
 
 describe('the check page chart of a range longer than a day', () => {
-  it('reads hourly rollups before the last day: availability exact, percentiles within the histogram bound, phases from the last day', () => {
-    const { readSide } = readSideWithMonth();
-    const data = chartData(readSide.results, 'acct', 'check-1', 'api-checks', 'last30Days', NOW);
+  it('reads hourly rollups before the last day: availability exact, percentiles within the histogram bound, phases from the last day', async () => {
+    const { readSide, results } = readSideWithMonth();
+    const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last30Days', NOW);
     const from = Math.ceil((NOW - 30 * DAY_MS) / HOUR_MS) * HOUR_MS;
     expect(data.from).toBe(new Date(from).toISOString());
     const rawFrom = Math.floor((NOW - DAY_MS) / HOUR_MS) * HOUR_MS;
@@ -66,20 +67,20 @@ describe('the check page chart of a range longer than a day', () => {
     expect(data.series['dns_avg']!.at(-1)).toBeCloseTo(exact.at(-1)!['dns_avg'] as number, 9);
   });
 
-  it('gives the page the same summary as the chart data, without buckets', () => {
-    const { readSide } = readSideWithMonth();
-    const summary = chartSummary(readSide.results, 'acct', 'check-1', 'api-checks', 'last7Days', NOW);
-    const data = chartData(readSide.results, 'acct', 'check-1', 'api-checks', 'last7Days', NOW);
+  it('gives the page the same summary as the chart data, without buckets', async () => {
+    const { results } = readSideWithMonth();
+    const summary = await chartSummary(results, 'acct', 'check-1', 'api-checks', 'last7Days', NOW);
+    const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last7Days', NOW);
     expect(summary).toEqual({ range: data.range, from: data.from, to: data.to, labels: data.labels, summary: data.summary, phasesFrom: data.phasesFrom });
     expect(summary).not.toHaveProperty('timestamps');
   });
 
-  it('counts daily rows where the hourly rows are pruned', () => {
-    const { readSide, all } = readSideWithMonth();
+  it('counts daily rows where the hourly rows are pruned', async () => {
+    const { readSide, results, all } = readSideWithMonth();
     const from = Math.ceil((NOW - 30 * DAY_MS) / HOUR_MS) * HOUR_MS;
     const hourlyCutoff = Date.parse('2026-10-15T00:00:00.000Z');
     readSide.rollups.prune('hourly', hourlyCutoff);
-    const data = chartData(readSide.results, 'acct', 'check-1', 'api-checks', 'last30Days', NOW);
+    const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last30Days', NOW);
     // Whole days from the first day boundary in the window, hourly rows after the cutoff, raw results after that.
     const counted = all.filter((each) => Date.parse(each.created_at) >= Math.ceil(from / DAY_MS) * DAY_MS);
     const passing = counted.filter((each) => !each.hasFailures).length;
@@ -88,9 +89,9 @@ describe('the check page chart of a range longer than a day', () => {
 });
 
 describe('the check page chart of the last 24 hours', () => {
-  it('is the raw results exactly, phases included', () => {
-    const { readSide } = readSideWithMonth();
-    const data = chartData(readSide.results, 'acct', 'check-1', 'api-checks', 'last24Hours', NOW);
+  it('is the raw results exactly, phases included', async () => {
+    const { readSide, results } = readSideWithMonth();
+    const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last24Hours', NOW);
     expect(data.from).toBe(new Date(NOW - DAY_MS).toISOString());
     expect(data.phasesFrom).toBeUndefined();
     const exact = computeAnalytics(readSide.results.factsBetween('acct', 'check-1', NOW - DAY_MS, NOW), {

@@ -13,11 +13,12 @@
  *   page near its budget. The window starts on a whole hour, so every hourly row falls in one
  *   bucket. Availability stays exact; percentiles are the histogram's (within 0.99 %); rollups keep
  *   no timing phases, so phases are those of the last day's results (`phasesFrom` says from when).
+ *
+ * Everything is read through the check-results port (facts, rollups, horizons), as the API's analytics.
  */
 import type { AnalyticsKind } from '@vigil/schema';
-import { analyticsInputs, type AnalyticsInputs } from '../readside/analytics-rollups.js';
+import { readAnalyticsInputs, type AnalyticsInputs, type AnalyticsReads } from '../readside/analytics-rollups.js';
 import { BASE_METRICS, computeAnalytics, type AnalyticsQuery } from '../readside/analytics.js';
-import type { ResultsStore } from '../readside/results-store.js';
 import { DAY_MS, HOUR_MS } from '../readside/rollups-store.js';
 import { quickRangeWindow, type TimeWindow } from '../readside/windows.js';
 
@@ -89,17 +90,17 @@ export interface ChartData extends ChartSummary {
  * The stored data a chart of `window` reads, as the top of this file says: raw results for a day or
  * less, else rollup rows up to `rawFrom` and raw results after it.
  */
-function chartInputs(results: ResultsStore, accountId: string, checkId: string, window: TimeWindow): AnalyticsInputs & { rawFrom: number } {
-  if (window.to - window.from <= DAY_MS) return { ...analyticsInputs(results, accountId, checkId, window), rawFrom: window.from };
+async function chartInputs(results: AnalyticsReads, accountId: string, checkId: string, window: TimeWindow): Promise<AnalyticsInputs & { rawFrom: number }> {
+  const horizons = await results.horizons();
+  if (window.to - window.from <= DAY_MS) return { ...(await readAnalyticsInputs(results, accountId, checkId, window, horizons)), rawFrom: window.from };
   const rawFrom = Math.max(window.from, Math.floor((window.to - DAY_MS) / HOUR_MS) * HOUR_MS);
   // The last day as the API answers it (rollups only where its raw results are already pruned).
-  const recent = analyticsInputs(results, accountId, checkId, { from: rawFrom, to: window.to });
-  const hourlyHorizon = results.horizons().hourly;
+  const recent = await readAnalyticsInputs(results, accountId, checkId, { from: rawFrom, to: window.to }, horizons);
   // Hourly rows where they are still kept; whole days before that, as the API's coverage does.
-  const hourlyFrom = hourlyHorizon === undefined ? window.from : Math.min(Math.max(window.from, Math.ceil(hourlyHorizon / DAY_MS) * DAY_MS), rawFrom);
-  const daily = window.from < hourlyFrom ? results.rollupRowsOf(accountId, checkId, 'daily', { from: window.from, to: hourlyFrom }) : [];
-  const hourly = hourlyFrom < rawFrom ? results.rollupRowsOf(accountId, checkId, 'hourly', { from: hourlyFrom, to: rawFrom }) : [];
-  return { facts: recent.facts, rollups: [...daily, ...hourly, ...recent.rollups], rawFrom };
+  const hourlyFrom = horizons.hourly === undefined ? window.from : Math.min(Math.max(window.from, Math.ceil(horizons.hourly / DAY_MS) * DAY_MS), rawFrom);
+  const daily = window.from < hourlyFrom ? await results.rollups(accountId, checkId, 'daily', window.from, hourlyFrom) : [];
+  const hourly = hourlyFrom < rawFrom ? await results.rollups(accountId, checkId, 'hourly', hourlyFrom, rawFrom) : [];
+  return { facts: recent.facts, rollups: [...(daily as AnalyticsInputs['rollups']), ...(hourly as AnalyticsInputs['rollups']), ...recent.rollups], rawFrom };
 }
 
 /** The window of a range: longer ranges start on the hour after `range` ago, so hourly rows fit the buckets. */
@@ -116,7 +117,7 @@ interface ChartPlan {
   readonly query: AnalyticsQuery;
 }
 
-function planChart(results: ResultsStore, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): ChartPlan {
+async function planChart(results: AnalyticsReads, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): Promise<ChartPlan> {
   const window = chartWindow(range, nowMs);
   const chosen = chartMetricsOf(kind);
   const metrics = [...chosen.percentiles, chosen.availability, ...chosen.phases.map((phase) => phase.metric)];
@@ -124,7 +125,7 @@ function planChart(results: ResultsStore, accountId: string, checkId: string, ki
   for (const metric of chosen.percentiles) labels[metric] = metric.slice(metric.lastIndexOf('_') + 1);
   labels['availability'] = 'Availability';
   for (const phase of chosen.phases) labels[phase.metric] = phase.label;
-  const inputs = chartInputs(results, accountId, checkId, window);
+  const inputs = await chartInputs(results, accountId, checkId, window);
   return { window, metrics, labels, inputs, query: { kind, metrics, window, page: 1, limit: 1 } };
 }
 
@@ -148,13 +149,13 @@ function summaryOf(plan: ChartPlan, range: DashboardRange): ChartSummary {
 }
 
 /** The whole range as one row, for the page's table (no buckets: the chart script asks for those). */
-export function chartSummary(results: ResultsStore, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): ChartSummary {
-  return summaryOf(planChart(results, accountId, checkId, kind, range, nowMs), range);
+export async function chartSummary(results: AnalyticsReads, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): Promise<ChartSummary> {
+  return summaryOf(await planChart(results, accountId, checkId, kind, range, nowMs), range);
 }
 
 /** The range's buckets for the charts, and its summary row, from one read of the stored data. */
-export function chartData(results: ResultsStore, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): ChartData {
-  const plan = planChart(results, accountId, checkId, kind, range, nowMs);
+export async function chartData(results: AnalyticsReads, accountId: string, checkId: string, kind: AnalyticsKind, range: DashboardRange, nowMs: number): Promise<ChartData> {
+  const plan = await planChart(results, accountId, checkId, kind, range, nowMs);
   const bucketed = computeAnalytics(plan.inputs.facts, { ...plan.query, aggregationInterval: RANGES[range].bucketMinutes }, plan.inputs.rollups);
   const rows = bucketed.series[0]?.data ?? [];
   const series: Record<string, Array<number | null>> = {};

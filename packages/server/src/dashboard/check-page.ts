@@ -92,7 +92,7 @@ export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void 
   const { results } = readSide;
   const notifications = deps.notificationLog;
 
-  app.get('/dashboard/checks/:id', (c) => {
+  app.get('/dashboard/checks/:id', async (c) => {
     const who = signedIn(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
@@ -110,7 +110,7 @@ export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void 
     const chosen = kind ? chartMetricsOf(kind) : undefined;
     const analytics =
       kind && chosen
-        ? analyticsSection(checkId, chartSummary(results, accountId, checkId, kind, range, now), chosen.phases, chosen.percentiles)
+        ? analyticsSection(checkId, await chartSummary(deps.ports.checkResults, accountId, checkId, kind, range, now), chosen.phases, chosen.percentiles)
         : html`<section><h2>Analytics</h2><p class="empty">This check type has no analytics yet.</p></section>`;
 
     // Newest first, read lazily: a page of results decodes only its own documents.
@@ -172,7 +172,7 @@ ${incidents.length === 0 ? html`<p class="empty">None.</p>` : incidentRows(incid
     return page(c, renderPage({ title: name, viewer: who.viewer, section: 'checks', body, charts: kind !== undefined }));
   });
 
-  app.get('/dashboard/checks/:id/analytics.json', (c) => {
+  app.get('/dashboard/checks/:id/analytics.json', async (c) => {
     const who = signedIn(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
@@ -180,7 +180,7 @@ ${incidents.length === 0 ? html`<p class="empty">None.</p>` : incidentRows(incid
     const check = store.checks.get(accountId, checkId);
     const kind = check ? analyticsKindOf(String(check['checkType'])) : undefined;
     if (!check || !kind) return c.json({ error: 'This account has no such check with analytics.' }, 404, { 'cache-control': 'no-store' });
-    return c.json(chartData(results, accountId, checkId, kind, rangeOf(c.req.query('range')), Date.now()), 200, { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    return c.json(await chartData(deps.ports.checkResults, accountId, checkId, kind, rangeOf(c.req.query('range')), Date.now()), 200, { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   });
 
   app.post('/dashboard/checks/:id/error-groups/:groupId/archive', async (c) => {
