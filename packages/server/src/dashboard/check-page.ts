@@ -152,7 +152,7 @@ ${more ? html`<a href="${base}${queryOf({ range, page: pageNumber + 1 })}#result
       (item) => html`<tr><td>${timeTag(item.timestamp)}</td><td>${item.alertType}</td><td>${item.type} #${item.alertChannelId}</td><td>${item.delivery}</td></tr>`,
     );
     const serviceId = (check['triggerIncident'] as { serviceId?: unknown } | undefined)?.serviceId;
-    const incidents = typeof serviceId === 'string' ? reads.incidentsOfService(accountId, serviceId, 20) : [];
+    const incidents = typeof serviceId === 'string' ? await reads.incidentsOfService(accountId, serviceId, 20) : [];
 
     const status = statuses.get(accountId, checkId);
     const body = html`<p><a href="/dashboard/checks">← All checks</a></p>

@@ -1,17 +1,16 @@
 /**
  * `GET /dashboard/checks`: the account's checks, 50 to a page, with their state, last run, a
  * sparkline of the last 24 hours' response times, tags and group; filtered by state, tag and type
- * and searched by name with the same filters `GET /v1/checks` uses (store/sqlite/check-filters.ts). A page
- * costs the same whatever the number of checks: one paged query for the checks, one for their
- * statuses and one for their hourly rollups.
+ * and searched by name with the same filters `GET /v1/checks` uses (the documents port's query). A
+ * page costs the same whatever the number of checks: one paged query for the checks, one for their
+ * statuses and one for their hourly rollups, all through the storage ports.
  */
 import { CHECK_TYPES, type CheckStatus } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
-import type { StatusStore } from '../readside/statuses.js';
-import { checkFilters } from '../store/sqlite/check-filters.js';
-import { checkStateOf } from '../store/sqlite/statuses.js';
-import type { Store, StoredDoc } from '../store/index.js';
+import type { ResourceDocument } from '../store/document-ports.js';
+import type { StoragePorts } from '../store/ports.js';
+import { checkStateOf } from '../store/check-status-rules.js';
 import { html, ms, queryOf, timeTag, type SafeHtml } from './html.js';
 import { renderPage } from './layout.js';
 import type { HourlyPoint, PageReads } from './page-reads.js';
@@ -55,9 +54,8 @@ export function sparkline(points: readonly HourlyPoint[], checkName: string): Sa
 }
 
 export interface ChecksListDeps extends DashboardDeps {
-  readonly store: Store;
-  readonly statuses: StatusStore;
   readonly reads: PageReads;
+  readonly ports: StoragePorts;
 }
 
 interface ListQuery {
@@ -99,24 +97,29 @@ ${query.q || query.state || query.tag || query.type ? html`<a href="/dashboard/c
 }
 
 export function registerChecksList(app: Hono<AppEnv>, deps: ChecksListDeps): void {
-  const { store, reads } = deps;
+  const { reads, ports } = deps;
 
-  app.get('/dashboard/checks', (c) => {
+  app.get('/dashboard/checks', async (c) => {
     const who = signedIn(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
     const query = listQuery(new URL(c.req.url));
-    const status = query.state === undefined || query.state === 'unknown' ? undefined : { accountId, state: query.state };
-    const filters = checkFilters({ tag: query.tag, checkType: query.type, search: query.q }, status);
-    const found = store.checks.page(accountId, { limit: CHECKS_PER_PAGE, page: query.page, filters });
+    const found = await ports.documents.page('checks', accountId, {
+      limit: CHECKS_PER_PAGE,
+      page: query.page,
+      ...(query.tag === undefined ? {} : { tags: [query.tag] }),
+      ...(query.type === undefined ? {} : { checkType: query.type }),
+      ...(query.q === undefined ? {} : { nameContains: query.q }),
+      ...(query.state === undefined || query.state === 'unknown' ? {} : { state: query.state }),
+    });
     const ids = found.items.map((check) => String(check.id));
-    const statusById = reads.statusesOf(accountId, ids);
     const now = Date.now();
-    const hourly = reads.hourlyOf(accountId, ids, now - DAY_MS, now);
+    const [statusById, hourly] = await Promise.all([reads.statusesOf(accountId, ids), reads.hourlyOf(accountId, ids, now - DAY_MS, now)]);
     const groupIds = [...new Set(found.items.map((check) => check['groupId']).filter((id): id is number => typeof id === 'number'))];
-    const groupNames = new Map(groupIds.map((id) => [id, String(store.checkGroups.get(accountId, id)?.['name'] ?? `Group ${id}`)]));
+    const groupNames = new Map<number, string>();
+    for (const id of groupIds) groupNames.set(id, String((await ports.documents.get('check_groups', accountId, id))?.['name'] ?? `Group ${id}`));
 
-    const rows = found.items.map((check: StoredDoc) => {
+    const rows = found.items.map((check: ResourceDocument) => {
       const id = String(check.id);
       const name = String(check['name'] ?? id);
       const status = statusById.get(id);

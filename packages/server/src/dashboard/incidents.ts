@@ -48,13 +48,13 @@ export function incidentRows(incidents: readonly IncidentState[]): SafeHtml {
 export function registerIncidents(app: Hono<AppEnv>, deps: IncidentsDeps): void {
   const { store, pages, reads } = deps;
 
-  app.get('/dashboard/incidents', (c) => {
+  app.get('/dashboard/incidents', async (c) => {
     const who = signedIn(c, deps);
     if (who instanceof Response) return who;
     const state = c.req.query('state');
     const resolved = state === 'open' ? false : state === 'resolved' ? true : undefined;
     const pageNumber = Math.max(1, Number.parseInt(c.req.query('page') ?? '1', 10) || 1);
-    const found = reads.incidents(who.session.accountId, resolved, { page: pageNumber, limit: INCIDENTS_PER_PAGE });
+    const found = await reads.incidents(who.session.accountId, resolved, { page: pageNumber, limit: INCIDENTS_PER_PAGE });
     const pages_ = Math.max(1, Math.ceil(found.total / INCIDENTS_PER_PAGE));
     const tab = (value: string | undefined, label: string) =>
       html`<a href="/dashboard/incidents${queryOf({ state: value })}"${(value ?? '') === (resolved === undefined ? '' : state) ? html` aria-current="true"` : ''}>${label}</a>`;

@@ -57,7 +57,8 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
     publicUrl: options.publicUrl,
     isStatusPageHost: (c) => c.req.header('host') !== undefined && findPage(readSide.pages, { host: c.req.header('host') }) !== undefined,
   };
-  const reads = new PageReads(store);
+  const { ports } = options.repositories;
+  const reads = new PageReads(ports.dashboardReads);
   // `/` too: the sign-in page, or on a custom domain the status page the handlers below pass it on to.
   const compression = gzipText();
   for (const path of ['/', `${PREFIX}*`]) app.use(path, compression);
@@ -74,10 +75,10 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
     return c.body(asset.body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' });
   });
   registerSignIn(app, deps, options.signInLimit);
-  registerChecksList(app, { ...deps, store, statuses, reads });
+  registerChecksList(app, { ...deps, reads, ports });
   registerCheckPage(app, { ...deps, store, readSide, statuses, notificationLog, reads, ports: options.repositories.ports });
   registerIncidents(app, { ...deps, store, pages: readSide.pages, reads });
-  registerResources(app, { ...deps, store, pages: readSide.pages });
+  registerResources(app, { ...deps, ports });
 
   // Anything else under /dashboard/ is a page that does not exist, said in HTML rather than the API's JSON.
   app.all(`${PREFIX}*`, (c) => {

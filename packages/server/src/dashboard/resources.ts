@@ -11,17 +11,22 @@
  */
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
-import type { PagesStore } from '../readside/pages-store.js';
-import type { Store, StoredDoc } from '../store/index.js';
-import { StateResourceTable } from '../store/sqlite/dashboard-reads.js';
+import type { DashboardReads } from '../store/dashboard-read-ports.js';
+import type { DocumentKind } from '../store/document-ports.js';
+import type { StoredDoc } from '../store/index.js';
+import type { StoragePorts } from '../store/ports.js';
 import { html, timeTag, type SafeHtml } from './html.js';
 import { renderPage, type Section } from './layout.js';
 import { page, signedIn, type DashboardDeps } from './web.js';
 
 export interface ResourcesDeps extends DashboardDeps {
-  readonly store: Store;
-  readonly pages: PagesStore;
+  readonly ports: StoragePorts;
 }
+
+/** Read this many at a time; the lists have no paging, so a list reads on until the last one. */
+const READ_BATCH = 1000;
+/** Status pages listed at most, as before they were read through the ports. */
+const STATUS_PAGES_MAX = 1000;
 
 export interface ManagedBy {
   readonly project: string;
@@ -30,14 +35,14 @@ export interface ManagedBy {
 
 /** Resources of one kind held in the account's state documents on this service, by remote id. */
 export class ManagedResources {
-  readonly #table: StateResourceTable;
+  readonly #reads: DashboardReads;
 
-  constructor(store: Store) {
-    this.#table = new StateResourceTable(store.db);
+  constructor(reads: DashboardReads) {
+    this.#reads = reads;
   }
 
-  of(accountId: string, kind: string): Map<string, ManagedBy> {
-    const rows = this.#table.ofKind(accountId, kind);
+  async of(accountId: string, kind: string): Promise<Map<string, ManagedBy>> {
+    const rows = await this.#reads.stateResourcesOfKind(accountId, kind);
     return new Map(rows.filter((row) => row.remoteId !== null).map((row) => [row.remoteId!, { project: row.project, address: row.address }]));
   }
 }
@@ -65,34 +70,43 @@ const text = (doc: StoredDoc, key: string) => (doc[key] === undefined || doc[key
 const list = (doc: StoredDoc, key: string) => (Array.isArray(doc[key]) ? (doc[key] as unknown[]).map(String).join(', ') : '');
 
 export function registerResources(app: Hono<AppEnv>, deps: ResourcesDeps): void {
-  const { store, pages } = deps;
-  const managed = new ManagedResources(store);
+  const { ports } = deps;
+  const documents = (kind: DocumentKind) => async (accountId: string) => {
+    const docs: StoredDoc[] = [];
+    for (let after = 0; ; ) {
+      const batch = await ports.documents.pageAfter(kind, accountId, after, READ_BATCH);
+      for (const entry of batch) docs.push(entry.doc as StoredDoc);
+      if (batch.length < READ_BATCH) return docs;
+      after = batch.at(-1)!.seq;
+    }
+  };
+  const managed = new ManagedResources(deps.ports.dashboardReads);
 
-  const serve = (path: string, title: string, section: Section, kind: string, load: (accountId: string) => StoredDoc[], columns: readonly Column[]) => {
-    app.get(path, (c) => {
+  const serve = (path: string, title: string, section: Section, kind: string, load: (accountId: string) => Promise<StoredDoc[]>, columns: readonly Column[]) => {
+    app.get(path, async (c) => {
       const who = signedIn(c, deps);
       if (who instanceof Response) return who;
       const accountId = who.session.accountId;
-      const body = listPage(title, section, load(accountId), columns, managed.of(accountId, kind));
+      const body = listPage(title, section, await load(accountId), columns, await managed.of(accountId, kind));
       return page(c, renderPage({ title, viewer: who.viewer, section, body }));
     });
   };
 
-  serve('/dashboard/maintenance-windows', 'Maintenance windows', 'maintenance-windows', 'maintenance-window', (accountId) => store.maintenanceWindows.all(accountId), [
+  serve('/dashboard/maintenance-windows', 'Maintenance windows', 'maintenance-windows', 'maintenance-window', documents('maintenance_windows'), [
     { heading: 'Name', cell: (doc) => text(doc, 'name') },
     { heading: 'Starts', cell: (doc) => timeTag(text(doc, 'startsAt')) },
     { heading: 'Ends', cell: (doc) => timeTag(text(doc, 'endsAt')) },
     { heading: 'Repeats', cell: (doc) => (doc['repeatUnit'] ? `every ${text(doc, 'repeatInterval') || '1'} ${text(doc, 'repeatUnit').toLowerCase()}` : 'no') },
     { heading: 'Tags', cell: (doc) => list(doc, 'tags') },
   ]);
-  serve('/dashboard/alert-channels', 'Alert channels', 'alert-channels', 'alert-channel', (accountId) => store.alertChannels.all(accountId), [
+  serve('/dashboard/alert-channels', 'Alert channels', 'alert-channels', 'alert-channel', documents('alert_channels'), [
     { heading: 'Id', cell: (doc) => String(doc.id) },
     { heading: 'Type', cell: (doc) => text(doc, 'type') },
     // Only the channel's name-like fields: its config holds webhook URLs and keys that a page must not show.
     { heading: 'Name', cell: (doc) => String((doc['config'] as Record<string, unknown> | undefined)?.['name'] ?? (doc['config'] as Record<string, unknown> | undefined)?.['address'] ?? '') },
     { heading: 'Sends', cell: (doc) => ['sendFailure', 'sendRecovery', 'sendDegraded'].filter((key) => doc[key] === true).map((key) => key.slice(4).toLowerCase()).join(', ') },
   ]);
-  serve('/dashboard/status-pages', 'Status pages', 'status-pages', 'status-page', (accountId) => pages.statusPagesAfter(accountId, 0, 1000).map((entry) => entry.page as unknown as StoredDoc), [
+  serve('/dashboard/status-pages', 'Status pages', 'status-pages', 'status-page', async (accountId) => (await ports.statusPages.pageAfter(accountId, 0, STATUS_PAGES_MAX)).map((entry) => entry.page as unknown as StoredDoc), [
     { heading: 'Name', cell: (doc) => html`<a href="/status/${encodeURIComponent(text(doc, 'url'))}">${text(doc, 'name')}</a>` },
     { heading: 'Address', cell: (doc) => html`<code>/status/${text(doc, 'url')}</code>` },
     { heading: 'Custom domain', cell: (doc) => text(doc, 'customDomain') },

@@ -181,6 +181,14 @@ describe('the pages', () => {
     expect(typed.text).toContain('No checks match.');
   });
 
+  it('lists incidents open or resolved, and a page past the last one empty', async () => {
+    const browser = session;
+    expect((await browser.get('/dashboard/incidents?state=open')).text).toContain('Checkout down &lt;script&gt;');
+    expect((await browser.get('/dashboard/incidents?state=resolved')).text).toContain('No incidents.');
+    const far = await browser.get('/dashboard/incidents?page=99999999999999999999');
+    expect([far.status, far.text.includes('No incidents.')]).toEqual([200, true]);
+  });
+
   it('shows a check with its analytics summary, results, error group and incidents, escaped', async () => {
     const browser = session;
     const page = await browser.get(`/dashboard/checks/${FAILING_CHECK}`);

@@ -21,6 +21,7 @@
  */
 import type { AccountProfiles } from './account-profile-ports.js';
 import type { AgentLeases, PrivateLocations } from './agent-ports.js';
+import type { DashboardReads } from './dashboard-read-ports.js';
 import type { Dashboards } from './dashboard-ports.js';
 import type { ResourceDocuments } from './document-ports.js';
 import type { ServiceIdentity } from './service-identity-ports.js';
@@ -378,6 +379,8 @@ export interface StoragePorts {
   readonly subscribers: StatusPageSubscribers;
   /** The service's id and the check groups' triggers (service-identity-ports.ts). */
   readonly serviceIdentity: ServiceIdentity;
+  /** What the web dashboard reads of a page of checks, incidents and project states (dashboard-read-ports.ts). */
+  readonly dashboardReads: DashboardReads;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them

@@ -13,6 +13,7 @@ import { atomically, PostgresAlertStates } from './alert-states.js';
 import { PostgresAlertSubscriptions } from './alert-subscriptions.js';
 import { PostgresCheckResults } from './check-results.js';
 import { PostgresCheckStatuses } from './check-statuses.js';
+import { PostgresDashboardReads } from './dashboard-reads.js';
 import { PostgresDashboards } from './dashboards.js';
 import type { PostgresSchema } from './database.js';
 import { PostgresDocuments } from './documents.js';
@@ -76,6 +77,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     privateLocations: new PostgresPrivateLocations(db),
     subscribers: new PostgresStatusPageSubscribers(db),
     serviceIdentity: new PostgresServiceIdentity(db),
+    dashboardReads: new PostgresDashboardReads(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,

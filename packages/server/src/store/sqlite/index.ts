@@ -12,6 +12,7 @@ import { SqliteAlertStates } from './alerting.js';
 import type { BatchedSqlite } from './batched.js';
 import { SqliteCheckResults } from './check-results-port.js';
 import { SqliteCheckStatuses } from './check-statuses-port.js';
+import { SqliteDashboardReads } from './dashboard-reads-port.js';
 import { SqliteDashboards } from './dashboards.js';
 import { SqliteDocuments, type SqliteDocumentStore } from './documents.js';
 import { SqliteErrorGroups } from './error-groups.js';
@@ -63,6 +64,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     privateLocations: new SqlitePrivateLocations(store),
     subscribers: new SqliteStatusPageSubscribers(store),
     serviceIdentity: new SqliteServiceIdentity(store),
+    dashboardReads: new SqliteDashboardReads(store),
     transaction: async (work) => {
       refuseNestedUnit(ports);
       // Marked as running once its turn on the connection came, not while it waits in line: the
