@@ -18,10 +18,20 @@ export interface AnalyticsInputs {
   rollups: RollupRow[];
 }
 
+/**
+ * `readAnalyticsInputs` read synchronously from a read side's SQLite store, the same parts by the same
+ * split: for tests that build a read side of their own. The service reads through the ports.
+ */
 export function analyticsInputs(results: ResultsStore, accountId: string, checkId: string, window: TimeWindow): AnalyticsInputs {
-  const { raw, rows } = results.rollupsFor(accountId, checkId, window);
+  const coverage = coverageOf(window, results.horizons());
+  const rollups: RollupRow[] = [];
+  for (const granularity of ['daily', 'hourly'] as const) {
+    const part = coverage[granularity];
+    if (part) rollups.push(...results.rollupRowsOf(accountId, checkId, granularity, part));
+  }
+  const raw = coverage.raw;
   const facts = raw.from < raw.to ? results.factsBetween(accountId, checkId, raw.from, raw.to) : [];
-  return { facts, rollups: rows };
+  return { facts, rollups };
 }
 
 /** What analytics reads of stored results through the ports: raw facts, rollup rows, and how far back each is complete. */

@@ -109,11 +109,6 @@ export class ResultsStore {
     )();
   }
 
-  /** The rollup rows answering for `window` and the part left to raw results (rollups-store.ts `coverageOf`). */
-  rollupsFor(accountId: string, checkId: string, window: { from: number; to: number }): ReturnType<RollupsStore['rollupsFor']> {
-    return this.#rollups.rollupsFor(this.#series.find(accountId, checkId), window);
-  }
-
   /** A check's rollup rows of one granularity starting in `window` (rollups-store.ts `rowsOf`). */
   rollupRowsOf(accountId: string, checkId: string, granularity: RollupGranularity, window: { from: number; to: number }): RollupRow[] {
     return this.#rollups.rowsOf(this.#series.find(accountId, checkId), granularity, window);

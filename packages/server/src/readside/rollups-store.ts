@@ -9,8 +9,8 @@
  * each, so the rollups always say exactly what the raw results said before they were pruned.
  *
  * Coverage: pruning records how far back each kind of row has been deleted (`rollup_horizons`), and
- * `rollupsFor` splits a window by those horizons into a raw part, an hourly part and a daily part,
- * each row counted in exactly one of them (see `coverageOf`). The statements are the engine's
+ * `coverageOf` splits a window by those horizons into a raw part, an hourly part and a daily part,
+ * each row counted in exactly one of them (analytics-rollups.ts reads each part through the ports). The statements are the engine's
  * (store/sqlite/rollups.ts); this store says which rows answer for a window and what they mean.
  */
 import type { SqliteDatabase } from '../store/index.js';
@@ -80,24 +80,6 @@ export class RollupsStore {
     const series = this.#series.find(accountId, checkId);
     if (series === undefined) throw new Error(`this is a bug in vigil: no result series for check ${checkId} while rolling up its result`);
     this.#table.add(series, fact);
-  }
-
-  /**
-   * The rollup rows that answer for `window` and the part of it left to raw results, split as
-   * `coverageOf` says; `series` undefined means the check has no results at all.
-   */
-  rollupsFor(series: number | undefined, window: TimeWindow): { raw: TimeWindow; rows: RollupRow[] } {
-    const coverage = coverageOf(window, this.horizons());
-    const rows: RollupRow[] = [];
-    if (series !== undefined) {
-      for (const granularity of ['daily', 'hourly'] as const) {
-        const part = coverage[granularity];
-        if (!part) continue;
-        const spanMs = spanOf(granularity);
-        for (const row of this.#table.rows(series, granularity, part.from, part.to)) rows.push(rollupRowOf(row, spanMs));
-      }
-    }
-    return { raw: coverage.raw, rows };
   }
 
   /**
