@@ -343,7 +343,8 @@ export class AgentHub {
         this.#wake(queue);
         continue;
       }
-      if (!record) continue;
+      // Stopped meanwhile: the service is closing its database.
+      if (!record || this.#stopped) continue;
       const where = describeQueue(queue);
       for (const run of await this.#leases.waiting(queue, now - this.leaseMs, now, WAITING_BATCH)) {
         const job = runJobOfWire(run.job);

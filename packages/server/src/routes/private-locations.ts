@@ -32,7 +32,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     if (revoked && c.res.status < 300) for (const keyId of revoked) hub.revokeKey(keyId);
   });
   const find = async (tx: TransactionPorts, accountId: string, id: string): Promise<PrivateLocationDocument> => {
-    const doc = await tx.privateLocations.get(accountId, id);
+    const doc = storableId(id) ? await tx.privateLocations.get(accountId, id) : undefined;
     if (!doc) throw notFound('Private location', id);
     return doc;
   };
@@ -78,7 +78,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     return withAgents(tx, account.id, merged);
   });
   ctx.routeUnit(ENDPOINTS['privateLocations.delete'], async ({ c, tx, account, params }) => {
-    const keyIds = await tx.privateLocations.remove(account.id, params.id);
+    const keyIds = storableId(params.id) ? await tx.privateLocations.remove(account.id, params.id) : undefined;
     if (keyIds === undefined) throw notFound('Private location', params.id);
     revokedBy.set(c, keyIds);
   });
@@ -91,9 +91,14 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   );
   ctx.routeUnit(ENDPOINTS['privateLocations.deleteKey'], async ({ c, tx, account, params }) => {
     const locationId = String((await find(tx, account.id, params.id))['id']);
-    if (!(await tx.privateLocations.removeKey(account.id, locationId, params.keyId))) throw notFound('Private location key', params.keyId);
+    if (!storableId(params.keyId) || !(await tx.privateLocations.removeKey(account.id, locationId, params.keyId))) throw notFound('Private location key', params.keyId);
     revokedBy.set(c, [params.keyId]);
   });
+}
+
+/** Whether an id from a path could name a stored location or key at all (a longer one names none). */
+function storableId(id: string): boolean {
+  return id.length > 0 && id.length <= 255;
 }
 
 /** Agent versions in release order (`0.10.0` after `0.9.0`), text after the numbers as a tie-break. */
