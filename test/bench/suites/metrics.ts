@@ -26,6 +26,8 @@
  * per interval (client in its own process: the client is not in the process).
  * The CPU time per scrape is the figure least moved by other work on the machine.
  * VIGIL_BENCH_METRICS_BUCKETS=LIST measures the server started with `--metrics-buckets LIST`.
+ * VIGIL_BENCH_METRICS_ONLY=spread measures the spread case alone (client in its own process), the
+ * one still over its goal, in a fifth of the suite's time: for profiles and alternated pairs.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -36,7 +38,7 @@ import { pathToFileURL } from 'node:url';
 import { createApp, type ServiceApp } from '../../../packages/server/src/app.js';
 import { parseResponseTimeBuckets } from '../../../packages/server/src/metrics/response-time-buckets.js';
 import { statusesOf } from '../../../packages/server/src/readside/statuses.js';
-import { median, repeat, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+import { median, repeat, type BenchContext, type BenchFigure, type BenchGoal, type BenchSuite } from '../harness.js';
 
 const CHECKS = 10_000;
 const SCRAPES_PER_RUN = 20;
@@ -56,6 +58,21 @@ async function idleUntil(at: number): Promise<number> {
   await sleep(at - performance.now());
   const spent = process.cpuUsage(before);
   return (spent.user + spent.system) / 1000;
+}
+
+/** The figures of the spread case (client in its own process). */
+function spreadFigures(spread: Measured, id: (name: string) => string, cpu: string, kib: (bytes: number) => string, goal: BenchGoal): BenchFigure[] {
+  const spreadNote = `as running, the ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} results stored between two scrapes by every fourth check (every block of the service's kept text changes); ${kib(spread.bytes)} each`;
+  const figures: BenchFigure[] = [
+    { id: id('spread-scrape-median'), label: 'GET /metrics server time, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.medians, note: spreadNote },
+    { id: id('spread-scrape-p99'), issue: 27, label: 'GET /metrics server time, p99 scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.p99s, note: spreadNote, goal },
+    { id: id('spread-scrape-first-byte'), label: 'GET /metrics time to first byte, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.firstBytes, note: spreadNote },
+    { id: id('spread-scrape-cpu'), label: `GET /metrics ${cpu}, median scrape, checks running, results spread`, unit: 'ms', better: 'lower', runs: spread.cpus, note: spreadNote },
+  ];
+  if (spread.aheadCpus.length > 0) {
+    figures.push({ id: id('spread-between-cpu'), label: 'CPU time of the service between two scrapes, outside scrapes and stores, median interval, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.aheadCpus, note: spreadNote });
+  }
+  return figures;
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -316,7 +333,15 @@ export const suite: BenchSuite = {
     const kib = (bytes: number) => `${Math.round(bytes / 1024).toLocaleString('en-US')} KiB`;
     const goal = { text: '≤ 50 ms at 10,000 checks', met: (ours: number) => ours <= 50 };
     const figures: BenchFigure[] = [];
-    for (const place of ['same-process', 'own-process'] as const) {
+    const spreadOnly = process.env['VIGIL_BENCH_METRICS_ONLY'] === 'spread';
+    for (const place of spreadOnly ? (['own-process'] as const) : (['same-process', 'own-process'] as const)) {
+      // The same-process figures keep their first ids, so they compare with the sections before.
+      const id = (name: string) => (place === 'same-process' ? `metrics.${name}` : `metrics.own-process.${name}`);
+      const cpu = place === 'same-process' ? 'CPU time (service and client)' : 'CPU time of the service';
+      if (spreadOnly) {
+        figures.push(...spreadFigures(await measure(context, 'spread', place), id, cpu, kib, goal));
+        continue;
+      }
       const statusesOnly = await measure(context, 'none', place);
       const running = await measure(context, 'consecutive', place);
       context.log(`metrics (client ${place}): ${CHECKS} checks, ${SCRAPES_PER_RUN} scrapes per run; statuses only ${kib(statusesOnly.bytes)}, running ${kib(running.bytes)} per scrape`);
@@ -324,9 +349,6 @@ export const suite: BenchSuite = {
       const note = `${CHECKS} checks of one account with their last runs stored, operator's token, over loopback, ${client}, ${SCRAPES_PER_RUN} scrapes per run after one warm-up; ${kib(statusesOnly.bytes)} each`;
       const pacing = INTERVAL_MS > 0 ? ` in ${RESULT_BATCHES} batches over ${INTERVAL_MS} ms from scrape to scrape` : ' right before the scrape';
       const runningNote = `as above, each check also run once in this process (19 series a check: the default 6 buckets), and ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} new results stored between two scrapes${pacing}; ${kib(running.bytes)} each`;
-      // The same-process figures keep their first ids, so they compare with the sections before.
-      const id = (name: string) => (place === 'same-process' ? `metrics.${name}` : `metrics.own-process.${name}`);
-      const cpu = place === 'same-process' ? 'CPU time (service and client)' : 'CPU time of the service';
       figures.push(
         { id: id('scrape-median'), label: 'GET /metrics server time, median scrape', unit: 'ms', better: 'lower', runs: statusesOnly.medians, note },
         { id: id('scrape-p99'), issue: 27, label: 'GET /metrics server time, p99 scrape', unit: 'ms', better: 'lower', runs: statusesOnly.p99s, note, goal },
@@ -343,16 +365,7 @@ export const suite: BenchSuite = {
       if (place === 'own-process') {
         const spread = await measure(context, 'spread', place);
         context.log(`metrics (client ${place}): running, spread ${kib(spread.bytes)} per scrape`);
-        const spreadNote = `as running, the ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} results stored between two scrapes by every fourth check (every block of the service's kept text changes); ${kib(spread.bytes)} each`;
-        figures.push(
-          { id: id('spread-scrape-median'), label: 'GET /metrics server time, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.medians, note: spreadNote },
-          { id: id('spread-scrape-p99'), issue: 27, label: 'GET /metrics server time, p99 scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.p99s, note: spreadNote, goal },
-          { id: id('spread-scrape-first-byte'), label: 'GET /metrics time to first byte, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.firstBytes, note: spreadNote },
-          { id: id('spread-scrape-cpu'), label: `GET /metrics ${cpu}, median scrape, checks running, results spread`, unit: 'ms', better: 'lower', runs: spread.cpus, note: spreadNote },
-        );
-        if (spread.aheadCpus.length > 0) {
-          figures.push({ id: id('spread-between-cpu'), label: 'CPU time of the service between two scrapes, outside scrapes and stores, median interval, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.aheadCpus, note: spreadNote });
-        }
+        figures.push(...spreadFigures(spread, id, cpu, kib, goal));
       }
     }
     return figures;
