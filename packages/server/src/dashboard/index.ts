@@ -55,7 +55,7 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
     sessions: new SessionStore(),
     accounts: options.accounts,
     publicUrl: options.publicUrl,
-    isStatusPageHost: (c) => c.req.header('host') !== undefined && findPage(readSide.pages, { host: c.req.header('host') }) !== undefined,
+    isStatusPageHost: async (c) => c.req.header('host') !== undefined && (await findPage(options.repositories.ports, { host: c.req.header('host') })) !== undefined,
   };
   const { ports } = options.repositories;
   const reads = new PageReads(ports.dashboardReads);

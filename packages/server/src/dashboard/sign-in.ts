@@ -72,7 +72,7 @@ export function registerSignIn(app: Hono<AppEnv>, deps: DashboardDeps, limit: Ra
 
   app.get('/', async (c, next) => {
     // On a status page's custom domain, `/` is that page (public-pages/routes.ts).
-    if (deps.isStatusPageHost(c)) return next();
+    if (await deps.isStatusPageHost(c)) return next();
     if (deps.sessions.get(sessionIdOf(c), Date.now())) return c.redirect('/dashboard/checks', 303);
     return showForm(c);
   });

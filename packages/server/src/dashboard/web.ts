@@ -36,7 +36,7 @@ export interface DashboardDeps {
   readonly accounts: AccountRegistry;
   readonly publicUrl: () => string | undefined;
   /** Whether the request's Host is a status page's custom domain, where `/` is that page. */
-  readonly isStatusPageHost: (c: Context<AppEnv>) => boolean;
+  readonly isStatusPageHost: (c: Context<AppEnv>) => Promise<boolean>;
 }
 
 export function page(c: Context<AppEnv>, body: string, status = 200, headers: Record<string, string> = {}): Response {

@@ -42,15 +42,30 @@ export class RenderedPageCache {
     this.#now = now;
   }
 
-  /** The kept rendering of `key`, or a new one from `render` (then kept). */
-  get(key: string, render: () => Pick<RenderedPage, 'html' | 'policy'>): RenderedPage {
-    const fingerprint = this.#fingerprint();
+  /**
+   * The kept rendering of `key`, or a new one from `render` (then kept). `fingerprint`, when given, is
+   * the one read before what `render` shows was read (a caller that reads asynchronously): a write
+   * after it renders the page again.
+   */
+  get(key: string, render: () => Pick<RenderedPage, 'html' | 'policy'>, fingerprint = this.#fingerprint()): RenderedPage {
+    const kept = this.kept(key, fingerprint);
+    if (kept) return kept;
     const now = this.#now();
-    const kept = this.#kept.get(key);
-    if (kept && kept.fingerprint === fingerprint && now - kept.renderedMs < MAX_AGE_MS && now >= kept.renderedMs) return kept.page;
     const page: RenderedPage = { ...render() };
     this.#kept.set(key, { page, renderedMs: now, fingerprint });
     return page;
+  }
+
+  /** What the kept pages are checked against now (the constructor's `fingerprint`). */
+  fingerprint(): string {
+    return this.#fingerprint();
+  }
+
+  /** The kept rendering of `key` while it is current for `fingerprint`, else undefined. */
+  kept(key: string, fingerprint = this.#fingerprint()): RenderedPage | undefined {
+    const now = this.#now();
+    const kept = this.#kept.get(key);
+    return kept && kept.fingerprint === fingerprint && now - kept.renderedMs < MAX_AGE_MS && now >= kept.renderedMs ? kept.page : undefined;
   }
 
   /** The page's gzip, made once per rendering. */

@@ -1,21 +1,24 @@
 /**
- * Everything a public status page shows, read through the stores and turned into plain data the
+ * Everything a public status page shows, read through the stores (the page and its incidents through
+ * the storage ports, which every replica shares) and turned into plain data the
  * renderers (HTML, summary.json, Atom, badges) share, so the four never disagree about a state.
  * Pages are found by name across every account, as they are reached: by their `url` slug or, on a
  * request whose Host is a page's `customDomain`, at that host.
  */
 import { isActive, coversCheck, occurrencesBetween, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { IncidentState, IncidentUpdateState } from '../readside/incidents.js';
-import type { PagesStore, StatusPageDoc } from '../readside/pages-store.js';
+import type { StatusPageDoc } from '../readside/pages-store.js';
 import type { StatusStore } from '../readside/statuses.js';
 import type { Store, StoredDoc } from '../store/index.js';
+import type { StoragePorts } from '../store/ports.js';
 import { webUrl } from './escape.js';
 import { componentStatus, pageStatus, serviceState, type ComponentStatus, type Indicator, type ServiceState } from './states.js';
 import { dayWindow, shareOf, uptimeOfServices, DAY_MS, type DayUptime, type Interval, type UptimeCheck, type UptimeSource } from './uptime.js';
 
 export interface PublicPageDeps {
   readonly store: Store;
-  readonly pages: PagesStore;
+  /** Status pages and their incidents. */
+  readonly ports: Pick<StoragePorts, 'statusPages' | 'incidents'>;
   readonly uptime: UptimeSource;
   readonly statuses: StatusStore;
 }
@@ -37,12 +40,15 @@ export function hostnameOf(host: string | undefined): string | undefined {
  * request's host when there is no slug (`/`). A request arriving on one page's custom domain is
  * answered only with that page, so an account's domain never shows another account's page.
  */
-export function findPage(pages: PagesStore, request: { host: string | undefined; slug?: string }): FoundPage | undefined {
+export async function findPage(ports: Pick<StoragePorts, 'statusPages'>, request: { host: string | undefined; slug?: string }): Promise<FoundPage | undefined> {
+  const pages = ports.statusPages;
   const hostname = hostnameOf(request.host);
-  const onDomain = hostname === undefined ? undefined : pages.statusPageHolding('custom_domain', hostname);
-  const held = request.slug === undefined ? onDomain : pages.statusPageHolding('url', request.slug.toLowerCase());
+  // A name no page could hold (empty, or longer than any stored one) is no page's.
+  const holding = async (name: 'url' | 'customDomain', value: string) => (value === '' || value.length > 255 ? undefined : pages.holding(name, value));
+  const onDomain = hostname === undefined ? undefined : await holding('customDomain', hostname);
+  const held = request.slug === undefined ? onDomain : await holding('url', request.slug.toLowerCase());
   if (!held || (onDomain && (onDomain.accountId !== held.accountId || onDomain.id !== held.id))) return undefined;
-  const page = pages.statusPage(held.accountId, held.id);
+  const page = (await pages.get(held.accountId, held.id)) as StatusPageDoc | undefined;
   return page ? { accountId: held.accountId, page } : undefined;
 }
 
@@ -111,15 +117,15 @@ interface LinkedCheck {
   readonly tags: readonly string[];
 }
 
-export function loadPageView(deps: PublicPageDeps, found: FoundPage, options: ViewOptions): PageView {
+export async function loadPageView(deps: PublicPageDeps, found: FoundPage, options: ViewOptions): Promise<PageView> {
   const { accountId, page } = found;
   const { store } = deps;
   const { nowMs } = options;
+  const shownIncidents = (await deps.ports.incidents.openOrUpdatedSince(accountId, new Date(nowMs - options.historyDays * DAY_MS).toISOString())) as IncidentState[];
   const windows = store.maintenanceWindows.all(accountId).map((doc) => doc as unknown as MaintenanceWindowLike & StoredDoc);
   const serviceIds = [...new Set((page.cards ?? []).flatMap((card) => card.services.map((ref) => ref.id)))];
   const checksOf = new Map(serviceIds.map((id) => [id, linkedChecks(store, accountId, id)]));
-  const incidents = deps.pages
-    .incidentsOpenOrUpdatedSince(accountId, new Date(nowMs - options.historyDays * DAY_MS).toISOString())
+  const incidents = shownIncidents
     .filter((incident) => incident.serviceIds.some((id) => checksOf.has(id)))
     .map((incident) => ({ ...incident, incidentUpdates: newestFirst(incident.incidentUpdates) }));
   const open = incidents.filter((incident) => incident.lastUpdateStatus !== 'RESOLVED');

@@ -62,23 +62,28 @@ function notFoundError(what: string): HttpError {
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   const { readSide, statuses } = ctx.repositories;
-  const deps: PublicPageDeps = { store: ctx.store, pages: readSide.pages, uptime: uptimeSource(readSide.results, new RollupTotalsTable(ctx.store.db)), statuses };
+  const { ports } = ctx.repositories;
+  const deps: PublicPageDeps = { store: ctx.store, ports, uptime: uptimeSource(readSide.results, new RollupTotalsTable(ctx.store.db)), statuses };
   const origin = (c: Context<AppEnv>) => ctx.publicUrl() ?? new URL(c.req.url).origin;
-  const find = (c: Context<AppEnv>, slug?: string): FoundPage | undefined =>
-    findPage(deps.pages, { host: c.req.header('host'), ...(slug === undefined ? {} : { slug }) });
+  const find = (c: Context<AppEnv>, slug?: string): Promise<FoundPage | undefined> =>
+    findPage(ports, { host: c.req.header('host'), ...(slug === undefined ? {} : { slug }) });
   const view = (found: FoundPage, options: Omit<ViewOptions, 'nowMs'>) => loadPageView(deps, found, { ...options, nowMs: Date.now() });
 
   const { store } = ctx;
-  const pageCache = new RenderedPageCache(() =>
-    [readSide.pages.revision, store.services.revision, store.maintenanceWindows.revision, store.checks.revision, store.checkGroups.revision].join(':'),
-  );
-  const html = (c: Context<AppEnv>, found: FoundPage | undefined) => {
+  // The status pages' revision (pages and incidents, written by any replica) is the database's, read
+  // for each request; the others are this process's collections'.
+  const pageCache = new RenderedPageCache(() => [store.services.revision, store.maintenanceWindows.revision, store.checks.revision, store.checkGroups.revision].join(':'));
+  const html = async (c: Context<AppEnv>, found: FoundPage | undefined) => {
     if (!found) return c.html(renderNotFound(), 404, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(undefined) });
-    const rendered = pageCache.get(`${found.accountId}\u0000${found.page.id}`, () => {
-      const shown = view(found, PAGE_VIEW);
+    const key = `${found.accountId}\u0000${found.page.id}`;
+    // Read before the page's incidents are: a write after it renders the page again.
+    const fingerprint = `${await ports.statusPages.revision()}:${pageCache.fingerprint()}`;
+    let rendered = pageCache.kept(key, fingerprint);
+    if (!rendered) {
+      const shown = await view(found, PAGE_VIEW);
       const form = ctx.subscriptionMail && typeof found.page.url === 'string' ? subscribeForm(found.page.url) : '';
-      return { html: renderPage(shown, form), policy: contentSecurityPolicy(shown) };
-    });
+      rendered = pageCache.get(key, () => ({ html: renderPage(shown, form), policy: contentSecurityPolicy(shown) }), fingerprint);
+    }
     const headers = { ...PAGE_HEADERS, 'content-security-policy': rendered.policy };
     const gzipped = acceptsGzip(c.req.header('accept-encoding')) ? RenderedPageCache.gzipped(rendered) : null;
     if (gzipped === null) return c.html(rendered.html, 200, headers);
@@ -108,31 +113,31 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
 
   // `/` is a page only on a page's custom domain; the dashboard answers it on any other host and
   // passes it on only for a custom domain, so the 404 below is for a page removed in between.
-  app.get('/', (c) => {
-    const found = find(c);
+  app.get('/', async (c) => {
+    const found = await find(c);
     if (!found) throw new HttpError(404, `Route ${c.req.method} ${c.req.path} not found`);
     return html(c, found);
   });
-  app.get('/status/:slug', (c) => html(c, find(c, c.req.param('slug'))));
+  app.get('/status/:slug', async (c) => html(c, await find(c, c.req.param('slug'))));
 
-  app.get('/status/:slug/summary.json', (c) => {
-    const found = find(c, c.req.param('slug'));
+  app.get('/status/:slug/summary.json', async (c) => {
+    const found = await find(c, c.req.param('slug'));
     if (!found) throw notFoundError(c.req.param('slug'));
     // Widgets on the owner's other sites read it from the browser.
-    return c.json(summaryJson(view(found, STATE_VIEW), origin(c)), 200, { ...PAGE_HEADERS, 'access-control-allow-origin': '*' });
+    return c.json(summaryJson(await view(found, STATE_VIEW), origin(c)), 200, { ...PAGE_HEADERS, 'access-control-allow-origin': '*' });
   });
 
-  app.get('/status/:slug/feed.atom', (c) => {
-    const found = find(c, c.req.param('slug'));
+  app.get('/status/:slug/feed.atom', async (c) => {
+    const found = await find(c, c.req.param('slug'));
     if (!found) throw notFoundError(c.req.param('slug'));
-    return c.body(atomFeed(view(found, FEED_VIEW), origin(c)), 200, { ...PAGE_HEADERS, 'content-type': 'application/atom+xml; charset=utf-8' });
+    return c.body(atomFeed(await view(found, FEED_VIEW), origin(c)), 200, { ...PAGE_HEADERS, 'content-type': 'application/atom+xml; charset=utf-8' });
   });
 
-  app.get('/status/:slug/badge/:file', (c) => {
-    const found = find(c, c.req.param('slug'));
+  app.get('/status/:slug/badge/:file', async (c) => {
+    const found = await find(c, c.req.param('slug'));
     if (!found) throw notFoundError(c.req.param('slug'));
     const file = c.req.param('file');
-    const service = file.endsWith('.svg') ? view(found, STATE_VIEW).services.get(file.slice(0, -'.svg'.length)) : undefined;
+    const service = file.endsWith('.svg') ? (await view(found, STATE_VIEW)).services.get(file.slice(0, -'.svg'.length)) : undefined;
     if (!service) throw new HttpError(404, `Service ${file.replace(/\.svg$/, '')} is not on status page ${c.req.param('slug')}`);
     return c.body(badgeSvg(service), 200, {
       ...PAGE_HEADERS,

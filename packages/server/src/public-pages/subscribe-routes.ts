@@ -47,7 +47,7 @@ export interface SubscribeDeps {
   readonly publicUrl: () => string | undefined;
   /** Present when the service sends e-mail (`--smtp` with the scheduler delivering); absent, the form is not offered. */
   readonly mail: SubscriptionMailOptions | undefined;
-  readonly find: (c: Context<AppEnv>, slug: string) => FoundPage | undefined;
+  readonly find: (c: Context<AppEnv>, slug: string) => Promise<FoundPage | undefined>;
   /** Answers HTML with the public pages' headers and policy. */
   readonly html: (c: Context<AppEnv>, body: string, status: 200 | 400 | 403 | 404 | 413) => Response;
 }
@@ -86,7 +86,7 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
   const notFound = (c: Context<AppEnv>) => deps.html(c, renderNotFound(), 404);
 
   app.post('/status/:slug/subscribe', async (c) => {
-    const found = deps.find(c, c.req.param('slug'));
+    const found = await deps.find(c, c.req.param('slug'));
     if (!found) return notFound(c);
     const info = infoOf(found);
     if (!deps.mail) {
@@ -133,7 +133,7 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
 
   /** The page and subscription a link's token names, or the page that refuses it. */
   const fromToken = async (c: Context<AppEnv>, purpose: TokenPurpose) => {
-    const found = deps.find(c, c.req.param('slug') ?? '');
+    const found = await deps.find(c, c.req.param('slug') ?? '');
     if (!found) return { refused: notFound(c) };
     const info = infoOf(found);
     const checked = checkToken(subscriptions.secret, purpose, { accountId: found.accountId, statusPageId: found.page.id }, c.req.query('token') ?? '', Date.now());

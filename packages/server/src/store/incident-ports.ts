@@ -37,6 +37,12 @@ export interface Incidents {
   get(accountId: string, id: string): Promise<IncidentDocument | undefined>;
   /** Up to `limit` of the account's incidents created before the one at `beforeSeq`, newest first. */
   pageBefore(accountId: string, beforeSeq: number, limit: number): Promise<SequencedIncident[]>;
+  /**
+   * The account's incidents still open, and those changed (`updated_at`) at or after `sinceIso`,
+   * newest first: what a public status page shows. Incidents are few (a person or one failure episode
+   * opens each), so engines may read the account's rows rather than index them.
+   */
+  openOrUpdatedSince(accountId: string, sinceIso: string): Promise<IncidentDocument[]>;
   /** Replaces the stored incident of its id, keeping its place; false when there is none. */
   replace(accountId: string, incident: IncidentDocument): Promise<boolean>;
   /** Deletes the incident; false when there was none. */

@@ -21,6 +21,20 @@ function incident(id: string, status: IncidentDocument['lastUpdateStatus'] = 'IN
 }
 
 describe.each(engines)('incidents on $name', (engine) => {
+  it('lists the account’s open incidents and those changed since a moment, newest first, as a public page shows them', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const at = (doc: IncidentDocument, updatedAt: string): IncidentDocument => ({ ...doc, updated_at: updatedAt });
+    await a.incidents.insert('acc', at(incident('old-open'), '2024-01-01T00:00:00.000Z'));
+    await a.incidents.insert('acc', at(incident('old-resolved', 'RESOLVED'), '2024-01-01T00:00:00.000Z'));
+    await a.incidents.insert('acc', at(incident('recent-resolved', 'RESOLVED'), '2024-05-10T00:00:00.000Z'));
+    await a.incidents.insert('acc', at(incident('edge-resolved', 'RESOLVED'), '2024-05-01T00:00:00.000Z'));
+    await a.incidents.insert('other', at(incident('elsewhere'), '2024-05-10T00:00:00.000Z'));
+    const shown = await b.incidents.openOrUpdatedSince('acc', '2024-05-01T00:00:00.000Z');
+    expect(shown.map((each) => each.id)).toEqual(['edge-resolved', 'recent-resolved', 'old-open']);
+    expect(shown[2]).toEqual(at(incident('old-open'), '2024-01-01T00:00:00.000Z'));
+    expect(await b.incidents.openOrUpdatedSince('nobody', '2024-05-01T00:00:00.000Z')).toEqual([]);
+  });
+
   it('gives an incident back as written, from another replica, and replaces and removes it', async () => {
     const [a, b] = await twoReplicas(engine);
     await a.incidents.insert('acc', incident('i1'));

@@ -14,6 +14,7 @@ import {
   type Incidents,
   type SequencedIncident,
 } from '../incident-ports.js';
+import { text } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
 
 /** On the pool, or on a unit of work's transaction. */
@@ -50,6 +51,17 @@ export class PostgresIncidents implements Incidents {
     const { rows } = await sql<{ seq: string; state: string }>`
       SELECT seq, state FROM incidents WHERE account_id = ${accountId} AND seq < ${beforeSeq} ORDER BY seq DESC LIMIT ${limit}`.execute(this.#db);
     return rows.map((row) => ({ seq: Number(row.seq), incident: JSON.parse(row.state) as IncidentDocument }));
+  }
+
+  async openOrUpdatedSince(accountId: string, sinceIso: string): Promise<IncidentDocument[]> {
+    text('accountId', accountId);
+    text('sinceIso', sinceIso, 64);
+    // `updated_at` compared as the text SQLite compares (ISO 8601 of one format sorts as it reads), in the C collation.
+    const { rows } = await sql<{ state: string }>`
+      SELECT state FROM incidents WHERE account_id = ${accountId}
+        AND (last_status <> 'RESOLVED' OR (state::jsonb ->> 'updated_at') COLLATE "C" >= ${sinceIso})
+      ORDER BY seq DESC`.execute(this.#db);
+    return rows.map((row) => JSON.parse(row.state) as IncidentDocument);
   }
 
   async replace(accountId: string, incident: IncidentDocument): Promise<boolean> {

@@ -15,6 +15,7 @@ import {
   type Incidents,
   type SequencedIncident,
 } from '../incident-ports.js';
+import { text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 
 /** The statements, prepared once per connection's port. */
@@ -22,6 +23,7 @@ class IncidentStatements {
   readonly insert: Statement;
   readonly get: Statement;
   readonly before: Statement;
+  readonly openOrSince: Statement;
   readonly replace: Statement;
   readonly remove: Statement;
   readonly openOfCheck: Statement;
@@ -32,6 +34,13 @@ class IncidentStatements {
     this.insert = db.prepare('INSERT INTO incidents (account_id, id, state) VALUES (?, ?, ?)');
     this.get = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?').pluck();
     this.before = db.prepare('SELECT seq, state FROM incidents WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
+    this.openOrSince = db
+      .prepare(
+        `SELECT state FROM incidents WHERE account_id = ?
+           AND (json_extract(state, '$.lastUpdateStatus') <> 'RESOLVED' OR json_extract(state, '$.updated_at') >= ?)
+         ORDER BY seq DESC`,
+      )
+      .pluck();
     this.replace = db.prepare('UPDATE incidents SET state = ? WHERE account_id = ? AND id = ?');
     this.remove = db.prepare('DELETE FROM incidents WHERE account_id = ? AND id = ?');
     this.openOfCheck = db
@@ -85,6 +94,12 @@ export class SqliteIncidents implements Incidents {
     checkPageBefore(accountId, beforeSeq, limit);
     const rows = this.#statements().before.all(accountId, beforeSeq, limit) as Array<{ seq: number; state: string }>;
     return rows.map((row) => ({ seq: row.seq, incident: JSON.parse(row.state) as IncidentDocument }));
+  }
+
+  async openOrUpdatedSince(accountId: string, sinceIso: string): Promise<IncidentDocument[]> {
+    text('accountId', accountId);
+    text('sinceIso', sinceIso, 64);
+    return (this.#statements().openOrSince.all(accountId, sinceIso) as string[]).map((state) => JSON.parse(state) as IncidentDocument);
   }
 
   async replace(accountId: string, incident: IncidentDocument): Promise<boolean> {
