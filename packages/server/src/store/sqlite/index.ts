@@ -41,6 +41,7 @@ export interface PortedStore extends SqliteDocumentStore {
 
 export function sqlitePorts(store: PortedStore): StoragePorts {
   let unitPorts: TransactionPorts | undefined;
+  const failedWrites = new FailedWrites();
   const ports: StoragePorts = {
     idempotency: new SqliteIdempotencyKeys(store, store.idempotency),
     rateLimits: new SqliteRateLimitWindows(store),
@@ -73,8 +74,9 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
         runAsUnitOf(ports, () => {
           // Built at the first unit, while its savepoint is open (the guard below refuses a write
           // otherwise), and kept: one unit at a time runs on the connection.
-          unitPorts ??= portsInsideUnit(store);
-          return work(unitPorts);
+          unitPorts ??= portsInsideUnit(store, failedWrites);
+          const inUnit = unitPorts;
+          return failedWrites.within(() => work(inUnit));
         }),
       );
     },
@@ -84,15 +86,48 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
 }
 
 /**
+ * The writes of a run's record inside a unit (results, error groups, status) that threw after
+ * changing rows, remembered by the innermost scope open (the unit, or a `savepoint` of it): that scope
+ * fails with the write's error even if `work` caught it, so its rollback takes the write's half with
+ * it, as a failed statement aborts a PostgreSQL transaction. Instead of a savepoint per write: SQLite
+ * copies every page a savepoint's statements touch into its statement journal, a quarter of the CPU
+ * of a heartbeat's recorded ping. Who records a run lets any failure of it fail the unit anyway.
+ */
+class FailedWrites {
+  readonly #open: Array<{ failure?: { error: unknown } }> = [];
+
+  async within<T>(work: () => Promise<T>): Promise<T> {
+    const scope: { failure?: { error: unknown } } = {};
+    this.#open.push(scope);
+    try {
+      const result = await work();
+      if (scope.failure) throw scope.failure.error;
+      return result;
+    } finally {
+      this.#open.splice(this.#open.lastIndexOf(scope), 1);
+    }
+  }
+
+  failed(error: unknown): void {
+    const scope = this.#open.at(-1);
+    if (scope) scope.failure ??= { error };
+  }
+}
+
+/**
  * The ports a unit writes through: the same classes on the same collections, but a write runs its
  * statements at once in the unit's savepoint instead of joining the group commit and awaiting it
  * (which waits for the unit: it would never resolve). Used after its unit ended, a write throws
- * rather than land outside any unit.
+ * rather than land outside any unit. A write that throws is undone alone (a savepoint of its own)
+ * and the unit goes on, except a write of a run's record (`runRecord`): one that throws having
+ * changed nothing (a refusal after its reads) leaves the unit to go on, one that changed rows fails
+ * its scope (FailedWrites).
  */
-function portsInsideUnit(store: PortedStore): TransactionPorts {
+function portsInsideUnit(store: PortedStore, failedWrites: FailedWrites): TransactionPorts {
   // One savepoint wrapper for every write of every unit (better-sqlite3 builds four functions per `transaction()`).
   const inSavepoint = store.db.transaction((work: () => unknown) => work());
-  const direct: SqliteDocumentStore & BatchedSqlite = {
+  const totalChanges = store.db.prepare('SELECT total_changes()').pluck();
+  const unitStore = (writeBatched: BatchedSqlite['writeBatched']): SqliteDocumentStore & BatchedSqlite => ({
     checks: store.checks,
     checkGroups: store.checkGroups,
     alertChannels: store.alertChannels,
@@ -102,8 +137,18 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
       if (!store.unitOpen) throw new Error('a port of a unit of work was used after the unit ended; this is a bug in vigil');
       return store.db;
     },
-    writeBatched: (work) => ({ result: inSavepoint(work) as ReturnType<typeof work>, committed: Promise.resolve() }),
-  };
+    writeBatched,
+  });
+  const direct = unitStore((work) => ({ result: inSavepoint(work) as ReturnType<typeof work>, committed: Promise.resolve() }));
+  const runRecord = unitStore((work) => {
+    const changesBefore = totalChanges.get();
+    try {
+      return { result: work(), committed: Promise.resolve() };
+    } catch (error) {
+      if (totalChanges.get() !== changesBefore) failedWrites.failed(error);
+      throw error;
+    }
+  });
   return {
     documents: new SqliteDocuments(direct),
     idempotency: new SqliteIdempotencyKeys(direct, store.idempotency),
@@ -115,14 +160,14 @@ function portsInsideUnit(store: PortedStore): TransactionPorts {
     projectStates: new SqliteProjectStates(direct),
     accountProfiles: new SqliteAccountProfiles(direct),
     outbox: new SqliteNotificationOutbox(direct),
-    checkResults: new SqliteCheckResults(direct),
-    checkStatuses: new SqliteCheckStatuses(direct),
-    errorGroups: new SqliteErrorGroups(direct),
+    checkResults: new SqliteCheckResults(runRecord),
+    checkStatuses: new SqliteCheckStatuses(runRecord),
+    errorGroups: new SqliteErrorGroups(runRecord),
     alertStates: new SqliteAlertStates(direct),
     agentLeases: new SqliteAgentLeases(direct),
     privateLocations: new SqlitePrivateLocations(direct),
     subscribers: new SqliteStatusPageSubscribers(direct),
     serviceIdentity: new SqliteServiceIdentity(direct),
-    savepoint: (work) => store.savepointInUnit(work),
+    savepoint: (work) => store.savepointInUnit(() => failedWrites.within(work)),
   };
 }

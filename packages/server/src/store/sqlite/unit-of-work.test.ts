@@ -123,3 +123,54 @@ describe('units of work on SQLite', () => {
     expect(names(first)).toEqual(['batched', 'unit']);
   });
 });
+
+describe('a write that fails inside a unit on SQLite', () => {
+  const AT = Date.UTC(2026, 10, 27, 12);
+  const heartbeatResult = (id: string) => ({
+    id, checkId: 'chk', name: 'nightly backup', hasFailures: false, hasErrors: false, isDegraded: false, runLocation: 'eu-west-1',
+    created_at: new Date(AT).toISOString(), startedAt: new Date(AT).toISOString(), resultType: 'FINAL', attempts: 1, responseTime: 0,
+  });
+  const stored = (store: Store, table: string): number => (store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number);
+
+  it('fails the unit with its error when it had changed rows, even though the work caught it, and leaves none of them', async () => {
+    const store = openStore();
+    const ports = sqlitePorts(store);
+    // The result's row goes in, then its rollup's insert fails: half a write.
+    store.db.exec(`CREATE TEMP TRIGGER refuse_rollup BEFORE INSERT ON result_rollups_hourly BEGIN SELECT RAISE(ABORT, 'rollup refused'); END`);
+    const unit = ports.transaction(async (tx) => {
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'unit' }));
+      await tx.checkResults.appendKept('acc', heartbeatResult('r-1')).catch(() => false);
+      return 'caught';
+    });
+    await expect(unit).rejects.toThrow('rollup refused');
+    expect(names(store)).toEqual([]);
+    expect(stored(store, 'check_results')).toBe(0);
+  });
+
+  it('lets the unit go on after a write refused before it changed anything, and undoes only what a failed savepoint wrote', async () => {
+    const store = openStore();
+    const ports = sqlitePorts(store);
+    // Refused at the write's first statement: nothing of it was changed.
+    store.db.exec(`CREATE TEMP TRIGGER refuse_status BEFORE INSERT ON check_statuses BEGIN SELECT RAISE(ABORT, 'status refused'); END`);
+    store.db.exec(`CREATE TEMP TRIGGER refuse_rollup BEFORE INSERT ON result_rollups_hourly BEGIN SELECT RAISE(ABORT, 'rollup refused'); END`);
+    const outcome = await ports.transaction(async (tx) => {
+      await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'kept' }));
+      const refused = await tx.checkStatuses.record('acc', { checkId: 'chk', name: 'nightly backup', hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 0, runLocation: 'eu-west-1', checkRunId: 1, stoppedAt: new Date(AT).toISOString() }).then(
+        () => 'recorded',
+        (error: Error) => error.message,
+      );
+      // A write that changed rows and failed inside a savepoint fails that savepoint only.
+      const inSavepoint = await tx
+        .savepoint(async () => {
+          await tx.documents.insert('check_groups', 'acc', (id) => ({ id, name: 'undone' }));
+          await tx.checkResults.appendKept('acc', heartbeatResult('r-2')).catch(() => false);
+          return 'caught';
+        })
+        .catch((error: Error) => error.message);
+      return { refused, inSavepoint };
+    });
+    expect(outcome).toEqual({ refused: 'status refused', inSavepoint: 'rollup refused' });
+    expect(names(store)).toEqual(['kept']);
+    expect(stored(store, 'check_results')).toBe(0);
+  });
+});
