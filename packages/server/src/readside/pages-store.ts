@@ -10,7 +10,7 @@ import type { Subscription } from '@vigil/schema';
 import type { AccountProfile } from '../store/account-profile-ports.js';
 import type { SqliteDatabase } from '../store/index.js';
 import { servedName } from '../store/status-page-ports.js';
-import { PagesTable, type StatusPageNameColumn } from '../store/sqlite/status-pages.js';
+import { PagesTable } from '../store/sqlite/status-pages.js';
 import type { IncidentState } from './incidents.js';
 
 export interface StatusPageDoc {
@@ -35,8 +35,6 @@ export interface StatusPageCardDoc {
   updated_at?: string | null;
 }
 
-export type { StatusPageNameColumn };
-
 export type SubscriptionDoc = Subscription;
 
 export type { AccountProfile };
@@ -60,16 +58,6 @@ export class PagesStore {
 
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
     this.#table.putPage(accountId, page.id, JSON.stringify(page), servedName(page.url), servedName(page.customDomain));
-  }
-
-  /** Up to `limit` of the account's pages stored after row `after`, oldest first, with their row numbers (a cursor). */
-  statusPagesAfter(accountId: string, after: number, limit: number): Array<{ seq: number; page: StatusPageDoc }> {
-    return this.#table.pagesAfter(accountId, after, limit).map((row) => ({ seq: row.seq, page: JSON.parse(row.doc) as StatusPageDoc }));
-  }
-
-  /** The page of the whole service (any account) whose url or custom domain is `value` (lower case). */
-  statusPageHolding(column: StatusPageNameColumn, value: string): { accountId: string; id: string } | undefined {
-    return this.#table.holding(column, value);
   }
 
   statusPage(accountId: string, id: string): StatusPageDoc | undefined {
@@ -106,15 +94,6 @@ export class PagesStore {
 
   replaceIncident(accountId: string, incident: IncidentState): void {
     this.#table.replaceIncident(accountId, incident.id, JSON.stringify(incident));
-  }
-
-  /**
-   * The account's incidents still open, and those changed at or after `sinceIso`, newest first: what
-   * a public status page shows. Incidents are few (a person or one failure episode opens each), so
-   * the account's rows are read and filtered here rather than indexed.
-   */
-  incidentsOpenOrUpdatedSince(accountId: string, sinceIso: string): IncidentState[] {
-    return this.#table.incidentsOpenOrUpdatedSince(accountId, sinceIso).map((state) => JSON.parse(state) as IncidentState);
   }
 
   deleteIncident(accountId: string, id: string): boolean {

@@ -28,7 +28,6 @@ export class PagesTable {
   readonly #incident: Statement;
   readonly #updateIncident: Statement;
   readonly #deleteIncident: Statement;
-  readonly #incidentsOpenOrSince: Statement;
   readonly #upsertProfile: Statement;
 
   constructor(db: SqliteDatabase) {
@@ -65,11 +64,6 @@ export class PagesTable {
     this.#incident = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?');
     this.#updateIncident = db.prepare('UPDATE incidents SET state = ? WHERE account_id = ? AND id = ?');
     this.#deleteIncident = db.prepare('DELETE FROM incidents WHERE account_id = ? AND id = ?');
-    this.#incidentsOpenOrSince = db.prepare(
-      `SELECT state FROM incidents WHERE account_id = ?
-         AND (json_extract(state, '$.lastUpdateStatus') <> 'RESOLVED' OR json_extract(state, '$.updated_at') >= ?)
-       ORDER BY seq DESC`,
-    );
     this.#upsertProfile = db.prepare(
       'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
     );
@@ -142,10 +136,6 @@ export class PagesTable {
   }
 
   /** The account's incidents not RESOLVED, and those updated at or after `sinceIso`, newest first. */
-  incidentsOpenOrUpdatedSince(accountId: string, sinceIso: string): string[] {
-    return (this.#incidentsOpenOrSince.all(accountId, sinceIso) as Array<{ state: string }>).map((row) => row.state);
-  }
-
   /** Returns whether there was such an incident. */
   deleteIncident(accountId: string, id: string): boolean {
     return this.#deleteIncident.run(accountId, id).changes > 0;
