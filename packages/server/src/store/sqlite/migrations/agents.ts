@@ -1,7 +1,7 @@
 /**
  * Step 27: runs queued for runner agents of locations not run in-process, and the leases agents
  * hold on them (store/sqlite/agent-leases.ts). Step 28: private locations' agent keys, as digests
- * (store/sqlite/private-location-keys.ts).
+ * (store/sqlite/private-locations.ts).
  */
 import type { SqliteStep } from './step.js';
 
