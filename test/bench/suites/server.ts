@@ -210,8 +210,14 @@ export const suite: BenchSuite = {
   },
 };
 
+/**
+ * VIGIL_BENCH_SERVER_RATE_LIMIT=SPEC runs the service with `--rate-limit SPEC` (one so high that nothing
+ * is refused, e.g. 100000000/3600), to measure what counting every request in the database costs.
+ */
+const RATE_LIMIT = process.env['VIGIL_BENCH_SERVER_RATE_LIMIT'];
+
 async function withService(dataDir: string, work: (service: ServiceProcess) => Promise<void>): Promise<void> {
-  const service = await startServiceProcess({ dataDir, apiKey: API_KEY });
+  const service = await startServiceProcess({ dataDir, apiKey: API_KEY, ...(RATE_LIMIT ? { rateLimit: RATE_LIMIT } : {}) });
   try {
     await work(service);
   } finally {
