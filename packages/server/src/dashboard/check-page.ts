@@ -13,7 +13,6 @@ import type { Context, Hono } from 'hono';
 import type { NotificationLog } from '../alerting/notifications.js';
 import type { AppEnv } from '../http/types.js';
 import type { ReadSide } from '../readside/context.js';
-import type { StatusStore } from '../readside/statuses.js';
 import type { Store, StoredDoc } from '../store/index.js';
 import type { StoragePorts } from '../store/ports.js';
 import { analyticsKindOf, chartData, chartMetricsOf, chartSummary, rangeOf, RANGES, type ChartSummary, type DashboardRange } from './check-analytics.js';
@@ -31,10 +30,9 @@ const WEEK_MS = 7 * 86_400_000;
 export interface CheckPageDeps extends DashboardDeps {
   readonly store: Store;
   readonly readSide: ReadSide;
-  readonly statuses: StatusStore;
   readonly notificationLog: NotificationLog;
   readonly reads: PageReads;
-  /** The storage ports: archiving an error group is a unit of work over them. */
+  /** The storage ports: the check, its status and its charts are read, and an error group archived, through them. */
   readonly ports: StoragePorts;
 }
 
@@ -46,12 +44,19 @@ function percent(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : `${value.toFixed(2)} %`;
 }
 
-function facts(check: StoredDoc, groupName: string | undefined, store: Store, accountId: string): SafeHtml {
+/** Ids the documents port keys by; any other id names no check. */
+const isDocumentId = (id: string): boolean => id.length > 0 && id.length <= 255;
+
+/** The account's check of this id, read through the documents port. */
+export async function checkOf(ports: StoragePorts, accountId: string, checkId: string): Promise<StoredDoc | undefined> {
+  return isDocumentId(checkId) ? ((await ports.documents.get('checks', accountId, checkId)) as StoredDoc | undefined) : undefined;
+}
+
+function facts(check: StoredDoc, groupName: string | undefined, service: StoredDoc | undefined): SafeHtml {
   const tags = Array.isArray(check['tags']) ? check['tags'].map(String) : [];
   const locations = Array.isArray(check['locations']) ? check['locations'].map(String) : [];
   const request = check['request'] as { url?: unknown; method?: unknown } | undefined;
   const serviceId = (check['triggerIncident'] as { serviceId?: unknown } | undefined)?.serviceId;
-  const service = typeof serviceId === 'string' ? store.services.get(accountId, serviceId) : undefined;
   return html`<dl class="facts">
 <dt>Type</dt><dd>${String(check['checkType'] ?? '')}</dd>
 ${typeof request?.url === 'string' ? html`<dt>Request</dt><dd>${typeof request.method === 'string' ? request.method : 'GET'} ${request.url}</dd>` : ''}
@@ -88,7 +93,7 @@ ${phases.length > 0 ? html`<figure><figcaption>Timing phases, mean (ms)${phasesN
 }
 
 export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void {
-  const { store, readSide, statuses, reads } = deps;
+  const { readSide, reads } = deps;
   const { results } = readSide;
   const notifications = deps.notificationLog;
 
@@ -97,14 +102,15 @@ export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void 
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
     const checkId = c.req.param('id');
-    const check = store.checks.get(accountId, checkId);
+    const { ports } = deps;
+    const check = await checkOf(ports, accountId, checkId);
     if (!check) return checkNotFound(c, who.viewer);
     const url = new URL(c.req.url);
     const range = rangeOf(url.searchParams.get('range'));
     const pageNumber = Math.max(1, Math.min(10_000, Number.parseInt(url.searchParams.get('page') ?? '1', 10) || 1));
     const name = String(check['name'] ?? checkId);
     const groupId = check['groupId'];
-    const groupName = typeof groupId === 'number' ? String(store.checkGroups.get(accountId, groupId)?.['name'] ?? `Group ${groupId}`) : undefined;
+    const groupName = typeof groupId === 'number' ? String((await ports.documents.get('check_groups', accountId, groupId))?.['name'] ?? `Group ${groupId}`) : undefined;
     const now = Date.now();
     const kind = analyticsKindOf(String(check['checkType']));
     const chosen = kind ? chartMetricsOf(kind) : undefined;
@@ -153,12 +159,13 @@ ${more ? html`<a href="${base}${queryOf({ range, page: pageNumber + 1 })}#result
     );
     const serviceId = (check['triggerIncident'] as { serviceId?: unknown } | undefined)?.serviceId;
     const incidents = typeof serviceId === 'string' ? await reads.incidentsOfService(accountId, serviceId, 20) : [];
+    const service = typeof serviceId === 'string' && isDocumentId(serviceId) ? ((await ports.documents.get('services', accountId, serviceId)) as StoredDoc | undefined) : undefined;
 
-    const status = statuses.get(accountId, checkId);
+    const status = await ports.checkStatuses.find(accountId, checkId);
     const body = html`<p><a href="/dashboard/checks">← All checks</a></p>
 <h1>${name}</h1>
 <p>${stateBadge(stateOf(status))} <span class="meta">Last run ${status ? timeTag(status.updated_at) : 'never'}</span></p>
-<div class="card">${facts(check, groupName, store, accountId)}</div>
+<div class="card">${facts(check, groupName, service)}</div>
 ${analytics}
 <section id="results" aria-labelledby="results-title"><h2 id="results-title">Results</h2>
 ${resultRows.length === 0 ? html`<p class="empty">No results stored.</p>` : html`<div class="scroll"><table><thead><tr><th scope="col">Started</th><th scope="col">Outcome</th><th scope="col">Response time</th><th scope="col">Location</th><th scope="col">Type</th><th scope="col">Attempts</th></tr></thead><tbody>${resultRows}</tbody></table></div>`}
@@ -177,7 +184,7 @@ ${incidents.length === 0 ? html`<p class="empty">None.</p>` : incidentRows(incid
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
     const checkId = c.req.param('id');
-    const check = store.checks.get(accountId, checkId);
+    const check = await checkOf(deps.ports, accountId, checkId);
     const kind = check ? analyticsKindOf(String(check['checkType'])) : undefined;
     if (!check || !kind) return c.json({ error: 'This account has no such check with analytics.' }, 404, { 'cache-control': 'no-store' });
     return c.json(await chartData(deps.ports.checkResults, accountId, checkId, kind, rangeOf(c.req.query('range')), Date.now()), 200, { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });

@@ -1,8 +1,9 @@
 /**
  * Status-page incidents: the list (open or resolved, newest first, paged), one incident with its
  * updates, posting an update and resolving. Writes go through the same read-side functions and the
- * same limit as `POST /v1/status-pages/incidents/{id}/incident-updates` (routes/incidents.ts), in the
- * store's group commit, and the page is answered only once the write is committed.
+ * same limit as `POST /v1/status-pages/incidents/{id}/incident-updates` (routes/incidents.ts), as a
+ * unit of work over the incidents port (the incident read and rewritten in one transaction), and the
+ * page is answered only once the unit committed.
  *
  *     GET  /dashboard/incidents?state=open|resolved&page=
  *     GET  /dashboard/incidents/{id}
@@ -14,8 +15,7 @@ import { INCIDENT_STATUSES, INCIDENT_UPDATES_MAX, IncidentStatusUpdateCreate } f
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import { addIncidentUpdate, updateIncident, type IncidentState } from '../readside/incidents.js';
-import type { PagesStore } from '../readside/pages-store.js';
-import type { Store } from '../store/index.js';
+import type { StoragePorts, TransactionPorts } from '../store/ports.js';
 import { html, queryOf, timeTag, type SafeHtml } from './html.js';
 import { csrfField, messagePage, renderPage } from './layout.js';
 import type { PageReads } from './page-reads.js';
@@ -25,9 +25,15 @@ export const INCIDENTS_PER_PAGE = 25;
 export const RESOLVED_TEXT = 'Resolved.';
 
 export interface IncidentsDeps extends DashboardDeps {
-  readonly store: Store;
-  readonly pages: PagesStore;
   readonly reads: PageReads;
+  readonly ports: StoragePorts;
+}
+
+/** Ids the incidents port keys by; any other id names no incident. */
+const isIncidentId = (id: string): boolean => id.length > 0 && id.length <= 255;
+
+function incidentOf(ports: Pick<TransactionPorts, 'incidents'>, accountId: string, id: string): Promise<IncidentState | undefined> {
+  return isIncidentId(id) ? ports.incidents.get(accountId, id) : Promise.resolve(undefined);
 }
 
 const statusLabel = (status: string) => status.charAt(0) + status.slice(1).toLowerCase();
@@ -46,7 +52,7 @@ export function incidentRows(incidents: readonly IncidentState[]): SafeHtml {
 }
 
 export function registerIncidents(app: Hono<AppEnv>, deps: IncidentsDeps): void {
-  const { store, pages, reads } = deps;
+  const { reads, ports } = deps;
 
   app.get('/dashboard/incidents', async (c) => {
     const who = signedIn(c, deps);
@@ -69,13 +75,14 @@ ${pageNumber < pages_ ? html`<a href="/dashboard/incidents${queryOf({ state: res
     return page(c, renderPage({ title: 'Incidents', viewer: who.viewer, section: 'incidents', body }));
   });
 
-  app.get('/dashboard/incidents/:id', (c) => {
+  app.get('/dashboard/incidents/:id', async (c) => {
     const who = signedIn(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
-    const incident = pages.incident(accountId, c.req.param('id'));
+    const incident = await incidentOf(ports, accountId, c.req.param('id'));
     if (!incident) return page(c, messagePage('Incident not found', 'This account has no such incident.', who.viewer), 404);
-    const services = incident.serviceIds.map((id) => String(store.services.get(accountId, id)?.['name'] ?? id));
+    const services: string[] = [];
+    for (const id of incident.serviceIds) services.push(String((await ports.documents.get('services', accountId, id))?.['name'] ?? id));
     const updates = [...incident.incidentUpdates].reverse().map(
       (update) => html`<li><p>${statusBadge(update.status)} <span class="meta">${timeTag(update.publicIncidentUpdateDate)}</span></p><p>${update.description}</p></li>`,
     );
@@ -101,42 +108,55 @@ ${updates.length === 0 ? html`<p class="empty">No updates yet.</p>` : html`<ol c
     return page(c, renderPage({ title: incident.name, viewer: who.viewer, section: 'incidents', body }));
   });
 
-  /** Posts one update (or, for a resolve at the update limit, only moves the status) and commits. */
-  const post = async (accountId: string, incident: IncidentState, input: { description: string; status: (typeof INCIDENT_STATUSES)[number] }, resolving: boolean) => {
+  /** Posts one update (or, for a resolve at the update limit, only moves the status) in the unit. */
+  const post = async (tx: TransactionPorts, accountId: string, incident: IncidentState, input: { description: string; status: (typeof INCIDENT_STATUSES)[number] }, resolving: boolean) => {
     const now = new Date();
     const next =
       resolving && incident.incidentUpdates.length >= INCIDENT_UPDATES_MAX
         ? updateIncident(incident, { lastUpdateStatus: 'RESOLVED' }, now)
         : addIncidentUpdate(incident, input, { newId: randomUUID, now }).incident;
-    await store.writeBatched(() => pages.replaceIncident(accountId, next)).committed;
+    await tx.incidents.replace(accountId, next);
   };
+  const notFoundPage = (c: Parameters<typeof page>[0], viewer: Parameters<typeof messagePage>[2]) => page(c, messagePage('Incident not found', 'This account has no such incident.', viewer), 404);
 
   app.post('/dashboard/incidents/:id/updates', async (c) => {
     const who = await signedInForm(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
-    const incident = pages.incident(accountId, c.req.param('id'));
-    if (!incident) return page(c, messagePage('Incident not found', 'This account has no such incident.', who.viewer), 404);
+    const id = c.req.param('id');
     const parsed = IncidentStatusUpdateCreate.safeParse({ description: who.form.get('description')?.trim() ?? '', status: who.form.get('status') ?? '' });
-    if (!parsed.success) {
+    // Read and rewritten in one unit, so an update another replica posted meanwhile is never lost.
+    const outcome = await ports.transaction(async (tx) => {
+      const incident = await incidentOf(tx, accountId, id);
+      if (!incident) return 'missing' as const;
+      if (!parsed.success) return 'invalid' as const;
+      if (incident.incidentUpdates.length >= INCIDENT_UPDATES_MAX) return 'full' as const;
+      await post(tx, accountId, incident, { description: parsed.data.description, status: parsed.data.status }, false);
+      return incident;
+    });
+    if (outcome === 'missing') return notFoundPage(c, who.viewer);
+    if (outcome === 'invalid') {
       return page(c, messagePage('Update not posted', 'An update needs a text and one of the statuses Investigating, Identified, Monitoring or Resolved.', who.viewer), 400);
     }
-    if (incident.incidentUpdates.length >= INCIDENT_UPDATES_MAX) {
+    if (outcome === 'full') {
       return page(c, messagePage('Update not posted', `This incident already has ${INCIDENT_UPDATES_MAX} updates, the most one incident may have; open a new incident.`, who.viewer), 409);
     }
-    await post(accountId, incident, { description: parsed.data.description, status: parsed.data.status }, false);
-    return c.redirect(`/dashboard/incidents/${encodeURIComponent(incident.id)}`, 303);
+    return c.redirect(`/dashboard/incidents/${encodeURIComponent(outcome.id)}`, 303);
   });
 
   app.post('/dashboard/incidents/:id/resolve', async (c) => {
     const who = await signedInForm(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
-    const incident = pages.incident(accountId, c.req.param('id'));
-    if (!incident) return page(c, messagePage('Incident not found', 'This account has no such incident.', who.viewer), 404);
-    if (incident.lastUpdateStatus !== 'RESOLVED') {
-      await post(accountId, incident, { description: who.form.get('description')?.trim() || RESOLVED_TEXT, status: 'RESOLVED' }, true);
-    }
+    const id = c.req.param('id');
+    const incident = await ports.transaction(async (tx) => {
+      const current = await incidentOf(tx, accountId, id);
+      if (current && current.lastUpdateStatus !== 'RESOLVED') {
+        await post(tx, accountId, current, { description: who.form.get('description')?.trim() || RESOLVED_TEXT, status: 'RESOLVED' }, true);
+      }
+      return current;
+    });
+    if (!incident) return notFoundPage(c, who.viewer);
     return c.redirect(`/dashboard/incidents/${encodeURIComponent(incident.id)}`, 303);
   });
 }

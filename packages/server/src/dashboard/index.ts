@@ -50,7 +50,7 @@ export interface DashboardOptions {
 
 /** Registers the dashboard; call before the public pages' routes, so `/` on a custom domain falls through to them. */
 export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions): void {
-  const { store, readSide, statuses, notificationLog } = options.repositories;
+  const { store, readSide, notificationLog } = options.repositories;
   const deps: DashboardDeps = {
     sessions: new SessionStore(),
     accounts: options.accounts,
@@ -76,8 +76,8 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
   });
   registerSignIn(app, deps, options.signInLimit);
   registerChecksList(app, { ...deps, reads, ports });
-  registerCheckPage(app, { ...deps, store, readSide, statuses, notificationLog, reads, ports: options.repositories.ports });
-  registerIncidents(app, { ...deps, store, pages: readSide.pages, reads });
+  registerCheckPage(app, { ...deps, store, readSide, notificationLog, reads, ports });
+  registerIncidents(app, { ...deps, reads, ports });
   registerResources(app, { ...deps, ports });
 
   // Anything else under /dashboard/ is a page that does not exist, said in HTML rather than the API's JSON.

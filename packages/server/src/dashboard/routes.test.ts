@@ -187,6 +187,10 @@ describe('the pages', () => {
     expect((await browser.get('/dashboard/incidents?state=resolved')).text).toContain('No incidents.');
     const far = await browser.get('/dashboard/incidents?page=99999999999999999999');
     expect([far.status, far.text.includes('No incidents.')]).toEqual([200, true]);
+    for (const id of ['unknown', 'x'.repeat(300)]) {
+      const missing = await browser.get(`/dashboard/incidents/${id}`);
+      expect([missing.status, missing.text.includes('This account has no such incident.')]).toEqual([404, true]);
+    }
   });
 
   it('shows a check with its analytics summary, results, error group and incidents, escaped', async () => {
@@ -228,6 +232,9 @@ describe('the pages', () => {
     await other.signIn(OTHER_API_KEY);
     expect((await other.get(`/dashboard/checks/${PASSING_CHECK}`)).status).toBe(404);
     expect((await other.get('/dashboard/no-such-page')).status).toBe(404);
+    const tooLong = await session.get(`/dashboard/checks/${'x'.repeat(300)}`);
+    expect([tooLong.status, tooLong.text.includes('This account has no such check.')]).toEqual([404, true]);
+    expect((await session.get(`/dashboard/checks/${'x'.repeat(300)}/analytics.json`)).status).toBe(404);
   });
 
   it('archives an error group through its form, and answers 404 for the group under another check', async () => {
