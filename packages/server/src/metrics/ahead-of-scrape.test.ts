@@ -194,4 +194,29 @@ describe('AheadOfScrape', () => {
     expectStarts(startedAt, [AHEAD_AT, AHEAD_AT - EARLIER_BY, AHEAD_AT - 2 * EARLIER_BY, AHEAD_AT]);
     expect(dueAt).toBe(AHEAD_AT);
   });
+
+  it('keeps the event loop turning while a pass runs, so its next slice does not wait for other work to wake the loop', async () => {
+    vi.useRealTimers();
+    const activeImmediates = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Immediate').length;
+    const betweenSlices: number[] = [];
+    let ended!: () => void;
+    const passEnded = new Promise<void>((resolve) => (ended = resolve));
+    let clock = 0;
+    const ahead = new AheadOfScrape(() => {
+      let left = 3;
+      return () => {
+        left--;
+        // Once this slice returned, the next one is scheduled: seen from a microtask after it.
+        if (left > 0) queueMicrotask(() => betweenSlices.push(activeImmediates()));
+        else queueMicrotask(ended);
+        return left > 0;
+      };
+    }, () => clock);
+    ahead.scraped();
+    clock = 100;
+    ahead.scraped();
+    await passEnded;
+    expect(betweenSlices).toHaveLength(2);
+    for (const active of betweenSlices) expect(active).toBeGreaterThan(0);
+  });
 });

@@ -72,7 +72,7 @@ export class AheadOfScrape {
       this.#passInterval = interval;
       if (pass) this.#run(pass);
     }, interval * this.#dueAt);
-    // A pass is never a reason to keep the process alive.
+    // A pass due is never a reason to keep the process alive.
     this.#timer.unref();
   }
 
@@ -90,7 +90,11 @@ export class AheadOfScrape {
       if (pass()) this.#run(pass);
       else this.#ended();
     });
-    this.#slice.unref();
+    // Not unref'd: with only unref'd immediates left, the event loop waits in its poll for the next
+    // timer or socket before it runs them, so each slice waited for unrelated work to wake the
+    // loop (about 60 ms a slice when that came every 50 ms; a pass of 40 slices never finished
+    // within 75 ms, and on an idle service it would wait for the next request). A started pass
+    // keeps the process for its few milliseconds of slices.
   }
 
   /** The pass wrote all it had: the next one is due where it would end by ENDS_BY, as this one took. */
