@@ -13,11 +13,10 @@
  * behind one slice at most, never behind the whole pass.
  *
  * A pass that the next scrape cuts short leaves that scrape the rest to write; on a busy machine,
- * or with short intervals, the slices of a pass take longer than the time left at AHEAD_AT (at
- * 500 ms between scrapes and a load of 7 per core, passes wrote 2 to 10 of 40 blocks before the
- * scrape came). So where the pass is due follows how passes ended: a pass cut short starts the
- * next one EARLIER_BY of the interval sooner, down to EARLIEST_AT; a pass that ended puts the next
- * one where it would end by ENDS_BY, never later than AHEAD_AT.
+ * with short intervals or many checks, the slices of a pass can take longer than the time left at
+ * AHEAD_AT. So where the pass is due follows how passes ended: a pass cut short starts the next
+ * one EARLIER_BY of the interval sooner, down to EARLIEST_AT; a pass that ended puts the next one
+ * where it would end by ENDS_BY, never later than AHEAD_AT.
  */
 
 /** Where in the interval, from the last scrape, the pass is due: late enough that most of the interval's results are in, early enough to be done before the next scrape. */
