@@ -87,15 +87,6 @@ export class PagesStore {
     this.#table.insertIncident(accountId, incident.id, JSON.stringify(incident));
   }
 
-  incident(accountId: string, id: string): IncidentState | undefined {
-    const state = this.#table.incident(accountId, id);
-    return state === undefined ? undefined : (JSON.parse(state) as IncidentState);
-  }
-
-  replaceIncident(accountId: string, incident: IncidentState): void {
-    this.#table.replaceIncident(accountId, incident.id, JSON.stringify(incident));
-  }
-
   deleteIncident(accountId: string, id: string): boolean {
     return this.#table.deleteIncident(accountId, id);
   }

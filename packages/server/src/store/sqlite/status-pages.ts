@@ -25,8 +25,6 @@ export class PagesTable {
   readonly #allSubscriptionsOf: Statement;
   readonly #revision: Statement;
   readonly #insertIncident: Statement;
-  readonly #incident: Statement;
-  readonly #updateIncident: Statement;
   readonly #deleteIncident: Statement;
   readonly #upsertProfile: Statement;
 
@@ -61,8 +59,6 @@ export class PagesTable {
     this.#allSubscriptionsOf = db.prepare('SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq');
     this.#revision = db.prepare('SELECT coalesce((SELECT revision FROM status_page_revision WHERE only_row = 1), 0)').pluck();
     this.#insertIncident = db.prepare('INSERT INTO incidents (account_id, id, state) VALUES (?, ?, ?)');
-    this.#incident = db.prepare('SELECT state FROM incidents WHERE account_id = ? AND id = ?');
-    this.#updateIncident = db.prepare('UPDATE incidents SET state = ? WHERE account_id = ? AND id = ?');
     this.#deleteIncident = db.prepare('DELETE FROM incidents WHERE account_id = ? AND id = ?');
     this.#upsertProfile = db.prepare(
       'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
@@ -127,15 +123,6 @@ export class PagesTable {
     this.#insertIncident.run(accountId, id, state);
   }
 
-  incident(accountId: string, id: string): string | undefined {
-    return (this.#incident.get(accountId, id) as { state: string } | undefined)?.state;
-  }
-
-  replaceIncident(accountId: string, id: string, state: string): void {
-    this.#updateIncident.run(state, accountId, id);
-  }
-
-  /** The account's incidents not RESOLVED, and those updated at or after `sinceIso`, newest first. */
   /** Returns whether there was such an incident. */
   deleteIncident(accountId: string, id: string): boolean {
     return this.#deleteIncident.run(accountId, id).changes > 0;
