@@ -154,13 +154,19 @@ export class AgentHub {
     const wire = wireJobOfRun(job);
     const queue = agentQueueOf(wire);
     this.#queuedSinceCount += 1;
-    this.#leases.enqueue(wire, queue, this.#now()).then(
-      (result) => {
-        this.#superseded += result.superseded;
-        this.#wake(queue);
-      },
-      (error: unknown) => this.#log(`vigil server: queuing run ${wire.key} for an agent failed: ${String((error as Error)?.stack ?? error)}`),
-    );
+    this.#leases
+      .enqueue(wire, queue, this.#now())
+      .then(
+        (result) => {
+          this.#superseded += result.superseded;
+        },
+        (error: unknown) => this.#log(`vigil server: queuing run ${wire.key} for an agent failed: ${String((error as Error)?.stack ?? error)}`),
+      )
+      .finally(() => this.#wake(queue));
+    // Also now: on SQLite the run is written already in the transaction that commits it, and a poll
+    // woken now claims it in that same commit instead of a turn later. A poll that finds nothing yet
+    // looks again when the store has committed it (the wake above).
+    this.#wake(queue);
   }
 
   /** Runs replaced while waiting by the next slot of their check and location, since this process started. */
