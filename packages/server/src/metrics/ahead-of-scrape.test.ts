@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
-import { AHEAD_AT, AheadOfScrape, EARLIER_BY, EARLIEST_AT } from './ahead-of-scrape.js';
+import { AHEAD_AT, AheadOfScrape } from './ahead-of-scrape.js';
 import { CheckMetrics } from './checks.js';
 import { linesOfPiece } from './exposition.js';
 
@@ -136,65 +136,6 @@ describe('CheckMetrics ahead of the scrape', () => {
 });
 
 describe('AheadOfScrape', () => {
-  /**
-   * Scrapes INTERVAL_MS apart over `intervals` intervals; pass n (from 0) takes `slicesOf(n)`
-   * slices of 10 ms each (told by the clock the passes are timed by). Where in its interval each
-   * pass started, and where the next one is due after the last scrape.
-   */
-  function passesOver(intervals: number, slicesOf: (pass: number) => number) {
-    const SLICE_MS = 10;
-    let sliceTime = 0;
-    const now = () => performance.now() + sliceTime;
-    let lastScrape = 0;
-    const startedAt: number[] = [];
-    const ahead = new AheadOfScrape(() => {
-      let left = slicesOf(startedAt.length);
-      startedAt.push((now() - lastScrape) / INTERVAL_MS);
-      return () => {
-        sliceTime += SLICE_MS;
-        return --left > 0;
-      };
-    }, now);
-    const scrapeNow = () => {
-      lastScrape = now();
-      ahead.scraped();
-    };
-    scrapeNow();
-    for (let interval = 0; interval < intervals; interval++) {
-      const nextScrape = lastScrape + INTERVAL_MS;
-      // The pass's timer and its slices one at a time, until it ends or the next scrape is due.
-      while (now() < nextScrape && vi.getTimerCount() > 0) vi.advanceTimersToNextTimer();
-      vi.advanceTimersByTime(Math.max(0, nextScrape - now()));
-      scrapeNow();
-    }
-    const dueAt = ahead.dueAt;
-    ahead.stop();
-    return { startedAt, dueAt };
-  }
-
-  /** The fake clock moves a few milliseconds with the timers it runs: starts within 1% of the interval. */
-  function expectStarts(startedAt: number[], expected: number[]): void {
-    expect(startedAt).toHaveLength(expected.length);
-    startedAt.forEach((at, index) => expect(Math.abs(at - expected[index]!)).toBeLessThan(0.01));
-  }
-
-  it('starts the pass after one the scrape cut short EARLIER_BY sooner in the interval, never before EARLIEST_AT', () => {
-    // Each pass takes half the interval: more than the 0.15 left at AHEAD_AT.
-    const { startedAt, dueAt } = passesOver(7, () => 50);
-    expectStarts(startedAt, [AHEAD_AT, AHEAD_AT - EARLIER_BY, AHEAD_AT - 2 * EARLIER_BY, AHEAD_AT - 3 * EARLIER_BY, EARLIEST_AT, EARLIEST_AT]);
-    expect(dueAt).toBe(EARLIEST_AT);
-  });
-
-  it('keeps passes that end in time at AHEAD_AT, and goes back to it once a pass sooner ended in time', () => {
-    const inTime = passesOver(4, () => 5);
-    expectStarts(inTime.startedAt, [AHEAD_AT, AHEAD_AT, AHEAD_AT]);
-    expect(inTime.dueAt).toBe(AHEAD_AT);
-    // Two slow passes, then quick ones: the third starts sooner, and ends early enough that the fourth is back at AHEAD_AT.
-    const { startedAt, dueAt } = passesOver(5, (pass) => (pass < 2 ? 50 : 2));
-    expectStarts(startedAt, [AHEAD_AT, AHEAD_AT - EARLIER_BY, AHEAD_AT - 2 * EARLIER_BY, AHEAD_AT]);
-    expect(dueAt).toBe(AHEAD_AT);
-  });
-
   it('keeps the event loop turning while a pass runs, so its next slice does not wait for other work to wake the loop', async () => {
     vi.useRealTimers();
     const activeImmediates = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Immediate').length;
