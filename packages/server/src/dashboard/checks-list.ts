@@ -116,8 +116,8 @@ export function registerChecksList(app: Hono<AppEnv>, deps: ChecksListDeps): voi
     const now = Date.now();
     const [statusById, hourly] = await Promise.all([reads.statusesOf(accountId, ids), reads.hourlyOf(accountId, ids, now - DAY_MS, now)]);
     const groupIds = [...new Set(found.items.map((check) => check['groupId']).filter((id): id is number => typeof id === 'number'))];
-    const groupNames = new Map<number, string>();
-    for (const id of groupIds) groupNames.set(id, String((await ports.documents.get('check_groups', accountId, id))?.['name'] ?? `Group ${id}`));
+    const groups = await Promise.all(groupIds.map((id) => ports.documents.get('check_groups', accountId, id)));
+    const groupNames = new Map(groupIds.map((id, index) => [id, String(groups[index]?.['name'] ?? `Group ${id}`)]));
 
     const rows = found.items.map((check: ResourceDocument) => {
       const id = String(check.id);
