@@ -17,14 +17,11 @@
  *   send that resolves `failed` (a webhook template that cannot be rendered) is FAILED at once.
  *
  * Queuing is not the worker's: alerting queues a notification through the port of the unit of work
- * that moves the alert state (`NotificationOutbox.enqueue`), so the two commit together. Only the
- * status page's subscription form still queues its verification mail synchronously (`OutboxWriter`),
- * in the SQLite transaction of the subscription it sends it for.
+ * that moves the alert state (`NotificationOutbox.enqueue`), so the two commit together; the status
+ * page's subscription form queues its verification mail in the unit of the subscription it sends it for.
  */
 import { DEFAULT_SERVICE_DENY_NETWORKS, parseNetworkPolicy } from '@vigil/runner';
-import type { Store } from '../store/index.js';
 import type { ClaimedNotification, NotificationOutbox, SettledDelivery } from '../store/ports.js';
-import { OutboxTable } from '../store/sqlite/outbox.js';
 import { sendToChannel, SUBSCRIBER_DELIVERY, type AlertContext, type SendOutcome, type SubscriberMailLinks } from './channels.js';
 import { maskChannel } from './masking.js';
 
@@ -92,26 +89,6 @@ export interface DeliveryEvent {
   attempts: number;
   /** Why it did not go out, with the channel's credentials masked (it may quote the channel's URL). */
   error?: string;
-}
-
-/** Queues notifications; call inside the transaction that causes them. */
-export interface NotificationQueue {
-  enqueue(accountId: string, row: { id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }): void;
-}
-
-/** Writes outbox rows without delivering them: whichever Outbox runs on the database delivers them. */
-export class OutboxWriter implements NotificationQueue {
-  readonly #table: OutboxTable;
-  readonly #now: () => number;
-
-  constructor(store: Store, now: () => number = Date.now, table = new OutboxTable(store.db)) {
-    this.#table = table;
-    this.#now = now;
-  }
-
-  enqueue(accountId: string, row: { id: string; checkId: string; alertChannelId: number; channelType: string; alertType: string; doc: NotificationDoc }): void {
-    this.#table.insert({ ...row, accountId, doc: JSON.stringify(row.doc) }, this.#now());
-  }
 }
 
 /** Where the worker claims and settles: the port, and whose lease it takes. */
