@@ -14,17 +14,9 @@ import {
   type PrivateLocationKeyRecord,
   type PrivateLocations,
 } from '../agent-ports.js';
+import { privateLocationKeyOf, type PrivateLocationKeyRow } from '../formats/private-location-key-row.js';
 import { positive, text } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
-
-interface KeyRow {
-  id: string;
-  private_location_id: string;
-  masked_key: string;
-  created_at: string;
-}
-
-const keyOf = (row: KeyRow): PrivateLocationKeyRecord => ({ id: row.id, privateLocationId: row.private_location_id, maskedKey: row.masked_key, createdAt: row.created_at });
 
 /** On the pool, or on a unit of work's transaction. */
 export class PostgresPrivateLocations implements PrivateLocations {
@@ -100,10 +92,10 @@ export class PostgresPrivateLocations implements PrivateLocations {
   async keysOf(accountId: string, privateLocationId: string): Promise<PrivateLocationKeyRecord[]> {
     text('accountId', accountId);
     text('privateLocationId', privateLocationId, 255);
-    const { rows } = await sql<KeyRow>`
+    const { rows } = await sql<PrivateLocationKeyRow>`
       SELECT id, private_location_id, masked_key, created_at FROM private_location_keys
       WHERE account_id = ${accountId} AND private_location_id = ${privateLocationId} ORDER BY seq`.execute(this.#db);
-    return rows.map(keyOf);
+    return rows.map(privateLocationKeyOf);
   }
 
   async removeKey(accountId: string, privateLocationId: string, keyId: string): Promise<boolean> {

@@ -16,17 +16,9 @@ import {
   type PrivateLocations,
 } from '../agent-ports.js';
 import type { SqliteDatabase } from '../database.js';
+import { privateLocationKeyOf, type PrivateLocationKeyRow } from '../formats/private-location-key-row.js';
 import { positive, text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
-
-interface KeyRow {
-  id: string;
-  private_location_id: string;
-  masked_key: string;
-  created_at: string;
-}
-
-const keyOf = (row: KeyRow): PrivateLocationKeyRecord => ({ id: row.id, privateLocationId: row.private_location_id, maskedKey: row.masked_key, createdAt: row.created_at });
 
 class PrivateLocationTables {
   readonly slugHeld: Statement;
@@ -126,7 +118,7 @@ export class SqlitePrivateLocations implements PrivateLocations {
   async keysOf(accountId: string, privateLocationId: string): Promise<PrivateLocationKeyRecord[]> {
     text('accountId', accountId);
     text('privateLocationId', privateLocationId, 255);
-    return (this.#statements().keysOf.all(accountId, privateLocationId) as KeyRow[]).map(keyOf);
+    return (this.#statements().keysOf.all(accountId, privateLocationId) as PrivateLocationKeyRow[]).map(privateLocationKeyOf);
   }
 
   async removeKey(accountId: string, privateLocationId: string, keyId: string): Promise<boolean> {
