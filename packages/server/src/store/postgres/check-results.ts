@@ -59,7 +59,8 @@ function dayOfPartition(name: string): number | undefined {
 }
 
 /** The `id` column as bytes that sort as SQLite sorts the column (integers, then text, then blobs). */
-function idKeyBytes(key: RowKey | bigint): Buffer {
+/** A result's id as the `id_key` column keeps it: a kind byte (0 derived, 1 text, 2 bytes), then the id. */
+export function idKeyBytes(key: RowKey | bigint): Buffer {
   if (typeof key === 'number' || typeof key === 'bigint') return Buffer.from([0, Number(key) >> 8, Number(key) & 0xff]);
   return typeof key === 'string' ? Buffer.concat([Buffer.from([1]), Buffer.from(key, 'utf8')]) : Buffer.concat([Buffer.from([2]), key]);
 }

@@ -5,6 +5,7 @@
  * packed and JSON phases go to a column each, and a reference gets `last_used_ms`.
  */
 import type { SqliteDatabase } from '../../database.js';
+import { idKeyBytes } from '../check-results.js';
 import type { TableCopy } from './tables.js';
 
 const DAY_MS = 86_400_000;
@@ -15,9 +16,7 @@ const DAY_MS = 86_400_000;
  * postgres/check-results.ts writes it.
  */
 export function idKeyOf(id: unknown): Buffer {
-  if (typeof id === 'number' || typeof id === 'bigint') return Buffer.from([0, Number(id) >> 8, Number(id) & 0xff]);
-  if (typeof id === 'string') return Buffer.concat([Buffer.from([1]), Buffer.from(id, 'utf8')]);
-  if (Buffer.isBuffer(id)) return Buffer.concat([Buffer.from([2]), id]);
+  if (typeof id === 'number' || typeof id === 'bigint' || typeof id === 'string' || Buffer.isBuffer(id)) return idKeyBytes(id);
   throw new Error(`a check result's id is neither an integer, a text nor bytes (${typeof id}); this is a bug in vigil`);
 }
 
