@@ -35,6 +35,11 @@ export interface TableCopy {
 
 const bool = (value: unknown): boolean => value === 1 || value === 1n || value === true;
 
+/** A table both engines keep with the same columns, copied value for value. */
+function sameColumns(kind: string, table: string, columns: readonly string[]): TableCopy {
+  return { kind, source: table, target: table, select: columns.join(', '), columns, values: (row) => columns.map((column) => row[column]) };
+}
+
 function documentCopy(kind: DocumentKind): TableCopy {
   const extra = Object.keys(matchedColumns(kind, { id: 0 }));
   return {
@@ -97,14 +102,7 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     overriding: true,
     sequence: 'seq',
   },
-  {
-    kind: 'incidents opened by checks',
-    source: 'check_incidents',
-    target: 'check_incidents',
-    select: 'account_id, check_id, incident_id',
-    columns: ['account_id', 'check_id', 'incident_id'],
-    values: (row) => [row['account_id'], row['check_id'], row['incident_id']],
-  },
+  sameColumns('incidents opened by checks', 'check_incidents', ['account_id', 'check_id', 'incident_id']),
   {
     kind: 'check statuses',
     source: 'check_statuses',
@@ -124,14 +122,7 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     overriding: true,
     sequence: 'seq',
   },
-  {
-    kind: 'alert states',
-    source: 'alert_states',
-    target: 'alert_states',
-    select: 'account_id, check_id, doc, version',
-    columns: ['account_id', 'check_id', 'doc', 'version'],
-    values: (row) => [row['account_id'], row['check_id'], row['doc'], row['version']],
-  },
+  sameColumns('alert states', 'alert_states', ['account_id', 'check_id', 'doc', 'version']),
   {
     kind: 'notifications',
     source: 'alert_notifications',
@@ -148,30 +139,9 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     ],
     sequence: 'seq',
   },
-  {
-    kind: 'certificate alert days',
-    source: 'ssl_expiry_alerts',
-    target: 'ssl_expiry_alerts',
-    select: 'account_id, check_id, alert_channel_id, day',
-    columns: ['account_id', 'check_id', 'alert_channel_id', 'day'],
-    values: (row) => [row['account_id'], row['check_id'], row['alert_channel_id'], row['day']],
-  },
-  {
-    kind: 'heartbeat timings',
-    source: 'heartbeat_timings',
-    target: 'heartbeat_timings',
-    select: 'account_id, check_id, period_ms, grace_ms, anchor_ms, next_due_ms',
-    columns: ['account_id', 'check_id', 'period_ms', 'grace_ms', 'anchor_ms', 'next_due_ms'],
-    values: (row) => [row['account_id'], row['check_id'], row['period_ms'], row['grace_ms'], row['anchor_ms'], row['next_due_ms']],
-  },
-  {
-    kind: 'heartbeat deadlines',
-    source: 'heartbeat_deadlines',
-    target: 'heartbeat_deadlines',
-    select: 'account_id, check_id, reported_due_ms, reported_by, lease_until_ms, claimed_anchor_ms',
-    columns: ['account_id', 'check_id', 'reported_due_ms', 'reported_by', 'lease_until_ms', 'claimed_anchor_ms'],
-    values: (row) => [row['account_id'], row['check_id'], row['reported_due_ms'], row['reported_by'], row['lease_until_ms'], row['claimed_anchor_ms']],
-  },
+  sameColumns('certificate alert days', 'ssl_expiry_alerts', ['account_id', 'check_id', 'alert_channel_id', 'day']),
+  sameColumns('heartbeat timings', 'heartbeat_timings', ['account_id', 'check_id', 'period_ms', 'grace_ms', 'anchor_ms', 'next_due_ms']),
+  sameColumns('heartbeat deadlines', 'heartbeat_deadlines', ['account_id', 'check_id', 'reported_due_ms', 'reported_by', 'lease_until_ms', 'claimed_anchor_ms']),
   {
     kind: 'heartbeat pings',
     source: 'heartbeat_events',
@@ -183,22 +153,8 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     overriding: true,
     sequence: 'seq',
   },
-  {
-    kind: 'claimed slots',
-    source: 'scheduled_runs',
-    target: 'scheduled_runs',
-    select: 'account_id, slot_key, check_id, due_ms, location, claimed_ms, finished_ms',
-    columns: ['account_id', 'slot_key', 'check_id', 'due_ms', 'location', 'claimed_ms', 'finished_ms'],
-    values: (row) => [row['account_id'], row['slot_key'], row['check_id'], row['due_ms'], row['location'], row['claimed_ms'], row['finished_ms']],
-  },
-  {
-    kind: 'periodic jobs',
-    source: 'periodic_jobs',
-    target: 'periodic_jobs',
-    select: 'name, last_run_ms, last_owner',
-    columns: ['name', 'last_run_ms', 'last_owner'],
-    values: (row) => [row['name'], row['last_run_ms'], row['last_owner']],
-  },
+  sameColumns('claimed slots', 'scheduled_runs', ['account_id', 'slot_key', 'check_id', 'due_ms', 'location', 'claimed_ms', 'finished_ms']),
+  sameColumns('periodic jobs', 'periodic_jobs', ['name', 'last_run_ms', 'last_owner']),
   {
     kind: 'dashboards',
     source: 'dashboards',
@@ -210,30 +166,9 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     overriding: true,
     sequence: 'seq',
   },
-  {
-    kind: 'project states',
-    source: 'state_documents',
-    target: 'state_documents',
-    select: 'account_id, project, lineage, serial, doc, updated_ms',
-    columns: ['account_id', 'project', 'lineage', 'serial', 'doc', 'updated_ms'],
-    values: (row) => [row['account_id'], row['project'], row['lineage'], row['serial'], row['doc'], row['updated_ms']],
-  },
-  {
-    kind: 'project state locks',
-    source: 'state_locks',
-    target: 'state_locks',
-    select: 'account_id, project, lock_id, info, created_ms, expires_ms',
-    columns: ['account_id', 'project', 'lock_id', 'info', 'created_ms', 'expires_ms'],
-    values: (row) => [row['account_id'], row['project'], row['lock_id'], row['info'], row['created_ms'], row['expires_ms']],
-  },
-  {
-    kind: 'account profiles',
-    source: 'account_profiles',
-    target: 'account_profiles',
-    select: 'account_id, doc',
-    columns: ['account_id', 'doc'],
-    values: (row) => [row['account_id'], row['doc']],
-  },
+  sameColumns('project states', 'state_documents', ['account_id', 'project', 'lineage', 'serial', 'doc', 'updated_ms']),
+  sameColumns('project state locks', 'state_locks', ['account_id', 'project', 'lock_id', 'info', 'created_ms', 'expires_ms']),
+  sameColumns('account profiles', 'account_profiles', ['account_id', 'doc']),
   {
     kind: 'group triggers',
     source: 'check_group_triggers',
@@ -284,14 +219,7 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     overriding: true,
     sequence: 'seq',
   },
-  {
-    kind: 'service secrets',
-    source: 'service_secrets',
-    target: 'service_secrets',
-    select: 'name, value',
-    columns: ['name', 'value'],
-    values: (row) => [row['name'], row['value']],
-  },
+  sameColumns('service secrets', 'service_secrets', ['name', 'value']),
   {
     kind: 'service id',
     source: 'service_identity',
