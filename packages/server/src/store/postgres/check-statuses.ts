@@ -30,7 +30,7 @@ export class PostgresCheckStatuses implements CheckStatuses {
         const status = nextCheckStatus(previous, result, new Date().toISOString());
         const doc = JSON.stringify(status);
         if (previous !== undefined) {
-          await sql`UPDATE check_statuses SET doc = ${doc}, state = ${checkStateOf(status)} WHERE account_id = ${accountId} AND check_id = ${checkId}`.execute(tx);
+          await sql`UPDATE check_statuses SET doc = ${doc}, state = ${checkStateOf(status)}, written_xid = pg_current_xact_id() WHERE account_id = ${accountId} AND check_id = ${checkId}`.execute(tx);
           return status;
         }
         const inserted = await sql`INSERT INTO check_statuses (account_id, check_id, doc, state) VALUES (${accountId}, ${checkId}, ${doc}, ${checkStateOf(status)})

@@ -608,6 +608,17 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       )`,
     ),
   },
+  {
+    version: 24,
+    name: "check statuses' writing transaction, which GET /metrics follows",
+    // Each status row names the transaction that last wrote it, so a replica's metrics read only the
+    // rows written since their last read (postgres/metrics-reads.ts). A transaction id rather than a
+    // sequence: a sequence value is taken before commit, and a reader could pass one still in flight.
+    up: statements(
+      'ALTER TABLE check_statuses ADD COLUMN written_xid xid8 NOT NULL DEFAULT pg_current_xact_id()',
+      'CREATE INDEX check_statuses_written ON check_statuses (account_id, written_xid)',
+    ),
+  },
 ];
 
 /**
