@@ -619,6 +619,15 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX check_statuses_written ON check_statuses (account_id, written_xid)',
     ),
   },
+  {
+    version: 25,
+    name: 'heartbeat monitors by ping token',
+    // The ping route finds a monitor by its token, in any account, as SQLite's step 19 index does: the
+    // token lives in the document (text), so the index is on the expression the look-up names
+    // (postgres/heartbeat-pings.ts), over heartbeat checks only. The watch's read of every heartbeat
+    // monitor walks the same partial index.
+    up: statements(`CREATE INDEX checks_heartbeat_ping_token ON checks ((doc::jsonb -> 'heartbeat' ->> 'pingToken')) WHERE check_type = 'HEARTBEAT'`),
+  },
 ];
 
 /**
