@@ -297,10 +297,13 @@ export function checkResultKey(accountId: unknown, checkId: unknown, id?: unknow
   if (id !== undefined) text('result id', id, 255);
 }
 
-export function checkResultPage(accountId: unknown, checkId: unknown, page: ResultFilter & { limit: unknown; before?: ResultCursor | undefined }): void {
+export function checkResultPage(accountId: unknown, checkId: unknown, page: ResultFilter & { limit: unknown; offset?: unknown; before?: ResultCursor | undefined }): void {
   checkResultKey(accountId, checkId);
   checkResultFilter(page);
   positive('limit', page.limit);
+  if (page.offset !== undefined && (typeof page.offset !== 'number' || !Number.isSafeInteger(page.offset) || page.offset < 0)) {
+    throw new StoreInputError(`offset must be a whole number of at least 0, got ${shown(page.offset)}`);
+  }
   if (page.before !== undefined) {
     moment('before.createdMs', page.before.createdMs);
     text('before.id', page.before.id, 255);

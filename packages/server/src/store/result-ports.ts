@@ -115,9 +115,11 @@ export interface CheckResults {
   appendKept(accountId: string, result: CheckResultDocument): Promise<boolean>;
   /**
    * Up to `limit` of a check's results meeting the filter strictly before `before` (or the newest),
-   * newest first, ties by id. Only the results returned are decoded, however many the filter skips.
+   * newest first, ties by id, after leaving out the first `offset` of them (default 0; the dashboard
+   * links a check's results by page number, both ways). Only the results returned are decoded,
+   * however many the filter or the offset skips.
    */
-  newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
+  newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly offset?: number | undefined; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]>;
   /**
    * One page (from 1) of a check's results meeting the filter, oldest first, ties by id, and how many
    * meet it: the order of every list of the service, so walking the pages of a window never skips or

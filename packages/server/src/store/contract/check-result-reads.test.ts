@@ -89,6 +89,25 @@ describe.each(engines)('check result reads on $name', (engine) => {
     expect(ids(fromFive)).toEqual(ids(newestFirst.filter((doc) => doc['resultType'] === 'ATTEMPT' && Date.parse(doc.created_at) >= T0 + 5 * MINUTE)));
   });
 
+  it('reads newest first by page number: an offset leaves out that many of the results meeting the filter', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const newestFirst = (await stored(a)).sort(byTimeThenId).reverse();
+    const pageOf = async (page: number, filter: ResultFilter = {}) => b.checkResults.newestFirst('acct', 'chk', { ...filter, limit: 4, offset: (page - 1) * 4 });
+    const pages: CheckResultDocument[] = [];
+    for (let page = 1; page <= 5; page++) pages.push(...(await pageOf(page)));
+    // Every result once, in order, across the ties on time at minute 20.
+    expect(pages).toEqual(newestFirst);
+    expect(await pageOf(6)).toEqual([]);
+    const finals = newestFirst.filter((doc) => doc['resultType'] === 'FINAL');
+    expect(ids(await pageOf(2, { resultType: 'FINAL' }))).toEqual(ids(finals.slice(4, 8)));
+    // With a cursor, the offset counts from the cursor on.
+    const third = newestFirst[2]!;
+    const fromCursor = await b.checkResults.newestFirst('acct', 'chk', { limit: 2, offset: 3, before: { createdMs: Date.parse(third.created_at), id: third.id } });
+    expect(ids(fromCursor)).toEqual(ids(newestFirst.slice(6, 8)));
+    expect(await b.checkResults.newestFirst('acct', 'chk', { limit: 1, offset: Number.MAX_SAFE_INTEGER })).toEqual([]);
+    expect(await b.checkResults.newestFirst('acct', 'no-such-check', { limit: 1, offset: 3 })).toEqual([]);
+  });
+
   it('refuses bad filters and pages with the same messages', async () => {
     const [a] = await twoReplicas(engine);
     await expect(a.checkResults.oldestFirst('acct', 'chk', { fromMs: -1, page: 1, limit: 5 })).rejects.toThrow('fromMs must be a whole number of milliseconds since the epoch, got -1');
@@ -97,5 +116,7 @@ describe.each(engines)('check result reads on $name', (engine) => {
     await expect(a.checkResults.newestFirst('acct', 'chk', { limit: 5, toMs: 1.5 })).rejects.toThrow('toMs must be a whole number of milliseconds since the epoch, got 1.5');
     await expect(a.checkResults.newestFirst('acct', 'chk', { limit: 5, location: '' })).rejects.toThrow('location must be a string that is not empty, got ""');
     await expect(a.checkResults.newestFirst('acct', 'chk', { limit: 5, hasFailures: 'yes' as unknown as boolean })).rejects.toThrow('hasFailures must be true or false, got "yes"');
+    await expect(a.checkResults.newestFirst('acct', 'chk', { limit: 5, offset: -1 })).rejects.toThrow('offset must be a whole number of at least 0, got -1');
+    await expect(a.checkResults.newestFirst('acct', 'chk', { limit: 5, offset: 2.5 })).rejects.toThrow('offset must be a whole number of at least 0, got 2.5');
   });
 });

@@ -338,15 +338,20 @@ export class PostgresCheckResults implements CheckResults {
     return sql.join(conditions, sql` AND `);
   }
 
-  async newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]> {
+  async newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly offset?: number | undefined; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]> {
     checkResultPage(accountId, checkId, page);
     const series = await this.#series(accountId, checkId);
     if (series === undefined) return [];
     const before = page.before ?? { createdMs: Number.MAX_SAFE_INTEGER, id: '' };
     const position = idKeyBytes(columnKey(checkId, before.id, before.createdMs));
-    const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
-      WHERE ${await this.#meeting(series, page)} AND (r.created_ms, r.id_key) < (${before.createdMs}, ${position})
-      ORDER BY r.created_ms DESC, r.id_key DESC LIMIT ${page.limit}`.execute(this.#db);
+    // The page's rows are picked first and only they are joined to their reference: the rows an
+    // offset skips would otherwise each look up theirs.
+    const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS}
+      FROM (SELECT r.created_ms, r.id_key, r.run_location, r.response_time, r.phases, r.phases_json, r.encoding, r.ref, r.body FROM check_results r
+        WHERE ${await this.#meeting(series, page)} AND (r.created_ms, r.id_key) < (${before.createdMs}, ${position})
+        ORDER BY r.created_ms DESC, r.id_key DESC LIMIT ${page.limit} OFFSET ${page.offset ?? 0}) r
+      LEFT JOIN check_results_references f ON f.key = r.ref
+      ORDER BY r.created_ms DESC, r.id_key DESC`.execute(this.#db);
     return this.#documents(checkId, rows);
   }
 

@@ -78,18 +78,24 @@ export class SqliteCheckResults implements CheckResults {
     });
   }
 
-  async newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]> {
+  async newestFirst(accountId: string, checkId: string, page: ResultFilter & { readonly limit: number; readonly offset?: number | undefined; readonly before?: ResultCursor | undefined }): Promise<CheckResultDocument[]> {
     checkResultPage(accountId, checkId, page);
     const series = this.#series.find(accountId, checkId);
     if (series === undefined) return [];
     const before = page.before ?? { createdMs: Number.MAX_SAFE_INTEGER, id: '' };
     const locations = this.#rows.locations();
     const found: CheckResultDocument[] = [];
+    let toSkip = page.offset ?? 0;
     const fromMs = page.fromMs ?? Number.MIN_SAFE_INTEGER;
     const rows = this.#ranges.newestFirst(series, fromMs, page.toMs ?? Number.MAX_SAFE_INTEGER, before.createdMs, columnKey(checkId, before.id, before.createdMs));
-    // Read as iterated: the statement stops as soon as the page is full, however many rows the filter skips.
+    // Read as iterated: the statement stops as soon as the page is full, however many rows the filter
+    // or the offset skips, and a skipped row is never decoded.
     for (const row of rows) {
       if (!meets(page, row.final, row.has_failures, row.encoding, row.run_location, locations)) continue;
+      if (toSkip > 0) {
+        toSkip--;
+        continue;
+      }
       found.push(this.#rows.document(checkId, row, locations) as CheckResultDocument);
       if (found.length === page.limit) break;
     }
