@@ -1,0 +1,144 @@
+/**
+ * Disk growth of the results on each engine, on the workload the comparison with Uptime Kuma was
+ * measured on: 1,000 HTTP monitors every 20 s against one target (Kuma grew 33.7 MB/h there, about
+ * 187 bytes per result). Runner-shaped API results, 1 % failing, are appended through the
+ * `CheckResults` port as the service records runs (ids derived from check and time, passing results
+ * reduced against the check's last one, rollups folded in), round by round as the schedule makes
+ * them. The growth is measured between the middle and the end, so the first pages each table and
+ * index starts with are not counted: SQLite's every page (dbstat), PostgreSQL's every table with its
+ * indexes and TOAST (`pg_total_relation_size`, each day's partition counted), each measured after a
+ * `VACUUM`, as autovacuum keeps a running service's updated rows (rollups, reference results).
+ *
+ * The results are appended without the service's HTTP layer or scheduler: what is measured is what a
+ * result costs the disk, not how fast the service makes them (the scheduler suites measure that).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { Store } from '../../../packages/server/src/store/index.js';
+import type { StoragePorts } from '../../../packages/server/src/store/ports.js';
+import type { CheckResultDocument } from '../../../packages/server/src/store/result-ports.js';
+import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
+import { openPostgresPorts } from '../../../packages/server/src/store/postgres/index.js';
+import { sqlitePorts } from '../../../packages/server/src/store/sqlite/index.js';
+import type { BenchContext, BenchFigure, BenchSuite } from '../harness.js';
+import { runnerLikeResult } from './analytics.js';
+
+const MONITORS = 1_000;
+const EVERY_MS = 20_000;
+/** Rounds of every monitor: 40 rounds are 40,000 results, about 13 minutes of the workload. */
+const ROUNDS = Number(process.env.VIGIL_BENCH_DISK_ROUNDS ?? 40);
+/** Runs appended at once, as the scheduler's recording has several runs in flight. */
+const IN_FLIGHT = 50;
+const RESULTS_PER_HOUR = MONITORS * (3_600_000 / EVERY_MS);
+/** Uptime Kuma on the same workload: 33.7 MB/h over 180,000 results an hour. */
+const KUMA_BYTES_PER_RESULT = 33.7e6 / RESULTS_PER_HOUR;
+
+const checkIdOf = (monitor: number) => `00000000-0000-4000-8000-${String(monitor).padStart(12, '0')}`;
+
+/** Appends rounds `[from, to)` of every monitor's run, IN_FLIGHT runs at a time. */
+async function appendRounds(ports: StoragePorts, startMs: number, from: number, to: number): Promise<void> {
+  for (let round = from; round < to; round++) {
+    for (let first = 0; first < MONITORS; first += IN_FLIGHT) {
+      await Promise.all(
+        Array.from({ length: Math.min(IN_FLIGHT, MONITORS - first) }, (_, offset) => {
+          const monitor = first + offset;
+          const at = startMs + round * EVERY_MS + monitor * (EVERY_MS / MONITORS);
+          // One in a hundred runs fails, spread over monitors and rounds.
+          const failing = (round * MONITORS + monitor) % 100 === 37;
+          return ports.checkResults.appendRun('local', [runnerLikeResult(checkIdOf(monitor), Math.round(at), failing) as unknown as CheckResultDocument]);
+        }),
+      );
+    }
+  }
+}
+
+/** Bytes per result between the middle and the end of the workload, on one engine. */
+async function growthPerResult(ports: StoragePorts, bytesOnDisk: () => Promise<number>, startMs: number): Promise<number> {
+  await ports.checkResults.prepareDays(startMs, startMs + ROUNDS * EVERY_MS);
+  await appendRounds(ports, startMs, 0, ROUNDS / 2);
+  const middle = await bytesOnDisk();
+  await appendRounds(ports, startMs, ROUNDS / 2, ROUNDS);
+  const end = await bytesOnDisk();
+  return (end - middle) / ((ROUNDS / 2) * MONITORS);
+}
+
+export const suite: BenchSuite = {
+  name: 'disk-growth',
+  issue: 26,
+  async run(context: BenchContext): Promise<BenchFigure[]> {
+    // Recent enough for the raw retention, and the same instants on both engines.
+    const startMs = Math.floor((Date.now() - 2 * 3_600_000) / EVERY_MS) * EVERY_MS;
+    const sqliteRuns: number[] = [];
+    const postgresRuns: number[] = [];
+    const pgDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-disk-pg-'));
+    // Size on disk does not depend on fsync; without it the appends take a fraction of the time.
+    const postgres = await startEmbeddedPostgres({ dir: pgDir, port: 0, durable: false });
+    try {
+      for (let run = 0; run < context.runs; run++) {
+        const store = new Store(path.join(context.tmpDir, `disk-growth-${run}`));
+        const sqlite = sqlitePorts(store);
+        try {
+          const pages = async () => store.db.prepare('SELECT SUM(pgsize) FROM dbstat').pluck().get() as number;
+          sqliteRuns.push(await growthPerResult(sqlite, pages, startMs));
+        } finally {
+          store.close();
+        }
+        context.log(`disk-growth: SQLite run ${run + 1}: ${sqliteRuns.at(-1)!.toFixed(1)} bytes per result`);
+
+        const connectionString = await postgres.createDatabase(`disk_growth_${run}`);
+        const ports = await openPostgresPorts({ connectionString });
+        const sizes = new pg.Client({ connectionString });
+        await sizes.connect();
+        try {
+          const relations = async () => {
+            // What autovacuum does within a minute of a table's updates on a running service (the
+            // rollups and reference rows are updated by every result): without it the growth would
+            // count dead row versions the next vacuum makes reusable.
+            await sizes.query('VACUUM');
+            const { rows } = await sizes.query<{ bytes: string }>(
+              "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::text AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'm') AND n.nspname = current_schema()",
+            );
+            return Number(rows[0]!.bytes);
+          };
+          postgresRuns.push(await growthPerResult(ports, relations, startMs));
+        } finally {
+          await sizes.end();
+          await ports.close();
+        }
+        context.log(`disk-growth: PostgreSQL run ${run + 1}: ${postgresRuns.at(-1)!.toFixed(1)} bytes per result`);
+      }
+    } finally {
+      await postgres.stop();
+      await rm(pgDir, { recursive: true, force: true });
+    }
+    const goal = { text: `≤ ${(KUMA_BYTES_PER_RESULT / 2).toFixed(0)} bytes (half of Uptime Kuma's ≈ ${KUMA_BYTES_PER_RESULT.toFixed(0)})`, met: (value: number) => value <= KUMA_BYTES_PER_RESULT / 2 };
+    const note = `${MONITORS} API monitors every ${EVERY_MS / 1000} s, runner-shaped results, 1 % failing (kept whole), ${ROUNDS} rounds appended through the CheckResults port ${IN_FLIGHT} runs at a time; growth from round ${ROUNDS / 2} to ${ROUNDS}, every table and index counted; ×${RESULTS_PER_HOUR.toLocaleString('en-US')} for MB/h`;
+    return [
+      { id: 'disk-growth.sqlite', issue: 26, label: 'disk growth per result on SQLite (1,000 monitors every 20 s)', unit: 'bytes', better: 'lower', runs: sqliteRuns, goal, note: `${note}; SQLite dbstat pages` },
+      {
+        id: 'disk-growth.postgres',
+        issue: 26,
+        label: 'disk growth per result on PostgreSQL (1,000 monitors every 20 s)',
+        unit: 'bytes',
+        better: 'lower',
+        runs: postgresRuns,
+        baseline: { label: 'SQLite, same results (same run)', runs: sqliteRuns },
+        goal,
+        note: `${note}; pg_total_relation_size of every table and partition (indexes and TOAST included), embedded PostgreSQL`,
+      },
+      {
+        id: 'disk-growth.postgres-mb-per-hour',
+        issue: 26,
+        label: 'PostgreSQL data growth on the Uptime Kuma workload',
+        unit: 'MB/h',
+        better: 'lower',
+        runs: postgresRuns.map((bytes) => (bytes * RESULTS_PER_HOUR) / 1e6),
+        baseline: { label: 'SQLite (same run)', runs: sqliteRuns.map((bytes) => (bytes * RESULTS_PER_HOUR) / 1e6) },
+        goal: { text: '≤ 16.9 MB/h (half of Uptime Kuma\'s 33.7)', met: (value) => value <= 33.7 / 2 },
+        note,
+      },
+    ];
+  },
+};
