@@ -6,6 +6,10 @@
  *   which takes one under a lease that expires unless renewed. Replicas share the table, so a run
  *   leased through one replica is renewed, reported and released through any other, and a report
  *   counts only under the run's current lease, once.
+ * - Agent presence: who polled (or reported), through which replica soever, and what each last said.
+ *   Replicas decide from it whether a queue has a live agent anywhere before they record its runs as
+ *   not executed, and list agents from it. An agent of a private location counts only while the key
+ *   it polled with exists, so revoking a key makes its agents gone on every replica at the commit.
  * - Private locations and their agent keys: the locations (documents with a slug unique per account)
  *   and the keys their agents present, kept as SHA-256 digests.
  */
@@ -106,6 +110,68 @@ export function checkLeaseIds(agentId: string, leaseIds: readonly string[]): voi
   text('agentId', agentId, 1000);
   if (!Array.isArray(leaseIds)) throw new StoreInputError('leaseIds must be a list');
   for (const leaseId of leaseIds) text('leaseId', leaseId, 1000);
+}
+
+/** What an agent said when it was last heard from: its poll's fields, and who it is by its key. */
+export interface AgentSighting {
+  readonly agentId: string;
+  /** The queue it polls (routing.ts): a location's name, or a private location's `slug@account`. */
+  readonly queue: string;
+  readonly location: string;
+  /** Set for a private location's agent: whose location, which one, and the key it presented. */
+  readonly privateLocation?: { readonly accountId: string; readonly id: string; readonly keyId: string };
+  readonly agentVersion: string;
+  readonly wireVersion: number;
+  readonly runsInFlight: number;
+  readonly lastSeenMs: number;
+}
+
+/** An agent as the database knows it. */
+export interface AgentPresenceRecord extends AgentSighting {
+  /** False once the private location's key it polled with was deleted: it is gone until it polls with a good one. */
+  readonly keyHeld: boolean;
+}
+
+/** Agents not heard from for this long are forgotten (no longer listed as gone). */
+export const AGENT_PRESENCE_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+export interface AgentPresence {
+  /**
+   * Records what an agent (of its queue) said at `lastSeenMs`. One older than what is stored changes
+   * nothing: replicas' writes of one agent may land out of order.
+   */
+  seen(sighting: AgentSighting): Promise<void>;
+  /** The agent of `queue` was heard from at `nowMs` (a report): moves its last sighting, if it is known. */
+  touch(queue: string, agentId: string, nowMs: number): Promise<void>;
+  /** Of `queues`, those with an agent heard from after `seenAfterMs` whose key (for a private location) still exists. */
+  liveQueues(queues: readonly string[], seenAfterMs: number): Promise<string[]>;
+  /** The agents of public locations and, with `accountId`, that account's private locations' agents: one per queue and agent id. */
+  list(accountId: string | undefined): Promise<AgentPresenceRecord[]>;
+  /** The agents last heard from with this private location's key, and their queues. */
+  holdersOfKey(keyId: string): Promise<Array<{ readonly agentId: string; readonly queue: string }>>;
+  /** Forgets agents last heard from before `seenBeforeMs`; resolves to how many. */
+  prune(seenBeforeMs: number): Promise<number>;
+}
+
+export function checkSighting(sighting: AgentSighting): void {
+  if (sighting === null || typeof sighting !== 'object') throw new StoreInputError('a sighting must be an object');
+  text('agentId', sighting.agentId, 1000);
+  text('queue', sighting.queue, 1000);
+  text('location', sighting.location, 1000);
+  if (sighting.privateLocation !== undefined) {
+    text('accountId', sighting.privateLocation.accountId, 1000);
+    text('privateLocationId', sighting.privateLocation.id, 255);
+    text('keyId', sighting.privateLocation.keyId, 255);
+  }
+  text('agentVersion', sighting.agentVersion, 1000);
+  if (!Number.isSafeInteger(sighting.wireVersion) || sighting.wireVersion < 0) throw new StoreInputError(`wireVersion must be a whole number of at least 0, got ${shown(sighting.wireVersion)}`);
+  if (!Number.isSafeInteger(sighting.runsInFlight) || sighting.runsInFlight < 0) throw new StoreInputError(`runsInFlight must be a whole number of at least 0, got ${shown(sighting.runsInFlight)}`);
+  moment('lastSeenMs', sighting.lastSeenMs);
+}
+
+export function checkQueues(queues: readonly string[]): void {
+  if (!Array.isArray(queues)) throw new StoreInputError('queues must be a list');
+  for (const queue of queues) text('queue', queue, 1000);
 }
 
 /** A private location as the API stores it: its id, the slug checks name it by, and the rest of its document. */

@@ -628,6 +628,29 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // monitor walks the same partial index.
     up: statements(`CREATE INDEX checks_heartbeat_ping_token ON checks ((doc::jsonb -> 'heartbeat' ->> 'pingToken')) WHERE check_type = 'HEARTBEAT'`),
   },
+  {
+    version: 26,
+    name: "runner agents' presence",
+    // As SQLite keeps it (its step 39): what each agent of each queue last said, through any replica,
+    // so a replica asks whether a queue has a live agent anywhere before it records a run not executed.
+    up: statements(
+      `CREATE TABLE agent_presence (
+        queue TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        location TEXT NOT NULL,
+        account_id TEXT,
+        private_location_id TEXT,
+        key_id TEXT,
+        agent_version TEXT NOT NULL,
+        wire_version INTEGER NOT NULL,
+        runs_in_flight INTEGER NOT NULL,
+        last_seen_ms BIGINT NOT NULL,
+        PRIMARY KEY (queue, agent_id)
+      )`,
+      'CREATE INDEX agent_presence_seen ON agent_presence (last_seen_ms)',
+      'CREATE INDEX agent_presence_key ON agent_presence (key_id) WHERE key_id IS NOT NULL',
+    ),
+  },
 ];
 
 /**

@@ -243,6 +243,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   migrations: "the SQLite schema's own record; the target has its own",
   idempotency_keys: 'replays of retried requests, kept for minutes',
   rate_windows: 'rate-limit windows, which restart',
+  agent_presence: "runner agents' presence, which each agent writes again at its next poll",
   document_changes: 'the change feed replicas follow; the target starts its own',
   document_changes_pruned: 'the change feed replicas follow; the target starts its own',
 };

@@ -13,7 +13,9 @@
  * replica moves: each event is pending until its result is confirmed. Events past the cursor (stored
  * while the scheduler was off) stay pending; the cursor's row now only says monitoring has started
  * on this database (without it, the first start skips every stored ping, as the cursor's first
- * position did).
+ * position did). Step 39 records runner agents' presence (store/sqlite/agent-presence.ts): what each
+ * agent of each queue last said, whichever process on the file it polled, so none records a run as
+ * not executed while another's agent of its queue is live.
  */
 import type { SqliteStep } from './step.js';
 
@@ -150,6 +152,30 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
         CREATE TRIGGER incidents_revision_delete AFTER DELETE ON incidents BEGIN
           INSERT INTO status_page_revision (only_row, revision) VALUES (1, 1) ON CONFLICT (only_row) DO UPDATE SET revision = revision + 1;
         END;
+      `);
+    },
+  },
+  {
+    step: 39,
+    name: "runner agents' presence",
+    up: (db) => {
+      db.exec(`
+        -- account_id, private_location_id, key_id: set for a private location's agent (key_id: the key it polled with).
+        CREATE TABLE agent_presence (
+          queue TEXT NOT NULL,
+          agent_id TEXT NOT NULL,
+          location TEXT NOT NULL,
+          account_id TEXT,
+          private_location_id TEXT,
+          key_id TEXT,
+          agent_version TEXT NOT NULL,
+          wire_version INTEGER NOT NULL,
+          runs_in_flight INTEGER NOT NULL,
+          last_seen_ms INTEGER NOT NULL,
+          PRIMARY KEY (queue, agent_id)
+        );
+        CREATE INDEX agent_presence_seen ON agent_presence (last_seen_ms);
+        CREATE INDEX agent_presence_key ON agent_presence (key_id) WHERE key_id IS NOT NULL;
       `);
     },
   },
