@@ -4,6 +4,7 @@
  * the one the PeriodicJobs port gives the period to deletes, as the scheduler's pruning of results
  * does: processes sharing the database would otherwise each run the same deletes every period.
  */
+import { PeriodicTurn } from '../scheduler/periodic-turn.js';
 import type { PeriodicJobs } from '../store/ports.js';
 import type { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
 
@@ -25,11 +26,11 @@ export interface HeartbeatEventPruningOptions {
 
 export class HeartbeatEventPruning {
   readonly #options: HeartbeatEventPruningOptions;
-  /** When this process last asked for the turn (whoever got it, the next ask is a period on). */
-  #askedAt = Number.NEGATIVE_INFINITY;
+  readonly #turn: PeriodicTurn;
 
   constructor(options: HeartbeatEventPruningOptions) {
     this.#options = options;
+    this.#turn = new PeriodicTurn({ periodicJobs: options.periodicJobs, job: PRUNE_HEARTBEAT_EVENTS_JOB, everyMs: PRUNE_EVERY_MS, owner: options.owner });
   }
 
   /**
@@ -37,10 +38,7 @@ export class HeartbeatEventPruning {
    * resolves to how many events went (0 when it was not its turn or not yet time to ask).
    */
   async takeTurn(nowMs: number): Promise<number> {
-    if (nowMs - this.#askedAt < PRUNE_EVERY_MS) return 0;
-    this.#askedAt = nowMs;
-    const { periodicJobs, owner } = this.#options;
-    return (await periodicJobs.tryRun(PRUNE_HEARTBEAT_EVENTS_JOB, nowMs, PRUNE_EVERY_MS, owner)) ? this.prune(nowMs) : 0;
+    return (await this.#turn.take(nowMs, () => this.prune(nowMs))) ?? 0;
   }
 
   /**

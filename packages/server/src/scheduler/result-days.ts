@@ -7,6 +7,7 @@
  */
 import type { CheckResults, PeriodicJobs } from '../store/ports.js';
 import { DAY_MS, dayOf } from '../store/port-rules.js';
+import { PeriodicTurn } from './periodic-turn.js';
 
 /** The job's name in the PeriodicJobs port. */
 export const PREPARE_RESULT_DAYS_JOB = 'prepare-result-days';
@@ -23,12 +24,17 @@ export interface ResultDayPreparationOptions {
 }
 
 export class ResultDayPreparation {
-  readonly #options: ResultDayPreparationOptions;
-  /** When this process last asked for the turn (whoever got it, the next ask is a period on). */
-  #askedAt = Number.NEGATIVE_INFINITY;
+  readonly #checkResults: Pick<CheckResults, 'prepareDays'>;
+  readonly #turn: PeriodicTurn;
 
   constructor(options: ResultDayPreparationOptions) {
-    this.#options = options;
+    this.#checkResults = options.checkResults;
+    this.#turn = new PeriodicTurn({ periodicJobs: options.periodicJobs, job: PREPARE_RESULT_DAYS_JOB, everyMs: PREPARE_EVERY_MS, owner: options.owner });
+  }
+
+  /** Whether a period has passed since this process last asked for the turn. */
+  due(nowMs: number): boolean {
+    return this.#turn.due(nowMs);
   }
 
   /**
@@ -36,11 +42,10 @@ export class ResultDayPreparation {
    * `DAYS_AHEAD` days when it is this process's; resolves to whether it prepared them.
    */
   async takeTurn(nowMs: number): Promise<boolean> {
-    if (nowMs - this.#askedAt < PREPARE_EVERY_MS) return false;
-    this.#askedAt = nowMs;
-    const { periodicJobs, checkResults, owner } = this.#options;
-    if (!(await periodicJobs.tryRun(PREPARE_RESULT_DAYS_JOB, nowMs, PREPARE_EVERY_MS, owner))) return false;
-    await checkResults.prepareDays(dayOf(nowMs), dayOf(nowMs) + DAYS_AHEAD * DAY_MS);
-    return true;
+    const prepared = await this.#turn.take(nowMs, async () => {
+      await this.#checkResults.prepareDays(dayOf(nowMs), dayOf(nowMs) + DAYS_AHEAD * DAY_MS);
+      return true;
+    });
+    return prepared === true;
   }
 }
