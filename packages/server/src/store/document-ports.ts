@@ -130,6 +130,14 @@ export interface ResourceDocuments {
    * stores it; resolves to the document as stored.
    */
   insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument>;
+  /**
+   * Stores `doc` under the id it carries, for a caller that must choose ids (`--seed`, whose results
+   * and pages name their checks and services): resolves to false, storing nothing, when a document of
+   * `kind` has that id, in any account (ids of these kinds are unique across the service on SQLite).
+   * Only for kinds with UUID ids (checks, services): an integer id chosen here could later be counted
+   * out again by `insert`.
+   */
+  insertWithId(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean>;
   /** The document, or undefined; another account's id reads as missing. */
   get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined>;
   /** Stores `doc` in place of the document with its id; false when there is none in the account. */

@@ -28,6 +28,14 @@ export function checkDocument(kind: DocumentKind, doc: unknown): asserts doc is 
   checkDocumentId(kind, (doc as { id?: unknown }).id);
 }
 
+/** A document stored under the id its writer chose: only kinds whose ids are UUIDs take one. */
+export function checkChosenIdDocument(kind: unknown, accountId: unknown, doc: unknown): asserts doc is ResourceDocument {
+  checkDocumentKind(kind);
+  text('accountId', accountId);
+  if (DOCUMENT_ID_KINDS[kind] !== 'uuid') throw new StoreInputError(`ids of ${kind} are counted by the store; only ${DOCUMENT_KINDS.filter((each) => DOCUMENT_ID_KINDS[each] === 'uuid').join(' and ')} take a chosen id`);
+  checkDocument(kind, doc);
+}
+
 /** The document `build` made around the id allocated for it. */
 export function checkBuiltDocument(kind: DocumentKind, id: DocumentId, doc: unknown): asserts doc is ResourceDocument {
   checkDocument(kind, doc);

@@ -58,6 +58,24 @@ describe.each(engines)('documents on $name', (engine) => {
     expect(await a.documents.get('services', 'acc', stored.id)).toEqual(stored);
   });
 
+  it('stores a document under the id its writer chose, once per account, in the feed, also inside a unit', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const seeded = { name: 'seeded', id: 'c1', checkType: 'API', tags: ['prod'] };
+    const position = await b.documents.latestPosition();
+    expect(await a.documents.insertWithId('checks', 'acc', seeded)).toBe(true);
+    expect(JSON.stringify(await b.documents.get('checks', 'acc', 'c1'))).toBe(JSON.stringify(seeded));
+    // A second writer choosing the same id stores nothing, in the account or in another one.
+    expect(await b.documents.insertWithId('checks', 'acc', { ...seeded, name: 'second' })).toBe(false);
+    expect(await b.documents.insertWithId('checks', 'other', { ...seeded, name: 'theirs' })).toBe(false);
+    expect(await b.documents.get('checks', 'other', 'c1')).toBeUndefined();
+    expect(await b.documents.insertWithId('checks', 'other', { ...seeded, id: 'c2' })).toBe(true);
+    expect(await namesOf(a, 'checks', { tags: ['prod'] })).toEqual(['seeded']);
+    expect((await drain(b, position)).map((change) => [change.accountId, change.id])).toEqual([['acc', 'c1'], ['other', 'c2']]);
+    const inUnit = await a.transaction(async (tx) => [await tx.documents.insertWithId('services', 'acc', { id: 's1', name: 'Shop' }), await tx.documents.insertWithId('services', 'acc', { id: 's1', name: 'again' })]);
+    expect(inUnit).toEqual([true, false]);
+    expect(await b.documents.get('services', 'acc', 's1')).toEqual({ id: 's1', name: 'Shop' });
+  });
+
   it('replaces and removes, answering whether the document was there', async () => {
     const [a, b] = await twoReplicas(engine);
     const stored = await a.documents.insert('alert_channels', 'acc', named('pager'));
@@ -246,6 +264,9 @@ describe.each(engines)('bad input to the documents port on $name', (engine) => {
     ['a text id for an integer kind', (p: StoragePorts) => p.documents.get('check_groups', 'acc', '1'), 'id of check_groups must be a whole number of at least 1, got "1"'],
     ['an empty id', (p: StoragePorts) => p.documents.remove('checks', 'acc', ''), 'id of checks must be a string of 1 to 255 characters, got ""'],
     ['a document built with another id', (p: StoragePorts) => p.documents.insert('check_groups', 'acc', () => ({ id: 99, name: 'x' })), 'the document built for check_groups 1 has id 99'],
+    ['a chosen id for a kind whose ids are counted', (p: StoragePorts) => p.documents.insertWithId('check_groups', 'acc', { id: 7, name: 'g' }), 'ids of check_groups are counted by the store; only checks and services take a chosen id'],
+    ['a chosen id that is empty', (p: StoragePorts) => p.documents.insertWithId('checks', 'acc', { id: '', name: 'c' }), 'id of checks must be a string of 1 to 255 characters, got ""'],
+    ['a chosen id for an unknown kind', (p: StoragePorts) => p.documents.insertWithId('teams' as DocumentKind, 'acc', { id: 'x' }), 'kind must be one of checks, check_groups, alert_channels, maintenance_windows, services, got "teams"'],
     ['an array as a document', (p: StoragePorts) => p.documents.replace('checks', 'acc', [] as unknown as ResourceDocument), 'a document of checks must be a JSON object, got an array'],
     ['a page of 0', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 10, page: 0 }), 'page must be a whole number of at least 1, got 0'],
     ['a limit of 0', (p: StoragePorts) => p.documents.page('checks', 'acc', { limit: 0, page: 1 }), 'limit must be a whole number of at least 1, got 0'],

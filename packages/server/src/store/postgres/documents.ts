@@ -16,7 +16,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { DOCUMENT_ID_KINDS, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type TextPage } from '../document-ports.js';
-import { asciiLower, checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { asciiLower, checkBuiltDocument, checkChosenIdDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { CHECK_COLUMNS } from '../formats/check-columns.js';
 import { uuidV7 } from '../formats/uuid-v7.js';
 import { text } from '../port-rules.js';
@@ -73,6 +73,22 @@ export class PostgresDocuments implements ResourceDocuments {
       await sql`INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))}) VALUES (${sql.join(Object.values(columns))})`.execute(tx);
       await recordChange(tx, kind, accountId, String(id));
       return doc;
+    });
+  }
+
+  async insertWithId(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {
+    checkChosenIdDocument(kind, accountId, doc);
+    return withinTransaction(this.#db, async (tx) => {
+      const columns = { account_id: accountId, id: String(doc.id), doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
+      const names = Object.keys(columns);
+      // Taken also when another account holds the id, as on SQLite, whose checks and services have ids
+      // unique across the service. The key's unique index decides between writers of one account at once.
+      const { numAffectedRows } = await sql`INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))})
+        SELECT ${sql.join(Object.values(columns))} WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(kind)} WHERE id = ${String(doc.id)})
+        ON CONFLICT (account_id, id) DO NOTHING`.execute(tx);
+      if (numAffectedRows === 0n) return false;
+      await recordChange(tx, kind, accountId, String(doc.id));
+      return true;
     });
   }
 

@@ -117,6 +117,7 @@ export class Collection<T extends { id: PublicId }> {
   readonly idKind: IdKind;
   readonly #db: SqliteDatabase;
   readonly #insert: Statement;
+  readonly #insertUnlessTaken: Statement;
   /** Integer collections: the account's next id (see id-counters.ts). */
   readonly #nextId: NextId | undefined;
   readonly #get: Statement;
@@ -152,6 +153,7 @@ export class Collection<T extends { id: PublicId }> {
     const extraValues = columns.map(() => ', ?').join('');
     const extraSet = columns.map((column) => `, ${column.column} = ?`).join('');
     this.#insert = db.prepare(`INSERT INTO ${table} (account_id, id, doc${extra}) VALUES (?, ?, ?${extraValues})`);
+    this.#insertUnlessTaken = db.prepare(`INSERT INTO ${table} (account_id, id, doc${extra}) VALUES (?, ?, ?${extraValues}) ON CONFLICT DO NOTHING`);
     this.#nextId = idKind === 'integer' ? idCounter(db) : undefined;
     this.#get = db.prepare(`SELECT doc FROM ${table} WHERE account_id = ? AND id = ?`);
     this.#update = db.prepare(`UPDATE ${table} SET doc = ?${extraSet} WHERE account_id = ? AND id = ?`);
@@ -173,6 +175,16 @@ export class Collection<T extends { id: PublicId }> {
     this.#insert.run(accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
     this.#wrote(accountId, String(id));
     return doc;
+  }
+
+  /**
+   * Stores `doc` under its own id unless that id is taken (in the account, or across the service where
+   * the table's ids are unique across it: checks and services); returns whether it stored it.
+   */
+  insertWithId(accountId: string, doc: T): boolean {
+    if (this.#insertUnlessTaken.run(accountId, String(doc.id), JSON.stringify(doc), ...this.#columnValues(doc)).changes === 0) return false;
+    this.#wrote(accountId, String(doc.id));
+    return true;
   }
 
   /**

@@ -8,7 +8,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { ChangeBatch, DocumentId, DocumentKind, DocumentPage, DocumentPageRequest, ResourceDocument, ResourceDocuments, SequencedDocument, SplicedPage, TextPage } from '../document-ports.js';
-import { checkBuiltDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { checkBuiltDocument, checkChosenIdDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { checkFilters } from './check-filters.js';
@@ -70,6 +70,16 @@ export class SqliteDocuments implements ResourceDocuments {
       });
       this.#record.run(kind, accountId, String(doc.id), Date.now());
       return doc;
+    });
+  }
+
+  async insertWithId(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {
+    checkChosenIdDocument(kind, accountId, doc);
+    return committed(this.#store, () => {
+      // The look-up and the insert in one transaction: no other connection writes in between.
+      const stored = this.#collections[kind].insertWithId(accountId, doc as StoredDoc);
+      if (stored) this.#record.run(kind, accountId, String(doc.id), Date.now());
+      return stored;
     });
   }
 
