@@ -12,8 +12,7 @@
 import type { Context, Hono } from 'hono';
 import type { NotificationLog } from '../alerting/notifications.js';
 import type { AppEnv } from '../http/types.js';
-import type { ReadSide } from '../readside/context.js';
-import type { Store, StoredDoc } from '../store/index.js';
+import type { StoredDoc } from '../store/index.js';
 import type { StoragePorts } from '../store/ports.js';
 import { analyticsKindOf, chartData, chartMetricsOf, chartSummary, rangeOf, RANGES, type ChartSummary, type DashboardRange } from './check-analytics.js';
 import { stateBadge, stateOf } from './checks-list.js';
@@ -28,11 +27,9 @@ export const RESULTS_PER_PAGE = 25;
 const WEEK_MS = 7 * 86_400_000;
 
 export interface CheckPageDeps extends DashboardDeps {
-  readonly store: Store;
-  readonly readSide: ReadSide;
   readonly notificationLog: NotificationLog;
   readonly reads: PageReads;
-  /** The storage ports: the check, its status and its charts are read, and an error group archived, through them. */
+  /** The storage ports: the check, its status, charts, results and error groups are read, and an error group archived, through them. */
   readonly ports: StoragePorts;
 }
 
@@ -93,8 +90,7 @@ ${phases.length > 0 ? html`<figure><figcaption>Timing phases, mean (ms)${phasesN
 }
 
 export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void {
-  const { readSide, reads } = deps;
-  const { results } = readSide;
+  const { reads } = deps;
   const notifications = deps.notificationLog;
 
   app.get('/dashboard/checks/:id', async (c) => {
@@ -119,21 +115,11 @@ export function registerCheckPage(app: Hono<AppEnv>, deps: CheckPageDeps): void 
         ? analyticsSection(checkId, await chartSummary(deps.ports.checkResults, accountId, checkId, kind, range, now), chosen.phases, chosen.percentiles)
         : html`<section><h2>Analytics</h2><p class="empty">This check type has no analytics yet.</p></section>`;
 
-    // Newest first, read lazily: a page of results decodes only its own documents.
-    const picked: Array<{ id: string; doc: Record<string, unknown> }> = [];
-    let skipped = 0;
-    let more = false;
-    for (const entry of results.newestFirst(accountId, checkId, 0, Number.MAX_SAFE_INTEGER, { createdMs: Number.MAX_SAFE_INTEGER, id: '\uffff' })) {
-      if (skipped < (pageNumber - 1) * RESULTS_PER_PAGE) {
-        skipped++;
-        continue;
-      }
-      if (picked.length === RESULTS_PER_PAGE) {
-        more = true;
-        break;
-      }
-      picked.push({ id: entry.facts.id, doc: entry.document() });
-    }
+    // Newest first, one more than a page: the extra one only says whether an older page exists. The
+    // port decodes only the results it returns, however many the page number skips.
+    const newest = await ports.checkResults.newestFirst(accountId, checkId, { limit: RESULTS_PER_PAGE + 1, offset: (pageNumber - 1) * RESULTS_PER_PAGE });
+    const more = newest.length > RESULTS_PER_PAGE;
+    const picked = newest.slice(0, RESULTS_PER_PAGE).map((doc) => ({ id: doc.id, doc: doc as Record<string, unknown> }));
     const base = `/dashboard/checks/${encodeURIComponent(checkId)}`;
     const resultRows = picked.map(({ id, doc }) => {
       const failed = doc['hasFailures'] === true || doc['hasErrors'] === true;
@@ -147,7 +133,7 @@ ${pageNumber > 1 ? html`<a href="${base}${queryOf({ range, page: pageNumber - 1 
 <span>Page ${pageNumber}</span>
 ${more ? html`<a href="${base}${queryOf({ range, page: pageNumber + 1 })}#results" rel="next">Older results</a>` : ''}</nav>`;
 
-    const groups = results.errorGroupsOf(accountId, checkId, { page: 1, limit: 50 });
+    const groups = await ports.errorGroups.ofCheck(accountId, checkId, { page: 1, limit: 50 });
     const groupRows = groups.items.map(
       (group) => html`<tr><td><pre>${group.rawErrorMessage}</pre></td><td>${timeTag(group.firstSeen)}</td><td>${timeTag(group.lastSeen)}</td>
 <td>${group.archivedUntilNextEvent ? 'Archived' : html`<form method="post" action="${base}/error-groups/${encodeURIComponent(group.id)}/archive">${csrfField(who.session.csrfToken)}<button type="submit">Archive<span class="sr"> error group last seen ${timeTag(group.lastSeen)}</span></button></form>`}</td></tr>`,

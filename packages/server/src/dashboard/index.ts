@@ -1,6 +1,6 @@
 /**
- * The signed-in web dashboard of `vigil server`: server-rendered HTML pages over the same stores and
- * read side the API reads, with a little script only where it earns its place (the charts).
+ * The signed-in web dashboard of `vigil server`: server-rendered HTML pages over the same storage
+ * ports the API reads, with a little script only where it earns its place (the charts).
  *
  *     GET  /                                   sign in (on a status page's custom domain: that page)
  *     POST /dashboard/sign-in, /dashboard/sign-out, GET|POST /dashboard/account     sign-in.ts
@@ -50,7 +50,7 @@ export interface DashboardOptions {
 
 /** Registers the dashboard; call before the public pages' routes, so `/` on a custom domain falls through to them. */
 export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions): void {
-  const { store, readSide, notificationLog } = options.repositories;
+  const { notificationLog } = options.repositories;
   const deps: DashboardDeps = {
     sessions: new SessionStore(),
     accounts: options.accounts,
@@ -76,7 +76,7 @@ export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions):
   });
   registerSignIn(app, deps, options.signInLimit);
   registerChecksList(app, { ...deps, reads, ports });
-  registerCheckPage(app, { ...deps, store, readSide, notificationLog, reads, ports });
+  registerCheckPage(app, { ...deps, notificationLog, reads, ports });
   registerIncidents(app, { ...deps, reads, ports });
   registerResources(app, { ...deps, ports });
 

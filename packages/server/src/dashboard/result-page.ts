@@ -9,7 +9,8 @@ import { MONITOR_RESULT_FIELDS } from '@vigil/schema';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import { webUrl } from '../public-pages/escape.js';
-import type { CheckPageDeps } from './check-page.js';
+import { MAX_RESULT_ID_LENGTH } from '../store/port-rules.js';
+import { checkOf, type CheckPageDeps } from './check-page.js';
 import { html, ms, timeTag, type SafeHtml } from './html.js';
 import { messagePage, renderPage } from './layout.js';
 import { page, signedIn } from './web.js';
@@ -111,14 +112,16 @@ ${errors.length > 0 ? html`<h3>Errors</h3><pre>${errors.map((error) => shown(err
 }
 
 export function registerResultPage(app: Hono<AppEnv>, deps: CheckPageDeps): void {
-  const { store, readSide } = deps;
-  app.get('/dashboard/checks/:id/results/:resultId', (c) => {
+  const { ports } = deps;
+  app.get('/dashboard/checks/:id/results/:resultId', async (c) => {
     const who = signedIn(c, deps);
     if (who instanceof Response) return who;
     const accountId = who.session.accountId;
     const checkId = c.req.param('id');
-    const check = store.checks.get(accountId, checkId);
-    const result = check ? (readSide.results.result(accountId, checkId, c.req.param('resultId')) as Doc | undefined) : undefined;
+    const resultId = c.req.param('resultId');
+    const check = await checkOf(ports, accountId, checkId);
+    // An id longer than any stored one is a result not found, not a read the port refuses.
+    const result = check && resultId.length <= MAX_RESULT_ID_LENGTH ? ((await ports.checkResults.find(accountId, checkId, resultId)) as Doc | undefined) : undefined;
     if (!check || !result) return page(c, messagePage('Result not found', 'This check has no such result.', who.viewer), 404);
     const name = String(check['name'] ?? checkId);
     const failed = result['hasFailures'] === true || result['hasErrors'] === true;

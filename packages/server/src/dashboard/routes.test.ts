@@ -4,7 +4,8 @@
  * every user text, and the pages' reads and writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OTHER_API_KEY, startTestServer, TEST_API_KEY } from '../test-support.js';
+import { OTHER_API_KEY, startTestServer, TEST_ACCOUNT, TEST_API_KEY, type TestApi } from '../test-support.js';
+import { RESULTS_PER_PAGE } from './check-page.js';
 import { CSRF_REFUSAL } from './web.js';
 import { tooManySignInsMessage } from './sign-in.js';
 import { CookieClient, FAILING_CHECK, hiddenToken, HOSTILE, PASSING_CHECK, startDashboardFixture, type DashboardFixture } from './test-fixture.js';
@@ -279,5 +280,49 @@ describe('the pages', () => {
     expect(windows.text).toContain('not in a project state on this service');
     expect((await browser.get('/dashboard/alert-channels')).status).toBe(200);
     expect((await browser.get('/dashboard/status-pages')).status).toBe(200);
+  });
+});
+
+describe('a check with more results than a page', () => {
+  const CHECK = '0d0a0000-0000-4000-8000-000000000003';
+  const STORED = RESULTS_PER_PAGE + 5;
+  // Newest first, as the page lists them: one a minute, the newest a minute ago.
+  const times = Array.from({ length: STORED }, (_, index) => new Date(Date.now() - (index + 1) * 60_000).toISOString());
+  let api: TestApi;
+  let browser: CookieClient;
+  beforeAll(async () => {
+    const checkResults = times.map((created_at, index) => ({ checkId: CHECK, created_at, hasFailures: false, resultType: 'FINAL', runLocation: 'eu-west-1', responseTime: 100 + index }));
+    const checks = [{ id: CHECK, checkType: 'API', name: 'Paged', request: { url: 'https://paged.example.com' }, activated: false }];
+    api = await startTestServer({ seed: { accounts: [{ accountId: TEST_ACCOUNT, checks, checkResults }] } });
+    browser = new CookieClient(api.server.url);
+    expect((await browser.signIn(TEST_API_KEY)).status).toBe(303);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  /** The results a page lists: each one's link and time, in the page's order. */
+  const listed = (page: string) => [...page.matchAll(/<a href="([^"]+\/results\/[^"]+)"><time datetime="([^"]+)"/g)].map((match) => ({ link: match[1]!, at: match[2]! }));
+
+  it('pages its results newest first by page number, with links to the newer and the older page', async () => {
+    const first = await browser.get(`/dashboard/checks/${CHECK}`);
+    expect(listed(first.text).map((row) => row.at)).toEqual(times.slice(0, RESULTS_PER_PAGE));
+    expect([first.text.includes('rel="prev"'), /page=2#results" rel="next"/.test(first.text)]).toEqual([false, true]);
+    const second = await browser.get(`/dashboard/checks/${CHECK}?page=2`);
+    expect(listed(second.text).map((row) => row.at)).toEqual(times.slice(RESULTS_PER_PAGE));
+    expect([/page=1#results" rel="prev"/.test(second.text), second.text.includes('rel="next"')]).toEqual([true, false]);
+    const past = await browser.get(`/dashboard/checks/${CHECK}?page=3`);
+    expect([past.status, past.text.includes('No results stored.'), listed(past.text)]).toEqual([200, true, []]);
+  });
+
+  it('shows a listed result, and the 404 page for an unknown, an over-long or another check\'s result id', async () => {
+    const [newest] = listed((await browser.get(`/dashboard/checks/${CHECK}`)).text);
+    const shown = await browser.get(newest!.link);
+    expect([shown.status, shown.text.includes('<h1>Result of Paged</h1>')]).toEqual([200, true]);
+    const resultId = newest!.link.split('/').pop()!;
+    for (const path of [`/dashboard/checks/${CHECK}/results/unknown`, `/dashboard/checks/${CHECK}/results/${'x'.repeat(300)}`, `/dashboard/checks/${PASSING_CHECK}/results/${resultId}`, `/dashboard/checks/${'x'.repeat(300)}/results/${resultId}`]) {
+      const missing = await browser.get(path);
+      expect([path, missing.status, missing.text.includes('This check has no such result.')]).toEqual([path, 404, true]);
+    }
   });
 });

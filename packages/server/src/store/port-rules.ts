@@ -291,10 +291,13 @@ export function checkResultRun(accountId: unknown, tries: readonly CheckResultDo
   }
 }
 
+/** The longest result id the ports store: a longer one names no result, and a read of one is refused. */
+export const MAX_RESULT_ID_LENGTH = 255;
+
 export function checkResultKey(accountId: unknown, checkId: unknown, id?: unknown): void {
   text('accountId', accountId);
   text('checkId', checkId);
-  if (id !== undefined) text('result id', id, 255);
+  if (id !== undefined) text('result id', id, MAX_RESULT_ID_LENGTH);
 }
 
 export function checkResultPage(accountId: unknown, checkId: unknown, page: ResultFilter & { limit: unknown; offset?: unknown; before?: ResultCursor | undefined }): void {
