@@ -71,6 +71,17 @@ export interface StatusPages {
   addSubscription(accountId: string, statusPageId: string, subscription: StatusPageSubscriptionDocument): Promise<boolean>;
   /** The page's subscriptions, in order of creation. */
   subscriptionsOf(accountId: string, statusPageId: string): Promise<StatusPageSubscriptionDocument[]>;
+  /**
+   * One page (from 1) of the page's subscriptions in order of creation, and how many it has: the
+   * API's list, which reads only the subscriptions it answers with however many the page has.
+   */
+  subscriptionPage(accountId: string, statusPageId: string, paging: SubscriptionPaging): Promise<{ items: StatusPageSubscriptionDocument[]; total: number }>;
+}
+
+/** Which page of a list, numbered from 1, of how many items. */
+export interface SubscriptionPaging {
+  readonly page: number;
+  readonly limit: number;
 }
 
 /** Refuses a page the engines could not key: an id and a name are what every page has. */
@@ -104,6 +115,14 @@ export function checkSubscription(accountId: string, statusPageId: string, subsc
   text('statusPageId', statusPageId, 255);
   if (subscription === null || typeof subscription !== 'object' || Array.isArray(subscription)) throw new StoreInputError('a subscription must be an object');
   text('subscriptionId', subscription.id, 255);
+}
+
+/** Refuses a page of subscriptions the engines could not read. */
+export function checkSubscriptionPage(accountId: string, statusPageId: string, paging: SubscriptionPaging): void {
+  text('accountId', accountId);
+  text('statusPageId', statusPageId, 255);
+  positive('page', paging.page);
+  positive('limit', paging.limit);
 }
 
 /** How a page's url or custom domain is kept (lower case), null when it has none: these are served by name. */

@@ -164,6 +164,23 @@ describe.each(engines)('status pages on $name', (engine) => {
     expect(await b.statusPages.subscriptionsOf('acc', 'p2')).toEqual([{ id: 'sub-3', email: 'c@example.com' }]);
   });
 
+  it("pages a page's subscriptions in order of creation with their count, from another replica and inside a unit", async () => {
+    const [a, b] = await twoReplicas(engine);
+    for (const n of [1, 2, 3, 4, 5]) await a.statusPages.addSubscription('acc', 'p1', { id: `sub-${n}`, email: `${n}@example.com` });
+    await a.statusPages.addSubscription('acc', 'p2', { id: 'other', email: 'o@example.com' });
+    await a.statusPages.addSubscription('globex', 'p1', { id: 'theirs', email: 't@example.com' });
+    const ids = (page: { items: Array<{ id: string }>; total: number }) => [page.items.map((item) => item.id), page.total];
+    expect(ids(await b.statusPages.subscriptionPage('acc', 'p1', { page: 1, limit: 2 }))).toEqual([['sub-1', 'sub-2'], 5]);
+    expect(ids(await b.statusPages.subscriptionPage('acc', 'p1', { page: 3, limit: 2 }))).toEqual([['sub-5'], 5]);
+    expect(ids(await b.statusPages.subscriptionPage('acc', 'p1', { page: 4, limit: 2 }))).toEqual([[], 5]);
+    expect(ids(await b.statusPages.subscriptionPage('acc', 'missing', { page: 1, limit: 10 }))).toEqual([[], 0]);
+    expect((await b.statusPages.subscriptionPage('acc', 'p1', { page: 1, limit: 1 })).items).toEqual([{ id: 'sub-1', email: '1@example.com' }]);
+    await b.transaction(async (tx) => {
+      await tx.statusPages.addSubscription('acc', 'p1', { id: 'sub-6', email: '6@example.com' });
+      expect(ids(await tx.statusPages.subscriptionPage('acc', 'p1', { page: 2, limit: 5 }))).toEqual([['sub-6'], 6]);
+    });
+  });
+
   it.each([
     ['an empty account', (p: StoragePorts) => p.statusPages.showingService('', 's1'), 'accountId must be a string that is not empty, got ""'],
     ['an empty service id', (p: StoragePorts) => p.statusPages.showingService('acc', ''), 'serviceId must be a string of 1 to 255 characters, got ""'],
@@ -176,6 +193,9 @@ describe.each(engines)('status pages on $name', (engine) => {
     ['a name that is neither url nor customDomain', (p: StoragePorts) => p.statusPages.holding('slug' as 'url', 'acme'), 'a status page is named by its url or customDomain, got "slug"'],
     ['an empty url to look up', (p: StoragePorts) => p.statusPages.holding('url', ''), 'url must be a string of 1 to 255 characters, got ""'],
     ['a subscription without an id', (p: StoragePorts) => p.statusPages.addSubscription('acc', 'p1', { email: 'a@example.com' } as unknown as { id: string }), 'subscriptionId must be a string of 1 to 255 characters, got undefined'],
+    ['a subscriptions page of 0', (p: StoragePorts) => p.statusPages.subscriptionPage('acc', 'p1', { page: 0, limit: 10 }), 'page must be a whole number of at least 1, got 0'],
+    ['subscriptions 0 to a page', (p: StoragePorts) => p.statusPages.subscriptionPage('acc', 'p1', { page: 1, limit: 0 }), 'limit must be a whole number of at least 1, got 0'],
+    ['an over-long page id to list subscriptions of', (p: StoragePorts) => p.statusPages.subscriptionPage('acc', 'p'.repeat(256), { page: 1, limit: 10 }), 'statusPageId must be a string of 1 to 255 characters, got a string of 256 characters'],
   ])('refuses %s', async (_, call, message) => {
     const [a] = await twoReplicas(engine);
     await expect(call(a)).rejects.toThrow(message);

@@ -11,6 +11,7 @@ import {
   checkPageAfter,
   checkStatusPage,
   checkSubscription,
+  checkSubscriptionPage,
   servedName,
   servicesShown,
   StatusPageNameTaken,
@@ -20,6 +21,7 @@ import {
   type StatusPages,
   type StatusPageShowing,
   type StatusPageSubscriptionDocument,
+  type SubscriptionPaging,
 } from '../status-page-ports.js';
 import type { PostgresSchema } from './database.js';
 
@@ -85,6 +87,19 @@ export class PostgresStatusPages implements StatusPages {
     const { rows } = await sql<{ doc: string }>`
       SELECT doc FROM status_page_subscriptions WHERE account_id = ${accountId} AND status_page_id = ${statusPageId} ORDER BY seq`.execute(this.#db);
     return rows.map((row) => JSON.parse(row.doc) as StatusPageSubscriptionDocument);
+  }
+
+  async subscriptionPage(accountId: string, statusPageId: string, paging: SubscriptionPaging): Promise<{ items: StatusPageSubscriptionDocument[]; total: number }> {
+    checkSubscriptionPage(accountId, statusPageId, paging);
+    const offset = (paging.page - 1) * paging.limit;
+    // One statement, so the count and the page are of one snapshot.
+    const { rows } = await sql<{ total: number; docs: string[] }>`
+      SELECT
+        (SELECT count(*) FROM status_page_subscriptions WHERE account_id = ${accountId} AND status_page_id = ${statusPageId})::int AS total,
+        ARRAY(SELECT doc FROM status_page_subscriptions WHERE account_id = ${accountId} AND status_page_id = ${statusPageId}
+              ORDER BY seq LIMIT ${paging.limit} OFFSET ${offset}) AS docs`.execute(this.#db);
+    const row = rows[0]!;
+    return { items: row.docs.map((doc) => JSON.parse(doc) as StatusPageSubscriptionDocument), total: row.total };
   }
 
   async get(accountId: string, id: string): Promise<StatusPageDocument | undefined> {

@@ -9,6 +9,7 @@ import {
   checkPageAfter,
   checkStatusPage,
   checkSubscription,
+  checkSubscriptionPage,
   servedName,
   StatusPageNameTaken,
   type SequencedStatusPage,
@@ -17,6 +18,7 @@ import {
   type StatusPages,
   type StatusPageShowing,
   type StatusPageSubscriptionDocument,
+  type SubscriptionPaging,
 } from '../status-page-ports.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { PagesTable } from './status-pages.js';
@@ -79,6 +81,19 @@ export class SqliteStatusPages implements StatusPages {
     return this.#statements()
       .allSubscriptionsOf(accountId, statusPageId)
       .map((doc) => JSON.parse(doc) as StatusPageSubscriptionDocument);
+  }
+
+  async subscriptionPage(accountId: string, statusPageId: string, paging: SubscriptionPaging): Promise<{ items: StatusPageSubscriptionDocument[]; total: number }> {
+    checkSubscriptionPage(accountId, statusPageId, paging);
+    const table = this.#statements();
+    const offset = (paging.page - 1) * paging.limit;
+    // The count and the page from one snapshot (a savepoint inside an open unit), so they agree.
+    const read = this.#store.db.transaction(() => {
+      const total = table.subscriptionCount(accountId, statusPageId);
+      return { total, docs: offset >= total ? [] : table.subscriptionsOf(accountId, statusPageId, paging.limit, offset) };
+    });
+    const { total, docs } = read();
+    return { items: docs.map((doc) => JSON.parse(doc) as StatusPageSubscriptionDocument), total };
   }
 
   async get(accountId: string, id: string): Promise<StatusPageDocument | undefined> {
