@@ -13,7 +13,7 @@ import type { SqliteDatabase } from '../store/index.js';
 import { ResultRangeTable, ResultSeriesTable, type FactRow } from '../store/sqlite/check-results.js';
 import { ErrorGroupTable, foldError } from '../store/sqlite/error-groups.js';
 import { HeartbeatEventTable } from '../store/sqlite/heartbeats.js';
-import { errorMessagesOf, type ErrorGroupState } from './error-groups.js';
+import { errorMessagesOf } from './error-groups.js';
 import type { HeartbeatEvent } from './heartbeats.js';
 import { boundResult } from './result-bounds.js';
 import { reducePassing } from '../store/formats/result-codec.js';
@@ -163,13 +163,5 @@ export class ResultsStore {
   /** Stores a heartbeat ping of a check (an id already stored is left alone); returns whether it was new. */
   recordHeartbeatEvent(accountId: string, checkId: string, event: HeartbeatEvent): boolean {
     return this.#events.add(accountId, event.id, checkId, Date.parse(event.timestamp), JSON.stringify(event));
-  }
-
-  /** One page of a check's error groups, in order of first recording. */
-  errorGroupsOf(accountId: string, checkId: string, paging: { page: number; limit: number }): { items: ErrorGroupState[]; total: number } {
-    const total = this.#errorGroups.countOfCheck(accountId, checkId);
-    const offset = (paging.page - 1) * paging.limit;
-    const states = offset >= total ? [] : this.#errorGroups.ofCheck(accountId, checkId, paging.limit, offset);
-    return { items: states.map((state) => JSON.parse(state) as ErrorGroupState), total };
   }
 }
