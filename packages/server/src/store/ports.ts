@@ -20,7 +20,7 @@
  * their own too; this one re-exports them, so a port's user imports every port from here.
  */
 import type { AccountProfiles } from './account-profile-ports.js';
-import type { AgentLeases, PrivateLocations } from './agent-ports.js';
+import type { AgentLeases, AgentPresence, PrivateLocations } from './agent-ports.js';
 import type { DashboardReads } from './dashboard-read-ports.js';
 import type { Dashboards } from './dashboard-ports.js';
 import type { ResourceDocuments } from './document-ports.js';
@@ -373,6 +373,8 @@ export interface StoragePorts {
   readonly accountProfiles: AccountProfiles;
   /** Runs waiting for runner agents and the leases agents hold on them (agent-ports.ts). */
   readonly agentLeases: AgentLeases;
+  /** Which runner agents were heard from, through any replica, and what each last said (agent-ports.ts). */
+  readonly agentPresence: AgentPresence;
   /** Private locations and their agents' keys (agent-ports.ts). */
   readonly privateLocations: PrivateLocations;
   /** What the public pages' subscription form stores (subscriber-ports.ts). */

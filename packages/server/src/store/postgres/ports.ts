@@ -7,6 +7,7 @@ import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { asUnitOf } from '../unit-of-work.js';
 import { PostgresAccountProfiles } from './account-profiles.js';
 import { PostgresAgentLeases } from './agent-leases.js';
+import { PostgresAgentPresence } from './agent-presence.js';
 import { PostgresPrivateLocations } from './private-locations.js';
 import { PostgresStatusPageSubscribers } from './subscribers.js';
 import { atomically, PostgresAlertStates } from './alert-states.js';
@@ -74,6 +75,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     projectStates: new PostgresProjectStates(db),
     accountProfiles: new PostgresAccountProfiles(db),
     agentLeases: new PostgresAgentLeases(db),
+    agentPresence: new PostgresAgentPresence(db),
     privateLocations: new PostgresPrivateLocations(db),
     subscribers: new PostgresStatusPageSubscribers(db),
     serviceIdentity: new PostgresServiceIdentity(db),

@@ -6,6 +6,7 @@ import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { refuseNestedUnit, runAsUnitOf } from '../unit-of-work.js';
 import { SqliteAccountProfiles } from './account-profiles.js';
 import { SqliteAgentLeases } from './agent-leases.js';
+import { SqliteAgentPresence } from './agent-presence.js';
 import { SqlitePrivateLocations } from './private-locations.js';
 import { SqliteStatusPageSubscribers } from './subscribe-requests.js';
 import { SqliteAlertStates } from './alerting.js';
@@ -62,6 +63,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     projectStates: new SqliteProjectStates(store),
     accountProfiles: new SqliteAccountProfiles(store),
     agentLeases: new SqliteAgentLeases(store),
+    agentPresence: new SqliteAgentPresence(store),
     privateLocations: new SqlitePrivateLocations(store),
     subscribers: new SqliteStatusPageSubscribers(store),
     serviceIdentity: new SqliteServiceIdentity(store),
