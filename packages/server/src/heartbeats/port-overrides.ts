@@ -27,6 +27,9 @@ export function withPingsProcessed(repositories: Repositories, processed: Heartb
     processed,
     ofCheck: (accountId, checkId, fromMs, toMs) => real.ofCheck(accountId, checkId, fromMs, toMs),
     progress: (accountId, id) => real.progress(accountId, id),
+    monitorOfToken: (token) => real.monitorOfToken(token),
+    monitors: () => real.monitors(),
+    prune: (beforeMs, limit) => real.prune(beforeMs, limit),
   };
   return { ...repositories, ports: { ...repositories.ports, heartbeatPings: pings } };
 }

@@ -26,7 +26,7 @@ describe('startScheduling', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => store.close());
     const repositories = openRepositories(store);
     const unavailable = async (): Promise<never> => Promise.reject(new Error('pings unavailable'));
-    const failingPings: HeartbeatPings = { record: unavailable, startOnce: unavailable, claim: unavailable, processed: unavailable, ofCheck: unavailable, progress: unavailable };
+    const failingPings: HeartbeatPings = { record: unavailable, startOnce: unavailable, claim: unavailable, processed: unavailable, ofCheck: unavailable, progress: unavailable, monitorOfToken: unavailable, monitors: unavailable, prune: unavailable };
     const lines: string[] = [];
     let heartbeatLineLogged: () => void = () => undefined;
     const heartbeatLine = new Promise<void>((resolve) => (heartbeatLineLogged = resolve));

@@ -2,8 +2,9 @@
  * The checks of the heartbeat-ping port's input (ports.ts `HeartbeatPings`), one wording for both
  * engines, so the contract suite expects the same error from each.
  */
-import { checkLeaseClaim, moment, shown, StoreInputError, text } from './port-rules.js';
-import type { PingKey, StoredPing } from './ports.js';
+import { checkLeaseClaim, moment, positive, shown, StoreInputError, text } from './port-rules.js';
+import type { ResourceDocument } from './document-ports.js';
+import type { HeartbeatMonitor, PingKey, StoredPing } from './ports.js';
 
 export function checkStoredPing(ping: StoredPing): void {
   checkPingKey(ping);
@@ -38,6 +39,27 @@ export function checkPingKeys(pings: readonly PingKey[], owner: unknown): void {
     if (seen.has(key)) throw new StoreInputError(`ping "${ping.id}" of account "${ping.accountId}" is listed twice in one confirm`);
     seen.add(key);
   }
+}
+
+export function checkPingToken(token: unknown): void {
+  text('ping token', token);
+}
+
+export function checkPingPrune(beforeMs: unknown, limit: unknown): void {
+  moment('beforeMs', beforeMs);
+  positive('limit', limit);
+}
+
+/** A monitor's row as both engines read it: the check's account and stored text, and its last ping. */
+export interface MonitorRow {
+  readonly account_id: string;
+  readonly doc: string;
+  /** A BIGINT may come back as text from a driver; read as a number. */
+  readonly last_ping_ms: number | string | null;
+}
+
+export function monitorOf(row: MonitorRow): HeartbeatMonitor {
+  return { accountId: row.account_id, check: JSON.parse(row.doc) as ResourceDocument, lastPingMs: row.last_ping_ms === null ? null : Number(row.last_ping_ms) };
 }
 
 /** A claimed event's row as both engines' claims return it. */

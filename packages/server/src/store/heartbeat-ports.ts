@@ -5,6 +5,17 @@
  * by a lease so a replica that dies leaves its work to another.
  */
 
+import type { ResourceDocument } from './document-ports.js';
+
+/** A heartbeat monitor as the ping route and the watch read it: its check, and its last ping. */
+export interface HeartbeatMonitor {
+  readonly accountId: string;
+  /** The check's document as stored (its `checkType` is HEARTBEAT). */
+  readonly check: ResourceDocument;
+  /** When it was last pinged (ms since the epoch), or null while it never was. */
+  readonly lastPingMs: number | null;
+}
+
 /** A heartbeat monitor as the deadline port watches it. */
 export interface WatchedHeartbeat {
   readonly accountId: string;
@@ -150,4 +161,16 @@ export interface HeartbeatPings {
   ofCheck(accountId: string, checkId: string, fromMs: number, toMs: number): Promise<StoredPing[]>;
   /** Where a ping is (for tests and diagnostics); undefined when no such ping is stored. */
   progress(accountId: string, id: string): Promise<PingProgress | undefined>;
+  /**
+   * The heartbeat check whose `heartbeat.pingToken` is `token`, in any account, with its last ping;
+   * undefined when none has it. An indexed read on every engine: the ping route asks it at every ping.
+   */
+  monitorOfToken(token: string): Promise<HeartbeatMonitor | undefined>;
+  /** Every heartbeat check of every account, with its last ping: what the watch keeps deadlines for. */
+  monitors(): Promise<HeartbeatMonitor[]>;
+  /**
+   * Deletes up to `limit` pings that came before `beforeMs` and are processed (a pending one never: it
+   * becomes its result first); resolves to how many went, so a caller prunes in short batches.
+   */
+  prune(beforeMs: number, limit: number): Promise<number>;
 }

@@ -24,6 +24,7 @@ import type { AgentLeases, AgentPresence, PrivateLocations } from './agent-ports
 import type { DashboardReads } from './dashboard-read-ports.js';
 import type { Dashboards } from './dashboard-ports.js';
 import type { ResourceDocuments } from './document-ports.js';
+import type { EngineHealth } from './engine-health.js';
 import type { ServiceIdentity } from './service-identity-ports.js';
 import type { HeartbeatDeadlines, HeartbeatPings } from './heartbeat-ports.js';
 import type { Incidents } from './incident-ports.js';
@@ -50,6 +51,7 @@ export type {
 } from './result-ports.js';
 export type {
   WatchedHeartbeat,
+  HeartbeatMonitor,
   MissedDeadline,
   MissedWindowKey,
   ClaimedWindow,
@@ -195,6 +197,34 @@ export type SettledDelivery = 'SENT' | 'FAILED' | 'UNDELIVERABLE';
 
 /**
  * The notification outbox. A notification is queued once (in the transaction of the state change
+/** Which notifications a page of the outbox's log holds; every condition given must hold. */
+export interface NotificationLogQuery {
+  /** Queued at or after this moment (ms since the epoch)… */
+  readonly fromMs: number;
+  /** …and before this one. */
+  readonly toMs: number;
+  readonly alertChannelId?: number;
+  readonly checkId?: string;
+  /** true: only those whose delivery failed (FAILED or UNDELIVERABLE); false: only the others. */
+  readonly failed?: boolean;
+  /** Notifications per page, 1 or more. */
+  readonly limit: number;
+  /** 1 for the first page. */
+  readonly page: number;
+}
+
+/** A notification as the log lists it: what was queued, and where its delivery is. */
+export interface LoggedNotification extends QueuedNotification {
+  readonly delivery: 'PENDING' | SettledDelivery;
+  readonly attempts: number;
+  readonly createdMs: number;
+  /** When its delivery was settled; null while pending. */
+  readonly settledMs: number | null;
+  readonly lastError: string | null;
+  /** What the delivery recorded of the receiver's answer. */
+  readonly result: string | null;
+}
+
  * that caused it) and delivered at least once, by whichever replica claims it: a claim is a lease,
  * so a replica that dies mid-delivery leaves the notification to another once the lease expires, and
  * the late one can no longer settle it (its `settle`/`defer` answer false). Receivers see the same
@@ -223,6 +253,12 @@ export interface NotificationOutbox {
   find(id: string): Promise<{ delivery: 'PENDING' | SettledDelivery; attempts: number; leaseOwner: string | null } | undefined>;
 }
 
+  /**
+   * One page of an account's notifications to alert channels (a status-page subscriber's mail shares
+   * the outbox but is left out), newest first by when each was queued (ties: the later queued first),
+   * with how many match on every page.
+   */
+  log(accountId: string, query: NotificationLogQuery): Promise<{ items: LoggedNotification[]; total: number }>;
 /** A check's alert state as stored, with the version a transition from it must name. */
 export interface VersionedAlertState {
   /** The state's JSON text (alerting/state.ts's `AlertState`; engines store it as given). */
@@ -308,8 +344,10 @@ export interface TransactionPorts {
   readonly alertSubscriptions: AlertSubscriptionIndex;
   readonly statusPages: StatusPages;
   readonly incidents: Incidents;
-  /** Reads only: a heartbeat's pings, for its events list. */
-  readonly heartbeatPings: Pick<HeartbeatPings, 'ofCheck'>;
+  /** A heartbeat's pings for its events list; a ping's monitor, its event stored (the ping route's unit). */
+  readonly heartbeatPings: Pick<HeartbeatPings, 'ofCheck' | 'monitorOfToken' | 'record'>;
+  /** A ping moves its heartbeat's deadline in the unit that stores its event. */
+  readonly heartbeatDeadlines: Pick<HeartbeatDeadlines, 'recordPing'>;
   /** Dashboards (dashboard-ports.ts). */
   readonly dashboards: Dashboards;
   /** Project states and their locks (project-state-ports.ts): a project's turn is the unit's until it ends. */
@@ -395,3 +433,7 @@ export interface StoragePorts {
   /** Releases this replica's connections; the data stays. */
   close(): Promise<void>;
 }
+  /** Which engine these ports run on, as `GET /healthz` names it. */
+  readonly engine: 'sqlite' | 'postgres';
+  /** Whether the database answers now (engine-health.ts), for `GET /healthz`; never rejects. */
+  health(): Promise<EngineHealth>;

@@ -157,4 +157,47 @@ describe.each(engines)('heartbeat pings on $name', (engine) => {
     await expect(a.heartbeatPings.progress('acc', '')).rejects.toThrow('ping id must be a string that is not empty, got ""');
     expect(await a.heartbeatPings.claim('r', NOW, LEASE, 10)).toEqual([]);
   });
+
+  it('finds a heartbeat monitor by its ping token in any account, with its last ping, and lists every monitor so', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const heartbeat = async (accountId: string, name: string, pingToken: string) =>
+      a.documents.insert('checks', accountId, (id) => ({ id, name, checkType: 'HEARTBEAT', heartbeat: { period: 1, periodUnit: 'hours', grace: 0, graceUnit: 'seconds', pingToken } }));
+    const nightly = await heartbeat('acc', 'nightly', 'token-nightly');
+    const backup = await heartbeat('other', 'backup', 'token-backup');
+    // An API check carrying the same shape is no heartbeat monitor: its token finds nothing.
+    await a.documents.insert('checks', 'acc', (id) => ({ id, name: 'api', checkType: 'API', heartbeat: { pingToken: 'token-api' } }));
+    await recordAll(a, [{ ...ping(1, 0), checkId: String(nightly.id) }, { ...ping(1, 4), checkId: String(nightly.id) }, { ...ping(1, 2), checkId: String(nightly.id) }]);
+    expect(await b.heartbeatPings.monitorOfToken('token-nightly')).toEqual({ accountId: 'acc', check: nightly, lastPingMs: ping(1, 4).atMs });
+    expect(await b.heartbeatPings.monitorOfToken('token-backup')).toEqual({ accountId: 'other', check: backup, lastPingMs: null });
+    expect(await b.heartbeatPings.monitorOfToken('token-api')).toBeUndefined();
+    expect(await b.heartbeatPings.monitorOfToken('token-unknown')).toBeUndefined();
+    expect(await b.heartbeatPings.monitors()).toEqual([
+      { accountId: 'acc', check: nightly, lastPingMs: ping(1, 4).atMs },
+      { accountId: 'other', check: backup, lastPingMs: null },
+    ]);
+    // In a unit of work too (the ping route's), where a replaced token is found at once.
+    await a.documents.replace('checks', 'acc', { ...nightly, heartbeat: { ...(nightly['heartbeat'] as object), pingToken: 'token-renewed' } });
+    expect(await b.transaction((tx) => tx.heartbeatPings.monitorOfToken('token-renewed'))).toMatchObject({ accountId: 'acc', check: { id: nightly.id } });
+    expect(await b.transaction((tx) => tx.heartbeatPings.monitorOfToken('token-nightly'))).toBeUndefined();
+    await a.documents.remove('checks', 'other', backup.id);
+    expect(await b.heartbeatPings.monitorOfToken('token-backup')).toBeUndefined();
+    await expect(a.heartbeatPings.monitorOfToken('')).rejects.toThrow('ping token must be a string that is not empty, got ""');
+  });
+
+  it('prunes processed pings older than the moment given, a batch at a time, never a pending one', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const old = [ping(1, 0), ping(1, 1), ping(2, 2), ping(2, 3)];
+    await recordAll(a, [...old, ping(1, 500)]);
+    const claimed = await a.heartbeatPings.claim('r', NOW, LEASE, 10);
+    expect(await a.heartbeatPings.processed(claimed.filter((stored) => stored.id !== ping(2, 3).id), 'r')).toEqual([true, true, true, true]);
+    const before = ping(1, 100).atMs;
+    expect(await b.heartbeatPings.prune(before, 2)).toBe(2);
+    expect(await b.heartbeatPings.prune(before, 2)).toBe(1);
+    // ping(2, 3) is still pending (its lease not confirmed), ping(1, 500) is newer than the moment.
+    expect(await b.heartbeatPings.prune(before, 2)).toBe(0);
+    expect(idsOf(await a.heartbeatPings.ofCheck('acc', 'hb-1', 0, NOW))).toEqual([ping(1, 500).id]);
+    expect(idsOf(await a.heartbeatPings.ofCheck('acc', 'hb-2', 0, NOW))).toEqual([ping(2, 3).id]);
+    await expect(a.heartbeatPings.prune(-1, 2)).rejects.toThrow('beforeMs must be a whole number of milliseconds since the epoch, got -1');
+    await expect(a.heartbeatPings.prune(NOW, 0)).rejects.toThrow('limit must be a whole number of at least 1, got 0');
+  });
 });

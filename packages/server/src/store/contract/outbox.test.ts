@@ -109,4 +109,61 @@ describe.each(engines)('notification outbox on $name', (engine) => {
     const [a] = await twoReplicas(engine);
     await expect(a.outbox.enqueue({ ...notification(1), alertChannelId: 0 }, NOW)).rejects.toThrow('alertChannelId must be a whole number of at least 1, got 0');
   });
+
+  it("lists an account's notifications to channels newest first, narrowed by time, channel, check and failure, a page at a time with the total", async () => {
+    const [a, b] = await twoReplicas(engine);
+    // Queued at NOW + index, two of them at the same moment; notification 5 is another account's.
+    for (const index of [0, 1, 2, 3, 4, 6]) await a.outbox.enqueue(notification(index), NOW + index);
+    await a.outbox.enqueue(notification(7), NOW + 6);
+    await a.outbox.enqueue({ ...notification(5), accountId: 'other' }, NOW + 5);
+    // A subscriber's mail shares the outbox, but is no channel's notification.
+    await a.outbox.enqueue({ id: 'mail-1', accountId: 'acc', checkId: '', alertChannelId: 0, channelType: 'STATUS_PAGE_SUBSCRIBER', alertType: 'INCIDENT_UPDATE', doc: '{}' }, NOW + 3);
+    for (const claimed of await a.outbox.claimDue('r', NOW + 10, LEASE, 100)) {
+      if (claimed.id === 'n-0001') await a.outbox.settle('r', claimed.id, { delivery: 'FAILED', attempts: 3, error: 'HTTP 500', result: null }, NOW + 20);
+      if (claimed.id === 'n-0002') await a.outbox.settle('r', claimed.id, { delivery: 'UNDELIVERABLE', attempts: 1, error: 'bad URL', result: null }, NOW + 21);
+      if (claimed.id === 'n-0003') await a.outbox.settle('r', claimed.id, { delivery: 'SENT', attempts: 1, error: null, result: '{"status":200}' }, NOW + 22);
+    }
+    const all = { fromMs: NOW, toMs: NOW + 100, limit: 100, page: 1 };
+    const listed = await b.outbox.log('acc', all);
+    expect(listed.total).toBe(7);
+    // The later queued first at the same moment.
+    expect(listed.items.map((item) => item.id)).toEqual(['n-0007', 'n-0006', 'n-0004', 'n-0003', 'n-0002', 'n-0001', 'n-0000']);
+    expect(listed.items.find((item) => item.id === 'n-0001')).toEqual({
+      ...notification(1),
+      delivery: 'FAILED',
+      attempts: 3,
+      createdMs: NOW + 1,
+      settledMs: NOW + 20,
+      lastError: 'HTTP 500',
+      result: null,
+    });
+    expect(listed.items.find((item) => item.id === 'n-0003')).toMatchObject({ delivery: 'SENT', result: '{"status":200}', settledMs: NOW + 22 });
+    expect(listed.items.find((item) => item.id === 'n-0004')).toMatchObject({ delivery: 'PENDING', attempts: 0, settledMs: null, lastError: null });
+    const page = async (query: Partial<typeof all> & { alertChannelId?: number; checkId?: string; failed?: boolean }) => {
+      const { items, total } = await b.outbox.log('acc', { ...all, ...query });
+      return { ids: items.map((item) => item.id), total };
+    };
+    expect(await page({ limit: 3, page: 2 })).toEqual({ ids: ['n-0003', 'n-0002', 'n-0001'], total: 7 });
+    expect(await page({ limit: 3, page: 4 })).toEqual({ ids: [], total: 7 });
+    expect(await page({ fromMs: NOW + 1, toMs: NOW + 4 })).toEqual({ ids: ['n-0003', 'n-0002', 'n-0001'], total: 3 });
+    expect(await page({ alertChannelId: 2 })).toEqual({ ids: ['n-0007', 'n-0004', 'n-0001'], total: 3 });
+    expect(await page({ checkId: 'check-6' })).toEqual({ ids: ['n-0006'], total: 1 });
+    expect(await page({ failed: true })).toEqual({ ids: ['n-0002', 'n-0001'], total: 2 });
+    expect(await page({ failed: false, alertChannelId: 1 })).toEqual({ ids: ['n-0006', 'n-0003', 'n-0000'], total: 3 });
+    expect(await b.outbox.log('other', all)).toMatchObject({ total: 1, items: [{ id: 'n-0005', accountId: 'other' }] });
+    expect(await b.outbox.log('nobody', all)).toEqual({ items: [], total: 0 });
+  });
+
+  it('refuses a bad query of the log with an error that names it', async () => {
+    const [a] = await twoReplicas(engine);
+    const all = { fromMs: NOW, toMs: NOW + 100, limit: 10, page: 1 };
+    await expect(a.outbox.log('', all)).rejects.toThrow('accountId must be a string that is not empty, got ""');
+    await expect(a.outbox.log('acc', { ...all, fromMs: -1 })).rejects.toThrow('fromMs must be a whole number of milliseconds since the epoch, got -1');
+    await expect(a.outbox.log('acc', { ...all, toMs: 1.5 })).rejects.toThrow('toMs must be a whole number of milliseconds since the epoch, got 1.5');
+    await expect(a.outbox.log('acc', { ...all, alertChannelId: 0 })).rejects.toThrow('alertChannelId must be a whole number of at least 1, got 0');
+    await expect(a.outbox.log('acc', { ...all, checkId: '' })).rejects.toThrow('checkId must be a string that is not empty, got ""');
+    await expect(a.outbox.log('acc', { ...all, failed: 'yes' as unknown as boolean })).rejects.toThrow('failed must be true, false or absent, got "yes"');
+    await expect(a.outbox.log('acc', { ...all, limit: 0 })).rejects.toThrow('limit must be a whole number of at least 1, got 0');
+    await expect(a.outbox.log('acc', { ...all, page: 0 })).rejects.toThrow('page must be a whole number of at least 1, got 0');
+  });
 });

@@ -11,13 +11,32 @@
  * on the same lock, so the second sees the first one's leases; inserts never wait on each other.
  */
 import { sql, type Kysely } from 'kysely';
-import { checkPingClaim, checkPingKey, checkPingRange, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
-import type { HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
+import {
+  checkPingClaim,
+  checkPingKey,
+  checkPingKeys,
+  checkPingPrune,
+  checkPingRange,
+  checkPingToken,
+  checkStoredPing,
+  claimedPings,
+  monitorOf,
+  type ClaimedPingRow,
+  type MonitorRow,
+} from '../heartbeat-ping-rules.js';
+import type { HeartbeatMonitor, HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
 import type { PostgresSchema } from './database.js';
+import { withinTransaction } from './documents.js';
 
 /** The advisory lock inserts share and claims take alone: the bytes of "vigilpng". */
 const PING_ORDER_LOCK = 0x76_69_67_69_6c_70_6e_67n.toString();
 
+/**
+ * A heartbeat check with its last ping. The token's expression is step 25's index's, over the same
+ * partial condition, so the look-up by token is indexed.
+ */
+const MONITORS = sql`SELECT c.account_id, c.doc, (SELECT max(e.at_ms) FROM heartbeat_events AS e WHERE e.account_id = c.account_id AND e.check_id = c.id) AS last_ping_ms
+  FROM checks AS c WHERE c.check_type = 'HEARTBEAT'`;
 
 export class PostgresHeartbeatPings implements HeartbeatPings {
   readonly #db: Kysely<PostgresSchema>;
@@ -28,7 +47,8 @@ export class PostgresHeartbeatPings implements HeartbeatPings {
 
   async record(ping: StoredPing): Promise<boolean> {
     checkStoredPing(ping);
-    return this.#db.transaction().execute(async (tx) => {
+    // In a unit of work (the ping route's), in its transaction: the shared lock is held to its commit.
+    return withinTransaction(this.#db, async (tx) => {
       await sql`SELECT pg_advisory_xact_lock_shared(${PING_ORDER_LOCK}::bigint)`.execute(tx);
       const { rows } = await sql<{ id: string }>`
         INSERT INTO heartbeat_events (account_id, id, check_id, at_ms, doc) VALUES (${ping.accountId}, ${ping.id}, ${ping.checkId}, ${ping.atMs}::bigint, ${ping.doc})
@@ -99,5 +119,24 @@ export class PostgresHeartbeatPings implements HeartbeatPings {
       SELECT pending, lease_owner AS owner, lease_until_ms FROM heartbeat_events WHERE account_id = ${accountId} AND id = ${id}`.execute(this.#db);
     const row = rows[0];
     return row && { processed: !row.pending, owner: row.owner, leaseUntilMs: row.lease_until_ms === null ? null : Number(row.lease_until_ms) };
+  }
+
+  async monitorOfToken(token: string): Promise<HeartbeatMonitor | undefined> {
+    checkPingToken(token);
+    const { rows } = await sql<MonitorRow>`${MONITORS} AND (c.doc::jsonb -> 'heartbeat' ->> 'pingToken') = ${token} LIMIT 1`.execute(this.#db);
+    return rows[0] && monitorOf(rows[0]);
+  }
+
+  async monitors(): Promise<HeartbeatMonitor[]> {
+    const { rows } = await sql<MonitorRow>`${MONITORS} ORDER BY c.seq`.execute(this.#db);
+    return rows.map(monitorOf);
+  }
+
+  async prune(beforeMs: number, limit: number): Promise<number> {
+    checkPingPrune(beforeMs, limit);
+    const { numAffectedRows } = await sql`
+      DELETE FROM heartbeat_events WHERE (account_id, id) IN (
+        SELECT account_id, id FROM heartbeat_events WHERE at_ms < ${beforeMs}::bigint AND NOT pending LIMIT ${limit})`.execute(this.#db);
+    return Number(numAffectedRows ?? 0n);
   }
 }

@@ -5,7 +5,6 @@
  * naming it, and the pool reconnects once it is back (guarded-pool.ts).
  */
 import type { StoragePorts } from '../ports.js';
-import type { EngineHealth } from '../engine-health.js';
 import { waitUntilReachable } from './connect-retry.js';
 import { withoutSecrets } from './connection-errors.js';
 import { openPostgres, warnerOf, type PostgresOptions } from './database.js';
@@ -14,8 +13,8 @@ import { postgresPorts } from './ports.js';
 
 export type { PostgresOptions } from './database.js';
 
-/** The ports of the PostgreSQL engine, with whether its database answers now (for /healthz). */
-export type PostgresPorts = StoragePorts & { health(): Promise<EngineHealth> };
+/** The ports of the PostgreSQL engine (their `health()` asks its database: health.ts). */
+export type PostgresPorts = StoragePorts;
 
 /**
  * Waits for the database (retrying while it is away: connect-retry.ts), migrates it and returns the
@@ -30,5 +29,5 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Postg
     await close();
     throw error;
   }
-  return Object.assign(postgresPorts(db, close), { health });
+  return postgresPorts(db, close, health);
 }

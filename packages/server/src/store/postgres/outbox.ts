@@ -6,8 +6,9 @@
  * as store/sqlite/outbox.ts.
  */
 import { sql, type Kysely } from 'kysely';
-import type { ClaimedNotification, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
-import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification, claimedOf } from '../port-rules.js';
+import { checkNotificationLogQuery, FAILED_DELIVERIES, loggedOf, type LoggedRow } from '../notification-log-rules.js';
+import type { ClaimedNotification, LoggedNotification, NotificationLogQuery, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
+import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification, claimedOf, SUBSCRIBER_MAIL_CHANNEL_TYPE } from '../port-rules.js';
 import type { AlertNotificationsTable, PostgresSchema } from './database.js';
 
 type Row = { [K in keyof AlertNotificationsTable]: AlertNotificationsTable[K] extends import('kysely').Generated<infer T> ? T : AlertNotificationsTable[K] };
@@ -120,5 +121,28 @@ export class PostgresNotificationOutbox implements NotificationOutbox {
   async find(id: string) {
     const row = await this.#db.selectFrom('alert_notifications').select(['delivery', 'attempts', 'lease_owner']).where('id', '=', id).executeTakeFirst();
     return row === undefined ? undefined : { delivery: row.delivery as 'PENDING' | SettledDelivery, attempts: row.attempts, leaseOwner: row.lease_owner };
+  }
+
+  async log(accountId: string, query: NotificationLogQuery): Promise<{ items: LoggedNotification[]; total: number }> {
+    checkNotificationLogQuery(accountId, query);
+    const conditions = [
+      sql`account_id = ${accountId}`,
+      sql`created_ms >= ${query.fromMs}::bigint`,
+      sql`created_ms < ${query.toMs}::bigint`,
+      sql`channel_type <> ${SUBSCRIBER_MAIL_CHANNEL_TYPE}`,
+    ];
+    if (query.alertChannelId !== undefined) conditions.push(sql`alert_channel_id = ${query.alertChannelId}`);
+    if (query.checkId !== undefined) conditions.push(sql`check_id = ${query.checkId}`);
+    if (query.failed !== undefined) conditions.push(sql`(delivery = ANY(${[...FAILED_DELIVERIES]}::text[])) = ${query.failed}`);
+    const where = sql.join(conditions, sql` AND `);
+    // One statement, so the page and its count are of one snapshot (as documents.ts's pages).
+    const { rows } = await sql<LoggedRow & { total: number; seq: string | null }>`
+      SELECT page.*, counted.total FROM (SELECT count(*)::int AS total FROM alert_notifications WHERE ${where}) AS counted
+      LEFT JOIN LATERAL (
+        SELECT * FROM alert_notifications WHERE ${where} ORDER BY created_ms DESC, seq DESC LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}
+      ) AS page ON true
+      ORDER BY page.created_ms DESC, page.seq DESC`.execute(this.#db);
+    // Past the last page the count still comes back, on one row without a notification.
+    return { items: rows.filter((row) => row.id !== null).map(loggedOf), total: rows[0]?.total ?? 0 };
   }
 }

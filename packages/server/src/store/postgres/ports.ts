@@ -3,6 +3,7 @@
  * (a unit of work's, where every statement runs on the unit's connection and commits with it).
  */
 import type { Kysely } from 'kysely';
+import type { EngineHealth } from '../engine-health.js';
 import type { StoragePorts, TransactionPorts } from '../ports.js';
 import { asUnitOf } from '../unit-of-work.js';
 import { PostgresAccountProfiles } from './account-profiles.js';
@@ -31,7 +32,8 @@ import { PostgresServiceIdentity } from './service-identity.js';
 import { PostgresSlotClaims } from './slot-claims.js';
 import { PostgresStatusPages } from './status-pages.js';
 
-export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>): StoragePorts {
+/** `health`: whether the database answers now (health.ts), as `openPostgres` made it. */
+export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>, health: () => Promise<EngineHealth>): StoragePorts {
   const purged: PurgeClock = { lastPurge: 0 };
   const checkResults = new PostgresCheckResults(db);
   const unitPorts = (tx: Kysely<PostgresSchema>): TransactionPorts => ({
@@ -42,6 +44,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     incidents: new PostgresIncidents(tx),
     heartbeatPings: new PostgresHeartbeatPings(tx),
     dashboards: new PostgresDashboards(tx),
+    heartbeatDeadlines: new PostgresHeartbeatDeadlines(tx),
     projectStates: new PostgresProjectStates(tx),
     accountProfiles: new PostgresAccountProfiles(tx),
     outbox: new PostgresNotificationOutbox(tx),
@@ -84,5 +87,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
     close,
   };
+    engine: 'postgres',
+    health,
   return ports;
 }

@@ -11,11 +11,26 @@
  * event): `startOnce` is the insert into it that succeeds once.
  */
 import type { Statement } from 'better-sqlite3';
-import { checkPingClaim, checkPingKey, checkPingRange, checkPingKeys, checkStoredPing, claimedPings, type ClaimedPingRow } from '../heartbeat-ping-rules.js';
-import type { HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
+import {
+  checkPingClaim,
+  checkPingKey,
+  checkPingKeys,
+  checkPingPrune,
+  checkPingRange,
+  checkPingToken,
+  checkStoredPing,
+  claimedPings,
+  monitorOf,
+  type ClaimedPingRow,
+  type MonitorRow,
+} from '../heartbeat-ping-rules.js';
+import type { HeartbeatMonitor, HeartbeatPings, PingKey, PingProgress, StoredPing } from '../ports.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { HeartbeatEventTable } from './heartbeats.js';
 
+/** A heartbeat check with its last ping (the events' index on check and time finds the latest at once). */
+const MONITORS = `SELECT c.account_id, c.doc, (SELECT max(e.at_ms) FROM heartbeat_events AS e WHERE e.account_id = c.account_id AND e.check_id = c.id) AS last_ping_ms
+  FROM checks AS c WHERE c.check_type = 'HEARTBEAT'`;
 
 export class SqliteHeartbeatPings implements HeartbeatPings {
   readonly #store: BatchedSqlite;
@@ -26,6 +41,9 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
   readonly #claim: Statement;
   readonly #confirm: Statement;
   readonly #progress: Statement;
+  readonly #monitorOfToken: Statement;
+  readonly #monitors: Statement;
+  readonly #prune: Statement;
 
   constructor(store: BatchedSqlite) {
     this.#store = store;
@@ -53,6 +71,10 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
     );
     this.#confirm = store.db.prepare('UPDATE heartbeat_events SET pending = 0, lease_until_ms = NULL WHERE account_id = ? AND id = ? AND pending = 1 AND lease_owner = ?');
     this.#progress = store.db.prepare('SELECT pending, lease_owner AS owner, lease_until_ms AS leaseUntilMs FROM heartbeat_events WHERE account_id = ? AND id = ?');
+    // The expression is step 19's index's, over the same partial condition, so the look-up is indexed.
+    this.#monitorOfToken = store.db.prepare(`${MONITORS} AND json_extract(c.doc, '$.heartbeat.pingToken') = ?`);
+    this.#monitors = store.db.prepare(`${MONITORS} ORDER BY c.seq`);
+    this.#prune = store.db.prepare('DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND pending = 0 LIMIT ?)');
   }
 
   async record(ping: StoredPing): Promise<boolean> {
@@ -90,5 +112,20 @@ export class SqliteHeartbeatPings implements HeartbeatPings {
     checkPingKey({ accountId, id });
     const row = this.#progress.get(accountId, id) as { pending: number; owner: string | null; leaseUntilMs: number | null } | undefined;
     return row && { processed: row.pending === 0, owner: row.owner, leaseUntilMs: row.leaseUntilMs };
+  }
+
+  async monitorOfToken(token: string): Promise<HeartbeatMonitor | undefined> {
+    checkPingToken(token);
+    const row = this.#monitorOfToken.get(token) as MonitorRow | undefined;
+    return row && monitorOf(row);
+  }
+
+  async monitors(): Promise<HeartbeatMonitor[]> {
+    return (this.#monitors.all() as MonitorRow[]).map(monitorOf);
+  }
+
+  async prune(beforeMs: number, limit: number): Promise<number> {
+    checkPingPrune(beforeMs, limit);
+    return committed(this.#store, () => this.#prune.run(beforeMs, limit).changes);
   }
 }

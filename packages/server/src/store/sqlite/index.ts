@@ -38,6 +38,8 @@ export interface PortedStore extends SqliteDocumentStore {
   unitOfWork<T>(work: () => Promise<T>): Promise<T>;
   savepointInUnit<T>(work: () => Promise<T>): Promise<T>;
   close(): void;
+  /** Its own `SELECT 1` (store.ts). */
+  health(): { up: true } | { up: false; reason: string };
 }
 
 export function sqlitePorts(store: PortedStore): StoragePorts {
@@ -84,6 +86,12 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     },
     close: async () => store.close(),
   };
+    engine: 'sqlite',
+    // Asked at every probe: a local file answers at once, so nothing is cached.
+    health: async () => {
+      const answer = store.health();
+      return answer.up ? { ok: true } : { ok: false, error: answer.reason };
+    },
   return ports;
 }
 
@@ -157,7 +165,10 @@ function portsInsideUnit(store: PortedStore, failedWrites: FailedWrites): Transa
     alertSubscriptions: new SqliteAlertSubscriptions(direct, store.subscriptions),
     statusPages: new SqliteStatusPages(direct),
     incidents: new SqliteIncidents(direct),
-    heartbeatPings: new SqliteHeartbeatPings(direct),
+    // A ping's event and its deadline's move are the whole of their unit (the ping route's): no
+    // savepoint each, a half-done write fails the unit.
+    heartbeatPings: new SqliteHeartbeatPings(runRecord),
+    heartbeatDeadlines: new SqliteHeartbeatDeadlines(runRecord),
     dashboards: new SqliteDashboards(direct),
     projectStates: new SqliteProjectStates(direct),
     accountProfiles: new SqliteAccountProfiles(direct),

@@ -10,8 +10,9 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
-import type { ClaimedNotification, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
-import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification, claimedOf } from '../port-rules.js';
+import { checkNotificationLogQuery, FAILED_DELIVERIES, loggedOf, type LoggedRow } from '../notification-log-rules.js';
+import type { ClaimedNotification, LoggedNotification, NotificationLogQuery, NotificationOutbox, QueuedNotification, SettledDelivery } from '../ports.js';
+import { checkMoment, checkOutboxClaim, checkOutboxOwner, checkQueuedNotification, claimedOf, SUBSCRIBER_MAIL_CHANNEL_TYPE } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 
 /** An outbox row as stored. */
@@ -97,13 +98,22 @@ export class OutboxTable {
   }
 }
 
+/** What the log's two statements match: an account's notifications to alert channels, narrowed by what the query gives. */
+const LOG_MATCH = `account_id = @accountId AND created_ms >= @fromMs AND created_ms < @toMs AND channel_type <> '${SUBSCRIBER_MAIL_CHANNEL_TYPE}'
+  AND (@alertChannelId IS NULL OR alert_channel_id = @alertChannelId) AND (@checkId IS NULL OR check_id = @checkId)
+  AND (@failed IS NULL OR (delivery IN (${FAILED_DELIVERIES.map((delivery) => `'${delivery}'`).join(', ')})) = @failed)`;
+
 export class SqliteNotificationOutbox implements NotificationOutbox {
   readonly #store: BatchedSqlite;
   readonly #table: OutboxTable;
+  readonly #logPage: Statement;
+  readonly #logCount: Statement;
 
   constructor(store: BatchedSqlite) {
     this.#store = store;
     this.#table = new OutboxTable(store.db);
+    this.#logPage = store.db.prepare(`SELECT * FROM alert_notifications WHERE ${LOG_MATCH} ORDER BY created_ms DESC, seq DESC LIMIT @limit OFFSET @offset`);
+    this.#logCount = store.db.prepare(`SELECT count(*) AS total FROM alert_notifications WHERE ${LOG_MATCH}`);
   }
 
   async enqueue(notification: QueuedNotification, nowMs: number): Promise<void> {
@@ -137,5 +147,21 @@ export class SqliteNotificationOutbox implements NotificationOutbox {
   async find(id: string) {
     const row = this.#table.find(id);
     return row === undefined ? undefined : { delivery: row.delivery as 'PENDING' | SettledDelivery, attempts: row.attempts, leaseOwner: row.lease_owner };
+  }
+
+  async log(accountId: string, query: NotificationLogQuery): Promise<{ items: LoggedNotification[]; total: number }> {
+    checkNotificationLogQuery(accountId, query);
+    const match = {
+      accountId,
+      fromMs: query.fromMs,
+      toMs: query.toMs,
+      alertChannelId: query.alertChannelId ?? null,
+      checkId: query.checkId ?? null,
+      failed: query.failed === undefined ? null : query.failed ? 1 : 0,
+    };
+    // Both read in this turn, so no write comes between the page and its count.
+    const rows = this.#logPage.all({ ...match, limit: query.limit, offset: (query.page - 1) * query.limit }) as LoggedRow[];
+    const { total } = this.#logCount.get(match) as { total: number };
+    return { items: rows.map(loggedOf), total };
   }
 }
