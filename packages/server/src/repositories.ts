@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotificationLog } from './alerting/notifications.js';
 import { PingTokens } from './heartbeats/tokens.js';
-import { SubscriptionStore } from './public-pages/subscription-store.js';
 import { openReadSide, type ReadSide } from './readside/context.js';
 import { StatusStore } from './readside/statuses.js';
 import type { Store } from './store/index.js';
@@ -25,8 +24,6 @@ export interface Repositories {
   readonly notificationLog: NotificationLog;
   /** Heartbeat monitors by ping token, and their last ping. */
   readonly pingTokens: PingTokens;
-  /** The public subscription form's subscriptions, link key and rate-limit counts. */
-  readonly statusPageSubscriptions: SubscriptionStore;
   /**
    * The storage ports (store/ports.ts) on this store's engine: the state replicas share, behind
    * Promise-returning methods. Parts of the service move onto them one at a time (docs/postgres.md
@@ -50,7 +47,6 @@ export function openRepositories(store: Store): Repositories {
     statuses: new StatusStore(store),
     notificationLog: new NotificationLog(store),
     pingTokens: new PingTokens(store),
-    statusPageSubscriptions: new SubscriptionStore(store),
     ports: sqlitePorts(store),
     replicaId: randomUUID(),
   };

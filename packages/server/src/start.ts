@@ -149,7 +149,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   listeningUrl = url;
   // The accounts' Slack App tokens reach only the outbox, which looks one up per notification.
   // Subscribers' e-mails get their signed links when the outbox sends them (public-pages/subscriber-links.ts).
-  const alerting = { slackAppTokens, subscriberLinks: subscriberLinks(service.repositories, () => publicUrl ?? listeningUrl), ...(schedulingOptions ? schedulingOptions.alerting : {}) };
+  const alerting = { slackAppTokens, subscriberLinks: subscriberLinks(service.repositories.ports, () => publicUrl ?? listeningUrl), ...(schedulingOptions ? schedulingOptions.alerting : {}) };
   const scheduling = schedulingOptions ? startScheduling(service.repositories, { ...schedulingOptions, metrics: service.metrics, alerting, ...(agents ? { agents } : {}) }) : undefined;
   let closing: Promise<void> | undefined;
   return {

@@ -63,9 +63,10 @@ export interface OutboxOptions {
   /**
    * The signed links of a subscriber e-mail (`STATUS_PAGE_SUBSCRIBER` rows), made when it is sent:
    * the signing key and the service's public URL are not the outbox's to know, and a link made at
-   * send time is never older than the mail.
+   * send time is never older than the mail. A rejection (the page's read failed) is a failed attempt,
+   * retried as one.
    */
-  subscriberLinks?: ((accountId: string, config: Record<string, unknown>) => SubscriberMailLinks | undefined) | undefined;
+  subscriberLinks?: ((accountId: string, config: Record<string, unknown>) => Promise<SubscriberMailLinks | undefined>) | undefined;
   /** CIDRs webhooks and Slack may not reach (default: the service's link-local and metadata denials). */
   denyNetworks?: readonly string[] | undefined;
   /** `signal` aborts when a stopping service gives up waiting for the delivery. */
@@ -145,7 +146,7 @@ export class Outbox {
     const { smtpUrl, providerUrls, slackAppTokens, subscriberLinks } = options;
     this.#send =
       options.send ??
-      ((type, config, context, signal, accountId) =>
+      (async (type, config, context, signal, accountId) =>
         sendToChannel(type, config, context, {
           timeoutMs,
           smtpUrl,
@@ -153,7 +154,7 @@ export class Outbox {
           policy,
           signal,
           slackAppToken: slackAppTokens?.get(accountId),
-          mailLinks: type === SUBSCRIBER_DELIVERY ? subscriberLinks?.(accountId, config) : undefined,
+          mailLinks: type === SUBSCRIBER_DELIVERY ? await subscriberLinks?.(accountId, config) : undefined,
         }));
   }
 

@@ -27,6 +27,7 @@ import { findPage, loadPageView, PAGE_VIEW, type FoundPage, type PageView, type 
 import { RenderedPageCache } from './page-cache.js';
 import { renderNotFound, renderPage } from './render-html.js';
 import { subscribeForm } from './render-subscribe.js';
+import { SubscriptionKey } from './subscription-store.js';
 import { uptimeSource } from './uptime.js';
 import { registerSubscriptions, SUBSCRIBE_POST_PATH } from './subscribe-routes.js';
 
@@ -95,9 +96,12 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   const compression = gzipText();
   for (const path of ['/status/*', `${ASSET_PREFIX}*`]) app.use(path, compression);
 
+  const key = new SubscriptionKey(ports.subscribers);
+  // Read as the service opens, so the first form or link does not wait for it (a failed read is read again then).
+  void key.secret().catch(() => undefined);
   registerSubscriptions(app, {
-    ports: ctx.repositories.ports,
-    subscriptions: ctx.repositories.statusPageSubscriptions,
+    ports,
+    key,
     publicUrl: ctx.publicUrl,
     mail: ctx.subscriptionMail,
     find: (c, slug) => find(c, slug),

@@ -31,7 +31,7 @@ import type { SubscriptionDoc } from '../readside/pages-store.js';
 import type { FoundPage } from './page-data.js';
 import { renderNotFound } from './render-html.js';
 import { addressRefusedPage, subscribePage, type SubscribePageInfo } from './render-subscribe.js';
-import { DEFAULT_SUBSCRIBE_LIMITS, type SubscribeLimits, type SubscriptionMailOptions, type SubscriptionStore } from './subscription-store.js';
+import { DEFAULT_SUBSCRIBE_LIMITS, type SubscribeLimits, type SubscriptionKey, type SubscriptionMailOptions } from './subscription-store.js';
 import { checkAddress, checkToken, TOKEN_LIFETIME_MS, type TokenPurpose } from './subscription-tokens.js';
 
 /** The paths whose POST is public (app.ts lets them through before authentication). */
@@ -43,7 +43,8 @@ const FORM_MAX_BYTES = 4096;
 export interface SubscribeDeps {
   /** The subscription, its submission and its verification mail are written through these, in one unit. */
   readonly ports: StoragePorts;
-  readonly subscriptions: SubscriptionStore;
+  /** Signs and checks the links of subscription e-mails, and keys the form's submissions. */
+  readonly key: SubscriptionKey;
   readonly publicUrl: () => string | undefined;
   /** Present when the service sends e-mail (`--smtp` with the scheduler delivering); absent, the form is not offered. */
   readonly mail: SubscriptionMailOptions | undefined;
@@ -76,7 +77,7 @@ export function fromOwnOrigin(headers: { origin?: string | undefined; referer?: 
 }
 
 export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): void {
-  const { ports, subscriptions } = deps;
+  const { ports, key } = deps;
   const limits: SubscribeLimits = { ...DEFAULT_SUBSCRIBE_LIMITS, ...deps.mail?.limits };
   const infoOf = (found: FoundPage): SubscribePageInfo => ({
     slug: String(found.page.url ?? ''),
@@ -104,10 +105,12 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
     if (!checked.ok) return deps.html(c, addressRefusedPage(info, checked.message, typed.slice(0, 1000)), 400);
     const { address } = checked;
     const nowMs = Date.now();
+    const { accountId, page } = found;
+    // Keyed before the unit: the key's first read goes through the replica's own ports, which a unit must not wait on.
+    const submission = await key.formSubmission({ pageKey: `${accountId}/${page.id}`, address, client: clientAddress(c), nowMs, limits });
     // One unit: the submission counted, the subscription and its verification mail commit together or not at all.
     await ports.transaction(async (tx) => {
-      const { accountId, page } = found;
-      if (!(await tx.subscribers.admit(subscriptions.formSubmission({ pageKey: `${accountId}/${page.id}`, address, client: clientAddress(c), nowMs, limits })))) return;
+      if (!(await tx.subscribers.admit(submission))) return;
       const existing = (await tx.subscribers.byAddress(accountId, page.id, address)) as SubscriptionDoc | undefined;
       // A VERIFIED address is subscribed already: it gets nothing, and the page says the same as for any other.
       if (existing?.status === 'VERIFIED') return;
@@ -136,7 +139,7 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
     const found = await deps.find(c, c.req.param('slug') ?? '');
     if (!found) return { refused: notFound(c) };
     const info = infoOf(found);
-    const checked = checkToken(subscriptions.secret, purpose, { accountId: found.accountId, statusPageId: found.page.id }, c.req.query('token') ?? '', Date.now());
+    const checked = checkToken(await key.secret(), purpose, { accountId: found.accountId, statusPageId: found.page.id }, c.req.query('token') ?? '', Date.now());
     if (!checked.ok) {
       const page =
         checked.reason === 'expired'

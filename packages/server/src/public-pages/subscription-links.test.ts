@@ -36,7 +36,7 @@ const request = async (url: string, method = 'GET') => {
 describe('links of subscription e-mails', () => {
   it('verify with the link the outbox makes: GET shows a button and changes nothing, POST verifies', async () => {
     await pending('s-1', 'one@example.com');
-    const links = subscriberLinks(service.repositories, () => BASE)('acme', { kind: 'verification', statusPageId: pageId, subscriptionId: 's-1', verifyExpiresAtMs: Date.now() + 60_000 });
+    const links = await subscriberLinks(service.repositories.ports, () => BASE)('acme', { kind: 'verification', statusPageId: pageId, subscriptionId: 's-1', verifyExpiresAtMs: Date.now() + 60_000 });
     expect(links?.verifyUrl).toMatch(/^http:\/\/status\.test\/status\/acme\/verify\?token=/);
     expect(links?.unsubscribeUrl).toMatch(/^http:\/\/status\.test\/status\/acme\/unsubscribe\?token=/);
     const shown = await request(links!.verifyUrl!);
@@ -51,7 +51,7 @@ describe('links of subscription e-mails', () => {
 
   it('refuse an expired link with its exact message, changing nothing', async () => {
     await pending('s-2', 'two@example.com');
-    const { secret } = service.repositories.statusPageSubscriptions;
+    const secret = await service.repositories.ports.subscribers.secret('subscription-links', () => Buffer.alloc(32));
     const subject = { accountId: 'acme', statusPageId: pageId, subscriptionId: 's-2' };
     const verify = `/status/acme/verify?token=${signToken(secret, 'verify', subject, Date.now() - 1000)}`;
     const unsubscribe = `/status/acme/unsubscribe?token=${signToken(secret, 'unsubscribe', subject, Date.now() - 1000)}`;
@@ -73,8 +73,19 @@ describe('links of subscription e-mails', () => {
     }
   });
 
-  it('are not made for a page without a public address', () => {
-    service.repositories.readSide.pages.saveStatusPage('acme', { id: 'seeded', name: 'Seeded', cards: [] });
-    expect(subscriberLinks(service.repositories, () => BASE)('acme', { statusPageId: 'seeded', subscriptionId: 's-1' })).toBeUndefined();
+  it('are not made for a page without a public address, nor for a page that is not stored', async () => {
+    await service.repositories.ports.statusPages.save('acme', { id: 'seeded', name: 'Seeded', cards: [] });
+    const links = subscriberLinks(service.repositories.ports, () => BASE);
+    for (const statusPageId of ['seeded', 'missing', 'x'.repeat(256), '']) {
+      expect(await links('acme', { statusPageId, subscriptionId: 's-1' }), statusPageId).toBeUndefined();
+    }
+  });
+
+  it('name the page by its url as stored when the mail is sent, not when it was queued', async () => {
+    const links = subscriberLinks(service.repositories.ports, () => BASE);
+    await service.repositories.ports.statusPages.save('acme', { id: 'moving', name: 'Moving', url: 'before', cards: [] });
+    expect((await links('acme', { statusPageId: 'moving', subscriptionId: 's-1' }))?.unsubscribeUrl).toMatch(/^http:\/\/status\.test\/status\/before\/unsubscribe\?token=/);
+    await service.repositories.ports.statusPages.save('acme', { id: 'moving', name: 'Moving', url: 'after', cards: [] });
+    expect((await links('acme', { statusPageId: 'moving', subscriptionId: 's-1' }))?.unsubscribeUrl).toMatch(/^http:\/\/status\.test\/status\/after\/unsubscribe\?token=/);
   });
 });

@@ -1,8 +1,8 @@
-/** The form's limits as the subscribers port counts the submissions the store hashes, on a clock the test sets. */
+/** The form's limits as the subscribers port counts the submissions the key hashes, on a clock the test sets. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
-import { SubscriptionStore, type SubscribeLimits } from './subscription-store.js';
+import { SubscriptionKey, type SubscribeLimits } from './subscription-store.js';
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 2, 1);
@@ -10,16 +10,16 @@ const LIMITS: SubscribeLimits = { perAddressPerDay: 3, perClientPerHour: 10, per
 let store: Store | undefined;
 afterEach(() => store?.close());
 
-function subscriptions(): SubscriptionStore {
+function subscriptions(): SubscriptionKey {
   store = new Store(':memory:');
-  return new SubscriptionStore(store);
+  return new SubscriptionKey(sqlitePorts(store).subscribers);
 }
 
-const ask = (subs: SubscriptionStore, overrides: { address?: string; client?: string; page?: string; nowMs?: number; limits?: Partial<SubscribeLimits> } = {}) =>
-  sqlitePorts(store!).subscribers.admit(subs.formSubmission({ pageKey: overrides.page ?? 'acme/p', address: overrides.address ?? 'a@example.com', client: overrides.client ?? '10.0.0.1', nowMs: overrides.nowMs ?? T0, limits: { ...LIMITS, ...overrides.limits } }));
+const ask = async (subs: SubscriptionKey, overrides: { address?: string; client?: string; page?: string; nowMs?: number; limits?: Partial<SubscribeLimits> } = {}) =>
+  sqlitePorts(store!).subscribers.admit(await subs.formSubmission({ pageKey: overrides.page ?? 'acme/p', address: overrides.address ?? 'a@example.com', client: overrides.client ?? '10.0.0.1', nowMs: overrides.nowMs ?? T0, limits: { ...LIMITS, ...overrides.limits } }));
 
 /** Submissions one after the other, as they arrive. */
-async function askEach(subs: SubscriptionStore, each: Array<Parameters<typeof ask>[1]>): Promise<boolean[]> {
+async function askEach(subs: SubscriptionKey, each: Array<Parameters<typeof ask>[1]>): Promise<boolean[]> {
   const answers: boolean[] = [];
   for (const overrides of each) answers.push(await ask(subs, overrides));
   return answers;
@@ -48,9 +48,25 @@ describe('the subscription form limits', () => {
     expect(await ask(subs, { address: 'other@example.com', page: 'acme/other', limits: { perPagePerHour: 3 } })).toBe(true);
   });
 
-  it('keep one signing key per database', () => {
+  it('keep one signing key per database', async () => {
     const subs = subscriptions();
-    expect(subs.secret).toHaveLength(32);
-    expect(new SubscriptionStore(store!).secret.equals(subs.secret)).toBe(true);
+    const secret = await subs.secret();
+    expect(secret).toHaveLength(32);
+    expect((await new SubscriptionKey(sqlitePorts(store!).subscribers).secret()).equals(secret)).toBe(true);
+  });
+
+  it('read the key again after a failed read, and keep it once read', async () => {
+    let reads = 0;
+    const key = new SubscriptionKey({
+      secret: async () => {
+        reads += 1;
+        if (reads === 1) throw new Error('the database is not reachable');
+        return Buffer.alloc(32, 7);
+      },
+    });
+    await expect(key.secret()).rejects.toThrow('the database is not reachable');
+    expect((await key.secret()).equals(Buffer.alloc(32, 7))).toBe(true);
+    await key.secret();
+    expect(reads).toBe(2);
   });
 });

@@ -105,12 +105,3 @@ export class SqliteStatusPageSubscribers implements StatusPageSubscribers {
   }
 }
 
-/**
- * The secret named `name`, stored from `generate()` when the database has none yet, read as the
- * service opens its SQLite database (synchronously, as it opens it). Two replicas starting at once
- * both insert; the first row wins and both read it back. The port's `secret` is the same on any engine.
- */
-export function loadSecret(db: SqliteDatabase, name: string, generate: () => Buffer): Buffer {
-  db.prepare('INSERT OR IGNORE INTO service_secrets (name, value) VALUES (?, ?)').run(name, generate());
-  return db.prepare('SELECT value FROM service_secrets WHERE name = ?').pluck().get(name) as Buffer;
-}
