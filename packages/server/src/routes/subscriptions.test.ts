@@ -47,9 +47,12 @@ describe('GET /v1/status-pages/{statusPageId}/subscriptions', () => {
     expect([reply.status, reply.body.validation]).toEqual([400, { source: 'query', keys }]);
   });
 
-  it('answers 404 for another tenant’s status page and an unknown one', async () => {
-    expect((await list('', IDS.otherTenantStatusPage)).status).toBe(404);
-    expect((await list('', 'missing')).status).toBe(404);
+  it('answers 404 for another tenant’s status page, an unknown one and an id longer than any stored', async () => {
+    const notFound = (id: string) => ({ statusCode: 404, error: 'Not Found', message: `Status page ${id} not found` });
+    for (const id of [IDS.otherTenantStatusPage, 'missing', 'x'.repeat(256)]) {
+      const reply = await list('', id);
+      expect([reply.status, reply.body]).toEqual([404, notFound(id)]);
+    }
     const other = apiFor(api.server, OTHER_API_KEY);
     expect(ids((await other.get(`/v1/status-pages/${IDS.otherTenantStatusPage}/subscriptions`)).body)).toEqual(['gsub-1']);
   });

@@ -2,19 +2,20 @@
  * `GET /v1/status-pages/{statusPageId}/subscriptions`: a status page's e-mail subscriptions, in order
  * of creation. Subscriptions come from `--seed` (the contract cannot create them) and from the
  * public page's form (public-pages/subscribe-routes.ts), on pages from `--seed` or
- * `/v1/status-pages`; another tenant's status page is 404.
+ * `/v1/status-pages`; another tenant's status page is 404. A unit of work over the status-page port,
+ * so the page and its subscriptions are read in one transaction whichever replica wrote them.
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { notFound } from '../http/errors.js';
+import { getStatusPage } from '../domain/status-pages.js';
 import type { AppEnv } from '../http/types.js';
+import type { SubscriptionDoc } from '../readside/pages-store.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { pages } = ctx.repositories.readSide;
-
-  ctx.route(ENDPOINTS['subscriptions.list'], ({ account, params, query }) => {
-    if (!pages.statusPage(account.id, params.statusPageId)) throw notFound('Status page', params.statusPageId);
-    return pages.subscriptionsOf(account.id, params.statusPageId, { page: query.page, limit: query.limit });
+  ctx.routeUnit(ENDPOINTS['subscriptions.list'], async ({ tx, account, params, query }) => {
+    await getStatusPage(tx, account.id, params.statusPageId);
+    const { items, total } = await tx.statusPages.subscriptionPage(account.id, params.statusPageId, { page: query.page, limit: query.limit });
+    return { items: items as SubscriptionDoc[], total };
   });
 }
