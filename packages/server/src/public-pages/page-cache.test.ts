@@ -4,12 +4,14 @@ import { MAX_AGE_MS, RenderedPageCache } from './page-cache.js';
 
 function cacheWith(state: { revision: number; nowMs: number }) {
   let renders = 0;
-  const cache = new RenderedPageCache(() => String(state.revision), () => state.nowMs);
-  const visit = (key = 'acme') =>
-    cache.get(key, () => {
-      renders++;
-      return { html: `<p>${'rendered '.repeat(200)}${renders}</p>`, policy: "default-src 'self'" };
-    });
+  const cache = new RenderedPageCache(() => state.nowMs);
+  const visit = (key = 'acme') => {
+    const fingerprint = String(state.revision);
+    const kept = cache.kept(key, fingerprint);
+    if (kept) return kept;
+    renders++;
+    return cache.keep(key, fingerprint, { html: `<p>${'rendered '.repeat(200)}${renders}</p>`, policy: "default-src 'self'" });
+  };
   return { visit, renders: () => renders };
 }
 

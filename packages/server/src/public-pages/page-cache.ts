@@ -5,9 +5,10 @@
  * need, and its gzip ~1 ms more. A kept page is answered without either.
  *
  * What a person edits shows at once: a kept page is dropped when the page, an incident, a service,
- * a maintenance window, a check or a group was written since it was rendered (the revisions in
- * `fingerprint`). What runs produce (a check's state, today's bar) is at most MAX_AGE_MS old:
- * results arrive all the time, and re-rendering on each would keep nothing during an outage.
+ * a maintenance window, a check or a group was written since it was rendered, by any replica (the
+ * caller's fingerprint: the database's revisions, public-pages/routes.ts). What runs produce (a
+ * check's state, today's bar) is at most MAX_AGE_MS old: results arrive all the time, and
+ * re-rendering on each would keep nothing during an outage.
  */
 import { BoundedMap } from '../bounded-map.js';
 import { gzipBody } from './compression.js';
@@ -33,39 +34,28 @@ interface Kept {
 
 export class RenderedPageCache {
   readonly #kept = new BoundedMap<string, Kept>(MAX_PAGES);
-  readonly #fingerprint: () => string;
   readonly #now: () => number;
 
-  /** `fingerprint` changes whenever something a page shows was written (revisions of the stores it reads). */
-  constructor(fingerprint: () => string, now: () => number = Date.now) {
-    this.#fingerprint = fingerprint;
+  constructor(now: () => number = Date.now) {
     this.#now = now;
   }
 
   /**
-   * The kept rendering of `key`, or a new one from `render` (then kept). `fingerprint`, when given, is
-   * the one read before what `render` shows was read (a caller that reads asynchronously): a write
-   * after it renders the page again.
+   * The kept rendering of `key` while it is current: rendered under `fingerprint` (what was written,
+   * read before what the page shows was read, so a write after that renders it again) and younger
+   * than MAX_AGE_MS. Undefined otherwise.
    */
-  get(key: string, render: () => Pick<RenderedPage, 'html' | 'policy'>, fingerprint = this.#fingerprint()): RenderedPage {
-    const kept = this.kept(key, fingerprint);
-    if (kept) return kept;
-    const now = this.#now();
-    const page: RenderedPage = { ...render() };
-    this.#kept.set(key, { page, renderedMs: now, fingerprint });
-    return page;
-  }
-
-  /** What the kept pages are checked against now (the constructor's `fingerprint`). */
-  fingerprint(): string {
-    return this.#fingerprint();
-  }
-
-  /** The kept rendering of `key` while it is current for `fingerprint`, else undefined. */
-  kept(key: string, fingerprint = this.#fingerprint()): RenderedPage | undefined {
+  kept(key: string, fingerprint: string): RenderedPage | undefined {
     const now = this.#now();
     const kept = this.#kept.get(key);
     return kept && kept.fingerprint === fingerprint && now - kept.renderedMs < MAX_AGE_MS && now >= kept.renderedMs ? kept.page : undefined;
+  }
+
+  /** Keeps a rendering of `key` made under `fingerprint`, and returns it. */
+  keep(key: string, fingerprint: string, rendered: Pick<RenderedPage, 'html' | 'policy'>): RenderedPage {
+    const page: RenderedPage = { ...rendered };
+    this.#kept.set(key, { page, renderedMs: this.#now(), fingerprint });
+    return page;
   }
 
   /** The page's gzip, made once per rendering. */

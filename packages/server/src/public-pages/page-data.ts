@@ -1,26 +1,23 @@
 /**
- * Everything a public status page shows, read through the stores (the page and its incidents through
- * the storage ports, which every replica shares) and turned into plain data the
- * renderers (HTML, summary.json, Atom, badges) share, so the four never disagree about a state.
+ * Everything a public status page shows, read through the storage ports every replica shares (the
+ * page, its incidents, its services, the maintenance windows, the linked checks and their groups,
+ * the checks' states and results) and turned into plain data the renderers (HTML, summary.json,
+ * Atom, badges) share, so the four never disagree about a state.
  * Pages are found by name across every account, as they are reached: by their `url` slug or, on a
  * request whose Host is a page's `customDomain`, at that host.
  */
 import { isActive, coversCheck, occurrencesBetween, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { IncidentState, IncidentUpdateState } from '../readside/incidents.js';
 import type { StatusPageDoc } from '../readside/pages-store.js';
-import type { StatusStore } from '../readside/statuses.js';
-import type { Store, StoredDoc } from '../store/index.js';
+import type { ResourceDocument, ResourceDocuments } from '../store/document-ports.js';
 import type { StoragePorts } from '../store/ports.js';
 import { webUrl } from './escape.js';
 import { componentStatus, pageStatus, serviceState, type ComponentStatus, type Indicator, type ServiceState } from './states.js';
 import { dayWindow, shareOf, uptimeOfServices, DAY_MS, type DayUptime, type Interval, type UptimeCheck, type UptimeSource } from './uptime.js';
 
 export interface PublicPageDeps {
-  readonly store: Store;
-  /** Status pages and their incidents. */
-  readonly ports: Pick<StoragePorts, 'statusPages' | 'incidents'>;
-  readonly uptime: UptimeSource;
-  readonly statuses: StatusStore;
+  /** Status pages and their incidents; services, maintenance windows, checks and groups; checks' states; results for the bars. */
+  readonly ports: Pick<StoragePorts, 'statusPages' | 'incidents' | 'documents' | 'checkStatuses'> & { readonly checkResults: UptimeSource };
 }
 
 export interface FoundPage {
@@ -117,14 +114,26 @@ interface LinkedCheck {
   readonly tags: readonly string[];
 }
 
+/** Documents are read this many at a time. */
+const READ_BATCH = 500;
+
 export async function loadPageView(deps: PublicPageDeps, found: FoundPage, options: ViewOptions): Promise<PageView> {
   const { accountId, page } = found;
-  const { store } = deps;
+  const { ports } = deps;
   const { nowMs } = options;
-  const shownIncidents = (await deps.ports.incidents.openOrUpdatedSince(accountId, new Date(nowMs - options.historyDays * DAY_MS).toISOString())) as IncidentState[];
-  const windows = store.maintenanceWindows.all(accountId).map((doc) => doc as unknown as MaintenanceWindowLike & StoredDoc);
-  const serviceIds = [...new Set((page.cards ?? []).flatMap((card) => card.services.map((ref) => ref.id)))];
-  const checksOf = new Map(serviceIds.map((id) => [id, linkedChecks(store, accountId, id)]));
+  // A card naming an id no service could have shows nothing, as one naming a deleted service.
+  const serviceIds = [...new Set((page.cards ?? []).flatMap((card) => card.services.map((ref) => ref.id)))].filter((id) => typeof id === 'string' && id !== '' && id.length <= 255);
+  // Read at once: on PostgreSQL each is a round trip.
+  const [shownIncidents, windowDocs, linked, serviceDocs] = await Promise.all([
+    ports.incidents.openOrUpdatedSince(accountId, new Date(nowMs - options.historyDays * DAY_MS).toISOString()) as Promise<IncidentState[]>,
+    allOf(ports.documents, 'maintenance_windows', accountId),
+    linkedChecks(ports.documents, accountId, serviceIds),
+    Promise.all(serviceIds.map((id) => ports.documents.get('services', accountId, id))),
+  ]);
+  const windows = windowDocs.map((doc) => doc as unknown as MaintenanceWindowLike & ResourceDocument);
+  const checksOf = new Map(serviceIds.map((id, index) => [id, linked[index]!]));
+  const linkedIds = [...new Set(linked.flat().map((check) => check.id))];
+  const statuses = new Map(await Promise.all(linkedIds.map(async (id) => [id, await ports.checkStatuses.find(accountId, id)] as const)));
   const incidents = shownIncidents
     .filter((incident) => incident.serviceIds.some((id) => checksOf.has(id)))
     .map((incident) => ({ ...incident, incidentUpdates: newestFirst(incident.incidentUpdates) }));
@@ -141,18 +150,18 @@ export async function loadPageView(deps: PublicPageDeps, found: FoundPage, optio
       })),
     ]),
   );
-  const uptime = options.uptimeDays > 0 ? uptimeOfServices(deps.uptime, { accountId, nowMs, days: options.uptimeDays, services: uptimeChecks }) : undefined;
+  const uptime = options.uptimeDays > 0 ? await uptimeOfServices(ports.checkResults, { accountId, nowMs, days: options.uptimeDays, services: uptimeChecks }) : undefined;
 
   const services = new Map<string, ServiceView>();
-  for (const id of serviceIds) {
-    const doc = store.services.get(accountId, id);
+  for (const [index, id] of serviceIds.entries()) {
+    const doc = serviceDocs[index];
     if (!doc) continue;
     const checks = checksOf.get(id) ?? [];
     const facts = {
       openIncidents: open.filter((incident) => incident.serviceIds.includes(id)),
       inMaintenance: checks.some((check) => covering(check).some((window) => isActive(window, nowMs))),
       checkDegraded: checks.some((check) => {
-        const status = deps.statuses.get(accountId, check.id);
+        const status = statuses.get(check.id);
         return status !== undefined && status.isDegraded && !status.hasFailures && !status.hasErrors;
       }),
     };
@@ -206,12 +215,40 @@ export async function loadPageView(deps: PublicPageDeps, found: FoundPage, optio
   };
 }
 
-/** The checks whose `triggerIncident.serviceId` is the service, with their own and their group's tags. */
-function linkedChecks(store: Store, accountId: string, serviceId: string): LinkedCheck[] {
-  return store.checks.all(accountId, [{ sql: 'service_id = ?', values: [serviceId] }]).map((check) => {
-    const group = typeof check['groupId'] === 'number' ? store.checkGroups.get(accountId, check['groupId']) : undefined;
-    return { id: String(check.id), tags: [...new Set([...stringsOf(check['tags']), ...stringsOf(group?.['tags'])])] };
-  });
+/** Every document of a kind in the account, oldest first. */
+async function allOf(documents: ResourceDocuments, kind: 'maintenance_windows', accountId: string): Promise<ResourceDocument[]> {
+  const all: ResourceDocument[] = [];
+  for (let after = 0; ; ) {
+    const batch = await documents.pageAfter(kind, accountId, after, READ_BATCH);
+    all.push(...batch.map((each) => each.doc));
+    if (batch.length < READ_BATCH) return all;
+    after = batch.at(-1)!.seq;
+  }
+}
+
+/**
+ * Per service, the checks whose `triggerIncident.serviceId` is the service, with their own and their
+ * group's tags (each group read once).
+ */
+async function linkedChecks(documents: ResourceDocuments, accountId: string, serviceIds: readonly string[]): Promise<LinkedCheck[][]> {
+  const checksOf = await Promise.all(
+    serviceIds.map(async (serviceId) => {
+      const checks: ResourceDocument[] = [];
+      for (let page = 1; ; page++) {
+        const { items, total } = await documents.page('checks', accountId, { serviceId, limit: READ_BATCH, page });
+        checks.push(...items);
+        if (items.length < READ_BATCH || checks.length >= total) return checks;
+      }
+    }),
+  );
+  const groupIds = [...new Set(checksOf.flat().flatMap((check) => (typeof check['groupId'] === 'number' && Number.isSafeInteger(check['groupId']) && check['groupId'] >= 1 ? [check['groupId']] : [])))];
+  const groups = new Map(await Promise.all(groupIds.map(async (id) => [id, await documents.get('check_groups', accountId, id)] as const)));
+  return checksOf.map((checks) =>
+    checks.map((check) => {
+      const group = typeof check['groupId'] === 'number' ? groups.get(check['groupId']) : undefined;
+      return { id: String(check.id), tags: [...new Set([...stringsOf(check['tags']), ...stringsOf(group?.['tags'])])] };
+    }),
+  );
 }
 
 function stringsOf(value: unknown): string[] {

@@ -19,7 +19,6 @@ import type { Context, Hono } from 'hono';
 import { HttpError } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from '../routes/index.js';
-import { RollupTotalsTable } from '../store/sqlite/rollup-totals.js';
 import { ASSET_PREFIX, ASSETS } from './assets.js';
 import { acceptsGzip, gzipText } from './compression.js';
 import { atomFeed, badgeSvg, summaryJson } from './feeds.js';
@@ -28,7 +27,6 @@ import { RenderedPageCache } from './page-cache.js';
 import { renderNotFound, renderPage } from './render-html.js';
 import { subscribeForm } from './render-subscribe.js';
 import { SubscriptionKey } from './subscription-store.js';
-import { uptimeSource } from './uptime.js';
 import { registerSubscriptions, SUBSCRIBE_POST_PATH } from './subscribe-routes.js';
 
 /** Whether a request is for a public page, served without authentication: reads, and the subscription forms' POSTs. */
@@ -62,28 +60,33 @@ function notFoundError(what: string): HttpError {
 }
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { readSide, statuses } = ctx.repositories;
   const { ports } = ctx.repositories;
-  const deps: PublicPageDeps = { store: ctx.store, ports, uptime: uptimeSource(readSide.results, new RollupTotalsTable(ctx.store.db)), statuses };
+  const deps: PublicPageDeps = { ports };
   const origin = (c: Context<AppEnv>) => ctx.publicUrl() ?? new URL(c.req.url).origin;
   const find = (c: Context<AppEnv>, slug?: string): Promise<FoundPage | undefined> =>
     findPage(ports, { host: c.req.header('host'), ...(slug === undefined ? {} : { slug }) });
   const view = (found: FoundPage, options: Omit<ViewOptions, 'nowMs'>) => loadPageView(deps, found, { ...options, nowMs: Date.now() });
 
-  const { store } = ctx;
-  // The status pages' revision (pages and incidents, written by any replica) is the database's, read
-  // for each request; the others are this process's collections'.
-  const pageCache = new RenderedPageCache(() => [store.services.revision, store.maintenanceWindows.revision, store.checks.revision, store.checkGroups.revision].join(':'));
+  const pageCache = new RenderedPageCache();
+  /**
+   * What a kept page is checked against: the database's status-page revision (pages and incidents)
+   * and the documents' change feed position (services, maintenance windows, checks, groups), both
+   * moved by a write of any replica. Two indexed reads, and neither grows with the page.
+   */
+  const written = async () => {
+    const [pages, documents] = await Promise.all([ports.statusPages.revision(), ports.documents.latestPosition()]);
+    return `${pages}:${documents}`;
+  };
   const html = async (c: Context<AppEnv>, found: FoundPage | undefined) => {
     if (!found) return c.html(renderNotFound(), 404, { ...PAGE_HEADERS, 'content-security-policy': contentSecurityPolicy(undefined) });
     const key = `${found.accountId}\u0000${found.page.id}`;
-    // Read before the page's incidents are: a write after it renders the page again.
-    const fingerprint = `${await ports.statusPages.revision()}:${pageCache.fingerprint()}`;
+    // Read before what the page shows is: a write after it renders the page again.
+    const fingerprint = await written();
     let rendered = pageCache.kept(key, fingerprint);
     if (!rendered) {
       const shown = await view(found, PAGE_VIEW);
       const form = ctx.subscriptionMail && typeof found.page.url === 'string' ? subscribeForm(found.page.url) : '';
-      rendered = pageCache.get(key, () => ({ html: renderPage(shown, form), policy: contentSecurityPolicy(shown) }), fingerprint);
+      rendered = pageCache.keep(key, fingerprint, { html: renderPage(shown, form), policy: contentSecurityPolicy(shown) });
     }
     const headers = { ...PAGE_HEADERS, 'content-security-policy': rendered.policy };
     const gzipped = acceptsGzip(c.req.header('accept-encoding')) ? RenderedPageCache.gzipped(rendered) : null;

@@ -11,12 +11,11 @@
  * - a day a window touched whose hourly rows are already pruned (past the hourly rollups'
  *   retention) is left out whole, since a daily row cannot tell which results fell in the window.
  * A day with no result counted is "no data". The daily totals of every check on a page come from
- * one read (`dailyTotals`), without the rows' response-time histograms.
+ * one read (`dailyTotals`), without the rows' response-time histograms; a check a window touched
+ * reads its hourly rows once for the days touched, and each hour touched in part its raw results
+ * once, those reads of every check at once (on PostgreSQL each is a round trip).
  */
-import type { ResultFacts } from '../readside/result-facts.js';
-import type { ResultsStore } from '../readside/results-store.js';
-import type { Horizons, RollupGranularity, RollupRow } from '../readside/rollups-store.js';
-import type { DailyTotal, RollupTotalsTable } from '../store/sqlite/rollup-totals.js';
+import type { CheckResults, DailyResultTotals } from '../store/ports.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -27,23 +26,8 @@ export interface Interval {
   readonly to: number;
 }
 
-/** Where uptime reads from: the read side's results store and the daily rollups' totals. */
-export interface UptimeSource {
-  horizons(): Horizons;
-  /** Per check, the daily rows starting in `window`, summed over locations. */
-  dailyTotals(accountId: string, checkIds: readonly string[], window: Interval): ReadonlyMap<string, readonly DailyTotal[]>;
-  rollupRowsOf(accountId: string, checkId: string, granularity: RollupGranularity, window: Interval): RollupRow[];
-  factsBetween(accountId: string, checkId: string, fromMs: number, toMs: number): ResultFacts[];
-}
-
-export function uptimeSource(results: ResultsStore, totals: RollupTotalsTable): UptimeSource {
-  return {
-    horizons: () => results.horizons(),
-    dailyTotals: (accountId, checkIds, window) => totals.dailyTotals(accountId, checkIds, window.from, window.to),
-    rollupRowsOf: (accountId, checkId, granularity, window) => results.rollupRowsOf(accountId, checkId, granularity, window),
-    factsBetween: (accountId, checkId, fromMs, toMs) => results.factsBetween(accountId, checkId, fromMs, toMs),
-  };
-}
+/** Where uptime reads from: the results port, whichever replica recorded them. */
+export type UptimeSource = Pick<CheckResults, 'horizons' | 'dailyTotals' | 'rollups' | 'facts'>;
 
 export interface DayUptime {
   /** The UTC day, `YYYY-MM-DD`. */
@@ -77,36 +61,40 @@ export function dayWindow(days: number, nowMs: number): Interval {
 }
 
 /** One service's bars. */
-export function uptimeDays(source: UptimeSource, request: UptimeRequest): DayUptime[] {
+export async function uptimeDays(source: UptimeSource, request: UptimeRequest): Promise<DayUptime[]> {
   const { checks, ...rest } = request;
-  return uptimeOfServices(source, { ...rest, services: new Map([['', checks]]) }).get('')!;
+  return (await uptimeOfServices(source, { ...rest, services: new Map([['', checks]]) })).get('')!;
 }
 
 /** The bars of several services (a page's), with one read of their checks' daily totals. */
-export function uptimeOfServices(
+export async function uptimeOfServices(
   source: UptimeSource,
   request: Omit<UptimeRequest, 'checks'> & { readonly services: ReadonlyMap<string, readonly UptimeCheck[]> },
-): Map<string, DayUptime[]> {
+): Promise<Map<string, DayUptime[]>> {
   const window = dayWindow(request.days, request.nowMs);
   const checkIds = [...new Set([...request.services.values()].flatMap((checks) => checks.map((check) => check.checkId)))];
-  const daily = source.dailyTotals(request.accountId, checkIds, window);
-  const horizons = source.horizons();
+  const [daily, horizons] = await Promise.all([
+    checkIds.length === 0 ? new Map<string, DailyResultTotals[]>() : source.dailyTotals(request.accountId, checkIds, window.from, window.to),
+    source.horizons(),
+  ]);
   const dayNames: Array<{ day: string; startMs: number }> = [];
   for (let start = window.from; start < window.to; start += DAY_MS) dayNames.push({ day: new Date(start).toISOString().slice(0, 10), startMs: start });
   const byService = new Map<string, DayUptime[]>();
+  const reads: Array<Promise<void>> = [];
   for (const [serviceId, checks] of request.services) {
     const out: DayUptime[] = dayNames.map(({ day, startMs }) => ({ day, startMs, results: 0, passed: 0, maintenance: false }));
-    for (const check of checks) addCheck(source, request.accountId, { check, days: out, window, horizons, daily: daily.get(check.checkId) ?? [] });
+    for (const check of checks) reads.push(addCheck(source, request.accountId, { check, days: out, window, horizons, daily: daily.get(check.checkId) ?? [] }));
     byService.set(serviceId, out);
   }
+  await Promise.all(reads);
   return byService;
 }
 
-function addCheck(
+async function addCheck(
   source: UptimeSource,
   accountId: string,
-  { check, days, window, horizons, daily }: { check: UptimeCheck; days: DayUptime[]; window: Interval; horizons: Horizons; daily: readonly DailyTotal[] },
-): void {
+  { check, days, window, horizons, daily }: { check: UptimeCheck; days: DayUptime[]; window: Interval; horizons: { hourly?: number; raw?: number }; daily: readonly DailyResultTotals[] },
+): Promise<void> {
   const intervals = merged(check.maintenance);
   const touches = (from: number, to: number) => intervals.some((each) => each.from < to && each.to > from);
   const covers = (from: number, to: number) => intervals.some((each) => each.from <= from && each.to >= to);
@@ -115,22 +103,29 @@ function addCheck(
     add(days[(row.startMs - window.from) / DAY_MS], row.results, row.results - row.failures);
   }
   if (intervals.length === 0) return;
-  for (const day of days) {
-    const dayEnd = day.startMs + DAY_MS;
-    if (!touches(day.startMs, dayEnd)) continue;
-    day.maintenance = true;
-    if (horizons.hourly !== undefined && day.startMs < horizons.hourly) continue;
-    for (const row of source.rollupRowsOf(accountId, check.checkId, 'hourly', { from: day.startMs, to: dayEnd })) {
-      const hourEnd = row.startMs + HOUR_MS;
-      if (!touches(row.startMs, hourEnd)) add(day, row.results, row.results - row.failures);
-      else if (!covers(row.startMs, hourEnd) && (horizons.raw === undefined || row.startMs >= horizons.raw)) {
-        const outside = source
-          .factsBetween(accountId, check.checkId, row.startMs, hourEnd)
-          .filter((fact) => fact.resultType === 'FINAL' && !touches(fact.createdAt, fact.createdAt + 1));
-        add(day, outside.length, outside.filter((fact) => !fact.hasFailures).length);
-      }
-    }
+  const touched = days.filter((day) => touches(day.startMs, day.startMs + DAY_MS));
+  for (const day of touched) day.maintenance = true;
+  const readable = touched.filter((day) => horizons.hourly === undefined || day.startMs >= horizons.hourly);
+  if (readable.length === 0) return;
+  const byStart = new Map(readable.map((day) => [day.startMs, day]));
+  const hourly = await source.rollups(accountId, check.checkId, 'hourly', readable[0]!.startMs, readable.at(-1)!.startMs + DAY_MS);
+  // Hours a window touches in part, each read once however many locations' rows it has.
+  const partHours = new Map<number, DayUptime>();
+  for (const row of hourly) {
+    const day = byStart.get(Math.floor(row.startMs / DAY_MS) * DAY_MS);
+    if (!day) continue;
+    const hourEnd = row.startMs + HOUR_MS;
+    if (!touches(row.startMs, hourEnd)) add(day, row.results, row.results - row.failures);
+    else if (!covers(row.startMs, hourEnd) && (horizons.raw === undefined || row.startMs >= horizons.raw)) partHours.set(row.startMs, day);
   }
+  await Promise.all(
+    [...partHours].map(async ([hourStart, day]) => {
+      const outside = (await source.facts(accountId, check.checkId, hourStart, hourStart + HOUR_MS)).filter(
+        (fact) => fact.resultType === 'FINAL' && !touches(fact.createdAt, fact.createdAt + 1),
+      );
+      add(day, outside.length, outside.filter((fact) => !fact.hasFailures).length);
+    }),
+  );
 }
 
 /** The share of passing results over the days, undefined when none was counted. */
