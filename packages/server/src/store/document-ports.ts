@@ -102,6 +102,12 @@ export interface SequencedDocument {
   readonly doc: ResourceDocument;
 }
 
+/** A document of any account as the text it was stored as, with its place in its kind's insertion order. */
+export interface AccountStoredText extends StoredText {
+  readonly seq: number;
+  readonly accountId: string;
+}
+
 /** One write to a document: it was created, replaced or deleted (read it to know which). */
 export interface DocumentChange {
   /** The change's position in the feed; later writes have higher positions. */
@@ -161,6 +167,12 @@ export interface ResourceDocuments {
    * page skip or repeat one.
    */
   pageAfter(kind: DocumentKind, accountId: string, afterSeq: number, limit: number): Promise<SequencedDocument[]>;
+  /**
+   * As `pageAfter` across every account, each document as its stored text, never parsed: a reader
+   * that follows every account's documents (the scheduler) reads them all once by cursor, then keeps
+   * up through the change feed, and parses only the documents whose text changed.
+   */
+  everyAccountAfter(kind: DocumentKind, afterSeq: number, limit: number): Promise<AccountStoredText[]>;
   /**
    * The feed's latest position. A reader that starts following takes it first, then reads what it
    * follows in full, then asks for changes after it: a write between the two is seen twice, never lost.

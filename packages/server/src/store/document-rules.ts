@@ -70,6 +70,11 @@ export function checkSplicedTail(tail: unknown): void {
 
 export function checkPageAfter(accountId: unknown, afterSeq: unknown, limit: unknown): void {
   text('accountId', accountId);
+  checkCursor(afterSeq, limit);
+}
+
+/** A page by cursor: after a `seq` (0 for the first page), `limit` documents at most. */
+export function checkCursor(afterSeq: unknown, limit: unknown): void {
   if (typeof afterSeq !== 'number' || !Number.isSafeInteger(afterSeq) || afterSeq < 0) {
     throw new StoreInputError(`afterSeq must be a whole number of at least 0, got ${shown(afterSeq)}`);
   }

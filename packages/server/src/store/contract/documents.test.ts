@@ -163,6 +163,30 @@ describe.each(engines)('documents on $name', (engine) => {
     expect(await b.documents.pageAfter('services', 'acc', rest[1]!.seq, 10)).toEqual([]);
   });
 
+  it('pages every account\'s documents by cursor, each as its stored text with its account and id as text', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await a.documents.insert('check_groups', 'acc', named('g1'));
+    await b.documents.insert('check_groups', 'other', (id) => ({ zeta: 1, id, name: 'Ünïcode ✓' }));
+    const dropped = await a.documents.insert('check_groups', 'acc', named('g2'));
+    await a.documents.insert('check_groups', 'acc', named('g3'));
+    await a.documents.insert('checks', 'acc', check('not a group'));
+    const first = await b.documents.everyAccountAfter('check_groups', 0, 2);
+    expect(first.map(({ accountId, id, text }) => ({ accountId, id, text }))).toEqual([
+      { accountId: 'acc', id: '1', text: JSON.stringify({ id: 1, name: 'g1' }) },
+      { accountId: 'other', id: '1', text: JSON.stringify({ zeta: 1, id: 1, name: 'Ünïcode ✓' }) },
+    ]);
+    expect(first[1]!.seq).toBeGreaterThan(first[0]!.seq);
+    // A document removed between pages is not read; one added after them is, on the last page.
+    await b.documents.remove('check_groups', 'acc', dropped.id);
+    await b.documents.insert('check_groups', 'other', named('g4'));
+    const rest = await a.documents.everyAccountAfter('check_groups', first[1]!.seq, 10);
+    expect(rest.map((row) => [row.accountId, row.id, JSON.parse(row.text).name])).toEqual([
+      ['acc', '3', 'g3'],
+      ['other', '2', 'g4'],
+    ]);
+    expect(await a.documents.everyAccountAfter('check_groups', rest[1]!.seq, 10)).toEqual([]);
+  });
+
   it('follows a search after a replace changes the name or tags', async () => {
     const [a, b] = await twoReplicas(engine);
     const stored = await a.documents.insert('checks', 'acc', check('old name', { tags: ['a'] }));
@@ -279,6 +303,9 @@ describe.each(engines)('bad input to the documents port on $name', (engine) => {
     ['a negative cursor', (p: StoragePorts) => p.documents.pageAfter('services', 'acc', -1, 10), 'afterSeq must be a whole number of at least 0, got -1'],
     ['a cursor page of 0', (p: StoragePorts) => p.documents.pageAfter('services', 'acc', 0, 0), 'limit must be a whole number of at least 1, got 0'],
     ['a cursor page of an unknown kind', (p: StoragePorts) => p.documents.pageAfter('teams' as DocumentKind, 'acc', 0, 1), 'kind must be one of checks, check_groups, alert_channels, maintenance_windows, services, got "teams"'],
+    ['a negative cursor across accounts', (p: StoragePorts) => p.documents.everyAccountAfter('checks', -1, 10), 'afterSeq must be a whole number of at least 0, got -1'],
+    ['a page of 0 across accounts', (p: StoragePorts) => p.documents.everyAccountAfter('checks', 0, 0), 'limit must be a whole number of at least 1, got 0'],
+    ['a page across accounts of an unknown kind', (p: StoragePorts) => p.documents.everyAccountAfter('teams' as DocumentKind, 0, 1), 'kind must be one of checks, check_groups, alert_channels, maintenance_windows, services, got "teams"'],
     ['a negative feed position', (p: StoragePorts) => p.documents.changesSince(-1, 10), 'position must be a whole number of at least 0, got -1'],
     ['a feed limit of 0', (p: StoragePorts) => p.documents.changesSince(0, 0), 'limit must be a whole number of at least 1, got 0'],
     ['a prune moment that is not whole milliseconds', (p: StoragePorts) => p.documents.pruneChanges(1.5), 'beforeMs must be a whole number of milliseconds since the epoch, got 1.5'],

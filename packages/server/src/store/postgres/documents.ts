@@ -15,8 +15,8 @@
  * writes of one document are ordered by its row lock, so their entries are numbered in that order.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { DOCUMENT_ID_KINDS, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type TextPage } from '../document-ports.js';
-import { asciiLower, checkBuiltDocument, checkChosenIdDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { DOCUMENT_ID_KINDS, type AccountStoredText, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type TextPage } from '../document-ports.js';
+import { asciiLower, checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { CHECK_COLUMNS } from '../formats/check-columns.js';
 import { uuidV7 } from '../formats/uuid-v7.js';
 import { text } from '../port-rules.js';
@@ -162,6 +162,14 @@ export class PostgresDocuments implements ResourceDocuments {
     const { rows } = await sql<{ seq: string | number; doc: string }>`
       SELECT seq, doc FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.execute(this.#db);
     return rows.map((row) => ({ seq: Number(row.seq), doc: JSON.parse(row.doc) as ResourceDocument }));
+  }
+
+  async everyAccountAfter(kind: DocumentKind, afterSeq: number, limit: number): Promise<AccountStoredText[]> {
+    checkDocumentKind(kind);
+    checkCursor(afterSeq, limit);
+    const { rows } = await sql<{ seq: string | number; account_id: string; id: string; doc: string }>`
+      SELECT seq, account_id, id, doc FROM ${sql.table(kind)} WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.execute(this.#db);
+    return rows.map((row) => ({ seq: Number(row.seq), accountId: row.account_id, id: row.id, text: row.doc }));
   }
 
   async latestPosition(): Promise<number> {

@@ -3,12 +3,12 @@
  * document written through the port and one written by the in-process routes are the same rows with
  * the same ids, columns and paging. The change feed is `document_changes` (step 34): a write's entry is
  * added in the write's transaction, and SQLite runs one write transaction at a time, so positions
- * are in commit order. Only writes through the port are in the feed: the single-process service
- * follows its collections' in-memory revisions instead.
+ * are in commit order. Only writes through the port are in the feed, which the scheduler follows
+ * (scheduler/stored-checks.ts): a document written to a collection directly is seen at its next full read.
  */
 import type { Statement } from 'better-sqlite3';
-import type { ChangeBatch, DocumentId, DocumentKind, DocumentPage, DocumentPageRequest, ResourceDocument, ResourceDocuments, SequencedDocument, SplicedPage, TextPage } from '../document-ports.js';
-import { checkBuiltDocument, checkChosenIdDocument, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { DOCUMENT_KINDS, type AccountStoredText, type ChangeBatch, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type TextPage } from '../document-ports.js';
+import { checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { checkFilters } from './check-filters.js';
@@ -34,6 +34,7 @@ export class SqliteDocuments implements ResourceDocuments {
   readonly #prune: Statement;
   readonly #markPruned: Statement;
   readonly #dataVersion: Statement;
+  readonly #everyAccountAfter: Readonly<Record<DocumentKind, Statement>>;
   /** The file's `data_version` when this port last paged: it changes when another connection commits. */
   #pagedAtVersion: unknown;
 
@@ -57,6 +58,10 @@ export class SqliteDocuments implements ResourceDocuments {
        ON CONFLICT (only_row) DO UPDATE SET through_position = max(through_position, excluded.through_position)`,
     );
     this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
+    // `seq` is the table's rowid: a page is a range of the table itself, whatever the accounts.
+    const everyAccountAfter = (table: string) =>
+      db.prepare(`SELECT seq, account_id AS accountId, CAST(id AS TEXT) AS id, doc AS text FROM ${table} WHERE seq > ? ORDER BY seq LIMIT CAST(? AS INTEGER)`);
+    this.#everyAccountAfter = Object.fromEntries(DOCUMENT_KINDS.map((kind) => [kind, everyAccountAfter(this.#collections[kind].table)])) as Record<DocumentKind, Statement>;
   }
 
   async insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument> {
@@ -159,6 +164,12 @@ export class SqliteDocuments implements ResourceDocuments {
     checkDocumentKind(kind);
     checkPageAfter(accountId, afterSeq, limit);
     return this.#collections[kind].after(accountId, afterSeq, limit).map((row) => ({ seq: row.seq, doc: JSON.parse(row.doc) as ResourceDocument }));
+  }
+
+  async everyAccountAfter(kind: DocumentKind, afterSeq: number, limit: number): Promise<AccountStoredText[]> {
+    checkDocumentKind(kind);
+    checkCursor(afterSeq, limit);
+    return this.#everyAccountAfter[kind].all(afterSeq, limit) as AccountStoredText[];
   }
 
   async latestPosition(): Promise<number> {
