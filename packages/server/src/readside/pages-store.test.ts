@@ -1,4 +1,4 @@
-/** The revision public pages are cached under, as another process on the same file moves it. */
+/** The status pages' revision public pages are kept under, as writes outside the ports (another process, `--seed`'s store) move it. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,27 +20,27 @@ function twoProcesses(): [Store, Store] {
   return [first, second];
 }
 
-describe('PagesStore.revision', () => {
+describe("the status pages' revision", () => {
   it('moves when another process on the file creates, updates or deletes an incident through the incidents port', async () => {
     const [viewer, writer] = twoProcesses();
-    const { pages } = readSideOf(viewer);
+    const revision = () => sqlitePorts(viewer).statusPages.revision();
     const ports = sqlitePorts(writer);
-    const seen = [pages.revision];
+    const seen = [await revision()];
     const incident = createIncident({ name: 'Down', severity: 'MAJOR', serviceIds: [], initialUpdates: [] }, { newId: () => 'i-1', now: new Date(0) });
     await ports.transaction((tx) => tx.incidents.insert('acct', incident));
-    seen.push(pages.revision);
+    seen.push(await revision());
     await ports.incidents.replace('acct', { ...incident, lastUpdateStatus: 'RESOLVED' });
-    seen.push(pages.revision);
+    seen.push(await revision());
     await ports.incidents.remove('acct', 'i-1');
-    seen.push(pages.revision);
+    seen.push(await revision());
     expect(new Set(seen).size).toBe(4);
   });
 
-  it('moves with an incident written through the store itself', () => {
+  it("moves with an incident written through the read side's store (as `--seed` writes it)", async () => {
     const [viewer] = twoProcesses();
     const { pages } = readSideOf(viewer);
-    const before = pages.revision;
+    const before = await sqlitePorts(viewer).statusPages.revision();
     pages.insertIncident('acct', createIncident({ name: 'Down', severity: 'MAJOR', serviceIds: [], initialUpdates: [] }, { newId: () => 'i-2', now: new Date(0) }));
-    expect(pages.revision).not.toBe(before);
+    expect(await sqlitePorts(viewer).statusPages.revision()).not.toBe(before);
   });
 });

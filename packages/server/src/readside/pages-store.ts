@@ -2,9 +2,10 @@
  * Storage of status pages and their subscriptions, incidents and account profiles. Status pages are
  * written by `/v1/status-pages` and by `--seed`;
  * subscriptions have no write endpoint in the contract: they come from `--seed` and from the public
- * page's form (public-pages/subscription-store.ts, which also verifies and removes them). The
+ * page's form (public-pages/subscribe-routes.ts, which also verifies and removes them). The
  * statements are the engine's (store/sqlite/status-pages.ts); this store keeps the documents' shapes
- * and says when what a public page shows was written (`revision`).
+ * for `--seed`'s synchronous writes. Everything else reads and writes them through the storage
+ * ports (store/status-page-ports.ts, incident-ports.ts).
  */
 import type { Subscription } from '@vigil/schema';
 import type { AccountProfile } from '../store/account-profile-ports.js';
@@ -46,16 +47,6 @@ export class PagesStore {
     this.#table = new PagesTable(db);
   }
 
-  /**
-   * Changes with every write to status pages and incidents, what a public page shows of them: a
-   * rendered page kept with another revision is stale (public-pages/page-cache.ts). The database's,
-   * moved by its triggers whoever writes (a unit of work through the status-page or incidents port,
-   * this store, `--seed`, another process).
-   */
-  get revision(): string {
-    return String(this.#table.pagesRevision());
-  }
-
   saveStatusPage(accountId: string, page: StatusPageDoc): void {
     this.#table.putPage(accountId, page.id, JSON.stringify(page), servedName(page.url), servedName(page.customDomain));
   }
@@ -68,14 +59,6 @@ export class PagesStore {
   /** Adds a subscription (an id already stored is left alone); returns whether it was new. */
   addSubscription(accountId: string, statusPageId: string, subscription: SubscriptionDoc): boolean {
     return this.#table.addSubscription(accountId, statusPageId, subscription.id, JSON.stringify(subscription));
-  }
-
-  /** One page of a status page's subscriptions, in order of creation. */
-  subscriptionsOf(accountId: string, statusPageId: string, paging: { page: number; limit: number }): { items: SubscriptionDoc[]; total: number } {
-    const total = this.#table.subscriptionCount(accountId, statusPageId);
-    const offset = (paging.page - 1) * paging.limit;
-    const docs = offset >= total ? [] : this.#table.subscriptionsOf(accountId, statusPageId, paging.limit, offset);
-    return { items: docs.map((doc) => JSON.parse(doc) as SubscriptionDoc), total };
   }
 
   /** The account's status pages that show the service on one of their cards. */
