@@ -45,8 +45,8 @@ function storeWithHistory(): Store {
   return store;
 }
 
-function prune(store: Store): void {
-  new Scheduler({ repositories: openRepositories(store), queue: { submit: () => undefined, pending: 0, idle: async () => undefined } as never, now: () => NOW, retentionDays: 30 }).prune(NOW);
+async function prune(store: Store): Promise<void> {
+  await new Scheduler({ repositories: openRepositories(store), queue: { submit: () => undefined, pending: 0, idle: async () => undefined } as never, now: () => NOW, retentionDays: 30 }).prune(NOW);
 }
 
 function report(store: Store, query: Partial<AnalyticsQuery> & { metrics: string[] }) {
@@ -73,10 +73,10 @@ function expectRowsClose(actual: readonly SeriesRow[], expected: readonly Series
 describe('analytics past the raw retention', () => {
   const metrics = [...EXACT, ...ESTIMATED];
 
-  it('answers a window whose raw results were pruned from the rollups: the same numbers, percentiles within the histogram bound', () => {
+  it('answers a window whose raw results were pruned from the rollups: the same numbers, percentiles within the histogram bound', async () => {
     const store = storeWithHistory();
     const before = report(store, { metrics });
-    prune(store);
+    await prune(store);
     expect(readSideOf(store).results.factsBetween('acct', 'check-1', OLD.from, OLD.to)).toEqual([]);
     const after = report(store, { metrics });
     expect(after.series).toHaveLength(1);
@@ -84,53 +84,53 @@ describe('analytics past the raw retention', () => {
     expect(after.series[0]!.data[0]!['availability']).toBeLessThan(100);
   });
 
-  it('keeps the series per location', () => {
+  it('keeps the series per location', async () => {
     const store = storeWithHistory();
     const before = report(store, { metrics, groupBy: 'runLocation' });
-    prune(store);
+    await prune(store);
     const after = report(store, { metrics, groupBy: 'runLocation' });
     expect(after.series.map((entry) => entry.runLocation)).toEqual(['eu-west-1', 'us-east-1']);
     after.series.forEach((entry, index) => expectRowsClose(entry.data, before.series[index]!.data));
   });
 
-  it('gives one row per hour with an aggregation interval shorter than an hour, stamped with the bucket the hour starts in', () => {
+  it('gives one row per hour with an aggregation interval shorter than an hour, stamped with the bucket the hour starts in', async () => {
     const store = storeWithHistory();
-    prune(store);
+    await prune(store);
     const { series } = report(store, { metrics: ['availability'], aggregationInterval: 5 });
     const stamps = series[0]!.data.map((row) => Date.parse(row['timestamp'] as string));
     expect(stamps).toHaveLength(48);
     expect(stamps.every((stamp, index) => stamp === T0 + index * HOUR_MS)).toBe(true);
   });
 
-  it('has no timing phases, status code series or one-sided status filter for the rollup part', () => {
+  it('has no timing phases, status code series or one-sided status filter for the rollup part', async () => {
     const store = storeWithHistory();
-    prune(store);
+    await prune(store);
     expect(report(store, { metrics: ['wait_avg', 'dns'] }).series[0]!.data[0]).toMatchObject({ wait_avg: null, dns: null });
     expect(report(store, { metrics: ['availability'], groupBy: 'statusCode' }).series).toEqual([]);
     expect(report(store, { metrics: ['availability'], filterByStatus: ['success'] }).series[0]!.data[0]).toMatchObject({ availability: null });
   });
 
-  it('merges rollups with the raw results of a window reaching past the raw horizon', () => {
+  it('merges rollups with the raw results of a window reaching past the raw horizon', async () => {
     const store = storeWithHistory();
     const window = { from: T0, to: NOW };
     const before = report(store, { metrics, window });
-    prune(store);
+    await prune(store);
     const after = report(store, { metrics, window });
     expectRowsClose(after.series[0]!.data, before.series[0]!.data);
     // The recent results still give their phases.
     expect(report(store, { metrics: ['wait_avg'], window }).series[0]!.data[0]).toMatchObject({ wait_avg: 2 });
   });
 
-  it('answers from raw results alone a window starting after the raw horizon', () => {
+  it('answers from raw results alone a window starting after the raw horizon', async () => {
     const store = storeWithHistory();
-    prune(store);
+    await prune(store);
     const { rollups } = analyticsInputs(readSideOf(store).results, 'acct', 'check-1', { from: NOW - 2 * DAY_MS, to: NOW });
     expect(rollups).toEqual([]);
   });
 });
 
 describe('retention of rollups', () => {
-  it('deletes hourly rows 30 days after the raw retention and daily rows after the rollup retention, and keeps answering from what is left', () => {
+  it('deletes hourly rows 30 days after the raw retention and daily rows after the rollup retention, and keeps answering from what is left', async () => {
     const store = storeWithHistory();
     const { rollups } = readSideOf(store);
     const queue = { submit: () => undefined, pending: 0, idle: async () => undefined } as never;
@@ -142,7 +142,7 @@ describe('retention of rollups', () => {
     // 46 days on, raw retention 12 days: OLD's hours (older than 12 + 30 days) are gone, its days
     // (younger than the rollup retention of 50 days) are kept and answer for it.
     const later = T0 + 46 * DAY_MS;
-    new Scheduler({ repositories: openRepositories(store), queue, now: () => later, retentionDays: 12, rollupRetentionDays: 50 }).prune(later);
+    await new Scheduler({ repositories: openRepositories(store), queue, now: () => later, retentionDays: 12, rollupRetentionDays: 50 }).prune(later);
     expect(count('result_rollups_hourly')).toBe(hourlyBefore - 48 * 2);
     expect(count('result_rollups_daily')).toBe(dailyBefore);
     expect(rollups.horizons()).toEqual({ raw: later - 12 * DAY_MS, hourly: later - 42 * DAY_MS });
@@ -150,7 +150,7 @@ describe('retention of rollups', () => {
 
     // Past the rollup retention nothing is left of OLD; the recent days stay.
     const muchLater = T0 + 60 * DAY_MS;
-    new Scheduler({ repositories: openRepositories(store), queue, now: () => muchLater, retentionDays: 12, rollupRetentionDays: 50 }).prune(muchLater);
+    await new Scheduler({ repositories: openRepositories(store), queue, now: () => muchLater, retentionDays: 12, rollupRetentionDays: 50 }).prune(muchLater);
     expect(count('result_rollups_daily')).toBe(2);
     expect(report(store, { metrics: ['availability'] }).series[0]!.data[0]).toMatchObject({ availability: null });
   });

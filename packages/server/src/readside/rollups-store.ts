@@ -96,11 +96,6 @@ export class RollupsStore {
     return { raw: this.#table.horizon('raw'), hourly: this.#table.horizon('hourly') };
   }
 
-  /** Records that raw results created before `cutoffMs` have been deleted. */
-  rawPrunedBefore(cutoffMs: number): void {
-    this.#table.advanceHorizon('raw', cutoffMs);
-  }
-
   /** Deletes rows starting before `cutoffMs`, a batch per statement; returns how many went. */
   prune(granularity: RollupGranularity, cutoffMs: number): number {
     return this.#table.prune(granularity, cutoffMs);

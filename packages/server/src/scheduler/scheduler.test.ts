@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,8 +7,8 @@ import { Store } from '../store/index.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { CHANGE_FEED_RETENTION_MS, PRUNE_JOB, schedulable, Scheduler } from './scheduler.js';
 import { dueSlots } from './slots.js';
-import { openRepositories } from '../repositories.js';
-import type { SlotClaim, SlotClaims } from '../store/ports.js';
+import type { CheckResultDocument, SlotClaim, SlotClaims, StoragePorts } from '../store/ports.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 
 /** A queue that only records what it was handed. */
 class RecordingQueue implements RunQueue {
@@ -36,6 +37,20 @@ function storeWith(checks: Array<Record<string, unknown>>, groups: Array<Record<
   for (const group of groups) store.checkGroups.insert('acct', (id) => ({ ...group, id }));
   for (const check of checks) store.checks.insert('acct', (id) => ({ checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: ['eu-west-1'], ...check, id }));
   return store;
+}
+
+/** All the scheduler needs of a service: the storage ports on its database, and a replica id of its own. */
+function openRepositories(store: Store): { ports: StoragePorts; replicaId: string } {
+  return { ports: sqlitePorts(store), replicaId: randomUUID() };
+}
+
+/** A FINAL result of check `c`, created at `createdMs`. */
+function result(id: string, createdMs: number): CheckResultDocument {
+  return { id, checkId: 'c', created_at: new Date(createdMs).toISOString(), runLocation: 'eu-west-1', hasFailures: false, resultType: 'FINAL' };
+}
+
+async function resultIdsOf(ports: StoragePorts): Promise<string[]> {
+  return (await ports.checkResults.newestFirst('acct', 'c', { limit: 10_000 })).map((stored) => stored.id);
 }
 
 function scheduler(store: Store, queue: RunQueue): Scheduler {
@@ -253,15 +268,15 @@ describe('Scheduler.prune', () => {
     const queue = new RecordingQueue();
     const repositories = openRepositories(store);
     const subject = new Scheduler({ repositories, queue, now: () => T0, retentionDays: 1 });
-    const { results } = repositories.readSide;
+    const { checkResults } = repositories.ports;
     const day = 24 * 60 * 60 * 1000;
-    const result = (id: string, createdMs: number) => ({ id, checkId: 'c', created_at: new Date(createdMs).toISOString(), runLocation: 'eu-west-1', hasFailures: false });
-    store.db.transaction(() => {
-      for (let index = 0; index < 1200; index++) results.recordResult('acct', result(`old-${index}`, T0 - 2 * day));
-    })();
-    results.recordResult('acct', result('fresh', T0 - day / 2));
-    expect(await subject.prune(T0)).toBe(1200);
-    expect(results.resultsOf('acct', 'c').map((stored) => stored.id)).toEqual(['fresh']);
+    for (let index = 0; index < 1200; index++) await checkResults.appendKept('acct', result(`old-${index}`, T0 - 2 * day + index));
+    await checkResults.appendKept('acct', result('fresh', T0 - day / 2));
+    // Hourly rollups outlive the raw results by 30 days, daily ones 400 days (the default).
+    expect(await subject.prune(T0)).toEqual({ raw: T0 - day, hourly: T0 - 31 * day, daily: T0 - 400 * day });
+    expect(await resultIdsOf(repositories.ports)).toEqual(['fresh']);
+    // The rollups of the pruned results stay: analytics before the cutoff are answered from them.
+    expect((await repositories.ports.checkResults.rollups('acct', 'c', 'daily', T0 - 3 * day, T0)).map((row) => row.results)).toEqual([1200, 1]);
   });
 });
 
@@ -272,7 +287,7 @@ describe('Scheduler pruning on a timer', () => {
     stores.push(first, second);
     const day = 24 * 60 * 60 * 1000;
     const [one, other] = [openRepositories(first), openRepositories(second)];
-    one.readSide.results.recordResult('acct', { id: 'old', checkId: 'c', created_at: new Date(T0 - 40 * day).toISOString(), runLocation: 'eu-west-1', hasFailures: false });
+    await one.ports.checkResults.appendKept('acct', result('old', T0 - 40 * day));
     const prunes = vi.spyOn(Scheduler.prototype, 'prune');
     cleanups.push(() => prunes.mockRestore());
     const schedulerOn = (repositories: typeof one) => new Scheduler({ repositories, queue: new RecordingQueue(), now: () => T0, refreshMs: 0 });
@@ -283,7 +298,7 @@ describe('Scheduler pruning on a timer', () => {
     await b.tick(T0);
     await Promise.all([a.idle(), b.idle()]);
     expect(prunes).toHaveBeenCalledTimes(1);
-    expect(one.readSide.results.resultsOf('acct', 'c')).toEqual([]);
+    expect(await resultIdsOf(one.ports)).toEqual([]);
     const turn = await one.ports.periodicJobs.lastRun(PRUNE_JOB);
     expect(turn?.atMs).toBe(T0);
     expect([one.replicaId, other.replicaId]).toContain(turn?.owner);
@@ -346,17 +361,18 @@ describe('Scheduler timing', () => {
     expect(lateness.every((late) => late >= 0 && late <= 11)).toBe(true);
   });
 
-  it('schedules a check created after the start at the next tick, without waiting for the refresh interval', async () => {
+  it('schedules a check created after the start at the next tick', async () => {
     const store = storeWith([]);
     const queue = new RecordingQueue();
-    const subject = new Scheduler({ repositories: openRepositories(store), queue, now: () => T0, refreshMs: 60 * 60_000 });
+    const repositories = openRepositories(store);
+    const subject = new Scheduler({ repositories, queue, now: () => T0 });
     await subject.tick(T0);
-    store.checks.insert('acct', (id) => ({ id, name: 'new', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
+    await repositories.ports.documents.insert('checks', 'acct', (id) => ({ id, name: 'new', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
     await subject.tick(T0 + 20_000);
     expect(queue.jobs.map((job) => job.check.name)).toEqual(['new', 'new']);
   });
 
-  it('picks up a change written by another database connection within the refresh interval', async () => {
+  it('picks up a check written through another database connection once the refresh interval passed', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vigil-scheduler-'));
     const store = new Store(dir);
     const other = new Store(dir);
@@ -364,7 +380,7 @@ describe('Scheduler timing', () => {
     const queue = new RecordingQueue();
     const subject = new Scheduler({ repositories: openRepositories(store), queue, now: () => T0, refreshMs: 5_000 });
     await subject.tick(T0);
-    other.checks.insert('acct', (id) => ({ id, name: 'from elsewhere', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
+    await openRepositories(other).ports.documents.insert('checks', 'acct', (id) => ({ id, name: 'from elsewhere', checkType: 'API', activated: true, frequency: 0, frequencyOffset: 10, locations: [] }));
     // Inside the refresh interval this process has not looked yet; after it, the check runs.
     await subject.tick(T0 + 1_000);
     expect(queue.jobs).toHaveLength(0);
@@ -382,9 +398,10 @@ describe('Scheduler following changes', () => {
     await subject.tick(T0);
     await subject.tick(T0 + 10_000);
     expect(queue.jobs).toHaveLength(4);
-    store.checks.remove('acct', deleted!.id);
-    store.checks.replace('acct', { ...deactivated!, activated: false });
-    store.checks.replace('acct', { ...slowed!, frequency: 1, frequencyOffset: 1 });
+    const { documents } = openRepositories(store).ports;
+    await documents.remove('checks', 'acct', deleted!.id);
+    await documents.replace('checks', 'acct', { ...deactivated!, activated: false });
+    await documents.replace('checks', 'acct', { ...slowed!, frequency: 1, frequencyOffset: 1 });
     queue.jobs.length = 0;
     await subject.tick(T0 + 70_000);
     const names = queue.jobs.map((job) => job.check.name);

@@ -10,49 +10,47 @@
  *   engine answers over the network), so the tick waits for it; the next tick starts only after it.
  * - Slots that fell due while the service was down are not run late: after a restart the scheduler
  *   starts from "now", so a check misses at most the slots of the downtime (one, for a quick restart).
- * - Checks are read once, then followed: every housekeeping (200 ms) reads just the checks written
- *   through this process's store since (the collection's change log), so a bulk `apply` of
- *   thousands of checks while 10,000 run costs a row read per changed check, not a re-read of all.
- *   A changed group, a long gap, or a write by another connection (the database's `data_version`,
- *   looked at every `refreshMs`) re-reads everything; even then a check whose stored document is
- *   unchanged keeps its entry and is not parsed again.
+ * - Checks, groups and the maintenance windows that pause checks are read through the documents port
+ *   once, then followed through its change feed (stored-checks.ts): every housekeeping (200 ms) one
+ *   small query for the feed's position, and only the documents that changed are read, whichever
+ *   replica wrote them. A check whose stored document and group are unchanged keeps its entry.
  * - What never runs: a deactivated check, a check in a deactivated group, passive checks (heartbeats),
  *   and, slot by slot, a check paused by an active maintenance window (`pauseAllChecks`,
  *   alerting/maintenance.ts): its slots inside the window are skipped, not run late.
- * - Pruning (old results, rollups and claims) is a periodic job every process on the database runs a
- *   timer for, but only the one the `PeriodicJobs` port gives the period's turn to prunes, so
- *   replicas do not each delete the same rows.
+ * - Pruning (old results and their rollups, claims, the change feed) is a periodic job every process
+ *   on the database runs a timer for, but only the one the `PeriodicJobs` port gives the period's turn
+ *   to prunes, so replicas do not each delete the same rows. The engines prune without long locks
+ *   (`CheckResults.prune`: batched deletes on SQLite, whole days' partitions dropped on PostgreSQL).
  *
- * Longer than 400 lines: the tick, the following of stored checks and the pruning share one state
- * (the entries, their heap and the last tick's moment), and split apart each would reach into it.
+ * It needs only the storage ports and this process's replica id, so it runs on either engine.
  */
-import { isPaused, type MaintenanceWindowLike } from '../alerting/maintenance.js';
+import { isPaused } from '../alerting/maintenance.js';
 import type { Repositories } from '../repositories.js';
-import type { Store } from '../store/index.js';
 import type { ResourceDocuments } from '../store/document-ports.js';
-import type { PeriodicJobs, SlotClaim, SlotClaims } from '../store/ports.js';
-import { ScheduleTable } from '../store/sqlite/schedule.js';
+import type { CheckResults, PrunedBefore, ResultRetention, SlotClaim, SlotClaims } from '../store/ports.js';
 import type { RunJob, RunQueue } from './queue.js';
 import { DueHeap } from './due-heap.js';
+import { PeriodicTurn } from './periodic-turn.js';
 import { ResultDayPreparation } from './result-days.js';
 import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.js';
+import { StoredChecks, type StoredDocument } from './stored-checks.js';
 
 /** Check types with nothing to run: the service waits for them (heartbeat pings). */
 const PASSIVE = new Set(['HEARTBEAT']);
 
 export interface SchedulerOptions {
   /**
-   * The checks and groups it schedules, the results and rollups it prunes, and the ports with this
-   * process's replica id: slot claims, through which it claims and finishes slots and prunes old
-   * claims, and periodic jobs, through which it takes its turn to prune.
+   * The storage ports with this process's replica id: the documents it schedules from (and whose
+   * change feed it prunes), the check results it prunes, slot claims, through which it claims and
+   * finishes slots and prunes old claims, and periodic jobs, through which it takes its turn to prune.
    */
-  repositories: Pick<Repositories, 'store' | 'readSide' | 'ports' | 'replicaId'>;
+  repositories: Pick<Repositories, 'ports' | 'replicaId'>;
   queue: RunQueue;
   /** Milliseconds since the epoch; injectable for tests. */
   now?: () => number;
-  /** How often the housekeeping runs: re-reading changed checks, pruning, `onTick` (default 200 ms); also the longest the timer sleeps. */
+  /** How often the housekeeping runs: following changed checks, pruning, `onTick` (default 200 ms); also the longest the timer sleeps. */
   tickMs?: number;
-  /** How often a change by another database connection is looked for (default 5 s). */
+  /** How often the change feed is asked whether any replica wrote checks, groups or windows (default: at every housekeeping). */
   refreshMs?: number;
   /** Check results older than this many days are deleted (default 30). */
   retentionDays?: number;
@@ -63,12 +61,10 @@ export interface SchedulerOptions {
   rollupRetentionDays?: number;
   /** Called on every housekeeping with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
   onTick?: (nowMs: number) => void;
-  /** Where a failed prune, tick or finish is told (default stderr). */
+  /** Where a failed prune, tick, follow or finish is told (default stderr). */
   log?: (line: string) => void;
 }
 
-/** Rows deleted per statement when pruning, so a large backlog never holds the database for long. */
-const PRUNE_BATCH = 500;
 /** How often old results and claims are pruned. */
 const PRUNE_EVERY_MS = 60_000;
 /** The pruning's name in the periodic jobs' table (its turns are recorded under it). */
@@ -98,7 +94,7 @@ export const CHANGE_FEED_RETENTION_MS = DAY_MS;
 const MIN_TICK_GAP_MS = 10;
 
 interface Entry {
-  /** The stored documents this entry was made from; an unchanged one is not parsed again. */
+  /** The stored texts this entry was made from; an unchanged check in an unchanged group keeps its entry. */
   doc: string;
   groupDoc: string | undefined;
   schedule: SchedulableCheck;
@@ -111,42 +107,28 @@ interface Entry {
 }
 
 export class Scheduler {
-  readonly #store: Store;
   readonly #queue: RunQueue;
   readonly #now: () => number;
   readonly #tickMs: number;
-  readonly #refreshMs: number;
   readonly #onTick: ((nowMs: number) => void) | undefined;
   readonly #log: (line: string) => void;
-  readonly #periodicJobs: PeriodicJobs;
-  readonly #replicaId: string;
   readonly #claims: SlotClaims;
   readonly #documents: ResourceDocuments;
-  readonly #retentionMs: number;
-  readonly #hourlyRollupRetentionMs: number;
-  readonly #dailyRollupRetentionMs: number;
-  readonly #rollups;
-  readonly #table: ScheduleTable;
+  readonly #results: CheckResults;
+  readonly #retention: ResultRetention;
+  readonly #stored: StoredChecks;
+  readonly #pruning: PeriodicTurn;
   readonly #resultDays: ResultDayPreparation;
-  /** When this process last pruned or asked for the turn to (whoever got it, the next ask is a period on). */
-  #prunedAt = 0;
   /** The prune turn under way: asked for, and run if it was this process's. */
   #pruneTurn: Promise<void> | undefined;
   #stopped = false;
+  /** The checks that run, by key (stored-checks.ts `keyOf`). */
   #entries = new Map<string, Entry>();
   #heap = new DueHeap<Entry>();
-  /** What the entries reflect: the collections' revisions and the database's data_version. */
-  #checksRevision = -1;
-  #groupsRevision = -1;
-  #readDataVersion = -1;
-  /** The groups as of the last full read (a changed group forces a full read). */
-  #groups = new Map<string, { doc: string; group: Record<string, unknown> }>();
-  #loadedAt = Number.NEGATIVE_INFINITY;
+  /** Whether the last follow failed (told once, not at every housekeeping while the database is away). */
+  #followFailing = false;
   #housekeptAt = Number.NEGATIVE_INFINITY;
   #lastTickMs = 0;
-  /** Per account, its windows with `pauseAllChecks`, as of `#windowsRevision` (most accounts: none). */
-  #pausing = new Map<string, MaintenanceWindowLike[]>();
-  #windowsRevision = -1;
   #timer: NodeJS.Timeout | undefined;
   #running = false;
   /** The tick under way (its claim in flight); the next one starts after it. */
@@ -155,47 +137,38 @@ export class Scheduler {
   readonly #finishing = new Set<Promise<void>>();
 
   constructor(options: SchedulerOptions) {
-    this.#store = options.repositories.store;
+    const { ports, replicaId } = options.repositories;
     this.#queue = options.queue;
     this.#now = options.now ?? Date.now;
     this.#tickMs = options.tickMs ?? 200;
-    this.#refreshMs = options.refreshMs ?? 5000;
     this.#onTick = options.onTick;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
-    this.#periodicJobs = options.repositories.ports.periodicJobs;
-    this.#replicaId = options.repositories.replicaId;
-    const db = this.#store.db;
-    this.#claims = options.repositories.ports.slotClaims;
-    this.#documents = options.repositories.ports.documents;
+    this.#claims = ports.slotClaims;
+    this.#documents = ports.documents;
+    this.#results = ports.checkResults;
     const retentionDays = options.retentionDays ?? 30;
     const rollupRetentionDays = options.rollupRetentionDays ?? DEFAULT_ROLLUP_RETENTION_DAYS;
-    this.#retentionMs = retentionDays * DAY_MS;
-    this.#hourlyRollupRetentionMs = Math.min(retentionDays + HOURLY_ROLLUP_EXTRA_DAYS, rollupRetentionDays) * DAY_MS;
-    this.#dailyRollupRetentionMs = rollupRetentionDays * DAY_MS;
-    // Raw results are pruned here, rollups through the read side's store.
-    this.#rollups = options.repositories.readSide.rollups;
-    this.#table = new ScheduleTable(db, PRUNE_BATCH);
-    this.#resultDays = new ResultDayPreparation({ checkResults: options.repositories.ports.checkResults, periodicJobs: this.#periodicJobs, owner: this.#replicaId });
+    this.#retention = {
+      rawMs: Math.round(retentionDays * DAY_MS),
+      hourlyMs: Math.round(Math.min(retentionDays + HOURLY_ROLLUP_EXTRA_DAYS, rollupRetentionDays) * DAY_MS),
+      dailyMs: Math.round(rollupRetentionDays * DAY_MS),
+    };
+    this.#stored = new StoredChecks(ports.documents, options.refreshMs ?? 0);
+    this.#pruning = new PeriodicTurn({ periodicJobs: ports.periodicJobs, job: PRUNE_JOB, everyMs: PRUNE_EVERY_MS, owner: replicaId });
+    this.#resultDays = new ResultDayPreparation({ checkResults: ports.checkResults, periodicJobs: ports.periodicJobs, owner: replicaId });
   }
 
   /**
-   * Deletes results older than the retention, rollups older than theirs, claims older than two days
-   * and change-feed entries older than a day, a batch at a time (each batch its own short statement),
-   * until none is left. Returns how many results went. Runs whether or not it is this process's
-   * turn: the timer asks first.
+   * Deletes results older than the retention and rollups older than theirs (`CheckResults.prune`:
+   * from then on, analytics before the cutoff are answered from rollups), claims older than two days
+   * and change-feed entries older than a day, none in one long statement. Resolves to where results
+   * and rollups are pruned up to. Runs whether or not it is this process's turn: the timer asks first.
    */
-  async prune(nowMs = this.#now()): Promise<number> {
-    this.#prunedAt = nowMs;
-    let removed = 0;
-    const cutoff = nowMs - this.#retentionMs;
-    for (let batch = this.#table.pruneResultsBatch(cutoff); batch > 0; batch = this.#table.pruneResultsBatch(cutoff)) removed += batch;
-    // From here on, analytics before the cutoff are answered from rollups.
-    this.#rollups.rawPrunedBefore(cutoff);
-    this.#rollups.prune('hourly', nowMs - this.#hourlyRollupRetentionMs);
-    this.#rollups.prune('daily', nowMs - this.#dailyRollupRetentionMs);
+  async prune(nowMs = this.#now()): Promise<PrunedBefore> {
+    const pruned = await this.#results.prune(nowMs, this.#retention);
     await this.#claims.prune(nowMs - CLAIM_RETENTION_MS);
     await this.#documents.pruneChanges(nowMs - CHANGE_FEED_RETENTION_MS);
-    return removed;
+    return pruned;
   }
 
   /** Starts ticking from now; slots due before now are not run. */
@@ -263,7 +236,10 @@ export class Scheduler {
     if (this.#stopped) return 0;
     // The first tick only sets the origin: nothing before the scheduler started is run late.
     if (this.#lastTickMs === 0) this.#lastTickMs = nowMs;
-    if (nowMs - this.#housekeptAt >= this.#tickMs) this.#housekeep(nowMs);
+    if (nowMs - this.#housekeptAt >= this.#tickMs) {
+      await this.#housekeep(nowMs);
+      if (this.#stopped) return 0;
+    }
     const from = this.#lastTickMs;
     if (nowMs <= from) return 0;
     this.#lastTickMs = nowMs;
@@ -301,24 +277,10 @@ export class Scheduler {
   }
 
   #paused(entry: Entry, dueMs: number): boolean {
-    const windows = this.#pausingWindows(entry.schedule.accountId);
+    const windows = this.#stored.pausingWindows(entry.schedule.accountId);
     if (windows.length === 0) return false;
     const tags = [...stringsOf(entry.check.tags), ...stringsOf(entry.group?.tags)];
     return isPaused(windows, tags, dueMs);
-  }
-
-  #pausingWindows(accountId: string): MaintenanceWindowLike[] {
-    const revision = this.#store.maintenanceWindows.revision;
-    if (revision !== this.#windowsRevision) {
-      this.#pausing = new Map();
-      this.#windowsRevision = revision;
-    }
-    let windows = this.#pausing.get(accountId);
-    if (windows === undefined) {
-      windows = (this.#store.maintenanceWindows.all(accountId) as unknown as MaintenanceWindowLike[]).filter((window) => window.pauseAllChecks === true);
-      this.#pausing.set(accountId, windows);
-    }
-    return windows;
   }
 
   /** Sets the timer for just after the earliest due moment, never later than the next housekeeping. */
@@ -338,76 +300,66 @@ export class Scheduler {
     this.#timer.unref();
   }
 
-  #housekeep(nowMs: number): void {
+  async #housekeep(nowMs: number): Promise<void> {
     this.#housekeptAt = nowMs;
-    this.#follow(nowMs);
-    if (nowMs - this.#prunedAt >= PRUNE_EVERY_MS) this.#takePruneTurn(nowMs);
+    await this.#follow(nowMs);
+    if (this.#stopped) return;
+    this.#takePruneTurn(nowMs);
     this.#onTick?.(nowMs);
   }
 
   /**
-   * Asks the periodic jobs' port whether this period's prune is this process's, and prunes if so. The
-   * answer comes later (another engine answers over the network), so the tick does not wait for it.
+   * Asks the periodic jobs' port whether this period's prune (and, hourly, the preparation of the
+   * coming days of results) is this process's, and runs it if so. The answer comes later (another
+   * engine answers over the network), so the tick does not wait for it.
    */
   #takePruneTurn(nowMs: number): void {
-    if (this.#pruneTurn || this.#stopped) return;
-    this.#prunedAt = nowMs;
-    const prune = this.#periodicJobs
-      .tryRun(PRUNE_JOB, nowMs, PRUNE_EVERY_MS, this.#replicaId)
-      .then(async (ours) => {
-        if (ours && !this.#stopped) await this.prune(nowMs);
-      })
+    if (this.#pruneTurn || this.#stopped || !(this.#pruning.due(nowMs) || this.#resultDays.due(nowMs))) return;
+    const prune = this.#pruning
+      .take(nowMs, () => (this.#stopped ? undefined : this.prune(nowMs)))
       .catch((error: unknown) => this.#log(`vigil server: pruning old results failed: ${String((error as Error)?.stack ?? error)}`));
-    // Asks at most once an hour (result-days.ts); part of this turn so stop() waits for it too.
     const prepareDays = this.#resultDays
       .takeTurn(nowMs)
       .catch((error: unknown) => this.#log(`vigil server: preparing the coming days of results failed: ${String((error as Error)?.stack ?? error)}`));
+    // One turn for both, so stop() waits for each.
     this.#pruneTurn = Promise.all([prune, prepareDays])
       .then(() => undefined)
       .finally(() => (this.#pruneTurn = undefined));
   }
 
-  /** Brings the entries up to date with the stored checks and groups, reading as little as it can. */
-  #follow(nowMs: number): void {
-    const { checks, checkGroups } = this.#store;
-    if (checkGroups.revision !== this.#groupsRevision) return this.#readAll(nowMs);
-    if (checks.revision !== this.#checksRevision) {
-      const changed = checks.changedSince(this.#checksRevision);
-      if (!changed) return this.#readAll(nowMs);
-      this.#checksRevision = checks.revision;
-      for (const { accountId, id } of changed) this.#readOne(accountId, id, nowMs);
+  /**
+   * Brings the entries up to date with the stored checks, groups and windows. A failure (the database
+   * away) is told once and leaves the schedule as it was until a follow succeeds.
+   */
+  async #follow(nowMs: number): Promise<void> {
+    let changed;
+    try {
+      changed = await this.#stored.follow(nowMs);
+    } catch (error) {
+      if (!this.#followFailing) this.#log(`vigil server: reading changed checks failed; checks run as they were until it works again: ${String((error as Error)?.stack ?? error)}`);
+      this.#followFailing = true;
+      return;
     }
-    if (nowMs - this.#loadedAt < this.#refreshMs) return;
-    this.#loadedAt = nowMs;
-    if (this.#table.dataVersion() !== this.#readDataVersion) this.#readAll(nowMs);
+    this.#followFailing = false;
+    if (changed === 'all') this.#scheduleAll(nowMs);
+    else for (const key of changed) this.#reschedule(key, nowMs);
   }
 
-  #readAll(nowMs: number): void {
-    this.#loadedAt = nowMs;
-    // Another connection may have written windows too.
-    this.#pausing = new Map();
-    this.#checksRevision = this.#store.checks.revision;
-    this.#groupsRevision = this.#store.checkGroups.revision;
-    this.#readDataVersion = this.#table.dataVersion();
-    this.#groups = new Map();
-    for (const row of this.#table.groupRows()) {
-      this.#groups.set(`${row.account_id}\n${row.id}`, { doc: row.doc, group: JSON.parse(row.doc) as Record<string, unknown> });
-    }
+  /** Every entry made again from the stored checks; one whose check and group are unchanged is kept as it is. */
+  #scheduleAll(nowMs: number): void {
     const previous = this.#entries;
     this.#entries = new Map();
-    for (const row of this.#table.checkRows()) {
-      const key = `${row.account_id}\n${row.id}`;
-      const entry = this.#entryOf(row, previous.get(key), nowMs);
+    for (const [key, stored] of this.#stored.checks) {
+      const entry = this.#entryOf(stored, previous.get(key), nowMs);
       if (entry) this.#entries.set(key, entry);
     }
     this.#heap = new DueHeap(this.#entries.values());
   }
 
-  #readOne(accountId: string, id: string, nowMs: number): void {
-    const key = `${accountId}\n${id}`;
+  #reschedule(key: string, nowMs: number): void {
     const known = this.#entries.get(key);
-    const doc = this.#table.checkDoc(accountId, id);
-    const entry = doc === undefined ? undefined : this.#entryOf({ account_id: accountId, id, doc }, known, nowMs);
+    const stored = this.#stored.check(key);
+    const entry = stored === undefined ? undefined : this.#entryOf(stored, known, nowMs);
     if (entry === known) return;
     if (known) known.removed = true;
     if (entry) {
@@ -419,20 +371,19 @@ export class Scheduler {
   }
 
   /** The entry for a stored check: `known` itself when neither it nor its group changed; none when it does not run. */
-  #entryOf(row: Row, known: Entry | undefined, nowMs: number): Entry | undefined {
-    const sameDoc = known !== undefined && known.doc === row.doc;
-    const check = sameDoc ? known.check : (JSON.parse(row.doc) as Record<string, unknown>);
-    const group = check.groupId === null || check.groupId === undefined ? undefined : this.#groups.get(`${row.account_id}\n${String(check.groupId)}`);
-    if (sameDoc && known.groupDoc === group?.doc) return known;
-    const schedule = schedulable(row.account_id, String(check.id ?? row.id), check, group?.group);
+  #entryOf(stored: StoredDocument, known: Entry | undefined, nowMs: number): Entry | undefined {
+    const check = stored.doc;
+    const group = this.#stored.group(stored.accountId, check.groupId);
+    if (known !== undefined && known.doc === stored.text && known.groupDoc === group?.text) return known;
+    const schedule = schedulable(stored.accountId, String(check.id ?? stored.id), check, group?.doc);
     if (!schedule) return undefined;
     const sameTiming = known && known.schedule.frequency === schedule.frequency && known.schedule.frequencyOffset === schedule.frequencyOffset;
     return {
-      doc: row.doc,
-      groupDoc: group?.doc,
+      doc: stored.text,
+      groupDoc: group?.text,
       schedule,
       check,
-      ...(group ? { group: group.group } : {}),
+      ...(group ? { group: group.doc } : {}),
       nextDueMs: sameTiming ? known.nextDueMs : nextDueMs(schedule, this.#lastTickMs || nowMs),
     };
   }
@@ -456,12 +407,6 @@ function claimedJobs(due: readonly RunJob[], claimed: readonly SlotClaim[]): Run
 
 function stringsOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-}
-
-interface Row {
-  account_id: string;
-  id: string;
-  doc: string;
 }
 
 /**
