@@ -6,8 +6,6 @@
  * keyed by the `Store` for that.
  */
 import { randomUUID } from 'node:crypto';
-import { NotificationLog } from './alerting/notifications.js';
-import { PingTokens } from './heartbeats/tokens.js';
 import { openReadSide, type ReadSide } from './readside/context.js';
 import { StatusStore } from './readside/statuses.js';
 import type { Store } from './store/index.js';
@@ -20,10 +18,6 @@ export interface Repositories {
   readonly readSide: ReadSide;
   /** One row per check, rewritten by each FINAL result. */
   readonly statuses: StatusStore;
-  /** `GET /v1/alert-notifications`: the outbox as the API lists it. */
-  readonly notificationLog: NotificationLog;
-  /** Heartbeat monitors by ping token, and their last ping. */
-  readonly pingTokens: PingTokens;
   /**
    * The storage ports (store/ports.ts) on this store's engine: the state replicas share, behind
    * Promise-returning methods. Parts of the service move onto them one at a time (docs/postgres.md
@@ -45,8 +39,6 @@ export function openRepositories(store: Store): Repositories {
     store,
     readSide,
     statuses: new StatusStore(store),
-    notificationLog: new NotificationLog(store),
-    pingTokens: new PingTokens(store),
     ports: sqlitePorts(store),
     replicaId: randomUUID(),
   };

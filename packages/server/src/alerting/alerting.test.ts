@@ -148,7 +148,7 @@ describe('Alerting', () => {
     await subject.onFinalResult(ACCOUNT, maintained, run(true, 1));
     await subject.idle();
     expect(sent).toEqual([]);
-    expect(subject.stateOf(ACCOUNT, muted)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
+    expect(await subject.stateOf(ACCOUNT, muted)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
     // Still failing after the window: alerted then.
     await subject.onFinalResult(ACCOUNT, maintained, run(true, 61));
     await subject.idle();

@@ -5,7 +5,6 @@
  * replica keeps a SQLite store of its own only for what alerting reads synchronously (the profile).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../store/index.js';
 import type { StoragePorts } from '../store/ports.js';
 import { openPostgresPorts } from '../store/postgres/index.js';
 import { useTestPostgres } from '../store/postgres/test-database.js';
@@ -23,11 +22,10 @@ afterEach(async () => {
 
 async function replica(): Promise<{ alerting: Alerting; ports: StoragePorts }> {
   const ports = await openPostgresPorts({ connectionString: await postgres.freshDatabase() });
-  const ownStore = new Store(':memory:');
-  const alerting = new Alerting({ store: ownStore, ports, replicaId: 'replica-0' }, { now: () => T0, pollMs: 60_000 });
+  const alerting = new Alerting({ ports, replicaId: 'replica-0' }, { now: () => T0, pollMs: 60_000 });
   // Nobody delivers: the subscribers' mail stays queued to be read.
   await alerting.stop();
-  cleanups.push(() => ports.close(), () => ownStore.close());
+  cleanups.push(() => ports.close());
   return { alerting, ports };
 }
 

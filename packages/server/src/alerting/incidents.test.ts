@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { NotificationLog } from './notifications.js';
 import { Alerting, type AlertingOptions } from './index.js';
 import { finalResultsFrom } from './test-results.js';
@@ -128,7 +129,7 @@ describe('triggerIncident', () => {
       { alert_type: 'INCIDENT_RESOLVED', delivery: 'UNDELIVERABLE', last_error: noSmtp, address: 'fan@example.com' },
     ]);
     expect(incidents(store)).toHaveLength(2);
-    expect(new NotificationLog(store).list(ACCOUNT, { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER }, { page: 1, limit: 100 }).total).toBe(0);
+    expect((await new NotificationLog(sqlitePorts(store).outbox).list(ACCOUNT, { fromMs: 0, toMs: Number.MAX_SAFE_INTEGER }, { page: 1, limit: 100 })).total).toBe(0);
   });
 
   it('a muted check opens no incident until the silence ends while it still fails; a recovery while muted still resolves the incident', async () => {

@@ -42,7 +42,6 @@ import type { ResourceDocument } from '../store/document-ports.js';
 import type { IncidentDocument } from '../store/incident-ports.js';
 import type { StoredDoc } from '../store/index.js';
 import type { QueuedNotification, StoragePorts, TransactionPorts } from '../store/ports.js';
-import { AlertStateTable } from '../store/sqlite/alerting.js';
 import { isStaleSqliteSnapshot } from '../store/sqlite/snapshot.js';
 import type { AlertContext } from './channels.js';
 import { openCheckIncident, resolveCheckIncident, type IncidentCause } from './incidents.js';
@@ -120,18 +119,15 @@ type EvaluationPorts = Pick<TransactionPorts, 'documents' | 'alertSubscriptions'
 const WINDOW_PAGE = 500;
 
 export class Alerting {
-  readonly #ports: Pick<StoragePorts, 'transaction' | 'incidents'>;
+  readonly #ports: Pick<StoragePorts, 'transaction' | 'incidents' | 'alertStates'>;
   readonly #outbox: Outbox;
   readonly #now: () => number;
-  readonly #states: AlertStateTable;
   readonly #parallel = new ParallelSlots();
 
-  constructor(repositories: Pick<Repositories, 'store' | 'ports' | 'replicaId'>, options: AlertingOptions = {}) {
-    const { store } = repositories;
+  constructor(repositories: Pick<Repositories, 'ports' | 'replicaId'>, options: AlertingOptions = {}) {
     this.#ports = repositories.ports;
     this.#now = options.now ?? Date.now;
     this.#outbox = new Outbox({ outbox: repositories.ports.outbox, owner: repositories.replicaId }, options);
-    this.#states = new AlertStateTable(store.db);
   }
 
   /** The status-page incident a check's `triggerIncident` has open, if any (tests, status). */
@@ -158,10 +154,10 @@ export class Alerting {
     return this.#outbox.idle();
   }
 
-  /** The alert state of a check (INITIAL when it never had a FINAL result), as this SQLite store has it (tests, status). */
-  stateOf(accountId: string, checkId: string): AlertState {
-    const doc = this.#states.get(accountId, checkId);
-    return doc === undefined ? INITIAL_ALERT_STATE : (JSON.parse(doc) as AlertState);
+  /** The alert state of a check (INITIAL when it never had a FINAL result), as the AlertStates port has it (tests, status). */
+  async stateOf(accountId: string, checkId: string): Promise<AlertState> {
+    const stored = await this.#ports.alertStates.read(accountId, checkId);
+    return stored === undefined ? INITIAL_ALERT_STATE : (JSON.parse(stored.state) as AlertState);
   }
 
   /**

@@ -3,57 +3,63 @@
  * (on when the alert happened), newest first (ties: the later written first) as the real API lists
  * them, so the first page is what just happened. E-mails
  * to status-page subscribers share the outbox but are no alert channel's notifications: not listed.
+ * Read through the outbox port, so any replica lists what every replica queued and delivered.
  */
 import type { AlertNotification } from '@vigil/schema';
-import type { Page, Store } from '../store/index.js';
-import { NotificationLogTable } from '../store/sqlite/alerting.js';
-import { SUBSCRIBER_DELIVERY } from './channels.js';
+import type { Page } from '../store/index.js';
+import type { LoggedNotification, NotificationOutbox } from '../store/ports.js';
 import { maskChannel } from './masking.js';
-import type { NotificationDoc, NotificationRow } from './outbox.js';
+import type { NotificationDoc } from './outbox.js';
 
 export interface NotificationFilter {
   fromMs: number;
   toMs: number;
   alertChannelId?: number | undefined;
+  /** The notifications of one check (the dashboard's check page). */
+  checkId?: string | undefined;
   hasFailures?: boolean | undefined;
 }
 
-const FAILED = new Set(['FAILED', 'UNDELIVERABLE']);
-
+/** The outbox's log (NotificationOutbox.log) as the API shows it: channels' secrets masked. */
 export class NotificationLog {
-  readonly #table: NotificationLogTable;
+  readonly #outbox: Pick<NotificationOutbox, 'log'>;
 
-  constructor(store: Store) {
-    this.#table = new NotificationLogTable(store.db, SUBSCRIBER_DELIVERY);
+  constructor(outbox: Pick<NotificationOutbox, 'log'>) {
+    this.#outbox = outbox;
   }
 
-  list(accountId: string, filter: NotificationFilter, paging: { page: number; limit: number }): Page<AlertNotification> {
-    const rows = this.#table.inWindow(accountId, filter.fromMs, filter.toMs, filter.alertChannelId ?? null).filter(
-      (row) => filter.hasFailures === undefined || FAILED.has(row.delivery) === filter.hasFailures,
-    );
-    const start = (paging.page - 1) * paging.limit;
-    return { items: rows.slice(start, start + paging.limit).map(toApi), total: rows.length };
+  async list(accountId: string, filter: NotificationFilter, paging: { page: number; limit: number }): Promise<Page<AlertNotification>> {
+    const { items, total } = await this.#outbox.log(accountId, {
+      fromMs: filter.fromMs,
+      toMs: filter.toMs,
+      ...(filter.alertChannelId === undefined ? {} : { alertChannelId: filter.alertChannelId }),
+      ...(filter.checkId === undefined ? {} : { checkId: filter.checkId }),
+      ...(filter.hasFailures === undefined ? {} : { failed: filter.hasFailures }),
+      page: paging.page,
+      limit: paging.limit,
+    });
+    return { items: items.map(toApi), total };
   }
 }
 
-function toApi(row: NotificationRow): AlertNotification {
+function toApi(row: LoggedNotification): AlertNotification {
   const doc = JSON.parse(row.doc) as NotificationDoc;
   const channel = maskChannel(doc.alertConfig);
   return {
     id: row.id,
-    type: row.channel_type,
+    type: row.channelType,
     status: row.delivery === 'PENDING' ? 'IN_PROGRESS' : row.delivery === 'SENT' ? 'SUCCESS' : 'FAILURE',
     alertConfig: channel.config,
-    notificationResult: channel.redact(row.notification_result),
-    timestamp: row.settled_ms === null ? null : new Date(row.settled_ms).toISOString(),
+    notificationResult: channel.redact(row.result),
+    timestamp: row.settledMs === null ? null : new Date(row.settledMs).toISOString(),
     checkType: doc.context.checkType,
-    checkId: row.check_id,
+    checkId: row.checkId,
     checkAlertId: doc.checkAlertId,
-    alertChannelId: row.alert_channel_id,
+    alertChannelId: row.alertChannelId,
     checkResultId: doc.context.checkResultId,
-    alertType: row.alert_type,
+    alertType: row.alertType,
     delivery: row.delivery,
     attempts: row.attempts,
-    lastError: channel.redact(row.last_error),
+    lastError: channel.redact(row.lastError),
   };
 }

@@ -80,10 +80,10 @@ describe('Alerting of a runParallel check', () => {
         return alerts;
       };
       expect(await feed(0, 'FFF')).toEqual([]);
-      expect(alerting.stateOf('acct', checkId)).toMatchObject({ consecutiveFailures: 1 });
+      expect(await alerting.stateOf('acct', checkId)).toMatchObject({ consecutiveFailures: 1 });
       // One of three failing is under 50 %: a passing slot, which resets the count.
       expect(await feed(10_000, 'FPP')).toEqual([]);
-      expect(alerting.stateOf('acct', checkId)).toMatchObject({ consecutiveFailures: 0 });
+      expect(await alerting.stateOf('acct', checkId)).toMatchObject({ consecutiveFailures: 0 });
       expect(await feed(20_000, 'FFP')).toEqual([]);
       expect(await feed(30_000, 'FFF')).toEqual(['ALERT_FAILURE']);
       expect(await feed(40_000, 'PPF')).toEqual(['ALERT_RECOVERY']);

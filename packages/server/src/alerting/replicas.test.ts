@@ -82,11 +82,10 @@ async function postgresReplicas(): Promise<Replica[]> {
   const replicas: Replica[] = [];
   for (let index = 0; index < 2; index++) {
     const pool = await openPostgresPorts({ connectionString });
-    const ownStore = new Store(':memory:');
     const lost = { count: 0 };
     const ports = counting(pool, lost);
-    const alerting = new Alerting({ store: ownStore, ports, replicaId: `replica-${index}` }, { now: () => NOW, pollMs: 60_000 });
-    cleanups.push(() => pool.close(), () => ownStore.close());
+    const alerting = new Alerting({ ports, replicaId: `replica-${index}` }, { now: () => NOW, pollMs: 60_000 });
+    cleanups.push(() => pool.close());
     replicas.push({ alerting, ports, lost });
   }
   return replicas;

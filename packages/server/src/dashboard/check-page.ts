@@ -139,7 +139,7 @@ ${more ? html`<a href="${base}${queryOf({ range, page: pageNumber + 1 })}#result
 <td>${group.archivedUntilNextEvent ? 'Archived' : html`<form method="post" action="${base}/error-groups/${encodeURIComponent(group.id)}/archive">${csrfField(who.session.csrfToken)}<button type="submit">Archive<span class="sr"> error group last seen ${timeTag(group.lastSeen)}</span></button></form>`}</td></tr>`,
     );
 
-    const sent = notifications.list(accountId, { fromMs: now - WEEK_MS, toMs: now + 1 }, { page: 1, limit: 100_000 }).items.filter((item) => item.checkId === checkId).slice(0, 50);
+    const sent = (await notifications.list(accountId, { fromMs: now - WEEK_MS, toMs: now + 1, checkId }, { page: 1, limit: 50 })).items;
     const sentRows = sent.map(
       (item) => html`<tr><td>${timeTag(item.timestamp)}</td><td>${item.alertType}</td><td>${item.type} #${item.alertChannelId}</td><td>${item.delivery}</td></tr>`,
     );

@@ -15,6 +15,7 @@
  */
 import type { Hono } from 'hono';
 import type { AccountRegistry } from '../accounts.js';
+import { NotificationLog } from '../alerting/notifications.js';
 import type { AppEnv } from '../http/types.js';
 import { gzipText } from '../public-pages/compression.js';
 import { findPage } from '../public-pages/page-data.js';
@@ -50,7 +51,7 @@ export interface DashboardOptions {
 
 /** Registers the dashboard; call before the public pages' routes, so `/` on a custom domain falls through to them. */
 export function registerDashboard(app: Hono<AppEnv>, options: DashboardOptions): void {
-  const { notificationLog } = options.repositories;
+  const notificationLog = new NotificationLog(options.repositories.ports.outbox);
   const deps: DashboardDeps = {
     sessions: new SessionStore(),
     accounts: options.accounts,

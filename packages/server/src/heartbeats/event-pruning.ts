@@ -5,19 +5,18 @@
  * does: processes sharing the database would otherwise each run the same deletes every period.
  */
 import { PeriodicTurn } from '../scheduler/periodic-turn.js';
-import type { PeriodicJobs } from '../store/ports.js';
-import type { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
+import type { HeartbeatPings, PeriodicJobs } from '../store/ports.js';
 
 /** The job's name in the PeriodicJobs port. */
 export const PRUNE_HEARTBEAT_EVENTS_JOB = 'prune-heartbeat-events';
 /** How often old events are pruned. */
 export const PRUNE_EVERY_MS = 60_000;
-/** Events deleted per statement, so a prune never holds the database for long. */
+/** Events deleted per call of the port (one statement), so a prune never holds the database for long. */
 export const PRUNE_BATCH = 500;
 
 export interface HeartbeatEventPruningOptions {
-  /** Its `pruneEventsBatch` deletes; built with `PRUNE_BATCH`. */
-  readonly table: Pick<HeartbeatWatchTable, 'pruneEventsBatch'>;
+  /** The port whose `prune` deletes, `PRUNE_BATCH` events a call. */
+  readonly pings: Pick<HeartbeatPings, 'prune'>;
   readonly periodicJobs: PeriodicJobs;
   /** Who this process asks for the turn as (its replica id). */
   readonly owner: string;
@@ -45,10 +44,13 @@ export class HeartbeatEventPruning {
    * Deletes events older than the retention, a batch per statement; never one not yet processed, so a
    * ping always becomes its result first. Returns how many went.
    */
-  prune(nowMs: number): number {
+  async prune(nowMs: number): Promise<number> {
     const before = nowMs - this.#options.retentionMs;
     let removed = 0;
-    for (let batch = this.#options.table.pruneEventsBatch(before); batch > 0; batch = this.#options.table.pruneEventsBatch(before)) removed += batch;
-    return removed;
+    for (;;) {
+      const batch = await this.#options.pings.prune(before, PRUNE_BATCH);
+      removed += batch;
+      if (batch < PRUNE_BATCH) return removed;
+    }
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Ping tokens: the service gives every heartbeat monitor a random token when it is created (never
  * one the caller chose, so one account cannot aim at another's URL) and keeps it across updates,
- * which send `heartbeat` without it. The token is the only credential of `/ping/{token}`.
+ * which send `heartbeat` without it. The token is the only credential of `/ping/{token}`; the
+ * HeartbeatPings port finds a monitor by it (`monitorOfToken`).
  */
 import { randomUUID } from 'node:crypto';
-import type { StoredDoc, Store } from '../store/index.js';
-import { PingTokenTable } from '../store/sqlite/heartbeats.js';
+import type { StoredDoc } from '../store/index.js';
+import type { HeartbeatMonitor } from '../store/ports.js';
 
 /** The `heartbeat` of a check being created: a HEARTBEAT check gets a fresh token. */
 export function heartbeatOnCreate(checkType: unknown, heartbeat: unknown): Record<string, unknown> {
@@ -20,34 +21,13 @@ export function keepPingToken(stored: StoredDoc, merged: StoredDoc): void {
   merged['heartbeat'] = { ...merged['heartbeat'], pingToken: typeof previous === 'string' && previous !== '' ? previous : randomUUID() };
 }
 
-export interface PingTarget {
-  accountId: string;
-  check: StoredDoc;
-}
-
-/** Heartbeat monitors by ping token, in any account, and when each was last pinged. */
-export class PingTokens {
-  readonly #table: PingTokenTable;
-
-  constructor(store: Store) {
-    this.#table = new PingTokenTable(store.db);
-  }
-
-  /** The heartbeat monitor a ping token belongs to, in any account. */
-  checkOfToken(token: string): PingTarget | undefined {
-    const row = this.#table.checkOfToken(token);
-    return row ? { accountId: row.account_id, check: JSON.parse(row.doc) as StoredDoc } : undefined;
-  }
-
-  /**
-   * What a heartbeat's deadline is measured from: its last ping, or its creation when it was never
-   * pinged (deadlines.ts).
-   */
-  anchorMsOf(accountId: string, check: StoredDoc): number {
-    const lastPingMs = this.#table.lastPingMs(accountId, String(check.id));
-    const createdMs = Date.parse(String(check['created_at']));
-    return lastPingMs ?? (Number.isFinite(createdMs) ? createdMs : 0);
-  }
+/**
+ * What a heartbeat's deadline is measured from: its last ping, or its creation when it was never
+ * pinged (deadlines.ts).
+ */
+export function anchorMsOf(monitor: HeartbeatMonitor): number {
+  const createdMs = Date.parse(String(monitor.check['created_at']));
+  return monitor.lastPingMs ?? (Number.isFinite(createdMs) ? createdMs : 0);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
+import { NotificationLog } from '../alerting/notifications.js';
 import { openRepositories, type Repositories } from '../repositories.js';
 import { Store } from '../store/index.js';
 import { CLAIM_LEASE_MS, HeartbeatWatch } from './watch.js';
@@ -115,7 +116,7 @@ describe('a missed window whose watch was killed before the confirm', () => {
     expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.id)).toEqual([stored[0]!.id]);
     await survivor.alerting.idle();
     expect(sent).toEqual([`ALERT_FAILURE ${stored[0]!.id}`]);
-    expect(setup.notificationLog.list('acme', { fromMs: 0, toMs: DUE + 86_400_000 }, { page: 1, limit: 10 }).items.map((item) => item.alertType)).toEqual(['ALERT_FAILURE']);
+    expect((await new NotificationLog(setup.ports.outbox).list('acme', { fromMs: 0, toMs: DUE + 86_400_000 }, { page: 1, limit: 10 })).items.map((item) => item.alertType)).toEqual(['ALERT_FAILURE']);
   });
 
   it('joins the history without failing the status or alerting again when a ping came while the lease ran', async () => {

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import { openRepositories, type Repositories } from '../repositories.js';
 import { Store } from '../store/index.js';
-import { recordPing } from './pings.js';
+import { recordPing, type PingInput, type RecordedPing } from './pings.js';
 import { withPingsProcessed } from './port-overrides.js';
 import { CLAIM_LEASE_MS, HeartbeatWatch } from './watch.js';
 
@@ -29,6 +29,13 @@ afterEach(async () => {
 });
 
 /** One database file with CHECKS heartbeats subscribed to a webhook, and replicas (processes) on it. */
+/** A ping as the route records it: in a unit of its own; every ping here has a known token. */
+async function pingAs(repositories: Repositories, input: PingInput): Promise<RecordedPing> {
+  const recorded = await repositories.ports.transaction((tx) => recordPing(tx, input));
+  if (!recorded) throw new Error(`no heartbeat monitor has the token ${input.token}`);
+  return recorded;
+}
+
 function sharedDatabase() {
   const dir = mkdtempSync(path.join(tmpdir(), 'vigil-heartbeat-pings-'));
   dirs.push(dir);
@@ -99,9 +106,8 @@ describe('pings turned into results by two watches on one database', () => {
     for (let index = 0; index < 240; index += 1) {
       // Each check fails on every third of its pings: failures and recoveries, whose order matters.
       const failed = Math.floor(index / CHECKS) % 3 === 1;
-      const recorded = recordPing(setup, { token: tokens[index % CHECKS]!, failed, source: 'job', userAgent: 'test', atMs: CREATED + 1 + index })!;
-      await recorded.deadlineMoved;
-      pinged.push({ checkId: String(setup.pingTokens.checkOfToken(tokens[index % CHECKS]!)!.check.id), id: recorded.event.id, failed });
+      const recorded = await pingAs(setup, { token: tokens[index % CHECKS]!, failed, source: 'job', userAgent: 'test', atMs: CREATED + 1 + index });
+      pinged.push({ checkId: String((await setup.ports.heartbeatPings.monitorOfToken(tokens[index % CHECKS]!))!.check.id), id: recorded.event.id, failed });
       await nextTurn();
     }
     pinging = false;
@@ -135,13 +141,11 @@ describe('pings turned into results by two watches on one database', () => {
 
   it('process a ping stored while no watch ran, after the database\'s first start, when one starts again', async () => {
     const { setup, tokens, evaluated, replica } = sharedDatabase();
-    const before = recordPing(setup, { token: tokens[0]!, failed: false, source: 'job', userAgent: 'test', atMs: CREATED + 1 })!;
-    await before.deadlineMoved;
+    const before = await pingAs(setup, { token: tokens[0]!, failed: false, source: 'job', userAgent: 'test', atMs: CREATED + 1 });
     const first = replica();
     expect(await first.watch.tick(CREATED + 2)).toBe(0);
     // Stopped; a ping comes; another process starts.
-    const whileOff = recordPing(setup, { token: tokens[0]!, failed: false, source: 'job', userAgent: 'test', atMs: CREATED + 3 })!;
-    await whileOff.deadlineMoved;
+    const whileOff = await pingAs(setup, { token: tokens[0]!, failed: false, source: 'job', userAgent: 'test', atMs: CREATED + 3 });
     const second = replica();
     expect(await second.watch.tick(CREATED + 4)).toBe(1);
     expect(evaluated.map((line) => line.split(' ')[1])).toEqual([whileOff.event.id]);
@@ -153,16 +157,14 @@ describe('pings turned into results by two watches on one database', () => {
     const survivor = replica();
     const pings: string[] = [];
     for (const failed of [false, true]) {
-      const recorded = recordPing(setup, { token: tokens[0]!, failed, source: 'job', userAgent: 'test', atMs: CREATED + 1 + pings.length })!;
-      await recorded.deadlineMoved;
+      const recorded = await pingAs(setup, { token: tokens[0]!, failed, source: 'job', userAgent: 'test', atMs: CREATED + 1 + pings.length });
       pings.push(recorded.event.id);
     }
     await expect(killed.watch.tick(CREATED + 10)).rejects.toThrow('killed before the confirm');
-    const checkId = String(setup.pingTokens.checkOfToken(tokens[0]!)!.check.id);
+    const checkId = String((await setup.ports.heartbeatPings.monitorOfToken(tokens[0]!))!.check.id);
     expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.id).sort()).toEqual([...pings].sort());
     // Held while the lease runs: a newer ping of the same check waits behind them.
-    const newer = recordPing(setup, { token: tokens[0]!, failed: false, source: 'job', userAgent: 'test', atMs: CREATED + 5 })!;
-    await newer.deadlineMoved;
+    const newer = await pingAs(setup, { token: tokens[0]!, failed: false, source: 'job', userAgent: 'test', atMs: CREATED + 5 });
     expect(await survivor.watch.tick(CREATED + 10 + CLAIM_LEASE_MS - 1)).toBe(0);
     expect(await survivor.watch.tick(CREATED + 10 + CLAIM_LEASE_MS)).toBe(1);
     expect(evaluated.map((line) => line.split(' ')[1])).toEqual([...pings, newer.event.id]);

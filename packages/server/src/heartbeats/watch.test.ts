@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
 import { Alerting, type FinalResultFacts } from '../alerting/index.js';
+import { NotificationLog } from '../alerting/notifications.js';
 import { openRepositories } from '../repositories.js';
 import { Store } from '../store/index.js';
 import { CLAIM_LEASE_MS, HeartbeatWatch } from './watch.js';
@@ -136,9 +137,9 @@ describe('HeartbeatWatch', () => {
     const check = await heartbeat(svc);
     const watch = new HeartbeatWatch({ repositories: svc.repositories, retentionDays: 1 });
     await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
-    expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(0);
+    expect(await watch.prune(Date.now() + 2 * 86_400_000)).toBe(0);
     await watch.tick(Date.now());
-    expect(watch.prune(Date.now() + 2 * 86_400_000)).toBe(1);
+    expect(await watch.prune(Date.now() + 2 * 86_400_000)).toBe(1);
     expect(await svc.repositories.ports.heartbeatPings.ofCheck('acme', check.id, 0, Number.MAX_SAFE_INTEGER)).toEqual([]);
   });
 
@@ -251,7 +252,7 @@ describe('two watches on one database', () => {
     await Promise.all(watches.map(({ alerting }) => alerting.idle()));
     await Promise.all(watches.map(({ alerting }) => alerting.stop()));
     expect(sent).toEqual([`ALERT_FAILURE ${results[0]!.id}`]);
-    const notifications = repositories.notificationLog.list('acme', { fromMs: 0, toMs: due + 86_400_000 }, { page: 1, limit: 10 });
+    const notifications = await new NotificationLog(repositories.ports.outbox).list('acme', { fromMs: 0, toMs: due + 86_400_000 }, { page: 1, limit: 10 });
     expect(notifications.items.map((notification) => [notification.alertType, notification.checkResultId])).toEqual([['ALERT_FAILURE', results[0]!.id]]);
     const reported = await repositories.ports.heartbeatDeadlines.reported('acme', checkId);
     expect(reported?.dueMs).toBe(due);

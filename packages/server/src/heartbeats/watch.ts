@@ -33,16 +33,16 @@ import { errorMessagesOf } from '../readside/error-groups.js';
 import { boundResult } from '../readside/result-bounds.js';
 import type { Repositories } from '../repositories.js';
 import { DEFAULT_LOCATION } from '../scheduler/slots.js';
-import type { StoredDoc, Store } from '../store/index.js';
+import type { StoredDoc } from '../store/index.js';
 import type { CheckResultDocument, HeartbeatDeadlines, HeartbeatPings, MissedDeadline, StoredPing, TransactionPorts, WatchedHeartbeat } from '../store/ports.js';
-import { HeartbeatWatchTable } from '../store/sqlite/heartbeats.js';
 import { missedMessage, nextDeadlineMs, type HeartbeatTiming } from './deadlines.js';
-import { HeartbeatEventPruning, PRUNE_BATCH } from './event-pruning.js';
+import { HeartbeatEventPruning } from './event-pruning.js';
+import { anchorMsOf } from './tokens.js';
 import { UnitAlerts } from './unit-alerts.js';
 
 export interface HeartbeatWatchOptions {
   /** `replicaId` is who this watch claims missed windows and pings as (the ports record it). */
-  repositories: Pick<Repositories, 'store' | 'pingTokens' | 'ports' | 'replicaId'>;
+  repositories: Pick<Repositories, 'ports' | 'replicaId'>;
   /** Evaluates every FINAL result in the unit that stores it; absent: results and statuses only. */
   alerting?: Pick<Alerting, 'evaluateIn' | 'notify'>;
   /** How often the set of heartbeat monitors is re-read (default 5 s, as the scheduler). */
@@ -75,10 +75,11 @@ interface Watched {
   anchorMs: number;
 }
 
+/** Where the watch reads checks and groups: the replica's documents port, or a unit's. */
+type DocumentReader = Pick<TransactionPorts['documents'], 'get'>;
+
 export class HeartbeatWatch {
-  readonly #store: Store;
   readonly #repositories: HeartbeatWatchOptions['repositories'];
-  readonly #table: HeartbeatWatchTable;
   readonly #deadlines: HeartbeatDeadlines;
   readonly #pings: HeartbeatPings;
   /** The port's `startOnce`, asked as the watch is made (the pings it skips are those stored before). */
@@ -97,15 +98,13 @@ export class HeartbeatWatch {
 
   constructor(options: HeartbeatWatchOptions) {
     this.#repositories = options.repositories;
-    this.#store = options.repositories.store;
-    this.#table = new HeartbeatWatchTable(this.#store.db, { prune: PRUNE_BATCH });
     this.#deadlines = options.repositories.ports.heartbeatDeadlines;
     this.#pings = options.repositories.ports.heartbeatPings;
     this.#owner = options.repositories.replicaId;
     this.#alerting = options.alerting;
     this.#refreshMs = options.refreshMs ?? 5000;
     const retentionMs = (options.retentionDays ?? 30) * 24 * 60 * 60 * 1000;
-    this.#pruning = new HeartbeatEventPruning({ table: this.#table, periodicJobs: options.repositories.ports.periodicJobs, owner: this.#owner, retentionMs });
+    this.#pruning = new HeartbeatEventPruning({ pings: this.#pings, periodicJobs: options.repositories.ports.periodicJobs, owner: this.#owner, retentionMs });
     // A failure is thrown by the first tick, which asks again.
     this.#started = this.#pings.startOnce();
     this.#started.catch(() => undefined);
@@ -125,7 +124,7 @@ export class HeartbeatWatch {
   }
 
   /** Deletes events older than the retention now, without asking for the turn (event-pruning.ts); returns how many went. */
-  prune(nowMs: number): number {
+  prune(nowMs: number): Promise<number> {
     return this.#pruning.prune(nowMs);
   }
 
@@ -161,7 +160,7 @@ export class HeartbeatWatch {
     const alerting = new UnitAlerts(this.#alerting);
     await this.#repositories.ports.transaction(async (tx) => {
       for (const ping of claimed) {
-        const check = this.#store.checks.get(ping.accountId, ping.checkId);
+        const check = (await tx.documents.get('checks', ping.accountId, ping.checkId)) as StoredDoc | undefined;
         if (!check || check['checkType'] !== 'HEARTBEAT') continue;
         const event = JSON.parse(ping.doc) as HeartbeatEvent;
         const atMs = Date.parse(event.timestamp);
@@ -207,8 +206,8 @@ export class HeartbeatWatch {
       for (const window of claimed) {
         // The check as it is now, not as the last refresh read it: another watch may have told the
         // port about a check this one has not read yet.
-        const check = this.#store.checks.get(window.accountId, window.checkId);
-        const heartbeat = check ? this.#watchable(window.accountId, check) : undefined;
+        const check = (await tx.documents.get('checks', window.accountId, window.checkId)) as StoredDoc | undefined;
+        const heartbeat = check ? this.#watchable(check, await groupOf(tx.documents, window.accountId, check)) : undefined;
         if (!check || !heartbeat) {
           gone.push(window);
           continue;
@@ -243,11 +242,13 @@ export class HeartbeatWatch {
     return earliest;
   }
 
-  /** A heartbeat's timing when the check is one the watch fails: activated, in no deactivated group, with a readable period. */
-  #watchable(accountId: string, check: StoredDoc): HeartbeatTiming | undefined {
+  /**
+   * A heartbeat's timing when the check is one the watch fails: activated, in no deactivated group
+   * (`group`: the check's, as read with it), with a readable period.
+   */
+  #watchable(check: StoredDoc, group: StoredDoc | undefined): HeartbeatTiming | undefined {
     if (check['checkType'] !== 'HEARTBEAT' || check['activated'] === false) return undefined;
-    const groupId = check['groupId'];
-    if (groupId !== null && groupId !== undefined && this.#store.checkGroups.get(accountId, groupId as number)?.['activated'] === false) return undefined;
+    if (group?.['activated'] === false) return undefined;
     // The generic call's looser shape (a period of 1 second is watched as one); a heartbeat without
     // a readable period has no deadline to keep.
     const heartbeat = HeartbeatConfig.safeParse(check['heartbeat']);
@@ -348,18 +349,30 @@ export class HeartbeatWatch {
     const previous = this.#watched;
     const watched = new Map<string, Watched>();
     const tell: Array<() => Promise<unknown>> = [];
-    for (const row of this.#table.heartbeatChecks()) {
-      const check = JSON.parse(row.doc) as StoredDoc;
-      const heartbeat = this.#watchable(row.account_id, check);
+    // Groups are few beside heartbeats: each is read once per refresh, however many checks it holds.
+    const groups = new Map<string, Promise<StoredDoc | undefined>>();
+    const documents = this.#repositories.ports.documents;
+    const cachedGroups: DocumentReader = {
+      get: (kind, accountId, id) => {
+        const key = keyOf(accountId, String(id));
+        let group = groups.get(key);
+        if (!group) groups.set(key, (group = documents.get(kind, accountId, id) as Promise<StoredDoc | undefined>));
+        return group;
+      },
+    };
+    for (const monitor of await this.#pings.monitors()) {
+      const { accountId } = monitor;
+      const check = monitor.check as StoredDoc;
+      const heartbeat = this.#watchable(check, await groupOf(cachedGroups, accountId, check));
       if (!heartbeat) continue;
       const checkId = String(check.id);
-      const key = keyOf(row.account_id, checkId);
+      const key = keyOf(accountId, checkId);
       const told: WatchedHeartbeat = {
-        accountId: row.account_id,
+        accountId,
         checkId,
         periodMs: heartbeatDurationMs(heartbeat.period, heartbeat.periodUnit),
         graceMs: heartbeatDurationMs(heartbeat.grace, heartbeat.graceUnit),
-        anchorMs: this.#repositories.pingTokens.anchorMsOf(row.account_id, check),
+        anchorMs: anchorMsOf(monitor),
       };
       const before = previous.get(key);
       if (!before || before.told.periodMs !== told.periodMs || before.told.graceMs !== told.graceMs || before.anchorMs < told.anchorMs) {
@@ -381,6 +394,13 @@ export class HeartbeatWatch {
 
 function keyOf(accountId: string, checkId: string): string {
   return `${accountId}\n${checkId}`;
+}
+
+/** The check's group, when it names one by a valid id (a group id is a whole number from 1). */
+async function groupOf(documents: DocumentReader, accountId: string, check: StoredDoc): Promise<StoredDoc | undefined> {
+  const groupId = check['groupId'];
+  if (typeof groupId !== 'number' || !Number.isSafeInteger(groupId) || groupId < 1) return undefined;
+  return (await documents.get('check_groups', accountId, groupId)) as StoredDoc | undefined;
 }
 
 /** A result id that is the same for the same missed window, so storing it twice stores it once. */

@@ -5,6 +5,7 @@
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
+import { NotificationLog } from '../alerting/notifications.js';
 import { badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
 import type { RouteContext } from './index.js';
@@ -12,9 +13,9 @@ import type { RouteContext } from './index.js';
 const DAY_S = 24 * 60 * 60;
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
-  const log = ctx.repositories.notificationLog;
+  const log = new NotificationLog(ctx.repositories.ports.outbox);
 
-  ctx.route(ENDPOINTS['alertNotifications.list'], ({ account, query }) => {
+  ctx.route(ENDPOINTS['alertNotifications.list'], async ({ account, query }) => {
     if (query.from !== undefined && query.to !== undefined && query.to <= query.from) {
       throw badRequest('"to" must be greater than "from"', { source: 'query', keys: ['to'] });
     }

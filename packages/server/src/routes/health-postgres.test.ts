@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../http/types.js';
 import { freePort, startEmbeddedPostgres, type RunningPostgres } from '../store/postgres/embedded.js';
 import { openPostgresPorts, type PostgresPorts } from '../store/postgres/index.js';
-import { postgresDatabaseHealth, registerHealth } from './health.js';
+import { portsDatabaseHealth, registerHealth } from './health.js';
 
 let dir = '';
 let port = 0;
@@ -47,7 +47,7 @@ describe('GET /healthz on PostgreSQL', () => {
     // No reuse of an answer, so each probe below sees the database as it is at that moment.
     ports = await openPostgresPorts({ connectionString: url, health: { cacheMs: 0 }, warn: () => {} });
     const app = new Hono<AppEnv>();
-    registerHealth(app, postgresDatabaseHealth(ports));
+    registerHealth(app, portsDatabaseHealth(ports));
 
     expect(await probe(app)).toMatchObject({ status: 200, cacheControl: 'no-store', body: { status: 'UP', database: { status: 'UP', engine: 'postgres' } } });
 

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type ServiceApp } from '../app.js';
 import type { AppEnv } from '../http/types.js';
-import { registerHealth, sqliteDatabaseHealth } from './health.js';
+import { portsDatabaseHealth, registerHealth } from './health.js';
 
 const apps: ServiceApp[] = [];
 afterEach(() => {
@@ -36,9 +36,10 @@ describe('GET /healthz', () => {
     expect(await response.json()).toEqual({ status: 'DOWN', database: { status: 'DOWN', engine: 'sqlite', reason: 'The database connection is not open' } });
   });
 
-  it('asks the SQLite store on each probe: 503 once its connection is closed, with no since (a file answers or not at once)', async () => {
+  it('asks the SQLite engine on each probe: 503 once its connection is closed, with no since (a file answers or not at once)', async () => {
     const app = service();
-    const health = sqliteDatabaseHealth(app.store);
+    const health = portsDatabaseHealth(app.repositories.ports);
+    expect(health.engine).toBe('sqlite');
     expect(await health.check()).toEqual({ ok: true });
     app.store.db.close();
     expect(await health.check()).toEqual({ ok: false, error: 'The database connection is not open' });

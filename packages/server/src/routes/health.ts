@@ -7,8 +7,7 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../http/types.js';
 import type { EngineHealth } from '../store/engine-health.js';
-import type { Store } from '../store/index.js';
-import type { PostgresPorts } from '../store/postgres/index.js';
+import type { StoragePorts } from '../store/ports.js';
 import type { RouteContext } from './index.js';
 
 export const HEALTH_PATH = '/healthz';
@@ -19,31 +18,21 @@ export interface DatabaseHealth {
   check(): Promise<EngineHealth>;
 }
 
-/** The SQLite store's own `SELECT 1` on its connection (a local file answers at once, so nothing is cached). */
-export function sqliteDatabaseHealth(store: Pick<Store, 'health'>): DatabaseHealth {
-  return {
-    engine: 'sqlite',
-    check: async () => {
-      const answer = store.health();
-      return answer.up ? { ok: true } : { ok: false, error: answer.reason };
-    },
-  };
-}
-
 /**
- * The PostgreSQL ports' `health()`: a `SELECT 1` through the pool with a short timeout, reused for a
- * second, so probes from several load balancers cost the database one statement a second at most.
- * Its reason names the database as `host:port/database`, never the password.
+ * The storage ports' own answer: on SQLite a `SELECT 1` on the store's connection at each probe (a
+ * local file answers at once); on PostgreSQL a `SELECT 1` through the pool with a short timeout,
+ * reused for a second, so probes from several load balancers cost the database one statement a second
+ * at most, its reason naming the database as `host:port/database`, never the password.
  */
-export function postgresDatabaseHealth(ports: Pick<PostgresPorts, 'health'>): DatabaseHealth {
-  return { engine: 'postgres', check: () => ports.health() };
+export function portsDatabaseHealth(ports: Pick<StoragePorts, 'engine' | 'health'>): DatabaseHealth {
+  return { engine: ports.engine, check: () => ports.health() };
 }
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
-  registerHealth(app, sqliteDatabaseHealth(ctx.store));
+  registerHealth(app, portsDatabaseHealth(ctx.repositories.ports));
 }
 
-/** `GET /healthz` over `database`; the app built on PostgreSQL's ports passes `postgresDatabaseHealth`. */
+/** `GET /healthz` over `database` (a test may pass one of its own). */
 export function registerHealth(app: Hono<AppEnv>, database: DatabaseHealth): void {
   app.get(HEALTH_PATH, async (c) => {
     const health = await database.check();

@@ -118,8 +118,21 @@ describe('a ping', () => {
   it('is not answered OK when the port does not store it', async () => {
     service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }] });
     const { token } = await heartbeatToken(service);
-    const pings = service.repositories.ports.heartbeatPings;
-    Object.defineProperty(pings, 'record', { value: () => Promise.reject(new Error('the database is away')) });
+    const { ports } = service.repositories;
+    const transaction = ports.transaction.bind(ports);
+    // The ping's unit stores its event through the unit's port, which fails here.
+    const failingUnit: typeof ports.transaction = (work) =>
+      transaction((tx) =>
+        work({
+          ...tx,
+          heartbeatPings: {
+            ofCheck: (accountId, checkId, fromMs, toMs) => tx.heartbeatPings.ofCheck(accountId, checkId, fromMs, toMs),
+            monitorOfToken: (pingToken) => tx.heartbeatPings.monitorOfToken(pingToken),
+            record: () => Promise.reject(new Error('the database is away')),
+          },
+        }),
+      );
+    Object.defineProperty(ports, 'transaction', { value: failingUnit });
     const answer = await service.app.request(`/ping/${token}`);
     expect(answer.status).toBe(500);
     expect(await answer.text()).not.toBe('OK\n');

@@ -59,9 +59,9 @@ function refuse(seconds: number, what: string): HttpError {
 }
 
 export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
-  const { store, repositories } = ctx;
+  const { ports } = ctx.repositories;
   // Counted in the database, so a job pinging every replica behind a load balancer gets one limit.
-  const perToken = new SharedRateLimiter(repositories.ports.rateLimits, PER_TOKEN);
+  const perToken = new SharedRateLimiter(ports.rateLimits, PER_TOKEN);
   const unknownTokens = new CredentialFailures(UNKNOWN_TOKENS);
 
   const ping = (failed: boolean) => async (c: Context<AppEnv>) => {
@@ -69,8 +69,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const now = Date.now();
     // The token is looked up before any count of unknown tokens is read, so a job whose token is
     // good is never refused for what other callers from its address (often the same host) got wrong.
-    const target = repositories.pingTokens.checkOfToken(token);
-    if (!target) {
+    if (!(await ports.heartbeatPings.monitorOfToken(token))) {
       const address = clientAddress(c);
       const refusal = unknownTokens.refusal(address, token, now);
       if (refusal) throw refuse(refusal.seconds, refusal.by === 'address' ? 'pings with unknown tokens from this address' : 'pings with this unknown token');
@@ -82,17 +81,10 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
     const allowed = await perToken.take(token, 'ping', now);
     if (!allowed.allowed) throw refuse(allowed.resetSeconds, 'pings for this heartbeat');
     const source = c.req.query('source') ?? `HTTP ${c.req.method}`;
-    // The monitor is looked up again: it may have changed or gone while the limit was taken.
-    // writeBatched runs its work at once, in this turn, so that lookup is current; the ports' writes
-    // join its group commit.
-    const { result: recorded, committed } = store.writeBatched(() =>
-      recordPing(repositories, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }),
-    );
-    if (!recorded) {
-      await committed;
-      throw new HttpError(404, 'No heartbeat monitor has this ping token');
-    }
-    await Promise.all([committed, recorded.stored, recorded.deadlineMoved]);
+    // The monitor is looked up again, in the unit that records the ping: it may have changed or gone
+    // while the limit was taken.
+    const recorded = await ports.transaction((tx) => recordPing(tx, { token, failed, source, userAgent: requestHeader(c, 'user-agent') ?? '', atMs: now }));
+    if (!recorded) throw new HttpError(404, 'No heartbeat monitor has this ping token');
     return c.text('OK\n', 200);
   };
 

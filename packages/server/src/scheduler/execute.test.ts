@@ -106,7 +106,7 @@ describe('executeRuns', () => {
     for (const location of locations) await execute(job(check, location, dueMs), new AbortController().signal);
     await alerting.idle();
     expect(sent).toEqual(['ALERT_FAILURE']);
-    expect(alerting.stateOf('acct', String(check.id))).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
+    expect(await alerting.stateOf('acct', String(check.id))).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
   });
 
   describe("a run's alert evaluation, in the unit that stores the run", () => {
@@ -141,7 +141,7 @@ describe('executeRuns', () => {
       await alerting.idle();
       expect(repositories.readSide.results.resultsOf('acct', checkId)).toEqual([]);
       expect(repositories.statuses.get('acct', checkId)).toBeUndefined();
-      expect(alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
+      expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
       expect(outboxRows(store)).toEqual([]);
       expect(sent).toEqual([]);
       expect(finished).toEqual([]);
@@ -151,7 +151,7 @@ describe('executeRuns', () => {
       await alerting.idle();
       const results = repositories.readSide.results.resultsOf('acct', checkId);
       expect(results.map((result) => result.hasFailures)).toEqual([true]);
-      expect(alerting.stateOf('acct', checkId)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
+      expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
       expect(outboxRows(store)).toEqual([`ALERT_FAILURE ${checkId}`]);
       expect(sent).toEqual(['ALERT_FAILURE']);
       expect(finished).toHaveLength(1);
@@ -203,7 +203,7 @@ describe('executeRuns', () => {
       await alerting.idle();
       expect(repositories.readSide.results.resultsOf('acct', checkId).map((result) => result.hasFailures)).toEqual([true]);
       expect(repositories.statuses.get('acct', checkId)).toMatchObject({ hasFailures: true });
-      expect(alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
+      expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
       expect(outboxRows(store)).toEqual([]);
       expect(sent).toEqual([]);
       expect(finished).toEqual([failing.slot.key]);

@@ -1,18 +1,18 @@
 /**
- * Alerting's SQL besides the outbox (outbox.ts): each check's alert state, the SSL alerts sent per
- * day, and the notifications as `GET /v1/alert-notifications` lists them (the incident a check's
- * `triggerIncident` has open is the incidents port's, incidents-port.ts).
+ * Alerting's SQL besides the outbox (outbox.ts, which also lists notifications for
+ * `GET /v1/alert-notifications`): each check's alert state and the SSL alerts sent per day (the
+ * incident a check's `triggerIncident` has open is the incidents port's, incidents-port.ts).
  *
  * Alerting (alerting/index.ts) moves the state through `SqliteAlertStates`, the versioned
  * compare-and-set of the async port, which queues its notifications with the outbox's own statement;
- * `AlertStateTable` is its SQL (and the tests' way to read a state synchronously).
+ * `AlertStateTable` is its SQL.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
 import type { AlertStates, QueuedNotification, VersionedAlertState } from '../ports.js';
 import { checkAlertStateKey, checkAlertTransition, checkSslAlertClaims } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
-import { OutboxTable, type NotificationRow } from './outbox.js';
+import { OutboxTable } from './outbox.js';
 
 export class AlertStateTable {
   readonly #read: Statement;
@@ -30,11 +30,6 @@ export class AlertStateTable {
     );
   }
 
-  /** The check's stored alert state (JSON), if it has one. */
-  get(accountId: string, checkId: string): string | undefined {
-    return this.read(accountId, checkId)?.state;
-  }
-
   /** The check's stored alert state (JSON) and its version, if it has one. */
   read(accountId: string, checkId: string): VersionedAlertState | undefined {
     const row = this.#read.get(accountId, checkId) as { doc: string; version: number } | undefined;
@@ -50,26 +45,6 @@ export class AlertStateTable {
   /** Claims the day's SSL alert of a check for a channel: true only when none was sent that day (or later). */
   claimSslAlert(accountId: string, checkId: string, alertChannelId: unknown, day: number): boolean {
     return this.#sslAlertDue.run(accountId, checkId, alertChannelId, day).changes > 0;
-  }
-}
-
-/** The notifications of one account as the API lists them. */
-export class NotificationLogTable {
-  readonly #inWindow: Statement;
-  readonly #excluded: string;
-
-  /** `excludedChannelType`: outbox rows that are no alert channel's notifications (subscriber e-mails). */
-  constructor(db: SqliteDatabase, excludedChannelType: string) {
-    this.#inWindow = db.prepare(
-      `SELECT * FROM alert_notifications WHERE account_id = ? AND created_ms >= ? AND created_ms < ?
-       AND (? IS NULL OR alert_channel_id = ?) AND channel_type <> ? ORDER BY created_ms DESC, seq DESC`,
-    );
-    this.#excluded = excludedChannelType;
-  }
-
-  /** Rows created in `[fromMs, toMs)`, of one channel when given, newest first (ties: the later written first). */
-  inWindow(accountId: string, fromMs: number, toMs: number, alertChannelId: number | null): NotificationRow[] {
-    return this.#inWindow.all(accountId, fromMs, toMs, alertChannelId, alertChannelId, this.#excluded) as NotificationRow[];
   }
 }
 

@@ -1,7 +1,7 @@
 /**
- * The heartbeat monitors' SQL: monitors by ping token, their pings (`heartbeat_events`, written by
- * the read side's results store, and handed out to become results by the ping port in
- * heartbeat-pings.ts), and the missed deadlines already reported.
+ * The heartbeat monitors' SQL besides the ping port's (heartbeat-pings.ts, which also finds monitors
+ * by ping token and prunes pings): their pings as the read side's results store writes and lists
+ * them (`heartbeat_events`), and the missed deadlines already reported.
  *
  * `SqliteHeartbeatDeadlines` is the async port the watch (heartbeats/watch.ts) keeps deadlines
  * with: in `heartbeat_timings` (step 32), a window claimed through `MissedWindowTable.claim`, leased
@@ -14,55 +14,6 @@ import type { SqliteDatabase } from '../database.js';
 import type { ClaimedWindow, HeartbeatDeadlines, MissedDeadline, MissedWindowKey, WatchedHeartbeat } from '../ports.js';
 import { byDeadline, checkDeadlineClaim, checkHeartbeatKey, checkMissedWindows, checkMoment, checkWatchedHeartbeat } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
-
-export interface HeartbeatCheckRow {
-  readonly account_id: string;
-  /** The stored check document (JSON). */
-  readonly doc: string;
-}
-
-/** Look-ups of the ping route and of deadlines. */
-export class PingTokenTable {
-  readonly #byToken: Statement;
-  readonly #lastPing: Statement;
-
-  constructor(db: SqliteDatabase) {
-    this.#byToken = db.prepare("SELECT account_id, doc FROM checks WHERE check_type = 'HEARTBEAT' AND json_extract(doc, '$.heartbeat.pingToken') = ?");
-    this.#lastPing = db.prepare('SELECT max(at_ms) AS at FROM heartbeat_events WHERE account_id = ? AND check_id = ?');
-  }
-
-  /** The heartbeat monitor holding `token`, in any account. */
-  checkOfToken(token: string): HeartbeatCheckRow | undefined {
-    return this.#byToken.get(token) as HeartbeatCheckRow | undefined;
-  }
-
-  /** When the check was last pinged, or null. */
-  lastPingMs(accountId: string, checkId: string): number | null {
-    return (this.#lastPing.get(accountId, checkId) as { at: number | null }).at;
-  }
-}
-
-/** What the heartbeat watch reads and prunes itself (the pings it turns into results come through the ping port). */
-export class HeartbeatWatchTable {
-  readonly #heartbeatChecks: Statement;
-  readonly #pruneEvents: Statement;
-
-  /** `batch`: the most events one prune statement deletes. */
-  constructor(db: SqliteDatabase, batch: { prune: number }) {
-    this.#heartbeatChecks = db.prepare("SELECT account_id, doc FROM checks WHERE check_type = 'HEARTBEAT'");
-    this.#pruneEvents = db.prepare(`DELETE FROM heartbeat_events WHERE rowid IN (SELECT rowid FROM heartbeat_events WHERE at_ms < ? AND pending = 0 LIMIT ${batch.prune})`);
-  }
-
-  /** Every heartbeat monitor of every account. */
-  heartbeatChecks(): HeartbeatCheckRow[] {
-    return this.#heartbeatChecks.all() as HeartbeatCheckRow[];
-  }
-
-  /** Deletes one batch of processed events older than `beforeMs`; returns how many. */
-  pruneEventsBatch(beforeMs: number): number {
-    return this.#pruneEvents.run(beforeMs).changes;
-  }
-}
 
 /**
  * The pings of heartbeat monitors as the read side's results store writes and lists them, and the
