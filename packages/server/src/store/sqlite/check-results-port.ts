@@ -1,6 +1,6 @@
 /**
  * The CheckResults port on SQLite, around the statements the running service uses (check-results.ts,
- * result-rows.ts, rollups.ts, schedule.ts's batched delete of old results): the same rows, the same
+ * result-rows.ts, rollups.ts, result-pruning.ts's batched delete of old results): the same rows, the same
  * rollup upserts, the same pruning a batch of rows per statement (the step-17 trigger releases a pruned
  * row's reference). Raw results live in one table here, so `prepareDays` has nothing to do.
  */
@@ -14,9 +14,9 @@ import { ResultRangeTable, ResultSeriesTable, type FactTuple } from './check-res
 import { ResultRows } from './result-rows.js';
 import { RollupTotalsTable } from './rollup-totals.js';
 import { RollupTable, spanOf } from './rollups.js';
-import { ScheduleTable } from './schedule.js';
+import { ResultPruningTable } from './result-pruning.js';
 
-/** Rows deleted per statement when pruning, as the running service's scheduler does. */
+/** Rows deleted per statement when pruning, so writers wait for one short batch at most. */
 const PRUNE_BATCH = 500;
 
 /** Whether a row meets the filter's conditions other than its window (which the statements apply): no document decoded. */
@@ -35,7 +35,7 @@ export class SqliteCheckResults implements CheckResults {
   readonly #ranges: ResultRangeTable;
   readonly #rollups: RollupTable;
   readonly #totals: RollupTotalsTable;
-  readonly #schedule: ScheduleTable;
+  readonly #pruning: ResultPruningTable;
 
   constructor(store: BatchedSqlite, options: { referenceRows?: number } = {}) {
     this.#store = store;
@@ -44,7 +44,7 @@ export class SqliteCheckResults implements CheckResults {
     this.#ranges = new ResultRangeTable(store.db);
     this.#rollups = new RollupTable(store.db);
     this.#totals = new RollupTotalsTable(store.db);
-    this.#schedule = new ScheduleTable(store.db, PRUNE_BATCH);
+    this.#pruning = new ResultPruningTable(store.db, PRUNE_BATCH);
   }
 
   async prepareDays(fromMs: number, toMs: number): Promise<void> {
@@ -150,11 +150,13 @@ export class SqliteCheckResults implements CheckResults {
     checkRetention(nowMs, retention);
     const cutoffs = pruneCutoffs(nowMs, retention);
     // Each batch its own short transaction, so writers wait for one batch at most.
-    while ((await committed(this.#store, () => this.#schedule.pruneResultsBatch(cutoffs.rawMs))) > 0);
+    while ((await committed(this.#store, () => this.#pruning.pruneResultsBatch(cutoffs.rawMs))) > 0);
     await committed(this.#store, () => this.#rollups.advanceHorizon('raw', cutoffs.rawMs));
-    // Outside a transaction, as the scheduler runs them: each batch commits on its own.
-    this.#rollups.prune('hourly', cutoffs.hourlyMs);
-    this.#rollups.prune('daily', cutoffs.dailyMs);
+    for (const granularity of ['hourly', 'daily'] as const) {
+      const cutoff = cutoffs[`${granularity}Ms`];
+      while ((await committed(this.#store, () => this.#rollups.pruneBatch(granularity, cutoff))) > 0);
+      await committed(this.#store, () => this.#rollups.advanceHorizon(granularity, cutoff));
+    }
     return this.horizons() as Promise<PrunedBefore>;
   }
 

@@ -118,10 +118,15 @@ export class RollupTable {
     this.#advanceHorizon.run(name, cutoffMs);
   }
 
+  /** Deletes one batch of rows starting before `cutoffMs`; returns how many (the horizon is the caller's to advance). */
+  pruneBatch(granularity: RollupGranularity, cutoffMs: number): number {
+    return this.#prune[granularity].run(cutoffMs).changes;
+  }
+
   /** Deletes rows starting before `cutoffMs`, a batch per statement, and advances the horizon; returns how many went. */
   prune(granularity: RollupGranularity, cutoffMs: number): number {
     let removed = 0;
-    for (let batch = this.#prune[granularity].run(cutoffMs).changes; batch > 0; batch = this.#prune[granularity].run(cutoffMs).changes) removed += batch;
+    for (let batch = this.pruneBatch(granularity, cutoffMs); batch > 0; batch = this.pruneBatch(granularity, cutoffMs)) removed += batch;
     this.#advanceHorizon.run(granularity, cutoffMs);
     return removed;
   }
