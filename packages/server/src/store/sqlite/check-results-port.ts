@@ -87,7 +87,14 @@ export class SqliteCheckResults implements CheckResults {
     const found: CheckResultDocument[] = [];
     let toSkip = page.offset ?? 0;
     const fromMs = page.fromMs ?? Number.MIN_SAFE_INTEGER;
-    const rows = this.#ranges.newestFirst(series, fromMs, page.toMs ?? Number.MAX_SAFE_INTEGER, before.createdMs, columnKey(checkId, before.id, before.createdMs));
+    const toMs = page.toMs ?? Number.MAX_SAFE_INTEGER;
+    const beforeKey = columnKey(checkId, before.id, before.createdMs);
+    if (page.resultType === undefined && page.hasFailures === undefined && page.location === undefined) {
+      // Every row in the window meets the filter: the statement skips and limits, so a deep page by
+      // number (the dashboard's) steps over the rows before it without reading them into JavaScript.
+      return this.#ranges.newestPage(series, fromMs, toMs, before.createdMs, beforeKey, page.limit, toSkip).map((row) => this.#rows.document(checkId, row, locations) as CheckResultDocument);
+    }
+    const rows = this.#ranges.newestFirst(series, fromMs, toMs, before.createdMs, beforeKey);
     // Read as iterated: the statement stops as soon as the page is full, however many rows the filter
     // or the offset skips, and a skipped row is never decoded.
     for (const row of rows) {
