@@ -1,6 +1,7 @@
 /**
  * The CheckResults port on PostgreSQL. Rows are store/formats/result-row-codec.ts's, as SQLite keeps
- * them (migration 8 says how two columns differ in type only).
+ * them, in fewer columns: migration step 27 (postgres/narrow-result-rows.ts) says which are packed
+ * together and why.
  *
  * Raw results: `check_results` is partitioned by range of `created_ms`, one partition per UTC day.
  * A partition is made as a plain table and then attached (`ATTACH PARTITION` takes a SHARE UPDATE
@@ -25,7 +26,8 @@
 import { sql, type Kysely, type QueryExecutorProvider, type RawBuilder, type Transaction } from 'kysely';
 import type { CheckResultDocument, CheckResults, DailyResultTotals, PrunedBefore, ResultCursor, ResultFacts, ResultFilter, ResultRetention, RolledUpResults, RollupGranularity } from '../ports.js';
 import { checkDailyTotals, checkFactRange, checkPreparedDays, checkResultKey, checkResultPage, checkResultRun, checkResultWindowPage, checkRetention, checkRollupRange, DAY_MS, dayOf, pruneCutoffs, rolledUpOf } from '../port-rules.js';
-import { ENCODING_V2, idKey, reducePassing } from '../formats/result-codec.js';
+import { ENCODING_V1, ENCODING_V2, idKey, reducePassing } from '../formats/result-codec.js';
+import { packResultFields, unpackResultFields } from '../formats/packed-result-fields.js';
 import { RowFacts, type FactTuple } from '../formats/result-facts.js';
 import { bucketOf } from '../formats/rollup-histogram.js';
 import { parseDerivedId } from '../formats/result-ids.js';
@@ -58,17 +60,46 @@ function dayOfPartition(name: string): number | undefined {
   return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : undefined;
 }
 
-/** The `id` column as bytes that sort as SQLite sorts the column (integers, then text, then blobs). */
-/** A result's id as the `id_key` column keeps it: a kind byte (0 derived, 1 text, 2 bytes), then the id. */
+/**
+ * A result's id as the `id_key` column keeps it, bytes that sort as SQLite sorts its `id` column
+ * (integers, then text, then blobs): a derived id's discriminator as a kind byte 0 and two bytes, and
+ * nothing at all for discriminator 0 (nearly every row, still sorting first); else a kind byte (1 text,
+ * 2 bytes) and the id. Every derived key sorts below EXPLICIT_ID, every other from it on.
+ */
 export function idKeyBytes(key: RowKey | bigint): Buffer {
-  if (typeof key === 'number' || typeof key === 'bigint') return Buffer.from([0, Number(key) >> 8, Number(key) & 0xff]);
+  if (typeof key === 'number' || typeof key === 'bigint') return Number(key) === 0 ? Buffer.alloc(0) : Buffer.from([0, Number(key) >> 8, Number(key) & 0xff]);
   return typeof key === 'string' ? Buffer.concat([Buffer.from([1]), Buffer.from(key, 'utf8')]) : Buffer.concat([Buffer.from([2]), key]);
 }
 
+/** The first `id_key` of an id the store did not derive (the partial index of those ids names the same bound). */
+const EXPLICIT_ID = sql`'\\x01'::bytea`;
+
 function rowKeyOf(bytes: Buffer): RowKey {
+  if (bytes.length === 0) return 0;
   if (bytes[0] === 0) return (bytes[1]! << 8) | bytes[2]!;
   return bytes[0] === 1 ? bytes.subarray(1).toString('utf8') : Buffer.from(bytes.subarray(1));
 }
+
+/** Bits of the `flags` column (step 27): a FINAL result, one with failures, a row of ENCODING_V1. */
+const FINAL_FLAG = 1;
+const FAILURES_FLAG = 2;
+const ENCODING_V1_FLAG = 4;
+
+/** The `flags` column of a row with these columns of the row codec (store/formats/result-row-codec.ts). */
+export function rowFlags(final: number, hasFailures: number, encoding: number): number {
+  return (final === 1 ? FINAL_FLAG : 0) | (hasFailures === 1 ? FAILURES_FLAG : 0) | (encoding === ENCODING_V2 ? 0 : ENCODING_V1_FLAG);
+}
+
+function encodingOf(flags: number): number {
+  return flags & ENCODING_V1_FLAG ? ENCODING_V1 : ENCODING_V2;
+}
+
+/**
+ * How long a reference's `last_used_ms` may lag behind its newest row: an append moves it only once a
+ * row is newer by more than this, so the per-result update of `uses` changes no indexed column and
+ * stays a HOT update. Pruning keeps a replaced reference this much longer in return.
+ */
+const LAST_USED_SLACK_MS = HOUR_MS;
 
 /** Whether a run's tries take ids the store derives (`appendRun`) or keep their own (`appendKept`). */
 type RunIds = 'derive' | 'keep';
@@ -83,32 +114,25 @@ interface StoredRow {
   created_ms: number;
   id_key: Buffer;
   run_location: string;
-  response_time: number | null;
-  phases: Buffer | null;
-  phases_json: string | null;
-  encoding: number;
+  flags: number;
+  packed: Buffer;
   ref: number | null;
-  body: Buffer;
   ref_created_ms: number | null;
   ref_doc: Buffer | null;
 }
 
-/** The columns `facts` reads (store/formats/result-facts.ts `FactTuple`, phases in either of their columns). */
+/** The columns `facts` reads (store/formats/result-facts.ts `FactTuple`, the rest of it packed). */
 interface FactColumns {
   id_key: Buffer;
   created_ms: number;
-  final: number;
-  has_failures: number;
+  flags: number;
   run_location: string;
-  attempts: number;
-  response_time: number | null;
-  status_code: number | null;
-  phases: Buffer | null;
-  phases_json: string | null;
-  encoding: number;
+  packed: Buffer;
 }
 
-const READ_COLUMNS = sql`r.created_ms, r.id_key, r.run_location, r.response_time, r.phases, r.phases_json, r.encoding, r.ref, r.body, f.created_ms AS ref_created_ms, f.doc AS ref_doc`;
+/** The columns of a row (the engine's `r`) that its document is decoded from. */
+const ROW_COLUMNS = sql`r.created_ms, r.id_key, r.run_location, r.flags, r.packed, r.ref`;
+const READ_COLUMNS = sql`${ROW_COLUMNS}, f.created_ms AS ref_created_ms, f.doc AS ref_doc`;
 
 export class PostgresCheckResults implements CheckResults {
   readonly #db: Kysely<PostgresSchema>;
@@ -222,7 +246,7 @@ export class PostgresCheckResults implements CheckResults {
     const instants = [...new Set(tries.map((tried) => Date.parse(tried.created_at)))];
     const taken = new Map<number, number[]>();
     const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
-      SELECT created_ms, id_key FROM check_results WHERE series = ${series} AND created_ms = ANY(${instants}::bigint[]) AND get_byte(id_key, 0) = 0`.execute(tx);
+      SELECT created_ms, id_key FROM check_results WHERE series = ${series} AND created_ms = ANY(${instants}::bigint[]) AND id_key < ${EXPLICIT_ID}`.execute(tx);
     for (const row of discriminators.rows) taken.set(row.created_ms, [...(taken.get(row.created_ms) ?? []), rowKeyOf(row.id_key) as number]);
     const toStore: CheckResultDocument[] = [];
     const stored = storeRunTries(
@@ -251,12 +275,12 @@ export class PostgresCheckResults implements CheckResults {
         ).rows[0]!.key;
         this.#codec.remember(ref, reference.fresh);
       }
-      const phases = columns.phases;
-      await sql`INSERT INTO check_results (series, created_ms, id_key, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding, body, ref)
-        VALUES (${series}, ${columns.createdMs}, ${idKeyBytes(columns.id)}, ${columns.final}, ${columns.hasFailures}, ${locationKeys.get(columns.runLocation)!}, ${columns.attempts},
-                ${columns.responseTime}, ${columns.statusCode}, ${Buffer.isBuffer(phases) ? phases : null}, ${typeof phases === 'string' ? phases : null}, 0, ${columns.body}, ${ref})`.execute(tx);
+      await sql`INSERT INTO check_results (created_ms, series, ref, flags, run_location, id_key, packed)
+        VALUES (${columns.createdMs}, ${series}, ${ref}, ${rowFlags(columns.final, columns.hasFailures, ENCODING_V2)}, ${locationKeys.get(columns.runLocation)!}, ${idKeyBytes(columns.id)},
+                ${packResultFields(columns)})`.execute(tx);
       if (ref !== null) {
-        await sql`UPDATE check_results_references SET uses = uses + 1, last_used_ms = GREATEST(last_used_ms, ${columns.createdMs}) WHERE key = ${ref}`.execute(tx);
+        await sql`UPDATE check_results_references SET uses = uses + 1,
+          last_used_ms = CASE WHEN ${columns.createdMs}::bigint > last_used_ms + ${LAST_USED_SLACK_MS} THEN ${columns.createdMs}::bigint ELSE last_used_ms END WHERE key = ${ref}`.execute(tx);
       }
       if (result['resultType'] !== 'ATTEMPT') await this.#rollUp(tx, series, rollupFactOf(result));
     }
@@ -276,7 +300,7 @@ export class PostgresCheckResults implements CheckResults {
       if (rows[0]) return rows[0];
     }
     const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
-      WHERE r.series = ${series} AND r.id_key = ${idKeyBytes(idKey(id))} AND get_byte(r.id_key, 0) <> 0`.execute(db);
+      WHERE r.series = ${series} AND r.id_key = ${idKeyBytes(idKey(id))} AND r.id_key >= ${EXPLICIT_ID}`.execute(db);
     return rows[0];
   }
 
@@ -317,7 +341,8 @@ export class PostgresCheckResults implements CheckResults {
     if (rows.length === 0) return [];
     const locations = await this.#locations();
     return rows.map((row) => {
-      const docRow: DocRow = { ...row, id: rowKeyOf(row.id_key), phases: row.phases ?? row.phases_json };
+      const { responseTime, phases, body } = unpackResultFields(row.packed);
+      const docRow: DocRow = { id: rowKeyOf(row.id_key), created_ms: row.created_ms, run_location: row.run_location, response_time: responseTime, phases, encoding: encodingOf(row.flags), ref: row.ref, body };
       const reference = row.ref_doc === null ? undefined : { created_ms: row.ref_created_ms!, doc: row.ref_doc };
       return this.#codec.decode(checkId, docRow, locations, () => reference) as CheckResultDocument;
     });
@@ -328,12 +353,12 @@ export class PostgresCheckResults implements CheckResults {
     const conditions = [sql`r.series = ${series}`];
     if (filter.fromMs !== undefined) conditions.push(sql`r.created_ms >= ${filter.fromMs}`);
     if (filter.toMs !== undefined) conditions.push(sql`r.created_ms < ${filter.toMs}`);
-    if (filter.resultType !== undefined) conditions.push(sql`r.final = ${filter.resultType === 'FINAL' ? 1 : 0}`);
-    if (filter.hasFailures !== undefined) conditions.push(sql`r.has_failures = ${filter.hasFailures ? 1 : 0}`);
+    if (filter.resultType !== undefined) conditions.push(sql`r.flags & ${FINAL_FLAG} = ${filter.resultType === 'FINAL' ? FINAL_FLAG : 0}`);
+    if (filter.hasFailures !== undefined) conditions.push(sql`r.flags & ${FAILURES_FLAG} = ${filter.hasFailures ? FAILURES_FLAG : 0}`);
     if (filter.location !== undefined) {
       const { rows } = await sql<{ key: number }>`SELECT key FROM check_results_locations WHERE name = ${filter.location}`.execute(this.#db);
       const key = rows[0] === undefined ? null : String(rows[0].key);
-      conditions.push(sql`(CASE WHEN r.encoding = ${ENCODING_V2} THEN r.run_location = ${key}::text ELSE r.run_location = ${filter.location} END)`);
+      conditions.push(sql`(CASE WHEN r.flags & ${ENCODING_V1_FLAG} = 0 THEN r.run_location = ${key}::text ELSE r.run_location = ${filter.location} END)`);
     }
     return sql.join(conditions, sql` AND `);
   }
@@ -347,7 +372,7 @@ export class PostgresCheckResults implements CheckResults {
     // The page's rows are picked first and only they are joined to their reference: the rows an
     // offset skips would otherwise each look up theirs.
     const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS}
-      FROM (SELECT r.created_ms, r.id_key, r.run_location, r.response_time, r.phases, r.phases_json, r.encoding, r.ref, r.body FROM check_results r
+      FROM (SELECT ${ROW_COLUMNS} FROM check_results r
         WHERE ${await this.#meeting(series, page)} AND (r.created_ms, r.id_key) < (${before.createdMs}, ${position})
         ORDER BY r.created_ms DESC, r.id_key DESC LIMIT ${page.limit} OFFSET ${page.offset ?? 0}) r
       LEFT JOIN check_results_references f ON f.key = r.ref
@@ -379,12 +404,16 @@ export class PostgresCheckResults implements CheckResults {
     checkFactRange(accountId, checkId, fromMs, toMs);
     const series = await this.#series(accountId, checkId);
     if (series === undefined) return [];
-    const { rows } = await sql<FactColumns>`SELECT id_key, created_ms, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding
+    const { rows } = await sql<FactColumns>`SELECT id_key, created_ms, flags, run_location, packed
       FROM check_results WHERE series = ${series} AND created_ms >= ${fromMs} AND created_ms < ${toMs} ORDER BY created_ms`.execute(this.#db);
     if (rows.length === 0) return [];
     const locations = await this.#locations();
     return rows.map((row) => {
-      const tuple: FactTuple = [rowKeyOf(row.id_key), row.created_ms, row.final, row.has_failures, row.run_location, row.attempts, row.response_time, row.status_code, row.phases ?? row.phases_json, row.encoding];
+      const packed = unpackResultFields(row.packed);
+      const tuple: FactTuple = [
+        rowKeyOf(row.id_key), row.created_ms, row.flags & FINAL_FLAG ? 1 : 0, row.flags & FAILURES_FLAG ? 1 : 0, row.run_location,
+        packed.attempts, packed.responseTime, packed.statusCode, packed.phases, encodingOf(row.flags),
+      ];
       return new RowFacts(checkId, tuple, locations);
     });
   }
@@ -437,7 +466,7 @@ export class PostgresCheckResults implements CheckResults {
     if (prunedRaw) {
       await this.#advanceHorizon('raw', cutoffs.rawMs);
       await this.#deleteInBatches(sql`DELETE FROM check_results_references WHERE key IN (
-        SELECT key FROM check_results_references WHERE NOT current AND last_used_ms < ${cutoffs.rawMs} LIMIT ${PRUNE_BATCH})`);
+        SELECT key FROM check_results_references WHERE NOT current AND last_used_ms < ${cutoffs.rawMs - LAST_USED_SLACK_MS} LIMIT ${PRUNE_BATCH})`);
     }
     for (const granularity of ['hourly', 'daily'] as const) {
       const cutoff = cutoffs[`${granularity}Ms`];

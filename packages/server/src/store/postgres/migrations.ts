@@ -11,6 +11,7 @@
  * replica keeps running during a rolling upgrade.
  */
 import { sql, type Kysely, type QueryExecutorProvider } from 'kysely';
+import { narrowResultRows } from './narrow-result-rows.js';
 
 export interface PostgresMigration {
   readonly version: number;
@@ -650,6 +651,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       'CREATE INDEX agent_presence_seen ON agent_presence (last_seen_ms)',
       'CREATE INDEX agent_presence_key ON agent_presence (key_id) WHERE key_id IS NOT NULL',
     ),
+  },
+  {
+    version: 27,
+    name: 'narrower result rows; rollups and references updated in place',
+    // Converts every stored result (postgres/narrow-result-rows.ts says what changes and why).
+    up: narrowResultRows,
   },
 ];
 

@@ -1,18 +1,20 @@
 /**
  * The check results' tables for `vigil server migrate-data`: rows are store/formats/result-row-codec.ts's
  * in both engines, so they are copied as stored (bodies, deltas and packed phases untouched, nothing
- * decoded), with the differences of type PostgreSQL's step 8 names: the `id` column becomes `id_key`,
- * packed and JSON phases go to a column each, and a reference gets `last_used_ms`.
+ * decoded), with the differences PostgreSQL's steps 8 and 27 name: the `id` column becomes `id_key`,
+ * the flags one `flags` column, the other columns no statement filters on one `packed` column, and a
+ * reference gets `last_used_ms`.
  */
 import type { SqliteDatabase } from '../../database.js';
-import { idKeyBytes } from '../check-results.js';
+import { packResultFields } from '../../formats/packed-result-fields.js';
+import { idKeyBytes, rowFlags } from '../check-results.js';
 import type { TableCopy } from './tables.js';
 
 const DAY_MS = 86_400_000;
 
 /**
  * The `id` column as PostgreSQL's `id_key` (bytes that sort as SQLite sorts the column: a tag byte,
- * 0 a derived id's discriminator in two bytes, 1 a text id, 2 a UUID's bytes), as
+ * 0 a derived id's discriminator in two bytes, none for discriminator 0, 1 a text id, 2 a UUID's bytes), as
  * postgres/check-results.ts writes it.
  */
 export function idKeyOf(id: unknown): Buffer {
@@ -81,13 +83,17 @@ export function resultTableCopies(db: SqliteDatabase): TableCopy[] {
       source: 'check_results',
       target: 'check_results',
       select: 'series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body, ref',
-      columns: ['series', 'created_ms', 'id_key', 'final', 'has_failures', 'run_location', 'attempts', 'response_time', 'status_code', 'phases', 'phases_json', 'encoding', 'body', 'ref'],
+      columns: ['created_ms', 'series', 'ref', 'flags', 'run_location', 'id_key', 'packed'],
       values: (row) => {
         const phases = row['phases'];
-        return [
-          row['series'], row['created_ms'], idKeyOf(row['id']), row['final'], row['has_failures'], String(row['run_location']), row['attempts'], row['response_time'], row['status_code'],
-          Buffer.isBuffer(phases) ? phases : null, typeof phases === 'string' ? phases : null, row['encoding'], row['body'], row['ref'],
-        ];
+        const packed = packResultFields({
+          attempts: row['attempts'] as number,
+          responseTime: row['response_time'] as number | null,
+          statusCode: row['status_code'] as number | null,
+          phases: Buffer.isBuffer(phases) || typeof phases === 'string' ? phases : null,
+          body: row['body'] as Buffer,
+        });
+        return [row['created_ms'], row['series'], row['ref'], rowFlags(row['final'] as number, row['has_failures'] as number, row['encoding'] as number), String(row['run_location']), idKeyOf(row['id']), packed];
       },
     },
     rollupCopy('hourly'),
