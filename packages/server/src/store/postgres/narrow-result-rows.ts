@@ -6,7 +6,7 @@
  * What changes, and why (the disk-growth bench suite measures it): a result row of step 8 took some
  * 140 bytes of heap and 55 of primary-key index, where SQLite's takes about 85 in all.
  * - attempts, response time and status code (doubles, 8 bytes each), the phases (two columns), the
- *   encoding and the body are one `packed` bytea; final, has_failures and the encoding one `flags`
+ *   body are one `packed` bytea; final, has_failures and the encoding one `flags`
  *   smallint (bit 0 final, bit 1 has failures, bit 2 ENCODING_V1). Seven columns: a row with a NULL
  *   (a full-body row has no `ref`) then needs no longer header than one without.
  * - `series` and `ref` are integers (keys of result_series and check_results_references, which count
