@@ -29,6 +29,7 @@ import { HEALTH_PATH } from './routes/health.js';
 import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
 import { isMetricsToken, METRICS_PATH, register as registerMetrics, routeTemplateOf } from './routes/metrics.js';
 import { isPingPath } from './routes/pings.js';
+import { loadSeed } from './readside/seed.js';
 import { openRepositories, type Repositories } from './repositories.js';
 import { Store } from './store/index.js';
 
@@ -48,7 +49,7 @@ export interface AppOptions {
   readonly authFailureLimit?: AuthFailureLimit | false;
   /** `--faults` SPEC (see http/faults.ts); parse errors throw FaultSpecError. */
   readonly faults?: string;
-  /** Parsed `--seed` file, handed to route modules that load seed data. */
+  /** Parsed `--seed` file (readside/seed.ts), stored before the app serves a request (`ready`). */
   readonly seed?: unknown;
   /** File that receives one JSON line per request. */
   readonly requestLog?: string;
@@ -94,6 +95,11 @@ export interface ServiceApp {
    * and the count of bad credentials their routes share with API keys (start.ts registers the routes).
    */
   readonly agents: { readonly hub: AgentHub; readonly privateKeys: PrivateLocationKeys; readonly authFailures: CredentialFailures | undefined };
+  /**
+   * Resolves once the `--seed` (if any) is stored, in one unit of work over the ports; rejects with its
+   * SeedError, having stored nothing. Requests wait for it (a request before it answers after it).
+   */
+  readonly ready: Promise<void>;
   /** Closes the database; the app must not serve requests afterwards. */
   close(): void;
 }
@@ -139,8 +145,22 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   const agentHub = new AgentHub({ store, ports: repositories.ports, onRunStarted: (dueMs, nowMs) => metrics.runStarted(dueMs, nowMs), ...(options.agentLeaseMs === undefined ? {} : { leaseMs: options.agentLeaseMs }) });
   const agents = { hub: agentHub, privateKeys: new PrivateLocationKeys(repositories.ports.privateLocations), authFailures };
   const app = new Hono<AppEnv>();
+  const ready = options.seed === undefined ? Promise.resolve() : loadSeed(repositories, options.seed, { knownAccountIds: accounts.all().map((account) => account.id) }).then(() => undefined);
+  // Whoever builds the app awaits `ready` (startServer does); this keeps a refused seed from also
+  // being an unhandled rejection in an app nobody serves.
+  ready.catch(() => undefined);
 
   app.onError(errorResponse);
+  if (options.seed !== undefined) {
+    let seeded = false;
+    app.use('*', async (_c, next) => {
+      if (!seeded) {
+        await ready;
+        seeded = true;
+      }
+      return next();
+    });
+  }
   app.notFound((c) => c.json(new HttpError(404, `Route ${c.req.method} ${c.req.path} not found`).toBody(), 404));
 
   app.use('*', async (c, next) => {
@@ -226,7 +246,6 @@ export function createApp(options: AppOptions = {}): ServiceApp {
     app,
     repositories,
     accounts,
-    seed: options.seed,
     checkResponses: options.checkResponses ?? false,
     publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl,
     subscriptionMail: options.subscriptionMail,
@@ -237,7 +256,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   for (const module of ROUTE_MODULES) module.register(app, context);
   registerMetrics(app, metrics, accounts, { writeToSocket: !faults.active });
 
-  return { app, store, repositories, metrics, agents, close: () => store.close() };
+  return { app, store, repositories, metrics, agents, ready, close: () => store.close() };
 }
 
 function rateHeaders(decision: RateDecision): Record<string, string> {

@@ -120,6 +120,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     publicUrl: () => publicUrl ?? listeningUrl,
     ...(mailing ? { subscriptionMail: { limits: options.subscribeLimits } } : {}),
   });
+  try {
+    await service.ready;
+  } catch (error) {
+    service.close();
+    throw error;
+  }
   const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
   if (options.agents && !schedulingOptions) {
     service.close();

@@ -3,17 +3,17 @@
  * channels and services, the assigned `frequencyOffset`, merge on PUT, secrets hidden on the way out,
  * and the alert-subscription index. Written over the storage ports a route's unit of work hands in
  * (`tx`), so each write is one transaction on every engine: the check, its subscription index and the
- * Idempotency-Key response. `createCheckInStore` is the synchronous create the `--seed` loader uses.
+ * Idempotency-Key response. The `--seed` loader creates its checks here too, under the ids it names.
  */
 import { createHash } from 'node:crypto';
 import { frequencyOffsetKind, frequencyOffsetProblem, maxFrequencyOffset } from '@vigil/schema';
-import { invalid, notFound } from './errors.js';
+import { conflict, invalid, notFound } from './errors.js';
 import { JsonBytes, RawJson, SerializedPage } from './json-text.js';
-import type { AlertChannelSubscription, Page, StoredDoc, Store } from '../store/index.js';
+import type { AlertChannelSubscription, Page, StoredDoc } from '../store/index.js';
 import type { CheckRunState, DocumentPageRequest, ResourceDocument } from '../store/document-ports.js';
 import type { TransactionPorts } from '../store/ports.js';
 import type { CheckVariant } from './check-variants.js';
-import { assertChannelsExist as assertStoredChannelsExist, indexSubscriptions as indexStoredSubscriptions, resolveSubscriptions as resolveStoredSubscriptions, summarizeChannels } from './alerting.js';
+import { summarizeChannels } from './alerting.js';
 import { hideSecretValues, mergeUpdate, nullsForAbsent } from './documents.js';
 import { heartbeatOnCreate, keepPingToken } from '../heartbeats/tokens.js';
 import { HEARTBEAT_TYPE_TEXT, withPingUrl } from '../heartbeats/ping-urls.js';
@@ -160,11 +160,14 @@ function newCheckDocument(
   } as StoredDoc;
 }
 
-/** `channels`: the account's, over `tx`; the caller presents the check with the same, so they are read once. */
+/**
+ * `channels`: the account's, over `tx`; the caller presents the check with the same, so they are read
+ * once. `id`: the id a `--seed` file names (the routes let the store allocate it); a 409 when taken.
+ */
 export async function createCheck(
   tx: CheckPorts,
   accountId: string,
-  options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean; channels: AccountChannels },
+  options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean; channels: AccountChannels; id?: string },
 ): Promise<StoredDoc> {
   const { body } = options;
   await assertReferences(tx, accountId, body);
@@ -174,37 +177,12 @@ export async function createCheck(
     newCheck: true,
   });
   const now = new Date().toISOString();
-  const doc = (await tx.documents.insert('checks', accountId, (id) => newCheckDocument(id, { ...options, alertChannelSubscriptions, now }))) as StoredDoc;
+  const doc = options.id === undefined
+    ? ((await tx.documents.insert('checks', accountId, (id) => newCheckDocument(id, { ...options, alertChannelSubscriptions, now }))) as StoredDoc)
+    : newCheckDocument(options.id, { ...options, alertChannelSubscriptions, now });
+  if (options.id !== undefined && !(await tx.documents.insertWithId('checks', accountId, doc))) throw conflict(`Check ${options.id} already exists`);
   // A new id has no index rows yet, so only a check that subscribes needs the index written.
   if (alertChannelSubscriptions.length > 0) await tx.alertSubscriptions.replace(accountId, 'check', String(doc.id), alertChannelSubscriptions);
-  return doc;
-}
-
-/** `createCheck` on the synchronous store, for the `--seed` loader (which runs before the service serves). */
-export function createCheckInStore(store: Store, accountId: string, options: { variant: CheckVariant; body: CheckBody; autoAssignAlerts: boolean }): StoredDoc {
-  const { body } = options;
-  const groupId = body['groupId'];
-  if (typeof groupId === 'number' && !store.checkGroups.get(accountId, groupId)) {
-    throw invalid(`"groupId" references check group ${groupId}, which does not exist`, ['groupId']);
-  }
-  assertStoredChannelsExist(store, accountId, body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined);
-  const trigger = body['triggerIncident'] as { serviceId?: string } | null | undefined;
-  if (trigger?.serviceId !== undefined && !store.services.get(accountId, trigger.serviceId)) {
-    throw invalid(`"triggerIncident.serviceId" references status-page service ${trigger.serviceId}, which does not exist`, ['triggerIncident.serviceId']);
-  }
-  const now = new Date().toISOString();
-  const doc = store.checks.insert(accountId, (id) =>
-    newCheckDocument(id, {
-      ...options,
-      alertChannelSubscriptions: resolveStoredSubscriptions(store, accountId, {
-        sent: (body['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? [],
-        autoAssignAlerts: options.autoAssignAlerts,
-        newCheck: true,
-      }),
-      now,
-    }),
-  );
-  if ((doc['alertChannelSubscriptions'] as AlertChannelSubscription[]).length > 0) indexStoredSubscriptions(store, accountId, 'check', doc);
   return doc;
 }
 

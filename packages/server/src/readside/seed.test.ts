@@ -21,14 +21,14 @@ afterEach(() => {
 });
 
 describe('loadSeed', () => {
-  it('loads the fixture and reports what it added', () => {
-    const summary = loadSeed(openRepositories(memoryStore()), SEED);
+  it('loads the fixture and reports what it added', async () => {
+    const summary = await loadSeed(openRepositories(memoryStore()), SEED);
     expect(summary).toEqual({ checks: 5, checkResults: 18, heartbeatEvents: 17, statusPages: 2, subscriptions: 13 });
   });
 
-  it('keeps the seed’s check ids and creates checks with the create defaults', () => {
+  it('keeps the seed’s check ids and creates checks with the create defaults', async () => {
     const store = memoryStore();
-    loadSeed(openRepositories(store), SEED);
+    await loadSeed(openRepositories(store), SEED);
     expect(store.checks.get('acme', IDS.apiCheck)).toMatchObject({
       id: IDS.apiCheck,
       checkType: 'API',
@@ -40,20 +40,20 @@ describe('loadSeed', () => {
     expect(store.checks.get('globex', IDS.apiCheck)).toBeUndefined();
   });
 
-  it('adds nothing when the same seed is loaded again', () => {
+  it('adds nothing when the same seed is loaded again', async () => {
     const store = memoryStore();
-    loadSeed(openRepositories(store), SEED);
-    expect(loadSeed(openRepositories(store), SEED)).toEqual({ checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 });
+    await loadSeed(openRepositories(store), SEED);
+    expect(await loadSeed(openRepositories(store), SEED)).toEqual({ checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM check_results').get()).toEqual({ n: 18 });
     expect(store.db.prepare('SELECT COUNT(*) AS n FROM status_page_subscriptions').get()).toEqual({ n: 13 });
   });
 
-  it('stores a status page’s cards, creating each service it names with the seed’s id unless stored, for that account only', () => {
+  it('stores a status page’s cards, creating each service it names with the seed’s id unless stored, for that account only', async () => {
     const store = memoryStore();
     const serviceId = '3f1c1a52-6f0e-4c1e-9d55-0d5f3f1b7a10';
     const seed = { accounts: [{ accountId: 'acme', statusPages: [{ id: 'p1', name: 'Acme', cards: [{ name: 'Web', services: [{ id: serviceId, name: 'Shop' }] }] }] }] };
-    loadSeed(openRepositories(store), seed);
-    loadSeed(openRepositories(store), seed);
+    await loadSeed(openRepositories(store), seed);
+    await loadSeed(openRepositories(store), seed);
     expect(store.services.get('acme', serviceId)).toMatchObject({ id: serviceId, name: 'Shop' });
     expect(store.services.all('acme')).toHaveLength(1);
     expect(store.services.get('globex', serviceId)).toBeUndefined();
@@ -77,20 +77,26 @@ describe('loadSeed', () => {
       /^seed: accounts\.0\.heartbeatEvents\.0\.checkId: /],
     ['an unknown heartbeat state', account({ heartbeatEvents: [{ checkId: 'x', state: 'ON_TIME', timestamp: 'now' }] }),
       /^seed: accounts\.0\.heartbeatEvents\.0\.state: /],
-  ])('refuses %s, naming the path', (_case, seed, message) => {
-    expect(() => loadSeed(openRepositories(memoryStore()), seed)).toThrow(message);
+    ['a check id another account holds', { accounts: [{ accountId: 'acme', checks: [apiCheck] }, { accountId: 'globex', checks: [apiCheck] }] },
+      /^seed: accounts\.1\.checks\.0\.id: check "c1" belongs to another account$/],
+    ['a service id another account holds', { accounts: ['acme', 'globex'].map((accountId) => ({ accountId, statusPages: [{ id: `p-${accountId}`, name: 'P', cards: [{ name: 'Web', services: [{ id: 's1' }] }] }] })) },
+      /^seed: accounts\.1\.statusPages\.0\.cards\.0\.services\.0\.id: service "s1" belongs to another account$/],
+    ['a check id longer than any stored', account({ checks: [{ ...apiCheck, id: 'c'.repeat(256) }] }),
+      /^seed: accounts\.0\.checks\.0\.id: at most 255 characters, got 256$/],
+  ])('refuses %s, naming the path', async (_case, seed, message) => {
+    await expect(loadSeed(openRepositories(memoryStore()), seed)).rejects.toThrow(message);
   });
 
-  it('refuses an account the server does not know', () => {
-    expect(() => loadSeed(openRepositories(memoryStore()), account({}), { knownAccountIds: ['other'] })).toThrow(
+  it('refuses an account the server does not know', async () => {
+    await expect(loadSeed(openRepositories(memoryStore()), account({}), { knownAccountIds: ['other'] })).rejects.toThrow(
       new SeedError('seed: accounts.0.accountId: account "acme" is not configured on this server'),
     );
   });
 
-  it('stores nothing from a seed that fails part-way', () => {
+  it('stores nothing from a seed that fails part-way', async () => {
     const store = memoryStore();
     const seed = account({ checks: [apiCheck], checkResults: [{ checkId: 'missing', created_at: 'now', runLocation: 'eu-west-1' }] });
-    expect(() => loadSeed(openRepositories(store), seed)).toThrow(SeedError);
+    await expect(loadSeed(openRepositories(store), seed)).rejects.toThrow(SeedError);
     expect(store.checks.get('acme', 'c1')).toBeUndefined();
   });
 });

@@ -24,7 +24,8 @@
  * Checks are created exactly like `POST /v1/checks/api`, `/multistep` or `/v1/checks` (same schema,
  * same defaults) and keep the seed's `id`. Results are completed to the full check-result shape
  * (name from the check, `startedAt`/`stoppedAt` from `created_at` and `responseTime`, ...).
- * Loading is idempotent: a check, result, event or subscription whose id is already stored is
+ * A load is one unit of work over the storage ports (either engine): a seed refused part-way stores
+ * nothing. Loading is idempotent: a check, result, event or subscription whose id is already stored is
  * skipped, so restarting on the same `--data` directory with the same seed adds nothing (and a
  * relative time keeps the instant it resolved to at the load that stored it). A result without `id`
  * gets one derived from its check and position in the file, for the same reason.
@@ -36,12 +37,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { HeartbeatEventState, Location, ResultType, SubscriptionStatus } from '@vigil/schema';
-import { createCheckInStore } from '../domain/checks.js';
+import { AccountChannels, createCheck } from '../domain/checks.js';
 import { createSchemaOf, variantOfType } from '../domain/check-variants.js';
+import { DomainError } from '../domain/errors.js';
 import type { Repositories } from '../repositories.js';
-import type { Store, StoredDoc } from '../store/index.js';
-import { renameSeededCheck, renameSeededService } from '../store/sqlite/seeded-ids.js';
-import type { StoredResult } from './results-store.js';
+import type { StoredDoc } from '../store/index.js';
+import type { CheckResultDocument, ErrorOccurrence, TransactionPorts } from '../store/ports.js';
+import { errorMessagesOf } from './error-groups.js';
+import { boundResult } from './result-bounds.js';
 
 /** A seed that does not fit the format; the message names the offending path. */
 export class SeedError extends Error {
@@ -127,58 +130,72 @@ export interface SeedSummary {
   subscriptions: number;
 }
 
-/** Validates `seed` and stores what it holds (see the module comment); returns what was added. */
-export function loadSeed(repositories: Pick<Repositories, 'store' | 'readSide'>, seed: unknown, options: LoadSeedOptions = {}): SeedSummary {
-  const { store } = repositories;
+/** The longest id the documents port reads (checks, services); a longer one names nothing stored. */
+const MAX_DOCUMENT_ID = 255;
+
+/**
+ * Validates `seed` and stores what it holds in one unit of work (see the module comment); resolves to
+ * what was added. Rejects with a SeedError naming the offending path, having stored nothing.
+ */
+export async function loadSeed(repositories: Pick<Repositories, 'ports'>, seed: unknown, options: LoadSeedOptions = {}): Promise<SeedSummary> {
   const parsed = SeedFile.safeParse(seed);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new SeedError(`seed: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   const now = options.now ?? new Date();
-  const summary: SeedSummary = { checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 };
-  const { results, pages } = repositories.readSide;
-  store.transaction(() => {
-    parsed.data.accounts.forEach((account, accountIndex) => {
+  return repositories.ports.transaction(async (tx) => {
+    const summary: SeedSummary = { checks: 0, checkResults: 0, heartbeatEvents: 0, statusPages: 0, subscriptions: 0 };
+    for (const [accountIndex, account] of parsed.data.accounts.entries()) {
       const at = `accounts.${accountIndex}`;
       if (options.knownAccountIds && !options.knownAccountIds.includes(account.accountId)) {
         throw new SeedError(`seed: ${at}.accountId: account "${account.accountId}" is not configured on this server`);
       }
       const accountId = account.accountId;
-      if (account.profile) pages.saveProfile(accountId, account.profile);
-      account.checks.forEach((check, index) => {
-        if (seedCheck(store, accountId, check, `${at}.checks.${index}`)) summary.checks += 1;
-      });
-      account.checkResults.forEach((result, index) => {
+      if (account.profile) await tx.accountProfiles.save(accountId, account.profile);
+      for (const [index, check] of account.checks.entries()) {
+        if (await seedCheck(tx, accountId, check, `${at}.checks.${index}`)) summary.checks += 1;
+      }
+      for (const [index, result] of account.checkResults.entries()) {
         const path = `${at}.checkResults.${index}`;
-        const check = store.checks.get(accountId, result.checkId);
+        const check = await storedCheck(tx, accountId, result.checkId);
         if (!check) throw new SeedError(`seed: ${path}.checkId: check "${result.checkId}" is not in the seed or the store`);
-        const full = completeResult(result, { check, now, path, fallbackId: derivedId(accountId, result.checkId, 'result', index) });
-        if (results.recordResult(accountId, full)) summary.checkResults += 1;
-      });
-      account.heartbeatEvents.forEach((event, index) => {
+        const full = boundResult(completeResult(result, { check, now, path, fallbackId: derivedId(accountId, result.checkId, 'result', index) }));
+        if (await tx.checkResults.appendKept(accountId, full)) {
+          summary.checkResults += 1;
+          // Folded as a scheduled run's errors are, in the unit that stores the result.
+          const createdMs = Date.parse(full.created_at);
+          const occurrences: ErrorOccurrence[] = errorMessagesOf(full as Parameters<typeof errorMessagesOf>[0]).map((message) => ({ checkId: full.checkId, message, at: createdMs }));
+          if (occurrences.length > 0) await tx.errorGroups.fold(accountId, occurrences);
+        }
+      }
+      for (const [index, event] of account.heartbeatEvents.entries()) {
         const path = `${at}.heartbeatEvents.${index}`;
-        if (!store.checks.get(accountId, event.checkId)) throw new SeedError(`seed: ${path}.checkId: check "${event.checkId}" is unknown`);
-        const added = results.recordHeartbeatEvent(accountId, event.checkId, {
+        if (!(await storedCheck(tx, accountId, event.checkId))) throw new SeedError(`seed: ${path}.checkId: check "${event.checkId}" is unknown`);
+        const stored = {
           id: event.id ?? derivedId(accountId, event.checkId, 'heartbeat', index),
           state: event.state,
           timestamp: resolveTime(event.timestamp, now, `${path}.timestamp`),
           source: event.source,
           userAgent: event.userAgent,
-        });
+        };
+        const added = await tx.heartbeatPings.record({ accountId, checkId: event.checkId, id: stored.id, atMs: Date.parse(stored.timestamp), doc: JSON.stringify(stored) });
         if (added) summary.heartbeatEvents += 1;
-      });
-      account.statusPages.forEach((page, pageIndex) => {
-        if (!pages.statusPage(accountId, page.id)) summary.statusPages += 1;
-        for (const card of page.cards) {
-          for (const service of card.services) seedService(store, accountId, service.id, service.name ?? card.name);
+      }
+      for (const [pageIndex, page] of account.statusPages.entries()) {
+        const pageAt = `${at}.statusPages.${pageIndex}`;
+        if (!(await tx.statusPages.get(accountId, page.id))) summary.statusPages += 1;
+        for (const [cardIndex, card] of page.cards.entries()) {
+          for (const [serviceIndex, service] of card.services.entries()) {
+            await seedService(tx, accountId, service.id, service.name ?? card.name, `${pageAt}.cards.${cardIndex}.services.${serviceIndex}.id`);
+          }
         }
         const cards = page.cards.map((card) => ({ name: card.name, services: card.services.map((service) => ({ id: service.id })) }));
-        pages.saveStatusPage(accountId, { id: page.id, name: page.name, cards });
-        page.subscriptions.forEach((subscription, index) => {
-          const path = `${at}.statusPages.${pageIndex}.subscriptions.${index}`;
+        await tx.statusPages.save(accountId, { id: page.id, name: page.name, cards });
+        for (const [index, subscription] of page.subscriptions.entries()) {
+          const path = `${pageAt}.subscriptions.${index}`;
           const created = subscription.created_at === undefined ? now.toISOString() : resolveTime(subscription.created_at, now, `${path}.created_at`);
-          const added = pages.addSubscription(accountId, page.id, {
+          const added = await tx.statusPages.addSubscription(accountId, page.id, {
             id: subscription.id ?? derivedId(accountId, page.id, 'subscription', index),
             type: 'EMAIL',
             address: subscription.address,
@@ -187,20 +204,25 @@ export function loadSeed(repositories: Pick<Repositories, 'store' | 'readSide'>,
             updated_at: subscription.updated_at ? resolveTime(subscription.updated_at, now, `${path}.updated_at`) : created,
           });
           if (added) summary.subscriptions += 1;
-        });
-      });
-    });
+        }
+      }
+    }
+    return summary;
   });
-  return summary;
+}
+
+/** The account's check of that id, or undefined (also for an id too long to be stored). */
+async function storedCheck(tx: TransactionPorts, accountId: string, id: string): Promise<StoredDoc | undefined> {
+  return id.length > MAX_DOCUMENT_ID ? undefined : ((await tx.documents.get('checks', accountId, id)) as StoredDoc | undefined);
 }
 
 /**
- * Creates a seeded check through the same code as the create endpoints, then gives it the seed's
- * id. The store's collections always allocate ids; a seed must choose them, because its results
- * refer to them. Returns false when the id is already stored (a reload).
+ * Creates a seeded check through the same code as the create endpoints, under the seed's id (its
+ * results refer to it). Returns false when the account has it already (a reload).
  */
-function seedCheck(store: Store, accountId: string, check: { id: string; checkType: string } & Record<string, unknown>, path: string): boolean {
-  if (store.checks.get(accountId, check.id)) return false;
+async function seedCheck(tx: TransactionPorts, accountId: string, check: { id: string; checkType: string } & Record<string, unknown>, path: string): Promise<boolean> {
+  if (check.id.length > MAX_DOCUMENT_ID) throw new SeedError(`seed: ${path}.id: at most ${MAX_DOCUMENT_ID} characters, got ${check.id.length}`);
+  if (await storedCheck(tx, accountId, check.id)) return false;
   const { id: seedId, ...fields } = check;
   const variant = variantOfType(check.checkType);
   const schema = createSchemaOf(variant);
@@ -209,24 +231,28 @@ function seedCheck(store: Store, accountId: string, check: { id: string; checkTy
     const issue = body.error.issues[0]!;
     throw new SeedError(`seed: ${path}.${issue.path.join('.')}: ${issue.message}`);
   }
-  const created = createCheckInStore(store, accountId, { variant, body: body.data as Record<string, unknown>, autoAssignAlerts: false });
-  const allocatedId = String(created.id);
-  renameSeededCheck(store.db, accountId, allocatedId, seedId);
+  try {
+    await createCheck(tx, accountId, { variant, body: body.data as Record<string, unknown>, autoAssignAlerts: false, channels: new AccountChannels(tx, accountId), id: seedId });
+  } catch (error) {
+    // The account does not have it (read above): another account's check holds the id.
+    if (error instanceof DomainError && error.refusal === 'conflict') throw new SeedError(`seed: ${path}.id: check "${seedId}" belongs to another account`);
+    throw error;
+  }
   return true;
 }
 
 /** A status-page service with the seed's id, created like `POST /v1/status-pages/services` unless stored. */
-function seedService(store: Store, accountId: string, id: string, name: string): void {
-  if (store.services.get(accountId, id)) return;
-  const now = new Date().toISOString();
-  const created = store.services.insert(accountId, (allocated) => ({ name, id: allocated, created_at: now, updated_at: null }));
-  renameSeededService(store.db, accountId, String(created.id), id);
+async function seedService(tx: TransactionPorts, accountId: string, id: string, name: string, path: string): Promise<void> {
+  if (id.length > MAX_DOCUMENT_ID) throw new SeedError(`seed: ${path}: at most ${MAX_DOCUMENT_ID} characters, got ${id.length}`);
+  if (await tx.documents.get('services', accountId, id)) return;
+  const created = await tx.documents.insertWithId('services', accountId, { name, id, created_at: new Date().toISOString(), updated_at: null });
+  if (!created) throw new SeedError(`seed: ${path}: service "${id}" belongs to another account`);
 }
 
 function completeResult(
   result: z.output<typeof SeedResult>,
   context: { check: StoredDoc; now: Date; path: string; fallbackId: string },
-): StoredResult {
+): CheckResultDocument {
   const createdAt = resolveTime(result.created_at, context.now, `${context.path}.created_at`);
   const started = Date.parse(createdAt);
   const isApi = context.check['checkType'] === 'API';

@@ -44,9 +44,8 @@
  * A new table is a new step appended to the one list in store/sqlite/migrations/ (the store runs
  * every step when it opens the database). Core collections are
  * `ctx.store.checks`, `.checkGroups`, `.maintenanceWindows`, `.services`, `.alertChannels`
- * (`get(accountId, id)`, `page(accountId, {limit, page, filters})`, ...). `ctx.seed` is the parsed
- * `--seed` file (or undefined); a module that loads seed data must tolerate a restart on the same
- * data directory (load once, e.g. keyed by the seed's ids).
+ * (`get(accountId, id)`, `page(accountId, {limit, page, filters})`, ...). The `--seed` file is
+ * loaded by createApp (readside/seed.ts), not by a route module.
  * Check documents carry plain columns `check_type`, `group_id` and `service_id` (from
  * `triggerIncident.serviceId`) for SQL look-ups; prefer them to `json_extract` on `doc`.
  */
@@ -66,9 +65,7 @@ import * as maintenanceWindows from './maintenance-windows.js';
 import * as privateLocations from './private-locations.js';
 import * as openapi from './openapi.js';
 import * as services from './status-page-services.js';
-// Read side (check results, analytics, error groups, heartbeats, incidents, subscriptions, accounts,
-// triggers) and the `--seed` loader, which must run after the core modules' tables exist.
-import * as seed from './seed.js';
+// Read side (check results, analytics, error groups, heartbeats, incidents, subscriptions, accounts, triggers).
 import * as health from './health.js';
 import * as accountsRoutes from './accounts.js';
 import * as analytics from './analytics.js';
@@ -92,8 +89,6 @@ export interface RouteContext {
   /** What the service keeps, built once for the app (../repositories.ts). */
   readonly repositories: Repositories;
   readonly accounts: AccountRegistry;
-  /** The parsed `--seed` file, if any. */
-  readonly seed: unknown;
   /**
    * The URL this service is reached at (`--public-url`, else the one it listens on), for URLs the
    * responses carry (a heartbeat's `pingUrl`); undefined for an app served without a socket.
@@ -116,14 +111,13 @@ export interface RouteModule {
 /** Every route module, in registration order (static paths are matched before parameters anyway). */
 export const ROUTE_MODULES: readonly RouteModule[] = [
   health, openapi, alertChannels, checkGroups, checks, maintenanceWindows, privateLocations, services, dashboards,
-  checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, statusPages, accountsRoutes, triggers, clientReads, state, publicPages, seed,
+  checkResults, checkStatuses, alertNotifications, heartbeats, pings, analytics, errorGroups, incidents, subscriptions, statusPages, accountsRoutes, triggers, clientReads, state, publicPages,
 ];
 
 export function buildRouteContext(options: {
   app: Hono<AppEnv>;
   repositories: Repositories;
   accounts: AccountRegistry;
-  seed: unknown;
   checkResponses: boolean;
   publicUrl?: () => string | undefined;
   subscriptionMail?: SubscriptionMailOptions | undefined;
@@ -137,7 +131,6 @@ export function buildRouteContext(options: {
     store,
     repositories,
     accounts: options.accounts,
-    seed: options.seed,
     publicUrl: options.publicUrl ?? (() => undefined),
     subscriptionMail: options.subscriptionMail,
     agents: options.agents,
