@@ -257,35 +257,3 @@ describe('Store.writeBatched (group commit)', () => {
   });
 });
 
-describe('Collection.changedSince', () => {
-  it('names each document written after a revision once, and nothing once that is no longer known', () => {
-    const store = new Store(':memory:');
-    const before = store.checks.revision;
-    const first = store.checks.insert('acct', (id) => ({ id, name: 'a' }));
-    const second = store.checks.insert('acct', (id) => ({ id, name: 'b' }));
-    const middle = store.checks.revision;
-    store.checks.replace('acct', { ...first, name: 'a2' });
-    store.checks.remove('acct', first.id);
-    expect(store.checks.changedSince(before)).toEqual(expect.arrayContaining([{ accountId: 'acct', id: String(first.id) }, { accountId: 'acct', id: String(second.id) }]));
-    expect(store.checks.changedSince(before)).toHaveLength(2);
-    expect(store.checks.changedSince(middle)).toEqual([{ accountId: 'acct', id: String(first.id) }]);
-    expect(store.checks.changedSince(store.checks.revision)).toEqual([]);
-    // A rolled-back batch: which rows it touched is unknown, so a reader must read everything.
-    store.checks.forgetPositions();
-    expect(store.checks.changedSince(middle)).toBeUndefined();
-    store.close();
-  });
-
-  it('keeps answering for recent revisions after many writes, and not for ones it has forgotten', () => {
-    const store = new Store(':memory:');
-    const check = store.checks.insert('acct', (id) => ({ id, name: 'a' }));
-    const start = store.checks.revision;
-    for (let write = 0; write < 10_000; write++) store.checks.replace('acct', { ...check, name: `a${write}` });
-    const recent = store.checks.revision;
-    const other = store.checks.insert('acct', (id) => ({ id, name: 'b' }));
-    expect(store.checks.changedSince(start)).toBeUndefined();
-    expect(store.checks.changedSince(recent - 1)).toEqual(expect.arrayContaining([{ accountId: 'acct', id: String(check.id) }, { accountId: 'acct', id: String(other.id) }]));
-    expect(store.checks.changedSince(recent)).toEqual([{ accountId: 'acct', id: String(other.id) }]);
-    store.close();
-  });
-});

@@ -106,12 +106,6 @@ function everyNth(values: readonly number[], n: number): number[] {
   return picked;
 }
 
-/**
- * Writes remembered for `changedSince` (at least this many, at most twice); a reader further behind
- * reads the whole collection.
- */
-const CHANGE_LOG_SIZE = 4096;
-
 export class Collection<T extends { id: PublicId }> {
   readonly table: string;
   readonly idKind: IdKind;
@@ -134,11 +128,6 @@ export class Collection<T extends { id: PublicId }> {
    * stepping over (N-1) × limit index entries, which made deep pages several times dearer than page 1.
    */
   readonly #positions = new BoundedMap<string, ListPositions>(MAX_REMEMBERED_FILTERS);
-  #revision = 0;
-  /** The documents written at the latest revisions, oldest first (CHANGE_LOG_SIZE to twice that). */
-  readonly #changes: Array<{ revision: number; accountId: string; id: string }> = [];
-  /** `changedSince` answers for revisions at or after this one; older ones need a full read. */
-  #changesKnownFrom = 0;
 
   constructor(db: SqliteDatabase, table: string, idKind: IdKind, columns: readonly IndexedColumn[] = []) {
     this.#db = db;
@@ -173,7 +162,7 @@ export class Collection<T extends { id: PublicId }> {
     const id: PublicId = this.#nextId ? this.#nextId(this.table, accountId) : uuidV7();
     const doc = build(id);
     this.#insert.run(accountId, String(id), JSON.stringify(doc), ...this.#columnValues(doc));
-    this.#wrote(accountId, String(id));
+    this.#wrote();
     return doc;
   }
 
@@ -183,32 +172,8 @@ export class Collection<T extends { id: PublicId }> {
    */
   insertWithId(accountId: string, doc: T): boolean {
     if (this.#insertUnlessTaken.run(accountId, String(doc.id), JSON.stringify(doc), ...this.#columnValues(doc)).changes === 0) return false;
-    this.#wrote(accountId, String(doc.id));
+    this.#wrote();
     return true;
-  }
-
-  /**
-   * Goes up on every write through this collection (a rolled-back one too), so a reader that keeps
-   * a copy of the whole collection (the scheduler) re-reads it only after a change. Writes by other
-   * connections do not count: watch the database's `data_version` for those.
-   */
-  get revision(): number {
-    return this.#revision;
-  }
-
-  /**
-   * The documents written through this collection after `revision` (each once), so a reader's copy
-   * can follow with a read of those rows only; undefined when that is no longer known (too many
-   * writes since, or a rolled-back batch): read everything.
-   */
-  changedSince(revision: number): Array<{ accountId: string; id: string }> | undefined {
-    if (revision < this.#changesKnownFrom) return undefined;
-    const changed = new Map<string, { accountId: string; id: string }>();
-    for (let index = this.#changes.length - 1; index >= 0 && this.#changes[index]!.revision > revision; index--) {
-      const change = this.#changes[index]!;
-      changed.set(`${change.accountId}\n${change.id}`, { accountId: change.accountId, id: change.id });
-    }
-    return [...changed.values()];
   }
 
   get(accountId: string, id: PublicId): T | undefined {
@@ -219,18 +184,18 @@ export class Collection<T extends { id: PublicId }> {
   /** Stores `doc` in place of the document with its id; false when the account has none. */
   replace(accountId: string, doc: T): boolean {
     const replaced = this.#update.run(JSON.stringify(doc), ...this.#columnValues(doc), accountId, String(doc.id)).changes > 0;
-    this.#wrote(accountId, String(doc.id));
+    this.#wrote();
     return replaced;
   }
 
   remove(accountId: string, id: PublicId): boolean {
-    this.#wrote(accountId, String(id));
+    this.#wrote();
     return this.#delete.run(accountId, String(id)).changes > 0;
   }
 
   /**
-   * Drops the totals and positions list calls learned, keeping the revision: another connection
-   * wrote to the file (they were learned from rows it may have changed), not this one.
+   * Drops the totals and positions list calls learned: another connection wrote to the file (they
+   * were learned from rows it may have changed).
    */
   forgetListPositions(): void {
     this.#positions.clear();
@@ -239,19 +204,10 @@ export class Collection<T extends { id: PublicId }> {
   /** Drops what list calls learned (after a rolled-back write). */
   forgetPositions(): void {
     this.#positions.clear();
-    this.#revision += 1;
-    // Which rows the rolled-back writes touched is not known here: readers must read everything.
-    this.#changes.length = 0;
-    this.#changesKnownFrom = this.#revision;
   }
 
-  #wrote(accountId: string, id: string): void {
+  #wrote(): void {
     this.#positions.clear();
-    this.#revision += 1;
-    this.#changes.push({ revision: this.#revision, accountId, id });
-    // Trimmed a log's length at a time: dropping the oldest entry at every write moved the 4,096
-    // others each time, about 17 µs, a twentieth of an API create.
-    if (this.#changes.length >= 2 * CHANGE_LOG_SIZE) this.#changesKnownFrom = this.#changes.splice(0, this.#changes.length - CHANGE_LOG_SIZE).at(-1)!.revision;
   }
 
   #columnValues(doc: T): Array<string | number | null> {
