@@ -18,7 +18,7 @@ afterEach(() => {
 /** A service with its agent routes, `runs` runs (of as many checks) leased to agent-1, and a courier posting to it. */
 async function world(runs: number) {
   const service = createApp();
-  const hub = new AgentHub({ store: service.store, leaseMs: 30_000 });
+  const hub = new AgentHub({ ports: service.repositories.ports, leaseMs: 30_000 });
   const keys = new AgentKeyRing([{ location: 'eu-west-1', key: KEY }]);
   registerAgentRoutes(service.app, { hub, keys: () => keys });
   hub.start(reportRecorder({ store: service.store }));

@@ -142,7 +142,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   });
   const { metricsToken } = options;
   // An agent's run counts as started when it is first handed out, as an in-process run when it starts.
-  const agentHub = new AgentHub({ store, ports: repositories.ports, onRunStarted: (dueMs, nowMs) => metrics.runStarted(dueMs, nowMs), ...(options.agentLeaseMs === undefined ? {} : { leaseMs: options.agentLeaseMs }) });
+  const agentHub = new AgentHub({ ports: repositories.ports, onRunStarted: (dueMs, nowMs) => metrics.runStarted(dueMs, nowMs), ...(options.agentLeaseMs === undefined ? {} : { leaseMs: options.agentLeaseMs }) });
   const agents = { hub: agentHub, privateKeys: new PrivateLocationKeys(repositories.ports.privateLocations), authFailures };
   const app = new Hono<AppEnv>();
   const ready = options.seed === undefined ? Promise.resolve() : loadSeed(repositories, options.seed, { knownAccountIds: accounts.all().map((account) => account.id) }).then(() => undefined);

@@ -10,9 +10,11 @@
  *   its agent is executed once more by a peer and recorded once.
  * - Not executed: a run waiting for a lease period with no live agent of its location is recorded
  *   as not executed (notExecutedReport), never dropped silently. It moves no alert state.
- * - Agents are known by what they last said (their poll): id, location, versions, runs in flight.
- *   One silent for two lease periods is gone. This is this process's view; a run never depends on
- *   it except for the not-executed decision above.
+ * - Agents are known by what they last said (their poll): id, location, versions, runs in flight,
+ *   kept through the agent-presence port (sightings.ts), so every replica knows the agents that poll
+ *   any replica. One silent for two lease periods is gone, and so is a private location's agent
+ *   whose key was revoked. A run never depends on it except for the not-executed decision above,
+ *   which asks whether any agent of the run's queue is live on any replica.
  * - Queues: a public location's runs wait in one queue named after it; a private location's in the
  *   queue of its account (`slug@account`, routing.ts), so an agent only ever gets its own account's runs.
  * - A revoked key (a private location's key deleted) ends the polls of its agents at once and
@@ -22,12 +24,11 @@ import { MAX_AGENT_LEASE_MS, type AgentInfo, type AgentPoll, type RunReport } fr
 import type { RunnerReport } from '@vigil/runner';
 import type { RecordReport } from '../scheduler/execute.js';
 import type { RunJob } from '../scheduler/queue.js';
-import type { AgentLeases, LeasedRun } from '../store/agent-ports.js';
-import type { Store } from '../store/index.js';
+import { AGENT_PRESENCE_RETENTION_MS, type AgentLeases, type AgentPresence, type AgentPresenceRecord, type LeasedRun } from '../store/agent-ports.js';
 import type { StoragePorts, TransactionPorts } from '../store/ports.js';
-import { sqlitePorts } from '../store/sqlite/index.js';
 import { notExecutedReport, runJobOfWire, wireJobOfRun } from './jobs.js';
 import { agentQueueOf, describeQueue } from './routing.js';
+import { AgentSightings, sightingOf } from './sightings.js';
 
 /** Default lease period: long enough for a poll round trip, short enough that a lost run is re-run soon. */
 export const DEFAULT_AGENT_LEASE_MS = 30_000;
@@ -37,11 +38,12 @@ export const MIN_AGENT_LEASE_MS = 1000;
 const WAITING_BATCH = 500;
 /** The longest a poll is held open when there is nothing to hand out. */
 const MAX_POLL_MS = 20_000;
+/** How often a hub forgets agents not heard from for AGENT_PRESENCE_RETENTION_MS. */
+const PRESENCE_PRUNE_EVERY_MS = 60_000;
 
 export interface AgentHubOptions {
-  /** The storage ports the runs and leases go through; without them, SQLite ports of `store`'s own. */
-  ports?: StoragePorts;
-  store: Store;
+  /** The storage ports the runs, their leases and the agents' presence go through. */
+  ports: Pick<StoragePorts, 'agentLeases' | 'agentPresence'>;
   /** Lease period (at most MAX_AGENT_LEASE_MS). */
   leaseMs?: number;
   now?: () => number;
@@ -59,21 +61,6 @@ export interface AgentIdentity {
   readonly privateLocation?: { readonly accountId: string; readonly id: string; readonly keyId: string };
 }
 
-interface KnownAgent {
-  agentId: string;
-  location: string;
-  queue: string;
-  privateLocation: AgentIdentity['privateLocation'];
-  agentVersion: string;
-  wireVersion: number;
-  lastSeenMs: number;
-  runsInFlight: number;
-  /** Polls of this agent open now: an agent waiting in a poll is live however long it waits. */
-  polling: number;
-  /** Its key was revoked: gone from then on, until it polls again with a key that is good. */
-  revoked: boolean;
-}
-
 /** A report refused, for the route to answer (409 or 400). */
 export class ReportRefusal extends Error {
   override readonly name = 'ReportRefusal';
@@ -88,9 +75,10 @@ export class ReportRefusal extends Error {
 export class AgentHub {
   readonly leaseMs: number;
   readonly #leases: AgentLeases;
+  readonly #presence: AgentPresence;
+  readonly #sightings: AgentSightings;
   readonly #now: () => number;
   readonly #log: (line: string) => void;
-  readonly #agents = new Map<string, KnownAgent>();
   /** Polls waiting for work, by queue. */
   readonly #waiters = new Map<string, Set<() => void>>();
   /** Open polls of agents holding a private location's key, by key id: ended when it is revoked. */
@@ -108,9 +96,11 @@ export class AgentHub {
   #record: RecordReport | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  #prunedPresenceMs = Number.NEGATIVE_INFINITY;
 
   constructor(options: AgentHubOptions) {
-    this.#leases = (options.ports ?? sqlitePorts(options.store)).agentLeases;
+    this.#leases = options.ports.agentLeases;
+    this.#presence = options.ports.agentPresence;
     this.leaseMs = options.leaseMs ?? DEFAULT_AGENT_LEASE_MS;
     if (!Number.isInteger(this.leaseMs) || this.leaseMs < MIN_AGENT_LEASE_MS || this.leaseMs > MAX_AGENT_LEASE_MS) {
       throw new RangeError(`the agent lease must be from ${MIN_AGENT_LEASE_MS / 1000} s to ${MAX_AGENT_LEASE_MS / 1000} s, not ${this.leaseMs} ms`);
@@ -118,6 +108,7 @@ export class AgentHub {
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.#onRunStarted = options.onRunStarted;
+    this.#sightings = new AgentSightings(this.#presence, this.#log);
   }
 
   /** How long a poll waits for work: a third of a lease, so an agent renews its leases in time. */
@@ -129,6 +120,7 @@ export class AgentHub {
   start(record: RecordReport): void {
     this.#record = record;
     this.#stopped = false;
+    this.#sightings.start();
     const every = Math.max(50, Math.min(1000, Math.floor(this.leaseMs / 6)));
     this.#timer = setInterval(() => {
       // A sweep slower than the period (a database that answers slowly) is not queued behind again.
@@ -140,6 +132,7 @@ export class AgentHub {
   /** Ends every open poll (they answer no jobs) and stops sweeping. */
   stop(): void {
     this.#stopped = true;
+    this.#sightings.stop();
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
@@ -188,7 +181,6 @@ export class AgentHub {
    * hub stops, or `signal` aborts (the agent went away: nothing is leased to it then).
    */
   async poll(poll: AgentPoll, identity: AgentIdentity, signal?: AbortSignal): Promise<LeasedRun[]> {
-    const agent = this.#seen(poll, identity);
     const ended = new AbortController();
     const end = () => ended.abort();
     signal?.addEventListener('abort', end, { once: true });
@@ -199,8 +191,9 @@ export class AgentHub {
       if (!polls) this.#pollsByKey.set(keyId, (polls = new Set()));
       polls.add(ended);
     }
-    agent.polling++;
     try {
+      // Stored before the poll waits, when it has to be at once (agent-ports.ts): then every replica knows the agent.
+      await this.#sightings.polled(sightingOf(poll, identity, this.#now()));
       if (poll.leases.length > 0) await this.#leases.renew(poll.agentId, poll.leases, this.#now(), this.leaseMs);
       const deadline = this.#now() + this.pollMs;
       for (;;) {
@@ -221,8 +214,7 @@ export class AgentHub {
         polls?.delete(ended);
         if (polls?.size === 0) this.#pollsByKey.delete(keyId);
       }
-      agent.polling--;
-      agent.lastSeenMs = this.#now();
+      this.#sightings.pollEnded(identity.queue, poll.agentId, this.#now());
     }
   }
 
@@ -234,19 +226,29 @@ export class AgentHub {
   }
 
   /**
-   * A private location's key was revoked: the polls of its agents end now (their route answers
-   * 401), and the runs they held go to the location's other agents without waiting for the leases
-   * to expire (a report of the revoked agent is refused by its key anyway).
+   * A private location's key was revoked (its deletion committed): the polls of its agents here end
+   * now (their route answers 401), and the runs its agents held, through any replica, go to the
+   * location's other agents without waiting for the leases to expire (a report of a revoked agent is
+   * refused by its key anyway). The agents are gone on every replica from the commit on, since an
+   * agent counts as live only while its key exists (agent-ports.ts).
    */
   revokeKey(keyId: string): void {
     for (const ended of this.#pollsByKey.get(keyId) ?? []) ended.abort();
     this.#pollsByKey.delete(keyId);
-    const holders = [...this.#agents.values()].filter((agent) => agent.privateLocation?.keyId === keyId);
+    this.#sightings.revoked(keyId);
+    void this.#releaseHoldersOf(keyId);
+  }
+
+  async #releaseHoldersOf(keyId: string): Promise<void> {
+    let holders = this.#sightings.holdersOfKey(keyId);
+    try {
+      holders = [...holders, ...(await this.#presence.holdersOfKey(keyId))];
+    } catch (error) {
+      this.#log(`vigil server: looking up the agents of a revoked key failed: ${String((error as Error)?.stack ?? error)}`);
+    }
     if (holders.length === 0) return;
-    for (const agent of holders) agent.revoked = true;
-    void this.releaseLeases(holders.map((agent) => agent.agentId)).then(() => {
-      for (const queue of new Set(holders.map((agent) => agent.queue))) this.#wake(queue);
-    });
+    await this.releaseLeases([...new Set(holders.map((holder) => holder.agentId))]);
+    for (const queue of new Set(holders.map((holder) => holder.queue))) this.#wake(queue);
   }
 
   /**
@@ -269,8 +271,7 @@ export class AgentHub {
   async report(agentId: string, identity: AgentIdentity, leaseId: string, report: RunReport): Promise<void> {
     const record = this.#record;
     if (!record) throw new ReportRefusal('conflict', 'the service is not running its scheduler yet; report again later');
-    const known = this.#agents.get(agentId);
-    if (known) known.lastSeenMs = this.#now();
+    this.#sightings.reported(identity.queue, agentId, this.#now());
     const held = await this.#leases.leased(leaseId);
     if (!held) throw new ReportRefusal('conflict', `lease ${leaseId} is not held: its run was handed to another agent after the lease expired, or it never existed; this result is not recorded`);
     const { job: wire, queue } = held;
@@ -297,13 +298,15 @@ export class AgentHub {
   }
 
   /**
-   * Every agent this process heard from, live or gone (gone: silent for two lease periods): those of
-   * public locations, and with `accountId` that account's private locations' agents.
+   * Every agent the database knows, heard through any replica, live or gone (gone: silent for two
+   * lease periods, or its private location's key revoked): those of public locations, and with
+   * `accountId` that account's private locations' agents. What this replica heard and has not
+   * written yet (at most a second of it) is taken over the database's older word.
    */
-  agents(accountId?: string): AgentInfo[] {
+  async agents(accountId?: string): Promise<AgentInfo[]> {
     const now = this.#now();
-    return [...this.#agents.values()]
-      .filter((agent) => agent.privateLocation === undefined || agent.privateLocation.accountId === accountId)
+    return this.#sightings
+      .over(await this.#presence.list(accountId), accountId)
       .map((agent) => ({
         agentId: agent.agentId,
         location: agent.location,
@@ -318,8 +321,8 @@ export class AgentHub {
   }
 
   /** The agents of one private location, live or gone, with whether each is live. */
-  agentsOfPrivateLocation(accountId: string, privateLocationId: string): Array<AgentInfo & { live: boolean }> {
-    return this.agents(accountId)
+  async agentsOfPrivateLocation(accountId: string, privateLocationId: string): Promise<Array<AgentInfo & { live: boolean }>> {
+    return (await this.agents(accountId))
       .filter((agent) => agent.privateLocationId === privateLocationId)
       .map((agent) => ({ ...agent, live: agent.state === 'live' }));
   }
@@ -328,14 +331,18 @@ export class AgentHub {
    * Records as not executed the runs that waited a lease period or more in a location with no live
    * agent; wakes the polls of locations whose runs became claimable (an expired lease); counts the
    * runs for the gauges; prunes. Sweeps run one after the other, each as of the moment it was asked
-   * for; the Promise settles when this one ended (a failure is logged). Public so tests can drive it.
+   * for; the Promise settles when this one ended, its runs recorded (a failure is logged). Public so
+   * tests can drive it.
    */
   sweep(): Promise<void> {
     const now = this.#now();
     this.#sweepsPending += 1;
     this.#sweeps = this.#sweeps
       .then(() => this.#sweepAt(now))
-      .catch((error: unknown) => this.#log(`vigil server: sweeping agent runs failed: ${String((error as Error)?.stack ?? error)}`))
+      .catch((error: unknown) => {
+        // Once stopped, the service is closing its database under the sweep: that failure says nothing.
+        if (!this.#stopped) this.#log(`vigil server: sweeping agent runs failed: ${String((error as Error)?.stack ?? error)}`);
+      })
       .finally(() => {
         this.#sweepsPending -= 1;
       });
@@ -344,8 +351,12 @@ export class AgentHub {
 
   async #sweepAt(now: number): Promise<void> {
     const record = this.#record;
-    for (const queue of await this.#leases.openQueues()) {
-      if (this.#liveIn(queue, now)) {
+    const open = await this.#leases.openQueues();
+    // Live on any replica: an agent of the queue heard from within two lease periods, its key held.
+    const live = new Set(await this.#presence.liveQueues(open, now - 2 * this.leaseMs));
+    const recording: Array<Promise<void>> = [];
+    for (const queue of open) {
+      if (live.has(queue)) {
         this.#wake(queue);
         continue;
       }
@@ -358,7 +369,7 @@ export class AgentHub {
           run.handouts > 0 ? `its agent went away and no other agent of ${where} is connected`
           : where.startsWith('private') ? `no agent of ${where} is connected`
           : `no agent of ${where} is connected and the location is not run by the service itself`;
-        record(job, notExecutedReport(job, reason, now), {
+        const recorded = record(job, notExecutedReport(job, reason, now), {
           alert: false,
           guard: async (tx) => {
             if (!(await tx.agentLeases.giveUp(run.accountId, run.key, now))) throw new ReportRefusal('conflict', 'finished meanwhile');
@@ -366,33 +377,24 @@ export class AgentHub {
         }).catch((error: unknown) => {
           if (!(error instanceof ReportRefusal)) this.#log(`vigil server: recording run ${run.key} as not executed failed: ${String((error as Error)?.stack ?? error)}`);
         });
+        recording.push(recorded);
       }
     }
+    // Recorded together, and the sweep ends once they are: the next one finds them finished.
+    await Promise.all(recording);
     const queuedBefore = this.#queuedSinceCount;
     this.#counted = await this.#leases.counts(now);
     this.#queuedSinceCount -= queuedBefore;
     await this.#leases.prune(now);
-  }
-
-  #seen(poll: AgentPoll, identity: AgentIdentity): KnownAgent {
-    const now = this.#now();
-    let agent = this.#agents.get(poll.agentId);
-    if (!agent) {
-      agent = { agentId: poll.agentId, location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: 0, polling: 0, revoked: false };
-      this.#agents.set(poll.agentId, agent);
+    if (now - this.#prunedPresenceMs >= PRESENCE_PRUNE_EVERY_MS && !this.#stopped) {
+      this.#prunedPresenceMs = now;
+      await this.#presence.prune(now - AGENT_PRESENCE_RETENTION_MS);
+      this.#sightings.forget(now - AGENT_PRESENCE_RETENTION_MS);
     }
-    Object.assign(agent, { location: identity.location, queue: identity.queue, privateLocation: identity.privateLocation, agentVersion: poll.agentVersion, wireVersion: poll.wireVersion, lastSeenMs: now, runsInFlight: poll.leases.length, revoked: false });
-    return agent;
   }
 
-  #live(agent: KnownAgent, now: number): boolean {
-    if (agent.revoked) return false;
-    return agent.polling > 0 || now - agent.lastSeenMs < 2 * this.leaseMs;
-  }
-
-  #liveIn(queue: string, now: number): boolean {
-    for (const agent of this.#agents.values()) if (agent.queue === queue && this.#live(agent, now)) return true;
-    return false;
+  #live(agent: AgentPresenceRecord, now: number): boolean {
+    return agent.keyHeld && now - agent.lastSeenMs < 2 * this.leaseMs;
   }
 
   #wake(location: string): void {

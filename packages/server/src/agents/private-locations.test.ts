@@ -90,7 +90,7 @@ describe('private locations’ agents', () => {
     const acme = tenants[0]!;
     const inFlight = poll(service, acme.rawKey, 'acme-agent');
     // Waiting for the hub to see the poll: it is then open, waiting for work.
-    while (!service.agents.hub.agents('acme').some((agent) => agent.agentId === 'acme-agent')) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!(await service.agents.hub.agents('acme')).some((agent) => agent.agentId === 'acme-agent')) await new Promise((resolve) => setTimeout(resolve, 5));
     expect((await call(service, 'DELETE', `/v1/private-locations/${acme.locationId}/keys/${acme.keyId}`, acme.apiKey)).status).toBe(204);
     const ended = await inFlight;
     expect(ended.status).toBe(401);
@@ -98,7 +98,7 @@ describe('private locations’ agents', () => {
     const next = await poll(service, acme.rawKey, 'acme-agent');
     expect(await next.json()).toEqual({ statusCode: 401, error: 'Unauthorized', message: 'Bad Token' });
     // Gone at once: the location lists no agent, and its runs are not held for one.
-    expect(service.agents.hub.agents('acme')).toMatchObject([{ agentId: 'acme-agent', state: 'gone' }]);
+    expect(await service.agents.hub.agents('acme')).toMatchObject([{ agentId: 'acme-agent', state: 'gone' }]);
     const location = (await (await call(service, 'GET', `/v1/private-locations/${acme.locationId}`, acme.apiKey)).json()) as Record<string, unknown>;
     expect(location).toMatchObject({ agentCount: 0, runningAgents: [] });
   });

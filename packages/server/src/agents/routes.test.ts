@@ -29,7 +29,7 @@ afterEach(() => {
 
 function world(): World {
   const service = createApp();
-  const hub = new AgentHub({ store: service.store, leaseMs: LEASE_MS });
+  const hub = new AgentHub({ ports: service.repositories.ports, leaseMs: LEASE_MS });
   const keys = new AgentKeyRing([
     { location: 'eu-west-1', key: KEY },
     { location: 'us-east-1', key: OTHER_KEY },
@@ -237,7 +237,7 @@ describe('agent routes', () => {
       const cut = new AbortController();
       const waiting = fetch(url, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(poll()), signal: cut.signal }).catch(() => 'cut off');
       // The poll is in: the hub knows the agent.
-      while (target.hub.agents().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      while ((await target.hub.agents()).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
       cut.abort();
       expect(await waiting).toBe('cut off');
       // The server saw the connection close (its response's close, which ends the poll, comes with it).
@@ -284,7 +284,7 @@ describe('agent hub', () => {
   it('records a run as not executed once it waited a lease period with no live agent of its location, and never while one is live', async () => {
     const service = createApp();
     let clock = 1_700_000_000_000;
-    const hub = new AgentHub({ store: service.store, leaseMs: LEASE_MS, now: () => clock });
+    const hub = new AgentHub({ ports: service.repositories.ports, leaseMs: LEASE_MS, now: () => clock });
     worlds.push({ service, hub, checkId: '' });
     hub.start(reportRecorder({ store: service.store }));
     const check = service.store.checks.insert('local', (id) => ({ id, name: 'Shop', checkType: 'API', activated: true, locations: ['eu-west-1', 'us-east-1'] }));
@@ -296,10 +296,9 @@ describe('agent hub', () => {
     enqueue('eu-west-1');
     enqueue('us-east-1');
     clock += LEASE_MS - 1;
-    hub.sweep();
+    void hub.sweep();
     clock += 1;
-    hub.sweep();
-    await new Promise((resolve) => setImmediate(resolve));
+    await hub.sweep();
     const stored = readSideOf(service.store).results.factsBetween('local', checkId, 0, clock + 1);
     expect(stored.map((facts) => facts.runLocation)).toEqual(['eu-west-1']);
     const result = readSideOf(service.store).results.result('local', checkId, stored[0]!.id) as Record<string, unknown>;
@@ -309,8 +308,8 @@ describe('agent hub', () => {
       attempts: 0,
       notExecuted: { reason: 'no agent of location eu-west-1 is connected and the location is not run by the service itself' },
     });
-    expect(hub.agents().map((agent) => [agent.agentId, agent.state])).toEqual([['us-agent', 'live']]);
+    expect((await hub.agents()).map((agent) => [agent.agentId, agent.state])).toEqual([['us-agent', 'live']]);
     clock += 2 * LEASE_MS;
-    expect(hub.agents().map((agent) => [agent.agentId, agent.state])).toEqual([['us-agent', 'gone']]);
+    expect((await hub.agents()).map((agent) => [agent.agentId, agent.state])).toEqual([['us-agent', 'gone']]);
   });
 });

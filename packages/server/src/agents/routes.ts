@@ -9,7 +9,8 @@
  *   (`{agentId, reports: [{leaseId, report}]}`): each is checked and answered exactly as if posted
  *   alone (`{results: [{leaseId, status, key?, message?}]}`, in the body's order), and they are
  *   recorded in one group commit instead of one request and one commit each.
- * - `GET /v1/agent/agents`: the agents this service heard from (with an account's API key).
+ * - `GET /v1/agent/agents`: the agents the service heard from through any of its replicas (with an
+ *   account's API key).
  *
  * The first two authenticate with an agent key (`Authorization: Bearer KEY`), never an account
  * key: an operator's key for a public location (`--agent-key`), or a private location's key made
@@ -120,7 +121,7 @@ export function registerAgentRoutes(app: Hono<AppEnv>, options: AgentRoutesOptio
 
   // Behind the app's account authentication like every API route: an account sees the agents of
   // public locations and of its own private locations.
-  app.get(AGENT_LIST_PATH, (c) => c.json(hub.agents(c.get('account')?.id)));
+  app.get(AGENT_LIST_PATH, async (c) => c.json(await hub.agents(c.get('account')?.id)));
 }
 
 /**

@@ -5,8 +5,8 @@
  *
  * Each location has agent keys (`/v1/private-locations/{id}/keys`): made here, the key shown once;
  * revoked here, its agents refused from the revoke's commit on (agents/private-keys.ts, agents/hub.ts).
- * A location as returned lists its keys masked and its agents as this service process knows them
- * (`lastSeen`, `agentCount`, `minAgentVersion`, `runningAgents`, the real service's fields).
+ * A location as returned lists its keys masked and its agents as the database knows them, whichever
+ * replica they poll (`lastSeen`, `agentCount`, `minAgentVersion`, `runningAgents`, the real service's fields).
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Context, Hono } from 'hono';
@@ -38,7 +38,7 @@ export function register(app: Hono<AppEnv>, ctx: RouteContext): void {
   };
   const withAgents = async (tx: TransactionPorts, accountId: string, doc: PrivateLocationDocument) => {
     const id = String(doc['id']);
-    const agents = hub.agentsOfPrivateLocation(accountId, id);
+    const agents = await hub.agentsOfPrivateLocation(accountId, id);
     const live = agents.filter((agent) => agent.live);
     const versions = [...new Set(live.map((agent) => agent.agentVersion))].sort(compareVersions);
     return {

@@ -1,0 +1,149 @@
+/**
+ * Two replicas' agent hubs on one database (SQLite file, PostgreSQL), each on its own ports: an agent
+ * polling one replica is live for the other, a run queued through either goes to it, its report
+ * through either is recorded once, and a run whose agent is gone from both is recorded not executed
+ * once. The clock is the test's: it moves only when a step says so.
+ */
+import { RUN_WIRE_VERSION, type AgentPoll, type RunReport, type RunJob as WireRunJob } from '@vigil/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordReport } from '../scheduler/execute.js';
+import type { StoragePorts } from '../store/ports.js';
+import { enginesUnderTest, twoReplicas } from '../store/contract/engines.js';
+import { AgentHub, ReportRefusal, type AgentIdentity } from './hub.js';
+
+const engines = enginesUnderTest();
+const LEASE_MS = 1500;
+const START_MS = 1_700_000_000_000;
+const EU: AgentIdentity = { queue: 'eu-west-1', location: 'eu-west-1' };
+
+interface Recorded {
+  key: string;
+  via: string;
+  notExecuted: string | undefined;
+}
+
+const hubs: AgentHub[] = [];
+afterEach(() => {
+  for (const hub of hubs.splice(0)) hub.stop();
+});
+
+/** Records a run as the scheduler's recorder does, as far as replicas meet: its guard in a unit, and what committed. */
+function recorderOn(ports: StoragePorts, via: string, recorded: Recorded[]): RecordReport {
+  return async (job, report, options = {}) => {
+    await ports.transaction(async (tx) => {
+      await options.guard?.(tx);
+    });
+    recorded.push({ key: job.slot.key, via, notExecuted: (report.final as { notExecuted?: { reason: string } }).notExecuted?.reason });
+  };
+}
+
+async function twoHubs(engine: (typeof engines)[number]) {
+  const [portsA, portsB] = await twoReplicas(engine);
+  const world = { clock: START_MS, recorded: [] as Recorded[], logged: [] as string[], portsA, portsB };
+  const hubOn = (ports: StoragePorts, via: string) => {
+    const hub = new AgentHub({ ports, leaseMs: LEASE_MS, now: () => world.clock, log: (line) => world.logged.push(line) });
+    hubs.push(hub);
+    hub.start(recorderOn(ports, via, world.recorded));
+    return hub;
+  };
+  return { ...world, world, a: hubOn(portsA, 'A'), b: hubOn(portsB, 'B') };
+}
+
+function poll(agentId: string, overrides: Partial<AgentPoll> = {}): AgentPoll {
+  return { agentId, wireVersion: RUN_WIRE_VERSION, agentVersion: '1.0.0', location: 'eu-west-1', capacity: 1, leases: [], ...overrides };
+}
+
+function enqueue(hub: AgentHub, dueMs: number, location = 'eu-west-1', privateLocations?: string[]): string {
+  const key = `c1@${dueMs}@${location}`;
+  hub.enqueue({ slot: { accountId: 'acme', checkId: 'c1', dueMs, location, key }, check: { id: 'c1', name: 'Shop', checkType: 'API', ...(privateLocations ? { privateLocations } : {}) } });
+  return key;
+}
+
+function reportOf(job: WireRunJob): RunReport {
+  const at = new Date(job.dueMs).toISOString();
+  const final = {
+    id: 'r1', name: 'Shop', checkId: job.checkId, hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
+    runLocation: job.location, startedAt: at, stoppedAt: at, created_at: at, responseTime: 12,
+    apiCheckResult: null, browserCheckResult: null, multiStepCheckResult: null,
+    checkRunId: Math.floor(job.dueMs / 1000), attempts: 0, resultType: 'FINAL' as const, sequenceId: null, error: null,
+  };
+  return { wireVersion: RUN_WIRE_VERSION, key: job.key, attempts: [], final };
+}
+
+/** Looks again every 10 ms until `found` answers true; `what` names it in the failure. */
+async function until(what: string, found: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    if (await found()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+const waitingRuns = async (ports: StoragePorts, nowMs: number) => (await ports.agentLeases.counts(nowMs)).waiting;
+
+describe.each(engines)('agent hubs of two replicas on $name', (engine) => {
+  it('hands a run queued through B to the agent polling A, never records it not executed, and records its report through B once', async () => {
+    const { world, a, b, portsB } = await twoHubs(engine);
+    const polled = a.poll(poll('agent-1'), EU);
+    await until('replica B to list agent-1 as live', async () => (await b.agents()).some((agent) => agent.agentId === 'agent-1' && agent.state === 'live'));
+    const key = enqueue(b, START_MS);
+    await until('the run to be stored', async () => (await waitingRuns(portsB, world.clock)) === 1);
+    // A lease period later, B's sweep would give the run up had it only its own agents to ask.
+    world.clock += LEASE_MS;
+    await b.sweep();
+    expect(world.recorded).toEqual([]);
+    // A's sweep finds the run of its live agent's queue and wakes the poll, which claims it.
+    await a.sweep();
+    const [leased] = await polled;
+    expect(leased?.job.key).toBe(key);
+
+    await b.report('agent-1', EU, leased!.leaseId, reportOf(leased!.job));
+    await expect(a.report('agent-1', EU, leased!.leaseId, reportOf(leased!.job))).rejects.toThrow(new ReportRefusal('conflict', `run ${key} already has its result; this one is not recorded`));
+    world.clock += 10 * LEASE_MS;
+    await Promise.all([a.sweep(), b.sweep()]);
+    expect(world.recorded).toEqual([{ key, via: 'B', notExecuted: undefined }]);
+    expect(world.logged).toEqual([]);
+  });
+
+  it('records a run not executed exactly once when its agent is gone from both replicas, and lists the agent gone on both', async () => {
+    const { world, a, b, portsB } = await twoHubs(engine);
+    // One poll that ends at once: the agent is heard from at START_MS only.
+    expect(await a.poll(poll('agent-1', { capacity: 0 }), EU, AbortSignal.abort())).toEqual([]);
+    const key = enqueue(b, START_MS);
+    await until('the run to be stored', async () => (await waitingRuns(portsB, world.clock)) === 1);
+    world.clock += 2 * LEASE_MS - 1;
+    await Promise.all([a.sweep(), b.sweep()]);
+    expect(world.recorded).toEqual([]);
+    expect((await b.agents()).map((agent) => [agent.agentId, agent.state])).toEqual([['agent-1', 'live']]);
+
+    world.clock += 1;
+    await Promise.all([a.sweep(), b.sweep(), a.sweep(), b.sweep()]);
+    expect(world.recorded).toEqual([{ key, via: expect.stringMatching(/^[AB]$/), notExecuted: 'no agent of location eu-west-1 is connected and the location is not run by the service itself' }]);
+    for (const hub of [a, b]) expect((await hub.agents()).map((agent) => [agent.agentId, agent.state])).toEqual([['agent-1', 'gone']]);
+    expect(world.logged).toEqual([]);
+  });
+
+  it('frees at once, for an agent polling A, the run an agent polling B held under a key revoked through A, and lists that agent gone on both', async () => {
+    const { world, a, b, portsA } = await twoHubs(engine);
+    await portsA.privateLocations.insert('acme', { id: 'pl-1', slugName: 'dc-1' });
+    for (const keyId of ['key-1', 'key-2']) {
+      await portsA.privateLocations.addKey('acme', { id: keyId, privateLocationId: 'pl-1', maskedKey: `...${keyId}`, createdAt: '2026-11-28T00:00:00.000Z' }, new Uint8Array(32).fill(keyId === 'key-1' ? 1 : 2));
+    }
+    const identity = (keyId: string): AgentIdentity => ({ queue: 'dc-1@acme', location: 'dc-1', privateLocation: { accountId: 'acme', id: 'pl-1', keyId } });
+    const key = enqueue(a, START_MS, 'dc-1', ['dc-1']);
+    await until('the run to be stored', async () => (await waitingRuns(portsA, world.clock)) === 1);
+    const [held] = await b.poll(poll('revoked-agent', { location: 'dc-1' }), identity('key-1'));
+    expect(held?.job.key).toBe(key);
+
+    const other = a.poll(poll('other-agent', { location: 'dc-1' }), identity('key-2'));
+    await until('replica A to know other-agent', async () => (await a.agents('acme')).some((agent) => agent.agentId === 'other-agent'));
+    expect(await portsA.privateLocations.removeKey('acme', 'pl-1', 'key-1')).toBe(true);
+    a.revokeKey('key-1');
+    const [taken] = await other;
+    expect(taken).toMatchObject({ job: { key }, first: false });
+    for (const hub of [a, b]) {
+      expect((await hub.agents('acme')).map((agent) => [agent.agentId, agent.state])).toEqual([['other-agent', 'live'], ['revoked-agent', 'gone']]);
+    }
+    expect(world.logged).toEqual([]);
+  });
+});
