@@ -44,11 +44,12 @@ describe('vigil server GET /metrics', () => {
     const { id } = (await created.json()) as { id: string };
     const labels = `account="local",check_id="${id}"`;
 
-    const operator = await waitFor("the check's first run in the operator's metrics", async () => {
+    // The status is stored in the run's unit of work and the run counted once that unit committed, so
+    // a scrape between the two shows the status alone: the wait is for both.
+    const operator = await waitFor("the check's first run, its status and its count, in the operator's metrics", async () => {
       const { text } = await scrape(OPERATOR_TOKEN);
-      return text.includes(`vigil_check_up{${labels}} 1`) ? text : undefined;
+      return text.includes(`vigil_check_up{${labels}} 1`) && text.includes(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} `) ? text : undefined;
     });
-    expect(operator).toContain(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} `);
     expect(operator).toContain(`vigil_check_info{${labels},check_name="Loopback home",check_type="API",group="",tags=""} 1`);
     const bounds = [...operator.matchAll(new RegExp(`^vigil_check_response_time_seconds_bucket\\{le="([^"]+)",${labels},location="eu-west-1"\\} `, 'gm'))].map((match) => match[1]);
     expect(bounds).toEqual(['0.2', '1.5', '+Inf']);

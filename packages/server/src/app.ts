@@ -136,7 +136,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   );
   const repositories = openRepositories(store);
   const limiter = options.rateLimit ? new SharedRateLimiter(repositories.ports.rateLimits, options.rateLimit) : undefined;
-  const metrics = new ServiceMetrics(store, {
+  const metrics = new ServiceMetrics(repositories.ports, {
     ...(options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks }),
     ...(options.metricsBuckets === undefined ? {} : { responseTimeBuckets: options.metricsBuckets }),
   });

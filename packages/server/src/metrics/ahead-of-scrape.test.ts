@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
+import type { StoragePorts } from '../store/ports.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { AHEAD_AT, AheadOfScrape } from './ahead-of-scrape.js';
 import { CheckMetrics } from './checks.js';
 import { linesOfPiece } from './exposition.js';
@@ -17,12 +19,13 @@ afterEach(() => {
   for (const store of stores.splice(0)) store.close();
 });
 
-function storeWithChecks(count: number): { store: Store; ids: string[] } {
+function storeWithChecks(count: number): { store: Store; ports: StoragePorts; ids: string[] } {
   const store = new Store(':memory:');
   stores.push(store);
+  const ports = sqlitePorts(store);
   const ids = Array.from({ length: count }, (_, index) => String(store.checks.insert(ACCOUNT, (id) => ({ id, name: `Check ${index}`, checkType: 'API', activated: true })).id));
   for (const checkId of ids) recordStatus(store, checkId, false);
-  return { store, ids };
+  return { store, ports, ids };
 }
 
 function recordStatus(store: Store, checkId: string, failed: boolean): void {
@@ -30,8 +33,8 @@ function recordStatus(store: Store, checkId: string, failed: boolean): void {
 }
 
 /** A scrape: whether each of its pieces was written before it (bytes) or is left for its body (a function), its text, and its `done`. */
-function scrape(metrics: CheckMetrics) {
-  const scraped = metrics.scrape({ accountIds: [ACCOUNT] });
+async function scrape(metrics: CheckMetrics) {
+  const scraped = await metrics.scrape({ accountIds: [ACCOUNT] });
   const samples = scraped.families.flatMap(({ samples }) => samples);
   const writtenBefore = samples.map((piece) => typeof piece !== 'function');
   const pieces = samples.map(linesOfPiece);
@@ -43,78 +46,78 @@ function upOf(text: string, checkId: string): string | undefined {
 }
 
 /** Two scrapes an interval apart, so that a pass is due within the next interval. */
-function scrapedTwice(metrics: CheckMetrics): void {
-  scrape(metrics).done();
+async function scrapedTwice(metrics: CheckMetrics): Promise<void> {
+  (await scrape(metrics)).done();
   vi.advanceTimersByTime(INTERVAL_MS);
-  scrape(metrics).done();
+  (await scrape(metrics)).done();
 }
 
 /** Time up to the pass and through all its slices, short of the next scrape. */
-function throughThePass(): void {
-  vi.advanceTimersByTime(INTERVAL_MS * AHEAD_AT + 100);
+async function throughThePass(): Promise<void> {
+  await vi.advanceTimersByTimeAsync(INTERVAL_MS * AHEAD_AT + 100);
 }
 
 describe('CheckMetrics ahead of the scrape', () => {
-  it('writes the changed pieces between two scrapes, so the next scrape sends them as they are and shows the change', () => {
-    const { store, ids } = storeWithChecks(3);
-    const metrics = new CheckMetrics(store);
-    scrapedTwice(metrics);
+  it('writes the changed pieces between two scrapes, so the next scrape sends them as they are and shows the change', async () => {
+    const { store, ports, ids } = storeWithChecks(3);
+    const metrics = new CheckMetrics(ports);
+    await scrapedTwice(metrics);
     recordStatus(store, ids[1]!, true);
-    throughThePass();
-    const next = scrape(metrics);
+    await throughThePass();
+    const next = await scrape(metrics);
     expect(next.writtenBefore.every(Boolean)).toBe(true);
     expect(ids.map((id) => upOf(next.text, id))).toEqual(['1', '0', '1']);
-    expect(next.text).toBe(scrape(new CheckMetrics(store)).text);
+    expect(next.text).toBe((await scrape(new CheckMetrics(ports))).text);
   });
 
-  it('writes at the scrape a block that changed after the pass, and shows that change', () => {
-    const { store, ids } = storeWithChecks(3);
-    const metrics = new CheckMetrics(store);
-    scrapedTwice(metrics);
+  it('writes at the scrape a block that changed after the pass, and shows that change', async () => {
+    const { store, ports, ids } = storeWithChecks(3);
+    const metrics = new CheckMetrics(ports);
+    await scrapedTwice(metrics);
     recordStatus(store, ids[0]!, true);
-    throughThePass();
+    await throughThePass();
     recordStatus(store, ids[2]!, true);
-    const next = scrape(metrics);
+    const next = await scrape(metrics);
     expect(next.writtenBefore.some((written) => !written)).toBe(true);
     expect(ids.map((id) => upOf(next.text, id))).toEqual(['0', '1', '0']);
   });
 
-  it('does nothing after a single scrape, and at most one pass after the last one', () => {
-    const { store, ids } = storeWithChecks(2);
-    const metrics = new CheckMetrics(store);
-    scrape(metrics).done();
+  it('does nothing after a single scrape, and at most one pass after the last one', async () => {
+    const { store, ports, ids } = storeWithChecks(2);
+    const metrics = new CheckMetrics(ports);
+    (await scrape(metrics)).done();
     expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(INTERVAL_MS);
-    scrape(metrics).done();
+    (await scrape(metrics)).done();
     recordStatus(store, ids[0]!, true);
-    throughThePass();
+    await throughThePass();
     expect(vi.getTimerCount()).toBe(0);
     recordStatus(store, ids[1]!, true);
     vi.advanceTimersByTime(INTERVAL_MS * 10);
-    const next = scrape(metrics);
+    const next = await scrape(metrics);
     expect(ids.map((id) => upOf(next.text, id))).toEqual(['0', '0']);
   });
 
-  it('keeps the bytes of a scrape still being sent as they were while a pass writes its blocks again', () => {
-    const { store, ids } = storeWithChecks(3);
-    const metrics = new CheckMetrics(store);
-    scrape(metrics).done();
+  it('keeps the bytes of a scrape still being sent as they were while a pass writes its blocks again', async () => {
+    const { store, ports, ids } = storeWithChecks(3);
+    const metrics = new CheckMetrics(ports);
+    (await scrape(metrics)).done();
     vi.advanceTimersByTime(INTERVAL_MS);
-    const sending = scrape(metrics);
+    const sending = await scrape(metrics);
     const sentText = sending.text;
     for (const checkId of ids) recordStatus(store, checkId, true);
-    throughThePass();
+    await throughThePass();
     expect(Buffer.concat(sending.pieces).toString('utf8')).toBe(sentText);
     expect(ids.map((id) => upOf(sentText, id))).toEqual(['1', '1', '1']);
-    const next = scrape(metrics);
+    const next = await scrape(metrics);
     expect(next.writtenBefore.every(Boolean)).toBe(true);
     expect(ids.map((id) => upOf(next.text, id))).toEqual(['0', '0', '0']);
   });
 
   it('shows a status as it stayed when the unit of work a pass had written it from was rolled back', async () => {
-    const { store, ids } = storeWithChecks(1);
-    const metrics = new CheckMetrics(store);
-    scrapedTwice(metrics);
+    const { store, ports, ids } = storeWithChecks(1);
+    const metrics = new CheckMetrics(ports);
+    await scrapedTwice(metrics);
     let fail!: () => void;
     const failed = new Promise<void>((resolve) => (fail = resolve));
     const unit = store.unitOfWork(async () => {
@@ -126,12 +129,12 @@ describe('CheckMetrics ahead of the scrape', () => {
     // The unit is still open through the pass: the pass reads this connection's own write.
     await vi.advanceTimersByTimeAsync(INTERVAL_MS * AHEAD_AT + 100);
     expect(store.unitOpen).toBe(true);
-    const during = scrape(metrics);
+    const during = await scrape(metrics);
     expect(during.writtenBefore.every(Boolean)).toBe(true);
     expect(upOf(during.text, ids[0]!)).toBe('0');
     fail();
     await expect(unit).rejects.toThrow('the unit failed');
-    expect(upOf(scrape(metrics).text, ids[0]!)).toBe('1');
+    expect(upOf((await scrape(metrics)).text, ids[0]!)).toBe('1');
   });
 });
 

@@ -10,7 +10,8 @@
  * scrapes does at most one after its last scrape, and a scrape that comes first cancels the pass.
  *
  * The pass runs in slices, one per turn of the event loop (setImmediate), so a request waits
- * behind one slice at most, never behind the whole pass.
+ * behind one slice at most, never behind the whole pass. Before its slices it may read what changed
+ * (the storage ports answer asynchronously); a scrape that comes meanwhile cancels the slices.
  */
 
 /** Where in the interval, from the last scrape, the pass is due: late enough that most of the interval's results are in, early enough to be done before the next scrape. */
@@ -23,14 +24,16 @@ const SHORTEST_INTERVAL_MS = 50;
 export type Pass = () => boolean;
 
 export class AheadOfScrape {
-  readonly #start: () => Pass | undefined;
+  readonly #start: () => Pass | undefined | Promise<Pass | undefined>;
   readonly #now: () => number;
   #lastScrapeAt: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   #slice: NodeJS.Immediate | undefined;
+  /** Counts the scrapes and stops: a pass whose start resolves after either has no slices. */
+  #generation = 0;
 
   /** `start` begins a pass, or says there is nothing to do (undefined). */
-  constructor(start: () => Pass | undefined, now: () => number = () => performance.now()) {
+  constructor(start: () => Pass | undefined | Promise<Pass | undefined>, now: () => number = () => performance.now()) {
     this.#start = start;
     this.#now = now;
   }
@@ -42,16 +45,28 @@ export class AheadOfScrape {
     const interval = this.#lastScrapeAt === undefined ? undefined : now - this.#lastScrapeAt;
     this.#lastScrapeAt = now;
     if (interval === undefined || interval < SHORTEST_INTERVAL_MS) return;
+    const generation = this.#generation;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      const pass = this.#start();
-      if (pass) this.#run(pass);
+      const begun = this.#start();
+      if (!(begun instanceof Promise)) {
+        if (begun) this.#run(begun);
+        return;
+      }
+      begun.then(
+        (pass) => {
+          if (pass && generation === this.#generation) this.#run(pass);
+        },
+        // A pass that could not read what changed is skipped: the scrape reads it, and reports a failure.
+        () => undefined,
+      );
     }, interval * AHEAD_AT);
     // A pass due is never a reason to keep the process alive.
     this.#timer.unref();
   }
 
   stop(): void {
+    this.#generation++;
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#slice) clearImmediate(this.#slice);
     this.#timer = undefined;

@@ -1,16 +1,16 @@
 /**
  * The checks as the metrics know them, kept between scrapes: per check its name, type, group and
  * tags (the labels of its `vigil_check_info` line), and the escaped `account` and `check_id` label
- * text every one of its series starts with. Parsing 10,000 check
- * documents on every scrape cost about 50 ms; here a scrape reads only the documents written since
- * the last one, from the checks collection's change log, so it stays fresh at almost no cost:
- * - an edit or a delete through this process's connection shows in the collection's revision;
- * - a write by another connection to the same database file shows in SQLite's `data_version`, and
- *   so does anything the change log no longer covers: both re-read the account in full;
- * - group names follow the groups collection the same way (a rename changes `vigil_check_info`).
+ * text every one of its series starts with. Parsing 10,000 check documents on every scrape cost
+ * about 50 ms; here an account is read in full once, and then a scrape reads only the documents the
+ * documents port's change feed says were written since, by this replica or another:
+ * - a check created, edited or deleted is read again (or dropped) alone; an account with many
+ *   changes at once is read again in full, in pages, rather than one document after another;
+ * - a change to one of an account's groups reads its group names again (a rename changes
+ *   `vigil_check_info`);
+ * - a feed that no longer reaches back to the position followed (pruned) reads every account again.
  */
-import type { Store, StoredDoc } from '../store/index.js';
-import type { MetricsReads } from '../store/sqlite/metrics-reads.js';
+import type { DocumentKind, ResourceDocument, ResourceDocuments } from '../store/document-ports.js';
 import { checkLabels } from './check-lines.js';
 
 /** One check as its info line labels it, plus what the scrape caches next to it (see checks.ts). */
@@ -29,50 +29,58 @@ export interface CatalogCheck {
   info?: { group: string; line: Buffer };
 }
 
+/** What the catalog reads of the documents port. */
+export type CatalogDocuments = Pick<ResourceDocuments, 'get' | 'pageAfter' | 'latestPosition' | 'changesSince'>;
+
 interface AccountCatalog {
   /** In the checks' insertion order, which is the order of their series in a scrape. */
   readonly checks: Map<string, CatalogCheck>;
-  groupNames?: Map<string, string>;
+  groupNames: Map<string, string>;
   /** Changes whenever a check is added, removed or relabelled, or a group renamed: see `versionOf`. */
   version: number;
 }
 
+/** Documents read per page when an account is read in full, and feed entries per read of the feed. */
+const PAGE = 1000;
+/**
+ * Past this many checks changed in an account since the last scrape, the account is read again in
+ * pages rather than each changed check on its own (one round trip each on PostgreSQL).
+ */
+const MOST_CHECKS_READ_ONE_BY_ONE = 64;
+
 export class CheckCatalog {
-  readonly #store: Store;
-  readonly #reads: MetricsReads;
+  readonly #documents: CatalogDocuments;
   readonly #accounts = new Map<string, AccountCatalog>();
-  #checksRevision: number;
-  #groupsRevision: number;
-  #dataVersion: number;
+  /** The feed position followed from; undefined until the first call. */
+  #position: number | undefined;
   /** The last version handed to an account; versions never repeat, so a re-read account gets a new one. */
   #lastVersion = 0;
+  /** The last call's work: calls take turns, each going on from where the previous one left the feed. */
+  #turn: Promise<unknown> = Promise.resolve();
 
-  constructor(store: Store, reads: MetricsReads) {
-    this.#store = store;
-    this.#reads = reads;
-    this.#checksRevision = store.checks.revision;
-    this.#groupsRevision = store.checkGroups.revision;
-    this.#dataVersion = reads.dataVersion();
+  constructor(documents: CatalogDocuments) {
+    this.#documents = documents;
   }
 
-  /** The account's checks as they are now, in insertion order. */
+  /**
+   * The accounts' checks as they are now, in insertion order, and their group names: the changes the
+   * feed tells since the last call applied, and each account not read yet read in full. Calls take
+   * turns, so each one sees what was committed before it began.
+   */
+  follow(accountIds: readonly string[]): Promise<void> {
+    const turn = this.#turn.then(() => this.#follow(accountIds));
+    this.#turn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** The account's checks as the last `follow` of it left them, in insertion order; empty before it. */
   checksOf(accountId: string): ReadonlyMap<string, CatalogCheck> {
-    this.#follow();
-    let account = this.#accounts.get(accountId);
-    if (!account) {
-      account = { checks: new Map(), version: ++this.#lastVersion };
-      for (const doc of this.#store.checks.all(accountId)) {
-        const check = catalogCheckOf(accountId, doc);
-        account.checks.set(check.checkId, check);
-      }
-      this.#accounts.set(accountId, account);
-    }
-    return account.checks;
+    return this.#accounts.get(accountId)?.checks ?? NO_CHECKS;
   }
 
   /**
    * A number that changes whenever the account's checks (`checksOf`) or their info lines' group
-   * names change, so a caller can keep what it built from them until then. Call after `checksOf`.
+   * names change, so a caller can keep what it built from them until then.
    */
   versionOf(accountId: string): number {
     return this.#accounts.get(accountId)?.version ?? 0;
@@ -81,61 +89,101 @@ export class CheckCatalog {
   /** The name of the account's group `groupId`, `''` for none or an unknown one. */
   groupName(accountId: string, groupId: string | null): string {
     if (groupId === null) return '';
-    const account = this.#accounts.get(accountId);
-    if (!account) return '';
-    account.groupNames ??= new Map(this.#store.checkGroups.all(accountId).map((group) => [String(group.id), String(group.name ?? '')]));
-    return account.groupNames.get(groupId) ?? '';
+    return this.#accounts.get(accountId)?.groupNames.get(groupId) ?? '';
   }
 
-  /** Applies what was written since the last call: the changed checks one by one, or everything again. */
-  #follow(): void {
-    const dataVersion = this.#reads.dataVersion();
-    if (dataVersion !== this.#dataVersion) {
-      this.#dataVersion = dataVersion;
-      this.#forgetAll();
-      return;
+  async #follow(accountIds: readonly string[]): Promise<void> {
+    if (this.#position === undefined) {
+      // The position first, then the documents: a write in between is seen twice, never lost.
+      this.#position = await this.#documents.latestPosition();
+    } else {
+      await this.#applyFeed();
     }
-    const { checks, checkGroups } = this.#store;
-    if (checkGroups.revision !== this.#groupsRevision) {
-      this.#groupsRevision = checkGroups.revision;
-      for (const account of this.#accounts.values()) {
-        delete account.groupNames;
-        account.version = ++this.#lastVersion;
+    for (const accountId of accountIds) {
+      if (!this.#accounts.has(accountId)) this.#accounts.set(accountId, await this.#readAccount(accountId));
+    }
+  }
+
+  /** Applies the feed's changes since the position followed to the accounts read. */
+  async #applyFeed(): Promise<void> {
+    const changedChecks = new Map<string, Set<string>>();
+    const changedGroups = new Set<string>();
+    for (;;) {
+      const batch = await this.#documents.changesSince(this.#position!, PAGE);
+      this.#position = batch.position;
+      if (batch.reset) {
+        this.#accounts.clear();
+        return;
       }
+      for (const change of batch.changes) {
+        if (!this.#accounts.has(change.accountId)) continue; // read in full when first asked for
+        if (change.kind === 'checks') {
+          const ids = changedChecks.get(change.accountId) ?? new Set<string>();
+          changedChecks.set(change.accountId, ids);
+          ids.add(change.id);
+        } else if (change.kind === 'check_groups') {
+          changedGroups.add(change.accountId);
+        }
+      }
+      if (batch.changes.length < PAGE) break;
     }
-    if (checks.revision === this.#checksRevision) return;
-    const changed = checks.changedSince(this.#checksRevision);
-    if (!changed) {
-      this.#forgetAll();
-      return;
-    }
-    this.#checksRevision = checks.revision;
-    for (const { accountId, id } of changed) {
-      const account = this.#accounts.get(accountId);
-      if (!account) continue; // read in full when first asked for
-      const doc = checks.get(accountId, id);
-      if (!doc) {
-        if (account.checks.delete(id)) account.version = ++this.#lastVersion;
+    for (const [accountId, ids] of changedChecks) {
+      const account = this.#accounts.get(accountId)!;
+      if (ids.size > MOST_CHECKS_READ_ONE_BY_ONE) {
+        this.#accounts.set(accountId, await this.#readAccount(accountId));
         continue;
       }
-      const check = catalogCheckOf(accountId, doc);
-      const previous = account.checks.get(id);
-      // An unchanged label set keeps its rendering; a new check lands last, as its insertion order says.
-      if (!previous || !sameLabels(previous, check)) {
-        account.checks.set(id, check);
-        account.version = ++this.#lastVersion;
+      for (const id of ids) {
+        const doc = await this.#documents.get('checks', accountId, id);
+        if (!doc) {
+          if (account.checks.delete(id)) account.version = ++this.#lastVersion;
+          continue;
+        }
+        const check = catalogCheckOf(accountId, doc);
+        const previous = account.checks.get(id);
+        // An unchanged label set keeps its rendering; a new check lands last, as its insertion order says.
+        if (!previous || !sameLabels(previous, check)) {
+          account.checks.set(id, check);
+          account.version = ++this.#lastVersion;
+        }
       }
+    }
+    for (const accountId of changedGroups) {
+      const account = this.#accounts.get(accountId);
+      if (!account) continue;
+      account.groupNames = await this.#groupNames(accountId);
+      account.version = ++this.#lastVersion;
     }
   }
 
-  #forgetAll(): void {
-    this.#accounts.clear();
-    this.#checksRevision = this.#store.checks.revision;
-    this.#groupsRevision = this.#store.checkGroups.revision;
+  async #readAccount(accountId: string): Promise<AccountCatalog> {
+    const checks = new Map<string, CatalogCheck>();
+    for (const doc of await this.#all('checks', accountId)) {
+      const check = catalogCheckOf(accountId, doc);
+      checks.set(check.checkId, check);
+    }
+    return { checks, groupNames: await this.#groupNames(accountId), version: ++this.#lastVersion };
+  }
+
+  async #groupNames(accountId: string): Promise<Map<string, string>> {
+    return new Map((await this.#all('check_groups', accountId)).map((group) => [String(group.id), String(group['name'] ?? '')]));
+  }
+
+  /** Every document of the kind in the account, oldest first. */
+  async #all(kind: DocumentKind, accountId: string): Promise<ResourceDocument[]> {
+    const docs: ResourceDocument[] = [];
+    for (let after = 0; ; ) {
+      const page = await this.#documents.pageAfter(kind, accountId, after, PAGE);
+      for (const { doc } of page) docs.push(doc);
+      if (page.length < PAGE) return docs;
+      after = page.at(-1)!.seq;
+    }
   }
 }
 
-function catalogCheckOf(accountId: string, doc: StoredDoc): CatalogCheck {
+const NO_CHECKS: ReadonlyMap<string, CatalogCheck> = new Map();
+
+function catalogCheckOf(accountId: string, doc: ResourceDocument): CatalogCheck {
   const checkId = String(doc.id);
   const name = String(doc['name'] ?? '');
   const type = String(doc['checkType'] ?? '');

@@ -8,7 +8,7 @@
  * digits. Built as strings (a template per line, joined per check, measured, then encoded), the
  * 47,500 lines of 2,500 changed checks cost about three times the CPU and left as much garbage.
  */
-import type { StatusFields } from '../store/sqlite/statuses.js';
+import type { StatusFields } from '../store/metrics-read-ports.js';
 import { escapeLabelValue, formatSampleValue, type Family } from './exposition.js';
 
 export type RunOutcome = 'passed' | 'failed' | 'degraded' | 'error';
@@ -58,9 +58,9 @@ export function checkLabels(accountId: string, checkId: string): string {
   return `account="${escapeLabelValue(accountId)}",check_id="${escapeLabelValue(checkId)}"`;
 }
 
-/** The facts of a stored status document (JSON). */
-export function statusFactsOfDoc(statusDoc: string): StatusFacts {
-  return statusFactsOf(JSON.parse(statusDoc) as StatusFields);
+/** Whether two statuses show the same lines. */
+export function sameStatusFacts(a: StatusFacts, b: StatusFacts): boolean {
+  return a.up === b.up && a.degraded === b.degraded && a.endedSeconds === b.endedSeconds && a.sslDays === b.sslDays;
 }
 
 /** The facts of a stored status, as an object. */

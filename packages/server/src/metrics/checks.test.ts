@@ -6,7 +6,9 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
-import { MetricsReads } from '../store/sqlite/metrics-reads.js';
+import type { StoragePorts } from '../store/ports.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
+import { SqliteMetricsReads } from '../store/sqlite/metrics-reads.js';
 import { BLOCK_SIZE, CheckMetrics, type StoredRun } from './checks.js';
 import { expositionBody, linesOfPiece } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
@@ -24,6 +26,28 @@ function memoryStore(): Store {
   const store = new Store(':memory:');
   stores.push(store);
   return store;
+}
+
+const portsByStore = new WeakMap<Store, StoragePorts>();
+/** The store's storage ports, one engine per store as a service has. */
+function portsOf(store: Store): StoragePorts {
+  let ports = portsByStore.get(store);
+  if (!ports) {
+    ports = sqlitePorts(store);
+    portsByStore.set(store, ports);
+  }
+  return ports;
+}
+
+/** A check created through the ports after a scrape (the metrics follow the documents' change feed). */
+async function createCheck(store: Store, fields: Record<string, unknown>): Promise<string> {
+  return String((await portsOf(store).documents.insert('checks', ACCOUNT, (id) => ({ id, name: 'Check', checkType: 'API', activated: true, ...fields }))).id);
+}
+
+/** Replaces fields of a stored check through the ports. */
+async function editCheck(store: Store, checkId: string, fields: Record<string, unknown>): Promise<void> {
+  const documents = portsOf(store).documents;
+  await documents.replace('checks', ACCOUNT, { ...(await documents.get('checks', ACCOUNT, checkId))!, ...fields });
 }
 
 function addCheck(store: Store, fields: Record<string, unknown>): string {
@@ -49,8 +73,8 @@ function run(checkId: string, fields: Partial<StoredRun> = {}): StoredRun {
   return { accountId: ACCOUNT, checkId, location: 'eu-west-1', hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 120, ...fields };
 }
 
-function textOf(metrics: CheckMetrics): string {
-  return Buffer.from(expositionBody(metrics.scrape({ accountIds: [ACCOUNT] }).families)).toString('utf8');
+async function textOf(metrics: CheckMetrics): Promise<string> {
+  return Buffer.from(expositionBody((await (await metrics.scrape({ accountIds: [ACCOUNT] }))).families)).toString('utf8');
 }
 
 /** The sample lines of a check (comments and other checks left out). */
@@ -69,7 +93,7 @@ describe('CheckMetrics text', () => {
     const name = 'Say "hi"\\n\nnow';
     const checkId = addCheck(store, { name, groupId: group.id, tags: ['b"2', 'a\\1', 'c\n3'] });
     recordStatus(store, checkId, { degraded: true, sslDays: 12.5 });
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     const runs = [
       run(checkId, { responseTime: 40 }),
       run(checkId, { responseTime: 480, hasFailures: true }),
@@ -102,20 +126,20 @@ describe('CheckMetrics text', () => {
       if (stored.responseTime !== null) histogram.observe({ ...checkLabels, location: stored.location }, stored.responseTime / 1000);
     }
 
-    const text = textOf(metrics);
+    const text = await textOf(metrics);
     expect(sampleLines(text)).toEqual(sampleLines(await expected.metrics()));
     // Spelled out once, so a change in prom-client cannot hide a change in ours.
     expect(samplesOf(text, checkId)[0]).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
     expect(text).toContain(`vigil_check_info{account="acme",check_id="${checkId}",check_name="Say \\"hi\\"\\\\n\\nnow",check_type="API",group="Shop\\\\\\"front\\"\\nEU",tags="a\\\\1,b\\"2,c\\n3"} 1`);
   });
 
-  it('writes each family once, HELP and TYPE first, families apart by a blank line, every line ending in a newline', () => {
+  it('writes each family once, HELP and TYPE first, families apart by a blank line, every line ending in a newline', async () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'One' });
     recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     metrics.recordRun(run(checkId));
-    const text = textOf(metrics);
+    const text = await textOf(metrics);
     const families = text.split('\n\n').map((family) => family.split('\n').slice(0, 2).join('\n'));
     expect(families).toEqual(
       [
@@ -134,19 +158,19 @@ describe('CheckMetrics text', () => {
 });
 
 describe('CheckMetrics freshness', () => {
-  it("shows a new result's status and run at the next scrape", () => {
+  it("shows a new result's status and run at the next scrape", async () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Api' });
     recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     metrics.recordRun(run(checkId, { responseTime: 120 }));
     const labels = `account="acme",check_id="${checkId}"`;
-    const before = samplesOf(textOf(metrics), checkId);
+    const before = samplesOf((await textOf(metrics)), checkId);
     expect(before).toContain(`vigil_check_up{${labels}} 1`);
 
     recordStatus(store, checkId, { failed: true, at: '2030-01-01T00:01:00.000Z' });
     metrics.recordRun(run(checkId, { responseTime: 700, hasFailures: true }));
-    const after = samplesOf(textOf(metrics), checkId);
+    const after = samplesOf((await textOf(metrics)), checkId);
     expect(after).toEqual(
       expect.arrayContaining([
         `vigil_check_up{${labels}} 0`,
@@ -162,58 +186,58 @@ describe('CheckMetrics freshness', () => {
     expect(after).not.toContain(`vigil_check_up{${labels}} 1`);
   });
 
-  it('shows a tag change and a group rename in the info line, and keeps the other series as they were', () => {
+  it('shows a tag change and a group rename in the info line, and keeps the other series as they were', async () => {
     const store = memoryStore();
     const group = store.checkGroups.insert(ACCOUNT, (id) => ({ id, name: 'Old group' }));
     const checkId = addCheck(store, { name: 'Tagged', tags: ['web'], groupId: group.id });
     recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     const labels = `account="acme",check_id="${checkId}"`;
-    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_info{${labels},check_name="Tagged",check_type="API",group="Old group",tags="web"} 1`);
+    expect(samplesOf((await textOf(metrics)), checkId)).toContain(`vigil_check_info{${labels},check_name="Tagged",check_type="API",group="Old group",tags="web"} 1`);
 
-    store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, checkId)!, tags: ['web', 'payments'] });
-    store.checkGroups.replace(ACCOUNT, { ...group, name: 'New group' });
-    const after = samplesOf(textOf(metrics), checkId);
+    await editCheck(store, checkId, { tags: ['web', 'payments'] });
+    await portsOf(store).documents.replace('check_groups', ACCOUNT, { ...group, name: 'New group' });
+    const after = samplesOf((await textOf(metrics)), checkId);
     expect(after.filter((line) => line.startsWith('vigil_check_info'))).toEqual([`vigil_check_info{${labels},check_name="Tagged",check_type="API",group="New group",tags="payments,web"} 1`]);
     expect(after).toContain(`vigil_check_up{${labels}} 1`);
   });
 
-  it("drops a deleted check's series, its runs too, though its status row is left behind", () => {
+  it("drops a deleted check's series, its runs too, though its status row is left behind", async () => {
     const store = memoryStore();
     const kept = addCheck(store, { name: 'Kept' });
     const deleted = addCheck(store, { name: 'Deleted' });
     for (const checkId of [kept, deleted]) recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     metrics.recordRun(run(deleted));
     metrics.recordRun(run(kept));
     // up, degraded, last run, last response time, info (no certificate seen); 4 run counters; 9 histogram lines (6 bounds, +Inf, sum, count)
-    expect(samplesOf(textOf(metrics), deleted)).toHaveLength(5 + 4 + 9);
+    expect(samplesOf((await textOf(metrics)), deleted)).toHaveLength(5 + 4 + 9);
 
-    store.checks.remove(ACCOUNT, deleted);
-    const text = textOf(metrics);
+    await portsOf(store).documents.remove('checks', ACCOUNT, deleted);
+    const text = await textOf(metrics);
     expect(samplesOf(text, deleted)).toEqual([]);
     expect(samplesOf(text, kept)).toHaveLength(5 + 4 + 9);
     expect(statusesOf(store).get(ACCOUNT, deleted)).toBeUndefined(); // the API no longer lists it either
   });
 
-  it('renames a check on its info line only: its other series keep their labels and their counts', () => {
+  it('renames a check on its info line only: its other series keep their labels and their counts', async () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Before' });
     recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     metrics.recordRun(run(checkId));
-    const before = samplesOf(textOf(metrics), checkId);
+    const before = samplesOf((await textOf(metrics)), checkId);
 
-    store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, checkId)!, name: 'After' });
+    await editCheck(store, checkId, { name: 'After' });
     const labels = `account="acme",check_id="${checkId}"`;
-    const renamed = samplesOf(textOf(metrics), checkId);
+    const renamed = samplesOf((await textOf(metrics)), checkId);
     expect(renamed).toEqual(before.map((line) => (line.startsWith('vigil_check_info{') ? `vigil_check_info{${labels},check_name="After",check_type="API",group="",tags=""} 1` : line)));
 
     metrics.recordRun(run(checkId));
-    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} 2`);
+    expect(samplesOf((await textOf(metrics)), checkId)).toContain(`vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} 2`);
   });
 
-  it('sees checks written by another connection to the same database', () => {
+  it('sees checks written by another connection to the same database', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
     const store = new Store(dir);
     stores.push(store);
@@ -222,20 +246,20 @@ describe('CheckMetrics freshness', () => {
     // Opened after the insert: a collection counts its rows' order from where the file was at opening.
     const other = new Store(dir);
     stores.push(other);
-    const metrics = new CheckMetrics(store);
-    expect(sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_up'))).toHaveLength(1);
+    const metrics = new CheckMetrics(portsOf(store));
+    expect(sampleLines((await textOf(metrics))).filter((line) => line.startsWith('vigil_check_up'))).toHaveLength(1);
 
-    const second = addCheck(other, { name: 'Second' });
+    const second = await createCheck(other, { name: 'Second' });
     recordStatus(other, second);
-    other.checks.replace(ACCOUNT, { ...other.checks.get(ACCOUNT, first)!, name: 'First renamed' });
-    const infos = sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_info'));
+    await editCheck(other, first, { name: 'First renamed' });
+    const infos = sampleLines((await textOf(metrics))).filter((line) => line.startsWith('vigil_check_info'));
     expect(infos).toEqual([
       `vigil_check_info{account="acme",check_id="${first}",check_name="First renamed",check_type="API",group="",tags=""} 1`,
       `vigil_check_info{account="acme",check_id="${second}",check_name="Second",check_type="API",group="",tags=""} 1`,
     ]);
   });
 
-  it("shows a status another connection wrote at the next scrape, and a rolled-back write's row as it stayed", () => {
+  it("shows a status another connection wrote at the next scrape, and a rolled-back write's row as it stayed", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
     const store = new Store(dir);
     stores.push(store);
@@ -243,12 +267,12 @@ describe('CheckMetrics freshness', () => {
     recordStatus(store, checkId);
     const other = new Store(dir);
     stores.push(other);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     const labels = `account="acme",check_id="${checkId}"`;
-    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_up{${labels}} 1`);
+    expect(samplesOf((await textOf(metrics)), checkId)).toContain(`vigil_check_up{${labels}} 1`);
 
     recordStatus(other, checkId, { failed: true });
-    expect(samplesOf(textOf(metrics), checkId)).toContain(`vigil_check_up{${labels}} 0`);
+    expect(samplesOf((await textOf(metrics)), checkId)).toContain(`vigil_check_up{${labels}} 0`);
 
     expect(() =>
       store.transaction(() => {
@@ -256,7 +280,7 @@ describe('CheckMetrics freshness', () => {
         throw new Error('rolled back');
       }),
     ).toThrow('rolled back');
-    const after = samplesOf(textOf(metrics), checkId);
+    const after = samplesOf((await textOf(metrics)), checkId);
     expect(after).toContain(`vigil_check_up{${labels}} 0`);
     expect(after).toContain(`vigil_check_last_run_timestamp_seconds{${labels}} ${Date.parse(ENDED) / 1000}`);
   });
@@ -265,35 +289,35 @@ describe('CheckMetrics freshness', () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Batched' });
     recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
-    const up = () => samplesOf(textOf(metrics), checkId).find((line) => line.startsWith('vigil_check_up'));
-    expect(up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
+    const metrics = new CheckMetrics(portsOf(store));
+    const up = async () => samplesOf((await textOf(metrics)), checkId).find((line) => line.startsWith('vigil_check_up'));
+    expect(await up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
 
     const { committed } = store.writeBatched(() => recordStatus(store, checkId, { failed: true }));
     // The group commit is still open: this connection reads its own write.
-    expect(up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 0`);
+    expect(await up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 0`);
     store.db.exec('ROLLBACK'); // as a COMMIT that failed leaves it; the batch's own COMMIT then fails too
     await expect(committed).rejects.toThrow(/no transaction/);
-    expect(up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
+    expect(await up()).toBe(`vigil_check_up{account="acme",check_id="${checkId}"} 1`);
   });
 
-  it('takes the statuses written since the previous scrape from their writes without reading their rows, and reads every row after another connection wrote', () => {
+  it('takes the statuses written since the previous scrape from their writes without reading their rows, and reads every row after another connection wrote', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'vigil-metrics-'));
     const store = new Store(dir);
     stores.push(store);
     const ids = ['A', 'B', 'C'].map((name) => addCheck(store, { name }));
     for (const checkId of ids) recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
-    textOf(metrics);
-    const partial = vi.spyOn(MetricsReads.prototype, 'statusDocsOf');
-    const full = vi.spyOn(MetricsReads.prototype, 'statusDocs');
-    textOf(metrics);
+    const metrics = new CheckMetrics(portsOf(store));
+    await textOf(metrics);
+    const partial = vi.spyOn(SqliteMetricsReads.prototype, 'statusesOfChecks');
+    const full = vi.spyOn(SqliteMetricsReads.prototype, 'statusesOf');
+    await textOf(metrics);
     recordStatus(store, ids[1]!, { failed: true });
-    textOf(metrics);
+    await textOf(metrics);
     const other = new Store(dir);
     stores.push(other);
     recordStatus(other, ids[2]!, { failed: true });
-    const text = textOf(metrics);
+    const text = await textOf(metrics);
     expect(partial.mock.calls).toEqual([]);
     expect(full.mock.calls).toEqual([[ACCOUNT]]);
     expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up')).map((line) => line.at(-1))).toEqual(['1', '0', '0']);
@@ -303,9 +327,9 @@ describe('CheckMetrics freshness', () => {
     const store = memoryStore();
     const [kept, undone, twice, stood] = ['Kept', 'Undone', 'Twice', 'Stood'].map((name) => addCheck(store, { name }));
     for (const checkId of [kept!, undone!, twice!, stood!]) recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
-    textOf(metrics);
-    const partial = vi.spyOn(MetricsReads.prototype, 'statusDocsOf');
+    const metrics = new CheckMetrics(portsOf(store));
+    await textOf(metrics);
+    const partial = vi.spyOn(SqliteMetricsReads.prototype, 'statusesOfChecks');
 
     store.transaction(() => {
       recordStatus(store, stood!, { failed: true, at: '2030-01-01T00:03:00.000Z' });
@@ -327,7 +351,7 @@ describe('CheckMetrics freshness', () => {
         }),
       ).toThrow('this request failed');
     });
-    const text = textOf(metrics);
+    const text = await textOf(metrics);
     const line = (name: string, checkId: string) => samplesOf(text, checkId).find((sample) => sample.startsWith(`${name}{`));
     expect(line('vigil_check_up', kept!)).toBe(`vigil_check_up{account="acme",check_id="${kept}"} 0`);
     expect(line('vigil_check_last_run_timestamp_seconds', kept!)).toBe(`vigil_check_last_run_timestamp_seconds{account="acme",check_id="${kept}"} ${Date.parse(ENDED) / 1000}`);
@@ -340,25 +364,25 @@ describe('CheckMetrics freshness', () => {
     await committed;
   });
 
-  it('writes a changed block when the body reaches it, and a scrape started after a change shows it in every family, however the scrapes before it were read', () => {
+  it('writes a changed block when the body reaches it, and a scrape started after a change shows it in every family, however the scrapes before it were read', async () => {
     const store = memoryStore();
     const [first, second] = ['First', 'Second'].map((name) => addCheck(store, { name }));
     for (const checkId of [first!, second!]) recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     metrics.recordRun(run(first!));
-    textOf(metrics);
+    await textOf(metrics);
     const labels = `account="acme",check_id="${first}"`;
     const line = (text: string, name: string) => samplesOf(text, first!).find((sample) => sample.startsWith(name));
-    const bodyOf = (families: ReturnType<CheckMetrics['scrape']>['families']) => Buffer.from(expositionBody(families)).toString('utf8');
+    const bodyOf = (families: Awaited<ReturnType<CheckMetrics['scrape']>>['families']) => Buffer.from(expositionBody(families)).toString('utf8');
 
     // A scrape whose body is not read yet, then a result stored: the pieces still to be sent show it.
     metrics.recordRun(run(first!, { hasFailures: true }));
-    const pending = metrics.scrape({ accountIds: [ACCOUNT] });
+    const pending = (await metrics.scrape({ accountIds: [ACCOUNT] }));
     expect(pending.families[0]!.samples.some((piece) => typeof piece === 'function')).toBe(true);
     recordStatus(store, first!, { failed: true });
     metrics.recordRun(run(first!, { hasErrors: true }));
     // Another scrape in between, read whole: the status it read again and the runs since.
-    const between = bodyOf(metrics.scrape({ accountIds: [ACCOUNT] }).families);
+    const between = bodyOf((await metrics.scrape({ accountIds: [ACCOUNT] })).families);
     expect(line(between, 'vigil_check_up{')).toBe(`vigil_check_up{${labels}} 0`);
     expect(samplesOf(between, first!).filter((sample) => sample.startsWith('vigil_check_runs_total{'))).toEqual([
       `vigil_check_runs_total{${labels},location="eu-west-1",outcome="passed"} 1`,
@@ -371,25 +395,25 @@ describe('CheckMetrics freshness', () => {
     expect(samplesOf(late, first!).filter((sample) => sample.startsWith('vigil_check_runs_total{')).map((sample) => sample.at(-1))).toEqual(['1', '1', '0', '1']);
 
     metrics.recordRun(run(first!, { isDegraded: true }));
-    const after = textOf(metrics);
+    const after = await textOf(metrics);
     expect(line(after, 'vigil_check_up{')).toBe(`vigil_check_up{${labels}} 0`);
     expect(samplesOf(after, first!).filter((sample) => sample.startsWith('vigil_check_runs_total{')).map((sample) => sample.at(-1))).toEqual(['1', '1', '1', '1']);
     expect(line(after, 'vigil_check_response_time_seconds_count{')).toBe(`vigil_check_response_time_seconds_count{${labels},location="eu-west-1"} 4`);
     // Nothing changed since: every piece is the kept one, none left for later.
-    expect(metrics.scrape({ accountIds: [ACCOUNT] }).families.every(({ samples }) => samples.every((piece) => typeof piece !== 'function'))).toBe(true);
+    expect((await metrics.scrape({ accountIds: [ACCOUNT] })).families.every(({ samples }) => samples.every((piece) => typeof piece !== 'function'))).toBe(true);
   });
 
-  it('writes the histogram with the bounds it is given, and with none only its +Inf bucket, sum and count', () => {
+  it('writes the histogram with the bounds it is given, and with none only its +Inf bucket, sum and count', async () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Timed' });
     recordStatus(store, checkId);
     const labels = `account="acme",check_id="${checkId}",location="eu-west-1"`;
     const histogramOf = (text: string) => samplesOf(text, checkId).filter((line) => line.startsWith('vigil_check_response_time_seconds'));
 
-    const custom = new CheckMetrics(store, { responseTimeBuckets: [0.2, 3] });
+    const custom = new CheckMetrics(portsOf(store), { responseTimeBuckets: [0.2, 3] });
     custom.recordRun(run(checkId, { responseTime: 150 }));
     custom.recordRun(run(checkId, { responseTime: 2500 }));
-    expect(histogramOf(textOf(custom))).toEqual([
+    expect(histogramOf((await textOf(custom)))).toEqual([
       `vigil_check_response_time_seconds_bucket{le="0.2",${labels}} 1`,
       `vigil_check_response_time_seconds_bucket{le="3",${labels}} 2`,
       `vigil_check_response_time_seconds_bucket{le="+Inf",${labels}} 2`,
@@ -397,44 +421,44 @@ describe('CheckMetrics freshness', () => {
       `vigil_check_response_time_seconds_count{${labels}} 2`,
     ]);
 
-    const bare = new CheckMetrics(store, { responseTimeBuckets: [] });
+    const bare = new CheckMetrics(portsOf(store), { responseTimeBuckets: [] });
     bare.recordRun(run(checkId, { responseTime: 150 }));
-    expect(histogramOf(textOf(bare))).toEqual([
+    expect(histogramOf((await textOf(bare)))).toEqual([
       `vigil_check_response_time_seconds_bucket{le="+Inf",${labels}} 1`,
       `vigil_check_response_time_seconds_sum{${labels}} 0.15`,
       `vigil_check_response_time_seconds_count{${labels}} 1`,
     ]);
   });
 
-  it('keeps more checks than a block holds in their order through results, edits, deletes and the maxChecks cut', () => {
+  it('keeps more checks than a block holds in their order through results, edits, deletes and the maxChecks cut', async () => {
     const store = memoryStore();
     const count = BLOCK_SIZE + 44;
     const ids = store.transaction(() => Array.from({ length: count }, (_, index) => addCheck(store, { name: `C${index}` })));
     store.transaction(() => ids.forEach((checkId) => recordStatus(store, checkId)));
-    const metrics = new CheckMetrics(store);
-    const upLines = () => sampleLines(textOf(metrics)).filter((line) => line.startsWith('vigil_check_up{'));
-    expect(upLines()).toEqual(ids.map((checkId) => `vigil_check_up{account="acme",check_id="${checkId}"} 1`));
+    const metrics = new CheckMetrics(portsOf(store));
+    const upLines = async () => sampleLines((await textOf(metrics))).filter((line) => line.startsWith('vigil_check_up{'));
+    expect(await upLines()).toEqual(ids.map((checkId) => `vigil_check_up{account="acme",check_id="${checkId}"} 1`));
 
     const [first, late, removed] = [ids[3]!, ids[BLOCK_SIZE + 10]!, ids[BLOCK_SIZE - 1]!];
     recordStatus(store, late, { failed: true });
     metrics.recordRun(run(first, { responseTime: 300 }));
-    let text = textOf(metrics);
+    let text = await textOf(metrics);
     expect(samplesOf(text, late)).toContain(`vigil_check_up{account="acme",check_id="${late}"} 0`);
     expect(samplesOf(text, first)).toContain(`vigil_check_last_response_time_seconds{account="acme",check_id="${first}"} 0.3`);
 
-    store.checks.remove(ACCOUNT, removed);
-    const added = addCheck(store, { name: 'Added' });
+    await portsOf(store).documents.remove('checks', ACCOUNT, removed);
+    const added = await createCheck(store, { name: 'Added' });
     recordStatus(store, added);
-    store.checks.replace(ACCOUNT, { ...store.checks.get(ACCOUNT, first)!, name: 'First renamed' });
-    text = textOf(metrics);
+    await editCheck(store, first, { name: 'First renamed' });
+    text = await textOf(metrics);
     const expectedOrder = [...ids.filter((checkId) => checkId !== removed), added];
     expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up{')).map((line) => /check_id="([^"]+)"/.exec(line)?.[1])).toEqual(expectedOrder);
     expect(samplesOf(text, first)).toContain(`vigil_check_info{account="acme",check_id="${first}",check_name="First renamed",check_type="API",group="",tags=""} 1`);
     expect(samplesOf(text, late)).toContain(`vigil_check_up{account="acme",check_id="${late}"} 0`);
 
-    const limited = new CheckMetrics(store, { maxChecks: BLOCK_SIZE + 5 });
+    const limited = new CheckMetrics(portsOf(store), { maxChecks: BLOCK_SIZE + 5 });
     for (let scrape = 0; scrape < 2; scrape++) {
-      const { families, omitted } = limited.scrape({ accountIds: [ACCOUNT] });
+      const { families, omitted } = (await limited.scrape({ accountIds: [ACCOUNT] }));
       const shown = sampleLines(Buffer.from(expositionBody(families)).toString('utf8')).filter((line) => line.startsWith('vigil_check_up{'));
       expect(shown).toHaveLength(BLOCK_SIZE + 5);
       expect(shown.at(-1)).toContain(expectedOrder[BLOCK_SIZE + 4]!);
@@ -442,12 +466,12 @@ describe('CheckMetrics freshness', () => {
     }
   });
 
-  it('exports at most maxChecks checks, in the order they were created, and counts the rest', () => {
+  it('exports at most maxChecks checks, in the order they were created, and counts the rest', async () => {
     const store = memoryStore();
     const ids = ['A', 'B', 'C'].map((name) => addCheck(store, { name }));
     for (const checkId of [...ids].reverse()) recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store, { maxChecks: 2 });
-    const { families, omitted } = metrics.scrape({ accountIds: [ACCOUNT] });
+    const metrics = new CheckMetrics(portsOf(store), { maxChecks: 2 });
+    const { families, omitted } = (await metrics.scrape({ accountIds: [ACCOUNT] }));
     const text = Buffer.from(expositionBody(families)).toString('utf8');
     expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_info')).map((line) => /check_name="(\w)"/.exec(line)?.[1])).toEqual(['A', 'B']);
     expect(omitted).toBe(1);
@@ -455,16 +479,16 @@ describe('CheckMetrics freshness', () => {
 });
 
 describe('CheckMetrics memory', () => {
-  it("writes a changed block's piece into the memory of the piece before the last once every scrape that sent that one is done, never while one may still send it", () => {
+  it("writes a changed block's piece into the memory of the piece before the last once every scrape that sent that one is done, never while one may still send it", async () => {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Reused' });
     recordStatus(store, checkId);
-    const metrics = new CheckMetrics(store);
+    const metrics = new CheckMetrics(portsOf(store));
     let runs = 0;
     /** A result stored, then a scrape with its body read: its pieces per family, and its text. */
-    const scrapeAfterRun = () => {
+    const scrapeAfterRun = async () => {
       metrics.recordRun(run(checkId, { responseTime: 100 + ++runs }));
-      const scraped = metrics.scrape({ accountIds: [ACCOUNT] });
+      const scraped = (await metrics.scrape({ accountIds: [ACCOUNT] }));
       const pieces = scraped.families.map(({ samples }) => samples.map(linesOfPiece));
       return { done: scraped.done, pieces, text: Buffer.concat(pieces.flat()).toString('utf8') };
     };
@@ -472,21 +496,21 @@ describe('CheckMetrics memory', () => {
     const sameMemory = (one: Uint8Array[][], other: Uint8Array[][]) => memoryOf(one).map(([buffer, offset], index) => buffer === memoryOf(other)[index]![0] && offset === memoryOf(other)[index]![1]);
     const count = (text: string) => samplesOf(text, checkId).find((line) => line.startsWith('vigil_check_response_time_seconds_count{'));
 
-    const first = scrapeAfterRun();
+    const first = await scrapeAfterRun();
     first.done();
-    const second = scrapeAfterRun();
-    const third = scrapeAfterRun();
+    const second = await scrapeAfterRun();
+    const third = await scrapeAfterRun();
     // The first is done: the third is written where the first was.
     expect(sameMemory(third.pieces, first.pieces)).toEqual(third.pieces.flat().map(() => true));
     // The second is not done: the fourth is written in new memory, and the second's bytes stay as sent.
-    const fourth = scrapeAfterRun();
+    const fourth = await scrapeAfterRun();
     expect(sameMemory(fourth.pieces, second.pieces)).toEqual(fourth.pieces.flat().map(() => false));
     expect(count(second.text)).toMatch(/ 2$/);
     expect(count(Buffer.concat(second.pieces.flat()).toString('utf8'))).toMatch(/ 2$/);
     for (const scrape of [second, third, fourth]) scrape.done();
-    const fifth = scrapeAfterRun();
+    const fifth = await scrapeAfterRun();
     expect(sameMemory(fifth.pieces, third.pieces)).toEqual(fifth.pieces.flat().map(() => true));
     expect(count(fifth.text)).toMatch(/ 5$/);
-    expect(sampleLines(fifth.text)).toEqual(sampleLines(textOf(metrics)));
+    expect(sampleLines(fifth.text)).toEqual(sampleLines((await textOf(metrics))));
   });
 });

@@ -5,12 +5,9 @@
  * What a check's last FINAL run said (up, degraded, when, SSL days) comes from the stored check
  * statuses: they survive a restart and are written by the scheduler and the heartbeat watch alike,
  * so the table is the one place that is always current. Their lines are kept between scrapes, and
- * a scrape takes only what the status writes since the previous one said: the status table tells
- * of each write through this connection with its document (onStatusWrite), and of those the scrape
- * keeps the ones that still stand, reading again the rows of any rolled back since; a write by
- * another connection changes SQLite's `data_version`, after which every row is read again. Reading
- * all 10,000 rows was most of a scrape in which nothing had changed, and reading and parsing the
- * 2,500 just written, about 8 ms of one after they had.
+ * a scrape takes only the statuses written since the previous one, by any replica: the storage
+ * ports' MetricsReads follows them per account (store/metrics-read-ports.ts). Reading all 10,000
+ * rows was most of a scrape in which nothing had changed.
  *
  * The lines are kept joined by blocks of BLOCK_SIZE checks in the checks' order: per block, one
  * UTF-8 piece per family (check-blocks.ts). A block's piece is written again only when one of its
@@ -20,7 +17,7 @@
  * one by one to the body cost a scrape more than its reads.
  * When a check is added, removed or relabelled, or a group renamed, the account's blocks are laid
  * out again. The checks come from the check catalog (check-catalog.ts),
- * which follows the checks as they are written, so a deleted check's series are gone from the next
+ * which follows the documents port's change feed, so a deleted check's series are gone from the next
  * scrape and a renamed or retagged one shows its new name, group or tags there.
  *
  * Every series is labelled by ids only (`account`, `check_id`, and `location` where it has one): a
@@ -39,13 +36,11 @@
  * count): 6 + (7 + bounds) × locations in all, 19 with the default 6 bounds in one location. A
  * scrape exports at most `maxChecks` checks and counts the others.
  */
-import type { Store } from '../store/index.js';
-import { MetricsReads } from '../store/sqlite/metrics-reads.js';
-import { lastStatusWriteMark, standingStatusWrites, onStatusWrite, type StatusWrite } from '../store/sqlite/statuses.js';
-import { CheckCatalog, type CatalogCheck } from './check-catalog.js';
+import type { MetricsReads, StatusBatch, StatusFollower } from '../store/metrics-read-ports.js';
+import { CheckCatalog, type CatalogCheck, type CatalogDocuments } from './check-catalog.js';
 import { AheadOfScrape, type Pass } from './ahead-of-scrape.js';
 import { buildPiece, type FamilyPiece } from './check-blocks.js';
-import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, statusFactsOf, statusFactsOfDoc, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
+import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, sameStatusFacts, statusFactsOf, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
 import { escapeLabelValue, type FamilySamples, type Piece } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
 
@@ -111,14 +106,14 @@ interface Block {
   writers?: { changes: number; byIndex: Array<CheckLineWriter | typeof NO_LINES | undefined> };
 }
 
-/** What the scrape keeps of an account, from its first scrape on (until another connection writes). */
+/** What the scrape keeps of an account, from its first scrape on. */
 interface AccountLines {
   /** What the stored statuses say, by check id, for the checks that exist and have a status. */
   readonly statuses: Map<string, StatusFacts>;
-  /** Checks whose status was written since the last scrape, and the last write of each as told. */
-  written: Map<string, StatusWrite>;
-  /** Every write told after the last scrape has a number above this (lastStatusWriteMark). */
-  since: number;
+  /** Hands over the account's statuses written since its previous batch. */
+  readonly follower: StatusFollower;
+  /** The last batch's taking: batches are taken one after another, each applied in its turn. */
+  turn: Promise<unknown>;
   /** The catalog version (CheckCatalog.versionOf) the blocks were laid out for. */
   catalogVersion: number;
   blocks: Block[];
@@ -131,6 +126,12 @@ interface AccountLines {
 /** Which accounts a scrape shows: one tenant's, or every configured account's (the operator's). */
 export interface ChecksView {
   readonly accountIds: readonly string[];
+}
+
+/** The storage ports the metrics read through. */
+export interface MetricsPorts {
+  readonly documents: CatalogDocuments;
+  readonly metricsReads: MetricsReads;
 }
 
 export interface CheckMetricsOptions {
@@ -159,7 +160,6 @@ const NOT_SENT = 0;
 
 export class CheckMetrics {
   readonly #catalog: CheckCatalog;
-  readonly #db: Store['db'];
   readonly #reads: MetricsReads;
   readonly #maxChecks: number;
   readonly #buckets: readonly number[];
@@ -168,27 +168,18 @@ export class CheckMetrics {
   /** Per account, per check id. */
   readonly #tracked = new Map<string, Map<string, Tracked>>();
   readonly #accounts = new Map<string, AccountLines>();
-  #dataVersion: number;
   /** The number of the last scrape. */
   #scrapes = 0;
   /** The scrapes whose pieces may still be sent, oldest first (see `scrape`'s `done`). */
   readonly #sending = new Set<number>();
   readonly #ahead = new AheadOfScrape(() => this.#passAhead());
 
-  constructor(store: Store, options: CheckMetricsOptions = {}) {
-    this.#db = store.db;
-    this.#reads = new MetricsReads(store.db);
-    this.#catalog = new CheckCatalog(store, this.#reads);
+  constructor(ports: MetricsPorts, options: CheckMetricsOptions = {}) {
+    this.#reads = ports.metricsReads;
+    this.#catalog = new CheckCatalog(ports.documents);
     this.#maxChecks = options.maxChecks ?? DEFAULT_MAX_CHECKS;
     this.#buckets = [...(options.responseTimeBuckets ?? DEFAULT_RESPONSE_TIME_BUCKETS)];
     this.#bucketHeads = bucketHeads(this.#buckets);
-    this.#dataVersion = this.#reads.dataVersion();
-    onStatusWrite(store.db, {
-      // An account not scraped yet has nothing to follow: its first scrape reads every row.
-      written: (accountId, checkId, write) => this.#accounts.get(accountId)?.written.set(checkId, write),
-      // Which rows reverted is not known: every account reads them all again.
-      undone: () => this.#accounts.clear(),
-    });
   }
 
   /** Counts a stored FINAL result. */
@@ -238,21 +229,22 @@ export class CheckMetrics {
    * time was about 22 MB a scrape at 10,000 checks with results spread over every block, and that
    * memory drove a full garbage collection of the service's heap every scrape or two.
    */
-  scrape(view: ChecksView): { families: FamilySamples[]; omitted: number; done: () => void } {
+  async scrape(view: ChecksView): Promise<{ families: FamilySamples[]; omitted: number; done: () => void }> {
     const scrape = ++this.#scrapes;
     this.#sending.add(scrape);
     this.#ahead.scraped();
-    const dataVersion = this.#reads.dataVersion();
-    if (dataVersion !== this.#dataVersion) {
-      // Another connection wrote: which status rows is not known, so every account reads them all.
-      this.#dataVersion = dataVersion;
-      this.#accounts.clear();
+    try {
+      await this.#follow(view.accountIds);
+    } catch (error) {
+      this.#sending.delete(scrape);
+      throw error;
     }
     const pieces: Piece[][] = CHECK_FAMILIES.map(() => []);
     let shown = 0;
     let omitted = 0;
     for (const accountId of view.accountIds) {
-      const { account, checks } = this.#follow(accountId);
+      const account = this.#accounts.get(accountId)!;
+      const checks = this.#catalog.checksOf(accountId);
       // Each check with a status has lines, and the statuses kept are those of existing checks.
       if (shown + account.statuses.size <= this.#maxChecks) {
         shown += account.statuses.size;
@@ -326,78 +318,96 @@ export class CheckMetrics {
   }
 
   /**
-   * The account's kept lines brought up to date with its checks and statuses: laid out again when
-   * its checks changed, and the status rows written since the previous scrape read again.
+   * The accounts' kept lines brought up to date with their checks and statuses: the checks first
+   * (a status is kept only for a check the catalog lists), laid out again where they changed, then
+   * the statuses written since the previous scrape.
    */
-  #follow(accountId: string): { account: AccountLines; checks: ReadonlyMap<string, CatalogCheck> } {
+  async #follow(accountIds: readonly string[]): Promise<void> {
+    await this.#catalog.follow(accountIds);
+    await Promise.all(accountIds.map((accountId) => this.#followStatuses(accountId)));
+  }
+
+  #followStatuses(accountId: string): Promise<unknown> {
     const checks = this.#catalog.checksOf(accountId);
     const catalogVersion = this.#catalog.versionOf(accountId);
     let account = this.#accounts.get(accountId);
     if (!account) {
-      account = { statuses: new Map(), written: new Map(), since: lastStatusWriteMark(), catalogVersion, blocks: [], placeOf: new Map(), piecesSent: false };
-      for (const [checkId, doc] of this.#reads.statusDocs(accountId)) {
-        // A deleted check's row is left behind; its check is not listed.
-        if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOfDoc(doc));
-      }
+      account = { statuses: new Map(), follower: this.#reads.followStatuses(accountId), turn: Promise.resolve(), catalogVersion, blocks: [], placeOf: new Map(), piecesSent: false };
       this.#accounts.set(accountId, account);
       this.#layOut(accountId, account, checks);
     } else if (account.catalogVersion !== catalogVersion) {
       account.catalogVersion = catalogVersion;
       this.#layOut(accountId, account, checks);
     }
-    if (account.written.size > 0) {
-      const written = account.written;
-      account.written = new Map();
-      // What the writes said stands where their numbers still do; a write rolled back since took
-      // its number with it, and its row is read again as it stayed.
-      const marks = new Map<string, number>();
-      for (const [checkId, write] of written) marks.set(checkId, write.mark);
-      const stands = standingStatusWrites(this.#db, accountId, account.since, marks);
-      account.since = lastStatusWriteMark();
-      const reread: string[] = [];
-      for (const [checkId, write] of written) {
-        this.#changed(account, checkId);
-        if (stands(checkId)) {
-          if (checks.has(checkId)) account.statuses.set(checkId, write.status ? statusFactsOf(write.status) : statusFactsOfDoc(write.doc));
-        } else {
-          // A written id without a row (its write rolled back, or the row removed) keeps no lines.
+    const following = account;
+    // Batches applied out of turn could put an older status over a newer one.
+    const turn = following.turn.then(async () => this.#apply(accountId, following, await following.follower.next()));
+    following.turn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /** Keeps what the batch says of the account's statuses, and marks the checks whose lines it changes. */
+  #apply(accountId: string, account: AccountLines, batch: StatusBatch): void {
+    const checks = this.#catalog.checksOf(accountId);
+    if (batch.full) {
+      const stored = new Map<string, StatusFacts>();
+      for (const [checkId, status] of batch.statuses) {
+        // A deleted check's row is left behind; its check is not listed.
+        if (status !== undefined && checks.has(checkId)) stored.set(checkId, statusFactsOf(status));
+      }
+      for (const [checkId, facts] of account.statuses) {
+        if (!stored.has(checkId)) {
           account.statuses.delete(checkId);
-          reread.push(checkId);
+          this.#changed(account, checkId);
+        } else if (!sameStatusFacts(facts, stored.get(checkId)!)) {
+          this.#changed(account, checkId);
         }
       }
-      if (reread.length > 0) {
-        for (const [checkId, doc] of this.#reads.statusDocsOf(accountId, reread)) {
-          if (checks.has(checkId)) account.statuses.set(checkId, statusFactsOfDoc(doc));
-        }
+      for (const [checkId, facts] of stored) {
+        if (!account.statuses.has(checkId)) this.#changed(account, checkId);
+        account.statuses.set(checkId, facts);
       }
+      return;
     }
-    return { account, checks };
+    for (const [checkId, status] of batch.statuses) {
+      const kept = account.statuses.get(checkId);
+      // A check without a status any more (its first write rolled back) keeps no lines.
+      if (status !== undefined && checks.has(checkId)) {
+        const facts = statusFactsOf(status);
+        // A status handed over again unchanged (PostgreSQL's followers may) leaves its lines as they are.
+        if (kept !== undefined && sameStatusFacts(kept, facts)) continue;
+        account.statuses.set(checkId, facts);
+      } else {
+        if (kept === undefined) continue;
+        account.statuses.delete(checkId);
+      }
+      this.#changed(account, checkId);
+    }
   }
 
   /**
    * A pass that writes, ahead of the next scrape, the out-of-date pieces of the accounts whose kept
-   * pieces scrapes send, one block per slice; undefined when there is nothing it may do. Each slice
-   * first takes the status writes told since (as a scrape does), so a piece is written with what
+   * pieces scrapes send, one block per slice; undefined when there is nothing it may do. It first
+   * takes the checks and statuses written since (as a scrape does), so a piece is written with what
    * stands then; whatever changes after it marks the block again, and the scrape writes it anew.
    * A piece written ahead is sent by no scrape yet, so its memory is free to write over once a
    * newer one replaces it.
    */
-  #passAhead(): Pass | undefined {
-    const current = () => this.#db.open && this.#reads.dataVersion() === this.#dataVersion;
-    // Another connection wrote: the next scrape reads every row again, and writes every piece.
-    if (!current()) return undefined;
+  async #passAhead(): Promise<Pass | undefined> {
     const accounts = [...this.#accounts].filter(([, account]) => account.piecesSent);
+    if (accounts.length === 0) return undefined;
+    await this.#follow(accounts.map(([accountId]) => accountId));
     let accountAt = 0;
     let blockAt = 0;
     return () => {
-      while (accountAt < accounts.length && current()) {
+      while (accountAt < accounts.length) {
         const [accountId, account] = accounts[accountAt]!;
-        // Forgotten since (rows rolled back, or another connection wrote): the scrape reads it again.
-        if (this.#accounts.get(accountId) !== account) {
+        const checks = this.#catalog.checksOf(accountId);
+        // Forgotten, or laid out again since: the scrape writes it.
+        if (this.#accounts.get(accountId) !== account || account.catalogVersion !== this.#catalog.versionOf(accountId)) {
           accountAt++;
           continue;
         }
-        const { checks } = this.#follow(accountId);
         for (; blockAt < account.blocks.length; blockAt++) {
           const block = account.blocks[blockAt]!;
           let written = false;

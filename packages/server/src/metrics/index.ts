@@ -14,13 +14,12 @@
  * counts. The process metrics are the exception, shared by every app of the process (processRegistry).
  */
 import type { DeliveryEvent } from '../alerting/outbox.js';
-import type { Store } from '../store/index.js';
-import { MetricsReads } from '../store/sqlite/metrics-reads.js';
+import type { MetricsReads } from '../store/metrics-read-ports.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CheckMetrics, type CheckMetricsOptions, type StoredRun } from './checks.js';
+import { CheckMetrics, type CheckMetricsOptions, type MetricsPorts, type StoredRun } from './checks.js';
 import { CONTENT_TYPE, escapeLabelValue, expositionChunks, linesOf, type Family, type Piece } from './exposition.js';
 
-export { DEFAULT_MAX_CHECKS, outcomeOf, type CheckMetricsOptions, type StoredRun } from './checks.js';
+export { DEFAULT_MAX_CHECKS, outcomeOf, type CheckMetricsOptions, type MetricsPorts, type StoredRun } from './checks.js';
 export { DEFAULT_RESPONSE_TIME_BUCKETS, parseResponseTimeBuckets } from './response-time-buckets.js';
 
 /** Seconds from a slot's due moment to its run's start: milliseconds normally, seconds when the queue is full. */
@@ -71,9 +70,10 @@ export class ServiceMetrics {
   #queue: QueueGauges | undefined;
   #countedSuperseded = 0;
 
-  constructor(store: Store, options: CheckMetricsOptions = {}) {
-    this.#reads = new MetricsReads(store.db);
-    this.#checks = new CheckMetrics(store, options);
+  /** `ports`: a replica's storage ports (the metrics read its documents and MetricsReads). */
+  constructor(ports: MetricsPorts, options: CheckMetricsOptions = {}) {
+    this.#reads = ports.metricsReads;
+    this.#checks = new CheckMetrics(ports, options);
     const registers = [this.#service];
     this.#startLag = new Histogram({
       name: 'vigil_scheduler_start_lag_seconds',
@@ -141,9 +141,10 @@ export class ServiceMetrics {
    */
   async scrape(view: MetricsView): Promise<{ contentType: string; chunks: Piece[]; done: () => void }> {
     const accountIds = view.kind === 'account' ? [view.accountId] : view.accountIds;
-    const checks = this.#checks.scrape({ accountIds });
+    const checks = await this.#checks.scrape({ accountIds });
     try {
-      const incidents = accountIds.map((accountId) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${this.#reads.openIncidents(accountId)}\n`));
+      const open = await this.#reads.openIncidents(accountIds);
+      const incidents = accountIds.map((accountId, index) => linesOf(`${OPEN_INCIDENTS.name}{account="${escapeLabelValue(accountId)}"} ${open[index]}\n`));
       const families = [...checks.families, { family: OMITTED, samples: [linesOf(`${OMITTED.name} ${checks.omitted}\n`)] }, { family: OPEN_INCIDENTS, samples: incidents }];
       // The service's families are the operator's only; prom-client's text ends with a newline, as ours does.
       const service = view.kind === 'operator' ? await Registry.merge([this.#service, processRegistry()]).metrics() : undefined;

@@ -28,6 +28,7 @@ import type { EngineHealth } from './engine-health.js';
 import type { ServiceIdentity } from './service-identity-ports.js';
 import type { HeartbeatDeadlines, HeartbeatPings } from './heartbeat-ports.js';
 import type { Incidents } from './incident-ports.js';
+import type { MetricsReads } from './metrics-read-ports.js';
 import type { ProjectStates } from './project-state-ports.js';
 import type { CheckResults, CheckStatuses, ErrorGroups } from './result-ports.js';
 import type { StatusPages } from './status-page-ports.js';
@@ -50,8 +51,8 @@ export type {
   ErrorGroups,
 } from './result-ports.js';
 export type {
-  WatchedHeartbeat,
   HeartbeatMonitor,
+  WatchedHeartbeat,
   MissedDeadline,
   MissedWindowKey,
   ClaimedWindow,
@@ -61,6 +62,7 @@ export type {
   PingProgress,
   HeartbeatPings,
 } from './heartbeat-ports.js';
+export type { FollowedStatus, MetricsReads, StatusBatch, StatusFields, StatusFollower } from './metrics-read-ports.js';
 
 /** A check or group, as the alert-subscription index names the owner of a subscription. */
 export type SubscriptionOwnerKind = 'check' | 'group';
@@ -195,8 +197,6 @@ export interface ClaimedNotification extends QueuedNotification {
 
 export type SettledDelivery = 'SENT' | 'FAILED' | 'UNDELIVERABLE';
 
-/**
- * The notification outbox. A notification is queued once (in the transaction of the state change
 /** Which notifications a page of the outbox's log holds; every condition given must hold. */
 export interface NotificationLogQuery {
   /** Queued at or after this moment (ms since the epoch)… */
@@ -225,6 +225,8 @@ export interface LoggedNotification extends QueuedNotification {
   readonly result: string | null;
 }
 
+/**
+ * The notification outbox. A notification is queued once (in the transaction of the state change
  * that caused it) and delivered at least once, by whichever replica claims it: a claim is a lease,
  * so a replica that dies mid-delivery leaves the notification to another once the lease expires, and
  * the late one can no longer settle it (its `settle`/`defer` answer false). Receivers see the same
@@ -251,14 +253,14 @@ export interface NotificationOutbox {
   release(owner: string, id: string): Promise<boolean>;
   /** The delivery state of a notification (for tests and the notifications API). */
   find(id: string): Promise<{ delivery: 'PENDING' | SettledDelivery; attempts: number; leaseOwner: string | null } | undefined>;
-}
-
   /**
    * One page of an account's notifications to alert channels (a status-page subscriber's mail shares
    * the outbox but is left out), newest first by when each was queued (ties: the later queued first),
    * with how many match on every page.
    */
   log(accountId: string, query: NotificationLogQuery): Promise<{ items: LoggedNotification[]; total: number }>;
+}
+
 /** A check's alert state as stored, with the version a transition from it must name. */
 export interface VersionedAlertState {
   /** The state's JSON text (alerting/state.ts's `AlertState`; engines store it as given). */
@@ -421,6 +423,8 @@ export interface StoragePorts {
   readonly serviceIdentity: ServiceIdentity;
   /** What the web dashboard reads of a page of checks, incidents and project states (dashboard-read-ports.ts). */
   readonly dashboardReads: DashboardReads;
+  /** What `GET /metrics` follows of the checks' statuses, and the open incidents it counts (metrics-read-ports.ts). */
+  readonly metricsReads: MetricsReads;
   /**
    * A unit of work: runs `work` with ports bound to one transaction and resolves to what it resolved
    * to once that transaction has committed (so every replica then sees its writes, and none saw them
@@ -430,10 +434,10 @@ export interface StoragePorts {
    * forever. Units of one replica may be asked for at once; each is its own transaction.
    */
   transaction<T>(work: (tx: TransactionPorts) => Promise<T>): Promise<T>;
-  /** Releases this replica's connections; the data stays. */
-  close(): Promise<void>;
-}
   /** Which engine these ports run on, as `GET /healthz` names it. */
   readonly engine: 'sqlite' | 'postgres';
   /** Whether the database answers now (engine-health.ts), for `GET /healthz`; never rejects. */
   health(): Promise<EngineHealth>;
+  /** Releases this replica's connections; the data stays. */
+  close(): Promise<void>;
+}

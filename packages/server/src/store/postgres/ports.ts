@@ -24,6 +24,7 @@ import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
 import { PostgresHeartbeatPings } from './heartbeat-pings.js';
 import { PostgresIdempotencyKeys, type PurgeClock } from './idempotency.js';
 import { PostgresIncidents } from './incidents.js';
+import { PostgresMetricsReads } from './metrics-reads.js';
 import { PostgresNotificationOutbox } from './outbox.js';
 import { PostgresPeriodicJobs } from './periodic-jobs.js';
 import { PostgresProjectStates } from './project-states.js';
@@ -43,8 +44,8 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     statusPages: new PostgresStatusPages(tx),
     incidents: new PostgresIncidents(tx),
     heartbeatPings: new PostgresHeartbeatPings(tx),
-    dashboards: new PostgresDashboards(tx),
     heartbeatDeadlines: new PostgresHeartbeatDeadlines(tx),
+    dashboards: new PostgresDashboards(tx),
     projectStates: new PostgresProjectStates(tx),
     accountProfiles: new PostgresAccountProfiles(tx),
     outbox: new PostgresNotificationOutbox(tx),
@@ -83,11 +84,12 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     subscribers: new PostgresStatusPageSubscribers(db),
     serviceIdentity: new PostgresServiceIdentity(db),
     dashboardReads: new PostgresDashboardReads(db),
+    metricsReads: new PostgresMetricsReads(db),
     // Kysely commits when `work` resolves and rolls back, rethrowing the same error, when it throws.
     transaction: (work) => asUnitOf(ports, () => db.transaction().execute((tx) => work(unitPorts(tx)))),
-    close,
-  };
     engine: 'postgres',
     health,
+    close,
+  };
   return ports;
 }

@@ -21,6 +21,7 @@ import { SqliteHeartbeatPings } from './heartbeat-pings.js';
 import { SqliteHeartbeatDeadlines } from './heartbeats.js';
 import { SqliteIdempotencyKeys, type IdempotencyStore } from './idempotency.js';
 import { SqliteIncidents } from './incidents-port.js';
+import { SqliteMetricsReads } from './metrics-reads.js';
 import { SqliteNotificationOutbox } from './outbox.js';
 import { SqlitePeriodicJobs } from './periodic-jobs.js';
 import { SqliteRateLimitWindows } from './rate-limits.js';
@@ -37,9 +38,9 @@ export interface PortedStore extends SqliteDocumentStore {
   readonly unitOpen: boolean;
   unitOfWork<T>(work: () => Promise<T>): Promise<T>;
   savepointInUnit<T>(work: () => Promise<T>): Promise<T>;
-  close(): void;
   /** Its own `SELECT 1` (store.ts). */
   health(): { up: true } | { up: false; reason: string };
+  close(): void;
 }
 
 export function sqlitePorts(store: PortedStore): StoragePorts {
@@ -70,6 +71,7 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
     subscribers: new SqliteStatusPageSubscribers(store),
     serviceIdentity: new SqliteServiceIdentity(store),
     dashboardReads: new SqliteDashboardReads(store),
+    metricsReads: new SqliteMetricsReads(store.db),
     transaction: async (work) => {
       refuseNestedUnit(ports);
       // Marked as running once its turn on the connection came, not while it waits in line: the
@@ -84,14 +86,14 @@ export function sqlitePorts(store: PortedStore): StoragePorts {
         }),
       );
     },
-    close: async () => store.close(),
-  };
     engine: 'sqlite',
     // Asked at every probe: a local file answers at once, so nothing is cached.
     health: async () => {
       const answer = store.health();
       return answer.up ? { ok: true } : { ok: false, error: answer.reason };
     },
+    close: async () => store.close(),
+  };
   return ports;
 }
 
