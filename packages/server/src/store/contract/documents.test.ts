@@ -258,6 +258,25 @@ describe.each(engines)('the documents change feed on $name', (engine) => {
     expect([...seen.values()].every((count) => count === 1)).toBe(true);
   });
 
+  it('shows a follower no write of a unit still open, even on the unit\'s own connection, and none of one rolled back', async () => {
+    const [a] = await twoReplicas(engine);
+    await a.documents.insert('checks', 'acc', check('committed'));
+    const before = await a.documents.latestPosition();
+    let read: Promise<[number, DocumentChange[], string[]]> | undefined;
+    const unit = a.transaction(async (tx) => {
+      await tx.documents.insert('checks', 'acc', check('rolled back'));
+      read = Promise.all([a.documents.latestPosition(), a.documents.changesSince(before, 10).then((batch) => batch.changes), a.documents.everyAccountAfter('checks', 0, 10).then((rows) => rows.map((row) => JSON.parse(row.text).name as string))]);
+      // Open past this turn, as a unit awaiting I/O is, while the reads above are asked for.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw new Error('undone');
+    });
+    await expect(unit).rejects.toThrow('undone');
+    expect(await read).toEqual([before, [], ['committed']]);
+    // The next write is read at the next position, not skipped as one already seen.
+    const next = await a.documents.insert('checks', 'acc', check('next'));
+    expect((await drain(a, before)).map((change) => change.id)).toEqual([String(next.id)]);
+  });
+
   it('tells a reader behind pruned entries to read everything again, and goes on from the latest position', async () => {
     const [a, b] = await twoReplicas(engine);
     await a.documents.insert('checks', 'acc', named('one'));

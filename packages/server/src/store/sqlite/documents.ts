@@ -169,15 +169,18 @@ export class SqliteDocuments implements ResourceDocuments {
   async everyAccountAfter(kind: DocumentKind, afterSeq: number, limit: number): Promise<AccountStoredText[]> {
     checkDocumentKind(kind);
     checkCursor(afterSeq, limit);
+    await this.#committedOnly();
     return this.#everyAccountAfter[kind].all(afterSeq, limit) as AccountStoredText[];
   }
 
   async latestPosition(): Promise<number> {
+    await this.#committedOnly();
     return this.#latest.get() as number;
   }
 
   async changesSince(position: number, limit: number): Promise<ChangeBatch> {
     checkFeedRead(position, limit);
+    await this.#committedOnly();
     const read = this.#store.db.transaction((): ChangeBatch => {
       if (position < (this.#prunedThrough.get() as number)) return { changes: [], position: this.#latest.get() as number, reset: true };
       const changes = this.#since.all(position, limit) as ChangeBatch['changes'];
@@ -185,6 +188,17 @@ export class SqliteDocuments implements ResourceDocuments {
     });
     // One snapshot for the horizon and the rows; inside an open group commit it is a savepoint.
     return read();
+  }
+
+  /**
+   * Resolves once this connection has no transaction open (a group commit, or a unit awaiting past its
+   * turn), so a follower of the feed reads only what committed, as on PostgreSQL: a write it read
+   * uncommitted could still roll back, taking its position back with it (the next write would be
+   * numbered the same), and the follower, already past it, would never read that next write. The
+   * feed's reads are not in the unit's ports, so no unit waits here for itself.
+   */
+  async #committedOnly(): Promise<void> {
+    while (this.#store.db.inTransaction) await new Promise<void>((resolve) => setImmediate(resolve));
   }
 
   async pruneChanges(beforeMs: number): Promise<number> {
