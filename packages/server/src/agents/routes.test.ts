@@ -1,8 +1,11 @@
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob, type RunReport } from '@vigil/schema';
 import { serve } from '@hono/node-server';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type ServiceApp } from '../app.js';
+import { createApp, type SqliteServiceApp } from '../app.js';
 import { readSideOf } from '../readside/context.js';
 import { reportRecorder } from '../scheduler/execute.js';
 import { AgentHub } from './hub.js';
@@ -14,7 +17,7 @@ const OTHER_KEY = 'us-agent-key-0123456789';
 const LEASE_MS = 1500;
 
 interface World {
-  service: ServiceApp;
+  service: SqliteServiceApp;
   hub: AgentHub;
   checkId: string;
 }
@@ -271,6 +274,28 @@ describe('agent routes', () => {
     ]);
     const anonymous = await target.service.app.request('/v1/agent/agents');
     expect(anonymous.status).toBe(401);
+  });
+
+  it('lists, through one server, the agent polling another server of the same database file', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'vigil-agents-'));
+    const [polled, asked] = [0, 1].map(() => createApp({ databaseFile: path.join(dir, 'vigil.db'), agentLeaseMs: LEASE_MS }));
+    try {
+      const keys = new AgentKeyRing([{ location: 'eu-west-1', key: KEY }]);
+      registerAgentRoutes(polled!.app, { hub: polled!.agents.hub, keys: () => keys });
+      registerAgentRoutes(asked!.app, { hub: asked!.agents.hub, keys: () => keys });
+      const answer = await polled!.app.request('/v1/agent/jobs', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` }, body: JSON.stringify(poll({ capacity: 0, agentVersion: '2.0.0' })) });
+      expect(answer.status).toBe(204);
+      const response = await asked!.app.request('/v1/agent/agents', { headers: { authorization: 'Bearer vigil-local' } });
+      expect(await response.json()).toEqual([
+        { agentId: 'agent-1', location: 'eu-west-1', agentVersion: '2.0.0', wireVersion: RUN_WIRE_VERSION, lastSeenAt: expect.any(String), runsInFlight: 0, state: 'live' },
+      ]);
+    } finally {
+      for (const service of [polled, asked]) {
+        service!.agents.hub.stop();
+        service!.close();
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

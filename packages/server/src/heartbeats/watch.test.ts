@@ -113,10 +113,10 @@ describe('HeartbeatWatch', () => {
     await call(svc, 'GET', `/ping/${check.heartbeat.pingToken}`);
     expect(await restarted.tick(Date.now())).toBe(1);
     expect(seen.at(-1)!.facts).toMatchObject({ hasFailures: false, error: null });
-    const results = svc.repositories.readSide.results.resultsOf('acme', check.id);
-    // Oldest first: the ping carries the real clock, earlier than the simulated deadlines.
-    expect(results.map((result) => result.hasFailures)).toEqual([false, true, true]);
-    expect(svc.repositories.statuses.get('acme', check.id)).toMatchObject({ hasFailures: false, lastRunLocation: 'local' });
+    const results = await svc.repositories.ports.checkResults.newestFirst('acme', check.id, { limit: 10 });
+    // Newest first: the ping carries the real clock, earlier than the simulated deadlines.
+    expect(results.map((result) => result.hasFailures)).toEqual([true, true, false]);
+    expect(await svc.repositories.ports.checkStatuses.find('acme', check.id)).toMatchObject({ hasFailures: false, lastRunLocation: 'local' });
   });
 
   it('turns a /fail ping into a failing result and measures the next deadline from it', async () => {

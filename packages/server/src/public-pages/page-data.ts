@@ -132,8 +132,6 @@ export async function loadPageView(deps: PublicPageDeps, found: FoundPage, optio
   ]);
   const windows = windowDocs.map((doc) => doc as unknown as MaintenanceWindowLike & ResourceDocument);
   const checksOf = new Map(serviceIds.map((id, index) => [id, linked[index]!]));
-  const linkedIds = [...new Set(linked.flat().map((check) => check.id))];
-  const statuses = new Map(await Promise.all(linkedIds.map(async (id) => [id, await ports.checkStatuses.find(accountId, id)] as const)));
   const incidents = shownIncidents
     .filter((incident) => incident.serviceIds.some((id) => checksOf.has(id)))
     .map((incident) => ({ ...incident, incidentUpdates: newestFirst(incident.incidentUpdates) }));
@@ -150,7 +148,13 @@ export async function loadPageView(deps: PublicPageDeps, found: FoundPage, optio
       })),
     ]),
   );
-  const uptime = options.uptimeDays > 0 ? await uptimeOfServices(ports.checkResults, { accountId, nowMs, days: options.uptimeDays, services: uptimeChecks }) : undefined;
+  const linkedIds = [...new Set(linked.flat().map((check) => check.id))];
+  // The checks' states and the bars read at once too.
+  const [statusList, uptime] = await Promise.all([
+    Promise.all(linkedIds.map(async (id) => [id, await ports.checkStatuses.find(accountId, id)] as const)),
+    options.uptimeDays > 0 ? uptimeOfServices(ports.checkResults, { accountId, nowMs, days: options.uptimeDays, services: uptimeChecks }) : undefined,
+  ]);
+  const statuses = new Map(statusList);
 
   const services = new Map<string, ServiceView>();
   for (const [index, id] of serviceIds.entries()) {

@@ -9,7 +9,7 @@ import { RollupsStore } from './rollups-store.js';
 
 export interface ReadSide {
   readonly results: ResultsStore;
-  /** The hourly and daily rollups the results store keeps; pruned by the scheduler. */
+  /** The hourly and daily rollups the results store keeps (the scheduler prunes them through `CheckResults.prune`, on the same tables). */
   readonly rollups: RollupsStore;
   readonly pages: PagesStore;
 }

@@ -244,7 +244,7 @@ describe('executeRuns', () => {
     const before = {
       results: repositories.readSide.results.resultsOf('acct', checkId),
       rollups: repositories.readSide.results.rollupRowsOf('acct', checkId, 'hourly', { from: dueMs - DAY, to: dueMs + DAY }),
-      groups: repositories.readSide.results.errorGroupsOf('acct', checkId, { page: 1, limit: 10 }),
+      groups: await repositories.ports.errorGroups.ofCheck('acct', checkId, { page: 1, limit: 10 }),
       status: repositories.statuses.get('acct', checkId),
     };
     expect(before.results).toHaveLength(1);
@@ -255,7 +255,7 @@ describe('executeRuns', () => {
     await expect(record(failing, await reportAt(dueMs + 60_000))).rejects.toThrow('the status write failed');
     expect(repositories.readSide.results.resultsOf('acct', checkId)).toEqual(before.results);
     expect(repositories.readSide.results.rollupRowsOf('acct', checkId, 'hourly', { from: dueMs - DAY, to: dueMs + DAY })).toEqual(before.rollups);
-    expect(repositories.readSide.results.errorGroupsOf('acct', checkId, { page: 1, limit: 10 })).toEqual(before.groups);
+    expect(await repositories.ports.errorGroups.ofCheck('acct', checkId, { page: 1, limit: 10 })).toEqual(before.groups);
     expect(repositories.statuses.get('acct', checkId)).toEqual(before.status);
     // As when the store refused the run before: the slot is not marked finished (it counts as lost).
     expect(finished).toEqual([job(check, 'eu-west-1', dueMs).slot.key]);
