@@ -27,8 +27,6 @@ import { maskChannel } from './masking.js';
 
 export type DeliveryStatus = 'PENDING' | 'SENT' | 'FAILED' | 'UNDELIVERABLE';
 
-export type { NotificationRow } from '../store/sqlite/outbox.js';
-
 /** What a row's `doc` holds: everything the delivery needs, fixed when the alert happened. */
 export interface NotificationDoc {
   context: AlertContext;
