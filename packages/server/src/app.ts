@@ -30,8 +30,9 @@ import { buildRouteContext, ROUTE_MODULES } from './routes/index.js';
 import { isMetricsToken, METRICS_PATH, register as registerMetrics, routeTemplateOf } from './routes/metrics.js';
 import { isPingPath } from './routes/pings.js';
 import { loadSeed } from './readside/seed.js';
-import { openRepositories, type Repositories } from './repositories.js';
+import { openRepositories, portRepositories, type Repositories, type SqliteRepositories } from './repositories.js';
 import { Store } from './store/index.js';
+import type { StoragePorts } from './store/ports.js';
 
 export interface AppOptions {
   /** A directory for `vigil.db`, or `':memory:'` (the default). */
@@ -81,12 +82,17 @@ export interface AppOptions {
   readonly metricsBuckets?: readonly number[];
   /** How long a job handed to a runner agent is its own without a renewal (default 30 s, at most 60 s). */
   readonly agentLeaseMs?: number;
+  /**
+   * Storage ports opened beforehand, PostgreSQL's (startServer opens them from its `databaseUrl`,
+   * since opening them is async): the app then keeps nothing in SQLite. Not with `dataDir` or
+   * `databaseFile`. The app's `close` closes them.
+   */
+  readonly ports?: StoragePorts;
 }
 
 export interface ServiceApp {
   readonly app: Hono<AppEnv>;
-  readonly store: Store;
-  /** What the service keeps, built once on `store`: hand it to the scheduler (start.ts). */
+  /** What the service keeps, built once on its database: hand it to the scheduler (start.ts). */
   readonly repositories: Repositories;
   /** What `GET /metrics` serves; the scheduler feeds it (start.ts). */
   readonly metrics: ServiceMetrics;
@@ -100,8 +106,14 @@ export interface ServiceApp {
    * SeedError, having stored nothing. Requests wait for it (a request before it answers after it).
    */
   readonly ready: Promise<void>;
-  /** Closes the database; the app must not serve requests afterwards. */
-  close(): void;
+  /** Closes the database (on SQLite before it returns); the app must not serve requests afterwards. */
+  close(): Promise<void>;
+}
+
+/** An app on SQLite (createApp without `ports`): its store and the read side on it, for tests and benchmarks. */
+export interface SqliteServiceApp extends ServiceApp {
+  readonly store: Store;
+  readonly repositories: SqliteRepositories;
 }
 
 const ANALYTICS_PREFIX = '/v1/analytics/';
@@ -121,7 +133,9 @@ function errorResponse(error: Error, c: Context<AppEnv>): Response {
   return c.json(new HttpError(500, 'An internal server error occurred').toBody(), 500);
 }
 
-/** Builds the app and opens (and migrates) its database. */
+/** Builds the app and opens (and migrates) its SQLite database, or serves the `ports` it is given. */
+export function createApp(options?: AppOptions & { readonly ports?: undefined }): SqliteServiceApp;
+export function createApp(options: AppOptions): ServiceApp;
 export function createApp(options: AppOptions = {}): ServiceApp {
   const faults = new FaultInjector(parseFaults(options.faults));
   const accounts = new AccountRegistry(options.accounts ?? []);
@@ -130,11 +144,14 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   if (options.dataDir !== undefined && options.databaseFile !== undefined) {
     throw new Error('give either dataDir or databaseFile, not both');
   }
-  const store = new Store(
+  if (options.ports !== undefined && (options.dataDir !== undefined || options.databaseFile !== undefined)) {
+    throw new Error('give either ports or dataDir/databaseFile, not both');
+  }
+  const store = options.ports !== undefined ? undefined : new Store(
     options.databaseFile !== undefined ? { file: options.databaseFile } : (options.dataDir ?? ':memory:'),
     options.onWarning ? { warn: options.onWarning } : {},
   );
-  const repositories = openRepositories(store);
+  const repositories = store ? openRepositories(store) : portRepositories(options.ports!);
   const limiter = options.rateLimit ? new SharedRateLimiter(repositories.ports.rateLimits, options.rateLimit) : undefined;
   const metrics = new ServiceMetrics(repositories.ports, {
     ...(options.metricsMaxChecks === undefined ? {} : { maxChecks: options.metricsMaxChecks }),
@@ -245,6 +262,7 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   const context = buildRouteContext({
     app,
     repositories,
+    store,
     accounts,
     checkResponses: options.checkResponses ?? false,
     publicUrl: typeof publicUrl === 'function' ? publicUrl : () => publicUrl,
@@ -256,7 +274,10 @@ export function createApp(options: AppOptions = {}): ServiceApp {
   for (const module of ROUTE_MODULES) module.register(app, context);
   registerMetrics(app, metrics, accounts, { writeToSocket: !faults.active });
 
-  return { app, store, repositories, metrics, agents, ready, close: () => store.close() };
+  const close = store
+    ? async () => store.close()
+    : () => repositories.ports.close();
+  return { app, ...(store ? { store } : {}), repositories, metrics, agents, ready, close };
 }
 
 function rateHeaders(decision: RateDecision): Record<string, string> {

@@ -1,6 +1,6 @@
 /**
- * The one object that holds what the service keeps, built once per opened `Store` (createApp does it)
- * and handed to the routes, the dashboard, the public pages, the scheduler, alerting and heartbeats.
+ * The one object that holds what the service keeps, built once per opened database (createApp does
+ * it) and handed to the routes, the dashboard, the public pages, the scheduler, alerting and heartbeats.
  * Each part below prepares its statements when it is built, so building it once is what keeps a
  * statement from being prepared per request; before this object, each module kept its own registry
  * keyed by the `Store` for that.
@@ -13,15 +13,9 @@ import type { StoragePorts } from './store/ports.js';
 import { sqlitePorts } from './store/sqlite/index.js';
 
 export interface Repositories {
-  readonly store: Store;
-  /** Results, rollups, error groups, heartbeat events, status pages, incidents and accounts' profiles. */
-  readonly readSide: ReadSide;
-  /** One row per check, rewritten by each FINAL result. */
-  readonly statuses: StatusStore;
   /**
-   * The storage ports (store/ports.ts) on this store's engine: the state replicas share, behind
-   * Promise-returning methods. Parts of the service move onto them one at a time (docs/postgres.md
-   * lists which); their `close` is not called here, since the app closes the store itself.
+   * The storage ports (store/ports.ts) on the service's engine, SQLite or PostgreSQL: everything the
+   * service keeps, behind Promise-returning methods. Their `close` is the app's to call.
    */
   readonly ports: StoragePorts;
   /**
@@ -33,7 +27,20 @@ export interface Repositories {
   readonly replicaId: string;
 }
 
-export function openRepositories(store: Store): Repositories {
+/**
+ * On SQLite, the synchronous store the ports run on as well, with the read side and the statuses
+ * table on it: for tests and benchmarks that fill or inspect a database directly. The service itself
+ * asks only the ports.
+ */
+export interface SqliteRepositories extends Repositories {
+  readonly store: Store;
+  /** Results, rollups, error groups, heartbeat events, status pages, incidents and accounts' profiles. */
+  readonly readSide: ReadSide;
+  /** One row per check, rewritten by each FINAL result. */
+  readonly statuses: StatusStore;
+}
+
+export function openRepositories(store: Store): SqliteRepositories {
   const readSide = openReadSide(store.db);
   return {
     store,
@@ -42,4 +49,9 @@ export function openRepositories(store: Store): Repositories {
     ports: sqlitePorts(store),
     replicaId: randomUUID(),
   };
+}
+
+/** The repositories of ports opened on their own (PostgreSQL's, which have no synchronous store). */
+export function portRepositories(ports: StoragePorts): Repositories {
+  return { ports, replicaId: randomUUID() };
 }

@@ -8,13 +8,15 @@ import type { AgentHub } from './agents/hub.js';
 import { AgentKeyRing } from './agents/keys.js';
 import { registerAgentRoutes } from './agents/routes.js';
 import type { LocalLocations } from './agents/routing.js';
-import { createApp } from './app.js';
+import { createApp, type ServiceApp } from './app.js';
 import { parsePublicUrl } from './heartbeats/ping-urls.js';
 import { subscriberLinks } from './public-pages/subscriber-links.js';
 import type { SubscribeLimits } from './public-pages/subscription-store.js';
 import { startScheduling, type SchedulingOptions } from './scheduler/index.js';
 import type { RateLimitOptions } from './http/rate-limit.js';
 import type { AuthFailureLimit } from './http/auth-failures.js';
+import type { StoragePorts } from './store/ports.js';
+import type { ConnectRetryOptions } from './store/postgres/connect-retry.js';
 
 export interface ServerOptions {
   /** 0 (the default) picks a free port. */
@@ -23,6 +25,15 @@ export interface ServerOptions {
   readonly host?: string;
   /** A directory for `vigil.db`, or `':memory:'` (the default). */
   readonly dataDir?: string;
+  /**
+   * A PostgreSQL database instead of SQLite, `postgres://user:password@host:port/database`: everything
+   * the service keeps is kept there, shared by every replica started on it (docs/postgres.md). Not
+   * with `dataDir` or `databaseFile`. A database that is down at start is waited for (`connectRetry`);
+   * errors name `host:port/database`, never the password.
+   */
+  readonly databaseUrl?: string;
+  /** How starting on `databaseUrl` waits for a database that is not up yet (default: 10 tries, backing off to 30 s). */
+  readonly connectRetry?: ConnectRetryOptions;
   /** An exact database file path instead of `dataDir` (e.g. the embedded service's `.vigil/local.db`). */
   readonly databaseFile?: string;
   /** API keys and their accounts; default: key `vigil-local` for account `local`. */
@@ -105,6 +116,19 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
+/**
+ * The PostgreSQL engine's ports, imported only when asked for: a service on SQLite never loads the
+ * PostgreSQL driver.
+ */
+async function openPostgres(connectionString: string, options: ServerOptions): Promise<StoragePorts> {
+  const { openPostgresPorts } = await import('./store/postgres/index.js');
+  return openPostgresPorts({
+    connectionString,
+    ...(options.connectRetry ? { connectRetry: options.connectRetry } : {}),
+    ...(options.onWarning ? { warn: options.onWarning } : {}),
+  });
+}
+
 /** Starts the monitoring service on a loopback port (see ServerOptions). */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
@@ -114,22 +138,31 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   let listeningUrl: string | undefined;
   // Subscribers' e-mail goes out through the scheduler's outbox, so the form is offered only when that runs with an SMTP server.
   const mailing = typeof options.scheduler === 'object' && options.scheduler.alerting?.smtpUrl;
-  const service = createApp({
-    ...options,
-    ...(options.agents?.leaseMs === undefined ? {} : { agentLeaseMs: options.agents.leaseMs }),
-    publicUrl: () => publicUrl ?? listeningUrl,
-    ...(mailing ? { subscriptionMail: { limits: options.subscribeLimits } } : {}),
-  });
+  const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
+  if (options.agents && !schedulingOptions) throw new Error('runner agents need the scheduler: they execute its runs');
+  if (options.databaseUrl !== undefined && (options.dataDir !== undefined || options.databaseFile !== undefined)) {
+    throw new Error('give either databaseUrl or dataDir/databaseFile, not both');
+  }
+  // Opened before the app, which is built synchronously on whatever ports it is handed.
+  const ports = options.databaseUrl === undefined ? undefined : await openPostgres(options.databaseUrl, options);
+  let service: ServiceApp;
+  try {
+    service = createApp({
+      ...options,
+      ...(ports ? { ports } : {}),
+      ...(options.agents?.leaseMs === undefined ? {} : { agentLeaseMs: options.agents.leaseMs }),
+      publicUrl: () => publicUrl ?? listeningUrl,
+      ...(mailing ? { subscriptionMail: { limits: options.subscribeLimits } } : {}),
+    });
+  } catch (error) {
+    await ports?.close();
+    throw error;
+  }
   try {
     await service.ready;
   } catch (error) {
-    service.close();
+    await service.close();
     throw error;
-  }
-  const schedulingOptions = options.scheduler === true ? {} : options.scheduler;
-  if (options.agents && !schedulingOptions) {
-    service.close();
-    throw new Error('runner agents need the scheduler: they execute its runs');
   }
   // With the scheduler, agents are always served: private locations' keys are made through the API, no flag needed.
   let agents: { hub: AgentHub; localLocations: LocalLocations } | undefined;
@@ -146,7 +179,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       created.once('error', reject);
     });
   } catch (error) {
-    service.close();
+    await service.close();
     throw error;
   }
   server.on('clientError', answerClientError);
@@ -170,10 +203,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          void stopped.then(() => {
-            service.close();
-            resolve();
-          });
+          void stopped.then(() => service.close()).then(resolve);
         });
         // Keep-alive connections with no request in flight would otherwise hold close() open.
         server.closeIdleConnections();

@@ -22,7 +22,7 @@
  *   read and handed out.
  */
 import path from 'node:path';
-import { createApp, type ServiceApp } from '../../../packages/server/src/app.js';
+import { createApp, type SqliteServiceApp } from '../../../packages/server/src/app.js';
 import { recordPing } from '../../../packages/server/src/heartbeats/pings.js';
 import { HeartbeatWatch } from '../../../packages/server/src/heartbeats/watch.js';
 import type { Repositories } from '../../../packages/server/src/repositories.js';
@@ -32,12 +32,12 @@ import { withReportedMissed } from '../../../packages/server/src/heartbeats/port
 const PINGS_PER_COMMIT = 16;
 const PING_MONITORS = 200;
 
-function openService(dataDir: string): ServiceApp {
+function openService(dataDir: string): SqliteServiceApp {
   return createApp({ dataDir, accounts: [{ apiKey: 'bench', accountId: 'acme' }] });
 }
 
 /** Inserts `count` heartbeat monitors created at `createdMs`; returns their ping tokens. */
-function heartbeats(service: ServiceApp, count: number, createdMs: number): string[] {
+function heartbeats(service: SqliteServiceApp, count: number, createdMs: number): string[] {
   const tokens = Array.from({ length: count }, (_, index) => `token-${index}`);
   service.store.transaction(() => {
     for (const [index, pingToken] of tokens.entries()) {
@@ -60,7 +60,7 @@ function recordAsRoute(repositories: Repositories, token: string, atMs: number):
 }
 
 /** CPU microseconds per ping over `pings` pings, `PINGS_PER_COMMIT` in flight at once as requests would be. */
-async function pingCpuUs(service: ServiceApp, tokens: readonly string[], pings: number, withDeadline: boolean): Promise<number> {
+async function pingCpuUs(service: SqliteServiceApp, tokens: readonly string[], pings: number, withDeadline: boolean): Promise<number> {
   const { store, repositories } = service;
   const started = process.cpuUsage();
   for (let done = 0; done < pings; done += PINGS_PER_COMMIT) {
@@ -87,7 +87,7 @@ async function pingCpuUs(service: ServiceApp, tokens: readonly string[], pings: 
 }
 
 /** CPU microseconds per ping of the tick that turns a backlog of `pings` pings into results. */
-async function processPingsCpuUs(service: ServiceApp, watch: HeartbeatWatch, tokens: readonly string[], pings: number): Promise<number> {
+async function processPingsCpuUs(service: SqliteServiceApp, watch: HeartbeatWatch, tokens: readonly string[], pings: number): Promise<number> {
   const { repositories } = service;
   for (let done = 0; done < pings; done += PINGS_PER_COMMIT) {
     const waits: Array<Promise<unknown>> = [];

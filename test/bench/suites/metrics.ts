@@ -35,7 +35,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createApp, type ServiceApp } from '../../../packages/server/src/app.js';
+import { createApp, type SqliteServiceApp } from '../../../packages/server/src/app.js';
 import { parseResponseTimeBuckets } from '../../../packages/server/src/metrics/response-time-buckets.js';
 import { statusesOf } from '../../../packages/server/src/readside/statuses.js';
 import { median, repeat, type BenchContext, type BenchFigure, type BenchGoal, type BenchSuite } from '../harness.js';
@@ -251,10 +251,10 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
   return { medians, p99s, firstBytes, cpus, aheadCpus, bytes };
 }
 
-type Serve = (options: { fetch: ServiceApp['app']['fetch']; port: number; hostname: string }, listening: () => void) => unknown;
+type Serve = (options: { fetch: SqliteServiceApp['app']['fetch']; port: number; hostname: string }, listening: () => void) => unknown;
 
 /** The app behind @hono/node-server on a loopback port, as `vigil server` serves it. */
-async function listen(service: ServiceApp): Promise<http.Server> {
+async function listen(service: SqliteServiceApp): Promise<http.Server> {
   // A dependency of the server package, not of the benchmarks: resolved from there.
   const fromServer = createRequire(new URL('../../../packages/server/package.json', import.meta.url));
   const { serve } = (await import(pathToFileURL(fromServer.resolve('@hono/node-server')).href)) as { serve: Serve };
@@ -284,7 +284,7 @@ async function get(server: http.Server, agent: http.Agent): Promise<{ status: nu
   });
 }
 
-function createChecks(service: ServiceApp): string[] {
+function createChecks(service: SqliteServiceApp): string[] {
   const ids: string[] = [];
   service.store.transaction(() => {
     for (let index = 0; index < CHECKS; index += 1) {
@@ -296,7 +296,7 @@ function createChecks(service: ServiceApp): string[] {
 }
 
 /** Round `round`'s results of the checks at `indexes`: their statuses, and in the running case their runs counted. */
-function storeResults(service: ServiceApp, checkIds: readonly string[], indexes: readonly number[], round: number, running: boolean): void {
+function storeResults(service: SqliteServiceApp, checkIds: readonly string[], indexes: readonly number[], round: number, running: boolean): void {
   const statuses = statusesOf(service.store);
   const ended = new Date(Date.UTC(2030, 0, 1) + round * 60_000).toISOString();
   service.store.transaction(() => {

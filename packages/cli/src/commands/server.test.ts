@@ -58,6 +58,12 @@ describe('vigil server', () => {
     { args: ['--api-key', 'k'], message: 'Error: --api-key and --account-id come in pairs: got 1 key(s) and 0 account id(s)' },
     { args: ['--accounts', '/nonexistent/accounts.json'], message: 'Error: cannot read accounts file /nonexistent/accounts.json' },
     { args: ['--seed', '/nonexistent/seed.json'], message: 'Error: --seed /nonexistent/seed.json' },
+    {
+      args: ['--database', 'postgres://vigil:secret@127.0.0.1:5432/vigil', '--data', '/tmp/vigil-data'],
+      message: 'Error: use either --database (or VIGIL_DATABASE_URL) or --data, not both: --data is where SQLite keeps its file',
+    },
+    { args: ['--database', 'mysql://vigil:secret@127.0.0.1/vigil'], message: 'Error: --database must be a PostgreSQL URL, postgres://user:password@host:port/database' },
+    { args: ['--database', 'postgres://vigil:secret@127.0.0.1:5432'], message: 'Error: --database must be a PostgreSQL URL, postgres://user:password@host:port/database' },
     { args: ['--public-url', 'vigil.example.com'], message: 'Error: --public-url: "vigil.example.com" is not a URL (expected e.g. https://vigil.example.com)' },
     { args: ['--metrics-buckets', '0.5,0.25'], message: 'Error: --metrics-buckets: bounds must increase: 0.25 after 0.5' },
     { args: ['--metrics-buckets', '1s'], message: 'Error: --metrics-buckets: "1s" is not a number of seconds above 0 (write e.g. 0.1,0.5,2 or none)' },
@@ -66,6 +72,13 @@ describe('vigil server', () => {
     expect(result.status).toBe(2);
     expect(result.stderr.startsWith(message)).toBe(true);
     expect(result.stdout).toBe('');
+  });
+
+  it('takes the database from VIGIL_DATABASE_URL, and refuses it beside --data as it refuses --database', () => {
+    const env = { ...process.env, VIGIL_DATABASE_URL: 'postgres://vigil:secret@127.0.0.1:5432/vigil' };
+    const result = spawnSync(process.execPath, [bin, 'server', '--data', '/tmp/vigil-data'], { encoding: 'utf8', timeout: 20_000, env });
+    expect(result.stderr.trim()).toBe('Error: use either --database (or VIGIL_DATABASE_URL) or --data, not both: --data is where SQLite keeps its file');
+    expect(result.status).toBe(2);
   });
 
   it.each([

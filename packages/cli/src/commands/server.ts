@@ -18,6 +18,7 @@ export const DEFAULT_SERVER_DATA = '.vigil/server';
 interface ServerFlags {
   port: string;
   data: string;
+  database?: string;
   apiKey?: string[];
   accountId?: string[];
   accounts?: string;
@@ -97,6 +98,17 @@ function parseProviderUrls(flags: readonly string[], names: readonly string[]): 
   return urls;
 }
 
+/**
+ * `--database` (or VIGIL_DATABASE_URL): a postgres:// URL, never echoed (it holds the password).
+ * `--data` names the SQLite directory, so both at once is a mistake; the default --data is not.
+ */
+function parseDatabaseUrl(url: string | undefined, dataGiven: boolean): string | undefined {
+  if (url === undefined) return undefined;
+  if (dataGiven) throw usageError('use either --database (or VIGIL_DATABASE_URL) or --data, not both: --data is where SQLite keeps its file');
+  if (!/^postgres(ql)?:\/\/[^/\s]+\/[^\s]+$/.test(url.trim())) throw usageError('--database must be a PostgreSQL URL, postgres://user:password@host:port/database');
+  return url.trim();
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -173,6 +185,10 @@ export function registerServer(program: Command): void {
     .description('Run the local monitoring service (the reference implementation of the API) until interrupted.')
     .option('--port <n>', 'port to listen on, on 127.0.0.1 (0 picks a free port)', DEFAULT_SERVER_PORT)
     .option('--data <dir>', 'directory for the database (vigil.db), relative to the current directory; :memory: keeps nothing', DEFAULT_SERVER_DATA)
+    .addOption(
+      new Option('--database <url>', 'keep everything in PostgreSQL instead of SQLite, postgres://user:password@host:port/database; servers started on one database share it (not with --data)')
+        .env('VIGIL_DATABASE_URL'),
+    )
     .option('--api-key <key>', 'API key accepted by the service (repeatable; pairs with --account-id)', collect)
     .option('--account-id <id>', 'account of the preceding --api-key (repeatable)', collect)
     .option('--accounts <file>', 'JSON file with [{apiKey, accountId, name?, slackAppToken?}] instead of --api-key/--account-id')
@@ -206,9 +222,10 @@ export function registerServer(program: Command): void {
     )
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
-    .action(async (flags: ServerFlags) => {
+    .action(async (flags: ServerFlags, command: Command) => {
       const server = await loadServer();
       const port = parsePort(flags.port);
+      const databaseUrl = parseDatabaseUrl(flags.database, command.getOptionValueSource('data') === 'cli');
       const apiKeys = flags.apiKey ?? [];
       const accountIds = flags.accountId ?? [];
 
@@ -297,7 +314,7 @@ export function registerServer(program: Command): void {
       try {
         running = await server.startServer({
           port,
-          dataDir: flags.data,
+          ...(databaseUrl === undefined ? { dataDir: flags.data } : { databaseUrl }),
           accounts,
           ...(rateLimit ? { rateLimit } : {}),
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),

@@ -1,6 +1,6 @@
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob } from '@vigil/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type ServiceApp } from '../app.js';
+import { createApp, type SqliteServiceApp } from '../app.js';
 import { reportRecorder } from '../scheduler/execute.js';
 import { AgentKeyRing } from './keys.js';
 import { registerAgentRoutes } from './routes.js';
@@ -11,7 +11,7 @@ const ACCOUNTS = [
   { apiKey: 'globex-api-key-0123456789', accountId: 'globex' },
 ];
 
-const services: ServiceApp[] = [];
+const services: SqliteServiceApp[] = [];
 afterEach(() => {
   for (const service of services.splice(0)) {
     service.agents.hub.stop();
@@ -28,7 +28,7 @@ interface Tenant {
   checkId: string;
 }
 
-async function call(service: ServiceApp, method: string, path: string, key: string, body?: unknown): Promise<Response> {
+async function call(service: SqliteServiceApp, method: string, path: string, key: string, body?: unknown): Promise<Response> {
   return service.app.request(path, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -36,7 +36,7 @@ async function call(service: ServiceApp, method: string, path: string, key: stri
   });
 }
 
-async function world(leaseMs = LEASE_MS): Promise<{ service: ServiceApp; tenants: Tenant[] }> {
+async function world(leaseMs = LEASE_MS): Promise<{ service: SqliteServiceApp; tenants: Tenant[] }> {
   const service = createApp({ accounts: ACCOUNTS, agentLeaseMs: leaseMs });
   services.push(service);
   const { hub, privateKeys, authFailures } = service.agents;
@@ -53,13 +53,13 @@ async function world(leaseMs = LEASE_MS): Promise<{ service: ServiceApp; tenants
   return { service, tenants };
 }
 
-function enqueue(service: ServiceApp, tenant: Tenant, dueMs: number): string {
+function enqueue(service: SqliteServiceApp, tenant: Tenant, dueMs: number): string {
   const key = `${tenant.checkId}@${dueMs}@dc-1`;
   service.agents.hub.enqueue({ slot: { accountId: tenant.accountId, checkId: tenant.checkId, dueMs, location: 'dc-1', key }, check: { id: tenant.checkId, name: 'Intranet', checkType: 'API', locations: [], privateLocations: ['dc-1'] } });
   return key;
 }
 
-function poll(service: ServiceApp, key: string, agentId: string, capacity = 5): Promise<Response> {
+function poll(service: SqliteServiceApp, key: string, agentId: string, capacity = 5): Promise<Response> {
   return call(service, 'POST', '/v1/agent/jobs', key, { agentId, wireVersion: RUN_WIRE_VERSION, agentVersion: '1.2.3', location: 'dc-1', capacity, leases: [] });
 }
 

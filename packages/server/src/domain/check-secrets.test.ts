@@ -6,20 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type ServiceApp } from '../app.js';
+import { createApp, type SqliteServiceApp } from '../app.js';
 import { openDatabase } from '../store/database.js';
 import { migrateSqlite } from '../store/sqlite/migrations/index.js';
 import { multiStepCheckBody } from '../test-support.js';
 
 const API_KEY = 'k';
 const dirs: string[] = [];
-const apps: ServiceApp[] = [];
+const apps: SqliteServiceApp[] = [];
 function tempDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vigil-secrets-'));
   dirs.push(dir);
   return dir;
 }
-function open(dataDir: string, checkResponses = true): ServiceApp {
+function open(dataDir: string, checkResponses = true): SqliteServiceApp {
   const service = createApp({ dataDir, accounts: [{ apiKey: API_KEY, accountId: 'acme' }], checkResponses });
   apps.push(service);
   return service;
@@ -29,7 +29,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(service: ServiceApp, method: string, url: string, body?: unknown): Promise<{ status: number; text: string; headers: Headers }> {
+async function call(service: SqliteServiceApp, method: string, url: string, body?: unknown): Promise<{ status: number; text: string; headers: Headers }> {
   const response = await service.app.request(url, {
     method,
     headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
@@ -38,7 +38,7 @@ async function call(service: ServiceApp, method: string, url: string, body?: unk
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
-function flags(service: ServiceApp): Record<string, number> {
+function flags(service: SqliteServiceApp): Record<string, number> {
   const rows = service.store.db.prepare('SELECT id, has_secret FROM checks ORDER BY seq').all() as Array<{ id: string; has_secret: number }>;
   return Object.fromEntries(rows.map((row) => [row.id, row.has_secret]));
 }

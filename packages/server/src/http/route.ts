@@ -107,7 +107,8 @@ function respond(c: Context<AppEnv>, outcome: Outcome): Response {
 
 export interface RouteOptions {
   readonly app: import('hono').Hono<AppEnv>;
-  readonly store: Store;
+  /** SQLite's store, for `registerRoute`'s synchronous writes; absent on PostgreSQL, where every write is a unit. */
+  readonly store?: Store | undefined;
   /** The store's storage ports, which `registerUnitRoute` handlers write through. */
   readonly ports: StoragePorts;
   /**
@@ -135,6 +136,9 @@ function assertResponse(endpoint: EndpointSpec, body: unknown, list: boolean): v
 type Handling<E extends EndpointSpec> = { readonly unit: false; readonly handler: RouteHandler<E> } | { readonly unit: true; readonly handler: UnitRouteHandler<E> };
 
 export function registerRoute<E extends EndpointSpec>(options: RouteOptions, endpoint: E, handler: RouteHandler<E>): void {
+  if (endpoint.method !== 'GET' && options.store === undefined) {
+    throw new Error(`${endpoint.method} ${endpoint.path} writes through SQLite's group commit, which a service on PostgreSQL has not: register it with routeUnit`);
+  }
   register(options, endpoint, { unit: false, handler });
 }
 
@@ -194,6 +198,8 @@ function register<E extends EndpointSpec>(options: RouteOptions, endpoint: E, ha
       return respond(c, outcome);
     }
     const { handler } = handling;
+    // registerRoute refuses a write route without the store.
+    if (store === undefined) throw new Error(`${endpoint.method} ${endpoint.path} has no store to write to`);
     if (key === undefined) {
       const { result, committed } = store.writeBatched(() => toOutcome(handler(input)));
       await committed;

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type ServiceApp } from '../app.js';
+import { createApp, type SqliteServiceApp } from '../app.js';
 
 const TOKEN = 'operator-scrape-token';
 const CHECKS = 3_000;
@@ -20,7 +20,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function started(): Promise<{ service: ServiceApp; port: number; checkIds: string[] }> {
+async function started(): Promise<{ service: SqliteServiceApp; port: number; checkIds: string[] }> {
   const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, dataDir: mkdtempSync(path.join(tmpdir(), 'vigil-operator-scrape-')) });
   cleanups.push(async () => service.close());
   const checkIds = service.store.transaction(() =>
@@ -33,7 +33,7 @@ async function started(): Promise<{ service: ServiceApp; port: number; checkIds:
   return { service, port: (server.address() as AddressInfo).port, checkIds };
 }
 
-function storeRound(service: ServiceApp, checkIds: readonly string[], round: number): void {
+function storeRound(service: SqliteServiceApp, checkIds: readonly string[], round: number): void {
   const stoppedAt = new Date(Date.UTC(2030, 0, 1) + round * 60_000).toISOString();
   service.store.transaction(() => {
     for (const checkId of checkIds) {

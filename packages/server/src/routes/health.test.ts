@@ -1,15 +1,15 @@
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type ServiceApp } from '../app.js';
+import { createApp, type SqliteServiceApp } from '../app.js';
 import type { AppEnv } from '../http/types.js';
 import { portsDatabaseHealth, registerHealth } from './health.js';
 
-const apps: ServiceApp[] = [];
+const apps: SqliteServiceApp[] = [];
 afterEach(() => {
   for (const app of apps.splice(0)) app.close();
 });
 
-function service(): ServiceApp {
+function service(): SqliteServiceApp {
   const app = createApp({ accounts: [{ apiKey: 'key', accountId: 'acme' }] });
   apps.push(app);
   return app;

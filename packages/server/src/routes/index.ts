@@ -26,10 +26,11 @@
  *
  * Write handlers (POST, PUT, PATCH, DELETE) come in two kinds:
  *
- * - `ctx.route`: MUST be synchronous. Each runs in its own savepoint of the group commit
+ * - `ctx.route`: MUST be synchronous. Each runs in its own savepoint of SQLite's group commit
  *   (`store.writeBatched`), so a throw undoes only its own writes, and the response is sent after the
  *   shared COMMIT. POSTs honour `Idempotency-Key` automatically (the stored response is written in
- *   the same savepoint). GET handlers may be async.
+ *   the same savepoint). GET handlers may be async. A service on PostgreSQL has no such commit: a
+ *   write registered this way refuses to start it, so new writes are `routeUnit`s.
  * - `ctx.routeUnit(ENDPOINTS[...], async ({ tx, account, params, query, body }) => ...)`: async over
  *   the storage ports (store/ports.ts). A write runs as one unit of work (`ports.transaction`): every
  *   call through `tx` is one transaction, a throw rolls all of it back, and the response is sent once
@@ -39,15 +40,10 @@
  *   waits for the unit to end, which never comes). A GET gets the replica's ports as `tx`. This is
  *   the kind that runs on PostgreSQL too; checks and check groups are written this way.
  *
- * Storage: no SQL here (layers.test.ts fails on it): a query is a named method of a table class in
- * store/sqlite/, built once (in `register`, or in `ctx.repositories` when several modules share it).
- * A new table is a new step appended to the one list in store/sqlite/migrations/ (the store runs
- * every step when it opens the database). Core collections are
- * `ctx.store.checks`, `.checkGroups`, `.maintenanceWindows`, `.services`, `.alertChannels`
- * (`get(accountId, id)`, `page(accountId, {limit, page, filters})`, ...). The `--seed` file is
- * loaded by createApp (readside/seed.ts), not by a route module.
- * Check documents carry plain columns `check_type`, `group_id` and `service_id` (from
- * `triggerIncident.serviceId`) for SQL look-ups; prefer them to `json_extract` on `doc`.
+ * Storage: no SQL here (layers.test.ts fails on it): what a route reads or writes goes through the
+ * storage ports (`ctx.repositories.ports`, or the unit's `tx`), whose engines (store/sqlite/,
+ * store/postgres/) hold every statement; a new table is a step appended to each engine's migrations.
+ * The `--seed` file is loaded by createApp (readside/seed.ts), not by a route module.
  */
 import type { Hono } from 'hono';
 import type { AccountRegistry } from '../accounts.js';
@@ -85,7 +81,6 @@ import * as publicPages from '../public-pages/routes.js';
 import type { SubscriptionMailOptions } from '../public-pages/subscription-store.js';
 
 export interface RouteContext {
-  readonly store: Store;
   /** What the service keeps, built once for the app (../repositories.ts). */
   readonly repositories: Repositories;
   readonly accounts: AccountRegistry;
@@ -117,18 +112,18 @@ export const ROUTE_MODULES: readonly RouteModule[] = [
 export function buildRouteContext(options: {
   app: Hono<AppEnv>;
   repositories: Repositories;
+  /** SQLite's store, for `route`'s synchronous writes; undefined on PostgreSQL. */
+  store: Store | undefined;
   accounts: AccountRegistry;
   checkResponses: boolean;
   publicUrl?: () => string | undefined;
   subscriptionMail?: SubscriptionMailOptions | undefined;
   agents: { hub: AgentHub; privateKeys: PrivateLocationKeys };
 }): RouteContext {
-  const { app, repositories } = options;
-  const { store } = repositories;
+  const { app, repositories, store } = options;
   const idempotencyInFlight = new Set<string>();
   const routeOptions = { app, store, ports: repositories.ports, idempotencyInFlight, checkResponses: options.checkResponses };
   return {
-    store,
     repositories,
     accounts: options.accounts,
     publicUrl: options.publicUrl ?? (() => undefined),

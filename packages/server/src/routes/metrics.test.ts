@@ -1,7 +1,7 @@
 import type { Runner, RunOutcome, RunResult } from '@vigil/runner';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SendOutcome } from '../alerting/channels.js';
-import { createApp, type ServiceApp } from '../app.js';
+import { createApp, type SqliteServiceApp } from '../app.js';
 import { startScheduling, type Scheduling } from '../scheduler/index.js';
 import { apiCheckBody, OTHER_ACCOUNT, OTHER_API_KEY, TEST_ACCOUNT, TEST_API_KEY } from '../test-support.js';
 import { linesOfPiece } from '../metrics/exposition.js';
@@ -48,7 +48,7 @@ afterEach(async () => {
 });
 
 interface World {
-  service: ServiceApp;
+  service: SqliteServiceApp;
   scheduling: Scheduling;
   call(method: string, path: string, key: string, body?: unknown): Promise<Response>;
   scrape(key: string): Promise<{ status: number; text: string; contentType: string | null }>;

@@ -24,7 +24,8 @@ import { schedulable } from './scheduler.js';
 
 export interface ExecuteOptions {
   /** Where results and statuses are stored (`ports`), and the store alerting still writes through. */
-  repositories: Pick<Repositories, 'store' | 'ports'>;
+  /** `store`: SQLite's, present on that engine only, whose group commit the slots' finishes share. */
+  repositories: Pick<Repositories, 'ports'> & { readonly store?: Store };
   runner: Runner;
   /** Evaluates every FINAL result in the unit that stores it (alert state and notifications). */
   alerting?: Pick<Alerting, 'evaluateIn' | 'notify'>;
@@ -115,9 +116,9 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
         return { final, alertingFailure: { error } };
       }
     });
-    // Once stored for good. In a group commit of its own turn, which the slot's finish of every run
-    // stored in the same turn shares.
-    const told = store.writeBatched(() => options.onStored?.(job, recorded.final)).committed;
+    // Once stored for good. On SQLite in a group commit of its own turn, which the slot's finish of
+    // every run stored in the same turn shares.
+    const told = store ? store.writeBatched(() => options.onStored?.(job, recorded.final)).committed : Promise.resolve(options.onStored?.(job, recorded.final));
     const evaluation: AlertEvaluation | undefined = recorded.evaluation;
     if (evaluation) alerting?.notify(evaluation);
     try {
