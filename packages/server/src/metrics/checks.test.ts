@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
-import type { StoragePorts } from '../store/ports.js';
+import type { StatusBatch, StoragePorts } from '../store/ports.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import { SqliteMetricsReads } from '../store/sqlite/metrics-reads.js';
 import { BLOCK_SIZE, CheckMetrics, type StoredRun } from './checks.js';
@@ -321,6 +321,28 @@ describe('CheckMetrics freshness', () => {
     expect(partial.mock.calls).toEqual([]);
     expect(full.mock.calls).toEqual([[ACCOUNT]]);
     expect(sampleLines(text).filter((line) => line.startsWith('vigil_check_up')).map((line) => line.at(-1))).toEqual(['1', '0', '0']);
+  });
+
+  it('follows the statuses by reading every row at each call while the engine cannot be told of writes (its ports and follower made inside a transaction), then by what it is told', async () => {
+    const store = memoryStore();
+    const checkId = addCheck(store, { name: 'Opened inside' });
+    recordStatus(store, checkId);
+    const ports = store.transaction(() => sqlitePorts(store));
+    const follower = store.transaction(() => ports.metricsReads.followStatuses(ACCOUNT));
+    const upOf = (batch: StatusBatch) => batch.statuses.map(([id, status]) => [id, status?.hasFailures]);
+    expect(await follower.next()).toMatchObject({ full: true });
+    recordStatus(store, checkId, { failed: true });
+    const untold = await follower.next();
+    expect([untold.full, upOf(untold)]).toEqual([true, [[checkId, true]]]);
+    // A follower made outside a transaction: writes are told from now on, and the first follower
+    // reads every row once more (what came before was told to no one), then only what it is told.
+    ports.metricsReads.followStatuses(ACCOUNT).close();
+    recordStatus(store, checkId);
+    const once = await follower.next();
+    expect([once.full, upOf(once)]).toEqual([true, [[checkId, false]]]);
+    recordStatus(store, checkId, { failed: true });
+    const told = await follower.next();
+    expect([told.full, upOf(told)]).toEqual([false, [[checkId, true]]]);
   });
 
   it("reads again the row of a write rolled back by its savepoint, and keeps what the writes that stood said", async () => {

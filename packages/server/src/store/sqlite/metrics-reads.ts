@@ -22,6 +22,8 @@ export class SqliteMetricsReads implements MetricsReads {
   readonly #dataVersion: Statement;
   /** The followers of each account, told of its status writes. */
   readonly #followers = new Map<string, Set<SqliteStatusFollower>>();
+  /** Whether this connection's status writes are told here yet (see `#listen`). */
+  #told = false;
 
   constructor(db: SqliteDatabase) {
     this.#db = db;
@@ -29,8 +31,18 @@ export class SqliteMetricsReads implements MetricsReads {
     this.#statusDocsOf = db.prepare('SELECT check_id, doc FROM check_statuses WHERE account_id = ? AND check_id IN (SELECT value FROM json_each(?))').raw();
     this.#openIncidents = db.prepare("SELECT COUNT(*) FROM incidents WHERE account_id = ? AND json_extract(state, '$.lastUpdateStatus') <> 'RESOLVED'").pluck();
     this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
-    // Told from the start, as the ports open outside any transaction (onStatusWrite's table must be).
-    onStatusWrite(db, {
+    this.#listen();
+  }
+
+  /**
+   * Asks to be told of this connection's status writes, from the start when the ports open outside
+   * any transaction, as they do; onStatusWrite's TEMP table can only be made outside one (one that
+   * rolled back would take it along), so ports opened inside one ask again at each new follower.
+   */
+  #listen(): void {
+    if (this.#told || this.#db.inTransaction) return;
+    this.#told = true;
+    onStatusWrite(this.#db, {
       written: (accountId, checkId, write) => {
         for (const follower of this.#followers.get(accountId) ?? []) follower.written(checkId, write);
       },
@@ -38,10 +50,18 @@ export class SqliteMetricsReads implements MetricsReads {
         for (const followers of this.#followers.values()) for (const follower of followers) follower.forget();
       },
     });
+    // Followers made before were told nothing: their next call reads every row.
+    for (const followers of this.#followers.values()) for (const follower of followers) follower.forget();
+  }
+
+  /** Whether status writes are told here: until then a follower reads every row at each call. */
+  get told(): boolean {
+    return this.#told;
   }
 
   followStatuses(accountId: string): StatusFollower {
     text('accountId', accountId);
+    this.#listen();
     const followers = this.#followers.get(accountId) ?? new Set();
     this.#followers.set(accountId, followers);
     const follower = new SqliteStatusFollower(this, accountId, () => {
@@ -114,7 +134,7 @@ class SqliteStatusFollower implements StatusFollower {
     this.#written = new Map();
     const since = this.#since;
     this.#since = lastStatusWriteMark();
-    if (this.#readAll || dataVersion !== this.#dataVersion) {
+    if (this.#readAll || dataVersion !== this.#dataVersion || !this.#reads.told) {
       this.#readAll = false;
       this.#dataVersion = dataVersion;
       return { full: true, statuses: this.#reads.statusesOf(this.#accountId) };
