@@ -1,46 +1,8 @@
 /**
- * Alert-channel subscriptions of checks and groups: the `autoAssignAlerts` query, channel
- * `autoSubscribe`, reference checks, and the `alertChannels` summary in check responses.
+ * The `alertChannels` summary in check responses. (Which channels a check or group subscribes to is
+ * resolved over the ports by domain/checks.ts and domain/check-groups.ts.)
  */
-import { invalid } from './errors.js';
-import type { AlertChannelSubscription, StoredDoc, Store, SubscriptionOwnerKind } from '../store/index.js';
-
-/** Every listed channel id must be one of the account's channels (400 naming the bad entry). */
-export function assertChannelsExist(store: Store, accountId: string, subscriptions: readonly AlertChannelSubscription[] | undefined): void {
-  subscriptions?.forEach((subscription, index) => {
-    if (!store.alertChannels.get(accountId, subscription.alertChannelId)) {
-      throw invalid(`"alertChannelSubscriptions[${index}].alertChannelId" references alert channel ${subscription.alertChannelId}, which does not exist`, [`alertChannelSubscriptions.${index}.alertChannelId`]);
-    }
-  });
-}
-
-/**
- * The subscriptions a check or group ends up with: the ones sent (or kept), plus every channel of
- * the account when `autoAssignAlerts` is true, plus — for a new check — every channel
- * with `autoSubscribe`. A channel already listed keeps its sent `activated` value.
- */
-export function resolveSubscriptions(
-  store: Store,
-  accountId: string,
-  options: { sent: readonly AlertChannelSubscription[]; autoAssignAlerts: boolean; newCheck: boolean },
-): AlertChannelSubscription[] {
-  const result = options.sent.map((subscription) => ({ alertChannelId: subscription.alertChannelId, activated: subscription.activated }));
-  const listed = new Set(result.map((subscription) => subscription.alertChannelId));
-  if (!options.autoAssignAlerts && !options.newCheck) return result;
-  for (const channel of store.alertChannels.all(accountId)) {
-    const id = channel.id as number;
-    if (listed.has(id)) continue;
-    if (options.autoAssignAlerts || (options.newCheck && channel['autoSubscribe'] === true)) {
-      result.push({ alertChannelId: id, activated: true });
-      listed.add(id);
-    }
-  }
-  return result;
-}
-
-export function indexSubscriptions(store: Store, accountId: string, ownerKind: SubscriptionOwnerKind, doc: StoredDoc): void {
-  store.subscriptions.set(accountId, ownerKind, doc.id, (doc['alertChannelSubscriptions'] as AlertChannelSubscription[] | undefined) ?? []);
-}
+import type { AlertChannelSubscription, StoredDoc } from '../store/index.js';
 
 export interface AlertChannelsSummary {
   email: Array<{ address: string }>;
