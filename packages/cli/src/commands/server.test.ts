@@ -1,6 +1,7 @@
 /** `vigil server` as a user runs it: a subprocess of the real binary. */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,6 +73,28 @@ describe('vigil server', () => {
     expect(result.status).toBe(2);
     expect(result.stderr.startsWith(message)).toBe(true);
     expect(result.stdout).toBe('');
+  });
+
+  it('waits for a PostgreSQL database that is down, warning without the password, until a signal ends the start', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const child = spawn(process.execPath, [bin, 'server', '--port', '0', '--database', `postgres://vigil:n0t-Printed@127.0.0.1:${port}/vigil`], { stdio: 'pipe' });
+    let stderr = '';
+    const warned = new Promise<void>((resolve) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('trying again in')) resolve();
+      });
+    });
+    const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await warned;
+    child.kill('SIGTERM');
+    expect(await exit).toBe(1);
+    expect(stderr).toMatch(new RegExp(`^vigil server: warning: PostgreSQL at 127\\.0\\.0\\.1:${port}/vigil is unavailable: connect ECONNREFUSED 127\\.0\\.0\\.1:${port} \\(attempt 1 of 10\\); trying again in \\d+ ms`));
+    expect(stderr).toMatch(new RegExp(`Error: cannot start the server: PostgreSQL at 127\\.0\\.0\\.1:${port}/vigil is unavailable: connect ECONNREFUSED 127\\.0\\.0\\.1:${port} \\(stopped waiting: aborted after \\d+ attempts?\\)\\n$`));
+    expect(stderr).not.toContain('n0t-Printed');
   });
 
   it('takes the database from VIGIL_DATABASE_URL, and refuses it beside --data as it refuses --database', () => {

@@ -306,15 +306,21 @@ export function registerServer(program: Command): void {
       // The scheduler's own failures, already worded `vigil server: …` for the text log.
       const serviceLine = (line: string) => (flags.logFormat === 'json' ? log.notice('service-error', 'error', line.replace(/^vigil server: /, '')) : process.stderr.write(`${line}\n`));
       // Listen for signals before announcing the port: a supervisor may signal as soon as it reads it.
+      // A signal while the server still waits for its PostgreSQL database ends the wait (and the start).
+      const stopWaiting = new AbortController();
       const signalled = new Promise<NodeJS.Signals>((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT'));
-        process.once('SIGTERM', () => resolve('SIGTERM'));
+        const stop = (signal: NodeJS.Signals) => {
+          stopWaiting.abort();
+          resolve(signal);
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
       });
       let running: Awaited<ReturnType<typeof server.startServer>>;
       try {
         running = await server.startServer({
           port,
-          ...(databaseUrl === undefined ? { dataDir: flags.data } : { databaseUrl }),
+          ...(databaseUrl === undefined ? { dataDir: flags.data } : { databaseUrl, connectRetry: { signal: stopWaiting.signal } }),
           accounts,
           ...(rateLimit ? { rateLimit } : {}),
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
