@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { nextDueMs } from '../../../packages/server/src/scheduler/slots.js';
 
 export const BENCH_API_KEY = 'vigil-local';
@@ -41,10 +41,37 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** The fields of /proc/PID/stat after the command's name: index 1 is the parent's pid, 11 and 12 utime and stime, 13 and 14 those of waited-for children. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The name is in parentheses and may hold spaces or parentheses itself: split after the last one.
+  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+}
+
 /** utime + stime of a process, in ms (Linux /proc; clock ticks of 10 ms). */
 export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU time of a process and of its children, in ms: its own, its exited children's (which the
+ * kernel adds to the parent once it has waited for them), and that of each live child. Between two
+ * readings this counts a child that came and went meanwhile too, e.g. a PostgreSQL backend.
+ */
+export function cpuMsOfTree(pid: number): number {
+  const own = statFields(pid);
+  let ms = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 10;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = statFields(Number(entry));
+      if (Number(fields[1]) === pid) ms += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // The process exited between the listing and the read; its time is now its parent's.
+    }
+  }
+  return ms;
 }
 
 /** Resident memory of a process, in MB (Linux /proc). */
@@ -74,13 +101,16 @@ export interface CreatedCheck {
 
 /**
  * Creates one API check per entry of `plan` (50 requests at a time), check n named `c<n>` and
- * calling `<target>/c/<n>` with a status assertion.
+ * calling `<target>/c/<n>` with a status assertion. Given several services (replicas of one
+ * database), check n is created through service n modulo their number.
  */
-export async function createApiChecks(serviceUrl: string, targetUrl: string, plan: readonly CheckSchedule[], locations: readonly string[]): Promise<CreatedCheck[]> {
+export async function createApiChecks(serviceUrls: string | readonly string[], targetUrl: string, plan: readonly CheckSchedule[], locations: readonly string[]): Promise<CreatedCheck[]> {
+  const through = typeof serviceUrls === 'string' ? [serviceUrls] : serviceUrls;
   const created: CreatedCheck[] = [];
   for (let index = 0; index < plan.length; index += 50) {
     const batch = await Promise.all(
       plan.slice(index, index + 50).map(async ({ perMinute, ...schedule }, offset) => {
+        const serviceUrl = through[(index + offset) % through.length]!;
         const response = await api(`${serviceUrl}/v1/checks/api?autoAssignAlerts=false`, {
           method: 'POST',
           body: JSON.stringify({
@@ -113,6 +143,34 @@ export interface MeasuredWindow {
 export function nextWholeMinutes(minutes: number): MeasuredWindow {
   const from = Math.ceil((Date.now() + 10_000) / MINUTE_MS) * MINUTE_MS;
   return { from, to: from + minutes * MINUTE_MS, minutes };
+}
+
+/** Latencies of the API reads a user makes while the service schedules, ms. */
+export interface ApiLatencies {
+  /** `GET /v1/checks?limit=100`. */
+  readonly list: number[];
+  /** `GET /v1/check-results/<a random check>?limit=100`. */
+  readonly results: number[];
+}
+
+/**
+ * Until `until`, every 250 ms: a page of checks, then a page of one random check's results, each
+ * timed; given several services, each pair goes to the next in turn.
+ */
+export async function probeApiUntil(serviceUrls: string | readonly string[], checkIds: readonly string[], until: number): Promise<ApiLatencies> {
+  const through = typeof serviceUrls === 'string' ? [serviceUrls] : serviceUrls;
+  const latencies: ApiLatencies = { list: [], results: [] };
+  for (let round = 0; Date.now() < until; round++) {
+    const serviceUrl = through[round % through.length]!;
+    let started = performance.now();
+    await (await api(`${serviceUrl}/v1/checks?limit=100`)).arrayBuffer();
+    latencies.list.push(performance.now() - started);
+    started = performance.now();
+    await (await api(`${serviceUrl}/v1/check-results/${checkIds[Math.floor(Math.random() * checkIds.length)]}?limit=100`)).arrayBuffer();
+    latencies.results.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return latencies;
 }
 
 export async function waitUntil(moment: number): Promise<void> {
@@ -151,16 +209,19 @@ export interface WindowResults {
 
 /**
  * Reads each check's results of the window (a result belongs to the slot its `checkRunId` names:
- * the due moment in whole seconds) and counts them per slot.
+ * the due moment in whole seconds) and counts them per slot. Given several services (replicas of
+ * one database), check n's results are read through service n modulo their number.
  */
-export async function readWindowResults(serviceUrl: string, created: readonly CreatedCheck[], { from, to, minutes }: MeasuredWindow): Promise<WindowResults> {
+export async function readWindowResults(serviceUrls: string | readonly string[], created: readonly CreatedCheck[], { from, to, minutes }: MeasuredWindow): Promise<WindowResults> {
+  const through = typeof serviceUrls === 'string' ? [serviceUrls] : serviceUrls;
   const lags: number[] = [];
   const results: ServedResult[] = [];
   let ran = 0;
   let missed = 0;
   let doubled = 0;
   let notExecuted = 0;
-  for (const { id, perMinute, frequency, frequencyOffset } of created) {
+  for (const [index, { id, perMinute, frequency, frequencyOffset }] of created.entries()) {
+    const serviceUrl = through[index % through.length]!;
     const response = await api(`${serviceUrl}/v1/check-results/${id}?limit=100&from=${Math.floor(from / 1000) - 60}&to=${Math.ceil(to / 1000) + 60}`);
     if (response.status !== 200) throw new Error(`GET /v1/check-results/${id} answered ${response.status}: ${await response.text()}`);
     const served = (await response.json()) as ServedResult[];

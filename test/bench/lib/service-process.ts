@@ -17,7 +17,10 @@ export interface ServiceProcess {
 }
 
 export interface ServiceProcessOptions {
-  readonly dataDir: string;
+  /** `--data DIR`: the SQLite database's directory. Needed unless `database` is given. */
+  readonly dataDir?: string;
+  /** `--database URL`: a PostgreSQL database in place of `--data`, e.g. for several replicas sharing one. */
+  readonly database?: string;
   readonly rateLimit?: string;
   readonly apiKey?: string;
   /**
@@ -35,7 +38,9 @@ export interface ServiceProcessOptions {
 
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
   // --no-scheduler unless asked: most suites measure the API, and their checks point at hosts that must never be called.
-  const args = ['server', ...(options.scheduler ? [] : ['--no-scheduler']), '--port', String(options.port ?? 0), '--data', options.dataDir, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
+  if ((options.dataDir === undefined) === (options.database === undefined)) throw new Error('startServiceProcess needs either dataDir or database');
+  const storage = options.database === undefined ? ['--data', options.dataDir!] : ['--database', options.database];
+  const args = ['server', ...(options.scheduler ? [] : ['--no-scheduler']), '--port', String(options.port ?? 0), ...storage, '--api-key', options.apiKey ?? 'vigil-local', '--account-id', 'local'];
   if (options.rateLimit) args.push('--rate-limit', options.rateLimit);
   if (options.requestLog) args.push('--request-log', options.requestLog);
   args.push(...(options.extraArgs ?? []));

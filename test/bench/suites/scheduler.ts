@@ -14,18 +14,36 @@
 import path from 'node:path';
 import { Store } from '../../../packages/server/src/store/index.js';
 import { startServiceProcess } from '../lib/service-process.js';
-import { api, benchMinutes, cpuMsOf, createApiChecks, nextWholeMinutes, percentile, readWindowResults, startLoopbackTarget, waitUntil } from '../lib/scheduled-checks.js';
+import { benchMinutes, cpuMsOf, createApiChecks, nextWholeMinutes, percentile, probeApiUntil, readWindowResults, startLoopbackTarget, waitUntil, type CheckSchedule } from '../lib/scheduled-checks.js';
 import { storedBytesPerResult } from './analytics.js';
 import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 
-interface Load {
+/** The checks scheduled and how long they are measured (the replicas suite measures the same). */
+export interface Load {
   checks: number;
   fastChecks: number;
   measuredMinutes: number;
 }
 
+/** Quick mode's mix or `--full`'s 10,000 checks (the file's comment says which). */
+export function loadOf(context: BenchContext): Load {
+  return {
+    checks: context.full ? 10_000 : 1_000,
+    fastChecks: context.full ? 0 : 100,
+    measuredMinutes: benchMinutes(context.full ? 4 : 1),
+  };
+}
+
+/** The checks to create for a load: each every minute, then each every 10 s. */
+export function planOf({ checks, fastChecks }: Load): CheckSchedule[] {
+  return [
+    ...Array.from({ length: checks }, () => ({ frequency: 1, perMinute: 1 })),
+    ...Array.from({ length: fastChecks }, () => ({ frequency: 0, frequencyOffset: 10, perMinute: 6 })),
+  ];
+}
+
 /** One run's figures: a fresh service, data directory and target each time. */
-interface Measurement {
+export interface Measurement {
   lagP50: number;
   lagP99: number;
   missed: number;
@@ -41,11 +59,7 @@ export const suite: BenchSuite = {
   name: 'scheduler',
   issue: 18,
   async run(context: BenchContext): Promise<BenchFigure[]> {
-    const load: Load = {
-      checks: context.full ? 10_000 : 1_000,
-      fastChecks: context.full ? 0 : 100,
-      measuredMinutes: benchMinutes(context.full ? 4 : 1),
-    };
+    const load = loadOf(context);
     const measured: Measurement[] = [];
     for (let run = 0; run < context.runs; run++) {
       context.log(`scheduler: run ${run + 1} of ${context.runs}`);
@@ -67,33 +81,21 @@ export const suite: BenchSuite = {
   },
 };
 
-async function measure(context: BenchContext, { checks, fastChecks, measuredMinutes }: Load, dataDir: string): Promise<Measurement> {
+/** One run on SQLite: also the baseline of the replicas suite, which measures PostgreSQL replicas beside it. */
+export async function measure(context: BenchContext, load: Load, dataDir: string): Promise<Measurement> {
   const target = await startLoopbackTarget();
   const service = await startServiceProcess({ dataDir, scheduler: true });
   let stopped = false;
   try {
-    context.log(`scheduler: creating ${checks} API checks every minute and ${fastChecks} every 10 s`);
-    const created = await createApiChecks(service.url, target.url, [
-      ...Array.from({ length: checks }, () => ({ frequency: 1, perMinute: 1 })),
-      ...Array.from({ length: fastChecks }, () => ({ frequency: 0, frequencyOffset: 10, perMinute: 6 })),
-    ], ['eu-west-1']);
+    context.log(`scheduler: creating ${load.checks} API checks every minute and ${load.fastChecks} every 10 s`);
+    const created = await createApiChecks(service.url, target.url, planOf(load), ['eu-west-1']);
     const ids = created.map((check) => check.id);
-    const window = nextWholeMinutes(measuredMinutes);
+    const window = nextWholeMinutes(load.measuredMinutes);
     const { from, to } = window;
-    context.log(`scheduler: measuring ${measuredMinutes} minute(s) from ${new Date(from).toISOString()}`);
+    context.log(`scheduler: measuring ${load.measuredMinutes} minute(s) from ${new Date(from).toISOString()}`);
     await waitUntil(from);
     const cpuBefore = cpuMsOf(service.pid!);
-    const listLatencies: number[] = [];
-    const resultLatencies: number[] = [];
-    while (Date.now() < to) {
-      let started = performance.now();
-      await (await api(`${service.url}/v1/checks?limit=100`)).arrayBuffer();
-      listLatencies.push(performance.now() - started);
-      started = performance.now();
-      await (await api(`${service.url}/v1/check-results/${ids[Math.floor(Math.random() * ids.length)]}?limit=100`)).arrayBuffer();
-      resultLatencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const latencies = await probeApiUntil(service.url, ids, to);
     const cpuMs = cpuMsOf(service.pid!) - cpuBefore;
     // Runs of the last slots may still be going; give them a moment before counting.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
@@ -111,8 +113,8 @@ async function measure(context: BenchContext, { checks, fastChecks, measuredMinu
       lagP99: percentile(lags, 99),
       missed,
       cpuPercent: (100 * cpuMs) / (to - from),
-      listP99: percentile(listLatencies, 99),
-      resultsP99: percentile(resultLatencies, 99),
+      listP99: percentile(latencies.list, 99),
+      resultsP99: percentile(latencies.results, 99),
       storedBytes: stored.bytes,
       storedResults: stored.results,
       resultSize: median(sizes),

@@ -1,0 +1,191 @@
+/**
+ * Two replicas on PostgreSQL beside one process on SQLite, under the scheduler suite's load: two
+ * `vigil server --database URL` processes on one embedded PostgreSQL (durable, as a user's would
+ * be), N API checks every minute against a loopback target, created through both replicas (check n
+ * through replica n mod 2). The replicas share the work through the database (slot claims, alert
+ * transitions, outbox leases), so a slot runs once whichever replica claims it.
+ *
+ * Figures, over the measured window: start lag p50/p99 (when a run started minus the moment its slot
+ * was due, from the results, read through both replicas' APIs), missed slots, slots run more than
+ * once, slots recorded as not executed, `GET /v1/checks?limit=100` and check-results p99 (the
+ * requests alternate between the replicas), the CPU of each replica and of PostgreSQL (its
+ * postmaster, its live backends and other children, and the children it has reaped meanwhile), and
+ * the database's growth per day of results (`pg_database_size` at the window's end minus at its
+ * start, scaled from the window to a day). The window opens a whole minute later than the
+ * scheduler suite's, after every check has run once (measureReplicas says why).
+ *
+ * Baseline in the same run: the scheduler suite's measurement, one `vigil server` on SQLite with the
+ * same load. Its growth per day is SQLite's stored size per result (the results' table and index
+ * pages, dbstat) times the results a day of the load makes: the results' tables only, where
+ * PostgreSQL's figure is the whole database's growth (results, rollups, the rows the runs update),
+ * and over all of the run's results, each check's first ones included, which a minute or two of
+ * results weighs far more than a day would.
+ *
+ * Quick mode: 1,000 checks every minute plus 100 every 10 seconds, one measured minute (or
+ * `VIGIL_BENCH_MINUTES`). `--full`: 10,000 checks every minute for four measured minutes. Each of
+ * `--runs` measures both set-ups anew (fresh database, services and target), SQLite first.
+ */
+import { readFileSync } from 'node:fs';
+import { chmod } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
+import { startServiceProcess, type ServiceProcess } from '../lib/service-process.js';
+import { cpuMsOf, cpuMsOfTree, createApiChecks, MINUTE_MS, nextWholeMinutes, percentile, probeApiUntil, readWindowResults, startLoopbackTarget, waitUntil } from '../lib/scheduled-checks.js';
+import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+import { loadOf, measure as measureOnSqlite, planOf, type Load, type Measurement as SqliteMeasurement } from './scheduler.js';
+
+const REPLICAS = 2;
+const DAY_MS = 86_400_000;
+
+/** One run of the replicas: a fresh PostgreSQL cluster, services and target each time. */
+interface ReplicasMeasurement {
+  lagP50: number;
+  lagP99: number;
+  missed: number;
+  doubled: number;
+  notExecuted: number;
+  listP99: number;
+  resultsP99: number;
+  /** One per replica, in the order they started; 100 % = one core. */
+  replicaCpuPercent: number[];
+  postgresCpuPercent: number;
+  growthBytesPerDay: number;
+  growthBytesPerResult: number;
+}
+
+/** The results a day of the load makes, one per slot. */
+function resultsPerDay({ checks, fastChecks }: Load): number {
+  return (checks + 6 * fastChecks) * (DAY_MS / MINUTE_MS);
+}
+
+export const suite: BenchSuite = {
+  name: 'replicas',
+  async run(context: BenchContext): Promise<BenchFigure[]> {
+    const load = loadOf(context);
+    // As root, PostgreSQL runs as the user "postgres", who must pass through the scratch directory
+    // (made for this process's user alone) to reach its cluster inside it.
+    if (process.getuid?.() === 0) await chmod(context.tmpDir, 0o711);
+    const onSqlite: SqliteMeasurement[] = [];
+    const onReplicas: ReplicasMeasurement[] = [];
+    for (let run = 0; run < context.runs; run++) {
+      context.log(`replicas: run ${run + 1} of ${context.runs}, one process on SQLite first`);
+      onSqlite.push(await measureOnSqlite(context, load, path.join(context.tmpDir, `sqlite-${run}`)));
+      context.log(`replicas: run ${run + 1} of ${context.runs}, ${REPLICAS} replicas on PostgreSQL`);
+      onReplicas.push(await measureReplicas(context, load, path.join(context.tmpDir, `postgres-${run}`)));
+    }
+    const { checks, fastChecks, measuredMinutes } = load;
+    const note = `${checks} API checks every minute${fastChecks > 0 ? ` + ${fastChecks} every 10 s` : ''}, ${measuredMinutes} measured minute(s) per run, ${REPLICAS} replicas on one PostgreSQL, loopback target`;
+    const ofReplicas = (pick: (one: ReplicasMeasurement) => number) => onReplicas.map(pick);
+    const baseline = (pick: (one: SqliteMeasurement) => number) => ({ label: 'one process on SQLite', runs: onSqlite.map(pick) });
+    const perDay = resultsPerDay(load);
+    return [
+      { id: 'replicas.lag-p50', label: 'start lag p50', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.lagP50), baseline: baseline((one) => one.lagP50), note },
+      { id: 'replicas.lag-p99', label: 'start lag p99', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.lagP99), baseline: baseline((one) => one.lagP99), goal: { text: '≤ 1,000 ms', met: (value) => value <= 1000 }, note },
+      { id: 'replicas.missed', label: 'missed slots', unit: 'slots', better: 'lower', runs: ofReplicas((one) => one.missed), baseline: baseline((one) => one.missed), goal: { text: '0', met: (value) => value === 0 }, note },
+      { id: 'replicas.doubled', label: 'slots run more than once', unit: 'slots', better: 'lower', runs: ofReplicas((one) => one.doubled), goal: { text: '0', met: (value) => value === 0 }, note: `${note}; the replicas claim each slot through the database` },
+      { id: 'replicas.not-executed', label: 'slots recorded as not executed', unit: 'slots', better: 'lower', runs: ofReplicas((one) => one.notExecuted), goal: { text: '0', met: (value) => value === 0 }, note: `${note}; no agents: every location runs in the replicas` },
+      { id: 'replicas.list-p99', label: 'GET /v1/checks?limit=100 p99 meanwhile', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.listP99), baseline: baseline((one) => one.listP99), goal: { text: '≤ 50 ms', met: (value) => value <= 50 }, note: `${note}; the requests alternate between the replicas` },
+      { id: 'replicas.results-p99', label: 'GET /v1/check-results p99 meanwhile', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.resultsP99), baseline: baseline((one) => one.resultsP99), goal: { text: '≤ 50 ms', met: (value) => value <= 50 }, note: `${note}; the requests alternate between the replicas` },
+      ...Array.from({ length: REPLICAS }, (_, index): BenchFigure => ({
+        id: `replicas.cpu-replica-${index + 1}`,
+        label: `CPU of replica ${index + 1}`,
+        unit: '%',
+        better: 'lower',
+        runs: ofReplicas((one) => one.replicaCpuPercent[index]!),
+        baseline: baseline((one) => one.cpuPercent),
+        note: `${note}; 100 % = one core; the baseline is the one process doing all the work`,
+      })),
+      { id: 'replicas.cpu-postgres', label: 'CPU of PostgreSQL', unit: '%', better: 'lower', runs: ofReplicas((one) => one.postgresCpuPercent), note: `${note}; 100 % = one core; the postmaster, its backends and other children (/proc, reaped children included)` },
+      {
+        id: 'replicas.cpu-total',
+        label: 'CPU of the replicas and PostgreSQL together',
+        unit: '%',
+        better: 'lower',
+        runs: ofReplicas((one) => one.replicaCpuPercent.reduce((sum, percent) => sum + percent, 0) + one.postgresCpuPercent),
+        baseline: baseline((one) => one.cpuPercent),
+        note: `${note}; 100 % = one core`,
+      },
+      {
+        id: 'replicas.db-growth-per-day',
+        label: 'database growth per day of results',
+        unit: 'MB',
+        better: 'lower',
+        runs: ofReplicas((one) => one.growthBytesPerDay / 1e6),
+        baseline: baseline((one) => (one.storedBytes * perDay) / 1e6),
+        note: `${perDay.toLocaleString('en-US')} results a day; PostgreSQL: pg_database_size over the window scaled to a day, ${Math.round(median(ofReplicas((one) => one.growthBytesPerResult)))} bytes per result of the window; SQLite: its results' table and index pages per result (dbstat, each check's first results included) times the results a day`,
+      },
+    ];
+  },
+};
+
+/** The postmaster's pid, the first line of `postmaster.pid` in the cluster's data directory. */
+function postmasterPid(clusterDir: string): number {
+  const pid = Number(readFileSync(path.join(clusterDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no postmaster pid in ${clusterDir}/data/postmaster.pid`);
+  return pid;
+}
+
+async function measureReplicas(context: BenchContext, load: Load, clusterDir: string): Promise<ReplicasMeasurement> {
+  const postgres = await startEmbeddedPostgres({ dir: clusterDir, port: 0, durable: true });
+  const replicas: ServiceProcess[] = [];
+  let target: Awaited<ReturnType<typeof startLoopbackTarget>> | undefined;
+  let sizes: pg.Client | undefined;
+  try {
+    const database = await postgres.createDatabase('vigil');
+    // One after the other: the first migrates the empty database, the next finds it migrated.
+    for (let replica = 0; replica < REPLICAS; replica++) replicas.push(await startServiceProcess({ database, scheduler: true }));
+    target = await startLoopbackTarget();
+    const client = new pg.Client({ connectionString: database });
+    sizes = client;
+    await client.connect();
+    const databaseBytes = async () => Number((await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]!.bytes);
+    const postmaster = postmasterPid(clusterDir);
+    const urls = replicas.map((replica) => replica.url);
+
+    context.log(`replicas: creating ${load.checks} API checks every minute and ${load.fastChecks} every 10 s through ${REPLICAS} replicas`);
+    const created = await createApiChecks(urls, target.url, planOf(load), ['eu-west-1']);
+    // A minute later than the scheduler suite's window: each check's first run writes rows a day of
+    // its results pays for once (its reference result, its hour's and day's rollups), which the
+    // growth over a window of minutes, scaled to a day, would otherwise count 1,440 times a minute.
+    const opening = nextWholeMinutes(load.measuredMinutes);
+    const window = { ...opening, from: opening.from + MINUTE_MS, to: opening.to + MINUTE_MS };
+    const { from, to } = window;
+    context.log(`replicas: measuring ${load.measuredMinutes} minute(s) from ${new Date(from).toISOString()}`);
+    await waitUntil(from);
+    const replicaCpuBefore = replicas.map((replica) => cpuMsOf(replica.pid!));
+    const postgresCpuBefore = cpuMsOfTree(postmaster);
+    const bytesBefore = await databaseBytes();
+    const latencies = await probeApiUntil(
+      urls,
+      created.map((check) => check.id),
+      to,
+    );
+    const replicaCpuMs = replicas.map((replica, index) => cpuMsOf(replica.pid!) - replicaCpuBefore[index]!);
+    const postgresCpuMs = cpuMsOfTree(postmaster) - postgresCpuBefore;
+    const grownBytes = (await databaseBytes()) - bytesBefore;
+    // Runs of the last slots may still be going; give them a moment before counting.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+
+    const slots = await readWindowResults(urls, created, window);
+    const windowMs = to - from;
+    return {
+      lagP50: percentile(slots.lags, 50),
+      lagP99: percentile(slots.lags, 99),
+      missed: slots.missed,
+      doubled: slots.doubled,
+      notExecuted: slots.notExecuted,
+      listP99: percentile(latencies.list, 99),
+      resultsP99: percentile(latencies.results, 99),
+      replicaCpuPercent: replicaCpuMs.map((ms) => (100 * ms) / windowMs),
+      postgresCpuPercent: (100 * postgresCpuMs) / windowMs,
+      growthBytesPerDay: (grownBytes * DAY_MS) / windowMs,
+      growthBytesPerResult: grownBytes / Math.max(1, slots.results.length + slots.notExecuted),
+    };
+  } finally {
+    await sizes?.end().catch(() => undefined);
+    for (const replica of replicas) await replica.stop();
+    target?.child.kill();
+    await postgres.stop();
+  }
+}
