@@ -5,10 +5,11 @@ import type { AppEnv } from '../http/types.js';
 import { portsDatabaseHealth, registerHealth } from './health.js';
 
 const apps: SqliteServiceApp[] = [];
-afterEach(() => {
-  for (const app of apps.splice(0)) app.close();
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
 });
 
+/** An app on SQLite, whose store a test may close under it. */
 function service(): SqliteServiceApp {
   const app = createApp({ accounts: [{ apiKey: 'key', accountId: 'acme' }] });
   apps.push(app);
