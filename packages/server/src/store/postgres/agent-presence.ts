@@ -6,22 +6,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { checkQueues, checkSighting, type AgentPresence, type AgentPresenceRecord, type AgentSighting } from '../agent-ports.js';
+import { agentPresenceOf, type AgentPresenceRow } from '../formats/agent-presence-row.js';
 import { moment, text } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
 
-interface Row {
-  queue: string;
-  agent_id: string;
-  location: string;
-  account_id: string | null;
-  private_location_id: string | null;
-  key_id: string | null;
-  agent_version: string;
-  wire_version: number;
-  runs_in_flight: number;
-  last_seen_ms: string;
-  key_held: boolean;
-}
 
 /** Whether the row's key (if any) still exists. */
 const keyHeld = sql`(p.key_id IS NULL OR EXISTS (SELECT 1 FROM private_location_keys k WHERE k.id = p.key_id))`;
@@ -66,10 +54,10 @@ export class PostgresAgentPresence implements AgentPresence {
 
   async list(accountId: string | undefined): Promise<AgentPresenceRecord[]> {
     if (accountId !== undefined) text('accountId', accountId, 1000);
-    const { rows } = await sql<Row>`
+    const { rows } = await sql<AgentPresenceRow>`
       SELECT p.*, ${keyHeld} AS key_held FROM agent_presence p
       WHERE p.account_id IS NULL OR p.account_id = ${accountId ?? null}`.execute(this.#db);
-    return rows.map(recordOf);
+    return rows.map(agentPresenceOf);
   }
 
   async holdersOfKey(keyId: string): Promise<Array<{ agentId: string; queue: string }>> {
@@ -83,20 +71,4 @@ export class PostgresAgentPresence implements AgentPresence {
     const result = await sql`DELETE FROM agent_presence WHERE last_seen_ms < ${seenBeforeMs}`.execute(this.#db);
     return Number(result.numAffectedRows ?? 0);
   }
-}
-
-function recordOf(row: Row): AgentPresenceRecord {
-  return {
-    agentId: row.agent_id,
-    queue: row.queue,
-    location: row.location,
-    ...(row.account_id !== null && row.private_location_id !== null && row.key_id !== null
-      ? { privateLocation: { accountId: row.account_id, id: row.private_location_id, keyId: row.key_id } }
-      : {}),
-    agentVersion: row.agent_version,
-    wireVersion: Number(row.wire_version),
-    runsInFlight: Number(row.runs_in_flight),
-    lastSeenMs: Number(row.last_seen_ms),
-    keyHeld: row.key_held,
-  };
 }

@@ -6,22 +6,10 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { checkQueues, checkSighting, type AgentPresence, type AgentPresenceRecord, type AgentSighting } from '../agent-ports.js';
+import { agentPresenceOf, type AgentPresenceRow } from '../formats/agent-presence-row.js';
 import { moment, text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 
-interface Row {
-  queue: string;
-  agent_id: string;
-  location: string;
-  account_id: string | null;
-  private_location_id: string | null;
-  key_id: string | null;
-  agent_version: string;
-  wire_version: number;
-  runs_in_flight: number;
-  last_seen_ms: number;
-  key_held: number;
-}
 
 /** Whether the row's key (if any) still exists: written once, used by the listing and the live queues. */
 const KEY_HELD = '(p.key_id IS NULL OR EXISTS (SELECT 1 FROM private_location_keys k WHERE k.id = p.key_id))';
@@ -91,7 +79,7 @@ export class SqliteAgentPresence implements AgentPresence {
 
   async list(accountId: string | undefined): Promise<AgentPresenceRecord[]> {
     if (accountId !== undefined) text('accountId', accountId, 1000);
-    return (this.#statements().list.all(accountId ?? null) as Row[]).map(recordOf);
+    return (this.#statements().list.all(accountId ?? null) as AgentPresenceRow[]).map(agentPresenceOf);
   }
 
   async holdersOfKey(keyId: string): Promise<Array<{ agentId: string; queue: string }>> {
@@ -103,20 +91,4 @@ export class SqliteAgentPresence implements AgentPresence {
     moment('seenBeforeMs', seenBeforeMs);
     return committed(this.#store, () => this.#statements().prune.run(seenBeforeMs).changes);
   }
-}
-
-function recordOf(row: Row): AgentPresenceRecord {
-  return {
-    agentId: row.agent_id,
-    queue: row.queue,
-    location: row.location,
-    ...(row.account_id !== null && row.private_location_id !== null && row.key_id !== null
-      ? { privateLocation: { accountId: row.account_id, id: row.private_location_id, keyId: row.key_id } }
-      : {}),
-    agentVersion: row.agent_version,
-    wireVersion: row.wire_version,
-    runsInFlight: row.runs_in_flight,
-    lastSeenMs: row.last_seen_ms,
-    keyHeld: row.key_held === 1,
-  };
 }
