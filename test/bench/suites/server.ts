@@ -8,10 +8,13 @@
  * the list figures must be taken with exactly 10,000.
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { repeat, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 import { REPO_ROOT, startServiceProcess, type ServiceProcess } from '../lib/service-process.js';
+import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
 
 /** The part of autocannon's (untyped) API this suite uses. */
 interface AutocannonRequest {
@@ -141,7 +144,7 @@ export const suite: BenchSuite = {
       });
     });
 
-    const note = `${CONNECTIONS} connections, ${seconds} s per run, on-disk WAL database, server in its own process`;
+    const note = `${CONNECTIONS} connections, ${seconds} s per run, ${STORAGE_NOTE}, server in its own process`;
     const listNote = `${note}; its own service holding exactly ${STORED_CHECKS.toLocaleString('en-US')} checks, after a ${LIST_WARMUP_SECONDS} s warm-up`;
     const cpuFigures: BenchFigure[] = [];
     if (createCpu.length > 0) {
@@ -216,11 +219,28 @@ export const suite: BenchSuite = {
  */
 const RATE_LIMIT = process.env['VIGIL_BENCH_SERVER_RATE_LIMIT'];
 
+/**
+ * VIGIL_BENCH_SERVER_ENGINE=postgres runs each service on a database of its own on an embedded
+ * PostgreSQL (durable, on loopback) instead of its SQLite data directory; the CPU figures then count
+ * the service's process only, not PostgreSQL's.
+ */
+const ENGINE = process.env['VIGIL_BENCH_SERVER_ENGINE'] === 'postgres' ? 'postgres' : 'sqlite';
+const STORAGE_NOTE = ENGINE === 'postgres' ? 'embedded PostgreSQL on loopback (fsync on; service CPU only)' : 'on-disk WAL database';
+
 async function withService(dataDir: string, work: (service: ServiceProcess) => Promise<void>): Promise<void> {
-  const service = await startServiceProcess({ dataDir, apiKey: API_KEY, ...(RATE_LIMIT ? { rateLimit: RATE_LIMIT } : {}) });
+  // Under the system's temp directory: as root, PostgreSQL runs as its own user, who cannot enter the run's private one.
+  const pgDir = ENGINE === 'postgres' ? await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-server-pg-')) : undefined;
+  const postgres = pgDir ? await startEmbeddedPostgres({ dir: pgDir, port: 0, durable: true }) : undefined;
+  const storage = postgres ? { database: await postgres.createDatabase('bench') } : { dataDir };
+  const service = await startServiceProcess({ ...storage, apiKey: API_KEY, ...(RATE_LIMIT ? { rateLimit: RATE_LIMIT } : {}) }).catch(async (error: unknown) => {
+    await postgres?.stop();
+    throw error;
+  });
   try {
     await work(service);
   } finally {
     await service.stop();
+    await postgres?.stop();
+    if (pgDir) await rm(pgDir, { recursive: true, force: true });
   }
 }
