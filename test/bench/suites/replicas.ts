@@ -11,7 +11,8 @@
  * requests alternate between the replicas), the CPU of each replica and of PostgreSQL (its
  * postmaster, its live backends and other children, and the children it has reaped meanwhile), and
  * the database's growth per day of results (`pg_database_size` at the window's end minus at its
- * start, scaled from the window to a day). The window opens a whole minute later than the
+ * start, scaled from the window to a day), and the share of it that is the slot claims' table (a row
+ * a slot, pruned after two days, so unlike the results it stops growing then). The window opens a whole minute later than the
  * scheduler suite's, after every check has run once (measureReplicas says why).
  *
  * Baseline in the same run: the scheduler suite's measurement, one `vigil server` on SQLite with the
@@ -52,6 +53,8 @@ interface ReplicasMeasurement {
   postgresCpuPercent: number;
   growthBytesPerDay: number;
   growthBytesPerResult: number;
+  /** Of the growth, the slot claims' table's: kept two days, so unlike the results it stops growing then. */
+  claimsGrowthBytesPerDay: number;
 }
 
 /** The results a day of the load makes, one per slot. */
@@ -113,7 +116,15 @@ export const suite: BenchSuite = {
         better: 'lower',
         runs: ofReplicas((one) => one.growthBytesPerDay / 1e6),
         baseline: baseline((one) => (one.storedBytes * perDay) / 1e6),
-        note: `${perDay.toLocaleString('en-US')} results a day; PostgreSQL: pg_database_size over the window scaled to a day, ${Math.round(median(ofReplicas((one) => one.growthBytesPerResult)))} bytes per result of the window; SQLite: its results' table and index pages per result (dbstat, each check's first results included) times the results a day`,
+        note: `${perDay.toLocaleString('en-US')} results a day; PostgreSQL: pg_database_size over the window scaled to a day, ${Math.round(median(ofReplicas((one) => one.growthBytesPerResult)))} bytes per result of the window, the slot claims' table included; SQLite: its results' table and index pages per result (dbstat, each check's first results included) times the results a day`,
+      },
+      {
+        id: 'replicas.db-growth-claims-per-day',
+        label: 'of which the slot claims (kept two days, then pruned)',
+        unit: 'MB',
+        better: 'lower',
+        runs: ofReplicas((one) => one.claimsGrowthBytesPerDay / 1e6),
+        note: `PostgreSQL's scheduled_runs with its indexes (pg_total_relation_size) over the window scaled to a day: a claim a slot, kept two days, so its share stops growing after two days`,
       },
     ];
   },
@@ -139,7 +150,10 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
     const client = new pg.Client({ connectionString: database });
     sizes = client;
     await client.connect();
-    const databaseBytes = async () => Number((await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]!.bytes);
+    const databaseBytes = async () => {
+      const { rows } = await client.query<{ bytes: string; claims: string }>("SELECT pg_database_size(current_database()) AS bytes, pg_total_relation_size('scheduled_runs') AS claims");
+      return { total: Number(rows[0]!.bytes), claims: Number(rows[0]!.claims) };
+    };
     const postmaster = postmasterPid(clusterDir);
     const urls = replicas.map((replica) => replica.url);
 
@@ -163,7 +177,8 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
     );
     const replicaCpuMs = replicas.map((replica, index) => cpuMsOf(replica.pid!) - replicaCpuBefore[index]!);
     const postgresCpuMs = cpuMsOfTree(postmaster) - postgresCpuBefore;
-    const grownBytes = (await databaseBytes()) - bytesBefore;
+    const bytesAfter = await databaseBytes();
+    const grownBytes = bytesAfter.total - bytesBefore.total;
     // Runs of the last slots may still be going; give them a moment before counting.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
 
@@ -181,6 +196,7 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
       postgresCpuPercent: (100 * postgresCpuMs) / windowMs,
       growthBytesPerDay: (grownBytes * DAY_MS) / windowMs,
       growthBytesPerResult: grownBytes / Math.max(1, slots.results.length + slots.notExecuted),
+      claimsGrowthBytesPerDay: ((bytesAfter.claims - bytesBefore.claims) * DAY_MS) / windowMs,
     };
   } finally {
     await sizes?.end().catch(() => undefined);
