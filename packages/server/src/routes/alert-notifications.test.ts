@@ -66,6 +66,9 @@ describe('GET /v1/alert-notifications', () => {
     ['hasFailures=false', ['SENT', 'SENT']],
     [`from=${Math.floor(NOW / 1000) - 3600}&to=${Math.floor(NOW / 1000) - 600}`, []],
     ['limit=1&page=2', ['SENT']],
+    // A default window reaching before 1970 starts there (a port refuses negative moments).
+    ['to=1', []],
+    ['to=1&page=1054960998', []],
   ])('filters: %s', async (query, expected) => {
     const reply = await api.get(`/v1/alert-notifications?${query.replace('EMAIL', String(emailId))}`);
     expect(reply.status).toBe(200);

@@ -21,7 +21,8 @@ export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
     }
     const nowS = Date.now() / 1000;
     const toS = query.to ?? (query.from !== undefined ? query.from + DAY_S : nowS + 1);
-    const fromS = query.from ?? toS - DAY_S;
+    // A default window reaching before 1970 starts there: no notification is older, and the port takes no negative moments.
+    const fromS = query.from ?? Math.max(0, toS - DAY_S);
     return log.list(
       account.id,
       { fromMs: fromS * 1000, toMs: toS * 1000, alertChannelId: query.alertChannelId, hasFailures: query.hasFailures },
