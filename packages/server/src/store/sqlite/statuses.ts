@@ -6,17 +6,12 @@
 import type { Statement } from 'better-sqlite3';
 import type { CheckState } from '../check-status-rules.js';
 import type { SqliteDatabase } from '../database.js';
+import type { StatusFields } from '../metrics-read-ports.js';
 
 export { checkStateOf, type CheckState } from '../check-status-rules.js';
 
-/** The fields of a status document its listeners read; a stored status has them all. */
-export interface StatusFields {
-  readonly hasFailures?: unknown;
-  readonly hasErrors?: unknown;
-  readonly isDegraded?: unknown;
-  readonly updated_at?: unknown;
-  readonly sslDaysRemaining?: unknown;
-}
+/** The fields of a status document its listeners read (the metrics' port names them); a stored status has them all. */
+export type { StatusFields };
 
 /** One status write as its listeners are told of it. */
 export interface StatusWrite {
