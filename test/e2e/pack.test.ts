@@ -5,8 +5,8 @@
  * plan and apply against a running service, `npx tsc --noEmit`, ES module and CommonJS consumers of
  * `@vigil-mon/cli/constructs`, a project written with the pre-rename `vigil` specifiers. All of that
  * without better-sqlite3, an optional peer the install leaves out (it compiles from source where no
- * prebuilt binary can be downloaded); the embedded local service and `vigil server` say how to get
- * it, and work once it is installed (the dashboard then serves uPlot from the package's own copy).
+ * prebuilt binary can be downloaded); `vigil server --database` runs on PostgreSQL without it; the
+ * embedded local service and `vigil server` say how to get it, and work once it is installed (the dashboard then serves uPlot from the package's own copy).
  *
  * One install serves every test. The registry is reached only for the package's dependencies; every
  * service the tests talk to is on loopback.
@@ -22,6 +22,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveDependencies, packageNameOf, type WorkspaceManifest } from '../../packages/cli/scripts/pack.mjs';
 import { REPO_ROOT, startVigilServer, targetEnv } from '../support/cli.js';
+import { useTestPostgres } from '../support/postgres.js';
+
+/** `vigil server --database` from the installed package, which has no better-sqlite3. */
+const postgres = useTestPostgres();
 
 const INSTALL_TIMEOUT = 10 * 60_000;
 const STEP_TIMEOUT = 3 * 60_000;
@@ -45,6 +49,9 @@ function environment(): NodeJS.ProcessEnv {
   for (const key of Object.keys(env)) {
     if (key.startsWith('VIGIL_') || key.startsWith('PNPM_') || (/^npm_/i.test(key) && !NPM_SETTINGS_KEPT.test(key))) delete env[key];
   }
+  // pnpm's bin shims point NODE_PATH into this repository's node_modules, where require() (the CLI
+  // finding better-sqlite3) would find what the bare directory does not have.
+  delete env['NODE_PATH'];
   return { ...env, CI: 'true', NO_COLOR: '1', npm_config_fund: 'false', npm_config_audit: 'false' };
 }
 
@@ -280,6 +287,36 @@ describe('pnpm pack:cli', () => {
       });
       // That state belongs to the service just stopped; the embedded service's tests start afresh.
       await rm(path.join(project, '.vigil', 'state.json'));
+    }, STEP_TIMEOUT);
+
+    it('vigil server --database runs on PostgreSQL without better-sqlite3', async () => {
+      const databaseUrl = await postgres.freshDatabase();
+      const child = spawn('npx', ['vigil', 'server', '--port', '0', '--database', databaseUrl], { cwd: project, env: environment(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+            out += chunk;
+            const match = /listening on (\S+)/.exec(out);
+            if (match) resolve(match[1]!);
+          });
+          child.once('exit', (code) => reject(new Error(`vigil server exited ${code}: ${stderr}`)));
+        });
+        expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: 'UP', database: { status: 'UP', engine: 'postgres' } });
+        const created = await fetch(`${url}/v1/checks/api`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'On PostgreSQL', activated: false, request: { method: 'GET', url: 'https://example.com/' } }),
+        });
+        expect(created.status).toBe(201);
+        const listed = await fetch(`${url}/v1/checks`, { headers: { authorization: 'Bearer vigil-local' } });
+        expect(((await listed.json()) as Array<{ name: string }>).map((check) => check.name)).toEqual(['On PostgreSQL']);
+        expect(existsSync(path.join(project, 'node_modules', 'better-sqlite3'))).toBe(false);
+      } finally {
+        child.kill('SIGTERM');
+      }
     }, STEP_TIMEOUT);
 
     it('the embedded local service and vigil server say how to install better-sqlite3', async () => {

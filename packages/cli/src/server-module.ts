@@ -3,7 +3,8 @@
  * better-sqlite3, a native module the published package lists as an optional peer: npm installs
  * it only when asked, so installing the CLI to plan and apply against a remote service never
  * compiles native code (where no prebuilt binary can be downloaded, the compile took 13 minutes).
- * Without it, these two uses stop here with how to get it, instead of Node's "Cannot find package".
+ * Without it, these two uses stop here with how to get it, instead of Node's "Cannot find package";
+ * `vigil server --database` (PostgreSQL) runs without it.
  */
 import { createRequire } from 'node:module';
 import { CliError } from './errors.js';
@@ -32,8 +33,21 @@ function isMissingSqlite(error: unknown): boolean {
   return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && error.message.includes(`'${SQLITE_PACKAGE}'`);
 }
 
-export async function loadServer(importServer: () => Promise<ServerModule> = () => import('@vigil/server')): Promise<ServerModule> {
+/** Where better-sqlite3 would be loaded from (the server loads it from the same place, on first open). */
+const resolveSqlite = () => createRequire(import.meta.url).resolve(SQLITE_PACKAGE);
+
+/**
+ * Loads the server. With `sqlite` (the default: the embedded local service, `vigil server` without
+ * `--database`), better-sqlite3 must be installed, and its absence stops here; a service on
+ * PostgreSQL needs none (the server loads the native module only when it opens a SQLite database).
+ */
+export async function loadServer(
+  options: { readonly sqlite?: boolean } = {},
+  importServer: () => Promise<ServerModule> = () => import('@vigil/server'),
+  findSqlite: () => unknown = resolveSqlite,
+): Promise<ServerModule> {
   try {
+    if (options.sqlite ?? true) findSqlite();
     return await importServer();
   } catch (error) {
     if (isMissingSqlite(error)) throw new CliError(missingSqliteMessage(), { cause: error });

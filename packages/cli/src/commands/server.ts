@@ -223,9 +223,9 @@ export function registerServer(program: Command): void {
     .option('--no-scheduler', 'serve the API only and run no checks (by default every activated check runs on its schedule)')
     .addHelpText('after', FAULTS_HELP)
     .action(async (flags: ServerFlags, command: Command) => {
-      const server = await loadServer();
       const port = parsePort(flags.port);
       const databaseUrl = parseDatabaseUrl(flags.database, command.getOptionValueSource('data') === 'cli');
+      const server = await loadServer({ sqlite: databaseUrl === undefined });
       const apiKeys = flags.apiKey ?? [];
       const accountIds = flags.accountId ?? [];
 

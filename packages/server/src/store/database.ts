@@ -7,8 +7,9 @@
  * above 2,000/s on a small machine.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Database as SqliteDatabase } from 'better-sqlite3';
 
 export type { SqliteDatabase };
@@ -66,6 +67,18 @@ const warnOnStderr = (message: string): void => {
   process.stderr.write(`vigil server: warning: ${message}\n`);
 };
 
+let driver: typeof BetterSqlite3 | undefined;
+
+/**
+ * better-sqlite3, loaded when a SQLite database is first opened rather than with the server's code:
+ * the published CLI lists this native module as an optional peer, and a service on PostgreSQL
+ * (`--database`) must run where it is not installed.
+ */
+function sqliteDriver(): typeof BetterSqlite3 {
+  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  return driver;
+}
+
 /** Opens (creating parent directories as needed, private to the owner) and configures the database. */
 export function openDatabase(location: DatabaseLocation, options: OpenOptions = {}): SqliteDatabase {
   let file = ':memory:';
@@ -74,6 +87,7 @@ export function openDatabase(location: DatabaseLocation, options: OpenOptions = 
     file = 'file' in location ? location.file : path.join(location.dir, 'vigil.db');
     preparePrivateFiles(file, warn);
   }
+  const Database = sqliteDriver();
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // SQLite copies the database file's mode to -wal and -shm; checked once they exist, in case a
