@@ -71,12 +71,13 @@ function reportOf(job: WireRunJob): RunReport {
 }
 
 /** Looks again every 10 ms until `found` answers true; `what` names it in the failure. */
+/** Polls `found` until it holds; the limit is generous (a loaded 2-core machine is slow, and only a broken build waits it out). */
 async function until(what: string, found: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; tries < 500; tries++) {
-    if (await found()) return;
+  const deadline = Date.now() + 20_000;
+  while (!(await found())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 const waitingRuns = async (ports: StoragePorts, nowMs: number) => (await ports.agentLeases.counts(nowMs)).waiting;
