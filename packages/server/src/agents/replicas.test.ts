@@ -88,7 +88,11 @@ describe.each(engines)('agent hubs of two replicas on $name', (engine) => {
     const polled = a.poll(poll('agent-1'), EU);
     await until('replica B to list agent-1 as live', async () => (await b.agents()).some((agent) => agent.agentId === 'agent-1' && agent.state === 'live'));
     const key = enqueue(b, START_MS);
-    await until('the run to be stored', async () => (await waitingRuns(portsB, world.clock)) === 1);
+    // Stored, and perhaps handed already: A's own timed sweep may wake its waiting poll first.
+    await until('the run to be stored', async () => {
+      const { waiting, running } = await portsB.agentLeases.counts(world.clock);
+      return waiting + running === 1;
+    });
     // A lease period later, B's sweep would give the run up had it only its own agents to ask.
     world.clock += LEASE_MS;
     await b.sweep();
