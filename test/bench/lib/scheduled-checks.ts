@@ -9,6 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { nextDueMs } from '../../../packages/server/src/scheduler/slots.js';
 
 export const BENCH_API_KEY = 'vigil-local';
@@ -59,6 +60,13 @@ export function cpuMsOf(pid: number): number {
  * kernel adds to the parent once it has waited for them), and that of each live child. Between two
  * readings this counts a child that came and went meanwhile too, e.g. a PostgreSQL backend.
  */
+/** The postmaster's pid, the first line of `postmaster.pid` in an embedded cluster's data directory. */
+export function postmasterPid(clusterDir: string): number {
+  const pid = Number(readFileSync(path.join(clusterDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no postmaster pid in ${clusterDir}/data/postmaster.pid`);
+  return pid;
+}
+
 export function cpuMsOfTree(pid: number): number {
   const own = statFields(pid);
   let ms = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * 10;

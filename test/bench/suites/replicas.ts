@@ -26,13 +26,12 @@
  * `VIGIL_BENCH_MINUTES`). `--full`: 10,000 checks every minute for four measured minutes. Each of
  * `--runs` measures both set-ups anew (fresh database, services and target), SQLite first.
  */
-import { readFileSync } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
 import { startServiceProcess, type ServiceProcess } from '../lib/service-process.js';
-import { cpuMsOf, cpuMsOfTree, createApiChecks, MINUTE_MS, nextWholeMinutes, percentile, probeApiUntil, readWindowResults, startLoopbackTarget, waitUntil } from '../lib/scheduled-checks.js';
+import { cpuMsOf, cpuMsOfTree, createApiChecks, postmasterPid, MINUTE_MS, nextWholeMinutes, percentile, probeApiUntil, readWindowResults, startLoopbackTarget, waitUntil } from '../lib/scheduled-checks.js';
 import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 import { loadOf, measure as measureOnSqlite, planOf, type Load, type Measurement as SqliteMeasurement } from './scheduler.js';
 
@@ -129,13 +128,6 @@ export const suite: BenchSuite = {
     ];
   },
 };
-
-/** The postmaster's pid, the first line of `postmaster.pid` in the cluster's data directory. */
-function postmasterPid(clusterDir: string): number {
-  const pid = Number(readFileSync(path.join(clusterDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no postmaster pid in ${clusterDir}/data/postmaster.pid`);
-  return pid;
-}
 
 async function measureReplicas(context: BenchContext, load: Load, clusterDir: string): Promise<ReplicasMeasurement> {
   const postgres = await startEmbeddedPostgres({ dir: clusterDir, port: 0, durable: true });
