@@ -19,6 +19,11 @@
  *   queue of its account (`slug@account`, routing.ts), so an agent only ever gets its own account's runs.
  * - A revoked key (a private location's key deleted) ends the polls of its agents at once and
  *   frees the runs they held for the location's other agents.
+ * - Waking: a run queued through this replica wakes its queue's waiting polls here at once; one
+ *   queued through another replica wakes them when the store tells (`AgentLeases.onQueued`:
+ *   PostgreSQL's NOTIFY on commit, SQLite's look at its newest row). The sweep is what is left when
+ *   that word is lost: it wakes every queue with runs and a live agent, and runs at once when the
+ *   store says it may have missed some (listening began, or resumed after the database went away).
  */
 import { MAX_AGENT_LEASE_MS, type AgentInfo, type AgentPoll, type RunReport } from '@vigil/schema';
 import type { RunnerReport } from '@vigil/runner';
@@ -50,6 +55,8 @@ export interface AgentHubOptions {
   log?: (line: string) => void;
   /** Told when a run is first handed to an agent: it starts then (`GET /metrics` counts it as in-process starts). */
   onRunStarted?: (dueMs: number, nowMs: number) => void;
+  /** How often the sweep runs (default: a sixth of a lease, from 50 ms to a second); tests lengthen it to see what wakes polls without it. */
+  sweepEveryMs?: number;
 }
 
 /** Who an agent is by its key: the queue it serves and, for a private location's key, whose key. */
@@ -95,6 +102,9 @@ export class AgentHub {
   #sweepsPending = 0;
   #record: RecordReport | undefined;
   #timer: NodeJS.Timeout | undefined;
+  readonly #sweepEveryMs: number;
+  /** Ends the subscription to runs queued through any replica; set while started. */
+  #stopHearingQueued: (() => void) | undefined;
   #stopped = false;
   #prunedPresenceMs = Number.NEGATIVE_INFINITY;
 
@@ -108,6 +118,8 @@ export class AgentHub {
     this.#now = options.now ?? Date.now;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.#onRunStarted = options.onRunStarted;
+    this.#sweepEveryMs = options.sweepEveryMs ?? Math.max(50, Math.min(1000, Math.floor(this.leaseMs / 6)));
+    if (!Number.isInteger(this.#sweepEveryMs) || this.#sweepEveryMs < 1) throw new RangeError(`the agent sweep period must be a whole number of milliseconds of at least 1, not ${this.#sweepEveryMs}`);
     this.#sightings = new AgentSightings(this.#presence, this.#log);
   }
 
@@ -121,12 +133,18 @@ export class AgentHub {
     this.#record = record;
     this.#stopped = false;
     this.#sightings.start();
-    const every = Math.max(50, Math.min(1000, Math.floor(this.leaseMs / 6)));
     this.#timer = setInterval(() => {
       // A sweep slower than the period (a database that answers slowly) is not queued behind again.
       if (this.#sweepsPending === 0) void this.sweep();
-    }, every);
+    }, this.#sweepEveryMs);
     this.#timer.unref();
+    this.#stopHearingQueued?.();
+    this.#stopHearingQueued = this.#leases.onQueued((event) => {
+      if (this.#stopped) return;
+      if (event.kind === 'queued') this.#wake(event.queue);
+      // Queued behind a sweep under way even so: that one may have read the queues before the runs missed.
+      else void this.sweep();
+    });
   }
 
   /** Ends every open poll (they answer no jobs) and stops sweeping. */
@@ -135,6 +153,8 @@ export class AgentHub {
     this.#sightings.stop();
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#stopHearingQueued?.();
+    this.#stopHearingQueued = undefined;
     for (const waiters of this.#waiters.values()) for (const wake of waiters) wake();
   }
 

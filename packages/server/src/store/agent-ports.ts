@@ -48,6 +48,14 @@ export interface LeaseHolder {
   readonly queue: string;
 }
 
+/**
+ * What `AgentLeases.onQueued` tells: runs were queued in `queue` (through any replica, this one
+ * included), or `listening`: the listener now hears of runs queued from here on, and may have missed
+ * some before (it just started, or its engine lost its way to the database for a while), so a hub
+ * looks at every queue then.
+ */
+export type QueuedEvent = { readonly kind: 'queued'; readonly queue: string } | { readonly kind: 'listening' };
+
 /** Finished runs are kept this long, so a late report is told "already recorded" rather than "unknown". */
 export const FINISHED_RUN_RETENTION_MS = 24 * 60 * 60 * 1000;
 
@@ -86,6 +94,19 @@ export interface AgentLeases {
   giveUp(accountId: string, key: string, nowMs: number): Promise<boolean>;
   /** Deletes runs finished over FINISHED_RUN_RETENTION_MS before `nowMs`, a batch at a time; resolves to how many went. */
   prune(nowMs: number): Promise<number>;
+  /**
+   * Tells `listener` of runs stored by `enqueue` through any replica, so a hub wakes the polls of
+   * their queue without waiting for its sweep: `listening` first, once it hears, then `queued` for
+   * each queue soon after its run committed (PostgreSQL: LISTEN/NOTIFY, delivered on commit; SQLite:
+   * a look at the newest queued row ten times a second). At least once per run, not exactly:
+   * several runs of a queue may be told as one, a run by its own replica's enqueue too. Until the
+   * returned function is called (closing the ports ends it as well).
+   */
+  onQueued(listener: (event: QueuedEvent) => void): () => void;
+}
+
+export function checkQueuedListener(listener: unknown): void {
+  if (typeof listener !== 'function') throw new StoreInputError(`onQueued needs a listener function, got ${shown(listener)}`);
 }
 
 export function checkLeasedJob(job: WireRunJob, queue: string, nowMs: number): void {

@@ -1,6 +1,8 @@
 /** The agent-lease port, the same assertions on every engine (see engines.ts), with replicas sharing the runs. */
 import { RUN_WIRE_VERSION, type RunJob } from '@vigil/schema';
 import { describe, expect, it } from 'vitest';
+import type { QueuedEvent } from '../agent-ports.js';
+import type { StoragePorts } from '../ports.js';
 import { enginesUnderTest, twoReplicas } from './engines.js';
 
 const engines = enginesUnderTest();
@@ -18,6 +20,24 @@ function job(checkId: string, dueMs: number, location = 'eu-west-1'): RunJob {
     group: null,
   };
 }
+
+/** Looks again every 10 ms until `found` holds; the limit is generous (a loaded machine is slow, only a broken build waits it out). */
+async function until(what: string, found: () => boolean): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!found()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** What `onQueued` tells a replica, collected, and the subscription's end. */
+function heardOn(replica: StoragePorts): { events: QueuedEvent[]; stop: () => void } {
+  const events: QueuedEvent[] = [];
+  return { events, stop: replica.agentLeases.onQueued((event) => events.push(event)) };
+}
+
+const toldOf = (events: readonly QueuedEvent[], queue: string) => events.some((event) => event.kind === 'queued' && event.queue === queue);
+const listening = (events: readonly QueuedEvent[]) => events.some((event) => event.kind === 'listening');
 
 describe.each(engines)('agent leases on $name', (engine) => {
   it('hands a queued run to one agent of its location at a time, oldest slot first', async () => {
@@ -184,5 +204,38 @@ describe.each(engines)('agent leases on $name', (engine) => {
     await expect(leases.agentLeases.claim('eu-west-1', '', 1, 1000, LEASE_MS)).rejects.toThrow('agentId must be a string of 1 to 1000 characters, got ""');
     await expect(leases.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1.5)).rejects.toThrow('nowMs must be a whole number of milliseconds since the epoch, got 1.5');
     await expect(leases.agentLeases.renew('agent-1', [''], 1000, LEASE_MS)).rejects.toThrow('leaseId must be a string of 1 to 1000 characters, got ""');
+    expect(() => leases.agentLeases.onQueued('wake' as never)).toThrow('onQueued needs a listener function, got "wake"');
+  });
+
+  it('tells a listening replica of the runs queued through another replica and through itself, by queue', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const heard = heardOn(a);
+    await until('replica A to be listening', () => listening(heard.events));
+    expect(heard.events).toEqual([{ kind: 'listening' }]);
+    await b.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await until('replica A to be told of the run queued through B', () => toldOf(heard.events, 'eu-west-1'));
+    await a.agentLeases.enqueue(job('b', 1000, 'dc-1@acct'), 'dc-1@acct', 1000);
+    await until("replica A to be told of its own run's queue", () => toldOf(heard.events, 'dc-1@acct'));
+    expect(new Set(heard.events.map((event) => (event.kind === 'queued' ? event.queue : event.kind)))).toEqual(new Set(['listening', 'eu-west-1', 'dc-1@acct']));
+    heard.stop();
+  });
+
+  it('tells nothing more once a listener unsubscribed, while the replica\'s other listeners still hear', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const first = heardOn(a);
+    await until('the first listener to be listening', () => listening(first.events));
+    const second = heardOn(a);
+    await until('the second listener to be told it is listening too', () => listening(second.events));
+    first.stop();
+    await b.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await until('the second listener to be told of the run', () => toldOf(second.events, 'eu-west-1'));
+    expect(first.events).toEqual([{ kind: 'listening' }]);
+    second.stop();
+    // Listening again after every listener left: the new one is told it listens, and hears.
+    const third = heardOn(a);
+    await until('the third listener to be listening', () => listening(third.events));
+    await b.agentLeases.enqueue(job('b', 1000, 'us-east-1'), 'us-east-1', 1000);
+    await until('the third listener to be told of the run', () => toldOf(third.events, 'us-east-1'));
+    third.stop();
   });
 });

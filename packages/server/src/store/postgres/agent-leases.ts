@@ -3,6 +3,8 @@
  * same table and rules as store/sqlite/agent-leases.ts. Replicas hand out runs at once: a claim picks
  * its rows `FOR UPDATE SKIP LOCKED`, so two replicas' agents never get the same run and neither waits
  * for the other; a report locks its run's row before it decides, so two reports of one run record one.
+ * A run queued notifies AGENT_RUNS_CHANNEL with its queue's name (never more: any session of the
+ * database may listen) in its own statement, so every replica hears of it when it commits.
  */
 import type { RunJob as WireRunJob } from '@vigil/schema';
 import { sql, type Kysely } from 'kysely';
@@ -10,15 +12,21 @@ import {
   checkLeaseIds,
   checkLeaseRequest,
   checkLeasedJob,
+  checkQueuedListener,
   FINISHED_RUN_RETENTION_MS,
   type AgentLeases,
   type Completion,
   type LeasedRun,
   type LeaseHolder,
   type OpenRun,
+  type QueuedEvent,
 } from '../agent-ports.js';
 import { moment, positive, text } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
+import type { PostgresNotificationListener } from './notifications-listener.js';
+
+/** The channel a queued run is notified on; its payload is the run's queue. */
+export const AGENT_RUNS_CHANNEL = 'vigil_agent_runs_queued';
 
 /** Rows deleted per statement when pruning, so a large backlog never holds locks for long. */
 const PRUNE_BATCH = 500;
@@ -26,9 +34,17 @@ const PRUNE_BATCH = 500;
 /** On the pool, or on a unit of work's transaction. */
 export class PostgresAgentLeases implements AgentLeases {
   readonly #db: Kysely<PostgresSchema>;
+  /** The replica's listener on AGENT_RUNS_CHANNEL (notifications-listener.ts). */
+  readonly #queued: PostgresNotificationListener;
 
-  constructor(db: Kysely<PostgresSchema>) {
+  constructor(db: Kysely<PostgresSchema>, queued: PostgresNotificationListener) {
     this.#db = db;
+    this.#queued = queued;
+  }
+
+  onQueued(listener: (event: QueuedEvent) => void): () => void {
+    checkQueuedListener(listener);
+    return this.#queued.subscribe((event) => listener(event.kind === 'listening' ? event : { kind: 'queued', queue: event.payload }));
   }
 
   /** `work` in one transaction: a unit's own, or one of its own on the pool. */
@@ -50,9 +66,13 @@ export class PostgresAgentLeases implements AgentLeases {
         INSERT INTO agent_runs (account_id, slot_key, check_id, location, due_ms, job, queued_ms)
         VALUES (${job.accountId}, ${job.key}, ${job.checkId}, ${queue}, ${job.dueMs}, ${JSON.stringify(job)}, ${nowMs})
         ON CONFLICT DO NOTHING
-        RETURNING 1
+        RETURNING location
+      ), notified AS (
+        -- Delivered when this statement's transaction commits (a unit's, or its own), never before.
+        SELECT pg_notify(${AGENT_RUNS_CHANNEL}, location) FROM inserted
       )
-      SELECT (SELECT count(*) FROM superseded) AS superseded, (SELECT count(*) FROM inserted) AS queued`.execute(this.#db);
+      SELECT (SELECT count(*) FROM superseded) AS superseded, (SELECT count(*) FROM inserted) AS queued,
+             (SELECT count(*) FROM notified) AS notified`.execute(this.#db);
     return { queued: Number(rows[0]?.queued ?? 0) > 0, superseded: Number(rows[0]?.superseded ?? 0) };
   }
 

@@ -5,10 +5,12 @@
  * naming it, and the pool reconnects once it is back (guarded-pool.ts).
  */
 import type { StoragePorts } from '../ports.js';
+import { AGENT_RUNS_CHANNEL } from './agent-leases.js';
 import { waitUntilReachable } from './connect-retry.js';
 import { withoutSecrets } from './connection-errors.js';
-import { openPostgres, warnerOf, type PostgresOptions } from './database.js';
+import { DEFAULT_CONNECTION_TIMEOUT_MS, openPostgres, warnerOf, type PostgresOptions } from './database.js';
 import { migratePostgres } from './migrations.js';
+import { PostgresNotificationListener } from './notifications-listener.js';
 import { postgresPorts } from './ports.js';
 
 export type { PostgresOptions } from './database.js';
@@ -29,5 +31,17 @@ export async function openPostgresPorts(options: PostgresOptions): Promise<Postg
     await close();
     throw error;
   }
-  return postgresPorts(db, close, health);
+  // Its own connection, opened only while a hub listens for queued runs (notifications-listener.ts).
+  const agentRunsQueued = new PostgresNotificationListener({
+    connectionString: options.connectionString,
+    target,
+    channel: AGENT_RUNS_CHANNEL,
+    warn: warnerOf(options),
+    connectionTimeoutMs: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+  });
+  const closeAll = async () => {
+    await agentRunsQueued.close();
+    await close();
+  };
+  return postgresPorts(db, closeAll, health, agentRunsQueued);
 }

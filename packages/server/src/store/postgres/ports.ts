@@ -25,6 +25,7 @@ import { PostgresHeartbeatPings } from './heartbeat-pings.js';
 import { PostgresIdempotencyKeys, type PurgeClock } from './idempotency.js';
 import { PostgresIncidents } from './incidents.js';
 import { PostgresMetricsReads } from './metrics-reads.js';
+import type { PostgresNotificationListener } from './notifications-listener.js';
 import { PostgresNotificationOutbox } from './outbox.js';
 import { PostgresPeriodicJobs } from './periodic-jobs.js';
 import { PostgresProjectStates } from './project-states.js';
@@ -33,8 +34,11 @@ import { PostgresServiceIdentity } from './service-identity.js';
 import { PostgresSlotClaims } from './slot-claims.js';
 import { PostgresStatusPages } from './status-pages.js';
 
-/** `health`: whether the database answers now (health.ts), as `openPostgres` made it. */
-export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>, health: () => Promise<EngineHealth>): StoragePorts {
+/**
+ * `health`: whether the database answers now (health.ts), as `openPostgres` made it. `agentRunsQueued`:
+ * the replica's listener for queued agent runs (agent-leases.ts), which `close` ends too.
+ */
+export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>, health: () => Promise<EngineHealth>, agentRunsQueued: PostgresNotificationListener): StoragePorts {
   const purged: PurgeClock = { lastPurge: 0 };
   const checkResults = new PostgresCheckResults(db);
   const unitPorts = (tx: Kysely<PostgresSchema>): TransactionPorts => ({
@@ -53,7 +57,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     checkStatuses: new PostgresCheckStatuses(tx),
     errorGroups: new PostgresErrorGroups(tx),
     alertStates: new PostgresAlertStates(tx),
-    agentLeases: new PostgresAgentLeases(tx),
+    agentLeases: new PostgresAgentLeases(tx, agentRunsQueued),
     privateLocations: new PostgresPrivateLocations(tx),
     subscribers: new PostgresStatusPageSubscribers(tx),
     serviceIdentity: new PostgresServiceIdentity(tx),
@@ -78,7 +82,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     dashboards: new PostgresDashboards(db),
     projectStates: new PostgresProjectStates(db),
     accountProfiles: new PostgresAccountProfiles(db),
-    agentLeases: new PostgresAgentLeases(db),
+    agentLeases: new PostgresAgentLeases(db, agentRunsQueued),
     agentPresence: new PostgresAgentPresence(db),
     privateLocations: new PostgresPrivateLocations(db),
     subscribers: new PostgresStatusPageSubscribers(db),

@@ -8,6 +8,11 @@
  * Rows stay after they finish (how is `outcome`) so a late report can be told "already recorded"
  * rather than "unknown"; finished rows are pruned after a day. The table is step 27 of the schema
  * (migrations/agents.ts).
+ *
+ * Runs queued by another connection to the file (another process: a test's replicas) are heard of by
+ * looking at the table's newest rowid every QUEUED_LOOK_MS while a hub listens: SQLite has no
+ * notifications, and that look is one step down the table's b-tree. A row's rowid only grows while a
+ * newer row exists; when pruning took the newest rows, listeners are told to look at every queue.
  */
 import { randomUUID } from 'node:crypto';
 import type { RunJob as WireRunJob } from '@vigil/schema';
@@ -16,12 +21,14 @@ import {
   checkLeaseIds,
   checkLeaseRequest,
   checkLeasedJob,
+  checkQueuedListener,
   FINISHED_RUN_RETENTION_MS,
   type AgentLeases,
   type Completion,
   type LeasedRun,
   type LeaseHolder,
   type OpenRun,
+  type QueuedEvent,
 } from '../agent-ports.js';
 import type { SqliteDatabase } from '../database.js';
 import { moment, positive, text } from '../port-rules.js';
@@ -42,6 +49,8 @@ interface Row {
 }
 
 const PRUNE_BATCH = 500;
+/** How often a replica listening for queued runs looks for those another connection stored. */
+const QUEUED_LOOK_MS = 100;
 
 /** The synchronous table, used inside the store's group commit like the slot claims. */
 export class AgentLeaseTable {
@@ -57,6 +66,8 @@ export class AgentLeaseTable {
   readonly #prune: Statement;
   readonly #release: Statement;
   readonly #counts: Statement;
+  readonly #newestRow: Statement;
+  readonly #queuesAfter: Statement;
   readonly #db: SqliteDatabase;
 
   constructor(db: SqliteDatabase) {
@@ -90,6 +101,18 @@ export class AgentLeaseTable {
       SELECT COALESCE(SUM(lease_expires_ms > @now), 0) AS running, COALESCE(SUM(lease_expires_ms IS NULL OR lease_expires_ms <= @now), 0) AS waiting
       FROM agent_runs WHERE finished_ms IS NULL`);
     this.#prune = db.prepare(`DELETE FROM agent_runs WHERE rowid IN (SELECT rowid FROM agent_runs WHERE finished_ms < ? LIMIT ${PRUNE_BATCH})`);
+    this.#newestRow = db.prepare('SELECT COALESCE(MAX(rowid), 0) FROM agent_runs').pluck();
+    this.#queuesAfter = db.prepare('SELECT DISTINCT location FROM agent_runs WHERE rowid > ? AND finished_ms IS NULL').pluck();
+  }
+
+  /** The rowid of the newest run stored (0 for none): it grows with every run queued. */
+  newestRow(): number {
+    return this.#newestRow.get() as number;
+  }
+
+  /** The queues of unfinished runs stored after the run of rowid `row`. */
+  queuesAfter(row: number): string[] {
+    return this.#queuesAfter.all(row) as string[];
   }
 
   /**
@@ -186,6 +209,10 @@ export class AgentLeaseTable {
 export class SqliteAgentLeases implements AgentLeases {
   readonly #store: BatchedSqlite;
   #table: AgentLeaseTable | undefined;
+  readonly #listeners = new Set<(event: QueuedEvent) => void>();
+  #looking: NodeJS.Timeout | undefined;
+  /** The newest rowid the listeners were told of. */
+  #toldUpTo = 0;
 
   constructor(store: BatchedSqlite) {
     this.#store = store;
@@ -266,5 +293,45 @@ export class SqliteAgentLeases implements AgentLeases {
       pruned += batch;
       if (batch === 0) return pruned;
     }
+  }
+
+  onQueued(listener: (event: QueuedEvent) => void): () => void {
+    checkQueuedListener(listener);
+    const own = (event: QueuedEvent) => listener(event);
+    if (this.#listeners.size === 0) {
+      this.#toldUpTo = this.#statements().newestRow();
+      this.#looking = setInterval(() => this.#look(), QUEUED_LOOK_MS);
+      // The service's server keeps the process alive while it runs; this look alone does not.
+      this.#looking.unref();
+    }
+    this.#listeners.add(own);
+    // Listening from the newest row read above: what came before is the sweep's.
+    queueMicrotask(() => this.#listeners.has(own) && own({ kind: 'listening' }));
+    return () => {
+      if (!this.#listeners.delete(own) || this.#listeners.size > 0) return;
+      clearInterval(this.#looking);
+      this.#looking = undefined;
+    };
+  }
+
+  #look(): void {
+    const db = this.#store.db;
+    // Closed: the ports were closed under a hub not stopped yet. In a transaction: its own rows
+    // are not committed yet, and a rolled-back rowid may be taken again by another run.
+    if (!db.open) return this.#stopLooking();
+    if (db.inTransaction) return;
+    const newest = this.#statements().newestRow();
+    if (newest === this.#toldUpTo) return;
+    const events: QueuedEvent[] =
+      newest > this.#toldUpTo ? this.#statements().queuesAfter(this.#toldUpTo).map((queue) => ({ kind: 'queued' as const, queue }))
+      : [{ kind: 'listening' }];
+    this.#toldUpTo = newest;
+    for (const event of events) for (const listener of [...this.#listeners]) listener(event);
+  }
+
+  #stopLooking(): void {
+    this.#listeners.clear();
+    clearInterval(this.#looking);
+    this.#looking = undefined;
   }
 }
