@@ -27,6 +27,9 @@ export const DOCUMENT_ID_KINDS: Readonly<Record<DocumentKind, 'uuid' | 'integer'
 
 export type DocumentId = string | number;
 
+/** The most ids one `ResourceDocuments.getMany` reads: a bound on one statement's parameters. */
+export const MAX_DOCUMENTS_READ_AT_ONCE = 1000;
+
 /** A stored resource: the document as the API returns it, with its public id. */
 export type ResourceDocument = { readonly id: DocumentId } & Readonly<Record<string, unknown>>;
 
@@ -146,6 +149,13 @@ export interface ResourceDocuments {
   insertWithId(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean>;
   /** The document, or undefined; another account's id reads as missing. */
   get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined>;
+  /**
+   * The account's documents of `kind` among `ids` (at most MAX_DOCUMENTS_READ_AT_ONCE), each as its
+   * stored text, in no particular order; an id with no document in the account is left out, and one
+   * given twice is read once. One statement for a reader that learned of many changed documents at
+   * once (the scheduler after a bulk apply), instead of a `get` per document.
+   */
+  getMany(kind: DocumentKind, accountId: string, ids: readonly DocumentId[]): Promise<StoredText[]>;
   /** Stores `doc` in place of the document with its id; false when there is none in the account. */
   replace(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean>;
   /** Deletes the document; false when there was none in the account. */

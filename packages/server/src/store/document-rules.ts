@@ -2,7 +2,7 @@
  * The checks of the documents port's input (document-ports.ts), worded once for every engine, and the
  * matching rules an engine cannot leave to its SQL dialect.
  */
-import { CHECK_RUN_STATES, DOCUMENT_ID_KINDS, DOCUMENT_KINDS, type DocumentId, type DocumentKind, type DocumentPageRequest, type ResourceDocument } from './document-ports.js';
+import { CHECK_RUN_STATES, DOCUMENT_ID_KINDS, DOCUMENT_KINDS, MAX_DOCUMENTS_READ_AT_ONCE, type DocumentId, type DocumentKind, type DocumentPageRequest, type ResourceDocument } from './document-ports.js';
 import { moment, positive, shown, StoreInputError, text } from './port-rules.js';
 
 export function checkDocumentKind(kind: unknown): asserts kind is DocumentKind {
@@ -20,6 +20,15 @@ export function checkDocumentKey(kind: unknown, accountId: unknown, id: unknown)
 function checkDocumentId(kind: DocumentKind, id: unknown): void {
   const valid = DOCUMENT_ID_KINDS[kind] === 'integer' ? typeof id === 'number' && Number.isSafeInteger(id) && id >= 1 : typeof id === 'string' && id.length > 0 && id.length <= 255;
   if (!valid) throw new StoreInputError(`id of ${kind} must be ${DOCUMENT_ID_KINDS[kind] === 'integer' ? 'a whole number of at least 1' : 'a string of 1 to 255 characters'}, got ${shown(id)}`);
+}
+
+/** The ids of one `getMany`: a list of at most MAX_DOCUMENTS_READ_AT_ONCE ids of the kind. */
+export function checkDocumentKeys(kind: unknown, accountId: unknown, ids: unknown): asserts kind is DocumentKind {
+  checkDocumentKind(kind);
+  text('accountId', accountId);
+  if (!Array.isArray(ids)) throw new StoreInputError(`ids must be a list, got ${shown(ids)}`);
+  if (ids.length > MAX_DOCUMENTS_READ_AT_ONCE) throw new StoreInputError(`ids must be a list of at most ${MAX_DOCUMENTS_READ_AT_ONCE}, got ${ids.length} ids`);
+  for (const id of ids) checkDocumentId(kind, id);
 }
 
 /** A document to store: a JSON object whose `id` is one of its kind. */

@@ -1,6 +1,6 @@
 /** The documents port and its change feed, the same assertions on every engine (see engines.ts). */
 import { describe, expect, it } from 'vitest';
-import type { DocumentChange, DocumentId, DocumentKind, ResourceDocument } from '../document-ports.js';
+import { MAX_DOCUMENTS_READ_AT_ONCE, type DocumentChange, type DocumentId, type DocumentKind, type ResourceDocument } from '../document-ports.js';
 import type { StoragePorts } from '../ports.js';
 import { enginesUnderTest, twoReplicas } from './engines.js';
 
@@ -187,6 +187,34 @@ describe.each(engines)('documents on $name', (engine) => {
     expect(await a.documents.everyAccountAfter('check_groups', rest[1]!.seq, 10)).toEqual([]);
   });
 
+  it('reads many of an account\'s documents at once as their stored texts, leaving out the missing and another account\'s', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const home = await a.documents.insert('checks', 'acc', (id) => ({ zeta: 1, id, name: 'Ünïcode ✓' }));
+    const api = await a.documents.insert('checks', 'acc', check('api'));
+    const theirs = await a.documents.insert('checks', 'other', check('theirs'));
+    const read = await b.documents.getMany('checks', 'acc', [api.id, home.id, theirs.id, '0190a000-0000-7000-8000-000000000000', api.id]);
+    expect(read.sort((x, y) => x.text.localeCompare(y.text))).toEqual([
+      { id: String(api.id), text: JSON.stringify(api) },
+      { id: String(home.id), text: JSON.stringify(home) },
+    ]);
+    const groups = [];
+    for (const name of ['g1', 'g2', 'g3']) groups.push(await a.documents.insert('check_groups', 'acc', named(name)));
+    await a.documents.remove('check_groups', 'acc', 2);
+    const readGroups = await b.documents.getMany('check_groups', 'acc', groups.map((group) => group.id));
+    expect(readGroups.map(({ id, text }) => [id, JSON.parse(text).name]).sort()).toEqual([
+      ['1', 'g1'],
+      ['3', 'g3'],
+    ]);
+    expect(await b.documents.getMany('check_groups', 'acc', [])).toEqual([]);
+  });
+
+  it('reads as many documents as one getMany takes', async () => {
+    const [a, b] = await twoReplicas(engine);
+    const stored = await a.transaction(async (tx) => Promise.all(Array.from({ length: MAX_DOCUMENTS_READ_AT_ONCE }, (_, index) => tx.documents.insert('services', 'acc', named(`s${index}`)))));
+    const read = await b.documents.getMany('services', 'acc', stored.map((doc) => doc.id));
+    expect(new Set(read.map((doc) => doc.id))).toEqual(new Set(stored.map((doc) => String(doc.id))));
+  });
+
   it('follows a search after a replace changes the name or tags', async () => {
     const [a, b] = await twoReplicas(engine);
     const stored = await a.documents.insert('checks', 'acc', check('old name', { tags: ['a'] }));
@@ -306,6 +334,11 @@ describe.each(engines)('bad input to the documents port on $name', (engine) => {
     ['an empty account', (p: StoragePorts) => p.documents.get('checks', '', 'x'), 'accountId must be a string that is not empty, got ""'],
     ['a text id for an integer kind', (p: StoragePorts) => p.documents.get('check_groups', 'acc', '1'), 'id of check_groups must be a whole number of at least 1, got "1"'],
     ['an empty id', (p: StoragePorts) => p.documents.remove('checks', 'acc', ''), 'id of checks must be a string of 1 to 255 characters, got ""'],
+    ['many ids that are not a list', (p: StoragePorts) => p.documents.getMany('checks', 'acc', 'x' as unknown as string[]), 'ids must be a list, got "x"'],
+    ['more ids than one read takes', (p: StoragePorts) => p.documents.getMany('services', 'acc', Array.from({ length: MAX_DOCUMENTS_READ_AT_ONCE + 1 }, (_, index) => `s${index}`)), 'ids must be a list of at most 1000, got 1001 ids'],
+    ['a text id among many of an integer kind', (p: StoragePorts) => p.documents.getMany('check_groups', 'acc', [1, '2']), 'id of check_groups must be a whole number of at least 1, got "2"'],
+    ['many ids of an unknown kind', (p: StoragePorts) => p.documents.getMany('teams' as DocumentKind, 'acc', []), 'kind must be one of checks, check_groups, alert_channels, maintenance_windows, services, got "teams"'],
+    ['many ids in an empty account', (p: StoragePorts) => p.documents.getMany('checks', '', []), 'accountId must be a string that is not empty, got ""'],
     ['a document built with another id', (p: StoragePorts) => p.documents.insert('check_groups', 'acc', () => ({ id: 99, name: 'x' })), 'the document built for check_groups 1 has id 99'],
     ['a chosen id for a kind whose ids are counted', (p: StoragePorts) => p.documents.insertWithId('check_groups', 'acc', { id: 7, name: 'g' }), 'ids of check_groups are counted by the store; only checks and services take a chosen id'],
     ['a chosen id that is empty', (p: StoragePorts) => p.documents.insertWithId('checks', 'acc', { id: '', name: 'c' }), 'id of checks must be a string of 1 to 255 characters, got ""'],

@@ -15,8 +15,8 @@
  * writes of one document are ordered by its row lock, so their entries are numbered in that order.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { DOCUMENT_ID_KINDS, type AccountStoredText, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type TextPage } from '../document-ports.js';
-import { asciiLower, checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { DOCUMENT_ID_KINDS, type AccountStoredText, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type StoredText, type TextPage } from '../document-ports.js';
+import { asciiLower, checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKeys, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { CHECK_COLUMNS } from '../formats/check-columns.js';
 import { uuidV7 } from '../formats/uuid-v7.js';
 import { text } from '../port-rules.js';
@@ -107,6 +107,14 @@ export class PostgresDocuments implements ResourceDocuments {
     checkDocumentKey(kind, accountId, id);
     const { rows } = await sql<{ doc: string }>`SELECT doc FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND id = ${String(id)}`.execute(this.#db);
     return rows[0] && (JSON.parse(rows[0].doc) as ResourceDocument);
+  }
+
+  async getMany(kind: DocumentKind, accountId: string, ids: readonly DocumentId[]): Promise<StoredText[]> {
+    checkDocumentKeys(kind, accountId, ids);
+    if (ids.length === 0) return [];
+    // One array parameter, so the statement is the same text whatever the number of ids.
+    const { rows } = await sql<StoredText>`SELECT id, doc AS text FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND id = ANY(${ids.map(String)}::text[])`.execute(this.#db);
+    return rows;
   }
 
   async replace(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {

@@ -7,8 +7,8 @@
  * (scheduler/stored-checks.ts): a document written to a collection directly is seen at its next full read.
  */
 import type { Statement } from 'better-sqlite3';
-import { DOCUMENT_KINDS, type AccountStoredText, type ChangeBatch, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type TextPage } from '../document-ports.js';
-import { checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { DOCUMENT_KINDS, type AccountStoredText, type ChangeBatch, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type StoredText, type TextPage } from '../document-ports.js';
+import { checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKeys, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { checkFilters } from './check-filters.js';
@@ -35,6 +35,7 @@ export class SqliteDocuments implements ResourceDocuments {
   readonly #markPruned: Statement;
   readonly #dataVersion: Statement;
   readonly #everyAccountAfter: Readonly<Record<DocumentKind, Statement>>;
+  readonly #getMany: Readonly<Record<DocumentKind, Statement>>;
   /** The file's `data_version` when this port last paged: it changes when another connection commits. */
   #pagedAtVersion: unknown;
 
@@ -62,6 +63,9 @@ export class SqliteDocuments implements ResourceDocuments {
     const everyAccountAfter = (table: string) =>
       db.prepare(`SELECT seq, account_id AS accountId, CAST(id AS TEXT) AS id, doc AS text FROM ${table} WHERE seq > ? ORDER BY seq LIMIT CAST(? AS INTEGER)`);
     this.#everyAccountAfter = Object.fromEntries(DOCUMENT_KINDS.map((kind) => [kind, everyAccountAfter(this.#collections[kind].table)])) as Record<DocumentKind, Statement>;
+    // The ids as one JSON list of texts (the column's type), each looked up through the unique index on `id`.
+    const getMany = (table: string) => db.prepare(`SELECT id, doc AS text FROM ${table} WHERE account_id = ? AND id IN (SELECT value FROM json_each(?))`);
+    this.#getMany = Object.fromEntries(DOCUMENT_KINDS.map((kind) => [kind, getMany(this.#collections[kind].table)])) as Record<DocumentKind, Statement>;
   }
 
   async insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument> {
@@ -91,6 +95,12 @@ export class SqliteDocuments implements ResourceDocuments {
   async get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined> {
     checkDocumentKey(kind, accountId, id);
     return this.#collections[kind].get(accountId, id);
+  }
+
+  async getMany(kind: DocumentKind, accountId: string, ids: readonly DocumentId[]): Promise<StoredText[]> {
+    checkDocumentKeys(kind, accountId, ids);
+    if (ids.length === 0) return [];
+    return this.#getMany[kind].all(accountId, JSON.stringify(ids.map(String))) as StoredText[];
   }
 
   async replace(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {
