@@ -200,7 +200,7 @@ describe('Scheduler claiming through the SlotClaims port', () => {
     expect(held.calls.map((slots) => slots.length)).toEqual([1, 1]);
   });
 
-  it('marks a run finished through the port, and prunes claims due more than two days back', async () => {
+  it('marks a run finished through the port, and prunes claim marks not raised for two days', async () => {
     const store = storeWith([{ name: 'every 10 s' }]);
     const repositories = openRepositories(store);
     const queue = new RecordingQueue();
@@ -209,15 +209,16 @@ describe('Scheduler claiming through the SlotClaims port', () => {
     await subject.tick(T0 + 10_000);
     const [job] = queue.jobs;
     const { slotClaims } = repositories.ports;
-    expect(await slotClaims.find('acct', job!.slot.key)).toEqual({ claimedMs: T0 + 15_000, finishedMs: null });
+    const { accountId, checkId, location, dueMs } = job!.slot;
+    expect(await slotClaims.find(accountId, checkId, location)).toEqual({ dueMs, claimedMs: T0 + 15_000, finishedDueMs: null, finishedMs: null });
     subject.finished(job!.slot);
     await subject.idle();
-    expect(await slotClaims.find('acct', job!.slot.key)).toEqual({ claimedMs: T0 + 15_000, finishedMs: T0 + 15_000 });
+    expect(await slotClaims.find(accountId, checkId, location)).toEqual({ dueMs, claimedMs: T0 + 15_000, finishedDueMs: dueMs, finishedMs: T0 + 15_000 });
     const twoDays = 2 * 24 * 60 * 60 * 1000;
-    await subject.prune(job!.slot.dueMs + twoDays);
-    expect(await slotClaims.find('acct', job!.slot.key)).toBeDefined();
-    await subject.prune(job!.slot.dueMs + twoDays + 1);
-    expect(await slotClaims.find('acct', job!.slot.key)).toBeUndefined();
+    await subject.prune(dueMs + twoDays);
+    expect(await slotClaims.find(accountId, checkId, location)).toBeDefined();
+    await subject.prune(dueMs + twoDays + 1);
+    expect(await slotClaims.find(accountId, checkId, location)).toBeUndefined();
   });
 });
 
@@ -249,12 +250,12 @@ class HeldClaims implements SlotClaims {
     while (this.calls.length < count) await new Promise<void>((resolve) => this.#askedWaiters.push(resolve));
   }
 
-  finish(accountId: string, key: string, finishedMs: number): Promise<boolean> {
-    return this.#inner.finish(accountId, key, finishedMs);
+  finish(slot: SlotClaim, finishedMs: number): Promise<boolean> {
+    return this.#inner.finish(slot, finishedMs);
   }
 
-  find(accountId: string, key: string) {
-    return this.#inner.find(accountId, key);
+  find(accountId: string, checkId: string, location: string) {
+    return this.#inner.find(accountId, checkId, location);
   }
 
   prune(dueBeforeMs: number): Promise<number> {

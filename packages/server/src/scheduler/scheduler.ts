@@ -6,7 +6,9 @@
  *
  * - A tick claims its due slots through the `SlotClaims` port, all of them in one call, and hands
  *   the queue only those the port gave it: a slot runs at most once per location, also across a
- *   restart or a second scheduler on the same database. The claim's answer may come later (another
+ *   restart or a second scheduler on the same database. The port keeps only each check's highest
+ *   slot claimed per location and refuses slots at or below it, which holds because a tick claims
+ *   each check's slots in time order and never a slot before its window. The claim's answer may come later (another
  *   engine answers over the network), so the tick waits for it; the next tick starts only after it.
  * - Slots that fell due while the service was down are not run late: after a restart the scheduler
  *   starts from "now", so a check misses at most the slots of the downtime (one, for a quick restart).
@@ -78,7 +80,11 @@ export const DEFAULT_ROLLUP_RETENTION_DAYS = 400;
  */
 const HOURLY_ROLLUP_EXTRA_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Claims only guard against running a slot twice around a restart; two days is plenty. */
+/**
+ * A check's claim mark (its highest slot claimed, one per location) is deleted once that slot is this
+ * old: only a deleted or deactivated check (or a removed location) stops raising it, since a live
+ * check runs at least daily, and no scheduler claims a slot two days old.
+ */
 const CLAIM_RETENTION_MS = 2 * 24 * 60 * 60 * 1000;
 /**
  * How long the documents' change feed keeps a write's entry. Every write through the documents port
@@ -160,7 +166,7 @@ export class Scheduler {
 
   /**
    * Deletes results older than the retention and rollups older than theirs (`CheckResults.prune`:
-   * from then on, analytics before the cutoff are answered from rollups), claims older than two days
+   * from then on, analytics before the cutoff are answered from rollups), claim marks not raised for two days
    * and change-feed entries older than a day, none in one long statement. Resolves to where results
    * and rollups are pruned up to. Runs whether or not it is this process's turn: the timer asks first.
    */
@@ -201,12 +207,12 @@ export class Scheduler {
   }
 
   /**
-   * Marks a slot's run as finished (for `vigil status` and the retention of claims). Called inside
+   * Records a slot's run as its check's latest finished at its location (`ClaimMark`). Called inside
    * the transaction that stores the run's results: on SQLite the port's write joins it, so it commits
    * (or rolls back) with them. A failure is logged: the run and its results stand either way.
    */
   finished(slot: Slot): void {
-    const finishing: Promise<void> = this.#claims.finish(slot.accountId, slot.key, this.#now()).then(
+    const finishing: Promise<void> = this.#claims.finish(slot, this.#now()).then(
       () => undefined,
       (error: unknown) => this.#log(`vigil server: marking the run of check ${slot.checkId} at ${new Date(slot.dueMs).toISOString()} (${slot.location}) finished failed: ${String((error as Error)?.stack ?? error)}`),
     );

@@ -103,9 +103,11 @@ export function checkSlots(slots: readonly SlotClaim[], claimedMs: number): void
   }
 }
 
-export function checkSlotKey(accountId: unknown, key: unknown): void {
+/** Which check and location a claim mark is asked for. */
+export function checkClaimMarkOf(accountId: unknown, checkId: unknown, location: unknown): void {
   text('accountId', accountId);
-  text('slot key', key);
+  text('checkId', checkId);
+  text('location', location);
 }
 
 export function checkMoment(name: string, value: unknown): void {

@@ -152,26 +152,48 @@ export interface SlotClaim {
   readonly location: string;
 }
 
-export interface ClaimState {
+/**
+ * The claims of one check at one location: the highest slot due time claimed (the mark) and the
+ * latest slot whose run finished. One row per check and location, whatever the number of runs.
+ */
+export interface ClaimMark {
+  /** The highest due time claimed: every slot at or below it is taken (run, or given up). */
+  readonly dueMs: number;
+  /** When the claim that raised the mark to `dueMs` was made. */
   readonly claimedMs: number;
-  /** Null while the run is going on (or was lost with its process). */
+  /** The highest due time whose run finished; null while none has (or the runs were lost with their process). */
+  readonly finishedDueMs: number | null;
   readonly finishedMs: number | null;
 }
 
 /**
  * Claims of slots: a slot is claimed once, ever, by one caller, so a slot runs at most once per
- * location across restarts and across schedulers on the same database.
+ * location across restarts and across schedulers on the same database. What is stored per check and
+ * location is only the highest due time claimed (`ClaimMark`), so claims do not grow with runs: a
+ * claim wins the slots above the mark and raises it, and a slot at or below the mark is refused
+ * whether or not anyone ran it. Every scheduler claims a check's slots in time order and never
+ * late (scheduler/scheduler.ts), so a slot below the mark is one another scheduler already claimed,
+ * or one a tick that lagged a whole period behind would have run late: it counts as missed.
  */
 export interface SlotClaims {
   /**
-   * Claims the slots not claimed before and resolves to those this call claimed, in the order given.
-   * Of several callers claiming the same slot at once, exactly one gets it.
+   * Claims the slots above their check's mark at their location and resolves to those this call
+   * claimed, in the order given; the mark becomes the highest of them. Of several callers claiming
+   * the same slot at once, exactly one gets it.
    */
   claim(slots: readonly SlotClaim[], claimedMs: number): Promise<SlotClaim[]>;
-  /** Marks a claimed slot's run as finished; false when the slot was never claimed (or was pruned). */
-  finish(accountId: string, key: string, finishedMs: number): Promise<boolean>;
-  find(accountId: string, key: string): Promise<ClaimState | undefined>;
-  /** Deletes claims of slots due before `dueBeforeMs`, which no scheduler will see due again; resolves to how many. */
+  /**
+   * Records a claimed slot's run as finished (the latest finished of its check and location, unless
+   * a later slot's run finished first); false when the slot is above the mark or its check and
+   * location hold no claim (never claimed, or pruned).
+   */
+  finish(slot: SlotClaim, finishedMs: number): Promise<boolean>;
+  find(accountId: string, checkId: string, location: string): Promise<ClaimMark | undefined>;
+  /**
+   * Deletes the marks of checks and locations whose highest slot claimed is due before
+   * `dueBeforeMs` — deleted or deactivated checks, removed locations: a live check claims at least
+   * daily, and no scheduler claims a slot that old again. Resolves to how many.
+   */
   prune(dueBeforeMs: number): Promise<number>;
 }
 

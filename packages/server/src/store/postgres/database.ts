@@ -32,13 +32,16 @@ export interface RateWindowsTable {
   expires_ms: number;
 }
 
-export interface ScheduledRunsTable {
+/** One row per check and location: the highest slot claimed (store/postgres/slot-claims.ts). */
+export interface SlotClaimsTable {
   account_id: string;
-  slot_key: string;
   check_id: string;
-  due_ms: number;
   location: string;
+  due_ms: number;
   claimed_ms: number;
+  /** The mark the last claim replaced, which that claim's RETURNING reads; null when it made the row. */
+  prior_due_ms: number | null;
+  finished_due_ms: number | null;
   finished_ms: number | null;
 }
 
@@ -96,7 +99,7 @@ export interface PeriodicJobsTable {
 export interface PostgresSchema {
   idempotency_keys: IdempotencyKeysTable;
   rate_windows: RateWindowsTable;
-  scheduled_runs: ScheduledRunsTable;
+  slot_claims: SlotClaimsTable;
   alert_notifications: AlertNotificationsTable;
   alert_states: AlertStatesTable;
   heartbeat_timings: HeartbeatTimingsTable;

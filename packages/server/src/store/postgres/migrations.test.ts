@@ -37,6 +37,30 @@ describe('PostgreSQL migrations', () => {
     }
   });
 
+  it("step 28 keeps each check and location's highest claimed slot and highest finished one, and drops the row a slot", async () => {
+    const { db, close } = openPostgres({ connectionString: await postgres.freshDatabase() });
+    try {
+      await migratePostgres(db, POSTGRES_MIGRATIONS.filter((step) => step.version < 28));
+      const claimed = (checkId: string, dueMs: number, location: string, finishedMs: number | null) =>
+        sql`INSERT INTO scheduled_runs (account_id, slot_key, check_id, due_ms, location, claimed_ms, finished_ms)
+            VALUES ('acc', ${`${checkId}@${dueMs}@${location}`}, ${checkId}, ${dueMs}::bigint, ${location}, ${dueMs + 5}::bigint, ${finishedMs}::bigint)`.execute(db);
+      await claimed('c1', 1000, 'eu', 1100);
+      await claimed('c1', 2000, 'eu', 2100);
+      await claimed('c1', 3000, 'eu', null);
+      await claimed('c1', 2000, 'us', null);
+      await migratePostgres(db);
+      const marks = await sql`SELECT check_id, location, due_ms, claimed_ms, prior_due_ms, finished_due_ms, finished_ms FROM slot_claims ORDER BY check_id, location`.execute(db);
+      expect(marks.rows).toEqual([
+        { check_id: 'c1', location: 'eu', due_ms: 3000, claimed_ms: 3005, prior_due_ms: null, finished_due_ms: 2000, finished_ms: 2100 },
+        { check_id: 'c1', location: 'us', due_ms: 2000, claimed_ms: 2005, prior_due_ms: null, finished_due_ms: null, finished_ms: null },
+      ]);
+      const left = await sql<{ name: string | null }>`SELECT to_regclass('scheduled_runs')::text AS name`.execute(db);
+      expect(left.rows).toEqual([{ name: null }]);
+    } finally {
+      await close();
+    }
+  });
+
   it('refuses a list with a version twice', async () => {
     const { db, close } = openPostgres({ connectionString: await postgres.freshDatabase() });
     try {

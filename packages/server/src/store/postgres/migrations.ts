@@ -658,6 +658,67 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // Converts every stored result (postgres/narrow-result-rows.ts says what changes and why).
     up: narrowResultRows,
   },
+  {
+    version: 28,
+    name: 'slot claims as one mark per check and location',
+    // A row per claimed slot, kept two days, was most of the database's growth under load; a row per
+    // check and location holding the highest slot claimed (postgres/slot-claims.ts) does not grow with
+    // runs. Each check and location keeps its highest claimed slot and its highest finished one: the
+    // slots claimed before the upgrade stay claimed.
+    // fillfactor 50: every claim and finish updates its row in place, and HOT keeps the new versions
+    // on the same page only while the page has room for them.
+    up: statements(
+      `CREATE TABLE slot_claims (
+        account_id TEXT NOT NULL,
+        check_id TEXT NOT NULL,
+        location TEXT NOT NULL,
+        due_ms BIGINT NOT NULL,
+        claimed_ms BIGINT NOT NULL,
+        prior_due_ms BIGINT,
+        finished_due_ms BIGINT,
+        finished_ms BIGINT,
+        PRIMARY KEY (account_id, check_id, location)
+      ) WITH (fillfactor = 50)`,
+      `INSERT INTO slot_claims (account_id, check_id, location, due_ms, claimed_ms, finished_due_ms, finished_ms)
+       SELECT claimed.account_id, claimed.check_id, claimed.location, claimed.due_ms, claimed.claimed_ms, finished.due_ms, finished.finished_ms
+       FROM (SELECT DISTINCT ON (account_id, check_id, location) account_id, check_id, location, due_ms, claimed_ms
+             FROM scheduled_runs ORDER BY account_id, check_id, location, due_ms DESC) AS claimed
+       LEFT JOIN (SELECT DISTINCT ON (account_id, check_id, location) account_id, check_id, location, due_ms, finished_ms
+                  FROM scheduled_runs WHERE finished_ms IS NOT NULL ORDER BY account_id, check_id, location, due_ms DESC) AS finished
+         USING (account_id, check_id, location)`,
+      'DROP TABLE scheduled_runs',
+    ),
+  },
+  {
+    version: 29,
+    name: 'check results packed a five-minute block a row',
+    // postgres/packed-results.ts says what a block's row holds and why. The results stored with derived
+    // ids in the blocks before the current one are packed here, as the engine packs them; from then on
+    // each check's first append in a new block packs its rows of the blocks before.
+    up: statements(
+      `CREATE TABLE check_results_packed (
+        start_ms BIGINT NOT NULL,
+        series INTEGER NOT NULL,
+        created_ms BIGINT[] NOT NULL,
+        id_key BYTEA[] NOT NULL,
+        run_location TEXT[] NOT NULL,
+        flags SMALLINT[] NOT NULL,
+        packed BYTEA[] NOT NULL,
+        ref INTEGER[] NOT NULL
+      ) WITH (toast_tuple_target = 128)`,
+      // MAIN: compressed in the row, moved out of line only when a block would not fit in a page.
+      ...['created_ms', 'id_key', 'run_location', 'flags', 'packed', 'ref'].map((column) => `ALTER TABLE check_results_packed ALTER COLUMN ${column} SET STORAGE MAIN`),
+      'CREATE INDEX check_results_packed_series_start ON check_results_packed (series, start_ms)',
+      `WITH moved AS (
+         DELETE FROM check_results WHERE id_key < '\\x01'::bytea AND created_ms < (floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint / 300000) * 300000
+         RETURNING series, created_ms, id_key, run_location, flags, packed, ref)
+       INSERT INTO check_results_packed (series, start_ms, created_ms, id_key, run_location, flags, packed, ref)
+       SELECT series, created_ms - created_ms % 300000, array_agg(created_ms ORDER BY created_ms, id_key), array_agg(id_key ORDER BY created_ms, id_key),
+              array_agg(run_location ORDER BY created_ms, id_key), array_agg(flags ORDER BY created_ms, id_key), array_agg(packed ORDER BY created_ms, id_key),
+              array_agg(ref ORDER BY created_ms, id_key)
+         FROM moved GROUP BY series, created_ms - created_ms % 300000`,
+    ),
+  },
 ];
 
 /**

@@ -153,7 +153,7 @@ export const TABLE_COPIES: readonly TableCopy[] = [
     overriding: true,
     sequence: 'seq',
   },
-  sameColumns('claimed slots', 'scheduled_runs', ['account_id', 'slot_key', 'check_id', 'due_ms', 'location', 'claimed_ms', 'finished_ms']),
+  sameColumns('slot claim marks', 'slot_claims', ['account_id', 'check_id', 'location', 'due_ms', 'claimed_ms', 'prior_due_ms', 'finished_due_ms', 'finished_ms']),
   sameColumns('periodic jobs', 'periodic_jobs', ['name', 'last_run_ms', 'last_owner']),
   {
     kind: 'dashboards',
@@ -236,7 +236,7 @@ export const TABLE_COPIES: readonly TableCopy[] = [
  * heartbeat monitoring, its slot claims, its id and link-signing secret): they do not make a target
  * "hold data", and the copy replaces them with the source's.
  */
-export const SERVICE_BOOKKEEPING_TARGETS = ['periodic_jobs', 'heartbeat_ping_start', 'scheduled_runs', 'service_identity', 'service_secrets'] as const;
+export const SERVICE_BOOKKEEPING_TARGETS = ['periodic_jobs', 'heartbeat_ping_start', 'slot_claims', 'service_identity', 'service_secrets'] as const;
 
 /** Source tables left behind on purpose, and why (the report lists the ones that had rows). */
 export const SKIPPED_TABLES: Readonly<Record<string, string>> = {

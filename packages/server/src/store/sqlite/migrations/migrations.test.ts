@@ -131,6 +131,27 @@ describe('the one list of SQLite steps', () => {
   });
 });
 
+describe('step 40, slot claims as one mark per check and location', () => {
+  it("keeps each check and location's highest claimed slot and highest finished one, and drops the row a slot", () => {
+    const dir = tempDir();
+    const old = new Store(dir, { through: 39 });
+    const insert = old.db.prepare('INSERT INTO scheduled_runs (account_id, slot_key, check_id, due_ms, location, claimed_ms, finished_ms) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const claimed = (checkId: string, dueMs: number, location: string, finishedMs: number | null) => insert.run('acc', `${checkId}@${dueMs}@${location}`, checkId, dueMs, location, dueMs + 5, finishedMs);
+    claimed('c1', 1000, 'eu', 1100);
+    claimed('c1', 2000, 'eu', 2100);
+    claimed('c1', 3000, 'eu', null);
+    claimed('c1', 2000, 'us', null);
+    old.close();
+    const store = new Store(dir);
+    expect(store.db.prepare('SELECT check_id, location, due_ms, claimed_ms, prior_due_ms, finished_due_ms, finished_ms FROM slot_claims ORDER BY check_id, location').all()).toEqual([
+      { check_id: 'c1', location: 'eu', due_ms: 3000, claimed_ms: 3005, prior_due_ms: null, finished_due_ms: 2000, finished_ms: 2100 },
+      { check_id: 'c1', location: 'us', due_ms: 2000, claimed_ms: 2005, prior_due_ms: null, finished_due_ms: null, finished_ms: null },
+    ]);
+    expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'scheduled_runs'").pluck().get()).toBe(0);
+    store.close();
+  });
+});
+
 describe('a database made when each module numbered its own steps', () => {
   it('opened with the one list has the schema of a fresh database, all its rows, and ran no step again', () => {
     const file = path.join(tempDir(), 'vigil.db');
@@ -148,8 +169,11 @@ describe('a database made when each module numbered its own steps', () => {
     const after = contentsOf(store.db);
     // Every table it had holds what it held, in the columns it had (later steps add some); tables of
     // later steps are new and empty.
+    // Step 40 replaced the claimed slots' table (empty in the fixture) by the claim marks'.
     const afterInOldColumns = contentsOf(store.db, oldColumns);
-    expect(Object.fromEntries(Object.keys(before).map((table) => [table, afterInOldColumns[table]]))).toEqual(before);
+    expect(Object.keys(before).filter((table) => !(table in after))).toEqual(['scheduled_runs']);
+    const kept = Object.keys(before).filter((table) => table in after);
+    expect(Object.fromEntries(kept.map((table) => [table, afterInOldColumns[table]]))).toEqual(Object.fromEntries(kept.map((table) => [table, before[table]])));
     // No watch ever ran on it (no ping cursor): its pings are not handed out to become results.
     expect(store.db.prepare('SELECT COUNT(*) FROM heartbeat_events WHERE pending = 1').pluck().get()).toBe(0);
     expect(Object.entries(after).filter(([table, rows]) => !(table in before) && rows.length > 0)).toEqual([]);

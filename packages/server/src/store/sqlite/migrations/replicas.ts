@@ -15,7 +15,8 @@
  * on this database (without it, the first start skips every stored ping, as the cursor's first
  * position did). Step 39 records runner agents' presence (store/sqlite/agent-presence.ts): what each
  * agent of each queue last said, whichever process on the file it polled, so none records a run as
- * not executed while another's agent of its queue is live.
+ * not executed while another's agent of its queue is live. Step 40 keeps slot claims as one row per
+ * check and location, the highest slot claimed, instead of a row per slot kept two days.
  */
 import type { SqliteStep } from './step.js';
 
@@ -176,6 +177,40 @@ export const REPLICA_STEPS: readonly SqliteStep[] = [
         );
         CREATE INDEX agent_presence_seen ON agent_presence (last_seen_ms);
         CREATE INDEX agent_presence_key ON agent_presence (key_id) WHERE key_id IS NOT NULL;
+      `);
+    },
+  },
+  {
+    step: 40,
+    name: 'slot claims as one mark per check and location',
+    up: (db) => {
+      db.exec(`
+        -- A row per check and location: the highest slot claimed (due_ms) and the highest finished,
+        -- so the table does not grow with runs (store/sqlite/slot-claims.ts). prior_due_ms: the mark
+        -- the last claim replaced, which that claim's RETURNING reads.
+        CREATE TABLE slot_claims (
+          account_id TEXT NOT NULL,
+          check_id TEXT NOT NULL,
+          location TEXT NOT NULL,
+          due_ms INTEGER NOT NULL,
+          claimed_ms INTEGER NOT NULL,
+          prior_due_ms INTEGER,
+          finished_due_ms INTEGER,
+          finished_ms INTEGER,
+          PRIMARY KEY (account_id, check_id, location)
+        );
+        -- The slots claimed before stay claimed: each check and location keeps its highest.
+        INSERT INTO slot_claims (account_id, check_id, location, due_ms, claimed_ms, finished_due_ms, finished_ms)
+        SELECT claimed.account_id, claimed.check_id, claimed.location, claimed.due_ms, claimed.claimed_ms, finished.due_ms, finished.finished_ms
+        FROM (SELECT account_id, check_id, location, due_ms, claimed_ms,
+                     row_number() OVER (PARTITION BY account_id, check_id, location ORDER BY due_ms DESC) AS rank
+              FROM scheduled_runs) AS claimed
+        LEFT JOIN (SELECT account_id, check_id, location, due_ms, finished_ms,
+                          row_number() OVER (PARTITION BY account_id, check_id, location ORDER BY due_ms DESC) AS rank
+                   FROM scheduled_runs WHERE finished_ms IS NOT NULL) AS finished
+          ON finished.account_id = claimed.account_id AND finished.check_id = claimed.check_id AND finished.location = claimed.location AND finished.rank = 1
+        WHERE claimed.rank = 1;
+        DROP TABLE scheduled_runs;
       `);
     },
   },
