@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSideOf } from '../readside/context.js';
 import { Store } from '../store/index.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import { NotificationLog } from './notifications.js';
@@ -41,16 +40,16 @@ function alerting(store: Store, options: AlertingOptions = {}) {
 }
 
 /** A service on a status page with a VERIFIED and a PENDING subscriber, and a page without it. */
-function statusPage(store: Store, accountId = ACCOUNT) {
+async function statusPage(store: Store, accountId = ACCOUNT): Promise<string> {
   const service = store.services.insert(accountId, (id) => ({ id, name: 'Shop', created_at: new Date(T0).toISOString(), updated_at: null }));
-  const { pages } = readSideOf(store);
-  pages.saveStatusPage(accountId, { id: 'page-1', name: 'Acme status', cards: [{ name: 'Web', services: [{ id: String(service.id) }] }] });
-  pages.saveStatusPage(accountId, { id: 'page-2', name: 'Other status', cards: [{ name: 'Other', services: [] }] });
+  const { statusPages } = sqlitePorts(store);
+  await statusPages.save(accountId, { id: 'page-1', name: 'Acme status', cards: [{ name: 'Web', services: [{ id: String(service.id) }] }] });
+  await statusPages.save(accountId, { id: 'page-2', name: 'Other status', cards: [{ name: 'Other', services: [] }] });
   const subscription = (id: string, page: string, address: string, status: 'VERIFIED' | 'PENDING') =>
-    pages.addSubscription(accountId, page, { id, type: 'EMAIL', address, status, created_at: new Date(T0).toISOString(), updated_at: null });
-  subscription(`${accountId}-s1`, 'page-1', 'fan@example.com', 'VERIFIED');
-  subscription(`${accountId}-s2`, 'page-1', 'unconfirmed@example.com', 'PENDING');
-  subscription(`${accountId}-s3`, 'page-2', 'elsewhere@example.com', 'VERIFIED');
+    statusPages.addSubscription(accountId, page, { id, type: 'EMAIL', address, status, created_at: new Date(T0).toISOString(), updated_at: null });
+  await subscription(`${accountId}-s1`, 'page-1', 'fan@example.com', 'VERIFIED');
+  await subscription(`${accountId}-s2`, 'page-1', 'unconfirmed@example.com', 'PENDING');
+  await subscription(`${accountId}-s3`, 'page-2', 'elsewhere@example.com', 'VERIFIED');
   return String(service.id);
 }
 
@@ -83,7 +82,7 @@ function subscriberMails(store: Store) {
 describe('triggerIncident', () => {
   it('opens one incident when the failure alert is due, INVESTIGATING with the trigger’s name, severity and description, and resolves it on recovery', async () => {
     const store = world();
-    const serviceId = statusPage(store);
+    const serviceId = await statusPage(store);
     const checkId = check(store, serviceId, { alertSettings: { escalationType: 'RUN_BASED', runBasedEscalation: { failedRunThreshold: 2 } } });
     const subject = alerting(store);
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
@@ -114,7 +113,7 @@ describe('triggerIncident', () => {
 
   it('e-mails each update to the VERIFIED subscribers of the pages showing the service only, recorded UNDELIVERABLE without --smtp and not listed as alert notifications', async () => {
     const store = world();
-    const serviceId = statusPage(store);
+    const serviceId = await statusPage(store);
     const checkId = check(store, serviceId);
     const quiet = check(store, serviceId, { name: 'Quiet', triggerIncident: { serviceId, name: 'Quiet down', severity: 'MINOR', notifySubscribers: false } });
     const subject = alerting(store);
@@ -134,7 +133,7 @@ describe('triggerIncident', () => {
 
   it('a muted check opens no incident until the silence ends while it still fails; a recovery while muted still resolves the incident', async () => {
     const store = world();
-    const serviceId = statusPage(store);
+    const serviceId = await statusPage(store);
     const checkId = check(store, serviceId, { muted: true });
     const subject = alerting(store);
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
@@ -153,7 +152,7 @@ describe('triggerIncident', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const file = path.join(dir, 'vigil.db');
     const first = world(file);
-    const serviceId = statusPage(first);
+    const serviceId = await statusPage(first);
     const checkId = check(first, serviceId);
     // The first process dies with its subscriber e-mail in flight, claimed for 30 s.
     const before = new Alerting(openRepositories(first), { pollMs: 10_000, leaseMs: 30_000, send: () => new Promise(() => undefined) });
@@ -178,13 +177,12 @@ describe('triggerIncident', () => {
 
   it('an incident resolved or deleted through the API is no longer the check’s open incident', async () => {
     const store = world();
-    const serviceId = statusPage(store);
+    const serviceId = await statusPage(store);
     const checkId = check(store, serviceId);
     const subject = alerting(store);
-    const { pages } = readSideOf(store);
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
     const [opened] = incidents(store);
-    pages.deleteIncident(ACCOUNT, opened.id);
+    await sqlitePorts(store).incidents.remove(ACCOUNT, opened.id);
     await subject.onFinalResult(ACCOUNT, checkId, run(false, 1));
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 2));
     expect(incidents(store).map((incident) => incident.lastUpdateStatus)).toEqual(['INVESTIGATING']);
@@ -193,7 +191,7 @@ describe('triggerIncident', () => {
 
   it('resolves the open incident of a check deleted through the API, "Check \'NAME\' was deleted.", mails the subscribers and forgets it; other checks’ incidents stay open', async () => {
     const store = world();
-    const serviceId = statusPage(store);
+    const serviceId = await statusPage(store);
     const deleted = check(store, serviceId);
     const kept = check(store, serviceId, { name: 'Cart API', triggerIncident: { serviceId, name: 'Cart is down', severity: 'MINOR', notifySubscribers: false } });
     const subject = alerting(store);
@@ -219,7 +217,7 @@ describe('triggerIncident', () => {
 
   it('deleting a check without an open incident changes no incident', async () => {
     const store = world();
-    const serviceId = statusPage(store);
+    const serviceId = await statusPage(store);
     const recovered = check(store, serviceId);
     const passing = check(store, serviceId);
     const subject = alerting(store);
@@ -234,7 +232,7 @@ describe('triggerIncident', () => {
 
   it('keeps tenants apart: a check naming another account’s service opens nothing, and mails no one of that account', async () => {
     const store = world();
-    const foreignService = statusPage(store, OTHER);
+    const foreignService = await statusPage(store, OTHER);
     const checkId = check(store, foreignService);
     const subject = alerting(store);
     await subject.onFinalResult(ACCOUNT, checkId, run(true, 0));
@@ -267,7 +265,7 @@ describe('triggerIncident', () => {
 
     it('opens the check’s incident once and resolves it, each with the VERIFIED subscribers’ mail, committed with the unit', async () => {
       const store = world();
-      const serviceId = statusPage(store);
+      const serviceId = await statusPage(store);
       const checkId = check(store, serviceId);
       const { ports } = openRepositories(store);
       expect(await ports.transaction((tx) => openCheckIncident(tx, cause(store, checkId, 0)))).toBe(true);
@@ -292,7 +290,7 @@ describe('triggerIncident', () => {
 
     it('leaves no incident, row or mail behind when the unit fails after opening', async () => {
       const store = world();
-      const checkId = check(store, statusPage(store));
+      const checkId = check(store, await statusPage(store));
       const { ports } = openRepositories(store);
       await expect(
         ports.transaction(async (tx) => {
@@ -307,7 +305,7 @@ describe('triggerIncident', () => {
 
     it('opens nothing for a service of another account', async () => {
       const store = world();
-      const checkId = check(store, statusPage(store, OTHER));
+      const checkId = check(store, await statusPage(store, OTHER));
       const { ports } = openRepositories(store);
       expect(await ports.transaction((tx) => openCheckIncident(tx, cause(store, checkId, 0)))).toBe(false);
       expect(incidents(store, ACCOUNT)).toEqual([]);

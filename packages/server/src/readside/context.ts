@@ -3,7 +3,6 @@
  * `openRepositories` (../repositories.ts); everything else gets that one from it.
  */
 import type { SqliteDatabase, Store } from '../store/index.js';
-import { PagesStore } from './pages-store.js';
 import { ResultsStore } from './results-store.js';
 import { RollupsStore } from './rollups-store.js';
 
@@ -11,12 +10,11 @@ export interface ReadSide {
   readonly results: ResultsStore;
   /** The hourly and daily rollups the results store keeps (the scheduler prunes them through `CheckResults.prune`, on the same tables). */
   readonly rollups: RollupsStore;
-  readonly pages: PagesStore;
 }
 
 export function openReadSide(db: SqliteDatabase): ReadSide {
   const rollups = new RollupsStore(db);
-  return { results: new ResultsStore(db, rollups), rollups, pages: new PagesStore(db) };
+  return { results: new ResultsStore(db, rollups), rollups };
 }
 
 /**

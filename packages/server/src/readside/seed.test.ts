@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../start.js';
 import { Store } from '../store/index.js';
 import { apiFor } from '../test-support.js';
-import { readSideOf } from './context.js';
 import { IDS, SEED } from './fixtures/seed-fixture.js';
 import { loadSeed, resolveTime, SeedError } from './seed.js';
 import { openRepositories } from '../repositories.js';
@@ -57,8 +56,9 @@ describe('loadSeed', () => {
     expect(store.services.get('acme', serviceId)).toMatchObject({ id: serviceId, name: 'Shop' });
     expect(store.services.all('acme')).toHaveLength(1);
     expect(store.services.get('globex', serviceId)).toBeUndefined();
-    expect(readSideOf(store).pages.statusPagesShowing('acme', serviceId).map((page) => page.id)).toEqual(['p1']);
-    expect(readSideOf(store).pages.statusPagesShowing('globex', serviceId)).toEqual([]);
+    const { statusPages } = openRepositories(store).ports;
+    expect((await statusPages.showingService('acme', serviceId)).map((page) => page.id)).toEqual(['p1']);
+    expect(await statusPages.showingService('globex', serviceId)).toEqual([]);
   });
 
   const account = (fields: Record<string, unknown>) => ({ accounts: [{ accountId: 'acme', ...fields }] });

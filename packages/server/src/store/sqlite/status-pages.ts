@@ -1,8 +1,7 @@
 /**
- * The SQL of the read side's pages store (readside/pages-store.ts): status pages (named service-wide
- * by url and custom domain, step 16), their subscriptions, incidents and accounts' profiles.
- * Documents go in and come out as stored JSON; the store parses
- * them and counts its writes.
+ * The SQL of the status-pages port on SQLite (status-pages-port.ts): status pages (named service-wide
+ * by url and custom domain, step 16) and their subscriptions. Documents go in and come out as stored
+ * JSON; the port parses them.
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';
@@ -24,9 +23,6 @@ export class PagesTable {
   readonly #deleteSubscriptionsOf: Statement;
   readonly #allSubscriptionsOf: Statement;
   readonly #revision: Statement;
-  readonly #insertIncident: Statement;
-  readonly #deleteIncident: Statement;
-  readonly #upsertProfile: Statement;
 
   constructor(db: SqliteDatabase) {
     this.#upsertPage = db.prepare(
@@ -58,11 +54,6 @@ export class PagesTable {
     );
     this.#allSubscriptionsOf = db.prepare('SELECT doc FROM status_page_subscriptions WHERE account_id = ? AND status_page_id = ? ORDER BY seq');
     this.#revision = db.prepare('SELECT coalesce((SELECT revision FROM status_page_revision WHERE only_row = 1), 0)').pluck();
-    this.#insertIncident = db.prepare('INSERT INTO incidents (account_id, id, state) VALUES (?, ?, ?)');
-    this.#deleteIncident = db.prepare('DELETE FROM incidents WHERE account_id = ? AND id = ?');
-    this.#upsertProfile = db.prepare(
-      'INSERT INTO account_profiles (account_id, doc) VALUES (?, ?) ON CONFLICT (account_id) DO UPDATE SET doc = excluded.doc',
-    );
   }
 
   /** Writes a page; `url` and `customDomain` are its names (lower case), null when it has none. */
@@ -117,18 +108,5 @@ export class PagesTable {
   /** Moved by every write to `status_pages` and `incidents`, whoever made it (steps 37 and 38's triggers). */
   pagesRevision(): number {
     return this.#revision.get() as number;
-  }
-
-  insertIncident(accountId: string, id: string, state: string): void {
-    this.#insertIncident.run(accountId, id, state);
-  }
-
-  /** Returns whether there was such an incident. */
-  deleteIncident(accountId: string, id: string): boolean {
-    return this.#deleteIncident.run(accountId, id).changes > 0;
-  }
-
-  putProfile(accountId: string, doc: string): void {
-    this.#upsertProfile.run(accountId, doc);
   }
 }
