@@ -2,11 +2,12 @@
  * The change feed's order on PostgreSQL: a write still in flight is never passed by a reader, whatever
  * the other replicas commit and read meanwhile.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StoragePorts } from '../ports.js';
-import { openPostgres } from './database.js';
+import { openPostgres, type PostgresSchema } from './database.js';
+import { DocumentVacuums, VACUUM_EVERY_INSERTS, VACUUM_ON_READ_INSERTS } from './document-vacuums.js';
 import { PostgresDocuments } from './documents.js';
 import { openPostgresPorts } from './index.js';
 import { POSTGRES_MIGRATIONS, migratePostgres } from './migrations.js';
@@ -59,5 +60,57 @@ describe('the documents change feed on PostgreSQL', () => {
     } finally {
       await close();
     }
+  });
+});
+
+/** Pages of `checks` VACUUM has marked visible to all (pg_class, which VACUUM updates). */
+async function allVisiblePages(db: Kysely<PostgresSchema>): Promise<number> {
+  const { rows } = await sql<{ pages: number }>`SELECT relallvisible AS pages FROM pg_class WHERE oid = 'checks'::regclass`.execute(db);
+  return rows[0]!.pages;
+}
+
+describe('VACUUMs after bulk inserts on PostgreSQL', () => {
+  it('starts one at a page read once a hundred documents were inserted since the last, and not before', async () => {
+    const { db, close } = openPostgres({ connectionString: await postgres.freshDatabase() });
+    open.push({ close });
+    await migratePostgres(db);
+    const vacuums = new DocumentVacuums(db);
+    const documents = new PostgresDocuments(db, vacuums);
+    for (let n = 1; n < VACUUM_ON_READ_INSERTS; n += 1) await documents.insert('checks', 'acc', (id) => ({ id, name: `check ${n}` }));
+    await documents.splicedCheckPage('acc', { limit: 10, page: 1 }, '}');
+    await vacuums.settled();
+    expect(await allVisiblePages(db)).toBe(0);
+
+    await documents.insert('checks', 'acc', (id) => ({ id, name: 'the hundredth' }));
+    const page = await documents.pageText('checks', 'acc', { limit: 10, page: 10 });
+    expect(page).toMatchObject({ total: VACUUM_ON_READ_INSERTS });
+    expect(page.items).toHaveLength(10);
+    await vacuums.settled();
+    expect(await allVisiblePages(db)).toBeGreaterThan(0);
+  });
+
+  it('starts one every thousand inserts without a read', async () => {
+    const { db, close } = openPostgres({ connectionString: await postgres.freshDatabase() });
+    open.push({ close });
+    await migratePostgres(db);
+    const vacuums = new DocumentVacuums(db);
+    const documents = new PostgresDocuments(db, vacuums);
+    for (let n = 1; n < VACUUM_EVERY_INSERTS; n += 1) await documents.insert('checks', 'acc', (id) => ({ id, name: `check ${n}` }));
+    await vacuums.settled();
+    expect(await allVisiblePages(db)).toBe(0);
+    await documents.insert('checks', 'acc', (id) => ({ id, name: 'the thousandth' }));
+    await vacuums.settled();
+    expect(await allVisiblePages(db)).toBeGreaterThan(0);
+  });
+
+  it('answers a page read past the last page with the total, counted on its own', async () => {
+    const { db, close } = openPostgres({ connectionString: await postgres.freshDatabase() });
+    open.push({ close });
+    await migratePostgres(db);
+    const documents = new PostgresDocuments(db, new DocumentVacuums(db));
+    for (const name of ['a', 'b', 'c']) await documents.insert('checks', 'acc', (id) => ({ id, name }));
+    expect(await documents.pageText('checks', 'acc', { limit: 2, page: 3 })).toEqual({ items: [], total: 3 });
+    expect(await documents.splicedCheckPage('acc', { limit: 2, page: 3 }, '}')).toEqual({ json: Buffer.from('[]'), count: 0, total: 3 });
+    expect(await documents.pageText('checks', 'other', { limit: 2, page: 1 })).toEqual({ items: [], total: 0 });
   });
 });

@@ -21,6 +21,7 @@ import { CHECK_COLUMNS } from '../formats/check-columns.js';
 import { uuidV7 } from '../formats/uuid-v7.js';
 import { text } from '../port-rules.js';
 import type { PostgresSchema } from './database.js';
+import type { DocumentVacuums } from './document-vacuums.js';
 
 /** The numbering's advisory lock: the bytes of "vigilfed", apart from the migrations' "vigilmig". */
 export const FEED_LOCK = 0x76_69_67_69_6c_66_65_64n;
@@ -53,54 +54,70 @@ export function matchedColumns(kind: DocumentKind, doc: ResourceDocument): Recor
   return columns;
 }
 
-/** On the pool, or on a unit of work's transaction (the same class serves both). */
 /**
- * The `seq`s of a page, skipped and ordered on their own before any document is read: the rows the
- * offset skips are never fetched whole, and when the planner's statistics are stale (a bulk write
+ * A page read's CTE `keys`: the `seq`s of the page, skipped and ordered on their own before any
+ * document is read, each with `total`, the count of every matching row, from the same scan. The rows
+ * the offset skips are never fetched whole, and when the planner's statistics are stale (a bulk write
  * autoanalyze has not seen yet, so it expects a hundred rows where there are ten thousand) it sorts
  * narrow keys in memory rather than whole documents on disk (33 ms against 4 for the last page of
- * 10,000 checks right after they were written).
+ * 10,000 checks right after they were written). Until VACUUM has marked the new rows' pages visible to
+ * all, every matching row's visibility is read from the table itself, so counting in a scan of its own
+ * doubled a page read's work then: the window counts in the one scan the page needs anyway, holding
+ * only the narrow keys.
  */
 function pageKeys(table: ReturnType<typeof sql.table>, where: ReturnType<typeof sql>, limit: number, offset: number) {
-  return sql`SELECT seq FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${limit} OFFSET ${offset}`;
+  return sql`keys AS (SELECT seq, count(*) OVER () AS total FROM ${table} WHERE ${where} ORDER BY seq LIMIT ${limit} OFFSET ${offset})`;
 }
+
+/**
+ * The count of a page read with `pageKeys`: from the keys, or, when the page is empty (past the last
+ * page, or nothing matches), from a count of its own, which COALESCE runs only then.
+ */
+function pageTotal(table: ReturnType<typeof sql.table>, where: ReturnType<typeof sql>) {
+  return sql`coalesce((SELECT max(total) FROM keys), (SELECT count(*) FROM ${table} WHERE ${where}))::int`;
+}
+
+/** On the pool, or on a unit of work's transaction (the same class serves both). */
 
 export class PostgresDocuments implements ResourceDocuments {
   readonly #db: Kysely<PostgresSchema>;
+  readonly #vacuums: DocumentVacuums | undefined;
 
-  constructor(db: Kysely<PostgresSchema>) {
+  /** `vacuums`: the replica's, told of inserts and page reads (document-vacuums.ts); none, none are started. */
+  constructor(db: Kysely<PostgresSchema>, vacuums?: DocumentVacuums) {
     this.#db = db;
+    this.#vacuums = vacuums;
   }
 
   async insert(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument): Promise<ResourceDocument> {
     checkDocumentKind(kind);
     text('accountId', accountId);
-    return withinTransaction(this.#db, async (tx) => {
-      const id: DocumentId = DOCUMENT_ID_KINDS[kind] === 'integer' ? await nextId(tx, kind, accountId) : uuidV7();
+    const write = async (db: Kysely<PostgresSchema>, id: DocumentId): Promise<ResourceDocument> => {
       const doc = build(id);
       checkBuiltDocument(kind, id, doc);
       const columns = { account_id: accountId, id: String(id), doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
       const names = Object.keys(columns);
-      await sql`INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))}) VALUES (${sql.join(Object.values(columns))})`.execute(tx);
-      await recordChange(tx, kind, accountId, String(id));
+      await withChange(db, kind, accountId, sql`INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))}) VALUES (${sql.join(Object.values(columns))})`);
+      this.#vacuums?.inserted(kind);
       return doc;
-    });
+    };
+    // A uuid is made here, so the document and its feed entry are one statement, atomic on its own;
+    // an integer id is counted first, in the same transaction as the document that takes it.
+    if (DOCUMENT_ID_KINDS[kind] === 'uuid') return write(this.#db, uuidV7());
+    return withinTransaction(this.#db, async (tx) => write(tx, await nextId(tx, kind, accountId)));
   }
 
   async insertWithId(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {
     checkChosenIdDocument(kind, accountId, doc);
-    return withinTransaction(this.#db, async (tx) => {
-      const columns = { account_id: accountId, id: String(doc.id), doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
-      const names = Object.keys(columns);
-      // Taken also when another account holds the id, as on SQLite, whose checks and services have ids
-      // unique across the service. The key's unique index decides between writers of one account at once.
-      const { numAffectedRows } = await sql`INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))})
-        SELECT ${sql.join(Object.values(columns))} WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(kind)} WHERE id = ${String(doc.id)})
-        ON CONFLICT (account_id, id) DO NOTHING`.execute(tx);
-      if (numAffectedRows === 0n) return false;
-      await recordChange(tx, kind, accountId, String(doc.id));
-      return true;
-    });
+    const columns = { account_id: accountId, id: String(doc.id), doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
+    const names = Object.keys(columns);
+    // Taken also when another account holds the id, as on SQLite, whose checks and services have ids
+    // unique across the service. The key's unique index decides between writers of one account at once.
+    const inserted = await withChange(this.#db, kind, accountId, sql`INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))})
+      SELECT ${sql.join(Object.values(columns))} WHERE NOT EXISTS (SELECT 1 FROM ${sql.table(kind)} WHERE id = ${String(doc.id)})
+      ON CONFLICT (account_id, id) DO NOTHING`);
+    if (inserted) this.#vacuums?.inserted(kind);
+    return inserted;
   }
 
   async get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined> {
@@ -121,24 +138,14 @@ export class PostgresDocuments implements ResourceDocuments {
     checkDocumentKind(kind);
     checkDocument(kind, doc);
     checkDocumentKey(kind, accountId, doc.id);
-    return withinTransaction(this.#db, async (tx) => {
-      const columns = { doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
-      const assignments = Object.entries(columns).map(([name, value]) => sql`${sql.ref(name)} = ${value}`);
-      const { numAffectedRows } = await sql`UPDATE ${sql.table(kind)} SET ${sql.join(assignments)} WHERE account_id = ${accountId} AND id = ${String(doc.id)}`.execute(tx);
-      if (numAffectedRows === 0n) return false;
-      await recordChange(tx, kind, accountId, String(doc.id));
-      return true;
-    });
+    const columns = { doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
+    const assignments = Object.entries(columns).map(([name, value]) => sql`${sql.ref(name)} = ${value}`);
+    return withChange(this.#db, kind, accountId, sql`UPDATE ${sql.table(kind)} SET ${sql.join(assignments)} WHERE account_id = ${accountId} AND id = ${String(doc.id)}`);
   }
 
   async remove(kind: DocumentKind, accountId: string, id: DocumentId): Promise<boolean> {
     checkDocumentKey(kind, accountId, id);
-    return withinTransaction(this.#db, async (tx) => {
-      const { numAffectedRows } = await sql`DELETE FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND id = ${String(id)}`.execute(tx);
-      if (numAffectedRows === 0n) return false;
-      await recordChange(tx, kind, accountId, String(id));
-      return true;
-    });
+    return withChange(this.#db, kind, accountId, sql`DELETE FROM ${sql.table(kind)} WHERE account_id = ${accountId} AND id = ${String(id)}`);
   }
 
   async page(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<DocumentPage> {
@@ -148,13 +155,14 @@ export class PostgresDocuments implements ResourceDocuments {
 
   async pageText(kind: DocumentKind, accountId: string, request: DocumentPageRequest): Promise<TextPage> {
     const where = matching(kind, accountId, request);
-    // One statement, so one snapshot and one round trip; the count is read once beside the page and
-    // (unlike count(*) OVER ()) without holding every matching document to count them.
+    this.#vacuums?.reading(kind);
+    // One statement, so one snapshot and one round trip; the count is read beside the page.
     const offset = (request.page - 1) * request.limit;
     const table = sql.table(kind);
     const { rows } = await sql<{ id: string | null; doc: string | null; total: number }>`
-      SELECT page.id, page.doc, counted.total FROM (SELECT count(*)::int AS total FROM ${table} WHERE ${where}) AS counted
-      LEFT JOIN LATERAL (SELECT c.id, c.doc, c.seq FROM (${pageKeys(table, where, request.limit, offset)}) AS keys JOIN ${table} c ON c.seq = keys.seq) AS page ON true
+      WITH ${pageKeys(table, where, request.limit, offset)}
+      SELECT page.id, page.doc, counted.total FROM (SELECT ${pageTotal(table, where)} AS total) AS counted
+      LEFT JOIN LATERAL (SELECT c.id, c.doc, c.seq FROM keys JOIN ${table} c ON c.seq = keys.seq) AS page ON true
       ORDER BY page.seq`.execute(this.#db);
     // Past the last page the count still comes back, on one row without a document.
     const items = rows.filter((row) => row.doc !== null).map((row) => ({ id: row.id!, text: row.doc! }));
@@ -164,13 +172,16 @@ export class PostgresDocuments implements ResourceDocuments {
   async splicedCheckPage(accountId: string, request: DocumentPageRequest, tail: string): Promise<SplicedPage | undefined> {
     checkSplicedTail(tail);
     const where = matching('checks', accountId, request);
+    this.#vacuums?.reading('checks');
     const offset = (request.page - 1) * request.limit;
     // left(doc, -1) drops the closing brace; string_agg keeps the page's order (seq).
+    const table = sql.table('checks');
     const { rows } = await sql<{ flagged: boolean; count: number; json: string; total: number }>`
+      WITH ${pageKeys(table, where, request.limit, offset)}
       SELECT coalesce(bool_or(page.has_secret <> 0), false) AS flagged, count(page.seq)::int AS count,
         '[' || coalesce(string_agg(left(page.doc, -1) || ${tail}, ',' ORDER BY page.seq), '') || ']' AS json,
-        (SELECT count(*)::int FROM checks WHERE ${where}) AS total
-      FROM (SELECT c.seq, c.doc, c.has_secret FROM (${pageKeys(sql.table('checks'), where, request.limit, offset)}) AS keys JOIN checks c ON c.seq = keys.seq) AS page`.execute(this.#db);
+        ${pageTotal(table, where)} AS total
+      FROM (SELECT c.seq, c.doc, c.has_secret FROM keys JOIN checks c ON c.seq = keys.seq) AS page`.execute(this.#db);
     const { flagged, count, json, total } = rows[0]!;
     return flagged ? undefined : { json: Buffer.from(json), count, total };
   }
@@ -254,9 +265,18 @@ async function nextId(tx: Transaction<PostgresSchema>, kind: DocumentKind, accou
   return rows[0]!.last_id;
 }
 
-/** The write's entry in the feed, in its transaction; a reader numbers it once it has committed. */
-async function recordChange(tx: Transaction<PostgresSchema>, kind: DocumentKind, accountId: string, id: string): Promise<void> {
-  await sql`INSERT INTO document_changes (kind, account_id, id, changed_ms) VALUES (${kind}, ${accountId}, ${id}, ${Date.now()})`.execute(tx);
+/**
+ * Runs `write` (an INSERT, UPDATE or DELETE of one document of `kind`) and adds its entry to the feed
+ * in the same statement, so the two are atomic without a transaction of their own and cost one round
+ * trip; a reader numbers the entry once it has committed. The entry is made from the row `write`
+ * returns, after the write took the row's lock, so two writes of one document get their entries in
+ * the order they wrote it. Resolves to whether `write` changed a row (no row, no entry).
+ */
+async function withChange(db: Kysely<PostgresSchema>, kind: DocumentKind, accountId: string, write: ReturnType<typeof sql>): Promise<boolean> {
+  const { numAffectedRows } = await sql`
+    WITH written AS (${write} RETURNING id)
+    INSERT INTO document_changes (kind, account_id, id, changed_ms) SELECT ${kind}, ${accountId}, written.id, ${Date.now()}::bigint FROM written`.execute(db);
+  return numAffectedRows !== undefined && numAffectedRows > 0n;
 }
 
 /**

@@ -18,6 +18,7 @@ import { PostgresCheckStatuses } from './check-statuses.js';
 import { PostgresDashboardReads } from './dashboard-reads.js';
 import { PostgresDashboards } from './dashboards.js';
 import type { PostgresSchema } from './database.js';
+import { DocumentVacuums } from './document-vacuums.js';
 import { PostgresDocuments } from './documents.js';
 import { PostgresErrorGroups } from './error-groups.js';
 import { PostgresHeartbeatDeadlines } from './heartbeat-deadlines.js';
@@ -40,9 +41,10 @@ import { PostgresStatusPages } from './status-pages.js';
  */
 export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<void>, health: () => Promise<EngineHealth>, agentRunsQueued: PostgresNotificationListener): StoragePorts {
   const purged: PurgeClock = { lastPurge: 0 };
+  const vacuums = new DocumentVacuums(db);
   const checkResults = new PostgresCheckResults(db);
   const unitPorts = (tx: Kysely<PostgresSchema>): TransactionPorts => ({
-    documents: new PostgresDocuments(tx),
+    documents: new PostgresDocuments(tx, vacuums),
     idempotency: new PostgresIdempotencyKeys(tx, purged),
     alertSubscriptions: new PostgresAlertSubscriptions(tx),
     statusPages: new PostgresStatusPages(tx),
@@ -75,7 +77,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     checkResults,
     checkStatuses: new PostgresCheckStatuses(db),
     errorGroups: new PostgresErrorGroups(db),
-    documents: new PostgresDocuments(db),
+    documents: new PostgresDocuments(db, vacuums),
     alertSubscriptions: new PostgresAlertSubscriptions(db),
     statusPages: new PostgresStatusPages(db),
     incidents: new PostgresIncidents(db),
