@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPiece, type FamilyPiece } from './check-blocks.js';
+import { buildPiece, patchPiece, type FamilyPiece } from './check-blocks.js';
 import type { CheckLines } from './check-lines.js';
 
 /** A check's lines given as one string per family; its size is told `slack` bytes off what it writes. */
@@ -48,5 +48,36 @@ describe('buildPiece', () => {
     const texts = [['a1\n'], ['b1 ü\n']];
     expect(() => buildPiece(0, 2, undefined, () => true, (index) => linesOf(texts[index], index))).toThrow('this is a bug in vigil: the lines of family 0 took 9 bytes, their sizes said 10');
     expect(() => buildPiece(0, 2, undefined, () => true, (index) => linesOf(texts[index], -index))).toThrow(RangeError);
+  });
+});
+
+describe('patchPiece', () => {
+  const first = [['a1\n'], ['b1\n'], undefined, ['d1\n']];
+  const built = () => buildPiece(0, 4, undefined, () => true, (index) => linesOf(first[index]));
+
+  it("writes the changed checks' lines over their old bytes when each keeps its length, and leaves the others' bytes and the offsets as they were", () => {
+    const kept = built();
+    const asked: number[] = [];
+    const second = [undefined, ['ü\n'], undefined, ['d2\n']];
+    expect(patchPiece(0, 4, kept, (index) => index === 1 || index === 2 || index === 3, (index) => {
+      asked.push(index);
+      return linesOf(second[index]);
+    })).toBe(true);
+    expect(textOf(kept)).toBe('a1\nü\nd2\n');
+    expect([...kept.offsets]).toEqual([0, 3, 6, 6, 9]);
+    expect(asked).toEqual([1, 2, 3, 1, 2, 3]);
+  });
+
+  it('leaves the piece as it was and says so when a changed check takes more or fewer bytes than before', () => {
+    for (const lines of [['b22\n'], ['b\n'], undefined]) {
+      const kept = built();
+      const changed = [undefined, lines, undefined, ['d2\n']];
+      expect(patchPiece(0, 4, kept, (index) => index === 1 || index === 3, (index) => linesOf(changed[index]))).toBe(false);
+      expect(textOf(kept)).toBe('a1\nb1\nd1\n');
+    }
+  });
+
+  it('refuses lines that wrote more or fewer bytes than their size said', () => {
+    expect(() => patchPiece(0, 4, built(), (index) => index === 1, () => linesOf(['b\n'], 1))).toThrow('this is a bug in vigil: the lines of family 0 of a check took 2 bytes, their size said 3');
   });
 });

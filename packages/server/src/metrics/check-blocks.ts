@@ -77,3 +77,28 @@ export function buildPiece(
   if (at !== size) throw new Error(`this is a bug in vigil: the lines of family ${family} took ${at} bytes, their sizes said ${size}`);
   return { piece, storage, offsets };
 }
+
+/**
+ * Writes the changed checks' lines of `family` over their old bytes in `kept`, when each takes
+ * exactly as many bytes as before; returns whether it did. False leaves `kept` as it was: the
+ * block's piece is then written anew (buildPiece). `kept`'s memory must be sent by no scrape in
+ * flight. With results spread over every block, most changed lines keep their length (a gauge's
+ * 0 or 1, a timestamp, counts short of a new digit), and the piece's unchanged bytes, most of it,
+ * are neither copied nor read: written anew, a scrape copied its whole 22 MB for a few lines a block.
+ */
+export function patchPiece(family: number, count: number, kept: FamilyPiece, changed: (index: number) => boolean, linesOf: (index: number) => CheckLines | undefined): boolean {
+  const { piece, offsets } = kept;
+  // First whether every changed check fits, so that a piece is never left half written.
+  for (let index = 0; index < count; index++) {
+    if (!changed(index)) continue;
+    const size = linesOf(index)?.size(family) ?? 0;
+    if (size !== offsets[index + 1]! - offsets[index]!) return false;
+  }
+  for (let index = 0; index < count; index++) {
+    if (!changed(index)) continue;
+    const ofCheck = linesOf(index);
+    const end = ofCheck ? ofCheck.write(family, piece, offsets[index]!) : offsets[index]!;
+    if (end !== offsets[index + 1]) throw new Error(`this is a bug in vigil: the lines of family ${family} of a check took ${end - offsets[index]!} bytes, their size said ${offsets[index + 1]! - offsets[index]!}`);
+  }
+  return true;
+}

@@ -501,38 +501,73 @@ describe('CheckMetrics freshness', () => {
 });
 
 describe('CheckMetrics memory', () => {
-  it("writes a changed block's piece into the memory of the piece before the last once every scrape that sent that one is done, never while one may still send it", async () => {
+  /** A metrics of one check that has a status, and scrapes of it after a run, its body read. */
+  function oneCheck() {
     const store = memoryStore();
     const checkId = addCheck(store, { name: 'Reused' });
     recordStatus(store, checkId);
     const metrics = new CheckMetrics(portsOf(store));
-    let runs = 0;
-    /** A result stored, then a scrape with its body read: its pieces per family, and its text. */
-    const scrapeAfterRun = async () => {
-      metrics.recordRun(run(checkId, { responseTime: 100 + ++runs }));
-      const scraped = (await metrics.scrape({ accountIds: [ACCOUNT] }));
+    /** A result stored (its response time in ms), then a scrape with its body read: its pieces by family, and its text. */
+    const scrapeAfterRun = async (responseTime: number) => {
+      metrics.recordRun(run(checkId, { responseTime }));
+      const scraped = await metrics.scrape({ accountIds: [ACCOUNT] });
       const pieces = scraped.families.map(({ samples }) => samples.map(linesOfPiece));
       return { done: scraped.done, pieces, text: Buffer.concat(pieces.flat()).toString('utf8') };
     };
     const memoryOf = (pieces: Uint8Array[][]) => pieces.flat().map((piece) => [piece.buffer, piece.byteOffset]);
+    /** Per family, whether its piece is in the same memory in both scrapes. */
     const sameMemory = (one: Uint8Array[][], other: Uint8Array[][]) => memoryOf(one).map(([buffer, offset], index) => buffer === memoryOf(other)[index]![0] && offset === memoryOf(other)[index]![1]);
-    const count = (text: string) => samplesOf(text, checkId).find((line) => line.startsWith('vigil_check_response_time_seconds_count{'));
+    const line = (text: string, head: string) => samplesOf(text, checkId).find((sample) => sample.startsWith(head));
+    return { store, checkId, metrics, scrapeAfterRun, sameMemory, line };
+  }
+  const FAMILIES = 8;
+  /** The families whose lines a run of 10 s after runs of 1 s makes longer: the last response time and the histogram (its sum). */
+  const LONGER = [3, 7];
 
-    const first = await scrapeAfterRun();
+  it("writes a changed check's lines over its old ones when they keep their length and no scrape in flight sent them; else the block's piece anew", async () => {
+    const { store, checkId, scrapeAfterRun, sameMemory, line } = oneCheck();
+    const first = await scrapeAfterRun(1000);
     first.done();
-    const second = await scrapeAfterRun();
-    const third = await scrapeAfterRun();
-    // The first is done: the third is written where the first was.
-    expect(sameMemory(third.pieces, first.pieces)).toEqual(third.pieces.flat().map(() => true));
+    // 1 s again: every value keeps its length (counts 1 -> 2, sum 1 -> 2), so every piece is written where it was.
+    const second = await scrapeAfterRun(1000);
+    expect(sameMemory(second.pieces, first.pieces)).toEqual(Array(FAMILIES).fill(true));
+    expect(line(second.text, 'vigil_check_response_time_seconds_sum{')).toMatch(/ 2$/);
+    // The second is still being sent: the third is written in new memory, and the second's bytes stay as sent.
+    const third = await scrapeAfterRun(1000);
+    expect(sameMemory(third.pieces, second.pieces)).toEqual(Array(FAMILIES).fill(false));
+    expect(line(Buffer.concat(second.pieces.flat()).toString('utf8'), 'vigil_check_response_time_seconds_count{')).toMatch(/ 2$/);
+    second.done();
+    third.done();
+    // 10 s: the families whose lines grow are written anew, into the memory the second (done) sent; the others where they were.
+    const fourth = await scrapeAfterRun(10_000);
+    expect(sameMemory(fourth.pieces, second.pieces)).toEqual(Array.from({ length: FAMILIES }, (_, family) => LONGER.includes(family)));
+    expect(sameMemory(fourth.pieces, third.pieces)).toEqual(Array.from({ length: FAMILIES }, (_, family) => !LONGER.includes(family)));
+    expect(line(fourth.text, 'vigil_check_response_time_seconds_sum{')).toMatch(/ 13$/);
+    expect(line(fourth.text, 'vigil_check_last_response_time_seconds{')).toMatch(/ 10$/);
+    // As written from nothing by a metrics that counted the same runs.
+    const fresh = new CheckMetrics(portsOf(store));
+    for (const responseTime of [1000, 1000, 1000, 10_000]) fresh.recordRun(run(checkId, { responseTime }));
+    expect(sampleLines(fourth.text)).toEqual(sampleLines(await textOf(fresh)));
+  });
+
+  it("writes a changed block's piece into the memory of the piece before the last once every scrape that sent that one is done, never while one may still send it", async () => {
+    const { metrics, scrapeAfterRun, sameMemory, line } = oneCheck();
+    // Each run 10 times longer than the one before (1 s, 10 s, ...): the sum (1, 11, 111, ...) and the
+    // last response time grow a digit each time, so their pieces are never written over where they are.
+    const first = await scrapeAfterRun(1000);
+    first.done();
+    const second = await scrapeAfterRun(10_000);
+    const third = await scrapeAfterRun(100_000);
+    // The first is done: the third's growing families are written where the first's were.
+    expect(sameMemory(third.pieces, first.pieces).filter((_, family) => LONGER.includes(family))).toEqual([true, true]);
     // The second is not done: the fourth is written in new memory, and the second's bytes stay as sent.
-    const fourth = await scrapeAfterRun();
-    expect(sameMemory(fourth.pieces, second.pieces)).toEqual(fourth.pieces.flat().map(() => false));
-    expect(count(second.text)).toMatch(/ 2$/);
-    expect(count(Buffer.concat(second.pieces.flat()).toString('utf8'))).toMatch(/ 2$/);
+    const fourth = await scrapeAfterRun(1_000_000);
+    expect(sameMemory(fourth.pieces, second.pieces)).toEqual(Array(FAMILIES).fill(false));
+    expect(line(Buffer.concat(second.pieces.flat()).toString('utf8'), 'vigil_check_response_time_seconds_count{')).toMatch(/ 2$/);
     for (const scrape of [second, third, fourth]) scrape.done();
-    const fifth = await scrapeAfterRun();
-    expect(sameMemory(fifth.pieces, third.pieces)).toEqual(fifth.pieces.flat().map(() => true));
-    expect(count(fifth.text)).toMatch(/ 5$/);
-    expect(sampleLines(fifth.text)).toEqual(sampleLines((await textOf(metrics))));
+    const fifth = await scrapeAfterRun(10_000_000);
+    expect(sameMemory(fifth.pieces, third.pieces).filter((_, family) => LONGER.includes(family))).toEqual([true, true]);
+    expect(line(fifth.text, 'vigil_check_response_time_seconds_count{')).toMatch(/ 5$/);
+    expect(sampleLines(fifth.text)).toEqual(sampleLines(await textOf(metrics)));
   });
 });

@@ -11,9 +11,10 @@
  *
  * The lines are kept joined by blocks of BLOCK_SIZE checks in the checks' order: per block, one
  * UTF-8 piece per family (check-blocks.ts). A block's piece is written again only when one of its
- * checks stored a result or its status changed, and then only those checks' lines are written, the
- * others' bytes copied, when the response's body reaches that piece; a scrape in which nothing
- * changed sends the kept pieces as they are. Walking 10,000 checks and handing their 70,000 lines
+ * checks stored a result or its status changed, and then only those checks' lines are written:
+ * over their old bytes when they keep their length and no scrape still sending the piece, else
+ * into a new piece with the others' bytes copied, when the response's body reaches that piece; a
+ * scrape in which nothing changed sends the kept pieces as they are. Walking 10,000 checks and handing their 70,000 lines
  * one by one to the body cost a scrape more than its reads.
  * When a check is added, removed or relabelled, or a group renamed, the account's blocks are laid
  * out again. The checks come from the check catalog (check-catalog.ts),
@@ -39,7 +40,7 @@
 import type { MetricsReads, StatusBatch, StatusFollower } from '../store/metrics-read-ports.js';
 import { CheckCatalog, type CatalogCheck, type CatalogDocuments } from './check-catalog.js';
 import { AheadOfScrape, type Pass } from './ahead-of-scrape.js';
-import { buildPiece, type FamilyPiece } from './check-blocks.js';
+import { buildPiece, patchPiece, type FamilyPiece } from './check-blocks.js';
 import { CHECK_FAMILIES, CheckLineWriter, OUTCOMES, bucketHeads, checkLabels, infoLine, sameStatusFacts, statusFactsOf, type RunOutcome, type RunSeries, type StatusFacts } from './check-lines.js';
 import { escapeLabelValue, type FamilySamples, type Piece } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
@@ -302,19 +303,31 @@ export class CheckMetrics {
       return writer === NO_LINES ? undefined : writer;
     };
     const changedAt = block.changedAt;
-    const spare = block.spares[family];
-    // Scrapes are numbered in order and `#sending` holds them oldest first: the spare is free when
-    // every scrape that sent it is done.
+    const changed = (index: number) => changedAt[index]! > writtenAt;
+    // Scrapes are numbered in order and `#sending` holds them oldest first: memory a scrape sent is
+    // free when every scrape that sent it is done.
     const oldestSending = this.#sending.values().next().value ?? Number.POSITIVE_INFINITY;
+    if (kept && block.sentBy[family]! < oldestSending && patchPiece(family, block.checkIds.length, kept, changed, linesOf)) {
+      block.writtenAt[family] = block.changes;
+      block.sentBy[family] = Math.max(block.sentBy[family]!, scrape);
+      this.#writersDone(block);
+      return kept.piece;
+    }
+    const spare = block.spares[family];
     const free = spare !== undefined && spare.sentBy < oldestSending ? spare.storage : undefined;
     const storageFor = (size: number) => (free !== undefined && free.length >= size ? free : Buffer.allocUnsafe(size + Math.ceil(size * STORAGE_ROOM)));
-    const built = buildPiece(family, block.checkIds.length, kept, (index) => changedAt[index]! > writtenAt, linesOf, storageFor);
+    const built = buildPiece(family, block.checkIds.length, kept, changed, linesOf, storageFor);
     block.spares[family] = kept && { storage: kept.storage, sentBy: block.sentBy[family]! };
     block.pieces[family] = built;
     block.writtenAt[family] = block.changes;
     block.sentBy[family] = scrape;
-    if (block.writtenAt.every((at) => at === block.changes) && block.pieces.every(Boolean)) delete block.writers;
+    this.#writersDone(block);
     return built.piece;
+  }
+
+  /** Forgets the block's changed checks' lines once every family of it is written. */
+  #writersDone(block: Block): void {
+    if (block.writtenAt.every((at) => at === block.changes) && block.pieces.every(Boolean)) delete block.writers;
   }
 
   /**
