@@ -182,6 +182,11 @@ export class AgentHub {
     this.#wake(queue);
   }
 
+  /** Polls of `queue` waiting here for a run now (a test waits for one before it queues the run). */
+  waitingPolls(queue: string): number {
+    return this.#waiters.get(queue)?.size ?? 0;
+  }
+
   /** Runs replaced while waiting by the next slot of their check and location, since this process started. */
   get superseded(): number {
     return this.#superseded;
@@ -225,7 +230,10 @@ export class AgentHub {
         if (left <= 0) return [];
         // A run stored while the claim was under way woke nobody: look again rather than wait.
         if (generation !== this.#generation) continue;
-        await this.#waitFor(identity.queue, left, ended.signal);
+        // A wait that ran out answers no runs: a run stored meanwhile woke it (queued here, told by
+        // the store from another replica, or freed and found by the sweep); one whose word was lost
+        // is the agent's next poll's, which claims before it waits.
+        if ((await this.#waitFor(identity.queue, left, ended.signal)) === 'ran-out') return [];
       }
     } finally {
       signal?.removeEventListener('abort', end);
@@ -425,19 +433,21 @@ export class AgentHub {
     for (const wake of waiters) wake();
   }
 
-  #waitFor(location: string, ms: number, signal: AbortSignal | undefined): Promise<void> {
+  #waitFor(location: string, ms: number, signal: AbortSignal | undefined): Promise<'woken' | 'ran-out'> {
     return new Promise((resolve) => {
       let waiters = this.#waiters.get(location);
       if (!waiters) this.#waiters.set(location, (waiters = new Set()));
-      const done = () => {
+      const done = (how: 'woken' | 'ran-out') => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        this.#waiters.get(location)?.delete(done);
-        resolve();
+        signal?.removeEventListener('abort', woken);
+        this.#waiters.get(location)?.delete(woken);
+        resolve(how);
       };
-      const timer = setTimeout(done, ms);
-      signal?.addEventListener('abort', done, { once: true });
-      waiters.add(done);
+      const woken = () => done('woken');
+      const timer = setTimeout(() => done('ran-out'), ms);
+      // Aborted counts as woken: the poll's loop sees the signal and ends.
+      signal?.addEventListener('abort', woken, { once: true });
+      waiters.add(woken);
     });
   }
 }

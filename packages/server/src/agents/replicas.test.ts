@@ -1,14 +1,18 @@
 /**
  * Two replicas' agent hubs on one database (SQLite file, PostgreSQL), each on its own ports: an agent
- * polling one replica is live for the other, a run queued through either goes to it, its report
- * through either is recorded once, and a run whose agent is gone from both is recorded not executed
- * once. The clock is the test's: it moves only when a step says so.
+ * polling one replica is live for the other, a run queued through either goes to it (at once, woken by
+ * the store's word of it; after losing that word, by the sweep once it is back), its report through
+ * either is recorded once, and a run whose agent is gone from both is recorded not executed once. The
+ * clock is the test's: it moves only when a step says so.
  */
 import { RUN_WIRE_VERSION, type AgentPoll, type RunReport, type RunJob as WireRunJob } from '@vigil/schema';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordReport } from '../scheduler/execute.js';
+import type { QueuedEvent } from '../store/agent-ports.js';
 import type { StoragePorts } from '../store/ports.js';
 import { enginesUnderTest, twoReplicas } from '../store/contract/engines.js';
+import { openPostgresPorts } from '../store/postgres/index.js';
+import { refuseLogins, replicaRole, terminateListening } from '../store/postgres/test-listening-outage.js';
 import { AgentHub, ReportRefusal, type AgentIdentity } from './hub.js';
 
 const engines = enginesUnderTest();
@@ -37,11 +41,17 @@ function recorderOn(ports: StoragePorts, via: string, recorded: Recorded[]): Rec
   };
 }
 
-async function twoHubs(engine: (typeof engines)[number]) {
-  const [portsA, portsB] = await twoReplicas(engine);
+/**
+ * Hubs whose timed sweep never comes during a test, and whose polls wait 20 s (a third of the lease):
+ * a poll whose wait runs out answers no runs, so only a wake hands it one.
+ */
+const NO_TIMED_SWEEP = { leaseMs: 60_000, sweepEveryMs: 3_600_000 };
+
+async function twoHubs(engine: (typeof engines)[number], options: { leaseMs?: number; sweepEveryMs?: number; replicas?: [StoragePorts, StoragePorts] } = {}) {
+  const [portsA, portsB] = options.replicas ?? (await twoReplicas(engine));
   const world = { clock: START_MS, recorded: [] as Recorded[], logged: [] as string[], portsA, portsB };
   const hubOn = (ports: StoragePorts, via: string) => {
-    const hub = new AgentHub({ ports, leaseMs: LEASE_MS, now: () => world.clock, log: (line) => world.logged.push(line) });
+    const hub = new AgentHub({ ports, leaseMs: options.leaseMs ?? LEASE_MS, now: () => world.clock, log: (line) => world.logged.push(line), ...(options.sweepEveryMs ? { sweepEveryMs: options.sweepEveryMs } : {}) });
     hubs.push(hub);
     hub.start(recorderOn(ports, via, world.recorded));
     return hub;
@@ -81,6 +91,29 @@ async function until(what: string, found: () => Promise<boolean>): Promise<void>
 }
 
 const waitingRuns = async (ports: StoragePorts, nowMs: number) => (await ports.agentLeases.counts(nowMs)).waiting;
+
+/** What the store tells replica `ports` of queued runs, collected beside its hub's own subscription. */
+function heardOn(ports: StoragePorts): QueuedEvent[] {
+  const events: QueuedEvent[] = [];
+  const stop = ports.agentLeases.onQueued((event) => events.push(event));
+  listeners.push(stop);
+  return events;
+}
+const timesListening = (events: readonly QueuedEvent[]) => events.filter((event) => event.kind === 'listening').length;
+
+const listeners: Array<() => void> = [];
+afterEach(() => {
+  for (const stop of listeners.splice(0)) stop();
+});
+
+/** Whether `promise` has settled by now (a look, never a wait). */
+function settledYet(promise: Promise<unknown>): () => boolean {
+  let settled = false;
+  void promise.finally(() => {
+    settled = true;
+  });
+  return () => settled;
+}
 
 describe.each(engines)('agent hubs of two replicas on $name', (engine) => {
   it('hands a run queued through B to the agent polling A, never records it not executed, and records its report through B once', async () => {
@@ -149,6 +182,66 @@ describe.each(engines)('agent hubs of two replicas on $name', (engine) => {
     for (const hub of [a, b]) {
       expect((await hub.agents('acme')).map((agent) => [agent.agentId, agent.state])).toEqual([['other-agent', 'live'], ['revoked-agent', 'gone']]);
     }
+    expect(world.logged).toEqual([]);
+  });
+
+  it('hands a run queued through B to the agent whose poll waits on A at once, woken by the store with no sweep running', async () => {
+    const { world, a, b, portsA } = await twoHubs(engine, NO_TIMED_SWEEP);
+    const heard = heardOn(portsA);
+    await until('replica A to listen for queued runs', async () => timesListening(heard) === 1);
+    // Listening started a sweep on A (runs queued before may not have been told): over before the run is queued.
+    await a.sweep();
+    const polled = a.poll(poll('agent-1'), EU);
+    await until("agent-1's poll to wait on A", async () => a.waitingPolls('eu-west-1') === 1);
+    const key = enqueue(b, START_MS);
+    const [leased] = await polled;
+    expect(leased).toMatchObject({ job: { key }, first: true });
+    expect(heard).toContainEqual({ kind: 'queued', queue: 'eu-west-1' });
+    expect(world.logged).toEqual([]);
+  });
+});
+
+describe.each(engines.filter((engine) => engine.name === 'postgres'))('agent hubs of two replicas on $name, one losing its listening connection', (engine) => {
+  const closing: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const hub of hubs.splice(0)) hub.stop();
+    for (const stop of listeners.splice(0)) stop();
+    await Promise.all(closing.splice(0).map((close) => close()));
+  });
+
+  it("hands a run queued through B while A's listening connection was ended to the agent waiting on A, by the sweep A runs once it listens again", async () => {
+    const database = await engine.freshDatabase();
+    const adminUrl = database.connectionString!;
+    const portsB = await database.replica();
+    const warnings: string[] = [];
+    // A logs in as a role of its own, so that its reconnecting can be refused while B goes on.
+    const portsA = await openPostgresPorts({ connectionString: await replicaRole(adminUrl, 'replica_a'), warn: (message) => warnings.push(message) });
+    closing.push(() => portsA.close());
+    const { world, a, b } = await twoHubs(engine, { ...NO_TIMED_SWEEP, replicas: [portsA, portsB] });
+    const heard = heardOn(portsA);
+    await until('replica A to listen for queued runs', async () => timesListening(heard) === 1);
+    await a.sweep();
+    const polled = a.poll(poll('agent-1'), EU);
+    const delivered = settledYet(polled);
+    await until("agent-1's poll to wait on A", async () => a.waitingPolls('eu-west-1') === 1);
+
+    await refuseLogins(adminUrl, 'replica_a', true);
+    expect(await terminateListening(adminUrl, 'replica_a')).toBe(1);
+    await until("replica A to warn that its listening connection failed", async () => warnings.length === 1);
+    const key = enqueue(b, START_MS);
+    await until('the run to be stored', async () => (await waitingRuns(portsB, world.clock)) === 1);
+    // Its notification went to B's listener only: A is not listening, and sweeps only when it listens again.
+    expect(delivered()).toBe(false);
+
+    await refuseLogins(adminUrl, 'replica_a', false);
+    const [leased] = await polled;
+    expect(leased).toMatchObject({ job: { key }, first: true });
+    expect(timesListening(heard)).toBe(2);
+    expect(heard).not.toContainEqual({ kind: 'queued', queue: 'eu-west-1' });
+    expect(warnings).toEqual([
+      expect.stringMatching(/^the PostgreSQL connection listening for notifications on 127\.0\.0\.1:\d+\/test_\d+ failed \(terminating connection due to administrator command\); reconnecting, and agents' runs reach them at the next sweep meanwhile$/),
+      expect.stringMatching(/^listening to PostgreSQL notifications on 127\.0\.0\.1:\d+\/test_\d+ again$/),
+    ]);
     expect(world.logged).toEqual([]);
   });
 });

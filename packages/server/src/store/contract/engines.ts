@@ -17,6 +17,8 @@ import { sqlitePorts } from '../sqlite/index.js';
 export interface SharedDatabase {
   /** Opens one more instance of the ports on this database. */
   replica(): Promise<StoragePorts>;
+  /** PostgreSQL's URL of the database, as its superuser (for tests that act as its administrator). */
+  readonly connectionString?: string;
 }
 
 export interface EngineUnderTest {
@@ -56,7 +58,7 @@ export function enginesUnderTest(): EngineUnderTest[] {
       name: 'postgres',
       async freshDatabase() {
         const connectionString = await postgres.freshDatabase();
-        return { replica: async () => opened(await openPostgresPorts({ connectionString })) };
+        return { connectionString, replica: async () => opened(await openPostgresPorts({ connectionString })) };
       },
     },
   ];
