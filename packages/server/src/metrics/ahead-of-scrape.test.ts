@@ -140,6 +140,70 @@ describe('CheckMetrics ahead of the scrape', () => {
 });
 
 describe('AheadOfScrape', () => {
+  /** An AheadOfScrape on the fake timers' clock from 0, and the times its passes began. */
+  function timed() {
+    const zero = performance.now();
+    const clock = () => performance.now() - zero;
+    const began: number[] = [];
+    const ahead = new AheadOfScrape(() => {
+      began.push(clock());
+      return () => false;
+    }, clock);
+    const advanceTo = (at: number) => vi.advanceTimersByTime(at - clock());
+    return { ahead, began, advanceTo };
+  }
+
+  it('times the pass by the shortest of the last intervals, so one long interval does not put it after the next scrape', () => {
+    const { ahead, began, advanceTo } = timed();
+    ahead.scraped();
+    advanceTo(1000);
+    ahead.scraped();
+    advanceTo(6000); // a scrape missed: 5 s between two
+    expect(began).toEqual([1850]);
+    ahead.scraped();
+    advanceTo(7000);
+    expect(began).toEqual([1850, 6850]);
+  });
+
+  it('times the pass from the end of a scrape that was sent slowly, within the time left to the next', () => {
+    const { ahead, began, advanceTo } = timed();
+    ahead.scraped();
+    advanceTo(1000);
+    ahead.scraped();
+    advanceTo(1400);
+    ahead.sent(); // 600 ms left to the next scrape: the pass at AHEAD_AT of them
+    advanceTo(1900);
+    expect(began).toEqual([]);
+    advanceTo(1910);
+    expect(began).toEqual([1910]);
+  });
+
+  it('times another pass after a scrape sent past the time its pass was due, as that pass ran before the interval\'s changes', () => {
+    const { ahead, began, advanceTo } = timed();
+    ahead.scraped();
+    advanceTo(1000);
+    ahead.scraped();
+    advanceTo(1900);
+    expect(began).toEqual([1850]);
+    ahead.sent();
+    advanceTo(1985);
+    expect(began).toEqual([1850, 1985]);
+    advanceTo(5000);
+    expect(began).toEqual([1850, 1985]);
+  });
+
+  it('times no pass after a scrape sent too close to the next', () => {
+    const { ahead, began, advanceTo } = timed();
+    ahead.scraped();
+    advanceTo(1000);
+    ahead.scraped();
+    advanceTo(1900);
+    advanceTo(1980);
+    ahead.sent();
+    advanceTo(5000);
+    expect(began).toEqual([1850]);
+  });
+
   it('keeps the event loop turning while a pass runs, so its next slice does not wait for other work to wake the loop', async () => {
     vi.useRealTimers();
     const activeImmediates = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Immediate').length;

@@ -5,9 +5,14 @@
  *
  * Once per interval, not as results come: checks store results all through the interval, so a
  * block written again at each change (or each second) would cost many times the one write a
- * scrape needs. The interval is the time between the last two scrapes; a pass is due at
- * AHEAD_AT of it after the last scrape. Only a scrape schedules a pass, so a service nobody
- * scrapes does at most one after its last scrape, and a scrape that comes first cancels the pass.
+ * scrape needs. The interval is the shortest of the last INTERVALS_KEPT times between two scrapes'
+ * starts: one long one (a scrape Prometheus missed, or a first scrape slow on a cold service) must
+ * not put the pass after the next scrape, which then writes every change itself. A pass is due at
+ * AHEAD_AT of the time from the last scrape's end to the next one's expected start: a scrape that
+ * waited for a core long enough to end past AHEAD_AT of the interval would otherwise have its pass
+ * run while it was still being sent, before the interval's results, and leave them all to the
+ * next scrape, which then took as long, and so on. Only a scrape schedules a pass, so a service
+ * nobody scrapes does at most one after its last scrape, and a scrape that comes first cancels it.
  *
  * The pass runs in slices, one per turn of the event loop (setImmediate), so a request waits
  * behind one slice at most, never behind the whole pass. Before its slices it may read what changed
@@ -20,6 +25,9 @@ export const AHEAD_AT = 0.85;
 /** Below this, scrapes come too close for a pass in between to be worth a timer. */
 const SHORTEST_INTERVAL_MS = 50;
 
+/** How many of the last intervals the shortest is taken of. */
+const INTERVALS_KEPT = 3;
+
 /** A pass: each call writes one slice and says whether more is left. */
 export type Pass = () => boolean;
 
@@ -27,8 +35,14 @@ export class AheadOfScrape {
   readonly #start: () => Pass | undefined | Promise<Pass | undefined>;
   readonly #now: () => number;
   #lastScrapeAt: number | undefined;
+  /** The last intervals between two scrapes' starts, oldest first. */
+  readonly #intervals: number[] = [];
+  /** The interval the pending pass was timed with; undefined when no pass is due. */
+  #interval: number | undefined;
   #timer: NodeJS.Timeout | undefined;
   #slice: NodeJS.Immediate | undefined;
+  /** Whether a pass began (its timer fired) and has not ended. */
+  #passing = false;
   /** Counts the scrapes and stops: a pass whose start resolves after either has no slices. */
   #generation = 0;
 
@@ -42,31 +56,63 @@ export class AheadOfScrape {
   scraped(): void {
     this.stop();
     const now = this.#now();
-    const interval = this.#lastScrapeAt === undefined ? undefined : now - this.#lastScrapeAt;
+    if (this.#lastScrapeAt !== undefined) {
+      this.#intervals.push(now - this.#lastScrapeAt);
+      if (this.#intervals.length > INTERVALS_KEPT) this.#intervals.shift();
+    }
     this.#lastScrapeAt = now;
+    const interval = this.#intervals.length === 0 ? undefined : Math.min(...this.#intervals);
     if (interval === undefined || interval < SHORTEST_INTERVAL_MS) return;
+    this.#interval = interval;
+    this.#schedule(interval * AHEAD_AT);
+  }
+
+  /**
+   * The last scrape is sent: its pass is due at AHEAD_AT of the time left to the next scrape,
+   * later than timed at its start by a share of how long it took. A pass that ran while the scrape
+   * was sent found little to write (the interval's results come after): another is timed then.
+   */
+  sent(): void {
+    if (this.#lastScrapeAt === undefined || this.#interval === undefined || this.#passing) return;
+    const now = this.#now();
+    const left = this.#lastScrapeAt + this.#interval - now;
+    if (left < SHORTEST_INTERVAL_MS) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#schedule(left * AHEAD_AT);
+  }
+
+  #schedule(inMs: number): void {
     const generation = this.#generation;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
+      this.#passing = true;
       const begun = this.#start();
       if (!(begun instanceof Promise)) {
         if (begun) this.#run(begun);
+        else this.#passing = false;
         return;
       }
       begun.then(
         (pass) => {
-          if (pass && generation === this.#generation) this.#run(pass);
+          if (generation !== this.#generation) return;
+          if (pass) this.#run(pass);
+          else this.#passing = false;
         },
         // A pass that could not read what changed is skipped: the scrape reads it, and reports a failure.
-        () => undefined,
+        () => {
+          if (generation === this.#generation) this.#passing = false;
+        },
       );
-    }, interval * AHEAD_AT);
+    }, inMs);
     // A pass due is never a reason to keep the process alive.
     this.#timer.unref();
   }
 
   stop(): void {
     this.#generation++;
+    this.#interval = undefined;
+    this.#passing = false;
     if (this.#timer) clearTimeout(this.#timer);
     if (this.#slice) clearImmediate(this.#slice);
     this.#timer = undefined;
@@ -77,6 +123,7 @@ export class AheadOfScrape {
     this.#slice = setImmediate(() => {
       this.#slice = undefined;
       if (pass()) this.#run(pass);
+      else this.#passing = false;
     });
     // Not unref'd: with only unref'd immediates left, the event loop waits in its poll for the next
     // timer or socket before it runs them, so each slice waited for unrelated work to wake the

@@ -283,7 +283,12 @@ export class CheckMetrics {
         omitted += inBlock - room;
       }
     }
-    return { families: CHECK_FAMILIES.map((family, index) => ({ family, samples: pieces[index]! })), omitted, done: () => this.#sending.delete(scrape) };
+    return { families: CHECK_FAMILIES.map((family, index) => ({ family, samples: pieces[index]! })), omitted, done: () => this.#sent(scrape) };
+  }
+
+  /** Scrape `scrape` is sent (or never will be); the pass ahead of the next is timed from the last one's end. */
+  #sent(scrape: number): void {
+    if (this.#sending.delete(scrape) && scrape === this.#scrapes) this.#ahead.sent();
   }
 
   /** The block's piece of `family` as scrape `scrape` sends it, written again first if any of its checks changed since. */
