@@ -24,6 +24,9 @@
  *   PostgreSQL's NOTIFY on commit, SQLite's look at its newest row). The sweep is what is left when
  *   that word is lost: it wakes every queue with runs and a live agent, and runs at once when the
  *   store says it may have missed some (listening began, or resumed after the database went away).
+ *
+ * Over 400 lines on purpose: polls, reports, revocations and the sweep share the waiters and counts
+ * kept here, and split apart each would reach into the others' state.
  */
 import { MAX_AGENT_LEASE_MS, type AgentInfo, type AgentPoll, type RunReport } from '@vigil/schema';
 import type { RunnerReport } from '@vigil/runner';
