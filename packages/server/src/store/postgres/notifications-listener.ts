@@ -62,7 +62,7 @@ export class PostgresNotificationListener {
     else if (!this.#client && !this.#retry && !this.#closed) void this.#connect();
     return () => {
       if (!this.#subscribers.delete(own) || this.#subscribers.size > 0) return;
-      this.#stop();
+      void this.#stop();
     };
   }
 
