@@ -2,7 +2,6 @@
 import { createApp } from '@vigil/server';
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob, type RunReport } from '@vigil/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSideOf } from '../../server/src/readside/context.js';
 import { reportRecorder } from '../../server/src/scheduler/execute.js';
 import { AgentHub } from '../../server/src/agents/hub.js';
 import { AgentKeyRing } from '../../server/src/agents/keys.js';
@@ -48,7 +47,7 @@ async function world(runs: number) {
     label: 'agent-1',
     log: (line) => lines.push(line),
   });
-  const stored = () => checkIds.reduce((sum, checkId) => sum + readSideOf(service.store).results.factsBetween('local', checkId, 0, Date.now() + 1).length, 0);
+  const stored = async () => (await Promise.all(checkIds.map((checkId) => service.repositories.ports.checkResults.facts('local', checkId, 0, Date.now() + 1)))).reduce((sum, facts) => sum + facts.length, 0);
   return { leased, courier, bodies, lines, stored };
 }
 
@@ -70,12 +69,12 @@ describe('ReportCourier', () => {
     const never = new AbortController().signal;
     await Promise.all(leased.map((run) => courier.deliver(run.leaseId, reportOf(run.job), never)));
     expect(bodies.map((body) => (body['reports'] as Array<{ leaseId: string }>).map((entry) => entry.leaseId))).toEqual([[leased[0]!.leaseId], [leased[1]!.leaseId, leased[2]!.leaseId]]);
-    expect(stored()).toBe(3);
+    expect(await stored()).toBe(3);
     expect(lines).toEqual([]);
     // A repeated report is answered 409 on its own and dropped with a line.
     await courier.deliver(leased[1]!.leaseId, reportOf(leased[1]!.job), never);
     expect(lines).toEqual([`agent-1: result of ${leased[1]!.job.key} not recorded: run ${leased[1]!.job.key} already has its result; this one is not recorded`]);
-    expect(stored()).toBe(3);
+    expect(await stored()).toBe(3);
   });
 
   it("posts one report per request in the single-report body to a service that did not say it takes several", async () => {
@@ -83,6 +82,6 @@ describe('ReportCourier', () => {
     const never = new AbortController().signal;
     await Promise.all(leased.map((run) => courier.deliver(run.leaseId, reportOf(run.job), never)));
     expect(bodies.map((body) => [body['leaseId'], 'report' in body])).toEqual(leased.map((run) => [run.leaseId, true]));
-    expect(stored()).toBe(2);
+    expect(await stored()).toBe(2);
   });
 });

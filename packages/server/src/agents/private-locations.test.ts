@@ -127,12 +127,13 @@ describe('private locations’ agents', () => {
     const dueMs = Date.now() - 10 * LEASE_MS;
     enqueue(service, acme, dueMs);
     const stored = await new Promise<Record<string, unknown>>((resolve) => {
-      const look = () => {
-        const facts = service.repositories.readSide.results.factsBetween('acme', acme.checkId, 0, Date.now() + 1);
-        if (facts.length > 0) resolve(service.repositories.readSide.results.result('acme', acme.checkId, facts[0]!.id) as Record<string, unknown>);
-        else setTimeout(look, 50);
+      const look = async () => {
+        const { checkResults } = service.repositories.ports;
+        const facts = await checkResults.facts('acme', acme.checkId, 0, Date.now() + 1);
+        if (facts.length > 0) resolve((await checkResults.find('acme', acme.checkId, facts[0]!.id)) as Record<string, unknown>);
+        else setTimeout(() => void look(), 50);
       };
-      look();
+      void look();
     });
     expect(stored).toMatchObject({ runLocation: 'dc-1', hasErrors: true, hasFailures: false, notExecuted: { reason: 'no agent of private location dc-1 is connected' } });
   });

@@ -6,7 +6,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type SqliteServiceApp } from '../app.js';
-import { readSideOf } from '../readside/context.js';
 import { reportRecorder } from '../scheduler/execute.js';
 import { AgentHub } from './hub.js';
 import { AgentKeyRing } from './keys.js';
@@ -151,7 +150,7 @@ describe('agent routes', () => {
     const again = await post(target, '/v1/agent/results', { agentId: 'agent-1', leaseId, report: reportOf(job, true) });
     expect(again.status).toBe(409);
     expect(await again.json()).toEqual({ statusCode: 409, error: 'Conflict', message: `run ${key} already has its result; this one is not recorded` });
-    const stored = readSideOf(target.service.store).results.factsBetween('local', target.checkId, 0, Date.now() + 1);
+    const stored = await target.service.repositories.ports.checkResults.facts('local', target.checkId, 0, Date.now() + 1);
     expect(stored.map((facts) => [facts.hasFailures, facts.runLocation])).toEqual([[false, 'eu-west-1']]);
   });
 
@@ -205,7 +204,7 @@ describe('agent routes', () => {
         { leaseId: fresh.leaseId, status: 400, message: '"attempts" must be an array' },
       ],
     });
-    const stored = readSideOf(target.service.store).results.factsBetween('local', target.checkId, 0, Date.now() + 1);
+    const stored = await target.service.repositories.ports.checkResults.facts('local', target.checkId, 0, Date.now() + 1);
     expect(stored.map((facts) => [facts.hasFailures, facts.runLocation])).toEqual([
       [false, 'eu-west-1'],
       [false, 'eu-west-1'],
@@ -324,9 +323,9 @@ describe('agent hub', () => {
     void hub.sweep();
     clock += 1;
     await hub.sweep();
-    const stored = readSideOf(service.store).results.factsBetween('local', checkId, 0, clock + 1);
+    const stored = await service.repositories.ports.checkResults.facts('local', checkId, 0, clock + 1);
     expect(stored.map((facts) => facts.runLocation)).toEqual(['eu-west-1']);
-    const result = readSideOf(service.store).results.result('local', checkId, stored[0]!.id) as Record<string, unknown>;
+    const result = (await service.repositories.ports.checkResults.find('local', checkId, stored[0]!.id)) as Record<string, unknown>;
     expect(result).toMatchObject({
       hasErrors: true,
       hasFailures: false,

@@ -24,8 +24,9 @@ describe('heartbeat events pruned on a timer', () => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }), () => first.close(), () => second.close());
     const [one, other] = [openRepositories(first), openRepositories(second)];
     // Stored before monitoring first starts on the database: processed without a result, so prunable.
-    one.readSide.results.recordHeartbeatEvent('acct', 'c', event('old', T0 - 3 * DAY));
-    one.readSide.results.recordHeartbeatEvent('acct', 'c', event('fresh', T0 - DAY / 2));
+    for (const stored of [event('old', T0 - 3 * DAY), event('fresh', T0 - DAY / 2)]) {
+      await one.ports.heartbeatPings.record({ accountId: 'acct', checkId: 'c', id: stored.id, atMs: Date.parse(stored.timestamp), doc: JSON.stringify(stored) });
+    }
     const prunes = vi.spyOn(HeartbeatEventPruning.prototype, 'prune');
     cleanups.push(() => prunes.mockRestore());
     const watchOn = (repositories: typeof one) => new HeartbeatWatch({ repositories, retentionDays: 1, refreshMs: 0 });

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import { NotificationLog } from '../alerting/notifications.js';
 import { openRepositories, type Repositories } from '../repositories.js';
+import { allResultsOf } from '../result-test-support.js';
 import { Store } from '../store/index.js';
 import { CLAIM_LEASE_MS, HeartbeatWatch } from './watch.js';
 import { withReportedMissed } from './port-overrides.js';
@@ -90,7 +91,7 @@ describe('a missed window whose watch was killed before the confirm', () => {
     expect(await survivor.watch.tick(TAKEN_OVER)).toBe(1);
     expect(await survivor.watch.tick(TAKEN_OVER + REFRESH_MS)).toBe(0);
 
-    const results = setup.readSide.results.resultsOf('acme', checkId);
+    const results = (await allResultsOf(setup.ports.checkResults, 'acme', checkId));
     expect(results.map((result) => [result.hasFailures, result.error, result.startedAt])).toEqual([[true, MESSAGE, new Date(DUE).toISOString()]]);
     await survivor.alerting.idle();
     expect(sent).toEqual([`ALERT_FAILURE ${results[0]!.id}`]);
@@ -102,7 +103,7 @@ describe('a missed window whose watch was killed before the confirm', () => {
     const killed = replica(killedAtConfirm);
     expect(await killed.watch.tick(DUE - 1)).toBe(0);
     await expect(killed.watch.tick(DUE)).rejects.toThrow('killed before the confirm');
-    const stored = setup.readSide.results.resultsOf('acme', checkId);
+    const stored = (await allResultsOf(setup.ports.checkResults, 'acme', checkId));
     expect(stored.map((result) => [result.hasFailures, result.error])).toEqual([[true, MESSAGE]]);
     await killed.alerting.idle();
     expect(sent).toEqual([`ALERT_FAILURE ${stored[0]!.id}`]);
@@ -113,7 +114,7 @@ describe('a missed window whose watch was killed before the confirm', () => {
     // Handed out again and confirmed; the result it would store is the one already there.
     expect(await survivor.watch.tick(TAKEN_OVER)).toBe(0);
     expect(await setup.ports.heartbeatDeadlines.reported('acme', checkId)).toEqual({ dueMs: DUE, owner: survivor.repositories.replicaId, leaseUntilMs: null });
-    expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.id)).toEqual([stored[0]!.id]);
+    expect((await allResultsOf(setup.ports.checkResults, 'acme', checkId)).map((result) => result.id)).toEqual([stored[0]!.id]);
     await survivor.alerting.idle();
     expect(sent).toEqual([`ALERT_FAILURE ${stored[0]!.id}`]);
     expect((await new NotificationLog(setup.ports.outbox).list('acme', { fromMs: 0, toMs: DUE + 86_400_000 }, { page: 1, limit: 10 })).items.map((item) => item.alertType)).toEqual(['ALERT_FAILURE']);
@@ -127,11 +128,11 @@ describe('a missed window whose watch was killed before the confirm', () => {
     expect(await killed.repositories.ports.heartbeatDeadlines.claimMissed(DUE, 500, killed.repositories.replicaId, CLAIM_LEASE_MS)).toHaveLength(1);
     // A passing result from a ping answered after the deadline, while the window waited on the lease.
     const pingAt = new Date(DUE + 1_000).toISOString();
-    setup.statuses.record('acme', { name: 'nightly backup', checkId, hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 0, runLocation: 'local', checkRunId: 1, stoppedAt: pingAt });
+    await setup.ports.checkStatuses.record('acme', { name: 'nightly backup', checkId, hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 0, runLocation: 'local', checkRunId: 1, stoppedAt: pingAt });
 
     expect(await survivor.watch.tick(TAKEN_OVER)).toBe(1);
-    expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => [result.hasFailures, result.startedAt])).toEqual([[true, new Date(DUE).toISOString()]]);
-    expect(setup.statuses.get('acme', checkId)).toMatchObject({ hasFailures: false, updated_at: pingAt });
+    expect((await allResultsOf(setup.ports.checkResults, 'acme', checkId)).map((result) => [result.hasFailures, result.startedAt])).toEqual([[true, new Date(DUE).toISOString()]]);
+    expect(await setup.ports.checkStatuses.find('acme', checkId)).toMatchObject({ hasFailures: false, updated_at: pingAt });
     await survivor.alerting.idle();
     expect(sent).toEqual([]);
     expect((await setup.ports.heartbeatDeadlines.reported('acme', checkId))?.leaseUntilMs).toBeNull();
@@ -149,7 +150,7 @@ describe('a missed window\'s alert', () => {
       alerting: {
         evaluateIn: async (tx, accountId, id, facts, parallel) => {
           // The unit sees the result it stored; another connection to the file does not yet.
-          seen.push({ inUnit: (await tx.checkResults.newestFirst(accountId, id, { limit: 10 })).length, byAnotherProcess: setup.readSide.results.resultsOf('acme', checkId).length });
+          seen.push({ inUnit: (await tx.checkResults.newestFirst(accountId, id, { limit: 10 })).length, byAnotherProcess: (await allResultsOf(setup.ports.checkResults, 'acme', checkId)).length });
           return alerting.evaluateIn(tx, accountId, id, facts, parallel);
         },
         notify: (evaluation) => alerting.notify(evaluation),
@@ -158,7 +159,7 @@ describe('a missed window\'s alert', () => {
     expect(await watch.tick(DUE - 1)).toBe(0);
     expect(await watch.tick(DUE)).toBe(1);
     expect(seen).toEqual([{ inUnit: 1, byAnotherProcess: 0 }]);
-    const results = setup.readSide.results.resultsOf('acme', checkId);
+    const results = (await allResultsOf(setup.ports.checkResults, 'acme', checkId));
     expect(results).toHaveLength(1);
     await alerting.idle();
     expect(sent).toEqual([`ALERT_FAILURE ${results[0]!.id}`]);
@@ -181,7 +182,7 @@ describe('a missed window\'s alert', () => {
     });
     expect(await watch.tick(DUE - 1)).toBe(0);
     await expect(watch.tick(DUE)).rejects.toThrow('alerting broke');
-    expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.hasFailures)).toEqual([true]);
+    expect((await allResultsOf(setup.ports.checkResults, 'acme', checkId)).map((result) => result.hasFailures)).toEqual([true]);
   });
 
   it('is part of the unit that stores the result: a failure after the evaluation, before the commit, leaves neither result nor alert state nor notification, and the window is failed and alerted once when handed out again', async () => {
@@ -202,14 +203,14 @@ describe('a missed window\'s alert', () => {
     expect(await killed.watch.tick(DUE - 1)).toBe(0);
     await expect(killed.watch.tick(DUE)).rejects.toThrow('killed before the commit');
     await killed.alerting.idle();
-    expect(setup.readSide.results.resultsOf('acme', checkId)).toEqual([]);
+    expect((await allResultsOf(setup.ports.checkResults, 'acme', checkId))).toEqual([]);
     expect(await setup.ports.alertStates.read('acme', checkId)).toBeUndefined();
     expect(setup.store.db.prepare('SELECT COUNT(*) FROM alert_notifications').pluck().get()).toBe(0);
     expect(sent).toEqual([]);
 
     const survivor = replica();
     expect(await survivor.watch.tick(TAKEN_OVER)).toBe(1);
-    const results = setup.readSide.results.resultsOf('acme', checkId);
+    const results = (await allResultsOf(setup.ports.checkResults, 'acme', checkId));
     expect(results.map((result) => [result.hasFailures, result.error])).toEqual([[true, MESSAGE]]);
     expect(await setup.ports.alertStates.read('acme', checkId)).toBeDefined();
     await survivor.alerting.idle();

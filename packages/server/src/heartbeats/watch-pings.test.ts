@@ -10,6 +10,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Alerting } from '../alerting/index.js';
 import { openRepositories, type Repositories } from '../repositories.js';
+import { allResultsOf } from '../result-test-support.js';
 import { Store } from '../store/index.js';
 import { recordPing, type PingInput, type RecordedPing } from './pings.js';
 import { withPingsProcessed } from './port-overrides.js';
@@ -118,7 +119,7 @@ describe('pings turned into results by two watches on one database', () => {
     const checkIds = [...new Set(pinged.map((ping) => ping.checkId))];
     for (const checkId of checkIds) {
       const ofCheck = pinged.filter((ping) => ping.checkId === checkId);
-      expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.id).sort()).toEqual(ofCheck.map((ping) => ping.id).sort());
+      expect((await allResultsOf(setup.ports.checkResults, 'acme', checkId)).map((result) => result.id).sort()).toEqual(ofCheck.map((ping) => ping.id).sort());
       // Evaluated once each, in the order the check was pinged.
       expect(evaluated.filter((line) => line.startsWith(`${checkId} `))).toEqual(ofCheck.map((ping) => `${checkId} ${ping.id}`));
     }
@@ -162,13 +163,13 @@ describe('pings turned into results by two watches on one database', () => {
     }
     await expect(killed.watch.tick(CREATED + 10)).rejects.toThrow('killed before the confirm');
     const checkId = String((await setup.ports.heartbeatPings.monitorOfToken(tokens[0]!))!.check.id);
-    expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.id).sort()).toEqual([...pings].sort());
+    expect((await allResultsOf(setup.ports.checkResults, 'acme', checkId)).map((result) => result.id).sort()).toEqual([...pings].sort());
     // Held while the lease runs: a newer ping of the same check waits behind them.
     const newer = await pingAs(setup, { token: tokens[0]!, failed: false, source: 'job', userAgent: 'test', atMs: CREATED + 5 });
     expect(await survivor.watch.tick(CREATED + 10 + CLAIM_LEASE_MS - 1)).toBe(0);
     expect(await survivor.watch.tick(CREATED + 10 + CLAIM_LEASE_MS)).toBe(1);
     expect(evaluated.map((line) => line.split(' ')[1])).toEqual([...pings, newer.event.id]);
-    expect(setup.readSide.results.resultsOf('acme', checkId).map((result) => result.id).sort()).toEqual([...pings, newer.event.id].sort());
+    expect((await allResultsOf(setup.ports.checkResults, 'acme', checkId)).map((result) => result.id).sort()).toEqual([...pings, newer.event.id].sort());
     for (const id of [...pings, newer.event.id]) expect(await setup.ports.heartbeatPings.progress('acme', id)).toEqual({ processed: true, owner: survivor.repositories.replicaId, leaseUntilMs: null });
   });
 });

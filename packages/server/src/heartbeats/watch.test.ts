@@ -6,6 +6,7 @@ import { createApp, type ServiceApp } from '../app.js';
 import { Alerting, type FinalResultFacts } from '../alerting/index.js';
 import { NotificationLog } from '../alerting/notifications.js';
 import { openRepositories } from '../repositories.js';
+import { allResultsOf } from '../result-test-support.js';
 import { Store } from '../store/index.js';
 import { CLAIM_LEASE_MS, HeartbeatWatch } from './watch.js';
 
@@ -245,7 +246,7 @@ describe('two watches on one database', () => {
     expect(await Promise.all(watches.map(({ watch }) => watch.tick(due + 5_000)))).toEqual([0, 0]);
 
     const { repositories } = watches[1]!;
-    const results = repositories.readSide.results.resultsOf('acme', checkId);
+    const results = (await allResultsOf(repositories.ports.checkResults, 'acme', checkId));
     expect(results.map((result) => [result.hasFailures, result.error, result.startedAt])).toEqual([
       [true, 'No ping received within 30 seconds (period) + 10 seconds (grace)', new Date(due).toISOString()],
     ]);

@@ -6,6 +6,7 @@ import { Store } from '../store/index.js';
 import type { CheckStatuses, StoragePorts } from '../store/ports.js';
 import { executeRuns, reportRecorder } from './execute.js';
 import { openRepositories } from '../repositories.js';
+import { allResultsOf } from '../result-test-support.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const cleanups: Array<() => void> = [];
@@ -74,9 +75,9 @@ describe('executeRuns', () => {
     const execute = executeRuns({ repositories, runner: fakeRunner([], 5), alerting });
     await execute(job(check, 'eu-west-1', Date.now()), new AbortController().signal);
     await alerting.idle();
-    expect(repositories.statuses.get('acct', String(check.id))).toMatchObject({ sslDaysRemaining: 5 });
+    expect((await repositories.ports.checkStatuses.find('acct', String(check.id)))).toMatchObject({ sslDaysRemaining: 5 });
     expect(sent).toEqual(['ALERT_SSL 5']);
-    const stored = repositories.readSide.results.resultsOf('acct', String(check.id));
+    const stored = (await allResultsOf(repositories.ports.checkResults, 'acct', String(check.id)));
     expect(stored.map((result) => result['certificateExpiresAt'])).toEqual([undefined]);
   });
 
@@ -93,8 +94,8 @@ describe('executeRuns', () => {
     const execute = executeRuns({ repositories, runner: slow, alerting });
     await execute(job(check, 'eu-west-1', Date.now()), stopping.signal);
     await alerting.idle();
-    expect(repositories.readSide.results.resultsOf('acct', String(check.id))).toEqual([]);
-    expect(repositories.statuses.get('acct', String(check.id))).toBeUndefined();
+    expect((await allResultsOf(repositories.ports.checkResults, 'acct', String(check.id)))).toEqual([]);
+    expect((await repositories.ports.checkStatuses.find('acct', String(check.id)))).toBeUndefined();
     expect(sent).toEqual([]);
   });
 
@@ -139,8 +140,8 @@ describe('executeRuns', () => {
       const dueMs = Date.UTC(2026, 10, 27, 9);
       await expect(record(job(check, 'eu-west-1', dueMs), await report(dueMs))).rejects.toThrow('the unit failed after the evaluation');
       await alerting.idle();
-      expect(repositories.readSide.results.resultsOf('acct', checkId)).toEqual([]);
-      expect(repositories.statuses.get('acct', checkId)).toBeUndefined();
+      expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId))).toEqual([]);
+      expect((await repositories.ports.checkStatuses.find('acct', checkId))).toBeUndefined();
       expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
       expect(outboxRows(store)).toEqual([]);
       expect(sent).toEqual([]);
@@ -149,7 +150,7 @@ describe('executeRuns', () => {
       control.fail = false;
       await record(job(check, 'eu-west-1', dueMs + 60_000), await report(dueMs + 60_000));
       await alerting.idle();
-      const results = repositories.readSide.results.resultsOf('acct', checkId);
+      const results = (await allResultsOf(repositories.ports.checkResults, 'acct', checkId));
       expect(results.map((result) => result.hasFailures)).toEqual([true]);
       expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
       expect(outboxRows(store)).toEqual([`ALERT_FAILURE ${checkId}`]);
@@ -174,7 +175,7 @@ describe('executeRuns', () => {
       const dueMs = Date.UTC(2026, 10, 27, 9);
       const { final } = await fakeRunner(['eu-west-1'], null).run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1]);
       await record(job(check, 'eu-west-1', dueMs), { key: 'k', wireVersion: 1, attempts: [], final } as unknown as RunnerReport);
-      const stored = repositories.readSide.results.resultsOf('acct', checkId);
+      const stored = (await allResultsOf(repositories.ports.checkResults, 'acct', checkId));
       expect(seen).toEqual([{ id: stored[0]!.id, results: 1, status: true }]);
       expect(stored[0]!.id).not.toBe(final.id);
     });
@@ -201,8 +202,8 @@ describe('executeRuns', () => {
       const failing = job(check, 'eu-west-1', dueMs);
       await expect(record(failing, { key: failing.slot.key, wireVersion: 1, attempts: [], final } as unknown as RunnerReport)).rejects.toThrow('alerting broke');
       await alerting.idle();
-      expect(repositories.readSide.results.resultsOf('acct', checkId).map((result) => result.hasFailures)).toEqual([true]);
-      expect(repositories.statuses.get('acct', checkId)).toMatchObject({ hasFailures: true });
+      expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId)).map((result) => result.hasFailures)).toEqual([true]);
+      expect((await repositories.ports.checkStatuses.find('acct', checkId))).toMatchObject({ hasFailures: true });
       expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
       expect(outboxRows(store)).toEqual([]);
       expect(sent).toEqual([]);
@@ -242,10 +243,10 @@ describe('executeRuns', () => {
     const dueMs = Date.UTC(2026, 10, 27, 9);
     await record(job(check, 'eu-west-1', dueMs), await reportAt(dueMs));
     const before = {
-      results: repositories.readSide.results.resultsOf('acct', checkId),
-      rollups: repositories.readSide.results.rollupRowsOf('acct', checkId, 'hourly', { from: dueMs - DAY, to: dueMs + DAY }),
+      results: (await allResultsOf(repositories.ports.checkResults, 'acct', checkId)),
+      rollups: (await repositories.ports.checkResults.rollups('acct', checkId, 'hourly', dueMs - DAY, dueMs + DAY)),
       groups: await repositories.ports.errorGroups.ofCheck('acct', checkId, { page: 1, limit: 10 }),
-      status: repositories.statuses.get('acct', checkId),
+      status: (await repositories.ports.checkStatuses.find('acct', checkId)),
     };
     expect(before.results).toHaveLength(1);
     expect(before.groups.total).toBe(1);
@@ -253,17 +254,17 @@ describe('executeRuns', () => {
     failStatus = true;
     const failing = job(check, 'eu-west-1', dueMs + 60_000);
     await expect(record(failing, await reportAt(dueMs + 60_000))).rejects.toThrow('the status write failed');
-    expect(repositories.readSide.results.resultsOf('acct', checkId)).toEqual(before.results);
-    expect(repositories.readSide.results.rollupRowsOf('acct', checkId, 'hourly', { from: dueMs - DAY, to: dueMs + DAY })).toEqual(before.rollups);
+    expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId))).toEqual(before.results);
+    expect((await repositories.ports.checkResults.rollups('acct', checkId, 'hourly', dueMs - DAY, dueMs + DAY))).toEqual(before.rollups);
     expect(await repositories.ports.errorGroups.ofCheck('acct', checkId, { page: 1, limit: 10 })).toEqual(before.groups);
-    expect(repositories.statuses.get('acct', checkId)).toEqual(before.status);
+    expect((await repositories.ports.checkStatuses.find('acct', checkId))).toEqual(before.status);
     // As when the store refused the run before: the slot is not marked finished (it counts as lost).
     expect(finished).toEqual([job(check, 'eu-west-1', dueMs).slot.key]);
 
     // The next run is stored as usual.
     failStatus = false;
     await record(job(check, 'eu-west-1', dueMs + 120_000), await reportAt(dueMs + 120_000));
-    expect(repositories.readSide.results.resultsOf('acct', checkId)).toHaveLength(2);
+    expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId))).toHaveLength(2);
     expect(finished).toHaveLength(2);
   });
 });
