@@ -47,6 +47,8 @@ const CHANGED_PER_SCRAPE = CHECKS / 4;
 const TOKEN = 'bench-metrics-token';
 /** Milliseconds from a scrape's start to the next one's in the running cases; 0: not paced. */
 const INTERVAL_MS = Number(process.env['VIGIL_BENCH_METRICS_INTERVAL_MS'] ?? 500);
+/** VIGIL_BENCH_METRICS_TRACE=1 logs each timed scrape's time and CPU, to see which scrapes make the p99. */
+const TRACE = process.env['VIGIL_BENCH_METRICS_TRACE'] === '1';
 /** The batches an interval's results are stored in, evenly spread over it. */
 const RESULT_BATCHES = 10;
 
@@ -201,14 +203,21 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
         bytes = response.bytes;
         return response;
       };
+      let scrapedAt = performance.now();
       await scrape(); // warm-up: prepared statements, the check catalog, process metrics' first collection
       const paced = running && INTERVAL_MS > 0;
-      let scrapedAt = performance.now();
       if (paced) {
-        // A second warm-up an interval later: the service has seen the interval by the first timed scrape.
-        await sleep(INTERVAL_MS);
-        scrapedAt = performance.now();
-        await scrape();
+        // Two more warm-ups, each an interval after the one before began (scrapes are paced start
+        // to start, as Prometheus paces them): the service has seen the interval by the first timed
+        // scrape. Slept for a whole interval after the first ended, the interval seen also held the
+        // first's time, hundreds of milliseconds on a cold service, and the first timed scrape came
+        // before the service's work ahead of it was due; the third warm-up is for a first that
+        // took longer than an interval, as it does on a loaded machine.
+        for (let warmUp = 0; warmUp < 2; warmUp++) {
+          await sleep(scrapedAt + INTERVAL_MS - performance.now());
+          scrapedAt = performance.now();
+          await scrape();
+        }
       }
       const times: number[] = [];
       const firstByteTimes: number[] = [];
@@ -236,6 +245,7 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
         times.push(response.ms);
         firstByteTimes.push(response.firstByteMs);
         cpuTimes.push((cpu.user + cpu.system) / 1000);
+        if (TRACE) context.log(`metrics trace: ${writes} run ${run} scrape ${index}: ${response.ms.toFixed(1)} ms, first byte ${response.firstByteMs.toFixed(1)} ms, service CPU ${cpuTimes.at(-1)!.toFixed(1)} ms`);
       }
       p99s.push(percentile(times, 99));
       firstBytes.push(median(firstByteTimes));
@@ -347,7 +357,7 @@ export const suite: BenchSuite = {
       context.log(`metrics (client ${place}): ${CHECKS} checks, ${SCRAPES_PER_RUN} scrapes per run; statuses only ${kib(statusesOnly.bytes)}, running ${kib(running.bytes)} per scrape`);
       const client = place === 'same-process' ? 'client in the service process' : 'client in its own process';
       const note = `${CHECKS} checks of one account with their last runs stored, operator's token, over loopback, ${client}, ${SCRAPES_PER_RUN} scrapes per run after one warm-up; ${kib(statusesOnly.bytes)} each`;
-      const pacing = INTERVAL_MS > 0 ? ` in ${RESULT_BATCHES} batches over ${INTERVAL_MS} ms from scrape to scrape` : ' right before the scrape';
+      const pacing = INTERVAL_MS > 0 ? ` in ${RESULT_BATCHES} batches over ${INTERVAL_MS} ms from scrape to scrape (after three warm-ups that far apart)` : ' right before the scrape';
       const runningNote = `as above, each check also run once in this process (19 series a check: the default 6 buckets), and ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} new results stored between two scrapes${pacing}; ${kib(running.bytes)} each`;
       figures.push(
         { id: id('scrape-median'), label: 'GET /metrics server time, median scrape', unit: 'ms', better: 'lower', runs: statusesOnly.medians, note },
