@@ -98,9 +98,10 @@ export interface AgentLeases {
    * Tells `listener` of runs stored by `enqueue` through any replica, so a hub wakes the polls of
    * their queue without waiting for its sweep: `listening` first, once it hears, then `queued` for
    * each queue soon after its run committed (PostgreSQL: LISTEN/NOTIFY, delivered on commit; SQLite:
-   * a look at the newest queued row ten times a second). At least once per run, not exactly:
-   * several runs of a queue may be told as one, a run by its own replica's enqueue too. Until the
-   * returned function is called (closing the ports ends it as well).
+   * a look at the newest queued row ten times a second). Not exactly once per run: several runs of a
+   * queue may be told as one, and a run is told to its own replica too; runs queued while the engine
+   * could not hear (PostgreSQL's connection away) are not told, and `listening` comes again once it
+   * hears. Until the returned function is called (closing the ports ends it as well).
    */
   onQueued(listener: (event: QueuedEvent) => void): () => void;
 }
