@@ -11,10 +11,58 @@
  *
  * Reconnecting is the Pool's own: a broken client is dropped (on release it is not queryable), and
  * the next checkout opens a new connection, which succeeds once the database is back.
+ *
+ * Statements run often are prepared once per connection (`StatementNames`): PostgreSQL then skips
+ * parsing and analysing them at each run, and after a few runs planning too (its plan cache keeps a
+ * generic plan when that costs no more than the custom ones). A scheduled run is some 25 short
+ * statements, each executed in tens of microseconds: with two replicas at 1,000 checks a minute,
+ * preparing them took PostgreSQL's CPU per run from about 7.4 to 4.9 ms (BENCHMARKS.md).
  */
+import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { reasonOf, translateError, withoutSecrets } from './connection-errors.js';
+
+/** How often a statement's text is sent unnamed before it is prepared: a text sent once or twice is likely built for one call. */
+const PREPARE_AFTER = 2;
+/** Texts prepared at most, so statements built anew for each call (lists of n values) cannot fill each connection's memory. */
+const MAX_PREPARED = 400;
+/** Texts counted at most while they are still below PREPARE_AFTER (the same bound for the counts themselves). */
+const MAX_COUNTED = 4000;
+
+/**
+ * Which statement texts are sent as prepared statements, and under which name: a text with parameters
+ * once it has been sent PREPARE_AFTER times. A name is a digest of the text, so it is the same on
+ * every connection, and two texts never share one. Left unnamed, whatever the count: a text without
+ * parameters (BEGIN, SAVEPOINT, DDL: cheap to parse, or run once), and one whose result has `*`
+ * among its columns, whose prepared form would fail with "cached plan must not change result type"
+ * once a newer replica's migration adds a column to the table.
+ */
+export class StatementNames {
+  readonly #counted = new Map<string, number>();
+  readonly #named = new Map<string, string>();
+
+  nameOf(text: string, parameters: readonly unknown[] | undefined): string | undefined {
+    if (parameters === undefined || parameters.length === 0) return undefined;
+    const named = this.#named.get(text);
+    if (named !== undefined) return named;
+    if (this.#named.size >= MAX_PREPARED || hasStarColumns(text)) return undefined;
+    const count = (this.#counted.get(text) ?? 0) + 1;
+    if (count < PREPARE_AFTER) {
+      if (this.#counted.size < MAX_COUNTED || this.#counted.has(text)) this.#counted.set(text, count);
+      return undefined;
+    }
+    this.#counted.delete(text);
+    const name = `vigil_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;
+    this.#named.set(text, name);
+    return name;
+  }
+}
+
+/** `*` outside `count(*)`: a `SELECT *`, `t.*` or `RETURNING *`, or a product (told apart only by a parser; none is on a hot path). */
+function hasStarColumns(text: string): boolean {
+  return text.replace(/count\(\*\)/gi, '').includes('*');
+}
 
 export interface GuardContext {
   readonly connectionString: string;
@@ -22,11 +70,17 @@ export interface GuardContext {
   readonly target: string;
   readonly statementTimeoutMs: number;
   readonly warn: (message: string) => void;
+  /**
+   * False sends every statement unnamed, as a connection pooler that hands each transaction another
+   * server connection needs (PgBouncer in transaction mode without `max_prepared_statements`).
+   */
+  readonly prepareStatements?: boolean;
 }
 
 export function guardedPool(pool: pg.Pool, context: GuardContext): PostgresPool {
   const guarded = new WeakSet<pg.PoolClient>();
   const translate = (error: unknown) => translateError(error, context);
+  const statements = context.prepareStatements === false ? undefined : new StatementNames();
   return {
     Client: (pool as unknown as { Client?: PostgresPool['Client'] }).Client,
     options: pool.options,
@@ -50,7 +104,9 @@ export function guardedPool(pool: pg.Pool, context: GuardContext): PostgresPool 
         query: ((text: unknown, parameters?: readonly unknown[]) => {
           // A cursor (streaming) is handed through as it is: its reads reject with the driver's error.
           if (typeof text !== 'string') return client.query(text as pg.Submittable);
-          return client.query(text, parameters as unknown[]).catch((error: unknown) => {
+          const name = statements?.nameOf(text, parameters);
+          const answered = name === undefined ? client.query(text, parameters as unknown[]) : client.query({ name, text, values: parameters as unknown[] });
+          return answered.catch((error: unknown) => {
             throw translate(error);
           });
         }) as unknown as PostgresPoolClient['query'],

@@ -1,0 +1,81 @@
+/** Which statements the pool prepares per connection, and that a prepared one answers as an unnamed one does. */
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openPostgres, type PostgresDatabase } from './database.js';
+import { StatementNames } from './guarded-pool.js';
+import { useTestPostgres } from './test-database.js';
+
+describe('naming statements to prepare', () => {
+  it('names a text with parameters from its second send on, the same name each time', () => {
+    const names = new StatementNames();
+    const text = 'SELECT doc FROM checks WHERE account_id = $1 AND id = $2';
+    expect(names.nameOf(text, ['acc', '1'])).toBeUndefined();
+    const name = names.nameOf(text, ['acc', '2']);
+    expect(name).toMatch(/^vigil_[\w-]{32}$/);
+    expect(names.nameOf(text, ['acc', '3'])).toBe(name);
+  });
+
+  it('gives two texts two names', () => {
+    const names = new StatementNames();
+    const first = ['SELECT 1 WHERE $1::int > 0', 'SELECT 2 WHERE $1::int > 0'].map((text) => {
+      names.nameOf(text, [1]);
+      return names.nameOf(text, [1]);
+    });
+    expect(first[0]).not.toBe(first[1]);
+  });
+
+  it('never names a text without parameters, nor one with * among its columns, however often it is sent', () => {
+    const names = new StatementNames();
+    for (let sent = 0; sent < 5; sent++) {
+      expect(names.nameOf('BEGIN', [])).toBeUndefined();
+      expect(names.nameOf('SELECT key FROM result_series', undefined)).toBeUndefined();
+      expect(names.nameOf('SELECT * FROM checks WHERE id = $1', ['1'])).toBeUndefined();
+      expect(names.nameOf('SELECT page.*, n FROM t AS page WHERE id = $1', ['1'])).toBeUndefined();
+      expect(names.nameOf('UPDATE t SET a = $1 RETURNING *', ['1'])).toBeUndefined();
+    }
+    names.nameOf('SELECT count(*) AS n FROM checks WHERE account_id = $1', ['acc']);
+    expect(names.nameOf('SELECT count(*) AS n FROM checks WHERE account_id = $1', ['acc'])).toMatch(/^vigil_/);
+  });
+
+  it('names 400 texts at most: the next ones stay unnamed', () => {
+    const names = new StatementNames();
+    const nameOf = (n: number) => {
+      names.nameOf(`SELECT ${n} WHERE $1::int > 0`, [1]);
+      return names.nameOf(`SELECT ${n} WHERE $1::int > 0`, [1]);
+    };
+    for (let n = 0; n < 400; n++) expect(nameOf(n)).toMatch(/^vigil_/);
+    expect(nameOf(400)).toBeUndefined();
+    expect(nameOf(0)).toMatch(/^vigil_/);
+  });
+});
+
+describe('prepared statements on PostgreSQL', () => {
+  const postgres = useTestPostgres();
+  let database: PostgresDatabase | undefined;
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+
+  it('prepares a statement sent twice on the connection, which then answers as before', async () => {
+    // One connection, so the statements prepared are those of the connection the query reads from.
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1 });
+    const { db } = database;
+    const doubled = (n: number) => sql<{ doubled: number }>`SELECT ${n}::int + ${n}::int AS doubled`.execute(db);
+    expect((await doubled(1)).rows).toEqual([{ doubled: 2 }]);
+    expect((await doubled(2)).rows).toEqual([{ doubled: 4 }]);
+    expect((await doubled(3)).rows).toEqual([{ doubled: 6 }]);
+    const { rows } = await sql<{ statement: string }>`SELECT statement FROM pg_prepared_statements`.execute(db);
+    expect(rows).toEqual([{ statement: 'SELECT $1::int + $2::int AS doubled' }]);
+  });
+
+  it('fails a prepared statement with the error of the statement, and runs it again after', async () => {
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1 });
+    const { db } = database;
+    const divided = (n: number) => sql<{ q: number }>`SELECT 6 / ${n}::int AS q`.execute(db);
+    expect((await divided(1)).rows).toEqual([{ q: 6 }]);
+    expect((await divided(2)).rows).toEqual([{ q: 3 }]);
+    await expect(divided(0)).rejects.toThrow('division by zero');
+    expect((await divided(3)).rows).toEqual([{ q: 2 }]);
+  });
+});
