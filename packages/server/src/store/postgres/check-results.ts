@@ -48,6 +48,20 @@ const PRUNE_BATCH = 5000;
 /** pg's SQLSTATE for a row no partition accepts (check_violation). */
 const NO_PARTITION = '23514';
 
+/**
+ * Whether an append inside a unit of work needs a savepoint to go on after a missing day (see
+ * appendOnce): a day before today does, as another replica's prune may have dropped it. Today's and
+ * later days are never dropped (a prune drops only days that ended before its cutoff, and the cutoff
+ * is its clock's now less the retention), so a run of today costs no SAVEPOINT and RELEASE.
+ */
+function needsSavepoint(days: readonly number[]): boolean {
+  const today = dayOf(Date.now());
+  return days.some((day) => day < today);
+}
+
+/** Location keys read committed, by the pool they came through (one per database this process opened). */
+const committedLocationKeys = new WeakMap<Kysely<PostgresSchema>, Map<string, string>>();
+
 /** The partition of the UTC day starting at `dayMs`: `check_results_p20261124`. */
 export function partitionName(dayMs: number): string {
   return `check_results_p${new Date(dayMs).toISOString().slice(0, 10).replaceAll('-', '')}`;
@@ -210,6 +224,8 @@ export class PostgresCheckResults implements CheckResults {
       if ((error as { code?: unknown }).code !== NO_PARTITION) throw error;
       for (const day of days) this.#days.delete(day);
       await this.#ensureDays(days);
+      // Without a savepoint the unit's transaction is aborted: it fails, and the next append finds its day.
+      if (this.#db.isTransaction && !needsSavepoint(days)) throw error;
       return this.#appendOnce(accountId, tries, ids);
     }
   }
@@ -217,11 +233,13 @@ export class PostgresCheckResults implements CheckResults {
   /**
    * In a transaction of its own, or inside a unit's in a savepoint: a failed statement aborts the
    * whole transaction, and only the savepoint lets the unit go on to append again after the missing
-   * day is made.
+   * day is made. A run of today (nearly every run: one that just ended) goes without the savepoint
+   * (`needsSavepoint`).
    */
   async #appendOnce(accountId: string, tries: readonly CheckResultDocument[], ids: RunIds): Promise<Appended> {
     if (!this.#db.isTransaction) return this.#db.transaction().execute((tx) => this.#append(tx, accountId, tries, ids));
     const tx = this.#db as Transaction<PostgresSchema>;
+    if (!needsSavepoint(tries.map((tried) => dayOf(Date.parse(tried.created_at))))) return this.#append(tx, accountId, tries, ids);
     await sql`SAVEPOINT vigil_append`.execute(tx);
     try {
       const appended = await this.#append(tx, accountId, tries, ids);
@@ -235,14 +253,8 @@ export class PostgresCheckResults implements CheckResults {
 
   async #append(tx: Transaction<PostgresSchema>, accountId: string, tries: readonly CheckResultDocument[], ids: RunIds): Promise<Appended> {
     const checkId = tries[0]!.checkId;
-    await sql`INSERT INTO result_series (account_id, check_id) VALUES (${accountId}, ${checkId}) ON CONFLICT DO NOTHING`.execute(tx);
-    const series = (await sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId} FOR UPDATE`.execute(tx)).rows[0]!.key;
-    // Names in one order, so two appends adding the same new locations never wait on each other crosswise.
-    const names = [...new Set(tries.map((tried) => tried.runLocation))].sort();
-    await sql`INSERT INTO check_results_locations (name) SELECT unnest(${names}::text[]) ORDER BY 1 ON CONFLICT (name) DO NOTHING`.execute(tx);
-    const locationKeys = new Map(
-      (await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations WHERE name = ANY(${names}::text[])`.execute(tx)).rows.map((row) => [row.name, String(row.key)]),
-    );
+    const series = await this.#lockedSeries(tx, accountId, checkId);
+    const locationKeys = await this.#locationKeys(tx, [...new Set(tries.map((tried) => tried.runLocation))]);
     const instants = [...new Set(tries.map((tried) => Date.parse(tried.created_at)))];
     const taken = new Map<number, number[]>();
     const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
@@ -287,6 +299,41 @@ export class PostgresCheckResults implements CheckResults {
     return { stored: stored.map(asStored), inserted };
   }
 
+  /**
+   * The check's series, its row locked until the transaction ends: appends of one check one after the
+   * other. Looked for first, as it is there for every result but a check's first (an INSERT … ON
+   * CONFLICT first would be a statement more per result, and take a key from the sequence each time).
+   */
+  async #lockedSeries(tx: Transaction<PostgresSchema>, accountId: string, checkId: string): Promise<number> {
+    const locked = sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId} FOR UPDATE`;
+    const existing = (await locked.execute(tx)).rows[0];
+    if (existing) return existing.key;
+    await sql`INSERT INTO result_series (account_id, check_id) VALUES (${accountId}, ${checkId}) ON CONFLICT DO NOTHING`.execute(tx);
+    return (await locked.execute(tx)).rows[0]!.key;
+  }
+
+  /**
+   * The keys rows keep `names` by, made for new names. A key never changes once committed, so the
+   * keys found committed are kept in memory (`committedLocationKeys`) and a run at a known location
+   * costs no statement; a key this transaction made itself is not kept, as the transaction may yet
+   * roll back.
+   */
+  async #locationKeys(tx: Transaction<PostgresSchema>, names: readonly string[]): Promise<ReadonlyMap<string, string>> {
+    let known = committedLocationKeys.get(this.#pool);
+    if (!known) committedLocationKeys.set(this.#pool, (known = new Map()));
+    // In one order, so two appends adding the same new locations never wait on each other crosswise.
+    const missing = names.filter((name) => !known.has(name)).sort();
+    if (missing.length === 0) return known;
+    const made = await sql<{ name: string }>`INSERT INTO check_results_locations (name) SELECT unnest(${missing}::text[]) ORDER BY 1 ON CONFLICT (name) DO NOTHING RETURNING name`.execute(tx);
+    const madeHere = new Set(made.rows.map((row) => row.name));
+    const keys = new Map(known);
+    for (const row of (await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations WHERE name = ANY(${missing}::text[])`.execute(tx)).rows) {
+      keys.set(row.name, String(row.key));
+      if (!madeHere.has(row.name)) known.set(row.name, String(row.key));
+    }
+    return keys;
+  }
+
   /** Whether result `id` of the check is stored, whichever way its id is kept. */
   async #stored(db: QueryExecutorProvider, series: number, checkId: string, id: string): Promise<boolean> {
     return (await this.#rowOf(db, series, checkId, id)) !== undefined;
@@ -307,8 +354,7 @@ export class PostgresCheckResults implements CheckResults {
   async #rollUp(db: QueryExecutorProvider, series: number, fact: ReturnType<typeof rollupFactOf>): Promise<void> {
     const rt = fact.responseTime;
     const bucket = rt === null ? null : String(bucketOf(rt));
-    for (const { table, spanMs } of [ROLLUPS.hourly, ROLLUPS.daily]) {
-      await sql`INSERT INTO ${sql.table(table)} AS r (series, start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist)
+    const upsert = ({ table, spanMs }: (typeof ROLLUPS)[RollupGranularity]) => sql`INSERT INTO ${sql.table(table)} AS r (series, start_ms, location, results, failures, degraded, attempts, rt_count, rt_sum, rt_sq_sum, rt_min, rt_max, rt_hist)
         VALUES (${series}, ${Math.floor(fact.createdMs / spanMs) * spanMs}, ${fact.location}, 1, ${fact.failed ? 1 : 0}, ${fact.degraded ? 1 : 0}, ${fact.attempts},
                 ${rt === null ? 0 : 1}, ${rt ?? 0}, ${rt === null ? 0 : rt * rt}, ${rt}, ${rt}, ${bucket === null ? '{}' : JSON.stringify({ [bucket]: 1 })}::jsonb)
         ON CONFLICT (series, start_ms, location) DO UPDATE SET
@@ -322,8 +368,10 @@ export class PostgresCheckResults implements CheckResults {
           rt_min = LEAST(r.rt_min, excluded.rt_min),
           rt_max = GREATEST(r.rt_max, excluded.rt_max),
           rt_hist = CASE WHEN ${bucket}::text IS NULL THEN r.rt_hist
-                         ELSE jsonb_set(r.rt_hist, ARRAY[${bucket}::text], to_jsonb(COALESCE((r.rt_hist ->> ${bucket}::text)::bigint, 0) + 1)) END`.execute(db);
-    }
+                         ELSE jsonb_set(r.rt_hist, ARRAY[${bucket}::text], to_jsonb(COALESCE((r.rt_hist ->> ${bucket}::text)::bigint, 0) + 1)) END`;
+    // Both in one statement, a round trip fewer per result: an INSERT in a WITH runs once, to its end,
+    // whether or not anything reads it.
+    await sql`WITH hourly AS (${upsert(ROLLUPS.hourly)}) ${upsert(ROLLUPS.daily)}`.execute(db);
   }
 
   async #series(accountId: string, checkId: string): Promise<number | undefined> {
