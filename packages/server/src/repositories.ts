@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { openReadSide, type ReadSide } from './readside/context.js';
-import { StatusStore } from './readside/statuses.js';
 import type { Store } from './store/index.js';
 import type { StoragePorts } from './store/ports.js';
 import { sqlitePorts } from './store/sqlite/index.js';
@@ -28,16 +27,13 @@ export interface Repositories {
 }
 
 /**
- * On SQLite, the synchronous store the ports run on as well, with the read side and the statuses
- * table on it: for tests and benchmarks that fill or inspect a database directly. The service itself
- * asks only the ports.
+ * On SQLite, the synchronous store the ports run on as well, with the read side on it: for tests and
+ * benchmarks that fill or inspect a database directly. The service itself asks only the ports.
  */
 export interface SqliteRepositories extends Repositories {
   readonly store: Store;
   /** Results, rollups, error groups, heartbeat events, status pages, incidents and accounts' profiles. */
   readonly readSide: ReadSide;
-  /** One row per check, rewritten by each FINAL result. */
-  readonly statuses: StatusStore;
 }
 
 export function openRepositories(store: Store): SqliteRepositories {
@@ -45,7 +41,6 @@ export function openRepositories(store: Store): SqliteRepositories {
   return {
     store,
     readSide,
-    statuses: new StatusStore(store),
     ports: sqlitePorts(store),
     replicaId: randomUUID(),
   };

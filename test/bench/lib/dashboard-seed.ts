@@ -9,8 +9,9 @@
  *   included), as the analytics bench seeds them.
  */
 import { readSideOf } from '../../../packages/server/src/readside/context.js';
-import { statusesOf } from '../../../packages/server/src/readside/statuses.js';
 import { Store } from '../../../packages/server/src/store/index.js';
+import { writeCheckStatus } from '../../../packages/server/src/store/sqlite/check-statuses-port.js';
+import { StatusTable } from '../../../packages/server/src/store/sqlite/statuses.js';
 import { runnerLikeResult } from '../suites/analytics.js';
 
 export const ACCOUNT = 'local';
@@ -93,7 +94,8 @@ export function seedStore(dataDir: string, seeded: ApiSeed, nowMs: number, log: 
   const store = new Store(dataDir);
   try {
     const { results } = readSideOf(store);
-    const statuses = statusesOf(store);
+    // Written as the check-statuses port writes them, synchronously, inside the seed's transactions.
+    const statuses = new StatusTable(store.db);
     const groupIds: number[] = [];
     store.transaction(() => {
       for (let index = 0; index < 20; index++) groupIds.push(Number(store.checkGroups.insert(ACCOUNT, (id) => ({ id, name: `${NAME_WORDS[index]} team`, activated: true })).id));
@@ -125,7 +127,7 @@ export function seedStore(dataDir: string, seeded: ApiSeed, nowMs: number, log: 
           const result = runnerLikeResult(checkId, lastAt, run === 0 && failing);
           results.recordRun(ACCOUNT, [run === 0 && degraded ? { ...result, isDegraded: true } : result]);
         }
-        statuses.record(ACCOUNT, {
+        writeCheckStatus(statuses, ACCOUNT, {
           name,
           checkId,
           hasFailures: failing,

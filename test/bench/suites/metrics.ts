@@ -37,7 +37,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createApp, type SqliteServiceApp } from '../../../packages/server/src/app.js';
 import { parseResponseTimeBuckets } from '../../../packages/server/src/metrics/response-time-buckets.js';
-import { statusesOf } from '../../../packages/server/src/readside/statuses.js';
+import { writeCheckStatus } from '../../../packages/server/src/store/sqlite/check-statuses-port.js';
+import { StatusTable } from '../../../packages/server/src/store/sqlite/statuses.js';
 import { median, repeat, type BenchContext, type BenchFigure, type BenchGoal, type BenchSuite } from '../harness.js';
 
 const CHECKS = 10_000;
@@ -307,14 +308,15 @@ function createChecks(service: SqliteServiceApp): string[] {
 
 /** Round `round`'s results of the checks at `indexes`: their statuses, and in the running case their runs counted. */
 function storeResults(service: SqliteServiceApp, checkIds: readonly string[], indexes: readonly number[], round: number, running: boolean): void {
-  const statuses = statusesOf(service.store);
+  // Written as the check-statuses port writes them, synchronously: a round is one transaction.
+  const statuses = new StatusTable(service.store.db);
   const ended = new Date(Date.UTC(2030, 0, 1) + round * 60_000).toISOString();
   service.store.transaction(() => {
     for (const index of indexes) {
       const checkId = checkIds[index]!;
       const failed = (index + round) % 50 === 0;
       const responseTime = 40 + ((index + round) % 100);
-      statuses.record('acme', { name: `Check ${index}`, checkId, hasFailures: failed, hasErrors: false, isDegraded: false, responseTime, runLocation: 'eu-west-1', checkRunId: round, stoppedAt: ended });
+      writeCheckStatus(statuses, 'acme', { name: `Check ${index}`, checkId, hasFailures: failed, hasErrors: false, isDegraded: false, responseTime, runLocation: 'eu-west-1', checkRunId: round, stoppedAt: ended });
       if (running) {
         service.metrics.runStored({ accountId: 'acme', checkId, location: 'eu-west-1', hasFailures: failed, hasErrors: false, isDegraded: false, responseTime });
       }

@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
 import type { StoragePorts } from '../store/ports.js';
+import { writeCheckStatus } from '../store/sqlite/check-statuses-port.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
+import { StatusTable } from '../store/sqlite/statuses.js';
 import { AHEAD_AT, AheadOfScrape } from './ahead-of-scrape.js';
 import { CheckMetrics } from './checks.js';
 import { linesOfPiece } from './exposition.js';
@@ -28,8 +29,9 @@ function storeWithChecks(count: number): { store: Store; ports: StoragePorts; id
   return { store, ports, ids };
 }
 
+/** A status written synchronously as the check-statuses port writes it: some writes here happen inside a transaction. */
 function recordStatus(store: Store, checkId: string, failed: boolean): void {
-  statusesOf(store).record(ACCOUNT, { name: 'n', checkId, hasFailures: failed, hasErrors: false, isDegraded: false, responseTime: 100, runLocation: 'eu-west-1', checkRunId: 1, stoppedAt: '2030-01-01T00:00:01.000Z' });
+  writeCheckStatus(new StatusTable(store.db), ACCOUNT, { name: 'n', checkId, hasFailures: failed, hasErrors: false, isDegraded: false, responseTime: 100, runLocation: 'eu-west-1', checkRunId: 1, stoppedAt: '2030-01-01T00:00:01.000Z' });
 }
 
 /** A scrape: whether each of its pieces was written before it (bytes) or is left for its body (a function), its text, and its `done`. */

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
 import type { StatusBatch, StoragePorts } from '../store/ports.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
+import { writeCheckStatus } from '../store/sqlite/check-statuses-port.js';
 import { SqliteMetricsReads } from '../store/sqlite/metrics-reads.js';
+import { StatusTable } from '../store/sqlite/statuses.js';
 import { BLOCK_SIZE, CheckMetrics, type StoredRun } from './checks.js';
 import { expositionBody, linesOfPiece } from './exposition.js';
 import { DEFAULT_RESPONSE_TIME_BUCKETS } from './response-time-buckets.js';
@@ -54,8 +55,13 @@ function addCheck(store: Store, fields: Record<string, unknown>): string {
   return String(store.checks.insert(ACCOUNT, (id) => ({ id, name: 'Check', checkType: 'API', activated: true, ...fields })).id);
 }
 
+/**
+ * A FINAL result folded into the check's status as the check-statuses port folds it, but synchronously:
+ * these tests write statuses inside transactions and savepoints they roll back, which an async port
+ * call cannot run inside.
+ */
 function recordStatus(store: Store, checkId: string, outcome: { failed?: boolean; degraded?: boolean; at?: string; sslDays?: number } = {}): void {
-  statusesOf(store).record(ACCOUNT, {
+  writeCheckStatus(new StatusTable(store.db), ACCOUNT, {
     name: 'ignored: labels come from the check',
     checkId,
     hasFailures: outcome.failed === true,
@@ -217,7 +223,7 @@ describe('CheckMetrics freshness', () => {
     const text = await textOf(metrics);
     expect(samplesOf(text, deleted)).toEqual([]);
     expect(samplesOf(text, kept)).toHaveLength(5 + 4 + 9);
-    expect(statusesOf(store).get(ACCOUNT, deleted)).toBeUndefined(); // the API no longer lists it either
+    expect(await portsOf(store).checkStatuses.find(ACCOUNT, deleted)).toBeUndefined(); // the API no longer lists it either
   });
 
   it('renames a check on its info line only: its other series keep their labels and their counts', async () => {

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp, type SqliteServiceApp } from '../app.js';
+import { writeCheckStatus } from '../store/sqlite/check-statuses-port.js';
+import { StatusTable } from '../store/sqlite/statuses.js';
 
 const TOKEN = 'operator-scrape-token';
 const CHECKS = 3_000;
@@ -35,9 +37,11 @@ async function started(): Promise<{ service: SqliteServiceApp; port: number; che
 
 function storeRound(service: SqliteServiceApp, checkIds: readonly string[], round: number): void {
   const stoppedAt = new Date(Date.UTC(2030, 0, 1) + round * 60_000).toISOString();
+  // A status as the check-statuses port writes it, synchronously: the round is one transaction.
+  const statuses = new StatusTable(service.store.db);
   service.store.transaction(() => {
     for (const checkId of checkIds) {
-      service.repositories.statuses.record('acme', { name: 'n', checkId, hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 80, runLocation: 'eu-west-1', checkRunId: round, stoppedAt });
+      writeCheckStatus(statuses, 'acme', { name: 'n', checkId, hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 80, runLocation: 'eu-west-1', checkRunId: round, stoppedAt });
       service.metrics.runStored({ accountId: 'acme', checkId, location: 'eu-west-1', hasFailures: false, hasErrors: false, isDegraded: false, responseTime: 80 });
     }
   });

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { statusesOf } from '../readside/statuses.js';
 import { Store } from '../store/index.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { TEST_ACCOUNT, startTestServer, type TestApi } from '../test-support.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'vigil-checks-filters-'));
@@ -12,8 +12,8 @@ const databaseFile = path.join(dir, 'vigil.db');
 const idsByName = new Map<string, string>();
 
 type LastRun = { hasFailures: boolean; hasErrors?: boolean; isDegraded?: boolean };
-function recordStatus(store: Store, name: string, last: LastRun): void {
-  statusesOf(store).record(TEST_ACCOUNT, {
+async function recordStatus(store: Store, name: string, last: LastRun): Promise<void> {
+  await sqlitePorts(store).checkStatuses.record(TEST_ACCOUNT, {
     name, checkId: idsByName.get(name)!, hasFailures: last.hasFailures, hasErrors: last.hasErrors ?? false, isDegraded: last.isDegraded ?? false,
     responseTime: 10, runLocation: 'eu-west-1', checkRunId: 1, stoppedAt: '2026-01-05T10:00:00.000Z',
   });
@@ -21,18 +21,18 @@ function recordStatus(store: Store, name: string, last: LastRun): void {
 
 beforeAll(async () => {
   const store = new Store({ file: databaseFile });
-  const check = (name: string, extra: Record<string, unknown>, last?: LastRun) => {
+  const check = async (name: string, extra: Record<string, unknown>, last?: LastRun) => {
     const doc = store.checks.insert(TEST_ACCOUNT, (id) => ({ id, name, activated: true, muted: false, frequency: 10, created_at: '2026-01-05T09:00:00.000Z', updated_at: null, ...extra }));
     idsByName.set(name, String(doc.id));
-    if (last) recordStatus(store, name, last);
+    if (last) await recordStatus(store, name, last);
   };
   const apiCheck = (url: string) => ({ checkType: 'API', request: { method: 'GET', url } });
-  check('Shop API', apiCheck('https://shop.Example.com/health'), { hasFailures: false });
-  check('Shop checkout', apiCheck('https://shop.example.com/checkout'), { hasFailures: true });
-  check('Blog', apiCheck('https://blog.example.org/'), { hasFailures: false, isDegraded: true });
-  check('Broken script', apiCheck('https://api.example.net/'), { hasFailures: false, hasErrors: true });
-  check('Shop page', { checkType: 'URL', request: { url: 'https://shop.example.com/' } }, { hasFailures: false });
-  check('Never ran', apiCheck('https://shop.example.com/new'));
+  await check('Shop API', apiCheck('https://shop.Example.com/health'), { hasFailures: false });
+  await check('Shop checkout', apiCheck('https://shop.example.com/checkout'), { hasFailures: true });
+  await check('Blog', apiCheck('https://blog.example.org/'), { hasFailures: false, isDegraded: true });
+  await check('Broken script', apiCheck('https://api.example.net/'), { hasFailures: false, hasErrors: true });
+  await check('Shop page', { checkType: 'URL', request: { url: 'https://shop.example.com/' } }, { hasFailures: false });
+  await check('Never ran', apiCheck('https://shop.example.com/new'));
   store.close();
   apiRef = await startTestServer({ databaseFile });
 });

@@ -95,8 +95,9 @@ function world(options: { maxChecks?: number } = {}): World {
     },
     async runOnce(checks) {
       await scheduling.scheduler.tick(T0 + 10_000);
-      const statuses = service.repositories.statuses;
-      for (let waited = 0; !checks.every(({ accountId, checkId }) => statuses.get(accountId, checkId)); waited += 10) {
+      const statuses = service.repositories.ports.checkStatuses;
+      const allStored = async () => (await Promise.all(checks.map(({ accountId, checkId }) => statuses.find(accountId, checkId)))).every((status) => status !== undefined);
+      for (let waited = 0; !(await allStored()); waited += 10) {
         if (waited > 10_000) throw new Error('the first runs of the checks were not stored within 10 s');
         await new Promise((resolve) => setTimeout(resolve, 10));
       }

@@ -10,6 +10,18 @@ import type { CheckStatuses, FinalResultFacts } from '../ports.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { StatusTable } from './statuses.js';
 
+/**
+ * Folds a FINAL result into its check's stored status, synchronously, in whatever transaction the
+ * connection has open: the port's write, and what the SQLite engine's own tests use to write a status
+ * inside a transaction they then roll back (an async port call cannot run inside one).
+ */
+export function writeCheckStatus(table: StatusTable, accountId: string, result: FinalResultFacts): CheckStatus {
+  const stored = table.stored(accountId, result.checkId);
+  const status = nextCheckStatus(stored === undefined ? undefined : (JSON.parse(stored) as CheckStatus), result, new Date().toISOString());
+  table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status), status);
+  return status;
+}
+
 export class SqliteCheckStatuses implements CheckStatuses {
   readonly #store: BatchedSqlite;
   readonly #table: StatusTable;
@@ -21,12 +33,7 @@ export class SqliteCheckStatuses implements CheckStatuses {
 
   async record(accountId: string, result: FinalResultFacts): Promise<CheckStatus> {
     checkStatusWrite(accountId, result);
-    return committed(this.#store, () => {
-      const stored = this.#table.stored(accountId, result.checkId);
-      const status = nextCheckStatus(stored === undefined ? undefined : (JSON.parse(stored) as CheckStatus), result, new Date().toISOString());
-      this.#table.put(accountId, result.checkId, JSON.stringify(status), checkStateOf(status), status);
-      return status;
-    });
+    return committed(this.#store, () => writeCheckStatus(this.#table, accountId, result));
   }
 
   async list(accountId: string): Promise<CheckStatus[]> {
