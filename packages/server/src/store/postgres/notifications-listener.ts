@@ -92,7 +92,11 @@ export class PostgresNotificationListener {
       lost(error);
       return;
     }
-    if (this.#client !== client) return;
+    // Stopped while connecting: the connection made meanwhile is not wanted.
+    if (this.#client !== client) {
+      await client.end().catch(() => {});
+      return;
+    }
     if (this.#warned) this.#options.warn(`listening to PostgreSQL notifications on ${this.#options.target} again`);
     this.#warned = false;
     this.#listening = true;
@@ -101,11 +105,12 @@ export class PostgresNotificationListener {
   }
 
   #lost(client: pg.Client, error: unknown): void {
+    // Ended whether or not it is still the current one: a connect that failed may leave its socket.
+    client.end().catch(() => {});
     // Said once per connection: pg reports a break as 'error' and then 'end'.
     if (this.#client !== client) return;
     this.#client = undefined;
     this.#listening = false;
-    client.end().catch(() => {});
     if (this.#closed || this.#subscribers.size === 0) return;
     if (!this.#warned) {
       this.#warned = true;
