@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/index.js';
-import { analyticsInputs } from './analytics-rollups.js';
+import { readAnalyticsInputs } from './analytics-rollups.js';
 import { computeAnalytics, type AnalyticsQuery, type SeriesRow } from './analytics.js';
-import { readSideOf } from './context.js';
-import type { StoredResult } from './results-store.js';
 import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { DAY_MS, HOUR_MS } from './rollups-store.js';
 import { openRepositories } from '../repositories.js';
+import type { CheckResultDocument } from '../store/result-ports.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 
 const stores: Store[] = [];
 afterEach(() => stores.splice(0).forEach((store) => store.close()));
@@ -18,7 +18,7 @@ const T0 = Date.parse('2026-09-01T00:00:00.000Z');
 const NOW = T0 + 40 * DAY_MS;
 const OLD = { from: T0, to: T0 + 2 * DAY_MS };
 
-function result(at: number, index: number): StoredResult {
+function result(at: number, index: number): CheckResultDocument {
   const failing = index % 9 === 4;
   return {
     id: randomUUID(),
@@ -33,14 +33,13 @@ function result(at: number, index: number): StoredResult {
   };
 }
 
-/** A store with 300 results spread over OLD (every 9.6 minutes) and a few recent ones. */
-function storeWithHistory(): Store {
+/** A store with 300 results spread over OLD (every 9.6 minutes) and a few recent ones, stored through the check-results port. */
+async function storeWithHistory(): Promise<Store> {
   const store = new Store(':memory:');
   stores.push(store);
-  const { results } = readSideOf(store);
-  store.transaction(() => {
-    for (let index = 0; index < 300; index++) results.recordResult('acct', result(T0 + index * 576_000, index));
-    for (let index = 0; index < 10; index++) results.recordResult('acct', result(NOW - DAY_MS + index * 60_000, index));
+  await sqlitePorts(store).transaction(async (tx) => {
+    for (let index = 0; index < 300; index++) await tx.checkResults.appendKept('acct', result(T0 + index * 576_000, index));
+    for (let index = 0; index < 10; index++) await tx.checkResults.appendKept('acct', result(NOW - DAY_MS + index * 60_000, index));
   });
   return store;
 }
@@ -49,9 +48,9 @@ async function prune(store: Store): Promise<void> {
   await new Scheduler({ repositories: openRepositories(store), queue: { submit: () => undefined, pending: 0, idle: async () => undefined } as never, now: () => NOW, retentionDays: 30 }).prune(NOW);
 }
 
-function report(store: Store, query: Partial<AnalyticsQuery> & { metrics: string[] }) {
+async function report(store: Store, query: Partial<AnalyticsQuery> & { metrics: string[] }) {
   const full: AnalyticsQuery = { kind: 'api-checks', window: OLD, page: 1, limit: 10, ...query };
-  const { facts, rollups } = analyticsInputs(readSideOf(store).results, 'acct', 'check-1', full.window);
+  const { facts, rollups } = await readAnalyticsInputs(sqlitePorts(store).checkResults, 'acct', 'check-1', full.window);
   return computeAnalytics(facts, full, rollups);
 }
 
@@ -74,70 +73,69 @@ describe('analytics past the raw retention', () => {
   const metrics = [...EXACT, ...ESTIMATED];
 
   it('answers a window whose raw results were pruned from the rollups: the same numbers, percentiles within the histogram bound', async () => {
-    const store = storeWithHistory();
-    const before = report(store, { metrics });
+    const store = await storeWithHistory();
+    const before = (await report(store, { metrics }));
     await prune(store);
-    expect(readSideOf(store).results.factsBetween('acct', 'check-1', OLD.from, OLD.to)).toEqual([]);
-    const after = report(store, { metrics });
+    expect(await sqlitePorts(store).checkResults.facts('acct', 'check-1', OLD.from, OLD.to)).toEqual([]);
+    const after = (await report(store, { metrics }));
     expect(after.series).toHaveLength(1);
     expectRowsClose(after.series[0]!.data, before.series[0]!.data);
     expect(after.series[0]!.data[0]!['availability']).toBeLessThan(100);
   });
 
   it('keeps the series per location', async () => {
-    const store = storeWithHistory();
-    const before = report(store, { metrics, groupBy: 'runLocation' });
+    const store = await storeWithHistory();
+    const before = (await report(store, { metrics, groupBy: 'runLocation' }));
     await prune(store);
-    const after = report(store, { metrics, groupBy: 'runLocation' });
+    const after = (await report(store, { metrics, groupBy: 'runLocation' }));
     expect(after.series.map((entry) => entry.runLocation)).toEqual(['eu-west-1', 'us-east-1']);
     after.series.forEach((entry, index) => expectRowsClose(entry.data, before.series[index]!.data));
   });
 
   it('gives one row per hour with an aggregation interval shorter than an hour, stamped with the bucket the hour starts in', async () => {
-    const store = storeWithHistory();
+    const store = await storeWithHistory();
     await prune(store);
-    const { series } = report(store, { metrics: ['availability'], aggregationInterval: 5 });
+    const { series } = (await report(store, { metrics: ['availability'], aggregationInterval: 5 }));
     const stamps = series[0]!.data.map((row) => Date.parse(row['timestamp'] as string));
     expect(stamps).toHaveLength(48);
     expect(stamps.every((stamp, index) => stamp === T0 + index * HOUR_MS)).toBe(true);
   });
 
   it('has no timing phases, status code series or one-sided status filter for the rollup part', async () => {
-    const store = storeWithHistory();
+    const store = await storeWithHistory();
     await prune(store);
-    expect(report(store, { metrics: ['wait_avg', 'dns'] }).series[0]!.data[0]).toMatchObject({ wait_avg: null, dns: null });
-    expect(report(store, { metrics: ['availability'], groupBy: 'statusCode' }).series).toEqual([]);
-    expect(report(store, { metrics: ['availability'], filterByStatus: ['success'] }).series[0]!.data[0]).toMatchObject({ availability: null });
+    expect((await report(store, { metrics: ['wait_avg', 'dns'] })).series[0]!.data[0]).toMatchObject({ wait_avg: null, dns: null });
+    expect((await report(store, { metrics: ['availability'], groupBy: 'statusCode' })).series).toEqual([]);
+    expect((await report(store, { metrics: ['availability'], filterByStatus: ['success'] })).series[0]!.data[0]).toMatchObject({ availability: null });
   });
 
   it('merges rollups with the raw results of a window reaching past the raw horizon', async () => {
-    const store = storeWithHistory();
+    const store = await storeWithHistory();
     const window = { from: T0, to: NOW };
-    const before = report(store, { metrics, window });
+    const before = (await report(store, { metrics, window }));
     await prune(store);
-    const after = report(store, { metrics, window });
+    const after = (await report(store, { metrics, window }));
     expectRowsClose(after.series[0]!.data, before.series[0]!.data);
     // The recent results still give their phases.
-    expect(report(store, { metrics: ['wait_avg'], window }).series[0]!.data[0]).toMatchObject({ wait_avg: 2 });
+    expect((await report(store, { metrics: ['wait_avg'], window })).series[0]!.data[0]).toMatchObject({ wait_avg: 2 });
   });
 
   it('answers from raw results alone a window starting after the raw horizon', async () => {
-    const store = storeWithHistory();
+    const store = await storeWithHistory();
     await prune(store);
-    const { rollups } = analyticsInputs(readSideOf(store).results, 'acct', 'check-1', { from: NOW - 2 * DAY_MS, to: NOW });
+    const { rollups } = await readAnalyticsInputs(sqlitePorts(store).checkResults, 'acct', 'check-1', { from: NOW - 2 * DAY_MS, to: NOW });
     expect(rollups).toEqual([]);
   });
 });
 
 describe('retention of rollups', () => {
   it('deletes hourly rows 30 days after the raw retention and daily rows after the rollup retention, and keeps answering from what is left', async () => {
-    const store = storeWithHistory();
-    const { rollups } = readSideOf(store);
+    const store = await storeWithHistory();
     const queue = { submit: () => undefined, pending: 0, idle: async () => undefined } as never;
     const count = (table: string) => store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
     const hourlyBefore = count('result_rollups_hourly');
     const dailyBefore = count('result_rollups_daily');
-    const before = report(store, { metrics: ['availability', 'retries'] });
+    const before = (await report(store, { metrics: ['availability', 'retries'] }));
 
     // 46 days on, raw retention 12 days: OLD's hours (older than 12 + 30 days) are gone, its days
     // (younger than the rollup retention of 50 days) are kept and answer for it.
@@ -145,13 +143,13 @@ describe('retention of rollups', () => {
     await new Scheduler({ repositories: openRepositories(store), queue, now: () => later, retentionDays: 12, rollupRetentionDays: 50 }).prune(later);
     expect(count('result_rollups_hourly')).toBe(hourlyBefore - 48 * 2);
     expect(count('result_rollups_daily')).toBe(dailyBefore);
-    expect(rollups.horizons()).toEqual({ raw: later - 12 * DAY_MS, hourly: later - 42 * DAY_MS });
-    expect(report(store, { metrics: ['availability', 'retries'] }).series[0]!.data[0]).toEqual(before.series[0]!.data[0]);
+    expect(await sqlitePorts(store).checkResults.horizons()).toMatchObject({ raw: later - 12 * DAY_MS, hourly: later - 42 * DAY_MS });
+    expect((await report(store, { metrics: ['availability', 'retries'] })).series[0]!.data[0]).toEqual(before.series[0]!.data[0]);
 
     // Past the rollup retention nothing is left of OLD; the recent days stay.
     const muchLater = T0 + 60 * DAY_MS;
     await new Scheduler({ repositories: openRepositories(store), queue, now: () => muchLater, retentionDays: 12, rollupRetentionDays: 50 }).prune(muchLater);
     expect(count('result_rollups_daily')).toBe(2);
-    expect(report(store, { metrics: ['availability'] }).series[0]!.data[0]).toMatchObject({ availability: null });
+    expect((await report(store, { metrics: ['availability'] })).series[0]!.data[0]).toMatchObject({ availability: null });
   });
 });

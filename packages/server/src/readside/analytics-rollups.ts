@@ -6,7 +6,6 @@
  */
 import type { CheckResults } from '../store/ports.js';
 import type { ResultFacts } from './result-facts.js';
-import type { ResultsStore } from './results-store.js';
 import { addToHistogram, bucketOf, histogramPercentile, mergeHistogram, type Histogram } from '../store/formats/rollup-histogram.js';
 import { coverageOf, type Horizons, type RollupRow } from './rollups-store.js';
 import { aggregate, assertNever, type Aggregation } from './stats.js';
@@ -18,22 +17,6 @@ export interface AnalyticsInputs {
   rollups: RollupRow[];
 }
 
-/**
- * `readAnalyticsInputs` read synchronously from a read side's SQLite store, the same parts by the same
- * split: for tests that build a read side of their own. The service reads through the ports.
- */
-export function analyticsInputs(results: ResultsStore, accountId: string, checkId: string, window: TimeWindow): AnalyticsInputs {
-  const coverage = coverageOf(window, results.horizons());
-  const rollups: RollupRow[] = [];
-  for (const granularity of ['daily', 'hourly'] as const) {
-    const part = coverage[granularity];
-    if (part) rollups.push(...results.rollupRowsOf(accountId, checkId, granularity, part));
-  }
-  const raw = coverage.raw;
-  const facts = raw.from < raw.to ? results.factsBetween(accountId, checkId, raw.from, raw.to) : [];
-  return { facts, rollups };
-}
-
 /** What analytics reads of stored results through the ports: raw facts, rollup rows, and how far back each is complete. */
 export type AnalyticsReads = Pick<CheckResults, 'facts' | 'rollups' | 'horizons'>;
 
@@ -41,8 +24,8 @@ export type AnalyticsReads = Pick<CheckResults, 'facts' | 'rollups' | 'horizons'
 const storedMoment = (instant: number) => Math.min(Math.max(instant, 0), Number.MAX_SAFE_INTEGER);
 
 /**
- * `analyticsInputs` through the ports: the window split by the horizons (`coverageOf`), daily and
- * hourly rows for the older parts and raw facts for the rest. `horizons`: read once by a caller
+ * What a window needs from storage, read through the ports: the window split by the horizons
+ * (`coverageOf`), daily and hourly rows for the older parts and raw facts for the rest. `horizons`: read once by a caller
  * reporting on many checks; read here when absent.
  */
 export async function readAnalyticsInputs(results: AnalyticsReads, accountId: string, checkId: string, window: TimeWindow, horizons?: Horizons): Promise<AnalyticsInputs> {
