@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeAnalytics } from '../readside/analytics.js';
-import { openReadSide, type ReadSide } from '../readside/context.js';
-import type { StoredResult } from '../readside/results-store.js';
 import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { DAY_MS, HOUR_MS } from '../readside/rollups-store.js';
 import { Store } from '../store/index.js';
+import type { CheckResultDocument } from '../store/result-ports.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import { chartData, chartSummary } from './check-analytics.js';
 
@@ -16,7 +15,7 @@ afterEach(() => stores.splice(0).forEach((store) => store.close()));
 const NOW = Date.parse('2026-10-31T12:34:56.000Z');
 const STEP_MS = 20 * 60_000;
 
-function result(at: number, index: number): StoredResult {
+function result(at: number, index: number): CheckResultDocument {
   const failing = index % 13 === 5;
   return {
     id: randomUUID(),
@@ -31,20 +30,22 @@ function result(at: number, index: number): StoredResult {
   };
 }
 
-/** A month and a bit of results, one every 20 minutes, up to NOW. */
-function readSideWithMonth(): { readSide: ReadSide; results: ReturnType<typeof sqlitePorts>['checkResults']; all: StoredResult[] } {
+/** A month and a bit of results, one every 20 minutes, up to NOW, stored through the check-results port. */
+async function storedMonth(): Promise<{ results: ReturnType<typeof sqlitePorts>['checkResults']; all: CheckResultDocument[] }> {
   const store = new Store(':memory:');
   stores.push(store);
-  const readSide = openReadSide(store.db);
-  const all: StoredResult[] = [];
+  const ports = sqlitePorts(store);
+  const all: CheckResultDocument[] = [];
   for (let at = NOW - 32 * DAY_MS, index = 0; at < NOW; at += STEP_MS, index++) all.push(result(at, index));
-  store.transaction(() => all.forEach((each) => readSide.results.recordResult('acct', each)));
-  return { readSide, results: sqlitePorts(store).checkResults, all };
+  await ports.transaction(async (tx) => {
+    for (const each of all) await tx.checkResults.appendKept('acct', each);
+  });
+  return { results: ports.checkResults, all };
 }
 
 describe('the check page chart of a range longer than a day', () => {
   it('reads hourly rollups before the last day: availability exact, percentiles within the histogram bound, phases from the last day', async () => {
-    const { readSide, results } = readSideWithMonth();
+    const { results } = await storedMonth();
     const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last30Days', NOW);
     const from = Math.ceil((NOW - 30 * DAY_MS) / HOUR_MS) * HOUR_MS;
     expect(data.from).toBe(new Date(from).toISOString());
@@ -52,7 +53,7 @@ describe('the check page chart of a range longer than a day', () => {
     expect(data.phasesFrom).toBe(new Date(rawFrom).toISOString());
 
     const exact = computeAnalytics(
-      readSide.results.factsBetween('acct', 'check-1', from, NOW),
+      await results.facts('acct', 'check-1', from, NOW),
       { kind: 'api-checks', metrics: ['availability', 'responseTime_p95', 'dns_avg'], window: { from, to: NOW }, aggregationInterval: 360, page: 1, limit: 1 },
     ).series[0]!.data;
     expect(data.timestamps).toEqual(exact.map((row) => Date.parse(String(row['timestamp'])) / 1000));
@@ -68,7 +69,7 @@ describe('the check page chart of a range longer than a day', () => {
   });
 
   it('gives the page the same summary as the chart data, without buckets', async () => {
-    const { results } = readSideWithMonth();
+    const { results } = await storedMonth();
     const summary = await chartSummary(results, 'acct', 'check-1', 'api-checks', 'last7Days', NOW);
     const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last7Days', NOW);
     expect(summary).toEqual({ range: data.range, from: data.from, to: data.to, labels: data.labels, summary: data.summary, phasesFrom: data.phasesFrom });
@@ -76,10 +77,11 @@ describe('the check page chart of a range longer than a day', () => {
   });
 
   it('counts daily rows where the hourly rows are pruned', async () => {
-    const { readSide, results, all } = readSideWithMonth();
+    const { results, all } = await storedMonth();
     const from = Math.ceil((NOW - 30 * DAY_MS) / HOUR_MS) * HOUR_MS;
     const hourlyCutoff = Date.parse('2026-10-15T00:00:00.000Z');
-    readSide.rollups.prune('hourly', hourlyCutoff);
+    // Raw results kept a day, hourly rows back to the cutoff, daily rows all.
+    await results.prune(NOW, { rawMs: DAY_MS, hourlyMs: NOW - hourlyCutoff, dailyMs: 400 * DAY_MS });
     const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last30Days', NOW);
     // Whole days from the first day boundary in the window, hourly rows after the cutoff, raw results after that.
     const counted = all.filter((each) => Date.parse(each.created_at) >= Math.ceil(from / DAY_MS) * DAY_MS);
@@ -90,11 +92,11 @@ describe('the check page chart of a range longer than a day', () => {
 
 describe('the check page chart of the last 24 hours', () => {
   it('is the raw results exactly, phases included', async () => {
-    const { readSide, results } = readSideWithMonth();
+    const { results } = await storedMonth();
     const data = await chartData(results, 'acct', 'check-1', 'api-checks', 'last24Hours', NOW);
     expect(data.from).toBe(new Date(NOW - DAY_MS).toISOString());
     expect(data.phasesFrom).toBeUndefined();
-    const exact = computeAnalytics(readSide.results.factsBetween('acct', 'check-1', NOW - DAY_MS, NOW), {
+    const exact = computeAnalytics(await results.facts('acct', 'check-1', NOW - DAY_MS, NOW), {
       kind: 'api-checks',
       metrics: ['availability', 'responseTime_p95', 'dns_avg'],
       window: { from: NOW - DAY_MS, to: NOW },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openReadSide } from '../../readside/context.js';
 import { Store } from '../index.js';
+import { sqlitePorts } from './index.js';
 import { RollupTotalsTable } from './rollup-totals.js';
 
 const stores: Store[] = [];
@@ -15,19 +15,17 @@ function result(checkId: string, at: number, location: string, failed: boolean) 
 }
 
 describe('daily rollup totals', () => {
-  it("sums a day's locations per check, for the asked checks and days of one account only", () => {
+  it("sums a day's locations per check, for the asked checks and days of one account only", async () => {
     const store = new Store(':memory:');
     stores.push(store);
-    const { results } = openReadSide(store.db);
-    store.transaction(() => {
-      results.recordResult('a', result('c1', DAY + 1_000, 'eu-west-1', false));
-      results.recordResult('a', result('c1', DAY + 2_000, 'us-east-1', true));
-      results.recordResult('a', result('c1', DAY + DAY_MS + 1_000, 'eu-west-1', false));
-      results.recordResult('a', result('c2', DAY + 3_000, 'eu-west-1', false));
-      results.recordResult('a', result('c3', DAY + 3_000, 'eu-west-1', false));
-      results.recordResult('a', { ...result('c1', DAY + 4_000, 'eu-west-1', false), resultType: 'ATTEMPT' });
-      results.recordResult('b', result('c1', DAY + 4_000, 'eu-west-1', true));
-    });
+    const { checkResults } = sqlitePorts(store);
+    await checkResults.appendKept('a', result('c1', DAY + 1_000, 'eu-west-1', false));
+    await checkResults.appendKept('a', result('c1', DAY + 2_000, 'us-east-1', true));
+    await checkResults.appendKept('a', result('c1', DAY + DAY_MS + 1_000, 'eu-west-1', false));
+    await checkResults.appendKept('a', result('c2', DAY + 3_000, 'eu-west-1', false));
+    await checkResults.appendKept('a', result('c3', DAY + 3_000, 'eu-west-1', false));
+    await checkResults.appendKept('a', { ...result('c1', DAY + 4_000, 'eu-west-1', false), resultType: 'ATTEMPT' });
+    await checkResults.appendKept('b', result('c1', DAY + 4_000, 'eu-west-1', true));
     const totals = new RollupTotalsTable(store.db).dailyTotals('a', ['c1', 'c2', 'missing'], DAY, DAY + DAY_MS);
     expect([...totals.keys()].sort()).toEqual(['c1', 'c2']);
     expect(totals.get('c1')).toEqual([{ startMs: DAY, results: 2, failures: 1 }]);
