@@ -23,16 +23,16 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { reasonOf, translateError, withoutSecrets } from './connection-errors.js';
 
-/** How often a statement's text is sent unnamed before it is prepared: a text sent once or twice is likely built for one call. */
-const PREPARE_AFTER = 2;
+/** The send of a text at which it is first prepared (the ones before go unnamed): a text sent once is likely built for one call. */
+const PREPARE_AT = 2;
 /** Texts prepared at most, so statements built anew for each call (lists of n values) cannot fill each connection's memory. */
 const MAX_PREPARED = 400;
-/** Texts counted at most while they are still below PREPARE_AFTER (the same bound for the counts themselves). */
+/** Texts counted at most while they are still below PREPARE_AT (a bound for the counts themselves). */
 const MAX_COUNTED = 4000;
 
 /**
  * Which statement texts are sent as prepared statements, and under which name: a text with parameters
- * once it has been sent PREPARE_AFTER times. A name is a digest of the text, so it is the same on
+ * from its PREPARE_AT-th send on. A name is a digest of the text, so it is the same on
  * every connection, and two texts never share one. Left unnamed, whatever the count: a text without
  * parameters (BEGIN, SAVEPOINT, DDL: cheap to parse, or run once), and one whose result has `*`
  * among its columns, whose prepared form would fail with "cached plan must not change result type"
@@ -48,7 +48,7 @@ export class StatementNames {
     if (named !== undefined) return named;
     if (this.#named.size >= MAX_PREPARED || hasStarColumns(text)) return undefined;
     const count = (this.#counted.get(text) ?? 0) + 1;
-    if (count < PREPARE_AFTER) {
+    if (count < PREPARE_AT) {
       if (this.#counted.size < MAX_COUNTED || this.#counted.has(text)) this.#counted.set(text, count);
       return undefined;
     }
