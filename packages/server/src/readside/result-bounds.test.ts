@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
-import { readSideOf } from './context.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { boundResult, STORED_RESULT_LIMITS } from './result-bounds.js';
 import type { StoredResult } from './results-store.js';
 
@@ -79,13 +79,13 @@ describe('boundResult', () => {
     expect(bounded).toMatchObject({ id: expect.any(String), checkId: 'c3', hasFailures: true, resultType: 'FINAL', responseTime: 80 });
   });
 
-  it('is what the store keeps: a 5 MiB result is stored and served within resultBytes', () => {
+  it('is what the store keeps: a 5 MiB result, bounded as a run\'s tries are before they are stored, is stored and served within resultBytes', async () => {
     const store = new Store(':memory:');
     stores.push(store);
-    const { results } = readSideOf(store);
+    const { checkResults } = sqlitePorts(store);
     const huge = hugeResult(randomUUID());
-    results.recordResult('acct', huge);
-    const stored = results.result('acct', huge.checkId, huge.id)!;
+    await checkResults.appendKept('acct', boundResult(huge));
+    const stored = (await checkResults.find('acct', huge.checkId, huge.id))!;
     expect(size(stored)).toBeLessThanOrEqual(STORED_RESULT_LIMITS.resultBytes);
     const row = store.db.prepare('SELECT length(body) AS bytes FROM check_results').get() as { bytes: number };
     expect(row.bytes).toBeLessThanOrEqual(STORED_RESULT_LIMITS.resultBytes);
