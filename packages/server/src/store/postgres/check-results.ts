@@ -33,6 +33,7 @@ import { bucketOf } from '../formats/rollup-histogram.js';
 import { parseDerivedId } from '../formats/result-ids.js';
 import { asStored, columnKey, freeDerivedId, ResultRowCodec, rollupFactOf, storeRunTries, type CurrentReference, type DocRow, type RowKey } from '../formats/result-row-codec.js';
 import type { PostgresSchema } from './database.js';
+import { blockOf, packBefore, prunePacked, seriesRows } from './packed-results.js';
 
 const HOUR_MS = 3_600_000;
 const ROLLUPS: Readonly<Record<RollupGranularity, { table: string; spanMs: number }>> = {
@@ -45,8 +46,8 @@ const PARTITION_LOCK = 0x76_69_67_69_6c_70_61_72n;
 const PRUNE_LOCK = 0x76_69_67_69_6c_70_72_6en;
 /** Rows deleted per statement when pruning the cutoff's day, references and rollups. */
 const PRUNE_BATCH = 5000;
-/** pg's SQLSTATE for a row no partition accepts (check_violation). */
-const NO_PARTITION = '23514';
+/** pg's SQLSTATEs for a row no partition accepts (check_violation), and a day's partition dropped meanwhile (undefined_table). */
+const NO_PARTITION = ['23514', '42P01'];
 
 /**
  * Whether an append inside a unit of work needs a savepoint to go on after a missing day (see
@@ -155,22 +156,25 @@ export class PostgresCheckResults implements CheckResults {
   readonly #codec: ResultRowCodec;
   /** Days this replica knows have a partition (another replica's prune can drop one: see appendRun). */
   readonly #days: Set<number>;
+  /** By check series, the block this replica last packed the check's rows before (postgres/packed-results.ts). */
+  readonly #packedBefore: Map<number, number>;
 
   /**
    * `db`: the pool, or a unit of work's transaction, with `options.pool` the pool (a day's partition
    * is made and attached in a short transaction of its own, never held until the unit commits) and
    * `options.days` and `options.codec` the pool's instance's days known and parsed references, shared.
    */
-  constructor(db: Kysely<PostgresSchema>, options: { referenceRows?: number; pool?: Kysely<PostgresSchema>; days?: Set<number>; codec?: ResultRowCodec } = {}) {
+  constructor(db: Kysely<PostgresSchema>, options: { referenceRows?: number; pool?: Kysely<PostgresSchema>; days?: Set<number>; packedBefore?: Map<number, number>; codec?: ResultRowCodec } = {}) {
     this.#db = db;
     this.#pool = options.pool ?? db;
     this.#days = options.days ?? new Set();
+    this.#packedBefore = options.packedBefore ?? new Map();
     this.#codec = options.codec ?? new ResultRowCodec(options);
   }
 
   /** The same port inside a unit of work: writes through `tx`, shares this one's days known and references parsed. */
   inUnit(tx: Kysely<PostgresSchema>): PostgresCheckResults {
-    return new PostgresCheckResults(tx, { pool: this.#pool, days: this.#days, codec: this.#codec });
+    return new PostgresCheckResults(tx, { pool: this.#pool, days: this.#days, packedBefore: this.#packedBefore, codec: this.#codec });
   }
 
   async prepareDays(fromMs: number, toMs: number): Promise<void> {
@@ -221,7 +225,7 @@ export class PostgresCheckResults implements CheckResults {
     try {
       return await this.#appendOnce(accountId, tries, ids);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== NO_PARTITION) throw error;
+      if (!NO_PARTITION.includes((error as { code?: unknown }).code as string)) throw error;
       for (const day of days) this.#days.delete(day);
       await this.#ensureDays(days);
       // Without a savepoint the unit's transaction is aborted: it fails, and the next append finds its day.
@@ -258,7 +262,8 @@ export class PostgresCheckResults implements CheckResults {
     const instants = [...new Set(tries.map((tried) => Date.parse(tried.created_at)))];
     const taken = new Map<number, number[]>();
     const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
-      SELECT created_ms, id_key FROM check_results WHERE series = ${series} AND created_ms = ANY(${instants}::bigint[]) AND id_key < ${EXPLICIT_ID}`.execute(tx);
+      SELECT created_ms, id_key FROM ${seriesRows(series, { fromMs: Math.min(...instants), toMs: Math.max(...instants) + 1 })} r
+       WHERE created_ms = ANY(${instants}::bigint[]) AND id_key < ${EXPLICIT_ID}`.execute(tx);
     for (const row of discriminators.rows) taken.set(row.created_ms, [...(taken.get(row.created_ms) ?? []), rowKeyOf(row.id_key) as number]);
     const toStore: CheckResultDocument[] = [];
     const stored = storeRunTries(
@@ -271,6 +276,13 @@ export class PostgresCheckResults implements CheckResults {
         toStore.push(result);
       },
     );
+    // Each day's partition locked before anything is inserted: a lock on a table this transaction has
+    // not locked yet makes it take in the catalog changes committed since, a day's partition just
+    // attached by the pool among them. Inside a unit that appended to another day before, the lock on
+    // `check_results` is held already, and an insert routed by what it knew then finds no partition.
+    for (const day of new Set(toStore.map((result) => dayOf(Date.parse(result.created_at))))) {
+      await sql`LOCK TABLE ${sql.table(partitionName(day))} IN ROW EXCLUSIVE MODE`.execute(tx);
+    }
     let inserted = 0;
     for (const result of toStore) {
       if (await this.#stored(tx, series, checkId, result.id)) continue;
@@ -295,6 +307,12 @@ export class PostgresCheckResults implements CheckResults {
           last_used_ms = CASE WHEN ${columns.createdMs}::bigint > last_used_ms + ${LAST_USED_SLACK_MS} THEN ${columns.createdMs}::bigint ELSE last_used_ms END WHERE key = ${ref}`.execute(tx);
       }
       if (result['resultType'] !== 'ATTEMPT') await this.#rollUp(tx, series, rollupFactOf(result));
+    }
+    // The first append in a later block packs the check's rows of the blocks before it.
+    const block = blockOf(Math.max(...instants));
+    if (inserted > 0 && this.#packedBefore.get(series) !== block) {
+      await packBefore(tx, series, block);
+      this.#packedBefore.set(series, block);
     }
     return { stored: stored.map(asStored), inserted };
   }
@@ -342,10 +360,11 @@ export class PostgresCheckResults implements CheckResults {
   async #rowOf(db: QueryExecutorProvider, series: number, checkId: string, id: string): Promise<StoredRow | undefined> {
     const derived = parseDerivedId(checkId, id);
     if (derived) {
-      const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
-        WHERE r.series = ${series} AND r.created_ms = ${derived.createdMs} AND r.id_key = ${idKeyBytes(derived.k)}`.execute(db);
+      const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM ${seriesRows(series, { fromMs: derived.createdMs, toMs: derived.createdMs + 1 })} r
+        LEFT JOIN check_results_references f ON f.key = r.ref WHERE r.id_key = ${idKeyBytes(derived.k)}`.execute(db);
       if (rows[0]) return rows[0];
     }
+    // An id the store did not derive is never packed (postgres/packed-results.ts): one probe of its partial index.
     const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
       WHERE r.series = ${series} AND r.id_key = ${idKeyBytes(idKey(id))} AND r.id_key >= ${EXPLICIT_ID}`.execute(db);
     return rows[0];
@@ -420,7 +439,7 @@ export class PostgresCheckResults implements CheckResults {
     // The page's rows are picked first and only they are joined to their reference: the rows an
     // offset skips would otherwise each look up theirs.
     const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS}
-      FROM (SELECT ${ROW_COLUMNS} FROM check_results r
+      FROM (SELECT ${ROW_COLUMNS} FROM ${seriesRows(series, { fromMs: page.fromMs, toMs: Math.min(page.toMs ?? Number.MAX_SAFE_INTEGER, before.createdMs + 1) })} r
         WHERE ${await this.#meeting(series, page)} AND (r.created_ms, r.id_key) < (${before.createdMs}, ${position})
         ORDER BY r.created_ms DESC, r.id_key DESC LIMIT ${page.limit} OFFSET ${page.offset ?? 0}) r
       LEFT JOIN check_results_references f ON f.key = r.ref
@@ -433,12 +452,13 @@ export class PostgresCheckResults implements CheckResults {
     const series = await this.#series(accountId, checkId);
     if (series === undefined) return { items: [], total: 0 };
     const meeting = await this.#meeting(series, query);
-    const total = Number((await sql<{ total: number | string }>`SELECT COUNT(*) AS total FROM check_results r WHERE ${meeting}`.execute(this.#db)).rows[0]!.total);
+    const rows = seriesRows(series, query);
+    const total = Number((await sql<{ total: number | string }>`SELECT COUNT(*) AS total FROM ${rows} r WHERE ${meeting}`.execute(this.#db)).rows[0]!.total);
     const offset = (query.page - 1) * query.limit;
     if (offset >= total) return { items: [], total };
-    const { rows } = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM check_results r LEFT JOIN check_results_references f ON f.key = r.ref
+    const page = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM ${rows} r LEFT JOIN check_results_references f ON f.key = r.ref
       WHERE ${meeting} ORDER BY r.created_ms, r.id_key LIMIT ${query.limit} OFFSET ${offset}`.execute(this.#db);
-    return { items: await this.#documents(checkId, rows), total };
+    return { items: await this.#documents(checkId, page.rows), total };
   }
 
   async find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined> {
@@ -453,7 +473,7 @@ export class PostgresCheckResults implements CheckResults {
     const series = await this.#series(accountId, checkId);
     if (series === undefined) return [];
     const { rows } = await sql<FactColumns>`SELECT id_key, created_ms, flags, run_location, packed
-      FROM check_results WHERE series = ${series} AND created_ms >= ${fromMs} AND created_ms < ${toMs} ORDER BY created_ms`.execute(this.#db);
+      FROM ${seriesRows(series, { fromMs, toMs })} r ORDER BY created_ms`.execute(this.#db);
     if (rows.length === 0) return [];
     const locations = await this.#locations();
     return rows.map((row) => {
@@ -504,6 +524,7 @@ export class PostgresCheckResults implements CheckResults {
       if (!rows[0]!.locked) return false;
       try {
         await this.#pruneRaw(connection, cutoffs.rawMs);
+        await prunePacked(connection, cutoffs.rawMs);
         return true;
       } finally {
         await sql`SELECT pg_advisory_unlock(${PRUNE_LOCK.toString()}::bigint)`.execute(connection);

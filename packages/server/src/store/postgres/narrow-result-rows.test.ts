@@ -89,7 +89,10 @@ describe('PostgreSQL step 27: narrower result rows', () => {
         await to.query(`INSERT INTO ${table} (${names.join(', ')}) ${overriding} VALUES (${names.map((_, index) => `$${index + 1}`).join(', ')})`, names.map((name) => row[name]));
       }
     }
-    const { rows } = await from.query('SELECT created_ms::float8 AS created_ms, series, ref, flags, run_location, id_key, packed FROM check_results');
+    // Every row the engine stores, whether in the day's partition or packed in its block's row (step 29).
+    const { rows } = await from.query(`SELECT created_ms::float8 AS created_ms, series, ref, flags, run_location, id_key, packed FROM check_results
+      UNION ALL SELECT u.created_ms::float8, p.series, u.ref, u.flags, u.run_location, u.id_key, u.packed
+        FROM check_results_packed p, unnest(p.created_ms, p.ref, p.flags, p.run_location, p.id_key, p.packed) AS u(created_ms, ref, flags, run_location, id_key, packed)`);
     for (const row of rows) {
       await to.query(
         `INSERT INTO check_results (series, created_ms, id_key, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding, body, ref)
@@ -104,6 +107,9 @@ describe('PostgreSQL step 27: narrower result rows', () => {
     expect(await converted.checkResults.newestFirst('acct', 'chk', { limit: 50 })).toEqual(documents);
     expect(await converted.checkResults.facts('acct', 'chk', DAY0, DAY0 + 86_400_000)).toEqual(facts);
     expect(await converted.checkResults.find('acct', 'chk', keptId)).toEqual(documents.find((document) => document.id === keptId));
+    // Step 29 packed the blocks before the current one, all but the result kept under its own id.
+    const unpacked = await to.query('SELECT count(*)::int AS rows FROM check_results');
+    expect(unpacked.rows).toEqual([{ rows: 1 }]);
     // The day keeps its partition's name, and appending goes on where it stopped.
     const partitions = await to.query("SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'check_results'::regclass");
     expect(partitions.rows).toEqual([{ name: 'check_results_p20261101' }]);
