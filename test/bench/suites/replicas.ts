@@ -12,7 +12,8 @@
  * postmaster, its live backends and other children, and the children it has reaped meanwhile), and
  * the database's growth per day of results (`pg_database_size` at the window's end minus at its
  * start, scaled from the window to a day), and the share of it that is the slot claims' table (a row
- * a slot, pruned after two days, so unlike the results it stops growing then). The window opens a whole minute later than the
+ * per check and location, updated in place: after each check's first run it should not grow at all),
+ * with that table's size at the window's end per check. The window opens a whole minute later than the
  * scheduler suite's, after every check has run once (measureReplicas says why).
  *
  * Baseline in the same run: the scheduler suite's measurement, one `vigil server` on SQLite with the
@@ -52,8 +53,10 @@ interface ReplicasMeasurement {
   postgresCpuPercent: number;
   growthBytesPerDay: number;
   growthBytesPerResult: number;
-  /** Of the growth, the slot claims' table's: kept two days, so unlike the results it stops growing then. */
+  /** Of the growth, the slot claims' table's: a row per check and location, so it should not grow with runs. */
   claimsGrowthBytesPerDay: number;
+  /** The slot claims' table with its index at the window's end, per check (one location each here). */
+  claimsBytesPerCheck: number;
 }
 
 /** The results a day of the load makes, one per slot. */
@@ -119,11 +122,19 @@ export const suite: BenchSuite = {
       },
       {
         id: 'replicas.db-growth-claims-per-day',
-        label: 'of which the slot claims (kept two days, then pruned)',
+        label: 'of which the slot claims (a row per check and location)',
         unit: 'MB',
         better: 'lower',
         runs: ofReplicas((one) => one.claimsGrowthBytesPerDay / 1e6),
-        note: `PostgreSQL's scheduled_runs with its indexes (pg_total_relation_size) over the window scaled to a day: a claim a slot, kept two days, so its share stops growing after two days`,
+        note: `PostgreSQL's slot_claims with its index (pg_total_relation_size) over the window scaled to a day: a row per check and location holding the highest slot claimed, updated in place at every claim and finish`,
+      },
+      {
+        id: 'replicas.claims-bytes-per-check',
+        label: 'slot claims per check at the window\'s end',
+        unit: 'bytes',
+        better: 'lower',
+        runs: ofReplicas((one) => one.claimsBytesPerCheck),
+        note: `PostgreSQL's slot_claims with its index (pg_total_relation_size) at the window's end over the checks created (one location each): what the claims cost, whatever the number of runs`,
       },
     ];
   },
@@ -143,7 +154,7 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
     sizes = client;
     await client.connect();
     const databaseBytes = async () => {
-      const { rows } = await client.query<{ bytes: string; claims: string }>("SELECT pg_database_size(current_database()) AS bytes, pg_total_relation_size('scheduled_runs') AS claims");
+      const { rows } = await client.query<{ bytes: string; claims: string }>("SELECT pg_database_size(current_database()) AS bytes, pg_total_relation_size('slot_claims') AS claims");
       return { total: Number(rows[0]!.bytes), claims: Number(rows[0]!.claims) };
     };
     const postmaster = postmasterPid(clusterDir);
@@ -189,6 +200,7 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
       growthBytesPerDay: (grownBytes * DAY_MS) / windowMs,
       growthBytesPerResult: grownBytes / Math.max(1, slots.results.length + slots.notExecuted),
       claimsGrowthBytesPerDay: ((bytesAfter.claims - bytesBefore.claims) * DAY_MS) / windowMs,
+      claimsBytesPerCheck: bytesAfter.claims / Math.max(1, created.length),
     };
   } finally {
     await sizes?.end().catch(() => undefined);
