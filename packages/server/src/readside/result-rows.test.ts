@@ -9,6 +9,7 @@ import { ResultRows } from './result-rows.js';
 import { ResultsStore, compactResultRow, type StoredResult } from './results-store.js';
 import { RollupsStore } from './rollups-store.js';
 import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
+import { ResultPruningTable } from '../store/sqlite/result-pruning.js';
 
 const stores: Store[] = [];
 afterEach(() => stores.splice(0).forEach((store) => store.close()));
@@ -158,16 +159,19 @@ describe('ResultsStore rows with derived ids and deltas from references', () => 
     const results = resultsWith(store, 4);
     const checkId = randomUUID();
     const recorded = Array.from({ length: 23 }, (_, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + index * 10_000, false)])[0]!);
-    // The scheduler's pruning statement, as it runs: batches by rowid of rows older than the cutoff.
-    const prune = store.db.prepare('DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT 3)');
+    // The scheduler's pruning statement, as it runs: batches by key of rows older than the cutoff.
+    const pruning = new ResultPruningTable(store.db, 3);
+    const prune = (cutoff: number) => {
+      while (pruning.pruneResultsBatch(cutoff) > 0);
+    };
     const cutoff = T0 + 10 * 10_000;
-    while (prune.run(cutoff).changes > 0);
+    prune(cutoff);
     // Rows 10..22 remain: they use references 3 (rows 8..11, partly pruned), 4, 5 and the current 6.
     expect(store.db.prepare('SELECT key, uses FROM check_results_references ORDER BY key').all()).toEqual([
       { key: 3, uses: 2 }, { key: 4, uses: 4 }, { key: 5, uses: 4 }, { key: 6, uses: 3 },
     ]);
     expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.slice(10).map(asStored));
-    while (prune.run(Number.MAX_SAFE_INTEGER).changes > 0);
+    prune(Number.MAX_SAFE_INTEGER);
     // The current reference stays for the rows to come, unused.
     expect(store.db.prepare('SELECT key, uses, current FROM check_results_references').all()).toEqual([{ key: 6, uses: 0, current: 1 }]);
     const next = results.recordRun('acct', [runnerLikeResult(checkId, T0 + 300_000, false)])[0]!;

@@ -11,7 +11,11 @@ export class ResultPruningTable {
 
   /** `batch`: the most results one statement deletes. */
   constructor(db: SqliteDatabase, batch: number) {
-    this.#pruneResults = db.prepare(`DELETE FROM check_results WHERE rowid IN (SELECT rowid FROM check_results WHERE created_ms < ? LIMIT ${batch})`);
+    // Results are kept by (series, created_ms, id) and have no rowid (migrations/results.ts): each check's
+    // oldest rows start its range of the key, so the batch is found check by check (CROSS JOIN keeps
+    // the series outer), never by a scan of every row.
+    this.#pruneResults = db.prepare(`DELETE FROM check_results WHERE (series, created_ms, id) IN (
+      SELECT r.series, r.created_ms, r.id FROM result_series s CROSS JOIN check_results r WHERE r.series = s.key AND r.created_ms < ? LIMIT ${batch})`);
   }
 
   /** Deletes one batch of results created before `cutoffMs`; returns how many. */

@@ -1,7 +1,8 @@
 /**
  * Copying the tables of a SQLite source into a PostgreSQL transaction, batch by batch: a batch is read
- * by rowid (a statement at a time, so the source connection is never busy across an await) and
- * written as one multi-row INSERT, so memory holds one batch whatever the size of the source.
+ * by rowid, or by primary key for a table without one (a statement at a time, so the source
+ * connection is never busy across an await) and written as one multi-row INSERT, so memory holds one
+ * batch whatever the size of the source.
  */
 import { sql, type Transaction } from 'kysely';
 import { DOCUMENT_ID_KINDS, DOCUMENT_KINDS } from '../../document-ports.js';
@@ -27,16 +28,20 @@ export async function copyTable(source: MigrationSource, tx: Tx, copy: TableCopy
   const types = await columnTypes(tx, copy);
   const byColumn = !types.some((type) => type.startsWith('_'));
   const rowsPerBatch = byColumn ? options.batchRows : Math.max(1, Math.min(options.batchRows, Math.floor(MAX_PARAMETERS / copy.columns.length)));
-  const read = source.db.prepare(`SELECT rowid, ${copy.select} FROM "${copy.source}" WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+  const key = copy.key ?? ['rowid'];
+  const keyList = key.join(', ');
+  const first = source.db.prepare(`SELECT ${copy.key ? '' : 'rowid, '}${copy.select} FROM "${copy.source}" ORDER BY ${keyList} LIMIT ?`);
+  const next = source.db.prepare(`SELECT ${copy.key ? '' : 'rowid, '}${copy.select} FROM "${copy.source}" WHERE (${keyList}) > (${key.map(() => '?').join(', ')}) ORDER BY ${keyList} LIMIT ?`);
   const head = `INSERT INTO "${copy.target}" (${copy.columns.map((column) => `"${column}"`).join(', ')})${copy.overriding ? ' OVERRIDING SYSTEM VALUE' : ''}`;
-  let after = Number.MIN_SAFE_INTEGER;
+  let after: unknown[] | undefined;
   let copied = 0;
   // The next batch is read from SQLite (synchronously) while PostgreSQL writes the previous one.
   let writing: Promise<unknown> = Promise.resolve();
   for (;;) {
-    const rows = read.all(after, rowsPerBatch) as Array<Record<string, unknown>>;
+    const rows = (after === undefined ? first.all(rowsPerBatch) : next.all(...after, rowsPerBatch)) as Array<Record<string, unknown>>;
     if (rows.length === 0) break;
-    after = rows.at(-1)!['rowid'] as number;
+    const last = rows.at(-1)!;
+    after = key.map((column) => last[column]);
     const tuples = rows.map((row) => copy.values(row));
     const statement = byColumn
       ? sql`${sql.raw(head)} SELECT * FROM unnest(${sql.join(copy.columns.map((_, column) => sql`${tuples.map((tuple) => tuple[column])}::${sql.raw(`"${types[column]!}"`)}[]`))})`

@@ -83,6 +83,8 @@ export function resultTableCopies(db: SqliteDatabase): TableCopy[] {
       source: 'check_results',
       target: 'check_results',
       select: 'series, created_ms, id, final, has_failures, run_location, attempts, response_time, status_code, phases, encoding, body, ref',
+      // SQLite's step 41: the table has no rowid.
+      key: ['series', 'created_ms', 'id'],
       columns: ['created_ms', 'series', 'ref', 'flags', 'run_location', 'id_key', 'packed'],
       values: (row) => {
         const phases = row['phases'];

@@ -22,8 +22,10 @@ export interface TableCopy {
   readonly kind: string;
   readonly source: string;
   readonly target: string;
-  /** The source columns read (the source's `rowid` is read beside them, for paging). */
+  /** The source columns read (the source's `rowid` is read beside them, for paging, unless `key` is given). */
   readonly select: string;
+  /** A source table WITHOUT ROWID: the columns of its primary key, which it is paged by instead (each among `select`'s). */
+  readonly key?: readonly string[];
   /** The target columns written, in the order `values` gives them. */
   readonly columns: readonly string[];
   readonly values: (row: SourceRow) => unknown[];

@@ -14,6 +14,7 @@ import { CHECK_STATE_STEPS } from './check-states.js';
 import { CORE_STEPS } from './core.js';
 import { READSIDE_STEPS } from './readside.js';
 import { REPLICA_STEPS } from './replicas.js';
+import { RESULT_STEPS } from './results.js';
 import { SERVICE_STEPS } from './services.js';
 import { STATE_LOCK_STEPS } from './state-locks.js';
 import type { LegacyStep, SqliteStep } from './step.js';
@@ -27,7 +28,7 @@ export const SCHEMA_SCOPE = 'schema';
  * In order. Core comes first because later steps use its tables (the read side's step 13 writes
  * `id_floors`, the heartbeats' step 19 indexes `checks.check_type`).
  */
-export const SQLITE_STEPS: readonly SqliteStep[] = [...CORE_STEPS, ...ALERTING_STEPS, ...READSIDE_STEPS, ...SERVICE_STEPS, ...AGENT_STEPS, ...STATE_LOCK_STEPS, ...CHECK_STATE_STEPS, ...REPLICA_STEPS];
+export const SQLITE_STEPS: readonly SqliteStep[] = [...CORE_STEPS, ...ALERTING_STEPS, ...READSIDE_STEPS, ...SERVICE_STEPS, ...AGENT_STEPS, ...STATE_LOCK_STEPS, ...CHECK_STATE_STEPS, ...REPLICA_STEPS, ...RESULT_STEPS];
 
 checkNumbering(SQLITE_STEPS);
 
