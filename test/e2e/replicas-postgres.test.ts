@@ -11,9 +11,11 @@
  * killed at 60 s and started again at 90 s; PostgreSQL stops at 120 s and starts again at 140 s; the
  * run ends at 200 s.
  *
- * What must hold: every slot claimed once (the claims table's key) and run at most once (the target
- * counts requests per check); at most one slot per check missed outside the outage (a gap in a check's
- * claimed due times, or a claim whose run never finished: the killed replica's); each notification
+ * What must hold: every slot run at most once (the target records when each check's requests came,
+ * and each belongs to the latest slot due at or before it); at most one slot per check missed outside
+ * the outage (a gap of more than a period between a check's slots run: the run the killed replica had
+ * claimed); the slot claims one row per check and
+ * location, whatever the number of runs; each notification
  * received exactly once (the receiver counts ids); one incident; a POST repeated with its idempotency
  * key on the other replica answers the original; everything acknowledged before the outage is there
  * after it; `/healthz` says DOWN while the database is away and UP after, by itself; amcheck finds every
@@ -27,6 +29,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nextDueMs, periodMs } from '../../packages/server/src/scheduler/slots.js';
 import { startVigilServer, targetEnv, vigil, waitFor, writeProject } from '../support/cli.js';
 import { startEmbeddedPostgres, type RunningPostgres } from '../support/postgres.js';
 
@@ -52,7 +55,10 @@ let target: Server;
 let targetUrl: string;
 let receiver: Server;
 let receiverUrl: string;
-const hitsByPath = new Map<string, number>();
+/** Each created check's schedule as the service stored it, by id. */
+const scheduleOf = new Map<string, { id: string; frequency: number; frequencyOffset: number | null }>();
+/** When each of the target's paths was requested, ms since the epoch, in arrival order. */
+const hitTimesByPath = new Map<string, number[]>();
 let flappingHealthy = false;
 const notificationIds: string[] = [];
 const notificationTypes: string[] = [];
@@ -97,7 +103,10 @@ async function createChecks(replicas: readonly Replica[], count: number, prefix:
           request: { method: 'GET', url: `${targetUrl}/${prefix}/${index}` },
         });
         if (response.status !== 201) throw new Error(`creating ${prefix} ${index} answered ${response.status}: ${await response.text()}`);
-        return ((await response.json()) as { id: string }).id;
+        // The service assigns a frequencyOffset when none is sent; the slots' moments depend on it.
+        const stored = (await response.json()) as { id: string; frequency: number; frequencyOffset?: number };
+        scheduleOf.set(stored.id, { id: stored.id, frequency: stored.frequency, frequencyOffset: stored.frequencyOffset ?? null });
+        return stored.id;
       }),
     );
     ids.push(...batch);
@@ -111,7 +120,9 @@ beforeAll(async () => {
   databaseUrl = await postgres.createDatabase('replicas');
   target = createServer((request, response) => {
     const pathname = request.url ?? '/';
-    hitsByPath.set(pathname, (hitsByPath.get(pathname) ?? 0) + 1);
+    const hits = hitTimesByPath.get(pathname) ?? [];
+    hits.push(Date.now());
+    hitTimesByPath.set(pathname, hits);
     const failing = pathname === '/broken' || (pathname === '/flapping' && !flappingHealthy);
     response.writeHead(failing ? 500 : 200, { 'content-type': 'application/json' }).end('{}');
   });
@@ -226,35 +237,42 @@ new HeartbeatMonitor('beat', { name: 'Beat', period: 1, periodUnit: 'minutes', g
         const storedIds = new Set(stored.map((row) => row.id));
         for (const id of [...everyMinute, ...every10s, ...lastBefore]) expect(storedIds.has(id), `check ${id} acknowledged but not stored`).toBe(true);
 
-        // Slots: claimed once by the key; run at most once; at most one missed per check outside the outage.
-        const { rows: claims } = await client.query<{ check_id: string; due_ms: string; finished_ms: string | null }>('SELECT check_id, due_ms, finished_ms FROM scheduled_runs ORDER BY check_id, due_ms');
-        const byCheck = new Map<string, Array<{ dueMs: number; finished: boolean }>>();
-        for (const row of claims) {
-          const list = byCheck.get(row.check_id) ?? [];
-          list.push({ dueMs: Number(row.due_ms), finished: row.finished_ms !== null });
-          byCheck.set(row.check_id, list);
-        }
+        // Slots: run at most once, at most one missed per check outside the outage, judged from the
+        // target's side: a request belongs to the latest slot due at or before it (runs start late by
+        // their lag, well under a period, and never early), so two requests in one slot are that slot
+        // run twice, and a gap of k periods between a check's slots is k - 1 slots missed.
         const outage = { from: outageStarted - 1_000, to: outageEnded + 15_000 };
         const inOutage = (dueMs: number) => dueMs >= outage.from && dueMs <= outage.to;
         const problems: string[] = [];
-        const judge = (ids: readonly string[], prefix: string, periodMs: number) => {
+        const judge = (ids: readonly string[], prefix: string) => {
           ids.forEach((id, index) => {
-            const slots = byCheck.get(id) ?? [];
-            const hits = hitsByPath.get(`/${prefix}/${index}`) ?? 0;
-            if (hits > slots.length) problems.push(`${prefix} ${index}: ${hits} runs for ${slots.length} claimed slots`);
-            let missed = slots.filter((slot) => !slot.finished && !inOutage(slot.dueMs)).length;
-            for (let at = 1; at < slots.length; at++) {
-              const gap = slots[at]!.dueMs - slots[at - 1]!.dueMs;
-              if (inOutage(slots[at]!.dueMs) || inOutage(slots[at - 1]!.dueMs) || (slots[at - 1]!.dueMs < outage.from && slots[at]!.dueMs > outage.to)) continue;
-              missed += Math.round(gap / periodMs) - 1;
+            const schedule = scheduleOf.get(id)!;
+            const period = periodMs(schedule);
+            const hits = hitTimesByPath.get(`/${prefix}/${index}`) ?? [];
+            const slots = hits.map((atMs) => nextDueMs(schedule, atMs - period + 1));
+            for (const [at, dueMs] of slots.entries()) {
+              if (at > 0 && slots[at - 1] === dueMs) problems.push(`${prefix} ${index}: the slot due ${new Date(dueMs).toISOString()} run twice`);
+            }
+            const distinct = [...new Set(slots)].sort((a, b) => a - b);
+            let missed = 0;
+            for (let at = 1; at < distinct.length; at++) {
+              const [before, after] = [distinct[at - 1]!, distinct[at]!];
+              if (inOutage(after) || inOutage(before) || (before < outage.from && after > outage.to)) continue;
+              missed += Math.round((after - before) / period) - 1;
             }
             if (missed > 1) problems.push(`${prefix} ${index}: ${missed} slots missed`);
-            if (slots.length < 2) problems.push(`${prefix} ${index}: only ${slots.length} slots claimed`);
+            if (distinct.length < 2) problems.push(`${prefix} ${index}: only ${distinct.length} slots run`);
           });
         };
-        judge(everyMinute, 'minute', 60_000);
-        judge(every10s, 'ten', 10_000);
+        judge(everyMinute, 'minute');
+        judge(every10s, 'ten');
         expect(problems).toEqual([]);
+
+        // The claims are a mark per check and location (all here run in one location), not a row a slot.
+        const { rows: marks } = await client.query<{ check_id: string; finished_due_ms: string | null }>('SELECT check_id, finished_due_ms FROM slot_claims');
+        expect(marks).toHaveLength(new Set(marks.map((mark) => mark.check_id)).size);
+        const finishedChecks = new Set(marks.filter((mark) => mark.finished_due_ms !== null).map((mark) => mark.check_id));
+        for (const id of [...everyMinute, ...every10s]) expect(finishedChecks.has(id), `check ${id} has no claim mark with a finished run`).toBe(true);
 
         // Each notification once: the failing check's failure, the flapping check's failure, recovery
         // and failure again; no heartbeat alert (it was pinged through whichever replica was up).
