@@ -556,6 +556,27 @@ describe('CheckMetrics memory', () => {
     expect(sampleLines(fourth.text)).toEqual(sampleLines(await textOf(fresh)));
   });
 
+  it('makes each piece a spare once the first scrape is sent, off any request, so that the first piece written anew takes no new memory', async () => {
+    const { checkId, metrics, scrapeAfterRun, sameMemory, line } = oneCheck();
+    const first = await scrapeAfterRun(1000);
+    first.done();
+    // The spares are made one block per turn of the event loop: here one block, then the turn that finds no more.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // 10 s after 1 s: the last response time and the histogram's sum grow, so those families are written anew.
+    metrics.recordRun(run(checkId, { responseTime: 10_000 }));
+    const allocations = vi.spyOn(Buffer, 'allocUnsafe');
+    let pieces: Uint8Array[][];
+    try {
+      const scraped = await metrics.scrape({ accountIds: [ACCOUNT] });
+      pieces = scraped.families.map(({ samples }) => samples.map(linesOfPiece));
+      expect(allocations.mock.calls).toEqual([]);
+    } finally {
+      allocations.mockRestore();
+    }
+    expect(sameMemory(pieces, first.pieces)).toEqual(Array.from({ length: FAMILIES }, (_, family) => !LONGER.includes(family)));
+    expect(line(Buffer.concat(pieces.flat()).toString('utf8'), 'vigil_check_response_time_seconds_sum{')).toMatch(/ 11$/);
+  });
+
   it("writes a changed block's piece into the memory of the piece before the last once every scrape that sent that one is done, never while one may still send it", async () => {
     const { metrics, scrapeAfterRun, sameMemory, line } = oneCheck();
     // Each run 10 times longer than the one before (1 s, 10 s, ...): the sum (1, 11, 111, ...) and the
