@@ -1,9 +1,11 @@
+/** The SQLite engine's compact result rows (check-results.ts, result-rows.ts), written and read through the check-results port. */
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../store/index.js';
-import { readSideOf } from './context.js';
-import type { StoredResult } from './results-store.js';
-import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
+import { Store } from '../index.js';
+import { allResultsOf } from '../../result-test-support.js';
+import type { CheckResultDocument as StoredResult } from '../result-ports.js';
+import { sqlitePorts } from './index.js';
+import { migrateSqlite, stepNumberOf } from './migrations/index.js';
 
 const stores: Store[] = [];
 afterEach(() => stores.splice(0).forEach((store) => store.close()));
@@ -14,10 +16,15 @@ function openStore(): Store {
   return store;
 }
 
+/** The check-results port on a fresh in-memory store. */
+function openResults() {
+  return sqlitePorts(openStore()).checkResults;
+}
+
 const T0 = Date.parse('2026-11-24T08:00:00.000Z');
 
 /** An API result as the runner makes it. */
-function apiResult(overrides: Partial<StoredResult> & { checkId: string }, at = T0): StoredResult {
+function apiResult(overrides: Partial<StoredResult> & { checkId: string }, at = T0): StoredResult & Record<string, unknown> {
   const passing = overrides.hasFailures !== true;
   return {
     id: randomUUID(),
@@ -58,43 +65,43 @@ function apiResult(overrides: Partial<StoredResult> & { checkId: string }, at = 
   };
 }
 
-describe('ResultsStore compact rows', () => {
-  it('reads a failing result back exactly as recorded, keys in the same order', () => {
-    const { results } = readSideOf(openStore());
+describe('compact result rows on SQLite, through the check-results port', () => {
+  it('reads a failing result back exactly as recorded, keys in the same order', async () => {
+    const results = openResults();
     const failing = apiResult({ checkId: randomUUID(), hasFailures: true, hasErrors: true });
-    results.recordResult('acct', failing);
-    expect(JSON.stringify(results.result('acct', failing.checkId, failing.id))).toBe(JSON.stringify(failing));
+    await results.appendKept('acct', failing);
+    expect(JSON.stringify((await results.find('acct', failing.checkId, failing.id)))).toBe(JSON.stringify(failing));
   });
 
-  it('keeps ids that are not UUIDs and times that are not in ISO millisecond form as they were', () => {
-    const { results } = readSideOf(openStore());
+  it('keeps ids that are not UUIDs and times that are not in ISO millisecond form as they were', async () => {
+    const results = openResults();
     const odd = apiResult({ id: 'seed-result-1', checkId: 'seed-check', created_at: '2026-11-24T08:00:00Z', hasFailures: true });
-    results.recordResult('acct', odd);
-    expect(JSON.stringify(results.resultsOf('acct', 'seed-check'))).toBe(JSON.stringify([odd]));
+    await results.appendKept('acct', odd);
+    expect(JSON.stringify((await allResultsOf(results, 'acct', 'seed-check')))).toBe(JSON.stringify([odd]));
   });
 
-  it("stores a passing run without the target's response body and headers, everything else intact", () => {
-    const { results } = readSideOf(openStore());
+  it("stores a passing run without the target's response body and headers, everything else intact", async () => {
+    const results = openResults();
     const passing = apiResult({ checkId: randomUUID() });
-    results.recordResult('acct', passing);
+    await results.appendKept('acct', passing);
     const response = (passing.apiCheckResult as { response: Record<string, unknown> }).response;
     const expected = { ...passing, apiCheckResult: { ...(passing.apiCheckResult as object), response: { ...response, body: '', headers: {} } } };
-    expect(JSON.stringify(results.result('acct', passing.checkId, passing.id))).toBe(JSON.stringify(expected));
+    expect(JSON.stringify((await results.find('acct', passing.checkId, passing.id)))).toBe(JSON.stringify(expected));
   });
 
-  it('keeps the body and headers of a degraded run', () => {
-    const { results } = readSideOf(openStore());
+  it('keeps the body and headers of a degraded run', async () => {
+    const results = openResults();
     const degraded = apiResult({ checkId: randomUUID(), isDegraded: true });
-    results.recordResult('acct', degraded);
-    expect(results.result('acct', degraded.checkId, degraded.id)).toEqual(degraded);
+    await results.appendKept('acct', degraded);
+    expect((await results.find('acct', degraded.checkId, degraded.id))).toEqual(degraded);
   });
 
-  it('gives analytics the facts from columns: type, location, failures, attempts, response time, status and finite timing phases', () => {
-    const { results } = readSideOf(openStore());
+  it('gives analytics the facts from columns: type, location, failures, attempts, response time, status and finite timing phases', async () => {
+    const results = openResults();
     const checkId = randomUUID();
     const attempt = apiResult({ checkId, resultType: 'ATTEMPT', hasFailures: true, attempts: 1, runLocation: 'us-east-1' }, T0);
-    results.recordResult('acct', attempt);
-    const facts = results.factsBetween('acct', checkId, T0, T0 + 1).map((fact) => ({ ...fact, id: fact.id, timingPhases: fact.timingPhases }));
+    await results.appendKept('acct', attempt);
+    const facts = (await results.facts('acct', checkId, T0, T0 + 1)).map((fact) => ({ ...fact, id: fact.id, timingPhases: fact.timingPhases }));
     expect(facts).toEqual([
       {
         id: attempt.id,
@@ -111,34 +118,33 @@ describe('ResultsStore compact rows', () => {
     ]);
   });
 
-  it("never shows one tenant another's results for the same check id", () => {
-    const { results } = readSideOf(openStore());
+  it("never shows one tenant another's results for the same check id", async () => {
+    const results = openResults();
     const checkId = randomUUID();
     const mine = apiResult({ checkId });
-    results.recordResult('mine', mine);
-    expect(results.factsBetween('theirs', checkId, 0, Number.MAX_SAFE_INTEGER)).toEqual([]);
-    expect(results.result('theirs', checkId, mine.id)).toBeUndefined();
-    expect([...results.newestFirst('theirs', checkId, 0, Number.MAX_SAFE_INTEGER, { createdMs: Number.MAX_SAFE_INTEGER, id: '' })]).toEqual([]);
+    await results.appendKept('mine', mine);
+    expect(await results.facts('theirs', checkId, 0, Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect((await results.find('theirs', checkId, mine.id))).toBeUndefined();
+    expect(await results.newestFirst('theirs', checkId, { limit: 10 })).toEqual([]);
   });
 
-  it('walks newest first from a position, ties by id, decoding documents only when asked', () => {
-    const { results } = readSideOf(openStore());
+  it('walks newest first from a position, ties by id', async () => {
+    const results = openResults();
     const checkId = randomUUID();
     const recorded = [0, 1000, 1000, 2000].map((offset) => apiResult({ checkId, hasFailures: true }, T0 + offset));
-    for (const result of recorded) results.recordResult('acct', result);
-    const all = [...results.newestFirst('acct', checkId, 0, Number.MAX_SAFE_INTEGER, { createdMs: Number.MAX_SAFE_INTEGER, id: '' })];
+    for (const result of recorded) await results.appendKept('acct', result);
+    const all = await results.newestFirst('acct', checkId, { limit: 10 });
     const tied = recorded.slice(1, 3).map((result) => result.id).sort().reverse();
-    expect(all.map((entry) => entry.facts.id)).toEqual([recorded[3]!.id, ...tied, recorded[0]!.id]);
-    const after = [...results.newestFirst('acct', checkId, 0, Number.MAX_SAFE_INTEGER, { createdMs: T0 + 1000, id: tied[0]! })];
-    expect(after.map((entry) => entry.document())).toEqual([recorded.find((result) => result.id === tied[1])!, recorded[0]!]);
+    expect(all.map((result) => result.id)).toEqual([recorded[3]!.id, ...tied, recorded[0]!.id]);
+    const after = await results.newestFirst('acct', checkId, { limit: 10, before: { createdMs: T0 + 1000, id: tied[0]! } });
+    expect(after).toEqual([recorded.find((result) => result.id === tied[1])!, recorded[0]!]);
   });
 
-  it('stores a passing API result in at most 500 bytes of table and index pages', () => {
+  it('stores a passing API result in at most 500 bytes of table and index pages', async () => {
     const store = openStore();
-    const { results } = readSideOf(store);
     const checks = Array.from({ length: 20 }, () => randomUUID());
-    store.transaction(() => {
-      for (let slot = 0; slot < 100; slot++) for (const checkId of checks) results.recordResult('local', apiResult({ checkId }, T0 + slot * 60_000));
+    await sqlitePorts(store).transaction(async (tx) => {
+      for (let slot = 0; slot < 100; slot++) for (const checkId of checks) await tx.checkResults.appendKept('local', apiResult({ checkId }, T0 + slot * 60_000));
     });
     const { bytes } = store.db.prepare("SELECT SUM(pgsize) AS bytes FROM dbstat WHERE name LIKE 'check_results%'").get() as { bytes: number };
     expect(bytes / 2000).toBeLessThanOrEqual(500);
@@ -146,7 +152,7 @@ describe('ResultsStore compact rows', () => {
 });
 
 describe('readside migration 5', () => {
-  it('carries the JSON rows of an older database over to compact rows that read back the same', () => {
+  it('carries the JSON rows of an older database over to compact rows that read back the same', async () => {
     const store = new Store(':memory:', { through: stepNumberOf({ scope: 'readside', version: 4 }) });
     stores.push(store);
     const checkId = randomUUID();
@@ -154,9 +160,9 @@ describe('readside migration 5', () => {
     const insert = store.db.prepare('INSERT INTO check_results (account_id, id, check_id, created_ms, doc) VALUES (?, ?, ?, ?, ?)');
     for (const result of old) insert.run('acct', result.id, checkId, Date.parse(result.created_at), JSON.stringify(result));
     migrateSqlite(store.db); // the steps after, as the next start runs them
-    const { results } = readSideOf(store);
+    const results = sqlitePorts(store).checkResults;
     // Carried over as they were: the passing run keeps its body and headers.
-    expect(JSON.stringify(results.resultsOf('acct', checkId))).toBe(JSON.stringify(old));
-    expect(results.factsBetween('acct', checkId, T0, T0 + 60_001).map((facts) => facts.hasFailures)).toEqual([false, true]);
+    expect(JSON.stringify(await allResultsOf(results, 'acct', checkId))).toBe(JSON.stringify(old));
+    expect((await results.facts('acct', checkId, T0, T0 + 60_001)).map((facts) => facts.hasFailures)).toEqual([false, true]);
   });
 });
