@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Store, type SqliteDatabase } from '../store/index.js';
-import { readSideOf } from './context.js';
 import { compactResultRow, type StoredResult } from './results-store.js';
 import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { coverageOf, DAY_MS, HOUR_MS, type RollupRow } from './rollups-store.js';
 import { totalsOf, responseTimeWithRollups } from './analytics-rollups.js';
 import { aggregate } from './stats.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
 
 const stores: Store[] = [];
@@ -125,20 +125,21 @@ function expectRollupsToMatch(db: SqliteDatabase, results: readonly StoredResult
 }
 
 describe('rollups kept as results are recorded', () => {
-  it('hold, per hour and per day and location, what the FINAL results say: counts and sums exactly, percentiles within the histogram bound', () => {
+  it('hold, per hour and per day and location, what the FINAL results say: counts and sums exactly, percentiles within the histogram bound', async () => {
     const store = openStore();
-    const { results } = readSideOf(store);
     const generated = generatedResults('check-1', 600);
-    store.transaction(() => generated.forEach((result) => results.recordResult('acct', result)));
+    await sqlitePorts(store).transaction(async (tx) => {
+      for (const result of generated) await tx.checkResults.appendKept('acct', result);
+    });
     expectRollupsToMatch(store.db, generated);
   });
 
-  it('count a result recorded twice once', () => {
+  it('count a result recorded twice once', async () => {
     const store = openStore();
-    const { results } = readSideOf(store);
+    const results = sqlitePorts(store).checkResults;
     const [result] = generatedResults('check-1', 2).filter((r) => r.resultType !== 'ATTEMPT');
-    results.recordResult('acct', result!);
-    results.recordResult('acct', result!);
+    expect(await results.appendKept('acct', result!)).toBe(true);
+    expect(await results.appendKept('acct', result!)).toBe(false);
     const { results: count } = store.db.prepare('SELECT results FROM result_rollups_daily').get() as { results: number };
     expect(count).toBe(1);
   });
@@ -153,7 +154,6 @@ describe('rollups kept as results are recorded', () => {
     expect(store.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'result_rollups_hourly'").pluck().get()).toBe(0);
 
     migrateSqlite(store.db); // the steps after, as the next start runs them
-    readSideOf(store);
     expectRollupsToMatch(store.db, generated);
   });
 });
