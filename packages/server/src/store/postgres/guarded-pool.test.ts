@@ -52,6 +52,8 @@ describe('naming statements to prepare', () => {
 describe('prepared statements on PostgreSQL', () => {
   const postgres = useTestPostgres();
   let database: PostgresDatabase | undefined;
+  // The cluster stops after the file's last test, which a pool may hear of on a connection it keeps.
+  const quiet = { warn: () => undefined };
   afterEach(async () => {
     await database?.close();
     database = undefined;
@@ -59,7 +61,7 @@ describe('prepared statements on PostgreSQL', () => {
 
   it('prepares a statement sent twice on the connection, which then answers as before', async () => {
     // One connection, so the statements prepared are those of the connection the query reads from.
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1 });
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1, ...quiet });
     const { db } = database;
     const doubled = (n: number) => sql<{ doubled: number }>`SELECT ${n}::int + ${n}::int AS doubled`.execute(db);
     expect((await doubled(1)).rows).toEqual([{ doubled: 2 }]);
@@ -70,7 +72,7 @@ describe('prepared statements on PostgreSQL', () => {
   });
 
   it('fails a prepared statement with the error of the statement, and runs it again after', async () => {
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1 });
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1, ...quiet });
     const { db } = database;
     const divided = (n: number) => sql<{ q: number }>`SELECT 6 / ${n}::int AS q`.execute(db);
     expect((await divided(1)).rows).toEqual([{ q: 6 }]);
