@@ -110,7 +110,7 @@ export interface ServiceApp {
   close(): Promise<void>;
 }
 
-/** An app on SQLite (createApp without `ports`): its store and the read side on it, for tests and benchmarks. */
+/** An app on SQLite (createApp without `ports`): its store, for tests and benchmarks. */
 export interface SqliteServiceApp extends ServiceApp {
   readonly store: Store;
   readonly repositories: SqliteRepositories;

@@ -6,7 +6,6 @@
  * keyed by the `Store` for that.
  */
 import { randomUUID } from 'node:crypto';
-import { openReadSide, type ReadSide } from './readside/context.js';
 import type { Store } from './store/index.js';
 import type { StoragePorts } from './store/ports.js';
 import { sqlitePorts } from './store/sqlite/index.js';
@@ -27,20 +26,16 @@ export interface Repositories {
 }
 
 /**
- * On SQLite, the synchronous store the ports run on as well, with the read side on it: for tests and
- * benchmarks that fill or inspect a database directly. The service itself asks only the ports.
+ * On SQLite, the synchronous store the ports run on as well: for tests and benchmarks that fill or
+ * inspect a database directly. The service itself asks only the ports.
  */
 export interface SqliteRepositories extends Repositories {
   readonly store: Store;
-  /** Results, rollups, error groups, heartbeat events, status pages, incidents and accounts' profiles. */
-  readonly readSide: ReadSide;
 }
 
 export function openRepositories(store: Store): SqliteRepositories {
-  const readSide = openReadSide(store.db);
   return {
     store,
-    readSide,
     ports: sqlitePorts(store),
     replicaId: randomUUID(),
   };
