@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runnerLikeResult } from '../../../../test/bench/suites/analytics.js';
 import { Store } from '../store/index.js';
-import { readSideOf } from './context.js';
+import { allResultsOf } from '../result-test-support.js';
 import { deflateDocument, reducePassing } from '../store/formats/result-codec.js';
 import { parseDerivedId } from './result-ids.js';
 import { ResultRows } from './result-rows.js';
-import { ResultsStore, compactResultRow, type StoredResult } from './results-store.js';
-import { RollupsStore } from './rollups-store.js';
+import { compactResultRow, type StoredResult } from './results-store.js';
+import type { CheckResultDocument } from '../store/result-ports.js';
+import { SqliteCheckResults } from '../store/sqlite/check-results-port.js';
+import { sqlitePorts } from '../store/sqlite/index.js';
 import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
 import { ResultPruningTable } from '../store/sqlite/result-pruning.js';
 
@@ -20,10 +22,9 @@ function openStore(): Store {
   return store;
 }
 
-/** A results store whose references serve `referenceRows` rows (the service's serve 1,000). */
-function resultsWith(store: Store, referenceRows: number): ResultsStore {
-  readSideOf(store);
-  return new ResultsStore(store.db, new RollupsStore(store.db), { referenceRows });
+/** The check-results port on SQLite, its references serving `referenceRows` rows (the service's serve 1,000). */
+function resultsWith(store: Store, referenceRows: number): SqliteCheckResults {
+  return new SqliteCheckResults(store, { referenceRows });
 }
 
 const T0 = Date.parse('2026-11-24T08:00:00.000Z');
@@ -69,13 +70,20 @@ function multiStepResult(checkId: string, at: number, failing = false): StoredRe
   };
 }
 
+/** Each result stored as a run of its own, one after another (references depend on the order): the runs as stored. */
+async function appendEach(results: Pick<SqliteCheckResults, 'appendRun'>, runs: readonly StoredResult[]): Promise<CheckResultDocument[]> {
+  const stored: CheckResultDocument[] = [];
+  for (const run of runs) stored.push((await results.appendRun('acct', [run]))[0]!);
+  return stored;
+}
+
 /** What reading a result back gives: the document as recorded, reduced as `reducePassing` documents. */
 const asStored = (result: StoredResult) => JSON.stringify(reducePassing(result));
 
-describe('ResultsStore rows with derived ids and deltas from references', () => {
-  it('reads every shape back as recorded: passing, failing and degraded API, TCP, DNS and multi-step runs', () => {
+describe('result rows with derived ids and deltas from references, through the check-results port', () => {
+  it('reads every shape back as recorded: passing, failing and degraded API, TCP, DNS and multi-step runs', async () => {
     const store = openStore();
-    const { results } = readSideOf(store);
+    const results = sqlitePorts(store).checkResults;
     const makers = [
       (checkId: string, at: number, index: number) => runnerLikeResult(checkId, at, index % 5 === 3),
       (checkId: string, at: number, index: number) => ({ ...runnerLikeResult(checkId, at, false), isDegraded: index % 4 === 1 }),
@@ -85,31 +93,31 @@ describe('ResultsStore rows with derived ids and deltas from references', () => 
     ];
     for (const make of makers) {
       const checkId = randomUUID();
-      const recorded = Array.from({ length: 12 }, (_, index) => results.recordRun('acct', [make(checkId, T0 + index * 10_000, index)])[0]!);
-      expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
-      for (const result of recorded) expect(JSON.stringify(results.result('acct', checkId, result.id))).toBe(asStored(result));
-      const newest = [...results.newestFirst('acct', checkId, 0, Number.MAX_SAFE_INTEGER, { createdMs: Number.MAX_SAFE_INTEGER, id: '' })];
-      expect(newest.map((entry) => JSON.stringify(entry.document()))).toEqual(recorded.map(asStored).reverse());
-      expect(newest.map((entry) => [entry.facts.id, entry.facts.runLocation])).toEqual(recorded.map((result) => [result.id, result.runLocation]).reverse());
+      const recorded = await appendEach(results, Array.from({ length: 12 }, (_, index) => make(checkId, T0 + index * 10_000, index)));
+      expect((await allResultsOf(results, 'acct', checkId)).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
+      for (const result of recorded) expect(JSON.stringify((await results.find('acct', checkId, result.id)))).toBe(asStored(result));
+      const newest = await results.newestFirst('acct', checkId, { limit: 100 });
+      expect(newest.map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored).reverse());
+      expect(newest.map((result) => [result.id, result.runLocation])).toEqual(recorded.map((result) => [result.id, result.runLocation]).reverse());
     }
   });
 
-  it('gives a run derived ids, unique per check and instant, and the first try\'s id as the sequence id', () => {
-    const { results } = readSideOf(openStore());
+  it('gives a run derived ids, unique per check and instant, and the first try\'s id as the sequence id', async () => {
+    const results = sqlitePorts(openStore()).checkResults;
     const checkId = randomUUID();
     const attempt = { ...runnerLikeResult(checkId, T0, true), resultType: 'ATTEMPT', sequenceId: 'runner-sequence' };
     const final = { ...runnerLikeResult(checkId, T0, false), attempts: 1, sequenceId: 'runner-sequence' };
-    const [storedAttempt, storedFinal] = results.recordRun('acct', [attempt, final]);
+    const [storedAttempt, storedFinal] = await results.appendRun('acct', [attempt, final]);
     expect(parseDerivedId(checkId, storedAttempt!.id)).toEqual({ createdMs: T0, k: 0 });
     expect(parseDerivedId(checkId, storedFinal!.id)).toEqual({ createdMs: T0, k: 1 });
     expect([storedAttempt!['sequenceId'], storedFinal!['sequenceId']]).toEqual([storedAttempt!.id, storedAttempt!.id]);
     expect(parseDerivedId(randomUUID(), storedFinal!.id)).toBeUndefined();
-    expect(JSON.stringify(results.result('acct', checkId, storedFinal!.id))).toBe(asStored(storedFinal!));
-    expect(results.recordResult('acct', storedFinal!)).toBe(false);
-    expect(results.resultsOf('acct', checkId)).toHaveLength(2);
+    expect(JSON.stringify((await results.find('acct', checkId, storedFinal!.id)))).toBe(asStored(storedFinal!));
+    expect((await results.appendKept('acct', storedFinal!))).toBe(false);
+    expect((await allResultsOf(results, 'acct', checkId))).toHaveLength(2);
   });
 
-  it('reads a database holding ENCODING_V1 rows and new rows, by range and by id', () => {
+  it('reads a database holding ENCODING_V1 rows and new rows, by range and by id', async () => {
     const store = new Store(':memory:', { through: stepNumberOf({ scope: 'readside', version: 7 }) });
     stores.push(store);
     const checkId = randomUUID();
@@ -117,28 +125,28 @@ describe('ResultsStore rows with derived ids and deltas from references', () => 
     const insertV1 = compactResultRow(store.db);
     store.transaction(() => old.forEach((result) => insertV1('acct', reducePassing(result) as StoredResult)));
     migrateSqlite(store.db); // the steps after, as the next start runs them
-    const { results } = readSideOf(store);
-    const recent = [30_000, 40_000, 50_000].map((offset, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + offset, index === 1)])[0]!);
+    const results = sqlitePorts(store).checkResults;
+    const recent = await appendEach(results, [30_000, 40_000, 50_000].map((offset, index) => runnerLikeResult(checkId, T0 + offset, index === 1)));
     expect(store.db.prepare('SELECT encoding, COUNT(*) AS n FROM check_results GROUP BY encoding ORDER BY encoding').all()).toEqual([{ encoding: 0, n: 3 }, { encoding: 1, n: 3 }]);
-    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual([...old, ...recent].map(asStored));
-    for (const result of [...old, ...recent]) expect(JSON.stringify(results.result('acct', checkId, result.id))).toBe(asStored(result));
-    expect(results.recordResult('acct', old[0]!)).toBe(false);
-    expect(results.factsBetween('acct', checkId, T0, T0 + 60_000).map((facts) => [facts.id, facts.hasFailures, facts.runLocation])).toEqual(
+    expect((await allResultsOf(results, 'acct', checkId)).map((result) => JSON.stringify(result))).toEqual([...old, ...recent].map(asStored));
+    for (const result of [...old, ...recent]) expect(JSON.stringify((await results.find('acct', checkId, result.id)))).toBe(asStored(result));
+    expect((await results.appendKept('acct', old[0]!))).toBe(false);
+    expect((await results.facts('acct', checkId, T0, T0 + 60_000)).map((facts) => [facts.id, facts.hasFailures, facts.runLocation])).toEqual(
       [...old, ...recent].map((result) => [result.id, result.hasFailures, result.runLocation]),
     );
   });
 
-  it('still decodes every older row after its reference is replaced every few rows', () => {
+  it('still decodes every older row after its reference is replaced every few rows', async () => {
     const store = openStore();
     const results = resultsWith(store, 4);
     const checkId = randomUUID();
-    const recorded = Array.from({ length: 23 }, (_, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + index * 10_000, index === 9)])[0]!);
+    const recorded = await appendEach(results, Array.from({ length: 23 }, (_, index) => runnerLikeResult(checkId, T0 + index * 10_000, index === 9)));
     const references = store.db.prepare('SELECT current, uses FROM check_results_references ORDER BY key').all();
     expect(references).toEqual([...Array.from({ length: 5 }, () => ({ current: 0, uses: 4 })), { current: 1, uses: 2 }]);
-    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
+    expect((await allResultsOf(results, 'acct', checkId)).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
   });
 
-  it('takes a new reference when a passing result has drifted far from the current one', () => {
+  it('takes a new reference when a passing result has drifted far from the current one', async () => {
     const store = openStore();
     const results = resultsWith(store, 1000);
     const checkId = randomUUID();
@@ -148,17 +156,18 @@ describe('ResultsStore rows with derived ids and deltas from references', () => 
       check.request = { ...check.request, url: 'https://shop.example.com/api/v2/health?region=eu&verbose=true', headers: { accept: 'application/json', 'x-probe': 'vigil' } };
       return result;
     };
-    const recorded = [runnerLikeResult(checkId, T0, false), moved(T0 + 10_000), moved(T0 + 20_000)].map((result) => results.recordRun('acct', [result])[0]!);
+    const runs = [runnerLikeResult(checkId, T0, false), moved(T0 + 10_000), moved(T0 + 20_000)];
+    const recorded = await appendEach(results, runs);
     expect(store.db.prepare('SELECT current, uses FROM check_results_references ORDER BY key').all()).toEqual([{ current: 0, uses: 1 }, { current: 1, uses: 2 }]);
     expect(store.db.prepare('SELECT length(body) FROM check_results ORDER BY created_ms').pluck().all().at(-1)).toBeLessThan(40);
-    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
+    expect((await allResultsOf(results, 'acct', checkId)).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
   });
 
-  it('never loses a reference a row still uses when old rows are pruned, and drops the ones no row uses', () => {
+  it('never loses a reference a row still uses when old rows are pruned, and drops the ones no row uses', async () => {
     const store = openStore();
     const results = resultsWith(store, 4);
     const checkId = randomUUID();
-    const recorded = Array.from({ length: 23 }, (_, index) => results.recordRun('acct', [runnerLikeResult(checkId, T0 + index * 10_000, false)])[0]!);
+    const recorded = await appendEach(results, Array.from({ length: 23 }, (_, index) => runnerLikeResult(checkId, T0 + index * 10_000, false)));
     // The scheduler's pruning statement, as it runs: batches by key of rows older than the cutoff.
     const pruning = new ResultPruningTable(store.db, 3);
     const prune = (cutoff: number) => {
@@ -170,36 +179,35 @@ describe('ResultsStore rows with derived ids and deltas from references', () => 
     expect(store.db.prepare('SELECT key, uses FROM check_results_references ORDER BY key').all()).toEqual([
       { key: 3, uses: 2 }, { key: 4, uses: 4 }, { key: 5, uses: 4 }, { key: 6, uses: 3 },
     ]);
-    expect(results.resultsOf('acct', checkId).map((result) => JSON.stringify(result))).toEqual(recorded.slice(10).map(asStored));
+    expect((await allResultsOf(results, 'acct', checkId)).map((result) => JSON.stringify(result))).toEqual(recorded.slice(10).map(asStored));
     prune(Number.MAX_SAFE_INTEGER);
     // The current reference stays for the rows to come, unused.
     expect(store.db.prepare('SELECT key, uses, current FROM check_results_references').all()).toEqual([{ key: 6, uses: 0, current: 1 }]);
-    const next = results.recordRun('acct', [runnerLikeResult(checkId, T0 + 300_000, false)])[0]!;
-    expect(JSON.stringify(results.result('acct', checkId, next.id))).toBe(asStored(next));
+    const next = (await results.appendRun('acct', [runnerLikeResult(checkId, T0 + 300_000, false)]))[0]!;
+    expect(JSON.stringify((await results.find('acct', checkId, next.id)))).toBe(asStored(next));
   });
 
-  it('stores a passing result in at most 94 bytes: half of what Uptime Kuma takes per result', () => {
+  it('stores a passing result in at most 94 bytes: half of what Uptime Kuma takes per result', async () => {
     // Growth of every table a result writes to (rows, time index, references, locations, series,
     // hourly and daily rollups: all of dbstat) between 1,000 and 2,000 results of one check every
     // 10 s, 99 % passing: what a result adds, without the first page every table and index has.
     const store = openStore();
-    const { results } = readSideOf(store);
+    const ports = sqlitePorts(store);
     const checkId = randomUUID();
     const bytes = () => store.db.prepare('SELECT SUM(pgsize) FROM dbstat').pluck().get() as number;
-    const record = (from: number) => store.transaction(() => {
-      for (let index = from; index < from + 1000; index++) results.recordRun('local', [runnerLikeResult(checkId, T0 + index * 10_000, index % 100 === 7)]);
+    const record = (from: number) => ports.transaction(async (tx) => {
+      for (let index = from; index < from + 1000; index++) await tx.checkResults.appendRun('local', [runnerLikeResult(checkId, T0 + index * 10_000, index % 100 === 7)]);
     });
-    record(0);
+    await record(0);
     const before = bytes();
-    record(1000);
+    await record(1000);
     expect((bytes() - before) / 1000).toBeLessThanOrEqual(94);
   });
 });
 
 describe('ResultRows references kept in memory', () => {
-  it('holds at most its bound of parsed references, and reads rows whose reference it let go', () => {
+  it('holds at most its bound of parsed references, and reads rows whose reference it let go', async () => {
     const store = openStore();
-    readSideOf(store);
     const rows = new ResultRows(store.db, { referenceCacheEntries: 3 });
     const written: Array<{ series: number; checkId: string; id: string; doc: StoredResult }> = [];
     for (let round = 0; round < 2; round++) {
@@ -221,7 +229,7 @@ describe('ResultRows references kept in memory', () => {
     expect(rows.cachedReferences).toBe(3);
   });
 
-  it('keeps a deflated reference in memory of its own size, not in a view on zlib\'s 16 KB output chunk', () => {
+  it('keeps a deflated reference in memory of its own size, not in a view on zlib\'s 16 KB output chunk', async () => {
     const deflated = deflateDocument(runnerLikeResult(randomUUID(), T0, false));
     expect(deflated.length).toBeLessThan(4096);
     expect(deflated.buffer.byteLength).toBe(deflated.length);
