@@ -132,6 +132,12 @@ export interface PostgresOptions {
   readonly connectRetry?: ConnectRetryOptions;
   /** Receives what went wrong without stopping the service: failed idle connections, retries at start (default: a line on stderr). */
   readonly warn?: (message: string) => void;
+  /**
+   * False sends every statement unnamed (guarded-pool.ts prepares the ones sent often, per
+   * connection): for a pooler that hands each transaction another server connection, such as
+   * PgBouncer in transaction mode without `max_prepared_statements`. Default true.
+   */
+  readonly prepareStatements?: boolean;
 }
 
 export interface PostgresDatabase {
@@ -183,7 +189,7 @@ export function openPostgres(options: PostgresOptions): PostgresDatabase {
   // query opens another; without a listener, pg's 'error' event would end the process.
   pool.on('error', (error) => warn(`an idle PostgreSQL connection to ${target} failed: ${withoutSecrets(reasonOf(error), options.connectionString)}`));
   const db = new Kysely<PostgresSchema>({
-    dialect: new PostgresDialect({ pool: guardedPool(pool, { connectionString: options.connectionString, target, statementTimeoutMs, warn }) }),
+    dialect: new PostgresDialect({ pool: guardedPool(pool, { connectionString: options.connectionString, target, statementTimeoutMs, warn, prepareStatements: options.prepareStatements ?? true }) }),
   });
   const health = new PostgresHealth(db, target, options.health);
   return { db, target, health: () => health.check(), close: () => db.destroy() };

@@ -71,6 +71,13 @@ describe('prepared statements on PostgreSQL', () => {
     expect(rows).toEqual([{ statement: 'SELECT $1::int + $2::int AS doubled' }]);
   });
 
+  it('prepares nothing with prepareStatements false, however often a statement is sent', async () => {
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1, prepareStatements: false, ...quiet });
+    const { db } = database;
+    for (let n = 1; n <= 3; n++) expect((await sql<{ sum: number }>`SELECT ${n}::int + 1 AS sum`.execute(db)).rows).toEqual([{ sum: n + 1 }]);
+    expect((await sql`SELECT statement FROM pg_prepared_statements`.execute(db)).rows).toEqual([]);
+  });
+
   it('fails a prepared statement with the error of the statement, and runs it again after', async () => {
     database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1, ...quiet });
     const { db } = database;
