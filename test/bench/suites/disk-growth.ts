@@ -4,7 +4,7 @@
  * 187 bytes per result). Runner-shaped API results, 1 % failing, are appended through the
  * `CheckResults` port as the service records runs (ids derived from check and time, passing results
  * reduced against the check's last one, rollups folded in), round by round as the schedule makes
- * them. The growth is measured between the middle and the end, so the first pages each table and
+ * them. The growth is measured over the later rounds (WINDOW), so the first pages each table and
  * index starts with are not counted: SQLite's every page (dbstat), PostgreSQL's every table with its
  * indexes and TOAST (`pg_total_relation_size`, each day's partition counted), each measured after a
  * `VACUUM`, as autovacuum keeps a running service's updated rows (rollups, reference results).
@@ -29,6 +29,7 @@ import { Store } from '../../../packages/server/src/store/index.js';
 import type { StoragePorts } from '../../../packages/server/src/store/ports.js';
 import type { CheckResultDocument } from '../../../packages/server/src/store/result-ports.js';
 import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
+import { PACK_BLOCK_MS } from '../../../packages/server/src/store/postgres/packed-results.js';
 import { openPostgresPorts } from '../../../packages/server/src/store/postgres/index.js';
 import { sqlitePorts } from '../../../packages/server/src/store/sqlite/index.js';
 import type { BenchContext, BenchFigure, BenchSuite } from '../harness.js';
@@ -49,9 +50,33 @@ const KUMA_BYTES_PER_RESULT = 33.7e6 / RESULTS_PER_HOUR;
 
 const checkIdOf = (monitor: number) => `00000000-0000-4000-8000-${String(monitor).padStart(12, '0')}`;
 
-/** Appends rounds `[from, to)` of the run of monitors `[firstMonitor, firstMonitor + monitors)`, IN_FLIGHT runs at a time. */
-async function appendRounds(ports: StoragePorts, startMs: number, from: number, to: number, monitors = MONITORS, firstMonitor = 0): Promise<void> {
+/** Rounds of a block PostgreSQL packs a check's results by (postgres/packed-results.ts). */
+const ROUNDS_A_BLOCK = PACK_BLOCK_MS / EVERY_MS;
+
+/**
+ * The rounds measured, `[from, to)`: from just after the first round of a block past the first quarter
+ * of the workload to just after the first round of the last block it reaches (rounds 16 to 30 of 40).
+ * The first round of a block is the one whose appends pack each check's block before, so at both ends
+ * PostgreSQL's day partition holds the same working set (the block just begun; the space of the rows
+ * packed away is reused once vacuumed), and the growth between them is what a running service keeps
+ * adding, not how far the latest minutes' rows have got: measured at other moments, the partition
+ * counted from −19 to +15 bytes a result of it. SQLite is measured over the same rounds.
+ */
+const WINDOW = {
+  from: Math.ceil(ROUNDS / 4 / ROUNDS_A_BLOCK) * ROUNDS_A_BLOCK + 1,
+  to: Math.floor((ROUNDS - 1) / ROUNDS_A_BLOCK) * ROUNDS_A_BLOCK + 1,
+};
+
+/** Rounds a minute of the workload takes: as often as autovacuum looks at the tables (`autovacuum_naptime`). */
+const ROUNDS_A_MINUTE = 60_000 / EVERY_MS;
+
+/**
+ * Appends rounds `[from, to)` of the run of monitors `[firstMonitor, firstMonitor + monitors)`, IN_FLIGHT runs at a time,
+ * with the engine's `minutely` upkeep after each minute of the workload.
+ */
+async function appendRounds(ports: StoragePorts, minutely: () => Promise<void>, startMs: number, from: number, to: number, monitors = MONITORS, firstMonitor = 0): Promise<void> {
   for (let round = from; round < to; round++) {
+    if (round > from && round % ROUNDS_A_MINUTE === 0) await minutely();
     for (let first = 0; first < monitors; first += IN_FLIGHT) {
       await Promise.all(
         Array.from({ length: Math.min(IN_FLIGHT, monitors - first) }, (_, offset) => {
@@ -71,24 +96,38 @@ interface BytesOnDisk {
   total: number;
   hourlyRollups: number;
   dailyRollups: number;
+  /** Each table, index and TOAST table by name: the breakdown the suite logs. */
+  byRelation: ReadonlyMap<string, number>;
+}
+
+/** Logs each relation's growth a result between two measures, largest first, so a change shows where its bytes went. */
+function logBreakdown(log: (line: string) => void, engine: string, from: BytesOnDisk, to: BytesOnDisk, results: number): void {
+  const names = new Set([...from.byRelation.keys(), ...to.byRelation.keys()]);
+  const growth = [...names]
+    .map((name) => ({ name, bytes: ((to.byRelation.get(name) ?? 0) - (from.byRelation.get(name) ?? 0)) / results }))
+    .filter((relation) => relation.bytes !== 0)
+    .sort((a, b) => b.bytes - a.bytes);
+  log(`disk-growth: ${engine} growth a result by relation: ${growth.map((relation) => `${relation.name} ${relation.bytes.toFixed(1)}`).join(', ')}`);
 }
 
 /**
  * Bytes per result on one engine: the growth of every table but the rollups between the middle and
  * the end of the workload, and the rollups' share from a whole hour of SAMPLE_MONITORS checks before it.
  */
-async function growthPerResult(ports: StoragePorts, bytesOnDisk: () => Promise<BytesOnDisk>, startMs: number): Promise<number> {
+async function growthPerResult(ports: StoragePorts, bytesOnDisk: () => Promise<BytesOnDisk>, minutely: () => Promise<void>, startMs: number, log: (line: string) => void, engine: string): Promise<number> {
   const sampleRounds = HOUR_MS / EVERY_MS;
   await ports.checkResults.prepareDays(startMs - HOUR_MS, startMs + ROUNDS * EVERY_MS);
-  await appendRounds(ports, startMs - HOUR_MS, 0, sampleRounds, SAMPLE_MONITORS, MONITORS);
+  await appendRounds(ports, minutely, startMs - HOUR_MS, 0, sampleRounds, SAMPLE_MONITORS, MONITORS);
   const sampled = await bytesOnDisk();
   const rollups = sampled.hourlyRollups / (SAMPLE_MONITORS * sampleRounds) + sampled.dailyRollups / (SAMPLE_MONITORS * (86_400_000 / EVERY_MS));
-  await appendRounds(ports, startMs, 0, ROUNDS / 2);
+  log(`disk-growth: ${engine} rollups' share a result: hourly ${(sampled.hourlyRollups / (SAMPLE_MONITORS * sampleRounds)).toFixed(1)}, daily ${(sampled.dailyRollups / (SAMPLE_MONITORS * (86_400_000 / EVERY_MS))).toFixed(1)}`);
+  await appendRounds(ports, minutely, startMs, 0, WINDOW.from);
   const middle = await bytesOnDisk();
-  await appendRounds(ports, startMs, ROUNDS / 2, ROUNDS);
+  await appendRounds(ports, minutely, startMs, WINDOW.from, WINDOW.to);
   const end = await bytesOnDisk();
+  logBreakdown(log, engine, middle, end, (WINDOW.to - WINDOW.from) * MONITORS);
   const others = (bytes: BytesOnDisk) => bytes.total - bytes.hourlyRollups - bytes.dailyRollups;
-  return (others(end) - others(middle)) / ((ROUNDS / 2) * MONITORS) + rollups;
+  return (others(end) - others(middle)) / ((WINDOW.to - WINDOW.from) * MONITORS) + rollups;
 }
 
 export const suite: BenchSuite = {
@@ -99,6 +138,7 @@ export const suite: BenchSuite = {
     // and the whole hour before it for the rollups' sample.
     const startMs = Math.floor((Date.now() - 2 * 3_600_000) / 3_600_000) * 3_600_000;
     if (ROUNDS * EVERY_MS > 3_600_000) throw new Error(`VIGIL_BENCH_DISK_ROUNDS=${ROUNDS} does not fit in an hour`);
+    if (WINDOW.to <= WINDOW.from) throw new Error(`VIGIL_BENCH_DISK_ROUNDS=${ROUNDS} does not reach two blocks past its first quarter (at least ${4 * ROUNDS_A_BLOCK} rounds)`);
     const sqliteRuns: number[] = [];
     const postgresRuns: number[] = [];
     const pgDir = await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-disk-pg-'));
@@ -115,8 +155,10 @@ export const suite: BenchSuite = {
             total: store.db.prepare('SELECT SUM(pgsize) FROM dbstat').pluck().get() as number,
             hourlyRollups: pagesOf(rollupNames('result_rollups_hourly')),
             dailyRollups: pagesOf(rollupNames('result_rollups_daily')),
+            byRelation: new Map((store.db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name').all() as Array<{ name: string; bytes: number }>).map((row) => [row.name, row.bytes])),
           });
-          sqliteRuns.push(await growthPerResult(sqlite, pages, startMs));
+          // SQLite reuses a deleted row's space without upkeep.
+          sqliteRuns.push(await growthPerResult(sqlite, pages, async () => {}, startMs, context.log, 'SQLite'));
         } finally {
           store.close();
         }
@@ -137,9 +179,25 @@ export const suite: BenchSuite = {
                       pg_total_relation_size('result_rollups_hourly')::text AS hourly, pg_total_relation_size('result_rollups_daily')::text AS daily
                  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'm') AND n.nspname = current_schema()`,
             );
-            return { total: Number(rows[0]!.bytes), hourlyRollups: Number(rows[0]!.hourly), dailyRollups: Number(rows[0]!.daily) };
+            // Every relation on its own (a partition's heap, each index, each TOAST table and its index),
+            // partitions named by their table so each day's shows apart.
+            const each = await sizes.query<{ name: string; bytes: string }>(
+              `SELECT c.relname AS name, pg_relation_size(c.oid)::text AS bytes
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'i', 'm') AND n.nspname = current_schema()
+               UNION ALL
+               SELECT c.relname || ' TOAST', (pg_total_relation_size(c.reltoastrelid))::text
+                 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'm') AND n.nspname = current_schema() AND c.reltoastrelid <> 0`,
+            );
+            const byRelation = new Map(each.rows.map((row) => [row.name, Number(row.bytes)]));
+            return { total: Number(rows[0]!.bytes), hourlyRollups: Number(rows[0]!.hourly), dailyRollups: Number(rows[0]!.daily), byRelation };
           };
-          postgresRuns.push(await growthPerResult(ports, relations, startMs));
+          // Autovacuum looks at every table each minute, and vacuums those with enough rows updated or
+          // deleted (every rollup row is updated by every result; packing deletes a block's rows), so the
+          // next minute's rows reuse their space: VACUUM each minute of the workload stands for it.
+          const vacuum = async () => {
+            await sizes.query('VACUUM');
+          };
+          postgresRuns.push(await growthPerResult(ports, relations, vacuum, startMs, context.log, 'PostgreSQL'));
         } finally {
           await sizes.end();
           await ports.close();
@@ -151,7 +209,7 @@ export const suite: BenchSuite = {
       await rm(pgDir, { recursive: true, force: true });
     }
     const goal = { text: `≤ ${(KUMA_BYTES_PER_RESULT / 2).toFixed(0)} bytes (half of Uptime Kuma's ≈ ${KUMA_BYTES_PER_RESULT.toFixed(0)})`, met: (value: number) => value <= KUMA_BYTES_PER_RESULT / 2 };
-    const note = `${MONITORS} API monitors every ${EVERY_MS / 1000} s, runner-shaped results, 1 % failing (kept whole), ${ROUNDS} rounds appended through the CheckResults port ${IN_FLIGHT} runs at a time; growth from round ${ROUNDS / 2} to ${ROUNDS} within one hour, every table and index counted, the rollups as their size after a whole hour of ${SAMPLE_MONITORS} checks over those checks' results of the hour (hourly) and day (daily); ×${RESULTS_PER_HOUR.toLocaleString('en-US')} for MB/h`;
+    const note = `${MONITORS} API monitors every ${EVERY_MS / 1000} s, runner-shaped results, 1 % failing (kept whole), ${ROUNDS} rounds appended through the CheckResults port ${IN_FLIGHT} runs at a time; growth from round ${WINDOW.from} to ${WINDOW.to} (each just after a five-minute block's first round) within one hour, every table and index counted, the rollups as their size after a whole hour of ${SAMPLE_MONITORS} checks over those checks' results of the hour (hourly) and day (daily); ×${RESULTS_PER_HOUR.toLocaleString('en-US')} for MB/h`;
     return [
       { id: 'disk-growth.sqlite', issue: 26, label: 'disk growth per result on SQLite (1,000 monitors every 20 s)', unit: 'bytes', better: 'lower', runs: sqliteRuns, goal, note: `${note}; SQLite dbstat pages` },
       {
