@@ -13,6 +13,7 @@ import os from 'node:os';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { repeat, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
+import { cpuMsOfTree, postmasterPid } from '../lib/scheduled-checks.js';
 import { REPO_ROOT, startServiceProcess, type ServiceProcess } from '../lib/service-process.js';
 import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
 
@@ -84,13 +85,22 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-/** Runs `measure` and returns its result with the server's CPU microseconds per completed request. */
-async function withCpu(pid: number | undefined, measure: () => Promise<AutocannonResult>): Promise<{ result: AutocannonResult; cpuMicros?: number }> {
-  const before = cpuSeconds(pid);
+/**
+ * Runs `measure` and returns its result with the server's CPU microseconds per completed request, and
+ * on PostgreSQL its cluster's (every process of it), which the service's figure leaves out.
+ */
+async function withCpu(service: BenchService, measure: () => Promise<AutocannonResult>): Promise<{ result: AutocannonResult; cpuMicros?: number; postgresCpuMicros?: number }> {
+  const before = cpuSeconds(service.pid);
+  const postgresBefore = service.postmaster === undefined ? undefined : cpuMsOfTree(service.postmaster);
   const result = await measure();
-  const after = cpuSeconds(pid);
-  if (before === undefined || after === undefined || result['2xx'] === 0) return { result };
-  return { result, cpuMicros: ((after - before) * 1e6) / result['2xx'] };
+  const after = cpuSeconds(service.pid);
+  const postgresAfter = service.postmaster === undefined ? undefined : cpuMsOfTree(service.postmaster);
+  if (result['2xx'] === 0) return { result };
+  return {
+    result,
+    ...(before === undefined || after === undefined ? {} : { cpuMicros: ((after - before) * 1e6) / result['2xx'] }),
+    ...(postgresBefore === undefined || postgresAfter === undefined ? {} : { postgresCpuMicros: ((postgresAfter - postgresBefore) * 1e3) / result['2xx'] }),
+  };
 }
 
 async function storedChecks(url: string): Promise<number> {
@@ -111,21 +121,24 @@ export const suite: BenchSuite = {
     const seconds = context.full ? 10 : 4;
     const creates: AutocannonResult[] = [];
     const createCpu: number[] = [];
+    const createPostgresCpu: number[] = [];
     await withService(path.join(context.tmpDir, 'creates'), async (service) => {
       await repeat(context.runs, async () => {
-        const { result, cpuMicros } = await withCpu(service.pid, () =>
+        const { result, cpuMicros, postgresCpuMicros } = await withCpu(service, () =>
           autocannon({ url: service.url, connections: CONNECTIONS, duration: seconds, requests: [createRequest] }),
         );
         assertClean(result, 'POST /v1/checks/api');
         creates.push(result);
         if (cpuMicros !== undefined) createCpu.push(cpuMicros);
-        context.log(`creates: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, server CPU ${Math.round(cpuMicros ?? Number.NaN)} µs/request`);
+        if (postgresCpuMicros !== undefined) createPostgresCpu.push(postgresCpuMicros);
+        context.log(`creates: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, server CPU ${Math.round(cpuMicros ?? Number.NaN)} µs/request${postgresCpuMicros === undefined ? '' : `, PostgreSQL CPU ${Math.round(postgresCpuMicros)} µs/request`}`);
         return result.requests.average;
       });
     });
 
     const lists: AutocannonResult[] = [];
     const listCpu: number[] = [];
+    const listPostgresCpu: number[] = [];
     await withService(path.join(context.tmpDir, 'lists'), async (service) => {
       const fill = await autocannon({ url: service.url, connections: CONNECTIONS, amount: STORED_CHECKS, requests: [createRequest] });
       assertClean(fill, `filling to ${STORED_CHECKS} checks`);
@@ -135,11 +148,12 @@ export const suite: BenchSuite = {
       context.log(`listing ${stored} stored checks in ${pages} pages of ${PAGE_SIZE}`);
       assertClean(await listPages(service.url, pages, LIST_WARMUP_SECONDS), 'GET /v1/checks (warm-up)');
       await repeat(context.runs, async () => {
-        const { result, cpuMicros } = await withCpu(service.pid, () => listPages(service.url, pages, seconds));
+        const { result, cpuMicros, postgresCpuMicros } = await withCpu(service, () => listPages(service.url, pages, seconds));
         assertClean(result, 'GET /v1/checks');
         lists.push(result);
         if (cpuMicros !== undefined) listCpu.push(cpuMicros);
-        context.log(`lists: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, server CPU ${Math.round(cpuMicros ?? Number.NaN)} µs/request`);
+        if (postgresCpuMicros !== undefined) listPostgresCpu.push(postgresCpuMicros);
+        context.log(`lists: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, server CPU ${Math.round(cpuMicros ?? Number.NaN)} µs/request${postgresCpuMicros === undefined ? '' : `, PostgreSQL CPU ${Math.round(postgresCpuMicros)} µs/request`}`);
         return result.requests.average;
       });
     });
@@ -168,6 +182,13 @@ export const suite: BenchSuite = {
         runs: listCpu,
         note: 'all server threads; less sensitive to other load than req/s',
       });
+    }
+    const postgresCpuNote = 'every process of the embedded cluster, beside the service\'s own CPU above';
+    if (createPostgresCpu.length > 0) {
+      cpuFigures.push({ id: 'server.create-postgres-cpu', issue: 2, label: 'POST /v1/checks/api PostgreSQL CPU per request', unit: 'µs', better: 'lower', runs: createPostgresCpu, note: postgresCpuNote });
+    }
+    if (listPostgresCpu.length > 0) {
+      cpuFigures.push({ id: 'server.list-postgres-cpu', issue: 2, label: 'GET /v1/checks?limit=100 PostgreSQL CPU per request', unit: 'µs', better: 'lower', runs: listPostgresCpu, note: postgresCpuNote });
     }
     return [
       ...cpuFigures,
@@ -227,7 +248,12 @@ const RATE_LIMIT = process.env['VIGIL_BENCH_SERVER_RATE_LIMIT'];
 const ENGINE = process.env['VIGIL_BENCH_SERVER_ENGINE'] === 'postgres' ? 'postgres' : 'sqlite';
 const STORAGE_NOTE = ENGINE === 'postgres' ? 'embedded PostgreSQL on loopback (fsync on; service CPU only)' : 'on-disk WAL database';
 
-async function withService(dataDir: string, work: (service: ServiceProcess) => Promise<void>): Promise<void> {
+/** The service, and on PostgreSQL its cluster's postmaster (whose processes' CPU is measured too). */
+interface BenchService extends ServiceProcess {
+  readonly postmaster?: number;
+}
+
+async function withService(dataDir: string, work: (service: BenchService) => Promise<void>): Promise<void> {
   // Under the system's temp directory: as root, PostgreSQL runs as its own user, who cannot enter the run's private one.
   const pgDir = ENGINE === 'postgres' ? await mkdtemp(path.join(os.tmpdir(), 'vigil-bench-server-pg-')) : undefined;
   const postgres = pgDir ? await startEmbeddedPostgres({ dir: pgDir, port: 0, durable: true }) : undefined;
@@ -237,7 +263,7 @@ async function withService(dataDir: string, work: (service: ServiceProcess) => P
     throw error;
   });
   try {
-    await work(service);
+    await work(pgDir === undefined ? service : { ...service, postmaster: postmasterPid(pgDir) });
   } finally {
     await service.stop();
     await postgres?.stop();
