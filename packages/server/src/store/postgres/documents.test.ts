@@ -69,9 +69,20 @@ async function allVisiblePages(db: Kysely<PostgresSchema>): Promise<number> {
   return rows[0]!.pages;
 }
 
+/**
+ * A fresh database of the test cluster whose connections commit synchronously, as a durable service's
+ * do. The throwaway cluster commits asynchronously, and VACUUM marks a page visible to all only once
+ * the commits of the rows on it are flushed, which the WAL writer does on its own clock.
+ */
+async function synchronouslyCommittingDatabase(): Promise<string> {
+  const url = new URL(await postgres.freshDatabase());
+  url.searchParams.set('options', '-c synchronous_commit=on');
+  return url.toString();
+}
+
 describe('VACUUMs after bulk inserts on PostgreSQL', () => {
   it('starts one at a page read once a hundred documents were inserted since the last, and not before', async () => {
-    const { db, close } = openPostgres({ connectionString: await postgres.freshDatabase() });
+    const { db, close } = openPostgres({ connectionString: await synchronouslyCommittingDatabase() });
     open.push({ close });
     await migratePostgres(db);
     const vacuums = new DocumentVacuums(db);
@@ -90,7 +101,7 @@ describe('VACUUMs after bulk inserts on PostgreSQL', () => {
   });
 
   it('starts one every thousand inserts without a read', async () => {
-    const { db, close } = openPostgres({ connectionString: await postgres.freshDatabase() });
+    const { db, close } = openPostgres({ connectionString: await synchronouslyCommittingDatabase() });
     open.push({ close });
     await migratePostgres(db);
     const vacuums = new DocumentVacuums(db);
