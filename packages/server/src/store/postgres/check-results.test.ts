@@ -4,28 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { StoragePorts } from '../ports.js';
+import { describe, expect, it } from 'vitest';
 import { partitionName } from './check-results.js';
-import { openPostgresPorts } from './index.js';
-import { useTestPostgres } from './test-database.js';
+import { usePortsWithClient, useTestPostgres } from './test-database.js';
 
 const postgres = useTestPostgres();
 const DAY = 86_400_000;
 const DAY0 = Date.UTC(2026, 10, 1);
-const open: Array<{ close(): Promise<void> | void }> = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((item) => item.close()));
-});
-
-async function database(): Promise<{ ports: StoragePorts; client: pg.Client }> {
-  const connectionString = await postgres.freshDatabase();
-  const ports = await openPostgresPorts({ connectionString });
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  open.push(ports, { close: () => client.end() });
-  return { ports, client };
-}
+const database = usePortsWithClient(postgres);
 
 async function partitions(client: pg.Client): Promise<string[]> {
   const { rows } = await client.query<{ name: string }>(

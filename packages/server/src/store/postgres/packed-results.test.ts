@@ -5,28 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CheckResultDocument, StoragePorts } from '../ports.js';
-import { openPostgresPorts } from './index.js';
 import { PACK_BLOCK_MS } from './packed-results.js';
-import { useTestPostgres } from './test-database.js';
+import { usePortsWithClient, useTestPostgres } from './test-database.js';
 
 const postgres = useTestPostgres();
 const DAY = 86_400_000;
 const BLOCK0 = Date.UTC(2026, 10, 1, 6);
-const open: Array<{ close(): Promise<void> | void }> = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((item) => item.close()));
-});
-
-async function database(): Promise<{ ports: StoragePorts; client: pg.Client }> {
-  const connectionString = await postgres.freshDatabase();
-  const ports = await openPostgresPorts({ connectionString });
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  open.push(ports, { close: () => client.end() });
-  return { ports, client };
-}
+const database = usePortsWithClient(postgres);
 
 function result(at: number, options: { failing?: boolean; type?: 'FINAL' | 'ATTEMPT'; location?: string } = {}): CheckResultDocument {
   const failing = options.failing ?? false;

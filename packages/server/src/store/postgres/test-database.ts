@@ -7,8 +7,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import type { StoragePorts } from '../ports.js';
 import { startEmbeddedPostgres, type RunningPostgres } from './embedded.js';
+import { openPostgresPorts } from './index.js';
 
 export interface TestPostgres {
   /** Creates an empty database on this file's cluster and resolves to its connection URL. */
@@ -37,5 +40,25 @@ export function useTestPostgres(): TestPostgres {
       databases += 1;
       return server.createDatabase(`test_${databases}`);
     },
+  };
+}
+
+/**
+ * Call at the top of a test file, beside useTestPostgres: opens the service's ports on a fresh
+ * database with a plain client beside them (for what the ports do not show: partitions, row counts),
+ * both closed after each test.
+ */
+export function usePortsWithClient(postgres: TestPostgres): () => Promise<{ ports: StoragePorts; client: pg.Client }> {
+  const open: Array<{ close(): Promise<void> | void }> = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((item) => item.close()));
+  });
+  return async () => {
+    const connectionString = await postgres.freshDatabase();
+    const ports = await openPostgresPorts({ connectionString });
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    open.push(ports, { close: () => client.end() });
+    return { ports, client };
   };
 }
