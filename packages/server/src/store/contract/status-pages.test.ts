@@ -225,8 +225,11 @@ describe('status pages on postgres, two creates of one url in units at once', ()
       releaseFirst();
       await saving;
     });
+    // Awaited from now on: the second unit may be refused before the first one's commit is told here,
+    // and a rejection nobody awaits yet is reported as unhandled.
+    const secondRefused = expect(second).rejects.toMatchObject({ name: 'StatusPageNameTaken', field: 'url', value: 'same' });
     await first;
-    await expect(second).rejects.toMatchObject({ name: 'StatusPageNameTaken', field: 'url', value: 'same' });
+    await secondRefused;
     expect(await b.statusPages.holding('url', 'same')).toEqual({ accountId: 'acc', id: 'p1' });
   });
 });
