@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runnerLikeResult } from '../../../../test/bench/suites/analytics.js';
-import { Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import { allResultsOf } from '../result-test-support.js';
 import { deflateDocument, reducePassing } from '../store/formats/result-codec.js';
 import { parseDerivedId } from './result-ids.js';
@@ -12,15 +12,9 @@ import { SqliteCheckResults } from '../store/sqlite/check-results-port.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
 import { ResultPruningTable } from '../store/sqlite/result-pruning.js';
+import { useMemoryStores } from '../store/sqlite/test-store.js';
 
-const stores: Store[] = [];
-afterEach(() => stores.splice(0).forEach((store) => store.close()));
-
-function openStore(): Store {
-  const store = new Store(':memory:');
-  stores.push(store);
-  return store;
-}
+const openStore = useMemoryStores();
 
 /** The check-results port on SQLite, its references serving `referenceRows` rows (the service's serve 1,000). */
 function resultsWith(store: Store, referenceRows: number): SqliteCheckResults {
@@ -118,8 +112,7 @@ describe('result rows with derived ids and deltas from references, through the c
   });
 
   it('reads a database holding ENCODING_V1 rows and new rows, by range and by id', async () => {
-    const store = new Store(':memory:', { through: stepNumberOf({ scope: 'readside', version: 7 }) });
-    stores.push(store);
+    const store = openStore({ through: stepNumberOf({ scope: 'readside', version: 7 }) });
     const checkId = randomUUID();
     const old = [runnerLikeResult(checkId, T0, false), runnerLikeResult(checkId, T0 + 10_000, true), { ...runnerLikeResult(checkId, T0 + 20_000, false), id: 'seeded-1' }];
     const insertV1 = compactResultRow(store.db);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Store, type SqliteDatabase } from '../store/index.js';
+import { describe, expect, it } from 'vitest';
+import type { SqliteDatabase } from '../store/index.js';
 import { compactResultRow, type StoredResult } from './results-store.js';
 import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
 import { coverageOf, DAY_MS, HOUR_MS, type RollupRow } from './rollups-store.js';
@@ -8,15 +8,9 @@ import { totalsOf, responseTimeWithRollups } from './analytics-rollups.js';
 import { aggregate } from './stats.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
+import { useMemoryStores } from '../store/sqlite/test-store.js';
 
-const stores: Store[] = [];
-afterEach(() => stores.splice(0).forEach((store) => store.close()));
-
-function openStore(): Store {
-  const store = new Store(':memory:');
-  stores.push(store);
-  return store;
-}
+const openStore = useMemoryStores();
 
 const T0 = Date.parse('2026-11-24T00:00:00.000Z');
 
@@ -145,8 +139,7 @@ describe('rollups kept as results are recorded', () => {
   });
 
   it('are back-filled by the migration from the raw results of a database that had none', () => {
-    const store = new Store(':memory:', { through: stepNumberOf({ scope: 'readside', version: 5 }) });
-    stores.push(store);
+    const store = openStore({ through: stepNumberOf({ scope: 'readside', version: 5 }) });
     const generated = generatedResults('check-1', 400);
     // The read side as it was before rollups: migrations 1..5, results written in compact rows only.
     const insert = compactResultRow(store.db);

@@ -1,20 +1,13 @@
 /** The SQLite engine's compact result rows (check-results.ts, result-rows.ts), written and read through the check-results port. */
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../index.js';
+import { describe, expect, it } from 'vitest';
 import { allResultsOf } from '../../result-test-support.js';
 import type { CheckResultDocument as StoredResult } from '../result-ports.js';
 import { sqlitePorts } from './index.js';
 import { migrateSqlite, stepNumberOf } from './migrations/index.js';
+import { useMemoryStores } from './test-store.js';
 
-const stores: Store[] = [];
-afterEach(() => stores.splice(0).forEach((store) => store.close()));
-
-function openStore(): Store {
-  const store = new Store(':memory:');
-  stores.push(store);
-  return store;
-}
+const openStore = useMemoryStores();
 
 /** The check-results port on a fresh in-memory store. */
 function openResults() {
@@ -153,8 +146,7 @@ describe('compact result rows on SQLite, through the check-results port', () => 
 
 describe('readside migration 5', () => {
   it('carries the JSON rows of an older database over to compact rows that read back the same', async () => {
-    const store = new Store(':memory:', { through: stepNumberOf({ scope: 'readside', version: 4 }) });
-    stores.push(store);
+    const store = openStore({ through: stepNumberOf({ scope: 'readside', version: 4 }) });
     const checkId = randomUUID();
     const old = [apiResult({ checkId }, T0), apiResult({ checkId, hasFailures: true }, T0 + 60_000), apiResult({ id: 'seeded', checkId, created_at: '2026-11-24T08:02:00Z' })];
     const insert = store.db.prepare('INSERT INTO check_results (account_id, id, check_id, created_ms, doc) VALUES (?, ?, ?, ?, ?)');
