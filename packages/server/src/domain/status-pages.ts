@@ -15,12 +15,37 @@
  *   a page applied again from code does not get new card ids each time.
  */
 import type { StatusPageCardInput, StatusPageCreate, StatusPageUpdate } from '@vigil/schema';
-import type { StatusPageCardDoc, StatusPageDoc } from '../readside/pages-store.js';
 import type { TransactionPorts } from '../store/ports.js';
 import { StatusPageNameTaken, type StatusPageDocument, type StatusPageName } from '../store/status-page-ports.js';
 import { uuidV7 } from '../store/sqlite/collection.js';
 import { mergeUpdate } from './documents.js';
 import { conflict, invalid, notFound } from './errors.js';
+
+/**
+ * A status page as the service keeps it: written by `/v1/status-pages` (these rules) and by `--seed`,
+ * stored through the status-page port, rendered by public-pages/.
+ */
+export interface StatusPageDoc {
+  id: string;
+  name: string;
+  /** The subdomain the page is served at (lower case); unique across the service. Seeded pages have none. */
+  url?: string;
+  /** A domain of the user's (lower case) that serves the page; unique across the service. */
+  customDomain?: string | null;
+  /** The page's cards (real API shape): the services it shows, by id. */
+  cards?: StatusPageCardDoc[];
+  /** The rest of the page as the API stores it (theme, logo, timestamps). */
+  [field: string]: unknown;
+}
+
+export interface StatusPageCardDoc {
+  /** Absent on pages from --seed. */
+  id?: string;
+  name: string;
+  services: Array<{ id: string }>;
+  created_at?: string;
+  updated_at?: string | null;
+}
 
 const NAMES: readonly StatusPageName[] = ['url', 'customDomain'];
 

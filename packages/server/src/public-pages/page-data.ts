@@ -8,7 +8,7 @@
  */
 import { isActive, coversCheck, occurrencesBetween, type MaintenanceWindowLike } from '../alerting/maintenance.js';
 import type { IncidentState, IncidentUpdateState } from '../readside/incidents.js';
-import type { StatusPageDoc } from '../readside/pages-store.js';
+import type { StatusPageDoc } from '../domain/status-pages.js';
 import type { ResourceDocument, ResourceDocuments } from '../store/document-ports.js';
 import type { StoragePorts } from '../store/ports.js';
 import { webUrl } from './escape.js';

@@ -20,6 +20,7 @@
  * exempt: their signed token is the proof a forger lacks, and a mail client's one-click unsubscribe
  * sends no `Origin` at all.
  */
+import type { Subscription } from '@vigil/schema';
 import type { Context, Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { SUBSCRIBER_DELIVERY } from '../alerting/channels.js';
@@ -27,7 +28,6 @@ import { clientAddress } from '../http/auth-failures.js';
 import type { AppEnv } from '../http/types.js';
 import type { StoragePorts } from '../store/ports.js';
 import { escapeMarkup as e } from './escape.js';
-import type { SubscriptionDoc } from '../readside/pages-store.js';
 import type { FoundPage } from './page-data.js';
 import { renderNotFound } from './render-html.js';
 import { addressRefusedPage, subscribePage, type SubscribePageInfo } from './render-subscribe.js';
@@ -111,7 +111,7 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
     // One unit: the submission counted, the subscription and its verification mail commit together or not at all.
     await ports.transaction(async (tx) => {
       if (!(await tx.subscribers.admit(submission))) return;
-      const existing = (await tx.subscribers.byAddress(accountId, page.id, address)) as SubscriptionDoc | undefined;
+      const existing = (await tx.subscribers.byAddress(accountId, page.id, address)) as Subscription | undefined;
       // A VERIFIED address is subscribed already: it gets nothing, and the page says the same as for any other.
       if (existing?.status === 'VERIFIED') return;
       const subscription = existing ?? { id: randomUUID(), type: 'EMAIL' as const, address, status: 'PENDING' as const, created_at: new Date(nowMs).toISOString(), updated_at: null };
@@ -147,7 +147,7 @@ export function registerSubscriptions(app: Hono<AppEnv>, deps: SubscribeDeps): v
           : subscribePage(info, 'This link is not valid', ['The link is incomplete or was not made for this status page. Copy the whole link from the e-mail.']);
       return { refused: deps.html(c, page, 400) };
     }
-    const subscription = (await ports.subscribers.byId(found.accountId, found.page.id, checked.subscriptionId)) as SubscriptionDoc | undefined;
+    const subscription = (await ports.subscribers.byId(found.accountId, found.page.id, checked.subscriptionId)) as Subscription | undefined;
     return { found, info, subscription, action: `${c.req.path}?token=${encodeURIComponent(c.req.query('token') ?? '')}` };
   };
 

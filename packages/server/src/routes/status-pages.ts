@@ -6,10 +6,9 @@
  */
 import { ENDPOINTS } from '@vigil/schema';
 import type { Hono } from 'hono';
-import { createStatusPage, deleteStatusPage, getStatusPage, presentStatusPage, updateStatusPage } from '../domain/status-pages.js';
+import { createStatusPage, deleteStatusPage, getStatusPage, presentStatusPage, updateStatusPage, type StatusPageDoc } from '../domain/status-pages.js';
 import { badRequest } from '../http/errors.js';
 import type { AppEnv } from '../http/types.js';
-import type { StatusPageDoc } from '../readside/pages-store.js';
 import type { RouteContext } from './index.js';
 
 /** The row number a `nextId` stands for; 0 (from the start) without one. */

@@ -5,17 +5,16 @@
  * `/v1/status-pages`; another tenant's status page is 404. A unit of work over the status-page port,
  * so the page and its subscriptions are read in one transaction whichever replica wrote them.
  */
-import { ENDPOINTS } from '@vigil/schema';
+import { ENDPOINTS, type Subscription } from '@vigil/schema';
 import type { Hono } from 'hono';
 import { getStatusPage } from '../domain/status-pages.js';
 import type { AppEnv } from '../http/types.js';
-import type { SubscriptionDoc } from '../readside/pages-store.js';
 import type { RouteContext } from './index.js';
 
 export function register(_app: Hono<AppEnv>, ctx: RouteContext): void {
   ctx.routeUnit(ENDPOINTS['subscriptions.list'], async ({ tx, account, params, query }) => {
     await getStatusPage(tx, account.id, params.statusPageId);
     const { items, total } = await tx.statusPages.subscriptionPage(account.id, params.statusPageId, { page: query.page, limit: query.limit });
-    return { items: items as SubscriptionDoc[], total };
+    return { items: items as Subscription[], total };
   });
 }
