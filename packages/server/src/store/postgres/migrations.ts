@@ -719,6 +719,39 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
          FROM moved GROUP BY series, created_ms - created_ms % 300000`,
     ),
   },
+  {
+    version: 30,
+    name: 'packed blocks small uncompressed: time offsets, one element where a block agrees',
+    // postgres/packed-results.ts says why: a block's row stays under the size PostgreSQL compresses
+    // rows past, so its repeated values cost their full size. The table is made anew (a column's type
+    // cannot change by an expression that reads the row's other arrays) and keeps its name.
+    up: statements(
+      // A block's column as packing stores it: one element when every element is the same, else as given.
+      `CREATE FUNCTION vigil_block_column(elements anyarray) RETURNS anyarray LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+         SELECT CASE WHEN cardinality(elements) > 1 AND NOT EXISTS (SELECT 1 FROM unnest(elements) AS e WHERE e IS DISTINCT FROM elements[1])
+                     THEN elements[1:1] ELSE elements END
+       $$`,
+      `CREATE TABLE check_results_blocks (
+        start_ms BIGINT NOT NULL,
+        series INTEGER NOT NULL,
+        offset_ms INTEGER[] NOT NULL,
+        id_key BYTEA[] NOT NULL,
+        run_location TEXT[] NOT NULL,
+        flags SMALLINT[] NOT NULL,
+        packed BYTEA[] NOT NULL,
+        ref INTEGER[] NOT NULL
+      ) WITH (toast_tuple_target = 128)`,
+      // MAIN: compressed in the row, moved out of line only when a block would not fit in a page.
+      ...['offset_ms', 'id_key', 'run_location', 'flags', 'packed', 'ref'].map((column) => `ALTER TABLE check_results_blocks ALTER COLUMN ${column} SET STORAGE MAIN`),
+      `INSERT INTO check_results_blocks (start_ms, series, offset_ms, id_key, run_location, flags, packed, ref)
+       SELECT start_ms, series, ARRAY(SELECT (c - start_ms)::integer FROM unnest(created_ms) WITH ORDINALITY AS u(c, position) ORDER BY position),
+              vigil_block_column(id_key), vigil_block_column(run_location), vigil_block_column(flags), vigil_block_column(packed), vigil_block_column(ref)
+         FROM check_results_packed`,
+      'DROP TABLE check_results_packed',
+      'ALTER TABLE check_results_blocks RENAME TO check_results_packed',
+      'CREATE INDEX check_results_packed_series_start ON check_results_packed (series, start_ms)',
+    ),
+  },
 ];
 
 /**

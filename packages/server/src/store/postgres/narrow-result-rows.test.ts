@@ -11,6 +11,7 @@ import type { CheckResultDocument } from '../ports.js';
 import { openPostgres } from './database.js';
 import { openPostgresPorts } from './index.js';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './migrations.js';
+import { ALL_PACKED_ROWS } from './packed-results.js';
 import { useTestPostgres } from './test-database.js';
 
 const postgres = useTestPostgres();
@@ -89,10 +90,9 @@ describe('PostgreSQL step 27: narrower result rows', () => {
         await to.query(`INSERT INTO ${table} (${names.join(', ')}) ${overriding} VALUES (${names.map((_, index) => `$${index + 1}`).join(', ')})`, names.map((name) => row[name]));
       }
     }
-    // Every row the engine stores, whether in the day's partition or packed in its block's row (step 29).
+    // Every row the engine stores, whether in the day's partition or packed in its block's row (steps 29 and 30).
     const { rows } = await from.query(`SELECT created_ms::float8 AS created_ms, series, ref, flags, run_location, id_key, packed FROM check_results
-      UNION ALL SELECT u.created_ms::float8, p.series, u.ref, u.flags, u.run_location, u.id_key, u.packed
-        FROM check_results_packed p, unnest(p.created_ms, p.ref, p.flags, p.run_location, p.id_key, p.packed) AS u(created_ms, ref, flags, run_location, id_key, packed)`);
+      UNION ALL SELECT created_ms::float8, series, ref, flags, run_location, id_key, packed FROM (${ALL_PACKED_ROWS}) p`);
     for (const row of rows) {
       await to.query(
         `INSERT INTO check_results (series, created_ms, id_key, final, has_failures, run_location, attempts, response_time, status_code, phases, phases_json, encoding, body, ref)

@@ -35,7 +35,7 @@ function result(at: number, options: { failing?: boolean; type?: 'FINAL' | 'ATTE
 async function counts(client: pg.Client): Promise<{ unpacked: number; blocks: number; packed: number }> {
   const { rows } = await client.query<{ unpacked: number; blocks: number; packed: number }>(
     `SELECT (SELECT count(*) FROM check_results)::int AS unpacked, (SELECT count(*) FROM check_results_packed)::int AS blocks,
-            (SELECT coalesce(sum(cardinality(created_ms)), 0) FROM check_results_packed)::int AS packed`,
+            (SELECT coalesce(sum(cardinality(offset_ms)), 0) FROM check_results_packed)::int AS packed`,
   );
   return rows[0]!;
 }
