@@ -4,13 +4,14 @@
  * text every one of its series starts with. Parsing 10,000 check documents on every scrape cost
  * about 50 ms; here an account is read in full once, and then a scrape reads only the documents the
  * documents port's change feed says were written since, by this replica or another:
- * - a check created, edited or deleted is read again (or dropped) alone; an account with many
- *   changes at once is read again in full, in pages, rather than one document after another;
+ * - the checks created, edited or deleted are read again (or dropped), an account's up to a
+ *   thousand in one read (`getMany`), so a bulk apply of thousands of checks is a few statements,
+ *   never a read per check (one round trip each on PostgreSQL) nor the whole account again;
  * - a change to one of an account's groups reads its group names again (a rename changes
  *   `vigil_check_info`);
  * - a feed that no longer reaches back to the position followed (pruned) reads every account again.
  */
-import type { DocumentKind, ResourceDocument, ResourceDocuments } from '../store/document-ports.js';
+import { MAX_DOCUMENTS_READ_AT_ONCE, type DocumentKind, type ResourceDocument, type ResourceDocuments } from '../store/document-ports.js';
 import { checkLabels } from './check-lines.js';
 
 /** One check as its info line labels it, plus what the scrape caches next to it (see checks.ts). */
@@ -30,7 +31,7 @@ export interface CatalogCheck {
 }
 
 /** What the catalog reads of the documents port. */
-export type CatalogDocuments = Pick<ResourceDocuments, 'get' | 'pageAfter' | 'latestPosition' | 'changesSince'>;
+export type CatalogDocuments = Pick<ResourceDocuments, 'getMany' | 'pageAfter' | 'latestPosition' | 'changesSince'>;
 
 interface AccountCatalog {
   /** In the checks' insertion order, which is the order of their series in a scrape. */
@@ -42,11 +43,6 @@ interface AccountCatalog {
 
 /** Documents read per page when an account is read in full, and feed entries per read of the feed. */
 const PAGE = 1000;
-/**
- * Past this many checks changed in an account since the last scrape, the account is read again in
- * pages rather than each changed check on its own (one round trip each on PostgreSQL).
- */
-const MOST_CHECKS_READ_ONE_BY_ONE = 64;
 
 export class CheckCatalog {
   readonly #documents: CatalogDocuments;
@@ -127,24 +123,26 @@ export class CheckCatalog {
       }
       if (batch.changes.length < PAGE) break;
     }
-    for (const [accountId, ids] of changedChecks) {
+    for (const [accountId, changed] of changedChecks) {
       const account = this.#accounts.get(accountId)!;
-      if (ids.size > MOST_CHECKS_READ_ONE_BY_ONE) {
-        this.#accounts.set(accountId, await this.#readAccount(accountId));
-        continue;
-      }
-      for (const id of ids) {
-        const doc = await this.#documents.get('checks', accountId, id);
-        if (!doc) {
-          if (account.checks.delete(id)) account.version = ++this.#lastVersion;
-          continue;
-        }
-        const check = catalogCheckOf(accountId, doc);
-        const previous = account.checks.get(id);
-        // An unchanged label set keeps its rendering; a new check lands last, as its insertion order says.
-        if (!previous || !sameLabels(previous, check)) {
-          account.checks.set(id, check);
-          account.version = ++this.#lastVersion;
+      const ids = [...changed];
+      for (let start = 0; start < ids.length; start += MAX_DOCUMENTS_READ_AT_ONCE) {
+        const chunk = ids.slice(start, start + MAX_DOCUMENTS_READ_AT_ONCE);
+        const textById = new Map((await this.#documents.getMany('checks', accountId, chunk)).map((row) => [row.id, row.text]));
+        // In the feed's order, not the read's: new checks land last in the order they were created.
+        for (const id of chunk) {
+          const text = textById.get(id);
+          if (text === undefined) {
+            if (account.checks.delete(id)) account.version = ++this.#lastVersion;
+            continue;
+          }
+          const check = catalogCheckOf(accountId, { ...(JSON.parse(text) as Record<string, unknown>), id });
+          const previous = account.checks.get(id);
+          // An unchanged label set keeps its rendering; a new check lands last, as its insertion order says.
+          if (!previous || !sameLabels(previous, check)) {
+            account.checks.set(id, check);
+            account.version = ++this.#lastVersion;
+          }
         }
       }
     }

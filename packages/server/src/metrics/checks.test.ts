@@ -494,6 +494,28 @@ describe('CheckMetrics freshness', () => {
     }
   });
 
+  it('reads a bulk change in reads of the changed checks only, a thousand at a time, and lists new checks in the order they were created', async () => {
+    const store = memoryStore();
+    const [edited, removed] = ['Edited', 'Removed'].map((name) => addCheck(store, { name }));
+    const metrics = new CheckMetrics(portsOf(store));
+    await textOf(metrics);
+
+    const documents = portsOf(store).documents;
+    const added: string[] = [];
+    for (let index = 0; index < 1005; index++) added.push(await createCheck(store, { name: `Bulk ${index}` }));
+    await editCheck(store, edited!, { name: 'Edited again' });
+    await documents.remove('checks', ACCOUNT, removed!);
+    store.transaction(() => [edited!, ...added].forEach((checkId) => recordStatus(store, checkId)));
+    const many = vi.spyOn(documents, 'getMany');
+    const paged = vi.spyOn(documents, 'pageAfter');
+    const text = await textOf(metrics);
+
+    expect(many.mock.calls.map(([kind, accountId, ids]) => [kind, accountId, ids.length])).toEqual([['checks', ACCOUNT, 1000], ['checks', ACCOUNT, 1005 + 2 - 1000]]);
+    expect(paged).not.toHaveBeenCalled();
+    const info = sampleLines(text).filter((line) => line.startsWith('vigil_check_info{'));
+    expect(info.map((line) => /check_name="([^"]+)"/.exec(line)?.[1])).toEqual(['Edited again', ...added.map((_, index) => `Bulk ${index}`)]);
+  });
+
   it('exports at most maxChecks checks, in the order they were created, and counts the rest', async () => {
     const store = memoryStore();
     const ids = ['A', 'B', 'C'].map((name) => addCheck(store, { name }));
