@@ -127,18 +127,22 @@ describe('executeRuns', () => {
       return { ports: wrapped, control };
     }
 
-    it('leaves neither the result nor the alert state nor the outbox row of a unit that fails after the evaluation; a normal run leaves all three', async () => {
+    it("leaves neither the result nor the alert state nor the outbox row nor the slot's finish of a unit that fails after the evaluation; a normal run leaves all four", async () => {
       const { store, repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
       const checkId = String(check.id);
       const { ports, control } = failingAfterWork(repositories.ports);
       const finished: string[] = [];
-      const record = reportRecorder({ repositories: { ...repositories, ports }, alerting, onStored: (stored) => finished.push(stored.slot.key) });
+      const finishedAt = Date.UTC(2026, 10, 27, 9, 5);
+      const record = reportRecorder({ repositories: { ...repositories, ports }, alerting, onStored: (stored) => finished.push(stored.slot.key), now: () => finishedAt });
       const runner = fakeRunner(['eu-west-1'], null);
       const report = async (dueMs: number): Promise<RunnerReport> => ({ key: `${checkId}@${dueMs}@eu-west-1`, wireVersion: 1, ...(await runner.run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1])) }) as unknown as RunnerReport;
 
       control.fail = true;
       const dueMs = Date.UTC(2026, 10, 27, 9);
+      const { slotClaims } = repositories.ports;
+      expect(await slotClaims.claim([job(check, 'eu-west-1', dueMs).slot, job(check, 'eu-west-1', dueMs + 60_000).slot], dueMs)).toHaveLength(2);
       await expect(record(job(check, 'eu-west-1', dueMs), await report(dueMs))).rejects.toThrow('the unit failed after the evaluation');
+      expect(await slotClaims.find('acct', checkId, 'eu-west-1')).toEqual({ dueMs: dueMs + 60_000, claimedMs: dueMs, finishedDueMs: null, finishedMs: null });
       await alerting.idle();
       expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId))).toEqual([]);
       expect((await repositories.ports.checkStatuses.find('acct', checkId))).toBeUndefined();
@@ -156,6 +160,7 @@ describe('executeRuns', () => {
       expect(outboxRows(store)).toEqual([`ALERT_FAILURE ${checkId}`]);
       expect(sent).toEqual(['ALERT_FAILURE']);
       expect(finished).toHaveLength(1);
+      expect(await slotClaims.find('acct', checkId, 'eu-west-1')).toEqual({ dueMs: dueMs + 60_000, claimedMs: dueMs, finishedDueMs: dueMs + 60_000, finishedMs: finishedAt });
     });
 
     it('names the FINAL result as stored, and sees the result and status the unit stored before it', async () => {

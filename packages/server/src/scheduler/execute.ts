@@ -23,14 +23,15 @@ import type { ExecuteRun, RunJob } from './queue.js';
 import { schedulable } from './scheduler.js';
 
 export interface ExecuteOptions {
-  /** Where results and statuses are stored (`ports`), and the store alerting still writes through. */
-  /** `store`: SQLite's, present on that engine only, whose group commit the slots' finishes share. */
-  repositories: Pick<Repositories, 'ports'> & { readonly store?: Store };
+  /** Where results, statuses and slots' finishes are stored. */
+  repositories: Pick<Repositories, 'ports'>;
   runner: Runner;
   /** Evaluates every FINAL result in the unit that stores it (alert state and notifications). */
   alerting?: Pick<Alerting, 'evaluateIn' | 'notify'>;
-  /** Called when a run's results are stored (the scheduler marks the slot finished). */
+  /** Called once a run's results are stored, its slot marked finished with them (metrics, the failure log). */
   onStored?: (job: RunJob, final: RunResult) => void;
+  /** Milliseconds since the epoch, as a slot's finish records them (default `Date.now`). */
+  now?: () => number;
 }
 
 /**
@@ -70,13 +71,13 @@ type StoreOnlyRecordOptions = Omit<ExecuteOptions, 'runner' | 'repositories'> & 
 export type RecordReport = (job: RunJob, report: RunnerReport, recordOptions?: RecordOptions) => Promise<void>;
 
 /**
- * Stores a report's tries, their error groups and the check's status, and evaluates the FINAL result's
- * alert, as one unit of work, then tells `onStored` (the slot is marked finished) and the outbox: the
+ * Stores a report's tries, their error groups and the check's status, evaluates the FINAL result's
+ * alert and marks the slot finished, as one unit of work, then tells `onStored` and the outbox: the
  * same for a run in this process and a run an agent reported.
  */
 export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOnlyRecordOptions): RecordReport {
-  const repositories = 'repositories' in options ? options.repositories : { store: options.store, ports: sqlitePorts(options.store) };
-  const { store, ports } = repositories;
+  const { ports } = 'repositories' in options ? options.repositories : { ports: sqlitePorts(options.store) };
+  const now = options.now ?? Date.now;
   return async (job, report, recordOptions = {}) => {
     const { accountId } = job.slot;
     const certificateExpiresAt = report.final.certificateExpiresAt ?? null;
@@ -106,26 +107,26 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
         stoppedAt: final.stoppedAt ?? null,
         ...(certificateExpiresAt ? { sslDaysRemaining: sslDaysRemaining(certificateExpiresAt, Date.parse(final.stoppedAt ?? '') || Date.now()) } : {}),
       });
-      if (!alerting) return { final };
+      let evaluated: { evaluation?: AlertEvaluation; alertingFailure?: { error: unknown } } = {};
       // In a savepoint of the unit: an alerting failure undoes only the evaluation's writes and is
       // reported once the run is stored. It neither undoes the stored run nor re-runs the slot: the
       // run happened, and its results and status are true whatever became of its alert.
-      try {
-        return { final, evaluation: await alerting.evaluateIn(tx, accountId, job.slot.checkId, alertFactsOf(job, final, certificateExpiresAt), parallel) };
-      } catch (error) {
-        return { final, alertingFailure: { error } };
+      if (alerting) {
+        try {
+          evaluated = { evaluation: await alerting.evaluateIn(tx, accountId, job.slot.checkId, alertFactsOf(job, final, certificateExpiresAt), parallel) };
+        } catch (error) {
+          evaluated = { alertingFailure: { error } };
+        }
       }
+      // Last: the claim's row stays locked from here to the commit, and a tick claiming the check's
+      // next slot (a statement for all its slots, on any replica) waits for it meanwhile.
+      await tx.slotClaims.finish(job.slot, now());
+      return { final, ...evaluated };
     });
-    // Once stored for good. On SQLite in a group commit of its own turn, which the slot's finish of
-    // every run stored in the same turn shares.
-    const told = store ? store.writeBatched(() => options.onStored?.(job, recorded.final)).committed : Promise.resolve(options.onStored?.(job, recorded.final));
+    options.onStored?.(job, recorded.final);
     const evaluation: AlertEvaluation | undefined = recorded.evaluation;
     if (evaluation) alerting?.notify(evaluation);
-    try {
-      if (recorded.alertingFailure) throw recorded.alertingFailure.error;
-    } finally {
-      await told;
-    }
+    if (recorded.alertingFailure) throw recorded.alertingFailure.error;
   };
 }
 

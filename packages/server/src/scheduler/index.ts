@@ -118,7 +118,6 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const { metrics } = options;
   const now = options.now ?? Date.now;
-  let scheduler: Scheduler | undefined;
   const onDelivery = options.alerting?.onDelivery;
   const alerting = new Alerting(repositories, {
     denyNetworks: options.denyNetworks,
@@ -133,8 +132,8 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
   const recording = {
     repositories,
     alerting,
+    now,
     onStored: (job: RunJob, final: RunResult) => {
-      scheduler?.finished(job.slot);
       metrics?.runStored({
         accountId: job.slot.accountId,
         checkId: job.slot.checkId,
@@ -186,7 +185,7 @@ export function startScheduling(repositories: Repositories, options: SchedulingO
   });
   // A heartbeat tick waits on the database's claims: the next one is skipped while it goes on, and a stop waits for it.
   let heartbeatTick: Promise<void> | undefined;
-  scheduler = new Scheduler({
+  const scheduler = new Scheduler({
     repositories,
     queue: handOff,
     log,

@@ -200,7 +200,7 @@ describe('Scheduler claiming through the SlotClaims port', () => {
     expect(held.calls.map((slots) => slots.length)).toEqual([1, 1]);
   });
 
-  it('marks a run finished through the port, and prunes claim marks not raised for two days', async () => {
+  it('prunes claim marks not raised for two days', async () => {
     const store = storeWith([{ name: 'every 10 s' }]);
     const repositories = openRepositories(store);
     const queue = new RecordingQueue();
@@ -211,9 +211,6 @@ describe('Scheduler claiming through the SlotClaims port', () => {
     const { slotClaims } = repositories.ports;
     const { accountId, checkId, location, dueMs } = job!.slot;
     expect(await slotClaims.find(accountId, checkId, location)).toEqual({ dueMs, claimedMs: T0 + 15_000, finishedDueMs: null, finishedMs: null });
-    subject.finished(job!.slot);
-    await subject.idle();
-    expect(await slotClaims.find(accountId, checkId, location)).toEqual({ dueMs, claimedMs: T0 + 15_000, finishedDueMs: dueMs, finishedMs: T0 + 15_000 });
     const twoDays = 2 * 24 * 60 * 60 * 1000;
     await subject.prune(dueMs + twoDays);
     expect(await slotClaims.find(accountId, checkId, location)).toBeDefined();

@@ -34,7 +34,7 @@ import type { RunJob, RunQueue } from './queue.js';
 import { DueHeap } from './due-heap.js';
 import { PeriodicTurn } from './periodic-turn.js';
 import { ResultDayPreparation } from './result-days.js';
-import { dueSlots, nextDueMs, type SchedulableCheck, type Slot } from './slots.js';
+import { dueSlots, nextDueMs, type SchedulableCheck } from './slots.js';
 import { StoredChecks, type StoredDocument } from './stored-checks.js';
 
 /** Check types with nothing to run: the service waits for them (heartbeat pings). */
@@ -43,8 +43,9 @@ const PASSIVE = new Set(['HEARTBEAT']);
 export interface SchedulerOptions {
   /**
    * The storage ports with this process's replica id: the documents it schedules from (and whose
-   * change feed it prunes), the check results it prunes, slot claims, through which it claims and
-   * finishes slots and prunes old claims, and periodic jobs, through which it takes its turn to prune.
+   * change feed it prunes), the check results it prunes, slot claims, through which it claims slots
+   * and prunes old claims (a run marks its slot finished in the unit that stores it: execute.ts), and
+   * periodic jobs, through which it takes its turn to prune.
    */
   repositories: Pick<Repositories, 'ports' | 'replicaId'>;
   queue: RunQueue;
@@ -63,7 +64,7 @@ export interface SchedulerOptions {
   rollupRetentionDays?: number;
   /** Called on every housekeeping with its moment: passive checks' own evaluation (heartbeats/watch.ts). */
   onTick?: (nowMs: number) => void;
-  /** Where a failed prune, tick, follow or finish is told (default stderr). */
+  /** Where a failed prune, tick or follow is told (default stderr). */
   log?: (line: string) => void;
 }
 
@@ -139,8 +140,6 @@ export class Scheduler {
   #running = false;
   /** The tick under way (its claim in flight); the next one starts after it. */
   #ticking: Promise<number> | undefined;
-  /** Slots being marked finished whose write has not been answered yet. */
-  readonly #finishing = new Set<Promise<void>>();
 
   constructor(options: SchedulerOptions) {
     const { ports, replicaId } = options.repositories;
@@ -187,9 +186,9 @@ export class Scheduler {
 
   /**
    * Stops ticking: no slot is claimed and no prune starts after this. The runs already handed over
-   * are the queue's; its owner decides how long a stop waits for them (scheduler/index.ts). Resolves
-   * once the tick, prune turn and finishes under way have ended, after which the scheduler no longer
-   * touches the database (unless a run the queue still drains is marked finished).
+   * are the queue's; its owner decides how long a stop waits for them (scheduler/index.ts), and each
+   * marks its slot finished in the unit that stores it (execute.ts). Resolves once the tick and prune
+   * turn under way have ended, after which the scheduler no longer touches the database.
    */
   async stop(): Promise<void> {
     this.#running = false;
@@ -199,25 +198,11 @@ export class Scheduler {
     await this.idle();
   }
 
-  /** Resolves once the tick, prune turn and finishes under way, if any, have ended (tests, stop). */
+  /** Resolves once the tick and prune turn under way, if any, have ended (tests, stop). */
   async idle(): Promise<void> {
-    while (this.#ticking || this.#pruneTurn || this.#finishing.size > 0) {
-      await Promise.all([this.#ticking?.catch(() => undefined), this.#pruneTurn, ...this.#finishing]);
+    while (this.#ticking || this.#pruneTurn) {
+      await Promise.all([this.#ticking?.catch(() => undefined), this.#pruneTurn]);
     }
-  }
-
-  /**
-   * Records a slot's run as its check's latest finished at its location (`ClaimMark`). Called inside
-   * the transaction that stores the run's results: on SQLite the port's write joins it, so it commits
-   * (or rolls back) with them. A failure is logged: the run and its results stand either way.
-   */
-  finished(slot: Slot): void {
-    const finishing: Promise<void> = this.#claims.finish(slot, this.#now()).then(
-      () => undefined,
-      (error: unknown) => this.#log(`vigil server: marking the run of check ${slot.checkId} at ${new Date(slot.dueMs).toISOString()} (${slot.location}) finished failed: ${String((error as Error)?.stack ?? error)}`),
-    );
-    this.#finishing.add(finishing);
-    void finishing.finally(() => this.#finishing.delete(finishing));
   }
 
   /**

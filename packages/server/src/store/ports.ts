@@ -385,6 +385,11 @@ export interface TransactionPorts {
   readonly checkStatuses: CheckStatuses;
   readonly errorGroups: ErrorGroups;
   /**
+   * A scheduled run's slot is marked finished in the unit that stores the run: the mark and the
+   * results commit together, one durable commit a run where a finish of its own was a second one.
+   */
+  readonly slotClaims: Pick<SlotClaims, 'finish'>;
+  /**
    * A run's alert evaluation moves its check's state and queues its notifications in the run's unit,
    * so a stored FINAL result is never left unevaluated by a process that died in between. Inside a
    * unit a lost compare-and-set answers false without an error (on PostgreSQL the unit reads the

@@ -109,6 +109,23 @@ describe.each(engines)('slot claims on $name', (engine) => {
     expect(await a.slotClaims.find('acc', 'check-z', 'eu-west-1')).toEqual({ dueMs: minute(2).dueMs, claimedMs: DUE + 3, finishedDueMs: minute(2).dueMs, finishedMs: DUE + 900 });
   });
 
+  it("marks a slot finished inside a unit of work: seen by the other replica once the unit commits, undone with a unit that fails", async () => {
+    const [a, b] = await twoReplicas(engine);
+    const minute = (n: number) => slotOf('check-u', DUE + n * 60_000, 'eu-west-1');
+    await a.slotClaims.claim([minute(1), minute(2)], DUE);
+    await expect(
+      a.transaction(async (tx) => {
+        expect(await tx.slotClaims.finish(minute(1), DUE + 100)).toBe(true);
+        throw new Error('the run was not stored');
+      }),
+    ).rejects.toThrow('the run was not stored');
+    expect(await b.slotClaims.find('acc', 'check-u', 'eu-west-1')).toEqual({ dueMs: minute(2).dueMs, claimedMs: DUE, finishedDueMs: null, finishedMs: null });
+    expect(await a.transaction((tx) => tx.slotClaims.finish(minute(2), DUE + 200))).toBe(true);
+    expect(await b.slotClaims.find('acc', 'check-u', 'eu-west-1')).toEqual({ dueMs: minute(2).dueMs, claimedMs: DUE, finishedDueMs: minute(2).dueMs, finishedMs: DUE + 200 });
+    expect(await a.transaction((tx) => tx.slotClaims.finish(minute(3), DUE + 300))).toBe(false);
+    await expect(a.transaction((tx) => tx.slotClaims.finish(minute(2), -1))).rejects.toThrow('finishedMs must be a whole number of milliseconds since the epoch, got -1');
+  });
+
   it('keeps one row per check and location however many slots are claimed', async () => {
     const [a] = await twoReplicas(engine);
     const many = Array.from({ length: 1200 }, (_, i) => slot(i));

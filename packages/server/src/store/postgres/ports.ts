@@ -58,6 +58,7 @@ export function postgresPorts(db: Kysely<PostgresSchema>, close: () => Promise<v
     checkResults: checkResults.inUnit(tx),
     checkStatuses: new PostgresCheckStatuses(tx),
     errorGroups: new PostgresErrorGroups(tx),
+    slotClaims: new PostgresSlotClaims(tx),
     alertStates: new PostgresAlertStates(tx),
     agentLeases: new PostgresAgentLeases(tx, agentRunsQueued),
     privateLocations: new PostgresPrivateLocations(tx),

@@ -178,6 +178,8 @@ function portsInsideUnit(store: PortedStore, failedWrites: FailedWrites): Transa
     checkResults: new SqliteCheckResults(runRecord),
     checkStatuses: new SqliteCheckStatuses(runRecord),
     errorGroups: new SqliteErrorGroups(runRecord),
+    // A run's slot marked finished: one statement, committed or undone with the run's record.
+    slotClaims: new SqliteSlotClaims(runRecord),
     alertStates: new SqliteAlertStates(direct),
     agentLeases: new SqliteAgentLeases(direct),
     privateLocations: new SqlitePrivateLocations(direct),
