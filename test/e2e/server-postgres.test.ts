@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, startVigilServer, targetEnv, vigil, waitFor, writeProject } from '../support/cli.js';
 import { useTestPostgres } from '../support/postgres.js';
+import { startStatementNamesRelay } from '../support/statement-names-relay.js';
 
 const postgres = useTestPostgres();
 let target: Server;
@@ -87,4 +88,34 @@ new ApiCheck('health', { name: 'Health', frequency: Frequency.EVERY_10S, locatio
     );
     expect(await stop(second.child)).toBe(0);
   }, 240_000);
+
+  it.each([
+    { setting: 'off', named: false },
+    { setting: 'on', named: true },
+  ])('with --database-prepared-statements $setting, names a prepared statement: $named', async ({ setting, named }) => {
+    // What a pooler in front of the database would be sent: a named statement breaks PgBouncer in transaction mode.
+    const relay = await startStatementNamesRelay(await postgres.freshDatabase());
+    try {
+      const server = await startVigilServer(['--database', relay.url, '--database-prepared-statements', setting]);
+      running.push(server.child);
+      // The same create, list and read, several times: every statement of them is sent more than once.
+      for (let n = 1; n <= 3; n++) {
+        const created = await fetch(`${server.url}/v1/checks/api`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer vigil-local', 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `check ${n}`, activated: false, locations: ['eu-west-1'], request: { url: 'https://example.com/' } }),
+        });
+        expect(created.status, await created.clone().text()).toBe(201);
+        const { id } = (await created.json()) as { id: string };
+        expect((await getJson<{ name: string }>(server.url, `/v1/checks/${id}`)).name).toBe(`check ${n}`);
+        expect(await getJson<unknown[]>(server.url, '/v1/checks')).toHaveLength(n);
+      }
+      expect(await stop(server.child)).toBe(0);
+      expect(relay.parses()).toBeGreaterThan(0);
+      if (named) expect(relay.preparedNames.length).toBeGreaterThan(0);
+      else expect(relay.preparedNames).toEqual([]);
+    } finally {
+      await relay.close();
+    }
+  }, 120_000);
 });

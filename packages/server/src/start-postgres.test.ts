@@ -87,4 +87,10 @@ describe('vigil server on PostgreSQL', () => {
       new Error('give either databaseUrl or dataDir/databaseFile, not both'),
     );
   });
+
+  it('refuses prepareStatements without a database URL', async () => {
+    await expect(startServer({ dataDir: ':memory:', prepareStatements: false })).rejects.toThrow(
+      new Error('prepareStatements is an option of databaseUrl (PostgreSQL); SQLite prepares its statements in process'),
+    );
+  });
 });

@@ -34,6 +34,12 @@ export interface ServerOptions {
   readonly databaseUrl?: string;
   /** How starting on `databaseUrl` waits for a database that is not up yet (default: 10 tries, backing off to 30 s). */
   readonly connectRetry?: ConnectRetryOptions;
+  /**
+   * With `databaseUrl`: false sends every statement unnamed, for a pooler that hands each transaction
+   * another server connection (PgBouncer in transaction mode); default true, statements sent often
+   * are prepared on each connection (store/postgres/guarded-pool.ts).
+   */
+  readonly prepareStatements?: boolean;
   /** An exact database file path instead of `dataDir` (e.g. the embedded service's `.vigil/local.db`). */
   readonly databaseFile?: string;
   /** API keys and their accounts; default: key `vigil-local` for account `local`. */
@@ -126,6 +132,7 @@ async function openPostgres(connectionString: string, options: ServerOptions): P
     connectionString,
     ...(options.connectRetry ? { connectRetry: options.connectRetry } : {}),
     ...(options.onWarning ? { warn: options.onWarning } : {}),
+    ...(options.prepareStatements === undefined ? {} : { prepareStatements: options.prepareStatements }),
   });
 }
 
@@ -142,6 +149,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.agents && !schedulingOptions) throw new Error('runner agents need the scheduler: they execute its runs');
   if (options.databaseUrl !== undefined && (options.dataDir !== undefined || options.databaseFile !== undefined)) {
     throw new Error('give either databaseUrl or dataDir/databaseFile, not both');
+  }
+  if (options.prepareStatements !== undefined && options.databaseUrl === undefined) {
+    throw new Error('prepareStatements is an option of databaseUrl (PostgreSQL); SQLite prepares its statements in process');
   }
   // Opened before the app, which is built synchronously on whatever ports it is handed.
   const ports = options.databaseUrl === undefined ? undefined : await openPostgres(options.databaseUrl, options);

@@ -65,6 +65,14 @@ describe('vigil server', () => {
     },
     { args: ['--database', 'mysql://vigil:secret@127.0.0.1/vigil'], message: 'Error: --database must be a PostgreSQL URL, postgres://user:password@host:port/database' },
     { args: ['--database', 'postgres://vigil:secret@127.0.0.1:5432'], message: 'Error: --database must be a PostgreSQL URL, postgres://user:password@host:port/database' },
+    {
+      args: ['--database', 'postgres://vigil:secret@127.0.0.1:5432/vigil', '--database-prepared-statements', 'no'],
+      message: 'Error: --database-prepared-statements (or VIGIL_DATABASE_PREPARED_STATEMENTS) must be on or off, got "no"',
+    },
+    {
+      args: ['--database-prepared-statements', 'off'],
+      message: 'Error: --database-prepared-statements (or VIGIL_DATABASE_PREPARED_STATEMENTS) needs --database (or VIGIL_DATABASE_URL): it is a setting of PostgreSQL connections',
+    },
     { args: ['--public-url', 'vigil.example.com'], message: 'Error: --public-url: "vigil.example.com" is not a URL (expected e.g. https://vigil.example.com)' },
     { args: ['--metrics-buckets', '0.5,0.25'], message: 'Error: --metrics-buckets: bounds must increase: 0.25 after 0.5' },
     { args: ['--metrics-buckets', '1s'], message: 'Error: --metrics-buckets: "1s" is not a number of seconds above 0 (write e.g. 0.1,0.5,2 or none)' },
@@ -104,6 +112,13 @@ describe('vigil server', () => {
     expect(result.status).toBe(2);
   });
 
+  it('takes the prepared statements setting from VIGIL_DATABASE_PREPARED_STATEMENTS, refusing a bad value as it refuses the flag', () => {
+    const env = { ...process.env, VIGIL_DATABASE_URL: 'postgres://vigil:secret@127.0.0.1:5432/vigil', VIGIL_DATABASE_PREPARED_STATEMENTS: 'false' };
+    const result = spawnSync(process.execPath, [bin, 'server'], { encoding: 'utf8', timeout: 20_000, env });
+    expect(result.stderr.trim()).toBe('Error: --database-prepared-statements (or VIGIL_DATABASE_PREPARED_STATEMENTS) must be on or off, got "false"');
+    expect(result.status).toBe(2);
+  });
+
   it.each([
     [
       'two Slack App tokens for one account',
@@ -131,7 +146,7 @@ describe('vigil server', () => {
   it('documents the fault switches in --help', () => {
     const result = spawnSync(process.execPath, [bin, 'server', '--help'], { encoding: 'utf8', timeout: 20_000 });
     expect(result.status).toBe(0);
-    for (const text of ['--faults <spec>', 'latency=50ms', 'error=0.1', '429=0.2', 'drop=0.05', 'seed=42', '--request-log <file>', '--rate-limit <n/s>']) {
+    for (const text of ['--database-prepared-statements <on|off>', 'VIGIL_DATABASE_PREPARED_STATEMENTS', '--faults <spec>', 'latency=50ms', 'error=0.1', '429=0.2', 'drop=0.05', 'seed=42', '--request-log <file>', '--rate-limit <n/s>']) {
       expect(result.stdout).toContain(text);
     }
   });

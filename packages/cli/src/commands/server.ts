@@ -19,6 +19,7 @@ interface ServerFlags {
   port: string;
   data: string;
   database?: string;
+  databasePreparedStatements?: string;
   apiKey?: string[];
   accountId?: string[];
   accounts?: string;
@@ -109,6 +110,21 @@ function parseDatabaseUrl(url: string | undefined, dataGiven: boolean): string |
   return url.trim();
 }
 
+const PREPARED_STATEMENTS_FLAG = '--database-prepared-statements (or VIGIL_DATABASE_PREPARED_STATEMENTS)';
+
+/**
+ * `--database-prepared-statements on|off`: off for a pooler in front of PostgreSQL that hands each
+ * transaction another server connection (PgBouncer in transaction mode), where a statement prepared
+ * on one connection is missing on the next. Only PostgreSQL has it: SQLite prepares in process.
+ */
+function parsePreparedStatements(value: string | undefined, databaseUrl: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  const setting = value.trim().toLowerCase();
+  if (setting !== 'on' && setting !== 'off') throw usageError(`${PREPARED_STATEMENTS_FLAG} must be on or off, got "${value}"`);
+  if (databaseUrl === undefined) throw usageError(`${PREPARED_STATEMENTS_FLAG} needs --database (or VIGIL_DATABASE_URL): it is a setting of PostgreSQL connections`);
+  return setting === 'on';
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -189,6 +205,12 @@ export function registerServer(program: Command): void {
       new Option('--database <url>', 'keep everything in PostgreSQL instead of SQLite, postgres://user:password@host:port/database; servers started on one database share it (not with --data)')
         .env('VIGIL_DATABASE_URL'),
     )
+    .addOption(
+      new Option(
+        '--database-prepared-statements <on|off>',
+        'with --database: off sends every statement unnamed, for a pooler that hands each transaction another server connection (PgBouncer in transaction mode); on (the default) prepares statements sent often on each connection',
+      ).env('VIGIL_DATABASE_PREPARED_STATEMENTS'),
+    )
     .option('--api-key <key>', 'API key accepted by the service (repeatable; pairs with --account-id)', collect)
     .option('--account-id <id>', 'account of the preceding --api-key (repeatable)', collect)
     .option('--accounts <file>', 'JSON file with [{apiKey, accountId, name?, slackAppToken?}] instead of --api-key/--account-id')
@@ -225,6 +247,7 @@ export function registerServer(program: Command): void {
     .action(async (flags: ServerFlags, command: Command) => {
       const port = parsePort(flags.port);
       const databaseUrl = parseDatabaseUrl(flags.database, command.getOptionValueSource('data') === 'cli');
+      const prepareStatements = parsePreparedStatements(flags.databasePreparedStatements, databaseUrl);
       const server = await loadServer({ sqlite: databaseUrl === undefined });
       const apiKeys = flags.apiKey ?? [];
       const accountIds = flags.accountId ?? [];
@@ -320,7 +343,7 @@ export function registerServer(program: Command): void {
       try {
         running = await server.startServer({
           port,
-          ...(databaseUrl === undefined ? { dataDir: flags.data } : { databaseUrl, connectRetry: { signal: stopWaiting.signal } }),
+          ...(databaseUrl === undefined ? { dataDir: flags.data } : { databaseUrl, connectRetry: { signal: stopWaiting.signal }, ...(prepareStatements === undefined ? {} : { prepareStatements }) }),
           accounts,
           ...(rateLimit ? { rateLimit } : {}),
           ...(flags.faults !== undefined ? { faults: flags.faults } : {}),
