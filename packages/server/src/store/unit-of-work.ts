@@ -52,6 +52,16 @@ export async function runAsUnitOf<T>(owner: object, work: () => Promise<T>): Pro
   }
 }
 
+/**
+ * The unit whose work is running here (the same object for every call it makes), or undefined outside
+ * any: PostgreSQL's pool tells a unit's connection (held for the unit's every statement) from a
+ * single statement's by it, and reserves connections for the latter (postgres/guarded-pool.ts).
+ */
+export function unitRunningHere(): object | undefined {
+  const unit = runningUnit.getStore();
+  return unit?.open === true ? unit : undefined;
+}
+
 /** Both at once, for an engine whose units start as soon as they are asked for. */
 export async function asUnitOf<T>(owner: object, work: () => Promise<T>): Promise<T> {
   refuseNestedUnit(owner);

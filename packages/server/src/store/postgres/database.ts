@@ -175,11 +175,12 @@ export function openPostgres(options: PostgresOptions): PostgresDatabase {
   const target = describeTarget(options.connectionString);
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const warn = warnerOf(options);
+  const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
     // pg's default is to wait for ever for a connection to a server that does not answer.
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    connectionTimeoutMillis: connectionTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs ?? 10_000,
     // pg sends it at connect, so every connection of the pool has it from its first statement.
     statement_timeout: statementTimeoutMs,
@@ -189,7 +190,7 @@ export function openPostgres(options: PostgresOptions): PostgresDatabase {
   // query opens another; without a listener, pg's 'error' event would end the process.
   pool.on('error', (error) => warn(`an idle PostgreSQL connection to ${target} failed: ${withoutSecrets(reasonOf(error), options.connectionString)}`));
   const db = new Kysely<PostgresSchema>({
-    dialect: new PostgresDialect({ pool: guardedPool(pool, { connectionString: options.connectionString, target, statementTimeoutMs, warn, prepareStatements: options.prepareStatements ?? true }) }),
+    dialect: new PostgresDialect({ pool: guardedPool(pool, { connectionString: options.connectionString, target, statementTimeoutMs, warn, prepareStatements: options.prepareStatements ?? true, connectionTimeoutMs }) }),
   });
   const health = new PostgresHealth(db, target, options.health);
   return { db, target, health: () => health.check(), close: () => db.destroy() };

@@ -1,8 +1,13 @@
-/** Which statements the pool prepares per connection, and that a prepared one answers as an unnamed one does. */
+/**
+ * Which statements the pool prepares per connection, and that a prepared one answers as an unnamed one
+ * does; the connections units of work leave to statements outside one.
+ */
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runAsUnitOf } from '../unit-of-work.js';
+import { PostgresUnavailableError } from './connection-errors.js';
 import { openPostgres, type PostgresDatabase } from './database.js';
-import { StatementNames } from './guarded-pool.js';
+import { STATEMENT_CONNECTIONS, StatementNames } from './guarded-pool.js';
 import { useTestPostgres } from './test-database.js';
 
 describe('naming statements to prepare', () => {
@@ -86,5 +91,80 @@ describe('prepared statements on PostgreSQL', () => {
     expect((await divided(2)).rows).toEqual([{ q: 3 }]);
     await expect(divided(0)).rejects.toThrow('division by zero');
     expect((await divided(3)).rows).toEqual([{ q: 2 }]);
+  });
+});
+
+describe('connections kept for statements outside a unit of work', () => {
+  const postgres = useTestPostgres();
+  let database: PostgresDatabase | undefined;
+  const quiet = { warn: () => undefined };
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+  /** A pool whose units of work hold one connection at most. */
+  const openWithOneUnitShare = async (options: { connectionTimeoutMs?: number } = {}) => {
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: STATEMENT_CONNECTIONS + 1, ...options, ...quiet });
+    return database.db;
+  };
+  /** A unit of work that has run a statement in its transaction and holds its connection until `release` is called. */
+  const holdingUnit = (db: PostgresDatabase['db'], owner: object, ran: string[], name: string) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const holds = new Promise<void>((resolve) => (holding = resolve));
+    const done = runAsUnitOf(owner, () =>
+      db.transaction().execute(async (tx) => {
+        await sql`SELECT 1`.execute(tx);
+        ran.push(name);
+        holding();
+        await released;
+      }),
+    );
+    return { holds, release, done };
+  };
+
+  it('runs a statement while a unit waits for the share of the pool another unit holds, and the waiting unit once that one ends', async () => {
+    const db = await openWithOneUnitShare();
+    const ran: string[] = [];
+    const first = holdingUnit(db, {}, ran, 'first unit');
+    await first.holds;
+    const second = holdingUnit(db, {}, ran, 'second unit');
+    await sql`SELECT 2`.execute(db);
+    ran.push('statement');
+    first.release();
+    await first.done;
+    await second.holds;
+    second.release();
+    await second.done;
+    expect(ran).toEqual(['first unit', 'statement', 'second unit']);
+  });
+
+  it('gives a unit holding its share a second connection without waiting for another share', async () => {
+    const db = await openWithOneUnitShare({ connectionTimeoutMs: 2_000 });
+    const answered = await runAsUnitOf({}, () =>
+      db.transaction().execute(async (tx) => {
+        await sql`SELECT 1`.execute(tx);
+        return (await sql<{ n: number }>`SELECT 3 AS n`.execute(db)).rows;
+      }),
+    );
+    expect(answered).toEqual([{ n: 3 }]);
+  });
+
+  it('fails a unit that waited the connection timeout for its share as the database being unavailable, and lets the next one in after', async () => {
+    const db = await openWithOneUnitShare({ connectionTimeoutMs: 300 });
+    const ran: string[] = [];
+    const first = holdingUnit(db, {}, ran, 'first unit');
+    await first.holds;
+    const refused = runAsUnitOf({}, () => db.transaction().execute(async (tx) => sql`SELECT 1`.execute(tx)));
+    await expect(refused).rejects.toThrow(PostgresUnavailableError);
+    await expect(refused).rejects.toThrow(/^PostgreSQL at 127\.0\.0\.1:\d+\/test_\d+ is unavailable: timeout exceeded when trying to connect$/);
+    first.release();
+    await first.done;
+    const next = holdingUnit(db, {}, ran, 'next unit');
+    await next.holds;
+    next.release();
+    await next.done;
+    expect(ran).toEqual(['first unit', 'next unit']);
   });
 });
