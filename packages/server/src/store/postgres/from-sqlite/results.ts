@@ -1,12 +1,13 @@
 /**
  * The check results' tables for `vigil server migrate-data`: rows are store/formats/result-row-codec.ts's
  * in both engines, so they are copied as stored (bodies, deltas and packed phases untouched, nothing
- * decoded), with the differences PostgreSQL's steps 8 and 27 name: the `id` column becomes `id_key`,
- * the flags one `flags` column, the other columns no statement filters on one `packed` column, and a
- * reference gets `last_used_ms`.
+ * decoded), with the differences PostgreSQL's steps 8, 27 and 31 name: the `id` column becomes `id_key`,
+ * the flags one `flags` column, the other columns no statement filters on one `packed` column, a
+ * reference gets `last_used_ms`, and a rollup's histogram is an integer array.
  */
 import type { SqliteDatabase } from '../../database.js';
 import { packResultFields } from '../../formats/packed-result-fields.js';
+import { parseHistogram } from '../../formats/rollup-histogram.js';
 import { idKeyBytes, rowFlags } from '../check-results.js';
 import type { TableCopy } from './tables.js';
 
@@ -37,8 +38,21 @@ function rollupCopy(granularity: 'hourly' | 'daily'): TableCopy {
     target: table,
     select: ROLLUP_COLUMNS.join(', '),
     columns: ROLLUP_COLUMNS,
-    values: (row) => ROLLUP_COLUMNS.map((column) => row[column]),
+    values: (row) => ROLLUP_COLUMNS.map((column) => (column === 'rt_hist' ? histogramArray(row[column] as string) : row[column])),
   };
+}
+
+/**
+ * A rollup row's histogram as SQLite keeps it (JSON of the buckets counted) in PostgreSQL's layout
+ * (step 31): an integer[] literal subscripted by bucket, NULL where a bucket between is empty.
+ */
+export function histogramArray(json: string): string {
+  const histogram = parseHistogram(json);
+  if (histogram.size === 0) return '{}';
+  const low = Math.min(...histogram.keys());
+  const high = Math.max(...histogram.keys());
+  const counts = Array.from({ length: high - low + 1 }, (_, index) => String(histogram.get(low + index) ?? 'NULL'));
+  return `[${low}:${high}]={${counts.join(',')}}`;
 }
 
 export function resultTableCopies(db: SqliteDatabase): TableCopy[] {
