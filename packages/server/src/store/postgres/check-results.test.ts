@@ -34,6 +34,33 @@ describe('check results on PostgreSQL', () => {
     expect(rows).toEqual([{ day: 'check_results_p20261110' }]);
   });
 
+  it("stores a unit's appends to a day it has and then to a day the pool makes while the unit is open", async () => {
+    const { ports, client } = await database();
+    await ports.checkResults.prepareDays(DAY0, DAY0);
+    await ports.transaction(async (tx) => {
+      await tx.checkResults.appendRun('acct', run(DAY0 + 1000));
+      // No partition for this day yet: made and attached in a transaction of its own, then routed to by this unit.
+      await tx.checkResults.appendRun('acct', run(DAY0 + 3 * DAY + 1000));
+    });
+    expect(await partitions(client)).toEqual(['check_results_p20261101', 'check_results_p20261104']);
+    expect((await ports.checkResults.newestFirst('acct', 'chk', { limit: 10 })).map((doc) => doc.created_at.slice(0, 10))).toEqual(['2026-11-04', '2026-11-01']);
+  });
+
+  it("routes a unit's first append to a day another replica attached after the unit read results", async () => {
+    const { ports, client } = await database();
+    await ports.checkResults.prepareDays(DAY0, DAY0);
+    await ports.checkResults.appendRun('acct', run(DAY0 + 1000));
+    await ports.transaction(async (tx) => {
+      expect(await tx.checkResults.newestFirst('acct', 'chk', { limit: 10 })).toHaveLength(1);
+      // As another replica's prepareDays does, while this unit holds its read's lock on check_results.
+      const day = DAY0 + 5 * DAY;
+      await client.query(`CREATE TABLE ${partitionName(day)} (LIKE check_results INCLUDING DEFAULTS)`);
+      await client.query(`ALTER TABLE check_results ATTACH PARTITION ${partitionName(day)} FOR VALUES FROM (${day}) TO (${day + DAY})`);
+      await tx.checkResults.appendRun('acct', run(day + 1000));
+    });
+    expect((await ports.checkResults.newestFirst('acct', 'chk', { limit: 10 })).map((doc) => doc.created_at.slice(0, 10))).toEqual(['2026-11-06', '2026-11-01']);
+  });
+
   it('prunes by detaching and dropping the partitions of old days, deleting no row of the days kept', async () => {
     const { ports, client } = await database();
     for (let d = 0; d < 4; d++) await ports.checkResults.appendRun('acct', run(DAY0 + d * DAY + 1000));

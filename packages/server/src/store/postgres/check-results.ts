@@ -62,6 +62,12 @@ function needsSavepoint(days: readonly number[]): boolean {
   return days.some((day) => day < today);
 }
 
+/**
+ * Transactions that have inserted into `check_results`: only in those can an insert route by a list of
+ * partitions older than the day it needs (see #append), so only those lock the day's partition first.
+ */
+const insertedIn = new WeakSet<Transaction<PostgresSchema>>();
+
 /** Location keys read committed, by the pool they came through (one per database this process opened). */
 const committedLocationKeys = new WeakMap<Kysely<PostgresSchema>, Map<string, string>>();
 
@@ -263,6 +269,8 @@ export class PostgresCheckResults implements CheckResults {
     const locationKeys = await this.#locationKeys(tx, [...new Set(tries.map((tried) => tried.runLocation))]);
     const instants = [...new Set(tries.map((tried) => Date.parse(tried.created_at)))];
     const taken = new Map<number, number[]>();
+    /** Ids derived here from the discriminators read under the series' lock: free by construction, never probed. */
+    const derivedHere = new Set<string>();
     const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
       SELECT created_ms, id_key FROM ${seriesRows(series, { fromMs: Math.min(...instants), toMs: Math.max(...instants) + 1 })} r
        WHERE created_ms = ANY(${instants}::bigint[]) AND id_key < ${EXPLICIT_ID}`.execute(tx);
@@ -270,7 +278,12 @@ export class PostgresCheckResults implements CheckResults {
     const toStore: CheckResultDocument[] = [];
     const stored = storeRunTries(
       tries,
-      (_tried, createdMs) => (ids === 'keep' ? undefined : freeDerivedId(checkId, createdMs, taken.get(createdMs) ?? [])),
+      (_tried, createdMs) => {
+        if (ids === 'keep') return undefined;
+        const id = freeDerivedId(checkId, createdMs, taken.get(createdMs) ?? []);
+        if (id !== undefined) derivedHere.add(id);
+        return id;
+      },
       (result) => {
         const createdMs = Date.parse(result.created_at);
         const derived = parseDerivedId(checkId, result.id);
@@ -278,16 +291,22 @@ export class PostgresCheckResults implements CheckResults {
         toStore.push(result);
       },
     );
-    // Each day's partition locked before anything is inserted: a lock on a table this transaction has
-    // not locked yet makes it take in the catalog changes committed since, a day's partition just
-    // attached by the pool among them. Inside a unit that appended to another day before, the lock on
-    // `check_results` is held already, and an insert routed by what it knew then finds no partition.
-    for (const day of new Set(toStore.map((result) => dayOf(Date.parse(result.created_at))))) {
-      await sql`LOCK TABLE ${sql.table(partitionName(day))} IN ROW EXCLUSIVE MODE`.execute(tx);
+    // A lock on a table this transaction has not yet locked in that mode makes it take in the catalog
+    // changes committed since, a day's partition just attached by the pool among them: a transaction's
+    // first insert into `check_results` routes by the partitions there now (#ensureDays made the
+    // day's before this append). One that inserted before (a unit that appended to another day, or
+    // this append again after its day was made anew) holds that lock already and would route by what
+    // it knew then, finding no partition: it locks each day's partition first. A run's unit appends
+    // once, so a run costs no LOCK statement.
+    if (insertedIn.has(tx)) {
+      for (const day of new Set(toStore.map((result) => dayOf(Date.parse(result.created_at))))) {
+        await sql`LOCK TABLE ${sql.table(partitionName(day))} IN ROW EXCLUSIVE MODE`.execute(tx);
+      }
     }
+    insertedIn.add(tx);
     let inserted = 0;
     for (const result of toStore) {
-      if (await this.#stored(tx, series, checkId, result.id)) continue;
+      if (!derivedHere.has(result.id) && (await this.#stored(tx, series, checkId, result.id))) continue;
       inserted += 1;
       const current = (await sql<CurrentReference>`SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current`.execute(tx)).rows[0];
       const { columns, reference } = this.#codec.plan(reducePassing(result) as CheckResultDocument, current);
