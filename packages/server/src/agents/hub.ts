@@ -20,8 +20,9 @@
  * - A revoked key (a private location's key deleted) ends the polls of its agents at once and
  *   frees the runs they held for the location's other agents.
  * - Waking: a run queued through this replica wakes its queue's waiting polls here at once; one
- *   queued through another replica wakes them when the store tells (`AgentLeases.onQueued`:
- *   PostgreSQL's NOTIFY on commit, SQLite's look at its newest row). The sweep is what is left when
+ *   queued or released through another replica wakes them when the store tells (`AgentLeases.onQueued`:
+ *   PostgreSQL's NOTIFY on commit, SQLite's look at its newest row). A lease running out is no write
+ *   anyone tells of: a waiting poll looks again at its queue's next lease end. The sweep is what is left when
  *   that word is lost: it wakes every queue with runs and a live agent, and runs at once when the
  *   store says it may have missed some (listening began, or resumed after the database went away).
  *
@@ -233,10 +234,15 @@ export class AgentHub {
         if (left <= 0) return [];
         // A run stored while the claim was under way woke nobody: look again rather than wait.
         if (generation !== this.#generation) continue;
-        // A wait that ran out answers no runs: a run stored meanwhile woke it (queued here, told by
-        // the store from another replica, or freed and found by the sweep); one whose word was lost
-        // is the agent's next poll's, which claims before it waits.
-        if ((await this.#waitFor(identity.queue, left, ended.signal)) === 'ran-out') return [];
+        // A lease of the queue that runs out frees its run without a write anyone could tell of (its
+        // agent went away through whichever replica): the poll looks again at that moment itself.
+        const leaseEnd = poll.capacity > 0 ? await this.#leases.nextLeaseEnd(identity.queue, this.#now()) : undefined;
+        const untilLeaseEnd = leaseEnd === undefined ? left : leaseEnd - this.#now();
+        if (generation !== this.#generation || untilLeaseEnd <= 0) continue;
+        // A wait that ran out answers no runs: a run stored meanwhile woke it (queued here, or queued
+        // or released through another replica and told by the store, or found by the sweep); one
+        // whose word was lost is the agent's next poll's, which claims before it waits.
+        if ((await this.#waitFor(identity.queue, Math.min(left, untilLeaseEnd), ended.signal)) === 'ran-out' && untilLeaseEnd >= left) return [];
       }
     } finally {
       signal?.removeEventListener('abort', end);

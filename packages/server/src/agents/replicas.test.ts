@@ -47,11 +47,16 @@ function recorderOn(ports: StoragePorts, via: string, recorded: Recorded[]): Rec
  */
 const NO_TIMED_SWEEP = { leaseMs: 60_000, sweepEveryMs: 3_600_000 };
 
-async function twoHubs(engine: (typeof engines)[number], options: { leaseMs?: number; sweepEveryMs?: number; replicas?: [StoragePorts, StoragePorts] } = {}) {
+async function twoHubs(
+  engine: (typeof engines)[number],
+  options: { leaseMs?: number; sweepEveryMs?: number; replicas?: [StoragePorts, StoragePorts]; realClock?: boolean } = {},
+) {
   const [portsA, portsB] = options.replicas ?? (await twoReplicas(engine));
   const world = { clock: START_MS, recorded: [] as Recorded[], logged: [] as string[], portsA, portsB };
+  // The test's clock, unless the test waits for a lease to run out as time passes.
+  const now = options.realClock ? Date.now : () => world.clock;
   const hubOn = (ports: StoragePorts, via: string) => {
-    const hub = new AgentHub({ ports, leaseMs: options.leaseMs ?? LEASE_MS, now: () => world.clock, log: (line) => world.logged.push(line), ...(options.sweepEveryMs ? { sweepEveryMs: options.sweepEveryMs } : {}) });
+    const hub = new AgentHub({ ports, leaseMs: options.leaseMs ?? LEASE_MS, now, log: (line) => world.logged.push(line), ...(options.sweepEveryMs ? { sweepEveryMs: options.sweepEveryMs } : {}) });
     hubs.push(hub);
     hub.start(recorderOn(ports, via, world.recorded));
     return hub;
@@ -197,6 +202,42 @@ describe.each(engines)('agent hubs of two replicas on $name', (engine) => {
     const [leased] = await polled;
     expect(leased).toMatchObject({ job: { key }, first: true });
     expect(heard).toContainEqual({ kind: 'queued', queue: 'eu-west-1' });
+    expect(world.logged).toEqual([]);
+  });
+
+  it('hands the run a release through B freed to the agent whose poll waits on A at once, woken by the store with no sweep running', async () => {
+    const { world, a, b, portsA } = await twoHubs(engine, NO_TIMED_SWEEP);
+    const heard = heardOn(portsA);
+    await until('replica A to listen for queued runs', async () => timesListening(heard) === 1);
+    await a.sweep();
+    const key = enqueue(b, START_MS);
+    await until('the run to be stored', async () => (await waitingRuns(portsA, world.clock)) === 1);
+    const [held] = await b.poll(poll('agent-0'), EU);
+    expect(held).toMatchObject({ job: { key }, first: true });
+    const polled = a.poll(poll('agent-1'), EU);
+    await until("agent-1's poll to wait on A", async () => a.waitingPolls('eu-west-1') === 1);
+    // As the agents route does when an agent's key is refused after its poll was answered.
+    await b.releaseLeases(['agent-0']);
+    const [taken] = await polled;
+    expect(taken).toMatchObject({ job: { key }, first: false });
+    expect(heard).toContainEqual({ kind: 'queued', queue: 'eu-west-1' });
+    expect(world.logged).toEqual([]);
+  });
+
+  it('hands a run whose lease ran out on B to the agent whose poll waits on A when it runs out, with no sweep running', async () => {
+    const { world, a, b, portsA } = await twoHubs(engine, { leaseMs: LEASE_MS, sweepEveryMs: 3_600_000, realClock: true });
+    const heard = heardOn(portsA);
+    await until('replica A to listen for queued runs', async () => timesListening(heard) === 1);
+    await a.sweep();
+    const key = enqueue(b, Date.now());
+    await until('the run to be stored', async () => (await waitingRuns(portsA, Date.now())) === 1);
+    const [held] = await b.poll(poll('agent-0'), EU);
+    expect(held).toMatchObject({ job: { key }, first: true });
+    // One poll waits a third of a lease at most: it starts once the lease ends within that wait, and
+    // a wait that ran out would answer no runs.
+    await until("agent-0's lease to end within one poll's wait", async () => Date.now() >= held!.leaseExpiresMs - a.pollMs / 2);
+    const [taken] = await a.poll(poll('agent-1'), EU);
+    expect(taken).toMatchObject({ job: { key }, first: false });
     expect(world.logged).toEqual([]);
   });
 });

@@ -82,8 +82,17 @@ export interface AgentLeases {
   complete(leaseId: string, key: string, nowMs: number): Promise<Completion>;
   /** The run `leaseId` was handed with, and its queue; undefined for a lease never handed out (or pruned). */
   leased(leaseId: string): Promise<LeaseHolder | undefined>;
-  /** Ends the live leases of these agents at `nowMs`, so the next agent of their queue takes those runs. */
+  /**
+   * Ends the live leases of these agents at `nowMs`, so the next agent of their queue takes those
+   * runs; the runs freed are told to `onQueued` listeners on every replica as queued runs are.
+   */
   release(agentIds: readonly string[], nowMs: number): Promise<number>;
+  /**
+   * The earliest moment after `nowMs` at which a lease on an unfinished run of `queue` runs out
+   * (undefined: no lease runs then). A lease's end is a moment, not a write, so nothing can tell it
+   * when it comes: a replica whose agent polls wait on the queue wakes them then itself.
+   */
+  nextLeaseEnd(queue: string, nowMs: number): Promise<number | undefined>;
   /** Runs leased to an agent at `nowMs`, and runs waiting for one. */
   counts(nowMs: number): Promise<{ running: number; waiting: number }>;
   /** Queues with runs not finished. */
@@ -95,10 +104,11 @@ export interface AgentLeases {
   /** Deletes runs finished over FINISHED_RUN_RETENTION_MS before `nowMs`, a batch at a time; resolves to how many went. */
   prune(nowMs: number): Promise<number>;
   /**
-   * Tells `listener` of runs stored by `enqueue` through any replica, so a hub wakes the polls of
-   * their queue without waiting for its sweep: `listening` first, once it hears, then `queued` for
-   * each queue soon after its run committed (PostgreSQL: LISTEN/NOTIFY, delivered on commit; SQLite:
-   * a look at the newest queued row ten times a second). Not exactly once per run: several runs of a
+   * Tells `listener` of runs stored by `enqueue`, or freed by `release`, through any replica, so a
+   * hub wakes the polls of their queue without waiting for its sweep: `listening` first, once it
+   * hears, then `queued` for each queue soon after its run committed (PostgreSQL: LISTEN/NOTIFY,
+   * delivered on commit; SQLite: a look at the newest queued row ten times a second, a freed run
+   * being moved to the newest). Not exactly once per run: several runs of a
    * queue may be told as one, and a run is told to its own replica too; runs queued while the engine
    * could not hear (PostgreSQL's connection away) are not told, and `listening` comes again once it
    * hears. Until the returned function is called (closing the ports ends it as well).

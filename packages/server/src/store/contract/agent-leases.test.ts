@@ -205,6 +205,26 @@ describe.each(engines)('agent leases on $name', (engine) => {
     await expect(leases.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1.5)).rejects.toThrow('nowMs must be a whole number of milliseconds since the epoch, got 1.5');
     await expect(leases.agentLeases.renew('agent-1', [''], 1000, LEASE_MS)).rejects.toThrow('leaseId must be a string of 1 to 1000 characters, got ""');
     expect(() => leases.agentLeases.onQueued('wake' as never)).toThrow('onQueued needs a listener function, got "wake"');
+    await expect(leases.agentLeases.nextLeaseEnd('', 1000)).rejects.toThrow('queue must be a string of 1 to 1000 characters, got ""');
+    await expect(leases.agentLeases.nextLeaseEnd('eu-west-1', -1)).rejects.toThrow('nowMs must be a whole number of milliseconds since the epoch, got -1');
+  });
+
+  it("tells when a queue's next lease runs out, through any replica, of unfinished runs only", async () => {
+    const [a, b] = await twoReplicas(engine);
+    expect(await b.agentLeases.nextLeaseEnd('eu-west-1', 1000)).toBeUndefined();
+    for (const checkId of ['a', 'b', 'c']) await a.agentLeases.enqueue(job(checkId, 1000), 'eu-west-1', 1000);
+    await a.agentLeases.enqueue(job('d', 1000, 'us-east-1'), 'us-east-1', 1000);
+    // Never handed out: no lease to run out.
+    expect(await b.agentLeases.nextLeaseEnd('eu-west-1', 1000)).toBeUndefined();
+    const [first] = await a.agentLeases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    await a.agentLeases.claim('eu-west-1', 'agent-2', 1, 1500, LEASE_MS);
+    await a.agentLeases.claim('us-east-1', 'agent-3', 1, 500, LEASE_MS);
+    expect(await b.agentLeases.nextLeaseEnd('eu-west-1', 1000)).toBe(1000 + LEASE_MS);
+    // A lease that ran out by then is not next: the one after it is.
+    expect(await b.agentLeases.nextLeaseEnd('eu-west-1', 1000 + LEASE_MS)).toBe(1500 + LEASE_MS);
+    await b.agentLeases.complete(first!.leaseId, 'a@1000@eu-west-1', 1200);
+    expect(await b.agentLeases.nextLeaseEnd('eu-west-1', 1200)).toBe(1500 + LEASE_MS);
+    expect(await b.agentLeases.nextLeaseEnd('eu-west-1', 1500 + LEASE_MS)).toBeUndefined();
   });
 
   it('tells a listening replica of the runs queued through another replica and through itself, by queue', async () => {
@@ -217,6 +237,27 @@ describe.each(engines)('agent leases on $name', (engine) => {
     await a.agentLeases.enqueue(job('b', 1000, 'dc-1@acct'), 'dc-1@acct', 1000);
     await until("replica A to be told of its own run's queue", () => toldOf(heard.events, 'dc-1@acct'));
     expect(new Set(heard.events.map((event) => (event.kind === 'queued' ? event.queue : event.kind)))).toEqual(new Set(['listening', 'eu-west-1', 'dc-1@acct']));
+    heard.stop();
+  });
+
+  it('tells a listening replica of the runs a release through another replica freed, by queue', async () => {
+    const [a, b] = await twoReplicas(engine);
+    await b.agentLeases.enqueue(job('a', 1000), 'eu-west-1', 1000);
+    await b.agentLeases.enqueue(job('b', 1000, 'dc-1@acct'), 'dc-1@acct', 1000);
+    await b.agentLeases.claim('eu-west-1', 'agent-1', 1, 1000, LEASE_MS);
+    await b.agentLeases.claim('dc-1@acct', 'agent-2', 1, 1000, LEASE_MS);
+    const heard = heardOn(a);
+    await until('replica A to be listening', () => listening(heard.events));
+    expect(await b.agentLeases.release(['agent-1', 'agent-9'], 2000)).toBe(1);
+    await until('replica A to be told of the run released through B', () => toldOf(heard.events, 'eu-west-1'));
+    expect(toldOf(heard.events, 'dc-1@acct')).toBe(false);
+    const [taken] = await a.agentLeases.claim('eu-west-1', 'agent-3', 1, 2000, LEASE_MS);
+    expect(taken).toMatchObject({ job: { key: 'a@1000@eu-west-1' }, first: false });
+    // A release that frees nothing tells nothing.
+    expect(await b.agentLeases.release(['agent-1'], 2100)).toBe(0);
+    expect(await b.agentLeases.release(['agent-2'], 2100)).toBe(1);
+    await until('replica A to be told of the private queue released through B', () => toldOf(heard.events, 'dc-1@acct'));
+    expect(heard.events.filter((event) => event.kind === 'queued' && event.queue === 'eu-west-1')).toHaveLength(1);
     heard.stop();
   });
 

@@ -3,8 +3,9 @@
  * same table and rules as store/sqlite/agent-leases.ts. Replicas hand out runs at once: a claim picks
  * its rows `FOR UPDATE SKIP LOCKED`, so two replicas' agents never get the same run and neither waits
  * for the other; a report locks its run's row before it decides, so two reports of one run record one.
- * A run queued notifies AGENT_RUNS_CHANNEL with its queue's name (never more: any session of the
- * database may listen) in its own statement, so every replica hears of it when it commits.
+ * A run queued, or freed by a release, notifies AGENT_RUNS_CHANNEL with its queue's name (never more:
+ * any session of the database may listen) in its own statement, so every replica hears of it when it
+ * commits.
  */
 import type { RunJob as WireRunJob } from '@vigil/schema';
 import { sql, type Kysely } from 'kysely';
@@ -138,10 +139,26 @@ export class PostgresAgentLeases implements AgentLeases {
     for (const agentId of agentIds) text('agentId', agentId, 1000);
     moment('nowMs', nowMs);
     if (agentIds.length === 0) return 0;
-    const result = await sql`
-      UPDATE agent_runs SET lease_expires_ms = ${nowMs}
-      WHERE agent_id = ANY(${[...agentIds]}::text[]) AND finished_ms IS NULL AND lease_expires_ms > ${nowMs}`.execute(this.#db);
-    return Number(result.numAffectedRows ?? 0);
+    const { rows } = await sql<{ released: string; notified: string }>`
+      WITH released AS (
+        UPDATE agent_runs SET lease_expires_ms = ${nowMs}
+        WHERE agent_id = ANY(${[...agentIds]}::text[]) AND finished_ms IS NULL AND lease_expires_ms > ${nowMs}
+        RETURNING location
+      ), notified AS (
+        -- As an enqueue's: the agents waiting on other replicas take the freed runs at once.
+        SELECT pg_notify(${AGENT_RUNS_CHANNEL}, location) FROM (SELECT DISTINCT location FROM released) AS queues
+      )
+      SELECT (SELECT count(*) FROM released) AS released, (SELECT count(*) FROM notified) AS notified`.execute(this.#db);
+    return Number(rows[0]?.released ?? 0);
+  }
+
+  async nextLeaseEnd(queue: string, nowMs: number): Promise<number | undefined> {
+    text('queue', queue, 1000);
+    moment('nowMs', nowMs);
+    const { rows } = await sql<{ ends: string | null }>`
+      SELECT min(lease_expires_ms) AS ends FROM agent_runs
+      WHERE location = ${queue} AND finished_ms IS NULL AND lease_expires_ms > ${nowMs}`.execute(this.#db);
+    return rows[0]?.ends == null ? undefined : Number(rows[0].ends);
   }
 
   async counts(nowMs: number): Promise<{ running: number; waiting: number }> {

@@ -12,7 +12,8 @@
  * Runs queued by another connection to the file (another process: a test's replicas) are heard of by
  * looking at the table's newest rowid every QUEUED_LOOK_MS while a hub listens: SQLite has no
  * notifications, and that look is one step down the table's b-tree. A row's rowid only grows while a
- * newer row exists; when pruning took the newest rows, listeners are told to look at every queue.
+ * newer row exists; when pruning took the newest rows, listeners are told to look at every queue. A
+ * run freed by a release is moved to a new rowid past the newest, so the look tells it as queued.
  */
 import { randomUUID } from 'node:crypto';
 import type { RunJob as WireRunJob } from '@vigil/schema';
@@ -65,6 +66,8 @@ export class AgentLeaseTable {
   readonly #waitingSince: Statement;
   readonly #prune: Statement;
   readonly #release: Statement;
+  readonly #moveToNewest: Statement;
+  readonly #nextLeaseEnd: Statement;
   readonly #counts: Statement;
   readonly #newestRow: Statement;
   readonly #queuesAfter: Statement;
@@ -96,7 +99,11 @@ export class AgentLeaseTable {
       SELECT * FROM agent_runs
       WHERE location = ? AND finished_ms IS NULL AND queued_ms <= ? AND (lease_expires_ms IS NULL OR lease_expires_ms <= ?)
       ORDER BY due_ms LIMIT ?`);
-    this.#release = db.prepare('UPDATE agent_runs SET lease_expires_ms = ? WHERE agent_id = ? AND finished_ms IS NULL AND lease_expires_ms > ?');
+    this.#release = db.prepare(
+      'UPDATE agent_runs SET lease_expires_ms = ? WHERE agent_id = ? AND finished_ms IS NULL AND lease_expires_ms > ? RETURNING account_id, slot_key',
+    );
+    this.#moveToNewest = db.prepare('UPDATE agent_runs SET rowid = (SELECT MAX(rowid) FROM agent_runs) + 1 WHERE account_id = ? AND slot_key = ?');
+    this.#nextLeaseEnd = db.prepare('SELECT MIN(lease_expires_ms) FROM agent_runs WHERE location = ? AND finished_ms IS NULL AND lease_expires_ms > ?').pluck();
     this.#counts = db.prepare(`
       SELECT COALESCE(SUM(lease_expires_ms > @now), 0) AS running, COALESCE(SUM(lease_expires_ms IS NULL OR lease_expires_ms <= @now), 0) AS waiting
       FROM agent_runs WHERE finished_ms IS NULL`);
@@ -168,9 +175,26 @@ export class AgentLeaseTable {
     return row ? { job: JSON.parse(row.job) as WireRunJob, queue: row.location } : undefined;
   }
 
-  /** Ends the live leases of these agents now, so the next agent of their queue takes those runs. */
+  /**
+   * Ends the live leases of these agents now, so the next agent of their queue takes those runs; each
+   * run freed gets a rowid past the newest, which listeners (every process's look) take for a run queued.
+   */
   release(agentIds: readonly string[], nowMs: number): number {
-    return this.#db.transaction(() => agentIds.reduce((sum, agentId) => sum + this.#release.run(nowMs, agentId, nowMs).changes, 0))();
+    return this.#db.transaction(() => {
+      let released = 0;
+      for (const agentId of agentIds) {
+        for (const run of this.#release.all(nowMs, agentId, nowMs) as Array<Pick<Row, 'account_id' | 'slot_key'>>) {
+          this.#moveToNewest.run(run.account_id, run.slot_key);
+          released += 1;
+        }
+      }
+      return released;
+    })();
+  }
+
+  /** The earliest moment after `nowMs` a lease on an unfinished run of `queue` runs out. */
+  nextLeaseEnd(queue: string, nowMs: number): number | undefined {
+    return (this.#nextLeaseEnd.get(queue, nowMs) as number | null) ?? undefined;
   }
 
   /** Runs leased to an agent now, and runs waiting for one. */
@@ -259,6 +283,12 @@ export class SqliteAgentLeases implements AgentLeases {
     moment('nowMs', nowMs);
     if (agentIds.length === 0) return 0;
     return committed(this.#store, () => this.#statements().release(agentIds, nowMs));
+  }
+
+  async nextLeaseEnd(queue: string, nowMs: number): Promise<number | undefined> {
+    text('queue', queue, 1000);
+    moment('nowMs', nowMs);
+    return this.#statements().nextLeaseEnd(queue, nowMs);
   }
 
   async counts(nowMs: number): Promise<{ running: number; waiting: number }> {
