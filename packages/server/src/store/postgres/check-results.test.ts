@@ -90,3 +90,31 @@ describe('check results on PostgreSQL', () => {
     expect((await ports.checkResults.newestFirst('acct', 'chk', { limit: 10 })).map((doc) => Date.parse(doc.created_at))).toEqual([DAY0 + 2 * DAY + 5, cutoff + 1, cutoff]);
   });
 });
+
+describe('what the pool keeps of series and locations between reads', () => {
+  const at = (location: string, moment: number) => [{ ...run(moment)[0]!, runLocation: location }];
+  const window = { fromMs: DAY0, toMs: DAY0 + DAY, page: 1, limit: 10 };
+
+  it('names a location first stored after the pool last read the names it knew', async () => {
+    const { ports } = await database();
+    await ports.checkResults.appendRun('acct', at('eu-west-1', DAY0 + 1000));
+    expect((await ports.checkResults.oldestFirst('acct', 'chk', window)).items.map((doc) => doc.runLocation)).toEqual(['eu-west-1']);
+    await ports.checkResults.appendRun('acct', at('us-east-1', DAY0 + 2000));
+    expect((await ports.checkResults.oldestFirst('acct', 'chk', window)).items.map((doc) => doc.runLocation)).toEqual(['eu-west-1', 'us-east-1']);
+  });
+
+  it("reads a check's results once stored after a read found none, and after a unit that read its own series rolled back", async () => {
+    const { ports } = await database();
+    expect(await ports.checkResults.oldestFirst('acct', 'chk', window)).toEqual({ items: [], total: 0 });
+    const rolledBack = ports.transaction(async (tx) => {
+      await tx.checkResults.appendRun('acct', at('eu-west-1', DAY0 + 1000));
+      expect((await tx.checkResults.oldestFirst('acct', 'chk', window)).total).toBe(1);
+      throw new Error('rolled back on purpose');
+    });
+    await expect(rolledBack).rejects.toThrow('rolled back on purpose');
+    expect(await ports.checkResults.oldestFirst('acct', 'chk', window)).toEqual({ items: [], total: 0 });
+    await ports.checkResults.appendRun('acct', at('eu-west-1', DAY0 + 2000));
+    const { items, total } = await ports.checkResults.oldestFirst('acct', 'chk', window);
+    expect({ createdAt: items.map((doc) => doc.created_at), total }).toEqual({ createdAt: [new Date(DAY0 + 2000).toISOString()], total: 1 });
+  });
+});

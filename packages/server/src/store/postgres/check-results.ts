@@ -32,6 +32,7 @@ import { RowFacts, type FactTuple } from '../formats/result-facts.js';
 import { bucketOf } from '../formats/rollup-histogram.js';
 import { parseDerivedId } from '../formats/result-ids.js';
 import { asStored, columnKey, freeDerivedId, ResultRowCodec, rollupFactOf, storeRunTries, type CurrentReference, type DocRow, type RowKey } from '../formats/result-row-codec.js';
+import { BoundedMap } from '../../bounded-map.js';
 import type { PostgresSchema } from './database.js';
 import { blockOf, packBefore, prunePacked, seriesRows } from './packed-results.js';
 
@@ -156,6 +157,8 @@ interface FactColumns {
 /** The columns of a row (the engine's `r`) that its document is decoded from. */
 const ROW_COLUMNS = sql`r.created_ms, r.id_key, r.run_location, r.flags, r.packed, r.ref`;
 const READ_COLUMNS = sql`${ROW_COLUMNS}, f.created_ms AS ref_created_ms, f.doc AS ref_doc`;
+/** Checks whose series key a replica keeps (about 100 bytes each). */
+const SERIES_KEYS_KEPT = 50_000;
 
 export class PostgresCheckResults implements CheckResults {
   readonly #db: Kysely<PostgresSchema>;
@@ -166,6 +169,14 @@ export class PostgresCheckResults implements CheckResults {
   readonly #days: Set<number>;
   /** By check series, the block this replica last packed the check's rows before (postgres/packed-results.ts). */
   readonly #packedBefore: Map<number, number>;
+  /**
+   * Series keys by account and check, as read through the pool: a series row is never changed nor
+   * deleted, so an API read of a check's results looks its key up once, not at every request. Never
+   * kept from a unit's reads, which may see a series its transaction made and then rolls back.
+   */
+  readonly #seriesKeys = new BoundedMap<string, number>(SERIES_KEYS_KEPT);
+  /** Location names by key as last read through the pool: keys are only ever added, so one a row names that is not here is read anew. */
+  #locationNames: ReadonlyMap<string, string> = new Map();
 
   /**
    * `db`: the pool, or a unit of work's transaction, with `options.pool` the pool (a day's partition
@@ -417,19 +428,30 @@ export class PostgresCheckResults implements CheckResults {
   }
 
   async #series(accountId: string, checkId: string): Promise<number | undefined> {
+    const throughPool = this.#db === this.#pool;
+    const cacheKey = `${accountId}\u0000${checkId}`;
+    const known = throughPool ? this.#seriesKeys.get(cacheKey) : undefined;
+    if (known !== undefined) return known;
     const { rows } = await sql<{ key: number }>`SELECT key FROM result_series WHERE account_id = ${accountId} AND check_id = ${checkId}`.execute(this.#db);
-    return rows[0]?.key;
+    const key = rows[0]?.key;
+    if (throughPool && key !== undefined) this.#seriesKeys.set(cacheKey, key);
+    return key;
   }
 
-  /** Location names by the key rows keep. */
-  async #locations(): Promise<Map<string, string>> {
-    const { rows } = await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations`.execute(this.#db);
-    return new Map(rows.map((row) => [String(row.key), row.name]));
+  /** Location names by the key rows keep: read again only when one of `rows` names a key not known yet, or inside a unit. */
+  async #locations(rows: readonly { readonly flags: number; readonly run_location: string }[]): Promise<ReadonlyMap<string, string>> {
+    const throughPool = this.#db === this.#pool;
+    const known = this.#locationNames;
+    if (throughPool && rows.every((row) => encodingOf(row.flags) !== ENCODING_V2 || known.has(row.run_location))) return known;
+    const read = await sql<{ key: number; name: string }>`SELECT key, name FROM check_results_locations`.execute(this.#db);
+    const locations = new Map(read.rows.map((row) => [String(row.key), row.name]));
+    if (throughPool) this.#locationNames = locations;
+    return locations;
   }
 
   async #documents(checkId: string, rows: readonly StoredRow[]): Promise<CheckResultDocument[]> {
     if (rows.length === 0) return [];
-    const locations = await this.#locations();
+    const locations = await this.#locations(rows);
     return rows.map((row) => {
       const { responseTime, phases, body } = unpackResultFields(row.packed);
       const docRow: DocRow = { id: rowKeyOf(row.id_key), created_ms: row.created_ms, run_location: row.run_location, response_time: responseTime, phases, encoding: encodingOf(row.flags), ref: row.ref, body };
@@ -476,12 +498,18 @@ export class PostgresCheckResults implements CheckResults {
     if (series === undefined) return { items: [], total: 0 };
     const meeting = await this.#meeting(series, query);
     const rows = seriesRows(series, query);
-    const total = Number((await sql<{ total: number | string }>`SELECT COUNT(*) AS total FROM ${rows} r WHERE ${meeting}`.execute(this.#db)).rows[0]!.total);
     const offset = (query.page - 1) * query.limit;
-    if (offset >= total) return { items: [], total };
-    const page = await sql<StoredRow>`SELECT ${READ_COLUMNS} FROM ${rows} r LEFT JOIN check_results_references f ON f.key = r.ref
-      WHERE ${meeting} ORDER BY r.created_ms, r.id_key LIMIT ${query.limit} OFFSET ${offset}`.execute(this.#db);
-    return { items: await this.#documents(checkId, page.rows), total };
+    // The count and the page in one statement: one round trip, one snapshot. Past the last page the
+    // count still comes back, on one row without a result.
+    const { rows: read } = await sql<{ [column in keyof StoredRow]: StoredRow[column] | null } & { total: number | string }>`
+      SELECT counted.total, page.created_ms, page.id_key, page.run_location, page.flags, page.packed, page.ref, page.ref_created_ms, page.ref_doc
+      FROM (SELECT COUNT(*) AS total FROM ${rows} r WHERE ${meeting}) AS counted
+      LEFT JOIN LATERAL (SELECT ${READ_COLUMNS} FROM ${rows} r LEFT JOIN check_results_references f ON f.key = r.ref
+        WHERE ${meeting} ORDER BY r.created_ms, r.id_key LIMIT ${query.limit} OFFSET ${offset}) AS page ON true
+      ORDER BY page.created_ms, page.id_key`.execute(this.#db);
+    const total = Number(read[0]!.total);
+    const page = read.filter((row): row is typeof row & StoredRow => row.created_ms !== null);
+    return { items: await this.#documents(checkId, page), total };
   }
 
   async find(accountId: string, checkId: string, id: string): Promise<CheckResultDocument | undefined> {
@@ -498,7 +526,7 @@ export class PostgresCheckResults implements CheckResults {
     const { rows } = await sql<FactColumns>`SELECT id_key, created_ms, flags, run_location, packed
       FROM ${seriesRows(series, { fromMs, toMs })} r ORDER BY created_ms`.execute(this.#db);
     if (rows.length === 0) return [];
-    const locations = await this.#locations();
+    const locations = await this.#locations(rows);
     return rows.map((row) => {
       const packed = unpackResultFields(row.packed);
       const tuple: FactTuple = [
