@@ -175,7 +175,7 @@ export class Alerting {
     // the write lock until it ends, and the ports' calls resolve within the turn, so it ends within it too.
     for (let attempt = 1; ; attempt++) {
       try {
-        const evaluation = await this.#ports.transaction((tx) => this.#evaluateWith(tx, accountId, checkId, result, readySlots));
+        const evaluation = await this.#ports.transaction((tx) => this.#evaluateWith(tx, accountId, checkId, result, readySlots, { writes: true }));
         this.notify(evaluation);
         return evaluation.alerts;
       } catch (error) {
@@ -190,14 +190,28 @@ export class Alerting {
   }
 
   /**
-   * `onFinalResult` inside the caller's unit of work `tx` (the one that stored the result), in a
-   * savepoint of it: a throw undoes only the evaluation's writes and rejects, and the caller decides
-   * what the rest of its unit does. Nothing is delivered before the unit commits: call `notify` then.
-   * It awaits only the ports, never a timer, so on SQLite the unit ends within its turn.
+   * `onFinalResult` inside the caller's unit of work `tx` (the one that stored the result), its writes
+   * in a savepoint of it: a throw undoes only the evaluation's writes and rejects, and the caller
+   * decides what the rest of its unit does. Nothing is delivered before the unit commits: call
+   * `notify` then. It awaits only the ports, never a timer, so on SQLite the unit ends within its turn.
+   *
+   * Most runs move nothing (a passing check stays passing): the evaluation reads first without a
+   * savepoint, and only one that is about to write is run again from its start inside one, so a run
+   * that writes nothing costs no SAVEPOINT and RELEASE (two of a run's statements on PostgreSQL).
+   * The second pass reads afresh, as after a compare-and-set lost to another replica. A read that
+   * fails with an error of the database's fails the unit on PostgreSQL (it aborts the transaction),
+   * as a failed read of the run's own recording does; a throw of the evaluation's own stores the run.
    */
-  evaluateIn(tx: TransactionPorts, accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<AlertEvaluation> {
-    const readySlots = parallel && parallel.locations > 1 ? () => this.#parallel.add(accountId, checkId, parallel, result) : undefined;
-    return tx.savepoint(() => this.#evaluateWith(tx, accountId, checkId, result, readySlots));
+  async evaluateIn(tx: TransactionPorts, accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<AlertEvaluation> {
+    // A slot's results are taken once, whatever number of passes evaluate them.
+    let slots: FinalResultFacts[][] | undefined;
+    const readySlots = parallel && parallel.locations > 1 ? () => (slots ??= this.#parallel.add(accountId, checkId, parallel, result)) : undefined;
+    try {
+      return await this.#evaluateWith(tx, accountId, checkId, result, readySlots, { writes: false });
+    } catch (error) {
+      if (!(error instanceof WritesNeeded)) throw error;
+    }
+    return tx.savepoint(() => this.#evaluateWith(tx, accountId, checkId, result, readySlots, { writes: true }));
   }
 
   /** Tells the outbox of what a committed evaluation queued. */
@@ -205,8 +219,18 @@ export class Alerting {
     if (evaluation.queued) this.#outbox.pump();
   }
 
-  /** `readySlots`: for one location's run of a parallel slot, the slots it completed (called once the check is found). */
-  async #evaluateWith(ports: EvaluationPorts, accountId: string, checkId: string, result: FinalResultFacts, readySlots: (() => FinalResultFacts[][]) | undefined): Promise<AlertEvaluation> {
+  /**
+   * `readySlots`: for one location's run of a parallel slot, the slots it completed (called once the
+   * check is found). `writes: false`: the evaluation throws WritesNeeded where it would first write.
+   */
+  async #evaluateWith(
+    ports: EvaluationPorts,
+    accountId: string,
+    checkId: string,
+    result: FinalResultFacts,
+    readySlots: (() => FinalResultFacts[][]) | undefined,
+    { writes }: { writes: boolean },
+  ): Promise<AlertEvaluation> {
     const check = (await ports.documents.get('checks', accountId, checkId)) as StoredDoc | undefined;
     if (!check) return { alerts: [], queued: false };
     const groupId = check.groupId;
@@ -214,7 +238,7 @@ export class Alerting {
       typeof groupId === 'number' && Number.isSafeInteger(groupId) && groupId >= 1 ? ((await ports.documents.get('check_groups', accountId, groupId)) as StoredDoc | undefined) : undefined;
     // A tag on both the check and its group (or twice on one) is one tag to a receiver.
     const tags = [...new Set([...stringsOf(check.tags), ...stringsOf(group?.tags)])];
-    const subject: Subject = { ports, accountId, checkId, check, group, tags, recipients: await this.#recipients(ports, accountId, checkId, group) };
+    const subject: Subject = { ports, accountId, checkId, check, group, tags, recipients: await this.#recipients(ports, accountId, checkId, group), writes };
     const settings = await this.#settingsOf(ports, accountId, check, group);
     const alerts: NotifiedAlertType[] = [];
     let queued = false;
@@ -257,6 +281,7 @@ export class Alerting {
       // Read before the transition, so that a recovery of a check without an incident writes nothing
       // after it: on SQLite the unit holds the write lock from its first write to its end.
       const resolvesIncident = resolves && (await subject.ports.incidents.openOfCheck(accountId, checkId)) !== undefined;
+      if (!subject.writes) throw new WritesNeeded();
       if (await subject.ports.alertStates.transition(accountId, checkId, stored?.version ?? 0, nextState, notifications, this.#now())) {
         // In the transition's unit and after it: only the evaluation that moved the state touches the
         // incident (the others read again), and a failure here undoes the transition with it.
@@ -285,6 +310,7 @@ export class Alerting {
     const base = { ...this.#contextOf(subject, result), sslDaysRemaining: days, sslCheckDomain: result.sslCheckDomain ?? null };
     const checkAlertId = randomUUID();
     const notifications = channels.map((channel) => notificationOf(subject.accountId, channel, base, 'ALERT_SSL', checkAlertId));
+    if (!subject.writes) throw new WritesNeeded();
     const queued = await subject.ports.alertStates.queueDailySslAlerts(subject.accountId, subject.checkId, utcDay(atMs), notifications, this.#now());
     return queued.length > 0;
   }
@@ -375,6 +401,13 @@ interface Subject {
   tags: string[];
   /** The activated channels of the check and its group. */
   recipients: ResourceDocument[];
+  /** False in an evaluation's first pass, which only reads: it stops where it would write (`evaluateIn`). */
+  writes: boolean;
+}
+
+/** Thrown by an evaluation's reading pass where it would first write: the caller runs it again in a savepoint. */
+class WritesNeeded extends Error {
+  override readonly name = 'WritesNeeded';
 }
 
 type BaseContext = Omit<AlertContext, 'notificationId' | 'alertType'>;

@@ -272,4 +272,29 @@ describe('executeRuns', () => {
     expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId))).toHaveLength(2);
     expect(finished).toHaveLength(2);
   });
+
+  it("opens a savepoint for a run's alert evaluation only when the evaluation writes: a check's first run, a failure, a recovery; not a run that moves nothing", async () => {
+    const { repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
+    const checkId = String(check.id);
+    const savepoints: number[] = [];
+    // The engine's ports, counting the savepoints each unit opens.
+    const ports: StoragePorts = {
+      ...repositories.ports,
+      transaction: (work) =>
+        repositories.ports.transaction((tx) => {
+          savepoints.push(0);
+          return work({ ...tx, savepoint: (inner) => ((savepoints[savepoints.length - 1]! += 1), tx.savepoint(inner)) });
+        }),
+    };
+    const record = reportRecorder({ repositories: { ...repositories, ports }, alerting });
+    const dueMs = Date.UTC(2026, 10, 27, 9);
+    for (const [minute, failing] of [[0, false], [1, false], [2, true], [3, true], [4, false], [5, false]] as const) {
+      const { final } = await fakeRunner(failing ? ['eu-west-1'] : [], null).run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1]);
+      await record(job(check, 'eu-west-1', dueMs + minute * 60_000), { key: 'k', wireVersion: 1, attempts: [], final } as unknown as RunnerReport);
+    }
+    await alerting.idle();
+    expect(savepoints).toEqual([1, 0, 1, 1, 1, 0]);
+    expect(sent).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'passing', consecutiveFailures: 0 });
+  });
 });
