@@ -121,4 +121,11 @@ describe('GET /v1/check-results/{checkId}', () => {
     expect([own.status, ids(own.body)]).toEqual([200, [expect.any(String)]]);
     expect((await other.get(path(window))).status).toBe(404);
   });
+
+  it('answers 404 for an unknown check before refusing its inverted window, and for a type filter the check is not, its type wins over the page', async () => {
+    const unknown = await api.get(path(`from=${T0_PLUS_HOUR}&to=${T0}`, 'no-such-check'));
+    expect([unknown.status, unknown.body]).toEqual([404, expect.objectContaining({ statusCode: 404, message: 'Check no-such-check not found' })]);
+    const otherType = await api.get(path(`${window}&checkType=BROWSER`));
+    expect([otherType.status, otherType.body, otherType.headers.get('content-range')]).toEqual([200, [], '*/0']);
+  });
 });
