@@ -56,9 +56,11 @@ describe('vigil server GET /metrics', () => {
     expect(operator).toMatch(/^vigil_scheduler_start_lag_seconds_count [1-9]/m);
     expect(operator).toMatch(/^process_resident_memory_bytes /m);
     // The operator's scrape is written to the socket in pieces, some written only when reached; it must arrive whole.
-    const whole = await fetch(`${service!.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    // Asked for gzip as Prometheus asks, it is sent as plain text all the same (docs/local-service.md, "Compression").
+    const whole = await fetch(`${service!.url}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, 'accept-encoding': 'gzip' } });
     const body = Buffer.from(await whole.arrayBuffer());
     expect(whole.headers.get('transfer-encoding')).toBe('chunked');
+    expect(whole.headers.get('content-encoding')).toBeNull();
     expect(body.toString('utf8')).toMatch(/^# HELP vigil_check_up [^\n]+\n[\s\S]+\nprocess_resident_memory_bytes \d+\n[\s\S]*\n$/);
     expect(operator).not.toContain(targetUrl);
 

@@ -65,7 +65,7 @@ async function idleUntil(at: number): Promise<number> {
 
 /** The figures of the spread case (client in its own process). */
 function spreadFigures(spread: Measured, id: (name: string) => string, cpu: string, kib: (bytes: number) => string, goal: BenchGoal): BenchFigure[] {
-  const spreadNote = `as running, the ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} results stored between two scrapes by every fourth check (every block of the service's kept text changes); ${kib(spread.bytes)} each`;
+  const spreadNote = `as running, the ${CHANGED_PER_SCRAPE.toLocaleString('en-US')} results stored between two scrapes by every fourth check (every block of the service's kept text changes); ${sizeOf(spread, kib)} each`;
   const figures: BenchFigure[] = [
     { id: id('spread-scrape-median'), label: 'GET /metrics server time, median scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.medians, note: spreadNote },
     { id: id('spread-scrape-p99'), issue: 27, label: 'GET /metrics server time, p99 scrape, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.p99s, note: spreadNote, goal },
@@ -76,6 +76,11 @@ function spreadFigures(spread: Measured, id: (name: string) => string, cpu: stri
     figures.push({ id: id('spread-between-cpu'), label: 'CPU time of the service between two scrapes, outside scrapes and stores, median interval, checks running, results spread', unit: 'ms', better: 'lower', runs: spread.aheadCpus, note: spreadNote });
   }
   return figures;
+}
+
+/** A scrape's size, and what went over the wire when that was less (a gzipped body). */
+function sizeOf(measured: Measured, kib: (bytes: number) => string): string {
+  return measured.sentBytes < measured.bytes ? `${kib(measured.bytes)} (${kib(measured.sentBytes)} sent gzipped)` : kib(measured.bytes);
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -92,7 +97,10 @@ interface Measured {
   cpus: number[];
   /** Median CPU time of the process per paced interval outside the scrape and the stores. */
   aheadCpus: number[];
+  /** The body's size, decoded. */
   bytes: number;
+  /** The bytes that went over the wire: fewer than `bytes` when the body came gzipped. */
+  sentBytes: number;
 }
 
 /** Where the scraping client runs: on the service's event loop, or in a process of its own. */
@@ -103,6 +111,7 @@ interface Scraped {
   ms: number;
   firstByteMs: number;
   bytes: number;
+  sentBytes: number;
   head: string;
   fresh: boolean;
 }
@@ -129,6 +138,7 @@ function sameProcessScraper(server: http.Server): Scraper {
         ms: Number(ended - started) / 1e6,
         firstByteMs: Number(response.firstByteAt - started) / 1e6,
         bytes,
+        sentBytes: bytes,
         head: body?.toString('utf8', 0, 200) ?? '',
         fresh: line === undefined || body!.indexOf(line) >= 0,
       };
@@ -187,6 +197,7 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
   const cpus: number[] = [];
   const aheadCpus: number[] = [];
   let bytes = 0;
+  let sentBytes = 0;
   const medians = await repeat(context.runs, async (run) => {
     const buckets = process.env['VIGIL_BENCH_METRICS_BUCKETS'];
     const service = createApp({ accounts: [{ apiKey: 'k', accountId: 'acme' }], metricsToken: TOKEN, ...(buckets === undefined ? {} : { metricsBuckets: parseResponseTimeBuckets(buckets) }), dataDir: path.join(context.tmpDir, `${place}-${writes}-${run}`) });
@@ -202,6 +213,7 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
         if (response.status !== 200) throw new Error(`metrics: scrape answered ${response.status}: ${response.head}`);
         if (!response.fresh) throw new Error(`metrics: the scrape after round ${round} did not show ${line!.trim()}`);
         bytes = response.bytes;
+        sentBytes = response.sentBytes;
         return response;
       };
       let scrapedAt = performance.now();
@@ -259,7 +271,7 @@ async function measure(context: BenchContext, writes: Writes, place: ClientPlace
       service.close();
     }
   });
-  return { medians, p99s, firstBytes, cpus, aheadCpus, bytes };
+  return { medians, p99s, firstBytes, cpus, aheadCpus, bytes, sentBytes };
 }
 
 type Serve = (options: { fetch: SqliteServiceApp['app']['fetch']; port: number; hostname: string }, listening: () => void) => unknown;
@@ -376,7 +388,7 @@ export const suite: BenchSuite = {
       }
       if (place === 'own-process') {
         const spread = await measure(context, 'spread', place);
-        context.log(`metrics (client ${place}): running, spread ${kib(spread.bytes)} per scrape`);
+        context.log(`metrics (client ${place}): running, spread ${sizeOf(spread, kib)} per scrape`);
         figures.push(...spreadFigures(spread, id, cpu, kib, goal));
       }
     }
