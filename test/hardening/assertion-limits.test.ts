@@ -159,7 +159,7 @@ describe('assertions on hostile patterns and bodies', () => {
 
 /**
  * The bytes the result's row holds on disk, read with the server's own better-sqlite3. A result the
- * service stored from a run has a derived id (readside/result-ids.ts): its row is found by check,
+ * service stored from a run has a derived id (store/formats/result-ids.ts): its row is found by check,
  * `created_at` millisecond and discriminator, which the id spells out, not by a stored id.
  */
 function storedBytes(id: string, checkId: string): number {

@@ -5,11 +5,12 @@
  * - straight into the stopped service's store, what would otherwise take months of runs: 10,000
  *   checks in all with their statuses and six results each over the last day, a month of results
  *   at one a minute for the measured check, and 90 days of hourly results for the services' checks.
- *   Results go through the read side's `recordRun`, the path the service stores runs by (rollups
- *   included), as the analytics bench seeds them.
+ *   Results are appended through the SQLite check-results port (`appendRun`, in units of work), the
+ *   port the service stores runs by (rollups included), as the analytics bench seeds them.
  */
-import { readSideOf } from '../../../packages/server/src/readside/context.js';
 import { Store } from '../../../packages/server/src/store/index.js';
+import type { CheckResultDocument, StoragePorts } from '../../../packages/server/src/store/ports.js';
+import { sqlitePorts } from '../../../packages/server/src/store/sqlite/index.js';
 import { writeCheckStatus } from '../../../packages/server/src/store/sqlite/check-statuses-port.js';
 import { StatusTable } from '../../../packages/server/src/store/sqlite/statuses.js';
 import { runnerLikeResult } from '../suites/analytics.js';
@@ -24,6 +25,7 @@ const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 const HISTORY_DAYS = 90;
 const RESULTS_PER_LISTED_CHECK = 6;
+const RUNS_PER_UNIT = 10_000;
 /** Words the names are made of; searching for one matches every 25th check. */
 export const NAME_WORDS = ['checkout', 'search', 'login', 'payments', 'catalog', 'cart', 'profile', 'orders', 'shipping', 'inventory', 'reviews', 'pricing', 'billing', 'auth', 'media', 'feeds', 'export', 'import', 'reports', 'admin', 'mobile', 'partners', 'webhooks', 'graphql', 'status'];
 const REGIONS = ['eu-west', 'us-east', 'ap-south', 'sa-east'];
@@ -89,11 +91,20 @@ export async function seedThroughApi(baseUrl: string): Promise<ApiSeed> {
   return { chartedCheckId: charted.id, serviceCheckIds, openIncidentId };
 }
 
+/** Runs of one try each, appended in order, RUNS_PER_UNIT to a unit of work: few commits, and no unit holding a whole step's savepoint. */
+async function appendRuns(ports: StoragePorts, runs: readonly CheckResultDocument[]): Promise<void> {
+  for (let start = 0; start < runs.length; start += RUNS_PER_UNIT) {
+    await ports.transaction(async (tx) => {
+      for (const run of runs.slice(start, start + RUNS_PER_UNIT)) await tx.checkResults.appendRun(ACCOUNT, [run]);
+    });
+  }
+}
+
 /** Writes the bulk of the data set into the store at `dataDir`; the service must be stopped. */
-export function seedStore(dataDir: string, seeded: ApiSeed, nowMs: number, log: (message: string) => void): void {
+export async function seedStore(dataDir: string, seeded: ApiSeed, nowMs: number, log: (message: string) => void): Promise<void> {
   const store = new Store(dataDir);
   try {
-    const { results } = readSideOf(store);
+    const ports = sqlitePorts(store);
     // Written as the check-statuses port writes them, synchronously, inside the seed's transactions.
     const statuses = new StatusTable(store.db);
     const groupIds: number[] = [];
@@ -103,6 +114,8 @@ export function seedStore(dataDir: string, seeded: ApiSeed, nowMs: number, log: 
 
     const listed = CHECKS - 1 - SERVICES;
     log(`dashboard: storing ${listed.toLocaleString('en-US')} more checks (${CHECKS.toLocaleString('en-US')} in all), their statuses and ${RESULTS_PER_LISTED_CHECK} results each over the last day`);
+    // The checks and statuses in one transaction of the store; their results after, through the port.
+    const listedRuns: CheckResultDocument[] = [];
     store.transaction(() => {
       for (let index = 0; index < listed; index++) {
         const name = `${NAME_WORDS[index % NAME_WORDS.length]} ${REGIONS[index % REGIONS.length]} #${index}`;
@@ -125,7 +138,7 @@ export function seedStore(dataDir: string, seeded: ApiSeed, nowMs: number, log: 
         for (let run = RESULTS_PER_LISTED_CHECK - 1; run >= 0; run--) {
           lastAt = nowMs - run * 4 * HOUR_MS - (index % 60) * MINUTE_MS;
           const result = runnerLikeResult(checkId, lastAt, run === 0 && failing);
-          results.recordRun(ACCOUNT, [run === 0 && degraded ? { ...result, isDegraded: true } : result]);
+          listedRuns.push(run === 0 && degraded ? { ...result, isDegraded: true } : result);
         }
         writeCheckStatus(statuses, ACCOUNT, {
           name,
@@ -140,24 +153,25 @@ export function seedStore(dataDir: string, seeded: ApiSeed, nowMs: number, log: 
         });
       }
     });
+    await appendRuns(ports, listedRuns);
 
     log(`dashboard: storing ${MONTH_RESULTS.toLocaleString('en-US')} results of one check (one a minute for 30 days)`);
-    store.transaction(() => {
-      for (let minute = MONTH_RESULTS - 1; minute >= 0; minute--) {
-        results.recordRun(ACCOUNT, [runnerLikeResult(seeded.chartedCheckId, nowMs - minute * MINUTE_MS - 30_000, minute % 211 === 5)]);
-      }
-    });
+    const monthRuns: CheckResultDocument[] = [];
+    for (let minute = MONTH_RESULTS - 1; minute >= 0; minute--) {
+      monthRuns.push(runnerLikeResult(seeded.chartedCheckId, nowMs - minute * MINUTE_MS - 30_000, minute % 211 === 5));
+    }
+    await appendRuns(ports, monthRuns);
 
     log(`dashboard: storing ${HISTORY_DAYS} days of hourly results for each of the ${SERVICES} services' checks`);
-    store.transaction(() => {
-      seeded.serviceCheckIds.forEach((checkId, service) => {
-        for (let hour = HISTORY_DAYS * 24 - 1; hour >= 0; hour--) {
-          // A bad hour now and then, different for each service, so the bars are not all 100 %.
-          const failing = (hour * 7 + service * 13) % 173 === 0;
-          results.recordRun(ACCOUNT, [runnerLikeResult(checkId, nowMs - hour * HOUR_MS - 90_000, failing)]);
-        }
-      });
+    const historyRuns: CheckResultDocument[] = [];
+    seeded.serviceCheckIds.forEach((checkId, service) => {
+      for (let hour = HISTORY_DAYS * 24 - 1; hour >= 0; hour--) {
+        // A bad hour now and then, different for each service, so the bars are not all 100 %.
+        const failing = (hour * 7 + service * 13) % 173 === 0;
+        historyRuns.push(runnerLikeResult(checkId, nowMs - hour * HOUR_MS - 90_000, failing));
+      }
     });
+    await appendRuns(ports, historyRuns);
   } finally {
     store.close();
   }

@@ -5,16 +5,17 @@
  * (table and index pages per result, from SQLite's dbstat), the figure the scheduler suite measures
  * on results the runner made.
  *
- * The results are written straight through the read side's store (the server is stopped meanwhile):
- * making 8,640 real runs would take a day.
+ * The results are appended straight through the SQLite check-results port, in units of work (the
+ * server is stopped meanwhile): making 8,640 real runs would take a day.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { readSideOf } from '../../../packages/server/src/readside/context.js';
 import { reducePassing } from '../../../packages/server/src/store/formats/result-codec.js';
-import { compactResultRow, type StoredResult } from '../../../packages/server/src/readside/results-store.js';
 import { Store } from '../../../packages/server/src/store/index.js';
+import type { CheckResultDocument } from '../../../packages/server/src/store/result-ports.js';
+import { compactResultRow } from '../../../packages/server/src/store/sqlite/check-results.js';
+import { sqlitePorts } from '../../../packages/server/src/store/sqlite/index.js';
 import { stepNumberOf } from '../../../packages/server/src/store/sqlite/migrations/index.js';
 import { median, repeat, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 import { startServiceProcess } from '../lib/service-process.js';
@@ -26,7 +27,7 @@ const REQUESTS_PER_RUN = 20;
 const METRICS = ['availability', 'responseTime_avg', 'responseTime_p50', 'responseTime_p95', 'responseTime_p99', 'wait_avg', 'tcp_avg', 'firstByte_p95', 'retries'];
 
 /** A FINAL API result as the runner makes it (varying timings, UUID ids, a body and headers). */
-export function runnerLikeResult(checkId: string, at: number, failing: boolean): StoredResult {
+export function runnerLikeResult(checkId: string, at: number, failing: boolean): CheckResultDocument {
   // Hundredths of a ms, as the runner rounds every timing (runner/src/executors/http.ts `round`).
   const ms = (max: number, min = 0) => Math.round((min + Math.random() * max) * 100) / 100;
   const total = ms(60, 20);
@@ -88,7 +89,7 @@ function encodingV1Growth(tmpDir: string, checkId: string): number {
     const insert = compactResultRow(store.db);
     const end = Date.now() - 5_000;
     const record = (from: number, to: number) => store.transaction(() => {
-      for (let index = from; index > to; index--) insert('local', reducePassing(runnerLikeResult(checkId, end - index * EVERY_MS, index % 100 === 7)) as StoredResult);
+      for (let index = from; index > to; index--) insert('local', reducePassing(runnerLikeResult(checkId, end - index * EVERY_MS, index % 100 === 7)) as CheckResultDocument);
     });
     const allPages = () => store.db.prepare('SELECT SUM(pgsize) FROM dbstat').pluck().get() as number;
     record(RESULTS - 1, RESULTS / 2 - 1);
@@ -133,19 +134,19 @@ export const suite: BenchSuite = {
     let stored: { bytes: number; results: number };
     let growth: number;
     try {
-      const { results } = readSideOf(store);
+      const ports = sqlitePorts(store);
       const end = Date.now() - 5_000;
-      // Oldest first, through the path the service stores runs by (derived ids), in two halves: the
+      // Oldest first, through the port the service stores runs by (derived ids), in two halves: the
       // growth between them is what a result adds to the database, every table counted (rows, time
       // index, reference results, locations, series, hourly and daily rollups), without the first
       // page each table and index starts with.
-      const record = (from: number, to: number) => store.transaction(() => {
-        for (let index = from; index > to; index--) results.recordRun('local', [runnerLikeResult(checkId, end - index * EVERY_MS, index % 100 === 7)]);
+      const record = (from: number, to: number) => ports.transaction(async (tx) => {
+        for (let index = from; index > to; index--) await tx.checkResults.appendRun('local', [runnerLikeResult(checkId, end - index * EVERY_MS, index % 100 === 7)]);
       });
       const allPages = () => store.db.prepare('SELECT SUM(pgsize) FROM dbstat').pluck().get() as number;
-      record(RESULTS - 1, RESULTS / 2 - 1);
+      await record(RESULTS - 1, RESULTS / 2 - 1);
       const half = allPages();
-      record(RESULTS / 2 - 1, -1);
+      await record(RESULTS / 2 - 1, -1);
       growth = (allPages() - half) / (RESULTS / 2);
       stored = storedBytesPerResult(store);
     } finally {

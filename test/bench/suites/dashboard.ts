@@ -188,7 +188,7 @@ export const suite: BenchSuite = {
       await service.stop();
     }
     const seedStarted = performance.now();
-    seedStore(dataDir, seeded, Date.now(), context.log);
+    await seedStore(dataDir, seeded, Date.now(), context.log);
     context.log(`dashboard: data set stored in ${Math.round((performance.now() - seedStarted) / 1000)} s`);
 
     const requestLog = path.join(context.tmpDir, 'requests.jsonl');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeAnalytics } from '../readside/analytics.js';
 import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
-import { DAY_MS, HOUR_MS } from '../readside/rollups-store.js';
+import { DAY_MS, HOUR_MS } from '../store/port-rules.js';
 import { Store } from '../store/index.js';
 import type { CheckResultDocument } from '../store/result-ports.js';
 import { sqlitePorts } from '../store/sqlite/index.js';

@@ -19,7 +19,7 @@
 import type { AnalyticsKind } from '@vigil/schema';
 import { readAnalyticsInputs, type AnalyticsInputs, type AnalyticsReads } from '../readside/analytics-rollups.js';
 import { BASE_METRICS, computeAnalytics, type AnalyticsQuery } from '../readside/analytics.js';
-import { DAY_MS, HOUR_MS } from '../readside/rollups-store.js';
+import { DAY_MS, HOUR_MS } from '../store/port-rules.js';
 import { quickRangeWindow, type TimeWindow } from '../readside/windows.js';
 
 /** The quick ranges the page offers, with the bucket width that keeps each chart near 100–170 points. */

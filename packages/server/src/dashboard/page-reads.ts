@@ -7,7 +7,7 @@
  */
 import type { CheckStatus } from '@vigil/schema';
 import type { IncidentState } from '../readside/incidents.js';
-import { HOUR_MS } from '../readside/rollups-store.js';
+import { HOUR_MS } from '../store/port-rules.js';
 import type { DashboardReads } from '../store/dashboard-read-ports.js';
 
 export interface HourlyPoint {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/index.js';
-import { readAnalyticsInputs } from './analytics-rollups.js';
+import { coverageOf, readAnalyticsInputs } from './analytics-rollups.js';
 import { computeAnalytics, type AnalyticsQuery, type SeriesRow } from './analytics.js';
 import { HISTOGRAM_RELATIVE_ERROR } from '../store/formats/rollup-histogram.js';
-import { DAY_MS, HOUR_MS } from './rollups-store.js';
+import { DAY_MS, HOUR_MS } from '../store/port-rules.js';
 import { openRepositories } from '../repositories.js';
 import type { CheckResultDocument } from '../store/result-ports.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
@@ -151,5 +151,37 @@ describe('retention of rollups', () => {
     await new Scheduler({ repositories: openRepositories(store), queue, now: () => muchLater, retentionDays: 12, rollupRetentionDays: 50 }).prune(muchLater);
     expect(count('result_rollups_daily')).toBe(2);
     expect((await report(store, { metrics: ['availability'] })).series[0]!.data[0]).toMatchObject({ availability: null });
+  });
+});
+
+describe('coverageOf', () => {
+  /** A UTC midnight, so the windows start and end on day boundaries. */
+  const MIDNIGHT = Date.parse('2026-11-24T00:00:00.000Z');
+  const window = (fromDay: number, toDay: number) => ({ from: MIDNIGHT + fromDay * DAY_MS, to: MIDNIGHT + toDay * DAY_MS });
+  it.each([
+    { name: 'never pruned: raw results only', horizons: {}, want: { raw: window(-90, 0) } },
+    { name: 'a window after the raw horizon: raw results only', horizons: { raw: MIDNIGHT - 30 * DAY_MS }, window: window(-10, 0), want: { raw: window(-10, 0) } },
+    {
+      name: 'raw from the first hour after the raw horizon, hourly rows before it, daily rows before the hourly horizon',
+      horizons: { raw: MIDNIGHT - 30 * DAY_MS + 90_000, hourly: MIDNIGHT - 60 * DAY_MS + 90_000 },
+      want: {
+        raw: { from: MIDNIGHT - 30 * DAY_MS + HOUR_MS, to: MIDNIGHT },
+        hourly: { from: MIDNIGHT - 59 * DAY_MS, to: MIDNIGHT - 30 * DAY_MS + HOUR_MS },
+        daily: { from: MIDNIGHT - 90 * DAY_MS, to: MIDNIGHT - 59 * DAY_MS },
+      },
+    },
+    {
+      name: 'an old window: rollups only',
+      horizons: { raw: MIDNIGHT - 30 * DAY_MS, hourly: MIDNIGHT - 60 * DAY_MS },
+      window: window(-100, -70),
+      want: { raw: { from: MIDNIGHT - 70 * DAY_MS, to: MIDNIGHT - 70 * DAY_MS }, daily: window(-100, -70) },
+    },
+    {
+      name: 'hourly horizon past the raw one (a rollup retention shorter than the raw one): no row in two parts',
+      horizons: { raw: MIDNIGHT - 30 * DAY_MS, hourly: MIDNIGHT - 7 * DAY_MS },
+      want: { raw: window(-30, 0), daily: window(-90, -30) },
+    },
+  ])('$name', ({ horizons, window: asked, want }) => {
+    expect(coverageOf(asked ?? window(-90, 0), horizons)).toEqual(want);
   });
 });

@@ -22,7 +22,7 @@
  *   real document offers, but a run here records none of them: their values are null (no values),
  *   never 0, which would read as a measurement.
  *
- * Past the raw retention (rollups-store.ts, analytics-rollups.ts):
+ * Past the raw retention (analytics-rollups.ts):
  * - A window starting before the raw-result horizon (the cutoff of the last prune: results created
  *   before it are deleted) is answered from hourly and daily rollups for its older part and from raw
  *   results for the rest. The raw part starts at the first full hour after the horizon; hourly rows
@@ -46,8 +46,8 @@
 import type { AnalyticsKind, StatusFilter } from '@vigil/schema';
 import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
 import { responseTimeWithRollups, totalsOf, type RollupTotals } from './analytics-rollups.js';
+import type { RolledUpResults } from '../store/ports.js';
 import type { ResultFacts } from './result-facts.js';
-import type { RollupRow } from './rollups-store.js';
 import { inWindow, type TimeWindow } from './windows.js';
 
 export type { AnalyticsKind, StatusFilter };
@@ -237,7 +237,7 @@ export interface AnalyticsComputation {
  * Computes the `series` and `metadata` of a report from a check's stored results and, for the part
  * of the window raw results no longer cover, its rollup rows (analytics-rollups.ts `analyticsInputs`).
  */
-export function computeAnalytics(results: readonly ResultFacts[], query: AnalyticsQuery, rollupRows: readonly RollupRow[] = []): AnalyticsComputation {
+export function computeAnalytics(results: readonly ResultFacts[], query: AnalyticsQuery, rollupRows: readonly RolledUpResults[] = []): AnalyticsComputation {
   const metrics = query.metrics.map((name) => {
     const parsed = parseMetric(query.kind, name);
     if (!parsed) throw new Error(`this is a bug in vigil: metric ${name} passed validation for ${query.kind}`);
@@ -277,10 +277,10 @@ interface Group {
   /** The groupBy value; null for the single series of an ungrouped report. */
   key: string | number | null;
   members: ResultFacts[];
-  rollups: RollupRow[];
+  rollups: RolledUpResults[];
 }
 
-function groupResults(results: readonly ResultFacts[], rollups: readonly RollupRow[], groupBy: AnalyticsGroupBy | undefined): Group[] {
+function groupResults(results: readonly ResultFacts[], rollups: readonly RolledUpResults[], groupBy: AnalyticsGroupBy | undefined): Group[] {
   // Without groupBy the one series exists even when empty, so a chart still gets its null row.
   if (groupBy === undefined) return [{ key: null, members: [...results], rollups: [...rollups] }];
   const byKey = new Map<string | number | null, Group>();
@@ -298,12 +298,12 @@ function groupResults(results: readonly ResultFacts[], rollups: readonly RollupR
 
 function bucketRows(
   results: readonly ResultFacts[],
-  rollups: readonly RollupRow[],
+  rollups: readonly RolledUpResults[],
   metrics: readonly ParsedMetric[],
   windowStart: number,
   intervalMs: number,
 ): SeriesRow[] {
-  const buckets = new Map<number, { members: ResultFacts[]; rollups: RollupRow[] }>();
+  const buckets = new Map<number, { members: ResultFacts[]; rollups: RolledUpResults[] }>();
   const bucketAt = (instant: number) => {
     const bucketStart = windowStart + Math.floor((instant - windowStart) / intervalMs) * intervalMs;
     let bucket = buckets.get(bucketStart);
@@ -317,7 +317,7 @@ function bucketRows(
     .map(([bucketStart, bucket]) => ({ timestamp: new Date(bucketStart).toISOString(), ...rowOf(bucket.members, bucket.rollups, metrics) }));
 }
 
-function rowOf(results: readonly ResultFacts[], rollups: readonly RollupRow[], metrics: readonly ParsedMetric[]): Record<string, number | null> {
+function rowOf(results: readonly ResultFacts[], rollups: readonly RolledUpResults[], metrics: readonly ParsedMetric[]): Record<string, number | null> {
   const totals = rollups.length === 0 ? undefined : totalsOf(rollups);
   const row: Record<string, number | null> = {};
   for (const metric of metrics) row[metric.name] = valueOf(results, totals, metric);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/index.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import { boundResult, STORED_RESULT_LIMITS } from './result-bounds.js';
-import type { StoredResult } from './results-store.js';
+import type { CheckResultDocument } from '../store/result-ports.js';
 
 const stores: Store[] = [];
 afterEach(() => stores.splice(0).forEach((store) => store.close()));
@@ -12,7 +12,7 @@ const MiB = 1024 * 1024;
 const T0 = Date.parse('2026-11-24T08:00:00.000Z');
 
 /** A failing API result as an unbounded runner could hand it over: a 5 MiB body everywhere it can go. */
-function hugeResult(checkId: string): StoredResult {
+function hugeResult(checkId: string): CheckResultDocument {
   const body = 'b'.repeat(5 * MiB);
   return {
     id: randomUUID(),

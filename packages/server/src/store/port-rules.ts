@@ -261,7 +261,9 @@ export function claimedOf(row: {
   };
 }
 
-export const DAY_MS = 86_400_000;
+/** The span of an hourly rollup row; a day's is a daily row's (and, on PostgreSQL, a partition of raw results). */
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;
 
 /** The start of the UTC day of `ms`. */
 export function dayOf(ms: number): number {

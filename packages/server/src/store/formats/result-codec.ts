@@ -87,10 +87,10 @@ export interface ResultColumns {
   phases: string | null;
 }
 
-/** The whole document under DICTIONARY_V1, as the references of readside/result-rows.ts are kept. */
+/** The whole document under DICTIONARY_V1, as the references of store/sqlite/result-rows.ts are kept. */
 export function deflateDocument(doc: Doc): Buffer {
   const deflated = deflateRawSync(JSON.stringify(doc), { dictionary: DICTIONARY_V1, level: 9 });
-  // zlib's output is a view on its 16 KB output chunk; a reference kept in memory (readside/result-rows.ts)
+  // zlib's output is a view on its 16 KB output chunk; a reference kept in memory (store/sqlite/result-rows.ts)
   // would hold the whole chunk for its few hundred bytes, so a copy of its own size is returned.
   const own = Buffer.allocUnsafeSlow(deflated.length);
   deflated.copy(own);
@@ -189,7 +189,7 @@ export function encodeResult(doc: Doc, columns: ResultColumns): Buffer {
   return deflateRawSync(JSON.stringify(stripped), { dictionary: DICTIONARY_V1, level: 9 });
 }
 
-/** An ENCODING_V1 body (the rows of readside/result-rows.ts decode ENCODING_V2 ones, whose full bodies come here too). */
+/** An ENCODING_V1 body (the rows of store/sqlite/result-rows.ts decode ENCODING_V2 ones, whose full bodies come here too). */
 export function decodeResult(body: Buffer, encoding: number, columns: ResultColumns): Doc {
   if (encoding !== ENCODING_V1) throw new Error(`check result ${columns.id} has an unknown storage encoding ${encoding}`);
   const doc = JSON.parse(inflateRawSync(body, { dictionary: DICTIONARY_V1 }).toString('utf8')) as Doc;

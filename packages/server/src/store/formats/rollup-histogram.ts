@@ -49,7 +49,7 @@ export function addToHistogram(histogram: Histogram, bucket: number, count = 1):
 }
 
 /** Adds every bucket of `other` into `histogram`. */
-export function mergeHistogram(histogram: Histogram, other: Histogram): void {
+export function mergeHistogram(histogram: Histogram, other: ReadonlyMap<number, number>): void {
   for (const [bucket, count] of other) addToHistogram(histogram, bucket, count);
 }
 

@@ -2,8 +2,8 @@
  * The SQL of stored check results (steps 14 and 17 of migrations/): one compact row per result in
  * `check_results`, keyed by a per-(account, check) series number (`result_series`), the reference
  * results passing rows are deltas from (`check_results_references`), and the location names rows
- * keep by key (`check_results_locations`). The read side decides what goes in a row
- * (store/formats/result-row-codec.ts, readside/results-store.ts); these tables only store and read them.
+ * keep by key (`check_results_locations`). What goes in a row is the row format's
+ * (store/formats/result-row-codec.ts, written by result-rows.ts); these tables only store and read them.
  * Statements are prepared once, when a table is built, and the hot reads keep their modes (facts in
  * raw mode: an array per row, no object).
  */
@@ -224,7 +224,7 @@ export interface ResultDocument extends StoredResultFields, Record<string, unkno
 /**
  * The ENCODING_V1 insert of one compact row, creating the (account, check) series on first use:
  * step 14 of migrations/ carries older databases over with it (before step 17 exists, so rows of
- * that time are all of one form). The service writes readside/result-rows.ts rows. Returns whether
+ * that time are all of one form). The service writes result-rows.ts rows. Returns whether
  * the row was new.
  */
 export function compactResultRow(db: SqliteDatabase): (accountId: string, result: ResultDocument) => boolean {

@@ -4,7 +4,7 @@
  * `result_rollups_daily`, both UTC, and how far back pruning has deleted each kind of data
  * (`rollup_horizons`). A FINAL result adds itself to its two rows with one UPSERT each; its response
  * time goes into the row's histogram by the buckets of store/formats/rollup-histogram.ts. What the
- * rows mean, and which answer for a window, is the read side's (readside/rollups-store.ts).
+ * rows mean, and which answer for a window, is the read side's (readside/analytics-rollups.ts).
  */
 import type { Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from '../database.js';

@@ -1,18 +1,23 @@
+/**
+ * SQLite's compact result rows (result-rows.ts) as the check-results port writes them: ENCODING_V1
+ * rows of older databases beside newer ones, reference results replaced and released, what a result
+ * costs on disk, the parsed references kept in memory, and the rollups step 15 back-fills. What every
+ * engine keeps of a result is the contract suite's (store/contract/check-results-kept.test.ts).
+ */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runnerLikeResult } from '../../../../test/bench/suites/analytics.js';
-import type { Store } from '../store/index.js';
-import { allResultsOf } from '../result-test-support.js';
-import { deflateDocument, reducePassing } from '../store/formats/result-codec.js';
-import { parseDerivedId } from './result-ids.js';
+import { runnerLikeResult } from '../../../../../test/bench/suites/analytics.js';
+import { allResultsOf } from '../../result-test-support.js';
+import { deflateDocument, reducePassing } from '../formats/result-codec.js';
+import type { CheckResultDocument, RolledUpResults } from '../result-ports.js';
+import type { Store } from '../index.js';
+import { compactResultRow } from './check-results.js';
+import { SqliteCheckResults } from './check-results-port.js';
+import { sqlitePorts } from './index.js';
+import { migrateSqlite, stepNumberOf } from './migrations/index.js';
+import { ResultPruningTable } from './result-pruning.js';
 import { ResultRows } from './result-rows.js';
-import { compactResultRow, type StoredResult } from './results-store.js';
-import type { CheckResultDocument } from '../store/result-ports.js';
-import { SqliteCheckResults } from '../store/sqlite/check-results-port.js';
-import { sqlitePorts } from '../store/sqlite/index.js';
-import { migrateSqlite, stepNumberOf } from '../store/sqlite/migrations/index.js';
-import { ResultPruningTable } from '../store/sqlite/result-pruning.js';
-import { useMemoryStores } from '../store/sqlite/test-store.js';
+import { useMemoryStores } from './test-store.js';
 
 const openStore = useMemoryStores();
 
@@ -22,101 +27,25 @@ function resultsWith(store: Store, referenceRows: number): SqliteCheckResults {
 }
 
 const T0 = Date.parse('2026-11-24T08:00:00.000Z');
-
-/** A TCP result as the runner makes it: the API result shape with a socket request and response. */
-function tcpResult(checkId: string, at: number, failing = false): StoredResult {
-  return {
-    id: randomUUID(), name: 'Redis', checkId, hasFailures: failing, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
-    runLocation: 'eu-west-1', startedAt: new Date(at - 3).toISOString(), stoppedAt: new Date(at).toISOString(), created_at: new Date(at).toISOString(),
-    responseTime: 3,
-    apiCheckResult: {
-      assertions: [{ source: 'RESPONSE_DATA', comparison: 'CONTAINS', property: '', target: 'PONG', regex: null, actual: failing ? '' : '+PONG', passed: !failing, error: null }],
-      request: { host: '127.0.0.1', port: 6379, data: 'PING\r\n' },
-      response: { data: failing ? '' : '+PONG\r\n', timingPhases: { dns: 0, connection: 1.12 + (at % 7) / 100, data: 0.84, total: 2.71 } },
-      requestError: failing ? 'connect ECONNREFUSED 127.0.0.1:6379' : null,
-    },
-    browserCheckResult: null, multiStepCheckResult: null, checkRunId: Math.floor(at / 1000), attempts: 0, resultType: 'FINAL', sequenceId: randomUUID(),
-    error: failing ? 'connect ECONNREFUSED 127.0.0.1:6379' : null,
-  };
-}
-
-function dnsResult(checkId: string, at: number): StoredResult {
-  return {
-    id: randomUUID(), name: 'DNS', checkId, hasFailures: false, hasErrors: false, isDegraded: false, overMaxResponseTime: false,
-    runLocation: 'us-east-1', startedAt: new Date(at - 12).toISOString(), stoppedAt: new Date(at).toISOString(), created_at: new Date(at).toISOString(),
-    responseTime: 12, apiCheckResult: null, browserCheckResult: null, multiStepCheckResult: null,
-    dnsCheckResult: { query: { name: 'example.com', recordType: 'A', nameServer: '1.1.1.1' }, response: { rcode: 'NOERROR', answers: [{ data: '93.184.216.34', ttl: 3600 - (at % 60) }] }, timingPhases: { total: 12 } },
-    checkRunId: Math.floor(at / 1000), attempts: 0, resultType: 'FINAL', sequenceId: randomUUID(), error: null,
-  };
-}
-
-function multiStepResult(checkId: string, at: number, failing = false): StoredResult {
-  return {
-    id: randomUUID(), name: 'Checkout flow', checkId, hasFailures: failing, hasErrors: failing, isDegraded: false, overMaxResponseTime: false,
-    runLocation: 'eu-west-1', startedAt: new Date(at - 2400).toISOString(), stoppedAt: new Date(at).toISOString(), created_at: new Date(at).toISOString(),
-    responseTime: 2400, apiCheckResult: null, browserCheckResult: null,
-    multiStepCheckResult: {
-      playwrightTestResults: [{ title: 'checkout', status: failing ? 'failed' : 'passed', duration: 2380 + (at % 13) }],
-      errors: failing ? ['step 2 failed: expected 200, got 503'] : [],
-      jobLog: [{ time: at - 2400, level: 'INFO', msg: 'Running 1 test using 1 worker' }, { time: at, level: 'INFO', msg: `1 ${failing ? 'failed' : 'passed'} (${(2380 + (at % 13)) / 1000}s)` }],
-    },
-    checkRunId: Math.floor(at / 1000), attempts: 0, resultType: 'FINAL', sequenceId: randomUUID(), error: failing ? 'step 2 failed' : null,
-  };
-}
+const DAY_MS = 86_400_000;
 
 /** Each result stored as a run of its own, one after another (references depend on the order): the runs as stored. */
-async function appendEach(results: Pick<SqliteCheckResults, 'appendRun'>, runs: readonly StoredResult[]): Promise<CheckResultDocument[]> {
+async function appendEach(results: Pick<SqliteCheckResults, 'appendRun'>, runs: readonly CheckResultDocument[]): Promise<CheckResultDocument[]> {
   const stored: CheckResultDocument[] = [];
   for (const run of runs) stored.push((await results.appendRun('acct', [run]))[0]!);
   return stored;
 }
 
 /** What reading a result back gives: the document as recorded, reduced as `reducePassing` documents. */
-const asStored = (result: StoredResult) => JSON.stringify(reducePassing(result));
+const asStored = (result: CheckResultDocument) => JSON.stringify(reducePassing(result));
 
-describe('result rows with derived ids and deltas from references, through the check-results port', () => {
-  it('reads every shape back as recorded: passing, failing and degraded API, TCP, DNS and multi-step runs', async () => {
-    const store = openStore();
-    const results = sqlitePorts(store).checkResults;
-    const makers = [
-      (checkId: string, at: number, index: number) => runnerLikeResult(checkId, at, index % 5 === 3),
-      (checkId: string, at: number, index: number) => ({ ...runnerLikeResult(checkId, at, false), isDegraded: index % 4 === 1 }),
-      (checkId: string, at: number, index: number) => tcpResult(checkId, at, index % 6 === 2),
-      (checkId: string, at: number) => dnsResult(checkId, at),
-      (checkId: string, at: number, index: number) => multiStepResult(checkId, at, index % 7 === 4),
-    ];
-    for (const make of makers) {
-      const checkId = randomUUID();
-      const recorded = await appendEach(results, Array.from({ length: 12 }, (_, index) => make(checkId, T0 + index * 10_000, index)));
-      expect((await allResultsOf(results, 'acct', checkId)).map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored));
-      for (const result of recorded) expect(JSON.stringify((await results.find('acct', checkId, result.id)))).toBe(asStored(result));
-      const newest = await results.newestFirst('acct', checkId, { limit: 100 });
-      expect(newest.map((result) => JSON.stringify(result))).toEqual(recorded.map(asStored).reverse());
-      expect(newest.map((result) => [result.id, result.runLocation])).toEqual(recorded.map((result) => [result.id, result.runLocation]).reverse());
-    }
-  });
-
-  it('gives a run derived ids, unique per check and instant, and the first try\'s id as the sequence id', async () => {
-    const results = sqlitePorts(openStore()).checkResults;
-    const checkId = randomUUID();
-    const attempt = { ...runnerLikeResult(checkId, T0, true), resultType: 'ATTEMPT', sequenceId: 'runner-sequence' };
-    const final = { ...runnerLikeResult(checkId, T0, false), attempts: 1, sequenceId: 'runner-sequence' };
-    const [storedAttempt, storedFinal] = await results.appendRun('acct', [attempt, final]);
-    expect(parseDerivedId(checkId, storedAttempt!.id)).toEqual({ createdMs: T0, k: 0 });
-    expect(parseDerivedId(checkId, storedFinal!.id)).toEqual({ createdMs: T0, k: 1 });
-    expect([storedAttempt!['sequenceId'], storedFinal!['sequenceId']]).toEqual([storedAttempt!.id, storedAttempt!.id]);
-    expect(parseDerivedId(randomUUID(), storedFinal!.id)).toBeUndefined();
-    expect(JSON.stringify((await results.find('acct', checkId, storedFinal!.id)))).toBe(asStored(storedFinal!));
-    expect((await results.appendKept('acct', storedFinal!))).toBe(false);
-    expect((await allResultsOf(results, 'acct', checkId))).toHaveLength(2);
-  });
-
+describe('result rows with deltas from references, through the check-results port', () => {
   it('reads a database holding ENCODING_V1 rows and new rows, by range and by id', async () => {
     const store = openStore({ through: stepNumberOf({ scope: 'readside', version: 7 }) });
     const checkId = randomUUID();
     const old = [runnerLikeResult(checkId, T0, false), runnerLikeResult(checkId, T0 + 10_000, true), { ...runnerLikeResult(checkId, T0 + 20_000, false), id: 'seeded-1' }];
     const insertV1 = compactResultRow(store.db);
-    store.transaction(() => old.forEach((result) => insertV1('acct', reducePassing(result) as StoredResult)));
+    store.transaction(() => old.forEach((result) => insertV1('acct', reducePassing(result) as CheckResultDocument)));
     migrateSqlite(store.db); // the steps after, as the next start runs them
     const results = sqlitePorts(store).checkResults;
     const recent = await appendEach(results, [30_000, 40_000, 50_000].map((offset, index) => runnerLikeResult(checkId, T0 + offset, index === 1)));
@@ -202,7 +131,7 @@ describe('ResultRows references kept in memory', () => {
   it('holds at most its bound of parsed references, and reads rows whose reference it let go', async () => {
     const store = openStore();
     const rows = new ResultRows(store.db, { referenceCacheEntries: 3 });
-    const written: Array<{ series: number; checkId: string; id: string; doc: StoredResult }> = [];
+    const written: Array<{ series: number; checkId: string; id: string; doc: CheckResultDocument }> = [];
     for (let round = 0; round < 2; round++) {
       for (let series = 1; series <= 10; series++) {
         const checkId = `00000000-0000-4000-8000-${String(series).padStart(12, '0')}`;
@@ -226,5 +155,45 @@ describe('ResultRows references kept in memory', () => {
     const deflated = deflateDocument(runnerLikeResult(randomUUID(), T0, false));
     expect(deflated.length).toBeLessThan(4096);
     expect(deflated.buffer.byteLength).toBe(deflated.length);
+  });
+});
+
+describe('rollups of an older database', () => {
+  /** Three days of results of one check, some failing, degraded, retried or ATTEMPTs. */
+  const history = (checkId: string) =>
+    Array.from({ length: 400 }, (_, index) => ({
+      ...runnerLikeResult(checkId, T0 + index * 649_000, index % 11 === 3),
+      isDegraded: index % 13 === 5,
+      attempts: index % 5 === 0 ? 1 : 0,
+      resultType: index % 7 === 0 ? 'ATTEMPT' : 'FINAL',
+    }));
+  const rowsOf = async (store: Store, checkId: string) => {
+    const { checkResults } = sqlitePorts(store);
+    return [...(await checkResults.rollups('acct', checkId, 'hourly', T0 - DAY_MS, T0 + 4 * DAY_MS)), ...(await checkResults.rollups('acct', checkId, 'daily', T0 - DAY_MS, T0 + 4 * DAY_MS))];
+  };
+  // Sums of floating-point response times depend on the order they were added in.
+  const exactPart = ({ rtSum: _sum, rtSqSum: _sqSum, ...row }: RolledUpResults) => row;
+
+  it('are back-filled by the migration from the raw results of a database that had none: the rows the port keeps for the same results', async () => {
+    const checkId = randomUUID();
+    const results = history(checkId);
+    // The read side as it was before rollups: migrations 1..5, results written in compact rows only.
+    const old = openStore({ through: stepNumberOf({ scope: 'readside', version: 5 }) });
+    const insert = compactResultRow(old.db);
+    old.transaction(() => results.forEach((result) => insert('acct', result)));
+    expect(old.db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'result_rollups_hourly'").pluck().get()).toBe(0);
+    migrateSqlite(old.db); // the steps after, as the next start runs them
+
+    const current = openStore();
+    await sqlitePorts(current).transaction(async (tx) => {
+      for (const result of results) await tx.checkResults.appendKept('acct', result);
+    });
+    const [backFilled, kept] = [await rowsOf(old, checkId), await rowsOf(current, checkId)];
+    expect(backFilled.length).toBeGreaterThan(72);
+    expect(backFilled.map(exactPart)).toEqual(kept.map(exactPart));
+    backFilled.forEach((row, index) => {
+      expect(row.rtSum).toBeCloseTo(kept[index]!.rtSum, 6);
+      expect(row.rtSqSum).toBeCloseTo(kept[index]!.rtSqSum, 3);
+    });
   });
 });
