@@ -4,10 +4,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const VIGIL_BIN = path.join(REPO_ROOT, 'packages/cli/bin/vigil.mjs');
+const DIAGNOSTICS_MODULE = path.join(REPO_ROOT, 'test/bench/lib/service-diagnostics.mjs');
 
 export interface ServiceProcess {
   readonly url: string;
@@ -34,6 +35,11 @@ export interface ServiceProcessOptions {
   readonly scheduler?: boolean;
   /** More `vigil server` flags, appended as given (e.g. `--max-runs-in-flight 50`). */
   readonly extraArgs?: readonly string[];
+  /**
+   * A directory the service writes its event-loop delay and PostgreSQL pool waits to at each SIGUSR2
+   * (service-diagnostics.mjs, loaded into it; `signalDiagnostics` and `readDiagnostics`).
+   */
+  readonly diagnosticsDir?: string;
 }
 
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
@@ -47,7 +53,9 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   // VIGIL_BENCH_PROFILE=DIR: a V8 CPU profile of the service, written to DIR when it stops (NODE_OPTIONS refuses --cpu-prof).
   const profileDir = process.env['VIGIL_BENCH_PROFILE'];
   const nodeFlags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, VIGIL_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  if (options.diagnosticsDir !== undefined) nodeFlags.push('--import', pathToFileURL(DIAGNOSTICS_MODULE).href);
+  const env = options.diagnosticsDir === undefined ? process.env : { ...process.env, VIGIL_BENCH_DIAGNOSTICS_DIR: options.diagnosticsDir };
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, VIGIL_BIN, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -79,4 +87,40 @@ export async function freeLoopbackPort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/** What service-diagnostics.mjs measured in a service between two SIGUSR2s, in ms. */
+export interface ServiceDiagnostics {
+  readonly eventLoopDelayMs: DiagnosticFigures;
+  /** Waits for a PostgreSQL connection of units of work (a scheduled run's results, a write). */
+  readonly unitWaitMs: DiagnosticFigures;
+  /** Waits for a PostgreSQL connection of single statements (an API read's). */
+  readonly statementWaitMs: DiagnosticFigures;
+}
+
+export interface DiagnosticFigures {
+  readonly count: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+/** Asks a service started with `diagnosticsDir` to write what it measured since the last ask (file n of its pid) and start again. */
+export function signalDiagnostics(service: ServiceProcess): void {
+  process.kill(service.pid!, 'SIGUSR2');
+}
+
+/** The service's nth written measurement, once the file is there (it is written as the signal is handled). */
+export async function readDiagnostics(service: ServiceProcess, diagnosticsDir: string, nth: number): Promise<ServiceDiagnostics> {
+  const { readFile } = await import('node:fs/promises');
+  const file = path.join(diagnosticsDir, `${service.pid}-${nth}.json`);
+  for (let tries = 0; ; tries++) {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as ServiceDiagnostics;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || tries >= 100) throw error;
+      // Waiting for the service's signal handler to have written the file.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

@@ -27,16 +27,31 @@
  * `VIGIL_BENCH_MINUTES`). `--full`: 10,000 checks every minute for four measured minutes. Each of
  * `--runs` measures both set-ups anew (fresh database, services and target), SQLite first.
  */
-import { chmod } from 'node:fs/promises';
+import { appendFileSync } from 'node:fs';
+import { chmod, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../../packages/server/src/store/postgres/embedded.js';
-import { startServiceProcess, type ServiceProcess } from '../lib/service-process.js';
+import { readDiagnostics, signalDiagnostics, startServiceProcess, type ServiceDiagnostics, type ServiceProcess } from '../lib/service-process.js';
 import { cpuMsOf, cpuMsOfTree, createApiChecks, postmasterPid, MINUTE_MS, nextWholeMinutes, percentile, probeApiUntil, readWindowResults, startLoopbackTarget, waitUntil } from '../lib/scheduled-checks.js';
 import { median, type BenchContext, type BenchFigure, type BenchSuite } from '../harness.js';
 import { loadOf, measure as measureOnSqlite, planOf, type Load, type Measurement as SqliteMeasurement } from './scheduler.js';
 
 const REPLICAS = 2;
+
+/**
+ * VIGIL_BENCH_REPLICAS_STATEMENTS=FILE: PostgreSQL logs the plan of each statement slower than 25 ms
+ * (auto_explain, with ANALYZE and BUFFERS) and, at the window's end, pg_stat_statements' slowest
+ * statements of the window, both appended to FILE: where a slow request's time went in the
+ * database. Off by default, as timing every plan node costs PostgreSQL CPU.
+ */
+const STATEMENT_SETTINGS = [
+  'shared_preload_libraries=pg_stat_statements,auto_explain',
+  'auto_explain.log_min_duration=25',
+  'auto_explain.log_analyze=on',
+  'auto_explain.log_buffers=on',
+  'auto_explain.log_nested_statements=on',
+];
 const DAY_MS = 86_400_000;
 
 /** One run of the replicas: a fresh PostgreSQL cluster, services and target each time. */
@@ -46,7 +61,9 @@ interface ReplicasMeasurement {
   missed: number;
   doubled: number;
   notExecuted: number;
+  listP50: number;
   listP99: number;
+  resultsP50: number;
   resultsP99: number;
   /** One per replica, in the order they started; 100 % = one core. */
   replicaCpuPercent: number[];
@@ -57,6 +74,8 @@ interface ReplicasMeasurement {
   claimsGrowthBytesPerDay: number;
   /** The slot claims' table with its index at the window's end, per check (one location each here). */
   claimsBytesPerCheck: number;
+  /** Inside each replica over the window (service-diagnostics.mjs): its event loop's delay and its pool's waits. */
+  diagnostics: ServiceDiagnostics[];
 }
 
 /** The results a day of the load makes, one per slot. */
@@ -71,18 +90,22 @@ export const suite: BenchSuite = {
     // As root, PostgreSQL runs as the user "postgres", who must pass through the scratch directory
     // (made for this process's user alone) to reach its cluster inside it.
     if (process.getuid?.() === 0) await chmod(context.tmpDir, 0o711);
+    // VIGIL_BENCH_REPLICAS_BASELINE=off measures the replicas alone: about half the time, for iterating on them.
+    const withBaseline = process.env['VIGIL_BENCH_REPLICAS_BASELINE'] !== 'off';
     const onSqlite: SqliteMeasurement[] = [];
     const onReplicas: ReplicasMeasurement[] = [];
     for (let run = 0; run < context.runs; run++) {
-      context.log(`replicas: run ${run + 1} of ${context.runs}, one process on SQLite first`);
-      onSqlite.push(await measureOnSqlite(context, load, path.join(context.tmpDir, `sqlite-${run}`)));
+      if (withBaseline) {
+        context.log(`replicas: run ${run + 1} of ${context.runs}, one process on SQLite first`);
+        onSqlite.push(await measureOnSqlite(context, load, path.join(context.tmpDir, `sqlite-${run}`)));
+      }
       context.log(`replicas: run ${run + 1} of ${context.runs}, ${REPLICAS} replicas on PostgreSQL`);
       onReplicas.push(await measureReplicas(context, load, path.join(context.tmpDir, `postgres-${run}`)));
     }
     const { checks, fastChecks, measuredMinutes } = load;
     const note = `${checks} API checks every minute${fastChecks > 0 ? ` + ${fastChecks} every 10 s` : ''}, ${measuredMinutes} measured minute(s) per run, ${REPLICAS} replicas on one PostgreSQL, loopback target`;
     const ofReplicas = (pick: (one: ReplicasMeasurement) => number) => onReplicas.map(pick);
-    const baseline = (pick: (one: SqliteMeasurement) => number) => ({ label: 'one process on SQLite', runs: onSqlite.map(pick) });
+    const baseline = (pick: (one: SqliteMeasurement) => number) => (withBaseline ? { label: 'one process on SQLite', runs: onSqlite.map(pick) } : undefined);
     const perDay = resultsPerDay(load);
     return [
       { id: 'replicas.lag-p50', label: 'start lag p50', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.lagP50), baseline: baseline((one) => one.lagP50), note },
@@ -90,6 +113,9 @@ export const suite: BenchSuite = {
       { id: 'replicas.missed', label: 'missed slots', unit: 'slots', better: 'lower', runs: ofReplicas((one) => one.missed), baseline: baseline((one) => one.missed), goal: { text: '0', met: (value) => value === 0 }, note },
       { id: 'replicas.doubled', label: 'slots run more than once', unit: 'slots', better: 'lower', runs: ofReplicas((one) => one.doubled), goal: { text: '0', met: (value) => value === 0 }, note: `${note}; the replicas claim each slot through the database` },
       { id: 'replicas.not-executed', label: 'slots recorded as not executed', unit: 'slots', better: 'lower', runs: ofReplicas((one) => one.notExecuted), goal: { text: '0', met: (value) => value === 0 }, note: `${note}; no agents: every location runs in the replicas` },
+      { id: 'replicas.list-p50', label: 'GET /v1/checks?limit=100 p50 meanwhile', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.listP50), baseline: baseline((one) => one.listP50), note: `${note}; the requests alternate between the replicas` },
+      { id: 'replicas.results-p50', label: 'GET /v1/check-results p50 meanwhile', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.resultsP50), baseline: baseline((one) => one.resultsP50), note: `${note}; the requests alternate between the replicas` },
+      ...diagnosticFigures(ofReplicas, note),
       { id: 'replicas.list-p99', label: 'GET /v1/checks?limit=100 p99 meanwhile', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.listP99), baseline: baseline((one) => one.listP99), goal: { text: '≤ 50 ms', met: (value) => value <= 50 }, note: `${note}; the requests alternate between the replicas` },
       { id: 'replicas.results-p99', label: 'GET /v1/check-results p99 meanwhile', unit: 'ms', better: 'lower', runs: ofReplicas((one) => one.resultsP99), baseline: baseline((one) => one.resultsP99), goal: { text: '≤ 50 ms', met: (value) => value <= 50 }, note: `${note}; the requests alternate between the replicas` },
       ...Array.from({ length: REPLICAS }, (_, index): BenchFigure => ({
@@ -140,19 +166,40 @@ export const suite: BenchSuite = {
   },
 };
 
+/** The replicas' own figures over the window (service-diagnostics.mjs): the worse replica's of each run. */
+function diagnosticFigures(ofReplicas: (pick: (one: ReplicasMeasurement) => number) => number[], note: string): BenchFigure[] {
+  const worst = (pick: (one: ServiceDiagnostics) => number) => ofReplicas((one) => Math.max(...one.diagnostics.map(pick)));
+  const inside = `${note}; measured inside each replica, the higher of the two`;
+  return [
+    { id: 'replicas.event-loop-delay-p99', label: "replica's event-loop delay p99", unit: 'ms', better: 'lower', runs: worst((one) => one.eventLoopDelayMs.p99), note: `${inside} (monitorEventLoopDelay, 5 ms resolution)` },
+    { id: 'replicas.statement-wait-p99', label: 'wait for a PostgreSQL connection, statements outside a unit (API reads), p99', unit: 'ms', better: 'lower', runs: worst((one) => one.statementWaitMs.p99), note: inside },
+    { id: 'replicas.statement-wait-max', label: 'wait for a PostgreSQL connection, statements outside a unit, max', unit: 'ms', better: 'lower', runs: worst((one) => one.statementWaitMs.max), note: inside },
+    { id: 'replicas.unit-wait-p99', label: 'wait for a PostgreSQL connection, units of work (scheduled runs), p99', unit: 'ms', better: 'lower', runs: worst((one) => one.unitWaitMs.p99), note: inside },
+  ];
+}
+
 async function measureReplicas(context: BenchContext, load: Load, clusterDir: string): Promise<ReplicasMeasurement> {
-  const postgres = await startEmbeddedPostgres({ dir: clusterDir, port: 0, durable: true });
+  const statementsLog = process.env['VIGIL_BENCH_REPLICAS_STATEMENTS'] || undefined;
+  const postgres = await startEmbeddedPostgres({
+    dir: clusterDir,
+    port: 0,
+    durable: true,
+    ...(statementsLog === undefined ? {} : { settings: STATEMENT_SETTINGS, log: (line: string) => appendFileSync(statementsLog, `${line}\n`) }),
+  });
   const replicas: ServiceProcess[] = [];
   let target: Awaited<ReturnType<typeof startLoopbackTarget>> | undefined;
   let sizes: pg.Client | undefined;
   try {
     const database = await postgres.createDatabase('vigil');
     // One after the other: the first migrates the empty database, the next finds it migrated.
-    for (let replica = 0; replica < REPLICAS; replica++) replicas.push(await startServiceProcess({ database, scheduler: true }));
+    const diagnosticsDir = `${clusterDir}-diagnostics`;
+    await mkdir(diagnosticsDir, { recursive: true });
+    for (let replica = 0; replica < REPLICAS; replica++) replicas.push(await startServiceProcess({ database, scheduler: true, diagnosticsDir }));
     target = await startLoopbackTarget();
     const client = new pg.Client({ connectionString: database });
     sizes = client;
     await client.connect();
+    if (statementsLog !== undefined) await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const databaseBytes = async () => {
       const { rows } = await client.query<{ bytes: string; claims: string }>("SELECT pg_database_size(current_database()) AS bytes, pg_total_relation_size('slot_claims') AS claims");
       return { total: Number(rows[0]!.bytes), claims: Number(rows[0]!.claims) };
@@ -170,6 +217,8 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
     const { from, to } = window;
     context.log(`replicas: measuring ${load.measuredMinutes} minute(s) from ${new Date(from).toISOString()}`);
     await waitUntil(from);
+    for (const replica of replicas) signalDiagnostics(replica);
+    if (statementsLog !== undefined) await client.query('SELECT pg_stat_statements_reset()');
     const replicaCpuBefore = replicas.map((replica) => cpuMsOf(replica.pid!));
     const postgresCpuBefore = cpuMsOfTree(postmaster);
     const bytesBefore = await databaseBytes();
@@ -178,6 +227,15 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
       created.map((check) => check.id),
       to,
     );
+    for (const replica of replicas) signalDiagnostics(replica);
+    if (statementsLog !== undefined) {
+      const { rows } = await client.query<{ calls: string; mean: number; max: number; total: number; query: string }>(
+        `SELECT calls, mean_exec_time AS mean, max_exec_time AS max, total_exec_time AS total, left(regexp_replace(query, '\\s+', ' ', 'g'), 400) AS query
+           FROM pg_stat_statements ORDER BY max_exec_time DESC LIMIT 25`,
+      );
+      appendFileSync(statementsLog, `\n== pg_stat_statements over the window, slowest first (ms)\n${rows.map((row) => `calls ${row.calls} mean ${row.mean.toFixed(2)} max ${row.max.toFixed(1)} total ${row.total.toFixed(0)}: ${row.query}`).join('\n')}\n`);
+      context.log(`replicas: statements logged to ${statementsLog}`);
+    }
     const replicaCpuMs = replicas.map((replica, index) => cpuMsOf(replica.pid!) - replicaCpuBefore[index]!);
     const postgresCpuMs = cpuMsOfTree(postmaster) - postgresCpuBefore;
     const bytesAfter = await databaseBytes();
@@ -185,6 +243,7 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
     // Runs of the last slots may still be going; give them a moment before counting.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
 
+    const diagnostics = await Promise.all(replicas.map((replica) => readDiagnostics(replica, diagnosticsDir, 1)));
     const slots = await readWindowResults(urls, created, window);
     const windowMs = to - from;
     return {
@@ -193,7 +252,9 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
       missed: slots.missed,
       doubled: slots.doubled,
       notExecuted: slots.notExecuted,
+      listP50: percentile(latencies.list, 50),
       listP99: percentile(latencies.list, 99),
+      resultsP50: percentile(latencies.results, 50),
       resultsP99: percentile(latencies.results, 99),
       replicaCpuPercent: replicaCpuMs.map((ms) => (100 * ms) / windowMs),
       postgresCpuPercent: (100 * postgresCpuMs) / windowMs,
@@ -201,6 +262,7 @@ async function measureReplicas(context: BenchContext, load: Load, clusterDir: st
       growthBytesPerResult: grownBytes / Math.max(1, slots.results.length + slots.notExecuted),
       claimsGrowthBytesPerDay: ((bytesAfter.claims - bytesBefore.claims) * DAY_MS) / windowMs,
       claimsBytesPerCheck: bytesAfter.claims / Math.max(1, created.length),
+      diagnostics,
     };
   } finally {
     await sizes?.end().catch(() => undefined);

@@ -48,7 +48,9 @@ export interface Measurement {
   lagP99: number;
   missed: number;
   cpuPercent: number;
+  listP50: number;
   listP99: number;
+  resultsP50: number;
   resultsP99: number;
   storedBytes: number;
   storedResults: number;
@@ -113,7 +115,9 @@ export async function measure(context: BenchContext, load: Load, dataDir: string
       lagP99: percentile(lags, 99),
       missed,
       cpuPercent: (100 * cpuMs) / (to - from),
+      listP50: percentile(latencies.list, 50),
       listP99: percentile(latencies.list, 99),
+      resultsP50: percentile(latencies.results, 50),
       resultsP99: percentile(latencies.results, 99),
       storedBytes: stored.bytes,
       storedResults: stored.results,
