@@ -4,7 +4,7 @@ import type { StoragePorts } from '../store/ports.js';
 import { writeCheckStatus } from '../store/sqlite/check-statuses-port.js';
 import { sqlitePorts } from '../store/sqlite/index.js';
 import { StatusTable } from '../store/sqlite/statuses.js';
-import { AHEAD_AT, AheadOfScrape } from './ahead-of-scrape.js';
+import { AHEAD_AT, AheadOfScrape, TOP_UP_AT } from './ahead-of-scrape.js';
 import { CheckMetrics } from './checks.js';
 import { linesOfPiece } from './exposition.js';
 
@@ -54,9 +54,14 @@ async function scrapedTwice(metrics: CheckMetrics): Promise<void> {
   (await scrape(metrics)).done();
 }
 
-/** Time up to the pass and through all its slices, short of the next scrape. */
+/** Time up to the pass and through all its slices, short of its top-up. */
 async function throughThePass(): Promise<void> {
-  await vi.advanceTimersByTimeAsync(INTERVAL_MS * AHEAD_AT + 100);
+  await vi.advanceTimersByTimeAsync(INTERVAL_MS * AHEAD_AT + 50);
+}
+
+/** Time on through the top-up after the pass and all its slices, short of the next scrape. */
+async function throughTheTopUp(): Promise<void> {
+  await vi.advanceTimersByTimeAsync(INTERVAL_MS * (TOP_UP_AT - AHEAD_AT) + 10);
 }
 
 describe('CheckMetrics ahead of the scrape', () => {
@@ -72,19 +77,34 @@ describe('CheckMetrics ahead of the scrape', () => {
     expect(next.text).toBe((await scrape(new CheckMetrics(ports))).text);
   });
 
-  it('writes at the scrape a block that changed after the pass, and shows that change', async () => {
+  it('writes again in the top-up a block that changed after the pass, so the scrape sends it as it is', async () => {
     const { store, ports, ids } = storeWithChecks(3);
     const metrics = new CheckMetrics(ports);
     await scrapedTwice(metrics);
     recordStatus(store, ids[0]!, true);
     await throughThePass();
     recordStatus(store, ids[2]!, true);
+    await throughTheTopUp();
+    const next = await scrape(metrics);
+    expect(next.writtenBefore.every(Boolean)).toBe(true);
+    expect(ids.map((id) => upOf(next.text, id))).toEqual(['0', '1', '0']);
+    expect(next.text).toBe((await scrape(new CheckMetrics(ports))).text);
+  });
+
+  it('writes at the scrape a block that changed after the top-up, and shows that change', async () => {
+    const { store, ports, ids } = storeWithChecks(3);
+    const metrics = new CheckMetrics(ports);
+    await scrapedTwice(metrics);
+    recordStatus(store, ids[0]!, true);
+    await throughThePass();
+    await throughTheTopUp();
+    recordStatus(store, ids[2]!, true);
     const next = await scrape(metrics);
     expect(next.writtenBefore.some((written) => !written)).toBe(true);
     expect(ids.map((id) => upOf(next.text, id))).toEqual(['0', '1', '0']);
   });
 
-  it('does nothing after a single scrape but give its blocks their spare memory, and at most one pass after the last one', async () => {
+  it('does nothing after a single scrape but give its blocks their spare memory, and at most one pass and its top-up after the last one', async () => {
     const { store, ports, ids } = storeWithChecks(2);
     const metrics = new CheckMetrics(ports);
     (await scrape(metrics)).done();
@@ -97,6 +117,7 @@ describe('CheckMetrics ahead of the scrape', () => {
     (await scrape(metrics)).done();
     recordStatus(store, ids[0]!, true);
     await throughThePass();
+    await throughTheTopUp();
     expect(vi.getTimerCount()).toBe(0);
     recordStatus(store, ids[1]!, true);
     vi.advanceTimersByTime(INTERVAL_MS * 10);
@@ -165,10 +186,50 @@ describe('AheadOfScrape', () => {
     advanceTo(1000);
     ahead.scraped();
     advanceTo(6000); // a scrape missed: 5 s between two
-    expect(began).toEqual([1850]);
+    expect(began).toEqual([1850, 1950]);
     ahead.scraped();
     advanceTo(7000);
-    expect(began).toEqual([1850, 6850]);
+    expect(began).toEqual([1850, 1950, 6850, 6950]);
+  });
+
+  it('times the top-up at TOP_UP_AT of the interval after a pass that wrote, and none after a pass with nothing to do', () => {
+    const { ahead, began, advanceTo } = timed();
+    ahead.scraped();
+    advanceTo(1000);
+    ahead.scraped();
+    advanceTo(1949);
+    expect(began).toEqual([1850]);
+    advanceTo(1999);
+    expect(began).toEqual([1850, 1950]);
+
+    const idle: number[] = [];
+    const nothingToDo = new AheadOfScrape(() => {
+      idle.push(performance.now());
+      return undefined;
+    });
+    nothingToDo.scraped();
+    vi.advanceTimersByTime(1000);
+    nothingToDo.scraped();
+    vi.advanceTimersByTime(999);
+    expect(idle).toHaveLength(1);
+  });
+
+  it('begins no top-up whose timer fires within 20 ms of the next scrape, as a busy event loop fires it late', () => {
+    let lateBy = 0;
+    const began: number[] = [];
+    const ahead = new AheadOfScrape(() => {
+      began.push(performance.now());
+      return () => false;
+    }, () => performance.now() + lateBy);
+    const zero = performance.now();
+    ahead.scraped();
+    vi.advanceTimersByTime(1000);
+    ahead.scraped();
+    vi.advanceTimersByTime(900);
+    expect(began.map((at) => at - zero)).toEqual([1850]);
+    lateBy = 31; // the top-up's timer, due at 1950, seen at 1981
+    vi.advanceTimersByTime(99);
+    expect(began.map((at) => at - zero)).toEqual([1850]);
   });
 
   it('times the pass from the end of a scrape that was sent slowly, within the time left to the next', () => {
@@ -191,11 +252,11 @@ describe('AheadOfScrape', () => {
     ahead.scraped();
     advanceTo(1900);
     expect(began).toEqual([1850]);
-    ahead.sent();
+    ahead.sent(); // before the top-up at 1950, which the pass timed now replaces
     advanceTo(1985);
     expect(began).toEqual([1850, 1985]);
     advanceTo(5000);
-    expect(began).toEqual([1850, 1985]);
+    expect(began).toEqual([1850, 1985]); // no top-up: that pass ended 15 ms before the next scrape
   });
 
   it('times no pass after a scrape sent too close to the next', () => {
@@ -207,7 +268,7 @@ describe('AheadOfScrape', () => {
     advanceTo(1980);
     ahead.sent();
     advanceTo(5000);
-    expect(began).toEqual([1850]);
+    expect(began).toEqual([1850, 1950]);
   });
 
   it('keeps the event loop turning while a pass runs, so its next slice does not wait for other work to wake the loop', async () => {
