@@ -5,7 +5,8 @@
  * - The event loop's delay (perf_hooks.monitorEventLoopDelay): how late a callback runs behind its
  *   moment, which every await of a request pays again.
  * - Each PostgreSQL pool checkout's wait, told apart for units of work and single statements (the
- *   guarded pool publishes them on the diagnostics channel below; store/postgres/guarded-pool.ts).
+ *   guarded pool publishes them on the diagnostics channel below; store/postgres/guarded-pool.ts),
+ *   and how many checkouts opened a new connection (none was idle) and the longest such wait.
  *
  * Each SIGUSR2 writes what was measured since the previous one (or since start) to
  * `$VIGIL_BENCH_DIAGNOSTICS_DIR/<pid>-<n>.json` (n counts from 0) and starts again: a suite signals at
@@ -27,9 +28,12 @@ loop.enable();
 // Microseconds: a histogram records integers.
 let unitWaits = createHistogram();
 let statementWaits = createHistogram();
+let openingWaits = createHistogram();
 diagnostics.subscribe(POOL_CHECKOUT_CHANNEL, (message) => {
-  const { waitedMs, unit } = /** @type {{ waitedMs: number; unit: boolean }} */ (message);
-  (unit ? unitWaits : statementWaits).record(Math.max(1, Math.round(waitedMs * 1000)));
+  const { waitedMs, unit, opened } = /** @type {{ waitedMs: number; unit: boolean; opened: boolean }} */ (message);
+  const micros = Math.max(1, Math.round(waitedMs * 1000));
+  (unit ? unitWaits : statementWaits).record(micros);
+  if (opened) openingWaits.record(micros);
 });
 
 /** A histogram's figures in ms; `scale` from its unit to ms. */
@@ -45,10 +49,12 @@ process.on('SIGUSR2', () => {
     eventLoopDelayMs: figures(loop, 1e-6),
     unitWaitMs: figures(unitWaits, 1e-3),
     statementWaitMs: figures(statementWaits, 1e-3),
+    openingWaitMs: figures(openingWaits, 1e-3),
   };
   loop.reset();
   unitWaits = createHistogram();
   statementWaits = createHistogram();
+  openingWaits = createHistogram();
   writeFileSync(path.join(dir, `${process.pid}-${written}.json`), JSON.stringify(snapshot));
   written += 1;
 });

@@ -96,6 +96,8 @@ export interface ServiceDiagnostics {
   readonly unitWaitMs: DiagnosticFigures;
   /** Waits for a PostgreSQL connection of single statements (an API read's). */
   readonly statementWaitMs: DiagnosticFigures;
+  /** Of all the waits, those of checkouts for which the pool opened a new connection. */
+  readonly openingWaitMs: DiagnosticFigures;
 }
 
 export interface DiagnosticFigures {

@@ -14,7 +14,10 @@
  * start, scaled from the window to a day), and the share of it that is the slot claims' table (a row
  * per check and location, updated in place: after each check's first run it should not grow at all),
  * with that table's size at the window's end per check. The window opens a whole minute later than the
- * scheduler suite's, after every check has run once (measureReplicas says why).
+ * scheduler suite's, after every check has run once (measureReplicas says why). Inside each replica
+ * over the window (../lib/service-diagnostics.mjs): its event loop's delay, and its waits for a
+ * PostgreSQL connection, units of work (scheduled runs) apart from single statements (API reads),
+ * with the connections the pool had to open; each figure the worse replica's.
  *
  * Baseline in the same run: the scheduler suite's measurement, one `vigil server` on SQLite with the
  * same load. Its growth per day is SQLite's stored size per result (the results' table and index
@@ -174,6 +177,8 @@ function diagnosticFigures(ofReplicas: (pick: (one: ReplicasMeasurement) => numb
     { id: 'replicas.event-loop-delay-p99', label: "replica's event-loop delay p99", unit: 'ms', better: 'lower', runs: worst((one) => one.eventLoopDelayMs.p99), note: `${inside} (monitorEventLoopDelay, 5 ms resolution)` },
     { id: 'replicas.statement-wait-p99', label: 'wait for a PostgreSQL connection, statements outside a unit (API reads), p99', unit: 'ms', better: 'lower', runs: worst((one) => one.statementWaitMs.p99), note: inside },
     { id: 'replicas.statement-wait-max', label: 'wait for a PostgreSQL connection, statements outside a unit, max', unit: 'ms', better: 'lower', runs: worst((one) => one.statementWaitMs.max), note: inside },
+    { id: 'replicas.connections-opened', label: 'PostgreSQL connections opened by the pool', unit: 'connections', better: 'lower', runs: worst((one) => one.openingWaitMs.count), note: `${inside}: a checkout that found no idle connection and waited for a new one` },
+    { id: 'replicas.opening-wait-max', label: 'wait for a PostgreSQL connection the pool opened, max', unit: 'ms', better: 'lower', runs: worst((one) => one.openingWaitMs.max), note: inside },
     { id: 'replicas.unit-wait-p99', label: 'wait for a PostgreSQL connection, units of work (scheduled runs), p99', unit: 'ms', better: 'lower', runs: worst((one) => one.unitWaitMs.p99), note: inside },
   ];
 }

@@ -87,6 +87,8 @@ export interface PoolCheckout {
   readonly waitedMs: number;
   /** Whether it was a unit of work's connection (false: a single statement's). */
   readonly unit: boolean;
+  /** Whether the pool opened a new connection for it (none was idle), which the wait includes. */
+  readonly opened: boolean;
 }
 
 const checkouts = diagnostics.channel(POOL_CHECKOUT_CHANNEL);
@@ -163,6 +165,7 @@ export function guardedPool(pool: pg.Pool, context: GuardContext): PostgresPool 
     end: () => pool.end(),
     async connect(): Promise<PostgresPoolClient> {
       const asked = checkouts.hasSubscribers ? performance.now() : undefined;
+      const connections = pool.totalCount;
       const unit = unitRunningHere();
       const gated = unit !== undefined && !holding.has(unit) ? unit : undefined;
       let client: pg.PoolClient;
@@ -179,7 +182,7 @@ export function guardedPool(pool: pg.Pool, context: GuardContext): PostgresPool 
       }
       if (gated !== undefined) holding.add(gated);
       let released = false;
-      if (asked !== undefined) checkouts.publish({ waitedMs: performance.now() - asked, unit: unit !== undefined } satisfies PoolCheckout);
+      if (asked !== undefined) checkouts.publish({ waitedMs: performance.now() - asked, unit: unit !== undefined, opened: pool.totalCount > connections } satisfies PoolCheckout);
       if (!guarded.has(client)) {
         guarded.add(client);
         client.on('error', (error) => {
