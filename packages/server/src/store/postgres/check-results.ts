@@ -282,10 +282,21 @@ export class PostgresCheckResults implements CheckResults {
     const taken = new Map<number, number[]>();
     /** Ids derived here from the discriminators read under the series' lock: free by construction, never probed. */
     const derivedHere = new Set<string>();
-    const discriminators = await sql<{ created_ms: number; id_key: Buffer }>`
-      SELECT created_ms, id_key FROM ${seriesRows(series, { fromMs: Math.min(...instants), toMs: Math.max(...instants) + 1 })} r
-       WHERE created_ms = ANY(${instants}::bigint[]) AND id_key < ${EXPLICIT_ID}`.execute(tx);
-    for (const row of discriminators.rows) taken.set(row.created_ms, [...(taken.get(row.created_ms) ?? []), rowKeyOf(row.id_key) as number]);
+    // The derived ids taken at the run's instants and the series' current reference, in one statement
+    // (a round trip fewer a run): read after the series' lock, so no other append changes either
+    // until this transaction ends. One row at least, the reference's columns on each.
+    const { rows: found } = await sql<{ created_ms: number | null; id_key: Buffer | null; key: number | null; uses: number; ref_created_ms: number; doc: Buffer }>`
+      SELECT t.created_ms, t.id_key, c.key, c.uses, c.created_ms AS ref_created_ms, c.doc
+        FROM (VALUES (1)) AS one (x)
+        LEFT JOIN (SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current) c ON true
+        LEFT JOIN (SELECT created_ms, id_key FROM ${seriesRows(series, { fromMs: Math.min(...instants), toMs: Math.max(...instants) + 1 })} r
+                    WHERE created_ms = ANY(${instants}::bigint[]) AND id_key < ${EXPLICIT_ID}) t ON true`.execute(tx);
+    for (const row of found) if (row.created_ms !== null) taken.set(row.created_ms, [...(taken.get(row.created_ms) ?? []), rowKeyOf(row.id_key!) as number]);
+    const head = found[0]!;
+    /** The current reference as read with the ids, until this append's first row (which may replace it) is inserted. */
+    let currentAsRead: { reference: CurrentReference | undefined } | undefined = {
+      reference: head.key === null ? undefined : { key: head.key, uses: head.uses, created_ms: head.ref_created_ms, doc: head.doc },
+    };
     const toStore: CheckResultDocument[] = [];
     const stored = storeRunTries(
       tries,
@@ -319,7 +330,8 @@ export class PostgresCheckResults implements CheckResults {
     for (const result of toStore) {
       if (!derivedHere.has(result.id) && (await this.#stored(tx, series, checkId, result.id))) continue;
       inserted += 1;
-      const current = (await sql<CurrentReference>`SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current`.execute(tx)).rows[0];
+      const current = currentAsRead ? currentAsRead.reference : (await sql<CurrentReference>`SELECT key, uses, created_ms, doc FROM check_results_references WHERE series = ${series} AND current`.execute(tx)).rows[0];
+      currentAsRead = undefined;
       const { columns, reference } = this.#codec.plan(reducePassing(result) as CheckResultDocument, current);
       let ref: number | null = null;
       if (reference !== null && 'current' in reference) ref = reference.current;
