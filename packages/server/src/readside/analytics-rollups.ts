@@ -13,7 +13,7 @@
  */
 import type { CheckResults, RolledUpResults } from '../store/ports.js';
 import { DAY_MS, HOUR_MS } from '../store/port-rules.js';
-import type { ResultFacts } from './result-facts.js';
+import type { ResultFacts } from '../store/formats/result-facts.js';
 import { addToHistogram, bucketOf, histogramPercentile, mergeHistogram, type Histogram } from '../store/formats/rollup-histogram.js';
 import { aggregate, assertNever, type Aggregation } from './stats.js';
 import type { TimeWindow } from './windows.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ANALYTICS_KINDS, analyticsMetricNames } from '@vigil/schema';
 import { computeAnalytics, metadataOf, metricNames, parseMetric, type AnalyticsQuery } from './analytics.js';
-import type { ResultFacts } from './result-facts.js';
+import type { ResultFacts } from '../store/formats/result-facts.js';
 
 const base = Date.parse('2026-03-18T00:00:00.000Z');
 const minute = 60_000;

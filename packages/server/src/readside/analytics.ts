@@ -47,7 +47,7 @@ import type { AnalyticsKind, StatusFilter } from '@vigil/schema';
 import { aggregate, AGGREGATIONS, assertNever, type Aggregation } from './stats.js';
 import { responseTimeWithRollups, totalsOf, type RollupTotals } from './analytics-rollups.js';
 import type { RolledUpResults } from '../store/ports.js';
-import type { ResultFacts } from './result-facts.js';
+import type { ResultFacts } from '../store/formats/result-facts.js';
 import { inWindow, type TimeWindow } from './windows.js';
 
 export type { AnalyticsKind, StatusFilter };

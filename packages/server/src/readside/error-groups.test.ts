@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  applyArchivePatch,
-  cleanErrorMessage,
-  errorHashOf,
-  errorMessagesOf,
-  recordError,
-  type ErrorGroupState,
-} from './error-groups.js';
+import { applyArchivePatch, cleanErrorMessage, errorHashOf, recordError, type ErrorGroupState } from '../store/error-group-rules.js';
+import { errorMessagesOf } from './error-groups.js';
 
 describe('cleaning an error message', () => {
   it.each([

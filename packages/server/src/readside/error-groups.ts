@@ -1,10 +1,9 @@
 /**
- * The error messages a result records, which the results store folds into its check's error groups
- * (the groups' rules: store/error-group-rules.ts, re-exported here for the read side's callers).
+ * The error messages a result records, which whoever stores the result folds into its check's error
+ * groups in the same unit of work, through the ErrorGroups port (the groups' rules:
+ * store/error-group-rules.ts).
  */
 import { MONITOR_RESULT_FIELDS } from '@vigil/schema';
-
-export { applyArchivePatch, cleanErrorMessage, errorHashOf, recordError, type ArchivePatch, type ErrorGroupState } from '../store/error-group-rules.js';
 
 /**
  * The error messages a stored result records: `apiCheckResult.requestError`, one message per failed

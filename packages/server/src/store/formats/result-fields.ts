@@ -1,7 +1,7 @@
 /**
  * The fields of a stored check result that its compact row keeps as columns, as loosely typed as
  * results arrive (older ones lack `resultType`, `attempts` or `responseTime`). The row encoder
- * (sqlite/check-results.ts) and the read side's facts (readside/result-facts.ts) read the same ones.
+ * (sqlite/check-results.ts) and the facts analytics computes with (result-facts.ts) read the same ones.
  */
 export interface StoredResultFields {
   id: string;
