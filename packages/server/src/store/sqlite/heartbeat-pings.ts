@@ -1,7 +1,6 @@
 /**
  * The heartbeat-ping port (ports.ts `HeartbeatPings`) on SQLite, over the pings themselves:
- * `heartbeat_events`, which the ping route writes through the read side (`HeartbeatEventTable.add`,
- * the one insert both use). Step 36 gave each event `pending` (1 until its result is confirmed) and
+ * `heartbeat_events`, written by `HeartbeatEventTable.add` (heartbeats.ts). Step 36 gave each event `pending` (1 until its result is confirmed) and
  * a lease (`lease_owner`, `lease_until_ms`); the partial index on pending events keeps a claim's
  * look-ups to the pings not yet processed, however many processed ones are kept.
  *

@@ -1,7 +1,7 @@
 /**
  * The heartbeat monitors' SQL besides the ping port's (heartbeat-pings.ts, which also finds monitors
- * by ping token and prunes pings): their pings as the read side's results store writes and lists
- * them (`heartbeat_events`), and the missed deadlines already reported.
+ * by ping token and prunes pings): the insert and range read of their pings (`heartbeat_events`),
+ * and the missed deadlines already reported.
  *
  * `SqliteHeartbeatDeadlines` is the async port the watch (heartbeats/watch.ts) keeps deadlines
  * with: in `heartbeat_timings` (step 32), a window claimed through `MissedWindowTable.claim`, leased
@@ -16,8 +16,8 @@ import { byDeadline, checkDeadlineClaim, checkHeartbeatKey, checkMissedWindows, 
 import { committed, type BatchedSqlite } from './batched.js';
 
 /**
- * The pings of heartbeat monitors as the read side's results store writes and lists them, and the
- * ping port stores them: every ping is stored pending, to be handed out to become its result.
+ * The pings of heartbeat monitors as the ping port stores them: every ping is stored pending, to be
+ * handed out to become its result.
  */
 export class HeartbeatEventTable {
   readonly #insert: Statement;
