@@ -98,6 +98,9 @@ export interface SplicedPage {
   readonly total: number;
 }
 
+/** What `insertUnlessAny` did: stored the document, or found the account's documents of the other kind (up to the limit). */
+export type InsertedUnless = { readonly inserted: ResourceDocument } | { readonly present: ResourceDocument[] };
+
 /** A document with its place in its kind's insertion order, which a list paged by cursor goes on from. */
 export interface SequencedDocument {
   /** Higher for documents stored later; a positive whole number, never reused. */
@@ -147,6 +150,14 @@ export interface ResourceDocuments {
    * out again by `insert`.
    */
   insertWithId(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean>;
+  /**
+   * `insert`, unless the account has documents of `unless`: then nothing is stored and the first
+   * `limit` of them come back, oldest first. For a document built from those others when there are
+   * some (a check's subscriptions follow the account's alert channels): the look and the write are
+   * one round trip when there are none, and when there are some the look was the read the caller
+   * needed anyway. Only for kinds with UUID ids (checks, services), whose id is made, not counted.
+   */
+  insertUnlessAny(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument, unless: DocumentKind, limit: number): Promise<InsertedUnless>;
   /** The document, or undefined; another account's id reads as missing. */
   get(kind: DocumentKind, accountId: string, id: DocumentId): Promise<ResourceDocument | undefined>;
   /**

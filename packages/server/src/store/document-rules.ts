@@ -45,6 +45,15 @@ export function checkChosenIdDocument(kind: unknown, accountId: unknown, doc: un
   checkDocument(kind, doc);
 }
 
+/** `insertUnlessAny`'s kinds and limit: a kind whose id the store makes (a UUID), and a whole number of the other kind's documents. */
+export function checkInsertUnless(kind: unknown, accountId: unknown, unless: unknown, limit: unknown): void {
+  checkDocumentKind(kind);
+  text('accountId', accountId);
+  if (DOCUMENT_ID_KINDS[kind] !== 'uuid') throw new StoreInputError(`insertUnlessAny makes a UUID id; ids of ${kind} are counted by the store`);
+  checkDocumentKind(unless);
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) throw new StoreInputError(`limit must be a whole number of at least 1, got ${shown(limit)}`);
+}
+
 /** The document `build` made around the id allocated for it. */
 export function checkBuiltDocument(kind: DocumentKind, id: DocumentId, doc: unknown): asserts doc is ResourceDocument {
   checkDocument(kind, doc);

@@ -363,7 +363,7 @@ export interface AlertSubscriptionIndex {
  * replica does, never a write.
  */
 export interface TransactionPorts {
-  readonly documents: Pick<ResourceDocuments, 'insert' | 'insertWithId' | 'get' | 'replace' | 'remove' | 'page' | 'pageText' | 'splicedCheckPage' | 'pageAfter'>;
+  readonly documents: Pick<ResourceDocuments, 'insert' | 'insertWithId' | 'insertUnlessAny' | 'get' | 'replace' | 'remove' | 'page' | 'pageText' | 'splicedCheckPage' | 'pageAfter'>;
   readonly idempotency: IdempotencyKeys;
   readonly alertSubscriptions: AlertSubscriptionIndex;
   readonly statusPages: StatusPages;

@@ -28,6 +28,32 @@ async function drain(ports: StoragePorts, position: number, limit = 100): Promis
 }
 
 describe.each(engines)('documents on $name', (engine) => {
+  it("stores a check unless the account has alert channels, and answers the account's channels oldest first instead", async () => {
+    const [a, b] = await twoReplicas(engine);
+    // Another account's channels do not count.
+    await a.documents.insert('alert_channels', 'other', named('theirs'));
+    const alone = await a.documents.insertUnlessAny('checks', 'acc', check('first'), 'alert_channels', 2);
+    if (!('inserted' in alone)) throw new Error(`no check stored: ${JSON.stringify(alone)}`);
+    expect(String(alone.inserted.id)).toMatch(UUID_V7);
+    expect(await b.documents.get('checks', 'acc', alone.inserted.id)).toEqual(alone.inserted);
+    expect((await drain(b, 0)).filter((change) => change.kind === 'checks')).toEqual([{ position: expect.any(Number), kind: 'checks', accountId: 'acc', id: String(alone.inserted.id) }]);
+
+    for (const name of ['c1', 'c2', 'c3']) await b.documents.insert('alert_channels', 'acc', named(name));
+    const built: DocumentId[] = [];
+    const refused = await a.transaction((tx) => tx.documents.insertUnlessAny('checks', 'acc', (id) => (built.push(id), check('second')(id)), 'alert_channels', 2));
+    expect(refused).toEqual({ present: [{ id: 1, name: 'c1' }, { id: 2, name: 'c2' }] });
+    expect(await namesOf(b, 'checks')).toEqual(['first']);
+    // PostgreSQL builds the document before it knows (one statement); SQLite looks first.
+    expect(built.length).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses insertUnlessAny for a kind whose ids the store counts, and a limit below 1', async () => {
+    const [a] = await twoReplicas(engine);
+    await expect(a.documents.insertUnlessAny('check_groups', 'acc', named('g'), 'alert_channels', 10)).rejects.toThrow('insertUnlessAny makes a UUID id; ids of check_groups are counted by the store');
+    await expect(a.documents.insertUnlessAny('checks', 'acc', check('c'), 'alert_channels', 0)).rejects.toThrow('limit must be a whole number of at least 1, got 0');
+    await expect(a.documents.insertUnlessAny('checks', 'acc', check('c'), 'channels' as DocumentKind, 10)).rejects.toThrow('kind must be one of checks, check_groups, alert_channels, maintenance_windows, services, got "channels"');
+  });
+
   it('gives a check a version 7 UUID and a group an integer counted per account, never handed out again', async () => {
     const [a, b] = await twoReplicas(engine);
     const stored = await a.documents.insert('checks', 'acc', check('home'));

@@ -15,8 +15,8 @@
  * writes of one document are ordered by its row lock, so their entries are numbered in that order.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { DOCUMENT_ID_KINDS, type AccountStoredText, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type StoredText, type TextPage } from '../document-ports.js';
-import { asciiLower, checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKeys, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { DOCUMENT_ID_KINDS, type AccountStoredText, type InsertedUnless, type ChangeBatch, type DocumentChange, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type StoredText, type TextPage } from '../document-ports.js';
+import { asciiLower, checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKeys, checkDocumentKind, checkFeedRead, checkInsertUnless, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { CHECK_COLUMNS } from '../formats/check-columns.js';
 import { uuidV7 } from '../formats/uuid-v7.js';
 import { text } from '../port-rules.js';
@@ -93,6 +93,36 @@ export class PostgresDocuments implements ResourceDocuments {
     // an integer id is counted first, in the same transaction as the document that takes it.
     if (DOCUMENT_ID_KINDS[kind] === 'uuid') return write(this.#db, uuidV7());
     return withinTransaction(this.#db, async (tx) => write(tx, await nextId(tx, kind, accountId)));
+  }
+
+  async insertUnlessAny(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument, unless: DocumentKind, limit: number): Promise<InsertedUnless> {
+    checkInsertUnless(kind, accountId, unless, limit);
+    const id = uuidV7();
+    const doc = build(id);
+    checkBuiltDocument(kind, id, doc);
+    const columns = { account_id: accountId, id, doc: JSON.stringify(doc), ...matchedColumns(kind, doc) };
+    const names = Object.keys(columns);
+    // One statement: the look at the other kind, the insert only when it found nothing, and the
+    // insert's feed entry (as withChange adds it). A create is then one round trip fewer than a read
+    // and a write, and atomic on its own as withChange's statements are.
+    const { rows } = await sql<{ written: number; present: string[] | null }>`
+      WITH present AS (SELECT seq, doc FROM ${sql.table(unless)} WHERE account_id = ${accountId} ORDER BY seq LIMIT ${limit}),
+      written AS (
+        INSERT INTO ${sql.table(kind)} (${sql.join(names.map((name) => sql.ref(name)))})
+        SELECT ${sql.join(Object.values(columns))} WHERE NOT EXISTS (SELECT 1 FROM present)
+        RETURNING id
+      ),
+      entry AS (
+        INSERT INTO document_changes (kind, account_id, id, changed_ms) SELECT ${kind}, ${accountId}, written.id, ${Date.now()}::bigint FROM written
+        RETURNING 1
+      )
+      SELECT (SELECT count(*)::int FROM entry) AS written, (SELECT array_agg(doc ORDER BY seq) FROM present) AS present`.execute(this.#db);
+    const { written, present } = rows[0]!;
+    if (written > 0) {
+      this.#vacuums?.inserted(kind);
+      return { inserted: doc };
+    }
+    return { present: (present ?? []).map((text) => JSON.parse(text) as ResourceDocument) };
   }
 
   async insertWithId(kind: DocumentKind, accountId: string, doc: ResourceDocument): Promise<boolean> {

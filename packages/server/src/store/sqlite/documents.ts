@@ -7,8 +7,8 @@
  * (scheduler/stored-checks.ts): a document written to a collection directly is seen at its next full read.
  */
 import type { Statement } from 'better-sqlite3';
-import { DOCUMENT_KINDS, type AccountStoredText, type ChangeBatch, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type StoredText, type TextPage } from '../document-ports.js';
-import { checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKeys, checkDocumentKind, checkFeedRead, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
+import { DOCUMENT_KINDS, type AccountStoredText, type ChangeBatch, type DocumentId, type DocumentKind, type DocumentPage, type DocumentPageRequest, type InsertedUnless, type ResourceDocument, type ResourceDocuments, type SequencedDocument, type SplicedPage, type StoredText, type TextPage } from '../document-ports.js';
+import { checkBuiltDocument, checkChosenIdDocument, checkCursor, checkDocument, checkDocumentKey, checkDocumentKeys, checkDocumentKind, checkFeedRead, checkInsertUnless, checkPageAfter, checkPageRequest, checkPruneChanges, checkSplicedTail } from '../document-rules.js';
 import { text } from '../port-rules.js';
 import { committed, type BatchedSqlite } from './batched.js';
 import { checkFilters } from './check-filters.js';
@@ -79,6 +79,22 @@ export class SqliteDocuments implements ResourceDocuments {
       });
       this.#record.run(kind, accountId, String(doc.id), Date.now());
       return doc;
+    });
+  }
+
+  async insertUnlessAny(kind: DocumentKind, accountId: string, build: (id: DocumentId) => ResourceDocument, unless: DocumentKind, limit: number): Promise<InsertedUnless> {
+    checkInsertUnless(kind, accountId, unless, limit);
+    // The look and the insert in one transaction: no other connection writes in between.
+    return committed(this.#store, (): InsertedUnless => {
+      const present = this.#collections[unless].after(accountId, 0, limit);
+      if (present.length > 0) return { present: present.map((row) => JSON.parse(row.doc) as ResourceDocument) };
+      const doc = this.#collections[kind].insert(accountId, (id) => {
+        const built = build(id);
+        checkBuiltDocument(kind, id, built);
+        return built as StoredDoc;
+      });
+      this.#record.run(kind, accountId, String(doc.id), Date.now());
+      return { inserted: doc };
     });
   }
 
