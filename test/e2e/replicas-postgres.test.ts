@@ -102,7 +102,8 @@ async function createChecks(replicas: readonly Replica[], count: number, prefix:
           locations: ['eu-west-1'],
           request: { method: 'GET', url: `${targetUrl}/${prefix}/${index}` },
         });
-        if (response.status !== 201) throw new Error(`creating ${prefix} ${index} answered ${response.status}: ${await response.text()}`);
+        // A 500's body says nothing; the replica's stderr has the error it met (`unexpected error on POST …`).
+        if (response.status !== 201) throw new Error(`creating ${prefix} ${index} answered ${response.status}: ${await response.text()}; the replica's stderr ends: ${replica.stderr().slice(-3000)}`);
         // The service assigns a frequencyOffset when none is sent; the slots' moments depend on it.
         const stored = (await response.json()) as { id: string; frequency: number; frequencyOffset?: number };
         scheduleOf.set(stored.id, { id: stored.id, frequency: stored.frequency, frequencyOffset: stored.frequencyOffset ?? null });
