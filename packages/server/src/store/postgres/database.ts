@@ -124,8 +124,14 @@ export interface PostgresOptions {
   readonly statementTimeoutMs?: number;
   /** How long opening a connection may take before it fails as unavailable (default 10 s). */
   readonly connectionTimeoutMs?: number;
-  /** An idle connection is closed after this long (default 10 s, pg's own default). */
+  /** An idle connection beyond `minConnections` is closed after this long (default 10 s, pg's own default). */
   readonly idleTimeoutMs?: number;
+  /**
+   * Connections kept open once made, however long idle (default `maxConnections`: all of them). Under a
+   * scheduler's load units of work take most connections in bursts; with the others closed between
+   * bursts, an API read found none idle and waited for one to be opened (up to 0.3 s on a busy machine).
+   */
+  readonly minConnections?: number;
   /** How long `health()` reuses an answer and waits for one (health.ts). */
   readonly health?: Pick<HealthOptions, 'cacheMs' | 'timeoutMs'>;
   /** How `openPostgresPorts` waits for a database that is not up yet (connect-retry.ts). */
@@ -176,9 +182,15 @@ export function openPostgres(options: PostgresOptions): PostgresDatabase {
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const warn = warnerOf(options);
   const connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+  const maxConnections = options.maxConnections ?? 10;
+  const minConnections = options.minConnections ?? maxConnections;
+  if (!Number.isInteger(minConnections) || minConnections < 0 || minConnections > maxConnections) {
+    throw new Error(`minConnections must be a whole number from 0 to maxConnections (${maxConnections}), got ${minConnections}`);
+  }
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: options.maxConnections ?? 10,
+    max: maxConnections,
+    min: minConnections,
     // pg's default is to wait for ever for a connection to a server that does not answer.
     connectionTimeoutMillis: connectionTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs ?? 10_000,

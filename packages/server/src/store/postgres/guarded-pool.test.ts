@@ -168,3 +168,44 @@ describe('connections kept for statements outside a unit of work', () => {
     expect(ran).toEqual(['first unit', 'next unit']);
   });
 });
+
+describe('connections kept open once made', () => {
+  const postgres = useTestPostgres();
+  let database: PostgresDatabase | undefined;
+  const quiet = { warn: () => undefined };
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+  /** The pool's connections to its database as the server sees them, through a connection of the pool's own (hence minus one). */
+  const othersOpen = async (db: PostgresDatabase['db']) =>
+    (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`.execute(db)).rows[0]!.n;
+  /** Two statements at once, so the pool opens two connections. */
+  const openTwo = (db: PostgresDatabase['db']) => Promise.all([sql`SELECT pg_sleep(0.05)`.execute(db), sql`SELECT pg_sleep(0.05)`.execute(db)]);
+
+  it('keeps every connection it opened past the idle timeout by default', async () => {
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 2, idleTimeoutMs: 1, ...quiet });
+    await openTwo(database.db);
+    // Waiting well past the 1 ms idle timeout, which would have closed both.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await othersOpen(database.db)).toBe(1);
+  });
+
+  it('closes idle connections beyond minConnections', async () => {
+    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 2, minConnections: 0, idleTimeoutMs: 1, ...quiet });
+    await openTwo(database.db);
+    // Waiting for the pool to close the connection idle beside the one asking.
+    let open = await othersOpen(database.db);
+    for (let asked = 0; open > 0 && asked < 100; asked++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      open = await othersOpen(database.db);
+    }
+    expect(open).toBe(0);
+  });
+
+  it('refuses minConnections above maxConnections or below 0', async () => {
+    const connectionString = await postgres.freshDatabase();
+    expect(() => openPostgres({ connectionString, maxConnections: 4, minConnections: 5 })).toThrow('minConnections must be a whole number from 0 to maxConnections (4), got 5');
+    expect(() => openPostgres({ connectionString, minConnections: -1 })).toThrow('minConnections must be a whole number from 0 to maxConnections (10), got -1');
+  });
+});
