@@ -198,18 +198,29 @@ export class Alerting {
    * Most runs move nothing (a passing check stays passing): the evaluation reads first without a
    * savepoint, and only one that is about to write is run again from its start inside one, so a run
    * that writes nothing costs no SAVEPOINT and RELEASE (two of a run's statements on PostgreSQL).
-   * The second pass reads afresh, as after a compare-and-set lost to another replica. A read that
-   * fails with an error of the database's fails the unit on PostgreSQL (it aborts the transaction),
-   * as a failed read of the run's own recording does; a throw of the evaluation's own stores the run.
+   * The second pass reads afresh, as after a compare-and-set lost to another replica. A reading
+   * pass that fails rejects with `EvaluationReadFailed`: outside a savepoint, a failed statement
+   * aborts the whole unit on PostgreSQL, so the caller runs its unit again and hands the error back
+   * as `afterFailedRead`, and the evaluation then runs in a savepoint from its start, where a
+   * failure undoes only itself and the run is still stored.
    */
-  async evaluateIn(tx: TransactionPorts, accountId: string, checkId: string, result: FinalResultFacts, parallel?: ParallelSlot): Promise<AlertEvaluation> {
-    // A slot's results are taken once, whatever number of passes evaluate them.
-    let slots: FinalResultFacts[][] | undefined;
-    const readySlots = parallel && parallel.locations > 1 ? () => (slots ??= this.#parallel.add(accountId, checkId, parallel, result)) : undefined;
-    try {
-      return await this.#evaluateWith(tx, accountId, checkId, result, readySlots, { writes: false });
-    } catch (error) {
-      if (!(error instanceof WritesNeeded)) throw error;
+  async evaluateIn(
+    tx: TransactionPorts,
+    accountId: string,
+    checkId: string,
+    result: FinalResultFacts,
+    parallel?: ParallelSlot,
+    afterFailedRead?: EvaluationReadFailed,
+  ): Promise<AlertEvaluation> {
+    // A slot's results are taken once, whatever number of passes or units evaluate them.
+    const taken = afterFailedRead?.takenSlots ?? { slots: undefined };
+    const readySlots = parallel && parallel.locations > 1 ? () => (taken.slots ??= this.#parallel.add(accountId, checkId, parallel, result)) : undefined;
+    if (!afterFailedRead) {
+      try {
+        return await this.#evaluateWith(tx, accountId, checkId, result, readySlots, { writes: false });
+      } catch (error) {
+        if (!(error instanceof WritesNeeded)) throw new EvaluationReadFailed(error, taken);
+      }
     }
     return tx.savepoint(() => this.#evaluateWith(tx, accountId, checkId, result, readySlots, { writes: true }));
   }
@@ -408,6 +419,21 @@ interface Subject {
 /** Thrown by an evaluation's reading pass where it would first write: the caller runs it again in a savepoint. */
 class WritesNeeded extends Error {
   override readonly name = 'WritesNeeded';
+}
+
+/**
+ * An evaluation's reading pass, outside any savepoint, failed (`evaluateIn`): the unit it ran in may
+ * be aborted with it. Carries what the pass took of a parallel slot, so the unit run again does not
+ * take the same location's result twice.
+ */
+export class EvaluationReadFailed extends Error {
+  override readonly name = 'EvaluationReadFailed';
+  constructor(
+    override readonly cause: unknown,
+    readonly takenSlots: { slots: FinalResultFacts[][] | undefined },
+  ) {
+    super(`alert evaluation could not read: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
 }
 
 type BaseContext = Omit<AlertContext, 'notificationId' | 'alertType'>;

@@ -273,6 +273,64 @@ describe('executeRuns', () => {
     expect(finished).toHaveLength(2);
   });
 
+  it("stores a run whose alert evaluation failed to read outside a savepoint by running its unit again, the evaluation then in a savepoint: once for a read that fails once, reported for one that keeps failing", async () => {
+    const { repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
+    const checkId = String(check.id);
+    let failingReads = 0;
+    const units: Array<{ savepoints: number }> = [];
+    // The engine's ports; inside a unit the alert state's read fails while `failingReads` lasts (on
+    // PostgreSQL such a failed statement aborts the unit's transaction).
+    const ports: StoragePorts = {
+      ...repositories.ports,
+      transaction: (work) =>
+        repositories.ports.transaction((tx) => {
+          const unit = { savepoints: 0 };
+          units.push(unit);
+          const alertStates: typeof tx.alertStates = {
+            transition: (...args) => tx.alertStates.transition(...args),
+            queueDailySslAlerts: (...args) => tx.alertStates.queueDailySslAlerts(...args),
+            read: async (accountId: string, id: string) => {
+              if (failingReads > 0) {
+                failingReads -= 1;
+                throw new Error('canceling statement due to statement timeout');
+              }
+              return tx.alertStates.read(accountId, id);
+            },
+          };
+          return work({ ...tx, alertStates, savepoint: (inner) => ((unit.savepoints += 1), tx.savepoint(inner)) });
+        }),
+    };
+    const finished: string[] = [];
+    const record = reportRecorder({ repositories: { ...repositories, ports }, alerting, onStored: (stored) => finished.push(stored.slot.key) });
+    const dueMs = Date.UTC(2026, 10, 27, 9);
+    const reportOf = async (failing: boolean) => {
+      const { final } = await fakeRunner(failing ? ['eu-west-1'] : [], null).run(check as unknown as Parameters<Runner['run']>[0], { location: 'eu-west-1' } as Parameters<Runner['run']>[1]);
+      return { key: 'k', wireVersion: 1, attempts: [], final } as unknown as RunnerReport;
+    };
+    await record(job(check, 'eu-west-1', dueMs), await reportOf(false));
+    units.length = 0;
+
+    // A read that fails once: the unit is run again and the failure's alert is sent once.
+    failingReads = 1;
+    await record(job(check, 'eu-west-1', dueMs + 60_000), await reportOf(true));
+    await alerting.idle();
+    expect(units).toEqual([{ savepoints: 0 }, { savepoints: 1 }]);
+    expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId)).map((result) => result.hasFailures)).toEqual([false, true]);
+    expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
+    expect(sent).toEqual(['ALERT_FAILURE']);
+    units.length = 0;
+
+    // A read that keeps failing: the run is stored by the second unit and the failure is reported.
+    failingReads = 2;
+    await expect(record(job(check, 'eu-west-1', dueMs + 120_000), await reportOf(false))).rejects.toThrow('canceling statement due to statement timeout');
+    await alerting.idle();
+    expect(units).toEqual([{ savepoints: 0 }, { savepoints: 1 }]);
+    expect((await allResultsOf(repositories.ports.checkResults, 'acct', checkId)).map((result) => result.hasFailures)).toEqual([false, true, false]);
+    expect(await alerting.stateOf('acct', checkId)).toMatchObject({ status: 'failing', consecutiveFailures: 1 });
+    expect(sent).toEqual(['ALERT_FAILURE']);
+    expect(finished).toHaveLength(3);
+  });
+
   it("opens a savepoint for a run's alert evaluation only when the evaluation writes: a check's first run, a failure, a recovery; not a run that moves nothing", async () => {
     const { repositories, check, alerting, sent } = world({ locations: ['eu-west-1'] }, {});
     const checkId = String(check.id);

@@ -12,7 +12,7 @@
  */
 import { RUN_WIRE_VERSION, type RunJob as WireRunJob } from '@vigil/schema';
 import { runJob, type Runner, type RunnerReport, type RunResult } from '@vigil/runner';
-import { sslDaysRemaining, type AlertEvaluation, type Alerting, type FinalResultFacts } from '../alerting/index.js';
+import { EvaluationReadFailed, sslDaysRemaining, type AlertEvaluation, type Alerting, type FinalResultFacts } from '../alerting/index.js';
 import { errorMessagesOf } from '../readside/error-groups.js';
 import { boundResult } from '../readside/result-bounds.js';
 import type { Repositories } from '../repositories.js';
@@ -89,7 +89,7 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
     const alerting = recordOptions.alert === false ? undefined : options.alerting;
     // One unit: a failure anywhere (the guard, the results, the groups, the status) stores nothing,
     // and a run stored is a run evaluated: no process dies between the two.
-    const recorded = await ports.transaction(async (tx) => {
+    const recordUnit = (afterFailedRead?: EvaluationReadFailed) => ports.transaction(async (tx) => {
       await recordOptions.guard?.(tx);
       const stored = await tx.checkResults.appendRun(accountId, tries);
       await tx.errorGroups.fold(accountId, errorOccurrencesOf(tries));
@@ -108,13 +108,15 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
         ...(certificateExpiresAt ? { sslDaysRemaining: sslDaysRemaining(certificateExpiresAt, Date.parse(final.stoppedAt ?? '') || Date.now()) } : {}),
       });
       let evaluated: { evaluation?: AlertEvaluation; alertingFailure?: { error: unknown } } = {};
-      // In a savepoint of the unit: an alerting failure undoes only the evaluation's writes and is
-      // reported once the run is stored. It neither undoes the stored run nor re-runs the slot: the
-      // run happened, and its results and status are true whatever became of its alert.
+      // An alerting failure undoes only the evaluation's writes (they are in a savepoint of the unit)
+      // and is reported once the run is stored. It neither undoes the stored run nor re-runs the slot:
+      // the run happened, and its results and status are true whatever became of its alert. Only a
+      // failed read of its first pass, outside a savepoint, fails the unit: it is run once more below.
       if (alerting) {
         try {
-          evaluated = { evaluation: await alerting.evaluateIn(tx, accountId, job.slot.checkId, alertFactsOf(job, final, certificateExpiresAt), parallel) };
+          evaluated = { evaluation: await alerting.evaluateIn(tx, accountId, job.slot.checkId, alertFactsOf(job, final, certificateExpiresAt), parallel, afterFailedRead) };
         } catch (error) {
+          if (error instanceof EvaluationReadFailed) throw error;
           evaluated = { alertingFailure: { error } };
         }
       }
@@ -122,6 +124,12 @@ export function reportRecorder(options: Omit<ExecuteOptions, 'runner'> | StoreOn
       // next slot (a statement for all its slots, on any replica) waits for it meanwhile.
       await tx.slotClaims.finish(job.slot, now());
       return { final, ...evaluated };
+    });
+    // The failed read may have aborted the unit's transaction (PostgreSQL): nothing of it stayed, and
+    // the same run is stored by a unit whose evaluation starts in a savepoint.
+    const recorded = await recordUnit().catch((error: unknown) => {
+      if (error instanceof EvaluationReadFailed) return recordUnit(error);
+      throw error;
     });
     options.onStored?.(job, recorded.final);
     const evaluation: AlertEvaluation | undefined = recorded.evaluation;
