@@ -6,9 +6,24 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAsUnitOf } from '../unit-of-work.js';
 import { PostgresUnavailableError } from './connection-errors.js';
-import { openPostgres, type PostgresDatabase } from './database.js';
+import { openPostgres, type PostgresDatabase, type PostgresOptions } from './database.js';
 import { STATEMENT_CONNECTIONS, StatementNames } from './guarded-pool.js';
 import { useTestPostgres } from './test-database.js';
+
+/** Pools opened on fresh databases of the describe's cluster, each closed after its test. */
+function usePools(): (options: Omit<PostgresOptions, 'connectionString'>) => Promise<PostgresDatabase> {
+  const postgres = useTestPostgres();
+  const opened: PostgresDatabase[] = [];
+  afterEach(async () => {
+    for (const database of opened.splice(0)) await database.close();
+  });
+  // Quiet: the cluster stops after the file's last test, which a pool may hear of on a connection it keeps.
+  return async (options) => {
+    const database = openPostgres({ connectionString: await postgres.freshDatabase(), warn: () => undefined, ...options });
+    opened.push(database);
+    return database;
+  };
+}
 
 describe('naming statements to prepare', () => {
   it('names a text with parameters from its second send on, the same name each time', () => {
@@ -55,18 +70,11 @@ describe('naming statements to prepare', () => {
 });
 
 describe('prepared statements on PostgreSQL', () => {
-  const postgres = useTestPostgres();
-  let database: PostgresDatabase | undefined;
-  // The cluster stops after the file's last test, which a pool may hear of on a connection it keeps.
-  const quiet = { warn: () => undefined };
-  afterEach(async () => {
-    await database?.close();
-    database = undefined;
-  });
+  const openPool = usePools();
 
   it('prepares a statement sent twice on the connection, which then answers as before', async () => {
     // One connection, so the statements prepared are those of the connection the query reads from.
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1, ...quiet });
+    const database = await openPool({ maxConnections: 1 });
     const { db } = database;
     const doubled = (n: number) => sql<{ doubled: number }>`SELECT ${n}::int + ${n}::int AS doubled`.execute(db);
     expect((await doubled(1)).rows).toEqual([{ doubled: 2 }]);
@@ -77,14 +85,14 @@ describe('prepared statements on PostgreSQL', () => {
   });
 
   it('prepares nothing with prepareStatements false, however often a statement is sent', async () => {
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1, prepareStatements: false, ...quiet });
+    const database = await openPool({ maxConnections: 1, prepareStatements: false });
     const { db } = database;
     for (let n = 1; n <= 3; n++) expect((await sql<{ sum: number }>`SELECT ${n}::int + 1 AS sum`.execute(db)).rows).toEqual([{ sum: n + 1 }]);
     expect((await sql`SELECT statement FROM pg_prepared_statements`.execute(db)).rows).toEqual([]);
   });
 
   it('fails a prepared statement with the error of the statement, and runs it again after', async () => {
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 1, ...quiet });
+    const database = await openPool({ maxConnections: 1 });
     const { db } = database;
     const divided = (n: number) => sql<{ q: number }>`SELECT 6 / ${n}::int AS q`.execute(db);
     expect((await divided(1)).rows).toEqual([{ q: 6 }]);
@@ -95,16 +103,10 @@ describe('prepared statements on PostgreSQL', () => {
 });
 
 describe('connections kept for statements outside a unit of work', () => {
-  const postgres = useTestPostgres();
-  let database: PostgresDatabase | undefined;
-  const quiet = { warn: () => undefined };
-  afterEach(async () => {
-    await database?.close();
-    database = undefined;
-  });
+  const openPool = usePools();
   /** A pool whose units of work hold one connection at most. */
   const openWithOneUnitShare = async (options: { connectionTimeoutMs?: number } = {}) => {
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: STATEMENT_CONNECTIONS + 1, ...options, ...quiet });
+    const database = await openPool({ maxConnections: STATEMENT_CONNECTIONS + 1, ...options });
     return database.db;
   };
   /** A unit of work that has run a statement in its transaction and holds its connection until `release` is called. */
@@ -170,13 +172,7 @@ describe('connections kept for statements outside a unit of work', () => {
 });
 
 describe('connections kept open once made', () => {
-  const postgres = useTestPostgres();
-  let database: PostgresDatabase | undefined;
-  const quiet = { warn: () => undefined };
-  afterEach(async () => {
-    await database?.close();
-    database = undefined;
-  });
+  const openPool = usePools();
   /** The pool's connections to its database as the server sees them, through a connection of the pool's own (hence minus one). */
   const othersOpen = async (db: PostgresDatabase['db']) =>
     (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`.execute(db)).rows[0]!.n;
@@ -184,7 +180,7 @@ describe('connections kept open once made', () => {
   const openTwo = (db: PostgresDatabase['db']) => Promise.all([sql`SELECT pg_sleep(0.05)`.execute(db), sql`SELECT pg_sleep(0.05)`.execute(db)]);
 
   it('keeps every connection it opened past the idle timeout by default', async () => {
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 2, idleTimeoutMs: 1, ...quiet });
+    const database = await openPool({ maxConnections: 2, idleTimeoutMs: 1 });
     await openTwo(database.db);
     // Waiting well past the 1 ms idle timeout, which would have closed both.
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -192,7 +188,7 @@ describe('connections kept open once made', () => {
   });
 
   it('closes idle connections beyond minConnections', async () => {
-    database = openPostgres({ connectionString: await postgres.freshDatabase(), maxConnections: 2, minConnections: 0, idleTimeoutMs: 1, ...quiet });
+    const database = await openPool({ maxConnections: 2, minConnections: 0, idleTimeoutMs: 1 });
     await openTwo(database.db);
     // Waiting for the pool to close the connection idle beside the one asking.
     let open = await othersOpen(database.db);
@@ -204,7 +200,8 @@ describe('connections kept open once made', () => {
   });
 
   it('refuses minConnections above maxConnections or below 0', async () => {
-    const connectionString = await postgres.freshDatabase();
+    // Refused before any connection is made, so no server need listen there.
+    const connectionString = 'postgres://127.0.0.1:1/never-connected';
     expect(() => openPostgres({ connectionString, maxConnections: 4, minConnections: 5 })).toThrow('minConnections must be a whole number from 0 to maxConnections (4), got 5');
     expect(() => openPostgres({ connectionString, minConnections: -1 })).toThrow('minConnections must be a whole number from 0 to maxConnections (10), got -1');
   });
